@@ -1,0 +1,169 @@
+/*
+ * threadpool — see threadpool.h.
+ *
+ * parallel_for keeps its shared state on the heap with a reference count: helpers queued on a
+ * busy pool may start after the caller has finished every shard itself and returned, and
+ * then only drop their reference.
+ */
+#include "base/threadpool.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+typedef struct task {
+  void (*fn)(void *);
+  void *arg;
+  struct task *next;
+} task;
+
+struct tfc_threadpool {
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  task *head, *tail;
+  int stopping;
+  int n_threads;
+  pthread_t *threads;
+};
+
+int tfc_num_cores(void) {
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n > 0 ? (int)n : 1;
+}
+
+static void *worker(void *arg) {
+  tfc_threadpool *p = arg;
+  pthread_mutex_lock(&p->mu);
+  for (;;) {
+    while (!p->head && !p->stopping) pthread_cond_wait(&p->cv, &p->mu);
+    task *t = p->head;
+    if (!t) break; /* stopping and drained */
+    p->head = t->next;
+    if (!p->head) p->tail = NULL;
+    pthread_mutex_unlock(&p->mu);
+    t->fn(t->arg);
+    free(t);
+    pthread_mutex_lock(&p->mu);
+  }
+  pthread_mutex_unlock(&p->mu);
+  return NULL;
+}
+
+tfc_threadpool *tfc_threadpool_new(int n_threads, const char *name) {
+  (void)name;
+  if (n_threads <= 0) n_threads = tfc_num_cores();
+  tfc_threadpool *p = calloc(1, sizeof *p);
+  if (!p) return NULL;
+  p->threads = calloc((size_t)n_threads, sizeof *p->threads);
+  if (!p->threads) { free(p); return NULL; }
+  pthread_mutex_init(&p->mu, NULL);
+  pthread_cond_init(&p->cv, NULL);
+  for (int i = 0; i < n_threads; i++) {
+    if (pthread_create(&p->threads[i], NULL, worker, p) != 0) break;
+    p->n_threads++;
+  }
+  if (p->n_threads == 0) { tfc_threadpool_free(p); return NULL; }
+  return p;
+}
+
+void tfc_threadpool_free(tfc_threadpool *p) {
+  if (!p) return;
+  pthread_mutex_lock(&p->mu);
+  p->stopping = 1;
+  pthread_cond_broadcast(&p->cv);
+  pthread_mutex_unlock(&p->mu);
+  for (int i = 0; i < p->n_threads; i++) pthread_join(p->threads[i], NULL);
+  pthread_mutex_destroy(&p->mu);
+  pthread_cond_destroy(&p->cv);
+  free(p->threads);
+  free(p);
+}
+
+int tfc_threadpool_size(const tfc_threadpool *p) { return p ? p->n_threads : 1; }
+
+int tfc_threadpool_schedule(tfc_threadpool *p, void (*fn)(void *), void *arg) {
+  task *t = malloc(sizeof *t);
+  if (!t) return -1;
+  t->fn = fn;
+  t->arg = arg;
+  t->next = NULL;
+  pthread_mutex_lock(&p->mu);
+  if (p->tail) p->tail->next = t; else p->head = t;
+  p->tail = t;
+  pthread_cond_signal(&p->cv);
+  pthread_mutex_unlock(&p->mu);
+  return 0;
+}
+
+typedef struct pfor {
+  atomic_int refs;
+  atomic_llong next_shard;
+  atomic_llong shards_done;
+  int64_t n, shard_size, n_shards;
+  void (*fn)(int64_t, int64_t, void *);
+  void *arg;
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+} pfor;
+
+static void pfor_unref(pfor *f) {
+  if (atomic_fetch_sub(&f->refs, 1) == 1) {
+    pthread_mutex_destroy(&f->mu);
+    pthread_cond_destroy(&f->cv);
+    free(f);
+  }
+}
+
+/* Claims and runs shards until none are left. */
+static void pfor_drain(pfor *f) {
+  for (;;) {
+    int64_t s = atomic_fetch_add(&f->next_shard, 1);
+    if (s >= f->n_shards) return;
+    int64_t b = s * f->shard_size, e = b + f->shard_size;
+    if (e > f->n) e = f->n;
+    f->fn(b, e, f->arg);
+    if (atomic_fetch_add(&f->shards_done, 1) + 1 == f->n_shards) {
+      pthread_mutex_lock(&f->mu);
+      pthread_cond_broadcast(&f->cv);
+      pthread_mutex_unlock(&f->mu);
+    }
+  }
+}
+
+static void pfor_helper(void *arg) {
+  pfor *f = arg;
+  pfor_drain(f);
+  pfor_unref(f);
+}
+
+void tfc_threadpool_parallel_for(tfc_threadpool *p, int64_t n, int64_t min_shard, int max_parallel,
+                                 void (*fn)(int64_t, int64_t, void *), void *arg) {
+  if (n <= 0) return;
+  if (min_shard < 1) min_shard = 1;
+  int limit = max_parallel > 0 ? max_parallel : tfc_threadpool_size(p) + 1;
+  int64_t n_shards = n / min_shard;
+  if (n_shards > limit) n_shards = limit;
+  if (!p || n_shards <= 1) { fn(0, n, arg); return; }
+  pfor *f = malloc(sizeof *f);
+  if (!f) { fn(0, n, arg); return; }
+  f->shard_size = (n + n_shards - 1) / n_shards;
+  f->n_shards = (n + f->shard_size - 1) / f->shard_size;
+  f->n = n;
+  f->fn = fn;
+  f->arg = arg;
+  atomic_init(&f->next_shard, 0);
+  atomic_init(&f->shards_done, 0);
+  atomic_init(&f->refs, 1);
+  pthread_mutex_init(&f->mu, NULL);
+  pthread_cond_init(&f->cv, NULL);
+  for (int64_t i = 1; i < f->n_shards; i++) {
+    atomic_fetch_add(&f->refs, 1);
+    if (tfc_threadpool_schedule(p, pfor_helper, f) != 0) { atomic_fetch_sub(&f->refs, 1); break; }
+  }
+  pfor_drain(f);
+  pthread_mutex_lock(&f->mu);
+  while (atomic_load(&f->shards_done) < f->n_shards) pthread_cond_wait(&f->cv, &f->mu);
+  pthread_mutex_unlock(&f->mu);
+  pfor_unref(f);
+}

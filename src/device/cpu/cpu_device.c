@@ -1,0 +1,67 @@
+/*
+ * cpu_device — the CPU device: host memory, the CPU kernel table, a share of the cores.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "device/cpu/cpu_kernels.h"
+#include "device/device.h"
+
+static tfc_kernel_table cpu_table;
+static tfc_status cpu_table_status;
+static pthread_once_t cpu_once = PTHREAD_ONCE_INIT;
+
+static void build_table(void) {
+  tfc_status_init(&cpu_table_status);
+  tfc_kernel_table_init(&cpu_table, "CPU");
+  tfc_status *s = &cpu_table_status;
+  if (tfc_ops_init(s)) return;
+  int (*families[])(tfc_kernel_table *, tfc_status *) = {
+      tfc_cpu_kernels_core, tfc_cpu_kernels_matmul, tfc_cpu_kernels_cwise,
+      tfc_cpu_kernels_reduce, tfc_cpu_kernels_array};
+  for (size_t i = 0; i < sizeof families / sizeof families[0]; i++)
+    if (families[i](&cpu_table, s)) return;
+}
+
+const tfc_kernel_table *tfc_cpu_kernel_table(tfc_status *s) {
+  pthread_once(&cpu_once, build_table);
+  if (!tfc_status_ok(&cpu_table_status)) {
+    tfc_status_set(s, cpu_table_status.code, "%s", tfc_status_msg(&cpu_table_status));
+    return NULL;
+  }
+  return &cpu_table;
+}
+
+static void cpu_free(tfc_device *d) {
+  free(d->name);
+  free(d);
+}
+
+static const tfc_device_ops cpu_ops = {cpu_free};
+
+/* ThreadPoolDeviceFactory reports 256 MiB for every CPU device (TF_DeviceListMemoryBytes). */
+#define CPU_MEMORY_BYTES (256ll << 20)
+
+tfc_device *tfc_cpu_device_new(const char *job, int replica, int task, int id, tfc_threadpool *pool,
+                               int intra_op_threads, tfc_status *s) {
+  const tfc_kernel_table *kt = tfc_cpu_kernel_table(s);
+  if (!kt) return NULL;
+  tfc_device *d = calloc(1, sizeof *d);
+  if (!d || asprintf(&d->name, "/job:%s/replica:%d/task:%d/device:CPU:%d", job, replica, task, id) < 0) {
+    free(d);
+    TFC_OOM(s);
+    return NULL;
+  }
+  d->ops = &cpu_ops;
+  snprintf(d->type, sizeof d->type, "CPU");
+  d->id = id;
+  d->priority = 70;
+  d->incarnation = tfc_new_incarnation();
+  d->memory_bytes = CPU_MEMORY_BYTES;
+  d->kernels = kt;
+  d->pool = pool;
+  d->intra_op_threads = intra_op_threads;
+  return d;
+}

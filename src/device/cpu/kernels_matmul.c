@@ -1,0 +1,97 @@
+/*
+ * kernels_matmul — MatMul on the CPU. float and double go to OpenBLAS (cblas_sgemm/dgemm),
+ * which brings its own threads and blocking; integer types use a plain i-k-j loop that the
+ * compiler vectorizes (TF has no fast path for them either).
+ */
+#include <cblas.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "device/cpu/cpu_kernels.h"
+
+typedef struct matmul_state {
+  int ta, tb;
+} matmul_state;
+
+static int matmul_init(const tfc_node *n, void **state, tfc_status *s) {
+  matmul_state *st = malloc(sizeof *st);
+  if (!st) return TFC_OOM(s);
+  if (tfc_kernel_attr_bool(n, "transpose_a", &st->ta, s) || tfc_kernel_attr_bool(n, "transpose_b", &st->tb, s)) {
+    free(st);
+    return s->code;
+  }
+  *state = st;
+  return TFC_OK;
+}
+
+#define INT_MATMUL(T)                                                                              \
+  static void matmul_##T(const T *a, const T *b, T *c, int64_t m, int64_t n, int64_t k, int ta,  \
+                         int tb) {                                                                 \
+    memset(c, 0, sizeof(T) * (size_t)(m * n));                                                     \
+    for (int64_t i = 0; i < m; i++)                                                                \
+      for (int64_t p = 0; p < k; p++) {                                                            \
+        T av = ta ? a[p * m + i] : a[i * k + p];                                                   \
+        T *crow = c + i * n;                                                                       \
+        if (!tb) {                                                                                 \
+          const T *brow = b + p * n;                                                               \
+          for (int64_t j = 0; j < n; j++) crow[j] += av * brow[j];                                 \
+        } else {                                                                                   \
+          for (int64_t j = 0; j < n; j++) crow[j] += av * b[j * k + p];                            \
+        }                                                                                          \
+      }                                                                                            \
+  }
+INT_MATMUL(int32_t)
+INT_MATMUL(int64_t)
+
+static int matmul_compute(tfc_kernel_ctx *c) {
+  const matmul_state *st = c->state;
+  const tfc_tensor *a = c->inputs[0], *b = c->inputs[1];
+  char sa[TFC_SHAPE_STR_MAX], sb[TFC_SHAPE_STR_MAX];
+  if (a->ndims != 2 || b->ndims != 2)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "In[%d] is not a matrix. Instead it has shape %s",
+                            a->ndims != 2 ? 0 : 1,
+                            a->ndims != 2 ? tfc_tensor_shape_str(a, sa, sizeof sa) : tfc_tensor_shape_str(b, sb, sizeof sb));
+  int64_t m = a->dims[st->ta ? 1 : 0], k = a->dims[st->ta ? 0 : 1];
+  int64_t kb = b->dims[st->tb ? 1 : 0], n = b->dims[st->tb ? 0 : 1];
+  if (k != kb)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Matrix size-incompatible: In[0]: %s, In[1]: %s",
+                            tfc_tensor_shape_str(a, sa, sizeof sa), tfc_tensor_shape_str(b, sb, sizeof sb));
+  int64_t dims[2] = {m, n};
+  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, a->dtype, dims, 2);
+  if (!out) return c->status->code;
+  if (m == 0 || n == 0) return TFC_OK;
+  if (k == 0) {
+    memset(out->data, 0, out->n_bytes);
+    return TFC_OK;
+  }
+  enum CBLAS_TRANSPOSE tA = st->ta ? CblasTrans : CblasNoTrans, tB = st->tb ? CblasTrans : CblasNoTrans;
+  int lda = (int)(st->ta ? m : k), ldb = (int)(st->tb ? k : n);
+  switch (a->dtype) {
+    case TFC_DT_FLOAT:
+      cblas_sgemm(CblasRowMajor, tA, tB, (int)m, (int)n, (int)k, 1.0f, a->data, lda, b->data, ldb, 0.0f,
+                  out->data, (int)n);
+      break;
+    case TFC_DT_DOUBLE:
+      cblas_dgemm(CblasRowMajor, tA, tB, (int)m, (int)n, (int)k, 1.0, a->data, lda, b->data, ldb, 0.0,
+                  out->data, (int)n);
+      break;
+    case TFC_DT_INT32: matmul_int32_t(a->data, b->data, out->data, m, n, k, st->ta, st->tb); break;
+    case TFC_DT_INT64: matmul_int64_t(a->data, b->data, out->data, m, n, k, st->ta, st->tb); break;
+    default: return tfc_kernel_error(c, TFC_UNIMPLEMENTED, "MatMul for %s", tfc_dtype_name(a->dtype));
+  }
+  return TFC_OK;
+}
+
+static const tfc_kernel_def defs[] = {
+    {.op = TFC_OP_MatMul,
+     .type_attr = "T",
+     .types = TFC_TYPES_FLOAT | TFC_TYPES_INT,
+     .flags = TFC_KF_EXPENSIVE,
+     .init = matmul_init,
+     .compute = matmul_compute,
+     .free_state = free},
+};
+
+int tfc_cpu_kernels_matmul(tfc_kernel_table *t, tfc_status *s) {
+  return tfc_kernel_table_add(t, defs, (int)(sizeof defs / sizeof defs[0]), s);
+}

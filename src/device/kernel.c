@@ -1,0 +1,151 @@
+/* kernel — see kernel.h. */
+#include "device/kernel.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/strbuf.h"
+
+void tfc_kernel_table_init(tfc_kernel_table *t, const char *device_type) {
+  memset(t, 0, sizeof *t);
+  t->device_type = device_type;
+}
+
+void tfc_kernel_table_fini(tfc_kernel_table *t) {
+  free(t->defs);
+  memset(t, 0, sizeof *t);
+}
+
+int tfc_kernel_table_add(tfc_kernel_table *t, const tfc_kernel_def *defs, int n, tfc_status *s) {
+  tfc_kernel_def *d = realloc(t->defs, sizeof *d * (size_t)(t->n_defs + n));
+  if (!d) return TFC_OOM(s);
+  memcpy(d + t->n_defs, defs, sizeof *d * (size_t)n);
+  t->defs = d;
+  t->n_defs += n;
+  return TFC_OK;
+}
+
+static int type_ok(const tfc_node *n, const char *attr, uint32_t mask) {
+  if (!attr) return 1;
+  int dt;
+  if (tfc_node_attr_type(n, attr, &dt) != 0) return 0;
+  return dt >= 0 && dt < 32 && (mask & TFC_T(dt));
+}
+
+static void describe_mask(tfc_strbuf *b, const char *attr, uint32_t mask) {
+  tfc_strbuf_printf(b, "; %s in [", attr);
+  int first = 1;
+  for (int dt = 1; dt < TFC_DT_COUNT; dt++)
+    if (mask & TFC_T(dt)) {
+      tfc_attr_value v = tfc_attr_type(dt);
+      char x[32];
+      tfc_attr_value_format(&v, x, sizeof x);
+      tfc_strbuf_printf(b, "%s%s", first ? "" : ", ", x);
+      first = 0;
+    }
+  tfc_strbuf_puts(b, "]");
+}
+
+const tfc_kernel_def *tfc_kernel_find(const tfc_kernel_table *t, const tfc_node *n, tfc_status *s) {
+  int any = 0;
+  for (int i = 0; i < t->n_defs; i++) {
+    const tfc_kernel_def *d = &t->defs[i];
+    if (d->op != n->op->id) continue;
+    any = 1;
+    if (type_ok(n, d->type_attr, d->types) && type_ok(n, d->type_attr2, d->types2)) return d;
+  }
+  if (!s) return NULL;
+  /* TF: "No OpKernel was registered to support Op 'X' used by {{node n}}with these attrs: [...]" */
+  tfc_strbuf b;
+  tfc_strbuf_init(&b);
+  tfc_strbuf_printf(&b, "No OpKernel was registered to support Op '%s' used by {{node %s}}with these attrs: [",
+                    n->op->name, n->name);
+  int first = 1;
+  for (int i = 0; i < n->n_attrs; i++) {
+    if (n->attrs[i].name[0] == '_' || n->attrs[i].value.kind == TFC_ATTR_TENSOR) continue;
+    char v[256];
+    tfc_attr_value_format(&n->attrs[i].value, v, sizeof v);
+    tfc_strbuf_printf(&b, "%s%s=%s", first ? "" : ", ", n->attrs[i].name, v);
+    first = 0;
+  }
+  tfc_strbuf_printf(&b, "]\nRegistered devices: [%s]\nRegistered kernels:\n", t->device_type);
+  if (!any) tfc_strbuf_puts(&b, "  <no registered kernels>\n");
+  for (int i = 0; i < t->n_defs; i++) {
+    const tfc_kernel_def *d = &t->defs[i];
+    if (d->op != n->op->id) continue;
+    tfc_strbuf_printf(&b, "  device='%s'", t->device_type);
+    if (d->type_attr) describe_mask(&b, d->type_attr, d->types);
+    if (d->type_attr2) describe_mask(&b, d->type_attr2, d->types2);
+    tfc_strbuf_puts(&b, "\n");
+  }
+  tfc_status_set(s, any ? TFC_INVALID_ARGUMENT : TFC_NOT_FOUND, "%s", tfc_strbuf_str(&b));
+  tfc_strbuf_fini(&b);
+  return NULL;
+}
+
+tfc_tensor *tfc_kernel_alloc_output(tfc_kernel_ctx *c, int i, int dtype, const int64_t *dims, int ndims) {
+  tfc_tensor *t = tfc_tensor_new(dtype, dims, ndims, c->status);
+  if (t) tfc_kernel_set_output(c, i, t);
+  return t;
+}
+
+tfc_tensor *tfc_kernel_forward_or_alloc(tfc_kernel_ctx *c, int in, int i, int dtype, const int64_t *dims,
+                                        int ndims) {
+  tfc_tensor *x = c->inputs[in];
+  if (x && x->dtype == dtype && tfc_tensor_can_forward(x)) {
+    int64_t n = tfc_dims_num_elements(dims, ndims);
+    if (n == x->n_elems) {
+      tfc_tensor *t = (ndims == x->ndims && memcmp(dims, x->dims, sizeof(int64_t) * (size_t)ndims) == 0)
+                          ? tfc_tensor_ref(x)
+                          : tfc_tensor_reshaped(x, dims, ndims, c->status);
+      if (t) tfc_kernel_set_output(c, i, t);
+      return t;
+    }
+  }
+  return tfc_kernel_alloc_output(c, i, dtype, dims, ndims);
+}
+
+void tfc_kernel_set_output(tfc_kernel_ctx *c, int i, tfc_tensor *t) {
+  tfc_tensor_unref(c->outputs[i]);
+  c->outputs[i] = t;
+}
+
+int tfc_kernel_error(tfc_kernel_ctx *c, int code, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int r = tfc_status_setv(c->status, code, fmt, ap);
+  va_end(ap);
+  return r;
+}
+
+/* Below about 32K element-operations a hop to another thread costs more than it saves. */
+#define MIN_WORK_PER_SHARD 32768
+
+void tfc_kernel_parallel_for(tfc_kernel_ctx *c, int64_t n, int64_t cost_per_item,
+                             void (*fn)(int64_t, int64_t, void *), void *arg) {
+  if (cost_per_item < 1) cost_per_item = 1;
+  int64_t min_shard = MIN_WORK_PER_SHARD / cost_per_item;
+  if (min_shard < 1) min_shard = 1;
+  if (!c->pool || n < 2 * min_shard) {
+    fn(0, n, arg);
+    return;
+  }
+  tfc_threadpool_parallel_for(c->pool, n, min_shard, c->max_parallel, fn, arg);
+}
+
+static int attr_missing(const tfc_node *n, const char *name, const char *kind, tfc_status *s) {
+  return tfc_status_set(s, TFC_INTERNAL, "node '%s' (%s): missing %s attr '%s'", n->name, n->op->name,
+                        kind, name);
+}
+
+int tfc_kernel_attr_type(const tfc_node *n, const char *name, int *out, tfc_status *s) {
+  return tfc_node_attr_type(n, name, out) ? attr_missing(n, name, "type", s) : TFC_OK;
+}
+int tfc_kernel_attr_int(const tfc_node *n, const char *name, int64_t *out, tfc_status *s) {
+  return tfc_node_attr_int(n, name, out) ? attr_missing(n, name, "int", s) : TFC_OK;
+}
+int tfc_kernel_attr_bool(const tfc_node *n, const char *name, int *out, tfc_status *s) {
+  return tfc_node_attr_bool(n, name, out) ? attr_missing(n, name, "bool", s) : TFC_OK;
+}

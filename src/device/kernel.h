@@ -1,0 +1,115 @@
+/*
+ * kernel — the kernel table of a device type and the context a kernel runs in.
+ *
+ * One table per device type: rows {op, dtype constraints, host-memory masks, flags, init,
+ * compute}, registered by an explicit call at device init. The same table answers the placer
+ * ("can this device type run node N?", tfc_kernel_find) and the executor ("which function?").
+ *
+ * A kernel's init runs once per node per executor (parse attrs into a state); compute runs
+ * once per step, possibly concurrently in several steps, so state is read-only in compute.
+ *
+ * Inputs are borrowed for the duration of compute. A kernel may write into an input buffer
+ * only through tfc_kernel_forward_input (which checks it holds the sole reference). Outputs
+ * are new references the kernel hands to the executor.
+ */
+#ifndef TFC_DEVICE_KERNEL_H
+#define TFC_DEVICE_KERNEL_H
+
+#include <stdint.h>
+
+#include "base/status.h"
+#include "base/threadpool.h"
+#include "graph/graph.h"
+#include "tensor/tensor.h"
+
+typedef struct tfc_device tfc_device;
+typedef struct tfc_kernel_ctx tfc_kernel_ctx;
+
+/* Dtype masks for constraints: bit (1 << dtype). */
+#define TFC_T(dt) (1u << (dt))
+#define TFC_TYPES_FLOAT (TFC_T(TFC_DT_FLOAT) | TFC_T(TFC_DT_DOUBLE))
+#define TFC_TYPES_INT (TFC_T(TFC_DT_INT32) | TFC_T(TFC_DT_INT64))
+#define TFC_TYPES_REAL                                                                             \
+  (TFC_TYPES_FLOAT | TFC_TYPES_INT | TFC_T(TFC_DT_UINT8) | TFC_T(TFC_DT_INT8) |                    \
+   TFC_T(TFC_DT_INT16) | TFC_T(TFC_DT_UINT16))
+#define TFC_TYPES_ALL 0xffffffffu
+
+enum tfc_kernel_flag {
+  TFC_KF_NONE = 0,
+  TFC_KF_EXPENSIVE = 1 << 0, /* worth a hop to the inter-op pool when others are ready too */
+  TFC_KF_ASYNC = 1 << 1      /* completes by callback (_Recv); see compute_async */
+};
+
+typedef struct tfc_kernel_def {
+  int op;                  /* TFC_OP_* */
+  const char *type_attr;   /* constrained attr, e.g. "T"; NULL: none */
+  uint32_t types;          /* allowed dtypes of type_attr */
+  const char *type_attr2;  /* a second constraint (Cast: SrcT and DstT) */
+  uint32_t types2;
+  uint32_t host_memory_in; /* flat input indexes kept in host memory (bits) */
+  uint32_t host_memory_out;
+  int flags;
+  /* Optional: parse attrs once. *state is passed to compute; free_state releases it. */
+  int (*init)(const tfc_node *n, void **state, tfc_status *s);
+  int (*compute)(tfc_kernel_ctx *c);
+  void (*free_state)(void *state);
+} tfc_kernel_def;
+
+typedef struct tfc_kernel_table {
+  int n_defs;
+  tfc_kernel_def *defs;
+  const char *device_type;
+} tfc_kernel_table;
+
+void tfc_kernel_table_init(tfc_kernel_table *t, const char *device_type);
+void tfc_kernel_table_fini(tfc_kernel_table *t);
+/* Appends rows. Returns 0 or RESOURCE_EXHAUSTED. */
+int tfc_kernel_table_add(tfc_kernel_table *t, const tfc_kernel_def *defs, int n, tfc_status *s);
+/* The row that runs node n, or NULL with NOT_FOUND / INVALID_ARGUMENT listing what is
+ * registered (TF's "No OpKernel was registered to support Op ..." text). s may be NULL to
+ * just ask. */
+const tfc_kernel_def *tfc_kernel_find(const tfc_kernel_table *t, const tfc_node *n, tfc_status *s);
+
+/* Frame of one call: feeds in, fetches out (the _Arg / _Retval kernels use it). */
+typedef struct tfc_call_frame {
+  int n_args;
+  tfc_tensor *const *args;   /* borrowed */
+  int n_rets;
+  tfc_tensor **rets;         /* _Retval stores new references */
+} tfc_call_frame;
+
+struct tfc_kernel_ctx {
+  const tfc_node *node;
+  void *state;
+  int n_inputs;
+  tfc_tensor **inputs;
+  int n_outputs;
+  tfc_tensor **outputs;
+  tfc_device *device;
+  tfc_threadpool *pool;      /* intra-op parallelism; may be NULL */
+  int max_parallel;          /* intra-op width (<= 0: pool size + 1) */
+  tfc_call_frame *frame;
+  int64_t step_id;
+  tfc_status *status;
+};
+
+/* Allocates output i with dims; NULL on error (status set, node named by the executor). */
+tfc_tensor *tfc_kernel_alloc_output(tfc_kernel_ctx *c, int i, int dtype, const int64_t *dims,
+                                    int ndims);
+/* Output i reuses input `in`'s buffer when the kernel holds its only reference and dtype and
+ * byte size match; otherwise allocates. */
+tfc_tensor *tfc_kernel_forward_or_alloc(tfc_kernel_ctx *c, int in, int i, int dtype,
+                                        const int64_t *dims, int ndims);
+/* Sets output i to t (takes the reference). */
+void tfc_kernel_set_output(tfc_kernel_ctx *c, int i, tfc_tensor *t);
+int tfc_kernel_error(tfc_kernel_ctx *c, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Splits [0, n) over the intra-op pool when n * cost_per_item is large enough to pay off. */
+void tfc_kernel_parallel_for(tfc_kernel_ctx *c, int64_t n, int64_t cost_per_item,
+                             void (*fn)(int64_t begin, int64_t end, void *arg), void *arg);
+/* Attr helpers for init functions (return 0, or an INTERNAL error naming the node). */
+int tfc_kernel_attr_type(const tfc_node *n, const char *name, int *out, tfc_status *s);
+int tfc_kernel_attr_int(const tfc_node *n, const char *name, int64_t *out, tfc_status *s);
+int tfc_kernel_attr_bool(const tfc_node *n, const char *name, int *out, tfc_status *s);
+
+#endif

@@ -1,0 +1,132 @@
+/*
+ * graph — the graph store: nodes (op, name, inputs, requested device, typed attrs, output
+ * types and inferred shapes) built through a node description that validates against the op
+ * table, infers type attrs from inputs, fills attr defaults and runs shape inference.
+ *
+ * Graphs are append-only: nodes are never removed, except that a failed multi-node operation
+ * (GraphDef import) rolls back to a mark taken under the same lock. Node pointers stay valid
+ * until the graph is freed; node ids are dense, in creation order, so ids index side tables
+ * (placement, pruning masks).
+ *
+ * Thread-safety: a graph has a mutex. tfc_node_desc_finish and the import take it; readers
+ * that may race with writers (sessions extending, C API queries) take it with
+ * tfc_graph_lock. Built nodes are immutable, except output shapes refined under the lock.
+ */
+#ifndef TFC_GRAPH_GRAPH_H
+#define TFC_GRAPH_GRAPH_H
+
+#include <pthread.h>
+
+#include "base/hashmap.h"
+#include "base/status.h"
+#include "ops/opdef.h"
+
+typedef struct tfc_graph tfc_graph;
+typedef struct tfc_node tfc_node;
+
+typedef struct tfc_endpoint {
+  tfc_node *node;
+  int index; /* output index; -1 denotes a control edge where used */
+} tfc_endpoint;
+
+struct tfc_node {
+  int id;
+  char *name;
+  const tfc_opdef *op;
+  char *device;          /* requested device, "" when unconstrained */
+  char *assigned_device; /* set on partition graphs by the placer; NULL otherwise */
+  int n_inputs;
+  tfc_endpoint *inputs;
+  int *input_types;      /* the arg's expected type (ref types for ref args) */
+  int n_control_inputs;
+  tfc_node **control_inputs;
+  int n_attrs;
+  tfc_attr *attrs;       /* sorted by name, complete (defaults filled) */
+  int n_outputs;
+  int *output_types;     /* ref types for ref outputs */
+  tfc_shape *output_shapes;
+  tfc_graph *graph;
+};
+
+struct tfc_graph {
+  pthread_mutex_t mu;
+  tfc_node **nodes;
+  int n_nodes, cap_nodes;
+  tfc_hashmap by_name;
+  int producer, min_consumer; /* VersionDef */
+  int n_bad_consumers;
+  int *bad_consumers;
+  int n_gradient_scopes;      /* "gradients", "gradients_1", ... names handed out */
+};
+
+/* TF_GRAPH_DEF_VERSION written on export (TF 1.15's producer). */
+#define TFC_GRAPH_DEF_VERSION 134
+
+/* New empty graph; NULL on out of memory. Free with tfc_graph_free (NULL ok). */
+tfc_graph *tfc_graph_new(void);
+void tfc_graph_free(tfc_graph *g);
+void tfc_graph_lock(tfc_graph *g);
+void tfc_graph_unlock(tfc_graph *g);
+/* Node by name, or NULL. Caller holds the lock or knows no writer races. */
+tfc_node *tfc_graph_find(const tfc_graph *g, const char *name);
+int tfc_graph_num_nodes(tfc_graph *g); /* takes the lock */
+
+/* TF's node-name rule: [A-Za-z0-9.][A-Za-z0-9_./-]* */
+int tfc_node_name_valid(const char *name);
+
+/* ---- node descriptions (TF_OperationDescription) ---- */
+typedef struct tfc_node_desc tfc_node_desc;
+
+/* Never NULL-fails silently: on out of memory returns NULL. */
+tfc_node_desc *tfc_node_desc_new(tfc_graph *g, const char *op_type, const char *name);
+void tfc_node_desc_free(tfc_node_desc *d);
+void tfc_node_desc_set_device(tfc_node_desc *d, const char *device);
+/* One input for a single-tensor arg (TF_AddInput). */
+void tfc_node_desc_add_input(tfc_node_desc *d, tfc_endpoint in);
+/* A whole list arg (TF_AddInputList). */
+void tfc_node_desc_add_input_list(tfc_node_desc *d, const tfc_endpoint *ins, int n);
+/* A flat input as in NodeDef.input; args are grouped from the attrs at finish. Do not mix with
+ * the two calls above. */
+void tfc_node_desc_add_input_flat(tfc_node_desc *d, tfc_endpoint in);
+void tfc_node_desc_add_control(tfc_node_desc *d, tfc_node *n);
+/* Takes ownership of *v (leaves it NONE). Errors are kept and reported by finish. */
+void tfc_node_desc_set_attr(tfc_node_desc *d, const char *name, tfc_attr_value *v);
+/* Appends "loc:@<node>" to the _class attr (TF_ColocateWith). */
+void tfc_node_desc_colocate_with(tfc_node_desc *d, tfc_node *n);
+/* Records an error to be reported by finish (a setter that failed). */
+void tfc_node_desc_fail(tfc_node_desc *d, int code, const char *msg);
+/* Validates and adds the node; frees d in every case. On error returns NULL, the graph is
+ * unchanged and s holds INVALID_ARGUMENT (or NOT_FOUND for an unknown op) naming the node.
+ * The _locked form expects the caller to hold the graph lock. */
+tfc_node *tfc_node_desc_finish(tfc_node_desc *d, tfc_status *s);
+tfc_node *tfc_node_desc_finish_locked(tfc_node_desc *d, tfc_status *s);
+
+/* Rollback support for multi-node operations (caller holds the lock throughout). */
+int tfc_graph_mark(const tfc_graph *g);
+void tfc_graph_rollback(tfc_graph *g, int mark);
+
+/* Adds a node without op validation: for runtime-built graphs (partitions) whose nodes come
+ * from validated ones. Copies name, device, attrs; inputs are given. NULL on error. */
+tfc_node *tfc_graph_add_raw(tfc_graph *g, const char *name, const tfc_opdef *op,
+                            const char *device, const tfc_endpoint *inputs, int n_inputs,
+                            tfc_node *const *controls, int n_controls, const tfc_attr *attrs,
+                            int n_attrs, tfc_status *s);
+
+/* Attr lookup on a node (attrs are complete, so absent means the op has no such attr). */
+const tfc_attr_value *tfc_node_attr(const tfc_node *n, const char *name);
+int tfc_node_attr_type(const tfc_node *n, const char *name, int *out);
+int tfc_node_attr_int(const tfc_node *n, const char *name, int64_t *out);
+int tfc_node_attr_bool(const tfc_node *n, const char *name, int *out);
+
+/* The range of flat input (or output) indexes of a named arg; -1 if no such arg. */
+int tfc_node_input_range(const tfc_node *n, const char *arg, int *start, int *stop);
+int tfc_node_output_range(const tfc_node *n, const char *arg, int *start, int *stop);
+
+/* Merges a user-provided shape into output `index` (TF_GraphSetTensorShape). */
+int tfc_graph_set_output_shape(tfc_graph *g, tfc_endpoint out, const tfc_shape *shape,
+                               tfc_status *s);
+
+/* The next unused name "<base>", "<base>_1", ... (TF's unique-name rule). Caller frees. */
+char *tfc_graph_unique_name(tfc_graph *g, const char *base);
+
+#endif

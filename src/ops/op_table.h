@@ -1,0 +1,8 @@
+/*
+ * op_table — the one list of ops, included with TFC_OP defined (see opdef.h). Families in
+ * their own files, in this order; order fixes the enum values, so append within a family.
+ * No include guard on purpose.
+ */
+#include "ops/ops_core.def"
+#include "ops/ops_math.def"
+#include "ops/ops_array.def"

@@ -1,0 +1,139 @@
+/*
+ * opdef — THE op table: every op tfc knows, with TF's names, argument specs, attrs and
+ * defaults, flags and shape function.
+ *
+ * The rows live in ops_*.def (one file per op family, all included by op_table.h in one
+ * X-macro list, so there is one enum and one table). A row gives TF's own signature in a
+ * compact spec text that mirrors REGISTER_OP:
+ *
+ *   TFC_OP(MatMul, "a: T, b: T", "product: T",
+ *          "transpose_a: bool = false; transpose_b: bool = false; T: {half, float, double, int32}",
+ *          TFC_OPF_NONE, tfc_shape_matmul)
+ *
+ * inputs/outputs: comma-separated "name: T" | "name: float" | "name: N * T" |
+ *   "name: Tlist" (list(type) attr) | "name: Ref(T)".
+ * attrs: semicolon-separated "name: kind [= default]" where kind is string, int, float, bool,
+ *   type, shape, tensor, func, list(<kind>), or {a, b} (allowed types or strings); "int >= 1"
+ *   sets a minimum. Defaults: true/false, numbers, 'text', DT_FLOAT or a type name, [] lists,
+ *   [1, 2], "?" (unknown-rank shape), "[2, -1]" shapes.
+ *
+ * The texts are parsed once (tfc_ops_init, thread-safe, idempotent) into tfc_opdef structs.
+ * Op defs are immutable after that and live for the process.
+ */
+#ifndef TFC_OPS_OPDEF_H
+#define TFC_OPS_OPDEF_H
+
+#include <stdint.h>
+
+#include "base/status.h"
+#include "ops/attr.h"
+#include "tensor/shape.h"
+
+enum tfc_op_flag {
+  TFC_OPF_NONE = 0,
+  TFC_OPF_STATEFUL = 1 << 0,     /* may not be folded or deduplicated; random, variables */
+  TFC_OPF_COMMUTATIVE = 1 << 1,
+  TFC_OPF_AGGREGATE = 1 << 2,
+  TFC_OPF_INTERNAL = 1 << 3,     /* _Arg, _Retval, _Send, _Recv: not in TF_GetAllOpList */
+  TFC_OPF_ALLOW_UNINIT = 1 << 4  /* TF's SetAllowsUninitializedInput */
+};
+
+typedef struct tfc_arg_def {
+  char *name;
+  int type;              /* fixed dtype, or 0 */
+  char *type_attr;       /* "T" or NULL */
+  char *number_attr;     /* "N" or NULL: N inputs of type `type`/`type_attr` */
+  char *type_list_attr;  /* "Tlist" or NULL */
+  int is_ref;
+} tfc_arg_def;
+
+typedef struct tfc_attr_def {
+  char *name;
+  char *type_text;        /* TF's attr type text: "type", "list(int)", ... */
+  int kind;               /* scalar kind, or element kind for lists */
+  int is_list;
+  int has_default;
+  tfc_attr_value default_value;
+  int has_minimum;
+  int64_t minimum;
+  int n_allowed;          /* allowed values: dtypes for type attrs, strings otherwise */
+  int *allowed_types;
+  char **allowed_strings;
+} tfc_attr_def;
+
+typedef struct tfc_shape_ctx tfc_shape_ctx;
+typedef int (*tfc_shape_fn)(tfc_shape_ctx *ctx);
+
+typedef struct tfc_opdef {
+  int id;
+  const char *name;
+  int flags;
+  int n_inputs, n_outputs, n_attrs;
+  tfc_arg_def *inputs, *outputs;
+  tfc_attr_def *attrs;
+  tfc_shape_fn shape_fn; /* NULL: outputs unknown */
+} tfc_opdef;
+
+/* The op enum: TFC_OP_MatMul, ..., TFC_OP_COUNT. */
+enum tfc_op_id {
+#define TFC_OP(name, ins, outs, attrs, flags, shape_fn) TFC_OP_##name,
+#include "ops/op_table.h"
+#undef TFC_OP
+  TFC_OP_COUNT
+};
+
+/* Parses the table once. Errors only on a malformed row (our bug): INTERNAL naming the op. */
+int tfc_ops_init(tfc_status *s);
+/* NULL when unknown (or before init). */
+const tfc_opdef *tfc_op_lookup(const char *name);
+const tfc_opdef *tfc_op_by_id(int id);
+const tfc_attr_def *tfc_opdef_attr(const tfc_opdef *op, const char *name);
+/* TF's one-line signature for messages: "Op<name=MatMul; signature=a:T, b:T -> product:T; ...>". */
+void tfc_opdef_format(const tfc_opdef *op, char *buf, size_t n);
+
+/*
+ * Shape inference context, filled by the graph for one node. Inputs are the node's flat
+ * input list; a const input (a Const node, or a Shape of a known shape) has its value in
+ * input_tensors[i], else NULL. The shape function writes output_shapes (pre-set unknown).
+ */
+struct tfc_shape_ctx {
+  const tfc_opdef *op;
+  const char *node_name;
+  const tfc_attr *attrs;
+  int n_attrs;
+  int n_inputs;
+  const int *input_types;
+  const tfc_shape *input_shapes;
+  tfc_tensor *const *input_tensors;
+  int n_outputs;
+  const int *output_types;
+  tfc_shape *output_shapes;
+  tfc_status *status;
+};
+
+/* Helpers for shape functions. Attr getters return the default when absent (attrs are
+ * complete after node validation). */
+int64_t tfc_shape_ctx_attr_int(const tfc_shape_ctx *c, const char *name, int64_t dflt);
+int tfc_shape_ctx_attr_bool(const tfc_shape_ctx *c, const char *name, int dflt);
+int tfc_shape_ctx_attr_type(const tfc_shape_ctx *c, const char *name);
+const tfc_attr_value *tfc_shape_ctx_attr(const tfc_shape_ctx *c, const char *name);
+/* Reports a shape error as INVALID_ARGUMENT with TF's usual prefix naming the node/op. */
+int tfc_shape_ctx_error(tfc_shape_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Output i gets input j's shape. */
+int tfc_shape_same_as_input(tfc_shape_ctx *c);
+/* Interprets a const int32/int64 vector input as a shape (-1 entries unknown); with no const
+ * value but a known input length, a shape of that rank with unknown dims. */
+int tfc_shape_ctx_input_as_shape(tfc_shape_ctx *c, int input, tfc_shape *out);
+/* Numpy-style broadcast of two shapes with unknowns; error names both shapes. */
+int tfc_shape_broadcast(tfc_shape_ctx *c, const tfc_shape *a, const tfc_shape *b, tfc_shape *out);
+
+/* Shape functions shared by many rows (defined in shape_common.c; family files add theirs). */
+int tfc_shape_unknown_fn(tfc_shape_ctx *c);
+int tfc_shape_scalar_fn(tfc_shape_ctx *c);
+int tfc_shape_unchanged(tfc_shape_ctx *c); /* every output = input 0 */
+int tfc_shape_binary_broadcast(tfc_shape_ctx *c);
+int tfc_shape_no_outputs(tfc_shape_ctx *c);
+
+#include "ops/shape_fns.h"
+
+#endif

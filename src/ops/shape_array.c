@@ -1,0 +1,2 @@
+/* shape_array — shape functions of the array family (ops_array.def). */
+#include "ops/opdef.h"

@@ -1,0 +1,34 @@
+/* shape_core — shape functions of the core family (ops_core.def). */
+#include "ops/opdef.h"
+
+int tfc_shape_const(tfc_shape_ctx *c) {
+  const tfc_attr_value *v = tfc_shape_ctx_attr(c, "value");
+  if (v && v->kind == TFC_ATTR_TENSOR) c->output_shapes[0] = tfc_tensor_shape(v->u.tensor);
+  return TFC_OK;
+}
+
+int tfc_shape_placeholder(tfc_shape_ctx *c) {
+  const tfc_attr_value *v = tfc_shape_ctx_attr(c, "shape");
+  if (v && v->kind == TFC_ATTR_SHAPE) c->output_shapes[0] = *v->u.shape;
+  return TFC_OK;
+}
+
+int tfc_shape_placeholder_with_default(tfc_shape_ctx *c) {
+  const tfc_attr_value *v = tfc_shape_ctx_attr(c, "shape");
+  if (!v || v->kind != TFC_ATTR_SHAPE) return TFC_OK;
+  if (!tfc_shape_compatible(v->u.shape, &c->input_shapes[0])) {
+    char a[TFC_SHAPE_STR_MAX], b[TFC_SHAPE_STR_MAX];
+    return tfc_shape_ctx_error(c, "input tensor must be compatible with %s, got %s",
+                               tfc_shape_str(v->u.shape, a, sizeof a),
+                               tfc_shape_str(&c->input_shapes[0], b, sizeof b));
+  }
+  c->output_shapes[0] = *v->u.shape;
+  return TFC_OK;
+}
+
+int tfc_shape_identity_n(tfc_shape_ctx *c) { return tfc_shape_same_as_input(c); }
+
+int tfc_shape_arg(tfc_shape_ctx *c) {
+  (void)c;
+  return TFC_OK;
+}

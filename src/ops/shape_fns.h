@@ -1,0 +1,24 @@
+/*
+ * shape_fns — declarations of the per-family shape functions named in the op table rows.
+ * One block per family file (shape_<family>.c).
+ */
+#ifndef TFC_OPS_SHAPE_FNS_H
+#define TFC_OPS_SHAPE_FNS_H
+
+typedef struct tfc_shape_ctx tfc_shape_ctx;
+
+/* shape_core.c */
+int tfc_shape_const(tfc_shape_ctx *c);
+int tfc_shape_placeholder(tfc_shape_ctx *c);
+int tfc_shape_placeholder_with_default(tfc_shape_ctx *c);
+int tfc_shape_identity_n(tfc_shape_ctx *c);
+int tfc_shape_arg(tfc_shape_ctx *c);
+
+/* shape_math.c */
+int tfc_shape_matmul(tfc_shape_ctx *c);
+#include "ops/shape_math.h"
+
+/* shape_array.c */
+#include "ops/shape_array.h"
+
+#endif

@@ -1,0 +1,52 @@
+/*
+ * config — the session options tfc acts on, as a plain struct decoded from ConfigProto
+ * (tensorflow/core/protobuf/config.proto) at the edge. Fields tfc does not act on are
+ * accepted and ignored, as TF ignores settings that do not apply.
+ *
+ * Ownership: caller storage; tfc_session_config_init sets TF's defaults, _fini frees the
+ * strings, _copy deep-copies.
+ */
+#ifndef TFC_SESSION_CONFIG_H
+#define TFC_SESSION_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/status.h"
+
+#define TFC_CONFIG_MAX_DEVICE_TYPES 8
+
+typedef struct tfc_device_count {
+  char type[16]; /* "CPU", "GPU" */
+  int count;
+} tfc_device_count;
+
+typedef struct tfc_session_config {
+  int n_device_counts;
+  tfc_device_count device_counts[TFC_CONFIG_MAX_DEVICE_TYPES]; /* ConfigProto.device_count */
+  int intra_op_parallelism_threads;  /* 0: number of cores */
+  int inter_op_parallelism_threads;  /* 0: number of cores */
+  int allow_soft_placement;
+  int log_device_placement;
+  int use_per_session_threads;
+  int64_t operation_timeout_in_ms;   /* 0: none */
+  int place_pruned_graph;            /* GraphOptions.place_pruned_graph */
+  /* GPUOptions */
+  double per_process_gpu_memory_fraction;
+  int allow_growth;
+  char *visible_device_list;         /* NULL or "0,1" */
+  /* ClusterDef is decoded by the distributed runtime from the raw bytes kept here. */
+  void *raw;                         /* the ConfigProto bytes as given, or NULL */
+  size_t raw_len;
+} tfc_session_config;
+
+void tfc_session_config_init(tfc_session_config *c);
+void tfc_session_config_fini(tfc_session_config *c);
+int tfc_session_config_copy(const tfc_session_config *src, tfc_session_config *dst, tfc_status *s);
+/* Count for a device type from device_count, or -1 when not given. */
+int tfc_session_config_device_count(const tfc_session_config *c, const char *type);
+/* Decodes serialized ConfigProto bytes into *c (replacing what it held). Malformed bytes are
+ * INVALID_ARGUMENT "Unparseable ConfigProto" (TF's text) and leave *c unchanged. */
+int tfc_session_config_parse(tfc_session_config *c, const void *data, size_t len, tfc_status *s);
+
+#endif

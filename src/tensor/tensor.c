@@ -1,0 +1,290 @@
+/*
+ * tensor — see tensor.h.
+ *
+ * A buffer the runtime allocates is one aligned block: the tfc_buffer header, then the data
+ * at the next 64-byte boundary. One allocation per tensor payload keeps tiny-op overhead low.
+ */
+#include "tensor/tensor.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/mem.h"
+
+#define HEADER_SPACE ((sizeof(tfc_buffer) + TFC_ALIGN - 1) & ~(size_t)(TFC_ALIGN - 1))
+
+static int check_dims(int dtype, const int64_t *dims, int ndims, int64_t *n_elems, size_t *n_bytes,
+                      tfc_status *s) {
+  if (!tfc_dtype_valid(dtype) || tfc_dtype_size(dtype) == 0)
+    return tfc_status_set(s, TFC_INVALID_ARGUMENT, "unsupported tensor dtype %s (%d)",
+                          tfc_dtype_name(dtype), dtype);
+  if (ndims < 0 || ndims > TFC_MAX_DIMS)
+    return tfc_status_set(s, TFC_INVALID_ARGUMENT, "tensor rank %d is out of range [0, %d]", ndims,
+                          TFC_MAX_DIMS);
+  int64_t n = tfc_dims_num_elements(dims, ndims);
+  if (n < 0) {
+    char buf[TFC_SHAPE_STR_MAX];
+    return tfc_status_set(s, TFC_INVALID_ARGUMENT, "invalid tensor dims %s",
+                          tfc_dims_str(dims, ndims, buf, sizeof buf));
+  }
+  size_t es = tfc_dtype_size(dtype);
+  if ((uint64_t)n > SIZE_MAX / es / 2)
+    return tfc_status_set(s, TFC_RESOURCE_EXHAUSTED, "tensor of %lld elements is too large",
+                          (long long)n);
+  *n_elems = n;
+  *n_bytes = (size_t)n * es;
+  return TFC_OK;
+}
+
+static void noop_release(void *data, size_t size, void *arg) {
+  (void)data;
+  (void)size;
+  (void)arg;
+}
+
+static tfc_tensor *header_new(int dtype, const int64_t *dims, int ndims, int64_t n_elems,
+                              size_t n_bytes, tfc_buffer *buf, tfc_status *s) {
+  tfc_tensor *t = malloc(sizeof *t);
+  if (!t) { TFC_OOM(s); return NULL; }
+  atomic_init(&t->refs, 1);
+  t->dtype = dtype;
+  t->ndims = ndims;
+  t->n_elems = n_elems;
+  t->n_bytes = n_bytes;
+  t->buf = buf;
+  t->data = buf->data;
+  if (ndims) memcpy(t->dims, dims, sizeof(int64_t) * (size_t)ndims);
+  return t;
+}
+
+void tfc_buffer_unref(tfc_buffer *b) {
+  if (atomic_fetch_sub_explicit(&b->refs, 1, memory_order_acq_rel) != 1) return;
+  if (b->n_strings) {
+    tfc_tstring *str = b->data;
+    for (int i = 0; i < b->n_strings; i++) free(str[i].data);
+  }
+  if (b->release) {
+    b->release(b->data, b->size, b->release_arg);
+    free(b);
+  } else {
+    tfc_aligned_free(b);
+  }
+}
+
+tfc_tensor *tfc_tensor_new(int dtype, const int64_t *dims, int ndims, tfc_status *s) {
+  int64_t n;
+  size_t bytes;
+  if (check_dims(dtype, dims, ndims, &n, &bytes, s)) return NULL;
+  if (dtype == TFC_DT_STRING && n > INT32_MAX) {
+    tfc_status_set(s, TFC_RESOURCE_EXHAUSTED, "string tensor of %lld elements is too large",
+                   (long long)n);
+    return NULL;
+  }
+  tfc_buffer *b = tfc_aligned_alloc(HEADER_SPACE + bytes);
+  if (!b) { TFC_OOM(s); return NULL; }
+  atomic_init(&b->refs, 1);
+  b->data = (char *)b + HEADER_SPACE;
+  b->size = bytes;
+  b->release = NULL;
+  b->release_arg = NULL;
+  b->n_strings = dtype == TFC_DT_STRING ? (int)n : 0;
+  if (b->n_strings) memset(b->data, 0, bytes);
+  tfc_tensor *t = header_new(dtype, dims, ndims, n, bytes, b, s);
+  if (!t) tfc_buffer_unref(b);
+  return t;
+}
+
+tfc_tensor *tfc_tensor_zeros(int dtype, const int64_t *dims, int ndims, tfc_status *s) {
+  tfc_tensor *t = tfc_tensor_new(dtype, dims, ndims, s);
+  if (t) memset(t->data, 0, t->n_bytes);
+  return t;
+}
+
+tfc_tensor *tfc_tensor_scalar(int dtype, const void *value, tfc_status *s) {
+  tfc_tensor *t = tfc_tensor_new(dtype, NULL, 0, s);
+  if (!t) return NULL;
+  if (dtype == TFC_DT_STRING) {
+    const tfc_tstring *v = value;
+    if (tfc_tstring_assign(tfc_tensor_strings(t), v->data, v->len, s)) {
+      tfc_tensor_unref(t);
+      return NULL;
+    }
+  } else {
+    memcpy(t->data, value, t->n_bytes);
+  }
+  return t;
+}
+
+tfc_tensor *tfc_tensor_wrap(int dtype, const int64_t *dims, int ndims, void *data, size_t size,
+                            void (*release)(void *, size_t, void *), void *arg, tfc_status *s) {
+  int64_t n;
+  size_t bytes;
+  tfc_buffer *b = NULL;
+  if (dtype == TFC_DT_STRING) {
+    tfc_status_set(s, TFC_INTERNAL, "tfc_tensor_wrap does not take string tensors");
+    goto fail;
+  }
+  if (check_dims(dtype, dims, ndims, &n, &bytes, s)) goto fail;
+  if (bytes != size) {
+    tfc_status_set(s, TFC_INVALID_ARGUMENT,
+                   "tensor data of %zu bytes does not match dtype %s and %lld elements (%zu bytes)",
+                   size, tfc_dtype_name(dtype), (long long)n, bytes);
+    goto fail;
+  }
+  b = malloc(sizeof *b);
+  if (!b) { TFC_OOM(s); goto fail; }
+  atomic_init(&b->refs, 1);
+  b->data = data;
+  b->size = size;
+  b->n_strings = 0;
+  b->release = release ? release : noop_release;
+  b->release_arg = arg;
+  tfc_tensor *t = header_new(dtype, dims, ndims, n, bytes, b, s);
+  if (!t) tfc_buffer_unref(b);
+  return t;
+fail:
+  if (release) release(data, size, arg);
+  return NULL;
+}
+
+tfc_tensor *tfc_tensor_reshaped(tfc_tensor *t, const int64_t *dims, int ndims, tfc_status *s) {
+  int64_t n;
+  size_t bytes;
+  if (check_dims(t->dtype, dims, ndims, &n, &bytes, s)) return NULL;
+  if (n != t->n_elems) {
+    char a[TFC_SHAPE_STR_MAX], b[TFC_SHAPE_STR_MAX];
+    tfc_status_set(s, TFC_INVALID_ARGUMENT, "cannot reshape a tensor with %lld elements %s to %s",
+                   (long long)t->n_elems, tfc_dims_str(t->dims, t->ndims, a, sizeof a),
+                   tfc_dims_str(dims, ndims, b, sizeof b));
+    return NULL;
+  }
+  atomic_fetch_add(&t->buf->refs, 1);
+  tfc_tensor *r = header_new(t->dtype, dims, ndims, n, bytes, t->buf, s);
+  if (!r) tfc_buffer_unref(t->buf);
+  return r;
+}
+
+tfc_tensor *tfc_tensor_copy(const tfc_tensor *t, tfc_status *s) {
+  tfc_tensor *r = tfc_tensor_new(t->dtype, t->dims, t->ndims, s);
+  if (!r) return NULL;
+  if (t->dtype == TFC_DT_STRING) {
+    const tfc_tstring *src = tfc_tensor_strings(t);
+    tfc_tstring *dst = tfc_tensor_strings(r);
+    for (int64_t i = 0; i < t->n_elems; i++)
+      if (tfc_tstring_assign(&dst[i], src[i].data, src[i].len, s)) {
+        tfc_tensor_unref(r);
+        return NULL;
+      }
+  } else if (t->n_bytes) {
+    memcpy(r->data, t->data, t->n_bytes);
+  }
+  return r;
+}
+
+void tfc_tensor_unref(tfc_tensor *t) {
+  if (!t) return;
+  if (atomic_fetch_sub_explicit(&t->refs, 1, memory_order_acq_rel) != 1) return;
+  tfc_buffer_unref(t->buf);
+  free(t);
+}
+
+int tfc_tensor_can_forward(const tfc_tensor *t) {
+  return atomic_load(&t->refs) == 1 && atomic_load(&t->buf->refs) == 1 &&
+         t->dtype != TFC_DT_STRING;
+}
+
+tfc_shape tfc_tensor_shape(const tfc_tensor *t) { return tfc_shape_make(t->dims, t->ndims); }
+
+int tfc_tensor_same_shape(const tfc_tensor *a, const tfc_tensor *b) {
+  if (a->ndims != b->ndims) return 0;
+  for (int i = 0; i < a->ndims; i++)
+    if (a->dims[i] != b->dims[i]) return 0;
+  return 1;
+}
+
+int tfc_tstring_assign(tfc_tstring *dst, const void *data, size_t len, tfc_status *s) {
+  char *d = malloc(len ? len : 1);
+  if (!d) return TFC_OOM(s);
+  if (len) memcpy(d, data, len);
+  free(dst->data);
+  dst->data = d;
+  dst->len = len;
+  return TFC_OK;
+}
+
+double tfc_tensor_get_f64(const tfc_tensor *t, int64_t i) {
+  switch (t->dtype) {
+    case TFC_DT_FLOAT: return ((const float *)t->data)[i];
+    case TFC_DT_DOUBLE: return ((const double *)t->data)[i];
+    default: return (double)tfc_tensor_get_i64(t, i);
+  }
+}
+
+int64_t tfc_tensor_get_i64(const tfc_tensor *t, int64_t i) {
+  switch (t->dtype) {
+    case TFC_DT_INT32: return ((const int32_t *)t->data)[i];
+    case TFC_DT_INT64: return ((const int64_t *)t->data)[i];
+    case TFC_DT_UINT8: return ((const uint8_t *)t->data)[i];
+    case TFC_DT_INT8: return ((const int8_t *)t->data)[i];
+    case TFC_DT_INT16: return ((const int16_t *)t->data)[i];
+    case TFC_DT_UINT16: return ((const uint16_t *)t->data)[i];
+    case TFC_DT_UINT32: return ((const uint32_t *)t->data)[i];
+    case TFC_DT_UINT64: return (int64_t)((const uint64_t *)t->data)[i];
+    case TFC_DT_BOOL: return ((const uint8_t *)t->data)[i] != 0;
+    case TFC_DT_FLOAT: return (int64_t)((const float *)t->data)[i];
+    case TFC_DT_DOUBLE: return (int64_t)((const double *)t->data)[i];
+    default: return 0;
+  }
+}
+
+const char *tfc_tensor_shape_str(const tfc_tensor *t, char *buf, size_t n) {
+  return tfc_dims_str(t->dims, t->ndims, buf, n);
+}
+
+tfc_buffer *tfc_buffer_new(size_t size) {
+  tfc_buffer *b = tfc_aligned_alloc(HEADER_SPACE + size);
+  if (!b) return NULL;
+  atomic_init(&b->refs, 1);
+  b->data = (char *)b + HEADER_SPACE;
+  b->size = size;
+  b->n_strings = 0;
+  b->release = NULL;
+  b->release_arg = NULL;
+  return b;
+}
+
+tfc_buffer *tfc_buffer_wrap(void *data, size_t size, void (*release)(void *, size_t, void *), void *arg) {
+  tfc_buffer *b = malloc(sizeof *b);
+  if (!b) {
+    if (release) release(data, size, arg);
+    return NULL;
+  }
+  atomic_init(&b->refs, 1);
+  b->data = data;
+  b->size = size;
+  b->n_strings = 0;
+  b->release = release ? release : noop_release;
+  b->release_arg = arg;
+  return b;
+}
+
+tfc_tensor *tfc_tensor_from_buffer(int dtype, const int64_t *dims, int ndims, tfc_buffer *b, tfc_status *s) {
+  int64_t n;
+  size_t bytes;
+  if (dtype == TFC_DT_STRING) {
+    tfc_status_set(s, TFC_INTERNAL, "tfc_tensor_from_buffer does not take string tensors");
+    return NULL;
+  }
+  if (check_dims(dtype, dims, ndims, &n, &bytes, s)) return NULL;
+  if (bytes != b->size) {
+    tfc_status_set(s, TFC_INVALID_ARGUMENT,
+                   "tensor data of %zu bytes does not match dtype %s and %lld elements (%zu bytes)",
+                   b->size, tfc_dtype_name(dtype), (long long)n, bytes);
+    return NULL;
+  }
+  tfc_buffer_ref(b);
+  tfc_tensor *t = header_new(dtype, dims, ndims, n, bytes, b, s);
+  if (!t) tfc_buffer_unref(b);
+  return t;
+}
