@@ -1,0 +1,80 @@
+/*
+ * capi_internal — the structs behind the C API's opaque types and the conversions between
+ * them and the runtime's. The C API layer is thin: check arguments, translate, call in.
+ *
+ *   TF_Status      wraps a tfc_status.
+ *   TF_Tensor      a dtype, dims and a refcounted tfc_buffer holding the bytes exactly as the
+ *                  C API defines them (for TF_STRING: 1.x's uint64 offset table followed by
+ *                  varint-length-prefixed bytes). Numeric tensors cross into and out of the
+ *                  runtime without copying (the buffer is shared); strings are converted.
+ *   TF_Graph       a tfc_graph plus the number of sessions using it: TF_DeleteGraph of a graph
+ *                  that a session still uses only marks it; the last session frees it.
+ *   TF_Operation   is a tfc_node: pointers are cast, never dereferenced as TF_Operation.
+ *   TF_Session     a tfc_session and its TF_Graph.
+ */
+#ifndef TFC_CAPI_INTERNAL_H
+#define TFC_CAPI_INTERNAL_H
+
+#include <pthread.h>
+
+#include "base/status.h"
+#include "graph/graph.h"
+#include "session/config.h"
+#include "tensor/tensor.h"
+#include "tensorflow/c/c_api.h"
+
+/* Export marker for the public API (the library builds with -fvisibility=hidden). */
+#define TFC_EXPORT __attribute__((visibility("default")))
+
+struct TF_Status {
+  tfc_status s;
+};
+
+struct TF_Tensor {
+  int dtype;
+  int ndims;
+  int64_t dims[TFC_MAX_DIMS];
+  tfc_buffer *buf;
+};
+
+struct TF_Graph {
+  tfc_graph *g;
+  pthread_mutex_t mu;   /* guards the two fields below */
+  int n_sessions;
+  int delete_requested;
+};
+
+struct TF_OperationDescription {
+  tfc_node_desc *d;
+  TF_Graph *graph;
+};
+
+struct TF_SessionOptions {
+  tfc_session_config config;
+  char *target; /* "" for in-process */
+};
+
+static inline tfc_node *tfc_capi_node(const TF_Operation *o) { return (tfc_node *)o; }
+static inline TF_Operation *tfc_capi_oper(const tfc_node *n) { return (TF_Operation *)n; }
+static inline tfc_endpoint tfc_capi_endpoint(TF_Output o) {
+  tfc_endpoint e = {tfc_capi_node(o.oper), o.index};
+  return e;
+}
+/* Clears a caller's status at the start of a call (NULL-safe). */
+static inline tfc_status *tfc_capi_status(TF_Status *s) {
+  if (!s) return NULL;
+  tfc_status_clear(&s->s);
+  return &s->s;
+}
+
+/* A runtime tensor for a C API tensor: numeric shares the buffer, TF_STRING is decoded
+ * (INVALID_ARGUMENT on a malformed offset table). New reference; NULL on error. */
+tfc_tensor *tfc_capi_tensor_in(const TF_Tensor *t, tfc_status *s);
+/* A new TF_Tensor for a runtime tensor: numeric shares the buffer, strings are encoded. */
+TF_Tensor *tfc_capi_tensor_out(tfc_tensor *t, tfc_status *s);
+
+/* Session bookkeeping on a graph (see TF_Graph above). */
+void tfc_capi_graph_retain(TF_Graph *g);
+void tfc_capi_graph_release(TF_Graph *g); /* frees when deleted and unused */
+
+#endif
