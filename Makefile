@@ -1,0 +1,49 @@
+# tfc — the front door. `make demo` builds and runs the main job; `make test` builds and runs
+# every test. Both install the Debian packages they need first (when run as root).
+BUILD ?= build
+PREFIX ?= /usr/local
+JOBS ?= $(shell nproc)
+CMAKE_FLAGS ?=
+
+DEB_PACKAGES = build-essential cmake pkg-config libopenblas-dev libprotobuf-c-dev protobuf-c-compiler valgrind
+
+.PHONY: all deps configure build demo test test-asan install bench clean
+
+all: build
+
+# Installs what is missing (apt-get, as root). Without root, install DEB_PACKAGES yourself.
+deps:
+	@missing=""; for p in $(DEB_PACKAGES); do \
+	  dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "installing:$$missing"; \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing) >/dev/null; \
+	  else echo "missing Debian packages:$$missing (run as root or install them)"; exit 1; fi; \
+	fi
+
+configure: deps
+	@cmake -S . -B $(BUILD) -DCMAKE_INSTALL_PREFIX=$(PREFIX) $(CMAKE_FLAGS) >/dev/null
+
+build: configure
+	@cmake --build $(BUILD) -j $(JOBS)
+
+demo: build
+	@cd $(BUILD) && ./seed_matmul seed_matmul.pb && ./tfc inspect seed_matmul.pb && \
+	  ./tfc run seed_matmul.pb --fetch c
+
+test: build
+	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# The tests again under AddressSanitizer + UndefinedBehaviorSanitizer.
+test-asan:
+	@$(MAKE) --no-print-directory test BUILD=$(BUILD)-asan CMAKE_FLAGS="-DTFC_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug"
+
+install: build
+	@cmake --install $(BUILD) --prefix $(PREFIX) >/dev/null && echo "installed into $(PREFIX)"
+
+bench: build
+	@cd $(BUILD) && for b in bench_*; do ./$$b; done
+
+clean:
+	rm -rf $(BUILD) $(BUILD)-asan

@@ -1,0 +1,263 @@
+/*
+ * capi/session — TF_SessionOptions, TF_Session, TF_SessionRun and device lists: argument
+ * checks and translation to session/session.h.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/mem.h"
+#include "capi/capi_internal.h"
+#include "session/session.h"
+
+struct TF_Session {
+  tfc_session *sess;
+  TF_Graph *graph;
+};
+
+typedef struct device_entry {
+  char *name;
+  char *type;
+  int64_t memory;
+  uint64_t incarnation;
+} device_entry;
+
+struct TF_DeviceList {
+  int n;
+  device_entry *devices;
+};
+
+/* ---------------- options ---------------- */
+
+TFC_EXPORT TF_SessionOptions *TF_NewSessionOptions(void) {
+  TF_SessionOptions *o = calloc(1, sizeof *o);
+  if (!o) return NULL;
+  tfc_session_config_init(&o->config);
+  o->target = tfc_strdup("");
+  if (!o->target) {
+    free(o);
+    return NULL;
+  }
+  return o;
+}
+
+TFC_EXPORT void TF_DeleteSessionOptions(TF_SessionOptions *o) {
+  if (!o) return;
+  tfc_session_config_fini(&o->config);
+  free(o->target);
+  free(o);
+}
+
+TFC_EXPORT void TF_SetTarget(TF_SessionOptions *o, const char *target) {
+  char *t = tfc_strdup(target ? target : "");
+  if (!t) return;
+  free(o->target);
+  o->target = t;
+}
+
+TFC_EXPORT void TF_SetConfig(TF_SessionOptions *o, const void *proto, size_t proto_len, TF_Status *status) {
+  tfc_status *s = tfc_capi_status(status);
+  tfc_status local;
+  tfc_status_init(&local);
+  tfc_session_config_parse(&o->config, proto, proto_len, s ? s : &local);
+  tfc_status_fini(&local);
+}
+
+/* ---------------- sessions ---------------- */
+
+TFC_EXPORT TF_Session *TF_NewSession(TF_Graph *graph, const TF_SessionOptions *opts, TF_Status *status) {
+  tfc_status *s = tfc_capi_status(status);
+  if (!graph) {
+    tfc_status_set(s, TFC_INVALID_ARGUMENT, "TF_NewSession: graph is NULL");
+    return NULL;
+  }
+  if (opts && opts->target && opts->target[0] && strcmp(opts->target, "local") != 0) {
+    tfc_status_set(s, TFC_UNIMPLEMENTED,
+                   "session target '%s': distributed sessions are not supported yet; use \"\" for an "
+                   "in-process session",
+                   opts->target);
+    return NULL;
+  }
+  TF_Session *ts = calloc(1, sizeof *ts);
+  if (!ts) {
+    TFC_OOM(s);
+    return NULL;
+  }
+  ts->sess = tfc_session_new(graph->g, opts ? &opts->config : NULL, s);
+  if (!ts->sess) {
+    free(ts);
+    return NULL;
+  }
+  ts->graph = graph;
+  tfc_capi_graph_retain(graph);
+  return ts;
+}
+
+TFC_EXPORT void TF_CloseSession(TF_Session *ts, TF_Status *status) {
+  tfc_status *s = tfc_capi_status(status);
+  if (ts) tfc_session_close(ts->sess, s);
+}
+
+TFC_EXPORT void TF_DeleteSession(TF_Session *ts, TF_Status *status) {
+  tfc_capi_status(status);
+  if (!ts) return;
+  tfc_session_free(ts->sess);
+  tfc_capi_graph_release(ts->graph);
+  free(ts);
+}
+
+TFC_EXPORT void TF_SessionRun(TF_Session *ts, const TF_Buffer *run_options, const TF_Output *inputs,
+                              TF_Tensor *const *input_values, int ninputs, const TF_Output *outputs,
+                              TF_Tensor **output_values, int noutputs, const TF_Operation *const *target_opers,
+                              int ntargets, TF_Buffer *run_metadata, TF_Status *status) {
+  (void)run_options;
+  (void)run_metadata;
+  tfc_status *s = tfc_capi_status(status);
+  tfc_status local;
+  tfc_status_init(&local);
+  if (!s) s = &local;
+  for (int i = 0; i < noutputs; i++) output_values[i] = NULL;
+  if (!ts || ninputs < 0 || noutputs < 0 || ntargets < 0) {
+    tfc_status_set(s, TFC_INVALID_ARGUMENT, "TF_SessionRun: invalid arguments");
+    tfc_status_fini(&local);
+    return;
+  }
+  int nmax = (ninputs > noutputs ? ninputs : noutputs) + ntargets + 1;
+  tfc_endpoint *feed_eps = calloc((size_t)ninputs + 1, sizeof *feed_eps);
+  tfc_endpoint *fetch_eps = calloc((size_t)noutputs + 1, sizeof *fetch_eps);
+  tfc_tensor **feeds = calloc((size_t)ninputs + 1, sizeof *feeds);
+  tfc_tensor **outs = calloc((size_t)noutputs + 1, sizeof *outs);
+  tfc_node **targets = calloc((size_t)nmax, sizeof *targets);
+  if (!feed_eps || !fetch_eps || !feeds || !outs || !targets) {
+    TFC_OOM(s);
+    goto done;
+  }
+  for (int i = 0; i < ninputs; i++) {
+    feed_eps[i] = tfc_capi_endpoint(inputs[i]);
+    if (!input_values[i]) {
+      tfc_status_set(s, TFC_INVALID_ARGUMENT, "TF_SessionRun: input value %d is NULL", i);
+      goto done;
+    }
+    feeds[i] = tfc_capi_tensor_in(input_values[i], s);
+    if (!feeds[i]) goto done;
+  }
+  for (int i = 0; i < noutputs; i++) fetch_eps[i] = tfc_capi_endpoint(outputs[i]);
+  for (int i = 0; i < ntargets; i++) targets[i] = tfc_capi_node(target_opers[i]);
+  if (tfc_session_run(ts->sess, feed_eps, feeds, ninputs, fetch_eps, outs, noutputs, targets, ntargets, s) ==
+      TFC_OK) {
+    for (int i = 0; i < noutputs; i++) {
+      output_values[i] = tfc_capi_tensor_out(outs[i], s);
+      if (!output_values[i]) {
+        for (int j = 0; j < i; j++) {
+          TF_DeleteTensor(output_values[j]);
+          output_values[j] = NULL;
+        }
+        break;
+      }
+    }
+  }
+done:
+  if (feeds)
+    for (int i = 0; i < ninputs; i++) tfc_tensor_unref(feeds[i]);
+  if (outs)
+    for (int i = 0; i < noutputs; i++) tfc_tensor_unref(outs[i]);
+  free(feed_eps);
+  free(fetch_eps);
+  free(feeds);
+  free(outs);
+  free(targets);
+  tfc_status_fini(&local);
+}
+
+TFC_EXPORT void TF_SessionPRunSetup(TF_Session *ts, const TF_Output *inputs, int ninputs, const TF_Output *outputs,
+                                    int noutputs, const TF_Operation *const *target_opers, int ntargets,
+                                    const char **handle, TF_Status *status) {
+  (void)ts, (void)inputs, (void)ninputs, (void)outputs, (void)noutputs, (void)target_opers, (void)ntargets;
+  if (handle) *handle = NULL;
+  tfc_status_set(tfc_capi_status(status), TFC_UNIMPLEMENTED, "partial runs (TF_SessionPRunSetup) are not supported");
+}
+
+TFC_EXPORT void TF_SessionPRun(TF_Session *ts, const char *handle, const TF_Output *inputs,
+                               TF_Tensor *const *input_values, int ninputs, const TF_Output *outputs,
+                               TF_Tensor **output_values, int noutputs, const TF_Operation *const *target_opers,
+                               int ntargets, TF_Status *status) {
+  (void)ts, (void)handle, (void)inputs, (void)input_values, (void)ninputs, (void)outputs, (void)target_opers,
+      (void)ntargets;
+  for (int i = 0; i < noutputs; i++) output_values[i] = NULL;
+  tfc_status_set(tfc_capi_status(status), TFC_UNIMPLEMENTED, "partial runs (TF_SessionPRun) are not supported");
+}
+
+TFC_EXPORT void TF_DeletePRunHandle(const char *handle) { free((char *)handle); }
+
+/* ---------------- devices ---------------- */
+
+TFC_EXPORT TF_DeviceList *TF_SessionListDevices(TF_Session *ts, TF_Status *status) {
+  tfc_status *s = tfc_capi_status(status);
+  if (!ts) {
+    tfc_status_set(s, TFC_INVALID_ARGUMENT, "TF_SessionListDevices: session is NULL");
+    return NULL;
+  }
+  TF_DeviceList *l = calloc(1, sizeof *l);
+  int n = tfc_session_num_devices(ts->sess);
+  if (l) l->devices = calloc((size_t)n + 1, sizeof *l->devices);
+  if (!l || !l->devices) {
+    free(l);
+    TFC_OOM(s);
+    return NULL;
+  }
+  for (int i = 0; i < n; i++) {
+    const tfc_device *d = tfc_session_device(ts->sess, i);
+    l->devices[i].name = tfc_strdup(d->name);
+    l->devices[i].type = tfc_strdup(d->type);
+    l->devices[i].memory = d->memory_bytes;
+    l->devices[i].incarnation = d->incarnation;
+    l->n++;
+    if (!l->devices[i].name || !l->devices[i].type) {
+      TF_DeleteDeviceList(l);
+      TFC_OOM(s);
+      return NULL;
+    }
+  }
+  return l;
+}
+
+TFC_EXPORT void TF_DeleteDeviceList(TF_DeviceList *l) {
+  if (!l) return;
+  for (int i = 0; i < l->n; i++) {
+    free(l->devices[i].name);
+    free(l->devices[i].type);
+  }
+  free(l->devices);
+  free(l);
+}
+
+TFC_EXPORT int TF_DeviceListCount(const TF_DeviceList *l) { return l ? l->n : 0; }
+
+static const device_entry *entry(const TF_DeviceList *l, int index, TF_Status *status) {
+  tfc_status *s = tfc_capi_status(status);
+  if (!l || index < 0 || index >= l->n) {
+    tfc_status_set(s, TFC_INVALID_ARGUMENT, "Index out of bounds (%d) in the device list of size %d", index,
+                   l ? l->n : 0);
+    return NULL;
+  }
+  return &l->devices[index];
+}
+
+TFC_EXPORT const char *TF_DeviceListName(const TF_DeviceList *l, int index, TF_Status *status) {
+  const device_entry *e = entry(l, index, status);
+  return e ? e->name : NULL;
+}
+
+TFC_EXPORT const char *TF_DeviceListType(const TF_DeviceList *l, int index, TF_Status *status) {
+  const device_entry *e = entry(l, index, status);
+  return e ? e->type : NULL;
+}
+
+TFC_EXPORT int64_t TF_DeviceListMemoryBytes(const TF_DeviceList *l, int index, TF_Status *status) {
+  const device_entry *e = entry(l, index, status);
+  return e ? e->memory : -1;
+}
+
+TFC_EXPORT uint64_t TF_DeviceListIncarnation(const TF_DeviceList *l, int index, TF_Status *status) {
+  const device_entry *e = entry(l, index, status);
+  return e ? e->incarnation : 0;
+}

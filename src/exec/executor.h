@@ -1,0 +1,41 @@
+/*
+ * executor — runs one partition graph on one device, as a dataflow machine.
+ *
+ * Built once per (session, run signature, partition): every node is flattened into an item
+ * with its kernel, kernel state, input-slot range and out-edges; each step then allocates
+ * the slots and pending counts and runs ready nodes. Cheap nodes run inline on the thread that
+ * made them ready; expensive ones (MatMul, ...) go to the inter-op pool when other work is
+ * ready too, so independent branches run concurrently. The first error aborts the step: no
+ * further node starts, and the error comes back prefixed with the node
+ * ("<message>\n\t [[{{node name}}]]", TF 1.15's form).
+ *
+ * Ownership: the executor borrows its graph and device (both must outlive it).
+ * Thread-safety: tfc_executor_run may be called concurrently from many threads; all per-step
+ * state lives in the step.
+ */
+#ifndef TFC_EXEC_EXECUTOR_H
+#define TFC_EXEC_EXECUTOR_H
+
+#include <stdint.h>
+
+#include "base/status.h"
+#include "base/threadpool.h"
+#include "device/device.h"
+#include "graph/graph.h"
+
+typedef struct tfc_executor tfc_executor;
+
+typedef struct tfc_exec_args {
+  tfc_call_frame *frame;       /* feeds and fetches */
+  tfc_threadpool *inter_pool;  /* may be NULL: everything inline */
+  int64_t step_id;
+} tfc_exec_args;
+
+/* Builds the executor: looks up and initializes every node's kernel on `device`. Errors name
+ * the node (missing kernel: TF's "No OpKernel was registered ..." text). */
+tfc_executor *tfc_executor_new(const tfc_graph *g, tfc_device *device, tfc_status *s);
+void tfc_executor_free(tfc_executor *e);
+/* Runs one step to completion. Returns the step's status code. */
+int tfc_executor_run(tfc_executor *e, const tfc_exec_args *args, tfc_status *s);
+
+#endif

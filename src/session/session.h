@@ -1,0 +1,43 @@
+/*
+ * session — the direct (in-process) session: devices, placement, per-signature run plans.
+ *
+ * On each run the session first extends itself with nodes added to the graph since the last
+ * run and places them (placement is stable). Each distinct (feeds, fetches, targets)
+ * signature gets a plan, built once and cached: prune to what the fetches and targets need,
+ * replace fed outputs with _Arg nodes and fetches with _Retval nodes, split by device, and
+ * build one executor per partition. A run fills a call frame and runs the plan.
+ *
+ * Ownership: the session borrows its graph (the C API keeps it alive) and owns devices,
+ * pools and plans. Thread-safety: tfc_session_run may be called from many threads at once.
+ */
+#ifndef TFC_SESSION_SESSION_H
+#define TFC_SESSION_SESSION_H
+
+#include "base/status.h"
+#include "device/device.h"
+#include "graph/graph.h"
+#include "session/config.h"
+
+typedef struct tfc_session tfc_session;
+
+/* Creates devices from the config (device_count {"CPU": N}; default one CPU). Prints the
+ * device mapping when log_device_placement is set. */
+tfc_session *tfc_session_new(tfc_graph *g, const tfc_session_config *cfg, tfc_status *s);
+/* Frees plans, devices and pools. NULL is a no-op. */
+void tfc_session_free(tfc_session *sess);
+/* Later runs fail with FAILED_PRECONDITION; idempotent. */
+int tfc_session_close(tfc_session *sess, tfc_status *s);
+
+/* Runs one step. feeds[i] (borrowed) is fed to feed_eps[i]; out[i] receives a new reference
+ * for fetch_eps[i] (NULL on error). Errors: INVALID_ARGUMENT for bad endpoints or feeds,
+ * whatever a kernel reports (prefixed with its node). */
+int tfc_session_run(tfc_session *sess, const tfc_endpoint *feed_eps, tfc_tensor *const *feeds,
+                    int n_feeds, const tfc_endpoint *fetch_eps, tfc_tensor **out, int n_fetches,
+                    tfc_node *const *targets, int n_targets, tfc_status *s);
+
+int tfc_session_num_devices(const tfc_session *sess);
+const tfc_device *tfc_session_device(const tfc_session *sess, int i);
+/* The device a node was placed on, or NULL when the node has not been placed yet. */
+const tfc_device *tfc_session_node_device(tfc_session *sess, const tfc_node *n);
+
+#endif
