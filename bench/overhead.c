@@ -1,0 +1,119 @@
+/*
+ * bench/overhead — per-run and per-node cost of the runtime itself:
+ *   1. TF_SessionRun of a one-node graph (fetch a scalar Const);      target <= 5 us
+ *   2. a chain of 1,000 tiny nodes (scalar Identity ops), per node;   target <= 0.3 us
+ * beside PyTorch's time for one tiny op (a scalar add) in the same invocation, when a Python
+ * with torch is available (Debian's python3-torch). Ratios > 1 mean tfc is faster.
+ *
+ * Usage: bench_overhead [python]   (default /usr/bin/python3)
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "tensorflow/c/c_api.h"
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static TF_Operation *scalar_const(TF_Graph *g, const char *name, float v, TF_Status *s) {
+  TF_Tensor *t = TF_AllocateTensor(TF_FLOAT, NULL, 0, sizeof(float));
+  *(float *)TF_TensorData(t) = v;
+  TF_OperationDescription *d = TF_NewOperation(g, "Const", name);
+  TF_SetAttrTensor(d, "value", t, s);
+  TF_SetAttrType(d, "dtype", TF_FLOAT);
+  TF_Operation *op = TF_FinishOperation(d, s);
+  TF_DeleteTensor(t);
+  return op;
+}
+
+/* Median of 7 batches of `iters` runs, in seconds per run. */
+static double time_runs(TF_Session *sess, TF_Output out, int iters, TF_Status *s) {
+  double best[7];
+  for (int b = 0; b < 7; b++) {
+    double t0 = now();
+    for (int i = 0; i < iters; i++) {
+      TF_Tensor *r = NULL;
+      TF_SessionRun(sess, NULL, NULL, NULL, 0, &out, &r, 1, NULL, 0, NULL, s);
+      TF_DeleteTensor(r);
+    }
+    best[b] = (now() - t0) / iters;
+  }
+  for (int i = 0; i < 7; i++)
+    for (int j = i + 1; j < 7; j++)
+      if (best[j] < best[i]) {
+        double x = best[i];
+        best[i] = best[j];
+        best[j] = x;
+      }
+  return best[3];
+}
+
+static double torch_per_op_us(const char *python) {
+  char cmd[1024];
+  snprintf(cmd, sizeof cmd,
+           "%s -c \"import time, torch\n"
+           "torch.set_num_threads(1)\n"
+           "a = torch.tensor(1.0); b = torch.tensor(2.0)\n"
+           "for _ in range(1000): a + b\n"
+           "n = 100000; t = time.perf_counter()\n"
+           "for _ in range(n): a + b\n"
+           "print((time.perf_counter() - t) / n * 1e6)\" 2>/dev/null",
+           python);
+  FILE *p = popen(cmd, "r");
+  if (!p) return -1;
+  double us = -1;
+  if (fscanf(p, "%lf", &us) != 1) us = -1;
+  pclose(p);
+  return us;
+}
+
+int main(int argc, char **argv) {
+  const char *python = argc > 1 ? argv[1] : "/usr/bin/python3";
+  TF_Status *s = TF_NewStatus();
+
+  TF_Graph *g1 = TF_NewGraph();
+  TF_Operation *c = scalar_const(g1, "c", 1.0f, s);
+  TF_Session *s1 = TF_NewSession(g1, NULL, s);
+  double one = time_runs(s1, (TF_Output){c, 0}, 20000, s);
+  if (TF_GetCode(s) != TF_OK) {
+    fprintf(stderr, "run failed: %s\n", TF_Message(s));
+    return 1;
+  }
+
+  const int chain = 1000;
+  TF_Graph *g2 = TF_NewGraph();
+  TF_Operation *prev = scalar_const(g2, "x", 1.0f, s);
+  for (int i = 0; i < chain; i++) {
+    char name[32];
+    snprintf(name, sizeof name, "n%d", i);
+    TF_OperationDescription *d = TF_NewOperation(g2, "Identity", name);
+    TF_AddInput(d, (TF_Output){prev, 0});
+    prev = TF_FinishOperation(d, s);
+  }
+  TF_Session *s2 = TF_NewSession(g2, NULL, s);
+  double ch = time_runs(s2, (TF_Output){prev, 0}, 200, s);
+  if (TF_GetCode(s) != TF_OK) {
+    fprintf(stderr, "run failed: %s\n", TF_Message(s));
+    return 1;
+  }
+  double per_node = (ch - one) / chain;
+  double torch = torch_per_op_us(python);
+
+  printf("one-node TF_SessionRun:   %8.3f us   (target <= 5 us)\n", one * 1e6);
+  printf("1000-node chain:          %8.3f us per node (target <= 0.3 us)\n", per_node * 1e6);
+  if (torch > 0)
+    printf("PyTorch tiny op (a + b):  %8.3f us   ratio torch/tfc per op: %.2f\n", torch, torch / (per_node * 1e6));
+  else
+    printf("PyTorch tiny op:          n/a (no torch for %s)\n", python);
+  TF_DeleteSession(s1, s);
+  TF_DeleteSession(s2, s);
+  TF_DeleteGraph(g1);
+  TF_DeleteGraph(g2);
+  TF_DeleteStatus(s);
+  return 0;
+}
