@@ -1,8 +1,458 @@
-/* kernels_cwise — CPU kernels of the cwise family. */
-#include "device/cpu/cpu_kernels.h"
+/*
+ * kernels_cwise — CPU kernels of the element-wise binary ops: arithmetic (Add, AddV2, Sub,
+ * Mul, Div, RealDiv, FloorDiv, FloorMod, Maximum, Minimum, Pow), comparisons (Equal and
+ * NotEqual also on strings) and the logical ops, plus the numpy broadcast plan that the other
+ * math-family files share. The family's
+ * registration entry point (tfc_cpu_kernels_cwise) also registers the unary ops, Cast, AddN,
+ * Select and the batched matrix products from their own files.
+ *
+ * How a binary op runs: the broadcast plan collapses both operands into at most a few dims;
+ * the innermost collapsed dim is a contiguous run handled by one of three loops (both
+ * operands advance, y is a scalar, x is a scalar), each a plain restrict-qualified loop the
+ * compiler vectorizes. Same-shape and scalar operands therefore take the flat loop directly;
+ * other broadcasts walk the outer dims with an odometer, one run per row. Large outputs are
+ * split over the intra-op pool. The output reuses an operand's buffer when the kernel holds
+ * the only reference and the operand is not broadcast (z may then alias x or y exactly:
+ * element i is read before it is written, the one overlap the loops allow).
+ *
+ * Integer semantics are TF's: +, -, * wrap (computed in unsigned arithmetic, since signed
+ * overflow is undefined in C); Div truncates toward zero, FloorDiv/FloorMod floor; a zero
+ * divisor is INVALID_ARGUMENT "Integer division by zero"; Pow rejects negative exponents.
+ */
+#include <math.h>
+#include <stdatomic.h>
+#include <string.h>
+
+#include "device/cpu/cwise_int.h"
+
+/* ---- broadcast plan ---- */
+
+int tfc_cwise_bcast_dims(tfc_cwise_bcast *b, int n_in, const int64_t *const *dims, const int *ndims) {
+  int r = 0;
+  for (int k = 0; k < n_in; k++)
+    if (ndims[k] > r) r = ndims[k];
+  if (r > TFC_MAX_DIMS) return -1;
+  b->n_in = n_in;
+  b->out_ndims = r;
+  b->n_out = 1;
+  int masks[TFC_MAX_DIMS];
+  for (int i = 0; i < r; i++) {
+    int64_t o = 1, d[3];
+    for (int k = 0; k < n_in; k++) {
+      int j = i - (r - ndims[k]);
+      d[k] = j >= 0 ? dims[k][j] : 1;
+      if (d[k] == 1) continue;
+      if (o == 1) o = d[k];
+      else if (d[k] != o) return -1;
+    }
+    b->out_dims[i] = o;
+    b->n_out *= o;
+    masks[i] = 0;
+    for (int k = 0; k < n_in; k++)
+      if (d[k] == 1 && o != 1) masks[i] |= 1 << k;
+  }
+  /* Collapse: drop size-1 output dims, merge neighbours broadcast by the same inputs. */
+  int cm[TFC_MAX_DIMS];
+  b->rank = 0;
+  for (int i = 0; i < r; i++) {
+    if (b->out_dims[i] == 1) continue;
+    if (b->rank > 0 && cm[b->rank - 1] == masks[i]) {
+      b->dims[b->rank - 1] *= b->out_dims[i];
+    } else {
+      b->dims[b->rank] = b->out_dims[i];
+      cm[b->rank++] = masks[i];
+    }
+  }
+  if (b->rank == 0) {
+    b->rank = 1;
+    b->dims[0] = 1;
+    cm[0] = 0;
+  }
+  for (int k = 0; k < n_in; k++) {
+    int64_t s = 1;
+    for (int j = b->rank - 1; j >= 0; j--) {
+      if (cm[j] & (1 << k)) {
+        b->strides[k][j] = 0;
+      } else {
+        b->strides[k][j] = s;
+        s *= b->dims[j];
+      }
+    }
+  }
+  return 0;
+}
+
+int tfc_cwise_bcast_init(tfc_cwise_bcast *b, int n_in, const tfc_tensor *const *ins) {
+  const int64_t *dims[3];
+  int nd[3];
+  for (int k = 0; k < n_in; k++) {
+    dims[k] = ins[k]->dims;
+    nd[k] = ins[k]->ndims;
+  }
+  return tfc_cwise_bcast_dims(b, n_in, dims, nd);
+}
+
+void tfc_cwise_bcast_row(const tfc_cwise_bcast *b, int64_t row, int64_t *offs) {
+  for (int k = 0; k < b->n_in; k++) offs[k] = 0;
+  for (int d = b->rank - 2; d >= 0; d--) {
+    int64_t i = row % b->dims[d];
+    row /= b->dims[d];
+    for (int k = 0; k < b->n_in; k++) offs[k] += i * b->strides[k][d];
+  }
+}
+
+/* ---- loop instantiation ---- */
+
+/* A run of n outputs. mode 0: x and y advance; 1: y is a scalar; 2: x is a scalar. Returns 0,
+ * or an error code (ERR_*) when some element was invalid. */
+typedef int (*bin_fn)(const void *x, const void *y, void *z, int64_t n, int mode);
+
+enum { ERR_NONE = 0, ERR_DIV_ZERO = 1, ERR_NEG_POW = 2 };
+
+#define CW_BIN(name, T, OT, EXPR)                                                                 \
+  static int name##_##T(const void *xv, const void *yv, void *zv, int64_t n, int mode) {         \
+    const T *restrict x = xv;                                                                     \
+    const T *restrict y = yv;                                                                     \
+    OT *restrict z = zv;                                                                          \
+    if (mode == 0) {                                                                              \
+      for (int64_t i = 0; i < n; i++) {                                                           \
+        const T a = x[i], b = y[i];                                                               \
+        z[i] = (OT)(EXPR);                                                                        \
+      }                                                                                           \
+    } else if (mode == 1) {                                                                       \
+      const T b = y[0];                                                                           \
+      for (int64_t i = 0; i < n; i++) {                                                           \
+        const T a = x[i];                                                                         \
+        z[i] = (OT)(EXPR);                                                                        \
+      }                                                                                           \
+    } else {                                                                                      \
+      const T a = x[0];                                                                           \
+      for (int64_t i = 0; i < n; i++) {                                                           \
+        const T b = y[i];                                                                         \
+        z[i] = (OT)(EXPR);                                                                        \
+      }                                                                                           \
+    }                                                                                             \
+    return ERR_NONE;                                                                              \
+  }
+
+/* Same, for integer ops that may reject an element: BAD is the rejection test on (a, b). */
+#define CW_BIN_CHECKED(name, T, BAD, ERR, EXPR)                                                   \
+  static int name##_##T(const void *xv, const void *yv, void *zv, int64_t n, int mode) {         \
+    const T *restrict x = xv;                                                                     \
+    const T *restrict y = yv;                                                                     \
+    T *restrict z = zv;                                                                           \
+    int err = ERR_NONE;                                                                           \
+    for (int64_t i = 0; i < n; i++) {                                                             \
+      const T a = mode == 2 ? x[0] : x[i], b = mode == 1 ? y[0] : y[i];                           \
+      if (BAD) {                                                                                  \
+        err = ERR;                                                                                \
+        z[i] = 0;                                                                                 \
+      } else {                                                                                    \
+        z[i] = (T)(EXPR);                                                                         \
+      }                                                                                           \
+    }                                                                                             \
+    return err;                                                                                   \
+  }
+
+/* Applies M(name, T, ...) to each type of a set. */
+#define FOR_FLOAT(M, name, ...) M(name, f32, __VA_ARGS__) M(name, f64, __VA_ARGS__)
+#define FOR_SINT(M, name, ...)                                                                    \
+  M(name, i32, __VA_ARGS__) M(name, i64, __VA_ARGS__) M(name, i8, __VA_ARGS__) M(name, i16, __VA_ARGS__)
+#define FOR_UINT(M, name, ...) M(name, u8, __VA_ARGS__) M(name, u16, __VA_ARGS__)
+#define FOR_REAL(M, name, ...)                                                                    \
+  FOR_FLOAT(M, name, __VA_ARGS__) FOR_SINT(M, name, __VA_ARGS__) FOR_UINT(M, name, __VA_ARGS__)
+
+/* Argument-order adapters so FOR_* can drive CW_BIN (name, T, OT, EXPR). */
+#define BIN_SAME(name, T, EXPR) CW_BIN(name, T, T, EXPR)
+#define BIN_BOOL(name, T, EXPR) CW_BIN(name, T, bl, EXPR)
+#define BIN_WRAP(name, T, OP) CW_BIN(name, T, T, (w_##T)a OP(w_##T) b)
+
+/* Dispatch tables: one entry per dtype. */
+#define ENTRY(name, T) [DT_##T] = name##_##T,
+#define DT_f32 TFC_DT_FLOAT
+#define DT_f64 TFC_DT_DOUBLE
+#define DT_i32 TFC_DT_INT32
+#define DT_i64 TFC_DT_INT64
+#define DT_u8 TFC_DT_UINT8
+#define DT_i8 TFC_DT_INT8
+#define DT_i16 TFC_DT_INT16
+#define DT_u16 TFC_DT_UINT16
+#define DT_bl TFC_DT_BOOL
+#define DT_tstr TFC_DT_STRING
+#define ENTRIES_FLOAT(name) ENTRY(name, f32) ENTRY(name, f64)
+#define ENTRIES_SINT(name) ENTRY(name, i32) ENTRY(name, i64) ENTRY(name, i8) ENTRY(name, i16)
+#define ENTRIES_UINT(name) ENTRY(name, u8) ENTRY(name, u16)
+#define ENTRIES_REAL(name) ENTRIES_FLOAT(name) ENTRIES_SINT(name) ENTRIES_UINT(name)
+
+#define M_FLOAT (TFC_T(TFC_DT_FLOAT) | TFC_T(TFC_DT_DOUBLE))
+#define M_SINT (TFC_T(TFC_DT_INT32) | TFC_T(TFC_DT_INT64) | TFC_T(TFC_DT_INT8) | TFC_T(TFC_DT_INT16))
+#define M_UINT (TFC_T(TFC_DT_UINT8) | TFC_T(TFC_DT_UINT16))
+#define M_REAL (M_FLOAT | M_SINT | M_UINT)
+
+/* Integer helpers per signed type: C's INT_MIN / -1 and INT_MIN % -1 are undefined, TF wraps. */
+#define SINT_HELPERS(name, T, unused)                                                             \
+  static inline T tdiv_##T(T a, T b) { return b == -1 ? (T)(0 - (w_##T)a) : (T)(a / b); }       \
+  static inline T fdiv_##T(T a, T b) {                                                            \
+    if (b == -1) return (T)(0 - (w_##T)a);                                                        \
+    T q = (T)(a / b);                                                                             \
+    return (T)((a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q);                                 \
+  }                                                                                               \
+  static inline T fmod_##T(T a, T b) {                                                            \
+    if (b == -1) return 0;                                                                        \
+    T r = (T)(a % b);                                                                             \
+    return (T)((r != 0 && ((r < 0) != (b < 0))) ? r + b : r);                                     \
+  }                                                                                               \
+  static inline T ipow_##T(T base, T e) {                                                         \
+    w_##T r = 1, p = (w_##T)base;                                                                 \
+    while (e > 0) {                                                                               \
+      if (e & 1) r *= p;                                                                          \
+      p *= p;                                                                                     \
+      e = (T)(e >> 1);                                                                            \
+    }                                                                                             \
+    return (T)r;                                                                                  \
+  }
+FOR_SINT(SINT_HELPERS, unused, unused)
+
+/* TF's floored modulo for floats: fmod, moved into the divisor's sign. */
+static inline float fmod_f32(float a, float b) {
+  float r = fmodf(a, b);
+  return (a < 0) == (b < 0) ? r : fmodf(r + b, b);
+}
+static inline double fmod_f64(double a, double b) {
+  double r = fmod(a, b);
+  return (a < 0) == (b < 0) ? r : fmod(r + b, b);
+}
+
+/* ---- the ops ---- */
+
+FOR_REAL(BIN_WRAP, add, +)
+FOR_REAL(BIN_WRAP, sub, -)
+FOR_REAL(BIN_WRAP, mul, *)
+FOR_FLOAT(BIN_SAME, div, a / b)
+#define DIV_S(name, T, unused) CW_BIN_CHECKED(name, T, b == 0, ERR_DIV_ZERO, tdiv_##T(a, b))
+#define DIV_U(name, T, unused) CW_BIN_CHECKED(name, T, b == 0, ERR_DIV_ZERO, a / b)
+FOR_SINT(DIV_S, div, 0)
+FOR_UINT(DIV_U, div, 0)
+CW_BIN(floordiv, f32, f32, floorf(a / b))
+CW_BIN(floordiv, f64, f64, floor(a / b))
+#define FDIV_S(name, T, unused) CW_BIN_CHECKED(name, T, b == 0, ERR_DIV_ZERO, fdiv_##T(a, b))
+FOR_SINT(FDIV_S, floordiv, 0)
+FOR_UINT(DIV_U, floordiv, 0)
+CW_BIN(floormod, f32, f32, fmod_f32(a, b))
+CW_BIN(floormod, f64, f64, fmod_f64(a, b))
+#define FMOD_S(name, T, unused) CW_BIN_CHECKED(name, T, b == 0, ERR_DIV_ZERO, fmod_##T(a, b))
+FMOD_S(floormod, i32, 0)
+FMOD_S(floormod, i64, 0)
+/* Eigen's max/min: the first operand wins unless the second compares greater (smaller). */
+FOR_REAL(BIN_SAME, maximum, a < b ? b : a)
+FOR_REAL(BIN_SAME, minimum, b < a ? b : a)
+CW_BIN(pow, f32, f32, powf(a, b))
+CW_BIN(pow, f64, f64, pow(a, b))
+#define POW_S(name, T, unused) CW_BIN_CHECKED(name, T, b < 0, ERR_NEG_POW, ipow_##T(a, b))
+POW_S(pow, i32, 0)
+POW_S(pow, i64, 0)
+
+FOR_REAL(BIN_BOOL, less, a < b)
+FOR_REAL(BIN_BOOL, less_equal, a <= b)
+FOR_REAL(BIN_BOOL, greater, a > b)
+FOR_REAL(BIN_BOOL, greater_equal, a >= b)
+FOR_REAL(BIN_BOOL, equal, a == b)
+FOR_REAL(BIN_BOOL, not_equal, a != b)
+CW_BIN(equal, bl, bl, (a != 0) == (b != 0))
+CW_BIN(not_equal, bl, bl, (a != 0) != (b != 0))
+/* Strings compare by bytes. */
+typedef tfc_tstring tstr;
+static inline int tstr_eq(tstr a, tstr b) { return a.len == b.len && (a.len == 0 || memcmp(a.data, b.data, a.len) == 0); }
+CW_BIN(equal, tstr, bl, tstr_eq(a, b))
+CW_BIN(not_equal, tstr, bl, !tstr_eq(a, b))
+CW_BIN(logical_and, bl, bl, (a != 0) & (b != 0))
+CW_BIN(logical_or, bl, bl, (a != 0) | (b != 0))
+
+static const bin_fn add_fns[TFC_DT_COUNT] = {ENTRIES_REAL(add)};
+static const bin_fn sub_fns[TFC_DT_COUNT] = {ENTRIES_REAL(sub)};
+static const bin_fn mul_fns[TFC_DT_COUNT] = {ENTRIES_REAL(mul)};
+static const bin_fn div_fns[TFC_DT_COUNT] = {ENTRIES_REAL(div)};
+static const bin_fn floordiv_fns[TFC_DT_COUNT] = {ENTRIES_REAL(floordiv)};
+static const bin_fn floormod_fns[TFC_DT_COUNT] = {ENTRIES_FLOAT(floormod) ENTRY(floormod, i32)
+                                                      ENTRY(floormod, i64)};
+static const bin_fn maximum_fns[TFC_DT_COUNT] = {ENTRIES_REAL(maximum)};
+static const bin_fn minimum_fns[TFC_DT_COUNT] = {ENTRIES_REAL(minimum)};
+static const bin_fn pow_fns[TFC_DT_COUNT] = {ENTRIES_FLOAT(pow) ENTRY(pow, i32) ENTRY(pow, i64)};
+static const bin_fn less_fns[TFC_DT_COUNT] = {ENTRIES_REAL(less)};
+static const bin_fn less_equal_fns[TFC_DT_COUNT] = {ENTRIES_REAL(less_equal)};
+static const bin_fn greater_fns[TFC_DT_COUNT] = {ENTRIES_REAL(greater)};
+static const bin_fn greater_equal_fns[TFC_DT_COUNT] = {ENTRIES_REAL(greater_equal)};
+static const bin_fn equal_fns[TFC_DT_COUNT] = {ENTRIES_REAL(equal) ENTRY(equal, bl) ENTRY(equal, tstr)};
+static const bin_fn not_equal_fns[TFC_DT_COUNT] = {ENTRIES_REAL(not_equal) ENTRY(not_equal, bl)
+                                                          ENTRY(not_equal, tstr)};
+static const bin_fn logical_and_fns[TFC_DT_COUNT] = {ENTRY(logical_and, bl)};
+static const bin_fn logical_or_fns[TFC_DT_COUNT] = {ENTRY(logical_or, bl)};
+
+/* ---- the driver ---- */
+
+typedef struct bin_job {
+  bin_fn fn;
+  const char *x, *y;
+  char *z;
+  size_t xs, zs; /* element sizes (x and y share a dtype) */
+  const tfc_cwise_bcast *b;
+  int mode;
+  int64_t inner;
+  atomic_int err;
+} bin_job;
+
+static void note_err(bin_job *j, int err) {
+  if (err) atomic_store_explicit(&j->err, err, memory_order_relaxed);
+}
+
+/* Rank-1 plans: one run, split by elements. */
+static void bin_flat_shard(int64_t begin, int64_t end, void *arg) {
+  bin_job *j = arg;
+  const char *x = j->x + (j->mode == 2 ? 0 : (size_t)begin * j->xs);
+  const char *y = j->y + (j->mode == 1 ? 0 : (size_t)begin * j->xs);
+  note_err(j, j->fn(x, y, j->z + (size_t)begin * j->zs, end - begin, j->mode));
+}
+
+/* Higher ranks: one run per row; an odometer over the outer dims tracks the operand offsets. */
+static void bin_rows_shard(int64_t begin, int64_t end, void *arg) {
+  bin_job *j = arg;
+  const tfc_cwise_bcast *b = j->b;
+  int outer = b->rank - 1;
+  int64_t idx[TFC_MAX_DIMS], offs[3], rem = begin;
+  for (int d = outer - 1; d >= 0; d--) {
+    idx[d] = rem % b->dims[d];
+    rem /= b->dims[d];
+  }
+  tfc_cwise_bcast_row(b, begin, offs);
+  int64_t ox = offs[0], oy = offs[1];
+  for (int64_t r = begin; r < end; r++) {
+    note_err(j, j->fn(j->x + (size_t)ox * j->xs, j->y + (size_t)oy * j->xs,
+                      j->z + (size_t)(r * j->inner) * j->zs, j->inner, j->mode));
+    for (int d = outer - 1; d >= 0; d--) {
+      ox += b->strides[0][d];
+      oy += b->strides[1][d];
+      if (++idx[d] < b->dims[d]) break;
+      ox -= b->strides[0][d] * b->dims[d];
+      oy -= b->strides[1][d] * b->dims[d];
+      idx[d] = 0;
+    }
+  }
+}
+
+static int incompatible(tfc_kernel_ctx *c, const tfc_tensor *x, const tfc_tensor *y) {
+  char sx[TFC_SHAPE_STR_MAX], sy[TFC_SHAPE_STR_MAX];
+  return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Incompatible shapes: %s vs. %s",
+                          tfc_tensor_shape_str(x, sx, sizeof sx), tfc_tensor_shape_str(y, sy, sizeof sy));
+}
+
+/* Output for an element-wise result: an operand's buffer when it can be taken over. */
+static tfc_tensor *cwise_output(tfc_kernel_ctx *c, int n_in, int dtype, const int64_t *dims, int ndims,
+                                int64_t n) {
+  for (int k = 0; k < n_in; k++) {
+    const tfc_tensor *t = c->inputs[k];
+    if (t->dtype == dtype && t->n_elems == n && tfc_tensor_can_forward(t))
+      return tfc_kernel_forward_or_alloc(c, k, 0, dtype, dims, ndims);
+  }
+  return tfc_kernel_alloc_output(c, 0, dtype, dims, ndims);
+}
+
+static int binary_run(tfc_kernel_ctx *c, const bin_fn *fns, int bool_out, int64_t cost) {
+  const tfc_tensor *x = c->inputs[0], *y = c->inputs[1];
+  bin_fn fn = x->dtype > 0 && x->dtype < TFC_DT_COUNT ? fns[x->dtype] : NULL;
+  if (!fn || x->dtype != y->dtype)
+    return tfc_kernel_error(c, TFC_UNIMPLEMENTED, "%s is not implemented for %s", c->node->op->name,
+                            tfc_dtype_name(x->dtype));
+  tfc_cwise_bcast b;
+  const tfc_tensor *ins[2] = {x, y};
+  if (tfc_cwise_bcast_init(&b, 2, ins)) {
+    /* Equal/NotEqual with incompatible_shape_error=false answer a scalar instead. */
+    int strict = 1;
+    if (tfc_node_attr_bool(c->node, "incompatible_shape_error", &strict) == 0 && !strict) {
+      tfc_tensor *out = tfc_kernel_alloc_output(c, 0, TFC_DT_BOOL, NULL, 0);
+      if (!out) return c->status->code;
+      *(bl *)out->data = c->node->op->id == TFC_OP_NotEqual;
+      return TFC_OK;
+    }
+    return incompatible(c, x, y);
+  }
+  int odt = bool_out ? TFC_DT_BOOL : x->dtype;
+  tfc_tensor *z = cwise_output(c, 2, odt, b.out_dims, b.out_ndims, b.n_out);
+  if (!z) return c->status->code;
+  if (b.n_out == 0) return TFC_OK;
+  int64_t sx = b.strides[0][b.rank - 1], sy = b.strides[1][b.rank - 1];
+  bin_job j = {.fn = fn,
+               .x = x->data,
+               .y = y->data,
+               .z = z->data,
+               .xs = tfc_dtype_size(x->dtype),
+               .zs = tfc_dtype_size(odt),
+               .b = &b,
+               .mode = sy == 0 && sx != 0 ? 1 : (sx == 0 && sy != 0 ? 2 : 0),
+               .inner = b.dims[b.rank - 1]};
+  atomic_init(&j.err, ERR_NONE);
+  if (b.rank == 1) tfc_kernel_parallel_for(c, b.n_out, cost, bin_flat_shard, &j);
+  else tfc_kernel_parallel_for(c, b.n_out / j.inner, cost * j.inner, bin_rows_shard, &j);
+  switch (atomic_load(&j.err)) {
+    case ERR_DIV_ZERO: return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Integer division by zero");
+    case ERR_NEG_POW:
+      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Integers to negative integer powers are not allowed");
+    default: return TFC_OK;
+  }
+}
+
+/* Relative cost per element, for deciding when to split over the pool. */
+#define CHEAP 1
+#define DIVIDE 4
+#define MATH_FN 20
+
+#define BINARY_KERNEL(fname, fns, bool_out, cost)                                                 \
+  static int fname##_compute(tfc_kernel_ctx *c) { return binary_run(c, fns, bool_out, cost); }
+BINARY_KERNEL(add, add_fns, 0, CHEAP)
+BINARY_KERNEL(sub, sub_fns, 0, CHEAP)
+BINARY_KERNEL(mul, mul_fns, 0, CHEAP)
+BINARY_KERNEL(div, div_fns, 0, DIVIDE)
+BINARY_KERNEL(floordiv, floordiv_fns, 0, DIVIDE)
+BINARY_KERNEL(floormod, floormod_fns, 0, MATH_FN)
+BINARY_KERNEL(maximum, maximum_fns, 0, CHEAP)
+BINARY_KERNEL(minimum, minimum_fns, 0, CHEAP)
+BINARY_KERNEL(pow, pow_fns, 0, MATH_FN)
+BINARY_KERNEL(less, less_fns, 1, CHEAP)
+BINARY_KERNEL(less_equal, less_equal_fns, 1, CHEAP)
+BINARY_KERNEL(greater, greater_fns, 1, CHEAP)
+BINARY_KERNEL(greater_equal, greater_equal_fns, 1, CHEAP)
+BINARY_KERNEL(equal, equal_fns, 1, CHEAP)
+BINARY_KERNEL(not_equal, not_equal_fns, 1, CHEAP)
+BINARY_KERNEL(logical_and, logical_and_fns, 1, CHEAP)
+BINARY_KERNEL(logical_or, logical_or_fns, 1, CHEAP)
+
+#define ROW(opname, mask, fn) {.op = TFC_OP_##opname, .type_attr = "T", .types = (mask), .compute = fn##_compute}
+#define ROW_NOATTR(opname, fn) {.op = TFC_OP_##opname, .compute = fn##_compute}
+
+static const tfc_kernel_def defs[] = {
+    ROW(Add, M_REAL, add),
+    ROW(AddV2, M_REAL, add),
+    ROW(Sub, M_REAL, sub),
+    ROW(Mul, M_REAL, mul),
+    ROW(Div, M_REAL, div),
+    ROW(RealDiv, M_FLOAT, div),
+    ROW(FloorDiv, M_REAL, floordiv),
+    ROW(FloorMod, M_FLOAT | TFC_T(TFC_DT_INT32) | TFC_T(TFC_DT_INT64), floormod),
+    ROW(Maximum, M_REAL, maximum),
+    ROW(Minimum, M_REAL, minimum),
+    ROW(Pow, M_FLOAT | TFC_T(TFC_DT_INT32) | TFC_T(TFC_DT_INT64), pow),
+    ROW(Less, M_REAL, less),
+    ROW(LessEqual, M_REAL, less_equal),
+    ROW(Greater, M_REAL, greater),
+    ROW(GreaterEqual, M_REAL, greater_equal),
+    ROW(Equal, M_REAL | TFC_T(TFC_DT_BOOL) | TFC_T(TFC_DT_STRING), equal),
+    ROW(NotEqual, M_REAL | TFC_T(TFC_DT_BOOL) | TFC_T(TFC_DT_STRING), not_equal),
+    ROW_NOATTR(LogicalAnd, logical_and),
+    ROW_NOATTR(LogicalOr, logical_or),
+};
 
 int tfc_cpu_kernels_cwise(tfc_kernel_table *t, tfc_status *s) {
-  (void)t;
-  (void)s;
-  return TFC_OK;
+  TFC_TRY(tfc_kernel_table_add(t, defs, (int)(sizeof defs / sizeof defs[0]), s));
+  TFC_TRY(tfc_cpu_kernels_cwise_unary(t, s));
+  TFC_TRY(tfc_cpu_kernels_cwise_misc(t, s));
+  return tfc_cpu_kernels_batch_matmul(t, s);
 }

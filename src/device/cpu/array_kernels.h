@@ -1,0 +1,15 @@
+/*
+ * array_kernels — how the array family's CPU kernels are split over files. kernels_array.c
+ * registers them all (tfc_cpu_kernels_array) and calls the registration functions below.
+ */
+#ifndef TFC_DEVICE_CPU_ARRAY_KERNELS_H
+#define TFC_DEVICE_CPU_ARRAY_KERNELS_H
+
+#include "device/kernel.h"
+
+/* kernels_array_slice.c: Transpose, Slice, StridedSlice, Tile, BroadcastTo. */
+int tfc_cpu_kernels_array_slice(tfc_kernel_table *t, tfc_status *s);
+/* kernels_array_join.c: ConcatV2, Concat, Split, SplitV, Pack, Unpack, GatherV2, Gather. */
+int tfc_cpu_kernels_array_join(tfc_kernel_table *t, tfc_status *s);
+
+#endif

@@ -1,0 +1,352 @@
+/*
+ * kernels_array_join — CPU kernels that join or cut tensors along one axis (ConcatV2, Concat,
+ * Pack; Split, SplitV, Unpack) and that pick slices by index (GatherV2, Gather).
+ *
+ * Joining and cutting along an axis both view each tensor as [outer, run] with the axis
+ * folded into the run: concat writes each output row as the pieces' runs side by side, split
+ * reads it back apart (tfc_array_concat). Pack/Unpack are the same with a run of one slice.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "device/cpu/array_copy.h"
+#include "device/cpu/array_kernels.h"
+
+static int64_t prod(const int64_t *dims, int from, int to) {
+  int64_t p = 1;
+  for (int i = from; i < to; i++) p *= dims[i];
+  return p;
+}
+
+/* runs[n] scratch: on the stack for typical counts. */
+typedef struct runs_buf {
+  int64_t small[16];
+  int64_t *v;
+} runs_buf;
+
+static int64_t *runs_get(runs_buf *r, int n, tfc_status *s) {
+  r->v = n <= 16 ? r->small : malloc(sizeof(int64_t) * (size_t)n);
+  if (!r->v) TFC_OOM(s);
+  return r->v;
+}
+
+static void runs_free(runs_buf *r) {
+  if (r->v != r->small) free(r->v);
+}
+
+/* ---- ConcatV2 / Concat ---- */
+
+static int concat_impl(tfc_kernel_ctx *c, int first, int n, const tfc_tensor *axis_t, int v2) {
+  char a[TFC_SHAPE_STR_MAX], b[TFC_SHAPE_STR_MAX];
+  if (axis_t->ndims != 0)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Concat dim tensor should be a scalar%s, but got shape %s",
+                            v2 ? "" : " integer", tfc_tensor_shape_str(axis_t, a, sizeof a));
+  tfc_tensor *const *ins = c->inputs + first;
+  int64_t axis = tfc_array_int_at(axis_t, 0);
+  int rank = ins[0]->ndims;
+  if (axis < -rank || axis >= rank)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
+                            "ConcatOp : Expected concatenating dimensions in the range [%d, %d), but got %lld", -rank,
+                            rank, (long long)axis);
+  if (axis < 0) axis += rank;
+  int64_t dims[TFC_MAX_DIMS];
+  memcpy(dims, ins[0]->dims, sizeof(int64_t) * (size_t)rank);
+  dims[axis] = 0;
+  for (int k = 0; k < n; k++) {
+    const tfc_tensor *x = ins[k];
+    if (x->ndims != rank)
+      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
+                              "ConcatOp : Ranks of all input tensors should match: shape[0] = %s vs. shape[%d] = %s",
+                              tfc_tensor_shape_str(ins[0], a, sizeof a), k, tfc_tensor_shape_str(x, b, sizeof b));
+    for (int d = 0; d < rank; d++)
+      if (d != axis && x->dims[d] != ins[0]->dims[d])
+        return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
+                                "ConcatOp : Dimensions of inputs should match: shape[0] = %s vs. shape[%d] = %s",
+                                tfc_tensor_shape_str(ins[0], a, sizeof a), k, tfc_tensor_shape_str(x, b, sizeof b));
+    dims[axis] += x->dims[axis];
+  }
+  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, ins[0]->dtype, dims, rank);
+  if (!out) return c->status->code;
+  runs_buf rb;
+  int64_t *runs = runs_get(&rb, n, c->status);
+  if (!runs) return c->status->code;
+  int64_t inner = prod(dims, (int)axis + 1, rank);
+  for (int k = 0; k < n; k++) runs[k] = ins[k]->dims[axis] * inner;
+  int rc = tfc_array_concat(c, out, ins, n, prod(dims, 0, (int)axis), runs, 0);
+  runs_free(&rb);
+  return rc;
+}
+
+static int concat_v2_compute(tfc_kernel_ctx *c) {
+  return concat_impl(c, 0, c->n_inputs - 1, c->inputs[c->n_inputs - 1], 1);
+}
+
+static int concat_compute(tfc_kernel_ctx *c) { return concat_impl(c, 1, c->n_inputs - 1, c->inputs[0], 0); }
+
+/* ---- Split / SplitV / Unpack ---- */
+
+static int split_dim(tfc_kernel_ctx *c, const tfc_tensor *dim_t, int rank, int *out) {
+  int64_t d = tfc_array_int_at(dim_t, 0), orig = d;
+  if (d < 0) d += rank;
+  if (dim_t->n_elems != 1 || d < 0 || d >= rank)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "-input rank(-%d) <= split_dim < input rank (%d), but got %lld",
+                            rank, rank, (long long)orig);
+  *out = (int)d;
+  return TFC_OK;
+}
+
+/* Cuts `in` along `axis` into n_outputs pieces of sizes[k] (dropping the axis when `squeeze`). */
+static int split_into(tfc_kernel_ctx *c, const tfc_tensor *in, int axis, const int64_t *sizes, int squeeze) {
+  int n = c->n_outputs;
+  int64_t inner = prod(in->dims, axis + 1, in->ndims);
+  runs_buf rb;
+  int64_t *runs = runs_get(&rb, n, c->status);
+  if (!runs) return c->status->code;
+  int rc = TFC_OK;
+  for (int k = 0; k < n && !rc; k++) {
+    int64_t dims[TFC_MAX_DIMS];
+    int r = 0;
+    for (int d = 0; d < in->ndims; d++) {
+      if (d == axis && squeeze) continue;
+      dims[r++] = d == axis ? sizes[k] : in->dims[d];
+    }
+    if (!tfc_kernel_alloc_output(c, k, in->dtype, dims, r)) rc = c->status->code;
+    runs[k] = sizes[k] * inner;
+  }
+  if (!rc) rc = tfc_array_concat(c, (tfc_tensor *)in, c->outputs, n, prod(in->dims, 0, axis), runs, 1);
+  runs_free(&rb);
+  return rc;
+}
+
+static int split_compute(tfc_kernel_ctx *c) {
+  tfc_tensor *in = c->inputs[1];
+  int n = c->n_outputs, axis;
+  TFC_TRY(split_dim(c, c->inputs[0], in->ndims, &axis));
+  int64_t size = in->dims[axis];
+  if (size % n != 0)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
+                            "Number of ways to split should evenly divide the split dimension, but got split_dim %d "
+                            "(size = %lld) and num_split %d",
+                            axis, (long long)size, n);
+  if (n == 1) {
+    tfc_kernel_set_output(c, 0, tfc_tensor_ref(in));
+    return TFC_OK;
+  }
+  runs_buf rb;
+  int64_t *sizes = runs_get(&rb, n, c->status);
+  if (!sizes) return c->status->code;
+  for (int k = 0; k < n; k++) sizes[k] = size / n;
+  int rc = split_into(c, in, axis, sizes, 0);
+  runs_free(&rb);
+  return rc;
+}
+
+static int split_v_compute(tfc_kernel_ctx *c) {
+  tfc_tensor *in = c->inputs[0];
+  const tfc_tensor *st = c->inputs[1];
+  int n = c->n_outputs, axis;
+  TFC_TRY(split_dim(c, c->inputs[2], in->ndims, &axis));
+  if (st->ndims != 1 || st->n_elems != n)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
+                            "size of the split_tensor must be 1-D and have the same elements as outputs got %d -D and "
+                            "%lld elements",
+                            st->ndims, (long long)st->n_elems);
+  runs_buf rb;
+  int64_t *sizes = runs_get(&rb, n, c->status);
+  if (!sizes) return c->status->code;
+  int neg = -1, rc = TFC_OK;
+  int64_t sum = 0, total = in->dims[axis];
+  for (int k = 0; k < n && !rc; k++) {
+    sizes[k] = tfc_array_int_at(st, k);
+    if (sizes[k] == -1) {
+      if (neg >= 0) rc = tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "There can only be one -1 in the input.");
+      neg = k;
+    } else if (sizes[k] < 0) {
+      rc = tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Split size at index %d must be >= 0. Got: %lld", k,
+                            (long long)sizes[k]);
+    } else {
+      sum += sizes[k];
+    }
+  }
+  if (!rc && (neg < 0 ? sum != total : sum > total))
+    rc = tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
+                          "Determined shape must either match input shape along split_dim exactly if fully "
+                          "specified, or be less than the size of the input along split_dim if not fully "
+                          "specified.  Got: %lld",
+                          (long long)sum);
+  if (!rc && neg >= 0) sizes[neg] = total - sum;
+  if (!rc) {
+    if (n == 1) tfc_kernel_set_output(c, 0, tfc_tensor_ref(in));
+    else rc = split_into(c, in, axis, sizes, 0);
+  }
+  runs_free(&rb);
+  return rc;
+}
+
+static int unpack_compute(tfc_kernel_ctx *c) {
+  const tfc_tensor *in = c->inputs[0];
+  int n = c->n_outputs, rank = in->ndims;
+  int64_t axis = 0;
+  tfc_node_attr_int(c->node, "axis", &axis);
+  int64_t a = axis < 0 ? axis + rank : axis;
+  if (a < 0 || a >= rank)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "axis = %lld not in [%d, %d)", (long long)axis, -rank, rank);
+  if (in->dims[a] != n) {
+    char buf[TFC_SHAPE_STR_MAX];
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Input shape axis %lld must equal %d, got shape %s", (long long)a,
+                            n, tfc_tensor_shape_str(in, buf, sizeof buf));
+  }
+  if (n == 0) return TFC_OK;
+  runs_buf rb;
+  int64_t *sizes = runs_get(&rb, n, c->status);
+  if (!sizes) return c->status->code;
+  for (int k = 0; k < n; k++) sizes[k] = 1;
+  int rc = split_into(c, in, (int)a, sizes, 1);
+  runs_free(&rb);
+  return rc;
+}
+
+/* ---- Pack ---- */
+
+static int pack_compute(tfc_kernel_ctx *c) {
+  int n = c->n_inputs;
+  const tfc_tensor *x0 = c->inputs[0];
+  int rank = x0->ndims + 1;
+  int64_t axis = 0;
+  tfc_node_attr_int(c->node, "axis", &axis);
+  int64_t a = axis < 0 ? axis + rank : axis;
+  if (a < 0 || a >= rank)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "axis = %lld not in [%d, %d)", (long long)axis, -rank, rank);
+  if (rank > TFC_MAX_DIMS)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Pack to rank %d exceeds the maximum rank %d", rank, TFC_MAX_DIMS);
+  for (int k = 1; k < n; k++)
+    if (!tfc_tensor_same_shape(x0, c->inputs[k])) {
+      char a0[TFC_SHAPE_STR_MAX], ak[TFC_SHAPE_STR_MAX];
+      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Shapes of all inputs must match: values[0].shape = %s != values[%d].shape = %s",
+                              tfc_tensor_shape_str(x0, a0, sizeof a0), k,
+                              tfc_tensor_shape_str(c->inputs[k], ak, sizeof ak));
+    }
+  int64_t dims[TFC_MAX_DIMS];
+  for (int i = 0, j = 0; i < rank; i++) dims[i] = i == a ? n : x0->dims[j++];
+  if (n == 1) {
+    tfc_tensor *out = tfc_tensor_reshaped(c->inputs[0], dims, rank, c->status);
+    if (!out) return c->status->code;
+    tfc_kernel_set_output(c, 0, out);
+    return TFC_OK;
+  }
+  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, x0->dtype, dims, rank);
+  if (!out) return c->status->code;
+  runs_buf rb;
+  int64_t *runs = runs_get(&rb, n, c->status);
+  if (!runs) return c->status->code;
+  int64_t inner = prod(x0->dims, (int)a, x0->ndims);
+  for (int k = 0; k < n; k++) runs[k] = inner;
+  int rc = tfc_array_concat(c, out, c->inputs, n, prod(x0->dims, 0, (int)a), runs, 0);
+  runs_free(&rb);
+  return rc;
+}
+
+/* ---- GatherV2 / Gather ---- */
+
+static int gather_impl(tfc_kernel_ctx *c, int64_t axis, int64_t batch_dims) {
+  const tfc_tensor *p = c->inputs[0], *ix = c->inputs[1];
+  if (p->ndims < 1) return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "params must be at least 1 dimensional");
+  int64_t a = axis < 0 ? axis + p->ndims : axis;
+  if (a < 0 || a >= p->ndims)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Expected axis in the range [%d, %d), but got %lld", -p->ndims,
+                            p->ndims, (long long)axis);
+  int64_t bd = batch_dims;
+  if (bd != 0) {
+    if (bd < 0) bd += ix->ndims;
+    if (bd < 0 || bd > ix->ndims)
+      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "batch_dims (%lld) must be less than or equal to rank(indices) (%d).",
+                              (long long)batch_dims, ix->ndims);
+    if (bd >= p->ndims)
+      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "batch_dims (%lld) must be less than rank(params) (%d).",
+                              (long long)bd, p->ndims);
+    if (a < bd)
+      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "batch_dims (%lld) must be less than or equal to axis (%lld).",
+                              (long long)bd, (long long)a);
+    for (int i = 0; i < bd; i++)
+      if (p->dims[i] != ix->dims[i])
+        return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "params.shape[%d]: %lld should be equal to indices.shape[%d]: %lld",
+                                i, (long long)p->dims[i], i, (long long)ix->dims[i]);
+  }
+  int64_t dims[TFC_MAX_DIMS];
+  int r = 0;
+  if (p->ndims + ix->ndims - 1 - bd > TFC_MAX_DIMS)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Gather result exceeds the maximum rank %d", TFC_MAX_DIMS);
+  for (int i = 0; i < a; i++) dims[r++] = p->dims[i];
+  for (int i = (int)bd; i < ix->ndims; i++) dims[r++] = ix->dims[i];
+  for (int i = (int)a + 1; i < p->ndims; i++) dims[r++] = p->dims[i];
+  int64_t limit = p->dims[a];
+  for (int64_t i = 0; i < ix->n_elems; i++) {
+    int64_t v = tfc_array_int_at(ix, i);
+    if (v < 0 || v >= limit) {
+      char at[TFC_SHAPE_STR_MAX];
+      size_t off = 0;
+      int64_t rem = i, coord[TFC_MAX_DIMS];
+      for (int d = ix->ndims - 1; d >= 0; d--) {
+        coord[d] = rem % ix->dims[d];
+        rem /= ix->dims[d];
+      }
+      at[0] = '\0';
+      for (int d = 0; d < ix->ndims && off < sizeof at; d++)
+        off += (size_t)snprintf(at + off, sizeof at - off, "%s%lld", d ? "," : "", (long long)coord[d]);
+      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "indices%s%s%s = %lld is not in [0, %lld)",
+                              ix->ndims ? "[" : "", at, ix->ndims ? "]" : "", (long long)v, (long long)limit);
+    }
+  }
+  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, p->dtype, dims, r);
+  if (!out) return c->status->code;
+  return tfc_array_gather(c, out, p, ix, prod(p->dims, 0, (int)bd), prod(p->dims, (int)bd, (int)a), limit,
+                          prod(ix->dims, (int)bd, ix->ndims), prod(p->dims, (int)a + 1, p->ndims));
+}
+
+static int gather_v2_compute(tfc_kernel_ctx *c) {
+  const tfc_tensor *at = c->inputs[2];
+  if (at->ndims != 0) {
+    char buf[TFC_SHAPE_STR_MAX];
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "axis must be scalar, but got %s",
+                            tfc_tensor_shape_str(at, buf, sizeof buf));
+  }
+  int64_t bd = 0;
+  tfc_node_attr_int(c->node, "batch_dims", &bd);
+  return gather_impl(c, tfc_array_int_at(at, 0), bd);
+}
+
+static int gather_compute(tfc_kernel_ctx *c) { return gather_impl(c, 0, 0); }
+
+#define HOST_IN(i) (1u << (i))
+
+static const tfc_kernel_def defs[] = {
+    {.op = TFC_OP_ConcatV2, .type_attr = "T", .types = TFC_ARRAY_COPY_TYPES, .compute = concat_v2_compute},
+    {.op = TFC_OP_Concat,
+     .type_attr = "T",
+     .types = TFC_ARRAY_COPY_TYPES,
+     .host_memory_in = HOST_IN(0),
+     .compute = concat_compute},
+    {.op = TFC_OP_Split,
+     .type_attr = "T",
+     .types = TFC_ARRAY_COPY_TYPES,
+     .host_memory_in = HOST_IN(0),
+     .compute = split_compute},
+    {.op = TFC_OP_SplitV,
+     .type_attr = "T",
+     .types = TFC_ARRAY_COPY_TYPES,
+     .host_memory_in = HOST_IN(1) | HOST_IN(2),
+     .compute = split_v_compute},
+    {.op = TFC_OP_Pack, .type_attr = "T", .types = TFC_ARRAY_COPY_TYPES, .compute = pack_compute},
+    {.op = TFC_OP_Unpack, .type_attr = "T", .types = TFC_ARRAY_COPY_TYPES, .compute = unpack_compute},
+    {.op = TFC_OP_GatherV2,
+     .type_attr = "Tparams",
+     .types = TFC_ARRAY_COPY_TYPES,
+     .host_memory_in = HOST_IN(2),
+     .compute = gather_v2_compute},
+    {.op = TFC_OP_Gather, .type_attr = "Tparams", .types = TFC_ARRAY_COPY_TYPES, .compute = gather_compute},
+};
+
+int tfc_cpu_kernels_array_join(tfc_kernel_table *t, tfc_status *s) {
+  return tfc_kernel_table_add(t, defs, (int)(sizeof defs / sizeof defs[0]), s);
+}

@@ -1,0 +1,110 @@
+/*
+ * config — see config.h. Decodes ConfigProto with the generated protobuf-c code and keeps
+ * only what tfc acts on, plus the raw bytes for the parts other modules decode themselves
+ * (the distributed runtime reads cluster_def from them).
+ */
+#include "session/config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/mem.h"
+#include "proto/pb_util.h"
+#include "tensorflow/config.pb-c.h"
+
+void tfc_session_config_init(tfc_session_config *c) {
+  memset(c, 0, sizeof *c);
+  /* ConfigProto's defaults are all zero/false/empty; 0 threads means "one per core" and a
+   * memory fraction of 0 means "the allocator's default" (TF then takes almost all). */
+}
+
+void tfc_session_config_fini(tfc_session_config *c) {
+  if (!c) return;
+  free(c->visible_device_list);
+  free(c->raw);
+  memset(c, 0, sizeof *c);
+}
+
+int tfc_session_config_copy(const tfc_session_config *src, tfc_session_config *dst, tfc_status *s) {
+  tfc_session_config r = *src;
+  r.visible_device_list = NULL;
+  r.raw = NULL;
+  if (src->visible_device_list && !(r.visible_device_list = tfc_strdup(src->visible_device_list)))
+    return TFC_OOM(s);
+  if (src->raw) {
+    r.raw = malloc(src->raw_len ? src->raw_len : 1);
+    if (!r.raw) {
+      free(r.visible_device_list);
+      return TFC_OOM(s);
+    }
+    if (src->raw_len) memcpy(r.raw, src->raw, src->raw_len);
+  }
+  *dst = r;
+  return TFC_OK;
+}
+
+int tfc_session_config_device_count(const tfc_session_config *c, const char *type) {
+  for (int i = 0; i < c->n_device_counts; i++)
+    if (strcmp(c->device_counts[i].type, type) == 0) return c->device_counts[i].count;
+  return -1;
+}
+
+int tfc_session_config_parse(tfc_session_config *c, const void *data, size_t len, tfc_status *s) {
+  ProtobufCMessage *m = tfc_pb_unpack(&tensorflow__config_proto__descriptor, data, len, "ConfigProto", s);
+  if (!m) return s->code;
+  const Tensorflow__ConfigProto *p = (const Tensorflow__ConfigProto *)m;
+  tfc_session_config r;
+  tfc_session_config_init(&r);
+  int code = TFC_OK;
+  /* device_count: a map, so a repeated key means the last value. */
+  for (size_t i = 0; i < p->n_device_count && code == TFC_OK; i++) {
+    const Tensorflow__ConfigProto__DeviceCountEntry *e = p->device_count[i];
+    const char *key = e->key ? e->key : "";
+    if (strlen(key) >= sizeof r.device_counts[0].type) {
+      code = tfc_status_set(s, TFC_INVALID_ARGUMENT, "ConfigProto device_count has an invalid device type '%.32s'",
+                            key);
+      break;
+    }
+    int k = 0;
+    while (k < r.n_device_counts && strcmp(r.device_counts[k].type, key) != 0) k++;
+    if (k == r.n_device_counts) {
+      if (k == TFC_CONFIG_MAX_DEVICE_TYPES) {
+        code = tfc_status_set(s, TFC_INVALID_ARGUMENT, "ConfigProto device_count names more than %d device types",
+                              TFC_CONFIG_MAX_DEVICE_TYPES);
+        break;
+      }
+      strcpy(r.device_counts[k].type, key);
+      r.n_device_counts++;
+    }
+    r.device_counts[k].count = e->value;
+  }
+  /* TF treats a negative inter-op count as "run inline"; tfc has no such mode and takes
+   * negative counts as the default rather than failing a config TF accepts. */
+  r.intra_op_parallelism_threads = p->intra_op_parallelism_threads > 0 ? p->intra_op_parallelism_threads : 0;
+  r.inter_op_parallelism_threads = p->inter_op_parallelism_threads > 0 ? p->inter_op_parallelism_threads : 0;
+  r.allow_soft_placement = p->allow_soft_placement != 0;
+  r.log_device_placement = p->log_device_placement != 0;
+  r.use_per_session_threads = p->use_per_session_threads != 0;
+  r.operation_timeout_in_ms = p->operation_timeout_in_ms;
+  if (p->graph_options) r.place_pruned_graph = p->graph_options->place_pruned_graph != 0;
+  if (p->gpu_options) {
+    r.per_process_gpu_memory_fraction = p->gpu_options->per_process_gpu_memory_fraction;
+    r.allow_growth = p->gpu_options->allow_growth != 0;
+    const char *vdl = p->gpu_options->visible_device_list;
+    if (code == TFC_OK && vdl && vdl[0] && !(r.visible_device_list = tfc_strdup(vdl))) code = TFC_OOM(s);
+  }
+  if (code == TFC_OK) {
+    r.raw = malloc(len ? len : 1);
+    if (!r.raw) code = TFC_OOM(s);
+    else if (len) memcpy(r.raw, data, len);
+    r.raw_len = len;
+  }
+  protobuf_c_message_free_unpacked(m, NULL);
+  if (code != TFC_OK) {
+    tfc_session_config_fini(&r);
+    return code;
+  }
+  tfc_session_config_fini(c);
+  *c = r;
+  return TFC_OK;
+}
