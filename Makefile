@@ -1,6 +1,7 @@
 # tfc — the front door. `make demo` builds and runs the main job; `make test` builds and runs
 # every test. Both install the Debian packages they need first (when run as root).
 BUILD ?= build
+MAKEFLAGS += --no-print-directory
 PREFIX ?= /usr/local
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=

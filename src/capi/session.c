@@ -8,6 +8,7 @@
 #include "base/mem.h"
 #include "capi/capi_internal.h"
 #include "session/session.h"
+#include "tfc/tfc.h"
 
 struct TF_Session {
   tfc_session *sess;
@@ -260,4 +261,56 @@ TFC_EXPORT int64_t TF_DeviceListMemoryBytes(const TF_DeviceList *l, int index, T
 TFC_EXPORT uint64_t TF_DeviceListIncarnation(const TF_DeviceList *l, int index, TF_Status *status) {
   const device_entry *e = entry(l, index, status);
   return e ? e->incarnation : 0;
+}
+
+/* ---------------- tfc additions (include/tfc/tfc.h) ---------------- */
+
+TFC_EXPORT void TFC_SetDeviceCount(TF_SessionOptions *o, const char *type, int count, TF_Status *status) {
+  tfc_status *s = tfc_capi_status(status);
+  tfc_session_config *c = &o->config;
+  if (!type || strlen(type) >= sizeof c->device_counts[0].type || count < 0) {
+    tfc_status_set(s, TFC_INVALID_ARGUMENT, "TFC_SetDeviceCount: invalid device type or count");
+    return;
+  }
+  for (int i = 0; i < c->n_device_counts; i++)
+    if (strcmp(c->device_counts[i].type, type) == 0) {
+      c->device_counts[i].count = count;
+      return;
+    }
+  if (c->n_device_counts == TFC_CONFIG_MAX_DEVICE_TYPES) {
+    tfc_status_set(s, TFC_INVALID_ARGUMENT, "TFC_SetDeviceCount: at most %d device types",
+                   TFC_CONFIG_MAX_DEVICE_TYPES);
+    return;
+  }
+  tfc_device_count *dc = &c->device_counts[c->n_device_counts++];
+  strcpy(dc->type, type);
+  dc->count = count;
+}
+
+TFC_EXPORT void TFC_SetThreads(TF_SessionOptions *o, int intra_op, int inter_op) {
+  o->config.intra_op_parallelism_threads = intra_op > 0 ? intra_op : 0;
+  o->config.inter_op_parallelism_threads = inter_op > 0 ? inter_op : 0;
+}
+
+TFC_EXPORT void TFC_SetAllowSoftPlacement(TF_SessionOptions *o, unsigned char enable) {
+  o->config.allow_soft_placement = enable != 0;
+}
+
+TFC_EXPORT void TFC_SetLogDevicePlacement(TF_SessionOptions *o, unsigned char enable) {
+  o->config.log_device_placement = enable != 0;
+}
+
+TFC_EXPORT const char *TFC_SessionOperationDevice(TF_Session *ts, TF_Operation *oper, TF_Status *status) {
+  tfc_status *s = tfc_capi_status(status);
+  if (!ts || !oper) {
+    tfc_status_set(s, TFC_INVALID_ARGUMENT, "TFC_SessionOperationDevice: NULL argument");
+    return NULL;
+  }
+  const tfc_device *d = tfc_session_node_device(ts->sess, tfc_capi_node(oper));
+  if (!d) {
+    tfc_status_set(s, TFC_FAILED_PRECONDITION, "operation '%s' has not been placed yet: run the session first",
+                   tfc_capi_node(oper)->name);
+    return NULL;
+  }
+  return d->name;
 }

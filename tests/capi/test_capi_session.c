@@ -1,8 +1,11 @@
 /* C API contract tests: sessions — feeds, fetches, targets, pruning, errors, threads, devices. */
 #include <pthread.h>
+#include <stdlib.h>
+#include <unistd.h>
 
 #include "harness.h"
 #include "tensorflow/c/c_api.h"
+#include "tfc/tfc.h"
 
 static TF_Operation *placeholder(TF_Graph *g, const char *name, TF_DataType dt, const int64_t *dims, int nd) {
   TF_Status *s = TF_NewStatus();
@@ -374,7 +377,70 @@ static void session_explicit_missing_device_fails_with_tf_text(void) {
   TF_DeleteStatus(s);
 }
 
+static void session_plain_setters_and_device_query(void) {
+  TF_Status *s = TF_NewStatus();
+  TF_Graph *g = TF_NewGraph();
+  TF_Operation *a = constant(g, "a", d23, 2, seed_vals);
+  TF_SessionOptions *o = TF_NewSessionOptions();
+  TFC_SetDeviceCount(o, "CPU", 2, s);
+  EXPECT_EQ(TF_GetCode(s), TF_OK);
+  TFC_SetThreads(o, 1, 1);
+  TF_Session *sess = TF_NewSession(g, o, s);
+  TF_DeviceList *l = TF_SessionListDevices(sess, s);
+  EXPECT_EQ(TF_DeviceListCount(l), 2);
+  TF_DeleteDeviceList(l);
+  EXPECT_TRUE(TFC_SessionOperationDevice(sess, a, s) == NULL);
+  EXPECT_EQ(TF_GetCode(s), TF_FAILED_PRECONDITION);
+  TF_Output out = {a, 0};
+  TF_Tensor *r = NULL;
+  TF_SessionRun(sess, NULL, NULL, NULL, 0, &out, &r, 1, NULL, 0, NULL, s);
+  EXPECT_EQ(TF_GetCode(s), TF_OK);
+  TF_DeleteTensor(r);
+  EXPECT_STREQ(TFC_SessionOperationDevice(sess, a, s), "/job:localhost/replica:0/task:0/device:CPU:0");
+  TFC_SetDeviceCount(o, "A_DEVICE_TYPE_NAME_TOO_LONG", 1, s);
+  EXPECT_EQ(TF_GetCode(s), TF_INVALID_ARGUMENT);
+  TF_DeleteSession(sess, s);
+  TF_DeleteSessionOptions(o);
+  TF_DeleteGraph(g);
+  TF_DeleteStatus(s);
+}
+
+static void session_logs_device_placement(void) {
+  fflush(stdout);
+  char path[] = "/tmp/tfc_log_XXXXXX";
+  int fd = mkstemp(path);
+  int saved = dup(1);
+  dup2(fd, 1);
+  TF_Status *s = TF_NewStatus();
+  TF_Graph *g = TF_NewGraph();
+  TF_Operation *c = binary(g, "MatMul", "c", constant(g, "a", d23, 2, seed_vals), constant(g, "b", d32, 2, seed_vals));
+  TF_SessionOptions *o = TF_NewSessionOptions();
+  TFC_SetLogDevicePlacement(o, 1);
+  TF_Session *sess = TF_NewSession(g, o, s);
+  TF_Output out = {c, 0};
+  TF_Tensor *r = NULL;
+  TF_SessionRun(sess, NULL, NULL, NULL, 0, &out, &r, 1, NULL, 0, NULL, s);
+  EXPECT_EQ(TF_GetCode(s), TF_OK);
+  fflush(stdout);
+  dup2(saved, 1);
+  char buf[4096] = {0};
+  lseek(fd, 0, SEEK_SET);
+  EXPECT_TRUE(read(fd, buf, sizeof buf - 1) > 0);
+  close(fd);
+  unlink(path);
+  EXPECT_CONTAINS(buf, "Device mapping: no known devices.\n");
+  EXPECT_CONTAINS(buf, "c: (MatMul): /job:localhost/replica:0/task:0/device:CPU:0\n");
+  EXPECT_CONTAINS(buf, "a: (Const): /job:localhost/replica:0/task:0/device:CPU:0\n");
+  TF_DeleteTensor(r);
+  TF_DeleteSession(sess, s);
+  TF_DeleteSessionOptions(o);
+  TF_DeleteGraph(g);
+  TF_DeleteStatus(s);
+}
+
 static const tfc_test tests[] = {
+    TFC_TEST(session_plain_setters_and_device_query),
+    TFC_TEST(session_logs_device_placement),
     TFC_TEST(session_runs_seed_matmul),
     TFC_TEST(session_feeds_placeholders_and_fetches_twice),
     TFC_TEST(session_feeds_any_output_and_prunes_its_producer),
