@@ -314,6 +314,7 @@ static int do_import(TF_Graph *graph, const TF_Buffer *graph_def, const TF_Impor
     io.return_outputs = o->return_outputs;
     io.n_return_ops = o->n_return_ops;
     io.return_ops = o->return_ops;
+    io.skip_colocation_validation = !o->validate_colocation_constraints;
   }
   return tfc_graphdef_import(graph->g, graph_def->data, graph_def->length, &io, res, s);
 }

@@ -338,6 +338,33 @@ static int choose_names(importer *im, tfc_status *s) {
   return r;
 }
 
+/* Rewrites "loc:@x" entries of _class to x's final name (prefix, uniquify). */
+static int fix_colocation(importer *im, const char *node, tfc_attr *attrs, int n_attrs, tfc_status *s) {
+  tfc_attr_value *cls = (tfc_attr_value *)tfc_attrs_find(attrs, n_attrs, "_class");
+  if (!cls || cls->kind != TFC_ATTR_LIST || cls->list_kind != TFC_ATTR_STRING) return TFC_OK;
+  for (int i = 0; i < cls->u.list.n; i++) {
+    tfc_attr_value *v = &cls->u.list.items[i];
+    if (v->u.s.len < 5 || memcmp(v->u.s.data, "loc:@", 5) != 0) continue;
+    const char *target = v->u.s.data + 5;
+    size_t len = v->u.s.len - 5;
+    int k = def_lookup(im, target, len);
+    if (k < 0) {
+      if (im->opts->skip_colocation_validation) continue;
+      return tfc_status_set(s, TFC_INVALID_ARGUMENT, "Node '%s' expects to be colocated with unknown node '%.*s'",
+                            node, (int)len, target);
+    }
+    tfc_attr_value nv;
+    char *txt = NULL;
+    if (asprintf(&txt, "loc:@%s", im->nodes[k].final_name) < 0) return TFC_OOM(s);
+    int r = tfc_attr_string(txt, strlen(txt), &nv, s);
+    free(txt);
+    if (r) return r;
+    tfc_attr_value_fini(v);
+    *v = nv;
+  }
+  return TFC_OK;
+}
+
 /* Step 2b: one node. */
 static int build_node(importer *im, int i, tfc_status *s) {
   def_node *dn = &im->nodes[i];
@@ -384,6 +411,11 @@ static int build_node(importer *im, int i, tfc_status *s) {
   if (im->producer < PLACEHOLDER_SCALAR_SHAPE_VERSION && strcmp(nd->op, "Placeholder") == 0) {
     tfc_attr_value *sh = (tfc_attr_value *)tfc_attrs_find(attrs, n_attrs, "shape");
     if (sh && sh->kind == TFC_ATTR_SHAPE && sh->u.shape->rank == 0) sh->u.shape->rank = -1;
+  }
+  if (fix_colocation(im, nd->name, attrs, n_attrs, s)) {
+    tfc_attrs_free(attrs, n_attrs);
+    tfc_node_desc_free(d);
+    return s->code;
   }
   for (int j = 0; j < n_attrs; j++) tfc_node_desc_set_attr(d, attrs[j].name, &attrs[j].value);
   tfc_attrs_free(attrs, n_attrs);

@@ -17,6 +17,8 @@
  *    (src name, src index) to existing outputs (index -1 remaps control inputs), extra
  *    control dependencies for nodes that get no input from the imported graph, and the
  *    outputs and nodes to return.
+ *  - Colocation attrs (_class "loc:@x") follow the renaming of x; naming a node the GraphDef
+ *    lacks is INVALID_ARGUMENT unless colocation validation is off.
  *  - The import is atomic: it runs under the graph lock and, on any error, rolls the graph
  *    back to where it was. Errors name the node: "Node 'x': Unknown input node 'y'".
  *  - The graph's producer/min_consumer/bad_consumers are taken from the GraphDef when the
@@ -67,6 +69,8 @@ typedef struct tfc_import_options {
   const tfc_import_tensor_ref *return_outputs;
   int n_return_ops;
   char *const *return_ops;
+  /* 0 (default): a "loc:@x" colocation naming a node absent from the GraphDef is an error. */
+  int skip_colocation_validation;
 } tfc_import_options;
 
 typedef struct tfc_import_results {

@@ -553,6 +553,43 @@ static void oplist_exports_public_ops_with_defaults(void) {
 }
 
 
+static void attr_string_list(pbw *nd, const char *key, const char *s0) {
+  pbw l = {.n = 0}, v = {.n = 0};
+  w_str(&l, 2, s0);
+  w_msg(&v, 1, &l);
+  attr_entry(nd, key, &v);
+}
+
+/* _class "loc:@x" follows x's new name; an unknown target is an error unless validation is
+ * off. */
+static void import_rewrites_colocation_to_final_names(void) {
+  tfc_graph *g = new_graph();
+  pbw gd = {.n = 0};
+  pbw x = placeholder("x");
+  pbw y = node("y", "Identity", (const char *[]){"x", NULL});
+  attr_type(&y, "T", 1);
+  attr_string_list(&y, "_class", "loc:@x");
+  add_node(&gd, &x);
+  add_node(&gd, &y);
+  tfc_import_options o = {.prefix = "q"};
+  EXPECT_EQ(tfc_graphdef_import(g, gd.b, gd.n, &o, NULL, &st), TFC_OK);
+  const tfc_attr_value *cls = tfc_node_attr(tfc_graph_find(g, "q/y"), "_class");
+  EXPECT_EQ(cls->u.list.n, 1);
+  EXPECT_STREQ(cls->u.list.items[0].u.s.data, "loc:@q/x");
+
+  pbw bad = {.n = 0};
+  pbw z = placeholder("z");
+  attr_string_list(&z, "_class", "loc:@elsewhere");
+  add_node(&bad, &z);
+  EXPECT_EQ(tfc_graphdef_import(g, bad.b, bad.n, NULL, NULL, &st), TFC_INVALID_ARGUMENT);
+  EXPECT_STREQ(tfc_status_msg(&st), "Node 'z' expects to be colocated with unknown node 'elsewhere'");
+  tfc_status_clear(&st);
+  o.skip_colocation_validation = 1;
+  EXPECT_EQ(tfc_graphdef_import(g, bad.b, bad.n, &o, NULL, &st), TFC_OK);
+  EXPECT_STREQ(tfc_node_attr(tfc_graph_find(g, "q/z"), "_class")->u.list.items[0].u.s.data, "loc:@elsewhere");
+  tfc_graph_free(g);
+}
+
 /* ---- the C API over the same code ---- */
 
 static void capi_import_export_round_trip(void) {
@@ -743,6 +780,7 @@ static const tfc_test tests[] = {TFC_TEST(import_sorts_out_of_order_nodes_and_ro
                                  TFC_TEST(import_rejects_malformed_bytes),
                                  TFC_TEST(nodedef_and_versions_export),
                                  TFC_TEST(oplist_exports_public_ops_with_defaults),
+                                 TFC_TEST(import_rewrites_colocation_to_final_names),
                                  TFC_TEST(capi_import_export_round_trip),
                                  TFC_TEST(capi_op_defs),
                                  TFC_TEST(capi_attr_value_and_shape_protos),
