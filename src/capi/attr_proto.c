@@ -11,25 +11,6 @@
 #include "proto/attr_codec.h"
 #include "proto/tensor_codec.h"
 
-static void free_buffer_data(void *data, size_t len) {
-  (void)len;
-  free(data);
-}
-
-static int fill_buffer(TF_Buffer *out, void *data, size_t len, tfc_status *s) {
-  if (!out) {
-    free(data);
-    return tfc_status_set(s, TFC_INVALID_ARGUMENT, "output TF_Buffer is NULL");
-  }
-  if (out->data) {
-    free(data);
-    return tfc_status_set(s, TFC_INVALID_ARGUMENT, "Passing non-empty TF_Buffer is invalid.");
-  }
-  out->data = data;
-  out->length = len;
-  out->data_deallocator = free_buffer_data;
-  return TFC_OK;
-}
 
 /* Status for a setter: the caller's, or (NULL status) one whose error is recorded on the
  * description so that TF_FinishOperation reports it. */
@@ -116,7 +97,7 @@ TFC_EXPORT void TF_OperationGetAttrValueProto(TF_Operation *oper, const char *at
   if (v && output_attr_value && output_attr_value->data)
     tfc_status_set(s, TFC_INVALID_ARGUMENT, "Passing non-empty TF_Buffer is invalid.");
   else if (v && tfc_attr_to_proto_bytes(v, &data, &len, s) == TFC_OK)
-    fill_buffer(output_attr_value, data, len, s);
+    tfc_capi_fill_buffer(output_attr_value, data, len, s);
   tfc_status_fini(&local);
 }
 
@@ -134,7 +115,7 @@ TFC_EXPORT void TF_OperationGetAttrTensorShapeProto(TF_Operation *oper, const ch
   else if (v && value && value->data)
     tfc_status_set(s, TFC_INVALID_ARGUMENT, "Passing non-empty TF_Buffer is invalid.");
   else if (v && tfc_shape_to_proto_bytes(v->u.shape, &data, &len, s) == TFC_OK)
-    fill_buffer(value, data, len, s);
+    tfc_capi_fill_buffer(value, data, len, s);
   tfc_status_fini(&local);
 }
 
@@ -159,7 +140,7 @@ TFC_EXPORT void TF_OperationGetAttrTensorShapeProtoList(TF_Operation *oper, cons
         TFC_OOM(s);
         break;
       }
-      fill_buffer(values[i], data, len, s);
+      tfc_capi_fill_buffer(values[i], data, len, s);
     }
     if (!tfc_status_ok(s))
       for (int i = 0; i < n; i++) {

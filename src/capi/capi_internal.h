@@ -73,6 +73,10 @@ tfc_tensor *tfc_capi_tensor_in(const TF_Tensor *t, tfc_status *s);
 /* A new TF_Tensor for a runtime tensor: numeric shares the buffer, strings are encoded. */
 TF_Tensor *tfc_capi_tensor_out(tfc_tensor *t, tfc_status *s);
 
+/* Hands malloc'd bytes to an output TF_Buffer (which then frees them with free). An output
+ * buffer that is NULL or already holds data is INVALID_ARGUMENT, and the bytes are freed. */
+int tfc_capi_fill_buffer(TF_Buffer *out, void *data, size_t len, tfc_status *s);
+
 /* Session bookkeeping on a graph (see TF_Graph above). */
 void tfc_capi_graph_retain(TF_Graph *g);
 void tfc_capi_graph_release(TF_Graph *g); /* frees when deleted and unused */

@@ -46,26 +46,6 @@ struct TF_ImportGraphDefResults {
 /* A local status for callers that pass NULL (TF tolerates it in these calls). */
 #define STATUS_OR_LOCAL(status, local) ((status) ? tfc_capi_status(status) : (tfc_status_init(&(local)), &(local)))
 
-static void free_buffer_data(void *data, size_t len) {
-  (void)len;
-  free(data);
-}
-
-/* Hands malloc'd bytes to an output buffer (or frees them when the buffer is not empty). */
-static int fill_buffer(TF_Buffer *out, void *data, size_t len, tfc_status *s) {
-  if (!out) {
-    free(data);
-    return tfc_status_set(s, TFC_INVALID_ARGUMENT, "output TF_Buffer is NULL");
-  }
-  if (out->data) {
-    free(data);
-    return tfc_status_set(s, TFC_INVALID_ARGUMENT, "Passing non-empty TF_Buffer is invalid.");
-  }
-  out->data = data;
-  out->length = len;
-  out->data_deallocator = free_buffer_data;
-  return TFC_OK;
-}
 
 /* ---------------- export ---------------- */
 
@@ -77,7 +57,7 @@ TFC_EXPORT void TF_GraphToGraphDef(TF_Graph *graph, TF_Buffer *output_graph_def,
   else if (output_graph_def && output_graph_def->data)
     tfc_status_set(s, TFC_INVALID_ARGUMENT, "Passing non-empty TF_Buffer is invalid.");
   else if (tfc_graphdef_export(graph->g, &data, &len, s) == TFC_OK)
-    fill_buffer(output_graph_def, data, len, s);
+    tfc_capi_fill_buffer(output_graph_def, data, len, s);
   if (!status) tfc_status_fini(&local);
 }
 
@@ -89,7 +69,7 @@ TFC_EXPORT void TF_OperationToNodeDef(TF_Operation *oper, TF_Buffer *output_node
   else if (output_node_def && output_node_def->data)
     tfc_status_set(s, TFC_INVALID_ARGUMENT, "Passing non-empty TF_Buffer is invalid.");
   else if (tfc_nodedef_export(tfc_capi_node(oper), &data, &len, s) == TFC_OK)
-    fill_buffer(output_node_def, data, len, s);
+    tfc_capi_fill_buffer(output_node_def, data, len, s);
   if (!status) tfc_status_fini(&local);
 }
 
@@ -101,7 +81,7 @@ TFC_EXPORT void TF_GraphVersions(TF_Graph *graph, TF_Buffer *output_version_def,
   else if (output_version_def && output_version_def->data)
     tfc_status_set(s, TFC_INVALID_ARGUMENT, "Passing non-empty TF_Buffer is invalid.");
   else if (tfc_versiondef_export(graph->g, &data, &len, s) == TFC_OK)
-    fill_buffer(output_version_def, data, len, s);
+    tfc_capi_fill_buffer(output_version_def, data, len, s);
   if (!status) tfc_status_fini(&local);
 }
 
@@ -122,7 +102,7 @@ TFC_EXPORT void TF_GraphGetOpDef(TF_Graph *graph, const char *op_name, TF_Buffer
   } else if (output_op_def && output_op_def->data) {
     tfc_status_set(s, TFC_INVALID_ARGUMENT, "Passing non-empty TF_Buffer is invalid.");
   } else if (tfc_opdef_export(op, &data, &len, s) == TFC_OK) {
-    fill_buffer(output_op_def, data, len, s);
+    tfc_capi_fill_buffer(output_op_def, data, len, s);
   }
   if (!status) tfc_status_fini(&local);
 }
@@ -135,12 +115,10 @@ TFC_EXPORT TF_Buffer *TF_GetAllOpList(void) {
   TF_Buffer *b = NULL;
   if (tfc_oplist_export(&data, &len, &s) == TFC_OK) {
     b = TF_NewBuffer();
-    if (b) {
-      b->data = data;
-      b->length = len;
-      b->data_deallocator = free_buffer_data;
-    } else {
-      free(data);
+    if (!b) free(data);
+    else if (tfc_capi_fill_buffer(b, data, len, &s)) {
+      TF_DeleteBuffer(b);
+      b = NULL;
     }
   }
   tfc_status_fini(&s);

@@ -424,3 +424,18 @@ TF_Tensor *tfc_capi_tensor_out(tfc_tensor *t, tfc_status *s) {
 /* ---------------- version ---------------- */
 
 TFC_EXPORT const char *TF_Version(void) { return "1.15.0"; }
+
+int tfc_capi_fill_buffer(TF_Buffer *out, void *data, size_t len, tfc_status *s) {
+  if (!out) {
+    free(data);
+    return tfc_status_set(s, TFC_INVALID_ARGUMENT, "output TF_Buffer is NULL");
+  }
+  if (out->data) {
+    free(data);
+    return tfc_status_set(s, TFC_INVALID_ARGUMENT, "Passing non-empty TF_Buffer is invalid.");
+  }
+  out->data = data;
+  out->length = len;
+  out->data_deallocator = free_buffer_data;
+  return TFC_OK;
+}
