@@ -43,7 +43,9 @@ test-asan:
 install: build
 	@cmake --install $(BUILD) --prefix $(PREFIX) >/dev/null && echo "installed into $(PREFIX)"
 
+# The peers the benchmarks compare against (PyTorch for per-op overhead).
 bench: build
+	@$(MAKE) deps DEB_PACKAGES="python3-torch"
 	@cd $(BUILD) && for b in bench_*; do ./$$b; done
 
 clean:
