@@ -20,9 +20,7 @@ static void setter_error(TF_OperationDescription *desc, TF_Status *status, tfc_s
 
 TFC_EXPORT void TF_SetAttrValueProto(TF_OperationDescription *desc, const char *attr_name, const void *proto,
                                      size_t proto_len, TF_Status *status) {
-  tfc_status local;
-  tfc_status_init(&local);
-  tfc_status *s = status ? tfc_capi_status(status) : &local;
+  tfc_status local, *s = tfc_capi_status_or(status, &local);
   tfc_attr_value v;
   if (!desc || !attr_name) {
     tfc_status_set(s, TFC_INVALID_ARGUMENT, "TF_SetAttrValueProto: NULL description or attr name");
@@ -37,9 +35,7 @@ TFC_EXPORT void TF_SetAttrValueProto(TF_OperationDescription *desc, const char *
 
 TFC_EXPORT void TF_SetAttrTensorShapeProto(TF_OperationDescription *desc, const char *attr_name,
                                            const void *proto, size_t proto_len, TF_Status *status) {
-  tfc_status local;
-  tfc_status_init(&local);
-  tfc_status *s = status ? tfc_capi_status(status) : &local;
+  tfc_status local, *s = tfc_capi_status_or(status, &local);
   tfc_shape sh;
   tfc_attr_value v;
   if (!desc || !attr_name)
@@ -53,9 +49,7 @@ TFC_EXPORT void TF_SetAttrTensorShapeProto(TF_OperationDescription *desc, const 
 TFC_EXPORT void TF_SetAttrTensorShapeProtoList(TF_OperationDescription *desc, const char *attr_name,
                                                const void *const *protos, const size_t *proto_lens,
                                                int num_shapes, TF_Status *status) {
-  tfc_status local;
-  tfc_status_init(&local);
-  tfc_status *s = status ? tfc_capi_status(status) : &local;
+  tfc_status local, *s = tfc_capi_status_or(status, &local);
   if (!desc || !attr_name || num_shapes < 0 || (num_shapes > 0 && (!protos || !proto_lens))) {
     tfc_status_set(s, TFC_INVALID_ARGUMENT, "TF_SetAttrTensorShapeProtoList: invalid arguments");
   } else {
@@ -88,42 +82,34 @@ static const tfc_attr_value *find_attr(TF_Operation *oper, const char *attr_name
 
 TFC_EXPORT void TF_OperationGetAttrValueProto(TF_Operation *oper, const char *attr_name,
                                               TF_Buffer *output_attr_value, TF_Status *status) {
-  tfc_status local;
-  tfc_status_init(&local);
-  tfc_status *s = status ? tfc_capi_status(status) : &local;
+  tfc_status local, *s = tfc_capi_status_or(status, &local);
   const tfc_attr_value *v = find_attr(oper, attr_name, s);
   void *data = NULL;
   size_t len = 0;
-  if (v && output_attr_value && output_attr_value->data)
-    tfc_status_set(s, TFC_INVALID_ARGUMENT, "Passing non-empty TF_Buffer is invalid.");
-  else if (v && tfc_attr_to_proto_bytes(v, &data, &len, s) == TFC_OK)
+  if (v && tfc_capi_check_out_buffer(output_attr_value, s) == TFC_OK &&
+      tfc_attr_to_proto_bytes(v, &data, &len, s) == TFC_OK)
     tfc_capi_fill_buffer(output_attr_value, data, len, s);
   tfc_status_fini(&local);
 }
 
 TFC_EXPORT void TF_OperationGetAttrTensorShapeProto(TF_Operation *oper, const char *attr_name, TF_Buffer *value,
                                                     TF_Status *status) {
-  tfc_status local;
-  tfc_status_init(&local);
-  tfc_status *s = status ? tfc_capi_status(status) : &local;
+  tfc_status local, *s = tfc_capi_status_or(status, &local);
   const tfc_attr_value *v = find_attr(oper, attr_name, s);
   void *data = NULL;
   size_t len = 0;
   if (v && v->kind != TFC_ATTR_SHAPE)
     tfc_status_set(s, TFC_INVALID_ARGUMENT, "Attribute '%s' is not a shape; it is a %s", attr_name,
                    tfc_attr_kind_name(v->kind));
-  else if (v && value && value->data)
-    tfc_status_set(s, TFC_INVALID_ARGUMENT, "Passing non-empty TF_Buffer is invalid.");
-  else if (v && tfc_shape_to_proto_bytes(v->u.shape, &data, &len, s) == TFC_OK)
+  else if (v && tfc_capi_check_out_buffer(value, s) == TFC_OK &&
+           tfc_shape_to_proto_bytes(v->u.shape, &data, &len, s) == TFC_OK)
     tfc_capi_fill_buffer(value, data, len, s);
   tfc_status_fini(&local);
 }
 
 TFC_EXPORT void TF_OperationGetAttrTensorShapeProtoList(TF_Operation *oper, const char *attr_name,
                                                         TF_Buffer **values, int max_values, TF_Status *status) {
-  tfc_status local;
-  tfc_status_init(&local);
-  tfc_status *s = status ? tfc_capi_status(status) : &local;
+  tfc_status local, *s = tfc_capi_status_or(status, &local);
   const tfc_attr_value *v = find_attr(oper, attr_name, s);
   if (v && (v->kind != TFC_ATTR_LIST || (v->u.list.n && v->list_kind != TFC_ATTR_SHAPE))) {
     tfc_status_set(s, TFC_INVALID_ARGUMENT, "Value for '%s' is not a list of shapes", attr_name);

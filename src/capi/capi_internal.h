@@ -67,14 +67,24 @@ static inline tfc_status *tfc_capi_status(TF_Status *s) {
   return &s->s;
 }
 
+/* The caller's status (cleared), or `scratch` when the caller passed NULL, for functions TF
+ * lets be called without a status. scratch is always initialized: tfc_status_fini it. */
+static inline tfc_status *tfc_capi_status_or(TF_Status *status, tfc_status *scratch) {
+  tfc_status_init(scratch);
+  return status ? tfc_capi_status(status) : scratch;
+}
+
 /* A runtime tensor for a C API tensor: numeric shares the buffer, TF_STRING is decoded
  * (INVALID_ARGUMENT on a malformed offset table). New reference; NULL on error. */
 tfc_tensor *tfc_capi_tensor_in(const TF_Tensor *t, tfc_status *s);
 /* A new TF_Tensor for a runtime tensor: numeric shares the buffer, strings are encoded. */
 TF_Tensor *tfc_capi_tensor_out(tfc_tensor *t, tfc_status *s);
 
-/* Hands malloc'd bytes to an output TF_Buffer (which then frees them with free). An output
- * buffer that is NULL or already holds data is INVALID_ARGUMENT, and the bytes are freed. */
+/* An output TF_Buffer must exist and be empty (TF: "Passing non-empty TF_Buffer is invalid.").
+ * Callers check before making the bytes, so no work is wasted on a bad buffer. */
+int tfc_capi_check_out_buffer(const TF_Buffer *out, tfc_status *s);
+/* Hands malloc'd bytes to an output TF_Buffer (which then frees them with free). A buffer
+ * failing tfc_capi_check_out_buffer is that error, and the bytes are freed. */
 int tfc_capi_fill_buffer(TF_Buffer *out, void *data, size_t len, tfc_status *s);
 
 /* Session bookkeeping on a graph (see TF_Graph above). */

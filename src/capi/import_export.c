@@ -44,50 +44,43 @@ struct TF_ImportGraphDefResults {
 };
 
 /* A local status for callers that pass NULL (TF tolerates it in these calls). */
-#define STATUS_OR_LOCAL(status, local) ((status) ? tfc_capi_status(status) : (tfc_status_init(&(local)), &(local)))
 
 
 /* ---------------- export ---------------- */
 
 TFC_EXPORT void TF_GraphToGraphDef(TF_Graph *graph, TF_Buffer *output_graph_def, TF_Status *status) {
-  tfc_status local, *s = STATUS_OR_LOCAL(status, local);
+  tfc_status local, *s = tfc_capi_status_or(status, &local);
   void *data = NULL;
   size_t len = 0;
   if (!graph) tfc_status_set(s, TFC_INVALID_ARGUMENT, "TF_GraphToGraphDef: graph is NULL");
-  else if (output_graph_def && output_graph_def->data)
-    tfc_status_set(s, TFC_INVALID_ARGUMENT, "Passing non-empty TF_Buffer is invalid.");
-  else if (tfc_graphdef_export(graph->g, &data, &len, s) == TFC_OK)
+  else if (tfc_capi_check_out_buffer(output_graph_def, s) == TFC_OK && tfc_graphdef_export(graph->g, &data, &len, s) == TFC_OK)
     tfc_capi_fill_buffer(output_graph_def, data, len, s);
-  if (!status) tfc_status_fini(&local);
+  tfc_status_fini(&local);
 }
 
 TFC_EXPORT void TF_OperationToNodeDef(TF_Operation *oper, TF_Buffer *output_node_def, TF_Status *status) {
-  tfc_status local, *s = STATUS_OR_LOCAL(status, local);
+  tfc_status local, *s = tfc_capi_status_or(status, &local);
   void *data = NULL;
   size_t len = 0;
   if (!oper) tfc_status_set(s, TFC_INVALID_ARGUMENT, "TF_OperationToNodeDef: operation is NULL");
-  else if (output_node_def && output_node_def->data)
-    tfc_status_set(s, TFC_INVALID_ARGUMENT, "Passing non-empty TF_Buffer is invalid.");
-  else if (tfc_nodedef_export(tfc_capi_node(oper), &data, &len, s) == TFC_OK)
+  else if (tfc_capi_check_out_buffer(output_node_def, s) == TFC_OK && tfc_nodedef_export(tfc_capi_node(oper), &data, &len, s) == TFC_OK)
     tfc_capi_fill_buffer(output_node_def, data, len, s);
-  if (!status) tfc_status_fini(&local);
+  tfc_status_fini(&local);
 }
 
 TFC_EXPORT void TF_GraphVersions(TF_Graph *graph, TF_Buffer *output_version_def, TF_Status *status) {
-  tfc_status local, *s = STATUS_OR_LOCAL(status, local);
+  tfc_status local, *s = tfc_capi_status_or(status, &local);
   void *data = NULL;
   size_t len = 0;
   if (!graph) tfc_status_set(s, TFC_INVALID_ARGUMENT, "TF_GraphVersions: graph is NULL");
-  else if (output_version_def && output_version_def->data)
-    tfc_status_set(s, TFC_INVALID_ARGUMENT, "Passing non-empty TF_Buffer is invalid.");
-  else if (tfc_versiondef_export(graph->g, &data, &len, s) == TFC_OK)
+  else if (tfc_capi_check_out_buffer(output_version_def, s) == TFC_OK && tfc_versiondef_export(graph->g, &data, &len, s) == TFC_OK)
     tfc_capi_fill_buffer(output_version_def, data, len, s);
-  if (!status) tfc_status_fini(&local);
+  tfc_status_fini(&local);
 }
 
 TFC_EXPORT void TF_GraphGetOpDef(TF_Graph *graph, const char *op_name, TF_Buffer *output_op_def,
                                  TF_Status *status) {
-  tfc_status local, *s = STATUS_OR_LOCAL(status, local);
+  tfc_status local, *s = tfc_capi_status_or(status, &local);
   const tfc_opdef *op = op_name ? tfc_op_lookup(op_name) : NULL;
   void *data = NULL;
   size_t len = 0;
@@ -99,12 +92,10 @@ TFC_EXPORT void TF_GraphGetOpDef(TF_Graph *graph, const char *op_name, TF_Buffer
                    "Op type not registered '%s' in binary running on %s. Make sure the Op and "
                    "Kernel are registered in the binary running in this process.",
                    op_name ? op_name : "(null)", host);
-  } else if (output_op_def && output_op_def->data) {
-    tfc_status_set(s, TFC_INVALID_ARGUMENT, "Passing non-empty TF_Buffer is invalid.");
-  } else if (tfc_opdef_export(op, &data, &len, s) == TFC_OK) {
+  } else if (tfc_capi_check_out_buffer(output_op_def, s) == TFC_OK && tfc_opdef_export(op, &data, &len, s) == TFC_OK) {
     tfc_capi_fill_buffer(output_op_def, data, len, s);
   }
-  if (!status) tfc_status_fini(&local);
+  tfc_status_fini(&local);
 }
 
 TFC_EXPORT TF_Buffer *TF_GetAllOpList(void) {
@@ -299,19 +290,19 @@ static int do_import(TF_Graph *graph, const TF_Buffer *graph_def, const TF_Impor
 
 TFC_EXPORT void TF_GraphImportGraphDef(TF_Graph *graph, const TF_Buffer *graph_def,
                                        const TF_ImportGraphDefOptions *options, TF_Status *status) {
-  tfc_status local, *s = STATUS_OR_LOCAL(status, local);
+  tfc_status local, *s = tfc_capi_status_or(status, &local);
   tfc_import_results res;
   tfc_import_results_init(&res);
   do_import(graph, graph_def, options, &res, s);
   tfc_import_results_fini(&res);
-  if (!status) tfc_status_fini(&local);
+  tfc_status_fini(&local);
 }
 
 TFC_EXPORT void TF_GraphImportGraphDefWithReturnOutputs(TF_Graph *graph, const TF_Buffer *graph_def,
                                                         const TF_ImportGraphDefOptions *options,
                                                         TF_Output *return_outputs, int num_return_outputs,
                                                         TF_Status *status) {
-  tfc_status local, *s = STATUS_OR_LOCAL(status, local);
+  tfc_status local, *s = tfc_capi_status_or(status, &local);
   int want = options ? options->n_return_outputs : 0;
   if (num_return_outputs != want) {
     tfc_status_set(s, TFC_INVALID_ARGUMENT, "Expected 'num_return_outputs' to be %d, got %d", want,
@@ -326,14 +317,14 @@ TFC_EXPORT void TF_GraphImportGraphDefWithReturnOutputs(TF_Graph *graph, const T
       }
     tfc_import_results_fini(&res);
   }
-  if (!status) tfc_status_fini(&local);
+  tfc_status_fini(&local);
 }
 
 TFC_EXPORT TF_ImportGraphDefResults *TF_GraphImportGraphDefWithResults(TF_Graph *graph,
                                                                       const TF_Buffer *graph_def,
                                                                       const TF_ImportGraphDefOptions *options,
                                                                       TF_Status *status) {
-  tfc_status local, *s = STATUS_OR_LOCAL(status, local);
+  tfc_status local, *s = tfc_capi_status_or(status, &local);
   tfc_import_results res;
   tfc_import_results_init(&res);
   TF_ImportGraphDefResults *r = NULL;
@@ -367,7 +358,7 @@ TFC_EXPORT TF_ImportGraphDefResults *TF_GraphImportGraphDefWithResults(TF_Graph 
     }
   }
   tfc_import_results_fini(&res);
-  if (!status) tfc_status_fini(&local);
+  tfc_status_fini(&local);
   return r;
 }
 

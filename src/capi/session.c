@@ -56,10 +56,8 @@ TFC_EXPORT void TF_SetTarget(TF_SessionOptions *o, const char *target) {
 }
 
 TFC_EXPORT void TF_SetConfig(TF_SessionOptions *o, const void *proto, size_t proto_len, TF_Status *status) {
-  tfc_status *s = tfc_capi_status(status);
-  tfc_status local;
-  tfc_status_init(&local);
-  tfc_session_config_parse(&o->config, proto, proto_len, s ? s : &local);
+  tfc_status local, *s = tfc_capi_status_or(status, &local);
+  tfc_session_config_parse(&o->config, proto, proto_len, s);
   tfc_status_fini(&local);
 }
 
@@ -112,22 +110,18 @@ TFC_EXPORT void TF_SessionRun(TF_Session *ts, const TF_Buffer *run_options, cons
                               int ntargets, TF_Buffer *run_metadata, TF_Status *status) {
   (void)run_options;
   (void)run_metadata;
-  tfc_status *s = tfc_capi_status(status);
-  tfc_status local;
-  tfc_status_init(&local);
-  if (!s) s = &local;
+  tfc_status local, *s = tfc_capi_status_or(status, &local);
   for (int i = 0; i < noutputs; i++) output_values[i] = NULL;
   if (!ts || ninputs < 0 || noutputs < 0 || ntargets < 0) {
     tfc_status_set(s, TFC_INVALID_ARGUMENT, "TF_SessionRun: invalid arguments");
     tfc_status_fini(&local);
     return;
   }
-  int nmax = (ninputs > noutputs ? ninputs : noutputs) + ntargets + 1;
   tfc_endpoint *feed_eps = calloc((size_t)ninputs + 1, sizeof *feed_eps);
   tfc_endpoint *fetch_eps = calloc((size_t)noutputs + 1, sizeof *fetch_eps);
   tfc_tensor **feeds = calloc((size_t)ninputs + 1, sizeof *feeds);
   tfc_tensor **outs = calloc((size_t)noutputs + 1, sizeof *outs);
-  tfc_node **targets = calloc((size_t)nmax, sizeof *targets);
+  tfc_node **targets = calloc((size_t)ntargets + 1, sizeof *targets);
   if (!feed_eps || !fetch_eps || !feeds || !outs || !targets) {
     TFC_OOM(s);
     goto done;

@@ -425,14 +425,16 @@ TF_Tensor *tfc_capi_tensor_out(tfc_tensor *t, tfc_status *s) {
 
 TFC_EXPORT const char *TF_Version(void) { return "1.15.0"; }
 
+int tfc_capi_check_out_buffer(const TF_Buffer *out, tfc_status *s) {
+  if (!out) return tfc_status_set(s, TFC_INVALID_ARGUMENT, "output TF_Buffer is NULL");
+  if (out->data) return tfc_status_set(s, TFC_INVALID_ARGUMENT, "Passing non-empty TF_Buffer is invalid.");
+  return TFC_OK;
+}
+
 int tfc_capi_fill_buffer(TF_Buffer *out, void *data, size_t len, tfc_status *s) {
-  if (!out) {
+  if (tfc_capi_check_out_buffer(out, s)) {
     free(data);
-    return tfc_status_set(s, TFC_INVALID_ARGUMENT, "output TF_Buffer is NULL");
-  }
-  if (out->data) {
-    free(data);
-    return tfc_status_set(s, TFC_INVALID_ARGUMENT, "Passing non-empty TF_Buffer is invalid.");
+    return s->code;
   }
   out->data = data;
   out->length = len;
