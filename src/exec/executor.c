@@ -42,7 +42,7 @@ struct tfc_executor {
   int n_slots;
   int *roots;
   int n_roots;
-  int max_outputs;
+  int max_fanout; /* most out-edges of one node: bounds the ready list */
 };
 
 typedef struct step {
@@ -81,7 +81,6 @@ tfc_executor *tfc_executor_new(const tfc_graph *g, tfc_device *device, tfc_statu
     it->initial_pending = n->n_inputs + n->n_control_inputs;
     it->consumers = calloc((size_t)(n->n_outputs ? n->n_outputs : 1), sizeof(int));
     if (!it->consumers) goto oom;
-    if (n->n_outputs > e->max_outputs) e->max_outputs = n->n_outputs;
     e->n_slots += n->n_inputs;
     n_edges += n->n_inputs + n->n_control_inputs;
   }
@@ -100,6 +99,7 @@ tfc_executor *tfc_executor_new(const tfc_graph *g, tfc_device *device, tfc_statu
   for (int i = 0; i < g->n_nodes; i++) {
     e->items[i].edge_start = pos;
     pos += e->items[i].n_edges;
+    if (e->items[i].n_edges > e->max_fanout) e->max_fanout = e->items[i].n_edges;
     e->items[i].n_edges = 0;
   }
   for (int i = 0; i < g->n_nodes; i++) {
@@ -155,7 +155,6 @@ void tfc_executor_free(tfc_executor *e) {
 static void step_fail(step *st, const exec_item *it, tfc_status *ks) {
   pthread_mutex_lock(&st->mu);
   if (tfc_status_ok(&st->status)) {
-    tfc_status_prefix(ks, "%s", "");
     tfc_status_set(&st->status, ks->code, "%s\n\t [[{{node %s}}]]", tfc_status_msg(ks), it->node->name);
   }
   pthread_mutex_unlock(&st->mu);
@@ -268,13 +267,25 @@ static void pool_entry(void *arg) {
   run_from(st, item);
 }
 
+/* Hands item to the inter-op pool. Returns 0, or -1 when it could not (the caller runs it). */
+static int schedule(step *st, int item) {
+  pool_task *t = malloc(sizeof *t);
+  if (!t) return -1;
+  t->st = st;
+  t->item = item;
+  if (tfc_threadpool_schedule(st->args->inter_pool, pool_entry, t) == 0) return 0;
+  free(t);
+  return -1;
+}
+
 /* Runs `first` and everything it makes ready that is cheap, on this thread; expensive ready
  * nodes beyond the first go to the inter-op pool. */
 static void run_from(step *st, int first) {
   tfc_executor *ex = st->ex;
   int stack_small[64];
   int *stack = stack_small, cap = 64, top = 0;
-  int *ready = malloc(sizeof(int) * (size_t)(ex->n_items ? ex->n_items : 1));
+  int ready_small[64];
+  int *ready = ex->max_fanout <= 64 ? ready_small : malloc(sizeof(int) * (size_t)ex->max_fanout);
   stack[top++] = first;
   while (top > 0) {
     int i = stack[--top];
@@ -290,15 +301,7 @@ static void run_from(step *st, int first) {
     for (int r = 0; r < n_ready; r++) {
       int id = ready[r];
       int inline_it = !ex->items[id].expensive || !st->args->inter_pool || (r == n_ready - 1 && top == 0);
-      if (!inline_it) {
-        pool_task *t = malloc(sizeof *t);
-        if (t) {
-          t->st = st;
-          t->item = id;
-          if (tfc_threadpool_schedule(st->args->inter_pool, pool_entry, t) == 0) continue;
-          free(t);
-        }
-      }
+      if (!inline_it && schedule(st, id) == 0) continue;
       if (top == cap) {
         int *ns = malloc(sizeof(int) * (size_t)cap * 2);
         if (!ns) { run_from(st, id); continue; }
@@ -311,7 +314,7 @@ static void run_from(step *st, int first) {
     }
     finish_one(st);
   }
-  free(ready);
+  if (ready != ready_small) free(ready);
   if (stack != stack_small) free(stack);
 }
 
@@ -337,15 +340,7 @@ int tfc_executor_run(tfc_executor *ex, const tfc_exec_args *args, tfc_status *s)
   /* Roots: all but the last go to the pool when they are expensive; the rest run here. */
   for (int r = 0; r < ex->n_roots; r++) {
     int id = ex->roots[r];
-    if (r < ex->n_roots - 1 && ex->items[id].expensive && args->inter_pool) {
-      pool_task *t = malloc(sizeof *t);
-      if (t) {
-        t->st = &st;
-        t->item = id;
-        if (tfc_threadpool_schedule(args->inter_pool, pool_entry, t) == 0) continue;
-        free(t);
-      }
-    }
+    if (r < ex->n_roots - 1 && ex->items[id].expensive && args->inter_pool && schedule(&st, id) == 0) continue;
     run_from(&st, id);
   }
   pthread_mutex_lock(&st.mu);
