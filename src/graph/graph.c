@@ -372,46 +372,36 @@ static int group_flat(tfc_node_desc *d, const tfc_opdef *op, tfc_status *s) {
         const tfc_attr_def *ad = tfc_opdef_attr(op, an);
         v = ad && ad->has_default ? &ad->default_value : NULL;
       }
-      if (!v) {
-        /* TF infers N from the remaining inputs when it is the only list arg left. */
-        c = flat.n - pos;
-        for (int j = i + 1; j < op->n_inputs; j++) c -= 1;
-      } else {
+      if (!v) /* TF infers N from the remaining inputs when it is the only list arg left. */
+        c = flat.n - pos - (op->n_inputs - i - 1);
+      else
         c = v->kind == TFC_ATTR_INT ? (int)v->u.i : v->kind == TFC_ATTR_LIST ? v->u.list.n : -1;
-      }
       if (c < 0 || pos + c > flat.n) {
-        for (int j = 0; j < i; j++) free(groups[j].eps);
-        free(groups);
-        return node_err(s, d, op, "Inconsistent number of inputs (%d) for list arg '%s'", flat.n,
-                        a->name);
+        node_err(s, d, op, "Inconsistent number of inputs (%d) for list arg '%s'", flat.n, a->name);
+        goto fail;
       }
       groups[i].is_list = 1;
     } else if (pos >= flat.n) {
-      for (int j = 0; j < i; j++) free(groups[j].eps);
-      free(groups);
-      return tfc_status_set(s, TFC_INVALID_ARGUMENT,
-                            "NodeDef expected inputs '%d' do not match %d inputs specified; %s",
-                            pos + 1 + (op->n_inputs - i - 1), flat.n, d->name);
+      tfc_status_set(s, TFC_INVALID_ARGUMENT, "NodeDef expected inputs '%d' do not match %d inputs specified; %s",
+                     pos + 1 + (op->n_inputs - i - 1), flat.n, d->name);
+      goto fail;
     }
     groups[i].n = c;
     groups[i].eps = c ? malloc(sizeof(tfc_endpoint) * (size_t)c) : NULL;
     if (c && !groups[i].eps) {
-      for (int j = 0; j < i; j++) free(groups[j].eps);
-      free(groups);
-      return TFC_OOM(s);
+      TFC_OOM(s);
+      goto fail;
     }
     if (c) memcpy(groups[i].eps, flat.eps + pos, sizeof(tfc_endpoint) * (size_t)c);
     pos += c;
   }
   if (pos != flat.n) {
-    for (int j = 0; j < op->n_inputs; j++) free(groups[j].eps);
-    free(groups);
     char sig[2048];
     tfc_opdef_format(op, sig, sizeof sig);
-    return tfc_status_set(s, TFC_INVALID_ARGUMENT,
-                          "NodeDef expected inputs '%d' do not match %d inputs specified; %s; "
-                          "NodeDef: {{node %s}}",
-                          pos, flat.n, sig, d->name);
+    tfc_status_set(s, TFC_INVALID_ARGUMENT,
+                   "NodeDef expected inputs '%d' do not match %d inputs specified; %s; NodeDef: {{node %s}}", pos,
+                   flat.n, sig, d->name);
+    goto fail;
   }
   free(flat.eps);
   free(d->groups);
@@ -419,6 +409,10 @@ static int group_flat(tfc_node_desc *d, const tfc_opdef *op, tfc_status *s) {
   d->n_groups = op->n_inputs;
   d->flat = 0;
   return TFC_OK;
+fail: /* groups past the failing arg are still zeroed by calloc */
+  for (int j = 0; j < op->n_inputs; j++) free(groups[j].eps);
+  free(groups);
+  return s->code;
 }
 
 /* Infers T / N / Tlist attrs from the grouped inputs and checks ref-ness. */
@@ -597,7 +591,7 @@ static void input_types(const tfc_opdef *op, const tfc_node *n, int *types) {
   }
 }
 
-/* Const value of an input when the graph knows it (Const, or Shape/Size/Rank of a known shape). */
+/* Const value of an input when the graph knows it: the value of a Const node. */
 static tfc_tensor *const_input(tfc_endpoint e) {
   const tfc_node *p = e.node;
   if (p->op->id == TFC_OP_Const) {

@@ -69,7 +69,8 @@ tfc_session *tfc_session_new(tfc_graph *g, const tfc_session_config *cfg, tfc_st
     n_cpu = 1; /* TF always keeps CPU:0 */
   sess->devices = calloc((size_t)n_cpu, sizeof *sess->devices);
   if (!sess->devices) { TFC_OOM(s); goto fail; }
-  /* Each virtual CPU device gets its share of the cores for intra-op work. */
+  /* Each virtual CPU device gets its share of the cores for intra-op work; its parallel-for
+   * width is that share plus the calling thread, which claims shards too. */
   int share = intra / n_cpu > 0 ? intra / n_cpu : 1;
   for (int i = 0; i < n_cpu; i++) {
     sess->devices[i] = tfc_cpu_device_new("localhost", 0, 0, i, sess->pool, share + 1, s);
