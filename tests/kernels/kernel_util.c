@@ -112,3 +112,18 @@ tfc_tensor *ku_f64(const int64_t *d, int n, const double *v) { return ku_typed(T
 tfc_tensor *ku_i32(const int64_t *d, int n, const int32_t *v) { return ku_typed(TFC_DT_INT32, d, n, v); }
 tfc_tensor *ku_i64(const int64_t *d, int n, const int64_t *v) { return ku_typed(TFC_DT_INT64, d, n, v); }
 tfc_tensor *ku_bool(const int64_t *d, int n, const uint8_t *v) { return ku_typed(TFC_DT_BOOL, d, n, v); }
+
+void ku_set(tfc_tensor *t, int64_t i, double v) {
+  switch (t->dtype) {
+    case TFC_DT_FLOAT: ((float *)t->data)[i] = (float)v; break;
+    case TFC_DT_DOUBLE: ((double *)t->data)[i] = v; break;
+    case TFC_DT_INT32: ((int32_t *)t->data)[i] = (int32_t)v; break;
+    case TFC_DT_INT64: ((int64_t *)t->data)[i] = (int64_t)v; break;
+    case TFC_DT_UINT8: ((uint8_t *)t->data)[i] = (uint8_t)v; break;
+    case TFC_DT_INT8: ((int8_t *)t->data)[i] = (int8_t)v; break;
+    case TFC_DT_INT16: ((int16_t *)t->data)[i] = (int16_t)v; break;
+    case TFC_DT_UINT16: ((uint16_t *)t->data)[i] = (uint16_t)v; break;
+    case TFC_DT_BOOL: ((uint8_t *)t->data)[i] = v != 0; break;
+    default: tfc_test_fail(__FILE__, __LINE__, "ku_set: dtype %s", tfc_dtype_name(t->dtype));
+  }
+}

@@ -32,5 +32,8 @@ tfc_tensor *ku_i32(const int64_t *dims, int ndims, const int32_t *vals);
 tfc_tensor *ku_i64(const int64_t *dims, int ndims, const int64_t *vals);
 tfc_tensor *ku_bool(const int64_t *dims, int ndims, const uint8_t *vals);
 tfc_tensor *ku_typed(int dtype, const int64_t *dims, int ndims, const void *vals);
+/* Writes element i of a numeric or bool tensor from a double (fails the test otherwise). */
+void ku_set(tfc_tensor *t, int64_t i, double v);
+static inline int ku_is_float(int dtype) { return dtype == TFC_DT_FLOAT || dtype == TFC_DT_DOUBLE; }
 
 #endif

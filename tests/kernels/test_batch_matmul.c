@@ -5,15 +5,6 @@
 #include "harness.h"
 #include "kernel_util.c"
 
-static void setv(tfc_tensor *t, int64_t i, double v) {
-  switch (t->dtype) {
-    case TFC_DT_FLOAT: ((float *)t->data)[i] = (float)v; break;
-    case TFC_DT_DOUBLE: ((double *)t->data)[i] = v; break;
-    case TFC_DT_INT32: ((int32_t *)t->data)[i] = (int32_t)v; break;
-    case TFC_DT_INT64: ((int64_t *)t->data)[i] = (int64_t)v; break;
-    default: tfc_test_fail(__FILE__, __LINE__, "setv");
-  }
-}
 
 /* x: [xb..., (adj_x ? k,m : m,k)], y: [yb..., (adj_y ? n,k : k,n)]; batch dims broadcast. */
 static void check_bmm(const char *op, int dt, const int64_t *xb, int nxb, const int64_t *yb, int nyb, int64_t m,
@@ -26,10 +17,10 @@ static void check_bmm(const char *op, int dt, const int64_t *xb, int nxb, const 
   yd[nyb] = adj_y ? n : k;
   yd[nyb + 1] = adj_y ? k : n;
   tfc_tensor *x = ku_typed(dt, xd, nxb + 2, NULL), *y = ku_typed(dt, yd, nyb + 2, NULL);
-  for (int64_t i = 0; i < x->n_elems; i++) setv(x, i, (double)((i * 7 + 3) % 11) - 5);
-  for (int64_t i = 0; i < y->n_elems; i++) setv(y, i, ((double)((i * 5 + 1) % 13) - 6) * 0.5);
+  for (int64_t i = 0; i < x->n_elems; i++) ku_set(x, i, (double)((i * 7 + 3) % 11) - 5);
+  for (int64_t i = 0; i < y->n_elems; i++) ku_set(y, i, ((double)((i * 5 + 1) % 13) - 6) * 0.5);
   if (dt == TFC_DT_INT32 || dt == TFC_DT_INT64)
-    for (int64_t i = 0; i < y->n_elems; i++) setv(y, i, (double)((i * 5 + 1) % 13) - 6);
+    for (int64_t i = 0; i < y->n_elems; i++) ku_set(y, i, (double)((i * 5 + 1) % 13) - 6);
   tfc_tensor *in[2] = {x, y}, *out = NULL;
   ku_attr attrs[2] = {{"adj_x", tfc_attr_bool(adj_x)}, {"adj_y", tfc_attr_bool(adj_y)}};
   tfc_status s;

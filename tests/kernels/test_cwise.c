@@ -8,22 +8,7 @@
 
 /* ---- helpers ---- */
 
-static void setv(tfc_tensor *t, int64_t i, double v) {
-  switch (t->dtype) {
-    case TFC_DT_FLOAT: ((float *)t->data)[i] = (float)v; break;
-    case TFC_DT_DOUBLE: ((double *)t->data)[i] = v; break;
-    case TFC_DT_INT32: ((int32_t *)t->data)[i] = (int32_t)v; break;
-    case TFC_DT_INT64: ((int64_t *)t->data)[i] = (int64_t)v; break;
-    case TFC_DT_UINT8: ((uint8_t *)t->data)[i] = (uint8_t)v; break;
-    case TFC_DT_INT8: ((int8_t *)t->data)[i] = (int8_t)v; break;
-    case TFC_DT_INT16: ((int16_t *)t->data)[i] = (int16_t)v; break;
-    case TFC_DT_UINT16: ((uint16_t *)t->data)[i] = (uint16_t)v; break;
-    case TFC_DT_BOOL: ((uint8_t *)t->data)[i] = v != 0; break;
-    default: tfc_test_fail(__FILE__, __LINE__, "setv: dtype %d", t->dtype);
-  }
-}
 static double getv(const tfc_tensor *t, int64_t i) { return tfc_tensor_get_f64(t, i); }
-static int is_float(int dt) { return dt == TFC_DT_FLOAT || dt == TFC_DT_DOUBLE; }
 
 enum { D_ANY, D_NONZERO, D_POW, D_POSITIVE };
 
@@ -32,19 +17,19 @@ static double gen(int64_t i, int salt, int dt, int domain) {
   int base = (int)((i * 37 + salt * 11) % 19) - 9;
   if (dt == TFC_DT_UINT8 || dt == TFC_DT_UINT16) base = base < 0 ? -base : base;
   if (domain == D_POW) {
-    if (salt == 2) return is_float(dt) ? (base % 5) * 0.5 : (double)((base < 0 ? -base : base) % 4);
+    if (salt == 2) return ku_is_float(dt) ? (base % 5) * 0.5 : (double)((base < 0 ? -base : base) % 4);
     base = base % 5;
   }
-  if (domain == D_POSITIVE || (domain == D_POW && is_float(dt))) base = base < 0 ? -base : base;
+  if (domain == D_POSITIVE || (domain == D_POW && ku_is_float(dt))) base = base < 0 ? -base : base;
   if ((domain == D_NONZERO || domain == D_POSITIVE || domain == D_POW) && base == 0) base = 3;
-  if (!is_float(dt) || dt == TFC_DT_BOOL) return base;
+  if (!ku_is_float(dt) || dt == TFC_DT_BOOL) return base;
   return base * 0.37 + (domain == D_NONZERO || domain == D_POSITIVE ? 0.0 : salt * 0.11) +
          (domain == D_POSITIVE ? 0.05 : 0);
 }
 
 static tfc_tensor *mk(int dt, const int64_t *dims, int nd, int salt, int domain) {
   tfc_tensor *t = ku_typed(dt, dims, nd, NULL);
-  for (int64_t i = 0; i < t->n_elems; i++) setv(t, i, gen(i, salt, dt, domain));
+  for (int64_t i = 0; i < t->n_elems; i++) ku_set(t, i, gen(i, salt, dt, domain));
   return t;
 }
 
@@ -95,7 +80,7 @@ static void check_bin(const char *op, int dt, const int64_t *xd, int xn, const i
     double a = getv(keep[0], bcast_index(o, od, on, xd, xn)), b = getv(keep[1], bcast_index(o, od, on, yd, yn));
     double want = ref(a, b);
     if (bool_out) want = want != 0;
-    else if (!is_float(dt)) want = (double)(int64_t)want;
+    else if (!ku_is_float(dt)) want = (double)(int64_t)want;
     double got = getv(out, o);
     if (!(fabs(got - want) <= (dt == TFC_DT_FLOAT ? 1e-5 : 1e-12) * (fabs(want) > 1 ? fabs(want) : 1)))
       tfc_test_fail(__FILE__, __LINE__, "%s %s elem %lld: %.9g op %.9g = %.9g, want %.9g", op, tfc_dtype_name(dt),
@@ -120,7 +105,7 @@ static void check_un(const char *op, int dt, ref1 ref, int domain) {
   EXPECT_EQ(out->dtype, dt);
   for (int64_t i = 0; i < out->n_elems; i++) {
     double a = getv(keep, i), want = ref(a);
-    if (!is_float(dt)) want = (double)(int64_t)want;
+    if (!ku_is_float(dt)) want = (double)(int64_t)want;
     if (!(fabs(getv(out, i) - want) <= 1e-6 * (fabs(want) > 1 ? fabs(want) : 1)))
       tfc_test_fail(__FILE__, __LINE__, "%s %s(%.9g) = %.9g, want %.9g", op, tfc_dtype_name(dt), a, getv(out, i), want);
   }
@@ -220,10 +205,10 @@ static void add_sub_mul_all_types_and_broadcasts(void) {
 static void division_ops_match_tf_semantics(void) {
   for (int t = 0; t < 4; t++) {
     int dt = main_types[t];
-    check_bin_all_shapes("Div", dt, is_float(dt) ? r_div : r_idiv, 0, D_NONZERO);
+    check_bin_all_shapes("Div", dt, ku_is_float(dt) ? r_div : r_idiv, 0, D_NONZERO);
     check_bin_all_shapes("FloorDiv", dt, r_floordiv, 0, D_NONZERO);
     check_bin_all_shapes("FloorMod", dt, r_floormod, 0, D_NONZERO);
-    if (is_float(dt)) check_bin_all_shapes("RealDiv", dt, r_div, 0, D_NONZERO);
+    if (ku_is_float(dt)) check_bin_all_shapes("RealDiv", dt, r_div, 0, D_NONZERO);
   }
   check_bin("Div", TFC_DT_INT16, D23, 2, D3, 1, r_idiv, 0, D_NONZERO);
   check_bin("FloorDiv", TFC_DT_INT8, D23, 2, D3, 1, r_floordiv, 0, D_NONZERO);
@@ -438,7 +423,7 @@ static void unary_ops_all_types(void) {
     check_un("Neg", dt, u_neg, D_ANY);
     check_un("Square", dt, u_square, D_ANY);
     check_un("Sign", dt, u_sign, D_ANY);
-    if (!is_float(dt)) continue;
+    if (!ku_is_float(dt)) continue;
     check_un("Reciprocal", dt, u_recip, D_NONZERO);
     check_un("Inv", dt, u_recip, D_NONZERO);
     check_un("Sqrt", dt, u_sqrt, D_POSITIVE);

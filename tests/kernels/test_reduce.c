@@ -6,18 +6,6 @@
 #include "harness.h"
 #include "kernel_util.c"
 
-static void setv(tfc_tensor *t, int64_t i, double v) {
-  switch (t->dtype) {
-    case TFC_DT_FLOAT: ((float *)t->data)[i] = (float)v; break;
-    case TFC_DT_DOUBLE: ((double *)t->data)[i] = v; break;
-    case TFC_DT_INT32: ((int32_t *)t->data)[i] = (int32_t)v; break;
-    case TFC_DT_INT64: ((int64_t *)t->data)[i] = (int64_t)v; break;
-    case TFC_DT_UINT8: ((uint8_t *)t->data)[i] = (uint8_t)v; break;
-    case TFC_DT_INT16: ((int16_t *)t->data)[i] = (int16_t)v; break;
-    default: tfc_test_fail(__FILE__, __LINE__, "setv: dtype %d", t->dtype);
-  }
-}
-static int is_float(int dt) { return dt == TFC_DT_FLOAT || dt == TFC_DT_DOUBLE; }
 
 enum { SUM, MEAN, PROD, MAX, MIN };
 static const char *op_names[] = {"Sum", "Mean", "Prod", "Max", "Min"};
@@ -38,8 +26,8 @@ static void check_reduce(int op, int dt, const int64_t *dims, int nd, const int6
   tfc_tensor *x = ku_typed(dt, dims, nd, NULL);
   for (int64_t i = 0; i < x->n_elems; i++) {
     double v = (double)((i * 29 + 7) % 23) - 11;
-    if (op == PROD) v = is_float(dt) ? 0.9 + 0.01 * (double)(i % 21) : (i % 7 == 0 ? 2 : (i % 5 == 0 ? -1 : 1));
-    setv(x, i, is_float(dt) ? v * val_scale : v);
+    if (op == PROD) v = ku_is_float(dt) ? 0.9 + 0.01 * (double)(i % 21) : (i % 7 == 0 ? 2 : (i % 5 == 0 ? -1 : 1));
+    ku_set(x, i, ku_is_float(dt) ? v * val_scale : v);
   }
   tfc_tensor *keepx = tfc_tensor_copy(x, NULL);
   tfc_tensor *in[2] = {x, axes_tensor(tidx, axes, n_axes, scalar_axes)}, *out = NULL;
@@ -84,9 +72,9 @@ static void check_reduce(int op, int dt, const int64_t *dims, int nd, const int6
   }
   for (int64_t o = 0; o < n_out; o++) {
     double want = acc[o];
-    if (op == MEAN) want = is_float(dt) ? want / (double)count : (count ? (double)((int64_t)want / count) : 0);
+    if (op == MEAN) want = ku_is_float(dt) ? want / (double)count : (count ? (double)((int64_t)want / count) : 0);
     double got = tfc_tensor_get_f64(out, o);
-    if (isinf(want) && !is_float(dt)) /* integer identities are the type's extremes */
+    if (isinf(want) && !ku_is_float(dt)) /* integer identities are the type's extremes */
       want = dt == TFC_DT_INT32 ? (want < 0 ? INT32_MIN : INT32_MAX) : (want < 0 ? (double)INT64_MIN : (double)INT64_MAX);
     if (isinf(want) || isnan(want)) {
       if (!(isnan(want) ? isnan(got) : got == want))
@@ -287,7 +275,7 @@ static void reduction_shape_function_uses_const_axes(void) {
 
 static void check_arg(const char *op, int dt, const int64_t *dims, int nd, int64_t axis, int out_type) {
   tfc_tensor *x = ku_typed(dt, dims, nd, NULL);
-  for (int64_t i = 0; i < x->n_elems; i++) setv(x, i, (double)((i * 13 + 5) % 7)); /* has ties */
+  for (int64_t i = 0; i < x->n_elems; i++) ku_set(x, i, (double)((i * 13 + 5) % 7)); /* has ties */
   int64_t ax = axis;
   tfc_tensor *in[2] = {x, axes_tensor(TFC_DT_INT32, &ax, 1, 1)}, *out = NULL;
   ku_attr a = {"output_type", tfc_attr_type(out_type)};

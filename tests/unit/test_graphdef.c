@@ -1,8 +1,9 @@
 /* GraphDef import and export through the internal API. GraphDefs are hand-encoded with the
- * small writer below (field numbers from graph.proto / node_def.proto / attr_value.proto). */
+ * small writer in pb_writer.h (field numbers from graph.proto / node_def.proto / attr_value.proto). */
 #include <stdint.h>
 
 #include "harness.h"
+#include "pb_writer.h"
 #include "tensorflow/c/c_api.h"
 #include "tensorflow/c/c_api_experimental.h"
 #include "graph/graph.h"
@@ -10,32 +11,6 @@
 #include "tensorflow/graph.pb-c.h"
 #include "tensorflow/op_def.pb-c.h"
 
-/* ---- a minimal protobuf writer ---- */
-typedef struct pbw {
-  uint8_t b[8192];
-  size_t n;
-} pbw;
-
-static void w_varint(pbw *w, uint64_t v) {
-  do {
-    uint8_t c = v & 0x7f;
-    v >>= 7;
-    w->b[w->n++] = c | (v ? 0x80 : 0);
-  } while (v);
-}
-static void w_tag(pbw *w, int field, int wire) { w_varint(w, (uint64_t)field << 3 | (uint64_t)wire); }
-static void w_int(pbw *w, int field, int64_t v) {
-  w_tag(w, field, 0);
-  w_varint(w, (uint64_t)v);
-}
-static void w_bytes(pbw *w, int field, const void *d, size_t n) {
-  w_tag(w, field, 2);
-  w_varint(w, n);
-  memcpy(w->b + w->n, d, n);
-  w->n += n;
-}
-static void w_str(pbw *w, int field, const char *s) { w_bytes(w, field, s, strlen(s)); }
-static void w_msg(pbw *w, int field, const pbw *m) { w_bytes(w, field, m->b, m->n); }
 
 /* NodeDef.attr entry with an already-encoded AttrValue. */
 static void attr_entry(pbw *nd, const char *key, const pbw *value) {

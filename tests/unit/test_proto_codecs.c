@@ -1,44 +1,14 @@
 /* Protobuf codecs: TensorProto and AttrValue to and from runtime values, wire-format edge
  * cases (packed and unpacked repeated fields, unknown fields, malformed bytes). Inputs are
- * hand-encoded with the small writer below so the exact bytes are visible. */
+ * hand-encoded with the small writer in pb_writer.h so the exact bytes are visible. */
 #include <stdint.h>
 
 #include "harness.h"
+#include "pb_writer.h"
 #include "proto/attr_codec.h"
 #include "proto/pb_util.h"
 #include "proto/tensor_codec.h"
 
-/* ---- a minimal protobuf writer ---- */
-typedef struct pbw {
-  uint8_t b[4096];
-  size_t n;
-} pbw;
-
-static void w_varint(pbw *w, uint64_t v) {
-  do {
-    uint8_t c = v & 0x7f;
-    v >>= 7;
-    w->b[w->n++] = c | (v ? 0x80 : 0);
-  } while (v);
-}
-static void w_tag(pbw *w, int field, int wire) { w_varint(w, (uint64_t)field << 3 | (uint64_t)wire); }
-static void w_int(pbw *w, int field, int64_t v) {
-  w_tag(w, field, 0);
-  w_varint(w, (uint64_t)v);
-}
-static void w_bytes(pbw *w, int field, const void *d, size_t n) {
-  w_tag(w, field, 2);
-  w_varint(w, n);
-  memcpy(w->b + w->n, d, n);
-  w->n += n;
-}
-static void w_str(pbw *w, int field, const char *s) { w_bytes(w, field, s, strlen(s)); }
-static void w_msg(pbw *w, int field, const pbw *m) { w_bytes(w, field, m->b, m->n); }
-static void w_f32(pbw *w, int field, float f) {
-  w_tag(w, field, 5);
-  memcpy(w->b + w->n, &f, 4);
-  w->n += 4;
-}
 /* TensorShapeProto with the given dims. */
 static pbw shape_msg(const int64_t *dims, int rank) {
   pbw s = {.n = 0};
