@@ -23,19 +23,34 @@
 #include "device/device.h"
 #include "graph/graph.h"
 
+struct tfc_rendezvous;
+
 typedef struct tfc_executor tfc_executor;
 
 typedef struct tfc_exec_args {
   tfc_call_frame *frame;       /* feeds and fetches */
   tfc_threadpool *inter_pool;  /* may be NULL: everything inline */
   int64_t step_id;
+  /* The step's rendezvous for _Send/_Recv (borrowed; may be NULL when the partition has
+   * none). The first kernel error of any executor in the step aborts it with that error,
+   * and every executor of the step stops starting nodes once it is aborted. */
+  struct tfc_rendezvous *rendezvous;
 } tfc_exec_args;
+
+/* Called once when a step of one executor is over: s is its status (borrowed for the call;
+ * OK, the first kernel error, or the rendezvous's abort status). */
+typedef void (*tfc_exec_done)(void *arg, const tfc_status *s);
 
 /* Builds the executor: looks up and initializes every node's kernel on `device`. Errors name
  * the node (missing kernel: TF's "No OpKernel was registered ..." text). */
 tfc_executor *tfc_executor_new(const tfc_graph *g, tfc_device *device, tfc_status *s);
 void tfc_executor_free(tfc_executor *e);
-/* Runs one step to completion. Returns the step's status code. */
+/* Starts one step and returns at once (or after running it inline); done runs exactly once,
+ * possibly before this returns, on whichever thread finishes the step. args must stay valid
+ * until done. Errors come back as "<message>\n\t [[{{node <name>}}]] (device: <device>)". */
+void tfc_executor_run_async(tfc_executor *e, const tfc_exec_args *args, tfc_exec_done done,
+                            void *arg);
+/* Runs one step to completion on this thread (plus the pool). Returns the step's status. */
 int tfc_executor_run(tfc_executor *e, const tfc_exec_args *args, tfc_status *s);
 
 #endif

@@ -6,3 +6,4 @@
 #include "ops/ops_core.def"
 #include "ops/ops_math.def"
 #include "ops/ops_array.def"
+#include "ops/ops_state.def"

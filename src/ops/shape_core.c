@@ -32,3 +32,16 @@ int tfc_shape_arg(tfc_shape_ctx *c) {
   (void)c;
   return TFC_OK;
 }
+
+/* Assign: the value's shape, checked against the variable's when validate_shape is set. */
+int tfc_shape_assign(tfc_shape_ctx *c) {
+  if (tfc_shape_ctx_attr_bool(c, "validate_shape", 1) &&
+      !tfc_shape_compatible(&c->input_shapes[0], &c->input_shapes[1])) {
+    char a[TFC_SHAPE_STR_MAX], b[TFC_SHAPE_STR_MAX];
+    return tfc_shape_ctx_error(c, "Shapes must be equal rank, but are %s and %s",
+                               tfc_shape_str(&c->input_shapes[0], a, sizeof a),
+                               tfc_shape_str(&c->input_shapes[1], b, sizeof b));
+  }
+  c->output_shapes[0] = c->input_shapes[1];
+  return TFC_OK;
+}

@@ -13,6 +13,7 @@ int tfc_shape_placeholder(tfc_shape_ctx *c);
 int tfc_shape_placeholder_with_default(tfc_shape_ctx *c);
 int tfc_shape_identity_n(tfc_shape_ctx *c);
 int tfc_shape_arg(tfc_shape_ctx *c);
+int tfc_shape_assign(tfc_shape_ctx *c);
 
 /* shape_math.c */
 int tfc_shape_matmul(tfc_shape_ctx *c);

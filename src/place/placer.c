@@ -63,8 +63,15 @@ static int matches(const tfc_device *d, const dev_spec *sp) {
   return 1;
 }
 
-int tfc_place_nodes(const tfc_graph *g, int first, tfc_device *const *devices, int n_devices,
-                    const tfc_session_config *cfg, int *assignment, tfc_status *s) {
+void tfc_placement_fini(tfc_placement *p, int n) {
+  for (int i = 0; i < n; i++) {
+    free(p[i].reason);
+    p[i].reason = NULL;
+  }
+}
+
+int tfc_place(const tfc_graph *g, int first, tfc_device *const *devices, int n_devices,
+              const tfc_place_options *cfg, tfc_placement *out, tfc_status *s) {
   for (int i = first; i < g->n_nodes; i++) {
     const tfc_node *n = g->nodes[i];
     dev_spec sp;
@@ -82,7 +89,8 @@ int tfc_place_nodes(const tfc_graph *g, int first, tfc_device *const *devices, i
       if (!cfg->allow_soft_placement) break;
     }
     if (best >= 0) {
-      assignment[i] = best;
+      out[i].device = best;
+      out[i].reason = strdup("default");
       continue;
     }
     if (any_kernel < 0) {

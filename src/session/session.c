@@ -39,7 +39,7 @@ struct tfc_session {
   tfc_device **devices;
   tfc_threadpool *pool;
   pthread_mutex_t mu; /* guards everything below */
-  int *assignment;
+  tfc_placement *placement; /* per node id */
   int n_placed, cap_placed;
   tfc_hashmap plans;
   plan *all_plans;
@@ -108,7 +108,8 @@ void tfc_session_free(tfc_session *sess) {
   for (int i = 0; i < sess->n_devices; i++) tfc_device_free(sess->devices[i]);
   free(sess->devices);
   tfc_threadpool_free(sess->pool);
-  free(sess->assignment);
+  tfc_placement_fini(sess->placement, sess->n_placed);
+  free(sess->placement);
   tfc_session_config_fini(&sess->cfg);
   pthread_mutex_destroy(&sess->mu);
   free(sess);
@@ -129,7 +130,7 @@ const tfc_device *tfc_session_device(const tfc_session *sess, int i) {
 
 const tfc_device *tfc_session_node_device(tfc_session *sess, const tfc_node *n) {
   pthread_mutex_lock(&sess->mu);
-  const tfc_device *d = n->id < sess->n_placed ? sess->devices[sess->assignment[n->id]] : NULL;
+  const tfc_device *d = n->id < sess->n_placed ? sess->devices[sess->placement[n->id].device] : NULL;
   pthread_mutex_unlock(&sess->mu);
   return d;
 }
@@ -143,19 +144,21 @@ static int extend(tfc_session *sess, tfc_status *s) {
   if (n > sess->n_placed) {
     if (n > sess->cap_placed) {
       int cap = n * 2;
-      int *a = realloc(sess->assignment, sizeof *a * (size_t)cap);
+      tfc_placement *a = realloc(sess->placement, sizeof *a * (size_t)cap);
       if (!a) { tfc_graph_unlock(g); return TFC_OOM(s); }
-      sess->assignment = a;
+      sess->placement = a;
       sess->cap_placed = cap;
     }
-    if (tfc_place_nodes(g, sess->n_placed, sess->devices, sess->n_devices, &sess->cfg, sess->assignment, s)) {
+    tfc_place_options po = {sess->cfg.allow_soft_placement};
+    for (int i = sess->n_placed; i < n; i++) sess->placement[i] = (tfc_placement){-1, NULL};
+    if (tfc_place(g, sess->n_placed, sess->devices, sess->n_devices, &po, sess->placement, s)) {
       tfc_graph_unlock(g);
       return s->code;
     }
     if (sess->cfg.log_device_placement) {
       for (int i = sess->n_placed; i < n; i++) {
         const tfc_node *nd = g->nodes[i];
-        printf("%s: (%s): %s\n", nd->name, nd->op->name, sess->devices[sess->assignment[i]]->name);
+        printf("%s: (%s): %s\n", nd->name, nd->op->name, sess->devices[sess->placement[i].device]->name);
       }
       fflush(stdout);
     }
@@ -273,7 +276,7 @@ static int copy_nodes(builder *b, tfc_status *s) {
   for (int id = 0; id < b->sess->n_placed; id++) {
     if (!b->needed[id]) continue;
     const tfc_node *nd = g->nodes[id];
-    int dev = b->sess->assignment[id];
+    int dev = b->sess->placement[id].device;
     int pi = partition_for(b, dev, s);
     if (pi < 0) return s->code;
     tfc_endpoint in_small[8];
@@ -334,7 +337,7 @@ static plan *build_plan(tfc_session *sess, const tfc_endpoint *feeds, int n_feed
   for (int i = 0; i < n_feeds; i++) {
     char name[64];
     snprintf(name, sizeof name, "_arg_%d", i);
-    int dev = sess->assignment[feeds[i].node->id];
+    int dev = sess->placement[feeds[i].node->id].device;
     b.arg_node[i] = add_call_node(&b, dev, "_Arg", name, tfc_dtype_base(feeds[i].node->output_types[feeds[i].index]),
                                   i, NULL, s);
     if (!b.arg_node[i]) goto fail;
@@ -345,7 +348,7 @@ static plan *build_plan(tfc_session *sess, const tfc_endpoint *feeds, int n_feed
     int f = feed_index(&b, fetches[i].node, fetches[i].index);
     tfc_endpoint src = f >= 0 ? (tfc_endpoint){b.arg_node[f], 0}
                               : (tfc_endpoint){b.copy[fetches[i].node->id], fetches[i].index};
-    int dev = f >= 0 ? sess->assignment[feeds[f].node->id] : sess->assignment[fetches[i].node->id];
+    int dev = f >= 0 ? sess->placement[feeds[f].node->id].device : sess->placement[fetches[i].node->id].device;
     char name[64];
     snprintf(name, sizeof name, "_retval_%d", i);
     if (!add_call_node(&b, dev, "_Retval", name, tfc_dtype_base(src.node->output_types[src.index]), i, &src, s))
@@ -439,7 +442,7 @@ int tfc_session_run(tfc_session *sess, const tfc_endpoint *feed_eps, tfc_tensor 
   if (!p) return s->code;
 
   tfc_call_frame frame = {n_feeds, feeds, n_fetches, out};
-  tfc_exec_args args = {&frame, sess->pool, atomic_fetch_add(&sess->next_step_id, 1)};
+  tfc_exec_args args = {&frame, sess->pool, atomic_fetch_add(&sess->next_step_id, 1), NULL};
   /* One partition per device; they run one after another until cross-device edges exist. */
   for (int i = 0; i < p->n_partitions && tfc_status_ok(s); i++) tfc_executor_run(p->parts[i].exec, &args, s);
   if (tfc_status_ok(s))

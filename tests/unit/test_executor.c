@@ -112,7 +112,7 @@ static void executor_runs_matmul_graph_with_call_frame(void) {
   tfc_tensor *x = f32(dx, 2, xv);
   tfc_tensor *rets[2] = {NULL, NULL};
   tfc_call_frame frame = {1, &x, 2, rets};
-  tfc_exec_args args = {&frame, NULL, 1};
+  tfc_exec_args args = {&frame, NULL, 1, NULL};
   EXPECT_EQ(tfc_executor_run(e, &args, &f.s), TFC_OK);
   EXPECT_TRUE(rets[0] != NULL && rets[1] != NULL);
   EXPECT_EQ(rets[0]->dtype, TFC_DT_FLOAT);
@@ -162,7 +162,7 @@ static void executor_diamond_graph_with_inter_op_pool(void) {
   for (int step = 0; step < 50; step++) {
     tfc_tensor *ret = NULL;
     tfc_call_frame frame = {0, NULL, 1, &ret};
-    tfc_exec_args args = {&frame, f.pool, step};
+    tfc_exec_args args = {&frame, f.pool, step, NULL};
     EXPECT_EQ(tfc_executor_run(e, &args, &f.s), TFC_OK);
     EXPECT_TRUE(ret != NULL);
     float *o = ret->data;
@@ -188,7 +188,7 @@ static void executor_node_error_names_node_and_step_returns(void) {
     tfc_tensor *x = f32(dx, 2, xv);
     tfc_tensor *rets[2] = {NULL, NULL};
     tfc_call_frame frame = {1, &x, 2, rets};
-    tfc_exec_args args = {&frame, with_pool ? f.pool : NULL, 7};
+    tfc_exec_args args = {&frame, with_pool ? f.pool : NULL, 7, NULL};
     tfc_status s;
     tfc_status_init(&s);
     EXPECT_EQ(tfc_executor_run(e, &args, &s), TFC_INVALID_ARGUMENT);
@@ -205,7 +205,7 @@ static void executor_node_error_names_node_and_step_returns(void) {
   tfc_tensor *x = f32(dx, 2, xv);
   tfc_tensor *rets[2] = {NULL, NULL};
   tfc_call_frame frame = {1, &x, 2, rets};
-  tfc_exec_args args = {&frame, f.pool, 8};
+  tfc_exec_args args = {&frame, f.pool, 8, NULL};
   EXPECT_EQ(tfc_executor_run(e, &args, &f.s), TFC_OK);
   EXPECT_NEAR(((float *)rets[0]->data)[0], 3, 0);
   EXPECT_NEAR(((float *)rets[0]->data)[1], 4, 0);
@@ -235,7 +235,7 @@ static void *worker_main(void *arg) {
     memcpy(x->data, xv, sizeof xv);
     tfc_tensor *rets[2] = {NULL, NULL};
     tfc_call_frame frame = {1, &x, 2, rets};
-    tfc_exec_args args = {&frame, (it & 1) ? w->pool : NULL, w->id * 1000 + it};
+    tfc_exec_args args = {&frame, (it & 1) ? w->pool : NULL, w->id * 1000 + it, NULL};
     int rc = tfc_executor_run(w->e, &args, &s);
     /* [id, it] @ [[1,2],[3,4]] = [id + 3 it, 2 id + 4 it] */
     float e0 = xv[0] + 3 * xv[1], e1 = 2 * xv[0] + 4 * xv[1];

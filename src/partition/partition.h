@@ -1,0 +1,57 @@
+/*
+ * partition — splits a placed graph into one graph per device, joined by _Send/_Recv pairs.
+ *
+ * Input: a graph in which every node has `assigned_device` set to a full device name (the
+ * session builds it from the pruned user graph plus _Arg/_Retval call-frame nodes). Output:
+ * one graph per distinct assigned device, in order of first appearance; each keeps its nodes'
+ * names, ops, attrs, requested devices and output shapes, and its nodes' assigned_device.
+ * Devices are keyed by full name, which holds (job, replica, task, device), so a partition
+ * for a remote task is just another entry (the distributed runtime registers it remotely).
+ *
+ * Every edge whose ends sit on different devices is cut (tensorflow/core/graph/
+ * graph_partition.cc):
+ * - data edge src:k -> dst: a _Send on src's device (input src:k) and a _Recv on dst's
+ *   device feeding dst. Attrs: tensor_name "edge_<id>_<src name>", send_device,
+ *   send_device_incarnation (int64), recv_device, client_terminated false; T on _Send,
+ *   tensor_type on _Recv. One pair per (src, k, dst device): other consumers on that device
+ *   share the _Recv. Node names: "<src name>/_<n>" with n counting up per partition run.
+ * - control edge src -> dst: a scalar float Const on src's device with a control input from
+ *   src, sent as above; dst gets a control input from the _Recv.
+ * - _HostSend/_HostRecv instead of _Send/_Recv when the side that is not a CPU device keeps
+ *   that tensor in host memory (the kernel's host_memory_in/out masks): int32 shape inputs of
+ *   GPU kernels never travel through device memory.
+ * Edge ids number the input graph's edges in (dst id, data inputs then control inputs)
+ * order, so names are stable for a given graph.
+ *
+ * Ownership: the input graph and devices are borrowed for the call; the result owns its
+ * graphs (tfc_partitions_fini). Thread-safe for distinct outputs.
+ */
+#ifndef TFC_PARTITION_PARTITION_H
+#define TFC_PARTITION_PARTITION_H
+
+#include "device/device.h"
+#include "graph/graph.h"
+
+typedef struct tfc_partition {
+  tfc_device *device; /* borrowed from the options' device array */
+  tfc_graph *graph;   /* owned */
+} tfc_partition;
+
+typedef struct tfc_partitions {
+  int n;
+  tfc_partition *parts;
+} tfc_partitions;
+
+typedef struct tfc_partition_options {
+  tfc_device *const *devices; /* every device a node may be assigned to (incarnations, kernels) */
+  int n_devices;
+} tfc_partition_options;
+
+/* Partitions g. INVALID_ARGUMENT when a node has no assigned device or one not in the
+ * options' devices; INTERNAL when a node has no kernel on its device (the placer should have
+ * caught it). On error *out is empty. */
+int tfc_partition_graph(const tfc_graph *g, const tfc_partition_options *opts,
+                        tfc_partitions *out, tfc_status *s);
+void tfc_partitions_fini(tfc_partitions *p);
+
+#endif

@@ -1,0 +1,73 @@
+/*
+ * rendezvous — where a _Send leaves a tensor and the matching _Recv picks it up.
+ *
+ * One local rendezvous serves one step of one process (the session makes a new one per run),
+ * so keys need no step id. Keys are TF's (tensorflow/core/framework/rendezvous.cc):
+ *   "<send_device>;<send_device_incarnation as 16 hex digits>;<recv_device>;<tensor_name>;
+ *    <frame_id>:<iter_id>"
+ * A send never blocks: it stores the tensor, or hands it straight to a waiting receiver. A
+ * receive takes a callback that runs exactly once, either at once (tensor already there, or
+ * the rendezvous is aborted) or later on the sending thread. Each key is sent once and
+ * received once per step; a second send of a key is INTERNAL ("Send of an already sent
+ * tensor").
+ *
+ * Abort: the first abort status sticks; every waiting receiver is called with it, and later
+ * sends and receives fail with it. Deadlines are the caller's: a step that times out aborts
+ * its rendezvous with DEADLINE_EXCEEDED whose message names the keys still awaited
+ * (tfc_rendezvous_pending).
+ *
+ * The remote rendezvous of the distributed runtime implements the same functions behind
+ * the same struct (issue #6); executors only see this interface.
+ *
+ * Ownership: refcounted (new returns one reference). Sent tensors are referenced by the
+ * rendezvous until received or the rendezvous is freed. Thread-safety: all functions may be
+ * called from any thread; callbacks run without the rendezvous lock held.
+ */
+#ifndef TFC_RENDEZVOUS_RENDEZVOUS_H
+#define TFC_RENDEZVOUS_RENDEZVOUS_H
+
+#include <stdint.h>
+
+#include "base/status.h"
+#include "base/strbuf.h"
+#include "tensor/tensor.h"
+
+typedef struct tfc_rendezvous tfc_rendezvous;
+
+/* Called once per receive. s: OK or the abort status (borrowed for the call). t: a new
+ * reference the callee owns when s is OK, else NULL. is_dead is reserved for control flow
+ * (always 0 today). */
+typedef void (*tfc_recv_done)(void *arg, const tfc_status *s, tfc_tensor *t, int is_dead);
+
+/* NULL on out of memory. */
+tfc_rendezvous *tfc_rendezvous_new(void);
+tfc_rendezvous *tfc_rendezvous_ref(tfc_rendezvous *r);
+void tfc_rendezvous_unref(tfc_rendezvous *r); /* NULL is a no-op */
+
+/* Builds a key (heap; caller frees). NULL on out of memory. */
+char *tfc_rendezvous_key(const char *send_device, uint64_t send_device_incarnation,
+                         const char *recv_device, const char *tensor_name, int64_t frame_id,
+                         int64_t iter_id);
+
+/* Stores t (takes a new reference of its own; the caller keeps its reference) under key.
+ * Returns OK, the abort status, or INTERNAL for a second send of key. */
+int tfc_rendezvous_send(tfc_rendezvous *r, const char *key, tfc_tensor *t, int is_dead,
+                        tfc_status *s);
+/* Asks for key's tensor; done(arg, ...) runs exactly once (maybe before this returns). key
+ * is copied. */
+void tfc_rendezvous_recv_async(tfc_rendezvous *r, const char *key, tfc_recv_done done,
+                               void *arg);
+/* Blocking receive with a deadline (absolute, tfc_now_us() clock; <= 0: none). On time out:
+ * DEADLINE_EXCEEDED "Timed out waiting for tensor <key>" and the pending wait is withdrawn.
+ * *out receives a new reference on success. */
+int tfc_rendezvous_recv(tfc_rendezvous *r, const char *key, int64_t deadline_us,
+                        tfc_tensor **out, tfc_status *s);
+/* Aborts with a copy of s (must not be OK); idempotent, the first status wins. Waiting
+ * receivers are called with it before this returns. */
+void tfc_rendezvous_abort(tfc_rendezvous *r, const tfc_status *s);
+/* 1 once aborted. */
+int tfc_rendezvous_aborted(tfc_rendezvous *r);
+/* Appends the keys of receivers still waiting, comma-separated ("" when none). */
+void tfc_rendezvous_pending(tfc_rendezvous *r, tfc_strbuf *out);
+
+#endif
