@@ -3,6 +3,11 @@
  *
  *   tfc inspect model.pb                 nodes with op, inputs, requested device and attrs
  *   tfc run model.pb [--feed name[:k]=VALUE]... --fetch name[:k] [--fetch ...] [--target name]...
+ *           [--cpus N] [--soft-placement] [--log-placement] [--explain-placement]
+ *           [--timeout-ms MS]
+ *
+ * --cpus N gives the session N CPU devices (ConfigProto device_count); --log-placement prints
+ * TF's placement log; --explain-placement adds why each node went where it did.
  *
  * VALUE is a number list in numpy-like brackets, e.g. 3, [1,2,3] or [[1,2],[3,4]]; its shape
  * comes from the brackets and its dtype from the fed output. Results print numpy-style.
@@ -15,12 +20,15 @@
 #include "capi/capi_internal.h"
 #include "ops/attr.h"
 #include "tensorflow/c/c_api.h"
+#include "tfc/tfc.h"
 
 static int usage(void) {
   fprintf(stderr,
           "usage:\n"
           "  tfc inspect MODEL.pb\n"
-          "  tfc run MODEL.pb [--feed NAME[:K]=VALUE]... --fetch NAME[:K]... [--target NAME]...\n");
+          "  tfc run MODEL.pb [--feed NAME[:K]=VALUE]... --fetch NAME[:K]... [--target NAME]...\n"
+          "          [--cpus N] [--soft-placement] [--log-placement] [--explain-placement]\n"
+          "          [--timeout-ms MS]\n");
   return 2;
 }
 
@@ -212,6 +220,8 @@ static int run(int argc, char **argv) {
   TF_Tensor *feed_vals[64];
   TF_Operation *targets[64];
   int nf = 0, no = 0, nt = 0, rc = 1;
+  TF_SessionOptions *so = TF_NewSessionOptions();
+  TF_Session *sess = NULL;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--feed") == 0 && i + 1 < argc && nf < 64) {
       char *spec = argv[++i];
@@ -238,13 +248,23 @@ static int run(int argc, char **argv) {
       targets[nt] = TF_GraphOperationByName(g, argv[++i]);
       if (!targets[nt]) { fprintf(stderr, "tfc: no node named '%s'\n", argv[i]); goto out; }
       nt++;
+    } else if (strcmp(argv[i], "--cpus") == 0 && i + 1 < argc) {
+      TFC_SetDeviceCount(so, "CPU", atoi(argv[++i]), s);
+      if (TF_GetCode(s) != TF_OK) { fprintf(stderr, "tfc: --cpus: %s\n", TF_Message(s)); goto out; }
+    } else if (strcmp(argv[i], "--timeout-ms") == 0 && i + 1 < argc) {
+      TFC_SetOperationTimeout(so, atoll(argv[++i]));
+    } else if (strcmp(argv[i], "--soft-placement") == 0) {
+      TFC_SetAllowSoftPlacement(so, 1);
+    } else if (strcmp(argv[i], "--log-placement") == 0) {
+      TFC_SetLogDevicePlacement(so, 1);
+    } else if (strcmp(argv[i], "--explain-placement") == 0) {
+      TFC_SetLogPlacementReasons(so, 1);
     } else {
       usage();
       goto out;
     }
   }
-  TF_SessionOptions *so = TF_NewSessionOptions();
-  TF_Session *sess = TF_NewSession(g, so, s);
+  sess = TF_NewSession(g, so, s);
   TF_Tensor *outs[64] = {0};
   if (TF_GetCode(s) == TF_OK)
     TF_SessionRun(sess, NULL, feeds, feed_vals, nf, fetches, outs, no, (const TF_Operation *const *)targets, nt, NULL, s);
@@ -260,9 +280,9 @@ static int run(int argc, char **argv) {
     }
     rc = 0;
   }
+out:
   if (sess) TF_DeleteSession(sess, s);
   TF_DeleteSessionOptions(so);
-out:
   for (int i = 0; i < nf; i++) TF_DeleteTensor(feed_vals[i]);
   TF_DeleteGraph(g);
   TF_DeleteStatus(s);

@@ -25,6 +25,16 @@ TF_CAPI_EXPORT extern void TFC_SetThreads(TF_SessionOptions* options, int intra_
 TF_CAPI_EXPORT extern void TFC_SetAllowSoftPlacement(TF_SessionOptions* options, unsigned char enable);
 TF_CAPI_EXPORT extern void TFC_SetLogDevicePlacement(TF_SessionOptions* options, unsigned char enable);
 
+/* tfc only: with log_device_placement, each placement line also says why the node went
+ * there ("MatMul: (MatMul): /job:localhost/replica:0/task:0/device:CPU:1  # explicit request
+ * /device:CPU:1"). Enabling it enables log_device_placement too. TF's own line format is
+ * unchanged when it is off. */
+TF_CAPI_EXPORT extern void TFC_SetLogPlacementReasons(TF_SessionOptions* options, unsigned char enable);
+/* ConfigProto.operation_timeout_in_ms: a step that runs longer fails with DEADLINE_EXCEEDED
+ * naming what it still waited for (0: no deadline). RunOptions.timeout_in_ms of one
+ * TF_SessionRun overrides it. */
+TF_CAPI_EXPORT extern void TFC_SetOperationTimeout(TF_SessionOptions* options, int64_t timeout_ms);
+
 /* The full name of the device `oper` was placed on by `session`
  * ("/job:localhost/replica:0/task:0/device:CPU:0"). Placement happens at the first run after
  * the node was added; before that: NULL with FAILED_PRECONDITION. The string is owned by the
@@ -32,6 +42,13 @@ TF_CAPI_EXPORT extern void TFC_SetLogDevicePlacement(TF_SessionOptions* options,
 TF_CAPI_EXPORT extern const char* TFC_SessionOperationDevice(TF_Session* session,
                                                              TF_Operation* oper,
                                                              TF_Status* status);
+
+/* Why `oper` was placed where it is ("explicit request /device:CPU:1", "colocated with w via
+ * reference edge", "soft placement: no GPU kernel for Assign", "default: first device with a
+ * kernel", ...). Same lifetime and errors as TFC_SessionOperationDevice. */
+TF_CAPI_EXPORT extern const char* TFC_SessionOperationPlacementReason(TF_Session* session,
+                                                                      TF_Operation* oper,
+                                                                      TF_Status* status);
 
 #ifdef __cplusplus
 }

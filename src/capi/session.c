@@ -108,12 +108,17 @@ TFC_EXPORT void TF_SessionRun(TF_Session *ts, const TF_Buffer *run_options, cons
                               TF_Tensor *const *input_values, int ninputs, const TF_Output *outputs,
                               TF_Tensor **output_values, int noutputs, const TF_Operation *const *target_opers,
                               int ntargets, TF_Buffer *run_metadata, TF_Status *status) {
-  (void)run_options;
   (void)run_metadata;
   tfc_status local, *s = tfc_capi_status_or(status, &local);
   for (int i = 0; i < noutputs; i++) output_values[i] = NULL;
+  tfc_run_options ro;
   if (!ts || ninputs < 0 || noutputs < 0 || ntargets < 0) {
     tfc_status_set(s, TFC_INVALID_ARGUMENT, "TF_SessionRun: invalid arguments");
+    tfc_status_fini(&local);
+    return;
+  }
+  if (tfc_run_options_parse(&ro, run_options ? run_options->data : NULL, run_options ? run_options->length : 0,
+                            s)) {
     tfc_status_fini(&local);
     return;
   }
@@ -137,7 +142,7 @@ TFC_EXPORT void TF_SessionRun(TF_Session *ts, const TF_Buffer *run_options, cons
   }
   for (int i = 0; i < noutputs; i++) fetch_eps[i] = tfc_capi_endpoint(outputs[i]);
   for (int i = 0; i < ntargets; i++) targets[i] = tfc_capi_node(target_opers[i]);
-  if (tfc_session_run(ts->sess, feed_eps, feeds, ninputs, fetch_eps, outs, noutputs, targets, ntargets, s) ==
+  if (tfc_session_run(ts->sess, &ro, feed_eps, feeds, ninputs, fetch_eps, outs, noutputs, targets, ntargets, s) ==
       TFC_OK) {
     for (int i = 0; i < noutputs; i++) {
       output_values[i] = tfc_capi_tensor_out(outs[i], s);
@@ -294,17 +299,41 @@ TFC_EXPORT void TFC_SetLogDevicePlacement(TF_SessionOptions *o, unsigned char en
   o->config.log_device_placement = enable != 0;
 }
 
+TFC_EXPORT void TFC_SetLogPlacementReasons(TF_SessionOptions *o, unsigned char enable) {
+  o->config.log_placement_reasons = enable != 0;
+  if (enable) o->config.log_device_placement = 1;
+}
+
+TFC_EXPORT void TFC_SetOperationTimeout(TF_SessionOptions *o, int64_t timeout_ms) {
+  o->config.operation_timeout_in_ms = timeout_ms > 0 ? timeout_ms : 0;
+}
+
 TFC_EXPORT const char *TFC_SessionOperationDevice(TF_Session *ts, TF_Operation *oper, TF_Status *status) {
   tfc_status *s = tfc_capi_status(status);
   if (!ts || !oper) {
     tfc_status_set(s, TFC_INVALID_ARGUMENT, "TFC_SessionOperationDevice: NULL argument");
     return NULL;
   }
-  const tfc_device *d = tfc_session_node_device(ts->sess, tfc_capi_node(oper));
+  const tfc_device *d = tfc_session_node_device(ts->sess, tfc_capi_node(oper), NULL);
   if (!d) {
     tfc_status_set(s, TFC_FAILED_PRECONDITION, "operation '%s' has not been placed yet: run the session first",
                    tfc_capi_node(oper)->name);
     return NULL;
   }
   return d->name;
+}
+
+TFC_EXPORT const char *TFC_SessionOperationPlacementReason(TF_Session *ts, TF_Operation *oper, TF_Status *status) {
+  tfc_status *s = tfc_capi_status(status);
+  if (!ts || !oper) {
+    tfc_status_set(s, TFC_INVALID_ARGUMENT, "TFC_SessionOperationPlacementReason: NULL argument");
+    return NULL;
+  }
+  const char *reason = NULL;
+  if (!tfc_session_node_device(ts->sess, tfc_capi_node(oper), &reason)) {
+    tfc_status_set(s, TFC_FAILED_PRECONDITION, "operation '%s' has not been placed yet: run the session first",
+                   tfc_capi_node(oper)->name);
+    return NULL;
+  }
+  return reason ? reason : "";
 }

@@ -149,3 +149,9 @@ int tfc_kernel_attr_int(const tfc_node *n, const char *name, int64_t *out, tfc_s
 int tfc_kernel_attr_bool(const tfc_node *n, const char *name, int *out, tfc_status *s) {
   return tfc_node_attr_bool(n, name, out) ? attr_missing(n, name, "bool", s) : TFC_OK;
 }
+int tfc_kernel_attr_string(const tfc_node *n, const char *name, const char **out, tfc_status *s) {
+  const tfc_attr_value *v = tfc_node_attr(n, name);
+  if (!v || v->kind != TFC_ATTR_STRING) return attr_missing(n, name, "string", s);
+  *out = v->u.s.data;
+  return TFC_OK;
+}

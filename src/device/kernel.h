@@ -11,6 +11,11 @@
  * Inputs are borrowed for the duration of compute. A kernel may write into an input buffer
  * only through tfc_kernel_forward_input (which checks it holds the sole reference). Outputs
  * are new references the kernel hands to the executor.
+ *
+ * Async kernels (TFC_KF_ASYNC, e.g. _Recv) implement compute_async instead of compute: it
+ * starts the work and returns; the kernel then calls c->done(c) exactly once, from any thread
+ * (possibly before compute_async returns), after setting its outputs or c->status. The
+ * context, its inputs and its outputs array stay valid until done is called, and not after.
  */
 #ifndef TFC_DEVICE_KERNEL_H
 #define TFC_DEVICE_KERNEL_H
@@ -24,6 +29,7 @@
 
 typedef struct tfc_device tfc_device;
 typedef struct tfc_kernel_ctx tfc_kernel_ctx;
+struct tfc_rendezvous;
 
 /* Dtype masks for constraints: bit (1 << dtype). */
 #define TFC_T(dt) (1u << (dt))
@@ -52,6 +58,7 @@ typedef struct tfc_kernel_def {
   /* Optional: parse attrs once. *state is passed to compute; free_state releases it. */
   int (*init)(const tfc_node *n, void **state, tfc_status *s);
   int (*compute)(tfc_kernel_ctx *c);
+  void (*compute_async)(tfc_kernel_ctx *c); /* instead of compute when flags has TFC_KF_ASYNC */
   void (*free_state)(void *state);
 } tfc_kernel_def;
 
@@ -90,7 +97,10 @@ struct tfc_kernel_ctx {
   int max_parallel;          /* intra-op width (<= 0: pool size + 1) */
   tfc_call_frame *frame;
   int64_t step_id;
+  struct tfc_rendezvous *rendezvous; /* the step's, for _Send/_Recv (borrowed); may be NULL */
   tfc_status *status;
+  /* Async kernels only (NULL for the others): signals completion; see the top comment. */
+  void (*done)(tfc_kernel_ctx *c);
 };
 
 /* Allocates output i with dims; NULL on error (status set, node named by the executor). */
@@ -111,5 +121,7 @@ void tfc_kernel_parallel_for(tfc_kernel_ctx *c, int64_t n, int64_t cost_per_item
 int tfc_kernel_attr_type(const tfc_node *n, const char *name, int *out, tfc_status *s);
 int tfc_kernel_attr_int(const tfc_node *n, const char *name, int64_t *out, tfc_status *s);
 int tfc_kernel_attr_bool(const tfc_node *n, const char *name, int *out, tfc_status *s);
+/* *out borrows the node's string (valid while the graph lives). */
+int tfc_kernel_attr_string(const tfc_node *n, const char *name, const char **out, tfc_status *s);
 
 #endif

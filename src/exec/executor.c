@@ -5,7 +5,22 @@
  * reference. A producer hands one reference per consuming edge (the last edge takes the
  * kernel's own), so a tensor with a single consumer arrives with refcount 1 and that kernel
  * may reuse its buffer. "outstanding" counts nodes made ready and not yet finished; the step
- * is over when it drops to zero.
+ * is over when it drops to zero, and whichever thread brings it there frees the step and
+ * calls the caller's done.
+ *
+ * Async kernels (_Recv): the context and outputs go to the heap (async_call) and the node
+ * stays outstanding until the kernel calls done. A race between "compute_async returned" and
+ * "done called" (one atomic exchange) decides who continues: done inside compute_async
+ * continues inline as for any kernel; done later (a _Send on another executor's thread)
+ * hands the continuation to the inter-op pool. Without a pool it runs on that thread, but
+ * through a per-thread trampoline: a continuation that completes another executor's _Recv
+ * queues it instead of recursing, so ping-pong between partitions never deepens the stack.
+ *
+ * Stopping: the first kernel error is prefixed with the node and device, aborts the step's
+ * rendezvous (waking every _Recv of every executor of the step) and is replaced by the
+ * rendezvous's status, so all executors of a step report the same first error. Before each
+ * node the step checks its own flag and the rendezvous's; a node that does not start
+ * releases its inputs and makes nothing ready, so the step drains.
  */
 #include "exec/executor.h"
 
@@ -13,6 +28,8 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "rendezvous/rendezvous.h"
 
 typedef struct exec_edge {
   int dst;      /* item index */
@@ -30,6 +47,7 @@ typedef struct exec_item {
   int edge_start, n_edges;
   int initial_pending;
   int expensive;
+  int async; /* TFC_KF_ASYNC: compute_async */
   int *consumers; /* data edges per output (n_outputs) */
 } exec_item;
 
@@ -45,18 +63,32 @@ struct tfc_executor {
   int max_fanout; /* most out-edges of one node: bounds the ready list */
 };
 
+/* One step; one allocation holding the step, its slots and its pending counts. */
 typedef struct step {
   tfc_executor *ex;
   const tfc_exec_args *args;
+  tfc_threadpool *pool;  /* args->inter_pool */
+  tfc_rendezvous *rv;    /* args->rendezvous */
+  tfc_exec_done done;
+  void *done_arg;
   tfc_tensor **slots;
   atomic_int *pending;
   atomic_int outstanding;
   atomic_int aborted;
   pthread_mutex_t mu;
-  pthread_cond_t cv;
-  int finished;
   tfc_status status; /* guarded by mu */
 } step;
+
+/* An async kernel in flight. c comes first: done(c) finds the rest. */
+typedef struct async_call {
+  tfc_kernel_ctx c;
+  step *st;
+  int item;
+  atomic_int phase; /* 0, then 1 once compute_async returned or done ran: the second continues */
+  tfc_status ks;
+  struct async_call *next; /* trampoline queue */
+  tfc_tensor *outs[];
+} async_call;
 
 /* ---------------- build ---------------- */
 
@@ -124,6 +156,7 @@ tfc_executor *tfc_executor_new(const tfc_graph *g, tfc_device *device, tfc_statu
       goto fail;
     }
     it->expensive = (it->kernel->flags & TFC_KF_EXPENSIVE) != 0;
+    it->async = (it->kernel->flags & TFC_KF_ASYNC) != 0;
     if (it->kernel->init && it->kernel->init(it->node, &it->state, s)) {
       tfc_status_prefix(s, "node '%s' (%s): ", it->node->name, it->node->op->name);
       goto fail;
@@ -152,84 +185,93 @@ void tfc_executor_free(tfc_executor *e) {
 
 /* ---------------- run ---------------- */
 
-static void step_fail(step *st, const exec_item *it, tfc_status *ks) {
-  pthread_mutex_lock(&st->mu);
-  if (tfc_status_ok(&st->status)) {
-    tfc_status_set(&st->status, ks->code, "%s\n\t [[{{node %s}}]]", tfc_status_msg(ks), it->node->name);
+/* The per-node path (stopped, kernel_ctx, propagate, release_inputs, finish_one) is forced
+ * inline: as calls they added about 50 instructions a node to the executor's own ~250 on the
+ * 1,000-node chain of bench/overhead.c (callgrind). */
+#define HOT static inline __attribute__((always_inline))
+
+/* Records the first error of the step: the kernel's message with node and device, or the
+ * rendezvous's abort status when the step shares one (whose first error wins across
+ * executors, and which this error aborts). */
+static void step_fail(step *st, const exec_item *it, const tfc_status *ks) {
+  tfc_status e;
+  tfc_status_init(&e);
+  tfc_status_set(&e, ks->code, "%s\n\t [[{{node %s}}]] (device: %s)", tfc_status_msg(ks), it->node->name,
+                 st->ex->device->name);
+  if (st->rv) {
+    tfc_rendezvous_abort(st->rv, &e);
+    tfc_status_clear(&e);
+    tfc_rendezvous_status(st->rv, &e);
   }
+  pthread_mutex_lock(&st->mu);
+  tfc_status_move(&st->status, &e);
   pthread_mutex_unlock(&st->mu);
+  tfc_status_fini(&e);
   atomic_store(&st->aborted, 1);
 }
 
-static void finish_one(step *st) {
-  if (atomic_fetch_sub_explicit(&st->outstanding, 1, memory_order_acq_rel) == 1) {
-    pthread_mutex_lock(&st->mu);
-    st->finished = 1;
-    pthread_cond_broadcast(&st->cv);
-    pthread_mutex_unlock(&st->mu);
+/* 1 when no further node may start: this step failed, or another executor aborted the
+ * step's rendezvous (then its status becomes this step's unless the step has its own). */
+HOT int stopped(step *st) {
+  if (atomic_load_explicit(&st->aborted, memory_order_relaxed)) return 1;
+  if (!st->rv || !tfc_rendezvous_aborted(st->rv)) return 0;
+  pthread_mutex_lock(&st->mu);
+  if (tfc_status_ok(&st->status)) tfc_rendezvous_status(st->rv, &st->status);
+  pthread_mutex_unlock(&st->mu);
+  atomic_store(&st->aborted, 1);
+  return 1;
+}
+
+static void step_end(step *st) {
+  tfc_executor *ex = st->ex;
+  /* an aborted step leaves tensors in slots of nodes that never ran */
+  for (int i = 0; i < ex->n_slots; i++) tfc_tensor_unref(st->slots[i]);
+  tfc_exec_done done = st->done;
+  void *arg = st->done_arg;
+  tfc_status s = st->status;
+  pthread_mutex_destroy(&st->mu);
+  free(st);
+  done(arg, &s);
+  tfc_status_fini(&s);
+}
+
+HOT void finish_one(step *st) {
+  if (atomic_fetch_sub_explicit(&st->outstanding, 1, memory_order_acq_rel) == 1) step_end(st);
+}
+
+HOT void release_inputs(const exec_item *it, tfc_tensor **in) {
+  for (int j = 0; j < it->n_inputs; j++) {
+    tfc_tensor_unref(in[j]);
+    in[j] = NULL;
   }
 }
 
-/* Runs item i's kernel and hands its outputs on. Appends newly ready items to ready[]. */
-static int process(step *st, int i, int *ready) {
+/* After item `it` computed (status ks): checks its outputs, hands them on, releases its
+ * inputs. Appends newly ready items to ready[] and returns their number. Consumes outs. */
+HOT int propagate(step *st, const exec_item *it, tfc_tensor **outs, tfc_status *ks, int *ready) {
   tfc_executor *ex = st->ex;
-  exec_item *it = &ex->items[i];
-  tfc_tensor **in = st->slots + it->input_start;
   int n_ready = 0;
-  if (atomic_load_explicit(&st->aborted, memory_order_relaxed)) goto release;
-
-  tfc_tensor *outs_small[8];
-  tfc_tensor **outs = it->n_outputs <= 8 ? outs_small : calloc((size_t)it->n_outputs, sizeof *outs);
-  tfc_status ks;
-  tfc_status_init(&ks);
-  if (!outs) {
-    TFC_OOM(&ks);
-    step_fail(st, it, &ks);
-    tfc_status_fini(&ks);
-    goto release;
-  }
-  for (int j = 0; j < it->n_outputs; j++) outs[j] = NULL;
-  tfc_kernel_ctx c = {.node = it->node,
-                      .state = it->state,
-                      .n_inputs = it->n_inputs,
-                      .inputs = in,
-                      .n_outputs = it->n_outputs,
-                      .outputs = outs,
-                      .device = ex->device,
-                      .pool = ex->device->pool,
-                      .max_parallel = ex->device->intra_op_threads,
-                      .frame = st->args->frame,
-                      .step_id = st->args->step_id,
-                      .status = &ks};
-  it->kernel->compute(&c);
-  for (int j = 0; j < it->n_outputs && tfc_status_ok(&ks); j++) {
+  for (int j = 0; j < it->n_outputs && tfc_status_ok(ks); j++) {
     if (!outs[j])
-      tfc_status_set(&ks, TFC_INTERNAL, "kernel for %s did not produce output %d", it->node->op->name, j);
+      tfc_status_set(ks, TFC_INTERNAL, "kernel for %s did not produce output %d", it->node->op->name, j);
     else if (outs[j]->dtype != tfc_dtype_base(it->node->output_types[j]))
-      tfc_status_set(&ks, TFC_INTERNAL, "kernel for %s produced %s for output %d, expected %s",
+      tfc_status_set(ks, TFC_INTERNAL, "kernel for %s produced %s for output %d, expected %s",
                      it->node->op->name, tfc_dtype_name(outs[j]->dtype), j,
                      tfc_dtype_name(it->node->output_types[j]));
   }
-  if (!tfc_status_ok(&ks)) {
-    step_fail(st, it, &ks);
-    for (int j = 0; j < it->n_outputs; j++) tfc_tensor_unref(outs[j]);
-    tfc_status_fini(&ks);
-    if (outs != outs_small) free(outs);
-    goto release;
-  }
-  tfc_status_fini(&ks);
-  /* hand outputs on: one reference per consuming edge, the kernel's own to the last */
   int left_small[8];
-  int *left = it->n_outputs <= 8 ? left_small : malloc(sizeof(int) * (size_t)it->n_outputs);
-  if (!left) {
-    tfc_status_init(&ks);
-    TFC_OOM(&ks);
-    step_fail(st, it, &ks);
-    tfc_status_fini(&ks);
-    for (int j = 0; j < it->n_outputs; j++) tfc_tensor_unref(outs[j]);
-    if (outs != outs_small) free(outs);
-    goto release;
+  int *left = NULL;
+  if (tfc_status_ok(ks)) {
+    left = it->n_outputs <= 8 ? left_small : malloc(sizeof(int) * (size_t)it->n_outputs);
+    if (!left) TFC_OOM(ks);
   }
+  if (!tfc_status_ok(ks)) {
+    step_fail(st, it, ks);
+    for (int j = 0; j < it->n_outputs; j++) tfc_tensor_unref(outs[j]);
+    release_inputs(it, st->slots + it->input_start);
+    return 0;
+  }
+  /* hand outputs on: one reference per consuming edge, the kernel's own to the last */
   for (int j = 0; j < it->n_outputs; j++) {
     left[j] = it->consumers[j];
     if (left[j] == 0) { tfc_tensor_unref(outs[j]); outs[j] = NULL; }
@@ -243,12 +285,121 @@ static int process(step *st, int i, int *ready) {
     if (atomic_fetch_sub_explicit(&st->pending[ed->dst], 1, memory_order_acq_rel) == 1) ready[n_ready++] = ed->dst;
   }
   if (left != left_small) free(left);
-  if (outs != outs_small) free(outs);
-release:
-  for (int j = 0; j < it->n_inputs; j++) {
-    tfc_tensor_unref(in[j]);
-    in[j] = NULL;
+  release_inputs(it, st->slots + it->input_start);
+  return n_ready;
+}
+
+HOT tfc_kernel_ctx kernel_ctx(step *st, const exec_item *it, tfc_tensor **outs, tfc_status *ks) {
+  tfc_executor *ex = st->ex;
+  return (tfc_kernel_ctx){.node = it->node,
+                          .state = it->state,
+                          .n_inputs = it->n_inputs,
+                          .inputs = st->slots + it->input_start,
+                          .n_outputs = it->n_outputs,
+                          .outputs = outs,
+                          .device = ex->device,
+                          .pool = ex->device->pool,
+                          .max_parallel = ex->device->intra_op_threads,
+                          .frame = st->args->frame,
+                          .step_id = st->args->step_id,
+                          .rendezvous = st->rv,
+                          .status = ks};
+}
+
+static void run_from(step *st, int first, async_call *resume);
+
+/* Propagates a finished async kernel and frees its call. */
+static int finish_async(async_call *a, int *ready) {
+  step *st = a->st;
+  int n = propagate(st, &st->ex->items[a->item], a->outs, &a->ks, ready);
+  tfc_status_fini(&a->ks);
+  free(a);
+  return n;
+}
+
+static void resume_entry(void *arg) {
+  async_call *a = arg;
+  run_from(a->st, a->item, a);
+}
+
+static _Thread_local async_call *tl_queued;
+static _Thread_local int tl_resuming;
+
+/* Continues a step whose async kernel finished on this thread, without a pool. */
+static void resume_here(async_call *a) {
+  if (tl_resuming) {
+    a->next = tl_queued;
+    tl_queued = a;
+    return;
   }
+  tl_resuming = 1;
+  resume_entry(a);
+  while (tl_queued) {
+    a = tl_queued;
+    tl_queued = a->next;
+    resume_entry(a);
+  }
+  tl_resuming = 0;
+}
+
+static void async_done(tfc_kernel_ctx *c) {
+  async_call *a = (async_call *)c;
+  if (atomic_exchange(&a->phase, 1) == 0) return; /* inside compute_async: its caller continues */
+  if (a->st->pool && tfc_threadpool_schedule(a->st->pool, resume_entry, a) == 0) return;
+  resume_here(a);
+}
+
+/* Starts an async kernel. Returns what propagate returns when it finished before
+ * compute_async returned, or -1 when it finishes later (the node stays outstanding). */
+static int start_async(step *st, int i, int *ready) {
+  const exec_item *it = &st->ex->items[i];
+  async_call *a = calloc(1, sizeof *a + sizeof(tfc_tensor *) * (size_t)it->n_outputs);
+  if (!a) {
+    tfc_status ks;
+    tfc_status_init(&ks);
+    TFC_OOM(&ks);
+    step_fail(st, it, &ks);
+    tfc_status_fini(&ks);
+    release_inputs(it, st->slots + it->input_start);
+    return 0;
+  }
+  a->st = st;
+  a->item = i;
+  atomic_init(&a->phase, 0);
+  tfc_status_init(&a->ks);
+  a->c = kernel_ctx(st, it, a->outs, &a->ks);
+  a->c.done = async_done;
+  it->kernel->compute_async(&a->c);
+  if (atomic_exchange(&a->phase, 1) == 0) return -1; /* a is done's now */
+  return finish_async(a, ready);
+}
+
+/* Runs item i's kernel and hands its outputs on. Appends newly ready items to ready[] and
+ * returns their number, or -1 when an async kernel will finish later. */
+static int process(step *st, int i, int *ready) {
+  const exec_item *it = &st->ex->items[i];
+  if (stopped(st)) {
+    release_inputs(it, st->slots + it->input_start);
+    return 0;
+  }
+  if (it->async) return start_async(st, i, ready);
+  tfc_tensor *outs_small[8];
+  tfc_tensor **outs = it->n_outputs <= 8 ? outs_small : malloc(sizeof *outs * (size_t)it->n_outputs);
+  tfc_status ks;
+  tfc_status_init(&ks);
+  int n_ready = 0;
+  if (!outs) {
+    TFC_OOM(&ks);
+    step_fail(st, it, &ks);
+    release_inputs(it, st->slots + it->input_start);
+  } else {
+    for (int j = 0; j < it->n_outputs; j++) outs[j] = NULL;
+    tfc_kernel_ctx c = kernel_ctx(st, it, outs, &ks);
+    it->kernel->compute(&c);
+    n_ready = propagate(st, it, outs, &ks, ready);
+    if (outs != outs_small) free(outs);
+  }
+  tfc_status_fini(&ks);
   return n_ready;
 }
 
@@ -257,14 +408,12 @@ typedef struct pool_task {
   int item;
 } pool_task;
 
-static void run_from(step *st, int first);
-
 static void pool_entry(void *arg) {
   pool_task *t = arg;
   step *st = t->st;
   int item = t->item;
   free(t);
-  run_from(st, item);
+  run_from(st, item, NULL);
 }
 
 /* Hands item to the inter-op pool. Returns 0, or -1 when it could not (the caller runs it). */
@@ -273,38 +422,49 @@ static int schedule(step *st, int item) {
   if (!t) return -1;
   t->st = st;
   t->item = item;
-  if (tfc_threadpool_schedule(st->args->inter_pool, pool_entry, t) == 0) return 0;
+  if (tfc_threadpool_schedule(st->pool, pool_entry, t) == 0) return 0;
   free(t);
   return -1;
 }
 
-/* Runs `first` and everything it makes ready that is cheap, on this thread; expensive ready
- * nodes beyond the first go to the inter-op pool. */
-static void run_from(step *st, int first) {
+/* Runs `first` (or finishes the async call `resume` of item `first`) and everything it makes
+ * ready that is cheap, on this thread; expensive ready nodes beyond the first go to the
+ * inter-op pool. */
+static void run_from(step *st, int first, async_call *resume) {
   tfc_executor *ex = st->ex;
   int stack_small[64];
   int *stack = stack_small, cap = 64, top = 0;
   int ready_small[64];
   int *ready = ex->max_fanout <= 64 ? ready_small : malloc(sizeof(int) * (size_t)ex->max_fanout);
+  if (!ready) { /* fail this node; the rest of the step stops and drains */
+    tfc_status ks;
+    tfc_status_init(&ks);
+    TFC_OOM(&ks);
+    if (resume) {
+      tfc_status_move(&resume->ks, &ks);
+      finish_async(resume, NULL); /* an error status never touches ready */
+    } else {
+      step_fail(st, &ex->items[first], &ks);
+      release_inputs(&ex->items[first], st->slots + ex->items[first].input_start);
+    }
+    tfc_status_fini(&ks);
+    finish_one(st);
+    return;
+  }
   stack[top++] = first;
   while (top > 0) {
     int i = stack[--top];
-    int n_ready = ready ? process(st, i, ready) : 0;
-    if (!ready) {
-      tfc_status ks;
-      tfc_status_init(&ks);
-      TFC_OOM(&ks);
-      step_fail(st, &ex->items[i], &ks);
-      tfc_status_fini(&ks);
-    }
+    int n_ready = resume ? finish_async(resume, ready) : process(st, i, ready);
+    resume = NULL;
+    if (n_ready < 0) continue; /* async: its done finishes the node */
     if (n_ready) atomic_fetch_add_explicit(&st->outstanding, n_ready, memory_order_relaxed);
     for (int r = 0; r < n_ready; r++) {
       int id = ready[r];
-      int inline_it = !ex->items[id].expensive || !st->args->inter_pool || (r == n_ready - 1 && top == 0);
+      int inline_it = !ex->items[id].expensive || !st->pool || (r == n_ready - 1 && top == 0);
       if (!inline_it && schedule(st, id) == 0) continue;
       if (top == cap) {
         int *ns = malloc(sizeof(int) * (size_t)cap * 2);
-        if (!ns) { run_from(st, id); continue; }
+        if (!ns) { run_from(st, id, NULL); continue; }
         memcpy(ns, stack, sizeof(int) * (size_t)top);
         if (stack != stack_small) free(stack);
         stack = ns;
@@ -318,41 +478,74 @@ static void run_from(step *st, int first) {
   if (stack != stack_small) free(stack);
 }
 
-int tfc_executor_run(tfc_executor *ex, const tfc_exec_args *args, tfc_status *s) {
-  if (ex->n_items == 0) return TFC_OK;
-  step st;
-  memset(&st, 0, sizeof st);
-  st.ex = ex;
-  st.args = args;
-  tfc_status_init(&st.status);
-  st.slots = calloc((size_t)(ex->n_slots ? ex->n_slots : 1), sizeof *st.slots);
-  st.pending = malloc(sizeof *st.pending * (size_t)ex->n_items);
-  if (!st.slots || !st.pending) {
-    free(st.slots);
-    free(st.pending);
-    return TFC_OOM(s);
+void tfc_executor_run_async(tfc_executor *ex, const tfc_exec_args *args, tfc_exec_done done, void *arg) {
+  tfc_status s;
+  tfc_status_init(&s);
+  if (ex->n_items == 0) {
+    done(arg, &s);
+    return;
   }
-  for (int i = 0; i < ex->n_items; i++) atomic_init(&st.pending[i], ex->items[i].initial_pending);
-  pthread_mutex_init(&st.mu, NULL);
-  pthread_cond_init(&st.cv, NULL);
-  atomic_init(&st.outstanding, ex->n_roots);
-  atomic_init(&st.aborted, 0);
-  /* Roots: all but the last go to the pool when they are expensive; the rest run here. */
-  for (int r = 0; r < ex->n_roots; r++) {
+  /* step, then slots (pointer-aligned), then pending counts */
+  size_t slots_off = sizeof(step), pending_off = slots_off + sizeof(tfc_tensor *) * (size_t)ex->n_slots;
+  step *st = calloc(1, pending_off + sizeof(atomic_int) * (size_t)ex->n_items);
+  if (!st) {
+    TFC_OOM(&s);
+    done(arg, &s);
+    tfc_status_fini(&s);
+    return;
+  }
+  st->ex = ex;
+  st->args = args;
+  st->pool = args->inter_pool;
+  st->rv = args->rendezvous;
+  st->done = done;
+  st->done_arg = arg;
+  st->slots = (tfc_tensor **)((char *)st + slots_off);
+  st->pending = (atomic_int *)((char *)st + pending_off);
+  tfc_status_init(&st->status);
+  for (int i = 0; i < ex->n_items; i++) atomic_init(&st->pending[i], ex->items[i].initial_pending);
+  pthread_mutex_init(&st->mu, NULL);
+  atomic_init(&st->outstanding, ex->n_roots);
+  atomic_init(&st->aborted, 0);
+  /* Roots: all but the last go to the pool when they are expensive; the rest run here. The
+   * step may end (and be freed) inside the last run_from, so the loop reads only ex and
+   * locals. */
+  int n_roots = ex->n_roots;
+  for (int r = 0; r < n_roots; r++) {
     int id = ex->roots[r];
-    if (r < ex->n_roots - 1 && ex->items[id].expensive && args->inter_pool && schedule(&st, id) == 0) continue;
-    run_from(&st, id);
+    if (r < n_roots - 1 && ex->items[id].expensive && st->pool && schedule(st, id) == 0) continue;
+    run_from(st, id, NULL);
   }
-  pthread_mutex_lock(&st.mu);
-  while (!st.finished) pthread_cond_wait(&st.cv, &st.mu);
-  pthread_mutex_unlock(&st.mu);
-  /* an aborted step leaves tensors in slots of nodes that never ran */
-  for (int i = 0; i < ex->n_slots; i++) tfc_tensor_unref(st.slots[i]);
-  free(st.slots);
-  free(st.pending);
-  pthread_mutex_destroy(&st.mu);
-  pthread_cond_destroy(&st.cv);
-  int code = tfc_status_move(s, &st.status);
-  tfc_status_fini(&st.status);
+}
+
+typedef struct sync_wait {
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  int finished;
+  tfc_status status;
+} sync_wait;
+
+static void sync_done(void *arg, const tfc_status *s) {
+  sync_wait *w = arg;
+  pthread_mutex_lock(&w->mu);
+  if (!tfc_status_ok(s)) tfc_status_set(&w->status, s->code, "%s", tfc_status_msg(s));
+  w->finished = 1;
+  pthread_cond_broadcast(&w->cv);
+  pthread_mutex_unlock(&w->mu);
+}
+
+int tfc_executor_run(tfc_executor *ex, const tfc_exec_args *args, tfc_status *s) {
+  sync_wait w = {.finished = 0};
+  pthread_mutex_init(&w.mu, NULL);
+  pthread_cond_init(&w.cv, NULL);
+  tfc_status_init(&w.status);
+  tfc_executor_run_async(ex, args, sync_done, &w);
+  pthread_mutex_lock(&w.mu);
+  while (!w.finished) pthread_cond_wait(&w.cv, &w.mu);
+  pthread_mutex_unlock(&w.mu);
+  pthread_mutex_destroy(&w.mu);
+  pthread_cond_destroy(&w.cv);
+  int code = tfc_status_move(s, &w.status);
+  tfc_status_fini(&w.status);
   return code;
 }

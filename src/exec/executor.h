@@ -5,9 +5,11 @@
  * with its kernel, kernel state, input-slot range and out-edges; each step then allocates
  * the slots and pending counts and runs ready nodes. Cheap nodes run inline on the thread that
  * made them ready; expensive ones (MatMul, ...) go to the inter-op pool when other work is
- * ready too, so independent branches run concurrently. The first error aborts the step: no
- * further node starts, and the error comes back prefixed with the node
- * ("<message>\n\t [[{{node name}}]]", TF 1.15's form).
+ * ready too, so independent branches run concurrently. Async kernels (_Recv) finish by
+ * callback; their continuation goes to the inter-op pool. The first error aborts the step: no
+ * further node starts, the step's rendezvous is aborted with it, and the error comes back
+ * prefixed with the node and device ("<message>\n\t [[{{node name}}]] (device: <device>)",
+ * TF 1.15's node suffix).
  *
  * Ownership: the executor borrows its graph and device (both must outlive it).
  * Thread-safety: tfc_executor_run may be called concurrently from many threads; all per-step

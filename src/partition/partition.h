@@ -13,13 +13,19 @@
  * - data edge src:k -> dst: a _Send on src's device (input src:k) and a _Recv on dst's
  *   device feeding dst. Attrs: tensor_name "edge_<id>_<src name>", send_device,
  *   send_device_incarnation (int64), recv_device, client_terminated false; T on _Send,
- *   tensor_type on _Recv. One pair per (src, k, dst device): other consumers on that device
- *   share the _Recv. Node names: "<src name>/_<n>" with n counting up per partition run.
- * - control edge src -> dst: a scalar float Const on src's device with a control input from
- *   src, sent as above; dst gets a control input from the _Recv.
+ *   tensor_type on _Recv (the base dtype; shape = src's output shape). One pair per (src, k,
+ *   dst device, recv side in host memory) — TF's DupRecvKey: other consumers on that device
+ *   share the _Recv. Node names: "<src name>/_<n>", n counting up from 0 per call and
+ *   skipping names the input graph already holds; new nodes request and are assigned their
+ *   partition's device.
+ * - control edge src -> dst: an empty float Const (shape [0], TF's AddDummyConst) on src's
+ *   device with a control input from src, sent as above; dst gets a control input from the
+ *   _Recv (TF puts an Identity after that _Recv; we do not need one).
  * - _HostSend/_HostRecv instead of _Send/_Recv when the side that is not a CPU device keeps
- *   that tensor in host memory (the kernel's host_memory_in/out masks): int32 shape inputs of
- *   GPU kernels never travel through device memory.
+ *   that tensor in host memory (the kernel's host_memory_in/out masks, plus string, resource
+ *   and variant tensors): int32 shape inputs of GPU kernels never travel through device
+ *   memory. A data edge inside one non-CPU device whose ends disagree on host memory is cut
+ *   the same way, with send_device == recv_device (TF's NeedSameDeviceSendRecv).
  * Edge ids number the input graph's edges in (dst id, data inputs then control inputs)
  * order, so names are stable for a given graph.
  *
@@ -48,8 +54,9 @@ typedef struct tfc_partition_options {
 } tfc_partition_options;
 
 /* Partitions g. INVALID_ARGUMENT when a node has no assigned device or one not in the
- * options' devices; INTERNAL when a node has no kernel on its device (the placer should have
- * caught it). On error *out is empty. */
+ * options' devices; INTERNAL when a node on a non-CPU device has no kernel there (the placer
+ * should have caught it; kernels are looked up only for data-edge ends on non-CPU devices).
+ * On error *out is empty (n 0, parts NULL). */
 int tfc_partition_graph(const tfc_graph *g, const tfc_partition_options *opts,
                         tfc_partitions *out, tfc_status *s);
 void tfc_partitions_fini(tfc_partitions *p);

@@ -5,6 +5,8 @@
  * so keys need no step id. Keys are TF's (tensorflow/core/framework/rendezvous.cc):
  *   "<send_device>;<send_device_incarnation as 16 hex digits>;<recv_device>;<tensor_name>;
  *    <frame_id>:<iter_id>"
+ * The incarnation is printed as strings::Uint64ToHexString does: always 16 lowercase digits,
+ * zero-padded ("0000000000000001").
  * A send never blocks: it stores the tensor, or hands it straight to a waiting receiver. A
  * receive takes a callback that runs exactly once, either at once (tensor already there, or
  * the rendezvous is aborted) or later on the sending thread. Each key is sent once and
@@ -20,7 +22,7 @@
  * the same struct (issue #6); executors only see this interface.
  *
  * Ownership: refcounted (new returns one reference). Sent tensors are referenced by the
- * rendezvous until received or the rendezvous is freed. Thread-safety: all functions may be
+ * rendezvous until received, aborted or freed. Thread-safety: all functions may be
  * called from any thread; callbacks run without the rendezvous lock held.
  */
 #ifndef TFC_RENDEZVOUS_RENDEZVOUS_H
@@ -65,9 +67,13 @@ int tfc_rendezvous_recv(tfc_rendezvous *r, const char *key, int64_t deadline_us,
 /* Aborts with a copy of s (must not be OK); idempotent, the first status wins. Waiting
  * receivers are called with it before this returns. */
 void tfc_rendezvous_abort(tfc_rendezvous *r, const tfc_status *s);
-/* 1 once aborted. */
+/* 1 once aborted (lock-free: executors poll it before each node). */
 int tfc_rendezvous_aborted(tfc_rendezvous *r);
-/* Appends the keys of receivers still waiting, comma-separated ("" when none). */
+/* Copies the abort status into out (first error wins there) and returns its code; TFC_OK and
+ * out untouched when not aborted. */
+int tfc_rendezvous_status(tfc_rendezvous *r, tfc_status *out);
+/* Appends the keys of receivers still waiting, in the order they started waiting, separated
+ * by ", " (nothing when none). */
 void tfc_rendezvous_pending(tfc_rendezvous *r, tfc_strbuf *out);
 
 #endif

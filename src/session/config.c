@@ -108,3 +108,14 @@ int tfc_session_config_parse(tfc_session_config *c, const void *data, size_t len
   *c = r;
   return TFC_OK;
 }
+
+int tfc_run_options_parse(tfc_run_options *o, const void *data, size_t len, tfc_status *s) {
+  memset(o, 0, sizeof *o);
+  if (!data || len == 0) return TFC_OK;
+  ProtobufCMessage *m = tfc_pb_unpack(&tensorflow__run_options__descriptor, data, len, "RunOptions proto", s);
+  if (!m) return s->code;
+  const Tensorflow__RunOptions *p = (const Tensorflow__RunOptions *)m;
+  o->timeout_in_ms = p->timeout_in_ms > 0 ? p->timeout_in_ms : 0;
+  protobuf_c_message_free_unpacked(m, NULL);
+  return TFC_OK;
+}

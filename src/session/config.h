@@ -31,6 +31,7 @@ typedef struct tfc_session_config {
   int use_per_session_threads;
   int64_t operation_timeout_in_ms;   /* 0: none */
   int place_pruned_graph;            /* GraphOptions.place_pruned_graph */
+  int log_placement_reasons;         /* tfc only: say why, with log_device_placement */
   /* GPUOptions */
   double per_process_gpu_memory_fraction;
   int allow_growth;
@@ -40,6 +41,11 @@ typedef struct tfc_session_config {
   size_t raw_len;
 } tfc_session_config;
 
+/* RunOptions, per TF_SessionRun. */
+typedef struct tfc_run_options {
+  int64_t timeout_in_ms; /* 0: the session's operation_timeout_in_ms, if any */
+} tfc_run_options;
+
 void tfc_session_config_init(tfc_session_config *c);
 void tfc_session_config_fini(tfc_session_config *c);
 int tfc_session_config_copy(const tfc_session_config *src, tfc_session_config *dst, tfc_status *s);
@@ -48,5 +54,9 @@ int tfc_session_config_device_count(const tfc_session_config *c, const char *typ
 /* Decodes serialized ConfigProto bytes into *c (replacing what it held). Malformed bytes are
  * INVALID_ARGUMENT "Unparseable ConfigProto" (TF's text) and leave *c unchanged. */
 int tfc_session_config_parse(tfc_session_config *c, const void *data, size_t len, tfc_status *s);
+
+/* Decodes serialized RunOptions bytes (NULL/0: defaults). Malformed: INVALID_ARGUMENT
+ * "Unparseable RunOptions proto". */
+int tfc_run_options_parse(tfc_run_options *o, const void *data, size_t len, tfc_status *s);
 
 #endif

@@ -7,6 +7,7 @@
  */
 #include "session/session.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -17,17 +18,21 @@
 #include "base/mem.h"
 #include "base/strbuf.h"
 #include "exec/executor.h"
+#include "base/clock.h"
+#include "partition/partition.h"
 #include "place/placer.h"
+#include "rendezvous/rendezvous.h"
 
-typedef struct partition {
-  int device;
+typedef struct plan_part {
+  tfc_device *device;
   tfc_graph *graph;
   tfc_executor *exec;
-} partition;
+  int expensive; /* has a kernel worth a thread of its own (MatMul, ...) */
+} plan_part;
 
 typedef struct plan {
-  int n_partitions;
-  partition *parts;
+  int n_parts;
+  plan_part *parts;
   int n_feeds, n_fetches;
   struct plan *next; /* all plans, for freeing */
 } plan;
@@ -69,11 +74,12 @@ tfc_session *tfc_session_new(tfc_graph *g, const tfc_session_config *cfg, tfc_st
     n_cpu = 1; /* TF always keeps CPU:0 */
   sess->devices = calloc((size_t)n_cpu, sizeof *sess->devices);
   if (!sess->devices) { TFC_OOM(s); goto fail; }
-  /* Each virtual CPU device gets its share of the cores for intra-op work; its parallel-for
-   * width is that share plus the calling thread, which claims shards too. */
+  /* Each virtual CPU device gets its share of the intra-op threads: a kernel's parallel-for
+   * spreads over that many threads, the calling one included, so N devices busy at once
+   * keep the cores busy without oversubscribing them. */
   int share = intra / n_cpu > 0 ? intra / n_cpu : 1;
   for (int i = 0; i < n_cpu; i++) {
-    sess->devices[i] = tfc_cpu_device_new("localhost", 0, 0, i, sess->pool, share + 1, s);
+    sess->devices[i] = tfc_cpu_device_new("localhost", 0, 0, i, sess->pool, share, s);
     if (!sess->devices[i]) goto fail;
     sess->n_devices++;
   }
@@ -90,7 +96,7 @@ fail:
 }
 
 static void plan_free(plan *p) {
-  for (int i = 0; i < p->n_partitions; i++) {
+  for (int i = 0; i < p->n_parts; i++) {
     tfc_executor_free(p->parts[i].exec);
     tfc_graph_free(p->parts[i].graph);
   }
@@ -128,9 +134,11 @@ const tfc_device *tfc_session_device(const tfc_session *sess, int i) {
   return i >= 0 && i < sess->n_devices ? sess->devices[i] : NULL;
 }
 
-const tfc_device *tfc_session_node_device(tfc_session *sess, const tfc_node *n) {
+const tfc_device *tfc_session_node_device(tfc_session *sess, const tfc_node *n, const char **reason) {
   pthread_mutex_lock(&sess->mu);
-  const tfc_device *d = n->id < sess->n_placed ? sess->devices[sess->placement[n->id].device] : NULL;
+  int placed = n->graph == sess->graph && n->id < sess->n_placed;
+  const tfc_device *d = placed ? sess->devices[sess->placement[n->id].device] : NULL;
+  if (reason) *reason = placed ? sess->placement[n->id].reason : NULL;
   pthread_mutex_unlock(&sess->mu);
   return d;
 }
@@ -158,7 +166,13 @@ static int extend(tfc_session *sess, tfc_status *s) {
     if (sess->cfg.log_device_placement) {
       for (int i = sess->n_placed; i < n; i++) {
         const tfc_node *nd = g->nodes[i];
-        printf("%s: (%s): %s\n", nd->name, nd->op->name, sess->devices[sess->placement[i].device]->name);
+        const tfc_placement *pl = &sess->placement[i];
+        /* TF's line, byte for byte; tfc's reason follows only when asked for. */
+        if (sess->cfg.log_placement_reasons)
+          printf("%s: (%s): %s  # %s\n", nd->name, nd->op->name, sess->devices[pl->device]->name,
+                 pl->reason ? pl->reason : "");
+        else
+          printf("%s: (%s): %s\n", nd->name, nd->op->name, sess->devices[pl->device]->name);
       }
       fflush(stdout);
     }
@@ -170,6 +184,10 @@ static int extend(tfc_session *sess, tfc_status *s) {
 
 /* ---------------- plan building ---------------- */
 
+/* The plan of one signature, in three steps: prune the session graph to what the fetches and
+ * targets need; copy that into a "client graph" where fed outputs come from _Arg nodes and
+ * fetches go to _Retval nodes, every node carrying its assigned device; partition the client
+ * graph by device (partition/), which cuts cross-device edges into _Send/_Recv pairs. */
 typedef struct builder {
   tfc_session *sess;
   const tfc_endpoint *feeds;
@@ -179,10 +197,9 @@ typedef struct builder {
   tfc_node *const *targets;
   int n_targets;
   unsigned char *needed;
-  tfc_node **copy;     /* user node id -> copy in its partition graph */
+  tfc_graph *client;
+  tfc_node **copy;     /* session node id -> its copy in the client graph */
   tfc_node **arg_node; /* feed index -> its _Arg node */
-  int *part_of_device; /* device -> partition index, -1 */
-  plan *p;
 } builder;
 
 static int feed_index(const builder *b, const tfc_node *n, int index) {
@@ -230,26 +247,25 @@ static int prune(builder *b, tfc_status *s) {
   return TFC_OK;
 }
 
-static int partition_for(builder *b, int device, tfc_status *s) {
-  if (b->part_of_device[device] >= 0) return b->part_of_device[device];
-  plan *p = b->p;
-  partition *parts = realloc(p->parts, sizeof *parts * (size_t)(p->n_partitions + 1));
-  if (!parts) { TFC_OOM(s); return -1; }
-  p->parts = parts;
-  partition *pt = &parts[p->n_partitions];
-  memset(pt, 0, sizeof *pt);
-  pt->device = device;
-  pt->graph = tfc_graph_new();
-  if (!pt->graph) { TFC_OOM(s); return -1; }
-  b->part_of_device[device] = p->n_partitions;
-  return p->n_partitions++;
+static const char *device_name_of(const builder *b, const tfc_node *n) {
+  return b->sess->devices[b->sess->placement[n->id].device]->name;
 }
 
-static tfc_node *add_call_node(builder *b, int device, const char *op, const char *name, int dtype, int index,
-                               const tfc_endpoint *input, tfc_status *s) {
-  int pi = partition_for(b, device, s);
-  if (pi < 0) return NULL;
-  tfc_graph *pg = b->p->parts[pi].graph;
+/* Adds a client-graph node and records its assigned device. */
+static tfc_node *add_client_node(builder *b, const char *name, const tfc_opdef *op, const char *device,
+                                 const char *assigned, const tfc_endpoint *ins, int n_ins, tfc_node *const *ctls,
+                                 int n_ctls, const tfc_attr *attrs, int n_attrs, tfc_status *s) {
+  tfc_node *c = tfc_graph_add_raw(b->client, name, op, device, ins, n_ins, ctls, n_ctls, attrs, n_attrs, s);
+  if (c && !(c->assigned_device = tfc_strdup(assigned))) {
+    TFC_OOM(s);
+    return NULL;
+  }
+  return c;
+}
+
+/* An _Arg (input == NULL) or _Retval in the client graph. */
+static tfc_node *add_call_node(builder *b, const char *assigned, const char *op, const char *name, int dtype,
+                               int index, const tfc_endpoint *input, tfc_status *s) {
   tfc_attr *attrs = NULL;
   int n_attrs = 0;
   tfc_attr_value t = tfc_attr_type(dtype), idx = tfc_attr_int(index);
@@ -257,10 +273,10 @@ static tfc_node *add_call_node(builder *b, int device, const char *op, const cha
   tfc_attrs_set(&attrs, &n_attrs, "index", &idx, s);
   tfc_node *n = NULL;
   if (tfc_status_ok(s)) {
-    char *uname = tfc_graph_unique_name(pg, name);
+    char *uname = tfc_graph_unique_name(b->client, name);
     if (uname)
-      n = tfc_graph_add_raw(pg, uname, tfc_op_lookup(op), b->sess->devices[device]->name, input, input ? 1 : 0,
-                            NULL, 0, attrs, n_attrs, s);
+      n = add_client_node(b, uname, tfc_op_lookup(op), assigned, assigned, input, input ? 1 : 0, NULL, 0, attrs,
+                          n_attrs, s);
     else
       TFC_OOM(s);
     free(uname);
@@ -269,107 +285,120 @@ static tfc_node *add_call_node(builder *b, int device, const char *op, const cha
   return n;
 }
 
-/* Copies needed nodes into their device's partition in topological (id) order, rewiring fed
- * inputs to _Arg nodes. Cross-device edges need _Send/_Recv pairs (issue #3). */
+/* Copies the needed nodes into the client graph in id (topological) order, rewiring fed
+ * inputs to their _Arg nodes. */
 static int copy_nodes(builder *b, tfc_status *s) {
   tfc_graph *g = b->sess->graph;
+  tfc_endpoint in_small[8];
+  tfc_node *ctl_small[8];
   for (int id = 0; id < b->sess->n_placed; id++) {
     if (!b->needed[id]) continue;
     const tfc_node *nd = g->nodes[id];
-    int dev = b->sess->placement[id].device;
-    int pi = partition_for(b, dev, s);
-    if (pi < 0) return s->code;
-    tfc_endpoint in_small[8];
     tfc_endpoint *ins = nd->n_inputs <= 8 ? in_small : malloc(sizeof *ins * (size_t)nd->n_inputs);
-    tfc_node *ctl_small[8];
     tfc_node **ctls = nd->n_control_inputs <= 8 ? ctl_small : malloc(sizeof *ctls * (size_t)nd->n_control_inputs);
-    if (!ins || !ctls) {
-      if (ins != in_small) free(ins);
-      if (ctls != ctl_small) free(ctls);
-      return TFC_OOM(s);
+    tfc_node *c = NULL;
+    if (ins && ctls) {
+      for (int j = 0; j < nd->n_inputs; j++) {
+        int f = feed_index(b, nd->inputs[j].node, nd->inputs[j].index);
+        ins[j] = f >= 0 ? (tfc_endpoint){b->arg_node[f], 0}
+                        : (tfc_endpoint){b->copy[nd->inputs[j].node->id], nd->inputs[j].index};
+      }
+      for (int j = 0; j < nd->n_control_inputs; j++) ctls[j] = b->copy[nd->control_inputs[j]->id];
+      c = add_client_node(b, nd->name, nd->op, nd->device, device_name_of(b, nd), ins, nd->n_inputs, ctls,
+                          nd->n_control_inputs, nd->attrs, nd->n_attrs, s);
+    } else {
+      TFC_OOM(s);
     }
-    for (int j = 0; j < nd->n_inputs; j++) {
-      int f = feed_index(b, nd->inputs[j].node, nd->inputs[j].index);
-      ins[j] = f >= 0 ? (tfc_endpoint){b->arg_node[f], 0}
-                      : (tfc_endpoint){b->copy[nd->inputs[j].node->id], nd->inputs[j].index};
-    }
-    for (int j = 0; j < nd->n_control_inputs; j++) ctls[j] = b->copy[nd->control_inputs[j]->id];
-    int cross = 0;
-    for (int j = 0; j < nd->n_inputs; j++) cross |= ins[j].node->graph != b->p->parts[pi].graph;
-    for (int j = 0; j < nd->n_control_inputs; j++) cross |= ctls[j]->graph != b->p->parts[pi].graph;
-    if (cross) {
-      if (ins != in_small) free(ins);
-      if (ctls != ctl_small) free(ctls);
-      return tfc_status_set(s, TFC_UNIMPLEMENTED,
-                            "node '%s' on %s has an input from another device; cross-device edges are "
-                            "not supported yet",
-                            nd->name, b->sess->devices[dev]->name);
-    }
-    tfc_node *c = tfc_graph_add_raw(b->p->parts[pi].graph, nd->name, nd->op, nd->device, ins, nd->n_inputs,
-                                    ctls, nd->n_control_inputs, nd->attrs, nd->n_attrs, s);
     if (ins != in_small) free(ins);
     if (ctls != ctl_small) free(ctls);
     if (!c) return s->code;
     for (int o = 0; o < nd->n_outputs; o++) c->output_shapes[o] = nd->output_shapes[o];
-    c->assigned_device = tfc_strdup(b->sess->devices[dev]->name);
     b->copy[id] = c;
   }
   return TFC_OK;
 }
 
+static int build_client_graph(builder *b, tfc_status *s) {
+  tfc_session *sess = b->sess;
+  TFC_TRY(prune(b, s));
+  /* feeds: an _Arg on the device the fed node was placed on */
+  for (int i = 0; i < b->n_feeds; i++) {
+    char name[64];
+    snprintf(name, sizeof name, "_arg_%d", i);
+    const tfc_endpoint *f = &b->feeds[i];
+    b->arg_node[i] = add_call_node(b, device_name_of(b, f->node), "_Arg", name,
+                                   tfc_dtype_base(f->node->output_types[f->index]), i, NULL, s);
+    if (!b->arg_node[i]) return s->code;
+    b->arg_node[i]->output_shapes[0] = f->node->output_shapes[f->index];
+  }
+  TFC_TRY(copy_nodes(b, s));
+  /* fetches: a _Retval beside the tensor it returns */
+  for (int i = 0; i < b->n_fetches; i++) {
+    int f = feed_index(b, b->fetches[i].node, b->fetches[i].index);
+    tfc_endpoint src = f >= 0 ? (tfc_endpoint){b->arg_node[f], 0}
+                              : (tfc_endpoint){b->copy[b->fetches[i].node->id], b->fetches[i].index};
+    char name[64];
+    snprintf(name, sizeof name, "_retval_%d", i);
+    if (!add_call_node(b, src.node->assigned_device, "_Retval", name,
+                       tfc_dtype_base(src.node->output_types[src.index]), i, &src, s))
+      return s->code;
+  }
+  (void)sess;
+  return TFC_OK;
+}
+
 static plan *build_plan(tfc_session *sess, const tfc_endpoint *feeds, int n_feeds, const tfc_endpoint *fetches,
                         int n_fetches, tfc_node *const *targets, int n_targets, tfc_status *s) {
-  builder b = {sess, feeds, n_feeds, fetches, n_fetches, targets, n_targets, NULL, NULL, NULL, NULL, NULL};
-  b.p = calloc(1, sizeof *b.p);
+  builder b = {sess, feeds, n_feeds, fetches, n_fetches, targets, n_targets, NULL, NULL, NULL, NULL};
+  tfc_partitions parts = {0, NULL};
+  plan *p = calloc(1, sizeof *p);
   b.needed = calloc((size_t)sess->n_placed + 1, 1);
   b.copy = calloc((size_t)sess->n_placed + 1, sizeof *b.copy);
   b.arg_node = calloc((size_t)n_feeds + 1, sizeof *b.arg_node);
-  b.part_of_device = malloc(sizeof(int) * (size_t)sess->n_devices);
-  if (!b.p || !b.needed || !b.copy || !b.arg_node || !b.part_of_device) {
+  b.client = tfc_graph_new();
+  if (!p || !b.needed || !b.copy || !b.arg_node || !b.client) {
     TFC_OOM(s);
     goto fail;
   }
-  for (int i = 0; i < sess->n_devices; i++) b.part_of_device[i] = -1;
-  b.p->n_feeds = n_feeds;
-  b.p->n_fetches = n_fetches;
-  if (prune(&b, s)) goto fail;
-  /* feeds: an _Arg on the device the fed node was placed on */
-  for (int i = 0; i < n_feeds; i++) {
-    char name[64];
-    snprintf(name, sizeof name, "_arg_%d", i);
-    int dev = sess->placement[feeds[i].node->id].device;
-    b.arg_node[i] = add_call_node(&b, dev, "_Arg", name, tfc_dtype_base(feeds[i].node->output_types[feeds[i].index]),
-                                  i, NULL, s);
-    if (!b.arg_node[i]) goto fail;
-    b.arg_node[i]->output_shapes[0] = feeds[i].node->output_shapes[feeds[i].index];
+  p->n_feeds = n_feeds;
+  p->n_fetches = n_fetches;
+  if (build_client_graph(&b, s)) goto fail;
+  tfc_partition_options po = {sess->devices, sess->n_devices};
+  if (tfc_partition_graph(b.client, &po, &parts, s)) goto fail;
+  p->parts = calloc((size_t)parts.n + 1, sizeof *p->parts);
+  if (!p->parts) {
+    TFC_OOM(s);
+    goto fail;
   }
-  if (copy_nodes(&b, s)) goto fail;
-  for (int i = 0; i < n_fetches; i++) {
-    int f = feed_index(&b, fetches[i].node, fetches[i].index);
-    tfc_endpoint src = f >= 0 ? (tfc_endpoint){b.arg_node[f], 0}
-                              : (tfc_endpoint){b.copy[fetches[i].node->id], fetches[i].index};
-    int dev = f >= 0 ? sess->placement[feeds[f].node->id].device : sess->placement[fetches[i].node->id].device;
-    char name[64];
-    snprintf(name, sizeof name, "_retval_%d", i);
-    if (!add_call_node(&b, dev, "_Retval", name, tfc_dtype_base(src.node->output_types[src.index]), i, &src, s))
-      goto fail;
+  /* the plan takes the partition graphs */
+  for (int i = 0; i < parts.n; i++) {
+    p->parts[i].device = parts.parts[i].device;
+    p->parts[i].graph = parts.parts[i].graph;
+    parts.parts[i].graph = NULL;
+    p->n_parts++;
   }
-  for (int i = 0; i < b.p->n_partitions; i++) {
-    partition *pt = &b.p->parts[i];
-    pt->exec = tfc_executor_new(pt->graph, sess->devices[pt->device], s);
+  for (int i = 0; i < p->n_parts; i++) {
+    plan_part *pt = &p->parts[i];
+    pt->exec = tfc_executor_new(pt->graph, pt->device, s);
     if (!pt->exec) goto fail;
+    for (int j = 0; j < pt->graph->n_nodes && !pt->expensive; j++) {
+      const tfc_kernel_def *k = tfc_kernel_find(pt->device->kernels, pt->graph->nodes[j], NULL);
+      pt->expensive = k && (k->flags & TFC_KF_EXPENSIVE);
+    }
   }
+  tfc_partitions_fini(&parts);
+  tfc_graph_free(b.client);
   free(b.needed);
   free(b.copy);
   free(b.arg_node);
-  free(b.part_of_device);
-  return b.p;
+  return p;
 fail:
-  if (b.p) plan_free(b.p);
+  tfc_partitions_fini(&parts);
+  if (p) plan_free(p);
+  tfc_graph_free(b.client);
   free(b.needed);
   free(b.copy);
   free(b.arg_node);
-  free(b.part_of_device);
   return NULL;
 }
 
@@ -396,9 +425,110 @@ static char *signature(const tfc_endpoint *feeds, int n_feeds, const tfc_endpoin
   return tfc_strbuf_take(&b);
 }
 
-int tfc_session_run(tfc_session *sess, const tfc_endpoint *feed_eps, tfc_tensor *const *feeds, int n_feeds,
-                    const tfc_endpoint *fetch_eps, tfc_tensor **out, int n_fetches, tfc_node *const *targets,
-                    int n_targets, tfc_status *s) {
+/* One step over all partitions of a plan: every executor runs concurrently, they meet in the
+ * step's rendezvous, and the caller waits for all of them (up to the deadline). */
+typedef struct step_sync {
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  int remaining;
+  tfc_status status; /* the first executor error */
+} step_sync;
+
+typedef struct part_start {
+  tfc_executor *exec;
+  const tfc_exec_args *args;
+  step_sync *sync;
+} part_start;
+
+static void part_done(void *arg, const tfc_status *s) {
+  step_sync *ss = arg;
+  pthread_mutex_lock(&ss->mu);
+  if (!tfc_status_ok(s) && tfc_status_ok(&ss->status)) tfc_status_set(&ss->status, s->code, "%s", tfc_status_msg(s));
+  if (--ss->remaining == 0) pthread_cond_broadcast(&ss->cv);
+  pthread_mutex_unlock(&ss->mu);
+}
+
+static void part_start_entry(void *arg) {
+  part_start *ps = arg;
+  tfc_executor_run_async(ps->exec, ps->args, part_done, ps->sync);
+}
+
+/* Runs the plan's executors; the step's status lands in s. */
+static int run_step(tfc_session *sess, plan *p, tfc_call_frame *frame, int64_t timeout_ms, tfc_status *s) {
+  int64_t step_id = atomic_fetch_add(&sess->next_step_id, 1);
+  /* A lone partition without a deadline runs on this thread with nothing to meet. */
+  if (p->n_parts == 1 && timeout_ms <= 0) {
+    tfc_exec_args args = {frame, sess->pool, step_id, NULL};
+    return tfc_executor_run(p->parts[0].exec, &args, s);
+  }
+  tfc_rendezvous *rdv = tfc_rendezvous_new();
+  part_start *starts = calloc((size_t)p->n_parts, sizeof *starts);
+  if (!rdv || !starts) {
+    tfc_rendezvous_unref(rdv);
+    free(starts);
+    return TFC_OOM(s);
+  }
+  tfc_exec_args args = {frame, sess->pool, step_id, rdv};
+  step_sync ss;
+  pthread_mutex_init(&ss.mu, NULL);
+  tfc_cond_init_monotonic(&ss.cv);
+  ss.remaining = p->n_parts;
+  tfc_status_init(&ss.status);
+  int64_t deadline = tfc_deadline_after_ms(timeout_ms);
+  /* Where each partition starts. With a deadline this thread only waits, so every partition
+   * goes to the pool. Otherwise partitions with expensive kernels get pool threads of their
+   * own (all but one), and the cheap ones run here first, then the remaining expensive one:
+   * a cheap step crosses devices without any thread hand-off (a _Recv whose tensor is
+   * already sent completes inline). */
+  int keep = -1; /* the expensive partition this thread runs */
+  for (int i = 0; i < p->n_parts; i++) {
+    starts[i] = (part_start){p->parts[i].exec, &args, &ss};
+    if (deadline == 0 && p->parts[i].expensive) keep = i;
+  }
+  for (int i = 0; i < p->n_parts; i++)
+    if (deadline != 0 || (p->parts[i].expensive && i != keep))
+      if (tfc_threadpool_schedule(sess->pool, part_start_entry, &starts[i]) != 0) part_start_entry(&starts[i]);
+  if (deadline == 0) {
+    for (int i = 0; i < p->n_parts; i++)
+      if (!p->parts[i].expensive) part_start_entry(&starts[i]);
+    if (keep >= 0) part_start_entry(&starts[keep]);
+  }
+  pthread_mutex_lock(&ss.mu);
+  while (ss.remaining > 0) {
+    if (tfc_cond_wait_until(&ss.cv, &ss.mu, deadline) != ETIMEDOUT) continue;
+    /* Timed out: abort the step so waiting _Recvs wake and no further node starts, then wait
+     * for the kernels already running. */
+    pthread_mutex_unlock(&ss.mu);
+    tfc_strbuf pending;
+    tfc_strbuf_init(&pending);
+    tfc_rendezvous_pending(rdv, &pending);
+    tfc_status to;
+    tfc_status_init(&to);
+    tfc_status_set(&to, TFC_DEADLINE_EXCEEDED, "Timed out after %lld ms waiting for step %lld to finish; %s%s",
+                   (long long)timeout_ms, (long long)step_id,
+                   pending.len ? "still waiting for tensors: " : "kernels were still running",
+                   tfc_strbuf_str(&pending));
+    tfc_rendezvous_abort(rdv, &to);
+    tfc_status_fini(&to);
+    tfc_strbuf_fini(&pending);
+    deadline = 0;
+    pthread_mutex_lock(&ss.mu);
+  }
+  pthread_mutex_unlock(&ss.mu);
+  /* An executor that stopped because another one failed reports the rendezvous's abort
+   * status, which is that first error: whichever executor reports first, it is the cause. */
+  int code = tfc_status_move(s, &ss.status);
+  tfc_status_fini(&ss.status);
+  pthread_mutex_destroy(&ss.mu);
+  pthread_cond_destroy(&ss.cv);
+  free(starts);
+  tfc_rendezvous_unref(rdv);
+  return code;
+}
+
+int tfc_session_run(tfc_session *sess, const tfc_run_options *ro, const tfc_endpoint *feed_eps,
+                    tfc_tensor *const *feeds, int n_feeds, const tfc_endpoint *fetch_eps, tfc_tensor **out,
+                    int n_fetches, tfc_node *const *targets, int n_targets, tfc_status *s) {
   for (int i = 0; i < n_fetches; i++) out[i] = NULL;
   for (int i = 0; i < n_feeds; i++) {
     TFC_TRY(check_endpoint(sess, feed_eps[i], "a feed", s));
@@ -425,7 +555,9 @@ int tfc_session_run(tfc_session *sess, const tfc_endpoint *feed_eps, tfc_tensor 
   if (extend(sess, s) == TFC_OK) {
     p = tfc_hashmap_get(&sess->plans, key);
     if (!p) {
+      tfc_graph_lock(sess->graph);
       p = build_plan(sess, feed_eps, n_feeds, fetch_eps, n_fetches, targets, n_targets, s);
+      tfc_graph_unlock(sess->graph);
       if (p && tfc_hashmap_put(&sess->plans, key, p) != 0) {
         plan_free(p);
         p = NULL;
@@ -441,10 +573,10 @@ int tfc_session_run(tfc_session *sess, const tfc_endpoint *feed_eps, tfc_tensor 
   free(key);
   if (!p) return s->code;
 
+  /* RunOptions.timeout_in_ms wins over ConfigProto.operation_timeout_in_ms, as in TF. */
+  int64_t timeout_ms = ro && ro->timeout_in_ms > 0 ? ro->timeout_in_ms : sess->cfg.operation_timeout_in_ms;
   tfc_call_frame frame = {n_feeds, feeds, n_fetches, out};
-  tfc_exec_args args = {&frame, sess->pool, atomic_fetch_add(&sess->next_step_id, 1), NULL};
-  /* One partition per device; they run one after another until cross-device edges exist. */
-  for (int i = 0; i < p->n_partitions && tfc_status_ok(s); i++) tfc_executor_run(p->parts[i].exec, &args, s);
+  run_step(sess, p, &frame, timeout_ms, s);
   if (tfc_status_ok(s))
     for (int i = 0; i < n_fetches; i++)
       if (!out[i]) tfc_status_set(s, TFC_INTERNAL, "fetch %d was not produced", i);

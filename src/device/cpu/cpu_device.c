@@ -20,7 +20,7 @@ static void build_table(void) {
   if (tfc_ops_init(s)) return;
   int (*families[])(tfc_kernel_table *, tfc_status *) = {
       tfc_cpu_kernels_core, tfc_cpu_kernels_matmul, tfc_cpu_kernels_cwise,
-      tfc_cpu_kernels_reduce, tfc_cpu_kernels_array};
+      tfc_cpu_kernels_reduce, tfc_cpu_kernels_array, tfc_cpu_kernels_sendrecv};
   for (size_t i = 0; i < sizeof families / sizeof families[0]; i++)
     if (families[i](&cpu_table, s)) return;
 }

@@ -12,5 +12,6 @@ int tfc_cpu_kernels_matmul(tfc_kernel_table *t, tfc_status *s); /* kernels_matmu
 int tfc_cpu_kernels_cwise(tfc_kernel_table *t, tfc_status *s);  /* kernels_cwise*.c */
 int tfc_cpu_kernels_reduce(tfc_kernel_table *t, tfc_status *s); /* kernels_reduce.c */
 int tfc_cpu_kernels_array(tfc_kernel_table *t, tfc_status *s);  /* kernels_array*.c */
+int tfc_cpu_kernels_sendrecv(tfc_kernel_table *t, tfc_status *s); /* kernels_sendrecv.c */
 
 #endif

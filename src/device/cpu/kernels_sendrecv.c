@@ -1,0 +1,102 @@
+/*
+ * kernels_sendrecv — the CPU kernels of the transfer ops the partitioner puts on cut edges:
+ * _Send leaves its input in the step's rendezvous, _Recv (asynchronous) picks it up. The
+ * _HostSend/_HostRecv forms are the same on a CPU device, whose memory is host memory.
+ *
+ * The rendezvous key is built once per node at init from the attrs (send_device,
+ * send_device_incarnation, recv_device, tensor_name; frame and iteration 0 outside loops),
+ * so a step costs one table operation per transfer.
+ */
+#include <stdlib.h>
+
+#include "device/cpu/cpu_kernels.h"
+#include "rendezvous/rendezvous.h"
+
+typedef struct transfer {
+  char *key;
+  const char *tensor_name; /* borrowed from the node */
+  int dtype;               /* _Recv: tensor_type */
+} transfer;
+
+static void transfer_free(void *p) {
+  transfer *t = p;
+  if (t) free(t->key);
+  free(t);
+}
+
+static int transfer_init(const tfc_node *n, const char *type_attr, void **state, tfc_status *s) {
+  const char *send_device, *recv_device, *tensor_name;
+  int64_t incarnation;
+  int dtype;
+  TFC_TRY(tfc_kernel_attr_string(n, "send_device", &send_device, s));
+  TFC_TRY(tfc_kernel_attr_string(n, "recv_device", &recv_device, s));
+  TFC_TRY(tfc_kernel_attr_string(n, "tensor_name", &tensor_name, s));
+  TFC_TRY(tfc_kernel_attr_int(n, "send_device_incarnation", &incarnation, s));
+  TFC_TRY(tfc_kernel_attr_type(n, type_attr, &dtype, s));
+  transfer *t = calloc(1, sizeof *t);
+  if (t) t->key = tfc_rendezvous_key(send_device, (uint64_t)incarnation, recv_device, tensor_name, 0, 0);
+  if (!t || !t->key) {
+    transfer_free(t);
+    return TFC_OOM(s);
+  }
+  t->tensor_name = tensor_name;
+  t->dtype = dtype;
+  *state = t;
+  return TFC_OK;
+}
+
+static int send_init(const tfc_node *n, void **state, tfc_status *s) {
+  return transfer_init(n, "T", state, s);
+}
+
+static int recv_init(const tfc_node *n, void **state, tfc_status *s) {
+  return transfer_init(n, "tensor_type", state, s);
+}
+
+static int no_rendezvous(tfc_kernel_ctx *c) {
+  return tfc_kernel_error(c, TFC_INTERNAL, "%s of tensor '%s' needs the step's rendezvous, and the step has none",
+                          c->node->op->name, ((transfer *)c->state)->tensor_name);
+}
+
+static int send_compute(tfc_kernel_ctx *c) {
+  if (!c->rendezvous) return no_rendezvous(c);
+  return tfc_rendezvous_send(c->rendezvous, ((transfer *)c->state)->key, c->inputs[0], 0, c->status);
+}
+
+static void recv_done(void *arg, const tfc_status *s, tfc_tensor *t, int is_dead) {
+  tfc_kernel_ctx *c = arg;
+  const transfer *tr = c->state;
+  if (!tfc_status_ok(s)) {
+    tfc_status_set(c->status, s->code, "%s", tfc_status_msg(s));
+  } else if (t->dtype != tr->dtype) {
+    tfc_kernel_error(c, TFC_INTERNAL, "%s of tensor '%s' expects %s but received %s", c->node->op->name,
+                     tr->tensor_name, tfc_dtype_name(tr->dtype), tfc_dtype_name(t->dtype));
+    tfc_tensor_unref(t);
+  } else {
+    tfc_kernel_set_output(c, 0, t);
+  }
+  c->done(c);
+}
+
+static void recv_compute_async(tfc_kernel_ctx *c) {
+  if (!c->rendezvous) {
+    no_rendezvous(c);
+    c->done(c);
+    return;
+  }
+  tfc_rendezvous_recv_async(c->rendezvous, ((transfer *)c->state)->key, recv_done, c);
+}
+
+/* No type constraint: every dtype moves, refs included. */
+static const tfc_kernel_def defs[] = {
+    {.op = TFC_OP__Send, .init = send_init, .compute = send_compute, .free_state = transfer_free},
+    {.op = TFC_OP__HostSend, .init = send_init, .compute = send_compute, .free_state = transfer_free},
+    {.op = TFC_OP__Recv, .flags = TFC_KF_ASYNC, .init = recv_init, .compute_async = recv_compute_async,
+     .free_state = transfer_free},
+    {.op = TFC_OP__HostRecv, .flags = TFC_KF_ASYNC, .init = recv_init, .compute_async = recv_compute_async,
+     .free_state = transfer_free},
+};
+
+int tfc_cpu_kernels_sendrecv(tfc_kernel_table *t, tfc_status *s) {
+  return tfc_kernel_table_add(t, defs, (int)(sizeof defs / sizeof defs[0]), s);
+}
