@@ -31,7 +31,10 @@ build: configure
 
 demo: build
 	@cd $(BUILD) && ./seed_matmul seed_matmul.pb && ./tfc inspect seed_matmul.pb && \
-	  ./tfc run seed_matmul.pb --fetch c
+	  ./tfc run seed_matmul.pb --fetch c && \
+	  echo "--- multi_tower: two towers on CPU:2 and CPU:3, add_n on /cpu:0" && ./multi_tower && \
+	  echo "--- in_graph_replication: split over four devices, concat on /cpu:0" && ./in_graph_replication && \
+	  echo "--- soft_placement: a graph pinned to /device:GPU:2" && ./soft_placement
 
 test: build
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)

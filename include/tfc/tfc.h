@@ -50,6 +50,13 @@ TF_CAPI_EXPORT extern const char* TFC_SessionOperationPlacementReason(TF_Session
                                                                       TF_Operation* oper,
                                                                       TF_Status* status);
 
+/* Memory that kernels of `device` (a full name from TF_SessionListDevices) allocated and that
+ * is still alive — including fetched tensors the caller still holds — and the peak since the
+ * session started. NOT_FOUND for a name the session does not have. */
+TF_CAPI_EXPORT extern void TFC_SessionDeviceMemory(TF_Session* session, const char* device,
+                                                   int64_t* bytes_in_use, int64_t* peak_bytes_in_use,
+                                                   TF_Status* status);
+
 #ifdef __cplusplus
 }
 #endif

@@ -337,3 +337,21 @@ TFC_EXPORT const char *TFC_SessionOperationPlacementReason(TF_Session *ts, TF_Op
   }
   return reason ? reason : "";
 }
+
+TFC_EXPORT void TFC_SessionDeviceMemory(TF_Session *ts, const char *device, int64_t *bytes_in_use,
+                                        int64_t *peak_bytes_in_use, TF_Status *status) {
+  tfc_status *s = tfc_capi_status(status);
+  if (!ts || !device) {
+    tfc_status_set(s, TFC_INVALID_ARGUMENT, "TFC_SessionDeviceMemory: NULL argument");
+    return;
+  }
+  for (int i = 0; i < tfc_session_num_devices(ts->sess); i++) {
+    const tfc_device *d = tfc_session_device(ts->sess, i);
+    if (strcmp(d->name, device) != 0) continue;
+    tfc_allocator_stats st = tfc_allocator_get_stats(d->allocator);
+    if (bytes_in_use) *bytes_in_use = st.bytes_in_use;
+    if (peak_bytes_in_use) *peak_bytes_in_use = st.peak_bytes_in_use;
+    return;
+  }
+  tfc_status_set(s, TFC_NOT_FOUND, "no device named '%s' in this session", device);
+}

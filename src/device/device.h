@@ -3,8 +3,9 @@
  *
  * A device has a canonical TF name (/job:localhost/replica:0/task:0/device:CPU:0), a type
  * ("CPU", later "GPU"), an id within its type, a random incarnation, a memory size for
- * TF_DeviceListMemoryBytes, a kernel table shared by all devices of its type, and an intra-op
- * thread pool. Device-specific behaviour (memory, copies, streams) goes through `ops`, so a
+ * TF_DeviceListMemoryBytes, a kernel table shared by all devices of its type, its own
+ * allocator (per-device memory accounting), and an intra-op thread pool with its share of
+ * the threads. Device-specific behaviour (memory, copies, streams) goes through `ops`, so a
  * CUDA device plugs in beside the CPU one without the executor knowing which it drives.
  *
  * Ownership: a device set owns its devices; devices borrow the pool they are given (it must
@@ -18,6 +19,7 @@
 #include "base/status.h"
 #include "base/threadpool.h"
 #include "device/kernel.h"
+#include "tensor/allocator.h"
 
 typedef struct tfc_device_ops {
   void (*free)(tfc_device *d);
@@ -33,6 +35,7 @@ struct tfc_device {
   uint64_t incarnation;
   int64_t memory_bytes;
   const tfc_kernel_table *kernels; /* borrowed, process-wide */
+  tfc_allocator *allocator;        /* owned reference: kernel outputs count against it */
   tfc_threadpool *pool;            /* borrowed intra-op pool */
   int intra_op_threads;
 };

@@ -1,6 +1,8 @@
 /* kernel — see kernel.h. */
 #include "device/kernel.h"
 
+#include "device/device.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,7 +88,7 @@ const tfc_kernel_def *tfc_kernel_find(const tfc_kernel_table *t, const tfc_node 
 }
 
 tfc_tensor *tfc_kernel_alloc_output(tfc_kernel_ctx *c, int i, int dtype, const int64_t *dims, int ndims) {
-  tfc_tensor *t = tfc_tensor_new(dtype, dims, ndims, c->status);
+  tfc_tensor *t = tfc_allocator_tensor(c->device ? c->device->allocator : NULL, dtype, dims, ndims, c->status);
   if (t) tfc_kernel_set_output(c, i, t);
   return t;
 }

@@ -19,6 +19,7 @@
 #include "base/strbuf.h"
 #include "exec/executor.h"
 #include "base/clock.h"
+#include "device/registry.h"
 #include "partition/partition.h"
 #include "place/placer.h"
 #include "rendezvous/rendezvous.h"
@@ -54,6 +55,33 @@ struct tfc_session {
 
 /* ---------------- lifecycle ---------------- */
 
+/* Devices from the registry's factories: device_count for each type, else the factory's
+ * default. Each device of a type gets its share of the intra-op threads: a kernel's
+ * parallel-for spreads over that many threads, the calling one included, so N devices busy
+ * at once keep the cores busy without oversubscribing them. */
+static int create_devices(tfc_session *sess, int intra, tfc_status *s) {
+  int n_factories;
+  const tfc_device_factory *f = tfc_device_factories(&n_factories);
+  for (int k = 0; k < n_factories; k++) {
+    int n = tfc_session_config_device_count(&sess->cfg, f[k].type);
+    if (n < 0) n = f[k].default_count();
+    if (n == 0 && strcmp(f[k].type, "CPU") == 0) n = 1; /* TF always keeps CPU:0 */
+    if (n > 4096)
+      return tfc_status_set(s, TFC_INVALID_ARGUMENT, "device_count asks for %d %s devices; at most 4096", n,
+                            f[k].type);
+    tfc_device **d = realloc(sess->devices, sizeof *d * (size_t)(sess->n_devices + n + 1));
+    if (!d) return TFC_OOM(s);
+    sess->devices = d;
+    int share = intra / (n ? n : 1) > 0 ? intra / n : 1;
+    for (int i = 0; i < n; i++) {
+      tfc_device *dev = f[k].create("localhost", 0, 0, i, sess->pool, share, s);
+      if (!dev) return s->code;
+      sess->devices[sess->n_devices++] = dev;
+    }
+  }
+  return TFC_OK;
+}
+
 tfc_session *tfc_session_new(tfc_graph *g, const tfc_session_config *cfg, tfc_status *s) {
   tfc_session *sess = calloc(1, sizeof *sess);
   if (!sess) { TFC_OOM(s); return NULL; }
@@ -68,21 +96,7 @@ tfc_session *tfc_session_new(tfc_graph *g, const tfc_session_config *cfg, tfc_st
   /* One pool serves inter-op scheduling and intra-op sharding; see base/threadpool.h. */
   sess->pool = tfc_threadpool_new(inter > intra ? inter : intra, "tfc");
   if (!sess->pool) { TFC_OOM(s); goto fail; }
-  int n_cpu = tfc_session_config_device_count(&sess->cfg, "CPU");
-  if (n_cpu < 0) n_cpu = 1;
-  if (n_cpu == 0)
-    n_cpu = 1; /* TF always keeps CPU:0 */
-  sess->devices = calloc((size_t)n_cpu, sizeof *sess->devices);
-  if (!sess->devices) { TFC_OOM(s); goto fail; }
-  /* Each virtual CPU device gets its share of the intra-op threads: a kernel's parallel-for
-   * spreads over that many threads, the calling one included, so N devices busy at once
-   * keep the cores busy without oversubscribing them. */
-  int share = intra / n_cpu > 0 ? intra / n_cpu : 1;
-  for (int i = 0; i < n_cpu; i++) {
-    sess->devices[i] = tfc_cpu_device_new("localhost", 0, 0, i, sess->pool, share, s);
-    if (!sess->devices[i]) goto fail;
-    sess->n_devices++;
-  }
+  if (create_devices(sess, intra, s)) goto fail;
   atomic_init(&sess->next_step_id, 1);
   if (sess->cfg.log_device_placement) {
     /* TF prints the mapping of devices with physical descriptions; CPUs have none. */

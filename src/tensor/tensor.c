@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "base/mem.h"
+#include "tensor/allocator.h"
 
 #define HEADER_SPACE ((sizeof(tfc_buffer) + TFC_ALIGN - 1) & ~(size_t)(TFC_ALIGN - 1))
 
@@ -64,6 +65,10 @@ void tfc_buffer_unref(tfc_buffer *b) {
     tfc_tstring *str = b->data;
     for (int i = 0; i < b->n_strings; i++) free(str[i].data);
   }
+  if (b->allocator) {
+    atomic_fetch_sub_explicit(&b->allocator->bytes_in_use, (long long)b->size, memory_order_relaxed);
+    tfc_allocator_unref(b->allocator);
+  }
   if (b->release) {
     b->release(b->data, b->size, b->release_arg);
     free(b);
@@ -88,6 +93,7 @@ tfc_tensor *tfc_tensor_new(int dtype, const int64_t *dims, int ndims, tfc_status
   b->size = bytes;
   b->release = NULL;
   b->release_arg = NULL;
+  b->allocator = NULL;
   b->n_strings = dtype == TFC_DT_STRING ? (int)n : 0;
   if (b->n_strings) memset(b->data, 0, bytes);
   tfc_tensor *t = header_new(dtype, dims, ndims, n, bytes, b, s);
@@ -140,6 +146,7 @@ tfc_tensor *tfc_tensor_wrap(int dtype, const int64_t *dims, int ndims, void *dat
   b->n_strings = 0;
   b->release = release ? release : noop_release;
   b->release_arg = arg;
+  b->allocator = NULL;
   tfc_tensor *t = header_new(dtype, dims, ndims, n, bytes, b, s);
   if (!t) tfc_buffer_unref(b);
   return t;
@@ -251,6 +258,7 @@ tfc_buffer *tfc_buffer_new(size_t size) {
   b->n_strings = 0;
   b->release = NULL;
   b->release_arg = NULL;
+  b->allocator = NULL;
   return b;
 }
 
@@ -266,6 +274,7 @@ tfc_buffer *tfc_buffer_wrap(void *data, size_t size, void (*release)(void *, siz
   b->n_strings = 0;
   b->release = release ? release : noop_release;
   b->release_arg = arg;
+  b->allocator = NULL;
   return b;
 }
 

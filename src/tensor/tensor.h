@@ -22,6 +22,8 @@
 #include "tensor/dtype.h"
 #include "tensor/shape.h"
 
+typedef struct tfc_allocator tfc_allocator; /* tensor/allocator.h */
+
 typedef struct tfc_buffer {
   atomic_int refs;
   void *data;
@@ -30,6 +32,7 @@ typedef struct tfc_buffer {
   /* NULL: data was allocated with the buffer (one block). Otherwise called at release. */
   void (*release)(void *data, size_t size, void *arg);
   void *release_arg;
+  tfc_allocator *allocator; /* the device the bytes count against (a reference), or NULL */
 } tfc_buffer;
 
 typedef struct tfc_tensor {

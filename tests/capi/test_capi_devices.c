@@ -475,7 +475,39 @@ static void placement_log_keeps_tf_lines_and_adds_reasons_on_request(void) {
   }
 }
 
+/* Each device counts the memory its kernels allocated; a fetched tensor keeps counting until
+ * the caller deletes it, even after the session is gone. */
+static void each_device_has_its_own_allocator(void) {
+  TF_Graph *g = TF_NewGraph();
+  TF_Operation *x = placeholder(g, "x", "/cpu:0");
+  TF_Operation *sq = binary(g, "Mul", "sq", "/cpu:1", x, x);
+  TF_SessionOptions *o;
+  TF_Session *sess = session(g, 2, 0, &o);
+  TF_Status *s = TF_NewStatus();
+  const int64_t dims[1] = {1000};
+  TF_Tensor *xt = f32(dims, 1, NULL);
+  TF_Output feed = {x, 0}, fetch = {sq, 0};
+  TF_Tensor *r = NULL;
+  TF_SessionRun(sess, NULL, &feed, &xt, 1, &fetch, &r, 1, NULL, 0, NULL, s);
+  EXPECT_EQ(TF_GetCode(s), TF_OK);
+  int64_t in_use = -1, peak = -1;
+  TFC_SessionDeviceMemory(sess, CPU(1), &in_use, &peak, s);
+  EXPECT_EQ(TF_GetCode(s), TF_OK);
+  EXPECT_EQ(in_use, 4000); /* the fetched result, still held */
+  EXPECT_TRUE(peak >= 4000);
+  TFC_SessionDeviceMemory(sess, CPU(0), &in_use, &peak, s);
+  EXPECT_EQ(in_use, 0); /* x was fed, not allocated by a kernel */
+  TFC_SessionDeviceMemory(sess, "/device:CPU:9", &in_use, &peak, s);
+  EXPECT_EQ(TF_GetCode(s), TF_NOT_FOUND);
+  close_all(sess, o, g);
+  EXPECT_EQ(((float *)TF_TensorData(r))[999], 0); /* outlives its device */
+  TF_DeleteTensor(r);
+  TF_DeleteTensor(xt);
+  TF_DeleteStatus(s);
+}
+
 static const tfc_test tests[] = {
+    TFC_TEST(each_device_has_its_own_allocator),
     TFC_TEST(towers_run_on_their_devices_and_sum_on_cpu0),
     TFC_TEST(in_graph_replication_matches_one_device),
     TFC_TEST(missing_cpu_fails_with_tf_text_listing_devices),

@@ -35,6 +35,7 @@ const tfc_kernel_table *tfc_cpu_kernel_table(tfc_status *s) {
 }
 
 static void cpu_free(tfc_device *d) {
+  tfc_allocator_unref(d->allocator);
   free(d->name);
   free(d);
 }
@@ -55,6 +56,12 @@ tfc_device *tfc_cpu_device_new(const char *job, int replica, int task, int id, t
     return NULL;
   }
   d->ops = &cpu_ops;
+  if (!(d->allocator = tfc_allocator_new(d->name))) {
+    free(d->name);
+    free(d);
+    TFC_OOM(s);
+    return NULL;
+  }
   snprintf(d->type, sizeof d->type, "CPU");
   d->id = id;
   d->priority = 70;
