@@ -9,34 +9,7 @@
  *
  * Usage: seed_matmul [out.pb]   (default: seed_matmul.pb in the current directory)
  */
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "tensorflow/c/c_api.h"
-
-static void check(TF_Status *s, const char *what) {
-  if (TF_GetCode(s) != TF_OK) {
-    fprintf(stderr, "%s failed: %s\n", what, TF_Message(s));
-    exit(1);
-  }
-}
-
-static TF_Operation *constant(TF_Graph *g, const char *name, const int64_t *dims, int ndims, const float *vals,
-                              TF_Status *s) {
-  size_t n = 1;
-  for (int i = 0; i < ndims; i++) n *= (size_t)dims[i];
-  TF_Tensor *t = TF_AllocateTensor(TF_FLOAT, dims, ndims, n * sizeof(float));
-  memcpy(TF_TensorData(t), vals, n * sizeof(float));
-  TF_OperationDescription *d = TF_NewOperation(g, "Const", name);
-  TF_SetAttrTensor(d, "value", t, s);
-  check(s, "TF_SetAttrTensor");
-  TF_SetAttrType(d, "dtype", TF_FLOAT);
-  TF_Operation *op = TF_FinishOperation(d, s);
-  check(s, "TF_FinishOperation(Const)");
-  TF_DeleteTensor(t);
-  return op;
-}
+#include "example_util.h"
 
 /* Runs c:0 and prints it numpy-style: [[22. 28.] [49. 64.]] */
 static void run_and_print(TF_Graph *g, const char *label, TF_Status *s) {
@@ -47,20 +20,13 @@ static void run_and_print(TF_Graph *g, const char *label, TF_Status *s) {
   }
   TF_SessionOptions *opts = TF_NewSessionOptions();
   TF_Session *sess = TF_NewSession(g, opts, s);
-  check(s, "TF_NewSession");
+  ex_check(s, "TF_NewSession");
   TF_Output out = {c, 0};
   TF_Tensor *result = NULL;
   TF_SessionRun(sess, NULL, NULL, NULL, 0, &out, &result, 1, NULL, 0, NULL, s);
-  check(s, "TF_SessionRun");
-  const float *v = TF_TensorData(result);
-  int64_t rows = TF_Dim(result, 0), cols = TF_Dim(result, 1);
-  printf("%s: [", label);
-  for (int64_t i = 0; i < rows; i++) {
-    printf("%s[", i ? " " : "");
-    for (int64_t j = 0; j < cols; j++) printf("%s%g.", j ? " " : "", v[i * cols + j]);
-    printf("]");
-  }
-  printf("]\n");
+  ex_check(s, "TF_SessionRun");
+  printf("%s: ", label);
+  ex_print_matrix("", result);
   TF_DeleteTensor(result);
   TF_CloseSession(sess, s);
   TF_DeleteSession(sess, s);
@@ -76,19 +42,19 @@ int main(int argc, char **argv) {
   TF_Graph *g = TF_NewGraph();
   const float vals[6] = {1, 2, 3, 4, 5, 6};
   const int64_t da[2] = {2, 3}, db[2] = {3, 2};
-  TF_Operation *a = constant(g, "a", da, 2, vals, s);
-  TF_Operation *b = constant(g, "b", db, 2, vals, s);
+  TF_Operation *a = ex_const(g, "a", "", da, 2, vals, s);
+  TF_Operation *b = ex_const(g, "b", "", db, 2, vals, s);
   TF_OperationDescription *d = TF_NewOperation(g, "MatMul", "c");
   TF_AddInput(d, (TF_Output){a, 0});
   TF_AddInput(d, (TF_Output){b, 0});
   TF_FinishOperation(d, s);
-  check(s, "TF_FinishOperation(MatMul)");
+  ex_check(s, "TF_FinishOperation(MatMul)");
   run_and_print(g, "built with the C API", s);
 
   /* 2. Write it as a GraphDef. */
   TF_Buffer *buf = TF_NewBuffer();
   TF_GraphToGraphDef(g, buf, s);
-  check(s, "TF_GraphToGraphDef");
+  ex_check(s, "TF_GraphToGraphDef");
   FILE *f = fopen(path, "wb");
   if (!f || fwrite(buf->data, 1, buf->length, f) != buf->length || fclose(f) != 0) {
     fprintf(stderr, "cannot write %s\n", path);
@@ -118,7 +84,7 @@ int main(int argc, char **argv) {
   TF_Graph *g2 = TF_NewGraph();
   TF_ImportGraphDefOptions *io = TF_NewImportGraphDefOptions();
   TF_GraphImportGraphDef(g2, gd, io, s);
-  check(s, "TF_GraphImportGraphDef");
+  ex_check(s, "TF_GraphImportGraphDef");
   TF_DeleteImportGraphDefOptions(io);
   TF_DeleteBuffer(gd);
   run_and_print(g2, "imported from the GraphDef", s);
