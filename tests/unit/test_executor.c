@@ -382,7 +382,6 @@ typedef struct step_end {
   int done;
   int code;
   char msg[512];
-  int64_t at_us;
 } step_end;
 
 static void step_end_init(step_end *e) {
@@ -397,7 +396,6 @@ static void on_step_end(void *arg, const tfc_status *s) {
   e->done++;
   e->code = s->code;
   snprintf(e->msg, sizeof e->msg, "%s", tfc_status_msg(s));
-  e->at_us = tfc_now_us();
   pthread_cond_broadcast(&e->cv);
   pthread_mutex_unlock(&e->mu);
 }
@@ -490,11 +488,10 @@ static void executor_kernel_error_wakes_the_waiting_partition(void) {
     tfc_status sa;
     tfc_status_init(&sa);
     EXPECT_EQ(tfc_executor_run(t.ea, &aa, &sa), TFC_INVALID_ARGUMENT);
-    int64_t a_end = tfc_now_us();
     EXPECT_STREQ(tfc_status_msg(&sa), "Matrix size-incompatible: In[0]: [1,3], In[1]: [2,2]\n\t [[{{node m}}]] "
                                       "(device: /job:localhost/replica:0/task:0/device:CPU:0)");
     step_end_wait(&eb);
-    EXPECT_TRUE(eb.at_us - a_end < 1000000); /* woken by the abort, not by a timeout */
+    /* B has no deadline: only the abort can have woken it (a hang fails the test). */
     EXPECT_EQ(eb.code, TFC_INVALID_ARGUMENT);
     EXPECT_STREQ(eb.msg, tfc_status_msg(&sa));
     EXPECT_TRUE(ret == NULL);
@@ -528,10 +525,8 @@ static void executor_returns_deadline_when_step_rendezvous_times_out(void) {
   char *key = tfc_rendezvous_key(t.a.dev->name, t.a.dev->incarnation, t.b.dev->name, "edge_3_m", 0, 0);
   EXPECT_STREQ(tfc_strbuf_str(&keys), key);
   free(key);
-  int64_t t0 = tfc_now_us();
   tfc_rendezvous_abort(rv, &ds);
   step_end_wait(&eb);
-  EXPECT_TRUE(eb.at_us - t0 < 1000000);
   EXPECT_EQ(eb.code, TFC_DEADLINE_EXCEEDED);
   EXPECT_STREQ(eb.msg, tfc_status_msg(&ds));
   EXPECT_TRUE(ret == NULL);

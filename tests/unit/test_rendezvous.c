@@ -202,7 +202,7 @@ static void rendezvous_blocking_recv_times_out_naming_the_key(void) {
             TFC_DEADLINE_EXCEEDED);
   int64_t waited = tfc_now_us() - t0;
   EXPECT_STREQ(tfc_status_msg(&s), "Timed out waiting for tensor " DEV0 ";0000000000000001;" DEV1 ";edge_3_m;0:0");
-  EXPECT_TRUE(waited >= 50000 && waited < 2000000);
+  EXPECT_TRUE(waited >= 50000); /* the deadline is honoured, not cut short */
   EXPECT_TRUE(out == NULL);
   char *p = pending(r);
   EXPECT_STREQ(p, ""); /* the wait was withdrawn */
@@ -251,9 +251,8 @@ static void rendezvous_blocking_recv_wakes_on_send_and_on_abort(void) {
     tfc_status s;
     tfc_status_init(&s);
     tfc_tensor *out = NULL;
-    int64_t t0 = tfc_now_us();
-    int code = tfc_rendezvous_recv(r, "k", t0 + 10 * 1000000, &out, &s);
-    EXPECT_TRUE(tfc_now_us() - t0 < 5 * 1000000);
+    /* the code tells a wake-up by send or abort from the deadline (DEADLINE_EXCEEDED) */
+    int code = tfc_rendezvous_recv(r, "k", tfc_now_us() + 60 * 1000000, &out, &s);
     pthread_join(th, NULL);
     if (ab) {
       EXPECT_EQ(code, TFC_ABORTED);
