@@ -356,7 +356,14 @@ static void run_slow(TF_Session *sess, TF_Operation *x, TF_Operation *out, const
   TF_DeleteTensor(xt);
 }
 
+/* Valgrind runs the seconds of matmuls hundreds of times slower; the deadline paths are
+ * memory-checked by the ASan build instead. */
+static void skip_under_valgrind(void) {
+  if (getenv("TFC_TEST_VALGRIND")) tfc_test_skip("seconds of matmuls are minutes under valgrind");
+}
+
 static void run_options_timeout_is_deadline_exceeded(void) {
+  skip_under_valgrind();
   TF_Graph *g = TF_NewGraph();
   TF_Operation *x, *out = slow_graph(g, &x);
   TF_SessionOptions *o;
@@ -381,6 +388,7 @@ static void run_options_timeout_is_deadline_exceeded(void) {
 }
 
 static void operation_timeout_applies_to_every_run(void) {
+  skip_under_valgrind();
   TF_Graph *g = TF_NewGraph();
   TF_Operation *x, *out = slow_graph(g, &x);
   TF_Status *s = TF_NewStatus();

@@ -1,6 +1,7 @@
 /* harness — see harness.h. */
 #include "harness.h"
 
+#include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <sys/wait.h>
@@ -20,14 +21,21 @@ void tfc_test_fail(const char *file, int line, const char *fmt, ...) {
   _exit(1);
 }
 
+/* In-process runs (TFC_TEST_NOFORK) skip by jumping back to run_one, not by exiting. */
+static jmp_buf skip_jump;
+static int in_process;
+
 void tfc_test_skip(const char *why) {
   fprintf(stderr, "    skipped: %s\n", why);
   fflush(NULL);
+  if (in_process) longjmp(skip_jump, 1);
   _exit(EXIT_SKIP);
 }
 
 static int run_one(const tfc_test *t, int timeout) {
   if (getenv("TFC_TEST_NOFORK")) {
+    in_process = 1;
+    if (setjmp(skip_jump)) return -1;
     t->fn();
     return 0;
   }
