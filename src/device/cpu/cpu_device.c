@@ -18,6 +18,7 @@ static void build_table(void) {
   tfc_kernel_table_init(&cpu_table, "CPU");
   tfc_status *s = &cpu_table_status;
   if (tfc_ops_init(s)) return;
+  tfc_cpu_blas_init();
   int (*families[])(tfc_kernel_table *, tfc_status *) = {
       tfc_cpu_kernels_core, tfc_cpu_kernels_matmul, tfc_cpu_kernels_cwise,
       tfc_cpu_kernels_reduce, tfc_cpu_kernels_array, tfc_cpu_kernels_sendrecv};

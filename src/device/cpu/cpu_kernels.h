@@ -14,4 +14,13 @@ int tfc_cpu_kernels_reduce(tfc_kernel_table *t, tfc_status *s); /* kernels_reduc
 int tfc_cpu_kernels_array(tfc_kernel_table *t, tfc_status *s);  /* kernels_array*.c */
 int tfc_cpu_kernels_sendrecv(tfc_kernel_table *t, tfc_status *s); /* kernels_sendrecv.c */
 
+/* C = op(A) op(B) for float or double (row-major, leading dims as cblas), spread over the
+ * device's share of the intra-op threads: the larger of m and n is cut into blocks, one
+ * single-threaded OpenBLAS GEMM each. OpenBLAS's own threads are off (tfc_cpu_blas_init):
+ * every CPU device then uses exactly its share of the cores, however many run at once. */
+void tfc_cpu_gemm(tfc_kernel_ctx *c, int dtype, int ta, int tb, int64_t m, int64_t n, int64_t k,
+                  const void *a, int64_t lda, const void *b, int64_t ldb, void *out, int64_t ldc);
+/* Turns OpenBLAS's own threading off, once per process (kernels_matmul.c). */
+void tfc_cpu_blas_init(void);
+
 #endif

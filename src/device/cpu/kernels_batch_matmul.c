@@ -4,17 +4,17 @@
  * Both multiply the last two dims of x and y, optionally adjoint (for real types: transposed),
  * over batch dims: V1 requires x and y of one rank with equal batch dims, V2 broadcasts the
  * batch dims numpy-style. Each batch is one GEMM: float and double go to OpenBLAS
- * (cblas_sgemm/dgemm), integers to a plain i-k-j loop that vectorizes. Large matrices let
- * OpenBLAS use its own threads one batch at a time; many small ones are split over the
- * intra-op pool instead (each worker then runs single GEMMs, never both levels at once).
+ * (tfc_cpu_gemm), integers to a plain i-k-j loop that vectorizes. Large matrices are
+ * sharded by tfc_cpu_gemm one batch at a time; many small ones are split over the intra-op
+ * pool instead (each worker then runs single GEMMs, never both levels at once).
  */
-#include <cblas.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "device/cpu/cwise_int.h"
 
 typedef struct bmm_job {
+  tfc_kernel_ctx *c; /* NULL inside a pool shard: one thread per GEMM */
   int dtype;
   int adj_x, adj_y;
   int64_t m, n, k;
@@ -51,16 +51,11 @@ static void bmm_one(const bmm_job *j, int64_t batch) {
     memset(c, 0, (size_t)(m * n) * j->size);
     return;
   }
-  enum CBLAS_TRANSPOSE ta = j->adj_x ? CblasTrans : CblasNoTrans, tb = j->adj_y ? CblasTrans : CblasNoTrans;
-  int lda = (int)(j->adj_x ? m : k), ldb = (int)(j->adj_y ? k : n);
+  int64_t lda = j->adj_x ? m : k, ldb = j->adj_y ? k : n;
   switch (j->dtype) {
     case TFC_DT_FLOAT:
-      cblas_sgemm(CblasRowMajor, ta, tb, (int)m, (int)n, (int)k, 1.0f, (const float *)a, lda,
-                  (const float *)b, ldb, 0.0f, (float *)c, (int)n);
-      break;
     case TFC_DT_DOUBLE:
-      cblas_dgemm(CblasRowMajor, ta, tb, (int)m, (int)n, (int)k, 1.0, (const double *)a, lda,
-                  (const double *)b, ldb, 0.0, (double *)c, (int)n);
+      tfc_cpu_gemm(j->c, j->dtype, j->adj_x, j->adj_y, m, n, k, a, lda, b, ldb, c, n);
       break;
     case TFC_DT_INT32: gemm_i32((const i32 *)a, (const i32 *)b, (i32 *)c, m, n, k, j->adj_x, j->adj_y); break;
     default: gemm_i64((const i64 *)a, (const i64 *)b, (i64 *)c, m, n, k, j->adj_x, j->adj_y); break;
@@ -133,10 +128,11 @@ static int bmm_compute(tfc_kernel_ctx *c, int v2) {
     offs[bi] = (o[0] + r * bb.strides[0][bb.rank - 1]) * m * kx;
     offs[nb + bi] = (o[1] + r * bb.strides[1][bb.rank - 1]) * kx * n;
   }
-  bmm_job j = {x->dtype, adj_x, adj_y, m, n, kx, x->data, y->data, z->data, tfc_dtype_size(x->dtype),
-               offs, offs + nb};
   int64_t work = m * n * kx;
-  if (nb > 1 && work <= SMALL_GEMM) tfc_kernel_parallel_for(c, nb, work > 0 ? work : 1, bmm_shard, &j);
+  int small = nb > 1 && work <= SMALL_GEMM;
+  bmm_job j = {small ? NULL : c, x->dtype, adj_x, adj_y, m, n, kx, x->data, y->data, z->data, tfc_dtype_size(x->dtype),
+               offs, offs + nb};
+  if (small) tfc_kernel_parallel_for(c, nb, work > 0 ? work : 1, bmm_shard, &j);
   else bmm_shard(0, nb, &j);
   free(offs);
   return TFC_OK;

@@ -1,7 +1,12 @@
 /*
- * kernels_matmul — MatMul on the CPU. float and double go to OpenBLAS (cblas_sgemm/dgemm),
- * which brings its own threads and blocking; integer types use a plain i-k-j loop that the
- * compiler vectorizes (TF has no fast path for them either).
+ * kernels_matmul — MatMul on the CPU, and the sharded GEMM every CPU matrix product uses.
+ *
+ * float and double go to OpenBLAS (cblas_sgemm/dgemm) with OpenBLAS's own threads turned
+ * off: tfc_cpu_gemm cuts the output into as many row (or column) blocks as the device has
+ * threads and runs one single-threaded GEMM per block on the intra-op pool. So a device with
+ * half the cores uses half the cores, two devices side by side do not oversubscribe the
+ * machine, and a single device still uses every core. Integer types use a plain i-k-j loop
+ * that the compiler vectorizes (TF has no fast path for them either).
  */
 #include <cblas.h>
 #include <stdlib.h>
@@ -43,6 +48,53 @@ static int matmul_init(const tfc_node *n, void **state, tfc_status *s) {
 INT_MATMUL(int32_t)
 INT_MATMUL(int64_t)
 
+void tfc_cpu_blas_init(void) { openblas_set_num_threads(1); }
+
+typedef struct gemm_job {
+  int dtype, ta, tb, by_rows;
+  int64_t m, n, k, lda, ldb, ldc;
+  const char *a, *b;
+  char *out;
+} gemm_job;
+
+/* Rows [r0, r1) of C need rows r0.. of op(A): A itself, or columns of A when transposed. */
+static void gemm_block(int64_t begin, int64_t end, void *arg) {
+  const gemm_job *j = arg;
+  size_t es = j->dtype == TFC_DT_FLOAT ? sizeof(float) : sizeof(double);
+  const char *a = j->a, *b = j->b;
+  char *out = j->out;
+  int64_t m = j->m, n = j->n;
+  if (j->by_rows) {
+    a += (size_t)(j->ta ? begin : begin * j->lda) * es;
+    out += (size_t)(begin * j->ldc) * es;
+    m = end - begin;
+  } else {
+    b += (size_t)(j->tb ? begin * j->ldb : begin) * es;
+    out += (size_t)begin * es;
+    n = end - begin;
+  }
+  enum CBLAS_TRANSPOSE tA = j->ta ? CblasTrans : CblasNoTrans, tB = j->tb ? CblasTrans : CblasNoTrans;
+  if (j->dtype == TFC_DT_FLOAT)
+    cblas_sgemm(CblasRowMajor, tA, tB, (int)m, (int)n, (int)j->k, 1.0f, (const float *)a, (int)j->lda,
+                (const float *)b, (int)j->ldb, 0.0f, (float *)out, (int)j->ldc);
+  else
+    cblas_dgemm(CblasRowMajor, tA, tB, (int)m, (int)n, (int)j->k, 1.0, (const double *)a, (int)j->lda,
+                (const double *)b, (int)j->ldb, 0.0, (double *)out, (int)j->ldc);
+}
+
+void tfc_cpu_gemm(tfc_kernel_ctx *c, int dtype, int ta, int tb, int64_t m, int64_t n, int64_t k, const void *a,
+                  int64_t lda, const void *b, int64_t ldb, void *out, int64_t ldc) {
+  gemm_job j = {dtype, ta, tb, m >= n, m, n, k, lda, ldb, ldc, a, b, out};
+  int64_t items = j.by_rows ? m : n;
+  /* Below ~4 MFLOP a second thread costs more than it saves; a block of fewer than 16 rows
+   * (columns) loses more to packing than it gains. */
+  if (!c || !c->pool || c->max_parallel == 1 || 2 * m * n * k < (4 << 20) || items < 32) {
+    gemm_block(0, items, &j);
+    return;
+  }
+  tfc_threadpool_parallel_for(c->pool, items, 16, c->max_parallel, gemm_block, &j);
+}
+
 static int matmul_compute(tfc_kernel_ctx *c) {
   const matmul_state *st = c->state;
   const tfc_tensor *a = c->inputs[0], *b = c->inputs[1];
@@ -64,16 +116,11 @@ static int matmul_compute(tfc_kernel_ctx *c) {
     memset(out->data, 0, out->n_bytes);
     return TFC_OK;
   }
-  enum CBLAS_TRANSPOSE tA = st->ta ? CblasTrans : CblasNoTrans, tB = st->tb ? CblasTrans : CblasNoTrans;
-  int lda = (int)(st->ta ? m : k), ldb = (int)(st->tb ? k : n);
+  int64_t lda = st->ta ? m : k, ldb = st->tb ? k : n;
   switch (a->dtype) {
     case TFC_DT_FLOAT:
-      cblas_sgemm(CblasRowMajor, tA, tB, (int)m, (int)n, (int)k, 1.0f, a->data, lda, b->data, ldb, 0.0f,
-                  out->data, (int)n);
-      break;
     case TFC_DT_DOUBLE:
-      cblas_dgemm(CblasRowMajor, tA, tB, (int)m, (int)n, (int)k, 1.0, a->data, lda, b->data, ldb, 0.0,
-                  out->data, (int)n);
+      tfc_cpu_gemm(c, a->dtype, st->ta, st->tb, m, n, k, a->data, lda, b->data, ldb, out->data, n);
       break;
     case TFC_DT_INT32: matmul_int32_t(a->data, b->data, out->data, m, n, k, st->ta, st->tb); break;
     case TFC_DT_INT64: matmul_int64_t(a->data, b->data, out->data, m, n, k, st->ta, st->tb); break;
