@@ -1,14 +1,13 @@
 /* kernel — see kernel.h. */
 #include "device/kernel.h"
 
-#include "device/device.h"
-
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/strbuf.h"
+#include "device/device.h"
 
 void tfc_kernel_table_init(tfc_kernel_table *t, const char *device_type) {
   memset(t, 0, sizeof *t);

@@ -61,6 +61,7 @@ struct tfc_executor {
   int *roots;
   int n_roots;
   int max_fanout; /* most out-edges of one node: bounds the ready list */
+  int any_expensive;
 };
 
 /* One step; one allocation holding the step, its slots and its pending counts. */
@@ -156,6 +157,7 @@ tfc_executor *tfc_executor_new(const tfc_graph *g, tfc_device *device, tfc_statu
       goto fail;
     }
     it->expensive = (it->kernel->flags & TFC_KF_EXPENSIVE) != 0;
+    e->any_expensive |= it->expensive;
     it->async = (it->kernel->flags & TFC_KF_ASYNC) != 0;
     if (it->kernel->init && it->kernel->init(it->node, &it->state, s)) {
       tfc_status_prefix(s, "node '%s' (%s): ", it->node->name, it->node->op->name);
@@ -169,6 +171,8 @@ fail:
   tfc_executor_free(e);
   return NULL;
 }
+
+int tfc_executor_has_expensive(const tfc_executor *e) { return e->any_expensive; }
 
 void tfc_executor_free(tfc_executor *e) {
   if (!e) return;

@@ -715,13 +715,18 @@ tfc_node *tfc_node_desc_finish(tfc_node_desc *d, tfc_status *s) {
 }
 
 tfc_node *tfc_graph_add_raw(tfc_graph *g, const char *name, const tfc_opdef *op, const char *device,
-                            const tfc_endpoint *inputs, int n_inputs, tfc_node *const *controls,
+                            const char *assigned, const tfc_endpoint *inputs, int n_inputs, tfc_node *const *controls,
                             int n_controls, const tfc_attr *attrs, int n_attrs, tfc_status *s) {
   tfc_node *n = calloc(1, sizeof *n);
   if (!n) { TFC_OOM(s); return NULL; }
   n->op = op;
   n->name = tfc_strdup(name);
   n->device = tfc_strdup(device ? device : "");
+  if (assigned && !(n->assigned_device = tfc_strdup(assigned))) {
+    node_free(n);
+    TFC_OOM(s);
+    return NULL;
+  }
   n->inputs = malloc(sizeof *n->inputs * (size_t)(n_inputs ? n_inputs : 1));
   n->input_types = malloc(sizeof(int) * (size_t)(n_inputs ? n_inputs : 1));
   n->control_inputs = malloc(sizeof(tfc_node *) * (size_t)(n_controls ? n_controls : 1));

@@ -105,10 +105,12 @@ tfc_node *tfc_node_desc_finish_locked(tfc_node_desc *d, tfc_status *s);
 int tfc_graph_mark(const tfc_graph *g);
 void tfc_graph_rollback(tfc_graph *g, int mark);
 
-/* Adds a node without op validation: for runtime-built graphs (partitions) whose nodes come
- * from validated ones. Copies name, device, attrs; inputs are given. NULL on error. */
+/* Adds a node without op validation: for runtime-built graphs (client graphs, partitions)
+ * whose nodes come from validated ones and are already placed. Copies name, requested
+ * device, assigned device (NULL: none) and attrs; inputs are given. NULL on error. */
 tfc_node *tfc_graph_add_raw(tfc_graph *g, const char *name, const tfc_opdef *op,
-                            const char *device, const tfc_endpoint *inputs, int n_inputs,
+                            const char *device, const char *assigned,
+                            const tfc_endpoint *inputs, int n_inputs,
                             tfc_node *const *controls, int n_controls, const tfc_attr *attrs,
                             int n_attrs, tfc_status *s);
 

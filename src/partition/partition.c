@@ -125,14 +125,10 @@ static tfc_node *add_node(part_state *st, int p, const char *base, const char *o
   const char *device = st->out->parts[p].device->name;
   char *name = new_name(st, pg, base, s);
   if (!name) return NULL;
-  tfc_node *n = tfc_graph_add_raw(pg, name, tfc_op_lookup(op), device, inputs, n_inputs,
+  tfc_node *n = tfc_graph_add_raw(pg, name, tfc_op_lookup(op), device, device, inputs, n_inputs,
                                   &control, control ? 1 : 0, attrs, n_attrs, s);
   free(name);
   if (!n) return NULL;
-  if (!(n->assigned_device = tfc_strdup(device))) {
-    TFC_OOM(s);
-    return NULL; /* the node stays in the graph, which the caller frees */
-  }
   if (n->n_outputs > 0) n->output_shapes[0] = *shape;
   return n;
 }
@@ -274,12 +270,11 @@ static int copy_node(part_state *st, const tfc_node *n, int *edge_id, tfc_endpoi
     controls[j] = from.node;
   }
   tfc_graph *pg = st->out->parts[st->part_of[n->id]].graph;
-  tfc_node *c = tfc_graph_add_raw(pg, n->name, n->op, n->device, inputs, n->n_inputs, controls,
-                                  n->n_control_inputs, n->attrs, n->n_attrs, s);
+  tfc_node *c = tfc_graph_add_raw(pg, n->name, n->op, n->device, n->assigned_device, inputs,
+                                  n->n_inputs, controls, n->n_control_inputs, n->attrs, n->n_attrs, s);
   if (!c) return s->code;
   st->copy[n->id] = c;
   for (int k = 0; k < n->n_outputs; k++) c->output_shapes[k] = n->output_shapes[k];
-  if (!(c->assigned_device = tfc_strdup(n->assigned_device))) return TFC_OOM(s);
   return TFC_OK;
 }
 

@@ -15,11 +15,11 @@
 #include <string.h>
 
 #include "base/hashmap.h"
+#include "base/clock.h"
 #include "base/mem.h"
 #include "base/strbuf.h"
-#include "exec/executor.h"
-#include "base/clock.h"
 #include "device/registry.h"
+#include "exec/executor.h"
 #include "partition/partition.h"
 #include "place/placer.h"
 #include "rendezvous/rendezvous.h"
@@ -28,7 +28,6 @@ typedef struct plan_part {
   tfc_device *device;
   tfc_graph *graph;
   tfc_executor *exec;
-  int expensive; /* has a kernel worth a thread of its own (MatMul, ...) */
 } plan_part;
 
 typedef struct plan {
@@ -72,7 +71,7 @@ static int create_devices(tfc_session *sess, int intra, tfc_status *s) {
     tfc_device **d = realloc(sess->devices, sizeof *d * (size_t)(sess->n_devices + n + 1));
     if (!d) return TFC_OOM(s);
     sess->devices = d;
-    int share = intra / (n ? n : 1) > 0 ? intra / n : 1;
+    int share = n > 0 && intra / n > 0 ? intra / n : 1;
     for (int i = 0; i < n; i++) {
       tfc_device *dev = f[k].create("localhost", 0, 0, i, sess->pool, share, s);
       if (!dev) return s->code;
@@ -265,18 +264,6 @@ static const char *device_name_of(const builder *b, const tfc_node *n) {
   return b->sess->devices[b->sess->placement[n->id].device]->name;
 }
 
-/* Adds a client-graph node and records its assigned device. */
-static tfc_node *add_client_node(builder *b, const char *name, const tfc_opdef *op, const char *device,
-                                 const char *assigned, const tfc_endpoint *ins, int n_ins, tfc_node *const *ctls,
-                                 int n_ctls, const tfc_attr *attrs, int n_attrs, tfc_status *s) {
-  tfc_node *c = tfc_graph_add_raw(b->client, name, op, device, ins, n_ins, ctls, n_ctls, attrs, n_attrs, s);
-  if (c && !(c->assigned_device = tfc_strdup(assigned))) {
-    TFC_OOM(s);
-    return NULL;
-  }
-  return c;
-}
-
 /* An _Arg (input == NULL) or _Retval in the client graph. */
 static tfc_node *add_call_node(builder *b, const char *assigned, const char *op, const char *name, int dtype,
                                int index, const tfc_endpoint *input, tfc_status *s) {
@@ -289,8 +276,8 @@ static tfc_node *add_call_node(builder *b, const char *assigned, const char *op,
   if (tfc_status_ok(s)) {
     char *uname = tfc_graph_unique_name(b->client, name);
     if (uname)
-      n = add_client_node(b, uname, tfc_op_lookup(op), assigned, assigned, input, input ? 1 : 0, NULL, 0, attrs,
-                          n_attrs, s);
+      n = tfc_graph_add_raw(b->client, uname, tfc_op_lookup(op), assigned, assigned, input, input ? 1 : 0, NULL,
+                            0, attrs, n_attrs, s);
     else
       TFC_OOM(s);
     free(uname);
@@ -318,8 +305,8 @@ static int copy_nodes(builder *b, tfc_status *s) {
                         : (tfc_endpoint){b->copy[nd->inputs[j].node->id], nd->inputs[j].index};
       }
       for (int j = 0; j < nd->n_control_inputs; j++) ctls[j] = b->copy[nd->control_inputs[j]->id];
-      c = add_client_node(b, nd->name, nd->op, nd->device, device_name_of(b, nd), ins, nd->n_inputs, ctls,
-                          nd->n_control_inputs, nd->attrs, nd->n_attrs, s);
+      c = tfc_graph_add_raw(b->client, nd->name, nd->op, nd->device, device_name_of(b, nd), ins, nd->n_inputs,
+                            ctls, nd->n_control_inputs, nd->attrs, nd->n_attrs, s);
     } else {
       TFC_OOM(s);
     }
@@ -333,7 +320,6 @@ static int copy_nodes(builder *b, tfc_status *s) {
 }
 
 static int build_client_graph(builder *b, tfc_status *s) {
-  tfc_session *sess = b->sess;
   TFC_TRY(prune(b, s));
   /* feeds: an _Arg on the device the fed node was placed on */
   for (int i = 0; i < b->n_feeds; i++) {
@@ -357,7 +343,6 @@ static int build_client_graph(builder *b, tfc_status *s) {
                        tfc_dtype_base(src.node->output_types[src.index]), i, &src, s))
       return s->code;
   }
-  (void)sess;
   return TFC_OK;
 }
 
@@ -395,10 +380,6 @@ static plan *build_plan(tfc_session *sess, const tfc_endpoint *feeds, int n_feed
     plan_part *pt = &p->parts[i];
     pt->exec = tfc_executor_new(pt->graph, pt->device, s);
     if (!pt->exec) goto fail;
-    for (int j = 0; j < pt->graph->n_nodes && !pt->expensive; j++) {
-      const tfc_kernel_def *k = tfc_kernel_find(pt->device->kernels, pt->graph->nodes[j], NULL);
-      pt->expensive = k && (k->flags & TFC_KF_EXPENSIVE);
-    }
   }
   tfc_partitions_fini(&parts);
   tfc_graph_free(b.client);
@@ -497,14 +478,14 @@ static int run_step(tfc_session *sess, plan *p, tfc_call_frame *frame, int64_t t
   int keep = -1; /* the expensive partition this thread runs */
   for (int i = 0; i < p->n_parts; i++) {
     starts[i] = (part_start){p->parts[i].exec, &args, &ss};
-    if (deadline == 0 && p->parts[i].expensive) keep = i;
+    if (deadline == 0 && tfc_executor_has_expensive(p->parts[i].exec)) keep = i;
   }
   for (int i = 0; i < p->n_parts; i++)
-    if (deadline != 0 || (p->parts[i].expensive && i != keep))
+    if (deadline != 0 || (tfc_executor_has_expensive(p->parts[i].exec) && i != keep))
       if (tfc_threadpool_schedule(sess->pool, part_start_entry, &starts[i]) != 0) part_start_entry(&starts[i]);
   if (deadline == 0) {
     for (int i = 0; i < p->n_parts; i++)
-      if (!p->parts[i].expensive) part_start_entry(&starts[i]);
+      if (!tfc_executor_has_expensive(p->parts[i].exec)) part_start_entry(&starts[i]);
     if (keep >= 0) part_start_entry(&starts[keep]);
   }
   pthread_mutex_lock(&ss.mu);
