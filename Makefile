@@ -8,7 +8,7 @@ PREFIX ?= /usr/local
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-DEB_PACKAGES = build-essential cmake pkg-config libopenblas-dev libprotobuf-c-dev protobuf-c-compiler libdnnl-dev zlib1g-dev dataset-fashion-mnist valgrind
+DEB_PACKAGES = build-essential cmake pkg-config libopenblas-dev libprotobuf-c-dev protobuf-c-compiler libdnnl-dev zlib1g-dev libgrpc-dev dataset-fashion-mnist valgrind
 
 .PHONY: all deps configure build demo test test-asan install bench clean
 
