@@ -11,6 +11,7 @@
 static size_t max_bytes = (size_t)16 << 30;
 
 void tfc_tensor_proto_set_max_bytes(size_t n) { max_bytes = n; }
+size_t tfc_tensor_proto_max_bytes(void) { return max_bytes; }
 
 /* ---------------- shapes ---------------- */
 

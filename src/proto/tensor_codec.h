@@ -31,6 +31,8 @@
 
 /* Process-wide; set once before use (not synchronized). */
 void tfc_tensor_proto_set_max_bytes(size_t max_bytes);
+/* The current limit (for decoders that build tensors without going through this module). */
+size_t tfc_tensor_proto_max_bytes(void);
 
 /* TensorShapeProto -> shape (unknown_rank -> rank -1; dims below -1 and ranks above
  * TFC_MAX_DIMS are INVALID_ARGUMENT). A NULL proto is a scalar (proto3's empty message). */
