@@ -7,15 +7,25 @@
 
 #include "base/mem.h"
 #include "capi/capi_internal.h"
+#include "dist/grpc_session.h"
 #include "session/session.h"
 #include "tfc/tfc.h"
 
+/* A session runs in process (sess) or on a cluster through its master (remote: the target is
+ * grpc://host:port); exactly one of the two is set. */
 struct TF_Session {
   tfc_session *sess;
+  tfc_grpc_session *remote;
   TF_Graph *graph;
 };
 
 tfc_session *tfc_capi_session(TF_Session *s) { return s ? s->sess : NULL; }
+
+static int in_process_only(TF_Session *ts, const char *fn, tfc_status *s) {
+  if (ts->sess) return 0;
+  tfc_status_set(s, TFC_UNIMPLEMENTED, "%s: not available for a distributed session", fn);
+  return 1;
+}
 
 typedef struct device_entry {
   char *name;
@@ -71,11 +81,10 @@ TFC_EXPORT TF_Session *TF_NewSession(TF_Graph *graph, const TF_SessionOptions *o
     tfc_status_set(s, TFC_INVALID_ARGUMENT, "TF_NewSession: graph is NULL");
     return NULL;
   }
-  if (opts && opts->target && opts->target[0] && strcmp(opts->target, "local") != 0) {
-    tfc_status_set(s, TFC_UNIMPLEMENTED,
-                   "session target '%s': distributed sessions are not supported yet; use \"\" for an "
-                   "in-process session",
-                   opts->target);
+  const char *target = opts && opts->target ? opts->target : "";
+  if (target[0] && strcmp(target, "local") != 0 && strncmp(target, "grpc://", 7) != 0) {
+    tfc_status_set(s, TFC_INVALID_ARGUMENT, "session target '%s': expected \"\" (in process) or grpc://host:port",
+                   target);
     return NULL;
   }
   TF_Session *ts = calloc(1, sizeof *ts);
@@ -83,8 +92,11 @@ TFC_EXPORT TF_Session *TF_NewSession(TF_Graph *graph, const TF_SessionOptions *o
     TFC_OOM(s);
     return NULL;
   }
-  ts->sess = tfc_session_new(graph->g, opts ? &opts->config : NULL, s);
-  if (!ts->sess) {
+  if (strncmp(target, "grpc://", 7) == 0)
+    ts->remote = tfc_grpc_session_new(target, graph->g, opts ? &opts->config : NULL, s);
+  else
+    ts->sess = tfc_session_new(graph->g, opts ? &opts->config : NULL, s);
+  if (!ts->sess && !ts->remote) {
     free(ts);
     return NULL;
   }
@@ -95,13 +107,15 @@ TFC_EXPORT TF_Session *TF_NewSession(TF_Graph *graph, const TF_SessionOptions *o
 
 TFC_EXPORT void TF_CloseSession(TF_Session *ts, TF_Status *status) {
   tfc_status *s = tfc_capi_status(status);
-  if (ts) tfc_session_close(ts->sess, s);
+  if (ts && ts->sess) tfc_session_close(ts->sess, s);
+  if (ts && ts->remote) tfc_grpc_session_close(ts->remote, s);
 }
 
 TFC_EXPORT void TF_DeleteSession(TF_Session *ts, TF_Status *status) {
   tfc_capi_status(status);
   if (!ts) return;
   tfc_session_free(ts->sess);
+  tfc_grpc_session_free(ts->remote);
   tfc_capi_graph_release(ts->graph);
   free(ts);
 }
@@ -144,8 +158,11 @@ TFC_EXPORT void TF_SessionRun(TF_Session *ts, const TF_Buffer *run_options, cons
   }
   for (int i = 0; i < noutputs; i++) fetch_eps[i] = tfc_capi_endpoint(outputs[i]);
   for (int i = 0; i < ntargets; i++) targets[i] = tfc_capi_node(target_opers[i]);
-  if (tfc_session_run(ts->sess, &ro, feed_eps, feeds, ninputs, fetch_eps, outs, noutputs, targets, ntargets, s) ==
-      TFC_OK) {
+  int rc = ts->sess ? tfc_session_run(ts->sess, &ro, feed_eps, feeds, ninputs, fetch_eps, outs, noutputs, targets,
+                                       ntargets, s)
+                    : tfc_grpc_session_run(ts->remote, &ro, feed_eps, feeds, ninputs, fetch_eps, outs, noutputs,
+                                           targets, ntargets, s);
+  if (rc == TFC_OK) {
     for (int i = 0; i < noutputs; i++) {
       output_values[i] = tfc_capi_tensor_out(outs[i], s);
       if (!output_values[i]) {
@@ -199,26 +216,48 @@ TFC_EXPORT TF_DeviceList *TF_SessionListDevices(TF_Session *ts, TF_Status *statu
     return NULL;
   }
   TF_DeviceList *l = calloc(1, sizeof *l);
-  int n = tfc_session_num_devices(ts->sess);
+  tfc_master_device *remote = NULL;
+  int n = 0;
+  if (ts->remote) {
+    if (tfc_grpc_session_list_devices(ts->remote, &remote, &n, s)) {
+      free(l);
+      return NULL;
+    }
+  } else {
+    n = tfc_session_num_devices(ts->sess);
+  }
   if (l) l->devices = calloc((size_t)n + 1, sizeof *l->devices);
   if (!l || !l->devices) {
     free(l);
+    tfc_master_devices_free(remote, n);
     TFC_OOM(s);
     return NULL;
   }
   for (int i = 0; i < n; i++) {
-    const tfc_device *d = tfc_session_device(ts->sess, i);
-    l->devices[i].name = tfc_strdup(d->name);
-    l->devices[i].type = tfc_strdup(d->type);
-    l->devices[i].memory = d->memory_bytes;
-    l->devices[i].incarnation = d->incarnation;
+    const char *name, *type;
+    if (remote) {
+      name = remote[i].name;
+      type = remote[i].type;
+      l->devices[i].memory = remote[i].memory_bytes;
+      l->devices[i].incarnation = remote[i].incarnation;
+    } else {
+      const tfc_device *d = tfc_session_device(ts->sess, i);
+      name = d->name;
+      type = d->type;
+      l->devices[i].memory = d->memory_bytes;
+      l->devices[i].incarnation = d->incarnation;
+    }
+    l->devices[i].name = tfc_strdup(name);
+    l->devices[i].type = tfc_strdup(type);
     l->n++;
     if (!l->devices[i].name || !l->devices[i].type) {
       TF_DeleteDeviceList(l);
+      tfc_master_devices_free(remote, n);
       TFC_OOM(s);
       return NULL;
     }
   }
+  tfc_master_devices_free(remote, n);
   return l;
 }
 
@@ -316,6 +355,7 @@ TFC_EXPORT const char *TFC_SessionOperationDevice(TF_Session *ts, TF_Operation *
     tfc_status_set(s, TFC_INVALID_ARGUMENT, "TFC_SessionOperationDevice: NULL argument");
     return NULL;
   }
+  if (in_process_only(ts, "TFC_SessionOperationDevice", s)) return NULL;
   const tfc_device *d = tfc_session_node_device(ts->sess, tfc_capi_node(oper), NULL);
   if (!d) {
     tfc_status_set(s, TFC_FAILED_PRECONDITION, "operation '%s' has not been placed yet: run the session first",
@@ -331,6 +371,7 @@ TFC_EXPORT const char *TFC_SessionOperationPlacementReason(TF_Session *ts, TF_Op
     tfc_status_set(s, TFC_INVALID_ARGUMENT, "TFC_SessionOperationPlacementReason: NULL argument");
     return NULL;
   }
+  if (in_process_only(ts, "TFC_SessionOperationPlacementReason", s)) return NULL;
   const char *reason = NULL;
   if (!tfc_session_node_device(ts->sess, tfc_capi_node(oper), &reason)) {
     tfc_status_set(s, TFC_FAILED_PRECONDITION, "operation '%s' has not been placed yet: run the session first",
@@ -347,6 +388,7 @@ TFC_EXPORT void TFC_SessionDeviceMemory(TF_Session *ts, const char *device, int6
     tfc_status_set(s, TFC_INVALID_ARGUMENT, "TFC_SessionDeviceMemory: NULL argument");
     return;
   }
+  if (in_process_only(ts, "TFC_SessionDeviceMemory", s)) return;
   for (int i = 0; i < tfc_session_num_devices(ts->sess); i++) {
     const tfc_device *d = tfc_session_device(ts->sess, i);
     if (strcmp(d->name, device) != 0) continue;

@@ -125,7 +125,7 @@ void tfc_rpc_pending_release(tfc_rpc_pending *p); /* NULL is a no-op */
 
 /* A blocking call: *out_response (owned by the caller) receives the reply on success, NULL
  * on error. Returns the status code. */
-int tfc_rpc_call(tfc_rpc_channel *ch, const char *method, tfc_msg_out *request, int64_t deadline_us, int flags,
-                 tfc_msg_in **out_response, tfc_status *s);
+int tfc_rpc_call_sync(tfc_rpc_channel *ch, const char *method, tfc_msg_out *request, int64_t deadline_us, int flags,
+                      tfc_msg_in **out_response, tfc_status *s);
 
 #endif

@@ -95,6 +95,11 @@ int tfc_node_name_valid(const char *name) {
   return 1;
 }
 
+int tfc_graph_name_valid(const tfc_graph *g, const char *name) {
+  if (g->internal_names && name[0] == '_' && name[1]) return tfc_node_name_valid(name + 1);
+  return tfc_node_name_valid(name);
+}
+
 int tfc_graph_mark(const tfc_graph *g) { return g->n_nodes; }
 
 /* Name map has no delete: rebuild it after a rollback (rare: failed imports only). */
@@ -684,7 +689,7 @@ static tfc_node *build(tfc_node_desc *d, tfc_status *s) {
                    d->op_type, host);
     return NULL;
   }
-  if (!tfc_node_name_valid(d->name)) {
+  if (!tfc_graph_name_valid(d->g, d->name)) {
     tfc_status_set(s, TFC_INVALID_ARGUMENT, "Node name '%s' is not valid (op: '%s')", d->name, op->name);
     return NULL;
   }

@@ -57,6 +57,9 @@ struct tfc_graph {
   int n_bad_consumers;
   int *bad_consumers;
   int n_gradient_scopes;      /* "gradients", "gradients_1", ... names handed out */
+  /* Runtime-made graphs (a worker's partitions) hold internal nodes whose names start with
+   * '_' (_arg_0, _retval_0); user graphs may not. */
+  int internal_names;
 };
 
 /* TF_GRAPH_DEF_VERSION written on export (TF 1.15's producer). */
@@ -73,6 +76,8 @@ int tfc_graph_num_nodes(tfc_graph *g); /* takes the lock */
 
 /* TF's node-name rule: [A-Za-z0-9.][A-Za-z0-9_./-]* */
 int tfc_node_name_valid(const char *name);
+/* The rule for nodes of g: a leading '_' is also fine when g->internal_names is set. */
+int tfc_graph_name_valid(const tfc_graph *g, const char *name);
 
 /* ---- node descriptions (TF_OperationDescription) ---- */
 typedef struct tfc_node_desc tfc_node_desc;

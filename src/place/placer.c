@@ -73,6 +73,7 @@ typedef struct placer {
   int first, n;
   tfc_device *const *devices;
   int n_devices, allow_soft;
+  int default_device;     /* index of the options' default device, or -1 */
   tfc_placement *out;
   tfc_devname *dev_names; /* parsed device names */
   int *dev_type;          /* device -> type index */
@@ -492,6 +493,13 @@ static int resolve_group(placer *p, int i, int root, tfc_status *s) {
   member *g = &p->m[root];
   if (g->device >= 0) return TFC_OK;
   g->spec = g->requested;
+  /* A group nobody asked anything of goes to the default device (the master's own) when it
+   * can run every member there. */
+  if (p->default_device >= 0 && !has_details(&g->requested) && g->fixed_node < 0 &&
+      (g->types >> p->dev_type[p->default_device] & 1)) {
+    g->device = p->default_device;
+    return TFC_OK;
+  }
   int d = first_candidate(p, g);
   if (d < 0 && p->allow_soft && has_details(&g->spec) && g->fixed_node < 0) {
     g->soft = first_match(p, &g->requested) < 0 ? SOFT_MISSING : SOFT_NO_KERNEL;
@@ -550,6 +558,8 @@ static int group_reason(placer *p, int i, int root, tfc_status *s) {
   if (has_details(&g->requested))
     return set_reason(p, i, g->device, s, has_details(&m->own) ? "explicit request %s" : "request of its colocation group %s",
                       tfc_devname_str(&g->requested, a, sizeof a));
+  if (g->device == p->default_device)
+    return set_reason(p, i, g->device, s, "default: the master's own device");
   return set_reason(p, i, g->device, s, "default: first device with a kernel");
 }
 
@@ -629,7 +639,9 @@ static int place(placer *p, tfc_status *s) {
 int tfc_place(const tfc_graph *g, int first, tfc_device *const *devices, int n_devices,
               const tfc_place_options *opts, tfc_placement *out, tfc_status *s) {
   placer p = {.g = g, .first = first, .n = g->n_nodes, .devices = devices, .n_devices = n_devices,
-              .allow_soft = opts->allow_soft_placement, .out = out};
+              .allow_soft = opts->allow_soft_placement, .default_device = -1, .out = out};
+  for (int d = 0; d < n_devices && opts->default_device; d++)
+    if (devices[d] == opts->default_device) p.default_device = d;
   tfc_hashmap_init(&p.class_claims);
   for (int i = first; i < p.n; i++) out[i] = (tfc_placement){-1, NULL};
   tfc_status err;

@@ -30,6 +30,7 @@
  *   "soft placement: no GPU kernel for Assign"   (the first member lacking the type)
  *   "explicit request /device:CPU:1"             (the group's merged request, printed canonically)
  *   "request of its colocation group /device:CPU:1"   (the node asked nothing, its group did)
+ *   "default: the master's own device"          (the options' default device)
  *   "default: first device with a kernel"
  *
  * Errors are TF 1.15's INVALID_ARGUMENT texts (colocation_graph.cc), most prefixed "Cannot
@@ -76,6 +77,10 @@ typedef struct tfc_placement {
 
 typedef struct tfc_place_options {
   int allow_soft_placement;
+  /* NULL, or one of the devices: a group with no device request at all goes there when it can
+   * run every member there (TF's default_local_device: a distributed master places
+   * unconstrained nodes on its own task, not on the first task of the cluster). */
+  const tfc_device *default_device;
 } tfc_place_options;
 
 /* Places nodes [first, g->n_nodes) of g over devices[0..n_devices) (in any order: the placer

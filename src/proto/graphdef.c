@@ -181,7 +181,7 @@ static int parse_and_sort(importer *im, tfc_status *s) {
   }
   for (int i = 0; i < im->n; i++) {
     const Tensorflow__NodeDef *nd = im->nodes[i].nd;
-    if (!tfc_node_name_valid(nd->name))
+    if (!tfc_graph_name_valid(im->g, nd->name))
       return tfc_status_set(s, TFC_INVALID_ARGUMENT, "Node '%s': Node name contains invalid characters",
                             nd->name);
     if (!tfc_op_lookup(nd->op)) return op_not_registered(nd->op, nd->name, s);
@@ -582,11 +582,12 @@ static char *input_name(tfc_pb_arena *a, const tfc_node *src, int index) {
   return r;
 }
 
-static int nodedef_build(const tfc_node *n, tfc_pb_arena *a, Tensorflow__NodeDef *nd, tfc_status *s) {
+static int nodedef_build(const tfc_node *n, int assigned, tfc_pb_arena *a, Tensorflow__NodeDef *nd, tfc_status *s) {
   tensorflow__node_def__init(nd);
   nd->name = tfc_pb_strdup(a, n->name);
   nd->op = tfc_pb_strdup(a, n->op->name);
-  nd->device = tfc_pb_strdup(a, n->device ? n->device : "");
+  const char *dev = assigned && n->assigned_device ? n->assigned_device : n->device;
+  nd->device = tfc_pb_strdup(a, dev ? dev : "");
   size_t n_in = (size_t)n->n_inputs + (size_t)n->n_control_inputs;
   if (n_in) {
     nd->input = tfc_pb_alloc(a, sizeof *nd->input * n_in);
@@ -618,7 +619,7 @@ int tfc_nodedef_export(const tfc_node *n, void **out, size_t *out_len, tfc_statu
   tfc_pb_arena a;
   tfc_pb_arena_init(&a);
   Tensorflow__NodeDef nd;
-  int r = nodedef_build(n, &a, &nd, s);
+  int r = nodedef_build(n, 0, &a, &nd, s);
   if (r == TFC_OK) r = tfc_pb_pack(&nd.base, out, out_len, s);
   tfc_pb_arena_fini(&a);
   return r;
@@ -641,7 +642,7 @@ int tfc_versiondef_export(tfc_graph *g, void **out, size_t *out_len, tfc_status 
   return r;
 }
 
-int tfc_graphdef_export(tfc_graph *g, void **out, size_t *out_len, tfc_status *s) {
+int tfc_graphdef_export_ex(tfc_graph *g, int first, int assigned, void **out, size_t *out_len, tfc_status *s) {
   tfc_pb_arena a;
   tfc_pb_arena_init(&a);
   Tensorflow__GraphDef gd;
@@ -651,20 +652,25 @@ int tfc_graphdef_export(tfc_graph *g, void **out, size_t *out_len, tfc_status *s
   versions_build(g, &v);
   gd.versions = &v;
   int r = TFC_OK;
-  if (g->n_nodes) {
-    gd.node = tfc_pb_alloc(&a, sizeof *gd.node * (size_t)g->n_nodes);
-    Tensorflow__NodeDef *nds = tfc_pb_alloc(&a, sizeof *nds * (size_t)g->n_nodes);
+  int n = first < g->n_nodes ? g->n_nodes - (first > 0 ? first : 0) : 0;
+  if (n) {
+    gd.node = tfc_pb_alloc(&a, sizeof *gd.node * (size_t)n);
+    Tensorflow__NodeDef *nds = tfc_pb_alloc(&a, sizeof *nds * (size_t)n);
     if (!gd.node || !nds) r = tfc_pb_arena_status(&a, s);
-    for (int i = 0; i < g->n_nodes && r == TFC_OK; i++) {
-      r = nodedef_build(g->nodes[i], &a, &nds[i], s);
+    for (int i = 0; i < n && r == TFC_OK; i++) {
+      r = nodedef_build(g->nodes[g->n_nodes - n + i], assigned, &a, &nds[i], s);
       gd.node[i] = &nds[i];
     }
-    gd.n_node = (size_t)g->n_nodes;
+    gd.n_node = (size_t)n;
   }
   if (r == TFC_OK) r = tfc_pb_pack(&gd.base, out, out_len, s);
   tfc_graph_unlock(g);
   tfc_pb_arena_fini(&a);
   return r;
+}
+
+int tfc_graphdef_export(tfc_graph *g, void **out, size_t *out_len, tfc_status *s) {
+  return tfc_graphdef_export_ex(g, 0, 0, out, out_len, s);
 }
 
 /* ---------------- op defs ---------------- */

@@ -95,6 +95,10 @@ int tfc_graphdef_import(tfc_graph *g, const void *data, size_t len, const tfc_im
 
 /* Serializes the whole graph as a GraphDef into a new malloc'd buffer. */
 int tfc_graphdef_export(tfc_graph *g, void **out, size_t *out_len, tfc_status *s);
+/* The same for nodes [first, n_nodes) only (what a remote session sends to extend its master's
+ * graph); with `assigned`, NodeDef.device holds each node's assigned device where it has one
+ * (partition graphs sent to workers). */
+int tfc_graphdef_export_ex(tfc_graph *g, int first, int assigned, void **out, size_t *out_len, tfc_status *s);
 /* One node as a NodeDef. The node's graph must not be written concurrently (takes no lock;
  * built nodes are immutable). */
 int tfc_nodedef_export(const tfc_node *n, void **out, size_t *out_len, tfc_status *s);

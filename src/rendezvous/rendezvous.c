@@ -48,6 +48,12 @@ struct tfc_rendezvous {
   tfc_status status;
   tfc_hashmap items; /* key -> rv_item */
   rv_item *wait_head, *wait_tail;
+  /* Remote receives (set once before sharing; read without the lock). */
+  char *local_prefix;
+  size_t local_prefix_len;
+  tfc_rendezvous_fetch_fn fetch;
+  tfc_rendezvous_abort_fn on_abort;
+  void *remote_arg;
 };
 
 tfc_rendezvous *tfc_rendezvous_new(void) {
@@ -84,6 +90,7 @@ void tfc_rendezvous_unref(tfc_rendezvous *r) {
     free(it);
   }
   tfc_hashmap_fini(&r->items);
+  free(r->local_prefix);
   tfc_status_fini(&r->status);
   pthread_cond_destroy(&r->cv);
   pthread_mutex_destroy(&r->mu);
@@ -160,6 +167,27 @@ int tfc_rendezvous_send(tfc_rendezvous *r, const char *key, tfc_tensor *t, int i
   return TFC_OK;
 }
 
+int tfc_rendezvous_set_remote(tfc_rendezvous *r, const char *local_prefix, tfc_rendezvous_fetch_fn fetch,
+                              tfc_rendezvous_abort_fn on_abort, void *arg) {
+  r->local_prefix = strdup(local_prefix);
+  if (!r->local_prefix) return -1;
+  r->local_prefix_len = strlen(local_prefix);
+  r->fetch = fetch;
+  r->on_abort = on_abort;
+  r->remote_arg = arg;
+  return 0;
+}
+
+/* A key's send device is its text up to the first ';'. Keys without one are not transfers
+ * (a blocked queue op watches the step under a name of its own) and stay local. */
+static int is_remote_key(const tfc_rendezvous *r, const char *key) {
+  if (!r->fetch) return 0;
+  const char *semi = strchr(key, ';');
+  if (!semi) return 0;
+  size_t dev_len = (size_t)(semi - key);
+  return dev_len < r->local_prefix_len || memcmp(key, r->local_prefix, r->local_prefix_len) != 0;
+}
+
 void tfc_rendezvous_recv_async(tfc_rendezvous *r, const char *key, tfc_recv_done done, void *arg) {
   tfc_status s;
   tfc_status_init(&s);
@@ -177,6 +205,8 @@ void tfc_rendezvous_recv_async(tfc_rendezvous *r, const char *key, tfc_recv_done
     if (r->wait_tail) r->wait_tail->next = it; else r->wait_head = it;
     r->wait_tail = it;
     pthread_mutex_unlock(&r->mu);
+    /* A tensor from another task: ask for it; it arrives as a send of this key. */
+    if (is_remote_key(r, key)) r->fetch(r->remote_arg, r, key);
     return;
   } else if (it->state == RV_SENT) {
     tfc_tensor *t = it->tensor;
@@ -262,6 +292,7 @@ void tfc_rendezvous_abort(tfc_rendezvous *r, const tfc_status *s) {
   r->wait_head = r->wait_tail = NULL;
   for (rv_item *it = waiters; it; it = it->next) it->state = RV_DONE;
   pthread_mutex_unlock(&r->mu);
+  if (r->on_abort) r->on_abort(r->remote_arg, &r->status);
   /* The items stay in the table (DONE), so the chain is ours to walk; r->status is frozen. */
   while (waiters) {
     rv_item *it = waiters;

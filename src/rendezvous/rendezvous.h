@@ -18,8 +18,13 @@
  * its rendezvous with DEADLINE_EXCEEDED whose message names the keys still awaited
  * (tfc_rendezvous_pending).
  *
- * The remote rendezvous of the distributed runtime implements the same functions behind
- * the same struct (issue #6); executors only see this interface.
+ * Remote receives (the distributed runtime): a rendezvous given a remote fetcher
+ * (tfc_rendezvous_set_remote) treats a receive whose key's send device lies outside this
+ * task as a wait like any other — it is listed as pending and woken by abort — and asks the
+ * fetcher to pull the tensor from the sending task. The fetcher delivers it with
+ * tfc_rendezvous_send (which hands it to the waiting receiver), or fails the step with
+ * tfc_rendezvous_abort; at abort it hears about it (to cancel its calls in flight). Executors
+ * and kernels see the same interface either way.
  *
  * Ownership: refcounted (new returns one reference). Sent tensors are referenced by the
  * rendezvous until received, aborted or freed. Thread-safety: all functions may be
@@ -72,6 +77,17 @@ int tfc_rendezvous_aborted(tfc_rendezvous *r);
 /* Copies the abort status into out (first error wins there) and returns its code; TFC_OK and
  * out untouched when not aborted. */
 int tfc_rendezvous_status(tfc_rendezvous *r, tfc_status *out);
+/* Pulls the tensor of `key` from its sending task; must end in tfc_rendezvous_send(r, key, ...)
+ * or tfc_rendezvous_abort(r, ...), from any thread, before or after this returns. */
+typedef void (*tfc_rendezvous_fetch_fn)(void *arg, tfc_rendezvous *r, const char *key);
+/* Called once when r is aborted (outside r's lock), with the abort status. */
+typedef void (*tfc_rendezvous_abort_fn)(void *arg, const tfc_status *s);
+/* Makes r a remote-capable rendezvous: receives of keys whose send device does not start
+ * with local_prefix ("/job:ps/replica:0/task:0/", copied) go to fetch; on_abort (may be NULL)
+ * hears of the abort. Call once, before r is shared. Returns 0, or -1 on out of memory. */
+int tfc_rendezvous_set_remote(tfc_rendezvous *r, const char *local_prefix, tfc_rendezvous_fetch_fn fetch,
+                              tfc_rendezvous_abort_fn on_abort, void *arg);
+
 /* Appends the keys of receivers still waiting, in the order they started waiting, separated
  * by ", " (nothing when none). */
 void tfc_rendezvous_pending(tfc_rendezvous *r, tfc_strbuf *out);

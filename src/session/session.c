@@ -23,6 +23,7 @@
 #include "partition/partition.h"
 #include "place/placer.h"
 #include "rendezvous/rendezvous.h"
+#include "session/client_graph.h"
 #include "state/variable.h"
 
 typedef struct plan_part {
@@ -187,7 +188,7 @@ static int extend(tfc_session *sess, tfc_status *s) {
       sess->placement = a;
       sess->cap_placed = cap;
     }
-    tfc_place_options po = {sess->cfg.allow_soft_placement};
+    tfc_place_options po = {sess->cfg.allow_soft_placement, NULL};
     for (int i = sess->n_placed; i < n; i++) sess->placement[i] = (tfc_placement){-1, NULL};
     if (tfc_place(g, sess->n_placed, sess->devices, sess->n_devices, &po, sess->placement, s)) {
       tfc_graph_unlock(g);
@@ -214,173 +215,28 @@ static int extend(tfc_session *sess, tfc_status *s) {
 
 /* ---------------- plan building ---------------- */
 
-/* The plan of one signature, in three steps: prune the session graph to what the fetches and
- * targets need; copy that into a "client graph" where fed outputs come from _Arg nodes and
- * fetches go to _Retval nodes, every node carrying its assigned device; partition the client
- * graph by device (partition/), which cuts cross-device edges into _Send/_Recv pairs. */
-typedef struct builder {
-  tfc_session *sess;
-  const tfc_endpoint *feeds;
-  int n_feeds;
-  const tfc_endpoint *fetches;
-  int n_fetches;
-  tfc_node *const *targets;
-  int n_targets;
-  unsigned char *needed;
-  tfc_graph *client;
-  tfc_node **copy;     /* session node id -> its copy in the client graph */
-  tfc_node **arg_node; /* feed index -> its _Arg node */
-} builder;
-
-static int feed_index(const builder *b, const tfc_node *n, int index) {
-  for (int i = 0; i < b->n_feeds; i++)
-    if (b->feeds[i].node == n && b->feeds[i].index == index) return i;
-  return -1;
-}
-
-/* Marks what the fetches and targets need, walking inputs backwards; a fed output cuts the
- * walk (its producer runs only if needed for another reason). */
-static int prune(builder *b, tfc_status *s) {
-  int n = b->sess->n_placed;
-  int *stack = malloc(sizeof(int) * (size_t)(n ? n : 1));
-  if (!stack) return TFC_OOM(s);
-  int top = 0;
-  for (int i = 0; i < b->n_fetches; i++) {
-    const tfc_node *nd = b->fetches[i].node;
-    if (feed_index(b, nd, b->fetches[i].index) < 0 && !b->needed[nd->id]) {
-      b->needed[nd->id] = 1;
-      stack[top++] = nd->id;
-    }
-  }
-  for (int i = 0; i < b->n_targets; i++)
-    if (!b->needed[b->targets[i]->id]) {
-      b->needed[b->targets[i]->id] = 1;
-      stack[top++] = b->targets[i]->id;
-    }
-  tfc_graph *g = b->sess->graph;
-  while (top > 0) {
-    const tfc_node *nd = g->nodes[stack[--top]];
-    for (int j = 0; j < nd->n_inputs; j++) {
-      const tfc_node *src = nd->inputs[j].node;
-      if (feed_index(b, src, nd->inputs[j].index) >= 0 || b->needed[src->id]) continue;
-      b->needed[src->id] = 1;
-      stack[top++] = src->id;
-    }
-    for (int j = 0; j < nd->n_control_inputs; j++) {
-      const tfc_node *src = nd->control_inputs[j];
-      if (b->needed[src->id]) continue;
-      b->needed[src->id] = 1;
-      stack[top++] = src->id;
-    }
-  }
-  free(stack);
-  return TFC_OK;
-}
-
-static const char *device_name_of(const builder *b, const tfc_node *n) {
-  return b->sess->devices[b->sess->placement[n->id].device]->name;
-}
-
-/* An _Arg (input == NULL) or _Retval in the client graph. */
-static tfc_node *add_call_node(builder *b, const char *assigned, const char *op, const char *name, int dtype,
-                               int index, const tfc_endpoint *input, tfc_status *s) {
-  tfc_attr *attrs = NULL;
-  int n_attrs = 0;
-  tfc_attr_value t = tfc_attr_type(dtype), idx = tfc_attr_int(index);
-  tfc_attrs_set(&attrs, &n_attrs, "T", &t, s);
-  tfc_attrs_set(&attrs, &n_attrs, "index", &idx, s);
-  tfc_node *n = NULL;
-  if (tfc_status_ok(s)) {
-    char *uname = tfc_graph_unique_name(b->client, name);
-    if (uname)
-      n = tfc_graph_add_raw(b->client, uname, tfc_op_lookup(op), assigned, assigned, input, input ? 1 : 0, NULL,
-                            0, attrs, n_attrs, s);
-    else
-      TFC_OOM(s);
-    free(uname);
-  }
-  tfc_attrs_free(attrs, n_attrs);
-  return n;
-}
-
-/* Copies the needed nodes into the client graph in id (topological) order, rewiring fed
- * inputs to their _Arg nodes. */
-static int copy_nodes(builder *b, tfc_status *s) {
-  tfc_graph *g = b->sess->graph;
-  tfc_endpoint in_small[8];
-  tfc_node *ctl_small[8];
-  for (int id = 0; id < b->sess->n_placed; id++) {
-    if (!b->needed[id]) continue;
-    const tfc_node *nd = g->nodes[id];
-    tfc_endpoint *ins = nd->n_inputs <= 8 ? in_small : malloc(sizeof *ins * (size_t)nd->n_inputs);
-    tfc_node **ctls = nd->n_control_inputs <= 8 ? ctl_small : malloc(sizeof *ctls * (size_t)nd->n_control_inputs);
-    tfc_node *c = NULL;
-    if (ins && ctls) {
-      for (int j = 0; j < nd->n_inputs; j++) {
-        int f = feed_index(b, nd->inputs[j].node, nd->inputs[j].index);
-        ins[j] = f >= 0 ? (tfc_endpoint){b->arg_node[f], 0}
-                        : (tfc_endpoint){b->copy[nd->inputs[j].node->id], nd->inputs[j].index};
-      }
-      for (int j = 0; j < nd->n_control_inputs; j++) ctls[j] = b->copy[nd->control_inputs[j]->id];
-      c = tfc_graph_add_raw(b->client, nd->name, nd->op, nd->device, device_name_of(b, nd), ins, nd->n_inputs,
-                            ctls, nd->n_control_inputs, nd->attrs, nd->n_attrs, s);
-    } else {
-      TFC_OOM(s);
-    }
-    if (ins != in_small) free(ins);
-    if (ctls != ctl_small) free(ctls);
-    if (!c) return s->code;
-    for (int o = 0; o < nd->n_outputs; o++) c->output_shapes[o] = nd->output_shapes[o];
-    b->copy[id] = c;
-  }
-  return TFC_OK;
-}
-
-static int build_client_graph(builder *b, tfc_status *s) {
-  TFC_TRY(prune(b, s));
-  /* feeds: an _Arg on the device the fed node was placed on */
-  for (int i = 0; i < b->n_feeds; i++) {
-    char name[64];
-    snprintf(name, sizeof name, "_arg_%d", i);
-    const tfc_endpoint *f = &b->feeds[i];
-    b->arg_node[i] = add_call_node(b, device_name_of(b, f->node), "_Arg", name,
-                                   tfc_dtype_base(f->node->output_types[f->index]), i, NULL, s);
-    if (!b->arg_node[i]) return s->code;
-    b->arg_node[i]->output_shapes[0] = f->node->output_shapes[f->index];
-  }
-  TFC_TRY(copy_nodes(b, s));
-  /* fetches: a _Retval beside the tensor it returns */
-  for (int i = 0; i < b->n_fetches; i++) {
-    int f = feed_index(b, b->fetches[i].node, b->fetches[i].index);
-    tfc_endpoint src = f >= 0 ? (tfc_endpoint){b->arg_node[f], 0}
-                              : (tfc_endpoint){b->copy[b->fetches[i].node->id], b->fetches[i].index};
-    char name[64];
-    snprintf(name, sizeof name, "_retval_%d", i);
-    if (!add_call_node(b, src.node->assigned_device, "_Retval", name,
-                       tfc_dtype_base(src.node->output_types[src.index]), i, &src, s))
-      return s->code;
-  }
-  return TFC_OK;
+static const char *placed_device_name(void *arg, const tfc_node *n) {
+  tfc_session *sess = arg;
+  return sess->devices[sess->placement[n->id].device]->name;
 }
 
 static plan *build_plan(tfc_session *sess, const tfc_endpoint *feeds, int n_feeds, const tfc_endpoint *fetches,
                         int n_fetches, tfc_node *const *targets, int n_targets, tfc_status *s) {
-  builder b = {sess, feeds, n_feeds, fetches, n_fetches, targets, n_targets, NULL, NULL, NULL, NULL};
   tfc_partitions parts = {0, NULL};
+  tfc_client_graph_spec spec = {sess->graph, sess->n_placed, placed_device_name, sess, feeds, n_feeds,
+                                fetches, n_fetches, targets, n_targets};
+  tfc_graph *client = NULL;
   plan *p = calloc(1, sizeof *p);
-  b.needed = calloc((size_t)sess->n_placed + 1, 1);
-  b.copy = calloc((size_t)sess->n_placed + 1, sizeof *b.copy);
-  b.arg_node = calloc((size_t)n_feeds + 1, sizeof *b.arg_node);
-  b.client = tfc_graph_new();
-  if (!p || !b.needed || !b.copy || !b.arg_node || !b.client) {
+  if (!p) {
     TFC_OOM(s);
     goto fail;
   }
   p->n_feeds = n_feeds;
   p->n_fetches = n_fetches;
-  if (build_client_graph(&b, s)) goto fail;
+  client = tfc_client_graph_build(&spec, s);
+  if (!client) goto fail;
   tfc_partition_options po = {sess->devices, sess->n_devices};
-  if (tfc_partition_graph(b.client, &po, &parts, s)) goto fail;
+  if (tfc_partition_graph(client, &po, &parts, s)) goto fail;
   p->parts = calloc((size_t)parts.n + 1, sizeof *p->parts);
   if (!p->parts) {
     TFC_OOM(s);
@@ -399,18 +255,12 @@ static plan *build_plan(tfc_session *sess, const tfc_endpoint *feeds, int n_feed
     if (!pt->exec) goto fail;
   }
   tfc_partitions_fini(&parts);
-  tfc_graph_free(b.client);
-  free(b.needed);
-  free(b.copy);
-  free(b.arg_node);
+  tfc_graph_free(client);
   return p;
 fail:
   tfc_partitions_fini(&parts);
   if (p) plan_free(p);
-  tfc_graph_free(b.client);
-  free(b.needed);
-  free(b.copy);
-  free(b.arg_node);
+  tfc_graph_free(client);
   return NULL;
 }
 

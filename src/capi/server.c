@@ -1,0 +1,57 @@
+/*
+ * capi/server — TF_NewServer and friends (c_api.h "In-process TensorFlow server"): argument
+ * checks over dist/server.h.
+ */
+#include <stdlib.h>
+
+#include "capi/capi_internal.h"
+#include "dist/server.h"
+
+struct TF_Server {
+  tfc_server *srv;
+};
+
+TFC_EXPORT TF_Server *TF_NewServer(const void *proto, size_t proto_len, TF_Status *status) {
+  tfc_status *s = tfc_capi_status(status);
+  if (!proto && proto_len) {
+    tfc_status_set(s, TFC_INVALID_ARGUMENT, "TF_NewServer: proto is NULL");
+    return NULL;
+  }
+  TF_Server *ts = calloc(1, sizeof *ts);
+  if (!ts) {
+    TFC_OOM(s);
+    return NULL;
+  }
+  ts->srv = tfc_server_new(proto ? proto : "", proto_len, s);
+  if (!ts->srv) {
+    free(ts);
+    return NULL;
+  }
+  return ts;
+}
+
+TFC_EXPORT void TF_ServerStart(TF_Server *server, TF_Status *status) {
+  tfc_status *s = tfc_capi_status(status);
+  if (!server) tfc_status_set(s, TFC_INVALID_ARGUMENT, "TF_ServerStart: server is NULL");
+  else tfc_server_start(server->srv, s);
+}
+
+TFC_EXPORT void TF_ServerStop(TF_Server *server, TF_Status *status) {
+  tfc_status *s = tfc_capi_status(status);
+  if (!server) tfc_status_set(s, TFC_INVALID_ARGUMENT, "TF_ServerStop: server is NULL");
+  else tfc_server_stop(server->srv, s);
+}
+
+TFC_EXPORT void TF_ServerJoin(TF_Server *server, TF_Status *status) {
+  tfc_status *s = tfc_capi_status(status);
+  if (!server) tfc_status_set(s, TFC_INVALID_ARGUMENT, "TF_ServerJoin: server is NULL");
+  else tfc_server_join(server->srv, s);
+}
+
+TFC_EXPORT const char *TF_ServerTarget(TF_Server *server) { return server ? tfc_server_target(server->srv) : NULL; }
+
+TFC_EXPORT void TF_DeleteServer(TF_Server *server) {
+  if (!server) return;
+  tfc_server_free(server->srv);
+  free(server);
+}

@@ -1,0 +1,175 @@
+/*
+ * client_graph — see client_graph.h.
+ */
+#include "session/client_graph.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "ops/opdef.h"
+
+typedef struct builder {
+  const tfc_client_graph_spec *spec;
+  const tfc_graph *graph;
+  int n_nodes;
+  const tfc_endpoint *feeds;
+  int n_feeds;
+  const tfc_endpoint *fetches;
+  int n_fetches;
+  tfc_node *const *targets;
+  int n_targets;
+  unsigned char *needed;
+  tfc_graph *client;
+  tfc_node **copy;     /* session node id -> its copy in the client graph */
+  tfc_node **arg_node; /* feed index -> its _Arg node */
+} builder;
+
+static int feed_index(const builder *b, const tfc_node *n, int index) {
+  for (int i = 0; i < b->n_feeds; i++)
+    if (b->feeds[i].node == n && b->feeds[i].index == index) return i;
+  return -1;
+}
+
+/* Marks what the fetches and targets need, walking inputs backwards; a fed output cuts the
+ * walk (its producer runs only if needed for another reason). */
+static int prune(builder *b, tfc_status *s) {
+  int n = b->n_nodes;
+  int *stack = malloc(sizeof(int) * (size_t)(n ? n : 1));
+  if (!stack) return TFC_OOM(s);
+  int top = 0;
+  for (int i = 0; i < b->n_fetches; i++) {
+    const tfc_node *nd = b->fetches[i].node;
+    if (feed_index(b, nd, b->fetches[i].index) < 0 && !b->needed[nd->id]) {
+      b->needed[nd->id] = 1;
+      stack[top++] = nd->id;
+    }
+  }
+  for (int i = 0; i < b->n_targets; i++)
+    if (!b->needed[b->targets[i]->id]) {
+      b->needed[b->targets[i]->id] = 1;
+      stack[top++] = b->targets[i]->id;
+    }
+  const tfc_graph *g = b->graph;
+  while (top > 0) {
+    const tfc_node *nd = g->nodes[stack[--top]];
+    for (int j = 0; j < nd->n_inputs; j++) {
+      const tfc_node *src = nd->inputs[j].node;
+      if (feed_index(b, src, nd->inputs[j].index) >= 0 || b->needed[src->id]) continue;
+      b->needed[src->id] = 1;
+      stack[top++] = src->id;
+    }
+    for (int j = 0; j < nd->n_control_inputs; j++) {
+      const tfc_node *src = nd->control_inputs[j];
+      if (b->needed[src->id]) continue;
+      b->needed[src->id] = 1;
+      stack[top++] = src->id;
+    }
+  }
+  free(stack);
+  return TFC_OK;
+}
+
+static const char *device_name_of(const builder *b, const tfc_node *n) {
+  return b->spec->device_of(b->spec->arg, n);
+}
+
+/* An _Arg (input == NULL) or _Retval in the client graph. */
+static tfc_node *add_call_node(builder *b, const char *assigned, const char *op, const char *name, int dtype,
+                               int index, const tfc_endpoint *input, tfc_status *s) {
+  tfc_attr *attrs = NULL;
+  int n_attrs = 0;
+  tfc_attr_value t = tfc_attr_type(dtype), idx = tfc_attr_int(index);
+  tfc_attrs_set(&attrs, &n_attrs, "T", &t, s);
+  tfc_attrs_set(&attrs, &n_attrs, "index", &idx, s);
+  tfc_node *n = NULL;
+  if (tfc_status_ok(s)) {
+    char *uname = tfc_graph_unique_name(b->client, name);
+    if (uname)
+      n = tfc_graph_add_raw(b->client, uname, tfc_op_lookup(op), assigned, assigned, input, input ? 1 : 0, NULL,
+                            0, attrs, n_attrs, s);
+    else
+      TFC_OOM(s);
+    free(uname);
+  }
+  tfc_attrs_free(attrs, n_attrs);
+  return n;
+}
+
+/* Copies the needed nodes into the client graph in id (topological) order, rewiring fed
+ * inputs to their _Arg nodes. */
+static int copy_nodes(builder *b, tfc_status *s) {
+  const tfc_graph *g = b->graph;
+  tfc_endpoint in_small[8];
+  tfc_node *ctl_small[8];
+  for (int id = 0; id < b->n_nodes; id++) {
+    if (!b->needed[id]) continue;
+    const tfc_node *nd = g->nodes[id];
+    tfc_endpoint *ins = nd->n_inputs <= 8 ? in_small : malloc(sizeof *ins * (size_t)nd->n_inputs);
+    tfc_node **ctls = nd->n_control_inputs <= 8 ? ctl_small : malloc(sizeof *ctls * (size_t)nd->n_control_inputs);
+    tfc_node *c = NULL;
+    if (ins && ctls) {
+      for (int j = 0; j < nd->n_inputs; j++) {
+        int f = feed_index(b, nd->inputs[j].node, nd->inputs[j].index);
+        ins[j] = f >= 0 ? (tfc_endpoint){b->arg_node[f], 0}
+                        : (tfc_endpoint){b->copy[nd->inputs[j].node->id], nd->inputs[j].index};
+      }
+      for (int j = 0; j < nd->n_control_inputs; j++) ctls[j] = b->copy[nd->control_inputs[j]->id];
+      c = tfc_graph_add_raw(b->client, nd->name, nd->op, nd->device, device_name_of(b, nd), ins, nd->n_inputs,
+                            ctls, nd->n_control_inputs, nd->attrs, nd->n_attrs, s);
+    } else {
+      TFC_OOM(s);
+    }
+    if (ins != in_small) free(ins);
+    if (ctls != ctl_small) free(ctls);
+    if (!c) return s->code;
+    for (int o = 0; o < nd->n_outputs; o++) c->output_shapes[o] = nd->output_shapes[o];
+    b->copy[id] = c;
+  }
+  return TFC_OK;
+}
+
+static int build_client_graph(builder *b, tfc_status *s) {
+  TFC_TRY(prune(b, s));
+  /* feeds: an _Arg on the device the fed node was placed on */
+  for (int i = 0; i < b->n_feeds; i++) {
+    char name[64];
+    snprintf(name, sizeof name, "_arg_%d", i);
+    const tfc_endpoint *f = &b->feeds[i];
+    b->arg_node[i] = add_call_node(b, device_name_of(b, f->node), "_Arg", name,
+                                   tfc_dtype_base(f->node->output_types[f->index]), i, NULL, s);
+    if (!b->arg_node[i]) return s->code;
+    b->arg_node[i]->output_shapes[0] = f->node->output_shapes[f->index];
+  }
+  TFC_TRY(copy_nodes(b, s));
+  /* fetches: a _Retval beside the tensor it returns */
+  for (int i = 0; i < b->n_fetches; i++) {
+    int f = feed_index(b, b->fetches[i].node, b->fetches[i].index);
+    tfc_endpoint src = f >= 0 ? (tfc_endpoint){b->arg_node[f], 0}
+                              : (tfc_endpoint){b->copy[b->fetches[i].node->id], b->fetches[i].index};
+    char name[64];
+    snprintf(name, sizeof name, "_retval_%d", i);
+    if (!add_call_node(b, src.node->assigned_device, "_Retval", name,
+                       tfc_dtype_base(src.node->output_types[src.index]), i, &src, s))
+      return s->code;
+  }
+  return TFC_OK;
+}
+
+tfc_graph *tfc_client_graph_build(const tfc_client_graph_spec *spec, tfc_status *s) {
+  builder b = {spec, spec->graph, spec->n_nodes, spec->feeds, spec->n_feeds, spec->fetches, spec->n_fetches,
+               spec->targets, spec->n_targets, NULL, NULL, NULL, NULL};
+  b.needed = calloc((size_t)b.n_nodes + 1, 1);
+  b.copy = calloc((size_t)b.n_nodes + 1, sizeof *b.copy);
+  b.arg_node = calloc((size_t)b.n_feeds + 1, sizeof *b.arg_node);
+  b.client = tfc_graph_new();
+  if (!b.needed || !b.copy || !b.arg_node || !b.client) TFC_OOM(s);
+  else build_client_graph(&b, s);
+  free(b.needed);
+  free(b.copy);
+  free(b.arg_node);
+  if (!tfc_status_ok(s)) {
+    tfc_graph_free(b.client);
+    return NULL;
+  }
+  return b.client;
+}
