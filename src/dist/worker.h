@@ -76,7 +76,8 @@ int tfc_worker_deregister_graph(tfc_worker *w, const char *handle, tfc_status *s
 void tfc_worker_deregister_session(tfc_worker *w, const char *session_handle);
 
 /* Called once when a RunGraph is over: s is its status (borrowed for the call); on success
- * fetches[0..n_fetches) hold new references the callee takes (NULL on error). */
+ * fetches[0..n_fetches) hold new references the callee takes (the array itself stays the
+ * worker's; NULL on error). */
 typedef void (*tfc_worker_run_done)(void *arg, const tfc_status *s, tfc_tensor **fetches, int n_fetches);
 /* Runs one step of a registered graph: feeds[i] (borrowed until done) goes to _Arg i; the
  * fetches come from the _Retval nodes in index order. deadline_us (absolute tfc_now_us, 0:

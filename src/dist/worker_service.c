@@ -188,7 +188,6 @@ static void run_done(void *arg, const tfc_status *st, tfc_tensor **fetches, int 
     }
   }
   for (int i = 0; i < n_fetches; i++) tfc_tensor_unref(fetches[i]);
-  free(fetches);
   tfc_rpc_reply(rc->call, &s, m);
   tfc_wire_tensors_fini(&rc->feeds);
   protobuf_c_message_free_unpacked(&rc->rq->base, NULL);
