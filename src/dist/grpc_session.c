@@ -57,15 +57,19 @@ tfc_grpc_session *tfc_grpc_session_new(const char *target, tfc_graph *g, const t
 
 /* One master call: request packed by protobuf-c, response unpacked (or left as bytes for the
  * caller when resp_desc is NULL and out_in is given). */
-static int call_master(tfc_grpc_session *gs, const char *method, tfc_msg_out *m, int64_t deadline_us,
-                       tfc_msg_in **out, tfc_status *s) {
+/* UNAVAILABLE says which master. RunStep's own errors come in its response body
+ * (store_errors_in_response_body), so a failed RunStep call is always the transport's. */
+static int call_master(tfc_grpc_session *gs, const char *method, tfc_msg_in **out, tfc_msg_out *m,
+                       int64_t deadline_us, tfc_status *s) {
   char full[96];
   snprintf(full, sizeof full, "/tensorflow.MasterService/%s", method);
   tfc_status err;
   tfc_status_init(&err);
   if (tfc_rpc_call_sync(gs->ch, full, m, deadline_us, 0, out, &err)) {
-    if (err.code == TFC_UNAVAILABLE)
-      tfc_status_set(s, err.code, "%s to the master at %s failed: %s", method, gs->target, tfc_status_msg(&err));
+    if (err.code == TFC_UNAVAILABLE && strcmp(method, "RunStep") == 0)
+      tfc_status_set(s, err.code, "RunStep to the master at %s failed: %s", gs->target, tfc_status_msg(&err));
+    else if (err.code == TFC_UNAVAILABLE)
+      tfc_status_set(s, err.code, "%s (master at %s): %s", method, gs->target, tfc_status_msg(&err));
     else
       tfc_status_set(s, err.code, "%s", tfc_status_msg(&err));
   }
@@ -83,7 +87,7 @@ static int simple_call(tfc_grpc_session *gs, const char *method, const ProtobufC
     return s->code;
   }
   tfc_msg_in *resp = NULL;
-  if (call_master(gs, method, m, deadline_us, &resp, s) == TFC_OK) {
+  if (call_master(gs, method, &resp, m, deadline_us, s) == TFC_OK) {
     tfc_wire_tensors none;
     tfc_wire_tensors_init(&none);
     tfc_wire_get_message(resp, resp_desc, 0, 0, resp_desc->short_name, out, &none, s);
@@ -196,6 +200,7 @@ int tfc_grpc_session_run(tfc_grpc_session *gs, const tfc_run_options *ro, const 
     req.fetch = fetch_names;
     req.n_target = (size_t)n_targets;
     req.target = target_names;
+    req.store_errors_in_response_body = 1;
     if (ro && ro->timeout_in_ms > 0) {
       opts.timeout_in_ms = ro->timeout_in_ms;
       req.options = &opts;
@@ -210,7 +215,7 @@ int tfc_grpc_session_run(tfc_grpc_session *gs, const tfc_run_options *ro, const 
   }
   if (tfc_status_ok(s)) {
     int64_t deadline = timeout > 0 ? tfc_deadline_after_ms(timeout + ANSWER_MARGIN_MS) : 0;
-    call_master(gs, "RunStep", m, deadline, &resp, s);
+    call_master(gs, "RunStep", &resp, m, deadline, s);
     m = NULL;
   }
   if (tfc_status_ok(s)) {

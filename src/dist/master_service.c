@@ -123,13 +123,24 @@ static void run_step(void *arg, tfc_rpc_call *call, tfc_msg_in *req) {
                         rq->target, (int)rq->n_target, &cancel, out, &s);
   }
   tfc_msg_out *msg = NULL;
-  if (tfc_status_ok(&s)) {
+  /* The client asks for the step's error in the body (TF's store_errors_in_response_body), so
+   * an error status on the call itself always means the transport failed. */
+  int in_body = rq->store_errors_in_response_body && !tfc_status_ok(&s);
+  if (tfc_status_ok(&s) || in_body) {
     Tensorflow__RunStepResponse resp;
     tensorflow__run_step_response__init(&resp);
+    if (in_body) {
+      resp.status_code = s.code;
+      resp.status_error_message = (char *)tfc_status_msg(&s);
+    }
     msg = tfc_msg_out_new();
+    tfc_status ok;
+    tfc_status_init(&ok);
+    if (in_body) tfc_status_move(&ok, &s); /* s becomes OK; the error text lives in ok */
     if (!msg) TFC_OOM(&s);
     else tfc_wire_put_message(msg, &resp.base, &s);
-    for (int i = 0; i < n_fetches && tfc_status_ok(&s); i++)
+    tfc_status_fini(&ok);
+    for (int i = 0; i < n_fetches && !in_body && tfc_status_ok(&s); i++)
       tfc_wire_put_named_tensor(msg, 1, rq->fetch[i], out[i], &s);
     if (!tfc_status_ok(&s)) {
       tfc_msg_out_free(msg);
