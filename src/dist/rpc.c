@@ -30,7 +30,10 @@ typedef struct out_block out_block;
 /* One segment of the message: the release to run and, for a segment sent as a slice, the
  * block its destroy callback counts down. */
 typedef struct out_ref {
-  out_block *block;
+  /* Published with a release store after the rest is written and read with an acquire
+   * load: gRPC hands the slice to the thread that destroys it through synchronization the
+   * thread sanitizer cannot see (the library is not instrumented). */
+  _Atomic(out_block *) block;
   void (*release)(void *);
   void *release_arg;
   int is_slice;
@@ -52,7 +55,7 @@ static void release_empty(out_block *b) {
 
 static void slice_destroyed(void *p) {
   out_ref *r = p;
-  out_block *b = r->block;
+  out_block *b = atomic_load_explicit(&r->block, memory_order_acquire);
   if (r->release) r->release(r->release_arg);
   /* acq_rel: every slice's release happens before the block is freed. */
   if (atomic_fetch_sub_explicit(&b->live, 1, memory_order_acq_rel) == 1) release_empty(b);
@@ -73,14 +76,20 @@ grpc_byte_buffer *tfc_rpc_bb_from_msg(tfc_msg_out *m) {
     free(slices);
     return NULL;
   }
-  atomic_init(&b->live, n_slices);
   b->n_refs = n;
-  int k = 0;
   for (int i = 0; i < n; i++) {
-    b->refs[i] = (out_ref){b, segs[i].release, segs[i].release_arg, segs[i].len > 0};
+    b->refs[i].release = segs[i].release;
+    b->refs[i].release_arg = segs[i].release_arg;
+    b->refs[i].is_slice = segs[i].len > 0;
+  }
+  /* Published once the whole block is written. A slice's destroy acquires its own entry through
+   * `block`, and the whole block through `live`, stored last. */
+  for (int i = 0; i < n; i++) atomic_store_explicit(&b->refs[i].block, b, memory_order_release);
+  atomic_store_explicit(&b->live, n_slices, memory_order_release);
+  int k = 0;
+  for (int i = 0; i < n; i++)
     if (segs[i].len > 0)
       slices[k++] = grpc_slice_new_with_user_data((void *)segs[i].data, segs[i].len, slice_destroyed, &b->refs[i]);
-  }
   free(segs);
   grpc_byte_buffer *bb = grpc_raw_byte_buffer_create(slices, (size_t)n_slices);
   /* The byte buffer took its own references; drop ours. With no slice at all, nothing will

@@ -32,14 +32,18 @@
  * every call object to be freed and every handler to return; only then destroy the server and
  * the queue and join the threads.
  *
- * Thread-sanitizer note: gRPC's own synchronization is invisible to TSan (the library is not
- * instrumented), so every object handed across threads through gRPC (a call's fields written
- * before a batch starts and read when it completes) is also guarded by our own mutex.
+ * Thread-sanitizer note: gRPC is not instrumented, so what it synchronizes internally may be
+ * invisible to TSan. Every object handed across threads through gRPC (a call's fields written
+ * before a batch starts and read when it completes) is therefore also fenced by our own
+ * mutexes, and completion tags carry no data to read before the fence. Run TSan with
+ * ignore_noninstrumented_modules=1 (gRPC's own memcpy/malloc traffic is not ours to check).
  */
 #include <errno.h>
 #include <grpc/grpc_security.h>
 #include <grpc/support/alloc.h>
 #include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -60,10 +64,13 @@
 
 enum tag_kind { TAG_NEW = 1, TAG_RECV, TAG_CLOSE, TAG_REPLY, TAG_SHUTDOWN };
 
-typedef struct tag {
-  enum tag_kind kind;
-  void *owner; /* tfc_rpc_call, or the server for TAG_SHUTDOWN */
-} tag;
+/* A completion tag is its object's address (a call, or the server for TAG_SHUTDOWN) with the
+ * event's kind in the low bits, free in any malloc'd address: decoding one reads no memory,
+ * so the completion thread touches an object only after taking its mutex. */
+#define TAG_BITS ((uintptr_t)7)
+_Static_assert(_Alignof(max_align_t) > TAG_BITS, "malloc'd objects leave the tag bits free");
+
+static void *make_tag(void *owner, enum tag_kind kind) { return (void *)((uintptr_t)owner | (uintptr_t)kind); }
 
 typedef struct method_entry {
   char *name;
@@ -89,7 +96,6 @@ struct tfc_rpc_server {
   grpc_server *server;
   grpc_completion_queue *cq;
   pthread_t cq_thread;
-  tag shutdown_tag;
 
   pthread_mutex_t stop_mu; /* serializes start and shutdown */
   pthread_mutex_t mu;      /* everything below */
@@ -114,7 +120,6 @@ struct tfc_rpc_call {
   grpc_metadata_array request_md;
   grpc_byte_buffer *request_bb;
   int close_cancelled; /* written by gRPC when RECV_CLOSE_ON_SERVER completes */
-  tag t_new, t_recv, t_close, t_reply;
 
   char *method, *peer;
   int64_t deadline_us;
@@ -143,10 +148,6 @@ static tfc_rpc_call *call_new(tfc_rpc_server *srv) {
   c->srv = srv;
   grpc_call_details_init(&c->details);
   grpc_metadata_array_init(&c->request_md);
-  c->t_new = (tag){TAG_NEW, c};
-  c->t_recv = (tag){TAG_RECV, c};
-  c->t_close = (tag){TAG_CLOSE, c};
-  c->t_reply = (tag){TAG_REPLY, c};
   pthread_mutex_init(&c->mu, NULL);
   pthread_cond_init(&c->cv, NULL);
   pthread_mutex_lock(&srv->mu);
@@ -220,7 +221,7 @@ static void send_reply(tfc_rpc_call *c, int code, const char *msg, tfc_msg_out *
   ops[n].op = GRPC_OP_SEND_STATUS_FROM_SERVER;
   ops[n].data.send_status_from_server.status = tfc_rpc_to_grpc_code(code);
   ops[n++].data.send_status_from_server.status_details = &c->reply_details;
-  grpc_call_error err = grpc_call_start_batch(c->call, ops, n, &c->t_reply, NULL);
+  grpc_call_error err = grpc_call_start_batch(c->call, ops, n, make_tag(c, TAG_REPLY), NULL);
   pthread_mutex_unlock(&c->mu);
   tfc_status_fini(&st);
   if (err != GRPC_CALL_OK) {
@@ -378,8 +379,8 @@ static void request_call(tfc_rpc_server *srv) {
   tfc_rpc_call *c = call_new(srv);
   if (!c) return; /* out of memory: the other outstanding requests keep serving */
   pthread_mutex_lock(&c->mu);
-  grpc_call_error err =
-      grpc_server_request_call(srv->server, &c->call, &c->details, &c->request_md, srv->cq, srv->cq, &c->t_new);
+  grpc_call_error err = grpc_server_request_call(srv->server, &c->call, &c->details, &c->request_md, srv->cq,
+                                                  srv->cq, make_tag(c, TAG_NEW));
   pthread_mutex_unlock(&c->mu);
   if (err != GRPC_CALL_OK) call_free(c);
 }
@@ -404,17 +405,19 @@ static void on_new_call(tfc_rpc_call *c, int ok) {
   memset(&op, 0, sizeof op);
   op.op = GRPC_OP_RECV_MESSAGE;
   op.data.recv_message.recv_message = &c->request_bb;
-  int n_failed = 0;
-  if (grpc_call_start_batch(c->call, &op, 1, &c->t_recv, NULL) != GRPC_CALL_OK) n_failed++;
+  int recv_failed = grpc_call_start_batch(c->call, &op, 1, make_tag(c, TAG_RECV), NULL) != GRPC_CALL_OK;
   memset(&op, 0, sizeof op);
   op.op = GRPC_OP_RECV_CLOSE_ON_SERVER;
   op.data.recv_close_on_server.cancelled = &c->close_cancelled;
-  if (grpc_call_start_batch(c->call, &op, 1, &c->t_close, NULL) != GRPC_CALL_OK) n_failed++;
+  int close_failed = grpc_call_start_batch(c->call, &op, 1, make_tag(c, TAG_CLOSE), NULL) != GRPC_CALL_OK;
   pthread_mutex_unlock(&c->mu);
-  if (n_failed) {
-    /* Cannot happen with a fresh call; drop it without a reply (unref cancels it). */
+  if (recv_failed || close_failed) {
+    /* Cannot happen with a fresh call. Cancel it: a started receive then fails and drops the
+     * reply obligation itself (on_request); otherwise it is dropped here. */
     grpc_call_cancel(c->call, NULL);
-    for (int i = 0; i < n_failed + 1; i++) call_unref(c);
+    int n = recv_failed ? 2 : 0;
+    n += close_failed;
+    for (int i = 0; i < n; i++) call_unref(c);
   }
 }
 
@@ -521,12 +524,25 @@ static void *cq_main(void *p) {
     grpc_event ev = grpc_completion_queue_next(srv->cq, gpr_inf_future(GPR_CLOCK_MONOTONIC), NULL);
     if (ev.type == GRPC_QUEUE_SHUTDOWN) break;
     if (ev.type != GRPC_OP_COMPLETE) continue;
-    tag *t = ev.tag;
-    switch (t->kind) {
-    case TAG_NEW: on_new_call(t->owner, ev.success); break;
-    case TAG_RECV: on_request(t->owner, ev.success); break;
-    case TAG_CLOSE: on_close(t->owner); break;
-    case TAG_REPLY: on_reply_sent(t->owner); break;
+    enum tag_kind kind = (enum tag_kind)((uintptr_t)ev.tag & TAG_BITS);
+    void *owner = (void *)((uintptr_t)ev.tag & ~TAG_BITS);
+    if (kind == TAG_NEW) {
+      /* The call was made on another thread (its mutex too): acquire through the server's
+       * mutex, which call_new took after initializing it. */
+      pthread_mutex_lock(&srv->mu);
+      pthread_mutex_unlock(&srv->mu);
+    }
+    if (kind != TAG_SHUTDOWN) {
+      /* Acquire what the thread that started the batch wrote (it held the call's mutex). */
+      tfc_rpc_call *c = owner;
+      pthread_mutex_lock(&c->mu);
+      pthread_mutex_unlock(&c->mu);
+    }
+    switch (kind) {
+    case TAG_NEW: on_new_call(owner, ev.success); break;
+    case TAG_RECV: on_request(owner, ev.success); break;
+    case TAG_CLOSE: on_close(owner); break;
+    case TAG_REPLY: on_reply_sent(owner); break;
     case TAG_SHUTDOWN:
       pthread_mutex_lock(&srv->mu);
       srv->notified = 1;
@@ -552,7 +568,6 @@ tfc_rpc_server *tfc_rpc_server_new(const char *address, int64_t max_message_byte
     return NULL;
   }
   srv->max_bytes = max_message_bytes > 0 ? max_message_bytes : TFC_RPC_DEFAULT_MAX_MESSAGE;
-  srv->shutdown_tag = (tag){TAG_SHUTDOWN, srv};
   pthread_mutex_init(&srv->stop_mu, NULL);
   pthread_mutex_init(&srv->mu, NULL);
   tfc_cond_init_monotonic(&srv->cv);
@@ -570,7 +585,8 @@ int tfc_rpc_server_add_method(tfc_rpc_server *srv, const char *method, tfc_rpc_h
     code = tfc_status_set(s, TFC_FAILED_PRECONDITION, "cannot add method %s: the gRPC server at %s has already started",
                           method ? method : "(null)", srv->address);
   } else if (!method || method[0] != '/' || !fn) {
-    code = tfc_status_set(s, TFC_INVALID_ARGUMENT, "invalid gRPC method '%s': expected \"/package.Service/Method\" and a handler",
+    code = tfc_status_set(s, TFC_INVALID_ARGUMENT,
+                          "invalid gRPC method '%s': expected \"/package.Service/Method\" and a handler",
                           method ? method : "(null)");
   } else if (find_method(srv, method)) {
     code = tfc_status_set(s, TFC_ALREADY_EXISTS, "gRPC method %s is already registered", method);
@@ -591,10 +607,10 @@ int tfc_rpc_server_add_method(tfc_rpc_server *srv, const char *method, tfc_rpc_h
 /* Tears down a server/queue pair that never served (bind failed): the shutdown tag is drained
  * on this thread, as no completion-queue thread runs yet. */
 static void destroy_unstarted(tfc_rpc_server *srv) {
-  grpc_server_shutdown_and_notify(srv->server, srv->cq, &srv->shutdown_tag);
+  grpc_server_shutdown_and_notify(srv->server, srv->cq, make_tag(srv, TAG_SHUTDOWN));
   for (;;) {
     grpc_event ev = grpc_completion_queue_next(srv->cq, gpr_inf_future(GPR_CLOCK_MONOTONIC), NULL);
-    if (ev.type == GRPC_OP_COMPLETE && ev.tag == &srv->shutdown_tag) break;
+    if (ev.type == GRPC_OP_COMPLETE && ev.tag == make_tag(srv, TAG_SHUTDOWN)) break;
   }
   grpc_server_destroy(srv->server);
   grpc_completion_queue_shutdown(srv->cq);
@@ -650,13 +666,14 @@ void tfc_rpc_server_shutdown(tfc_rpc_server *srv) {
     pthread_mutex_unlock(&srv->stop_mu);
     return;
   }
-  grpc_server_shutdown_and_notify(srv->server, srv->cq, &srv->shutdown_tag);
+  grpc_server_shutdown_and_notify(srv->server, srv->cq, make_tag(srv, TAG_SHUTDOWN));
   grpc_server_cancel_all_calls(srv->server);
 
   /* Every call ends: cancelled ones tell their handlers (cancel callbacks), whose replies
    * complete at once; then every handler returns. */
   pthread_mutex_lock(&srv->mu);
-  while (!srv->notified || srv->n_calls > 0 || srv->n_busy > 0 || srv->queue_head) pthread_cond_wait(&srv->cv, &srv->mu);
+  while (!srv->notified || srv->n_calls > 0 || srv->n_busy > 0 || srv->queue_head)
+    pthread_cond_wait(&srv->cv, &srv->mu);
   pthread_mutex_unlock(&srv->mu);
 
   grpc_server_destroy(srv->server);
