@@ -143,8 +143,10 @@ static int register_task(msession *ms, mplan_task *pt, const void *gd, size_t le
   tfc_msg_in *resp = NULL;
   tfc_status err;
   tfc_status_init(&err);
-  if (tfc_rpc_call_sync(mt->ch, "/tensorflow.WorkerService/RegisterGraph", m,
-                        tfc_deadline_after_ms(ms->cfg.operation_timeout_in_ms), 0, &resp, &err)) {
+  /* Registration is quick work for a live task: a minute unless the session says less. */
+  int64_t timeout = ms->cfg.operation_timeout_in_ms > 0 ? ms->cfg.operation_timeout_in_ms : 60000;
+  if (tfc_rpc_call_sync(mt->ch, "/tensorflow.WorkerService/RegisterGraph", m, tfc_deadline_after_ms(timeout), 0,
+                        &resp, &err)) {
     tfc_master_rpc_error("RegisterGraph", mt->name, &err, s);
   } else {
     tfc_wire_tensors none;
