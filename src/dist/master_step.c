@@ -406,7 +406,9 @@ static void start_task(mstep *st, int i, char *const *feed_names, tfc_tensor *co
   }
   for (int k = 0; k < pt->n_feeds; k++) f[k] = feeds[pt->feed_idx[k]];
   if (mt->local) {
-    tfc_worker_run_graph(st->ms->m->local, pt->handle, st->step_id, f, pt->n_feeds, deadline, local_done, sl);
+    /* Inline only without a deadline: with one, this thread must be free to enforce it. */
+    tfc_worker_run_graph(st->ms->m->local, pt->handle, st->step_id, f, pt->n_feeds, deadline, deadline == 0,
+                         local_done, sl);
   } else {
     Tensorflow__RunGraphRequest req;
     tensorflow__run_graph_request__init(&req);

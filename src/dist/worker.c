@@ -706,7 +706,7 @@ static void part_start(void *arg) {
 }
 
 void tfc_worker_run_graph(tfc_worker *w, const char *handle, int64_t step_id, tfc_tensor *const *feeds, int n_feeds,
-                          int64_t deadline_us, tfc_worker_run_done done, void *arg) {
+                          int64_t deadline_us, int run_inline, tfc_worker_run_done done, void *arg) {
   tfc_status s;
   tfc_status_init(&s);
   wgraph *g = graph_get(w, handle);
@@ -760,7 +760,7 @@ void tfc_worker_run_graph(tfc_worker *w, const char *handle, int64_t step_id, tf
     tfc_status_fini(&ok);
     return;
   }
-  /* Every partition but the last starts on the pool; the last runs on this thread. */
+  /* Partitions start on the pool; with run_inline the last runs on this thread. */
   for (int i = 0; i < g->n_parts; i++) {
     void **pa = malloc(2 * sizeof *pa);
     if (pa) {
@@ -769,7 +769,7 @@ void tfc_worker_run_graph(tfc_worker *w, const char *handle, int64_t step_id, tf
     }
     if (!pa) {
       tfc_executor_run_async(g->parts[i].exec, &r->args, part_done, r);
-    } else if (i == g->n_parts - 1 || tfc_threadpool_schedule(w->pool, part_start, pa) != 0) {
+    } else if ((run_inline && i == g->n_parts - 1) || tfc_threadpool_schedule(w->pool, part_start, pa) != 0) {
       part_start(pa);
     }
   }

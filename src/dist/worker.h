@@ -83,9 +83,11 @@ typedef void (*tfc_worker_run_done)(void *arg, const tfc_status *s, tfc_tensor *
  * fetches come from the _Retval nodes in index order. deadline_us (absolute tfc_now_us, 0:
  * none) bounds the step's tensor pulls. Errors: NOT_FOUND for an unknown handle,
  * INVALID_ARGUMENT for the wrong number of feeds, ABORTED for a step already cleaned up, or
- * the step's first error. done may run before this returns. */
+ * the step's first error. With run_inline, one partition runs on the calling thread (an RPC
+ * handler thread of its own) and this returns when it is done; otherwise every partition
+ * starts on the worker's pool and this returns at once. done may run before this returns. */
 void tfc_worker_run_graph(tfc_worker *w, const char *handle, int64_t step_id, tfc_tensor *const *feeds, int n_feeds,
-                          int64_t deadline_us, tfc_worker_run_done done, void *arg);
+                          int64_t deadline_us, int run_inline, tfc_worker_run_done done, void *arg);
 
 /* Serves a RecvTensor: done(arg, ...) runs once with the tensor the step's local _Send left
  * under key (possibly much later), or with an error: INVALID_ARGUMENT for a malformed key or

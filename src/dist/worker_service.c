@@ -229,7 +229,8 @@ static void run_graph(void *arg, tfc_rpc_call *call, tfc_msg_in *req) {
   }
   /* A cancelled call aborts the step; cancelled already: the step starts aborted. */
   if (tfc_rpc_call_on_cancel(call, run_cancelled, rc) == 1) run_cancelled(rc);
-  tfc_worker_run_graph(w, rc->rq->graph_handle, rc->step_id, rc->feeds.tensors, rc->feeds.n, deadline, run_done, rc);
+  tfc_worker_run_graph(w, rc->rq->graph_handle, rc->step_id, rc->feeds.tensors, rc->feeds.n, deadline, 1, run_done,
+                       rc);
   tfc_status_fini(&s);
 }
 
