@@ -6,6 +6,7 @@
  *           [--cpus N] [--soft-placement] [--log-placement] [--explain-placement]
  *           [--timeout-ms MS]
  *   tfc data fashion-mnist --out DIR     Debian's Fashion-MNIST as TFRecord files (tfc_data.c)
+ *   tfc server --cluster SPEC --job NAME [--task N]   one task of a cluster (tfc_server.c)
  *
  * --cpus N gives the session N CPU devices (ConfigProto device_count); --log-placement prints
  * TF's placement log; --explain-placement adds why each node went where it did.
@@ -31,7 +32,8 @@ static int usage(void) {
           "  tfc run MODEL.pb [--feed NAME[:K]=VALUE]... --fetch NAME[:K]... [--target NAME]...\n"
           "          [--cpus N] [--soft-placement] [--log-placement] [--explain-placement]\n"
           "          [--timeout-ms MS]\n"
-          "  tfc data fashion-mnist --out DIR [--from IDX_DIR] [--limit N]\n");
+          "  tfc data fashion-mnist --out DIR [--from IDX_DIR] [--limit N]\n"
+          "  tfc server --cluster SPEC --job NAME [--task N] [--port P] [--cpus N] | --def SERVERDEF.pb\n");
   return 2;
 }
 
@@ -296,5 +298,6 @@ int main(int argc, char **argv) {
   if (argc >= 3 && strcmp(argv[1], "inspect") == 0) return inspect(argv[2]);
   if (argc >= 3 && strcmp(argv[1], "run") == 0) return run(argc - 2, argv + 2);
   if (argc >= 3 && strcmp(argv[1], "data") == 0) return tfc_tool_data(argc - 2, argv + 2);
+  if (argc >= 2 && strcmp(argv[1], "server") == 0) return tfc_tool_server(argc - 2, argv + 2);
   return usage();
 }
