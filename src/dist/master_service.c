@@ -12,33 +12,6 @@
 #include "proto/pb_util.h"
 #include "tensorflow/master.pb-c.h"
 
-static ProtobufCMessage *decode(tfc_rpc_call *call, tfc_msg_in *req, const ProtobufCMessageDescriptor *desc) {
-  tfc_status s;
-  tfc_status_init(&s);
-  tfc_wire_tensors none;
-  tfc_wire_tensors_init(&none);
-  ProtobufCMessage *m = NULL;
-  tfc_wire_get_message(req, desc, 0, 0, desc->short_name, &m, &none, &s);
-  tfc_wire_tensors_fini(&none);
-  tfc_msg_in_free(req);
-  if (!m) tfc_rpc_reply(call, &s, NULL);
-  tfc_status_fini(&s);
-  return m;
-}
-
-static void reply_message(tfc_rpc_call *call, const ProtobufCMessage *resp, tfc_status *s) {
-  tfc_msg_out *m = NULL;
-  if (tfc_status_ok(s)) {
-    m = tfc_msg_out_new();
-    if (!m) TFC_OOM(s);
-    else if (tfc_wire_put_message(m, resp, s)) {
-      tfc_msg_out_free(m);
-      m = NULL;
-    }
-  }
-  tfc_rpc_reply(call, s, m);
-}
-
 /* A sub-message's bytes (re-packed: protobuf-c unpacked it with the request). */
 static int repack(const ProtobufCMessage *m, void **out, size_t *len, tfc_status *s) {
   *out = NULL;
@@ -49,7 +22,7 @@ static int repack(const ProtobufCMessage *m, void **out, size_t *len, tfc_status
 static void create_session(void *arg, tfc_rpc_call *call, tfc_msg_in *req) {
   tfc_master *m = arg;
   Tensorflow__CreateSessionRequest *rq =
-      (Tensorflow__CreateSessionRequest *)decode(call, req, &tensorflow__create_session_request__descriptor);
+      (Tensorflow__CreateSessionRequest *)tfc_service_decode(call, req, &tensorflow__create_session_request__descriptor);
   if (!rq) return;
   tfc_status s;
   tfc_status_init(&s);
@@ -64,7 +37,7 @@ static void create_session(void *arg, tfc_rpc_call *call, tfc_msg_in *req) {
   tensorflow__create_session_response__init(&resp);
   resp.session_handle = handle;
   resp.graph_version = version;
-  reply_message(call, &resp.base, &s);
+  tfc_service_reply(call, &resp.base, &s);
   free(handle);
   free(gd);
   free(cfg);
@@ -75,7 +48,7 @@ static void create_session(void *arg, tfc_rpc_call *call, tfc_msg_in *req) {
 static void extend_session(void *arg, tfc_rpc_call *call, tfc_msg_in *req) {
   tfc_master *m = arg;
   Tensorflow__ExtendSessionRequest *rq =
-      (Tensorflow__ExtendSessionRequest *)decode(call, req, &tensorflow__extend_session_request__descriptor);
+      (Tensorflow__ExtendSessionRequest *)tfc_service_decode(call, req, &tensorflow__extend_session_request__descriptor);
   if (!rq) return;
   tfc_status s;
   tfc_status_init(&s);
@@ -87,7 +60,7 @@ static void extend_session(void *arg, tfc_rpc_call *call, tfc_msg_in *req) {
   Tensorflow__ExtendSessionResponse resp;
   tensorflow__extend_session_response__init(&resp);
   resp.new_graph_version = version;
-  reply_message(call, &resp.base, &s);
+  tfc_service_reply(call, &resp.base, &s);
   free(gd);
   protobuf_c_message_free_unpacked(&rq->base, NULL);
   tfc_status_fini(&s);
@@ -160,14 +133,14 @@ static void run_step(void *arg, tfc_rpc_call *call, tfc_msg_in *req) {
 static void close_session(void *arg, tfc_rpc_call *call, tfc_msg_in *req) {
   tfc_master *m = arg;
   Tensorflow__CloseSessionRequest *rq =
-      (Tensorflow__CloseSessionRequest *)decode(call, req, &tensorflow__close_session_request__descriptor);
+      (Tensorflow__CloseSessionRequest *)tfc_service_decode(call, req, &tensorflow__close_session_request__descriptor);
   if (!rq) return;
   tfc_status s;
   tfc_status_init(&s);
   tfc_master_close_session(m, rq->session_handle, &s);
   Tensorflow__CloseSessionResponse resp;
   tensorflow__close_session_response__init(&resp);
-  reply_message(call, &resp.base, &s);
+  tfc_service_reply(call, &resp.base, &s);
   protobuf_c_message_free_unpacked(&rq->base, NULL);
   tfc_status_fini(&s);
 }
@@ -175,7 +148,7 @@ static void close_session(void *arg, tfc_rpc_call *call, tfc_msg_in *req) {
 static void list_devices(void *arg, tfc_rpc_call *call, tfc_msg_in *req) {
   tfc_master *m = arg;
   Tensorflow__ListDevicesRequest *rq =
-      (Tensorflow__ListDevicesRequest *)decode(call, req, &tensorflow__list_devices_request__descriptor);
+      (Tensorflow__ListDevicesRequest *)tfc_service_decode(call, req, &tensorflow__list_devices_request__descriptor);
   if (!rq) return;
   tfc_status s;
   tfc_status_init(&s);
@@ -201,7 +174,7 @@ static void list_devices(void *arg, tfc_rpc_call *call, tfc_msg_in *req) {
   }
   resp.local_device = local;
   resp.remote_device = remote;
-  reply_message(call, &resp.base, &s);
+  tfc_service_reply(call, &resp.base, &s);
   free(da);
   free(local);
   free(remote);
@@ -212,14 +185,14 @@ static void list_devices(void *arg, tfc_rpc_call *call, tfc_msg_in *req) {
 
 static void reset(void *arg, tfc_rpc_call *call, tfc_msg_in *req) {
   tfc_master *m = arg;
-  ProtobufCMessage *rq = decode(call, req, &tensorflow__reset_request__descriptor);
+  ProtobufCMessage *rq = tfc_service_decode(call, req, &tensorflow__reset_request__descriptor);
   if (!rq) return;
   tfc_status s;
   tfc_status_init(&s);
   tfc_master_reset(m, &s);
   Tensorflow__ResetResponse resp;
   tensorflow__reset_response__init(&resp);
-  reply_message(call, &resp.base, &s);
+  tfc_service_reply(call, &resp.base, &s);
   protobuf_c_message_free_unpacked(rq, NULL);
   tfc_status_fini(&s);
 }

@@ -562,18 +562,6 @@ static int run_plan(msession *ms, mplan *p, int64_t timeout_ms, char *const *fee
   return code;
 }
 
-static char *signature(const tfc_endpoint *feeds, int n_feeds, const tfc_endpoint *fetches, int n_fetches,
-                       tfc_node *const *targets, int n_targets) {
-  tfc_strbuf b;
-  tfc_strbuf_init(&b);
-  for (int i = 0; i < n_feeds; i++) tfc_strbuf_printf(&b, "%d:%d,", feeds[i].node->id, feeds[i].index);
-  tfc_strbuf_puts(&b, "|");
-  for (int i = 0; i < n_fetches; i++) tfc_strbuf_printf(&b, "%d:%d,", fetches[i].node->id, fetches[i].index);
-  tfc_strbuf_puts(&b, "|");
-  for (int i = 0; i < n_targets; i++) tfc_strbuf_printf(&b, "%d,", targets[i]->id);
-  return tfc_strbuf_take(&b);
-}
-
 int tfc_msession_run(msession *ms, int64_t timeout_ms, char *const *feed_names, tfc_tensor *const *feeds,
                      int n_feeds, char *const *fetch_names, int n_fetches, char *const *target_names, int n_targets,
                      tfc_master_cancel *cancel, tfc_tensor **out, tfc_status *s) {
@@ -594,7 +582,7 @@ int tfc_msession_run(msession *ms, int64_t timeout_ms, char *const *feed_names, 
     if (!(tg[i] = tfc_graph_find(ms->graph, target_names[i])))
       tfc_status_set(s, TFC_NOT_FOUND, "Target node %s was not found in the graph", target_names[i]);
   if (tfc_status_ok(s)) place_new(ms, s);
-  if (tfc_status_ok(s) && !(sig = signature(fe, n_feeds, fo, n_fetches, tg, n_targets))) TFC_OOM(s);
+  if (tfc_status_ok(s) && !(sig = tfc_client_graph_signature(fe, n_feeds, fo, n_fetches, tg, n_targets))) TFC_OOM(s);
   if (tfc_status_ok(s)) {
     for (p = ms->plans; p && strcmp(p->sig, sig) != 0; p = p->next) {
     }

@@ -11,6 +11,8 @@
 #ifndef TFC_DIST_SERVICES_H
 #define TFC_DIST_SERVICES_H
 
+#include <protobuf-c/protobuf-c.h>
+
 #include "dist/master.h"
 #include "dist/rpc.h"
 #include "dist/worker.h"
@@ -20,5 +22,11 @@
 int tfc_worker_service_add(tfc_rpc_server *srv, tfc_worker *w, tfc_status *s);
 /* Registers CreateSession, ExtendSession, RunStep, CloseSession, ListDevices and Reset. */
 int tfc_master_service_add(tfc_rpc_server *srv, tfc_master *m, tfc_status *s);
+
+/* For the handlers: decodes a request that carries no tensors (taking it); when it is
+ * malformed, replies INVALID_ARGUMENT and returns NULL. */
+ProtobufCMessage *tfc_service_decode(tfc_rpc_call *call, tfc_msg_in *req, const ProtobufCMessageDescriptor *desc);
+/* Replies with resp packed, or with the error in s (s may be changed by a packing failure). */
+void tfc_service_reply(tfc_rpc_call *call, const ProtobufCMessage *resp, tfc_status *s);
 
 #endif

@@ -15,11 +15,11 @@
 #include <string.h>
 
 #include "base/mem.h"
-#include "device/registry.h"
 #include "dist/wire.h"
 #include "exec/executor.h"
 #include "partition/partition.h"
 #include "proto/graphdef.h"
+#include "session/session.h"
 #include "state/variable.h"
 #include "tensorflow/worker.pb-c.h"
 
@@ -73,29 +73,6 @@ struct tfc_worker {
 
 /* ---------------- lifecycle ---------------- */
 
-static int create_devices(tfc_worker *w, const char *job, int task, int intra, tfc_status *s) {
-  int n_factories;
-  const tfc_device_factory *f = tfc_device_factories(&n_factories);
-  for (int k = 0; k < n_factories; k++) {
-    int n = tfc_session_config_device_count(&w->cfg, f[k].type);
-    if (n < 0) n = f[k].default_count();
-    if (n == 0 && strcmp(f[k].type, "CPU") == 0) n = 1;
-    if (n > 4096)
-      return tfc_status_set(s, TFC_INVALID_ARGUMENT, "device_count asks for %d %s devices; at most 4096", n,
-                            f[k].type);
-    tfc_device **d = realloc(w->devices, sizeof *d * (size_t)(w->n_devices + n + 1));
-    if (!d) return TFC_OOM(s);
-    w->devices = d;
-    int share = n > 0 && intra / n > 0 ? intra / n : 1;
-    for (int i = 0; i < n; i++) {
-      tfc_device *dev = f[k].create(job, 0, task, i, w->pool, share, s);
-      if (!dev) return s->code;
-      w->devices[w->n_devices++] = dev;
-    }
-  }
-  return TFC_OK;
-}
-
 tfc_worker *tfc_worker_new(const char *job, int task, const tfc_session_config *cfg,
                            tfc_worker_channel_fn channel_for, void *channel_arg, tfc_status *s) {
   tfc_worker *w = calloc(1, sizeof *w);
@@ -122,7 +99,7 @@ tfc_worker *tfc_worker_new(const char *job, int task, const tfc_session_config *
     TFC_OOM(s);
     goto fail;
   }
-  if (create_devices(w, job, task, intra, s)) goto fail;
+  if (tfc_session_devices_create(&w->cfg, job, task, w->pool, intra, &w->devices, &w->n_devices, s)) goto fail;
   return w;
 fail:
   tfc_worker_free(w);

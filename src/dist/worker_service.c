@@ -18,38 +18,9 @@
 #include "proto/pb_util.h"
 #include "tensorflow/worker.pb-c.h"
 
-/* Decodes a request without tensors; replies INVALID_ARGUMENT and returns NULL when malformed. */
-static ProtobufCMessage *decode(tfc_rpc_call *call, tfc_msg_in *req, const ProtobufCMessageDescriptor *desc) {
-  tfc_status s;
-  tfc_status_init(&s);
-  tfc_wire_tensors none;
-  tfc_wire_tensors_init(&none);
-  ProtobufCMessage *m = NULL;
-  tfc_wire_get_message(req, desc, 0, 0, desc->short_name, &m, &none, &s);
-  tfc_wire_tensors_fini(&none);
-  tfc_msg_in_free(req);
-  if (!m) tfc_rpc_reply(call, &s, NULL);
-  tfc_status_fini(&s);
-  return m;
-}
-
-/* Replies with a protobuf-c message (or the error in s). */
-static void reply_message(tfc_rpc_call *call, const ProtobufCMessage *resp, tfc_status *s) {
-  tfc_msg_out *m = NULL;
-  if (tfc_status_ok(s)) {
-    m = tfc_msg_out_new();
-    if (!m) TFC_OOM(s);
-    else if (tfc_wire_put_message(m, resp, s)) {
-      tfc_msg_out_free(m);
-      m = NULL;
-    }
-  }
-  tfc_rpc_reply(call, s, m);
-}
-
 static void get_status(void *arg, tfc_rpc_call *call, tfc_msg_in *req) {
   tfc_worker *w = arg;
-  ProtobufCMessage *rq = decode(call, req, &tensorflow__get_status_request__descriptor);
+  ProtobufCMessage *rq = tfc_service_decode(call, req, &tensorflow__get_status_request__descriptor);
   if (!rq) return;
   protobuf_c_message_free_unpacked(rq, NULL);
   int n = tfc_worker_num_devices(w);
@@ -71,7 +42,7 @@ static void get_status(void *arg, tfc_rpc_call *call, tfc_msg_in *req) {
   }
   resp.n_device_attributes = (size_t)n;
   resp.device_attributes = list;
-  reply_message(call, &resp.base, &s);
+  tfc_service_reply(call, &resp.base, &s);
   free(da);
   free(list);
   tfc_status_fini(&s);
@@ -80,7 +51,7 @@ static void get_status(void *arg, tfc_rpc_call *call, tfc_msg_in *req) {
 static void register_graph(void *arg, tfc_rpc_call *call, tfc_msg_in *req) {
   tfc_worker *w = arg;
   Tensorflow__RegisterGraphRequest *rq =
-      (Tensorflow__RegisterGraphRequest *)decode(call, req, &tensorflow__register_graph_request__descriptor);
+      (Tensorflow__RegisterGraphRequest *)tfc_service_decode(call, req, &tensorflow__register_graph_request__descriptor);
   if (!rq) return;
   tfc_status s;
   tfc_status_init(&s);
@@ -94,7 +65,7 @@ static void register_graph(void *arg, tfc_rpc_call *call, tfc_msg_in *req) {
   Tensorflow__RegisterGraphResponse resp;
   tensorflow__register_graph_response__init(&resp);
   resp.graph_handle = handle;
-  reply_message(call, &resp.base, &s);
+  tfc_service_reply(call, &resp.base, &s);
   free(handle);
   free(gd);
   protobuf_c_message_free_unpacked(&rq->base, NULL);
@@ -104,14 +75,14 @@ static void register_graph(void *arg, tfc_rpc_call *call, tfc_msg_in *req) {
 static void deregister_graph(void *arg, tfc_rpc_call *call, tfc_msg_in *req) {
   tfc_worker *w = arg;
   Tensorflow__DeregisterGraphRequest *rq =
-      (Tensorflow__DeregisterGraphRequest *)decode(call, req, &tensorflow__deregister_graph_request__descriptor);
+      (Tensorflow__DeregisterGraphRequest *)tfc_service_decode(call, req, &tensorflow__deregister_graph_request__descriptor);
   if (!rq) return;
   tfc_status s;
   tfc_status_init(&s);
   tfc_worker_deregister_graph(w, rq->graph_handle, &s);
   Tensorflow__DeregisterGraphResponse resp;
   tensorflow__deregister_graph_response__init(&resp);
-  reply_message(call, &resp.base, &s);
+  tfc_service_reply(call, &resp.base, &s);
   protobuf_c_message_free_unpacked(&rq->base, NULL);
   tfc_status_fini(&s);
 }
@@ -119,7 +90,7 @@ static void deregister_graph(void *arg, tfc_rpc_call *call, tfc_msg_in *req) {
 static void cleanup_graph(void *arg, tfc_rpc_call *call, tfc_msg_in *req) {
   tfc_worker *w = arg;
   Tensorflow__CleanupGraphRequest *rq =
-      (Tensorflow__CleanupGraphRequest *)decode(call, req, &tensorflow__cleanup_graph_request__descriptor);
+      (Tensorflow__CleanupGraphRequest *)tfc_service_decode(call, req, &tensorflow__cleanup_graph_request__descriptor);
   if (!rq) return;
   tfc_status abort, s;
   tfc_status_init(&abort);
@@ -129,20 +100,20 @@ static void cleanup_graph(void *arg, tfc_rpc_call *call, tfc_msg_in *req) {
   tfc_worker_cleanup_step(w, rq->step_id, &abort);
   Tensorflow__CleanupGraphResponse resp;
   tensorflow__cleanup_graph_response__init(&resp);
-  reply_message(call, &resp.base, &s);
+  tfc_service_reply(call, &resp.base, &s);
   protobuf_c_message_free_unpacked(&rq->base, NULL);
   tfc_status_fini(&abort);
   tfc_status_fini(&s);
 }
 
 static void cleanup_all(void *arg, tfc_rpc_call *call, tfc_msg_in *req) {
-  ProtobufCMessage *rq = decode(call, req, &tensorflow__cleanup_all_request__descriptor);
+  ProtobufCMessage *rq = tfc_service_decode(call, req, &tensorflow__cleanup_all_request__descriptor);
   if (!rq) return;
   tfc_status s;
   tfc_status_init(&s);
   Tensorflow__CleanupAllResponse resp;
   tensorflow__cleanup_all_response__init(&resp);
-  reply_message(call, &resp.base, &s);
+  tfc_service_reply(call, &resp.base, &s);
   protobuf_c_message_free_unpacked(rq, NULL);
   tfc_status_fini(&s);
   (void)arg;
@@ -260,7 +231,7 @@ static void recv_ready(void *arg, const tfc_status *st, tfc_tensor *t, int is_de
 static void recv_tensor(void *arg, tfc_rpc_call *call, tfc_msg_in *req) {
   tfc_worker *w = arg;
   Tensorflow__RecvTensorRequest *rq =
-      (Tensorflow__RecvTensorRequest *)decode(call, req, &tensorflow__recv_tensor_request__descriptor);
+      (Tensorflow__RecvTensorRequest *)tfc_service_decode(call, req, &tensorflow__recv_tensor_request__descriptor);
   if (!rq) return;
   char *key = tfc_strdup(rq->rendezvous_key ? rq->rendezvous_key : "");
   int64_t step = rq->step_id;

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "base/strbuf.h"
 #include "ops/opdef.h"
 
 typedef struct builder {
@@ -172,4 +173,16 @@ tfc_graph *tfc_client_graph_build(const tfc_client_graph_spec *spec, tfc_status 
     return NULL;
   }
   return b.client;
+}
+
+char *tfc_client_graph_signature(const tfc_endpoint *feeds, int n_feeds, const tfc_endpoint *fetches, int n_fetches,
+                                 tfc_node *const *targets, int n_targets) {
+  tfc_strbuf b;
+  tfc_strbuf_init(&b);
+  for (int i = 0; i < n_feeds; i++) tfc_strbuf_printf(&b, "%d:%d,", feeds[i].node->id, feeds[i].index);
+  tfc_strbuf_puts(&b, "|");
+  for (int i = 0; i < n_fetches; i++) tfc_strbuf_printf(&b, "%d:%d,", fetches[i].node->id, fetches[i].index);
+  tfc_strbuf_puts(&b, "|");
+  for (int i = 0; i < n_targets; i++) tfc_strbuf_printf(&b, "%d,", targets[i]->id);
+  return tfc_strbuf_take(&b);
 }

@@ -32,6 +32,12 @@ typedef struct tfc_client_graph_spec {
   int n_targets;
 } tfc_client_graph_spec;
 
+/* The key plans are cached by: "feeds|fetches|targets" as node ids and output indexes (heap,
+ * caller frees; NULL on out of memory). Graphs only grow, so a key names the same plan
+ * forever. */
+char *tfc_client_graph_signature(const tfc_endpoint *feeds, int n_feeds, const tfc_endpoint *fetches, int n_fetches,
+                                 tfc_node *const *targets, int n_targets);
+
 /* Builds the client graph; NULL with status on error (out of memory, node creation). */
 tfc_graph *tfc_client_graph_build(const tfc_client_graph_spec *spec, tfc_status *s);
 

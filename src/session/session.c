@@ -60,28 +60,25 @@ struct tfc_session {
 
 /* ---------------- lifecycle ---------------- */
 
-/* Devices from the registry's factories: device_count for each type, else the factory's
- * default. Each device of a type gets its share of the intra-op threads: a kernel's
- * parallel-for spreads over that many threads, the calling one included, so N devices busy
- * at once keep the cores busy without oversubscribing them. */
-static int create_devices(tfc_session *sess, int intra, tfc_status *s) {
+int tfc_session_devices_create(const tfc_session_config *cfg, const char *job, int task, tfc_threadpool *pool,
+                               int intra, tfc_device ***devices, int *n_devices, tfc_status *s) {
   int n_factories;
   const tfc_device_factory *f = tfc_device_factories(&n_factories);
   for (int k = 0; k < n_factories; k++) {
-    int n = tfc_session_config_device_count(&sess->cfg, f[k].type);
+    int n = tfc_session_config_device_count(cfg, f[k].type);
     if (n < 0) n = f[k].default_count();
     if (n == 0 && strcmp(f[k].type, "CPU") == 0) n = 1; /* TF always keeps CPU:0 */
     if (n > 4096)
       return tfc_status_set(s, TFC_INVALID_ARGUMENT, "device_count asks for %d %s devices; at most 4096", n,
                             f[k].type);
-    tfc_device **d = realloc(sess->devices, sizeof *d * (size_t)(sess->n_devices + n + 1));
+    tfc_device **d = realloc(*devices, sizeof *d * (size_t)(*n_devices + n + 1));
     if (!d) return TFC_OOM(s);
-    sess->devices = d;
+    *devices = d;
     int share = n > 0 && intra / n > 0 ? intra / n : 1;
     for (int i = 0; i < n; i++) {
-      tfc_device *dev = f[k].create("localhost", 0, 0, i, sess->pool, share, s);
+      tfc_device *dev = f[k].create(job, 0, task, i, pool, share, s);
       if (!dev) return s->code;
-      sess->devices[sess->n_devices++] = dev;
+      (*devices)[(*n_devices)++] = dev;
     }
   }
   return TFC_OK;
@@ -102,7 +99,8 @@ tfc_session *tfc_session_new(tfc_graph *g, const tfc_session_config *cfg, tfc_st
   /* One pool serves inter-op scheduling and intra-op sharding; see base/threadpool.h. */
   sess->pool = tfc_threadpool_new(inter > intra ? inter : intra, "tfc");
   if (!sess->pool) { TFC_OOM(s); goto fail; }
-  if (create_devices(sess, intra, s)) goto fail;
+  if (tfc_session_devices_create(&sess->cfg, "localhost", 0, sess->pool, intra, &sess->devices, &sess->n_devices, s))
+    goto fail;
   atomic_init(&sess->next_step_id, 1);
   if (sess->cfg.log_device_placement) {
     /* TF prints the mapping of devices with physical descriptions; CPUs have none. */
@@ -275,18 +273,6 @@ static int check_endpoint(tfc_session *sess, tfc_endpoint e, const char *what, t
   return TFC_OK;
 }
 
-static char *signature(const tfc_endpoint *feeds, int n_feeds, const tfc_endpoint *fetches, int n_fetches,
-                       tfc_node *const *targets, int n_targets) {
-  tfc_strbuf b;
-  tfc_strbuf_init(&b);
-  for (int i = 0; i < n_feeds; i++) tfc_strbuf_printf(&b, "%d:%d,", feeds[i].node->id, feeds[i].index);
-  tfc_strbuf_puts(&b, "|");
-  for (int i = 0; i < n_fetches; i++) tfc_strbuf_printf(&b, "%d:%d,", fetches[i].node->id, fetches[i].index);
-  tfc_strbuf_puts(&b, "|");
-  for (int i = 0; i < n_targets; i++) tfc_strbuf_printf(&b, "%d,", targets[i]->id);
-  return tfc_strbuf_take(&b);
-}
-
 /* One step over all partitions of a plan: every executor runs concurrently, they meet in the
  * step's rendezvous, and the caller waits for all of them (up to the deadline). */
 typedef struct step_sync {
@@ -418,7 +404,7 @@ int tfc_session_run(tfc_session *sess, const tfc_run_options *ro, const tfc_endp
     if (!targets[i] || targets[i]->graph != sess->graph)
       return tfc_status_set(s, TFC_INVALID_ARGUMENT, "a target is not an operation of this session's graph");
 
-  char *key = signature(feed_eps, n_feeds, fetch_eps, n_fetches, targets, n_targets);
+  char *key = tfc_client_graph_signature(feed_eps, n_feeds, fetch_eps, n_fetches, targets, n_targets);
   if (!key) return TFC_OOM(s);
   pthread_mutex_lock(&sess->mu);
   if (sess->closed) {

@@ -44,6 +44,15 @@ int tfc_session_run(tfc_session *sess, const tfc_run_options *ro, const tfc_endp
                     tfc_tensor **out, int n_fetches, tfc_node *const *targets, int n_targets,
                     tfc_status *s);
 
+/* The devices of task /job:<job>/replica:0/task:<task> from the registry's factories:
+ * cfg's device_count for each type, else the factory's default (CPU:0 always exists). Each
+ * device of a type gets its share of the intra-op threads (a kernel's parallel-for spreads
+ * over that many, the caller included), so N devices busy at once keep the cores busy without
+ * oversubscribing them. Appends to *devices (realloc'd; the caller frees the devices and the
+ * array, also after an error). The direct session and a server's worker both use it. */
+int tfc_session_devices_create(const tfc_session_config *cfg, const char *job, int task, tfc_threadpool *pool,
+                               int intra, tfc_device ***devices, int *n_devices, tfc_status *s);
+
 int tfc_session_num_devices(const tfc_session *sess);
 const tfc_device *tfc_session_device(const tfc_session *sess, int i);
 /* The device a node was placed on, or NULL when the node has not been placed yet. When
