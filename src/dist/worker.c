@@ -52,6 +52,9 @@ typedef struct wstep {
   int64_t deadline_us;
   int aborted;
   fetch_call *fetches; /* pulls in flight */
+  /* The step's variable writes on this task, kept until the master says how the whole step
+   * ended (CleanupGraph): rolled back if it failed anywhere, else committed. */
+  tfc_var_txn txn;
   struct wstep *next;
 } wstep;
 
@@ -118,6 +121,7 @@ static void wgraph_free(wgraph *g) {
 }
 
 static void wstep_free(wstep *st) {
+  tfc_var_txn_fini(&st->txn);
   tfc_rendezvous_unref(st->rdv);
   pthread_mutex_destroy(&st->mu);
   free(st);
@@ -368,6 +372,7 @@ static wstep *step_get(tfc_worker *w, int64_t step_id, int create, tfc_status *s
       TFC_OOM(s);
     } else {
       pthread_mutex_init(&st->mu, NULL);
+      tfc_var_txn_init(&st->txn);
       st->refs = 2; /* the table's and the caller's */
       st->step_id = step_id;
       st->w = w;
@@ -423,6 +428,9 @@ void tfc_worker_cleanup_step(tfc_worker *w, int64_t step_id, const tfc_status *a
   tfc_status_set(&over, TFC_ABORTED, "Step %lld is already over on %s", (long long)step_id, w->task);
   tfc_rendezvous_abort(st->rdv, abort && !tfc_status_ok(abort) ? abort : &over);
   tfc_status_fini(&over);
+  /* The step failed somewhere: this task's writes are undone too (a write another step made
+   * since stands). Otherwise they are committed when the step goes. */
+  if (abort && !tfc_status_ok(abort)) tfc_var_txn_rollback(&st->txn);
   step_put(st);
 }
 
@@ -624,7 +632,6 @@ typedef struct run_state {
   tfc_tensor **feeds; /* our references */
   tfc_tensor **rets;
   tfc_call_frame frame;
-  tfc_var_txn txn;
   tfc_exec_args args;
   pthread_mutex_t mu;
   int remaining;
@@ -638,7 +645,6 @@ static void run_state_free(run_state *r) {
   for (int i = 0; i < r->frame.n_rets; i++) tfc_tensor_unref(r->rets[i]);
   free(r->feeds);
   free(r->rets);
-  tfc_var_txn_fini(&r->txn);
   tfc_status_fini(&r->status);
   pthread_mutex_destroy(&r->mu);
   free(r);
@@ -651,13 +657,14 @@ static void part_done(void *arg, const tfc_status *s) {
   int last = --r->remaining == 0;
   pthread_mutex_unlock(&r->mu);
   if (!last) return;
-  /* The step is over here: this task's variable writes stand or fall with it. */
+  /* The step is over here. A failure undoes this task's writes now; a success keeps them in
+   * the step's journal until the master reports the whole step's outcome. */
   if (tfc_status_ok(&r->status)) {
     for (int i = 0; i < r->frame.n_rets; i++)
       if (!r->rets[i]) tfc_status_set(&r->status, TFC_INTERNAL, "fetch %d was not produced on %s", i, r->w->task);
   }
   if (!tfc_status_ok(&r->status)) {
-    tfc_var_txn_rollback(&r->txn);
+    tfc_var_txn_rollback(&r->st->txn);
     tfc_rendezvous_abort(r->st->rdv, &r->status);
     r->done(r->arg, &r->status, NULL, 0);
   } else {
@@ -708,7 +715,6 @@ void tfc_worker_run_graph(tfc_worker *w, const char *handle, int64_t step_id, tf
   }
   pthread_mutex_init(&r->mu, NULL);
   tfc_status_init(&r->status);
-  tfc_var_txn_init(&r->txn);
   r->feeds = calloc((size_t)n_feeds + 1, sizeof *r->feeds);
   r->rets = calloc((size_t)g->n_rets + 1, sizeof *r->rets);
   if (!r->feeds || !r->rets) {
@@ -725,7 +731,7 @@ void tfc_worker_run_graph(tfc_worker *w, const char *handle, int64_t step_id, tf
   r->done = done;
   r->arg = arg;
   r->remaining = g->n_parts;
-  r->args = (tfc_exec_args){&r->frame, w->pool, step_id, st->rdv, &r->txn};
+  r->args = (tfc_exec_args){&r->frame, w->pool, step_id, st->rdv, &st->txn};
   pthread_mutex_lock(&st->mu);
   if (deadline_us > 0 && (st->deadline_us == 0 || deadline_us < st->deadline_us)) st->deadline_us = deadline_us;
   pthread_mutex_unlock(&st->mu);

@@ -23,8 +23,12 @@
  * in the step's rendezvous for the local _Send.
  *
  * Failure: the first error of any partition aborts the step's rendezvous, so this task's other
- * partitions stop and remote receivers of its tensors fail with that error; a failed step
- * rolls back this task's variable writes. An error pulling a tensor (the sending task died,
+ * partitions stop and remote receivers of its tensors fail with that error. Variable writes
+ * are journaled per step: a failure here undoes this task's writes at once; after a success
+ * they wait in the step's journal for CleanupGraph, which undoes them when the master reports
+ * that the step failed on another task and commits them otherwise — so a step that fails
+ * anywhere leaves the variables of every task as they were (a write another step made
+ * meanwhile stands). An error pulling a tensor (the sending task died,
  * the deadline passed) fails the step with the task named: "RecvTensor from /job:ps/
  * replica:0/task:0 failed: <reason>".
  *

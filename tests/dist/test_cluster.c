@@ -310,6 +310,48 @@ static void ps_worker_between_graph_replication(void) {
   dist_task_free(ps0);
 }
 
+/* A step that updates a variable on the ps and then fails on the worker leaves the variable
+ * as it was: the ps's part succeeded, but the master's abort undoes its write. */
+static void failed_step_leaves_remote_variables_unchanged(void) {
+  int ports[2];
+  dist_free_ports(2, ports);
+  char cluster[160];
+  snprintf(cluster, sizeof cluster, "ps=localhost:%d;worker=localhost:%d", ports[0], ports[1]);
+  dist_task *ps = dist_server_start(cluster, "ps", 0, NULL, NULL);
+  dist_task *w = dist_server_start(cluster, "worker", 0, NULL, NULL);
+  TF_Graph *g = TF_NewGraph();
+  TF_Operation *v = dist_variable(g, "v", "/job:ps/task:0");
+  TF_Operation *five = dist_const_f(g, "five", "/job:ps/task:0", 5.0f);
+  TF_Operation *init = dist_binary(g, "Assign", "v/Assign", "/job:ps/task:0", (TF_Output){v, 0}, (TF_Output){five, 0});
+  TF_Operation *one = dist_const_f(g, "one", "/job:ps/task:0", 1.0f);
+  TF_Operation *add = dist_binary(g, "AssignAdd", "add", "/job:ps/task:0", (TF_Output){v, 0}, (TF_Output){one, 0});
+  /* On the worker: the updated value times infinity, which CheckNumerics refuses. */
+  TF_Operation *inf = dist_const_f(g, "inf", "/job:worker/task:0", 1.0f / 0.0f);
+  TF_Operation *bad = dist_binary(g, "Mul", "bad", "/job:worker/task:0", (TF_Output){add, 0}, (TF_Output){inf, 0});
+  TF_OperationDescription *d = dist_op(g, "CheckNumerics", "check", "/job:worker/task:0");
+  TF_AddInput(d, (TF_Output){bad, 0});
+  TF_SetAttrString(d, "message", "bad value", 9);
+  TF_Operation *check = dist_finish(d, "check");
+  TF_Operation *read = dist_unary(g, "Identity", "v/read", "/job:ps/task:0", (TF_Output){v, 0});
+  TF_Session *sess = dist_session(g, w->target, NULL);
+  TF_Status *s = TF_NewStatus();
+  EXPECT_FEQ(dist_run_scalar(sess, init, __LINE__), 5);
+  EXPECT_FEQ(dist_run_scalar(sess, add, __LINE__), 6);
+  TF_Tensor *r = dist_run(sess, NULL, NULL, check, NULL, s);
+  EXPECT_TRUE(r == NULL);
+  EXPECT_EQ(TF_GetCode(s), TF_INVALID_ARGUMENT);
+  EXPECT_CONTAINS(TF_Message(s), "bad value");
+  EXPECT_CONTAINS(TF_Message(s), "/job:worker/replica:0/task:0/device:CPU:0");
+  /* The ps's AssignAdd ran in that step, and was undone. */
+  EXPECT_FEQ(dist_run_scalar(sess, read, __LINE__), 6);
+  EXPECT_FEQ(dist_run_scalar(sess, add, __LINE__), 7);
+  dist_session_free(sess);
+  TF_DeleteGraph(g);
+  TF_DeleteStatus(s);
+  dist_task_free(w);
+  dist_task_free(ps);
+}
+
 /* ---------------- a large tensor ---------------- */
 
 static void large_tensor_crosses_tasks(void) {
@@ -714,6 +756,7 @@ static const tfc_test tests[] = {
     TFC_TEST(task_that_starts_late_is_waited_for),
     TFC_TEST(task_that_never_starts_is_unavailable),
     TFC_TEST(ps_worker_between_graph_replication),
+    TFC_TEST(failed_step_leaves_remote_variables_unchanged),
     TFC_TEST(large_tensor_crosses_tasks),
     TFC_TEST(worker_killed_during_step_fails_the_step),
     TFC_TEST(ps_killed_during_step_fails_the_step),
