@@ -115,6 +115,68 @@ static void local_server_says_hello(void) {
 
 /* ---------------- two tasks ---------------- */
 
+/* Nodes added after the first run reach the master with ExtendSession (only the new nodes,
+ * whose inputs name nodes it already has) and run across tasks like the first ones. */
+static void graph_grown_between_runs_is_extended(void) {
+  char cluster[128];
+  int ports[2];
+  local_cluster(cluster, sizeof cluster, ports);
+  dist_task *t0 = dist_server_start(cluster, "local", 0, NULL, NULL);
+  dist_task *t1 = dist_server_start(cluster, "local", 1, NULL, NULL);
+  TF_Graph *g = TF_NewGraph();
+  TF_Operation *a = dist_const_f(g, "a", "/job:local/task:1", 3.0f);
+  TF_Session *sess = dist_session(g, t0->target, NULL);
+  EXPECT_FEQ(dist_run_scalar(sess, a, __LINE__), 3);
+  TF_Operation *b = dist_binary(g, "Mul", "b", "/job:local/task:0", (TF_Output){a, 0}, (TF_Output){a, 0});
+  EXPECT_FEQ(dist_run_scalar(sess, b, __LINE__), 9);
+  TF_Operation *c = dist_binary(g, "Add", "c", "/job:local/task:1", (TF_Output){b, 0}, (TF_Output){a, 0});
+  TF_Operation *d = dist_binary(g, "Sub", "d", NULL, (TF_Output){c, 0}, (TF_Output){b, 0});
+  EXPECT_FEQ(dist_run_scalar(sess, c, __LINE__), 12);
+  EXPECT_FEQ(dist_run_scalar(sess, d, __LINE__), 3);
+  EXPECT_FEQ(dist_run_scalar(sess, b, __LINE__), 9);
+  dist_session_free(sess);
+  TF_DeleteGraph(g);
+  dist_task_free(t1);
+  dist_task_free(t0);
+}
+
+/* A step blocked on another task past its deadline fails with DEADLINE_EXCEEDED on time, and
+ * leaves the cluster working: the blocked dequeue on task 1 was released (a later enqueue's
+ * element is not swallowed by it). */
+static void step_past_its_deadline_is_aborted_on_every_task(void) {
+  char cluster[128];
+  int ports[2];
+  local_cluster(cluster, sizeof cluster, ports);
+  dist_task *t0 = dist_server_start(cluster, "local", 0, NULL, NULL);
+  dist_task *t1 = dist_server_start(cluster, "local", 1, NULL, NULL);
+  TF_Graph *g = TF_NewGraph();
+  TF_Operation *q = dist_queue(g, "q", "/job:local/task:1", "deadline_q");
+  TF_Operation *deq = dist_dequeue(g, "deq", "/job:local/task:1", q);
+  TF_Operation *y = dist_unary(g, "Identity", "y", "/job:local/task:0", (TF_Output){deq, 0});
+  TF_Operation *seven = dist_const_f(g, "seven", "/job:local/task:1", 7.0f);
+  TF_Operation *enq = dist_enqueue(g, "enq", "/job:local/task:1", q, (TF_Output){seven, 0});
+  dist_config cfg = {0, 700};
+  TF_Session *sess = dist_session(g, t0->target, &cfg);
+  TF_Status *s = TF_NewStatus();
+  int64_t t_start = dist_now_ms();
+  TF_Tensor *r = dist_run(sess, NULL, NULL, y, NULL, s);
+  int64_t took = dist_now_ms() - t_start;
+  EXPECT_TRUE(r == NULL);
+  EXPECT_EQ(TF_GetCode(s), TF_DEADLINE_EXCEEDED);
+  EXPECT_CONTAINS(TF_Message(s), "Timed out after 700 ms");
+  EXPECT_TRUE(took < 20000); /* a hang guard, not a timing assertion */
+  dist_run(sess, NULL, NULL, NULL, enq, s);
+  EXPECT_EQ(TF_GetCode(s), TF_OK);
+  EXPECT_FEQ(dist_run_scalar(sess, y, __LINE__), 7);
+  dist_session_free(sess);
+  TF_DeleteGraph(g);
+  TF_DeleteStatus(s);
+  dist_task_free(t1);
+  dist_task_free(t0);
+}
+
+
+
 /* a = [1, 2, 3] on task 0, b = 2 on task 1, y = a * b on task 1. */
 static TF_Operation *build_cross_task_mul(TF_Graph *g) {
   const float av[] = {1, 2, 3};
@@ -757,6 +819,8 @@ static const tfc_test tests[] = {
     TFC_TEST(task_that_never_starts_is_unavailable),
     TFC_TEST(ps_worker_between_graph_replication),
     TFC_TEST(failed_step_leaves_remote_variables_unchanged),
+    TFC_TEST(graph_grown_between_runs_is_extended),
+    TFC_TEST(step_past_its_deadline_is_aborted_on_every_task),
     TFC_TEST(large_tensor_crosses_tasks),
     TFC_TEST(worker_killed_during_step_fails_the_step),
     TFC_TEST(ps_killed_during_step_fails_the_step),
