@@ -3,9 +3,12 @@
  * checks over dist/server.h.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "capi/capi_internal.h"
+#include "dist/grpc_session.h"
 #include "dist/server.h"
+#include "tfc/tfc.h"
 
 struct TF_Server {
   tfc_server *srv;
@@ -54,4 +57,23 @@ TFC_EXPORT void TF_DeleteServer(TF_Server *server) {
   if (!server) return;
   tfc_server_free(server->srv);
   free(server);
+}
+
+/* The deprecated session API's Reset, for a cluster: closes the master's sessions and clears
+ * the containers on every task. An in-process target has no state outside its sessions. */
+TFC_EXPORT void TF_Reset(const TF_SessionOptions *opt, const char **containers, int ncontainers, TF_Status *status) {
+  tfc_status *s = tfc_capi_status(status);
+  const char *target = opt && opt->target ? opt->target : "";
+  if (ncontainers < 0 || (ncontainers > 0 && !containers)) {
+    tfc_status_set(s, TFC_INVALID_ARGUMENT, "TF_Reset: invalid containers");
+    return;
+  }
+  if (strncmp(target, "grpc://", 7) != 0) {
+    tfc_status_set(s, TFC_UNIMPLEMENTED,
+                   "TF_Reset: target '%s': only grpc:// targets keep resources outside their sessions in tfc; "
+                   "an in-process session's resources go when it is deleted",
+                   target);
+    return;
+  }
+  tfc_grpc_reset(target, (char *const *)containers, ncontainers, s);
 }

@@ -322,3 +322,17 @@ void tfc_grpc_session_free(tfc_grpc_session *gs) {
   pthread_mutex_destroy(&gs->mu);
   free(gs);
 }
+
+int tfc_grpc_reset(const char *target, char *const *containers, int n, tfc_status *s) {
+  tfc_grpc_session *gs = tfc_grpc_session_new(target, NULL, NULL, s);
+  if (!gs) return s->code;
+  Tensorflow__ResetRequest req;
+  tensorflow__reset_request__init(&req);
+  req.n_container = (size_t)n;
+  req.container = (char **)containers;
+  ProtobufCMessage *pm = NULL;
+  simple_call(gs, "Reset", &req.base, &tensorflow__reset_response__descriptor, tfc_deadline_after_ms(60000), &pm, s);
+  if (pm) protobuf_c_message_free_unpacked(pm, NULL);
+  tfc_grpc_session_free(gs);
+  return s->code;
+}

@@ -35,4 +35,8 @@ int tfc_grpc_session_run(tfc_grpc_session *gs, const tfc_run_options *ro, const 
 /* Every device of the cluster (ListDevices). */
 int tfc_grpc_session_list_devices(tfc_grpc_session *gs, tfc_master_device **out, int *out_n, tfc_status *s);
 
+/* Reset on the master at target ("grpc://host:port"): closes its sessions and clears the
+ * named containers (n == 0: the default one) on every task of its cluster. */
+int tfc_grpc_reset(const char *target, char *const *containers, int n, tfc_status *s);
+
 #endif

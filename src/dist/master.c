@@ -75,7 +75,7 @@ static void msession_free(msession *ms);
 
 void tfc_master_free(tfc_master *m) {
   if (!m) return;
-  tfc_master_reset(m, NULL);
+  tfc_master_close_all(m);
   for (int i = 0; i < m->n_tasks; i++) free(m->tasks[i]);
   free(m->tasks);
   tfc_session_config_fini(&m->default_cfg);
@@ -419,7 +419,7 @@ int tfc_master_close_session(tfc_master *m, const char *handle, tfc_status *s) {
   return TFC_OK;
 }
 
-int tfc_master_reset(tfc_master *m, tfc_status *s) {
+void tfc_master_close_all(tfc_master *m) {
   for (;;) {
     pthread_mutex_lock(&m->mu);
     msession *ms = m->sessions;
@@ -429,8 +429,41 @@ int tfc_master_reset(tfc_master *m, tfc_status *s) {
     close_session(ms);
     session_put(ms);
   }
-  (void)s;
-  return TFC_OK;
+}
+
+int tfc_master_reset(tfc_master *m, char *const *containers, int n, tfc_status *s) {
+  tfc_master_close_all(m);
+  const char *local = tfc_worker_task(m->local);
+  for (int t = 0; t < m->n_tasks; t++) {
+    tfc_status err;
+    tfc_status_init(&err);
+    if (strcmp(m->tasks[t], local) == 0) {
+      tfc_worker_cleanup_all(m->local, containers, n, &err);
+    } else {
+      Tensorflow__CleanupAllRequest req;
+      tensorflow__cleanup_all_request__init(&req);
+      req.n_container = (size_t)n;
+      req.container = (char **)containers;
+      tfc_rpc_channel *ch = m->channel_for(m->channel_arg, m->tasks[t], &err);
+      tfc_msg_out *msg = ch ? tfc_msg_out_new() : NULL;
+      tfc_msg_in *resp = NULL;
+      if (ch && !msg) TFC_OOM(&err);
+      if (msg && tfc_wire_put_message(msg, &req.base, &err) == TFC_OK) {
+        tfc_status rs;
+        tfc_status_init(&rs);
+        if (tfc_rpc_call_sync(ch, "/tensorflow.WorkerService/CleanupAll", msg, tfc_deadline_after_ms(10000), 0,
+                              &resp, &rs))
+          tfc_master_rpc_error("CleanupAll", m->tasks[t], &rs, &err);
+        tfc_status_fini(&rs);
+        msg = NULL;
+      }
+      tfc_msg_out_free(msg);
+      tfc_msg_in_free(resp);
+    }
+    if (!tfc_status_ok(&err) && s && tfc_status_ok(s)) tfc_status_set(s, err.code, "%s", tfc_status_msg(&err));
+    tfc_status_fini(&err);
+  }
+  return s ? s->code : TFC_OK;
 }
 
 /* ---------------- ListDevices ---------------- */

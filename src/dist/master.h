@@ -89,7 +89,11 @@ typedef struct tfc_master_device {
  * tfc_master_devices_free. */
 int tfc_master_list_devices(tfc_master *m, const char *handle, tfc_master_device **out, int *out_n, tfc_status *s);
 void tfc_master_devices_free(tfc_master_device *d, int n);
-/* Reset: closes every session of this master. (Containers are not cleared yet.) */
-int tfc_master_reset(tfc_master *m, tfc_status *s);
+/* Closes every session of this master, aborting their steps (a stopping server). */
+void tfc_master_close_all(tfc_master *m);
+/* Reset: closes every session of this master, then clears the named resource containers (n
+ * == 0: the default one) on every task of the cluster (CleanupAll). A task that cannot be
+ * reached is UNAVAILABLE naming it (the others are still cleared). */
+int tfc_master_reset(tfc_master *m, char *const *containers, int n, tfc_status *s);
 
 #endif

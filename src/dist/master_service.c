@@ -185,15 +185,16 @@ static void list_devices(void *arg, tfc_rpc_call *call, tfc_msg_in *req) {
 
 static void reset(void *arg, tfc_rpc_call *call, tfc_msg_in *req) {
   tfc_master *m = arg;
-  ProtobufCMessage *rq = tfc_service_decode(call, req, &tensorflow__reset_request__descriptor);
+  Tensorflow__ResetRequest *rq =
+      (Tensorflow__ResetRequest *)tfc_service_decode(call, req, &tensorflow__reset_request__descriptor);
   if (!rq) return;
   tfc_status s;
   tfc_status_init(&s);
-  tfc_master_reset(m, &s);
+  tfc_master_reset(m, rq->container, (int)rq->n_container, &s);
   Tensorflow__ResetResponse resp;
   tensorflow__reset_response__init(&resp);
   tfc_service_reply(call, &resp.base, &s);
-  protobuf_c_message_free_unpacked(rq, NULL);
+  protobuf_c_message_free_unpacked(&rq->base, NULL);
   tfc_status_fini(&s);
 }
 

@@ -218,7 +218,7 @@ int tfc_server_stop(tfc_server *srv, tfc_status *s) {
   pthread_mutex_unlock(&srv->mu);
   if (was != SRV_STOPPED) {
     if (srv->rpc) tfc_rpc_server_shutdown(srv->rpc);
-    if (srv->master) tfc_master_reset(srv->master, NULL);
+    if (srv->master) tfc_master_close_all(srv->master);
   }
   pthread_mutex_lock(&srv->mu);
   pthread_cond_broadcast(&srv->cv);

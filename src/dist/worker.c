@@ -434,6 +434,13 @@ void tfc_worker_cleanup_step(tfc_worker *w, int64_t step_id, const tfc_status *a
   step_put(st);
 }
 
+int tfc_worker_cleanup_all(tfc_worker *w, char *const *containers, int n, tfc_status *s) {
+  for (int d = 0; d < w->n_devices; d++)
+    for (int i = 0; i < (n > 0 ? n : 1); i++)
+      TFC_TRY(tfc_resource_mgr_clear(w->devices[d]->resources, n > 0 ? containers[i] : NULL, s));
+  return TFC_OK;
+}
+
 /* ---------------- pulling tensors from other tasks ---------------- */
 
 struct fetch_call {

@@ -101,6 +101,9 @@ void tfc_worker_recv_tensor(tfc_worker *w, int64_t step_id, const char *key, tfc
 /* Aborts the step with `abort` (when not NULL and not OK) — its partitions stop, its waiting
  * receives fail — and forgets it (CleanupGraph). Unknown ids are remembered as cleaned. */
 void tfc_worker_cleanup_step(tfc_worker *w, int64_t step_id, const tfc_status *abort);
+/* CleanupAll: drops every variable and resource of the named containers (n == 0: the
+ * default one) on every device of the task. */
+int tfc_worker_cleanup_all(tfc_worker *w, char *const *containers, int n, tfc_status *s);
 /* Aborts the step with `abort` without forgetting it (a cancelled RunGraph). */
 void tfc_worker_abort_step(tfc_worker *w, int64_t step_id, const tfc_status *abort);
 

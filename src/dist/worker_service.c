@@ -107,16 +107,18 @@ static void cleanup_graph(void *arg, tfc_rpc_call *call, tfc_msg_in *req) {
 }
 
 static void cleanup_all(void *arg, tfc_rpc_call *call, tfc_msg_in *req) {
-  ProtobufCMessage *rq = tfc_service_decode(call, req, &tensorflow__cleanup_all_request__descriptor);
+  tfc_worker *w = arg;
+  Tensorflow__CleanupAllRequest *rq =
+      (Tensorflow__CleanupAllRequest *)tfc_service_decode(call, req, &tensorflow__cleanup_all_request__descriptor);
   if (!rq) return;
   tfc_status s;
   tfc_status_init(&s);
+  tfc_worker_cleanup_all(w, rq->container, (int)rq->n_container, &s);
   Tensorflow__CleanupAllResponse resp;
   tensorflow__cleanup_all_response__init(&resp);
   tfc_service_reply(call, &resp.base, &s);
-  protobuf_c_message_free_unpacked(rq, NULL);
+  protobuf_c_message_free_unpacked(&rq->base, NULL);
   tfc_status_fini(&s);
-  (void)arg;
 }
 
 /* ---- RunGraph ---- */

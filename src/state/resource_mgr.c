@@ -1,7 +1,7 @@
 /*
  * resource_mgr — see resource_mgr.h. One map from "container/name" to the variable and one
  * from "type name|container/name" to generic resources (a reference each), guarded by one
- * mutex; entries live until the manager is freed.
+ * mutex; entries live until their container is cleared or the manager is freed.
  */
 #include "state/resource_mgr.h"
 
@@ -181,6 +181,64 @@ void tfc_resource_mgr_cancel_all(tfc_resource_mgr *m) {
   free(list);
 }
 
+
+/* Whether a map key ("container/name", or "type|container/name" for generic resources) is in
+ * container. */
+static int in_container(const char *key, const char *container, size_t clen) {
+  const char *bar = strchr(key, '|');
+  const char *k = bar ? bar + 1 : key;
+  return strncmp(k, container, clen) == 0 && k[clen] == '/';
+}
+
+/* Moves the entries of `from` outside container into a new map; the others' values go to
+ * *dropped. Lock held. Returns -1 on out of memory (nothing changed). */
+static int split_map(tfc_hashmap *from, const char *container, void ***dropped, size_t *n_dropped) {
+  size_t clen = strlen(container);
+  tfc_hashmap keep;
+  tfc_hashmap_init(&keep);
+  void **out = malloc(sizeof *out * (from->count + 1));
+  size_t n = 0;
+  if (!out) return -1;
+  for (size_t i = 0; i < from->cap; i++) {
+    tfc_hashmap_entry *e = &from->slots[i];
+    if (!e->key) continue;
+    if (in_container(e->key, container, clen)) {
+      out[n++] = e->value;
+    } else if (tfc_hashmap_put(&keep, e->key, e->value)) {
+      tfc_hashmap_fini(&keep);
+      free(out);
+      return -1;
+    }
+  }
+  tfc_hashmap_fini(from);
+  *from = keep;
+  *dropped = out;
+  *n_dropped = n;
+  return 0;
+}
+
+int tfc_resource_mgr_clear(tfc_resource_mgr *m, const char *container, tfc_status *s) {
+  container = container_or_default(container);
+  void **vars = NULL, **res = NULL;
+  size_t n_vars = 0, n_res = 0;
+  pthread_mutex_lock(&m->mu);
+  int rc = split_map(&m->vars, container, &vars, &n_vars);
+  if (rc == 0 && split_map(&m->res, container, &res, &n_res)) {
+    rc = -1; /* the variables are gone already: drop them, report the rest */
+  }
+  pthread_mutex_unlock(&m->mu);
+  for (size_t i = 0; i < n_vars; i++) tfc_var_unref(vars[i]);
+  /* Operations still blocked on a dropped queue wake with CANCELLED instead of waiting on a
+   * resource nobody can reach any more. */
+  for (size_t i = 0; i < n_res; i++) {
+    tfc_resource *r = res[i];
+    if (r->kind->cancel) r->kind->cancel(r);
+    tfc_resource_unref(r);
+  }
+  free(vars);
+  free(res);
+  return rc ? TFC_OOM(s) : TFC_OK;
+}
 
 /* A handle's element: the resource pointer, released with the tensor. */
 static void handle_release(void *data, size_t size, void *arg) {

@@ -95,6 +95,11 @@ int64_t tfc_resource_mgr_next_id(tfc_resource_mgr *m);
 char *tfc_resource_private_name(const char *node_name);
 /* Cancels every generic resource that has a cancel function, now and at later creation. */
 void tfc_resource_mgr_cancel_all(tfc_resource_mgr *m);
+/* Drops every variable and resource of `container` (NULL or "": the default one), as TF's
+ * ResourceMgr::Cleanup: later lookups create them anew; steps holding one keep it until they
+ * let go; queues dropped are cancelled (their blocked operations wake with CANCELLED).
+ * RESOURCE_EXHAUSTED on out of memory. */
+int tfc_resource_mgr_clear(tfc_resource_mgr *m, const char *container, tfc_status *s);
 
 /* A DT_RESOURCE scalar handing out r (the tensor keeps a reference). NULL with status. */
 tfc_tensor *tfc_resource_handle_new(tfc_resource *r, tfc_status *s);

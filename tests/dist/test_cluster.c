@@ -414,6 +414,47 @@ static void failed_step_leaves_remote_variables_unchanged(void) {
   dist_task_free(ps);
 }
 
+/* Variables outlive sessions on their task, until Reset clears their container. */
+static void reset_clears_the_clusters_containers(void) {
+  int ports[2];
+  dist_free_ports(2, ports);
+  char cluster[160];
+  snprintf(cluster, sizeof cluster, "ps=localhost:%d;worker=localhost:%d", ports[0], ports[1]);
+  dist_task *ps = dist_server_start(cluster, "ps", 0, NULL, NULL);
+  dist_task *w = dist_server_start(cluster, "worker", 0, NULL, NULL);
+  TF_Graph *g = TF_NewGraph();
+  TF_Operation *v = dist_variable(g, "v", "/job:ps/task:0");
+  TF_Operation *five = dist_const_f(g, "five", "/job:ps/task:0", 5.0f);
+  TF_Operation *init = dist_binary(g, "Assign", "v/Assign", "/job:ps/task:0", (TF_Output){v, 0}, (TF_Output){five, 0});
+  TF_Operation *read = dist_unary(g, "Identity", "v/read", NULL, (TF_Output){v, 0});
+  TF_Status *s = TF_NewStatus();
+  TF_Session *a = dist_session(g, w->target, NULL);
+  EXPECT_FEQ(dist_run_scalar(a, init, __LINE__), 5);
+  dist_session_free(a);
+  TF_Session *b = dist_session(g, w->target, NULL);
+  EXPECT_FEQ(dist_run_scalar(b, read, __LINE__), 5); /* a new session sees it */
+  dist_session_free(b);
+
+  TF_SessionOptions *o = TF_NewSessionOptions();
+  TF_SetTarget(o, w->target);
+  TF_Reset(o, NULL, 0, s);
+  EXPECT_EQ(TF_GetCode(s), TF_OK);
+  TF_Session *c = dist_session(g, w->target, NULL);
+  TF_Tensor *r = dist_run(c, NULL, NULL, read, NULL, s);
+  EXPECT_TRUE(r == NULL);
+  EXPECT_EQ(TF_GetCode(s), TF_FAILED_PRECONDITION);
+  EXPECT_CONTAINS(TF_Message(s), "Attempting to use uninitialized value v");
+  dist_session_free(c);
+  TF_SetTarget(o, "");
+  TF_Reset(o, NULL, 0, s);
+  EXPECT_EQ(TF_GetCode(s), TF_UNIMPLEMENTED);
+  TF_DeleteSessionOptions(o);
+  TF_DeleteGraph(g);
+  TF_DeleteStatus(s);
+  dist_task_free(w);
+  dist_task_free(ps);
+}
+
 /* ---------------- a large tensor ---------------- */
 
 static void large_tensor_crosses_tasks(void) {
@@ -820,6 +861,7 @@ static const tfc_test tests[] = {
     TFC_TEST(ps_worker_between_graph_replication),
     TFC_TEST(failed_step_leaves_remote_variables_unchanged),
     TFC_TEST(graph_grown_between_runs_is_extended),
+    TFC_TEST(reset_clears_the_clusters_containers),
     TFC_TEST(step_past_its_deadline_is_aborted_on_every_task),
     TFC_TEST(large_tensor_crosses_tasks),
     TFC_TEST(worker_killed_during_step_fails_the_step),
