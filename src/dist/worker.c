@@ -750,16 +750,19 @@ void tfc_worker_run_graph(tfc_worker *w, const char *handle, int64_t step_id, tf
     tfc_status_fini(&ok);
     return;
   }
-  /* Partitions start on the pool; with run_inline the last runs on this thread. */
-  for (int i = 0; i < g->n_parts; i++) {
+  /* Partitions start on the pool; with run_inline the last runs on this thread. Once the last
+   * one has started the step may be over and r and g gone: nothing here touches them after. */
+  int n = g->n_parts;
+  for (int i = 0; i < n; i++) {
+    tfc_executor *e = g->parts[i].exec;
     void **pa = malloc(2 * sizeof *pa);
     if (pa) {
       pa[0] = r;
-      pa[1] = g->parts[i].exec;
+      pa[1] = e;
     }
     if (!pa) {
-      tfc_executor_run_async(g->parts[i].exec, &r->args, part_done, r);
-    } else if ((run_inline && i == g->n_parts - 1) || tfc_threadpool_schedule(w->pool, part_start, pa) != 0) {
+      tfc_executor_run_async(e, &r->args, part_done, r);
+    } else if ((run_inline && i == n - 1) || tfc_threadpool_schedule(w->pool, part_start, pa) != 0) {
       part_start(pa);
     }
   }
