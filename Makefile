@@ -39,6 +39,7 @@ demo: build
 	  echo "--- soft_placement: a graph pinned to /device:GPU:2" && ./soft_placement && \
 	  echo "--- mlp_build: seed 003's MLP with Adam, built in C" && ./mlp_build mlp.pb && \
 	  echo "--- mlp_train: seed 003's trainer, in C" && ./mlp_train mlp.pb && \
+	  echo "--- distributed: seed 004's cluster programs (local server, two tasks, ps and workers)" && ./distributed && \
 	  echo "--- fashion_mnist: seed 004's CNN on Fashion-MNIST, one tower per device" && \
 	  ./tfc data fashion-mnist --out fashion_mnist_data && rm -rf fashion_mnist_train && \
 	  ./fashion_mnist --data fashion_mnist_data --out fashion_mnist_train $(DEMO_FLAGS)
