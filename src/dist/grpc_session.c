@@ -155,7 +155,8 @@ static int sync_graph(tfc_grpc_session *gs, tfc_status *s) {
     req.session_handle = gs->handle;
     req.graph_def = g;
     req.current_graph_version = gs->version;
-    if (simple_call(gs, "ExtendSession", &req.base, &tensorflow__extend_session_response__descriptor, 0, &resp, s) ==
+    if (simple_call(gs, "ExtendSession", &req.base, &tensorflow__extend_session_response__descriptor,
+                    tfc_deadline_after_ms(60000), &resp, s) ==
         TFC_OK)
       gs->version = ((Tensorflow__ExtendSessionResponse *)resp)->new_graph_version;
   }
