@@ -297,8 +297,10 @@ TFC_EXPORT double TFC_QueueDequeueWaitSeconds(TF_Session *session, TF_Operation 
   const tfc_node *n = queue_op ? tfc_capi_node(queue_op) : NULL;
   tfc_session *sess = tfc_capi_session(session);
   const tfc_device *d = NULL;
-  if (!n || !sess) {
+  if (!n || !session) {
     tfc_status_set(s, TFC_INVALID_ARGUMENT, "TFC_QueueDequeueWaitSeconds: session and queue_op must be given");
+  } else if (!sess) {
+    tfc_status_set(s, TFC_UNIMPLEMENTED, "TFC_QueueDequeueWaitSeconds: not available for a distributed session");
   } else if (n->op->id != TFC_OP_FIFOQueueV2 && n->op->id != TFC_OP_RandomShuffleQueueV2) {
     tfc_status_set(s, TFC_INVALID_ARGUMENT, "'%s' is a %s, not a FIFOQueueV2 or RandomShuffleQueueV2", n->name,
                    n->op->name);
