@@ -100,6 +100,82 @@ static int copy_to_host(int ordinal, void *dst, const void *src, size_t n, tfc_s
   return copy(ordinal, dst, src, n, cudaMemcpyDeviceToHost, s);
 }
 
+static int stream_create(int ordinal, void **out, tfc_status *s) {
+  TFC_TRY(use(ordinal, s));
+  cudaStream_t st;
+  cudaError_t e = cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking);
+  if (e != cudaSuccess) return cuda_error(e, "cudaStreamCreate", ordinal, s);
+  *out = st;
+  return TFC_OK;
+}
+
+static void stream_destroy(int ordinal, void *stream) {
+  tfc_status ignore;
+  tfc_status_init(&ignore);
+  if (use(ordinal, &ignore) == TFC_OK) cudaStreamDestroy((cudaStream_t)stream);
+  tfc_status_fini(&ignore);
+}
+
+static int stream_sync(int ordinal, void *stream, tfc_status *s) {
+  cudaError_t e = cudaStreamSynchronize((cudaStream_t)stream);
+  return e == cudaSuccess ? TFC_OK : cuda_error(e, "cudaStreamSynchronize", ordinal, s);
+}
+
+static int copy_async(int ordinal, void *dst, const void *src, size_t n, int kind, void *stream, tfc_status *s) {
+  enum cudaMemcpyKind k = kind == TFC_GPU_COPY_H2D   ? cudaMemcpyHostToDevice
+                          : kind == TFC_GPU_COPY_D2H ? cudaMemcpyDeviceToHost
+                                                     : cudaMemcpyDeviceToDevice;
+  TFC_TRY(use(ordinal, s));
+  cudaError_t e = cudaMemcpyAsync(dst, src, n, k, (cudaStream_t)stream);
+  return e == cudaSuccess ? TFC_OK : cuda_error(e, "cudaMemcpyAsync", ordinal, s);
+}
+
+static int event_create(int ordinal, void **out, tfc_status *s) {
+  TFC_TRY(use(ordinal, s));
+  cudaEvent_t ev;
+  cudaError_t e = cudaEventCreateWithFlags(&ev, cudaEventDisableTiming);
+  if (e != cudaSuccess) return cuda_error(e, "cudaEventCreate", ordinal, s);
+  *out = ev;
+  return TFC_OK;
+}
+
+static void event_destroy(int ordinal, void *event) {
+  (void)ordinal;
+  cudaEventDestroy((cudaEvent_t)event);
+}
+
+static int event_record(int ordinal, void *event, void *stream, tfc_status *s) {
+  cudaError_t e = cudaEventRecord((cudaEvent_t)event, (cudaStream_t)stream);
+  return e == cudaSuccess ? TFC_OK : cuda_error(e, "cudaEventRecord", ordinal, s);
+}
+
+static int stream_wait_event(int ordinal, void *stream, void *event, tfc_status *s) {
+  cudaError_t e = cudaStreamWaitEvent((cudaStream_t)stream, (cudaEvent_t)event, 0);
+  return e == cudaSuccess ? TFC_OK : cuda_error(e, "cudaStreamWaitEvent", ordinal, s);
+}
+
+static int stream_callback(int ordinal, void *stream, void (*fn)(void *arg), void *arg, tfc_status *s) {
+  cudaError_t e = cudaLaunchHostFunc((cudaStream_t)stream, fn, arg);
+  return e == cudaSuccess ? TFC_OK : cuda_error(e, "cudaLaunchHostFunc", ordinal, s);
+}
+
+static int enable_peer(int from, int to) {
+  int can = 0;
+  if (from == to) return 1;
+  if (cudaDeviceCanAccessPeer(&can, from, to) != cudaSuccess || !can) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  if (cudaSetDevice(from) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  cudaError_t e = cudaDeviceEnablePeerAccess(to, 0);
+  if (e == cudaErrorPeerAccessAlreadyEnabled) e = cudaSuccess;
+  (void)cudaGetLastError();
+  return e == cudaSuccess;
+}
+
 static const tfc_gpu_platform cuda = {
     .name = "CUDA",
     .device_count = device_count,
@@ -111,6 +187,16 @@ static const tfc_gpu_platform cuda = {
     .host_free = host_free,
     .copy_to_device = copy_to_device,
     .copy_to_host = copy_to_host,
+    .stream_create = stream_create,
+    .stream_destroy = stream_destroy,
+    .stream_sync = stream_sync,
+    .copy_async = copy_async,
+    .event_create = event_create,
+    .event_destroy = event_destroy,
+    .event_record = event_record,
+    .stream_wait_event = stream_wait_event,
+    .stream_callback = stream_callback,
+    .enable_peer = enable_peer,
 };
 
 const tfc_gpu_platform *tfc_gpu_platform_cuda(void) { return &cuda; }

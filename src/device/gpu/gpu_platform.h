@@ -42,7 +42,34 @@ typedef struct tfc_gpu_platform {
   /* Synchronous copies (the stream-ordered ones come with the streams). */
   int (*copy_to_device)(int ordinal, void *dst, const void *src, size_t n, tfc_status *s);
   int (*copy_to_host)(int ordinal, void *dst, const void *src, size_t n, tfc_status *s);
+
+  /* Streams and events, as opaque handles (cudaStream_t, cudaEvent_t). A GPU device has a
+   * compute stream and host-to-device, device-to-host and device-to-device copy streams; work
+   * on one stream waits for another through an event recorded there. A platform without
+   * asynchronous work (the fake one) may leave these NULL: the device then copies
+   * synchronously. */
+  int (*stream_create)(int ordinal, void **out, tfc_status *s);
+  void (*stream_destroy)(int ordinal, void *stream);
+  int (*stream_sync)(int ordinal, void *stream, tfc_status *s);
+  /* kind: TFC_GPU_COPY_*. */
+  int (*copy_async)(int ordinal, void *dst, const void *src, size_t n, int kind, void *stream, tfc_status *s);
+  int (*event_create)(int ordinal, void **out, tfc_status *s);
+  void (*event_destroy)(int ordinal, void *event);
+  int (*event_record)(int ordinal, void *event, void *stream, tfc_status *s);
+  int (*stream_wait_event)(int ordinal, void *stream, void *event, tfc_status *s);
+  /* Runs fn(arg) on a platform thread once the work queued on stream so far is done (it
+   * must not call the platform). */
+  int (*stream_callback)(int ordinal, void *stream, void (*fn)(void *arg), void *arg, tfc_status *s);
+  /* Peer access between two ordinals: 1 when ordinal `from` can read `to`'s memory directly
+   * (enabled by the call), else 0. */
+  int (*enable_peer)(int from, int to);
 } tfc_gpu_platform;
+
+enum {
+  TFC_GPU_COPY_H2D = 1,
+  TFC_GPU_COPY_D2H = 2,
+  TFC_GPU_COPY_D2D = 3,
+};
 
 /* The platform in use: the test override if one is set, else CUDA when this build has it, else
  * a platform with no devices. Never NULL. */
