@@ -1,10 +1,11 @@
 /* registry — see registry.h. */
 #include "device/registry.h"
 
-static int one(void) { return 1; }
+#include "device/gpu/gpu_device.h"
 
 static const tfc_device_factory factories[] = {
-    {"CPU", 70, one, tfc_cpu_device_new},
+    {"GPU", 210, tfc_gpu_devices_create},
+    {"CPU", 70, tfc_cpu_devices_create},
 };
 
 const tfc_device_factory *tfc_device_factories(int *n) {

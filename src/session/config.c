@@ -21,25 +21,68 @@ void tfc_session_config_init(tfc_session_config *c) {
 void tfc_session_config_fini(tfc_session_config *c) {
   if (!c) return;
   free(c->visible_device_list);
+  free(c->virtual_device_n_limits);
+  free(c->virtual_device_limits_mb);
   free(c->raw);
   memset(c, 0, sizeof *c);
+}
+
+/* A heap copy of n elements of `size` bytes (NULL for none); 0, or -1 on out of memory. */
+static int dup_array(const void *src, int n, size_t size, void **out) {
+  *out = NULL;
+  if (!src || n <= 0) return 0;
+  if (!(*out = malloc((size_t)n * size))) return -1;
+  memcpy(*out, src, (size_t)n * size);
+  return 0;
 }
 
 int tfc_session_config_copy(const tfc_session_config *src, tfc_session_config *dst, tfc_status *s) {
   tfc_session_config r = *src;
   r.visible_device_list = NULL;
+  r.virtual_device_n_limits = NULL;
+  r.virtual_device_limits_mb = NULL;
   r.raw = NULL;
-  if (src->visible_device_list && !(r.visible_device_list = tfc_strdup(src->visible_device_list)))
+  int oom = src->visible_device_list && !(r.visible_device_list = tfc_strdup(src->visible_device_list));
+  oom = oom || dup_array(src->virtual_device_n_limits, src->n_virtual_devices, sizeof(int),
+                         (void **)&r.virtual_device_n_limits);
+  oom = oom || dup_array(src->virtual_device_limits_mb, src->n_virtual_device_limits, sizeof(float),
+                         (void **)&r.virtual_device_limits_mb);
+  if (!oom && src->raw) {
+    oom = !(r.raw = malloc(src->raw_len ? src->raw_len : 1));
+    if (!oom && src->raw_len) memcpy(r.raw, src->raw, src->raw_len);
+  }
+  if (oom) {
+    tfc_session_config_fini(&r);
     return TFC_OOM(s);
-  if (src->raw) {
-    r.raw = malloc(src->raw_len ? src->raw_len : 1);
-    if (!r.raw) {
-      free(r.visible_device_list);
-      return TFC_OOM(s);
-    }
-    if (src->raw_len) memcpy(r.raw, src->raw, src->raw_len);
   }
   *dst = r;
+  return TFC_OK;
+}
+
+/* GPUOptions.experimental.virtual_devices into the flat arrays of *r. */
+static int parse_virtual_devices(const Tensorflow__GPUOptions__Experimental *x, tfc_session_config *r,
+                                 tfc_status *s) {
+  if (!x || x->n_virtual_devices == 0) return TFC_OK;
+  /* Bounds keep the counts in int and the arrays sane; TF has no limit, but a few thousand
+   * logical GPUs is already far beyond any real use. */
+  if (x->n_virtual_devices > 4096)
+    return tfc_status_set(s, TFC_INVALID_ARGUMENT, "GPUOptions.experimental.virtual_devices has %zu entries; at most 4096",
+                          x->n_virtual_devices);
+  size_t total = 0;
+  for (size_t i = 0; i < x->n_virtual_devices; i++) total += x->virtual_devices[i]->n_memory_limit_mb;
+  if (total > 4096)
+    return tfc_status_set(s, TFC_INVALID_ARGUMENT,
+                          "GPUOptions.experimental.virtual_devices lists %zu memory limits; at most 4096", total);
+  r->virtual_device_n_limits = calloc(x->n_virtual_devices, sizeof(int));
+  r->virtual_device_limits_mb = calloc(total ? total : 1, sizeof(float));
+  if (!r->virtual_device_n_limits || !r->virtual_device_limits_mb) return TFC_OOM(s);
+  r->n_virtual_devices = (int)x->n_virtual_devices;
+  for (size_t i = 0; i < x->n_virtual_devices; i++) {
+    const Tensorflow__GPUOptions__Experimental__VirtualDevices *v = x->virtual_devices[i];
+    r->virtual_device_n_limits[i] = (int)v->n_memory_limit_mb;
+    for (size_t k = 0; k < v->n_memory_limit_mb; k++)
+      r->virtual_device_limits_mb[r->n_virtual_device_limits++] = v->memory_limit_mb[k];
+  }
   return TFC_OK;
 }
 
@@ -92,6 +135,7 @@ int tfc_session_config_parse(tfc_session_config *c, const void *data, size_t len
     r.allow_growth = p->gpu_options->allow_growth != 0;
     const char *vdl = p->gpu_options->visible_device_list;
     if (code == TFC_OK && vdl && vdl[0] && !(r.visible_device_list = tfc_strdup(vdl))) code = TFC_OOM(s);
+    if (code == TFC_OK) code = parse_virtual_devices(p->gpu_options->experimental, &r, s);
   }
   if (code == TFC_OK) {
     r.raw = malloc(len ? len : 1);

@@ -36,6 +36,13 @@ typedef struct tfc_session_config {
   double per_process_gpu_memory_fraction;
   int allow_growth;
   char *visible_device_list;         /* NULL or "0,1" */
+  /* GPUOptions.experimental.virtual_devices, one entry per visible GPU (0 entries: not given).
+   * Entry i has virtual_device_n_limits[i] memory limits in MiB, stored one entry after the
+   * other in virtual_device_limits_mb (n_virtual_device_limits values in all). Owned. */
+  int n_virtual_devices;
+  int *virtual_device_n_limits;
+  int n_virtual_device_limits;
+  float *virtual_device_limits_mb;
   /* ClusterDef is decoded by the distributed runtime from the raw bytes kept here. */
   void *raw;                         /* the ConfigProto bytes as given, or NULL */
   size_t raw_len;

@@ -62,26 +62,34 @@ struct tfc_session {
 
 int tfc_session_devices_create(const tfc_session_config *cfg, const char *job, int task, tfc_threadpool *pool,
                                int intra, tfc_device ***devices, int *n_devices, tfc_status *s) {
+  tfc_device_options o = {cfg->per_process_gpu_memory_fraction, cfg->allow_growth, cfg->visible_device_list,
+                          cfg->n_virtual_devices, cfg->virtual_device_n_limits, cfg->virtual_device_limits_mb};
   int n_factories;
   const tfc_device_factory *f = tfc_device_factories(&n_factories);
-  for (int k = 0; k < n_factories; k++) {
-    int n = tfc_session_config_device_count(cfg, f[k].type);
-    if (n < 0) n = f[k].default_count();
-    if (n == 0 && strcmp(f[k].type, "CPU") == 0) n = 1; /* TF always keeps CPU:0 */
-    if (n > 4096)
-      return tfc_status_set(s, TFC_INVALID_ARGUMENT, "device_count asks for %d %s devices; at most 4096", n,
-                            f[k].type);
-    tfc_device **d = realloc(*devices, sizeof *d * (size_t)(*n_devices + n + 1));
-    if (!d) return TFC_OOM(s);
-    *devices = d;
-    int share = n > 0 && intra / n > 0 ? intra / n : 1;
-    for (int i = 0; i < n; i++) {
-      tfc_device *dev = f[k].create(job, 0, task, i, pool, share, s);
-      if (!dev) return s->code;
-      (*devices)[(*n_devices)++] = dev;
+  /* TF's DeviceFactory::AddDevices makes the CPU devices first, then the other types: CPU:0
+   * is the first device listed whatever the priorities (which only the placer uses). */
+  for (int pass = 0; pass < 2; pass++)
+    for (int k = 0; k < n_factories; k++) {
+      if ((strcmp(f[k].type, "CPU") == 0) != (pass == 0)) continue;
+      int count = tfc_session_config_device_count(cfg, f[k].type);
+      TFC_TRY(f[k].create(&o, job, 0, task, count, pool, intra, devices, n_devices, s));
     }
-  }
   return TFC_OK;
+}
+
+/* log_device_placement's device mapping, as DirectSession prints it: the devices that have a
+ * physical description (GPUs), or a line saying there are none. */
+static void print_device_mapping(tfc_device *const *devices, int n) {
+  int any = 0;
+  for (int i = 0; i < n; i++) any |= devices[i]->physical_desc != NULL;
+  if (!any) {
+    printf("Device mapping: no known devices.\n");
+  } else {
+    printf("Device mapping:\n");
+    for (int i = 0; i < n; i++)
+      if (devices[i]->physical_desc) printf("%s -> %s\n", devices[i]->name, devices[i]->physical_desc);
+  }
+  fflush(stdout);
 }
 
 tfc_session *tfc_session_new(tfc_graph *g, const tfc_session_config *cfg, tfc_status *s) {
@@ -102,11 +110,7 @@ tfc_session *tfc_session_new(tfc_graph *g, const tfc_session_config *cfg, tfc_st
   if (tfc_session_devices_create(&sess->cfg, "localhost", 0, sess->pool, intra, &sess->devices, &sess->n_devices, s))
     goto fail;
   atomic_init(&sess->next_step_id, 1);
-  if (sess->cfg.log_device_placement) {
-    /* TF prints the mapping of devices with physical descriptions; CPUs have none. */
-    printf("Device mapping: no known devices.\n");
-    fflush(stdout);
-  }
+  if (sess->cfg.log_device_placement) print_device_mapping(sess->devices, sess->n_devices);
   return sess;
 fail:
   tfc_session_free(sess);

@@ -137,11 +137,94 @@ static void config_rejects_too_many_device_types(void) {
   tfc_status_fini(&s);
 }
 
+/* gpu_options { allow_growth: true experimental { virtual_devices { memory_limit_mb: [1024, 2048]
+ * (packed) } virtual_devices { memory_limit_mb: 512.5 (unpacked) } virtual_devices {} } }. */
+static void config_parses_virtual_devices(void) {
+  static const unsigned char v[] = {
+      0x32, 0x19,                   /* gpu_options, 25 bytes */
+      0x20, 0x01,                   /* allow_growth */
+      0x4a, 0x15,                   /* experimental, 21 bytes */
+      0x0a, 0x0a, 0x0a, 0x08,       /* virtual_devices { memory_limit_mb packed, 8 bytes */
+      0x00, 0x00, 0x80, 0x44,       /*   1024.0f */
+      0x00, 0x00, 0x00, 0x45,       /*   2048.0f } */
+      0x0a, 0x05, 0x0d,             /* virtual_devices { memory_limit_mb (fixed32) */
+      0x00, 0x20, 0x00, 0x44,       /*   512.5f } */
+      0x0a, 0x00,                   /* virtual_devices {} */
+  };
+  tfc_session_config c;
+  tfc_session_config_init(&c);
+  EXPECT_EQ(c.n_virtual_devices, 0);
+  tfc_status s;
+  tfc_status_init(&s);
+  EXPECT_EQ(tfc_session_config_parse(&c, v, sizeof v, &s), TFC_OK);
+  EXPECT_EQ(c.allow_growth, 1);
+  EXPECT_EQ(c.n_virtual_devices, 3);
+  EXPECT_EQ(c.virtual_device_n_limits[0], 2);
+  EXPECT_EQ(c.virtual_device_n_limits[1], 1);
+  EXPECT_EQ(c.virtual_device_n_limits[2], 0);
+  EXPECT_EQ(c.n_virtual_device_limits, 3);
+  EXPECT_TRUE(c.virtual_device_limits_mb[0] == 1024.0f);
+  EXPECT_TRUE(c.virtual_device_limits_mb[1] == 2048.0f);
+  EXPECT_TRUE(c.virtual_device_limits_mb[2] == 512.5f);
+
+  tfc_session_config d;
+  EXPECT_EQ(tfc_session_config_copy(&c, &d, &s), TFC_OK);
+  EXPECT_TRUE(d.virtual_device_n_limits != c.virtual_device_n_limits);
+  tfc_session_config_fini(&c);
+  EXPECT_EQ(c.n_virtual_devices, 0);
+  EXPECT_TRUE(c.virtual_device_limits_mb == NULL);
+  EXPECT_EQ(d.n_virtual_devices, 3);
+  EXPECT_EQ(d.virtual_device_n_limits[0], 2);
+  EXPECT_EQ(d.virtual_device_n_limits[2], 0);
+  EXPECT_TRUE(d.virtual_device_limits_mb[2] == 512.5f);
+
+  /* Parsing a config without them replaces them. */
+  static const unsigned char plain[] = {0x38, 0x01};
+  EXPECT_EQ(tfc_session_config_parse(&d, plain, sizeof plain, &s), TFC_OK);
+  EXPECT_EQ(d.n_virtual_devices, 0);
+  EXPECT_TRUE(d.virtual_device_n_limits == NULL && d.virtual_device_limits_mb == NULL);
+  EXPECT_EQ(d.allow_soft_placement, 1);
+  tfc_session_config_fini(&d);
+  tfc_status_fini(&s);
+}
+
+/* 4097 empty virtual_devices entries: more than tfc takes; the old config stays. */
+static void config_rejects_too_many_virtual_devices(void) {
+  enum { N = 4097 };
+  static unsigned char v[8 + 2 * N];
+  size_t exp_len = 2 * N, gpu_len;
+  size_t k = 0;
+  v[k++] = 0x32;
+  gpu_len = 1 + 2 + exp_len; /* experimental tag, its 2-byte length, the entries */
+  v[k++] = (unsigned char)(0x80 | (gpu_len & 0x7f));
+  v[k++] = (unsigned char)(gpu_len >> 7);
+  v[k++] = 0x4a;
+  v[k++] = (unsigned char)(0x80 | (exp_len & 0x7f));
+  v[k++] = (unsigned char)(exp_len >> 7);
+  for (int i = 0; i < N; i++) {
+    v[k++] = 0x0a;
+    v[k++] = 0x00;
+  }
+  tfc_session_config c;
+  tfc_session_config_init(&c);
+  c.log_device_placement = 1;
+  tfc_status s;
+  tfc_status_init(&s);
+  EXPECT_EQ(tfc_session_config_parse(&c, v, k, &s), TFC_INVALID_ARGUMENT);
+  EXPECT_STREQ(tfc_status_msg(&s), "GPUOptions.experimental.virtual_devices has 4097 entries; at most 4096");
+  EXPECT_EQ(c.log_device_placement, 1);
+  EXPECT_EQ(c.n_virtual_devices, 0);
+  tfc_session_config_fini(&c);
+  tfc_status_fini(&s);
+}
+
 static const tfc_test tests[] = {TFC_TEST(config_init_has_tf_defaults),
                                  TFC_TEST(config_parses_minimal_gpu_options_vector),
                                  TFC_TEST(config_parses_device_counts_threads_and_options),
                                  TFC_TEST(config_rejects_unparseable_bytes_and_keeps_old_value),
                                  TFC_TEST(config_empty_bytes_are_the_defaults),
                                  TFC_TEST(config_rejects_too_many_device_types),
+                                 TFC_TEST(config_parses_virtual_devices),
+                                 TFC_TEST(config_rejects_too_many_virtual_devices),
                                  {0}};
 TFC_TEST_MAIN(tests)

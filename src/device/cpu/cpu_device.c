@@ -38,6 +38,7 @@ const tfc_kernel_table *tfc_cpu_kernel_table(tfc_status *s) {
 }
 
 static void cpu_free(tfc_device *d) {
+  free(d->physical_desc);
   tfc_resource_mgr_free(d->resources);
   tfc_allocator_unref(d->allocator);
   free(d->name);
@@ -76,4 +77,29 @@ tfc_device *tfc_cpu_device_new(const char *job, int replica, int task, int id, t
   d->pool = pool;
   d->intra_op_threads = intra_op_threads;
   return d;
+}
+
+/* Above this device_count.CPU is surely a mistake (each device has its own allocator,
+ * resources and executors): refuse rather than exhaust memory. */
+#define MAX_CPU_DEVICES 4096
+
+int tfc_cpu_devices_create(const tfc_device_options *o, const char *job, int replica, int task, int count,
+                           tfc_threadpool *pool, int intra_op_threads, tfc_device ***devices, int *n_devices,
+                           tfc_status *s) {
+  (void)o;
+  int n = count < 0 ? 1 : count;
+  if (n == 0) n = 1; /* TF always keeps CPU:0 */
+  if (n > MAX_CPU_DEVICES)
+    return tfc_status_set(s, TFC_INVALID_ARGUMENT, "device_count asks for %d CPU devices; at most %d", n,
+                          MAX_CPU_DEVICES);
+  tfc_device **d = realloc(*devices, sizeof *d * (size_t)(*n_devices + n + 1));
+  if (!d) return TFC_OOM(s);
+  *devices = d;
+  int share = intra_op_threads / n > 0 ? intra_op_threads / n : 1;
+  for (int i = 0; i < n; i++) {
+    tfc_device *dev = tfc_cpu_device_new(job, replica, task, i, pool, share, s);
+    if (!dev) return s->code;
+    (*devices)[(*n_devices)++] = dev;
+  }
+  return TFC_OK;
 }

@@ -1,0 +1,53 @@
+/*
+ * gpu_fake — a GPU platform for tests, with host memory posing as device memory.
+ *
+ * Tests describe up to TFC_GPU_FAKE_MAX_DEVICES GPUs (name, PCI bus id, compute capability,
+ * total and free memory), install the platform with tfc_gpu_platform_set_for_testing
+ * (gpu_platform.h), and then observe what the GPU device asks of it: how many bytes of
+ * "device memory" each GPU has handed out now and how many mem_alloc calls were made. The
+ * memory is real (256-byte aligned host memory), so kernels that write "device" buffers and
+ * copies through copy_to_device / copy_to_host work, and leak checkers see what is not given
+ * back. Failure injection: every mem_alloc above a byte count fails with RESOURCE_EXHAUSTED,
+ * as a device that is out of memory does; so does one that would exceed the GPU's free
+ * memory.
+ *
+ * Compiled into the library (it is small and has no dependencies) so that every test and
+ * example can use it; nothing installs it unless asked.
+ *
+ * Thread-safety: every function is thread-safe (one mutex). Configuring devices while a
+ * session uses them is a test bug (their memory is reset).
+ */
+#ifndef TFC_DEVICE_GPU_GPU_FAKE_H
+#define TFC_DEVICE_GPU_GPU_FAKE_H
+
+#include <stdint.h>
+
+#include "base/status.h"
+#include "device/gpu/gpu_platform.h"
+
+#define TFC_GPU_FAKE_MAX_DEVICES 16
+
+typedef struct tfc_gpu_fake_spec {
+  const char *name;       /* NULL: "Fake GPU" */
+  const char *pci_bus_id; /* NULL: "0000:00:0<i>.0" */
+  int cc_major, cc_minor;
+  int64_t total_memory;
+  int64_t free_memory; /* at start, before anything is allocated; 0: the total */
+} tfc_gpu_fake_spec;
+
+/* The fake platform (a constant table; always the same pointer). */
+const tfc_gpu_platform *tfc_gpu_fake_platform(void);
+/* Replaces the fake GPUs with specs[0..n) (copied), clears the counters and the failure
+ * switch. INVALID_ARGUMENT for n outside [0, TFC_GPU_FAKE_MAX_DEVICES], a negative memory
+ * size or free memory above the total; FAILED_PRECONDITION while fake device memory is still
+ * allocated. */
+int tfc_gpu_fake_configure(const tfc_gpu_fake_spec *specs, int n, tfc_status *s);
+/* mem_alloc of more than `bytes` fails from now on (RESOURCE_EXHAUSTED); bytes < 0: never. */
+void tfc_gpu_fake_fail_above(int64_t bytes);
+/* Bytes of device memory GPU `ordinal` has handed out and not taken back (0 for a bad
+ * ordinal). */
+int64_t tfc_gpu_fake_bytes_allocated(int ordinal);
+/* Successful mem_alloc calls since the last configure, all GPUs together. */
+int64_t tfc_gpu_fake_n_mem_allocs(void);
+
+#endif
