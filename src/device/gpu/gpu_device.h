@@ -58,4 +58,10 @@ int tfc_gpu_device_platform_id(const tfc_device *d);
  * a GPU device or its arena does not exist yet (nothing was ever allocated on it). Thread-safe. */
 int tfc_gpu_device_arena_stats(const tfc_device *d, tfc_bfc_stats *out);
 
+/* The compute stream of a GPU device, created on first use: GPU kernels enqueue their work on
+ * it, so work on one device runs in the order the executor issued it and a buffer freed by one
+ * kernel may be reused by the next. NULL with s OK on a platform without streams (the fake
+ * one: its "kernels" run synchronously); NULL with s set when creating it failed. */
+void *tfc_gpu_device_compute_stream(tfc_device *d, tfc_status *s);
+
 #endif
