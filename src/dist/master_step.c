@@ -172,7 +172,10 @@ static mplan *build_plan(msession *ms, const tfc_endpoint *feeds, int n_feeds, c
                                 fetches, n_fetches, targets, n_targets};
   tfc_partitions parts = {0, NULL};
   mplan *p = calloc(1, sizeof *p);
-  tfc_graph *client = p ? tfc_client_graph_build(&spec, s) : NULL;
+  /* Feeds and fetches of tensors on a GPU go through the master's own CPU:0 (TF's client
+   * device); CPU-only graphs keep them beside their nodes. */
+  const char *client_device = tfc_worker_num_devices(ms->m->local) ? tfc_worker_device(ms->m->local, 0)->name : NULL;
+  tfc_graph *client = p ? tfc_client_graph_build_for(&spec, client_device, s) : NULL;
   int *caps = NULL;
   tfc_strbuf *gds = NULL;
   if (!p) TFC_OOM(s);

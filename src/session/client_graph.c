@@ -1,16 +1,22 @@
 /*
  * client_graph — see client_graph.h.
+ *
+ * Three passes over the placed graph: prune (mark what the signature needs), copy the marked
+ * nodes with fed inputs rewired to _Arg nodes, then add the _Retval nodes.
  */
 #include "session/client_graph.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/strbuf.h"
+#include "device/device_name.h"
 #include "ops/opdef.h"
 
 typedef struct builder {
   const tfc_client_graph_spec *spec;
+  const char *client_device; /* NULL: feeds and fetches stay beside their nodes */
   const tfc_graph *graph;
   int n_nodes;
   const tfc_endpoint *feeds;
@@ -74,6 +80,16 @@ static const char *device_name_of(const builder *b, const tfc_node *n) {
   return b->spec->device_of(b->spec->arg, n);
 }
 
+/* Where an _Arg or _Retval for a tensor on `device` goes: the client device when there is
+ * one and `device` is not a CPU (a GPU has no call-frame kernels and its memory is no place
+ * for the caller's tensors), else `device` itself. */
+static const char *call_device(const builder *b, const char *device) {
+  if (!b->client_device) return device;
+  tfc_devname dn;
+  if (tfc_devname_parse(device, &dn) == 0 && dn.has_type && strcmp(dn.type, "CPU") == 0) return device;
+  return b->client_device;
+}
+
 /* An _Arg (input == NULL) or _Retval in the client graph. */
 static tfc_node *add_call_node(builder *b, const char *assigned, const char *op, const char *name, int dtype,
                                int index, const tfc_endpoint *input, tfc_status *s) {
@@ -131,25 +147,25 @@ static int copy_nodes(builder *b, tfc_status *s) {
 
 static int build_client_graph(builder *b, tfc_status *s) {
   TFC_TRY(prune(b, s));
-  /* feeds: an _Arg on the device the fed node was placed on */
+  /* feeds: an _Arg on the fed node's device, or on the client device (call_device) */
   for (int i = 0; i < b->n_feeds; i++) {
     char name[64];
     snprintf(name, sizeof name, "_arg_%d", i);
     const tfc_endpoint *f = &b->feeds[i];
-    b->arg_node[i] = add_call_node(b, device_name_of(b, f->node), "_Arg", name,
+    b->arg_node[i] = add_call_node(b, call_device(b, device_name_of(b, f->node)), "_Arg", name,
                                    tfc_dtype_base(f->node->output_types[f->index]), i, NULL, s);
     if (!b->arg_node[i]) return s->code;
     b->arg_node[i]->output_shapes[0] = f->node->output_shapes[f->index];
   }
   TFC_TRY(copy_nodes(b, s));
-  /* fetches: a _Retval beside the tensor it returns */
+  /* fetches: a _Retval beside the tensor it returns, or on the client device */
   for (int i = 0; i < b->n_fetches; i++) {
     int f = feed_index(b, b->fetches[i].node, b->fetches[i].index);
     tfc_endpoint src = f >= 0 ? (tfc_endpoint){b->arg_node[f], 0}
                               : (tfc_endpoint){b->copy[b->fetches[i].node->id], b->fetches[i].index};
     char name[64];
     snprintf(name, sizeof name, "_retval_%d", i);
-    if (!add_call_node(b, src.node->assigned_device, "_Retval", name,
+    if (!add_call_node(b, call_device(b, src.node->assigned_device), "_Retval", name,
                        tfc_dtype_base(src.node->output_types[src.index]), i, &src, s))
       return s->code;
   }
@@ -157,8 +173,13 @@ static int build_client_graph(builder *b, tfc_status *s) {
 }
 
 tfc_graph *tfc_client_graph_build(const tfc_client_graph_spec *spec, tfc_status *s) {
-  builder b = {spec, spec->graph, spec->n_nodes, spec->feeds, spec->n_feeds, spec->fetches, spec->n_fetches,
-               spec->targets, spec->n_targets, NULL, NULL, NULL, NULL};
+  return tfc_client_graph_build_for(spec, NULL, s);
+}
+
+tfc_graph *tfc_client_graph_build_for(const tfc_client_graph_spec *spec, const char *client_device, tfc_status *s) {
+  builder b = {spec,          client_device,   spec->graph,    spec->n_nodes, spec->feeds, spec->n_feeds,
+               spec->fetches, spec->n_fetches, spec->targets, spec->n_targets, NULL,       NULL,
+               NULL,          NULL};
   b.needed = calloc((size_t)b.n_nodes + 1, 1);
   b.copy = calloc((size_t)b.n_nodes + 1, sizeof *b.copy);
   b.arg_node = calloc((size_t)b.n_feeds + 1, sizeof *b.arg_node);

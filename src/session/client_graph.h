@@ -4,9 +4,17 @@
  * From a placed graph and a (feeds, fetches, targets) signature: prune to what the fetches
  * and targets need (a fed output cuts the walk: its producer runs only if needed for another
  * reason); copy those nodes, in id (topological) order, into a new graph where each fed
- * output comes from an _Arg node (attr index = the feed's position) on the fed node's device
- * and each fetch goes to a _Retval node (index = the fetch's position) beside the tensor it
- * returns. Every node carries its assigned device, so the result is ready for partition/.
+ * output comes from an _Arg node (attr index = the feed's position) and each fetch goes to a
+ * _Retval node (index = the fetch's position). Every node carries its assigned device, so the
+ * result is ready for partition/.
+ *
+ * Where feeds and fetches live: TF puts them on the client device (the session's CPU:0),
+ * never on a GPU, whose kernels have no _Arg/_Retval; a fed output of a GPU node, or a fetch
+ * of one, crosses with _Send/_Recv, and the CPU _Recv brings a device tensor to host memory.
+ * Given a client device, an _Arg whose fed node sits on a non-CPU device, and a _Retval whose
+ * tensor does, go there. On CPU devices (and without a client device) an _Arg stays on the
+ * fed node's device and a _Retval beside its tensor, which spares CPU-only graphs transfers
+ * between CPU devices.
  * The direct session and the distributed master both build their plans from it.
  *
  * Ownership: the spec and everything it points to are borrowed for the call; the result is
@@ -38,7 +46,11 @@ typedef struct tfc_client_graph_spec {
 char *tfc_client_graph_signature(const tfc_endpoint *feeds, int n_feeds, const tfc_endpoint *fetches, int n_fetches,
                                  tfc_node *const *targets, int n_targets);
 
-/* Builds the client graph; NULL with status on error (out of memory, node creation). */
+/* Builds the client graph; NULL with status on error (out of memory, node creation).
+ * client_device: the full name of the client's CPU device (borrowed for the call), or NULL to
+ * keep feeds and fetches beside their nodes on every device (a process without GPUs). */
+tfc_graph *tfc_client_graph_build_for(const tfc_client_graph_spec *spec, const char *client_device, tfc_status *s);
+/* tfc_client_graph_build_for without a client device. */
 tfc_graph *tfc_client_graph_build(const tfc_client_graph_spec *spec, tfc_status *s);
 
 #endif

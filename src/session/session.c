@@ -235,7 +235,7 @@ static plan *build_plan(tfc_session *sess, const tfc_endpoint *feeds, int n_feed
   }
   p->n_feeds = n_feeds;
   p->n_fetches = n_fetches;
-  client = tfc_client_graph_build(&spec, s);
+  client = tfc_client_graph_build_for(&spec, sess->devices[0]->name, s); /* CPU:0, the client device */
   if (!client) goto fail;
   tfc_partition_options po = {sess->devices, sess->n_devices};
   if (tfc_partition_graph(client, &po, &parts, s)) goto fail;

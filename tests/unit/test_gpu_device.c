@@ -186,7 +186,7 @@ static void one_gpu_gets_tf_name_desc_and_default_limit(void) {
   EXPECT_STREQ(g->physical_desc, "device: 0, name: NVIDIA H200, pci bus id: 0000:1b:00.0, compute capability: 9.0");
   EXPECT_TRUE(g->kernels == tfc_gpu_kernel_table());
   EXPECT_STREQ(g->kernels->device_type, "GPU");
-  EXPECT_EQ(g->kernels->n_defs, 0);
+  EXPECT_TRUE(g->kernels->n_defs > 0); /* the platform-independent kernels (kernels_gpu_core.c) */
   EXPECT_EQ(tfc_gpu_device_platform_id(g), 0);
   EXPECT_EQ(tfc_gpu_device_platform_id(ds.d[0]), -1);
   EXPECT_TRUE(g->allocator->device_memory);

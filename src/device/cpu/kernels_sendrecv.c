@@ -1,7 +1,15 @@
 /*
- * kernels_sendrecv — the CPU kernels of the transfer ops the partitioner puts on cut edges:
- * _Send leaves its input in the step's rendezvous, _Recv (asynchronous) picks it up. The
- * _HostSend/_HostRecv forms are the same on a CPU device, whose memory is host memory.
+ * kernels_sendrecv — the kernels of the transfer ops the partitioner puts on cut edges, for
+ * CPU and GPU devices alike: _Send leaves its input in the step's rendezvous, _Recv
+ * (asynchronous) picks it up.
+ *
+ * In one process the rendezvous hands the sent tensor over as is, wherever its bytes are, so
+ * the receiving side puts it where its consumer expects it (gpu_copy.h): a CPU _Recv, and
+ * every _HostRecv, copies a tensor in device memory to host memory; a GPU _Recv copies a host
+ * tensor, or another GPU's, into its own device's memory. The kernel completes when the copy
+ * is done. On a CPU device the _HostSend/_HostRecv forms are the plain ones (its memory is
+ * host memory); on a GPU they keep the tensor in host memory (host-memory masks), which the
+ * partitioner uses for int32 shape arguments and strings.
  *
  * The rendezvous key is built once per node at init from the attrs (send_device,
  * send_device_incarnation, recv_device, tensor_name; frame and iteration 0 outside loops),
@@ -10,12 +18,15 @@
 #include <stdlib.h>
 
 #include "device/cpu/cpu_kernels.h"
+#include "device/gpu/gpu_copy.h"
+#include "device/gpu/gpu_device.h"
 #include "rendezvous/rendezvous.h"
 
 typedef struct transfer {
   char *key;
   const char *tensor_name; /* borrowed from the node */
   int dtype;               /* _Recv: tensor_type */
+  int to_device;           /* a GPU _Recv: the output lives in its device's memory */
 } transfer;
 
 static void transfer_free(void *p) {
@@ -53,6 +64,12 @@ static int recv_init(const tfc_node *n, void **state, tfc_status *s) {
   return transfer_init(n, "tensor_type", state, s);
 }
 
+static int gpu_recv_init(const tfc_node *n, void **state, tfc_status *s) {
+  TFC_TRY(transfer_init(n, "tensor_type", state, s));
+  ((transfer *)*state)->to_device = 1;
+  return TFC_OK;
+}
+
 static int no_rendezvous(tfc_kernel_ctx *c) {
   return tfc_kernel_error(c, TFC_INTERNAL, "%s of tensor '%s' needs the step's rendezvous, and the step has none",
                           c->node->op->name, ((transfer *)c->state)->tensor_name);
@@ -61,6 +78,18 @@ static int no_rendezvous(tfc_kernel_ctx *c) {
 static int send_compute(tfc_kernel_ctx *c) {
   if (!c->rendezvous) return no_rendezvous(c);
   return tfc_rendezvous_send(c->rendezvous, ((transfer *)c->state)->key, c->inputs[0], 0, c->status);
+}
+
+/* The end of a _Recv whose tensor had to change memory. The copy's errors (the allocator's
+ * "OOM when allocating tensor ..." text) pass through as they are; the executor names the
+ * node. */
+static void recv_copied(void *arg, const tfc_status *s, tfc_tensor *out) {
+  tfc_kernel_ctx *c = arg;
+  if (!tfc_status_ok(s))
+    tfc_status_set(c->status, s->code, "%s", tfc_status_msg(s));
+  else
+    tfc_kernel_set_output(c, 0, out);
+  c->done(c);
 }
 
 static void recv_done(void *arg, const tfc_status *s, tfc_tensor *t, int is_dead) {
@@ -72,6 +101,17 @@ static void recv_done(void *arg, const tfc_status *s, tfc_tensor *t, int is_dead
     tfc_kernel_error(c, TFC_INTERNAL, "%s of tensor '%s' expects %s but received %s", c->node->op->name,
                      tr->tensor_name, tfc_dtype_name(tr->dtype), tfc_dtype_name(t->dtype));
     tfc_tensor_unref(t);
+  } else if (tr->to_device) {
+    /* Completes through recv_copied, which ends the kernel; t is referenced by the copy. */
+    tfc_gpu_copy_to_device(c->device, t, recv_copied, c);
+    tfc_tensor_unref(t);
+    return;
+  } else if (tfc_gpu_tensor_in_device_memory(t)) {
+    /* A host copy counts against the receiving device when that is a CPU. */
+    tfc_allocator *host = c->device && !tfc_gpu_mem_of(c->device->allocator) ? c->device->allocator : NULL;
+    tfc_gpu_copy_to_host(host, t, recv_copied, c);
+    tfc_tensor_unref(t);
+    return;
   } else {
     tfc_kernel_set_output(c, 0, t);
   }
@@ -99,4 +139,19 @@ static const tfc_kernel_def defs[] = {
 
 int tfc_cpu_kernels_sendrecv(tfc_kernel_table *t, tfc_status *s) {
   return tfc_kernel_table_add(t, defs, (int)(sizeof defs / sizeof defs[0]), s);
+}
+
+/* The GPU's rows: the _Host forms keep their tensor in host memory. */
+static const tfc_kernel_def gpu_defs[] = {
+    {.op = TFC_OP__Send, .init = send_init, .compute = send_compute, .free_state = transfer_free},
+    {.op = TFC_OP__HostSend, .host_memory_in = TFC_HOST(0), .init = send_init, .compute = send_compute,
+     .free_state = transfer_free},
+    {.op = TFC_OP__Recv, .flags = TFC_KF_ASYNC, .init = gpu_recv_init, .compute_async = recv_compute_async,
+     .free_state = transfer_free},
+    {.op = TFC_OP__HostRecv, .host_memory_out = TFC_HOST(0), .flags = TFC_KF_ASYNC, .init = recv_init,
+     .compute_async = recv_compute_async, .free_state = transfer_free},
+};
+
+int tfc_gpu_kernels_sendrecv(tfc_kernel_table *t, tfc_status *s) {
+  return tfc_kernel_table_add(t, gpu_defs, (int)(sizeof gpu_defs / sizeof gpu_defs[0]), s);
 }

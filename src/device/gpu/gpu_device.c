@@ -9,6 +9,11 @@
  * Each logical GPU's allocator has a gpu_mem context: the platform ordinal, the limit, and the
  * arena, created under the context's mutex on the first allocation. The allocator owns the
  * context, so the arena lives as long as any tensor allocated from it, even after the device.
+ * The context also holds the GPU's streams (created on first use, under the same mutex) and
+ * their completion thread, so a device tensor reaches its GPU's streams through its buffer's
+ * allocator. Freeing the device retires them: the streams are synchronized, the completion
+ * thread drains its queue and stops, and the handles are destroyed; the context stays for the
+ * tensors still alive, whose later copies run synchronously.
  */
 #include "device/gpu/gpu_device.h"
 
@@ -23,14 +28,68 @@
 
 /* ---------------- the kernel table ---------------- */
 
-/* Empty: GPU kernels register here when they exist. Constant, so it needs no init. */
-static const tfc_kernel_table gpu_table = {0, NULL, "GPU"};
+#ifdef TFC_HAVE_CUDA
+/* src/device/cuda/: the CUDA kernels, for the CUDA platform only. */
+int tfc_cuda_kernels_register(tfc_kernel_table *t, tfc_status *s);
+#endif
 
-const tfc_kernel_table *tfc_gpu_kernel_table(void) { return &gpu_table; }
+/* Two tables, each built once: the platform-independent kernels alone (any platform but
+ * CUDA: the fake one in tests), and those plus the CUDA kernels. A test may switch
+ * platforms between sessions, so the choice is made per call, never cached. */
+enum { TABLE_CORE = 0, TABLE_CUDA = 1, N_TABLES = 2 };
+static tfc_kernel_table gpu_tables[N_TABLES];
+static tfc_status gpu_table_status[N_TABLES];
+static pthread_once_t gpu_table_once[N_TABLES] = {PTHREAD_ONCE_INIT, PTHREAD_ONCE_INIT};
+
+static void build_table(int which) {
+  tfc_status *s = &gpu_table_status[which];
+  tfc_status_init(s);
+  tfc_kernel_table_init(&gpu_tables[which], "GPU");
+  if (tfc_gpu_kernels_core(&gpu_tables[which], s)) return;
+#ifdef TFC_HAVE_CUDA
+  if (which == TABLE_CUDA) tfc_cuda_kernels_register(&gpu_tables[which], s);
+#endif
+}
+
+static void build_core_table(void) { build_table(TABLE_CORE); }
+static void build_cuda_table(void) { build_table(TABLE_CUDA); }
+
+static const tfc_kernel_table *kernel_table(tfc_status *s) {
+  const tfc_gpu_platform *cuda = tfc_gpu_platform_cuda();
+  int which = cuda && tfc_gpu_platform_get() == cuda ? TABLE_CUDA : TABLE_CORE;
+  pthread_once(&gpu_table_once[which], which == TABLE_CUDA ? build_cuda_table : build_core_table);
+  if (!tfc_status_ok(&gpu_table_status[which])) {
+    if (s) tfc_status_set(s, gpu_table_status[which].code, "%s", tfc_status_msg(&gpu_table_status[which]));
+    return NULL;
+  }
+  return &gpu_tables[which];
+}
+
+const tfc_kernel_table *tfc_gpu_kernel_table(void) { return kernel_table(NULL); }
 
 /* ---------------- memory: a lazily created arena per logical GPU ---------------- */
 
-typedef struct gpu_mem {
+/* A completion waiting for the completion thread. */
+typedef struct completion {
+  void (*fn)(void *arg);
+  void *arg;
+  struct gpu_streams *streams;
+  struct completion *next;
+} completion;
+
+/* The streams of one logical GPU and the thread that runs their completions. */
+typedef struct gpu_streams {
+  tfc_gpu_streams s;
+  void *compute_event; /* recorded on the compute stream for other streams to wait on */
+  pthread_mutex_t event_mu; /* record + wait on compute_event happen as one */
+  pthread_t thread;
+  pthread_mutex_t qmu;
+  pthread_cond_t qcv;
+  completion *head, *tail; /* guarded by qmu */
+  int stop;                /* guarded by qmu */
+} gpu_streams;
+
+typedef struct tfc_gpu_mem {
   pthread_mutex_t mu;
   tfc_bfc *bfc; /* NULL until the first allocation; guarded by mu until set, constant after */
   const tfc_gpu_platform *platform;
@@ -39,6 +98,10 @@ typedef struct gpu_mem {
   int allow_growth;
   tfc_bfc_region_fns regions;
   char arena_name[32];
+  /* Streams: created on first use (guarded by mu); `retired` once the device is gone, after
+   * which copies of its tensors run synchronously. */
+  gpu_streams *streams;
+  int retired;
 } gpu_mem;
 
 static int region_alloc(void *arg, size_t bytes, void **out, tfc_status *s) {
@@ -78,8 +141,11 @@ static void mem_free(void *ctx, void *p) {
 
 static size_t mem_usable_size(void *ctx, const void *p) { return tfc_bfc_size(mem_arena(ctx, 0, NULL), p); }
 
+static void streams_retire(gpu_mem *m);
+
 static void mem_destroy(void *ctx) {
   gpu_mem *m = ctx;
+  streams_retire(m); /* a device that never existed fully (creation failed) */
   /* Every buffer holds a reference to the allocator, so nothing is live here; the count is
    * an invariant, not an input. */
   int live = tfc_bfc_free(m->bfc);
@@ -90,6 +156,150 @@ static void mem_destroy(void *ctx) {
 
 static const tfc_allocator_ops gpu_mem_ops = {mem_alloc, mem_free, mem_usable_size, mem_destroy};
 
+tfc_gpu_mem *tfc_gpu_mem_of(const tfc_allocator *a) {
+  return a && a->ops == &gpu_mem_ops ? a->ops_ctx : NULL;
+}
+
+const tfc_gpu_platform *tfc_gpu_mem_platform(const tfc_gpu_mem *m) { return m->platform; }
+
+int tfc_gpu_mem_ordinal(const tfc_gpu_mem *m) { return m->ordinal; }
+
+/* ---------------- streams and their completion thread ---------------- */
+
+/* Runs completions in order until told to stop with nothing left. */
+static void *completion_thread(void *arg) {
+  gpu_streams *st = arg;
+  pthread_mutex_lock(&st->qmu);
+  for (;;) {
+    while (!st->head && !st->stop) pthread_cond_wait(&st->qcv, &st->qmu);
+    completion *c = st->head;
+    if (!c) break;
+    st->head = c->next;
+    if (!st->head) st->tail = NULL;
+    pthread_mutex_unlock(&st->qmu);
+    c->fn(c->arg);
+    free(c);
+    pthread_mutex_lock(&st->qmu);
+  }
+  pthread_mutex_unlock(&st->qmu);
+  return NULL;
+}
+
+/* The platform's callback may not call the platform, so it only queues. */
+static void completion_trampoline(void *arg) {
+  completion *c = arg;
+  gpu_streams *st = c->streams;
+  pthread_mutex_lock(&st->qmu);
+  if (st->tail)
+    st->tail->next = c;
+  else
+    st->head = c;
+  st->tail = c;
+  pthread_cond_signal(&st->qcv);
+  pthread_mutex_unlock(&st->qmu);
+}
+
+static void streams_destroy(const tfc_gpu_platform *p, int ordinal, gpu_streams *st, int thread_started) {
+  if (thread_started) {
+    pthread_mutex_lock(&st->qmu);
+    st->stop = 1;
+    pthread_cond_signal(&st->qcv);
+    pthread_mutex_unlock(&st->qmu);
+    pthread_join(st->thread, NULL);
+  }
+  if (st->compute_event) p->event_destroy(ordinal, st->compute_event);
+  void *all[] = {st->s.compute, st->s.h2d, st->s.d2h, st->s.d2d};
+  for (int i = 0; i < 4; i++)
+    if (all[i]) p->stream_destroy(ordinal, all[i]);
+  pthread_mutex_destroy(&st->event_mu);
+  pthread_mutex_destroy(&st->qmu);
+  pthread_cond_destroy(&st->qcv);
+  free(st);
+}
+
+static gpu_streams *streams_create(const tfc_gpu_platform *p, int ordinal, tfc_status *s) {
+  gpu_streams *st = calloc(1, sizeof *st);
+  if (!st) {
+    TFC_OOM(s);
+    return NULL;
+  }
+  pthread_mutex_init(&st->event_mu, NULL);
+  pthread_mutex_init(&st->qmu, NULL);
+  pthread_cond_init(&st->qcv, NULL);
+  void **all[] = {&st->s.compute, &st->s.h2d, &st->s.d2h, &st->s.d2d};
+  int code = TFC_OK;
+  for (int i = 0; i < 4 && !code; i++) code = p->stream_create(ordinal, all[i], s);
+  if (!code) code = p->event_create(ordinal, &st->compute_event, s);
+  if (!code && pthread_create(&st->thread, NULL, completion_thread, st) != 0)
+    code = tfc_status_set(s, TFC_RESOURCE_EXHAUSTED, "GPU %d: cannot start the stream completion thread", ordinal);
+  if (code) {
+    streams_destroy(p, ordinal, st, 0);
+    tfc_status_prefix(s, "creating the streams of GPU %d: ", ordinal);
+    return NULL;
+  }
+  return st;
+}
+
+/* The streams, created on first use; NULL with s OK when there are none. */
+static gpu_streams *mem_streams(gpu_mem *m, tfc_status *s) {
+  if (!m->platform->stream_create) return NULL;
+  pthread_mutex_lock(&m->mu);
+  if (!m->streams && !m->retired) m->streams = streams_create(m->platform, m->ordinal, s);
+  gpu_streams *st = m->streams;
+  pthread_mutex_unlock(&m->mu);
+  return st;
+}
+
+/* Waits for the work queued on the streams, then destroys them; later copies of this GPU's
+ * tensors run synchronously. */
+static void streams_retire(gpu_mem *m) {
+  pthread_mutex_lock(&m->mu);
+  gpu_streams *st = m->streams;
+  m->streams = NULL;
+  m->retired = 1;
+  pthread_mutex_unlock(&m->mu);
+  if (!st) return;
+  tfc_status ignored; /* a failed sync leaves nothing to do but destroy */
+  tfc_status_init(&ignored);
+  void *all[] = {st->s.compute, st->s.h2d, st->s.d2h, st->s.d2d};
+  for (int i = 0; i < 4; i++) m->platform->stream_sync(m->ordinal, all[i], &ignored);
+  tfc_status_fini(&ignored);
+  streams_destroy(m->platform, m->ordinal, st, 1);
+}
+
+int tfc_gpu_mem_streams(tfc_gpu_mem *m, tfc_gpu_streams *out, tfc_status *s) {
+  memset(out, 0, sizeof *out);
+  gpu_streams *st = mem_streams(m, s);
+  if (st) *out = st->s;
+  return s->code;
+}
+
+int tfc_gpu_mem_wait_compute(tfc_gpu_mem *m, int stream_ordinal, void *stream, tfc_status *s) {
+  gpu_streams *st = mem_streams(m, s);
+  if (!st) return s->code;
+  const tfc_gpu_platform *p = m->platform;
+  pthread_mutex_lock(&st->event_mu);
+  int code = p->event_record(m->ordinal, st->compute_event, st->s.compute, s);
+  if (!code) code = p->stream_wait_event(stream_ordinal, stream, st->compute_event, s);
+  pthread_mutex_unlock(&st->event_mu);
+  return code;
+}
+
+int tfc_gpu_mem_then(tfc_gpu_mem *m, void *stream, void (*fn)(void *arg), void *arg, tfc_status *s) {
+  gpu_streams *st = mem_streams(m, s);
+  if (!st) return s->code ? s->code : tfc_status_set(s, TFC_FAILED_PRECONDITION, "GPU %d has no streams", m->ordinal);
+  completion *c = calloc(1, sizeof *c);
+  if (!c) return TFC_OOM(s);
+  c->fn = fn;
+  c->arg = arg;
+  c->streams = st;
+  if (m->platform->stream_callback(m->ordinal, stream, completion_trampoline, c, s)) {
+    free(c);
+    return s->code;
+  }
+  return TFC_OK;
+}
+
 /* ---------------- the device ---------------- */
 
 typedef struct gpu_device {
@@ -99,6 +309,8 @@ typedef struct gpu_device {
 } gpu_device;
 
 static void gpu_free(tfc_device *d) {
+  gpu_device *g = (gpu_device *)d;
+  if (g->mem) streams_retire(g->mem);
   tfc_resource_mgr_free(d->resources);
   tfc_allocator_unref(d->allocator);
   free(d->physical_desc);
@@ -113,6 +325,21 @@ static const gpu_device *as_gpu(const tfc_device *d) { return d && d->ops == &gp
 int tfc_gpu_device_platform_id(const tfc_device *d) {
   const gpu_device *g = as_gpu(d);
   return g ? g->platform_id : -1;
+}
+
+tfc_gpu_mem *tfc_gpu_device_mem(const tfc_device *d) {
+  const gpu_device *g = as_gpu(d);
+  return g ? g->mem : NULL;
+}
+
+void *tfc_gpu_device_compute_stream(tfc_device *d, tfc_status *s) {
+  const gpu_device *g = as_gpu(d);
+  if (!g) {
+    tfc_status_set(s, TFC_INTERNAL, "%s is not a GPU device: it has no compute stream", d ? d->name : "(null)");
+    return NULL;
+  }
+  gpu_streams *st = mem_streams(g->mem, s);
+  return st ? st->s.compute : NULL;
 }
 
 int tfc_gpu_device_arena_stats(const tfc_device *d, tfc_bfc_stats *out) {
@@ -172,7 +399,10 @@ static tfc_device *gpu_device_new(const new_gpu *a, tfc_status *s) {
   d->priority = 210;
   d->incarnation = tfc_new_incarnation();
   d->memory_bytes = a->limit;
-  d->kernels = &gpu_table;
+  if (!(d->kernels = kernel_table(s))) {
+    gpu_free(d);
+    return NULL;
+  }
   d->pool = a->pool;
   d->intra_op_threads = a->intra_op_threads;
   return d;

@@ -118,11 +118,24 @@ static int fake_host_alloc(size_t bytes, void **out, tfc_status *s) {
 
 static void fake_host_free(void *p) { free(p); }
 
-static int fake_copy(int ordinal, void *dst, const void *src, size_t n, tfc_status *s) {
-  int n_now = fake_count();
+static int64_t n_copies[4]; /* by TFC_GPU_COPY_* kind; guarded by mu */
+
+static int fake_copy(int ordinal, int kind, void *dst, const void *src, size_t n, tfc_status *s) {
+  pthread_mutex_lock(&mu);
+  int n_now = n_gpus;
+  if (ordinal >= 0 && ordinal < n_now) n_copies[kind]++;
+  pthread_mutex_unlock(&mu);
   if (ordinal < 0 || ordinal >= n_now) return bad_ordinal(ordinal, n_now, s);
   if (n) memmove(dst, src, n);
   return TFC_OK;
+}
+
+static int fake_copy_to_device(int ordinal, void *dst, const void *src, size_t n, tfc_status *s) {
+  return fake_copy(ordinal, TFC_GPU_COPY_H2D, dst, src, n, s);
+}
+
+static int fake_copy_to_host(int ordinal, void *dst, const void *src, size_t n, tfc_status *s) {
+  return fake_copy(ordinal, TFC_GPU_COPY_D2H, dst, src, n, s);
 }
 
 /* Every fake GPU's memory is host memory, so each can read every other's. */
@@ -141,8 +154,8 @@ static const tfc_gpu_platform fake_platform = {
     .mem_free = fake_mem_free,
     .host_alloc = fake_host_alloc,
     .host_free = fake_host_free,
-    .copy_to_device = fake_copy,
-    .copy_to_host = fake_copy,
+    .copy_to_device = fake_copy_to_device,
+    .copy_to_host = fake_copy_to_host,
     .enable_peer = fake_enable_peer,
 };
 
@@ -182,6 +195,7 @@ int tfc_gpu_fake_configure(const tfc_gpu_fake_spec *specs, int n, tfc_status *s)
   }
   n_gpus = n;
   n_mem_allocs = 0;
+  memset(n_copies, 0, sizeof n_copies);
   fail_above = -1;
   pthread_mutex_unlock(&mu);
   return TFC_OK;
@@ -203,6 +217,14 @@ int64_t tfc_gpu_fake_bytes_allocated(int ordinal) {
 int64_t tfc_gpu_fake_n_mem_allocs(void) {
   pthread_mutex_lock(&mu);
   int64_t v = n_mem_allocs;
+  pthread_mutex_unlock(&mu);
+  return v;
+}
+
+int64_t tfc_gpu_fake_n_copies(int kind) {
+  if (kind != TFC_GPU_COPY_H2D && kind != TFC_GPU_COPY_D2H) return 0;
+  pthread_mutex_lock(&mu);
+  int64_t v = n_copies[kind];
   pthread_mutex_unlock(&mu);
   return v;
 }

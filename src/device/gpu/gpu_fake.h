@@ -4,12 +4,12 @@
  * Tests describe up to TFC_GPU_FAKE_MAX_DEVICES GPUs (name, PCI bus id, compute capability,
  * total and free memory), install the platform with tfc_gpu_platform_set_for_testing
  * (gpu_platform.h), and then observe what the GPU device asks of it: how many bytes of
- * "device memory" each GPU has handed out now and how many mem_alloc calls were made. The
- * memory is real (256-byte aligned host memory), so kernels that write "device" buffers and
- * copies through copy_to_device / copy_to_host work, and leak checkers see what is not given
- * back. Failure injection: every mem_alloc above a byte count fails with RESOURCE_EXHAUSTED,
- * as a device that is out of memory does; so does one that would exceed the GPU's free
- * memory.
+ * "device memory" each GPU has handed out now, how many mem_alloc calls were made and how
+ * many copies went each way. The memory is real (256-byte aligned host memory), so kernels
+ * that write "device" buffers and copies through copy_to_device / copy_to_host work, and
+ * leak checkers see what is not given back. Failure injection: every mem_alloc above a byte
+ * count fails with RESOURCE_EXHAUSTED, as a device that is out of memory does; so does one
+ * that would exceed the GPU's free memory.
  *
  * Compiled into the library (it is small and has no dependencies) so that every test and
  * example can use it; nothing installs it unless asked.
@@ -49,5 +49,8 @@ void tfc_gpu_fake_fail_above(int64_t bytes);
 int64_t tfc_gpu_fake_bytes_allocated(int ordinal);
 /* Successful mem_alloc calls since the last configure, all GPUs together. */
 int64_t tfc_gpu_fake_n_mem_allocs(void);
+/* Successful copy_to_device (kind TFC_GPU_COPY_H2D) or copy_to_host (TFC_GPU_COPY_D2H) calls
+ * since the last configure, all GPUs together; 0 for other kinds. */
+int64_t tfc_gpu_fake_n_copies(int kind);
 
 #endif
