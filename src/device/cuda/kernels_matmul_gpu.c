@@ -1,0 +1,331 @@
+/*
+ * kernels_matmul_gpu — MatMul, BatchMatMul and BatchMatMulV2 on the GPU through cuBLAS.
+ *
+ * cuBLAS is column-major and tfc's tensors row-major. A row-major m x n matrix is the
+ * column-major n x m matrix of its transpose, so C = op(A) op(B) is computed as
+ * C^T = op(B)^T op(A)^T: the column-major GEMM with the operands swapped, m and n swapped,
+ * and each operand's own transpose flag (its row-major storage already is the transpose
+ * cuBLAS sees). All three types go through cublasGemmEx / cublasGemmStridedBatchedEx: float
+ * computes in float (CUBLAS_COMPUTE_32F, not TF32: TF 1.15 knew no TF32), double in double,
+ * half in float with half storage, as TF's GPU MatMul for half.
+ *
+ * Batches: when every output batch's x (and y) matrix sits at a constant stride from the
+ * previous one (no broadcast, or an operand whose batch is broadcast whole: stride 0) one
+ * strided-batched call does all; other broadcast patterns of BatchMatMulV2 run one GEMM per
+ * output batch on the same stream.
+ *
+ * cuBLAS is loaded on first use (dlopen of libcublas.so.<major>), so libtfc still needs no
+ * CUDA library to load and a machine without a GPU never touches it. Handles: one per
+ * (GPU, stream), created lazily, bound to that stream for good and kept for the life of the
+ * process in a small table under a mutex (cuBLAS handles may be used from several threads).
+ */
+#include <cublas_api.h>
+#include <cuda_runtime_api.h>
+#include <dlfcn.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "device/cpu/cwise_int.h"
+#include "device/cuda/cuda_kernels.h"
+#include "device/gpu/gpu_device.h"
+
+/* ---- cuBLAS, loaded on first use ---- */
+
+#define STR_(x) #x
+#define STR(x) STR_(x)
+#define CUBLAS_SONAME "libcublas.so." STR(CUBLAS_VER_MAJOR)
+
+typedef struct cublas_api {
+  __typeof__(cublasCreate_v2) *create;
+  __typeof__(cublasSetStream_v2) *set_stream;
+  __typeof__(cublasGemmEx) *gemm;
+  __typeof__(cublasGemmStridedBatchedEx) *gemm_strided;
+  __typeof__(cublasGetStatusString) *status_string;
+} cublas_api;
+
+/* One handle per (GPU, stream); streams live as long as their device, and devices are few. */
+#define MAX_HANDLES 64
+
+static pthread_mutex_t blas_mu = PTHREAD_MUTEX_INITIALIZER;
+static cublas_api blas;                /* guarded by blas_mu until loaded, constant after */
+static int blas_state;                 /* 0: not tried, 1: loaded, -1: failed (blas_err says why) */
+static char blas_err[256];
+static struct {
+  int ordinal;
+  void *stream;
+  cublasHandle_t handle;
+} handles[MAX_HANDLES];
+static int n_handles;
+
+static int load_cublas(void) {
+  void *lib = dlopen(CUBLAS_SONAME, RTLD_NOW | RTLD_LOCAL);
+  if (!lib) {
+    snprintf(blas_err, sizeof blas_err, "cannot load cuBLAS (%s): %s", CUBLAS_SONAME, dlerror());
+    return -1;
+  }
+  /* dlsym returns void *; POSIX guarantees it converts to a function pointer. */
+  struct {
+    const char *name;
+    void **slot;
+  } syms[] = {{"cublasCreate_v2", (void **)&blas.create},
+              {"cublasSetStream_v2", (void **)&blas.set_stream},
+              {"cublasGemmEx", (void **)&blas.gemm},
+              {"cublasGemmStridedBatchedEx", (void **)&blas.gemm_strided},
+              {"cublasGetStatusString", (void **)&blas.status_string}};
+  for (size_t i = 0; i < sizeof syms / sizeof syms[0]; i++) {
+    *syms[i].slot = dlsym(lib, syms[i].name);
+    if (!*syms[i].slot) {
+      snprintf(blas_err, sizeof blas_err, "%s has no symbol %s", CUBLAS_SONAME, syms[i].name);
+      dlclose(lib);
+      return -1;
+    }
+  }
+  /* The library stays loaded for the life of the process: handles point into it. */
+  return 1;
+}
+
+/* The handle for (ordinal, stream) on the current device, created on first use. */
+static int blas_handle(tfc_kernel_ctx *c, int ordinal, void *stream, cublasHandle_t *out) {
+  pthread_mutex_lock(&blas_mu);
+  if (blas_state == 0) blas_state = load_cublas();
+  if (blas_state < 0) {
+    pthread_mutex_unlock(&blas_mu);
+    return tfc_kernel_error(c, TFC_FAILED_PRECONDITION, "%s on GPU: %s", c->node->op->name, blas_err);
+  }
+  for (int i = 0; i < n_handles; i++)
+    if (handles[i].ordinal == ordinal && handles[i].stream == stream) {
+      *out = handles[i].handle;
+      pthread_mutex_unlock(&blas_mu);
+      return TFC_OK;
+    }
+  cublasStatus_t st = CUBLAS_STATUS_ALLOC_FAILED;
+  cublasHandle_t h = NULL;
+  if (n_handles < MAX_HANDLES) {
+    st = blas.create(&h);
+    if (st == CUBLAS_STATUS_SUCCESS) st = blas.set_stream(h, (cudaStream_t)stream);
+  }
+  if (st != CUBLAS_STATUS_SUCCESS) {
+    pthread_mutex_unlock(&blas_mu);
+    return tfc_kernel_error(c, TFC_INTERNAL, "%s on GPU %d: creating a cuBLAS handle failed: %s", c->node->op->name,
+                            ordinal, n_handles < MAX_HANDLES ? blas.status_string(st) : "too many streams");
+  }
+  handles[n_handles].ordinal = ordinal;
+  handles[n_handles].stream = stream;
+  handles[n_handles++].handle = h;
+  *out = h;
+  pthread_mutex_unlock(&blas_mu);
+  return TFC_OK;
+}
+
+/* ---- one (batched) GEMM in row-major terms ---- */
+
+typedef struct gemm_args {
+  int dtype; /* TFC_DT_FLOAT, DOUBLE, HALF */
+  int ta, tb;
+  int64_t m, n, k;
+  const char *a, *b;
+  char *c;
+  int64_t stride_a, stride_b, stride_c; /* elements between batches */
+  int64_t batch;
+} gemm_args;
+
+static int gemm_run(tfc_kernel_ctx *c, cublasHandle_t h, const gemm_args *g) {
+  cudaDataType t;
+  cublasComputeType_t ct;
+  const void *one, *zero;
+  static const float f1 = 1.0f, f0 = 0.0f;
+  static const double d1 = 1.0, d0 = 0.0;
+  switch (g->dtype) {
+    case TFC_DT_FLOAT: t = CUDA_R_32F, ct = CUBLAS_COMPUTE_32F, one = &f1, zero = &f0; break;
+    case TFC_DT_DOUBLE: t = CUDA_R_64F, ct = CUBLAS_COMPUTE_64F, one = &d1, zero = &d0; break;
+    case TFC_DT_HALF: t = CUDA_R_16F, ct = CUBLAS_COMPUTE_32F, one = &f1, zero = &f0; break;
+    default: return tfc_cuda_ctx_check(c, TFC_CUDA_E_UNSUPPORTED, g->dtype);
+  }
+  /* C^T (n x m) = op(B)^T (n x k) * op(A)^T (k x m), all column-major; see the top comment. */
+  cublasOperation_t opb = g->tb ? CUBLAS_OP_T : CUBLAS_OP_N, opa = g->ta ? CUBLAS_OP_T : CUBLAS_OP_N;
+  int ldb = (int)(g->tb ? g->k : g->n), lda = (int)(g->ta ? g->m : g->k), ldc = (int)g->n;
+  cublasStatus_t st;
+  if (g->batch == 1)
+    st = blas.gemm(h, opb, opa, (int)g->n, (int)g->m, (int)g->k, one, g->b, t, ldb, g->a, t, lda, zero, g->c, t, ldc,
+                   ct, CUBLAS_GEMM_DEFAULT);
+  else
+    st = blas.gemm_strided(h, opb, opa, (int)g->n, (int)g->m, (int)g->k, one, g->b, t, ldb, g->stride_b, g->a, t,
+                           lda, g->stride_a, zero, g->c, t, ldc, g->stride_c, (int)g->batch, ct, CUBLAS_GEMM_DEFAULT);
+  if (st != CUBLAS_STATUS_SUCCESS)
+    return tfc_kernel_error(c, TFC_INTERNAL, "%s: cuBLAS GEMM (m=%lld n=%lld k=%lld batch=%lld) failed: %s",
+                            c->node->op->name, (long long)g->m, (long long)g->n, (long long)g->k,
+                            (long long)g->batch, blas.status_string(st));
+  return TFC_OK;
+}
+
+/* cuBLAS takes int sizes and leading dims. */
+static int fits_int(tfc_kernel_ctx *c, int64_t m, int64_t n, int64_t k, int64_t batch) {
+  if (m > INT_MAX || n > INT_MAX || k > INT_MAX || batch > INT_MAX)
+    return tfc_kernel_error(c, TFC_UNIMPLEMENTED, "%s on GPU: dimensions beyond %d are not supported",
+                            c->node->op->name, INT_MAX);
+  return TFC_OK;
+}
+
+/* Stream, handle, and a zero fill when k == 0 (cuBLAS with k = 0 and beta = 0 would leave C
+ * as is on some versions; TF defines the product of empty matrices as zeros). Returns 1 in
+ * *done when nothing is left to compute. */
+static int gemm_prepare(tfc_kernel_ctx *c, tfc_tensor *out, int64_t k, void **stream, cublasHandle_t *h, int *done) {
+  *done = 1;
+  TFC_TRY(tfc_cuda_ctx_stream(c, stream));
+  if (out->n_elems == 0) return TFC_OK;
+  if (k == 0) return tfc_cuda_ctx_check(c, tfc_cuda_memset(out->data, 0, (int64_t)out->n_bytes, *stream), out->dtype);
+  TFC_TRY(blas_handle(c, tfc_gpu_device_platform_id(c->device), *stream, h));
+  *done = 0;
+  return TFC_OK;
+}
+
+/* ---- MatMul ---- */
+
+typedef struct matmul_state {
+  int ta, tb;
+} matmul_state;
+
+static int matmul_init(const tfc_node *n, void **state, tfc_status *s) {
+  matmul_state *st = malloc(sizeof *st);
+  if (!st) return TFC_OOM(s);
+  if (tfc_kernel_attr_bool(n, "transpose_a", &st->ta, s) || tfc_kernel_attr_bool(n, "transpose_b", &st->tb, s)) {
+    free(st);
+    return s->code;
+  }
+  *state = st;
+  return TFC_OK;
+}
+
+static int matmul_compute(tfc_kernel_ctx *c) {
+  const matmul_state *st = c->state;
+  const tfc_tensor *a = c->inputs[0], *b = c->inputs[1];
+  char sa[TFC_SHAPE_STR_MAX], sb[TFC_SHAPE_STR_MAX];
+  if (a->ndims != 2 || b->ndims != 2)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "In[%d] is not a matrix. Instead it has shape %s",
+                            a->ndims != 2 ? 0 : 1,
+                            a->ndims != 2 ? tfc_tensor_shape_str(a, sa, sizeof sa) : tfc_tensor_shape_str(b, sb, sizeof sb));
+  int64_t m = a->dims[st->ta ? 1 : 0], k = a->dims[st->ta ? 0 : 1];
+  int64_t kb = b->dims[st->tb ? 1 : 0], n = b->dims[st->tb ? 0 : 1];
+  if (k != kb)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Matrix size-incompatible: In[0]: %s, In[1]: %s",
+                            tfc_tensor_shape_str(a, sa, sizeof sa), tfc_tensor_shape_str(b, sb, sizeof sb));
+  TFC_TRY(fits_int(c, m, n, k, 1));
+  int64_t dims[2] = {m, n};
+  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, a->dtype, dims, 2);
+  if (!out) return c->status->code;
+  void *stream;
+  cublasHandle_t h;
+  int done;
+  TFC_TRY(gemm_prepare(c, out, k, &stream, &h, &done));
+  if (done) return TFC_OK;
+  gemm_args g = {a->dtype, st->ta, st->tb, m, n, k, a->data, b->data, out->data, 0, 0, 0, 1};
+  return gemm_run(c, h, &g);
+}
+
+/* ---- BatchMatMul / BatchMatMulV2 ---- */
+
+static int bmm_compute(tfc_kernel_ctx *c, int v2) {
+  const tfc_tensor *x = c->inputs[0], *y = c->inputs[1];
+  int adj_x = 0, adj_y = 0;
+  TFC_TRY(tfc_kernel_attr_bool(c->node, "adj_x", &adj_x, c->status));
+  TFC_TRY(tfc_kernel_attr_bool(c->node, "adj_y", &adj_y, c->status));
+  char sx[TFC_SHAPE_STR_MAX], sy[TFC_SHAPE_STR_MAX];
+  tfc_tensor_shape_str(x, sx, sizeof sx);
+  tfc_tensor_shape_str(y, sy, sizeof sy);
+  /* Step 1: ranks and batch dims, with the CPU kernel's checks and messages. */
+  if (!v2) {
+    if (x->ndims != y->ndims)
+      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "In[0] and In[1] has different ndims: %s vs. %s", sx, sy);
+    if (x->ndims < 2)
+      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "In[0] and In[1] ndims must be >= 2: %d", x->ndims);
+    for (int i = 0; i < x->ndims - 2; i++)
+      if (x->dims[i] != y->dims[i])
+        return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
+                                "In[0].dim(%d) and In[1].dim(%d) must be the same: %s vs %s", i, i, sx, sy);
+  } else {
+    if (x->ndims < 2)
+      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "In[0] ndims must be >= 2: %d", x->ndims);
+    if (y->ndims < 2)
+      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "In[1] ndims must be >= 2: %d", y->ndims);
+  }
+  tfc_cwise_bcast bb;
+  const int64_t *bd[2] = {x->dims, y->dims};
+  int bn[2] = {x->ndims - 2, y->ndims - 2};
+  if (tfc_cwise_bcast_dims(&bb, 2, bd, bn))
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
+                            "In[0] and In[1] must have compatible batch dimensions: %s vs. %s", sx, sy);
+  /* Step 2: matrix dims and the output. */
+  int64_t m = x->dims[x->ndims - 2], kx = x->dims[x->ndims - 1];
+  int64_t ky = y->dims[y->ndims - 2], n = y->dims[y->ndims - 1];
+  if (adj_x) { int64_t t = m; m = kx; kx = t; }
+  if (adj_y) { int64_t t = ky; ky = n; n = t; }
+  if (kx != ky)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "In[0] mismatch In[1] shape: %lld vs. %lld: %s %s %d %d",
+                            (long long)kx, (long long)ky, sx, sy, adj_x, adj_y);
+  if (bb.out_ndims + 2 > TFC_MAX_DIMS)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Rank of the output exceeds %d", TFC_MAX_DIMS);
+  TFC_TRY(fits_int(c, m, n, kx, bb.n_out));
+  int64_t dims[TFC_MAX_DIMS];
+  memcpy(dims, bb.out_dims, sizeof(int64_t) * (size_t)bb.out_ndims);
+  dims[bb.out_ndims] = m;
+  dims[bb.out_ndims + 1] = n;
+  tfc_tensor *z = tfc_kernel_alloc_output(c, 0, x->dtype, dims, bb.out_ndims + 2);
+  if (!z) return c->status->code;
+  void *stream;
+  cublasHandle_t h;
+  int done;
+  TFC_TRY(gemm_prepare(c, z, kx, &stream, &h, &done));
+  if (done) return TFC_OK;
+  /* Step 3: each output batch's x and y matrix (in matrices); one strided call when both
+   * advance by a constant stride. */
+  int64_t nb = bb.n_out, inner = bb.dims[bb.rank - 1];
+  int64_t *offs = malloc(sizeof(int64_t) * 2 * (size_t)nb);
+  if (!offs) return TFC_OOM(c->status);
+  for (int64_t bi = 0; bi < nb; bi++) {
+    int64_t o[2];
+    tfc_cwise_bcast_row(&bb, bi / inner, o);
+    int64_t r = bi % inner;
+    offs[bi] = o[0] + r * bb.strides[0][bb.rank - 1];
+    offs[nb + bi] = o[1] + r * bb.strides[1][bb.rank - 1];
+  }
+  int64_t sx_b = nb > 1 ? offs[1] - offs[0] : 0, sy_b = nb > 1 ? offs[nb + 1] - offs[nb] : 0;
+  int affine = 1;
+  for (int64_t bi = 1; bi < nb && affine; bi++)
+    affine = offs[bi] - offs[bi - 1] == sx_b && offs[nb + bi] - offs[nb + bi - 1] == sy_b;
+  size_t es = tfc_dtype_size(x->dtype);
+  int rc = TFC_OK;
+  if (affine) {
+    gemm_args g = {x->dtype, adj_x, adj_y, m, n, kx, (const char *)x->data + (size_t)(offs[0] * m * kx) * es,
+                   (const char *)y->data + (size_t)(offs[nb] * kx * n) * es, z->data, sx_b * m * kx, sy_b * kx * n,
+                   m * n, nb};
+    rc = gemm_run(c, h, &g);
+  } else {
+    for (int64_t bi = 0; bi < nb && rc == TFC_OK; bi++) {
+      gemm_args g = {x->dtype, adj_x, adj_y, m, n, kx, (const char *)x->data + (size_t)(offs[bi] * m * kx) * es,
+                     (const char *)y->data + (size_t)(offs[nb + bi] * kx * n) * es,
+                     (char *)z->data + (size_t)(bi * m * n) * es, 0, 0, 0, 1};
+      rc = gemm_run(c, h, &g);
+    }
+  }
+  free(offs);
+  return rc;
+}
+
+static int bmm_v1_compute(tfc_kernel_ctx *c) { return bmm_compute(c, 0); }
+static int bmm_v2_compute(tfc_kernel_ctx *c) { return bmm_compute(c, 1); }
+
+#define G_F (TFC_T(TFC_DT_FLOAT) | TFC_T(TFC_DT_DOUBLE) | TFC_T(TFC_DT_HALF))
+
+static const tfc_kernel_def defs[] = {
+    {.op = TFC_OP_MatMul, .type_attr = "T", .types = G_F, .flags = TFC_KF_EXPENSIVE, .init = matmul_init,
+     .compute = matmul_compute, .free_state = free},
+    {.op = TFC_OP_BatchMatMul, .type_attr = "T", .types = G_F, .flags = TFC_KF_EXPENSIVE, .compute = bmm_v1_compute},
+    {.op = TFC_OP_BatchMatMulV2, .type_attr = "T", .types = G_F, .flags = TFC_KF_EXPENSIVE, .compute = bmm_v2_compute},
+};
+
+int tfc_cuda_kernels_matmul(tfc_kernel_table *t, tfc_status *s) {
+  return tfc_kernel_table_add(t, defs, (int)(sizeof defs / sizeof defs[0]), s);
+}
