@@ -38,11 +38,15 @@ static void job_end(copy_job *j, const tfc_status *s) {
     out = j->dst;
     j->dst = NULL;
   }
-  j->done(j->arg, s, out);
+  /* The copy is over: its source and staging buffer go back before the step hears of it, so
+   * their memory is free by the time the step ends. */
   tfc_tensor_unref(j->dst);
   tfc_tensor_unref(j->staging);
   tfc_tensor_unref(j->src);
+  tfc_gpu_copy_done done = j->done;
+  void *arg = j->arg;
   free(j);
+  done(arg, s, out);
 }
 
 /* Completion-thread end of a queued copy. */
