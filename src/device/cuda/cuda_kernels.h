@@ -158,6 +158,74 @@ int tfc_cuda_memset(void *p, int value, int64_t bytes, void *stream);
 /* "cudaErrorInvalidValue: invalid argument", or a text for TFC_CUDA_E_UNSUPPORTED. Static. */
 const char *tfc_cuda_error_string(int err);
 
+
+/* ---- array and training launchers (cuda_array.cu, cuda_train.cu) ---- */
+
+/* A strided copy: for every point i of the window dims[0..rank) (row-major), element
+ * dst[dst_offset + sum(i_d * dst_strides[d])] = src[src_offset + sum(i_d * src_strides[d])];
+ * strides and offsets in elements of elem_size bytes (1, 2, 4 or 8). rank >= 1. */
+typedef struct tfc_cuda_copy_plan {
+  int rank;
+  int64_t dims[TFC_CUDA_MAX_DIMS];
+  int64_t src_strides[TFC_CUDA_MAX_DIMS], dst_strides[TFC_CUDA_MAX_DIMS];
+  int64_t src_offset, dst_offset;
+} tfc_cuda_copy_plan;
+int tfc_cuda_strided_copy(int elem_size, const void *src, void *dst, const tfc_cuda_copy_plan *plan, void *stream);
+/* dst (out_dims, dense) = src (in_dims, dense, same rank) tiled: dst[i] = src[i mod in_dims]. */
+int tfc_cuda_tile(int elem_size, const void *src, void *dst, int rank, const int64_t *in_dims,
+                  const int64_t *out_dims, void *stream);
+/* out[b, o, j, k] = params[b, o, idx[b, j], k] over [batch, outer, n_idx, inner], params viewed
+ * as [batch, outer, limit, inner]; idx_dtype TFC_CUDA_I32 or I64; an index outside [0, limit)
+ * gives zeros (TF's GPU Gather: the host cannot see device indices without a sync). */
+int tfc_cuda_gather(int elem_size, int idx_dtype, const void *params, const void *idx, void *out, int64_t batch,
+                    int64_t outer, int64_t limit, int64_t n_idx, int64_t inner, void *stream);
+/* n elements of y (dst_dtype) = x (src_dtype) converted; to bool: x != 0; floats to integers
+ * truncate toward zero (NaN gives 0, out of range saturates, as CUDA's conversions). */
+int tfc_cuda_cast(int src_dtype, int dst_dtype, const void *x, void *y, int64_t n, void *stream);
+/* n elements of dst set to one element: *dev_value (a device pointer) when not NULL, else the
+ * low elem_size bytes of bits. */
+int tfc_cuda_fill(int elem_size, const void *dev_value, uint64_t bits, void *dst, int64_t n, void *stream);
+/* z[i] = cond[i / cond_div] ? t[i] : e[i] for n elements (cond_div 1: element-wise; the row
+ * length: one cond per row; n: a scalar cond). cond is bool. */
+int tfc_cuda_select(int elem_size, const void *cond, const void *t, const void *e, void *z, int64_t n,
+                    int64_t cond_div, void *stream);
+/* out[o, d, i] = idx[o, i] == d ? *on : *off over [outer, depth, inner]; on and off are device
+ * scalars; idx_dtype TFC_CUDA_I32 or I64 (negative or >= depth: all off). */
+int tfc_cuda_one_hot(int elem_size, int idx_dtype, const void *idx, const void *on, const void *off, void *out,
+                     int64_t outer, int64_t depth, int64_t inner, void *stream);
+/* bytes from src to dst, device to device, stream-ordered. */
+int tfc_cuda_memcpy(void *dst, const void *src, int64_t bytes, void *stream);
+
+/* The optimizers' dense updates, the CPU kernels' formulas (kernels_training.c) in the
+ * variable's type (half: computed in float). */
+enum tfc_cuda_apply_op {
+  TFC_CUDA_APPLY_GD = 0,       /* s[1] alpha */
+  TFC_CUDA_APPLY_MOMENTUM = 1, /* s[2] lr, s[4] momentum; old/out: var, accum */
+  TFC_CUDA_APPLY_ADAM = 2,     /* s[3..8] beta1_power, beta2_power, lr, beta1, beta2, epsilon; var, m, v */
+  TFC_CUDA_APPLY_ADAGRAD = 3,  /* s[2] lr; var, accum (out[1] NULL: accum not updated) */
+  TFC_CUDA_APPLY_RMSPROP = 4,  /* s[3..6] lr, rho, momentum, epsilon; var, ms, mom */
+  TFC_CUDA_APPLY_OP_COUNT = 5
+};
+typedef struct tfc_cuda_apply_args {
+  int op, nesterov;
+  double s[10]; /* the scalar inputs by input index */
+  const void *grad;
+  const void *old[3];
+  void *out[3];
+} tfc_cuda_apply_args;
+/* Floats only (F32, F64, F16). */
+int tfc_cuda_apply(int dtype, const tfc_cuda_apply_args *args, int64_t n, void *stream);
+
+/* ---- random launcher (cuda_random.cu) ---- */
+
+/* Fills `size` elements of out with TF's Philox distribution `dist` over element type `elem`
+ * (TFC_PHILOX_* of base/philox.h), from the generator state (key, counter) the kernel reserved
+ * for this run: the same values, in the same places, as tfc_philox_fill_groups over all groups
+ * of that state on the CPU. lo/range: UNIFORM_INT only (range nonzero). Uniform and integer
+ * outputs are bit-identical to the CPU; normals use CUDA's logf/sqrtf/sincosf (see
+ * cuda_random.cu for the bound). */
+int tfc_cuda_random(int dist, int elem, const uint32_t key[2], const uint32_t counter[4], int64_t lo, uint64_t range,
+                    void *out, int64_t size, void *stream);
 #ifdef __cplusplus
 }
 #endif
@@ -174,6 +242,13 @@ int tfc_cuda_kernels_register(tfc_kernel_table *t, tfc_status *s);
 /* Sibling registration and shared helpers of kernels_*_gpu.c. */
 int tfc_cuda_kernels_matmul(tfc_kernel_table *t, tfc_status *s);
 int tfc_cuda_kernels_nn(tfc_kernel_table *t, tfc_status *s);
+/* kernels_array_gpu.c, kernels_state_gpu.c, kernels_training_gpu.c. */
+int tfc_cuda_kernels_array(tfc_kernel_table *t, tfc_status *s);
+int tfc_cuda_kernels_state(tfc_kernel_table *t, tfc_status *s);
+int tfc_cuda_kernels_training(tfc_kernel_table *t, tfc_status *s);
+/* kernels_conv_gpu.c (cuDNN), kernels_random_gpu.c. */
+int tfc_cuda_kernels_conv(tfc_kernel_table *t, tfc_status *s);
+int tfc_cuda_kernels_random(tfc_kernel_table *t, tfc_status *s);
 /* The launcher dtype of a tfc dtype, or -1. */
 int tfc_cuda_dtype_of(int dtype);
 /* The compute stream of c's device, or an error set in c (the node named) when it has none:

@@ -317,5 +317,10 @@ static const tfc_kernel_def defs[] = {
 int tfc_cuda_kernels_register(tfc_kernel_table *t, tfc_status *s) {
   TFC_TRY(tfc_kernel_table_add(t, defs, (int)(sizeof defs / sizeof defs[0]), s));
   TFC_TRY(tfc_cuda_kernels_matmul(t, s));
+  TFC_TRY(tfc_cuda_kernels_array(t, s));
+  TFC_TRY(tfc_cuda_kernels_state(t, s));
+  TFC_TRY(tfc_cuda_kernels_training(t, s));
+  TFC_TRY(tfc_cuda_kernels_conv(t, s));
+  TFC_TRY(tfc_cuda_kernels_random(t, s));
   return tfc_cuda_kernels_nn(t, s);
 }

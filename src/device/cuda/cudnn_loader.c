@@ -1,0 +1,134 @@
+/*
+ * cudnn_loader — dlopen of cuDNN and the per-(GPU, stream) handle table (see cudnn_loader.h).
+ *
+ * The load is tried once per process under the table's mutex; its outcome (the function table
+ * or the reason it failed) is kept, so a machine without cuDNN answers every cuDNN kernel with
+ * the same FAILED_PRECONDITION instead of retrying dlopen per step. The library stays loaded
+ * for the life of the process, since handles point into it.
+ */
+#include "device/cuda/cudnn_loader.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+
+#define STR_(x) #x
+#define STR(x) STR_(x)
+#define CUDNN_SONAME "libcudnn.so." STR(CUDNN_MAJOR)
+
+/* Streams live as long as their device, and devices are few. */
+#define MAX_HANDLES 64
+
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static tfc_cudnn_api api;  /* guarded by mu until loaded, constant after */
+static int state;          /* 0: not tried, 1: loaded, -1: failed (err says why); guarded by mu */
+static char err[320];
+static struct {
+  int ordinal;
+  void *stream;
+  cudnnHandle_t handle;
+} handles[MAX_HANDLES]; /* guarded by mu */
+static int n_handles;
+
+static int load(void) {
+  void *lib = dlopen(CUDNN_SONAME, RTLD_NOW | RTLD_LOCAL);
+  if (!lib) {
+    snprintf(err, sizeof err, "cannot load cuDNN (%s): %s", CUDNN_SONAME, dlerror());
+    return -1;
+  }
+  /* dlsym returns void *; POSIX guarantees it converts to a function pointer. */
+  struct {
+    const char *name;
+    void **slot;
+  } syms[] = {
+      {"cudnnCreate", (void **)&api.create},
+      {"cudnnDestroy", (void **)&api.destroy},
+      {"cudnnSetStream", (void **)&api.set_stream},
+      {"cudnnGetErrorString", (void **)&api.error_string},
+      {"cudnnCreateTensorDescriptor", (void **)&api.create_tensor},
+      {"cudnnSetTensor4dDescriptorEx", (void **)&api.set_tensor4d_ex},
+      {"cudnnDestroyTensorDescriptor", (void **)&api.destroy_tensor},
+      {"cudnnCreateFilterDescriptor", (void **)&api.create_filter},
+      {"cudnnSetFilter4dDescriptor", (void **)&api.set_filter4d},
+      {"cudnnDestroyFilterDescriptor", (void **)&api.destroy_filter},
+      {"cudnnCreateConvolutionDescriptor", (void **)&api.create_conv},
+      {"cudnnSetConvolution2dDescriptor", (void **)&api.set_conv2d},
+      {"cudnnSetConvolutionMathType", (void **)&api.set_conv_math},
+      {"cudnnDestroyConvolutionDescriptor", (void **)&api.destroy_conv},
+      {"cudnnGetConvolutionForwardAlgorithm_v7", (void **)&api.fwd_algos},
+      {"cudnnGetConvolutionBackwardDataAlgorithm_v7", (void **)&api.bwd_data_algos},
+      {"cudnnGetConvolutionBackwardFilterAlgorithm_v7", (void **)&api.bwd_filter_algos},
+      {"cudnnConvolutionForward", (void **)&api.conv_fwd},
+      {"cudnnConvolutionBackwardData", (void **)&api.conv_bwd_data},
+      {"cudnnConvolutionBackwardFilter", (void **)&api.conv_bwd_filter},
+      {"cudnnTransformTensor", (void **)&api.transform},
+      {"cudnnCreatePoolingDescriptor", (void **)&api.create_pool},
+      {"cudnnSetPooling2dDescriptor", (void **)&api.set_pool2d},
+      {"cudnnDestroyPoolingDescriptor", (void **)&api.destroy_pool},
+      {"cudnnPoolingForward", (void **)&api.pool_fwd},
+      {"cudnnPoolingBackward", (void **)&api.pool_bwd},
+  };
+  for (size_t i = 0; i < sizeof syms / sizeof syms[0]; i++) {
+    *syms[i].slot = dlsym(lib, syms[i].name);
+    if (!*syms[i].slot) {
+      snprintf(err, sizeof err, "%s has no symbol %s", CUDNN_SONAME, syms[i].name);
+      dlclose(lib);
+      return -1;
+    }
+  }
+  return 1;
+}
+
+/* Loads under mu (held by the caller). */
+static int ensure_loaded(tfc_kernel_ctx *c) {
+  if (state == 0) state = load();
+  if (state > 0) return TFC_OK;
+  return tfc_kernel_error(c, TFC_FAILED_PRECONDITION, "%s on GPU: %s", c->node->op->name, err);
+}
+
+const tfc_cudnn_api *tfc_cudnn_api_get(tfc_kernel_ctx *c) {
+  pthread_mutex_lock(&mu);
+  int rc = ensure_loaded(c);
+  pthread_mutex_unlock(&mu);
+  return rc ? NULL : &api;
+}
+
+int tfc_cudnn_handle(tfc_kernel_ctx *c, int ordinal, void *stream, cudnnHandle_t *out) {
+  *out = NULL;
+  pthread_mutex_lock(&mu);
+  if (ensure_loaded(c)) {
+    pthread_mutex_unlock(&mu);
+    return c->status->code;
+  }
+  for (int i = 0; i < n_handles; i++)
+    if (handles[i].ordinal == ordinal && handles[i].stream == stream) {
+      *out = handles[i].handle;
+      pthread_mutex_unlock(&mu);
+      return TFC_OK;
+    }
+  if (n_handles == MAX_HANDLES) {
+    pthread_mutex_unlock(&mu);
+    return tfc_kernel_error(c, TFC_INTERNAL, "%s on GPU %d: creating a cuDNN handle failed: more than %d streams",
+                            c->node->op->name, ordinal, MAX_HANDLES);
+  }
+  cudnnHandle_t h = NULL;
+  cudnnStatus_t st = api.create(&h);
+  if (st == CUDNN_STATUS_SUCCESS) st = api.set_stream(h, (cudaStream_t)stream);
+  if (st != CUDNN_STATUS_SUCCESS) {
+    if (h) api.destroy(h);
+    pthread_mutex_unlock(&mu);
+    return tfc_kernel_error(c, TFC_INTERNAL, "%s on GPU %d: creating a cuDNN handle failed: %s", c->node->op->name,
+                            ordinal, api.error_string(st));
+  }
+  handles[n_handles].ordinal = ordinal;
+  handles[n_handles].stream = stream;
+  handles[n_handles++].handle = h;
+  *out = h;
+  pthread_mutex_unlock(&mu);
+  return TFC_OK;
+}
+
+int tfc_cudnn_check(tfc_kernel_ctx *c, cudnnStatus_t st, const char *what) {
+  if (st == CUDNN_STATUS_SUCCESS) return c->status->code;
+  return tfc_kernel_error(c, TFC_INTERNAL, "%s on GPU: %s failed: %s", c->node->op->name, what, api.error_string(st));
+}

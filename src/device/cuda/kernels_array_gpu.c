@@ -1,0 +1,961 @@
+/*
+ * kernels_array_gpu — the GPU kernels of the array family: the shape-only ops (Reshape,
+ * ExpandDims, Squeeze share their input's buffer; Shape, Size, Rank answer in host memory),
+ * the tensor makers (Fill, ZerosLike, OnesLike), Cast, AddN, Select, and the copies (ConcatV2,
+ * Split, SplitV, Pack, Unpack, Slice, StridedSlice, Transpose, Tile, GatherV2, Gather, OneHot).
+ *
+ * Every check is the CPU kernel's (src/device/cpu/kernels_array*.c, kernels_cwise_misc.c),
+ * same codes, same texts; the shape and index arguments TF keeps in host memory (axes,
+ * begin/end/strides, multiples, perm, depth, size_splits) are host-memory inputs here too, so
+ * they are read directly. The data moves through cuda_array.cu's launchers on the device's
+ * compute stream: one strided copy per window (a concat or split piece is a window of the
+ * whole tensor at a column offset), with size-1 dims dropped and contiguous neighbours merged
+ * on the host so that most copies need one or two dims.
+ *
+ * Types, as TF 1.15's GPU registrations: the numbers and bool that live in device memory
+ * (half, float, double, int64, bool and the small integers). int32 data is TF's host-memory
+ * shape math: the shape-only ops get host-memory int32 rows, Cast converts int32 on the device
+ * (TF's GPU Cast has no type constraint), and the copying ops have no int32 row, so such nodes
+ * stay on the CPU.
+ *
+ * ConcatV2's axis is read back from device memory (see read_device_index): the host-memory
+ * masks cannot name an input whose index depends on N.
+ *
+ * Differences a user can see: Gather's indices are device data, so, like TF's GPU kernel, an
+ * index out of range gives zeros instead of an error (checking would need a device-to-host
+ * sync every step).
+ */
+#include <cuda_runtime_api.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "device/cpu/array_copy.h"
+#include "device/cuda/cuda_kernels.h"
+#include "device/gpu/gpu_device.h"
+#include "ops/shape_array.h"
+
+/* Data kept in device memory by the copying kernels: every fixed-size type of 1 to 8 bytes
+ * except int32 (host memory in TF). */
+#define G_DATA                                                                                                     \
+  (TFC_T(TFC_DT_HALF) | TFC_T(TFC_DT_FLOAT) | TFC_T(TFC_DT_DOUBLE) | TFC_T(TFC_DT_INT64) | TFC_T(TFC_DT_BOOL) |    \
+   TFC_T(TFC_DT_UINT8) | TFC_T(TFC_DT_INT8) | TFC_T(TFC_DT_INT16) | TFC_T(TFC_DT_UINT16) |                        \
+   TFC_T(TFC_DT_COMPLEX64))
+/* The shape-only ops' device rows: anything the GPU holds in device memory. */
+#define G_SHAPE (G_DATA | TFC_T(TFC_DT_BFLOAT16) | TFC_T(TFC_DT_COMPLEX128))
+#define G_F (TFC_T(TFC_DT_FLOAT) | TFC_T(TFC_DT_DOUBLE) | TFC_T(TFC_DT_HALF))
+#define G_FI (G_F | TFC_T(TFC_DT_INT64))
+#define G_FIB (G_FI | TFC_T(TFC_DT_BOOL))
+#define G_CAST (G_FIB | TFC_T(TFC_DT_INT32))
+#define I32 TFC_T(TFC_DT_INT32)
+#define ALL_HOST 0xffffffffu
+
+/* ---- copies ---- */
+
+static int64_t prod(const int64_t *dims, int from, int to) {
+  int64_t p = 1;
+  for (int i = from; i < to; i++) p *= dims[i];
+  return p;
+}
+
+static void row_major_strides(const int64_t *dims, int rank, int64_t *strides) {
+  int64_t st = 1;
+  for (int d = rank - 1; d >= 0; d--) {
+    strides[d] = st;
+    st *= dims[d];
+  }
+}
+
+/*
+ * Copies the window dims[0..rank) from src (src_strides, src_off) to dst (dst_strides,
+ * dst_off), all in elements of `dtype`. Size-1 dims are dropped and a dim merged into its
+ * inner neighbour when both sides are contiguous across them; a plan still wider than the
+ * launcher's limit is UNIMPLEMENTED.
+ */
+static int copy_window(tfc_kernel_ctx *c, int dtype, void *dst, const void *src, int rank, const int64_t *dims,
+                       const int64_t *src_strides, int64_t src_off, const int64_t *dst_strides, int64_t dst_off) {
+  int64_t d_[TFC_MAX_DIMS], ss[TFC_MAX_DIMS], ds[TFC_MAX_DIMS];
+  int r = 0;
+  for (int d = 0; d < rank; d++) {
+    if (dims[d] == 0) return TFC_OK;
+    if (dims[d] == 1) continue;
+    if (r > 0 && ss[r - 1] == src_strides[d] * dims[d] && ds[r - 1] == dst_strides[d] * dims[d]) {
+      d_[r - 1] *= dims[d];
+      ss[r - 1] = src_strides[d];
+      ds[r - 1] = dst_strides[d];
+      continue;
+    }
+    d_[r] = dims[d];
+    ss[r] = src_strides[d];
+    ds[r++] = dst_strides[d];
+  }
+  if (r > TFC_CUDA_MAX_DIMS)
+    return tfc_kernel_error(c, TFC_UNIMPLEMENTED, "%s on GPU copies at most %d collapsed dimensions, this one needs %d",
+                            c->node->op->name, TFC_CUDA_MAX_DIMS, r);
+  tfc_cuda_copy_plan p = {.rank = r ? r : 1, .src_offset = src_off, .dst_offset = dst_off};
+  if (!r) p.dims[0] = 1, p.src_strides[0] = p.dst_strides[0] = 1;
+  for (int d = 0; d < r; d++) {
+    p.dims[d] = d_[d];
+    p.src_strides[d] = ss[d];
+    p.dst_strides[d] = ds[d];
+  }
+  void *stream;
+  TFC_TRY(tfc_cuda_ctx_stream(c, &stream));
+  return tfc_cuda_ctx_check(c, tfc_cuda_strided_copy((int)tfc_dtype_size(dtype), src, dst, &p, stream), dtype);
+}
+
+/* A dense output read through src strides (Transpose, Slice, StridedSlice). */
+static int gather_window(tfc_kernel_ctx *c, tfc_tensor *out, const tfc_tensor *in, int rank, const int64_t *dims,
+                         const int64_t *src_strides, int64_t src_off) {
+  int64_t ds[TFC_MAX_DIMS];
+  row_major_strides(dims, rank, ds);
+  return copy_window(c, in->dtype, out->data, in->data, rank, dims, src_strides, src_off, ds, 0);
+}
+
+static int share_input(tfc_kernel_ctx *c, const int64_t *dims, int ndims) {
+  tfc_tensor *out = tfc_tensor_reshaped(c->inputs[0], dims, ndims, c->status);
+  if (!out) return c->status->code;
+  tfc_kernel_set_output(c, 0, out);
+  return TFC_OK;
+}
+
+/* ---- shape-only ops (no data moves: any memory) ---- */
+
+static int reshape_compute(tfc_kernel_ctx *c) {
+  tfc_tensor *in = c->inputs[0];
+  const tfc_tensor *sh = c->inputs[1];
+  char buf[TFC_SHAPE_STR_MAX];
+  if (sh->ndims != 1)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "sizes input must be 1-D, not %s",
+                            tfc_tensor_shape_str(sh, buf, sizeof buf));
+  if (sh->n_elems > TFC_MAX_DIMS)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Reshape to rank %lld exceeds the maximum rank %d",
+                            (long long)sh->n_elems, TFC_MAX_DIMS);
+  int n = (int)sh->n_elems, unknown = -1;
+  int64_t dims[TFC_MAX_DIMS], product = 1;
+  for (int i = 0; i < n; i++) {
+    int64_t d = tfc_array_int_at(sh, i);
+    if (d == -1) {
+      if (unknown >= 0)
+        return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Only one input size may be -1, not both %d and %d", unknown,
+                                i);
+      unknown = i;
+      dims[i] = 1;
+    } else if (d < 0) {
+      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Size %d must be non-negative, not %lld", i, (long long)d);
+    } else {
+      dims[i] = d;
+      if (d && product > INT64_MAX / d)
+        return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Reshape target shape has too many elements");
+      product *= d;
+    }
+  }
+  if (unknown >= 0) {
+    if (product <= 0)
+      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
+                              "Reshape cannot infer the missing input size for an empty tensor unless all "
+                              "specified input sizes are non-zero");
+    if (in->n_elems % product != 0)
+      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
+                              "Input to reshape is a tensor with %lld values, but the requested shape requires "
+                              "a multiple of %lld",
+                              (long long)in->n_elems, (long long)product);
+    dims[unknown] = in->n_elems / product;
+    product = in->n_elems;
+  }
+  if (product != in->n_elems)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
+                            "Input to reshape is a tensor with %lld values, but the requested shape has %lld",
+                            (long long)in->n_elems, (long long)product);
+  return share_input(c, dims, n);
+}
+
+static int expand_dims_compute(tfc_kernel_ctx *c) {
+  const tfc_tensor *in = c->inputs[0], *dt = c->inputs[1];
+  if (dt->n_elems != 1)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "'dim' must be a tensor with a single value");
+  int64_t d = tfc_array_int_at(dt, 0);
+  int rank = in->ndims;
+  if (d < -1 - rank || d > rank)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Tried to expand dim index %lld for tensor with %d dimensions.",
+                            (long long)d, rank);
+  if (rank + 1 > TFC_MAX_DIMS)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "ExpandDims to rank %d exceeds the maximum rank %d", rank + 1,
+                            TFC_MAX_DIMS);
+  if (d < 0) d += rank + 1;
+  int64_t dims[TFC_MAX_DIMS];
+  for (int i = 0, j = 0; i <= rank; i++) dims[i] = i == d ? 1 : in->dims[j++];
+  return share_input(c, dims, rank + 1);
+}
+
+static int squeeze_compute(tfc_kernel_ctx *c) {
+  const tfc_tensor *in = c->inputs[0];
+  const tfc_attr_value *sd = tfc_node_attr(c->node, "squeeze_dims");
+  int n_sd = sd && sd->kind == TFC_ATTR_LIST ? sd->u.list.n : 0;
+  int wanted[TFC_MAX_DIMS] = {0};
+  for (int k = 0; k < n_sd; k++) {
+    int64_t d = sd->u.list.items[k].u.i;
+    if (d < -in->ndims || d >= in->ndims)
+      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Tried to squeeze dim index %lld for tensor with %d dimensions.",
+                              (long long)d, in->ndims);
+    wanted[d < 0 ? d + in->ndims : d] = 1;
+  }
+  int64_t dims[TFC_MAX_DIMS];
+  int n = 0;
+  for (int i = 0; i < in->ndims; i++) {
+    int64_t d = in->dims[i];
+    if (n_sd ? wanted[i] : d == 1) {
+      if (d != 1)
+        return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Can not squeeze dim[%d], expected a dimension of 1, got %lld",
+                                i, (long long)d);
+      continue;
+    }
+    dims[n++] = d;
+  }
+  return share_input(c, dims, n);
+}
+
+/* Shape, Size and Rank write host memory (their rows say so): plain stores. */
+static int shape_compute(tfc_kernel_ctx *c) {
+  const tfc_tensor *in = c->inputs[0];
+  int dt = c->node->output_types[0];
+  int64_t len = in->ndims;
+  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, dt, &len, 1);
+  if (!out) return c->status->code;
+  for (int d = 0; d < in->ndims; d++) {
+    if (dt == TFC_DT_INT32) {
+      if (in->dims[d] > INT32_MAX)
+        return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Shape output type is 32-bit  but dim %d is %lld", d,
+                                (long long)in->dims[d]);
+      ((int32_t *)out->data)[d] = (int32_t)in->dims[d];
+    } else {
+      ((int64_t *)out->data)[d] = in->dims[d];
+    }
+  }
+  return TFC_OK;
+}
+
+static int size_compute(tfc_kernel_ctx *c) {
+  int dt = c->node->output_types[0];
+  int64_t n = c->inputs[0]->n_elems;
+  if (dt == TFC_DT_INT32 && n > INT32_MAX)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
+                            "Number of elements was larger than representable by 32-bit output type");
+  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, dt, NULL, 0);
+  if (!out) return c->status->code;
+  if (dt == TFC_DT_INT32) *(int32_t *)out->data = (int32_t)n;
+  else *(int64_t *)out->data = n;
+  return TFC_OK;
+}
+
+static int rank_compute(tfc_kernel_ctx *c) {
+  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, TFC_DT_INT32, NULL, 0);
+  if (!out) return c->status->code;
+  *(int32_t *)out->data = c->inputs[0]->ndims;
+  return TFC_OK;
+}
+
+/* ---- making tensors ---- */
+
+static int fill_compute(tfc_kernel_ctx *c) {
+  const tfc_tensor *dims_t = c->inputs[0], *v = c->inputs[1];
+  char buf[TFC_SHAPE_STR_MAX];
+  if (dims_t->ndims != 1)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "dims must be a vector, got shape %s",
+                            tfc_tensor_shape_str(dims_t, buf, sizeof buf));
+  if (v->ndims != 0)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "value must be a scalar, got shape %s",
+                            tfc_tensor_shape_str(v, buf, sizeof buf));
+  if (dims_t->n_elems > TFC_MAX_DIMS)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Fill to rank %lld exceeds the maximum rank %d",
+                            (long long)dims_t->n_elems, TFC_MAX_DIMS);
+  int64_t dims[TFC_MAX_DIMS];
+  for (int i = 0; i < dims_t->n_elems; i++) {
+    dims[i] = tfc_array_int_at(dims_t, i);
+    if (dims[i] < 0)
+      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Dimension %lld must be >= 0", (long long)dims[i]);
+  }
+  void *stream;
+  TFC_TRY(tfc_cuda_ctx_stream(c, &stream));
+  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, v->dtype, dims, (int)dims_t->n_elems);
+  if (!out) return c->status->code;
+  return tfc_cuda_ctx_check(
+      c, tfc_cuda_fill((int)tfc_dtype_size(v->dtype), v->data, 0, out->data, out->n_elems, stream), v->dtype);
+}
+
+static int zeros_like_compute(tfc_kernel_ctx *c) {
+  const tfc_tensor *x = c->inputs[0];
+  void *stream;
+  TFC_TRY(tfc_cuda_ctx_stream(c, &stream));
+  tfc_tensor *out = tfc_kernel_forward_or_alloc(c, 0, 0, x->dtype, x->dims, x->ndims);
+  if (!out) return c->status->code;
+  return tfc_cuda_ctx_check(c, tfc_cuda_memset(out->data, 0, (int64_t)out->n_bytes, stream), x->dtype);
+}
+
+static int ones_like_compute(tfc_kernel_ctx *c) {
+  const tfc_tensor *x = c->inputs[0];
+  uint64_t one;
+  switch (x->dtype) {
+    case TFC_DT_FLOAT: {
+      float f = 1;
+      uint32_t u;
+      memcpy(&u, &f, sizeof u);
+      one = u;
+      break;
+    }
+    case TFC_DT_DOUBLE: {
+      double d = 1;
+      memcpy(&one, &d, sizeof one);
+      break;
+    }
+    case TFC_DT_HALF: one = 0x3c00; break; /* IEEE binary16 1.0 */
+    case TFC_DT_INT64:
+    case TFC_DT_BOOL: one = 1; break;
+    default: return tfc_cuda_ctx_check(c, TFC_CUDA_E_UNSUPPORTED, x->dtype);
+  }
+  void *stream;
+  TFC_TRY(tfc_cuda_ctx_stream(c, &stream));
+  tfc_tensor *out = tfc_kernel_forward_or_alloc(c, 0, 0, x->dtype, x->dims, x->ndims);
+  if (!out) return c->status->code;
+  return tfc_cuda_ctx_check(c, tfc_cuda_fill((int)tfc_dtype_size(x->dtype), NULL, one, out->data, out->n_elems, stream),
+                            x->dtype);
+}
+
+/* ---- Cast, AddN, Select ---- */
+
+static int cast_compute(tfc_kernel_ctx *c) {
+  const tfc_tensor *x = c->inputs[0];
+  int dst = 0;
+  TFC_TRY(tfc_kernel_attr_type(c->node, "DstT", &dst, c->status));
+  if (x->dtype == dst) {
+    tfc_kernel_set_output(c, 0, tfc_tensor_ref(c->inputs[0]));
+    return TFC_OK;
+  }
+  int cs = tfc_cuda_dtype_of(x->dtype), cd = tfc_cuda_dtype_of(dst);
+  if (cs < 0 || cd < 0)
+    return tfc_kernel_error(c, TFC_UNIMPLEMENTED, "Cast %s to %s is not supported", tfc_dtype_name(x->dtype),
+                            tfc_dtype_name(dst));
+  void *stream;
+  TFC_TRY(tfc_cuda_ctx_stream(c, &stream));
+  tfc_tensor *z = tfc_kernel_alloc_output(c, 0, dst, x->dims, x->ndims);
+  if (!z) return c->status->code;
+  return tfc_cuda_ctx_check(c, tfc_cuda_cast(cs, cd, x->data, z->data, x->n_elems, stream), x->dtype);
+}
+
+static int addn_compute(tfc_kernel_ctx *c) {
+  const tfc_tensor *x = c->inputs[0];
+  for (int k = 1; k < c->n_inputs; k++)
+    if (!tfc_tensor_same_shape(x, c->inputs[k])) {
+      char a[TFC_SHAPE_STR_MAX], b[TFC_SHAPE_STR_MAX];
+      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
+                              "Inputs to operation %s of type AddN must have the same size and shape.  "
+                              "Input 0: %s != input %d: %s",
+                              c->node->name, tfc_tensor_shape_str(x, a, sizeof a), k,
+                              tfc_tensor_shape_str(c->inputs[k], b, sizeof b));
+    }
+  if (c->n_inputs == 1) {
+    tfc_kernel_set_output(c, 0, tfc_tensor_ref(c->inputs[0]));
+    return TFC_OK;
+  }
+  int ct = tfc_cuda_dtype_of(x->dtype);
+  if (ct < 0) return tfc_cuda_ctx_check(c, TFC_CUDA_E_UNSUPPORTED, x->dtype);
+  void *stream;
+  TFC_TRY(tfc_cuda_ctx_stream(c, &stream));
+  /* Only inputs 0 and 1 may become the output: later ones are read after z is written. */
+  int fwd = tfc_tensor_can_forward(c->inputs[0]) ? 0 : (tfc_tensor_can_forward(c->inputs[1]) ? 1 : -1);
+  tfc_tensor *z = fwd >= 0 ? tfc_kernel_forward_or_alloc(c, fwd, 0, x->dtype, x->dims, x->ndims)
+                           : tfc_kernel_alloc_output(c, 0, x->dtype, x->dims, x->ndims);
+  if (!z) return c->status->code;
+  if (x->n_elems == 0) return TFC_OK;
+  tfc_cuda_bcast p = {.rank = 1, .dims = {x->n_elems}, .strides = {{1}, {1}}};
+  int err = tfc_cuda_binary(TFC_CUDA_ADD, ct, c->inputs[0]->data, c->inputs[1]->data, z->data, &p, 0, stream);
+  for (int k = 2; k < c->n_inputs && !err; k++)
+    err = tfc_cuda_binary(TFC_CUDA_ADD, ct, z->data, c->inputs[k]->data, z->data, &p, 0, stream);
+  return tfc_cuda_ctx_check(c, err, x->dtype);
+}
+
+static int same_size_error(tfc_kernel_ctx *c, const tfc_tensor *t, const tfc_tensor *e) {
+  char a[TFC_SHAPE_STR_MAX], b[TFC_SHAPE_STR_MAX];
+  return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "'then' and 'else' must have the same size.  but received: %s vs. %s",
+                          tfc_tensor_shape_str(t, a, sizeof a), tfc_tensor_shape_str(e, b, sizeof b));
+}
+
+/* Select: cond element-wise, one per row of dimension 0, or a scalar for the whole. The
+ * scalar's value is on the device, so it picks per element rather than sharing a buffer. */
+static int select_compute(tfc_kernel_ctx *c) {
+  const tfc_tensor *cond = c->inputs[0], *t = c->inputs[1], *e = c->inputs[2];
+  char a[TFC_SHAPE_STR_MAX], b[TFC_SHAPE_STR_MAX];
+  int64_t cdiv = 1;
+  if (cond->ndims == 0) {
+    if (!tfc_tensor_same_shape(t, e)) return same_size_error(c, t, e);
+    cdiv = t->n_elems ? t->n_elems : 1;
+  } else if (cond->ndims == 1 && t->ndims != 1) {
+    if (t->ndims < 1)
+      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "'then' must be at least a vector, but saw shape: %s",
+                              tfc_tensor_shape_str(t, a, sizeof a));
+    if (t->dims[0] != cond->n_elems)
+      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
+                              "Number of batches of 'then' must match size of 'cond', but saw: %lld vs. %lld",
+                              (long long)t->dims[0], (long long)cond->n_elems);
+    if (!tfc_tensor_same_shape(t, e)) return same_size_error(c, t, e);
+    int64_t row = cond->n_elems ? t->n_elems / cond->n_elems : 0;
+    cdiv = row ? row : 1;
+  } else {
+    const tfc_tensor *ins[3] = {cond, t, e};
+    for (int k = 1; k < 3; k++)
+      if (!tfc_tensor_same_shape(cond, ins[k]))
+        return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
+                                "Inputs to operation %s of type Select must have the same size and shape.  "
+                                "Input 0: %s != input %d: %s",
+                                c->node->name, tfc_tensor_shape_str(cond, a, sizeof a), k,
+                                tfc_tensor_shape_str(ins[k], b, sizeof b));
+  }
+  void *stream;
+  TFC_TRY(tfc_cuda_ctx_stream(c, &stream));
+  tfc_tensor *z = tfc_kernel_alloc_output(c, 0, t->dtype, t->dims, t->ndims);
+  if (!z) return c->status->code;
+  return tfc_cuda_ctx_check(c,
+                            tfc_cuda_select((int)tfc_dtype_size(t->dtype), cond->data, t->data, e->data, z->data,
+                                            t->n_elems, cdiv, stream),
+                            t->dtype);
+}
+
+/* ---- ConcatV2, Split, SplitV, Pack, Unpack ---- */
+
+/* ConcatV2's axis is its last input, whose flat index varies with N, and the kernel table's
+ * host-memory masks name fixed indexes: so the axis arrives in device memory and is read back
+ * here, after the work queued before it (a 4- or 8-byte copy and a stream sync). */
+static int read_device_index(tfc_kernel_ctx *c, const tfc_tensor *t, int64_t *out) {
+  void *stream;
+  TFC_TRY(tfc_cuda_ctx_stream(c, &stream));
+  int64_t v = 0;
+  int32_t v32 = 0;
+  int is32 = t->dtype == TFC_DT_INT32;
+  cudaError_t e = cudaMemcpyAsync(is32 ? (void *)&v32 : (void *)&v, t->data, is32 ? sizeof v32 : sizeof v,
+                                  cudaMemcpyDeviceToHost, (cudaStream_t)stream);
+  if (e == cudaSuccess) e = cudaStreamSynchronize((cudaStream_t)stream);
+  if (e != cudaSuccess) {
+    (void)cudaGetLastError();
+    return tfc_kernel_error(c, TFC_INTERNAL, "%s: reading the axis from the GPU failed: %s", c->node->op->name,
+                            cudaGetErrorString(e));
+  }
+  *out = is32 ? v32 : v;
+  return TFC_OK;
+}
+
+static int concat_v2_compute(tfc_kernel_ctx *c) {
+  int n = c->n_inputs - 1;
+  const tfc_tensor *axis_t = c->inputs[n];
+  char a[TFC_SHAPE_STR_MAX], b[TFC_SHAPE_STR_MAX];
+  if (axis_t->ndims != 0)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Concat dim tensor should be a scalar, but got shape %s",
+                            tfc_tensor_shape_str(axis_t, a, sizeof a));
+  tfc_tensor *const *ins = c->inputs;
+  int64_t axis = 0;
+  TFC_TRY(read_device_index(c, axis_t, &axis));
+  int rank = ins[0]->ndims;
+  if (axis < -rank || axis >= rank)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
+                            "ConcatOp : Expected concatenating dimensions in the range [%d, %d), but got %lld", -rank,
+                            rank, (long long)axis);
+  if (axis < 0) axis += rank;
+  int64_t dims[TFC_MAX_DIMS];
+  memcpy(dims, ins[0]->dims, sizeof(int64_t) * (size_t)rank);
+  dims[axis] = 0;
+  for (int k = 0; k < n; k++) {
+    const tfc_tensor *x = ins[k];
+    if (x->ndims != rank)
+      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
+                              "ConcatOp : Ranks of all input tensors should match: shape[0] = %s vs. shape[%d] = %s",
+                              tfc_tensor_shape_str(ins[0], a, sizeof a), k, tfc_tensor_shape_str(x, b, sizeof b));
+    for (int d = 0; d < rank; d++)
+      if (d != axis && x->dims[d] != ins[0]->dims[d])
+        return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
+                                "ConcatOp : Dimensions of inputs should match: shape[0] = %s vs. shape[%d] = %s",
+                                tfc_tensor_shape_str(ins[0], a, sizeof a), k, tfc_tensor_shape_str(x, b, sizeof b));
+    dims[axis] += x->dims[axis];
+  }
+  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, ins[0]->dtype, dims, rank);
+  if (!out) return c->status->code;
+  int64_t inner = prod(dims, (int)axis + 1, rank), outer = prod(dims, 0, (int)axis), col = 0, total = out->n_elems;
+  total = outer ? total / outer : 0;
+  for (int k = 0; k < n; k++) {
+    int64_t run = ins[k]->dims[axis] * inner, wd[2] = {outer, run}, ps[2] = {run, 1}, ws[2] = {total, 1};
+    TFC_TRY(copy_window(c, out->dtype, out->data, ins[k]->data, 2, wd, ps, 0, ws, col));
+    col += run;
+  }
+  return TFC_OK;
+}
+
+static int split_dim(tfc_kernel_ctx *c, const tfc_tensor *dim_t, int rank, int *out) {
+  int64_t d = tfc_array_int_at(dim_t, 0), orig = d;
+  if (d < 0) d += rank;
+  if (dim_t->n_elems != 1 || d < 0 || d >= rank)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "-input rank(-%d) <= split_dim < input rank (%d), but got %lld",
+                            rank, rank, (long long)orig);
+  *out = (int)d;
+  return TFC_OK;
+}
+
+/* Cuts `in` along `axis` into the outputs, piece k of sizes[k] (the axis dropped when
+ * `squeeze`): one window copy per piece. */
+static int split_into(tfc_kernel_ctx *c, const tfc_tensor *in, int axis, const int64_t *sizes, int squeeze) {
+  int n = c->n_outputs;
+  int64_t inner = prod(in->dims, axis + 1, in->ndims), outer = prod(in->dims, 0, axis);
+  int64_t total = in->dims[axis] * inner, col = 0;
+  for (int k = 0; k < n; k++) {
+    int64_t dims[TFC_MAX_DIMS];
+    int r = 0;
+    for (int d = 0; d < in->ndims; d++) {
+      if (d == axis && squeeze) continue;
+      dims[r++] = d == axis ? sizes[k] : in->dims[d];
+    }
+    tfc_tensor *o = tfc_kernel_alloc_output(c, k, in->dtype, dims, r);
+    if (!o) return c->status->code;
+    int64_t run = sizes[k] * inner, wd[2] = {outer, run}, ps[2] = {run, 1}, ws[2] = {total, 1};
+    TFC_TRY(copy_window(c, in->dtype, o->data, in->data, 2, wd, ws, col, ps, 0));
+    col += run;
+  }
+  return TFC_OK;
+}
+
+static int split_compute(tfc_kernel_ctx *c) {
+  tfc_tensor *in = c->inputs[1];
+  int n = c->n_outputs, axis;
+  TFC_TRY(split_dim(c, c->inputs[0], in->ndims, &axis));
+  int64_t size = in->dims[axis];
+  if (size % n != 0)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
+                            "Number of ways to split should evenly divide the split dimension, but got split_dim %d "
+                            "(size = %lld) and num_split %d",
+                            axis, (long long)size, n);
+  if (n == 1) {
+    tfc_kernel_set_output(c, 0, tfc_tensor_ref(in));
+    return TFC_OK;
+  }
+  int64_t *sizes = malloc(sizeof(int64_t) * (size_t)n);
+  if (!sizes) return TFC_OOM(c->status);
+  for (int k = 0; k < n; k++) sizes[k] = size / n;
+  int rc = split_into(c, in, axis, sizes, 0);
+  free(sizes);
+  return rc;
+}
+
+static int split_v_compute(tfc_kernel_ctx *c) {
+  tfc_tensor *in = c->inputs[0];
+  const tfc_tensor *st = c->inputs[1];
+  int n = c->n_outputs, axis;
+  TFC_TRY(split_dim(c, c->inputs[2], in->ndims, &axis));
+  if (st->ndims != 1 || st->n_elems != n)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
+                            "size of the split_tensor must be 1-D and have the same elements as outputs got %d -D and "
+                            "%lld elements",
+                            st->ndims, (long long)st->n_elems);
+  int64_t *sizes = malloc(sizeof(int64_t) * (size_t)(n ? n : 1));
+  if (!sizes) return TFC_OOM(c->status);
+  int neg = -1, rc = TFC_OK;
+  int64_t sum = 0, total = in->dims[axis];
+  for (int k = 0; k < n && !rc; k++) {
+    sizes[k] = tfc_array_int_at(st, k);
+    if (sizes[k] == -1) {
+      if (neg >= 0) rc = tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "There can only be one -1 in the input.");
+      neg = k;
+    } else if (sizes[k] < 0) {
+      rc = tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Split size at index %d must be >= 0. Got: %lld", k,
+                            (long long)sizes[k]);
+    } else {
+      sum += sizes[k];
+    }
+  }
+  if (!rc && (neg < 0 ? sum != total : sum > total))
+    rc = tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
+                          "Determined shape must either match input shape along split_dim exactly if fully "
+                          "specified, or be less than the size of the input along split_dim if not fully "
+                          "specified.  Got: %lld",
+                          (long long)sum);
+  if (!rc && neg >= 0) sizes[neg] = total - sum;
+  if (!rc) {
+    if (n == 1) tfc_kernel_set_output(c, 0, tfc_tensor_ref(in));
+    else rc = split_into(c, in, axis, sizes, 0);
+  }
+  free(sizes);
+  return rc;
+}
+
+static int unpack_compute(tfc_kernel_ctx *c) {
+  const tfc_tensor *in = c->inputs[0];
+  int n = c->n_outputs, rank = in->ndims;
+  int64_t axis = 0;
+  tfc_node_attr_int(c->node, "axis", &axis);
+  int64_t a = axis < 0 ? axis + rank : axis;
+  if (a < 0 || a >= rank)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "axis = %lld not in [%d, %d)", (long long)axis, -rank, rank);
+  if (in->dims[a] != n) {
+    char buf[TFC_SHAPE_STR_MAX];
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Input shape axis %lld must equal %d, got shape %s", (long long)a,
+                            n, tfc_tensor_shape_str(in, buf, sizeof buf));
+  }
+  if (n == 0) return TFC_OK;
+  int64_t *sizes = malloc(sizeof(int64_t) * (size_t)n);
+  if (!sizes) return TFC_OOM(c->status);
+  for (int k = 0; k < n; k++) sizes[k] = 1;
+  int rc = split_into(c, in, (int)a, sizes, 1);
+  free(sizes);
+  return rc;
+}
+
+static int pack_compute(tfc_kernel_ctx *c) {
+  int n = c->n_inputs;
+  const tfc_tensor *x0 = c->inputs[0];
+  int rank = x0->ndims + 1;
+  int64_t axis = 0;
+  tfc_node_attr_int(c->node, "axis", &axis);
+  int64_t a = axis < 0 ? axis + rank : axis;
+  if (a < 0 || a >= rank)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "axis = %lld not in [%d, %d)", (long long)axis, -rank, rank);
+  if (rank > TFC_MAX_DIMS)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Pack to rank %d exceeds the maximum rank %d", rank, TFC_MAX_DIMS);
+  for (int k = 1; k < n; k++)
+    if (!tfc_tensor_same_shape(x0, c->inputs[k])) {
+      char a0[TFC_SHAPE_STR_MAX], ak[TFC_SHAPE_STR_MAX];
+      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
+                              "Shapes of all inputs must match: values[0].shape = %s != values[%d].shape = %s",
+                              tfc_tensor_shape_str(x0, a0, sizeof a0), k,
+                              tfc_tensor_shape_str(c->inputs[k], ak, sizeof ak));
+    }
+  int64_t dims[TFC_MAX_DIMS];
+  for (int i = 0, j = 0; i < rank; i++) dims[i] = i == a ? n : x0->dims[j++];
+  if (n == 1) return share_input(c, dims, rank);
+  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, x0->dtype, dims, rank);
+  if (!out) return c->status->code;
+  int64_t inner = prod(x0->dims, (int)a, x0->ndims), outer = prod(x0->dims, 0, (int)a);
+  for (int k = 0; k < n; k++) {
+    int64_t wd[2] = {outer, inner}, ps[2] = {inner, 1}, ws[2] = {inner * n, 1};
+    TFC_TRY(copy_window(c, out->dtype, out->data, c->inputs[k]->data, 2, wd, ps, 0, ws, inner * k));
+  }
+  return TFC_OK;
+}
+
+/* ---- Transpose, Slice, StridedSlice, Tile ---- */
+
+static int transpose_compute(tfc_kernel_ctx *c) {
+  const tfc_tensor *in = c->inputs[0], *perm = c->inputs[1];
+  char buf[TFC_SHAPE_STR_MAX];
+  if (perm->ndims != 1)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "perm must be a vector, not %s",
+                            tfc_tensor_shape_str(perm, buf, sizeof buf));
+  int rank = in->ndims;
+  if (perm->n_elems != rank)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
+                            "transpose expects a vector of size %d. But input(1) is a vector of size %lld", rank,
+                            (long long)perm->n_elems);
+  int p[TFC_MAX_DIMS], seen[TFC_MAX_DIMS] = {0};
+  for (int i = 0; i < rank; i++) {
+    int64_t d = tfc_array_int_at(perm, i);
+    if (d < 0 || d >= rank)
+      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "%lld is out of range [0 .. %d)", (long long)d, rank);
+    p[i] = (int)d;
+    seen[d] = 1;
+  }
+  for (int i = 0; i < rank; i++)
+    if (!seen[i]) {
+      size_t off = 0;
+      buf[0] = '\0';
+      for (int k = 0; k < rank && off < sizeof buf; k++)
+        off += (size_t)snprintf(buf + off, sizeof buf - off, "%s%d", k ? "," : "", p[k]);
+      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "%d is missing from {%s}.", i, buf);
+    }
+  int64_t dims[TFC_MAX_DIMS], in_strides[TFC_MAX_DIMS], src_strides[TFC_MAX_DIMS];
+  row_major_strides(in->dims, rank, in_strides);
+  int aligned = 1, last = -1;
+  for (int i = 0; i < rank; i++) {
+    dims[i] = in->dims[p[i]];
+    src_strides[i] = in_strides[p[i]];
+    if (dims[i] != 1) {
+      if (p[i] < last) aligned = 0;
+      last = p[i];
+    }
+  }
+  if (aligned) return share_input(c, dims, rank);
+  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, in->dtype, dims, rank);
+  if (!out) return c->status->code;
+  return gather_window(c, out, in, rank, dims, src_strides, 0);
+}
+
+static int slice_compute(tfc_kernel_ctx *c) {
+  const tfc_tensor *in = c->inputs[0], *bt = c->inputs[1], *st = c->inputs[2];
+  int rank = in->ndims;
+  if (bt->ndims != 1 || st->ndims != 1 || bt->n_elems != rank || st->n_elems != rank) {
+    char a[TFC_SHAPE_STR_MAX], b[TFC_SHAPE_STR_MAX];
+    return tfc_kernel_error(
+        c, TFC_INVALID_ARGUMENT,
+        "Expected begin and size arguments to be 1-D tensors of size %d, but got shapes %s and %s instead.", rank,
+        tfc_tensor_shape_str(bt, a, sizeof a), tfc_tensor_shape_str(st, b, sizeof b));
+  }
+  int64_t dims[TFC_MAX_DIMS], strides[TFC_MAX_DIMS], offset = 0;
+  int whole = 1;
+  row_major_strides(in->dims, rank, strides);
+  for (int i = 0; i < rank; i++) {
+    int64_t b = tfc_array_int_at(bt, i), s = tfc_array_int_at(st, i), dim = in->dims[i];
+    if (s == -1) s = dim - b;
+    if (dim == 0) {
+      if (b != 0 || s != 0)
+        return tfc_kernel_error(
+            c, TFC_INVALID_ARGUMENT,
+            "Expected begin[%d] == 0 (got %lld) and size[%d] == 0 (got %lld) when input.dim_size(%d) == 0", i,
+            (long long)b, i, (long long)s, i);
+    } else {
+      if (b < 0 || b > dim)
+        return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Expected begin[%d] in [0, %lld], but got %lld", i,
+                                (long long)dim, (long long)b);
+      if (s < 0 || b + s > dim)
+        return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Expected size[%d] in [0, %lld], but got %lld", i,
+                                (long long)(dim - b), (long long)s);
+    }
+    dims[i] = s;
+    offset += b * strides[i];
+    if (s != dim) whole = 0;
+  }
+  if (whole) return share_input(c, dims, rank);
+  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, in->dtype, dims, rank);
+  if (!out) return c->status->code;
+  return gather_window(c, out, in, rank, dims, strides, offset);
+}
+
+static int strided_slice_compute(tfc_kernel_ctx *c) {
+  const tfc_tensor *in = c->inputs[0], *bt = c->inputs[1], *et = c->inputs[2], *st = c->inputs[3];
+  if (bt->ndims != 1 || et->ndims != 1 || st->ndims != 1 || bt->n_elems != et->n_elems ||
+      bt->n_elems != st->n_elems) {
+    char a[TFC_SHAPE_STR_MAX], b[TFC_SHAPE_STR_MAX], d[TFC_SHAPE_STR_MAX];
+    return tfc_kernel_error(
+        c, TFC_INVALID_ARGUMENT,
+        "Expected begin, end, and strides to be 1D equal size tensors, but got shapes %s, %s, and %s instead.",
+        tfc_tensor_shape_str(bt, a, sizeof a), tfc_tensor_shape_str(et, b, sizeof b),
+        tfc_tensor_shape_str(st, d, sizeof d));
+  }
+  if (st->n_elems > TFC_MAX_DIMS)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "StridedSlice spec of %lld entries exceeds the maximum rank %d",
+                            (long long)st->n_elems, TFC_MAX_DIMS);
+  int n = (int)st->n_elems;
+  int64_t b[TFC_MAX_DIMS], e[TFC_MAX_DIMS], s[TFC_MAX_DIMS];
+  for (int i = 0; i < n; i++) {
+    b[i] = tfc_array_int_at(bt, i);
+    e[i] = tfc_array_int_at(et, i);
+    s[i] = tfc_array_int_at(st, i);
+  }
+  tfc_strided_slice_spec sp = {.n = n, .begin = b, .end = e, .strides = s};
+  tfc_node_attr_int(c->node, "begin_mask", &sp.begin_mask);
+  tfc_node_attr_int(c->node, "end_mask", &sp.end_mask);
+  tfc_node_attr_int(c->node, "ellipsis_mask", &sp.ellipsis_mask);
+  tfc_node_attr_int(c->node, "new_axis_mask", &sp.new_axis_mask);
+  tfc_node_attr_int(c->node, "shrink_axis_mask", &sp.shrink_axis_mask);
+  tfc_strided_slice_plan plan;
+  char err[256];
+  if (tfc_strided_slice_resolve(&sp, in->dims, in->ndims, &plan, err, sizeof err))
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "%s", err);
+  if (plan.is_identity) return share_input(c, plan.final_dims, plan.final_rank);
+  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, in->dtype, plan.final_dims, plan.final_rank);
+  if (!out) return c->status->code;
+  int64_t strides[TFC_MAX_DIMS], src_strides[TFC_MAX_DIMS], offset = 0;
+  row_major_strides(in->dims, in->ndims, strides);
+  for (int d = 0; d < in->ndims; d++) {
+    src_strides[d] = plan.stride[d] * strides[d];
+    offset += plan.begin[d] * strides[d];
+  }
+  return gather_window(c, out, in, in->ndims, plan.processing, src_strides, offset);
+}
+
+static int tile_compute(tfc_kernel_ctx *c) {
+  const tfc_tensor *in = c->inputs[0], *mt = c->inputs[1];
+  char buf[TFC_SHAPE_STR_MAX];
+  if (mt->ndims != 1)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
+                            "Expected multiples argument to be a vector of length %d but got shape %s", in->ndims,
+                            tfc_tensor_shape_str(mt, buf, sizeof buf));
+  if (mt->n_elems != in->ndims)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
+                            "Expected multiples argument to be a vector of length %d but got length %lld", in->ndims,
+                            (long long)mt->n_elems);
+  int64_t dims[TFC_MAX_DIMS];
+  int all_one = 1;
+  for (int i = 0; i < in->ndims; i++) {
+    int64_t m = tfc_array_int_at(mt, i);
+    if (m < 0)
+      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Expected multiples[%d] >= 0, but got %lld", i, (long long)m);
+    if (m != 1) all_one = 0;
+    dims[i] = in->dims[i] * m;
+  }
+  if (all_one) return share_input(c, in->dims, in->ndims);
+  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, in->dtype, dims, in->ndims);
+  if (!out) return c->status->code;
+  if (out->n_elems == 0) return TFC_OK;
+  /* Dims tiled once (multiple 1) and their outer neighbours need no modulo: merge runs of
+   * such dims with the next one in, so the plan stays within the launcher's width. */
+  int64_t id[TFC_MAX_DIMS], od[TFC_MAX_DIMS];
+  int r = 0;
+  for (int d = 0; d < in->ndims; d++) {
+    if (r > 0 && id[r - 1] == od[r - 1] && in->dims[d] == dims[d]) {
+      id[r - 1] *= in->dims[d];
+      od[r - 1] *= dims[d];
+      continue;
+    }
+    id[r] = in->dims[d];
+    od[r++] = dims[d];
+  }
+  if (r > TFC_CUDA_MAX_DIMS)
+    return tfc_kernel_error(c, TFC_UNIMPLEMENTED, "Tile on GPU handles at most %d collapsed dimensions, this one needs %d",
+                            TFC_CUDA_MAX_DIMS, r);
+  void *stream;
+  TFC_TRY(tfc_cuda_ctx_stream(c, &stream));
+  return tfc_cuda_ctx_check(c, tfc_cuda_tile((int)tfc_dtype_size(in->dtype), in->data, out->data, r, id, od, stream),
+                            in->dtype);
+}
+
+/* ---- GatherV2, Gather, OneHot ---- */
+
+static int gather_impl(tfc_kernel_ctx *c, int64_t axis, int64_t batch_dims) {
+  const tfc_tensor *p = c->inputs[0], *ix = c->inputs[1];
+  if (p->ndims < 1) return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "params must be at least 1 dimensional");
+  int64_t a = axis < 0 ? axis + p->ndims : axis;
+  if (a < 0 || a >= p->ndims)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Expected axis in the range [%d, %d), but got %lld", -p->ndims,
+                            p->ndims, (long long)axis);
+  int64_t bd = batch_dims;
+  if (bd != 0) {
+    if (bd < 0) bd += ix->ndims;
+    if (bd < 0 || bd > ix->ndims)
+      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
+                              "batch_dims (%lld) must be less than or equal to rank(indices) (%d).",
+                              (long long)batch_dims, ix->ndims);
+    if (bd >= p->ndims)
+      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "batch_dims (%lld) must be less than rank(params) (%d).",
+                              (long long)bd, p->ndims);
+    if (a < bd)
+      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "batch_dims (%lld) must be less than or equal to axis (%lld).",
+                              (long long)bd, (long long)a);
+    for (int i = 0; i < bd; i++)
+      if (p->dims[i] != ix->dims[i])
+        return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
+                                "params.shape[%d]: %lld should be equal to indices.shape[%d]: %lld", i,
+                                (long long)p->dims[i], i, (long long)ix->dims[i]);
+  }
+  if (p->ndims + ix->ndims - 1 - bd > TFC_MAX_DIMS)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Gather result exceeds the maximum rank %d", TFC_MAX_DIMS);
+  int64_t dims[TFC_MAX_DIMS];
+  int r = 0;
+  for (int i = 0; i < a; i++) dims[r++] = p->dims[i];
+  for (int i = (int)bd; i < ix->ndims; i++) dims[r++] = ix->dims[i];
+  for (int i = (int)a + 1; i < p->ndims; i++) dims[r++] = p->dims[i];
+  void *stream;
+  TFC_TRY(tfc_cuda_ctx_stream(c, &stream));
+  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, p->dtype, dims, r);
+  if (!out) return c->status->code;
+  int64_t batch = prod(p->dims, 0, (int)bd);
+  return tfc_cuda_ctx_check(c,
+                            tfc_cuda_gather((int)tfc_dtype_size(p->dtype), tfc_cuda_dtype_of(ix->dtype), p->data,
+                                            ix->data, out->data, batch, prod(p->dims, (int)bd, (int)a), p->dims[a],
+                                            prod(ix->dims, (int)bd, ix->ndims), prod(p->dims, (int)a + 1, p->ndims),
+                                            stream),
+                            p->dtype);
+}
+
+static int gather_v2_compute(tfc_kernel_ctx *c) {
+  const tfc_tensor *at = c->inputs[2];
+  if (at->ndims != 0) {
+    char buf[TFC_SHAPE_STR_MAX];
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "axis must be scalar, but got %s",
+                            tfc_tensor_shape_str(at, buf, sizeof buf));
+  }
+  int64_t bd = 0;
+  tfc_node_attr_int(c->node, "batch_dims", &bd);
+  return gather_impl(c, tfc_array_int_at(at, 0), bd);
+}
+
+static int gather_compute(tfc_kernel_ctx *c) { return gather_impl(c, 0, 0); }
+
+static int one_hot_compute(tfc_kernel_ctx *c) {
+  const tfc_tensor *ix = c->inputs[0], *dt = c->inputs[1], *on = c->inputs[2], *off = c->inputs[3];
+  char a[TFC_SHAPE_STR_MAX];
+  int64_t axis_attr = -1;
+  if (tfc_kernel_attr_int(c->node, "axis", &axis_attr, c->status)) return c->status->code;
+  int out_rank = ix->ndims + 1;
+  if (!(axis_attr == -1 || (axis_attr >= 0 && axis_attr < out_rank)))
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Expected axis to be -1 or between [0, %d).  But received: %lld",
+                            out_rank, (long long)axis_attr);
+  if (dt->ndims != 0)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "depth must be a scalar, but got: %s",
+                            tfc_tensor_shape_str(dt, a, sizeof a));
+  if (on->ndims != 0)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "on_value must be a scalar, but got: %s",
+                            tfc_tensor_shape_str(on, a, sizeof a));
+  if (off->ndims != 0)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "off_value must be a scalar, but got: %s",
+                            tfc_tensor_shape_str(off, a, sizeof a));
+  if (out_rank > TFC_MAX_DIMS)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "OneHot output rank %d exceeds the maximum rank %d", out_rank,
+                            TFC_MAX_DIMS);
+  int axis = axis_attr == -1 ? ix->ndims : (int)axis_attr;
+  int64_t depth = *(const int32_t *)dt->data;
+  if (depth < 0)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "depth must be non-negative, got: %lld", (long long)depth);
+  int64_t dims[TFC_MAX_DIMS], prefix = 1, suffix = 1;
+  for (int i = 0, j = 0; i < out_rank; i++) {
+    dims[i] = i == axis ? depth : ix->dims[j++];
+    if (i < axis) prefix *= dims[i];
+    if (i > axis) suffix *= dims[i];
+  }
+  void *stream;
+  TFC_TRY(tfc_cuda_ctx_stream(c, &stream));
+  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, on->dtype, dims, out_rank);
+  if (!out) return c->status->code;
+  return tfc_cuda_ctx_check(c,
+                            tfc_cuda_one_hot((int)tfc_dtype_size(on->dtype), tfc_cuda_dtype_of(ix->dtype), ix->data,
+                                             on->data, off->data, out->data, prefix, depth, suffix, stream),
+                            on->dtype);
+}
+
+/* ---- registration ---- */
+
+#define IDX (TFC_T(TFC_DT_INT32) | TFC_T(TFC_DT_INT64))
+/* A shape-only op: a device row and an all-host int32 row. */
+#define SHAPE_ROWS(OP, HOST_IN, fn)                                                                                \
+  {.op = TFC_OP_##OP, .type_attr = "T", .types = G_SHAPE, .host_memory_in = (HOST_IN), .compute = fn##_compute},    \
+      {.op = TFC_OP_##OP, .type_attr = "T", .types = I32, .host_memory_in = ALL_HOST, .host_memory_out = ALL_HOST,   \
+       .compute = fn##_compute}
+#define COPY_ROW(OP, ATTR, HOST_IN, fn)                                                                            \
+  {.op = TFC_OP_##OP, .type_attr = ATTR, .types = G_DATA, .host_memory_in = (HOST_IN), .compute = fn##_compute}
+
+static const tfc_kernel_def defs[] = {
+    SHAPE_ROWS(Reshape, TFC_HOST(1), reshape),
+    SHAPE_ROWS(ExpandDims, TFC_HOST(1), expand_dims),
+    SHAPE_ROWS(Squeeze, 0, squeeze),
+    SHAPE_ROWS(Shape, 0, shape),
+    SHAPE_ROWS(Size, 0, size),
+    SHAPE_ROWS(Rank, 0, rank),
+    {.op = TFC_OP_Fill, .type_attr = "T", .types = G_FIB, .host_memory_in = TFC_HOST(0), .compute = fill_compute},
+    {.op = TFC_OP_ZerosLike, .type_attr = "T", .types = G_FIB, .compute = zeros_like_compute},
+    {.op = TFC_OP_OnesLike, .type_attr = "T", .types = G_FIB, .compute = ones_like_compute},
+    {.op = TFC_OP_Cast, .type_attr = "SrcT", .types = G_CAST, .type_attr2 = "DstT", .types2 = G_CAST,
+     .compute = cast_compute},
+    {.op = TFC_OP_AddN, .type_attr = "T", .types = G_FI, .compute = addn_compute},
+    {.op = TFC_OP_Select, .type_attr = "T", .types = G_FIB, .compute = select_compute},
+    COPY_ROW(ConcatV2, "T", 0, concat_v2), /* the axis: device memory, see read_device_index */
+    COPY_ROW(Split, "T", TFC_HOST(0), split),
+    COPY_ROW(SplitV, "T", TFC_HOST(1) | TFC_HOST(2), split_v),
+    COPY_ROW(Pack, "T", 0, pack),
+    COPY_ROW(Unpack, "T", 0, unpack),
+    COPY_ROW(Transpose, "T", TFC_HOST(1), transpose),
+    COPY_ROW(Slice, "T", TFC_HOST(1) | TFC_HOST(2), slice),
+    COPY_ROW(StridedSlice, "T", TFC_HOST(1) | TFC_HOST(2) | TFC_HOST(3), strided_slice),
+    COPY_ROW(Tile, "T", TFC_HOST(1), tile),
+    {.op = TFC_OP_GatherV2, .type_attr = "Tparams", .types = G_DATA, .type_attr2 = "Tindices", .types2 = IDX,
+     .host_memory_in = TFC_HOST(2), .compute = gather_v2_compute},
+    {.op = TFC_OP_Gather, .type_attr = "Tparams", .types = G_DATA, .type_attr2 = "Tindices", .types2 = IDX,
+     .compute = gather_compute},
+    {.op = TFC_OP_OneHot, .type_attr = "T", .types = G_DATA, .type_attr2 = "TI", .types2 = IDX,
+     .host_memory_in = TFC_HOST(1), .compute = one_hot_compute},
+};
+
+int tfc_cuda_kernels_array(tfc_kernel_table *t, tfc_status *s) {
+  return tfc_kernel_table_add(t, defs, (int)(sizeof defs / sizeof defs[0]), s);
+}
