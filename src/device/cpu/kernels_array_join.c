@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "device/array_plan.h"
 #include "device/cpu/array_copy.h"
 #include "device/cpu/array_kernels.h"
 
@@ -38,34 +39,15 @@ static void runs_free(runs_buf *r) {
 /* ---- ConcatV2 / Concat ---- */
 
 static int concat_impl(tfc_kernel_ctx *c, int first, int n, const tfc_tensor *axis_t, int v2) {
-  char a[TFC_SHAPE_STR_MAX], b[TFC_SHAPE_STR_MAX];
+  char a[TFC_SHAPE_STR_MAX];
   if (axis_t->ndims != 0)
     return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Concat dim tensor should be a scalar%s, but got shape %s",
                             v2 ? "" : " integer", tfc_tensor_shape_str(axis_t, a, sizeof a));
   tfc_tensor *const *ins = c->inputs + first;
   int64_t axis = tfc_array_int_at(axis_t, 0);
   int rank = ins[0]->ndims;
-  if (axis < -rank || axis >= rank)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
-                            "ConcatOp : Expected concatenating dimensions in the range [%d, %d), but got %lld", -rank,
-                            rank, (long long)axis);
-  if (axis < 0) axis += rank;
   int64_t dims[TFC_MAX_DIMS];
-  memcpy(dims, ins[0]->dims, sizeof(int64_t) * (size_t)rank);
-  dims[axis] = 0;
-  for (int k = 0; k < n; k++) {
-    const tfc_tensor *x = ins[k];
-    if (x->ndims != rank)
-      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
-                              "ConcatOp : Ranks of all input tensors should match: shape[0] = %s vs. shape[%d] = %s",
-                              tfc_tensor_shape_str(ins[0], a, sizeof a), k, tfc_tensor_shape_str(x, b, sizeof b));
-    for (int d = 0; d < rank; d++)
-      if (d != axis && x->dims[d] != ins[0]->dims[d])
-        return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
-                                "ConcatOp : Dimensions of inputs should match: shape[0] = %s vs. shape[%d] = %s",
-                                tfc_tensor_shape_str(ins[0], a, sizeof a), k, tfc_tensor_shape_str(x, b, sizeof b));
-    dims[axis] += x->dims[axis];
-  }
+  TFC_TRY(tfc_concat_plan(c, ins, n, &axis, dims));
   tfc_tensor *out = tfc_kernel_alloc_output(c, 0, ins[0]->dtype, dims, rank);
   if (!out) return c->status->code;
   runs_buf rb;

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "device/array_plan.h"
 #include "device/cpu/array_copy.h"
 #include "device/cpu/array_kernels.h"
 #include "ops/shape_array.h"
@@ -115,35 +116,9 @@ static int slice_compute(tfc_kernel_ctx *c) {
 /* ---- StridedSlice ---- */
 
 static int strided_slice_compute(tfc_kernel_ctx *c) {
-  const tfc_tensor *in = c->inputs[0], *bt = c->inputs[1], *et = c->inputs[2], *st = c->inputs[3];
-  if (bt->ndims != 1 || et->ndims != 1 || st->ndims != 1 || bt->n_elems != et->n_elems ||
-      bt->n_elems != st->n_elems) {
-    char a[TFC_SHAPE_STR_MAX], b[TFC_SHAPE_STR_MAX], d[TFC_SHAPE_STR_MAX];
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
-                            "Expected begin, end, and strides to be 1D equal size tensors, but got shapes %s, %s, and %s instead.",
-                            tfc_tensor_shape_str(bt, a, sizeof a), tfc_tensor_shape_str(et, b, sizeof b),
-                            tfc_tensor_shape_str(st, d, sizeof d));
-  }
-  if (st->n_elems > TFC_MAX_DIMS)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "StridedSlice spec of %lld entries exceeds the maximum rank %d",
-                            (long long)st->n_elems, TFC_MAX_DIMS);
-  int n = (int)st->n_elems;
-  int64_t b[TFC_MAX_DIMS], e[TFC_MAX_DIMS], s[TFC_MAX_DIMS];
-  for (int i = 0; i < n; i++) {
-    b[i] = tfc_array_int_at(bt, i);
-    e[i] = tfc_array_int_at(et, i);
-    s[i] = tfc_array_int_at(st, i);
-  }
-  tfc_strided_slice_spec sp = {.n = n, .begin = b, .end = e, .strides = s};
-  tfc_node_attr_int(c->node, "begin_mask", &sp.begin_mask);
-  tfc_node_attr_int(c->node, "end_mask", &sp.end_mask);
-  tfc_node_attr_int(c->node, "ellipsis_mask", &sp.ellipsis_mask);
-  tfc_node_attr_int(c->node, "new_axis_mask", &sp.new_axis_mask);
-  tfc_node_attr_int(c->node, "shrink_axis_mask", &sp.shrink_axis_mask);
+  const tfc_tensor *in = c->inputs[0];
   tfc_strided_slice_plan plan;
-  char err[256];
-  if (tfc_strided_slice_resolve(&sp, in->dims, in->ndims, &plan, err, sizeof err))
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "%s", err);
+  TFC_TRY(tfc_strided_slice_plan_of(c, &plan));
   if (plan.is_identity) return share_input(c, plan.final_dims, plan.final_rank);
   tfc_tensor *out = tfc_kernel_alloc_output(c, 0, in->dtype, plan.final_dims, plan.final_rank);
   if (!out) return c->status->code;
