@@ -88,8 +88,24 @@ const tfc_kernel_def *tfc_kernel_find(const tfc_kernel_table *t, const tfc_node 
   return NULL;
 }
 
+static int always_host(int dtype) {
+  int b = tfc_dtype_base(dtype);
+  return b == TFC_DT_STRING || b == TFC_DT_RESOURCE || b == TFC_DT_VARIANT;
+}
+
+int tfc_kernel_host_input(const tfc_kernel_def *k, int i, int n_inputs, int dtype) {
+  return (i < 32 && (k->host_memory_in >> i & 1u)) || ((k->flags & TFC_KF_HOST_LAST_INPUT) && i == n_inputs - 1) ||
+         always_host(dtype);
+}
+
+int tfc_kernel_host_output(uint32_t host_memory_out, int i, int dtype) {
+  return (i < 32 && (host_memory_out >> i & 1u)) || always_host(dtype);
+}
+
 tfc_tensor *tfc_kernel_alloc_output(tfc_kernel_ctx *c, int i, int dtype, const int64_t *dims, int ndims) {
-  tfc_tensor *t = tfc_allocator_tensor(c->device ? c->device->allocator : NULL, dtype, dims, ndims, c->status);
+  tfc_allocator *a = c->device ? c->device->allocator : NULL;
+  if (a && a->ops && tfc_kernel_host_output(c->host_memory_out, i, dtype)) a = NULL; /* host heap */
+  tfc_tensor *t = tfc_allocator_tensor(a, dtype, dims, ndims, c->status);
   if (t) tfc_kernel_set_output(c, i, t);
   return t;
 }

@@ -43,7 +43,8 @@ struct tfc_var_txn;
   (TFC_TYPES_FLOAT | TFC_TYPES_INT | TFC_T(TFC_DT_UINT8) | TFC_T(TFC_DT_INT8) |                    \
    TFC_T(TFC_DT_INT16) | TFC_T(TFC_DT_UINT16))
 #define TFC_TYPES_ALL 0xffffffffu
-/* Host-memory masks: bit (1 << flat argument index). */
+/* Host-memory masks: bit (1 << flat argument index); a variadic op's trailing host input is
+ * the flag TFC_KF_HOST_LAST_INPUT instead. tfc_kernel_host_input answers for one input. */
 #define TFC_HOST(i) (1u << (i))
 
 enum tfc_kernel_flag {
@@ -52,7 +53,10 @@ enum tfc_kernel_flag {
   TFC_KF_ASYNC = 1 << 1,     /* completes by callback (_Recv); see compute_async */
   /* May wait for another step (queue and reader ops): its step always gets a rendezvous, so
    * an error elsewhere in the step, a deadline or a close wakes it (state/queue.h). */
-  TFC_KF_BLOCKING = 1 << 2
+  TFC_KF_BLOCKING = 1 << 2,
+  /* The node's last input lives in host memory (ConcatV2's axis, whose flat index moves with
+   * N, so host_memory_in cannot name it). */
+  TFC_KF_HOST_LAST_INPUT = 1 << 3
 };
 
 typedef struct tfc_kernel_def {
@@ -85,6 +89,10 @@ int tfc_kernel_table_add(tfc_kernel_table *t, const tfc_kernel_def *defs, int n,
  * registered (TF's "No OpKernel was registered to support Op ..." text). s may be NULL to
  * just ask. */
 const tfc_kernel_def *tfc_kernel_find(const tfc_kernel_table *t, const tfc_node *n, tfc_status *s);
+/* Whether row k keeps flat input i (of n_inputs) or output i in host memory on a device with
+ * its own memory: the row's masks and flags, and string, resource and variant tensors. */
+int tfc_kernel_host_input(const tfc_kernel_def *k, int i, int n_inputs, int dtype);
+int tfc_kernel_host_output(uint32_t host_memory_out, int i, int dtype);
 
 /* Frame of one call: feeds in, fetches out (the _Arg / _Retval kernels use it). */
 typedef struct tfc_call_frame {
@@ -111,11 +119,16 @@ struct tfc_kernel_ctx {
    * write variables only through tfc_kernel_update_* below, which journal here. */
   struct tfc_var_txn *txn;
   tfc_status *status;
+  /* The row's host_memory_out: on a device with its own memory, tfc_kernel_alloc_output gives
+   * these outputs host memory (Shape's output on a GPU), as does every string, resource and
+   * variant output. */
+  uint32_t host_memory_out;
   /* Async kernels only (NULL for the others): signals completion; see the top comment. */
   void (*done)(tfc_kernel_ctx *c);
 };
 
-/* Allocates output i with dims; NULL on error (status set, node named by the executor). */
+/* Allocates output i with dims, in the device's memory or, for a host-memory output (see
+ * host_memory_out), in host memory; NULL on error (status set, node named by the executor). */
 tfc_tensor *tfc_kernel_alloc_output(tfc_kernel_ctx *c, int i, int dtype, const int64_t *dims,
                                     int ndims);
 /* Output i reuses input `in`'s buffer when the kernel holds its only reference and dtype and

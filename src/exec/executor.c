@@ -328,7 +328,8 @@ HOT tfc_kernel_ctx kernel_ctx(step *st, const exec_item *it, tfc_tensor **outs, 
                           .step_id = st->args->step_id,
                           .rendezvous = st->rv,
                           .txn = st->args->txn,
-                          .status = ks};
+                          .status = ks,
+                          .host_memory_out = it->kernel->host_memory_out};
 }
 
 /* Replaces the ref tensors feeding value inputs with the variables' current values, as the

@@ -80,9 +80,8 @@ static bool is_cpu(const tfc_device *d) { return strcmp(d->type, "CPU") == 0; }
 
 /* Whether flat input (or output) `index` of n lives in host memory on n's device, as TF's
  * MemoryTypesForNode decides: on a CPU device we answer no (TF uses _Send/_Recv there, all
- * its memory being host memory); on others yes for the kernel's host_memory bits and for
- * dtypes that always live on the host (string, resource, variant). A node without a kernel
- * there means the placer erred: INTERNAL. */
+ * its memory being host memory); on others as the kernel's row says (tfc_kernel_host_input,
+ * tfc_kernel_host_output). A node without a kernel there means the placer erred: INTERNAL. */
 static int in_host_memory(const part_state *st, const tfc_node *n, bool is_input, int index,
                           bool *out, tfc_status *s) {
   *out = false;
@@ -92,10 +91,8 @@ static int in_host_memory(const part_state *st, const tfc_node *n, bool is_input
   if (!k)
     return tfc_status_set(s, TFC_INTERNAL, "Node '%s' (%s) has no kernel on its device %s",
                           n->name, n->op->name, d->name);
-  uint32_t mask = is_input ? k->host_memory_in : k->host_memory_out;
-  int dtype = tfc_dtype_base(is_input ? n->input_types[index] : n->output_types[index]);
-  *out = (index < 32 && (mask >> index & 1u)) || dtype == TFC_DT_STRING ||
-         dtype == TFC_DT_RESOURCE || dtype == TFC_DT_VARIANT;
+  *out = is_input ? tfc_kernel_host_input(k, index, n->n_inputs, n->input_types[index])
+                  : tfc_kernel_host_output(k->host_memory_out, index, n->output_types[index]);
   return TFC_OK;
 }
 

@@ -415,8 +415,10 @@ static void first_tensor_creates_a_growth_region(void) {
   EXPECT_EQ(as.bytes_in_use, 4000);
   EXPECT_EQ(as.n_allocs, 1);
   EXPECT_EQ(g->allocator->ops->usable_size(g->allocator->ops_ctx, t->data), 4096);
-  /* The fake's "device memory" is host memory: writable here, unlike a real GPU's. */
-  memset(t->data, 0x5a, t->n_bytes);
+  /* Device memory is out of host code's reach, as on a real GPU; the fake's own view is not. */
+  EXPECT_TRUE(tfc_gpu_fake_host_view(t->data, t->n_bytes) != NULL);
+  EXPECT_TRUE(tfc_gpu_fake_host_view(t->data, 4u << 20) == NULL);
+  memset(tfc_gpu_fake_host_view(t->data, t->n_bytes), 0x5a, t->n_bytes);
   tfc_tensor *u = alloc_f32(g, 1, 1, &s);
   EXPECT_EQ(tfc_gpu_fake_n_mem_allocs(), 1); /* served from the same region */
   tfc_tensor_unref(t);
@@ -554,7 +556,7 @@ static void device_tensors_outlive_their_device(void) {
   devset_free(&ds);
   /* The buffer keeps the allocator, its arena and the region alive. */
   EXPECT_EQ(tfc_gpu_fake_bytes_allocated(0), 2 * MiB);
-  ((float *)t->data)[15] = 1.5f;
+  ((float *)tfc_gpu_fake_host_view(t->data, t->n_bytes))[15] = 1.5f;
   tfc_tensor_unref(t);
   EXPECT_EQ(tfc_gpu_fake_bytes_allocated(0), 0);
   tfc_status_fini(&s);
@@ -650,7 +652,7 @@ static void *alloc_loop(void *arg) {
       a->failures++;
       continue;
     }
-    ((float *)t->data)[0] = (float)i;
+    ((float *)tfc_gpu_fake_host_view(t->data, t->n_bytes))[0] = (float)i;
     tfc_tensor_unref(t);
   }
   tfc_status_fini(&s);

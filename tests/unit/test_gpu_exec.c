@@ -698,8 +698,13 @@ static void s_stream_destroy(int ordinal, void *stream) {
   free(st);
 }
 
+/* The fake's device pointers are out of host code's reach: the stream copies through the
+ * fake's own views. */
 static int s_copy_async(int ordinal, void *dst, const void *src, size_t n, int kind, void *stream, tfc_status *s) {
   atomic_fetch_add(&n_async_copies[kind], 1);
+  if (kind != TFC_GPU_COPY_H2D) src = tfc_gpu_fake_host_view(src, n);
+  if (kind != TFC_GPU_COPY_D2H) dst = tfc_gpu_fake_host_view(dst, n);
+  if (n && (!src || !dst)) return tfc_status_set(s, TFC_INVALID_ARGUMENT, "copy of %zu bytes outside device memory", n);
   return senqueue(stream, (sop){.kind = OP_COPY, .dst = dst, .src = src, .n = n});
 }
 

@@ -1,10 +1,12 @@
 /*
  * gpu_fake — see gpu_fake.h.
  *
- * Each "device allocation" is one aligned host block with a 256-byte header in front holding
- * its size and ordinal, so mem_free can give the bytes back to the right GPU's accounting
- * without a lookup table, and the address handed out keeps the 256-byte alignment CUDA
- * guarantees.
+ * Each "device allocation" is a memfd mapped twice: once with no access at all, the address
+ * handed out as the device pointer, and once readable and writable, the fake's own view. So
+ * host code that touches device memory by mistake faults at once, as it would on a real GPU,
+ * while the fake's copies reach the bytes through the second view (fake_view). mmap's page
+ * alignment keeps the 256-byte alignment CUDA guarantees. The live allocations are a small
+ * array (the arena asks for few, large regions), searched under the mutex.
  */
 #include "device/gpu/gpu_fake.h"
 
@@ -12,14 +14,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
-/* CUDA's cudaMalloc alignment; the header takes exactly one alignment unit. */
+/* CUDA's cudaMalloc alignment (host blocks). */
 #define FAKE_ALIGN 256
 
-typedef struct fake_header {
-  size_t bytes;
+typedef struct fake_block {
+  char *device; /* PROT_NONE: what the caller gets */
+  char *view;   /* the same pages, read-write */
+  size_t bytes, mapped;
   int ordinal;
-} fake_header;
+} fake_block;
 
 typedef struct fake_gpu {
   tfc_gpu_props props;
@@ -32,6 +38,54 @@ static int n_gpus;
 static fake_gpu gpus[TFC_GPU_FAKE_MAX_DEVICES];
 static int64_t n_mem_allocs;
 static int64_t fail_above = -1;
+static fake_block *blocks; /* live allocations; guarded by mu */
+static int n_blocks, cap_blocks;
+
+/* The block holding [p, p + n), or NULL; called with mu held. */
+static fake_block *find_block(const void *p, size_t n) {
+  const char *c = p;
+  for (int i = 0; i < n_blocks; i++)
+    if (c >= blocks[i].device && c - blocks[i].device <= (ptrdiff_t)blocks[i].bytes &&
+        n <= blocks[i].bytes - (size_t)(c - blocks[i].device))
+      return &blocks[i];
+  return NULL;
+}
+
+/* Maps one block of `bytes` (both views) and records it; called with mu held. */
+static int map_block(int ordinal, size_t bytes, void **out, tfc_status *s) {
+  long page = sysconf(_SC_PAGESIZE);
+  size_t mapped = bytes ? (bytes + (size_t)page - 1) / (size_t)page * (size_t)page : (size_t)page;
+  if (n_blocks == cap_blocks) {
+    int cap = cap_blocks ? 2 * cap_blocks : 16;
+    fake_block *b = realloc(blocks, sizeof *b * (size_t)cap);
+    if (!b) return TFC_OOM(s);
+    blocks = b;
+    cap_blocks = cap;
+  }
+  int fd = memfd_create("tfc-fake-gpu", MFD_CLOEXEC);
+  void *dev = MAP_FAILED, *view = MAP_FAILED;
+  if (fd >= 0 && ftruncate(fd, (off_t)mapped) == 0) {
+    dev = mmap(NULL, mapped, PROT_NONE, MAP_SHARED, fd, 0);
+    view = mmap(NULL, mapped, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  }
+  if (fd >= 0) close(fd);
+  if (dev == MAP_FAILED || view == MAP_FAILED) {
+    if (dev != MAP_FAILED) munmap(dev, mapped);
+    if (view != MAP_FAILED) munmap(view, mapped);
+    return tfc_status_set(s, TFC_RESOURCE_EXHAUSTED, "fake GPU %d: the host has no %zu bytes to pose as device memory",
+                          ordinal, bytes);
+  }
+  blocks[n_blocks++] = (fake_block){dev, view, bytes, mapped, ordinal};
+  *out = dev;
+  return TFC_OK;
+}
+
+/* The fake's read-write view of device bytes [p, p + n); NULL when they are not one fake
+ * allocation. Called with mu held. */
+static void *fake_view(const void *p, size_t n) {
+  fake_block *b = find_block(p, n);
+  return b ? b->view + ((const char *)p - b->device) : NULL;
+}
 
 /* n: the number of fake GPUs, read under the lock by the caller. */
 static int bad_ordinal(int ordinal, int n, tfc_status *s) {
@@ -79,32 +133,30 @@ static int fake_mem_alloc(int ordinal, size_t bytes, void **out, tfc_status *s) 
     code = tfc_status_set(s, TFC_RESOURCE_EXHAUSTED, "fake GPU %d: out of memory allocating %zu bytes (%lld free)",
                           ordinal, bytes, (long long)(gpus[ordinal].free_at_start - gpus[ordinal].allocated));
   }
-  if (code == TFC_OK) {
-    void *block = NULL;
-    if (bytes > SIZE_MAX - FAKE_ALIGN || posix_memalign(&block, FAKE_ALIGN, FAKE_ALIGN + bytes) != 0) {
-      code = tfc_status_set(s, TFC_RESOURCE_EXHAUSTED, "fake GPU %d: the host has no %zu bytes to pose as device memory",
-                            ordinal, bytes);
-    } else {
-      fake_header *h = block;
-      h->bytes = bytes;
-      h->ordinal = ordinal;
-      gpus[ordinal].allocated += (int64_t)bytes;
-      n_mem_allocs++;
-      *out = (char *)block + FAKE_ALIGN;
-    }
+  if (code == TFC_OK && (code = map_block(ordinal, bytes, out, s)) == TFC_OK) {
+    gpus[ordinal].allocated += (int64_t)bytes;
+    n_mem_allocs++;
   }
   pthread_mutex_unlock(&mu);
   return code;
 }
 
 static void fake_mem_free(int ordinal, void *p) {
-  (void)ordinal; /* the header knows; a mismatch would be the caller's bug */
+  (void)ordinal; /* the block knows; a mismatch would be the caller's bug */
   if (!p) return;
-  fake_header *h = (fake_header *)((char *)p - FAKE_ALIGN);
   pthread_mutex_lock(&mu);
-  if (h->ordinal >= 0 && h->ordinal < TFC_GPU_FAKE_MAX_DEVICES) gpus[h->ordinal].allocated -= (int64_t)h->bytes;
+  fake_block *b = find_block(p, 0);
+  fake_block gone = {0};
+  if (b && b->device == p) {
+    gone = *b;
+    *b = blocks[--n_blocks];
+    if (gone.ordinal >= 0 && gone.ordinal < TFC_GPU_FAKE_MAX_DEVICES) gpus[gone.ordinal].allocated -= (int64_t)gone.bytes;
+  }
   pthread_mutex_unlock(&mu);
-  free(h);
+  if (gone.device) {
+    munmap(gone.device, gone.mapped);
+    munmap(gone.view, gone.mapped);
+  }
 }
 
 static int fake_host_alloc(size_t bytes, void **out, tfc_status *s) {
@@ -120,14 +172,28 @@ static void fake_host_free(void *p) { free(p); }
 
 static int64_t n_copies[4]; /* by TFC_GPU_COPY_* kind; guarded by mu */
 
+/* Copies between host memory and device memory (kind says which side is which) through the
+ * device side's view. Device bytes outside any fake allocation are INVALID_ARGUMENT, as
+ * cudaMemcpy's invalid-value error. */
 static int fake_copy(int ordinal, int kind, void *dst, const void *src, size_t n, tfc_status *s) {
   pthread_mutex_lock(&mu);
-  int n_now = n_gpus;
-  if (ordinal >= 0 && ordinal < n_now) n_copies[kind]++;
+  int n_now = n_gpus, code = TFC_OK;
+  if (ordinal < 0 || ordinal >= n_now) {
+    code = bad_ordinal(ordinal, n_now, s);
+  } else if (n) {
+    void *dev = kind == TFC_GPU_COPY_H2D ? dst : (void *)src;
+    void *view = fake_view(dev, n);
+    if (!view)
+      code = tfc_status_set(s, TFC_INVALID_ARGUMENT, "fake GPU %d: %zu bytes at %p are not device memory", ordinal, n,
+                            dev);
+    else if (kind == TFC_GPU_COPY_H2D)
+      memmove(view, src, n);
+    else
+      memmove(dst, view, n);
+  }
+  if (code == TFC_OK) n_copies[kind]++;
   pthread_mutex_unlock(&mu);
-  if (ordinal < 0 || ordinal >= n_now) return bad_ordinal(ordinal, n_now, s);
-  if (n) memmove(dst, src, n);
-  return TFC_OK;
+  return code;
 }
 
 static int fake_copy_to_device(int ordinal, void *dst, const void *src, size_t n, tfc_status *s) {
@@ -217,6 +283,13 @@ int64_t tfc_gpu_fake_bytes_allocated(int ordinal) {
 int64_t tfc_gpu_fake_n_mem_allocs(void) {
   pthread_mutex_lock(&mu);
   int64_t v = n_mem_allocs;
+  pthread_mutex_unlock(&mu);
+  return v;
+}
+
+void *tfc_gpu_fake_host_view(const void *p, size_t n) {
+  pthread_mutex_lock(&mu);
+  void *v = fake_view(p, n);
   pthread_mutex_unlock(&mu);
   return v;
 }

@@ -5,9 +5,11 @@
  * total and free memory), install the platform with tfc_gpu_platform_set_for_testing
  * (gpu_platform.h), and then observe what the GPU device asks of it: how many bytes of
  * "device memory" each GPU has handed out now, how many mem_alloc calls were made and how
- * many copies went each way. The memory is real (256-byte aligned host memory), so kernels
- * that write "device" buffers and copies through copy_to_device / copy_to_host work, and
- * leak checkers see what is not given back. Failure injection: every mem_alloc above a byte
+ * many copies went each way. The memory is real host memory, but the address handed out for it
+ * cannot be read or written by host code (the fake keeps a second, private mapping of the same
+ * pages): copies through copy_to_device / copy_to_host work, and host code that touches device
+ * memory faults, as on a real GPU. Tests reach the bytes with tfc_gpu_fake_host_view. What is
+ * not given back shows in tfc_gpu_fake_bytes_allocated. Failure injection: every mem_alloc above a byte
  * count fails with RESOURCE_EXHAUSTED, as a device that is out of memory does; so does one
  * that would exceed the GPU's free memory.
  *
@@ -20,6 +22,7 @@
 #ifndef TFC_DEVICE_GPU_GPU_FAKE_H
 #define TFC_DEVICE_GPU_GPU_FAKE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "base/status.h"
@@ -49,6 +52,10 @@ void tfc_gpu_fake_fail_above(int64_t bytes);
 int64_t tfc_gpu_fake_bytes_allocated(int ordinal);
 /* Successful mem_alloc calls since the last configure, all GPUs together. */
 int64_t tfc_gpu_fake_n_mem_allocs(void);
+/* Host code's read-write view of the fake device bytes [p, p + n) (for tests that plant or
+ * inspect device data), or NULL when they are not inside one live fake allocation. Valid
+ * until that allocation is freed. */
+void *tfc_gpu_fake_host_view(const void *p, size_t n);
 /* Successful copy_to_device (kind TFC_GPU_COPY_H2D) or copy_to_host (TFC_GPU_COPY_D2H) calls
  * since the last configure, all GPUs together; 0 for other kinds. */
 int64_t tfc_gpu_fake_n_copies(int kind);
