@@ -28,7 +28,8 @@ typedef struct fixture {
   tfc_status s;
 } fixture;
 
-/* GPU rows as TF registers them: Reshape's shape and Shape's output in host memory. Rows
+/* GPU rows as TF registers them: Reshape's shape, Shape's output and ConcatV2's axis (its
+ * last input, wherever N puts it) in host memory. Rows
  * with no compute are enough: the partitioner only reads the masks. */
 static void fake_gpu_init(fixture *f) {
   static const tfc_kernel_def rows[] = {
@@ -36,6 +37,7 @@ static void fake_gpu_init(fixture *f) {
       {.op = TFC_OP_Identity},
       {.op = TFC_OP_Reshape, .host_memory_in = 1u << 1},
       {.op = TFC_OP_Shape, .host_memory_out = 1u << 0},
+      {.op = TFC_OP_ConcatV2, .flags = TFC_KF_HOST_LAST_INPUT},
   };
   tfc_kernel_table_init(&f->gpu_kernels, "GPU");
   if (tfc_kernel_table_add(&f->gpu_kernels, rows, (int)TFC_ARRAY_SIZE(rows), &f->s))
@@ -76,12 +78,15 @@ static tfc_node *finish(fixture *f, tfc_node_desc *d, const tfc_device *dev, int
   return n;
 }
 
-/* A float Const of shape [n] holding 1, 2, ..., n (int32 when is_int). */
+/* A float Const of shape [n] holding 1, 2, ..., n (int32 when is_int; a scalar 0 when
+ * n < 0). */
 static tfc_node *konst(fixture *f, const char *name, int64_t n, int is_int, const tfc_device *dev) {
-  tfc_tensor *t = tfc_tensor_new(is_int ? TFC_DT_INT32 : TFC_DT_FLOAT, &n, 1, &f->s);
+  int rank = n < 0 ? 0 : 1, first = n < 0 ? 0 : 1;
+  if (n < 0) n = 1;
+  tfc_tensor *t = tfc_tensor_new(is_int ? TFC_DT_INT32 : TFC_DT_FLOAT, &n, rank, &f->s);
   for (int64_t i = 0; i < n; i++) {
-    if (is_int) ((int32_t *)t->data)[i] = (int32_t)(i + 1);
-    else ((float *)t->data)[i] = (float)(i + 1);
+    if (is_int) ((int32_t *)t->data)[i] = (int32_t)(i + first);
+    else ((float *)t->data)[i] = (float)(i + first);
   }
   tfc_node_desc *d = tfc_node_desc_new(f->g, "Const", name);
   tfc_attr_value v = tfc_attr_tensor(t);
@@ -271,6 +276,29 @@ static void partition_uses_host_send_recv_for_host_memory_args(void) {
   fixture_fini(&f);
 }
 
+/* ConcatV2's axis is its last input: with N = 3 values (flat index 3) it comes through a
+ * _HostRecv, the values through _Recv into device memory; the GPU Const used as an axis is
+ * cut by a same-device pair into host memory. */
+static void partition_keeps_a_variadic_ops_last_input_in_host_memory(void) {
+  fixture f;
+  fixture_init(&f);
+  tfc_node *x = konst(&f, "x", 2, 0, f.cpu[0]);
+  tfc_node *y = konst(&f, "y", 2, 0, &f.gpu);
+  tfc_node *axis = konst(&f, "axis", -1, 1, f.cpu[0]);
+  tfc_endpoint in[4] = {{x, 0}, {y, 0}, {x, 0}, {axis, 0}};
+  tfc_node_desc *d = tfc_node_desc_new(f.g, "ConcatV2", "c3");
+  tfc_node_desc_add_input_list(d, in, 3);
+  tfc_node_desc_add_input(d, in[3]);
+  finish(&f, d, &f.gpu, __LINE__);
+  tfc_node *gaxis = konst(&f, "gaxis", -1, 1, &f.gpu);
+  d = tfc_node_desc_new(f.g, "ConcatV2", "c2");
+  tfc_node_desc_add_input_list(d, (tfc_endpoint[]){{y, 0}, {y, 0}}, 2);
+  tfc_node_desc_add_input(d, (tfc_endpoint){gaxis, 0});
+  finish(&f, d, &f.gpu, __LINE__);
+  expect_golden(&f, "host_last_input");
+  fixture_fini(&f);
+}
+
 /* A node of the input graph already named like a generated one is skipped over. */
 static void partition_new_names_avoid_existing_nodes(void) {
   fixture f;
@@ -426,6 +454,7 @@ static const tfc_test tests[] = {
     TFC_TEST(partition_keeps_data_and_control_pairs_apart),
     TFC_TEST(partition_fans_out_to_three_devices),
     TFC_TEST(partition_uses_host_send_recv_for_host_memory_args),
+    TFC_TEST(partition_keeps_a_variadic_ops_last_input_in_host_memory),
     TFC_TEST(partition_new_names_avoid_existing_nodes),
     TFC_TEST(partition_nodes_are_assigned_and_counted),
     TFC_TEST(partition_rejects_unassigned_node),
