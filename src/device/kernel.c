@@ -94,12 +94,12 @@ static int always_host(int dtype) {
 }
 
 int tfc_kernel_host_input(const tfc_kernel_def *k, int i, int n_inputs, int dtype) {
-  return (i < 32 && (k->host_memory_in >> i & 1u)) || ((k->flags & TFC_KF_HOST_LAST_INPUT) && i == n_inputs - 1) ||
-         always_host(dtype);
+  return k->host_memory_in == TFC_HOST_ALL || (i < 32 && (k->host_memory_in >> i & 1u)) ||
+         ((k->flags & TFC_KF_HOST_LAST_INPUT) && i == n_inputs - 1) || always_host(dtype);
 }
 
 int tfc_kernel_host_output(uint32_t host_memory_out, int i, int dtype) {
-  return (i < 32 && (host_memory_out >> i & 1u)) || always_host(dtype);
+  return host_memory_out == TFC_HOST_ALL || (i < 32 && (host_memory_out >> i & 1u)) || always_host(dtype);
 }
 
 tfc_tensor *tfc_kernel_alloc_output(tfc_kernel_ctx *c, int i, int dtype, const int64_t *dims, int ndims) {

@@ -46,6 +46,8 @@ struct tfc_var_txn;
 /* Host-memory masks: bit (1 << flat argument index); a variadic op's trailing host input is
  * the flag TFC_KF_HOST_LAST_INPUT instead. tfc_kernel_host_input answers for one input. */
 #define TFC_HOST(i) (1u << (i))
+/* Every argument in host memory, however many a variadic op has (Pack's 40 values too). */
+#define TFC_HOST_ALL 0xffffffffu
 
 enum tfc_kernel_flag {
   TFC_KF_NONE = 0,

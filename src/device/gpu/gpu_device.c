@@ -47,8 +47,10 @@ static void build_table(int which) {
   tfc_kernel_table_init(&gpu_tables[which], "GPU");
   if (tfc_gpu_kernels_core(&gpu_tables[which], s)) return;
 #ifdef TFC_HAVE_CUDA
-  if (which == TABLE_CUDA) tfc_cuda_kernels_register(&gpu_tables[which], s);
+  if (which == TABLE_CUDA && tfc_cuda_kernels_register(&gpu_tables[which], s)) return;
 #endif
+  /* Last: they yield to any row above that could run the same node. */
+  tfc_gpu_kernels_host(&gpu_tables[which], s);
 }
 
 static void build_core_table(void) { build_table(TABLE_CORE); }

@@ -15,9 +15,11 @@
  * Two logical GPUs on one physical GPU share nothing but the platform.
  *
  * Kernels: the GPU kernel table (tfc_gpu_kernel_table) holds the platform-independent kernels
- * of kernels_gpu_core.c (transfers, Const, Identity, NoOp, Placeholder) and, on the CUDA
- * platform, the CUDA kernels (src/device/cuda/). An op with a GPU kernel is placed on GPU:0 by
- * default (TF's device priority); the rest stay on the CPU.
+ * of kernels_gpu_core.c (transfers, Const, Identity, NoOp, Placeholder), on the CUDA platform
+ * the CUDA kernels (src/device/cuda/), and on every platform the host-memory rows of
+ * kernels_gpu_host.c (TF's all-HostMemory GPU kernels: int32 shape math runs the CPU kernels
+ * on GPU:0). An op with a GPU kernel is placed on GPU:0 by default (TF's device priority); the
+ * rest stay on the CPU.
  *
  * Streams: each logical GPU has, created on first use, a compute stream (its kernels' work, in
  * issue order) and host-to-device, device-to-host and device-to-device copy streams, plus a
@@ -66,6 +68,17 @@ const tfc_kernel_table *tfc_gpu_kernel_table(void);
 /* Appends the platform-independent GPU kernels (kernels_gpu_core.c) to t. 0 or
  * RESOURCE_EXHAUSTED. Not thread-safe against other users of t. */
 int tfc_gpu_kernels_core(tfc_kernel_table *t, tfc_status *s);
+/* Appends the rows TF registers for GPUs with every argument in host memory (int32 shape
+ * math: Add, Sum, Pack, StridedSlice, Shape, ...; Range, BroadcastGradientArgs, ConcatOffset,
+ * Assert for their dtypes; kernels_gpu_host.c): copies of the CPU kernel table's rows, narrowed
+ * to TF's dtypes, that run the CPU kernels on host memory. Call it last: a row that could match
+ * the same node as one already in t is narrowed or left out. 0, RESOURCE_EXHAUSTED, the CPU
+ * table's error, or INTERNAL for a CPU row it cannot narrow. Not thread-safe against other
+ * users of t. */
+int tfc_gpu_kernels_host(tfc_kernel_table *t, tfc_status *s);
+/* Whether rows a and b could both match one node: same op, and for every attr either
+ * constrains, some dtype both allow. Pure. */
+int tfc_gpu_kernel_rows_overlap(const tfc_kernel_def *a, const tfc_kernel_def *b);
 /* Appends the GPU rows of the transfer kernels (_Send, _Recv and their host-memory forms;
  * src/device/cpu/kernels_sendrecv.c, shared with the CPU). Same contract. */
 int tfc_gpu_kernels_sendrecv(tfc_kernel_table *t, tfc_status *s);
