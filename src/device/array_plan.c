@@ -3,9 +3,11 @@
  */
 #include "device/array_plan.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "device/cpu/array_copy.h"
+#include "device/cpu/cwise_int.h"
 
 int tfc_concat_plan(tfc_kernel_ctx *c, tfc_tensor *const *ins, int n, int64_t *axis, int64_t *dims) {
   char a[TFC_SHAPE_STR_MAX], b[TFC_SHAPE_STR_MAX];
@@ -64,4 +66,222 @@ int tfc_strided_slice_plan_of(tfc_kernel_ctx *c, tfc_strided_slice_plan *plan) {
   if (tfc_strided_slice_resolve(&sp, in->dims, in->ndims, plan, err, sizeof err))
     return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "%s", err);
   return TFC_OK;
+}
+
+/* The five mask attrs of a StridedSlice-family node into sp. */
+static void slice_masks(const tfc_node *n, tfc_strided_slice_spec *sp) {
+  tfc_node_attr_int(n, "begin_mask", &sp->begin_mask);
+  tfc_node_attr_int(n, "end_mask", &sp->end_mask);
+  tfc_node_attr_int(n, "ellipsis_mask", &sp->ellipsis_mask);
+  tfc_node_attr_int(n, "new_axis_mask", &sp->new_axis_mask);
+  tfc_node_attr_int(n, "shrink_axis_mask", &sp->shrink_axis_mask);
+}
+
+int tfc_strided_slice_grad_plan_of(tfc_kernel_ctx *c, int64_t *dims, int *out_rank, tfc_strided_slice_plan *plan) {
+  const tfc_tensor *sh = c->inputs[0], *bt = c->inputs[1], *et = c->inputs[2], *st = c->inputs[3], *dy = c->inputs[4];
+  char a[TFC_SHAPE_STR_MAX], b[TFC_SHAPE_STR_MAX], d3[TFC_SHAPE_STR_MAX];
+  if (sh->ndims != 1)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "shape must be 1-D, got shape.shape = %s",
+                            tfc_tensor_shape_str(sh, a, sizeof a));
+  if (sh->n_elems > TFC_MAX_DIMS)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "StridedSliceGrad shape of rank %lld exceeds the maximum rank %d",
+                            (long long)sh->n_elems, TFC_MAX_DIMS);
+  if (bt->ndims != 1 || et->ndims != 1 || st->ndims != 1 || bt->n_elems != et->n_elems || bt->n_elems != st->n_elems)
+    return tfc_kernel_error(
+        c, TFC_INVALID_ARGUMENT,
+        "Expected begin, end, and strides to be 1D equal size tensors, but got shapes %s, %s, and %s instead.",
+        tfc_tensor_shape_str(bt, a, sizeof a), tfc_tensor_shape_str(et, b, sizeof b),
+        tfc_tensor_shape_str(st, d3, sizeof d3));
+  if (st->n_elems > TFC_MAX_DIMS)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "StridedSlice spec of %lld entries exceeds the maximum rank %d",
+                            (long long)st->n_elems, TFC_MAX_DIMS);
+  int rank = (int)sh->n_elems, n = (int)st->n_elems;
+  int64_t bv[TFC_MAX_DIMS], ev[TFC_MAX_DIMS], sv[TFC_MAX_DIMS];
+  for (int i = 0; i < rank; i++) {
+    dims[i] = tfc_array_int_at(sh, i);
+    if (dims[i] < 0)
+      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Dimension %lld must be >= 0", (long long)dims[i]);
+  }
+  for (int i = 0; i < n; i++) {
+    bv[i] = tfc_array_int_at(bt, i);
+    ev[i] = tfc_array_int_at(et, i);
+    sv[i] = tfc_array_int_at(st, i);
+  }
+  tfc_strided_slice_spec sp = {.n = n, .begin = bv, .end = ev, .strides = sv};
+  slice_masks(c->node, &sp);
+  char err[256];
+  if (tfc_strided_slice_resolve(&sp, dims, rank, plan, err, sizeof err))
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "%s", err);
+  int same = dy->ndims == plan->final_rank;
+  for (int i = 0; same && i < dy->ndims; i++) same = dy->dims[i] == plan->final_dims[i];
+  if (!same)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "shape of dy was %s instead of %s",
+                            tfc_tensor_shape_str(dy, a, sizeof a),
+                            tfc_dims_str(plan->final_dims, plan->final_rank, b, sizeof b));
+  *out_rank = rank;
+  return TFC_OK;
+}
+
+/* MirrorPad's and MirrorPadGrad's mode attr. */
+static int mirror_mode(tfc_kernel_ctx *c, const char **name, int *mode) {
+  *name = "REFLECT";
+  if (tfc_kernel_attr_string(c->node, "mode", name, c->status)) return c->status->code;
+  *mode = strcmp(*name, "SYMMETRIC") == 0 ? TFC_PAD_SYMMETRIC : TFC_PAD_REFLECT;
+  return TFC_OK;
+}
+
+int tfc_pad_plan_of(tfc_kernel_ctx *c, tfc_pad_plan *p) {
+  const tfc_tensor *in = c->inputs[0], *pt = c->inputs[1];
+  char a[TFC_SHAPE_STR_MAX], b[TFC_SHAPE_STR_MAX];
+  int op = c->node->op->id;
+  const char *mode_name;
+  p->mode = TFC_PAD_CONSTANT;
+  if (op == TFC_OP_MirrorPad) TFC_TRY(mirror_mode(c, &mode_name, &p->mode));
+  int rank = in->ndims;
+  if (pt->ndims != 2 || pt->dims[1] != 2)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "paddings must be a matrix with 2 columns: %s",
+                            tfc_tensor_shape_str(pt, a, sizeof a));
+  if (pt->dims[0] != rank)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "The first dimension of paddings must be the rank of inputs%s %s",
+                            tfc_tensor_shape_str(pt, a, sizeof a), tfc_tensor_shape_str(in, b, sizeof b));
+  if (op == TFC_OP_PadV2 && c->inputs[2]->ndims != 0)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "constant_values must be a scalar. Found: %s",
+                            tfc_tensor_shape_str(c->inputs[2], a, sizeof a));
+  for (int d = 0; d < rank; d++) {
+    int64_t lo = tfc_array_int_at(pt, 2 * d), hi = tfc_array_int_at(pt, 2 * d + 1), n = in->dims[d];
+    if (p->mode == TFC_PAD_CONSTANT) {
+      if (lo < 0 || hi < 0)
+        return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Paddings must be non-negative: %lld %lld", (long long)lo,
+                                (long long)hi);
+    } else {
+      if (lo < 0 || hi < 0)
+        return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "paddings must be non-negative: %lld %lld", (long long)lo,
+                                (long long)hi);
+      if (p->mode == TFC_PAD_SYMMETRIC && (lo > n || hi > n))
+        return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
+                                "paddings must be no greater than the dimension size: %lld, %lld greater than %lld",
+                                (long long)lo, (long long)hi, (long long)n);
+      if (p->mode == TFC_PAD_REFLECT && (lo >= n || hi >= n))
+        return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
+                                "paddings must be less than the dimension size: %lld, %lld not less than %lld",
+                                (long long)lo, (long long)hi, (long long)n);
+    }
+    p->before[d] = lo;
+    p->dims[d] = n + lo + hi;
+  }
+  p->rank = rank;
+  return TFC_OK;
+}
+
+int tfc_mirror_pad_grad_plan_of(tfc_kernel_ctx *c, tfc_pad_plan *p) {
+  const tfc_tensor *g = c->inputs[0], *pt = c->inputs[1];
+  char a[TFC_SHAPE_STR_MAX];
+  const char *m;
+  TFC_TRY(mirror_mode(c, &m, &p->mode));
+  int rank = g->ndims;
+  if (pt->ndims != 2 || pt->dims[1] != 2 || pt->dims[0] != rank)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "paddings must be a matrix with 2 columns and %d rows: %s", rank,
+                            tfc_tensor_shape_str(pt, a, sizeof a));
+  for (int d = 0; d < rank; d++) {
+    int64_t lo = tfc_array_int_at(pt, 2 * d), hi = tfc_array_int_at(pt, 2 * d + 1);
+    int64_t n = g->dims[d] - lo - hi;
+    int bad = p->mode == TFC_PAD_REFLECT ? (lo > 0 && lo >= n) || (hi > 0 && hi >= n) : lo > n || hi > n;
+    if (lo < 0 || hi < 0 || n < 0 || bad)
+      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
+                              "paddings %lld, %lld do not fit dimension %d of size %lld for %s mirror padding",
+                              (long long)lo, (long long)hi, d, (long long)g->dims[d], m);
+    p->before[d] = lo;
+    p->dims[d] = n;
+  }
+  p->rank = rank;
+  return TFC_OK;
+}
+
+int tfc_unsorted_segment_plan_of(tfc_kernel_ctx *c, int64_t *dims, int *out_rank, int64_t *num_segments,
+                                 int64_t *inner) {
+  const tfc_tensor *data = c->inputs[0], *ids = c->inputs[1], *ns = c->inputs[2];
+  char a[TFC_SHAPE_STR_MAX], b[TFC_SHAPE_STR_MAX];
+  if (ns->ndims != 0)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "num_segments should be a scalar, not shape %s",
+                            tfc_tensor_shape_str(ns, a, sizeof a));
+  int starts = data->ndims >= ids->ndims;
+  for (int i = 0; starts && i < ids->ndims; i++) starts = data->dims[i] == ids->dims[i];
+  if (!starts)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "data.shape = %s does not start with segment_ids.shape = %s",
+                            tfc_tensor_shape_str(data, a, sizeof a), tfc_tensor_shape_str(ids, b, sizeof b));
+  int64_t n = tfc_array_int_at(ns, 0);
+  if (n < 0)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Input num_segments == %lld must not be negative.", (long long)n);
+  *num_segments = n;
+  *inner = 1;
+  *out_rank = 1 + data->ndims - ids->ndims;
+  dims[0] = n;
+  for (int i = ids->ndims; i < data->ndims; i++) {
+    dims[1 + i - ids->ndims] = data->dims[i];
+    *inner *= data->dims[i];
+  }
+  return TFC_OK;
+}
+
+int tfc_scan_plan_of(tfc_kernel_ctx *c, int64_t *outer, int64_t *n, int64_t *inner, int *exclusive, int *reverse) {
+  const tfc_tensor *x = c->inputs[0], *at = c->inputs[1];
+  char buf[TFC_SHAPE_STR_MAX];
+  if (at->ndims != 0)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "ScanOp: axis must be a scalar, not %s",
+                            tfc_tensor_shape_str(at, buf, sizeof buf));
+  int64_t axis = tfc_array_int_at(at, 0);
+  if (axis < 0) axis += x->ndims;
+  if (axis < 0 || axis >= x->ndims)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "ScanOp: Expected scan axis in the range [%d, %d), but got %lld",
+                            -x->ndims, x->ndims, (long long)axis);
+  if (tfc_kernel_attr_bool(c->node, "exclusive", exclusive, c->status) ||
+      tfc_kernel_attr_bool(c->node, "reverse", reverse, c->status))
+    return c->status->code;
+  *outer = *inner = 1;
+  for (int d = 0; d < axis; d++) *outer *= x->dims[d];
+  for (int d = (int)axis + 1; d < x->ndims; d++) *inner *= x->dims[d];
+  *n = x->dims[axis];
+  return TFC_OK;
+}
+
+int tfc_broadcast_to_plan_of(tfc_kernel_ctx *c, int64_t *dims, int *out_rank, int64_t *in_dims) {
+  const tfc_tensor *in = c->inputs[0], *st = c->inputs[1];
+  char a[TFC_SHAPE_STR_MAX], b[TFC_SHAPE_STR_MAX];
+  if (st->ndims != 1)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "shape must be a vector, got shape %s",
+                            tfc_tensor_shape_str(st, a, sizeof a));
+  if (st->n_elems > TFC_MAX_DIMS)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "BroadcastTo rank %lld exceeds the maximum rank %d",
+                            (long long)st->n_elems, TFC_MAX_DIMS);
+  int rank = (int)st->n_elems;
+  for (int i = 0; i < rank; i++) {
+    dims[i] = tfc_array_int_at(st, i);
+    if (dims[i] < 0)
+      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Dimension %lld must be >= 0", (long long)dims[i]);
+  }
+  if (in->ndims > rank)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
+                            "Rank of input (%d) must be no greater than rank of output shape (%d).", in->ndims, rank);
+  for (int i = 0; i < rank; i++) {
+    int k = i - (rank - in->ndims);
+    in_dims[i] = k < 0 ? 1 : in->dims[k];
+    if (in_dims[i] == dims[i] || in_dims[i] == 1) continue;
+    tfc_tensor_shape_str(in, a, sizeof a);
+    tfc_dims_str(dims, rank, b, sizeof b);
+    if (dims[i] == 1)
+      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Unable to broadcast tensor of shape %s to tensor of shape %s",
+                              a, b);
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Incompatible shapes: %s vs. %s", a, b);
+  }
+  *out_rank = rank;
+  return TFC_OK;
+}
+
+int tfc_select_v2_plan_of(tfc_kernel_ctx *c, tfc_cwise_bcast *b) {
+  if (!tfc_cwise_bcast_init(b, 3, (const tfc_tensor *const *)c->inputs)) return TFC_OK;
+  char sc[TFC_SHAPE_STR_MAX], st[TFC_SHAPE_STR_MAX], se[TFC_SHAPE_STR_MAX];
+  return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "condition %s, then %s, and else %s must be broadcastable",
+                          tfc_tensor_shape_str(c->inputs[0], sc, sizeof sc),
+                          tfc_tensor_shape_str(c->inputs[1], st, sizeof st),
+                          tfc_tensor_shape_str(c->inputs[2], se, sizeof se));
 }

@@ -12,6 +12,8 @@
 #include "device/kernel.h"
 #include "ops/shape_array.h"
 
+struct tfc_cwise_bcast;
+
 /* ConcatV2 / Concat: checks the n inputs against each other for concatenation along *axis (as
  * given, possibly negative; normalized on return) and writes the output dims (rank of
  * ins[0]). The axis tensor's own checks and reading stay with the kernel (its memory differs
@@ -21,5 +23,52 @@ int tfc_concat_plan(tfc_kernel_ctx *c, tfc_tensor *const *ins, int n, int64_t *a
 /* StridedSlice: checks begin/end/strides (inputs 1..3, host memory) and the node's masks, and
  * resolves them against input 0's dims (TF's ValidateStridedSliceOp). */
 int tfc_strided_slice_plan_of(tfc_kernel_ctx *c, tfc_strided_slice_plan *plan);
+
+/* StridedSliceGrad: checks shape (input 0) and begin/end/strides (inputs 1..3), all host
+ * memory, resolves the spec against shape, and checks dy (input 4, any memory: only its shape
+ * is read) against the slice's result. Writes the output dims (rank *out_rank). */
+int tfc_strided_slice_grad_plan_of(tfc_kernel_ctx *c, int64_t *out_dims, int *out_rank,
+                                   tfc_strided_slice_plan *plan);
+
+/* Pad, PadV2, MirrorPad, MirrorPadGrad. */
+enum tfc_pad_mode { TFC_PAD_CONSTANT = 0, TFC_PAD_REFLECT = 1, TFC_PAD_SYMMETRIC = 2 };
+typedef struct tfc_pad_plan {
+  int mode;  /* tfc_pad_mode */
+  int rank;
+  int64_t before[TFC_MAX_DIMS]; /* padding before each dim */
+  int64_t dims[TFC_MAX_DIMS];   /* the output dims */
+} tfc_pad_plan;
+/* Pad / PadV2 / MirrorPad: the mode (MirrorPad's attr), the paddings (input 1, host memory)
+ * against input 0, and PadV2's constant_values (input 2, any memory: only its shape is read). */
+int tfc_pad_plan_of(tfc_kernel_ctx *c, tfc_pad_plan *p);
+/* MirrorPadGrad: input 0 is the padded gradient; p->dims are the unpadded output's dims. */
+int tfc_mirror_pad_grad_plan_of(tfc_kernel_ctx *c, tfc_pad_plan *p);
+/* The input index that index o of a padded dim maps to (input size n, padding `before`);
+ * -1: the constant. Pure. */
+static inline int64_t tfc_pad_map(int64_t o, int64_t before, int64_t n, int mode) {
+  int64_t i = o - before;
+  if (i >= 0 && i < n) return i;
+  if (mode == TFC_PAD_CONSTANT) return -1;
+  if (i < 0) return mode == TFC_PAD_SYMMETRIC ? -i - 1 : -i;
+  return mode == TFC_PAD_SYMMETRIC ? 2 * n - 1 - i : 2 * n - 2 - i;
+}
+
+/* UnsortedSegmentSum: checks num_segments (input 2, host memory) and that data's shape starts
+ * with segment_ids' shape; writes the output dims (rank *out_rank), *num_segments and *inner
+ * (elements per segment). The ids' values are not read: on a GPU they are device data. */
+int tfc_unsorted_segment_plan_of(tfc_kernel_ctx *c, int64_t *out_dims, int *out_rank, int64_t *num_segments,
+                                 int64_t *inner);
+
+/* Cumsum / Cumprod: checks the axis (input 1, host memory) against input 0 and reads the
+ * exclusive and reverse attrs; the input viewed as [*outer, *n, *inner] around the axis. */
+int tfc_scan_plan_of(tfc_kernel_ctx *c, int64_t *outer, int64_t *n, int64_t *inner, int *exclusive, int *reverse);
+
+/* BroadcastTo: checks the shape (input 1, host memory) against input 0; writes the output dims
+ * (rank *out_rank) and input 0's dims aligned to them (leading 1s). */
+int tfc_broadcast_to_plan_of(tfc_kernel_ctx *c, int64_t *out_dims, int *out_rank, int64_t *in_dims);
+
+/* SelectV2: the numpy broadcast of condition, then and else (inputs 0..2, any memory); TF's
+ * text when they do not broadcast. */
+int tfc_select_v2_plan_of(tfc_kernel_ctx *c, struct tfc_cwise_bcast *b);
 
 #endif

@@ -1,34 +1,22 @@
 /*
  * GPU kernel tests: every CUDA kernel (src/device/cuda/) against its CPU kernel on the same
- * inputs, through a session. Each graph feeds CPU placeholders into two copies of the op, one
- * pinned to /device:CPU:0 and one to /device:GPU:0 (no soft placement, so a missing GPU
- * kernel is an error, not a silent CPU run), and compares the two results: shapes exactly,
- * values within a tolerance per type (bool and integers exactly). Sizes cover 0, 1, 7, 1023
- * and 4097 elements and numpy broadcasts ([3,1,5] vs [1,4,1], scalars, rank 4). Half runs as
- * Cast(float -> half) on the CPU, the op on the GPU, Cast back, against the op in float.
+ * inputs, through a session (gpu_compare.h: CPU placeholders feed one copy of the op pinned to
+ * /device:CPU:0 and one pinned to /device:GPU:0 without soft placement, and the results must
+ * agree: shapes exactly, values within a tolerance per type, bool and integers exactly). Sizes
+ * cover 0, 1, 7, 1023 and 4097 elements and numpy broadcasts ([3,1,5] vs [1,4,1], scalars,
+ * rank 4). Half runs as Cast(float -> half) on the CPU, the op on the GPU, Cast back, against
+ * the op in float. Bad inputs must fail on both devices with the same code and text.
  *
  * Without a CUDA build or a GPU every test skips with the reason.
  */
 #include <math.h>
 #include <stdint.h>
-#include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
-#include "device/gpu/gpu_platform.h"
-#include "harness.h"
-#include "tensorflow/c/c_api.h"
+#include "gpu_compare.c"
 
-#define CPU "/device:CPU:0"
-#define GPU "/device:GPU:0"
-
-static void need_gpu(void) {
-  const tfc_gpu_platform *cuda = tfc_gpu_platform_cuda();
-  if (!cuda) tfc_test_skip("this build has no CUDA (nvcc was not found): the CUDA kernels are not built");
-  if (tfc_gpu_platform_get() != cuda) tfc_test_skip("the GPU platform in use is not CUDA");
-  if (cuda->device_count() == 0) tfc_test_skip("no CUDA GPU on this machine");
-}
-
-/* ---- graph building ---- */
+/* ---- cases ---- */
 
 typedef struct attrs {
   const char *b1, *b2; /* bool attrs set to v1, v2 */
@@ -38,45 +26,6 @@ typedef struct attrs {
   float alpha;
 } attrs;
 
-static TF_Operation *finish(TF_OperationDescription *d, int line) {
-  TF_Status *s = TF_NewStatus();
-  TF_Operation *op = TF_FinishOperation(d, s);
-  if (TF_GetCode(s) != TF_OK) tfc_test_fail(__FILE__, line, "%s", TF_Message(s));
-  TF_DeleteStatus(s);
-  return op;
-}
-
-static TF_Output placeholder(TF_Graph *g, const char *name, TF_DataType dt) {
-  TF_OperationDescription *d = TF_NewOperation(g, "Placeholder", name);
-  TF_SetDevice(d, CPU);
-  TF_SetAttrType(d, "dtype", dt);
-  return (TF_Output){finish(d, __LINE__), 0};
-}
-
-static TF_Output cast(TF_Graph *g, const char *name, TF_Output x, TF_DataType to) {
-  TF_OperationDescription *d = TF_NewOperation(g, "Cast", name);
-  TF_SetDevice(d, CPU);
-  TF_AddInput(d, x);
-  TF_SetAttrType(d, "DstT", to);
-  return (TF_Output){finish(d, __LINE__), 0};
-}
-
-static TF_Output node(TF_Graph *g, const char *type, const char *name, const char *dev, const TF_Output *in, int n,
-                      const attrs *a) {
-  TF_OperationDescription *d = TF_NewOperation(g, type, name);
-  TF_SetDevice(d, dev);
-  for (int i = 0; i < n; i++) TF_AddInput(d, in[i]);
-  if (a) {
-    if (a->b1) TF_SetAttrBool(d, a->b1, (unsigned char)a->v1);
-    if (a->b2) TF_SetAttrBool(d, a->b2, (unsigned char)a->v2);
-    if (a->str_name) TF_SetAttrString(d, a->str_name, a->str_val, strlen(a->str_val));
-    if (a->has_alpha) TF_SetAttrFloat(d, "alpha", a->alpha);
-  }
-  return (TF_Output){finish(d, __LINE__), 0};
-}
-
-/* ---- data ---- */
-
 typedef struct input {
   TF_DataType dt; /* of the fed tensor (float for half tests) */
   int nd;
@@ -85,68 +34,29 @@ typedef struct input {
   int integral; /* round values (so comparisons see ties) */
 } input;
 
-static uint64_t rng = 88172645463325252ull;
-static double uniform(void) {
-  rng ^= rng << 13;
-  rng ^= rng >> 7;
-  rng ^= rng << 17;
-  return (double)(rng >> 11) / 9007199254740992.0;
-}
-
 static TF_Tensor *make(const input *in) {
-  int64_t n = 1;
-  for (int i = 0; i < in->nd; i++) n *= in->dims[i];
-  TF_Tensor *t = TF_AllocateTensor(in->dt, in->dims, in->nd, (size_t)n * TF_DataTypeSize(in->dt));
+  TF_Tensor *t = gc_rand(in->dt, in->nd, in->dims, in->lo, in->hi);
+  if (!in->integral) return t;
+  int64_t n = TF_TensorElementCount(t);
   for (int64_t i = 0; i < n; i++) {
-    double v = in->lo + (in->hi - in->lo) * uniform();
-    if (in->integral) v = round(v);
-    switch (in->dt) {
-      case TF_FLOAT: ((float *)TF_TensorData(t))[i] = (float)v; break;
-      case TF_DOUBLE: ((double *)TF_TensorData(t))[i] = v; break;
-      case TF_INT64: ((int64_t *)TF_TensorData(t))[i] = (int64_t)round(v); break;
-      case TF_INT32: ((int32_t *)TF_TensorData(t))[i] = (int32_t)round(v); break;
-      case TF_BOOL: ((unsigned char *)TF_TensorData(t))[i] = v >= 0.5; break;
-      default: tfc_test_fail(__FILE__, __LINE__, "no generator for dtype %d", (int)in->dt);
-    }
+    if (in->dt == TF_FLOAT) ((float *)TF_TensorData(t))[i] = roundf(((float *)TF_TensorData(t))[i]);
+    if (in->dt == TF_DOUBLE) ((double *)TF_TensorData(t))[i] = round(((double *)TF_TensorData(t))[i]);
   }
   return t;
 }
 
-static double value_at(const TF_Tensor *t, int64_t i) {
-  switch (TF_TensorType(t)) {
-    case TF_FLOAT: return ((const float *)TF_TensorData(t))[i];
-    case TF_DOUBLE: return ((const double *)TF_TensorData(t))[i];
-    case TF_INT64: return (double)((const int64_t *)TF_TensorData(t))[i];
-    case TF_INT32: return ((const int32_t *)TF_TensorData(t))[i];
-    case TF_BOOL: return ((const unsigned char *)TF_TensorData(t))[i];
-    default: tfc_test_fail(__FILE__, __LINE__, "cannot compare dtype %d", (int)TF_TensorType(t));
+/* The gc_op of a case: the op, half when dt is, and the attrs. */
+static gc_op op_of(const char *type, TF_DataType dt, const attrs *a) {
+  gc_op o = {.type = type, .half = dt == TF_HALF};
+  int k = 0;
+  if (a) {
+    if (a->b1) o.attrs[k++] = (gc_attr)GC_BOOL(a->b1, a->v1);
+    if (a->b2) o.attrs[k++] = (gc_attr)GC_BOOL(a->b2, a->v2);
+    if (a->str_name) o.attrs[k++] = (gc_attr)GC_STR(a->str_name, a->str_val);
+    if (a->has_alpha) o.attrs[k++] = (gc_attr)GC_FLOAT("alpha", a->alpha);
   }
+  return o;
 }
-
-/* gpu ~= cpu: same dtype and shape; |g - c| <= tol * max(1, |c|), NaN where NaN. */
-static void compare(const char *what, const TF_Tensor *gpu, const TF_Tensor *cpu, double tol) {
-  if (TF_TensorType(gpu) != TF_TensorType(cpu))
-    tfc_test_fail(__FILE__, __LINE__, "%s: dtype %d on GPU, %d on CPU", what, (int)TF_TensorType(gpu),
-                  (int)TF_TensorType(cpu));
-  if (TF_NumDims(gpu) != TF_NumDims(cpu))
-    tfc_test_fail(__FILE__, __LINE__, "%s: rank %d on GPU, %d on CPU", what, TF_NumDims(gpu), TF_NumDims(cpu));
-  for (int d = 0; d < TF_NumDims(cpu); d++)
-    if (TF_Dim(gpu, d) != TF_Dim(cpu, d))
-      tfc_test_fail(__FILE__, __LINE__, "%s: dim %d is %lld on GPU, %lld on CPU", what, d, (long long)TF_Dim(gpu, d),
-                    (long long)TF_Dim(cpu, d));
-  int64_t n = TF_TensorElementCount(cpu);
-  for (int64_t i = 0; i < n; i++) {
-    double g = value_at(gpu, i), c = value_at(cpu, i);
-    if (isnan(c) && isnan(g)) continue;
-    if (isinf(c) && g == c) continue;
-    double scale = fabs(c) > 1 ? fabs(c) : 1;
-    if (!(fabs(g - c) <= tol * scale))
-      tfc_test_fail(__FILE__, __LINE__, "%s: element %lld of %lld is %.17g on GPU, %.17g on CPU", what, (long long)i,
-                    (long long)n, g, c);
-  }
-}
-
-/* ---- one comparison: op(inputs) on the GPU vs the CPU ---- */
 
 typedef struct op_case {
   const char *op;
@@ -155,78 +65,25 @@ typedef struct op_case {
   input in[3];
   const attrs *a;
   double tol;
-  int host_last; /* the last input is a host-memory int32 (reduction axes): fed as given */
+  int host_last; /* the last input is a host-memory int32 (reduction axes): a CPU constant */
   const int32_t *axes;
   int n_axes;
 } op_case;
 
 static void run_case(const op_case *oc, const char *label) {
-  TF_Graph *g = TF_NewGraph();
-  TF_Status *s = TF_NewStatus();
-  TF_Output feeds[3], gpu_in[3], cpu_in[3];
-  TF_Tensor *vals[3];
+  gc_arg args[3];
   for (int i = 0; i < oc->n_in; i++) {
-    char name[16];
-    snprintf(name, sizeof name, "in%d", i);
-    input in = oc->in[i];
     if (oc->host_last && i == oc->n_in - 1) {
-      in.dt = TF_INT32;
-      vals[i] = TF_AllocateTensor(TF_INT32, (int64_t[]){oc->n_axes}, 1, sizeof(int32_t) * (size_t)oc->n_axes);
-      if (oc->n_axes) memcpy(TF_TensorData(vals[i]), oc->axes, sizeof(int32_t) * (size_t)oc->n_axes);
-      feeds[i] = placeholder(g, name, TF_INT32);
-      gpu_in[i] = cpu_in[i] = feeds[i];
+      args[i] = GC_CONST(gc_ints(oc->axes, oc->n_axes));
       continue;
     }
-    if (oc->dt == TF_HALF && in.dt == TF_HALF) in.dt = TF_FLOAT;
-    vals[i] = make(&in);
-    feeds[i] = placeholder(g, name, in.dt);
-    cpu_in[i] = feeds[i];
-    if (oc->dt == TF_HALF && in.dt == TF_FLOAT) {
-      snprintf(name, sizeof name, "half%d", i);
-      gpu_in[i] = cast(g, name, feeds[i], TF_HALF);
-    } else {
-      gpu_in[i] = feeds[i];
-    }
+    input in = oc->in[i];
+    if (in.dt == TF_HALF) in.dt = TF_FLOAT;
+    args[i] = GC_FED(make(&in));
   }
-  TF_Output on_cpu = node(g, oc->op, "on_cpu", CPU, cpu_in, oc->n_in, oc->a);
-  TF_Output on_gpu = node(g, oc->op, "on_gpu", GPU, gpu_in, oc->n_in, oc->a);
-  if (oc->dt == TF_HALF && TF_OperationOutputType(on_gpu) == TF_HALF) on_gpu = cast(g, "back", on_gpu, TF_FLOAT);
-  TF_SessionOptions *opts = TF_NewSessionOptions();
-  TF_Session *sess = TF_NewSession(g, opts, s);
-  if (TF_GetCode(s) != TF_OK) tfc_test_fail(__FILE__, __LINE__, "%s: %s", label, TF_Message(s));
-  TF_Output fetch[2] = {on_gpu, on_cpu};
-  TF_Tensor *out[2] = {NULL, NULL};
-  TF_SessionRun(sess, NULL, feeds, vals, oc->n_in, fetch, out, 2, NULL, 0, NULL, s);
-  if (TF_GetCode(s) != TF_OK) tfc_test_fail(__FILE__, __LINE__, "%s: %s", label, TF_Message(s));
-  compare(label, out[0], out[1], oc->tol);
-  for (int i = 0; i < 2; i++) TF_DeleteTensor(out[i]);
-  for (int i = 0; i < oc->n_in; i++) TF_DeleteTensor(vals[i]);
-  TF_CloseSession(sess, s);
-  TF_DeleteSession(sess, s);
-  TF_DeleteSessionOptions(opts);
-  TF_DeleteGraph(g);
-  TF_DeleteStatus(s);
-}
-
-/* The op on the GPU alone; returns its error (the caller checks code and message). */
-static TF_Code run_gpu_error(const char *op, TF_Tensor *x, TF_Tensor *y, const attrs *a, char *msg, size_t n) {
-  TF_Graph *g = TF_NewGraph();
-  TF_Status *s = TF_NewStatus();
-  TF_Output feeds[2] = {placeholder(g, "x", TF_TensorType(x)), placeholder(g, "y", TF_TensorType(y))};
-  TF_Output z = node(g, op, "z", GPU, feeds, 2, a);
-  TF_SessionOptions *opts = TF_NewSessionOptions();
-  TF_Session *sess = TF_NewSession(g, opts, s);
-  TF_Tensor *vals[2] = {x, y}, *out = NULL;
-  TF_SessionRun(sess, NULL, feeds, vals, 2, &z, &out, 1, NULL, 0, NULL, s);
-  TF_Code code = TF_GetCode(s);
-  snprintf(msg, n, "%s", TF_Message(s));
-  if (out) TF_DeleteTensor(out);
-  TF_CloseSession(sess, s);
-  TF_DeleteSession(sess, s);
-  TF_DeleteSessionOptions(opts);
-  TF_DeleteGraph(g);
-  TF_DeleteStatus(s);
-  return code;
+  gc_op o = op_of(oc->op, oc->dt, oc->a);
+  gc_check(&o, args, oc->n_in, oc->tol, label);
+  gc_free_args(args, oc->n_in);
 }
 
 /* ---- shapes ---- */
@@ -288,17 +145,17 @@ static void check_binaries(const bin_spec *specs, int n_specs, TF_DataType dt) {
 }
 
 static void binary_float_ops_match_cpu_with_broadcasting(void) {
-  need_gpu();
+  gc_need_gpu();
   check_binaries(float_binaries, (int)(sizeof float_binaries / sizeof float_binaries[0]), TF_FLOAT);
 }
 
 static void binary_double_ops_match_cpu_with_broadcasting(void) {
-  need_gpu();
+  gc_need_gpu();
   check_binaries(float_binaries, (int)(sizeof float_binaries / sizeof float_binaries[0]), TF_DOUBLE);
 }
 
 static void binary_int64_ops_match_cpu_and_wrap(void) {
-  need_gpu();
+  gc_need_gpu();
   static const bin_spec specs[] = {
       {"Add", -1000, 1000, -1000, 1000, 1}, {"Sub", -1000, 1000, -1000, 1000, 1},
       {"Mul", -1000, 1000, -1000, 1000, 1}, {"Maximum", -3, 3, -3, 3, 1},
@@ -312,7 +169,7 @@ static void binary_int64_ops_match_cpu_and_wrap(void) {
 }
 
 static void binary_half_ops_match_float_cpu(void) {
-  need_gpu();
+  gc_need_gpu();
   static const bin_spec specs[] = {{"Add", -5, 5, -5, 5, 0},     {"Mul", -3, 3, -3, 3, 0},
                                    {"RealDiv", -5, 5, 0.5, 3, 0}, {"Maximum", -2, 2, -2, 2, 1},
                                    {"Less", -2, 2, -2, 2, 1},     {"SquaredDifference", -2, 2, -2, 2, 0}};
@@ -320,7 +177,7 @@ static void binary_half_ops_match_float_cpu(void) {
 }
 
 static void logical_ops_match_cpu(void) {
-  need_gpu();
+  gc_need_gpu();
   static const char *ops[] = {"LogicalAnd", "LogicalOr", "Equal", "NotEqual"};
   for (int k = 0; k < 4; k++)
     for (int p = 0; p < N_BCAST; p++) {
@@ -360,7 +217,7 @@ static void check_unaries(const un_spec *specs, int n_specs, TF_DataType dt, con
 }
 
 static void unary_float_and_double_ops_match_cpu(void) {
-  need_gpu();
+  gc_need_gpu();
   int n = (int)(sizeof float_unaries / sizeof float_unaries[0]);
   check_unaries(float_unaries, n, TF_FLOAT, NULL);
   check_unaries(float_unaries, n, TF_DOUBLE, NULL);
@@ -371,7 +228,7 @@ static void unary_float_and_double_ops_match_cpu(void) {
 }
 
 static void unary_int64_and_half_ops_match_cpu(void) {
-  need_gpu();
+  gc_need_gpu();
   static const un_spec ints[] = {{"Neg", -1000, 1000}, {"Abs", -1000, 1000}, {"Square", -1000, 1000}, {"Sign", -3, 3}};
   check_unaries(ints, 4, TF_INT64, NULL);
   static const un_spec halves[] = {{"Neg", -5, 5}, {"Exp", -3, 3}, {"Tanh", -3, 3}, {"Sigmoid", -5, 5},
@@ -380,7 +237,7 @@ static void unary_int64_and_half_ops_match_cpu(void) {
 }
 
 static void activation_gradients_match_cpu(void) {
-  need_gpu();
+  gc_need_gpu();
   /* (op, first input range, second input range) */
   static const bin_spec grads[] = {
       {"ReluGrad", -3, 3, -3, 3, 0},      {"Relu6Grad", -3, 3, -2, 8, 0},    {"EluGrad", -3, 3, -0.9, 3, 0},
@@ -404,7 +261,7 @@ static void activation_gradients_match_cpu(void) {
 /* ---- matrix products ---- */
 
 static void matmul_matches_cpu_with_transposes(void) {
-  need_gpu();
+  gc_need_gpu();
   static const int64_t mnk[][3] = {{1, 1, 1}, {7, 5, 3}, {33, 65, 17}, {128, 1023, 7}, {4, 3, 0}, {0, 3, 4}};
   static const TF_DataType dts[] = {TF_FLOAT, TF_DOUBLE, TF_HALF};
   for (int d = 0; d < 3; d++)
@@ -424,7 +281,7 @@ static void matmul_matches_cpu_with_transposes(void) {
 }
 
 static void batch_matmul_matches_cpu_with_adjoints_and_broadcast(void) {
-  need_gpu();
+  gc_need_gpu();
   static const struct {
     const char *op;
     shape x, y; /* with adj_x = adj_y = 0 */
@@ -457,7 +314,7 @@ static void batch_matmul_matches_cpu_with_adjoints_and_broadcast(void) {
 /* ---- reductions and nn ---- */
 
 static void reductions_match_cpu_over_axes(void) {
-  need_gpu();
+  gc_need_gpu();
   static const struct {
     shape x;
     int32_t axes[4];
@@ -485,7 +342,7 @@ static void reductions_match_cpu_over_axes(void) {
 }
 
 static void bias_add_softmax_match_cpu(void) {
-  need_gpu();
+  gc_need_gpu();
   static const shape xs[] = {{2, {7, 1023}}, {4, {2, 3, 4, 5}}, {2, {1, 1}}, {3, {0, 4, 3}}};
   static const char *formats[] = {"NHWC", "NCHW"};
   for (int d = 0; d < 2; d++) {
@@ -510,49 +367,38 @@ static void bias_add_softmax_match_cpu(void) {
   }
 }
 
-/* ---- errors on the GPU: TF's codes and messages ---- */
+/* ---- errors on both devices: TF's codes and messages ---- */
 
-static TF_Tensor *zeros(TF_DataType dt, const int64_t *dims, int nd) {
-  int64_t n = 1;
-  for (int i = 0; i < nd; i++) n *= dims[i];
-  TF_Tensor *t = TF_AllocateTensor(dt, dims, nd, (size_t)n * TF_DataTypeSize(dt));
-  memset(TF_TensorData(t), 0, (size_t)n * TF_DataTypeSize(dt));
-  return t;
+static TF_Tensor *zeros(TF_DataType dt, const int64_t *dims, int nd) { return gc_rand(dt, nd, dims, 0, 0); }
+
+/* op(x, y) must fail on the CPU and on the GPU with code and a message containing substr. */
+static void check_error(const char *op, TF_Tensor *x, TF_Tensor *y, TF_Code code, const char *substr) {
+  gc_op o = {.type = op};
+  gc_arg args[2] = {GC_FED(x), GC_FED(y)};
+  gc_check_error(&o, args, 2, code, substr, op);
+  gc_free_args(args, 2);
 }
 
 static void gpu_kernels_report_cpu_errors(void) {
-  need_gpu();
-  char msg[512];
-  TF_Tensor *x = zeros(TF_FLOAT, (int64_t[]){2, 3}, 2), *y = zeros(TF_FLOAT, (int64_t[]){4}, 1);
-  EXPECT_EQ(run_gpu_error("Add", x, y, NULL, msg, sizeof msg), TF_INVALID_ARGUMENT);
-  EXPECT_CONTAINS(msg, "Incompatible shapes: [2,3] vs. [4]");
-  EXPECT_EQ(run_gpu_error("MatMul", x, y, NULL, msg, sizeof msg), TF_INVALID_ARGUMENT);
-  EXPECT_CONTAINS(msg, "In[1] is not a matrix. Instead it has shape [4]");
-  TF_DeleteTensor(y);
-  y = zeros(TF_FLOAT, (int64_t[]){2, 3}, 2);
-  EXPECT_EQ(run_gpu_error("MatMul", x, y, NULL, msg, sizeof msg), TF_INVALID_ARGUMENT);
-  EXPECT_CONTAINS(msg, "Matrix size-incompatible: In[0]: [2,3], In[1]: [2,3]");
-  TF_DeleteTensor(y);
-  y = zeros(TF_FLOAT, (int64_t[]){3}, 1);
-  EXPECT_EQ(run_gpu_error("ReluGrad", x, y, NULL, msg, sizeof msg), TF_INVALID_ARGUMENT);
-  EXPECT_CONTAINS(msg, "g and a must be the same size");
-  TF_DeleteTensor(y);
-  y = zeros(TF_FLOAT, (int64_t[]){2}, 1);
-  EXPECT_EQ(run_gpu_error("BiasAdd", x, y, NULL, msg, sizeof msg), TF_INVALID_ARGUMENT);
-  EXPECT_CONTAINS(msg, "Must provide as many biases as the last dimension of the input tensor: [2] vs. [2,3]");
-  TF_DeleteTensor(y);
-  int32_t bad_axis = 2;
-  y = TF_AllocateTensor(TF_INT32, (int64_t[]){1}, 1, sizeof bad_axis);
-  memcpy(TF_TensorData(y), &bad_axis, sizeof bad_axis);
-  EXPECT_EQ(run_gpu_error("Sum", x, y, NULL, msg, sizeof msg), TF_INVALID_ARGUMENT);
-  EXPECT_CONTAINS(msg, "Invalid reduction dimension (2 for input with 2 dimension(s)");
-  TF_DeleteTensor(y);
-  TF_DeleteTensor(x);
+  gc_need_gpu();
+  check_error("Add", zeros(TF_FLOAT, (int64_t[]){2, 3}, 2), zeros(TF_FLOAT, (int64_t[]){4}, 1), TF_INVALID_ARGUMENT,
+              "Incompatible shapes: [2,3] vs. [4]");
+  check_error("MatMul", zeros(TF_FLOAT, (int64_t[]){2, 3}, 2), zeros(TF_FLOAT, (int64_t[]){4}, 1),
+              TF_INVALID_ARGUMENT, "In[1] is not a matrix. Instead it has shape [4]");
+  check_error("MatMul", zeros(TF_FLOAT, (int64_t[]){2, 3}, 2), zeros(TF_FLOAT, (int64_t[]){2, 3}, 2),
+              TF_INVALID_ARGUMENT, "Matrix size-incompatible: In[0]: [2,3], In[1]: [2,3]");
+  check_error("ReluGrad", zeros(TF_FLOAT, (int64_t[]){2, 3}, 2), zeros(TF_FLOAT, (int64_t[]){3}, 1),
+              TF_INVALID_ARGUMENT, "g and a must be the same size");
+  check_error("BiasAdd", zeros(TF_FLOAT, (int64_t[]){2, 3}, 2), zeros(TF_FLOAT, (int64_t[]){2}, 1),
+              TF_INVALID_ARGUMENT,
+              "Must provide as many biases as the last dimension of the input tensor: [2] vs. [2,3]");
+  check_error("Sum", zeros(TF_FLOAT, (int64_t[]){2, 3}, 2), gc_ints((int32_t[]){2}, 1), TF_INVALID_ARGUMENT,
+              "Invalid reduction dimension (2 for input with 2 dimension(s)");
 }
 
 /* Equal with incompatible_shape_error=false answers a scalar false (NotEqual: true). */
 static void equal_on_incompatible_shapes_can_answer_a_scalar(void) {
-  need_gpu();
+  gc_need_gpu();
   static const char *ops[] = {"Equal", "NotEqual"};
   for (int k = 0; k < 2; k++) {
     op_case oc = {ops[k], TF_FLOAT, 2, {in_of(TF_FLOAT, (shape){2, {2, 3}}, 0, 1, 1), in_of(TF_FLOAT, (shape){1, {4}}, 0, 1, 1)},

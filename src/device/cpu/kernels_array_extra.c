@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "device/array_plan.h"
 #include "device/cpu/array_copy.h"
 #include "device/cpu/array_kernels.h"
 #include "ops/shape_array.h"
@@ -35,8 +36,6 @@ static void coord_str(int64_t i, const int64_t *dims, int nd, char *buf, size_t 
 
 /* ---- Pad, PadV2, MirrorPad ---- */
 
-enum { PAD_CONSTANT = 0, PAD_REFLECT = 1, PAD_SYMMETRIC = 2 };
-
 typedef struct pad_job {
   const char *in;
   char *out;
@@ -45,15 +44,6 @@ typedef struct pad_job {
   const int64_t *in_dims, *out_dims, *before;
   const void *value;
 } pad_job;
-
-/* The input index that output index o of a dim of size n maps to; -1 is the pad value. */
-static int64_t pad_map(int64_t o, int64_t before, int64_t n, int mode) {
-  int64_t i = o - before;
-  if (i >= 0 && i < n) return i;
-  if (mode == PAD_CONSTANT) return -1;
-  if (i < 0) return mode == PAD_SYMMETRIC ? -i - 1 : -i;
-  return mode == PAD_SYMMETRIC ? 2 * n - 1 - i : 2 * n - 2 - i;
-}
 
 /* Output rows [b, e): every dim but the last picks its input row; the last dim copies the
  * input row's run in one memcpy and fills or mirrors the edges element by element. */
@@ -69,7 +59,7 @@ static void pad_rows(int64_t b, int64_t e, void *arg) {
     for (int d = last - 1; d >= 0; d--) {
       int64_t idx = rem % j->out_dims[d];
       rem /= j->out_dims[d];
-      int64_t m = pad_map(idx, j->before[d], j->in_dims[d], j->mode);
+      int64_t m = tfc_pad_map(idx, j->before[d], j->in_dims[d], j->mode);
       if (m < 0) pad_row = 1;
       src_row += m * mul;
       mul *= j->in_dims[d];
@@ -80,66 +70,26 @@ static void pad_rows(int64_t b, int64_t e, void *arg) {
     }
     const char *src = j->in + (size_t)(src_row * n_in) * es;
     for (int64_t k = 0; k < bl && k < n_out; k++) {
-      int64_t m = pad_map(k, bl, n_in, j->mode);
+      int64_t m = tfc_pad_map(k, bl, n_in, j->mode);
       memcpy(o + (size_t)k * es, m < 0 ? j->value : src + (size_t)m * es, es);
     }
     if (n_in) memcpy(o + (size_t)bl * es, src, (size_t)n_in * es);
     for (int64_t k = bl + n_in; k < n_out; k++) {
-      int64_t m = pad_map(k, bl, n_in, j->mode);
+      int64_t m = tfc_pad_map(k, bl, n_in, j->mode);
       memcpy(o + (size_t)k * es, m < 0 ? j->value : src + (size_t)m * es, es);
     }
   }
 }
 
 static int pad_compute(tfc_kernel_ctx *c) {
-  const tfc_tensor *in = c->inputs[0], *pt = c->inputs[1];
-  char a[TFC_SHAPE_STR_MAX], b[TFC_SHAPE_STR_MAX];
-  int op = c->node->op->id, mode = PAD_CONSTANT;
-  if (op == TFC_OP_MirrorPad) {
-    const char *m = "REFLECT";
-    if (tfc_kernel_attr_string(c->node, "mode", &m, c->status)) return c->status->code;
-    mode = strcmp(m, "SYMMETRIC") == 0 ? PAD_SYMMETRIC : PAD_REFLECT;
-  }
-  int rank = in->ndims;
-  if (pt->ndims != 2 || pt->dims[1] != 2)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "paddings must be a matrix with 2 columns: %s",
-                            tfc_tensor_shape_str(pt, a, sizeof a));
-  if (pt->dims[0] != rank)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "The first dimension of paddings must be the rank of inputs%s %s",
-                            tfc_tensor_shape_str(pt, a, sizeof a), tfc_tensor_shape_str(in, b, sizeof b));
+  const tfc_tensor *in = c->inputs[0];
+  tfc_pad_plan p;
+  TFC_TRY(tfc_pad_plan_of(c, &p));
+  int rank = p.rank, mode = p.mode;
+  const int64_t *dims = p.dims, *before = p.before;
   size_t es = tfc_dtype_size(in->dtype);
   unsigned char zero[16] = {0};
-  const void *value = zero;
-  if (op == TFC_OP_PadV2) {
-    const tfc_tensor *cv = c->inputs[2];
-    if (cv->ndims != 0)
-      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "constant_values must be a scalar. Found: %s",
-                              tfc_tensor_shape_str(cv, a, sizeof a));
-    value = cv->data;
-  }
-  int64_t before[TFC_MAX_DIMS], dims[TFC_MAX_DIMS];
-  for (int d = 0; d < rank; d++) {
-    int64_t lo = tfc_array_int_at(pt, 2 * d), hi = tfc_array_int_at(pt, 2 * d + 1), n = in->dims[d];
-    if (mode == PAD_CONSTANT) {
-      if (lo < 0 || hi < 0)
-        return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Paddings must be non-negative: %lld %lld",
-                                (long long)lo, (long long)hi);
-    } else {
-      if (lo < 0 || hi < 0)
-        return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "paddings must be non-negative: %lld %lld",
-                                (long long)lo, (long long)hi);
-      if (mode == PAD_SYMMETRIC && (lo > n || hi > n))
-        return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
-                                "paddings must be no greater than the dimension size: %lld, %lld greater than %lld",
-                                (long long)lo, (long long)hi, (long long)n);
-      if (mode == PAD_REFLECT && (lo >= n || hi >= n))
-        return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
-                                "paddings must be less than the dimension size: %lld, %lld not less than %lld",
-                                (long long)lo, (long long)hi, (long long)n);
-    }
-    before[d] = lo;
-    dims[d] = n + lo + hi;
-  }
+  const void *value = c->node->op->id == TFC_OP_PadV2 ? c->inputs[2]->data : zero;
   tfc_tensor *out = tfc_kernel_alloc_output(c, 0, in->dtype, dims, rank);
   if (!out) return c->status->code;
   if (out->n_elems == 0) return TFC_OK;
@@ -154,7 +104,7 @@ static int pad_compute(tfc_kernel_ctx *c) {
 }
 
 /* MirrorPadGrad: every element of the padded gradient adds into the input element it was
- * copied from (pad_map per dim), so the edges mirrored into the padding collect twice. */
+ * copied from (tfc_pad_map per dim), so the edges mirrored into the padding collect twice. */
 #define MIRROR_GRAD(T)                                                                             \
   static void mirror_grad_##T(const tfc_tensor *g, tfc_tensor *out, const int64_t *before, int mode) { \
     const T *x = g->data;                                                                          \
@@ -166,7 +116,7 @@ static int pad_compute(tfc_kernel_ctx *c) {
       for (int d = r - 1; d >= 0; d--) {                                                           \
         int64_t idx = rem % g->dims[d];                                                            \
         rem /= g->dims[d];                                                                         \
-        dst += pad_map(idx, before[d], out->dims[d], mode) * mul;                                  \
+        dst += tfc_pad_map(idx, before[d], out->dims[d], mode) * mul;                              \
         mul *= out->dims[d];                                                                       \
       }                                                                                            \
       o[dst] += x[i];                                                                              \
@@ -176,27 +126,11 @@ MIRROR_GRAD(float)
 MIRROR_GRAD(double)
 
 static int mirror_pad_grad_compute(tfc_kernel_ctx *c) {
-  const tfc_tensor *g = c->inputs[0], *pt = c->inputs[1];
-  char a[TFC_SHAPE_STR_MAX];
-  const char *m = "REFLECT";
-  if (tfc_kernel_attr_string(c->node, "mode", &m, c->status)) return c->status->code;
-  int mode = strcmp(m, "SYMMETRIC") == 0 ? PAD_SYMMETRIC : PAD_REFLECT;
-  int rank = g->ndims;
-  if (pt->ndims != 2 || pt->dims[1] != 2 || pt->dims[0] != rank)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "paddings must be a matrix with 2 columns and %d rows: %s", rank,
-                            tfc_tensor_shape_str(pt, a, sizeof a));
-  int64_t before[TFC_MAX_DIMS], dims[TFC_MAX_DIMS];
-  for (int d = 0; d < rank; d++) {
-    int64_t lo = tfc_array_int_at(pt, 2 * d), hi = tfc_array_int_at(pt, 2 * d + 1);
-    int64_t n = g->dims[d] - lo - hi;
-    int bad = mode == PAD_REFLECT ? (lo > 0 && lo >= n) || (hi > 0 && hi >= n) : lo > n || hi > n;
-    if (lo < 0 || hi < 0 || n < 0 || bad)
-      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
-                              "paddings %lld, %lld do not fit dimension %d of size %lld for %s mirror padding",
-                              (long long)lo, (long long)hi, d, (long long)g->dims[d], m);
-    before[d] = lo;
-    dims[d] = n;
-  }
+  const tfc_tensor *g = c->inputs[0];
+  tfc_pad_plan p;
+  TFC_TRY(tfc_mirror_pad_grad_plan_of(c, &p));
+  int rank = p.rank, mode = p.mode;
+  const int64_t *dims = p.dims, *before = p.before;
   tfc_tensor *out = tfc_kernel_alloc_output(c, 0, g->dtype, dims, rank);
   if (!out) return c->status->code;
   if (g->dtype == TFC_DT_FLOAT)
@@ -227,19 +161,11 @@ SEGMENT_SUM(int32_t)
 SEGMENT_SUM(int64_t)
 
 static int unsorted_segment_sum_compute(tfc_kernel_ctx *c) {
-  const tfc_tensor *data = c->inputs[0], *ids = c->inputs[1], *ns = c->inputs[2];
-  char a[TFC_SHAPE_STR_MAX], b[TFC_SHAPE_STR_MAX];
-  if (ns->ndims != 0)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "num_segments should be a scalar, not shape %s",
-                            tfc_tensor_shape_str(ns, a, sizeof a));
-  int starts = data->ndims >= ids->ndims;
-  for (int i = 0; starts && i < ids->ndims; i++) starts = data->dims[i] == ids->dims[i];
-  if (!starts)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "data.shape = %s does not start with segment_ids.shape = %s",
-                            tfc_tensor_shape_str(data, a, sizeof a), tfc_tensor_shape_str(ids, b, sizeof b));
-  int64_t n = tfc_array_int_at(ns, 0);
-  if (n < 0)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Input num_segments == %lld must not be negative.", (long long)n);
+  const tfc_tensor *data = c->inputs[0], *ids = c->inputs[1];
+  char a[TFC_SHAPE_STR_MAX];
+  int64_t dims[TFC_MAX_DIMS], n, inner;
+  int r;
+  TFC_TRY(tfc_unsorted_segment_plan_of(c, dims, &r, &n, &inner));
   for (int64_t i = 0; i < ids->n_elems; i++) {
     int64_t s = tfc_array_int_at(ids, i);
     if (s >= n) {
@@ -247,13 +173,6 @@ static int unsorted_segment_sum_compute(tfc_kernel_ctx *c) {
       return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "segment_ids[%s] = %lld is out of range [0, %lld)", a,
                               (long long)s, (long long)n);
     }
-  }
-  int64_t dims[TFC_MAX_DIMS], inner = 1;
-  int r = 1 + data->ndims - ids->ndims;
-  dims[0] = n;
-  for (int i = ids->ndims; i < data->ndims; i++) {
-    dims[1 + i - ids->ndims] = data->dims[i];
-    inner *= data->dims[i];
   }
   tfc_tensor *out = tfc_kernel_alloc_output(c, 0, data->dtype, dims, r);
   if (!out) return c->status->code;
@@ -300,50 +219,11 @@ static int invert_permutation_compute(tfc_kernel_ctx *c) {
 
 /* out = zeros(shape); out[begin + i * stride] = dy[i] over the slice's window. */
 static int strided_slice_grad_compute(tfc_kernel_ctx *c) {
-  const tfc_tensor *sh = c->inputs[0], *bt = c->inputs[1], *et = c->inputs[2], *st = c->inputs[3], *dy = c->inputs[4];
-  char a[TFC_SHAPE_STR_MAX], b[TFC_SHAPE_STR_MAX], d3[TFC_SHAPE_STR_MAX];
-  if (sh->ndims != 1)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "shape must be 1-D, got shape.shape = %s",
-                            tfc_tensor_shape_str(sh, a, sizeof a));
-  if (sh->n_elems > TFC_MAX_DIMS)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "StridedSliceGrad shape of rank %lld exceeds the maximum rank %d",
-                            (long long)sh->n_elems, TFC_MAX_DIMS);
-  if (bt->ndims != 1 || et->ndims != 1 || st->ndims != 1 || bt->n_elems != et->n_elems ||
-      bt->n_elems != st->n_elems)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
-                            "Expected begin, end, and strides to be 1D equal size tensors, but got shapes %s, %s, and %s instead.",
-                            tfc_tensor_shape_str(bt, a, sizeof a), tfc_tensor_shape_str(et, b, sizeof b),
-                            tfc_tensor_shape_str(st, d3, sizeof d3));
-  if (st->n_elems > TFC_MAX_DIMS)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "StridedSlice spec of %lld entries exceeds the maximum rank %d",
-                            (long long)st->n_elems, TFC_MAX_DIMS);
-  int rank = (int)sh->n_elems, n = (int)st->n_elems;
-  int64_t dims[TFC_MAX_DIMS], bv[TFC_MAX_DIMS], ev[TFC_MAX_DIMS], sv[TFC_MAX_DIMS];
-  for (int i = 0; i < rank; i++) {
-    dims[i] = tfc_array_int_at(sh, i);
-    if (dims[i] < 0)
-      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Dimension %lld must be >= 0", (long long)dims[i]);
-  }
-  for (int i = 0; i < n; i++) {
-    bv[i] = tfc_array_int_at(bt, i);
-    ev[i] = tfc_array_int_at(et, i);
-    sv[i] = tfc_array_int_at(st, i);
-  }
-  tfc_strided_slice_spec sp = {.n = n, .begin = bv, .end = ev, .strides = sv};
-  tfc_node_attr_int(c->node, "begin_mask", &sp.begin_mask);
-  tfc_node_attr_int(c->node, "end_mask", &sp.end_mask);
-  tfc_node_attr_int(c->node, "ellipsis_mask", &sp.ellipsis_mask);
-  tfc_node_attr_int(c->node, "new_axis_mask", &sp.new_axis_mask);
-  tfc_node_attr_int(c->node, "shrink_axis_mask", &sp.shrink_axis_mask);
+  const tfc_tensor *dy = c->inputs[4];
+  int64_t dims[TFC_MAX_DIMS];
+  int rank;
   tfc_strided_slice_plan plan;
-  char err[256];
-  if (tfc_strided_slice_resolve(&sp, dims, rank, &plan, err, sizeof err))
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "%s", err);
-  int same = dy->ndims == plan.final_rank;
-  for (int i = 0; same && i < dy->ndims; i++) same = dy->dims[i] == plan.final_dims[i];
-  if (!same)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "shape of dy was %s instead of %s",
-                            tfc_tensor_shape_str(dy, a, sizeof a), tfc_dims_str(plan.final_dims, plan.final_rank, b, sizeof b));
+  TFC_TRY(tfc_strided_slice_grad_plan_of(c, dims, &rank, &plan));
   tfc_tensor *out = tfc_kernel_alloc_output(c, 0, dy->dtype, dims, rank);
   if (!out) return c->status->code;
   if (out->n_bytes) memset(out->data, 0, out->n_bytes);

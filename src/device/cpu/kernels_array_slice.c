@@ -158,38 +158,12 @@ static int tile_compute(tfc_kernel_ctx *c) {
 }
 
 static int broadcast_to_compute(tfc_kernel_ctx *c) {
-  const tfc_tensor *in = c->inputs[0], *st = c->inputs[1];
-  char a[TFC_SHAPE_STR_MAX], b[TFC_SHAPE_STR_MAX];
-  if (st->ndims != 1)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "shape must be a vector, got shape %s",
-                            tfc_tensor_shape_str(st, a, sizeof a));
-  if (st->n_elems > TFC_MAX_DIMS)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "BroadcastTo rank %lld exceeds the maximum rank %d",
-                            (long long)st->n_elems, TFC_MAX_DIMS);
-  int rank = (int)st->n_elems;
+  const tfc_tensor *in = c->inputs[0];
   int64_t dims[TFC_MAX_DIMS], in_dims[TFC_MAX_DIMS];
-  for (int i = 0; i < rank; i++) {
-    dims[i] = tfc_array_int_at(st, i);
-    if (dims[i] < 0)
-      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Dimension %lld must be >= 0", (long long)dims[i]);
-  }
-  if (in->ndims > rank)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Rank of input (%d) must be no greater than rank of output shape (%d).",
-                            in->ndims, rank);
+  int rank;
+  TFC_TRY(tfc_broadcast_to_plan_of(c, dims, &rank, in_dims));
   int same = in->ndims == rank;
-  for (int i = 0; i < rank; i++) {
-    int k = i - (rank - in->ndims);
-    in_dims[i] = k < 0 ? 1 : in->dims[k];
-    if (in_dims[i] == dims[i]) continue;
-    same = 0;
-    if (in_dims[i] != 1) {
-      tfc_tensor_shape_str(in, a, sizeof a);
-      tfc_dims_str(dims, rank, b, sizeof b);
-      if (dims[i] == 1)
-        return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Unable to broadcast tensor of shape %s to tensor of shape %s", a, b);
-      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Incompatible shapes: %s vs. %s", a, b);
-    }
-  }
+  for (int i = 0; same && i < rank; i++) same = in_dims[i] == dims[i];
   if (same || in->n_elems == tfc_dims_num_elements(dims, rank)) return share_input(c, dims, rank);
   tfc_tensor *out = tfc_kernel_alloc_output(c, 0, in->dtype, dims, rank);
   if (!out) return c->status->code;

@@ -12,20 +12,19 @@
  * is reordered to HWIO once. double runs plain C loops (kernels_conv_ref.c), used by the
  * float64 gradient checks.
  *
- * Attrs are checked in init with TF 1.15's kernel texts (strides/dilations in batch or depth,
- * explicit padding); shapes in compute ("input and filter must have the same depth", ...).
+ * Attrs (in init) and shapes (in compute) are checked by device/conv_plan.h, with TF 1.15's
+ * kernel texts, shared with the GPU kernels so both devices refuse the same inputs.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "device/cpu/kernels_conv_int.h"
 
-enum conv_kind { CONV_FWD = 0, CONV_BWD_INPUT = 1, CONV_BWD_FILTER = 2 };
+enum { CONV_FWD = TFC_CONV_FWD, CONV_BWD_INPUT = TFC_CONV_BWD_INPUT, CONV_BWD_FILTER = TFC_CONV_BWD_FILTER };
 
 typedef struct conv_state {
-  int kind, nchw, padding;
-  int64_t stride[2], dil[2]; /* H, W */
-  int64_t pads[4];           /* EXPLICIT: top, bottom, left, right */
+  int kind;
+  tfc_conv_attrs attrs;
   tfc_dnn_cache cache;
 } conv_state;
 
@@ -35,92 +34,15 @@ typedef struct conv_key {
   tfc_window_geom g;
 } conv_key;
 
-/* ---- shared attr and geometry helpers (also used by kernels_pool.c) ---- */
-
-int tfc_window_attr4(const tfc_node *n, const char *name, int64_t out[4], const char *msg, tfc_status *s) {
-  const tfc_attr_value *v = tfc_node_attr(n, name);
-  if (!v || v->kind != TFC_ATTR_LIST || v->u.list.n != 4) return tfc_status_set(s, TFC_INVALID_ARGUMENT, "%s", msg);
-  for (int i = 0; i < 4; i++) out[i] = v->u.list.items[i].u.i;
-  return TFC_OK;
-}
-
-int tfc_window_output_size(tfc_kernel_ctx *c, int64_t in, int64_t k, int64_t dil, int64_t stride, int padding,
-                           int64_t *out, int64_t *pad_before, int64_t *pad_after) {
-  int64_t eff = (k - 1) * dil + 1;
-  if (padding == TFC_PAD_SAME) {
-    *out = (in + stride - 1) / stride;
-    int64_t total = (*out - 1) * stride + eff - in;
-    if (total < 0) total = 0;
-    *pad_before = total / 2; /* TF puts the odd element after */
-    *pad_after = total - *pad_before;
-  } else {
-    if (padding == TFC_PAD_VALID) *pad_before = *pad_after = 0;
-    *out = (in + *pad_before + *pad_after - eff + stride) / stride;
-  }
-  if (*out < 0)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
-                            "Computed output size would be negative: %lld [input_size: %lld, effective_filter_size: "
-                            "%lld, stride: %lld]",
-                            (long long)*out, (long long)in, (long long)eff, (long long)stride);
-  return TFC_OK;
-}
-
 /* ---- init ---- */
 
 static int conv_init_kind(const tfc_node *n, void **state, tfc_status *s, int kind) {
-  int64_t strides[4], dil[4] = {1, 1, 1, 1};
-  const char *fmt, *padding;
-  if (tfc_kernel_attr_string(n, "data_format", &fmt, s) || tfc_kernel_attr_string(n, "padding", &padding, s))
-    return s->code;
-  if (tfc_window_attr4(n, "strides", strides, "Sliding window strides field must specify 4 dimensions", s) ||
-      tfc_window_attr4(n, "dilations", dil, "Sliding window dilations field must specify 4 dimensions", s))
-    return s->code;
-  int nchw = strcmp(fmt, "NCHW") == 0;
-  int ni = 0, ci = nchw ? 1 : 3, hi = nchw ? 2 : 1, wi = nchw ? 3 : 2;
-  if (strides[ni] != 1 || strides[ci] != 1)
-    return tfc_status_set(s, TFC_UNIMPLEMENTED,
-                          "Current implementation does not yet support strides in the batch and depth dimensions.");
-  if (strides[hi] <= 0 || strides[wi] <= 0)
-    return tfc_status_set(s, TFC_INVALID_ARGUMENT, "Row and column strides should be larger than 0.");
-  if (dil[ni] != 1 || dil[ci] != 1)
-    return tfc_status_set(s, TFC_UNIMPLEMENTED,
-                          "Current implementation does not yet support dilations in the batch and depth dimensions.");
-  if (dil[hi] <= 0 || dil[wi] <= 0) return tfc_status_set(s, TFC_INVALID_ARGUMENT, "Dilated rates should be larger than 0.");
+  tfc_conv_attrs a;
+  TFC_TRY(tfc_conv_attrs_parse(n, &a, s));
   conv_state *st = calloc(1, sizeof *st);
   if (!st) return TFC_OOM(s);
   st->kind = kind;
-  st->nchw = nchw;
-  st->padding = strcmp(padding, "SAME") == 0 ? TFC_PAD_SAME : strcmp(padding, "VALID") == 0 ? TFC_PAD_VALID : TFC_PAD_EXPLICIT;
-  st->stride[0] = strides[hi];
-  st->stride[1] = strides[wi];
-  st->dil[0] = dil[hi];
-  st->dil[1] = dil[wi];
-  const tfc_attr_value *ep = tfc_node_attr(n, "explicit_paddings");
-  int n_pads = ep && ep->kind == TFC_ATTR_LIST ? ep->u.list.n : 0;
-  const char *bad = NULL;
-  if (st->padding == TFC_PAD_EXPLICIT) {
-    if (n_pads != 8) {
-      free(st);
-      return tfc_status_set(s, TFC_INVALID_ARGUMENT, "explicit_paddings attribute must contain 8 values, but got: %d", n_pads);
-    }
-    int64_t p[8];
-    for (int i = 0; i < 8; i++) {
-      p[i] = ep->u.list.items[i].u.i;
-      if (p[i] < 0) bad = "All elements of explicit_paddings must be nonnegative";
-    }
-    if (!bad && (p[2 * ni] || p[2 * ni + 1] || p[2 * ci] || p[2 * ci + 1]))
-      bad = "Nonzero explicit padding in the batch or depth dimensions is not supported";
-    st->pads[0] = p[2 * hi];
-    st->pads[1] = p[2 * hi + 1];
-    st->pads[2] = p[2 * wi];
-    st->pads[3] = p[2 * wi + 1];
-  } else if (n_pads) {
-    bad = "explicit_paddings attribute must be empty if the padding attribute is not EXPLICIT";
-  }
-  if (bad) {
-    free(st);
-    return tfc_status_set(s, TFC_INVALID_ARGUMENT, "%s", bad);
-  }
+  st->attrs = a;
   tfc_dnn_cache_init(&st->cache);
   *state = st;
   return TFC_OK;
@@ -139,46 +61,6 @@ static void conv_free(void *p) {
   if (!st) return;
   tfc_dnn_cache_fini(&st->cache);
   free(st);
-}
-
-/* ---- geometry from the tensors ---- */
-
-/* Fills g from an input shape (4 dims in st's layout) and a filter shape (HWIO). `label`
- * prefixes the backprops' messages as TF's "Conv2DCustomBackpropInput: ..." does. */
-static int conv_geom(tfc_kernel_ctx *c, const conv_state *st, const int64_t *in, const int64_t *f, const char *label,
-                     tfc_window_geom *g) {
-  memset(g, 0, sizeof *g);
-  g->nchw = st->nchw;
-  g->n = in[0];
-  g->ic = in[st->nchw ? 1 : 3];
-  g->ih = in[st->nchw ? 2 : 1];
-  g->iw = in[st->nchw ? 3 : 2];
-  g->kh = f[0];
-  g->kw = f[1];
-  g->oc = f[3];
-  if (g->ic != f[2]) {
-    if (label)
-      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "%s: input and filter must have the same depth", label);
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "input and filter must have the same depth: %lld vs %lld",
-                            (long long)g->ic, (long long)f[2]);
-  }
-  g->sh = st->stride[0];
-  g->sw = st->stride[1];
-  g->dh = st->dil[0];
-  g->dw = st->dil[1];
-  g->pt = st->pads[0];
-  g->pb = st->pads[1];
-  g->pl = st->pads[2];
-  g->pr = st->pads[3];
-  TFC_TRY(tfc_window_output_size(c, g->ih, g->kh, g->dh, g->sh, st->padding, &g->oh, &g->pt, &g->pb));
-  return tfc_window_output_size(c, g->iw, g->kw, g->dw, g->sw, st->padding, &g->ow, &g->pl, &g->pr);
-}
-
-static void act_dims(const tfc_window_geom *g, int64_t h, int64_t w, int64_t ch, int64_t *dims) {
-  dims[0] = g->n;
-  dims[g->nchw ? 1 : 3] = ch;
-  dims[g->nchw ? 2 : 1] = h;
-  dims[g->nchw ? 3 : 2] = w;
 }
 
 /* ---- oneDNN primitives ---- */
@@ -397,111 +279,32 @@ out:
 
 /* ---- compute ---- */
 
-static int check_4d(tfc_kernel_ctx *c, const tfc_tensor *t, const char *what, const char *label) {
-  if (t->ndims == 4) return TFC_OK;
-  char buf[TFC_SHAPE_STR_MAX];
-  if (label) return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "%s: %s must be 4-dimensional", label, what);
-  return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "%s must be 4-dimensional%s%s", what,
-                          strcmp(what, "input") ? ": " : "", tfc_tensor_shape_str(t, buf, sizeof buf));
-}
-
-/* A host int32 vector input of 4 sizes (input_sizes, filter_sizes). */
-static int sizes_input(tfc_kernel_ctx *c, int i, const char *op, const char *name, int64_t out[4]) {
-  const tfc_tensor *t = c->inputs[i];
-  if (t->ndims != 1)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "%s: %s input must be 1-dim, not %d", op, name, t->ndims);
-  if (t->n_elems != 4)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "%s: %s must describe a 4-dimensional tensor, got %lld sizes", op,
-                            name, (long long)t->n_elems);
-  for (int k = 0; k < 4; k++) {
-    out[k] = tfc_tensor_get_i64(t, k);
-    if (out[k] < 0) return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "%s: %s has a negative dimension", op, name);
-  }
-  return TFC_OK;
-}
-
 static int conv_compute(tfc_kernel_ctx *c) {
   conv_state *st = c->state;
-  const char *label = st->kind == CONV_BWD_INPUT    ? "Conv2DCustomBackpropInput"
-                      : st->kind == CONV_BWD_FILTER ? "Conv2DCustomBackpropFilter"
-                                                    : NULL;
-  tfc_window_geom g;
-  int64_t in_shape[4], f_shape[4], out_dims[4];
-  const tfc_tensor *x = NULL, *f = NULL, *dy = NULL;
-  int dtype;
-  if (st->kind == CONV_FWD) {
-    x = c->inputs[0];
-    f = c->inputs[1];
-    TFC_TRY(check_4d(c, x, "input", NULL));
-    TFC_TRY(check_4d(c, f, "filter", NULL));
-    memcpy(in_shape, x->dims, sizeof in_shape);
-    memcpy(f_shape, f->dims, sizeof f_shape);
-    dtype = x->dtype;
-  } else {
-    dy = c->inputs[2];
-    if (st->kind == CONV_BWD_INPUT) {
-      f = c->inputs[1];
-      TFC_TRY(sizes_input(c, 0, "Conv2DBackpropInput", "input_sizes", in_shape));
-      TFC_TRY(check_4d(c, f, "filter", label));
-      memcpy(f_shape, f->dims, sizeof f_shape);
-    } else {
-      x = c->inputs[0];
-      TFC_TRY(check_4d(c, x, "input", label));
-      TFC_TRY(sizes_input(c, 1, "Conv2DBackpropFilter", "filter_sizes", f_shape));
-      memcpy(in_shape, x->dims, sizeof in_shape);
-    }
-    TFC_TRY(check_4d(c, dy, "out_backprop", label));
-    dtype = dy->dtype;
-  }
-  TFC_TRY(conv_geom(c, st, in_shape, f_shape, label, &g));
-  if (st->kind != CONV_FWD) {
-    /* out_backprop must be the forward output's shape. */
-    int64_t want[4];
-    act_dims(&g, g.oh, g.ow, g.oc, want);
-    int ci = g.nchw ? 1 : 3;
-    if (dy->dims[0] != want[0])
-      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "%s: input and out_backprop must have the same batch size", label);
-    if (dy->dims[ci] != g.oc)
-      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "%s: filter and out_backprop must have the same out_depth", label);
-    for (int d = 0; d < 2; d++) {
-      int idx = g.nchw ? 2 + d : 1 + d;
-      if (dy->dims[idx] != want[idx])
-        return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
-                                "%s: Size of out_backprop doesn't match computed: actual = %lld, computed = %lld "
-                                "spatial_dim: %d input: %lld filter: %lld output: %lld stride: %lld dilation: %lld",
-                                label, (long long)dy->dims[idx], (long long)want[idx], d + 1,
-                                (long long)(d ? g.iw : g.ih), (long long)(d ? g.kw : g.kh),
-                                (long long)want[idx], (long long)(d ? g.sw : g.sh), (long long)(d ? g.dw : g.dh));
-    }
-  }
-  if (st->kind == CONV_FWD)
-    act_dims(&g, g.oh, g.ow, g.oc, out_dims);
-  else if (st->kind == CONV_BWD_INPUT)
-    memcpy(out_dims, in_shape, sizeof out_dims);
-  else
-    memcpy(out_dims, f_shape, sizeof out_dims);
-  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, dtype, out_dims, 4);
+  tfc_conv_plan p;
+  TFC_TRY(tfc_conv_plan_make(c, &st->attrs, st->kind, &p));
+  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, p.dtype, p.out_dims, 4);
   if (!out) return c->status->code;
   if (out->n_elems == 0) return TFC_OK;
-  /* Empty reductions (no channels, no batch, an empty output) give zeros. */
-  if (g.n == 0 || g.ic == 0 || g.oc == 0 || g.oh == 0 || g.ow == 0 || g.kh == 0 || g.kw == 0) {
+  if (p.zeros) {
     memset(out->data, 0, out->n_bytes);
     return TFC_OK;
   }
-  if (dtype == TFC_DT_DOUBLE) {
+  const tfc_window_geom *g = &p.g;
+  if (p.dtype == TFC_DT_DOUBLE) {
     if (st->kind == CONV_FWD)
-      tfc_conv_ref_fwd(c, &g, x->data, f->data, out->data);
+      tfc_conv_ref_fwd(c, g, p.x->data, p.f->data, out->data);
     else if (st->kind == CONV_BWD_INPUT)
-      tfc_conv_ref_bwd_input(c, &g, f->data, dy->data, out->data);
+      tfc_conv_ref_bwd_input(c, g, p.f->data, p.dy->data, out->data);
     else
-      tfc_conv_ref_bwd_filter(c, &g, x->data, dy->data, out->data);
+      tfc_conv_ref_bwd_filter(c, g, p.x->data, p.dy->data, out->data);
     return TFC_OK;
   }
-  if (dtype != TFC_DT_FLOAT)
-    return tfc_kernel_error(c, TFC_UNIMPLEMENTED, "%s for %s", c->node->op->name, tfc_dtype_name(dtype));
-  if (st->kind == CONV_FWD) return conv_dnn(c, st, &g, x->data, f->data, out->data);
-  if (st->kind == CONV_BWD_INPUT) return conv_dnn(c, st, &g, dy->data, f->data, out->data);
-  return conv_dnn(c, st, &g, x->data, dy->data, out->data);
+  if (p.dtype != TFC_DT_FLOAT)
+    return tfc_kernel_error(c, TFC_UNIMPLEMENTED, "%s for %s", c->node->op->name, tfc_dtype_name(p.dtype));
+  if (st->kind == CONV_FWD) return conv_dnn(c, st, g, p.x->data, p.f->data, out->data);
+  if (st->kind == CONV_BWD_INPUT) return conv_dnn(c, st, g, p.dy->data, p.f->data, out->data);
+  return conv_dnn(c, st, g, p.x->data, p.dy->data, out->data);
 }
 
 static const tfc_kernel_def defs[] = {

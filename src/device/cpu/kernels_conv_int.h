@@ -1,7 +1,7 @@
 /*
  * kernels_conv_int — what the convolution and pooling kernel files share (private to
- * kernels_conv*.c and kernels_pool*.c): attr parsing into a window geometry, the oneDNN layer
- * (kernels_conv_dnnl.c) and the plain-C kernels (kernels_conv_ref.c).
+ * kernels_conv*.c and kernels_pool*.c): the oneDNN layer (kernels_conv_dnnl.c) and the plain-C
+ * kernels (kernels_conv_ref.c). Attrs, shapes and geometry come from device/conv_plan.h.
  *
  * Threading. Debian's oneDNN 2.6 is built with the OpenMP runtime (DNNL_CPU_RUNTIME OMP):
  * left alone, every thread that calls it starts its own team of omp_get_max_threads()
@@ -23,30 +23,11 @@
 #include <oneapi/dnnl/dnnl.h>
 #include <pthread.h>
 
+#include "device/conv_plan.h"
 #include "device/cpu/cpu_kernels.h"
 
-/* ---- geometry (kernels_conv.c parses conv attrs, kernels_pool.c pool attrs) ---- */
-
-/* One 2-D windowed op over an N x H x W x C input (stored NHWC or NCHW). For convolutions
- * kh/kw are the filter's size and oc its output channels; for pooling oc == ic. */
-typedef struct tfc_window_geom {
-  int64_t n, ih, iw, ic, kh, kw, oc, oh, ow;
-  int64_t sh, sw, dh, dw; /* strides; dilations (1 = none) */
-  int64_t pt, pb, pl, pr; /* padding top/bottom/left/right, TF's SAME split or EXPLICIT */
-  int nchw;
-} tfc_window_geom;
-
-/* TF's windowed output size and padding for one dim (padding: 0 VALID, 1 SAME, 2 EXPLICIT with
- * pad_before and pad_after given). Errors with TF's "Computed output size would be negative" text. */
-enum { TFC_PAD_VALID = 0, TFC_PAD_SAME = 1, TFC_PAD_EXPLICIT = 2 };
-int tfc_window_output_size(tfc_kernel_ctx *c, int64_t in, int64_t k, int64_t dil, int64_t stride, int padding,
-                           int64_t *out, int64_t *pad_before, int64_t *pad_after);
-
-/* Element offset of (b, y, x, ch) in a tensor of n x h x w x ch_count in g->nchw layout. */
-static inline int64_t tfc_window_offset(int nchw, int64_t h, int64_t w, int64_t chs, int64_t b, int64_t y, int64_t x,
-                                        int64_t ch) {
-  return nchw ? ((b * chs + ch) * h + y) * w + x : ((b * h + y) * w + x) * chs + ch;
-}
+/* The window geometry, the attr and shape checks and TF's padding split are shared with the
+ * GPU kernels: device/conv_plan.h. */
 
 /* ---- oneDNN layer (kernels_conv_dnnl.c) ---- */
 
@@ -118,9 +99,6 @@ void tfc_conv_for_shards(tfc_kernel_ctx *c, int n_shards, void (*fn)(int k, void
 
 /* The pooling rows (kernels_pool.c), added by tfc_cpu_kernels_conv. */
 int tfc_cpu_kernels_pool(tfc_kernel_table *t, tfc_status *s);
-/* Reads a list(int) attr of exactly 4 items into out; else sets `msg` (TF's text) as
- * INVALID_ARGUMENT. */
-int tfc_window_attr4(const tfc_node *n, const char *name, int64_t out[4], const char *msg, tfc_status *s);
 
 /* ---- plain C (kernels_conv_ref.c): double, and MaxPoolGrad for float (TF's tie rule) ---- */
 

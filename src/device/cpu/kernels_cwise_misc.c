@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "device/array_plan.h"
 #include "device/cpu/cwise_int.h"
 
 /* ---- Cast ---- */
@@ -414,12 +415,7 @@ static int select_compute(tfc_kernel_ctx *c) {
 static int select_v2_compute(tfc_kernel_ctx *c) {
   const tfc_tensor *cond = c->inputs[0], *t = c->inputs[1], *e = c->inputs[2];
   tfc_cwise_bcast b;
-  if (tfc_cwise_bcast_init(&b, 3, (const tfc_tensor *const *)c->inputs)) {
-    char sc[TFC_SHAPE_STR_MAX], st[TFC_SHAPE_STR_MAX], se[TFC_SHAPE_STR_MAX];
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "condition %s, then %s, and else %s must be broadcastable",
-                            tfc_tensor_shape_str(cond, sc, sizeof sc), tfc_tensor_shape_str(t, st, sizeof st),
-                            tfc_tensor_shape_str(e, se, sizeof se));
-  }
+  TFC_TRY(tfc_select_v2_plan_of(c, &b));
   tfc_tensor *z = select_output(c, t, b.out_dims, b.out_ndims, b.n_out);
   if (!z) return c->status->code;
   if (b.n_out == 0) return TFC_OK;

@@ -15,6 +15,9 @@
  * reciprocal of the sum; log-softmax is shifted - log(sum); the cross-entropy losses use the
  * same shifted logits (loss = log(sum) * sum(labels) - sum(labels * shifted), which equals
  * TF's sum(labels * (log(sum) - shifted))), backprop = exp(shifted) / sum - labels.
+ *
+ * The input checks and shape plans of the losses, InTopK and CheckNumerics are shared with the
+ * GPU kernels (device/nn_plan.h), so both devices refuse the same inputs with the same texts.
  */
 #include <math.h>
 #include <stdatomic.h>
@@ -23,6 +26,7 @@
 #include <string.h>
 
 #include "device/cpu/cwise_int.h"
+#include "device/nn_plan.h"
 
 #if defined(__GNUC__) && !defined(__clang__)
 /* Lets GCC vectorize the float max and select loops (see kernels_nn_act.c). */
@@ -394,27 +398,11 @@ static void *broadcast_2d(const tfc_tensor *t, int64_t rows, int64_t cols) {
 
 static int xent_compute(tfc_kernel_ctx *c) {
   const tfc_tensor *x = c->inputs[0], *l = c->inputs[1];
-  char sa[TFC_SHAPE_STR_MAX], sb[TFC_SHAPE_STR_MAX];
-  int same = x->ndims == l->ndims && memcmp(x->dims, l->dims, sizeof(int64_t) * (size_t)x->ndims) == 0;
-  tfc_cwise_bcast bc;
-  const tfc_tensor *ins[2] = {x, l};
-  int64_t dims[TFC_MAX_DIMS];
-  int nd = x->ndims;
-  memcpy(dims, x->dims, sizeof(int64_t) * (size_t)nd);
-  if (!same) {
-    if (tfc_cwise_bcast_init(&bc, 2, ins))
-      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
-                              "logits and labels must be broadcastable: logits_size=%s labels_size=%s",
-                              shape_str(x, sa), shape_str(l, sb));
-    nd = bc.out_ndims;
-    memcpy(dims, bc.out_dims, sizeof(int64_t) * (size_t)nd);
-  }
-  if (nd != 2)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
-                            "logits and labels must be either 2-dimensional, or broadcasted to be 2-dimensional");
-  int64_t rows = dims[0], n = dims[1];
-  int x_full = x->ndims == 2 && x->dims[0] == rows && x->dims[1] == n;
-  int l_full = l->ndims == 2 && l->dims[0] == rows && l->dims[1] == n;
+  tfc_xent_plan p;
+  TFC_TRY(tfc_xent_plan_of(c, x, l, &p));
+  const int64_t *dims = p.dims;
+  int64_t rows = p.rows, n = p.cols;
+  int x_full = p.x_full, l_full = p.l_full;
   tfc_tensor *loss = tfc_kernel_alloc_output(c, 0, x->dtype, dims, 1);
   if (!loss) return c->status->code;
   tfc_tensor *bp = x_full ? tfc_kernel_forward_or_alloc(c, 0, 1, x->dtype, dims, 2)
@@ -478,19 +466,7 @@ static char *labels_summary(const tfc_tensor *l) {
 
 static int sparse_xent_compute(tfc_kernel_ctx *c) {
   const tfc_tensor *x = c->inputs[0], *l = c->inputs[1];
-  char sa[TFC_SHAPE_STR_MAX], sb[TFC_SHAPE_STR_MAX];
-  if (x->ndims != 2)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "logits must be 2-D, but got shape %s", shape_str(x, sa));
-  if (l->ndims != 1)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "labels must be 1-D, but got shape %s", shape_str(l, sa));
-  if (x->dims[0] != l->dims[0])
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
-                            "logits and labels must have the same first dimension, got logits shape %s and "
-                            "labels shape %s",
-                            shape_str(x, sa), shape_str(l, sb));
-  if (x->dims[1] <= 0)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Must have at least one class, but got logits shape %s",
-                            shape_str(x, sa));
+  TFC_TRY(tfc_sparse_xent_check(c, x, l));
   int64_t rows = x->dims[0], n = x->dims[1];
   if (rows > 0) {
     int64_t lo = 0, hi = 0;
@@ -568,21 +544,11 @@ static int l2loss_compute(tfc_kernel_ctx *c) {
  * in the row, makes the answer false. */
 static int in_top_k_compute(tfc_kernel_ctx *c) {
   const tfc_tensor *p = c->inputs[0], *t = c->inputs[1];
-  char sa[TFC_SHAPE_STR_MAX];
+  const tfc_tensor *kt = c->node->op->id == TFC_OP_InTopKV2 ? c->inputs[2] : NULL;
   int64_t k;
-  if (c->node->op->id == TFC_OP_InTopKV2) {
-    const tfc_tensor *kt = c->inputs[2];
-    if (kt->ndims != 0)
-      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "k must be 0-D, got shape %s", shape_str(kt, sa));
-    k = label_at(kt->data, kt->dtype, 0);
-  } else if (tfc_kernel_attr_int(c->node, "k", &k, c->status)) {
-    return c->status->code;
-  }
-  if (p->ndims != 2) return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "predictions must be 2-dimensional");
-  if (t->ndims != 1) return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "targets must be 1-dimensional");
-  if (p->dims[0] != t->dims[0])
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "First dimension of predictions %lld must match length of targets %lld",
-                            (long long)p->dims[0], (long long)t->dims[0]);
+  TFC_TRY(tfc_in_top_k_check(c, p, t, kt));
+  if (kt) k = label_at(kt->data, kt->dtype, 0);
+  else if (tfc_kernel_attr_int(c->node, "k", &k, c->status)) return c->status->code;
   int64_t rows = p->dims[0], n = p->dims[1];
   for (int64_t b = 0; b < rows; b++) {
     int64_t target = label_at(t->data, t->dtype, b);
@@ -609,7 +575,7 @@ static int in_top_k_compute(tfc_kernel_ctx *c) {
 
 typedef struct check_job {
   const void *x;
-  atomic_int flags; /* 1: NaN seen, 2: Inf seen */
+  atomic_int flags; /* TFC_CHECK_NAN | TFC_CHECK_INF seen */
 } check_job;
 
 #define CHECK_SHARD(T, FABS)                                                                      \
@@ -621,7 +587,7 @@ typedef struct check_job {
       nan |= x[i] != x[i];                                                                        \
       inf |= FABS(x[i]) == (T)INFINITY;                                                           \
     }                                                                                             \
-    if (nan || inf) atomic_fetch_or(&j->flags, (nan ? 1 : 0) | (inf ? 2 : 0));                    \
+    if (nan || inf) atomic_fetch_or(&j->flags, (nan ? TFC_CHECK_NAN : 0) | (inf ? TFC_CHECK_INF : 0)); \
   }
 CHECK_SHARD(f32, fabsf)
 CHECK_SHARD(f64, fabs)
@@ -633,10 +599,7 @@ static int check_numerics_compute(tfc_kernel_ctx *c) {
   check_job j = {.x = x->data};
   atomic_init(&j.flags, 0);
   tfc_kernel_parallel_for(c, x->n_elems, 1, x->dtype == TFC_DT_FLOAT ? check_shard_f32 : check_shard_f64, &j);
-  int f = atomic_load(&j.flags);
-  if (f)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "%s : Tensor had %s values", message,
-                            f == 3 ? "Inf and NaN" : (f == 2 ? "Inf" : "NaN"));
+  TFC_TRY(tfc_check_numerics_report(c, message, atomic_load(&j.flags)));
   tfc_kernel_set_output(c, 0, tfc_tensor_ref(c->inputs[0]));
   return TFC_OK;
 }

@@ -8,18 +8,19 @@
  * TF's SAME padding is asymmetric (the odd element after), which oneDNN takes as separate
  * left/right paddings. MaxPoolGrad (and double everywhere) runs the plain-C pooling of
  * kernels_conv_ref.c, which routes each gradient to the first maximum of its window as TF
- * does. Pooling across depth or batch is rejected with TF's texts.
+ * does. Attrs and shapes are checked by device/conv_plan.h (shared with the GPU kernels);
+ * pooling across depth or batch is rejected with TF's texts.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "device/cpu/kernels_conv_int.h"
 
-enum pool_kind { POOL_MAX = 0, POOL_AVG = 1, POOL_MAX_GRAD = 2, POOL_AVG_GRAD = 3 };
+enum { POOL_MAX = TFC_POOL_MAX, POOL_AVG = TFC_POOL_AVG, POOL_MAX_GRAD = TFC_POOL_MAX_GRAD, POOL_AVG_GRAD = TFC_POOL_AVG_GRAD };
 
 typedef struct pool_state {
-  int kind, nchw, padding;
-  int64_t ksize[2], stride[2];
+  int kind;
+  tfc_pool_attrs attrs;
   tfc_dnn_cache cache;
 } pool_state;
 
@@ -29,38 +30,12 @@ typedef struct pool_key {
 } pool_key;
 
 static int pool_init_kind(const tfc_node *n, void **state, tfc_status *s, int kind) {
-  int64_t k[4], st4[4];
-  const char *fmt, *padding;
-  if (tfc_kernel_attr_string(n, "data_format", &fmt, s) || tfc_kernel_attr_string(n, "padding", &padding, s))
-    return s->code;
-  if (tfc_window_attr4(n, "ksize", k, "Sliding window ksize field must specify 4 dimensions", s) ||
-      tfc_window_attr4(n, "strides", st4, "Sliding window stride field must specify 4 dimensions", s))
-    return s->code;
-  if (strcmp(fmt, "NHWC") != 0 && strcmp(fmt, "NCHW") != 0)
-    return tfc_status_set(s, TFC_INVALID_ARGUMENT, "%s on the CPU supports only the NHWC and NCHW data formats, got %s",
-                          n->op->name, fmt);
-  int nchw = strcmp(fmt, "NCHW") == 0;
-  int ci = nchw ? 1 : 3, hi = nchw ? 2 : 1, wi = nchw ? 3 : 2;
-  if (k[0] != 1 || st4[0] != 1)
-    return tfc_status_set(s, TFC_UNIMPLEMENTED, "Pooling is not yet supported on the batch dimension.");
-  if (k[ci] != 1 || st4[ci] != 1) {
-    if (k[hi] != 1 || k[wi] != 1 || st4[hi] != 1 || st4[wi] != 1)
-      return tfc_status_set(s, TFC_UNIMPLEMENTED,
-                            "MaxPooling supports exactly one of pooling across depth or pooling across width/height.");
-    return tfc_status_set(s, TFC_UNIMPLEMENTED, "%s: pooling across depth is not supported on the CPU", n->op->name);
-  }
-  for (int i = 1; i < 4; i++)
-    if (k[i] <= 0 || st4[i] <= 0)
-      return tfc_status_set(s, TFC_INVALID_ARGUMENT, "Sliding window ksize and strides must be positive");
+  tfc_pool_attrs a;
+  TFC_TRY(tfc_pool_attrs_parse(n, "CPU", &a, s));
   pool_state *st = calloc(1, sizeof *st);
   if (!st) return TFC_OOM(s);
   st->kind = kind;
-  st->nchw = nchw;
-  st->padding = strcmp(padding, "SAME") == 0 ? TFC_PAD_SAME : TFC_PAD_VALID;
-  st->ksize[0] = k[hi];
-  st->ksize[1] = k[wi];
-  st->stride[0] = st4[hi];
-  st->stride[1] = st4[wi];
+  st->attrs = a;
   tfc_dnn_cache_init(&st->cache);
   *state = st;
   return TFC_OK;
@@ -80,30 +55,6 @@ static void pool_free(void *p) {
   if (!st) return;
   tfc_dnn_cache_fini(&st->cache);
   free(st);
-}
-
-/* g from a 4-D input shape in st's layout. */
-static int pool_geom(tfc_kernel_ctx *c, const pool_state *st, const int64_t *in, tfc_window_geom *g) {
-  memset(g, 0, sizeof *g);
-  g->nchw = st->nchw;
-  g->n = in[0];
-  g->ic = g->oc = in[st->nchw ? 1 : 3];
-  g->ih = in[st->nchw ? 2 : 1];
-  g->iw = in[st->nchw ? 3 : 2];
-  g->kh = st->ksize[0];
-  g->kw = st->ksize[1];
-  g->sh = st->stride[0];
-  g->sw = st->stride[1];
-  g->dh = g->dw = 1;
-  TFC_TRY(tfc_window_output_size(c, g->ih, g->kh, 1, g->sh, st->padding, &g->oh, &g->pt, &g->pb));
-  return tfc_window_output_size(c, g->iw, g->kw, 1, g->sw, st->padding, &g->ow, &g->pl, &g->pr);
-}
-
-static void out_dims(const tfc_window_geom *g, int64_t *d) {
-  d[0] = g->n;
-  d[g->nchw ? 1 : 3] = g->ic;
-  d[g->nchw ? 2 : 1] = g->oh;
-  d[g->nchw ? 3 : 2] = g->ow;
 }
 
 /* ---- oneDNN ---- */
@@ -189,69 +140,31 @@ static int pool_dnn(tfc_kernel_ctx *c, pool_state *st, const tfc_window_geom *g,
 
 /* ---- compute ---- */
 
-static int need_4d(tfc_kernel_ctx *c, const tfc_tensor *t, const char *what) {
-  if (t->ndims == 4) return TFC_OK;
-  return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "%s must be 4-dimensional", what);
-}
-
 static int pool_compute(tfc_kernel_ctx *c) {
   pool_state *st = c->state;
-  const tfc_tensor *x = NULL, *grad = NULL;
-  int64_t in_shape[4], want[4];
-  tfc_window_geom g;
-  switch (st->kind) {
-    case POOL_MAX:
-    case POOL_AVG: x = c->inputs[0]; TFC_TRY(need_4d(c, x, "tensor_in")); break;
-    case POOL_MAX_GRAD:
-      x = c->inputs[0];
-      grad = c->inputs[2];
-      TFC_TRY(need_4d(c, x, "orig_input"));
-      TFC_TRY(need_4d(c, c->inputs[1], "orig_output"));
-      TFC_TRY(need_4d(c, grad, "out_backprop"));
-      break;
-    default: {
-      const tfc_tensor *shape = c->inputs[0];
-      grad = c->inputs[1];
-      if (shape->ndims != 1 || shape->n_elems != 4)
-        return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "out_backprop must be 1-dimensional and 4 elements");
-      TFC_TRY(need_4d(c, grad, "out_backprop"));
-      for (int i = 0; i < 4; i++)
-        if ((in_shape[i] = tfc_tensor_get_i64(shape, i)) < 0)
-          return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "orig_input_shape has a negative dimension");
-    }
-  }
-  if (x) memcpy(in_shape, x->dims, sizeof in_shape);
-  TFC_TRY(pool_geom(c, st, in_shape, &g));
-  out_dims(&g, want);
-  if (grad && memcmp(grad->dims, want, sizeof want) != 0) {
-    char a[TFC_SHAPE_STR_MAX], b[TFC_SHAPE_STR_MAX];
-    tfc_shape ws = {.rank = 4};
-    memcpy(ws.dims, want, sizeof want);
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Expected grad shape to be %s, but got %s",
-                            tfc_shape_str(&ws, a, sizeof a), tfc_tensor_shape_str(grad, b, sizeof b));
-  }
-  int dtype = grad ? grad->dtype : x->dtype;
+  tfc_pool_plan p;
+  TFC_TRY(tfc_pool_plan_make(c, &st->attrs, st->kind, &p));
   int forward = st->kind == POOL_MAX || st->kind == POOL_AVG;
-  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, dtype, forward ? want : in_shape, 4);
+  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, p.dtype, forward ? p.pooled_dims : p.in_dims, 4);
   if (!out) return c->status->code;
   if (out->n_elems == 0) return TFC_OK;
-  if (forward && (g.oh == 0 || g.ow == 0)) return TFC_OK;
-  if (!forward && (grad->n_elems == 0 || g.kh == 0 || g.kw == 0)) {
-    memset(out->data, 0, out->n_bytes);
+  if (p.trivial) {
+    if (!forward) memset(out->data, 0, out->n_bytes);
     return TFC_OK;
   }
-  if (dtype != TFC_DT_FLOAT && dtype != TFC_DT_DOUBLE)
-    return tfc_kernel_error(c, TFC_UNIMPLEMENTED, "%s for %s", c->node->op->name, tfc_dtype_name(dtype));
+  if (p.dtype != TFC_DT_FLOAT && p.dtype != TFC_DT_DOUBLE)
+    return tfc_kernel_error(c, TFC_UNIMPLEMENTED, "%s for %s", c->node->op->name, tfc_dtype_name(p.dtype));
+  const tfc_window_geom *g = &p.g;
   switch (st->kind) {
     case POOL_MAX:
     case POOL_AVG:
-      if (dtype == TFC_DT_FLOAT) return pool_dnn(c, st, &g, x->data, out->data);
-      tfc_pool_ref_fwd(c, &g, dtype, st->kind == POOL_MAX, x->data, out->data);
+      if (p.dtype == TFC_DT_FLOAT) return pool_dnn(c, st, g, p.x->data, out->data);
+      tfc_pool_ref_fwd(c, g, p.dtype, st->kind == POOL_MAX, p.x->data, out->data);
       break;
-    case POOL_MAX_GRAD: tfc_pool_ref_max_grad(c, &g, dtype, x->data, grad->data, out->data); break;
+    case POOL_MAX_GRAD: tfc_pool_ref_max_grad(c, g, p.dtype, p.x->data, p.grad->data, out->data); break;
     default:
-      if (dtype == TFC_DT_FLOAT) return pool_dnn(c, st, &g, grad->data, out->data);
-      tfc_pool_ref_avg_grad(c, &g, dtype, grad->data, out->data);
+      if (p.dtype == TFC_DT_FLOAT) return pool_dnn(c, st, g, p.grad->data, out->data);
+      tfc_pool_ref_avg_grad(c, g, p.dtype, p.grad->data, out->data);
   }
   return c->status->code;
 }

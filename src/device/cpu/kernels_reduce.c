@@ -19,12 +19,16 @@
  * wrap like TF's (unsigned arithmetic). A reduction over zero elements gives the identity:
  * 0 for Sum, 1 for Prod, -inf/+inf (lowest/highest for integers) for Max/Min, and NaN for a
  * float Mean (0/0) as in TF; an integer Mean of nothing is 0.
+ *
+ * ArgMax / ArgMin check their dimension and plan their output with device/nn_plan.h, shared
+ * with the GPU kernels.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "device/cpu/cwise_int.h"
+#include "device/nn_plan.h"
 
 /* ---- per (op, dtype) building blocks ---- */
 
@@ -421,39 +425,20 @@ static void arg_shard(int64_t begin, int64_t end, void *arg) {
 }
 
 static int arg_compute(tfc_kernel_ctx *c, int is_min) {
-  const tfc_tensor *x = c->inputs[0], *dim = c->inputs[1];
-  char buf[TFC_SHAPE_STR_MAX];
-  int out_type = TFC_DT_INT64;
-  TFC_TRY(tfc_kernel_attr_type(c->node, "output_type", &out_type, c->status));
+  const tfc_tensor *x = c->inputs[0];
   arg_fn fn = x->dtype > 0 && x->dtype < TFC_DT_COUNT ? arg_table[is_min][x->dtype] : NULL;
   if (!fn)
     return tfc_kernel_error(c, TFC_UNIMPLEMENTED, "%s is not implemented for %s", c->node->op->name,
                             tfc_dtype_name(x->dtype));
-  if (dim->ndims != 0)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "dim must be a scalar, but received tensor of shape: %s",
-                            tfc_tensor_shape_str(dim, buf, sizeof buf));
-  int64_t d = tfc_tensor_get_i64(dim, 0);
-  int64_t axis = d < 0 ? d + x->ndims : d;
-  if (axis < 0 || axis >= x->ndims)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Expected dimension in the range [%d, %d), but got %lld",
-                            -x->ndims, x->ndims, (long long)d);
-  if (x->dims[axis] == 0)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Reduction axis %lld is empty in shape %s", (long long)d,
-                            tfc_tensor_shape_str(x, buf, sizeof buf));
-  int64_t dims[TFC_MAX_DIMS], outer = 1, inner = 1;
-  int nd = 0;
-  for (int i = 0; i < x->ndims; i++) {
-    if (i == axis) continue;
-    dims[nd++] = x->dims[i];
-    if (i < axis) outer *= x->dims[i];
-    else inner *= x->dims[i];
-  }
-  tfc_tensor *z = tfc_kernel_alloc_output(c, 0, out_type, dims, nd);
+  tfc_arg_plan p;
+  TFC_TRY(tfc_arg_plan_of(c, &p));
+  int64_t inner = p.inner;
+  tfc_tensor *z = tfc_kernel_alloc_output(c, 0, p.out_type, p.dims, p.ndims);
   if (!z) return c->status->code;
   if (z->n_elems == 0) return TFC_OK;
-  arg_job j = {fn, x->data, z->data, out_type == TFC_DT_INT32, tfc_dtype_size(x->dtype), x->dims[axis], inner,
+  arg_job j = {fn, x->data, z->data, p.out_type == TFC_DT_INT32, tfc_dtype_size(x->dtype), p.len, inner,
                (inner + COL_BLOCK - 1) / COL_BLOCK};
-  tfc_kernel_parallel_for(c, outer * j.n_cblk, j.len * (inner < COL_BLOCK ? inner : COL_BLOCK), arg_shard, &j);
+  tfc_kernel_parallel_for(c, p.outer * j.n_cblk, j.len * (inner < COL_BLOCK ? inner : COL_BLOCK), arg_shard, &j);
   return TFC_OK;
 }
 

@@ -4,11 +4,13 @@
  * from the end (reverse). The tensor is viewed as [outer, n, inner] around the axis; each
  * (outer, inner) line is one sequential scan, and the outer rows are spread over the intra-op
  * pool. Types: float, double, int32, int64 (integer overflow wraps, as TF's does on CPU).
- * Registered through tfc_cpu_kernels_array_extra. Error texts are TF 1.15's ScanOp's.
+ * Registered through tfc_cpu_kernels_array_extra. The checks (TF 1.15's ScanOp texts) are
+ * shared with the GPU kernel (tfc_scan_plan_of, device/array_plan.h).
  */
 #include <stdint.h>
 #include <string.h>
 
+#include "device/array_plan.h"
 #include "device/cpu/array_copy.h"
 #include "device/cpu/array_kernels.h"
 
@@ -46,28 +48,14 @@ SCAN(int32_t, uint32_t)
 SCAN(int64_t, uint64_t)
 
 static int scan_compute(tfc_kernel_ctx *c) {
-  const tfc_tensor *x = c->inputs[0], *at = c->inputs[1];
-  char buf[TFC_SHAPE_STR_MAX];
-  if (at->ndims != 0)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "ScanOp: axis must be a scalar, not %s",
-                            tfc_tensor_shape_str(at, buf, sizeof buf));
-  int64_t axis = tfc_array_int_at(at, 0);
-  if (axis < 0) axis += x->ndims;
-  if (axis < 0 || axis >= x->ndims)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "ScanOp: Expected scan axis in the range [%d, %d), but got %lld",
-                            -x->ndims, x->ndims, (long long)axis);
+  const tfc_tensor *x = c->inputs[0];
   scan_job j = {.x = x->data, .prod = c->node->op->id == TFC_OP_Cumprod};
-  if (tfc_kernel_attr_bool(c->node, "exclusive", &j.exclusive, c->status) ||
-      tfc_kernel_attr_bool(c->node, "reverse", &j.reverse, c->status))
-    return c->status->code;
+  int64_t outer;
+  TFC_TRY(tfc_scan_plan_of(c, &outer, &j.n, &j.inner, &j.exclusive, &j.reverse));
   tfc_tensor *out = tfc_kernel_alloc_output(c, 0, x->dtype, x->dims, x->ndims);
   if (!out) return c->status->code;
   if (x->n_elems == 0) return TFC_OK;
   j.y = out->data;
-  j.n = x->dims[axis];
-  j.inner = 1;
-  for (int d = (int)axis + 1; d < x->ndims; d++) j.inner *= x->dims[d];
-  int64_t outer = x->n_elems / (j.n * j.inner);
   void (*fn)(int64_t, int64_t, void *);
   switch (x->dtype) {
     case TFC_DT_FLOAT: fn = scan_float; break;

@@ -3,19 +3,11 @@
  * ApplyGradientDescent, ApplyMomentum, ApplyAdam, ApplyAdagrad, ApplyRMSProp,
  * ApplyCenteredRMSProp, ApplyAdadelta and their ResourceApply* twins, for float and double.
  *
- * One compute function serves all fourteen rows; a per-op spec says which inputs are the
- * variable and its slots, which is the gradient, and which of TF's message quirks apply. A
- * step of the kernel:
- *   1. tfc_kernel_update_begin locks the variable and its slots (address order) and reads
- *      their current values;
- *   2. validation, in TF 1.15's order and with its texts and codes (training_ops.cc):
- *      initialized variables, scalar hyper-parameters, slot and gradient shapes — all before
- *      anything is written, so a failed Apply changes nothing;
- *   3. one new tensor per written variable (copy-on-write, state/variable.h) and one fused
- *      element loop computing every new value from the old ones, split over the intra-op pool
- *      when the variable is large;
- *   4. tfc_kernel_update_end installs the new values (journaled in the step) and unlocks;
- *      Apply* forward their ref input 0 as output 0.
+ * Everything but the arithmetic is shared with the GPU kernels (device/training_plan.c): the
+ * per-op spec, the attrs, validation in TF 1.15's order with its texts and codes, and the
+ * locked, copy-on-write, journaled step around the update. This file is the CPU's run
+ * function: one fused element loop per op computing every new value from the old ones, split
+ * over the intra-op pool when the variable is large.
  *
  * The math is TF's CPU functors' (Eigen expressions), with the same operation order and in
  * the variable's type, so results match TF's to the last bits or so over many steps: e.g.
@@ -23,36 +15,15 @@
  * explicitly vectorized (SSE2 vectors through GCC's vector extensions; see the loops).
  */
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "device/cpu/cpu_kernels.h"
 #include "device/device.h"
-#include "state/resource_mgr.h"
-#include "state/variable.h"
+#include "device/training_plan.h"
 
-/* Scalars and the gradient by input index, and the variables' old and new buffers. */
-#define MAX_INPUTS 10
-typedef struct apply_args {
-  const void *grad;
-  const void *old[4];
-  void *out[4];            /* NULL for a slot the op leaves alone (Adagrad, update_slots=false) */
-  double s[MAX_INPUTS];    /* scalar inputs, converted exactly from T */
-  int nesterov;
-  int update_slots;
-} apply_args;
-
+/* The loops read the shared argument block (scalars by input index, old and new buffers). */
+typedef tfc_apply_args apply_args;
 typedef void (*apply_loop)(int64_t begin, int64_t end, void *arg);
-
-typedef struct apply_spec {
-  int n_vars;         /* inputs [0, n_vars): the variable and its slots */
-  int grad;           /* the gradient input */
-  int late_scalar;    /* a scalar TF checks after the shapes (Momentum's momentum), else -1 */
-  int lr_spaced;      /* TF's text is "lr is not a scalar : " (Adam and the RMSProps) */
-  int mg_quirk;       /* CenteredRMSProp: TF's mg message prints ms's shape */
-  int64_t cost;       /* rough cycles per element, for the parallel split */
-  apply_loop loop[2]; /* float, double */
-} apply_spec;
 
 /* ---------------- the element loops (TF's functors, in T) ----------------
  *
@@ -277,172 +248,40 @@ static inline double ssqrt_double(double x) { return sqrt(x); }
 ALL_LOOPS(float)
 ALL_LOOPS(double)
 
-/* Costs: a few flops per element for the plain updates; sqrt and division dominate the
- * others (~10-20 cycles each on current x86). */
-static const apply_spec SPEC_GD = {1, 2, -1, 0, 0, 2, {gd_float, gd_double}};
-static const apply_spec SPEC_MOMENTUM = {2, 3, 4, 0, 0, 4, {momentum_float, momentum_double}};
-static const apply_spec SPEC_ADAM = {3, 9, -1, 1, 0, 24, {adam_float, adam_double}};
-static const apply_spec SPEC_ADAGRAD = {2, 3, -1, 0, 0, 20, {adagrad_float, adagrad_double}};
-static const apply_spec SPEC_RMSPROP = {3, 7, -1, 1, 0, 24, {rmsprop_float, rmsprop_double}};
-static const apply_spec SPEC_CENTERED = {4, 8, -1, 1, 1, 26, {centered_float, centered_double}};
-static const apply_spec SPEC_ADADELTA = {3, 6, -1, 0, 0, 40, {adadelta_float, adadelta_double}};
 
-/* ---------------- init ---------------- */
+/* Per formula: rough cycles per element for the parallel split (a few flops for the plain
+ * updates; sqrt and division, ~10-20 cycles each on current x86, dominate the others), and
+ * the float and double loops. */
+typedef struct cpu_apply {
+  int64_t cost;
+  apply_loop loop[2];
+} cpu_apply;
 
-typedef struct apply_state {
-  const apply_spec *spec;
-  int resource; /* ResourceApply*: handles in, no output */
-  int dtype;    /* T */
-  int nesterov;
-  int update_slots;
-} apply_state;
+static const cpu_apply CPU_APPLY[] = {
+    [TFC_APPLY_GD] = {2, {gd_float, gd_double}},
+    [TFC_APPLY_MOMENTUM] = {4, {momentum_float, momentum_double}},
+    [TFC_APPLY_ADAM] = {24, {adam_float, adam_double}},
+    [TFC_APPLY_ADAGRAD] = {20, {adagrad_float, adagrad_double}},
+    [TFC_APPLY_RMSPROP] = {24, {rmsprop_float, rmsprop_double}},
+    [TFC_APPLY_CENTERED_RMSPROP] = {26, {centered_float, centered_double}},
+    [TFC_APPLY_ADADELTA] = {40, {adadelta_float, adadelta_double}},
+};
+_Static_assert(sizeof CPU_APPLY / sizeof CPU_APPLY[0] == TFC_APPLY_KIND_COUNT, "a CPU loop per update formula");
 
-static int apply_init(const tfc_node *n, void **state, tfc_status *s) {
-  apply_state *st = calloc(1, sizeof *st);
-  if (!st) return TFC_OOM(s);
-  switch (n->op->id) {
-  case TFC_OP_ResourceApplyGradientDescent: st->resource = 1; /* fall through */
-  case TFC_OP_ApplyGradientDescent: st->spec = &SPEC_GD; break;
-  case TFC_OP_ResourceApplyMomentum: st->resource = 1; /* fall through */
-  case TFC_OP_ApplyMomentum: st->spec = &SPEC_MOMENTUM; break;
-  case TFC_OP_ResourceApplyAdam: st->resource = 1; /* fall through */
-  case TFC_OP_ApplyAdam: st->spec = &SPEC_ADAM; break;
-  case TFC_OP_ResourceApplyAdagrad: st->resource = 1; /* fall through */
-  case TFC_OP_ApplyAdagrad: st->spec = &SPEC_ADAGRAD; break;
-  case TFC_OP_ResourceApplyRMSProp: st->resource = 1; /* fall through */
-  case TFC_OP_ApplyRMSProp: st->spec = &SPEC_RMSPROP; break;
-  case TFC_OP_ResourceApplyCenteredRMSProp: st->resource = 1; /* fall through */
-  case TFC_OP_ApplyCenteredRMSProp: st->spec = &SPEC_CENTERED; break;
-  case TFC_OP_ResourceApplyAdadelta: st->resource = 1; /* fall through */
-  case TFC_OP_ApplyAdadelta: st->spec = &SPEC_ADADELTA; break;
-  default:
-    free(st);
-    return tfc_status_set(s, TFC_INTERNAL, "node '%s': %s is not a training op", n->name, n->op->name);
-  }
-  if (tfc_kernel_attr_type(n, "T", &st->dtype, s)) {
-    free(st);
-    return s->code;
-  }
-  /* Attrs only some rows have; absent ones keep TF's defaults. */
-  if (tfc_node_attr_bool(n, "use_nesterov", &st->nesterov)) st->nesterov = 0;
-  if (tfc_node_attr_bool(n, "update_slots", &st->update_slots)) st->update_slots = 1;
-  *state = st;
+static int cpu_run(tfc_kernel_ctx *c, const tfc_apply_state *st, const tfc_apply_args *a, int64_t n) {
+  const cpu_apply *k = &CPU_APPLY[st->spec->kind];
+  /* The loops take a mutable pointer by the pool's signature; they only read it. */
+  tfc_kernel_parallel_for(c, n, k->cost, k->loop[st->dtype == TFC_DT_DOUBLE], (void *)a);
   return TFC_OK;
 }
 
-/* ---------------- validation (TF's order, texts and codes) ---------------- */
+static int apply_init(const tfc_node *n, void **state, tfc_status *s) { return tfc_apply_init(n, state, cpu_run, s); }
 
-static int not_same_shape(tfc_kernel_ctx *c, const char *what, const tfc_tensor *var, const tfc_tensor *other) {
-  char a[TFC_SHAPE_STR_MAX], b[TFC_SHAPE_STR_MAX];
-  /* TF's text has no space before the first shape: "... the same shape[2,2] [3]". */
-  return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "var and %s do not have the same shape%s %s", what,
-                          tfc_dims_str(var->dims, var->ndims, a, sizeof a),
-                          tfc_dims_str(other->dims, other->ndims, b, sizeof b));
-}
-
-static int check_scalar(tfc_kernel_ctx *c, const apply_state *st, int i, apply_args *a) {
-  const tfc_tensor *t = c->inputs[i];
-  const char *name = c->node->op->inputs[i].name;
-  if (t->ndims != 0) {
-    char d[TFC_SHAPE_STR_MAX];
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "%s is not a scalar%s: %s", name,
-                            st->spec->lr_spaced && !strcmp(name, "lr") ? " " : "",
-                            tfc_dims_str(t->dims, t->ndims, d, sizeof d));
-  }
-  if (t->dtype != st->dtype)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "%s must be %s, got %s", name, tfc_dtype_name(st->dtype),
-                            tfc_dtype_name(t->dtype));
-  a->s[i] = st->dtype == TFC_DT_FLOAT ? (double)*(const float *)t->data : *(const double *)t->data;
-  return TFC_OK;
-}
-
-static int validate(tfc_kernel_ctx *c, const apply_state *st, const tfc_var_update *u, apply_args *a) {
-  const apply_spec *sp = st->spec;
-  const tfc_arg_def *args = c->node->op->inputs;
-  /* 1. Every variable initialized and of type T. TF reports a missing resource variable from
-   * its lookup (NOT_FOUND) and an uninitialized ref variable as it reads the ref. */
-  for (int k = 0; k < sp->n_vars; k++) {
-    const tfc_var *v = u->vars[k];
-    if (!u->old[k]) {
-      if (st->resource)
-        return tfc_kernel_error(c, TFC_NOT_FOUND, "Resource %s/%s/N10tensorflow3VarE does not exist.",
-                                TFC_DEFAULT_CONTAINER, v->name);
-      return tfc_kernel_error(c, TFC_FAILED_PRECONDITION, "Attempting to use uninitialized value %s", v->name);
-    }
-    if (u->old[k]->dtype != st->dtype)
-      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "%s: variable %s holds %s, not %s", args[k].name, v->name,
-                              tfc_dtype_name(u->old[k]->dtype), tfc_dtype_name(st->dtype));
-  }
-  /* 2. The hyper-parameters are scalars. */
-  int n_in = c->n_inputs < MAX_INPUTS ? c->n_inputs : MAX_INPUTS;
-  for (int i = sp->n_vars; i < n_in; i++)
-    if (i != sp->grad && i != sp->late_scalar && check_scalar(c, st, i, a)) return c->status->code;
-  /* 3. The slots and the gradient have the variable's shape. */
-  const tfc_tensor *var = u->old[0];
-  for (int k = 1; k < sp->n_vars; k++)
-    if (!tfc_tensor_same_shape(var, u->old[k]))
-      /* TF 1.15 prints ms's shape in CenteredRMSProp's mg message; so do we. */
-      return not_same_shape(c, args[k].name, var, sp->mg_quirk && k == 1 ? u->old[2] : u->old[k]);
-  const tfc_tensor *g = c->inputs[sp->grad];
-  if (!tfc_tensor_same_shape(var, g)) return not_same_shape(c, args[sp->grad].name, var, g);
-  if (g->dtype != st->dtype)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "%s must be %s, got %s", args[sp->grad].name,
-                            tfc_dtype_name(st->dtype), tfc_dtype_name(g->dtype));
-  a->grad = g->data;
-  /* 4. Momentum checks its momentum last. */
-  if (sp->late_scalar >= 0 && check_scalar(c, st, sp->late_scalar, a)) return c->status->code;
-  return TFC_OK;
-}
-
-/* ---------------- compute ---------------- */
-
-static int apply_compute(tfc_kernel_ctx *c) {
-  static const int var_inputs[4] = {0, 1, 2, 3};
-  const apply_state *st = c->state;
-  const apply_spec *sp = st->spec;
-  tfc_var_update u;
-  if (tfc_kernel_update_begin(c, var_inputs, sp->n_vars, 0, &u)) return c->status->code;
-  apply_args a = {.nesterov = st->nesterov, .update_slots = st->update_slots};
-  if (validate(c, st, &u, &a) == TFC_OK) {
-    int ok = 1;
-    for (int k = 0; k < sp->n_vars && ok; k++) {
-      a.old[k] = u.old[k]->data;
-      if (k > 0 && sp == &SPEC_ADAGRAD && !st->update_slots) continue; /* accum stays */
-      tfc_tensor *t = tfc_kernel_update_alloc(c, &u, k);
-      if (t)
-        a.out[k] = t->data;
-      else
-        ok = 0;
-    }
-    if (ok) tfc_kernel_parallel_for(c, u.old[0]->n_elems, sp->cost, sp->loop[st->dtype == TFC_DT_DOUBLE], &a);
-  }
-  if (tfc_kernel_update_end(c, &u)) return c->status->code;
-  if (!st->resource) tfc_kernel_forward_ref(c, 0, 0);
-  return TFC_OK;
-}
-
-/* Host-memory inputs: the scalar hyper-parameters (bits by input index), and for the
- * resource forms also the handles, as every resource edge is host-side. */
 #define ROW(name, hm)                                                                              \
   {.op = TFC_OP_##name, .type_attr = "T", .types = TFC_TYPES_FLOAT, .host_memory_in = (hm),          \
-   .init = apply_init, .compute = apply_compute, .free_state = free}
+   .init = apply_init, .compute = tfc_apply_compute, .free_state = tfc_apply_free},
 
-static const tfc_kernel_def training_kernels[] = {
-    ROW(ApplyGradientDescent, TFC_HOST(1)),
-    ROW(ApplyMomentum, TFC_HOST(2) | TFC_HOST(4)),
-    ROW(ApplyAdam, TFC_HOST(3) | TFC_HOST(4) | TFC_HOST(5) | TFC_HOST(6) | TFC_HOST(7) | TFC_HOST(8)),
-    ROW(ApplyAdagrad, TFC_HOST(2)),
-    ROW(ApplyRMSProp, TFC_HOST(3) | TFC_HOST(4) | TFC_HOST(5) | TFC_HOST(6)),
-    ROW(ApplyCenteredRMSProp, TFC_HOST(4) | TFC_HOST(5) | TFC_HOST(6) | TFC_HOST(7)),
-    ROW(ApplyAdadelta, TFC_HOST(3) | TFC_HOST(4) | TFC_HOST(5)),
-    ROW(ResourceApplyGradientDescent, TFC_HOST(0) | TFC_HOST(1)),
-    ROW(ResourceApplyMomentum, TFC_HOST(0) | TFC_HOST(1) | TFC_HOST(2) | TFC_HOST(4)),
-    ROW(ResourceApplyAdam, TFC_HOST(0) | TFC_HOST(1) | TFC_HOST(2) | TFC_HOST(3) | TFC_HOST(4) | TFC_HOST(5) | TFC_HOST(6) | TFC_HOST(7) | TFC_HOST(8)),
-    ROW(ResourceApplyAdagrad, TFC_HOST(0) | TFC_HOST(1) | TFC_HOST(2)),
-    ROW(ResourceApplyRMSProp, TFC_HOST(0) | TFC_HOST(1) | TFC_HOST(2) | TFC_HOST(3) | TFC_HOST(4) | TFC_HOST(5) | TFC_HOST(6)),
-    ROW(ResourceApplyCenteredRMSProp, TFC_HOST(0) | TFC_HOST(1) | TFC_HOST(2) | TFC_HOST(3) | TFC_HOST(4) | TFC_HOST(5) | TFC_HOST(6) | TFC_HOST(7)),
-    ROW(ResourceApplyAdadelta, TFC_HOST(0) | TFC_HOST(1) | TFC_HOST(2) | TFC_HOST(3) | TFC_HOST(4) | TFC_HOST(5)),
-};
+static const tfc_kernel_def training_kernels[] = {TFC_APPLY_ROWS(ROW)};
 
 int tfc_cpu_kernels_training(tfc_kernel_table *t, tfc_status *s) {
   return tfc_kernel_table_add(t, training_kernels, (int)(sizeof training_kernels / sizeof training_kernels[0]), s);

@@ -197,24 +197,47 @@ int tfc_cuda_one_hot(int elem_size, int idx_dtype, const void *idx, const void *
 int tfc_cuda_memcpy(void *dst, const void *src, int64_t bytes, void *stream);
 
 /* The optimizers' dense updates, the CPU kernels' formulas (kernels_training.c) in the
- * variable's type (half: computed in float). */
+ * variable's type (half: computed in float). The values equal training_plan.h's
+ * TFC_APPLY_* kinds (static_assert in kernels_training_gpu.c). old/out list the variable and
+ * its slots in the op's input order; every out[k] is a fresh buffer (never an old one). */
 enum tfc_cuda_apply_op {
   TFC_CUDA_APPLY_GD = 0,       /* s[1] alpha */
   TFC_CUDA_APPLY_MOMENTUM = 1, /* s[2] lr, s[4] momentum; old/out: var, accum */
   TFC_CUDA_APPLY_ADAM = 2,     /* s[3..8] beta1_power, beta2_power, lr, beta1, beta2, epsilon; var, m, v */
   TFC_CUDA_APPLY_ADAGRAD = 3,  /* s[2] lr; var, accum (out[1] NULL: accum not updated) */
   TFC_CUDA_APPLY_RMSPROP = 4,  /* s[3..6] lr, rho, momentum, epsilon; var, ms, mom */
-  TFC_CUDA_APPLY_OP_COUNT = 5
+  TFC_CUDA_APPLY_CENTERED_RMSPROP = 5, /* s[4..7] lr, rho, momentum, epsilon; var, mg, ms, mom */
+  TFC_CUDA_APPLY_ADADELTA = 6, /* s[3..5] lr, rho, epsilon; var, accum, accum_update */
+  TFC_CUDA_APPLY_OP_COUNT = 7
 };
 typedef struct tfc_cuda_apply_args {
   int op, nesterov;
   double s[10]; /* the scalar inputs by input index */
   const void *grad;
-  const void *old[3];
-  void *out[3];
+  const void *old[4];
+  void *out[4];
 } tfc_cuda_apply_args;
-/* Floats only (F32, F64, F16). */
+/* Floats only (F32, F64, F16); n may be 0 (nothing is launched). */
 int tfc_cuda_apply(int dtype, const tfc_cuda_apply_args *args, int64_t n, void *stream);
+
+/* ---- pooling launchers (cuda_pool.cu) ---- */
+
+/* One 2-D pooling: n x c x ih x iw input, n x c x oh x ow output, both dense in NHWC or NCHW
+ * (nchw); output (oy, ox) pools rows [oy * sh - pt, + kh) and cols [ox * sw - pl, + kw)
+ * clipped to the input (TF's window; the padding after is implied by oh and ow). */
+typedef struct tfc_cuda_pool_geom {
+  int64_t n, c, ih, iw, oh, ow, kh, kw, sh, sw, pt, pl;
+  int nchw;
+} tfc_cuda_pool_geom;
+/* y = the window's first maximum (is_max) or its average over the real elements. F32, F64,
+ * F16. */
+int tfc_cuda_pool_fwd(int dtype, int is_max, const void *x, void *y, const tfc_cuda_pool_geom *g, void *stream);
+/* MaxPoolGrad: dx (input-sized) = each output's dy routed to the first maximum of its window
+ * in x (row-major), as TF's CPU kernel. argmax: device scratch of n * c * oh * ow int32. */
+int tfc_cuda_pool_max_grad(int dtype, const void *x, const void *dy, void *dx, int32_t *argmax,
+                           const tfc_cuda_pool_geom *g, void *stream);
+/* AvgPoolGrad: dx (input-sized) = the sum of dy / count over the windows covering it. */
+int tfc_cuda_pool_avg_grad(int dtype, const void *dy, void *dx, const tfc_cuda_pool_geom *g, void *stream);
 
 /* ---- random launcher (cuda_random.cu) ---- */
 
@@ -257,6 +280,10 @@ int tfc_cuda_ctx_stream(tfc_kernel_ctx *c, void **out);
 /* Turns a launcher result into c's status: 0 stays OK; UNSUPPORTED is UNIMPLEMENTED naming the
  * op and dtype; a CUDA error is INTERNAL with its text. Returns c->status->code. */
 int tfc_cuda_ctx_check(tfc_kernel_ctx *c, int err, int dtype);
+/* kernels_loss_gpu.c: the losses, ArgMax/ArgMin, InTopKV2, CheckNumerics. */
+int tfc_cuda_kernels_loss(tfc_kernel_table *t, tfc_status *s);
+/* kernels_pad_gpu.c: SelectV2, BroadcastTo, the pads, StridedSliceGrad, UnsortedSegmentSum, scans. */
+int tfc_cuda_kernels_array2(tfc_kernel_table *t, tfc_status *s);
 #endif
 
 #endif

@@ -1,7 +1,8 @@
 /*
- * cuda_train — the optimizers' dense updates on the GPU (ApplyGradientDescent, ApplyMomentum,
- * ApplyAdam, ApplyAdagrad, ApplyRMSProp); kernels_training_gpu.c checks and journals around
- * them, cuda_kernels.h documents the launcher.
+ * cuda_train — the optimizers' dense updates on the GPU (GradientDescent, Momentum, Adam,
+ * Adagrad, RMSProp, CenteredRMSProp, Adadelta; the ref and resource forms share them);
+ * kernels_training_gpu.c and device/training_plan.c check and journal around them,
+ * cuda_kernels.h documents the launcher.
  *
  * One grid-stride kernel per op, each the CPU kernel's per-element step (kernels_training.c,
  * TF's functors) with the same operation order in the variable's type, so that both devices
@@ -105,6 +106,35 @@ template <typename S> __global__ void rmsprop_k(tfc_cuda_apply_args a, scal<type
   }
 }
 
+template <typename S> __global__ void centered_k(tfc_cuda_apply_args a, scal<typename io<S>::C> s, int64_t n) {
+  typedef typename io<S>::C C;
+  const C lr = s.s[4], rho = s.s[5], mu = s.s[6], eps = s.s[7];
+  const C omr = C(1) - rho;
+  GRID_LOOP(i, n) {
+    C g = io<S>::ld(a.grad, i), s0 = io<S>::ld(a.old[2], i), m0 = io<S>::ld(a.old[1], i);
+    C ms = s0 + (g * g - s0) * omr, mg = m0 + (g - m0) * omr;
+    C mo = io<S>::ld(a.old[3], i) * mu + (g * lr) / m_sqrt((ms - mg * mg) + eps);
+    io<S>::st(a.out[1], i, mg);
+    io<S>::st(a.out[2], i, ms);
+    io<S>::st(a.out[3], i, mo);
+    io<S>::st(a.out[0], i, io<S>::ld(a.old[0], i) - mo);
+  }
+}
+
+template <typename S> __global__ void adadelta_k(tfc_cuda_apply_args a, scal<typename io<S>::C> s, int64_t n) {
+  typedef typename io<S>::C C;
+  const C lr = s.s[3], rho = s.s[4], eps = s.s[5];
+  const C omr = C(1) - rho;
+  GRID_LOOP(i, n) {
+    C g = io<S>::ld(a.grad, i), u0 = io<S>::ld(a.old[2], i);
+    C acc = io<S>::ld(a.old[1], i) * rho + g * g * omr;
+    C up = m_sqrt(u0 + eps) * (C(1) / m_sqrt(acc + eps)) * g;
+    io<S>::st(a.out[1], i, acc);
+    io<S>::st(a.out[0], i, io<S>::ld(a.old[0], i) - up * lr);
+    io<S>::st(a.out[2], i, u0 * rho + up * up * omr);
+  }
+}
+
 template <typename S> int launch(const tfc_cuda_apply_args *a, int64_t n, cudaStream_t st) {
   typedef typename io<S>::C C;
   scal<C> s;
@@ -115,6 +145,8 @@ template <typename S> int launch(const tfc_cuda_apply_args *a, int64_t n, cudaSt
     case TFC_CUDA_APPLY_ADAM: adam_k<S><<<blocks_for(n), kThreads, 0, st>>>(*a, s, n); break;
     case TFC_CUDA_APPLY_ADAGRAD: adagrad_k<S><<<blocks_for(n), kThreads, 0, st>>>(*a, s, n); break;
     case TFC_CUDA_APPLY_RMSPROP: rmsprop_k<S><<<blocks_for(n), kThreads, 0, st>>>(*a, s, n); break;
+    case TFC_CUDA_APPLY_CENTERED_RMSPROP: centered_k<S><<<blocks_for(n), kThreads, 0, st>>>(*a, s, n); break;
+    case TFC_CUDA_APPLY_ADADELTA: adadelta_k<S><<<blocks_for(n), kThreads, 0, st>>>(*a, s, n); break;
     default: return TFC_CUDA_E_UNSUPPORTED;
   }
   cudaError_t e = cudaGetLastError();

@@ -27,7 +27,8 @@ static struct {
   int ordinal;
   void *stream;
   cudnnHandle_t handle;
-} handles[MAX_HANDLES]; /* guarded by mu */
+  pthread_mutex_t use; /* held by the kernel using the handle (see cudnn_loader.h) */
+} handles[MAX_HANDLES]; /* the table guarded by mu; an entry is never changed once added */
 static int n_handles;
 
 static int load(void) {
@@ -62,11 +63,6 @@ static int load(void) {
       {"cudnnConvolutionBackwardData", (void **)&api.conv_bwd_data},
       {"cudnnConvolutionBackwardFilter", (void **)&api.conv_bwd_filter},
       {"cudnnTransformTensor", (void **)&api.transform},
-      {"cudnnCreatePoolingDescriptor", (void **)&api.create_pool},
-      {"cudnnSetPooling2dDescriptor", (void **)&api.set_pool2d},
-      {"cudnnDestroyPoolingDescriptor", (void **)&api.destroy_pool},
-      {"cudnnPoolingForward", (void **)&api.pool_fwd},
-      {"cudnnPoolingBackward", (void **)&api.pool_bwd},
   };
   for (size_t i = 0; i < sizeof syms / sizeof syms[0]; i++) {
     *syms[i].slot = dlsym(lib, syms[i].name);
@@ -93,39 +89,55 @@ const tfc_cudnn_api *tfc_cudnn_api_get(tfc_kernel_ctx *c) {
   return rc ? NULL : &api;
 }
 
-int tfc_cudnn_handle(tfc_kernel_ctx *c, int ordinal, void *stream, cudnnHandle_t *out) {
+int tfc_cudnn_acquire(tfc_kernel_ctx *c, int ordinal, void *stream, cudnnHandle_t *out) {
   *out = NULL;
   pthread_mutex_lock(&mu);
   if (ensure_loaded(c)) {
     pthread_mutex_unlock(&mu);
     return c->status->code;
   }
-  for (int i = 0; i < n_handles; i++)
-    if (handles[i].ordinal == ordinal && handles[i].stream == stream) {
-      *out = handles[i].handle;
+  int found = -1;
+  for (int i = 0; i < n_handles && found < 0; i++)
+    if (handles[i].ordinal == ordinal && handles[i].stream == stream) found = i;
+  if (found < 0) {
+    if (n_handles == MAX_HANDLES) {
       pthread_mutex_unlock(&mu);
-      return TFC_OK;
+      return tfc_kernel_error(c, TFC_INTERNAL, "%s on GPU %d: creating a cuDNN handle failed: more than %d streams",
+                              c->node->op->name, ordinal, MAX_HANDLES);
     }
-  if (n_handles == MAX_HANDLES) {
-    pthread_mutex_unlock(&mu);
-    return tfc_kernel_error(c, TFC_INTERNAL, "%s on GPU %d: creating a cuDNN handle failed: more than %d streams",
-                            c->node->op->name, ordinal, MAX_HANDLES);
+    cudnnHandle_t h = NULL;
+    cudnnStatus_t st = api.create(&h);
+    if (st == CUDNN_STATUS_SUCCESS) st = api.set_stream(h, (cudaStream_t)stream);
+    if (st == CUDNN_STATUS_SUCCESS && pthread_mutex_init(&handles[n_handles].use, NULL) != 0)
+      st = CUDNN_STATUS_ALLOC_FAILED;
+    if (st != CUDNN_STATUS_SUCCESS) {
+      if (h) api.destroy(h);
+      pthread_mutex_unlock(&mu);
+      return tfc_kernel_error(c, TFC_INTERNAL, "%s on GPU %d: creating a cuDNN handle failed: %s", c->node->op->name,
+                              ordinal, api.error_string(st));
+    }
+    handles[n_handles].ordinal = ordinal;
+    handles[n_handles].stream = stream;
+    handles[n_handles].handle = h;
+    found = n_handles++;
   }
-  cudnnHandle_t h = NULL;
-  cudnnStatus_t st = api.create(&h);
-  if (st == CUDNN_STATUS_SUCCESS) st = api.set_stream(h, (cudaStream_t)stream);
-  if (st != CUDNN_STATUS_SUCCESS) {
-    if (h) api.destroy(h);
-    pthread_mutex_unlock(&mu);
-    return tfc_kernel_error(c, TFC_INTERNAL, "%s on GPU %d: creating a cuDNN handle failed: %s", c->node->op->name,
-                            ordinal, api.error_string(st));
-  }
-  handles[n_handles].ordinal = ordinal;
-  handles[n_handles].stream = stream;
-  handles[n_handles++].handle = h;
-  *out = h;
   pthread_mutex_unlock(&mu);
+  /* Entries never change once added, so the handle's own lock is taken outside the table's. */
+  pthread_mutex_lock(&handles[found].use);
+  *out = handles[found].handle;
   return TFC_OK;
+}
+
+void tfc_cudnn_release(cudnnHandle_t h) {
+  if (!h) return;
+  pthread_mutex_lock(&mu);
+  int n = n_handles;
+  pthread_mutex_unlock(&mu);
+  for (int i = 0; i < n; i++)
+    if (handles[i].handle == h) {
+      pthread_mutex_unlock(&handles[i].use);
+      return;
+    }
 }
 
 int tfc_cudnn_check(tfc_kernel_ctx *c, cudnnStatus_t st, const char *what) {

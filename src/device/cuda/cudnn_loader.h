@@ -9,10 +9,10 @@
  * rest of the GPU device keeps working.
  *
  * Handles are bound to one stream for good (cudnnSetStream) and kept for the life of the
- * process in a small table under a mutex, as the cuBLAS handles of kernels_matmul_gpu.c. The
- * table lock is held only to find or create a handle, not while a kernel enqueues work with
- * it: two kernels of one device running at once on the inter-op pool share that device's
- * handle, as the cuBLAS kernels share theirs.
+ * process in a small table under a mutex, as the cuBLAS handles of kernels_matmul_gpu.c. cuDNN
+ * is thread-safe only across distinct handles, so each handle has its own lock, held by the
+ * kernel that acquired it from its first cuDNN call to its last enqueue (TF guards its cuDNN
+ * handle the same way); the table lock is held only to find or create a handle.
  */
 #ifndef TFC_DEVICE_CUDA_CUDNN_LOADER_H
 #define TFC_DEVICE_CUDA_CUDNN_LOADER_H
@@ -45,11 +45,6 @@ typedef struct tfc_cudnn_api {
   __typeof__(cudnnConvolutionBackwardData) *conv_bwd_data;
   __typeof__(cudnnConvolutionBackwardFilter) *conv_bwd_filter;
   __typeof__(cudnnTransformTensor) *transform;
-  __typeof__(cudnnCreatePoolingDescriptor) *create_pool;
-  __typeof__(cudnnSetPooling2dDescriptor) *set_pool2d;
-  __typeof__(cudnnDestroyPoolingDescriptor) *destroy_pool;
-  __typeof__(cudnnPoolingForward) *pool_fwd;
-  __typeof__(cudnnPoolingBackward) *pool_bwd;
 } tfc_cudnn_api;
 
 /* The cuDNN API, loaded on the first call. Returns NULL with FAILED_PRECONDITION in c's status
@@ -59,10 +54,16 @@ typedef struct tfc_cudnn_api {
 const tfc_cudnn_api *tfc_cudnn_api_get(tfc_kernel_ctx *c);
 
 /* The handle bound to `stream` (a cudaStream_t of GPU `ordinal`, the calling thread's current
- * device), created on first use. Returns 0 and *out, or the error set in c: the load error
- * above, or INTERNAL when cudnnCreate fails or too many streams were seen. The handle is owned
- * by the table (never freed). Thread-safe. */
-int tfc_cudnn_handle(tfc_kernel_ctx *c, int ordinal, void *stream, cudnnHandle_t *out);
+ * device), created on first use, returned LOCKED: the caller has it to itself until
+ * tfc_cudnn_release(*out), which it must call exactly once, on the same thread, after its last
+ * cuDNN call with it (a cuDNN handle must not be used by two threads at once; two kernels of one
+ * device running on the inter-op pool take turns, and their work lands on the one stream in
+ * the order they enqueued it). Returns 0 and *out, or the error set in c (nothing held): the
+ * load error above, or INTERNAL when cudnnCreate fails or too many streams were seen. The
+ * handle is owned by the table (never freed). Thread-safe. */
+int tfc_cudnn_acquire(tfc_kernel_ctx *c, int ordinal, void *stream, cudnnHandle_t *out);
+/* Unlocks a handle from tfc_cudnn_acquire. */
+void tfc_cudnn_release(cudnnHandle_t h);
 
 /* Turns a cuDNN status into c's status: SUCCESS returns 0; anything else is INTERNAL
  * "<op> on GPU: <what> failed: <cuDNN's text>". Returns c->status->code. */

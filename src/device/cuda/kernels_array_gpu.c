@@ -1,55 +1,49 @@
 /*
- * kernels_array_gpu — the GPU kernels of the array family: the shape-only ops (Reshape,
- * ExpandDims, Squeeze share their input's buffer; Shape, Size, Rank answer in host memory),
- * the tensor makers (Fill, ZerosLike, OnesLike), Cast, AddN, Select, and the copies (ConcatV2,
- * Split, SplitV, Pack, Unpack, Slice, StridedSlice, Transpose, Tile, GatherV2, Gather, OneHot).
+ * kernels_array_gpu — the GPU kernels of the array family: the tensor makers (Fill, ZerosLike,
+ * OnesLike), Cast, AddN, Select, and the copies
+ * (ConcatV2, Concat, Split, SplitV, Pack, Unpack, Slice, StridedSlice, Transpose, Tile,
+ * GatherV2, Gather, OneHot). kernels_pad_gpu.c has the rest of the family.
  *
  * Every check is the CPU kernel's (src/device/cpu/kernels_array*.c, kernels_cwise_misc.c),
- * same codes, same texts; the shape and index arguments TF keeps in host memory (axes,
- * begin/end/strides, multiples, perm, depth, size_splits) are host-memory inputs here too, so
- * they are read directly. The data moves through cuda_array.cu's launchers on the device's
+ * same codes, same texts, shared through device/array_plan.h where the rule is long. The
+ * shape and index arguments TF keeps in host memory (axes, begin/end/strides, multiples, perm,
+ * depth, size_splits; ConcatV2's trailing axis through TFC_KF_HOST_LAST_INPUT) are host-memory
+ * inputs here too, so they are read directly. Everything else is device memory,
+ * touched only by launchers. The data moves through cuda_array.cu's launchers on the device's
  * compute stream: one strided copy per window (a concat or split piece is a window of the
  * whole tensor at a column offset), with size-1 dims dropped and contiguous neighbours merged
- * on the host so that most copies need one or two dims.
+ * on the host so that most copies need one or two dims (tfc_cuda_copy_window, shared with
+ * kernels_pad_gpu.c).
  *
  * Types, as TF 1.15's GPU registrations: the numbers and bool that live in device memory
  * (half, float, double, int64, bool and the small integers). int32 data is TF's host-memory
- * shape math: the shape-only ops get host-memory int32 rows, Cast converts int32 on the device
- * (TF's GPU Cast has no type constraint), and the copying ops have no int32 row, so such nodes
- * stay on the CPU.
- *
- * ConcatV2's axis is read back from device memory (see read_device_index): the host-memory
- * masks cannot name an input whose index depends on N.
+ * shape math: TF registers the shape-only and copying ops' int32 kernels with every argument
+ * in host memory, and those rows come from the GPU device's table of CPU-kernel rows
+ * (device/gpu/kernels_gpu_host.c), not from here; Cast converts int32 on the device (TF's GPU
+ * Cast has no type constraint). The shape-only ops (Reshape, ExpandDims, Squeeze, Shape,
+ * ShapeN, Size, Rank) touch no data at all, so their GPU rows are the CPU kernels' too.
  *
  * Differences a user can see: Gather's indices are device data, so, like TF's GPU kernel, an
  * index out of range gives zeros instead of an error (checking would need a device-to-host
  * sync every step).
  */
-#include <cuda_runtime_api.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "device/array_plan.h"
 #include "device/cpu/array_copy.h"
+#include "device/cuda/cuda_array2.h"
 #include "device/cuda/cuda_kernels.h"
 #include "device/gpu/gpu_device.h"
 #include "ops/shape_array.h"
 
-/* Data kept in device memory by the copying kernels: every fixed-size type of 1 to 8 bytes
- * except int32 (host memory in TF). */
-#define G_DATA                                                                                                     \
-  (TFC_T(TFC_DT_HALF) | TFC_T(TFC_DT_FLOAT) | TFC_T(TFC_DT_DOUBLE) | TFC_T(TFC_DT_INT64) | TFC_T(TFC_DT_BOOL) |    \
-   TFC_T(TFC_DT_UINT8) | TFC_T(TFC_DT_INT8) | TFC_T(TFC_DT_INT16) | TFC_T(TFC_DT_UINT16) |                        \
-   TFC_T(TFC_DT_COMPLEX64))
-/* The shape-only ops' device rows: anything the GPU holds in device memory. */
-#define G_SHAPE (G_DATA | TFC_T(TFC_DT_BFLOAT16) | TFC_T(TFC_DT_COMPLEX128))
+/* Data kept in device memory by the copying kernels (cuda_array2.h). */
+#define G_DATA TFC_CUDA_COPY_TYPES
 #define G_F (TFC_T(TFC_DT_FLOAT) | TFC_T(TFC_DT_DOUBLE) | TFC_T(TFC_DT_HALF))
 #define G_FI (G_F | TFC_T(TFC_DT_INT64))
 #define G_FIB (G_FI | TFC_T(TFC_DT_BOOL))
 #define G_CAST (G_FIB | TFC_T(TFC_DT_INT32))
-#define I32 TFC_T(TFC_DT_INT32)
-#define ALL_HOST 0xffffffffu
 
 /* ---- copies ---- */
 
@@ -67,14 +61,10 @@ static void row_major_strides(const int64_t *dims, int rank, int64_t *strides) {
   }
 }
 
-/*
- * Copies the window dims[0..rank) from src (src_strides, src_off) to dst (dst_strides,
- * dst_off), all in elements of `dtype`. Size-1 dims are dropped and a dim merged into its
- * inner neighbour when both sides are contiguous across them; a plan still wider than the
- * launcher's limit is UNIMPLEMENTED.
- */
-static int copy_window(tfc_kernel_ctx *c, int dtype, void *dst, const void *src, int rank, const int64_t *dims,
-                       const int64_t *src_strides, int64_t src_off, const int64_t *dst_strides, int64_t dst_off) {
+/* See cuda_array2.h. A dim is merged into its outer neighbour when both sides step across
+ * the pair as across one dim. */
+int tfc_cuda_copy_window(tfc_kernel_ctx *c, int dtype, void *dst, const void *src, int rank, const int64_t *dims,
+                         const int64_t *src_strides, int64_t src_off, const int64_t *dst_strides, int64_t dst_off) {
   int64_t d_[TFC_MAX_DIMS], ss[TFC_MAX_DIMS], ds[TFC_MAX_DIMS];
   int r = 0;
   for (int d = 0; d < rank; d++) {
@@ -110,149 +100,14 @@ static int gather_window(tfc_kernel_ctx *c, tfc_tensor *out, const tfc_tensor *i
                          const int64_t *src_strides, int64_t src_off) {
   int64_t ds[TFC_MAX_DIMS];
   row_major_strides(dims, rank, ds);
-  return copy_window(c, in->dtype, out->data, in->data, rank, dims, src_strides, src_off, ds, 0);
+  return tfc_cuda_copy_window(c, in->dtype, out->data, in->data, rank, dims, src_strides, src_off, ds, 0);
 }
 
+/* Output 0 is input 0's buffer with new dims (a split into one piece, an identity slice). */
 static int share_input(tfc_kernel_ctx *c, const int64_t *dims, int ndims) {
   tfc_tensor *out = tfc_tensor_reshaped(c->inputs[0], dims, ndims, c->status);
   if (!out) return c->status->code;
   tfc_kernel_set_output(c, 0, out);
-  return TFC_OK;
-}
-
-/* ---- shape-only ops (no data moves: any memory) ---- */
-
-static int reshape_compute(tfc_kernel_ctx *c) {
-  tfc_tensor *in = c->inputs[0];
-  const tfc_tensor *sh = c->inputs[1];
-  char buf[TFC_SHAPE_STR_MAX];
-  if (sh->ndims != 1)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "sizes input must be 1-D, not %s",
-                            tfc_tensor_shape_str(sh, buf, sizeof buf));
-  if (sh->n_elems > TFC_MAX_DIMS)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Reshape to rank %lld exceeds the maximum rank %d",
-                            (long long)sh->n_elems, TFC_MAX_DIMS);
-  int n = (int)sh->n_elems, unknown = -1;
-  int64_t dims[TFC_MAX_DIMS], product = 1;
-  for (int i = 0; i < n; i++) {
-    int64_t d = tfc_array_int_at(sh, i);
-    if (d == -1) {
-      if (unknown >= 0)
-        return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Only one input size may be -1, not both %d and %d", unknown,
-                                i);
-      unknown = i;
-      dims[i] = 1;
-    } else if (d < 0) {
-      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Size %d must be non-negative, not %lld", i, (long long)d);
-    } else {
-      dims[i] = d;
-      if (d && product > INT64_MAX / d)
-        return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Reshape target shape has too many elements");
-      product *= d;
-    }
-  }
-  if (unknown >= 0) {
-    if (product <= 0)
-      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
-                              "Reshape cannot infer the missing input size for an empty tensor unless all "
-                              "specified input sizes are non-zero");
-    if (in->n_elems % product != 0)
-      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
-                              "Input to reshape is a tensor with %lld values, but the requested shape requires "
-                              "a multiple of %lld",
-                              (long long)in->n_elems, (long long)product);
-    dims[unknown] = in->n_elems / product;
-    product = in->n_elems;
-  }
-  if (product != in->n_elems)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
-                            "Input to reshape is a tensor with %lld values, but the requested shape has %lld",
-                            (long long)in->n_elems, (long long)product);
-  return share_input(c, dims, n);
-}
-
-static int expand_dims_compute(tfc_kernel_ctx *c) {
-  const tfc_tensor *in = c->inputs[0], *dt = c->inputs[1];
-  if (dt->n_elems != 1)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "'dim' must be a tensor with a single value");
-  int64_t d = tfc_array_int_at(dt, 0);
-  int rank = in->ndims;
-  if (d < -1 - rank || d > rank)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Tried to expand dim index %lld for tensor with %d dimensions.",
-                            (long long)d, rank);
-  if (rank + 1 > TFC_MAX_DIMS)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "ExpandDims to rank %d exceeds the maximum rank %d", rank + 1,
-                            TFC_MAX_DIMS);
-  if (d < 0) d += rank + 1;
-  int64_t dims[TFC_MAX_DIMS];
-  for (int i = 0, j = 0; i <= rank; i++) dims[i] = i == d ? 1 : in->dims[j++];
-  return share_input(c, dims, rank + 1);
-}
-
-static int squeeze_compute(tfc_kernel_ctx *c) {
-  const tfc_tensor *in = c->inputs[0];
-  const tfc_attr_value *sd = tfc_node_attr(c->node, "squeeze_dims");
-  int n_sd = sd && sd->kind == TFC_ATTR_LIST ? sd->u.list.n : 0;
-  int wanted[TFC_MAX_DIMS] = {0};
-  for (int k = 0; k < n_sd; k++) {
-    int64_t d = sd->u.list.items[k].u.i;
-    if (d < -in->ndims || d >= in->ndims)
-      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Tried to squeeze dim index %lld for tensor with %d dimensions.",
-                              (long long)d, in->ndims);
-    wanted[d < 0 ? d + in->ndims : d] = 1;
-  }
-  int64_t dims[TFC_MAX_DIMS];
-  int n = 0;
-  for (int i = 0; i < in->ndims; i++) {
-    int64_t d = in->dims[i];
-    if (n_sd ? wanted[i] : d == 1) {
-      if (d != 1)
-        return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Can not squeeze dim[%d], expected a dimension of 1, got %lld",
-                                i, (long long)d);
-      continue;
-    }
-    dims[n++] = d;
-  }
-  return share_input(c, dims, n);
-}
-
-/* Shape, Size and Rank write host memory (their rows say so): plain stores. */
-static int shape_compute(tfc_kernel_ctx *c) {
-  const tfc_tensor *in = c->inputs[0];
-  int dt = c->node->output_types[0];
-  int64_t len = in->ndims;
-  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, dt, &len, 1);
-  if (!out) return c->status->code;
-  for (int d = 0; d < in->ndims; d++) {
-    if (dt == TFC_DT_INT32) {
-      if (in->dims[d] > INT32_MAX)
-        return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Shape output type is 32-bit  but dim %d is %lld", d,
-                                (long long)in->dims[d]);
-      ((int32_t *)out->data)[d] = (int32_t)in->dims[d];
-    } else {
-      ((int64_t *)out->data)[d] = in->dims[d];
-    }
-  }
-  return TFC_OK;
-}
-
-static int size_compute(tfc_kernel_ctx *c) {
-  int dt = c->node->output_types[0];
-  int64_t n = c->inputs[0]->n_elems;
-  if (dt == TFC_DT_INT32 && n > INT32_MAX)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
-                            "Number of elements was larger than representable by 32-bit output type");
-  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, dt, NULL, 0);
-  if (!out) return c->status->code;
-  if (dt == TFC_DT_INT32) *(int32_t *)out->data = (int32_t)n;
-  else *(int64_t *)out->data = n;
-  return TFC_OK;
-}
-
-static int rank_compute(tfc_kernel_ctx *c) {
-  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, TFC_DT_INT32, NULL, 0);
-  if (!out) return c->status->code;
-  *(int32_t *)out->data = c->inputs[0]->ndims;
   return TFC_OK;
 }
 
@@ -423,37 +278,14 @@ static int select_compute(tfc_kernel_ctx *c) {
 
 /* ---- ConcatV2, Split, SplitV, Pack, Unpack ---- */
 
-/* ConcatV2's axis is its last input, whose flat index varies with N, and the kernel table's
- * host-memory masks name fixed indexes: so the axis arrives in device memory and is read back
- * here, after the work queued before it (a 4- or 8-byte copy and a stream sync). */
-static int read_device_index(tfc_kernel_ctx *c, const tfc_tensor *t, int64_t *out) {
-  void *stream;
-  TFC_TRY(tfc_cuda_ctx_stream(c, &stream));
-  int64_t v = 0;
-  int32_t v32 = 0;
-  int is32 = t->dtype == TFC_DT_INT32;
-  cudaError_t e = cudaMemcpyAsync(is32 ? (void *)&v32 : (void *)&v, t->data, is32 ? sizeof v32 : sizeof v,
-                                  cudaMemcpyDeviceToHost, (cudaStream_t)stream);
-  if (e == cudaSuccess) e = cudaStreamSynchronize((cudaStream_t)stream);
-  if (e != cudaSuccess) {
-    (void)cudaGetLastError();
-    return tfc_kernel_error(c, TFC_INTERNAL, "%s: reading the axis from the GPU failed: %s", c->node->op->name,
-                            cudaGetErrorString(e));
-  }
-  *out = is32 ? v32 : v;
-  return TFC_OK;
-}
-
-static int concat_v2_compute(tfc_kernel_ctx *c) {
-  int n = c->n_inputs - 1;
-  const tfc_tensor *axis_t = c->inputs[n];
+/* ConcatV2 (axis last) and Concat (concat_dim first): the axis is a host-memory input. */
+static int concat_impl(tfc_kernel_ctx *c, int first, int n, const tfc_tensor *axis_t, int v2) {
   char a[TFC_SHAPE_STR_MAX];
   if (axis_t->ndims != 0)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Concat dim tensor should be a scalar, but got shape %s",
-                            tfc_tensor_shape_str(axis_t, a, sizeof a));
-  tfc_tensor *const *ins = c->inputs;
-  int64_t axis = 0;
-  TFC_TRY(read_device_index(c, axis_t, &axis));
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Concat dim tensor should be a scalar%s, but got shape %s",
+                            v2 ? "" : " integer", tfc_tensor_shape_str(axis_t, a, sizeof a));
+  tfc_tensor *const *ins = c->inputs + first;
+  int64_t axis = tfc_array_int_at(axis_t, 0);
   int rank = ins[0]->ndims;
   int64_t dims[TFC_MAX_DIMS];
   TFC_TRY(tfc_concat_plan(c, ins, n, &axis, dims));
@@ -463,11 +295,17 @@ static int concat_v2_compute(tfc_kernel_ctx *c) {
   total = outer ? total / outer : 0;
   for (int k = 0; k < n; k++) {
     int64_t run = ins[k]->dims[axis] * inner, wd[2] = {outer, run}, ps[2] = {run, 1}, ws[2] = {total, 1};
-    TFC_TRY(copy_window(c, out->dtype, out->data, ins[k]->data, 2, wd, ps, 0, ws, col));
+    TFC_TRY(tfc_cuda_copy_window(c, out->dtype, out->data, ins[k]->data, 2, wd, ps, 0, ws, col));
     col += run;
   }
   return TFC_OK;
 }
+
+static int concat_v2_compute(tfc_kernel_ctx *c) {
+  return concat_impl(c, 0, c->n_inputs - 1, c->inputs[c->n_inputs - 1], 1);
+}
+
+static int concat_compute(tfc_kernel_ctx *c) { return concat_impl(c, 1, c->n_inputs - 1, c->inputs[0], 0); }
 
 static int split_dim(tfc_kernel_ctx *c, const tfc_tensor *dim_t, int rank, int *out) {
   int64_t d = tfc_array_int_at(dim_t, 0), orig = d;
@@ -495,7 +333,7 @@ static int split_into(tfc_kernel_ctx *c, const tfc_tensor *in, int axis, const i
     tfc_tensor *o = tfc_kernel_alloc_output(c, k, in->dtype, dims, r);
     if (!o) return c->status->code;
     int64_t run = sizes[k] * inner, wd[2] = {outer, run}, ps[2] = {run, 1}, ws[2] = {total, 1};
-    TFC_TRY(copy_window(c, in->dtype, o->data, in->data, 2, wd, ws, col, ps, 0));
+    TFC_TRY(tfc_cuda_copy_window(c, in->dtype, o->data, in->data, 2, wd, ws, col, ps, 0));
     col += run;
   }
   return TFC_OK;
@@ -613,7 +451,7 @@ static int pack_compute(tfc_kernel_ctx *c) {
   int64_t inner = prod(x0->dims, (int)a, x0->ndims), outer = prod(x0->dims, 0, (int)a);
   for (int k = 0; k < n; k++) {
     int64_t wd[2] = {outer, inner}, ps[2] = {inner, 1}, ws[2] = {inner * n, 1};
-    TFC_TRY(copy_window(c, out->dtype, out->data, c->inputs[k]->data, 2, wd, ps, 0, ws, inner * k));
+    TFC_TRY(tfc_cuda_copy_window(c, out->dtype, out->data, c->inputs[k]->data, 2, wd, ps, 0, ws, inner * k));
   }
   return TFC_OK;
 }
@@ -872,21 +710,10 @@ static int one_hot_compute(tfc_kernel_ctx *c) {
 /* ---- registration ---- */
 
 #define IDX (TFC_T(TFC_DT_INT32) | TFC_T(TFC_DT_INT64))
-/* A shape-only op: a device row and an all-host int32 row. */
-#define SHAPE_ROWS(OP, HOST_IN, fn)                                                                                \
-  {.op = TFC_OP_##OP, .type_attr = "T", .types = G_SHAPE, .host_memory_in = (HOST_IN), .compute = fn##_compute},    \
-      {.op = TFC_OP_##OP, .type_attr = "T", .types = I32, .host_memory_in = ALL_HOST, .host_memory_out = ALL_HOST,   \
-       .compute = fn##_compute}
 #define COPY_ROW(OP, ATTR, HOST_IN, fn)                                                                            \
   {.op = TFC_OP_##OP, .type_attr = ATTR, .types = G_DATA, .host_memory_in = (HOST_IN), .compute = fn##_compute}
 
 static const tfc_kernel_def defs[] = {
-    SHAPE_ROWS(Reshape, TFC_HOST(1), reshape),
-    SHAPE_ROWS(ExpandDims, TFC_HOST(1), expand_dims),
-    SHAPE_ROWS(Squeeze, 0, squeeze),
-    SHAPE_ROWS(Shape, 0, shape),
-    SHAPE_ROWS(Size, 0, size),
-    SHAPE_ROWS(Rank, 0, rank),
     {.op = TFC_OP_Fill, .type_attr = "T", .types = G_FIB, .host_memory_in = TFC_HOST(0), .compute = fill_compute},
     {.op = TFC_OP_ZerosLike, .type_attr = "T", .types = G_FIB, .compute = zeros_like_compute},
     {.op = TFC_OP_OnesLike, .type_attr = "T", .types = G_FIB, .compute = ones_like_compute},
@@ -894,7 +721,9 @@ static const tfc_kernel_def defs[] = {
      .compute = cast_compute},
     {.op = TFC_OP_AddN, .type_attr = "T", .types = G_FI, .compute = addn_compute},
     {.op = TFC_OP_Select, .type_attr = "T", .types = G_FIB, .compute = select_compute},
-    COPY_ROW(ConcatV2, "T", 0, concat_v2), /* the axis: device memory, see read_device_index */
+    {.op = TFC_OP_ConcatV2, .type_attr = "T", .types = G_DATA, .flags = TFC_KF_HOST_LAST_INPUT,
+     .compute = concat_v2_compute},
+    COPY_ROW(Concat, "T", TFC_HOST(0), concat),
     COPY_ROW(Split, "T", TFC_HOST(0), split),
     COPY_ROW(SplitV, "T", TFC_HOST(1) | TFC_HOST(2), split_v),
     COPY_ROW(Pack, "T", 0, pack),

@@ -17,7 +17,8 @@
  * cuBLAS is loaded on first use (dlopen of libcublas.so.<major>), so libtfc still needs no
  * CUDA library to load and a machine without a GPU never touches it. Handles: one per
  * (GPU, stream), created lazily, bound to that stream for good and kept for the life of the
- * process in a small table under a mutex (cuBLAS handles may be used from several threads).
+ * process in a small table under a mutex; a kernel holds its handle's own lock from its first
+ * cuBLAS call to its last enqueue, so two kernels of one device on the inter-op pool take turns.
  */
 #include <cublas_api.h>
 #include <cuda_runtime_api.h>
@@ -57,7 +58,8 @@ static struct {
   int ordinal;
   void *stream;
   cublasHandle_t handle;
-} handles[MAX_HANDLES];
+  pthread_mutex_t use; /* held by the kernel using the handle: see blas_handle */
+} handles[MAX_HANDLES]; /* the table guarded by blas_mu; an entry never changes once added */
 static int n_handles;
 
 static int load_cublas(void) {
@@ -87,37 +89,55 @@ static int load_cublas(void) {
   return 1;
 }
 
-/* The handle for (ordinal, stream) on the current device, created on first use. */
+/* The handle for (ordinal, stream) on the current device, created on first use, returned
+ * LOCKED: the caller holds it until blas_release, from its first cuBLAS call to its last. cuBLAS
+ * tolerates a handle shared by threads, but its per-handle workspace and settings are safest
+ * used by one caller at a time, as TF does (its CUDABlas guards each call with a mutex). */
 static int blas_handle(tfc_kernel_ctx *c, int ordinal, void *stream, cublasHandle_t *out) {
+  *out = NULL;
   pthread_mutex_lock(&blas_mu);
   if (blas_state == 0) blas_state = load_cublas();
   if (blas_state < 0) {
     pthread_mutex_unlock(&blas_mu);
     return tfc_kernel_error(c, TFC_FAILED_PRECONDITION, "%s on GPU: %s", c->node->op->name, blas_err);
   }
-  for (int i = 0; i < n_handles; i++)
-    if (handles[i].ordinal == ordinal && handles[i].stream == stream) {
-      *out = handles[i].handle;
-      pthread_mutex_unlock(&blas_mu);
-      return TFC_OK;
+  int found = -1;
+  for (int i = 0; i < n_handles && found < 0; i++)
+    if (handles[i].ordinal == ordinal && handles[i].stream == stream) found = i;
+  if (found < 0) {
+    cublasStatus_t st = CUBLAS_STATUS_ALLOC_FAILED;
+    cublasHandle_t h = NULL;
+    if (n_handles < MAX_HANDLES) {
+      st = blas.create(&h);
+      if (st == CUBLAS_STATUS_SUCCESS) st = blas.set_stream(h, (cudaStream_t)stream);
+      if (st == CUBLAS_STATUS_SUCCESS && pthread_mutex_init(&handles[n_handles].use, NULL) != 0)
+        st = CUBLAS_STATUS_ALLOC_FAILED;
     }
-  cublasStatus_t st = CUBLAS_STATUS_ALLOC_FAILED;
-  cublasHandle_t h = NULL;
-  if (n_handles < MAX_HANDLES) {
-    st = blas.create(&h);
-    if (st == CUBLAS_STATUS_SUCCESS) st = blas.set_stream(h, (cudaStream_t)stream);
+    if (st != CUBLAS_STATUS_SUCCESS) {
+      pthread_mutex_unlock(&blas_mu);
+      return tfc_kernel_error(c, TFC_INTERNAL, "%s on GPU %d: creating a cuBLAS handle failed: %s", c->node->op->name,
+                              ordinal, n_handles < MAX_HANDLES ? blas.status_string(st) : "too many streams");
+    }
+    handles[n_handles].ordinal = ordinal;
+    handles[n_handles].stream = stream;
+    handles[n_handles].handle = h;
+    found = n_handles++;
   }
-  if (st != CUBLAS_STATUS_SUCCESS) {
-    pthread_mutex_unlock(&blas_mu);
-    return tfc_kernel_error(c, TFC_INTERNAL, "%s on GPU %d: creating a cuBLAS handle failed: %s", c->node->op->name,
-                            ordinal, n_handles < MAX_HANDLES ? blas.status_string(st) : "too many streams");
-  }
-  handles[n_handles].ordinal = ordinal;
-  handles[n_handles].stream = stream;
-  handles[n_handles++].handle = h;
-  *out = h;
   pthread_mutex_unlock(&blas_mu);
+  pthread_mutex_lock(&handles[found].use);
+  *out = handles[found].handle;
   return TFC_OK;
+}
+
+static void blas_release(cublasHandle_t h) {
+  pthread_mutex_lock(&blas_mu);
+  int n = n_handles;
+  pthread_mutex_unlock(&blas_mu);
+  for (int i = 0; i < n; i++)
+    if (handles[i].handle == h) {
+      pthread_mutex_unlock(&handles[i].use);
+      return;
+    }
 }
 
 /* ---- one (batched) GEMM in row-major terms ---- */
@@ -171,7 +191,7 @@ static int fits_int(tfc_kernel_ctx *c, int64_t m, int64_t n, int64_t k, int64_t 
 
 /* Stream, handle, and a zero fill when k == 0 (cuBLAS with k = 0 and beta = 0 would leave C
  * as is on some versions; TF defines the product of empty matrices as zeros). Returns 1 in
- * *done when nothing is left to compute. */
+ * *done when nothing is left to compute; otherwise *h is held (blas_handle) until blas_release. */
 static int gemm_prepare(tfc_kernel_ctx *c, tfc_tensor *out, int64_t k, void **stream, cublasHandle_t *h, int *done) {
   *done = 1;
   TFC_TRY(tfc_cuda_ctx_stream(c, stream));
@@ -222,7 +242,9 @@ static int matmul_compute(tfc_kernel_ctx *c) {
   TFC_TRY(gemm_prepare(c, out, k, &stream, &h, &done));
   if (done) return TFC_OK;
   gemm_args g = {a->dtype, st->ta, st->tb, m, n, k, a->data, b->data, out->data, 0, 0, 0, 1};
-  return gemm_run(c, h, &g);
+  int rc = gemm_run(c, h, &g);
+  blas_release(h);
+  return rc;
 }
 
 /* ---- BatchMatMul / BatchMatMulV2 ---- */
@@ -283,7 +305,10 @@ static int bmm_compute(tfc_kernel_ctx *c, int v2) {
    * advance by a constant stride. */
   int64_t nb = bb.n_out, inner = bb.dims[bb.rank - 1];
   int64_t *offs = malloc(sizeof(int64_t) * 2 * (size_t)nb);
-  if (!offs) return TFC_OOM(c->status);
+  if (!offs) {
+    blas_release(h);
+    return TFC_OOM(c->status);
+  }
   for (int64_t bi = 0; bi < nb; bi++) {
     int64_t o[2];
     tfc_cwise_bcast_row(&bb, bi / inner, o);
@@ -311,6 +336,7 @@ static int bmm_compute(tfc_kernel_ctx *c, int v2) {
     }
   }
   free(offs);
+  blas_release(h);
   return rc;
 }
 

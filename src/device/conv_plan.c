@@ -1,0 +1,323 @@
+/*
+ * conv_plan — the shared checks and geometry of the convolution and pooling kernels (see
+ * conv_plan.h). Every text here is the one TF 1.15's CPU kernels give, so a test that checks a
+ * message on the CPU checks the GPU with the same string.
+ */
+#include "device/conv_plan.h"
+
+#include <string.h>
+
+int tfc_window_attr4(const tfc_node *n, const char *name, int64_t out[4], const char *msg, tfc_status *s) {
+  const tfc_attr_value *v = tfc_node_attr(n, name);
+  if (!v || v->kind != TFC_ATTR_LIST || v->u.list.n != 4) return tfc_status_set(s, TFC_INVALID_ARGUMENT, "%s", msg);
+  for (int i = 0; i < 4; i++) out[i] = v->u.list.items[i].u.i;
+  return TFC_OK;
+}
+
+int tfc_window_output_size(tfc_kernel_ctx *c, int64_t in, int64_t k, int64_t dil, int64_t stride, int padding,
+                           int64_t *out, int64_t *pad_before, int64_t *pad_after) {
+  int64_t eff = (k - 1) * dil + 1;
+  if (padding == TFC_PAD_SAME) {
+    *out = (in + stride - 1) / stride;
+    int64_t total = (*out - 1) * stride + eff - in;
+    if (total < 0) total = 0;
+    *pad_before = total / 2; /* TF puts the odd element after */
+    *pad_after = total - *pad_before;
+  } else {
+    if (padding == TFC_PAD_VALID) *pad_before = *pad_after = 0;
+    *out = (in + *pad_before + *pad_after - eff + stride) / stride;
+  }
+  if (*out < 0)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
+                            "Computed output size would be negative: %lld [input_size: %lld, effective_filter_size: "
+                            "%lld, stride: %lld]",
+                            (long long)*out, (long long)in, (long long)eff, (long long)stride);
+  return TFC_OK;
+}
+
+/* ---- convolutions ---- */
+
+int tfc_conv_attrs_parse(const tfc_node *n, tfc_conv_attrs *out, tfc_status *s) {
+  int64_t strides[4], dil[4] = {1, 1, 1, 1};
+  const char *fmt, *padding;
+  memset(out, 0, sizeof *out);
+  if (tfc_kernel_attr_string(n, "data_format", &fmt, s) || tfc_kernel_attr_string(n, "padding", &padding, s))
+    return s->code;
+  if (tfc_window_attr4(n, "strides", strides, "Sliding window strides field must specify 4 dimensions", s))
+    return s->code;
+  /* dilations has a default (1, 1, 1, 1); an attr that is present must have 4 items. */
+  if (tfc_node_attr(n, "dilations") &&
+      tfc_window_attr4(n, "dilations", dil, "Sliding window dilations field must specify 4 dimensions", s))
+    return s->code;
+  int nchw = strcmp(fmt, "NCHW") == 0;
+  int ni = 0, ci = nchw ? 1 : 3, hi = nchw ? 2 : 1, wi = nchw ? 3 : 2;
+  if (strides[ni] != 1 || strides[ci] != 1)
+    return tfc_status_set(s, TFC_UNIMPLEMENTED,
+                          "Current implementation does not yet support strides in the batch and depth dimensions.");
+  if (strides[hi] <= 0 || strides[wi] <= 0)
+    return tfc_status_set(s, TFC_INVALID_ARGUMENT, "Row and column strides should be larger than 0.");
+  if (dil[ni] != 1 || dil[ci] != 1)
+    return tfc_status_set(s, TFC_UNIMPLEMENTED,
+                          "Current implementation does not yet support dilations in the batch and depth dimensions.");
+  if (dil[hi] <= 0 || dil[wi] <= 0)
+    return tfc_status_set(s, TFC_INVALID_ARGUMENT, "Dilated rates should be larger than 0.");
+  out->nchw = nchw;
+  out->padding = strcmp(padding, "SAME") == 0    ? TFC_PAD_SAME
+                 : strcmp(padding, "VALID") == 0 ? TFC_PAD_VALID
+                                                 : TFC_PAD_EXPLICIT;
+  out->stride[0] = strides[hi];
+  out->stride[1] = strides[wi];
+  out->dil[0] = dil[hi];
+  out->dil[1] = dil[wi];
+  const tfc_attr_value *ep = tfc_node_attr(n, "explicit_paddings");
+  int n_pads = ep && ep->kind == TFC_ATTR_LIST ? ep->u.list.n : 0;
+  if (out->padding != TFC_PAD_EXPLICIT) {
+    if (n_pads)
+      return tfc_status_set(s, TFC_INVALID_ARGUMENT,
+                            "explicit_paddings attribute must be empty if the padding attribute is not EXPLICIT");
+    return TFC_OK;
+  }
+  if (n_pads != 8)
+    return tfc_status_set(s, TFC_INVALID_ARGUMENT, "explicit_paddings attribute must contain 8 values, but got: %d",
+                          n_pads);
+  int64_t p[8];
+  for (int i = 0; i < 8; i++)
+    if ((p[i] = ep->u.list.items[i].u.i) < 0)
+      return tfc_status_set(s, TFC_INVALID_ARGUMENT, "All elements of explicit_paddings must be nonnegative");
+  if (p[2 * ni] || p[2 * ni + 1] || p[2 * ci] || p[2 * ci + 1])
+    return tfc_status_set(s, TFC_INVALID_ARGUMENT,
+                          "Nonzero explicit padding in the batch or depth dimensions is not supported");
+  out->pads[0] = p[2 * hi];
+  out->pads[1] = p[2 * hi + 1];
+  out->pads[2] = p[2 * wi];
+  out->pads[3] = p[2 * wi + 1];
+  return TFC_OK;
+}
+
+static int check_4d(tfc_kernel_ctx *c, const tfc_tensor *t, const char *what, const char *label) {
+  if (t->ndims == 4) return TFC_OK;
+  char buf[TFC_SHAPE_STR_MAX];
+  if (label) return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "%s: %s must be 4-dimensional", label, what);
+  return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "%s must be 4-dimensional%s%s", what,
+                          strcmp(what, "input") ? ": " : "", tfc_tensor_shape_str(t, buf, sizeof buf));
+}
+
+/* A host int32/int64 vector input of 4 sizes (input_sizes, filter_sizes). */
+static int sizes_input(tfc_kernel_ctx *c, int i, const char *op, const char *name, int64_t out[4]) {
+  const tfc_tensor *t = c->inputs[i];
+  if (t->ndims != 1)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "%s: %s input must be 1-dim, not %d", op, name, t->ndims);
+  if (t->n_elems != 4)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "%s: %s must describe a 4-dimensional tensor, got %lld sizes", op,
+                            name, (long long)t->n_elems);
+  for (int k = 0; k < 4; k++) {
+    out[k] = tfc_tensor_get_i64(t, k);
+    if (out[k] < 0) return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "%s: %s has a negative dimension", op, name);
+  }
+  return TFC_OK;
+}
+
+/* g from an input shape (4 dims in a's layout) and a filter shape (HWIO). `label` prefixes
+ * the backprops' messages as TF's "Conv2DCustomBackpropInput: ..." does. */
+static int conv_geom(tfc_kernel_ctx *c, const tfc_conv_attrs *a, const int64_t *in, const int64_t *f,
+                     const char *label, tfc_window_geom *g) {
+  memset(g, 0, sizeof *g);
+  g->nchw = a->nchw;
+  g->n = in[0];
+  g->ic = in[a->nchw ? 1 : 3];
+  g->ih = in[a->nchw ? 2 : 1];
+  g->iw = in[a->nchw ? 3 : 2];
+  g->kh = f[0];
+  g->kw = f[1];
+  g->oc = f[3];
+  if (g->ic != f[2]) {
+    if (label)
+      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "%s: input and filter must have the same depth", label);
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "input and filter must have the same depth: %lld vs %lld",
+                            (long long)g->ic, (long long)f[2]);
+  }
+  g->sh = a->stride[0];
+  g->sw = a->stride[1];
+  g->dh = a->dil[0];
+  g->dw = a->dil[1];
+  g->pt = a->pads[0];
+  g->pb = a->pads[1];
+  g->pl = a->pads[2];
+  g->pr = a->pads[3];
+  TFC_TRY(tfc_window_output_size(c, g->ih, g->kh, g->dh, g->sh, a->padding, &g->oh, &g->pt, &g->pb));
+  return tfc_window_output_size(c, g->iw, g->kw, g->dw, g->sw, a->padding, &g->ow, &g->pl, &g->pr);
+}
+
+int tfc_conv_plan_make(tfc_kernel_ctx *c, const tfc_conv_attrs *a, int kind, tfc_conv_plan *out) {
+  memset(out, 0, sizeof *out);
+  out->kind = kind;
+  const char *label = kind == TFC_CONV_BWD_INPUT    ? "Conv2DCustomBackpropInput"
+                      : kind == TFC_CONV_BWD_FILTER ? "Conv2DCustomBackpropFilter"
+                                                    : NULL;
+  int64_t in_shape[4], f_shape[4];
+  /* Step 1: ranks and the host sizes inputs. */
+  if (kind == TFC_CONV_FWD) {
+    out->x = c->inputs[0];
+    out->f = c->inputs[1];
+    TFC_TRY(check_4d(c, out->x, "input", NULL));
+    TFC_TRY(check_4d(c, out->f, "filter", NULL));
+    memcpy(in_shape, out->x->dims, sizeof in_shape);
+    memcpy(f_shape, out->f->dims, sizeof f_shape);
+    out->dtype = out->x->dtype;
+  } else {
+    out->dy = c->inputs[2];
+    if (kind == TFC_CONV_BWD_INPUT) {
+      out->f = c->inputs[1];
+      TFC_TRY(sizes_input(c, 0, "Conv2DBackpropInput", "input_sizes", in_shape));
+      TFC_TRY(check_4d(c, out->f, "filter", label));
+      memcpy(f_shape, out->f->dims, sizeof f_shape);
+    } else {
+      out->x = c->inputs[0];
+      TFC_TRY(check_4d(c, out->x, "input", label));
+      TFC_TRY(sizes_input(c, 1, "Conv2DBackpropFilter", "filter_sizes", f_shape));
+      memcpy(in_shape, out->x->dims, sizeof in_shape);
+    }
+    TFC_TRY(check_4d(c, out->dy, "out_backprop", label));
+    out->dtype = out->dy->dtype;
+  }
+  /* Step 2: the geometry; out_backprop must be the forward output's shape. */
+  tfc_window_geom *g = &out->g;
+  TFC_TRY(conv_geom(c, a, in_shape, f_shape, label, g));
+  if (kind != TFC_CONV_FWD) {
+    const tfc_tensor *dy = out->dy;
+    int64_t want[4];
+    tfc_window_dims(g->nchw, g->n, g->oh, g->ow, g->oc, want);
+    int ci = g->nchw ? 1 : 3;
+    if (dy->dims[0] != want[0])
+      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "%s: input and out_backprop must have the same batch size", label);
+    if (dy->dims[ci] != g->oc)
+      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "%s: filter and out_backprop must have the same out_depth", label);
+    for (int d = 0; d < 2; d++) {
+      int idx = g->nchw ? 2 + d : 1 + d;
+      if (dy->dims[idx] != want[idx])
+        return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
+                                "%s: Size of out_backprop doesn't match computed: actual = %lld, computed = %lld "
+                                "spatial_dim: %d input: %lld filter: %lld output: %lld stride: %lld dilation: %lld",
+                                label, (long long)dy->dims[idx], (long long)want[idx], d + 1,
+                                (long long)(d ? g->iw : g->ih), (long long)(d ? g->kw : g->kh), (long long)want[idx],
+                                (long long)(d ? g->sw : g->sh), (long long)(d ? g->dw : g->dh));
+    }
+  }
+  /* Step 3: the output; empty reductions (no batch, no channels, an empty output or filter)
+   * give zeros. */
+  if (kind == TFC_CONV_FWD)
+    tfc_window_dims(g->nchw, g->n, g->oh, g->ow, g->oc, out->out_dims);
+  else
+    memcpy(out->out_dims, kind == TFC_CONV_BWD_INPUT ? in_shape : f_shape, sizeof out->out_dims);
+  out->zeros = g->n == 0 || g->ic == 0 || g->oc == 0 || g->oh == 0 || g->ow == 0 || g->kh == 0 || g->kw == 0 ||
+               g->ih == 0 || g->iw == 0;
+  return TFC_OK;
+}
+
+/* ---- pooling ---- */
+
+int tfc_pool_attrs_parse(const tfc_node *n, const char *device, tfc_pool_attrs *out, tfc_status *s) {
+  int64_t k[4], st4[4];
+  const char *fmt, *padding;
+  memset(out, 0, sizeof *out);
+  if (tfc_kernel_attr_string(n, "data_format", &fmt, s) || tfc_kernel_attr_string(n, "padding", &padding, s))
+    return s->code;
+  if (tfc_window_attr4(n, "ksize", k, "Sliding window ksize field must specify 4 dimensions", s) ||
+      tfc_window_attr4(n, "strides", st4, "Sliding window stride field must specify 4 dimensions", s))
+    return s->code;
+  if (strcmp(fmt, "NHWC") != 0 && strcmp(fmt, "NCHW") != 0)
+    return tfc_status_set(s, TFC_INVALID_ARGUMENT, "%s on the %s supports only the NHWC and NCHW data formats, got %s",
+                          n->op->name, device, fmt);
+  int nchw = strcmp(fmt, "NCHW") == 0;
+  int ci = nchw ? 1 : 3, hi = nchw ? 2 : 1, wi = nchw ? 3 : 2;
+  if (k[0] != 1 || st4[0] != 1)
+    return tfc_status_set(s, TFC_UNIMPLEMENTED, "Pooling is not yet supported on the batch dimension.");
+  if (k[ci] != 1 || st4[ci] != 1) {
+    if (k[hi] != 1 || k[wi] != 1 || st4[hi] != 1 || st4[wi] != 1)
+      return tfc_status_set(s, TFC_UNIMPLEMENTED,
+                            "MaxPooling supports exactly one of pooling across depth or pooling across width/height.");
+    return tfc_status_set(s, TFC_UNIMPLEMENTED, "%s: pooling across depth is not supported on the %s", n->op->name,
+                          device);
+  }
+  for (int i = 1; i < 4; i++)
+    if (k[i] <= 0 || st4[i] <= 0)
+      return tfc_status_set(s, TFC_INVALID_ARGUMENT, "Sliding window ksize and strides must be positive");
+  out->nchw = nchw;
+  out->padding = strcmp(padding, "SAME") == 0 ? TFC_PAD_SAME : TFC_PAD_VALID;
+  out->ksize[0] = k[hi];
+  out->ksize[1] = k[wi];
+  out->stride[0] = st4[hi];
+  out->stride[1] = st4[wi];
+  return TFC_OK;
+}
+
+static int need_4d(tfc_kernel_ctx *c, const tfc_tensor *t, const char *what) {
+  if (t->ndims == 4) return TFC_OK;
+  return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "%s must be 4-dimensional", what);
+}
+
+/* INVALID_ARGUMENT "Expected <what> shape to be [..], but got [..]" unless t has dims want. */
+static int need_shape(tfc_kernel_ctx *c, const tfc_tensor *t, const int64_t want[4], const char *what) {
+  if (memcmp(t->dims, want, 4 * sizeof want[0]) == 0) return TFC_OK;
+  char a[TFC_SHAPE_STR_MAX], b[TFC_SHAPE_STR_MAX];
+  tfc_shape ws = {.rank = 4};
+  memcpy(ws.dims, want, 4 * sizeof want[0]);
+  return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Expected %s shape to be %s, but got %s", what,
+                          tfc_shape_str(&ws, a, sizeof a), tfc_tensor_shape_str(t, b, sizeof b));
+}
+
+int tfc_pool_plan_make(tfc_kernel_ctx *c, const tfc_pool_attrs *a, int kind, tfc_pool_plan *out) {
+  memset(out, 0, sizeof *out);
+  out->kind = kind;
+  /* Step 1: ranks, and the host orig_input_shape of AvgPoolGrad. */
+  switch (kind) {
+    case TFC_POOL_MAX:
+    case TFC_POOL_AVG:
+      out->x = c->inputs[0];
+      TFC_TRY(need_4d(c, out->x, "tensor_in"));
+      break;
+    case TFC_POOL_MAX_GRAD:
+      out->x = c->inputs[0];
+      out->y = c->inputs[1];
+      out->grad = c->inputs[2];
+      TFC_TRY(need_4d(c, out->x, "orig_input"));
+      TFC_TRY(need_4d(c, out->y, "orig_output"));
+      TFC_TRY(need_4d(c, out->grad, "out_backprop"));
+      break;
+    default: {
+      const tfc_tensor *shape = c->inputs[0];
+      out->grad = c->inputs[1];
+      if (shape->ndims != 1 || shape->n_elems != 4)
+        return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "out_backprop must be 1-dimensional and 4 elements");
+      TFC_TRY(need_4d(c, out->grad, "out_backprop"));
+      for (int i = 0; i < 4; i++)
+        if ((out->in_dims[i] = tfc_tensor_get_i64(shape, i)) < 0)
+          return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "orig_input_shape has a negative dimension");
+    }
+  }
+  if (out->x) memcpy(out->in_dims, out->x->dims, sizeof out->in_dims);
+  out->dtype = out->grad ? out->grad->dtype : out->x->dtype;
+  /* Step 2: the geometry and the pooled shape, which orig_output and grad must have. */
+  tfc_window_geom *g = &out->g;
+  const int64_t *in = out->in_dims;
+  g->nchw = a->nchw;
+  g->n = in[0];
+  g->ic = g->oc = in[a->nchw ? 1 : 3];
+  g->ih = in[a->nchw ? 2 : 1];
+  g->iw = in[a->nchw ? 3 : 2];
+  g->kh = a->ksize[0];
+  g->kw = a->ksize[1];
+  g->sh = a->stride[0];
+  g->sw = a->stride[1];
+  g->dh = g->dw = 1;
+  TFC_TRY(tfc_window_output_size(c, g->ih, g->kh, 1, g->sh, a->padding, &g->oh, &g->pt, &g->pb));
+  TFC_TRY(tfc_window_output_size(c, g->iw, g->kw, 1, g->sw, a->padding, &g->ow, &g->pl, &g->pr));
+  tfc_window_dims(g->nchw, g->n, g->oh, g->ow, g->ic, out->pooled_dims);
+  if (out->y) TFC_TRY(need_shape(c, out->y, out->pooled_dims, "orig_output"));
+  if (out->grad) TFC_TRY(need_shape(c, out->grad, out->pooled_dims, "grad"));
+  if (kind == TFC_POOL_MAX || kind == TFC_POOL_AVG)
+    out->trivial = g->n == 0 || g->ic == 0 || g->oh == 0 || g->ow == 0;
+  else
+    out->trivial = out->grad->n_elems == 0;
+  return TFC_OK;
+}

@@ -1,0 +1,272 @@
+/*
+ * kernels_pad_gpu — the second group of GPU array kernels: SelectV2 (numpy broadcasting of
+ * condition, then and else), BroadcastTo, Pad, PadV2, MirrorPad, MirrorPadGrad,
+ * StridedSliceGrad, UnsortedSegmentSum, Cumsum and Cumprod. kernels_array_gpu.c has the
+ * first group; registered by tfc_cuda_kernels_array2.
+ *
+ * Checks: every op shares its check-and-plan function with its CPU kernel
+ * (device/array_plan.h), so both devices refuse the same inputs with the same code and text.
+ * The arguments TF 1.15 declares HostMemory on its GPU kernels are host-memory inputs here
+ * (shape, paddings, begin/end/strides, num_segments, the scan axis) and are read directly on
+ * the host; everything else — data, PadV2's constant_values, the segment ids — stays in
+ * device memory and is touched only by launchers (cuda_array.cu, cuda_scan.cu) on the
+ * device's compute stream, after the host has planned the work:
+ *   - BroadcastTo and StridedSliceGrad are strided copies (tfc_cuda_copy_window): BroadcastTo
+ *     reads its input with stride 0 along broadcast dims; StridedSliceGrad zeroes the output
+ *     and writes dy through the slice's strides;
+ *   - the pads map each output element to its source (or the constant) dim by dim; the
+ *     mirror-pad gradient gathers, for each output element, the gradient elements mirrored
+ *     from it. Dims without padding are merged so that TFC_CUDA_MAX_DIMS bounds only the
+ *     padded ones;
+ *   - Cumsum/Cumprod scan along the axis of the [outer, n, inner] view.
+ *
+ * Types, as TF 1.15's GPU registrations: the copies (BroadcastTo, Pad, PadV2,
+ * StridedSliceGrad) move every device type of TFC_CUDA_COPY_TYPES (their int32 kernels keep
+ * everything in host memory and come from the GPU device's int32 table); SelectV2 as Select
+ * (half, float, double, int64, bool); MirrorPad, MirrorPadGrad, Cumsum and Cumprod the GPU
+ * float types (half, float, double); UnsortedSegmentSum those and int32 (device memory, as in
+ * TF).
+ *
+ * Difference a user can see: UnsortedSegmentSum's ids are device data, so, like TF's GPU
+ * kernel, an id outside [0, num_segments) is dropped (its row adds nowhere) where the CPU
+ * kernel reports INVALID_ARGUMENT; checking would need a device-to-host copy and a stream sync
+ * every step.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "device/array_plan.h"
+#include "device/cpu/array_copy.h"
+#include "device/cpu/cwise_int.h"
+#include "device/cuda/cuda_array2.h"
+#include "device/cuda/cuda_kernels.h"
+
+#define G_F (TFC_T(TFC_DT_FLOAT) | TFC_T(TFC_DT_DOUBLE) | TFC_T(TFC_DT_HALF))
+#define G_SELECT (G_F | TFC_T(TFC_DT_INT64) | TFC_T(TFC_DT_BOOL))
+#define IDX (TFC_T(TFC_DT_INT32) | TFC_T(TFC_DT_INT64))
+
+static void row_major_strides(const int64_t *dims, int rank, int64_t *strides) {
+  int64_t st = 1;
+  for (int d = rank - 1; d >= 0; d--) {
+    strides[d] = st;
+    st *= dims[d];
+  }
+}
+
+/* The launcher type of dtype, or UNIMPLEMENTED in c (the row admitted a type the launchers
+ * lack: a table bug, reported rather than run). */
+static int launch_type(tfc_kernel_ctx *c, int dtype, int *out) {
+  *out = tfc_cuda_dtype_of(dtype);
+  if (*out < 0) return tfc_cuda_ctx_check(c, TFC_CUDA_E_UNSUPPORTED, dtype);
+  return TFC_OK;
+}
+
+/* ---- SelectV2 ---- */
+
+static int select_v2_compute(tfc_kernel_ctx *c) {
+  const tfc_tensor *cond = c->inputs[0], *t = c->inputs[1], *e = c->inputs[2];
+  tfc_cwise_bcast b;
+  TFC_TRY(tfc_select_v2_plan_of(c, &b));
+  if (b.rank > TFC_CUDA_MAX_DIMS)
+    return tfc_kernel_error(c, TFC_UNIMPLEMENTED,
+                            "SelectV2 on GPU broadcasts over at most %d collapsed dimensions, these shapes need %d",
+                            TFC_CUDA_MAX_DIMS, b.rank);
+  void *stream;
+  TFC_TRY(tfc_cuda_ctx_stream(c, &stream));
+  tfc_tensor *z = tfc_kernel_alloc_output(c, 0, t->dtype, b.out_dims, b.out_ndims);
+  if (!z) return c->status->code;
+  if (b.n_out == 0) return TFC_OK;
+  tfc_cuda_bcast3 p = {.rank = b.rank};
+  for (int d = 0; d < b.rank; d++) {
+    p.dims[d] = b.dims[d];
+    for (int k = 0; k < 3; k++) p.strides[k][d] = b.strides[k][d];
+  }
+  return tfc_cuda_ctx_check(c,
+                            tfc_cuda_select_bcast((int)tfc_dtype_size(t->dtype), cond->data, t->data, e->data,
+                                                  z->data, &p, stream),
+                            t->dtype);
+}
+
+/* ---- BroadcastTo ---- */
+
+static int broadcast_to_compute(tfc_kernel_ctx *c) {
+  tfc_tensor *in = c->inputs[0];
+  int64_t dims[TFC_MAX_DIMS], in_dims[TFC_MAX_DIMS];
+  int rank;
+  TFC_TRY(tfc_broadcast_to_plan_of(c, dims, &rank, in_dims));
+  if (in->n_elems == tfc_dims_num_elements(dims, rank)) {
+    /* Only leading 1s differ (or nothing at all): the input's buffer, reshaped. */
+    tfc_tensor *out = tfc_tensor_reshaped(in, dims, rank, c->status);
+    if (!out) return c->status->code;
+    tfc_kernel_set_output(c, 0, out);
+    return TFC_OK;
+  }
+  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, in->dtype, dims, rank);
+  if (!out) return c->status->code;
+  int64_t src_strides[TFC_MAX_DIMS], dst_strides[TFC_MAX_DIMS];
+  row_major_strides(in_dims, rank, src_strides);
+  row_major_strides(dims, rank, dst_strides);
+  for (int d = 0; d < rank; d++)
+    if (in_dims[d] != dims[d]) src_strides[d] = 0; /* a broadcast dim: the plan checked in_dims[d] == 1 */
+  return tfc_cuda_copy_window(c, in->dtype, out->data, in->data, rank, dims, src_strides, 0, dst_strides, 0);
+}
+
+/* ---- Pad, PadV2, MirrorPad, MirrorPadGrad ---- */
+
+/* The launcher plan of a padding from `dims` (unpadded) to `padded`: size-1 dims without
+ * padding are dropped and neighbouring dims without padding merged (their index maps
+ * straight through), so only padded dims count against TFC_CUDA_MAX_DIMS. */
+static int pad_launch_plan(tfc_kernel_ctx *c, int mode, int rank, const int64_t *dims, const int64_t *padded,
+                           const int64_t *before, tfc_cuda_pad_plan *out) {
+  memset(out, 0, sizeof *out);
+  out->mode = mode;
+  int r = 0;
+  for (int d = 0; d < rank; d++) {
+    int plain = dims[d] == padded[d];
+    if (plain && dims[d] == 1) continue;
+    if (plain && r > 0 && out->dims[r - 1] == out->padded[r - 1]) {
+      out->dims[r - 1] *= dims[d];
+      out->padded[r - 1] *= dims[d];
+      continue;
+    }
+    if (r == TFC_CUDA_MAX_DIMS)
+      return tfc_kernel_error(c, TFC_UNIMPLEMENTED,
+                              "%s on GPU handles at most %d collapsed dimensions; this padding needs more",
+                              c->node->op->name, TFC_CUDA_MAX_DIMS);
+    out->dims[r] = dims[d];
+    out->padded[r] = padded[d];
+    out->before[r++] = before[d];
+  }
+  if (r == 0) out->dims[r] = out->padded[r] = 1, r = 1; /* a scalar, or all dims of size 1 */
+  out->rank = r;
+  return TFC_OK;
+}
+
+/* Pad, PadV2 (constant: zero, or PadV2's constant_values, a device scalar) and MirrorPad. */
+static int pad_compute(tfc_kernel_ctx *c) {
+  const tfc_tensor *in = c->inputs[0];
+  tfc_pad_plan p;
+  TFC_TRY(tfc_pad_plan_of(c, &p));
+  void *stream;
+  TFC_TRY(tfc_cuda_ctx_stream(c, &stream));
+  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, in->dtype, p.dims, p.rank);
+  if (!out) return c->status->code;
+  if (out->n_elems == 0) return TFC_OK;
+  tfc_cuda_pad_plan lp;
+  TFC_TRY(pad_launch_plan(c, p.mode, p.rank, in->dims, p.dims, p.before, &lp));
+  const void *value = c->node->op->id == TFC_OP_PadV2 ? c->inputs[2]->data : NULL;
+  return tfc_cuda_ctx_check(
+      c, tfc_cuda_pad((int)tfc_dtype_size(in->dtype), in->data, out->data, &lp, value, stream), in->dtype);
+}
+
+static int mirror_pad_grad_compute(tfc_kernel_ctx *c) {
+  const tfc_tensor *g = c->inputs[0];
+  tfc_pad_plan p;
+  TFC_TRY(tfc_mirror_pad_grad_plan_of(c, &p));
+  int ct;
+  TFC_TRY(launch_type(c, g->dtype, &ct));
+  void *stream;
+  TFC_TRY(tfc_cuda_ctx_stream(c, &stream));
+  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, g->dtype, p.dims, p.rank);
+  if (!out) return c->status->code;
+  if (out->n_elems == 0) return TFC_OK;
+  tfc_cuda_pad_plan lp;
+  TFC_TRY(pad_launch_plan(c, p.mode, p.rank, p.dims, g->dims, p.before, &lp));
+  return tfc_cuda_ctx_check(c, tfc_cuda_mirror_pad_grad(ct, g->data, out->data, &lp, stream), g->dtype);
+}
+
+/* ---- StridedSliceGrad ---- */
+
+/* out = zeros(shape), then dy (dense, the slice's processing dims) written through the
+ * slice's strides: one memset and one strided copy, ordered on the stream. */
+static int strided_slice_grad_compute(tfc_kernel_ctx *c) {
+  const tfc_tensor *dy = c->inputs[4];
+  int64_t dims[TFC_MAX_DIMS];
+  int rank;
+  tfc_strided_slice_plan plan;
+  TFC_TRY(tfc_strided_slice_grad_plan_of(c, dims, &rank, &plan));
+  void *stream;
+  TFC_TRY(tfc_cuda_ctx_stream(c, &stream));
+  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, dy->dtype, dims, rank);
+  if (!out) return c->status->code;
+  if (out->n_bytes)
+    TFC_TRY(tfc_cuda_ctx_check(c, tfc_cuda_memset(out->data, 0, (int64_t)out->n_bytes, stream), dy->dtype));
+  if (dy->n_elems == 0) return TFC_OK;
+  int64_t strides[TFC_MAX_DIMS], src_strides[TFC_MAX_DIMS], dst_strides[TFC_MAX_DIMS], base = 0;
+  row_major_strides(dims, rank, strides);
+  row_major_strides(plan.processing, rank, src_strides);
+  for (int d = 0; d < rank; d++) {
+    dst_strides[d] = plan.stride[d] * strides[d];
+    base += plan.begin[d] * strides[d];
+  }
+  return tfc_cuda_copy_window(c, dy->dtype, out->data, dy->data, rank, plan.processing, src_strides, 0, dst_strides,
+                              base);
+}
+
+/* ---- UnsortedSegmentSum ---- */
+
+static int unsorted_segment_sum_compute(tfc_kernel_ctx *c) {
+  const tfc_tensor *data = c->inputs[0], *ids = c->inputs[1];
+  int64_t dims[TFC_MAX_DIMS], num, inner;
+  int rank, ct, it;
+  TFC_TRY(tfc_unsorted_segment_plan_of(c, dims, &rank, &num, &inner));
+  TFC_TRY(launch_type(c, data->dtype, &ct));
+  TFC_TRY(launch_type(c, ids->dtype, &it));
+  void *stream;
+  TFC_TRY(tfc_cuda_ctx_stream(c, &stream));
+  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, data->dtype, dims, rank);
+  if (!out) return c->status->code;
+  return tfc_cuda_ctx_check(c,
+                            tfc_cuda_unsorted_segment_sum(ct, it, data->data, ids->data, out->data, ids->n_elems,
+                                                          inner, num, stream),
+                            data->dtype);
+}
+
+/* ---- Cumsum, Cumprod ---- */
+
+static int scan_compute(tfc_kernel_ctx *c) {
+  const tfc_tensor *x = c->inputs[0];
+  int64_t outer, n, inner;
+  int exclusive, reverse, ct;
+  TFC_TRY(tfc_scan_plan_of(c, &outer, &n, &inner, &exclusive, &reverse));
+  TFC_TRY(launch_type(c, x->dtype, &ct));
+  void *stream;
+  TFC_TRY(tfc_cuda_ctx_stream(c, &stream));
+  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, x->dtype, x->dims, x->ndims);
+  if (!out) return c->status->code;
+  if (x->n_elems == 0) return TFC_OK;
+  return tfc_cuda_ctx_check(c,
+                            tfc_cuda_scan(ct, c->node->op->id == TFC_OP_Cumprod, exclusive, reverse, x->data,
+                                          out->data, outer, n, inner, stream),
+                            x->dtype);
+}
+
+/* ---- registration ---- */
+
+#define PAD_ROW(OP, TYPES, HOST_IN, fn)                                                                            \
+  {.op = TFC_OP_##OP, .type_attr = "T", .types = (TYPES), .type_attr2 = "Tpaddings", .types2 = IDX,               \
+   .host_memory_in = (HOST_IN), .compute = fn##_compute}
+#define SCAN_ROW(OP)                                                                                               \
+  {.op = TFC_OP_##OP, .type_attr = "T", .types = G_F, .type_attr2 = "Tidx", .types2 = IDX,                        \
+   .host_memory_in = TFC_HOST(1), .compute = scan_compute}
+
+static const tfc_kernel_def defs[] = {
+    {.op = TFC_OP_SelectV2, .type_attr = "T", .types = G_SELECT, .compute = select_v2_compute},
+    {.op = TFC_OP_BroadcastTo, .type_attr = "T", .types = TFC_CUDA_COPY_TYPES, .type_attr2 = "Tidx", .types2 = IDX,
+     .host_memory_in = TFC_HOST(1), .compute = broadcast_to_compute},
+    PAD_ROW(Pad, TFC_CUDA_COPY_TYPES, TFC_HOST(1), pad),
+    PAD_ROW(PadV2, TFC_CUDA_COPY_TYPES, TFC_HOST(1), pad), /* constant_values: device memory, as in TF */
+    PAD_ROW(MirrorPad, G_F, TFC_HOST(1), pad),
+    PAD_ROW(MirrorPadGrad, G_F, TFC_HOST(1), mirror_pad_grad),
+    {.op = TFC_OP_StridedSliceGrad, .type_attr = "T", .types = TFC_CUDA_COPY_TYPES, .type_attr2 = "Index",
+     .types2 = IDX, .host_memory_in = TFC_HOST(0) | TFC_HOST(1) | TFC_HOST(2) | TFC_HOST(3),
+     .compute = strided_slice_grad_compute},
+    {.op = TFC_OP_UnsortedSegmentSum, .type_attr = "T", .types = G_F | TFC_T(TFC_DT_INT32), .type_attr2 = "Tindices",
+     .types2 = IDX, .host_memory_in = TFC_HOST(2), .compute = unsorted_segment_sum_compute},
+    SCAN_ROW(Cumsum),
+    SCAN_ROW(Cumprod),
+};
+
+int tfc_cuda_kernels_array2(tfc_kernel_table *t, tfc_status *s) {
+  return tfc_kernel_table_add(t, defs, (int)(sizeof defs / sizeof defs[0]), s);
+}

@@ -1,0 +1,67 @@
+/*
+ * nn_plan — the input checks and output-shape plans of the loss, arg-reduction and check ops
+ * that the CPU kernels (cpu/kernels_nn.c, cpu/kernels_reduce.c) and the GPU kernels
+ * (cuda/kernels_loss_gpu.c) share: SoftmaxCrossEntropyWithLogits (with its broadcasting),
+ * SparseSoftmaxCrossEntropyWithLogits, ArgMax / ArgMin, InTopK / InTopKV2 and CheckNumerics.
+ *
+ * Each function reads only shapes, attrs and host-memory inputs, so the two devices accept and
+ * refuse exactly the same inputs with TF 1.15's codes and texts; only the data work differs.
+ * Checks that need the values of device-memory inputs (a sparse label's range, an InTopK
+ * target's range) stay with the CPU kernels: TF's GPU kernels answer those with NaN / false
+ * instead (see cuda/kernels_loss_gpu.c).
+ *
+ * Errors are set on the kernel context (tfc_kernel_error; the executor adds node and device).
+ * Thread-safe (no state).
+ */
+#ifndef TFC_DEVICE_NN_PLAN_H
+#define TFC_DEVICE_NN_PLAN_H
+
+#include <stdint.h>
+
+#include "device/kernel.h"
+
+/* SoftmaxCrossEntropyWithLogits over [rows, cols]: each input (rank <= 2 once checked) is read
+ * at element row * rs + col * cs, with a stride of 0 along a dim it is broadcast over. `full`:
+ * the input already has shape [rows, cols] (dense, both strides natural). */
+typedef struct tfc_xent_plan {
+  int64_t rows, cols;
+  int64_t dims[2]; /* {rows, cols} */
+  int x_full, l_full;
+  int64_t x_rs, x_cs, l_rs, l_cs;
+} tfc_xent_plan;
+
+/* Checks logits and labels as TF's SoftmaxXentWithLogitsOp (equal shapes, or numpy-broadcastable
+ * to a matrix) and fills p. INVALID_ARGUMENT "logits and labels must be broadcastable: ..." or
+ * "... must be either 2-dimensional, or broadcasted to be 2-dimensional". */
+int tfc_xent_plan_of(tfc_kernel_ctx *c, const tfc_tensor *logits, const tfc_tensor *labels, tfc_xent_plan *p);
+
+/* The shape checks of SparseSoftmaxCrossEntropyWithLogits: logits a matrix with at least one
+ * class, labels a vector of its batch size (TF's texts). The label range is not checked. */
+int tfc_sparse_xent_check(tfc_kernel_ctx *c, const tfc_tensor *logits, const tfc_tensor *labels);
+
+/* ArgMax / ArgMin of c's inputs (input 1, the dimension, in host memory): x viewed as
+ * [outer, len, inner] around the reduced axis; the output has dims[0..ndims) of out_type. */
+typedef struct tfc_arg_plan {
+  int64_t outer, len, inner;
+  int ndims;
+  int64_t dims[TFC_MAX_DIMS];
+  int out_type; /* TFC_DT_INT32 or TFC_DT_INT64 (the output_type attr) */
+} tfc_arg_plan;
+
+/* Reads the output_type attr and the dimension, checks them as TF's ArgOp ("dim must be a
+ * scalar...", "Expected dimension in the range [-r, r)...", "Reduction axis d is empty in
+ * shape ...": INVALID_ARGUMENT) and fills p. */
+int tfc_arg_plan_of(tfc_kernel_ctx *c, tfc_arg_plan *p);
+
+/* InTopK / InTopKV2 shape checks: k (NULL for InTopK) a scalar, predictions a matrix, targets a
+ * vector of its batch size. INVALID_ARGUMENT with TF's texts. */
+int tfc_in_top_k_check(tfc_kernel_ctx *c, const tfc_tensor *predictions, const tfc_tensor *targets,
+                       const tfc_tensor *k);
+
+/* CheckNumerics's findings: bit 1 a NaN, bit 2 an infinity. */
+enum { TFC_CHECK_NAN = 1, TFC_CHECK_INF = 2 };
+/* OK for flags 0; otherwise INVALID_ARGUMENT "<message> : Tensor had NaN values" (Inf, "Inf
+ * and NaN"), TF's text. Returns c->status->code. */
+int tfc_check_numerics_report(tfc_kernel_ctx *c, const char *message, int flags);
+
+#endif
