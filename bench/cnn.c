@@ -5,7 +5,15 @@
  * step) beside the same network in PyTorch (torch.nn, torch.optim.SGD) with the same thread
  * count, in the same invocation. Target: ratio >= 1.3. Ratios > 1 mean tfc is faster.
  *
- * Usage: bench_cnn [threads] [python]   (defaults: all cores, /usr/bin/python3)
+ * --gpu: the same network and step with the whole tower under tf.device('/gpu:0') (soft
+ * placement on, so an op without a GPU kernel runs on the CPU: the benchmark lists which),
+ * against PyTorch on cuda:0. Both sides copy the host batch to the GPU every step (tfc's feed,
+ * PyTorch's .cuda()) and bring the loss back (tfc's fetch, loss.item()); neither uses TF32
+ * (TF 1.15 knew none: torch.backends.{cuda.matmul,cudnn}.allow_tf32 = False). PyTorch runs
+ * first, in its own process, and tfc's session sets allow_growth. Target: ratio >= 1.0.
+ * Without a GPU, --gpu prints one line saying so and exits 0.
+ *
+ * Usage: bench_cnn [--gpu] [threads] [python]   (defaults: all cores, /usr/bin/python3)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +22,7 @@
 #include <unistd.h>
 
 #include "bench_util.h"
+#include "gpu_util.h"
 #include "tensorflow/c/c_api.h"
 #include "tfc/tfc.h"
 #include "tfc/train.h"
@@ -102,9 +111,38 @@ static TF_Output fc_layer(const TFC_Scope *root, const char *name, TF_Output x, 
   return y;
 }
 
-static double tfc_examples_per_sec(int threads, double *loss0, double *loss1) {
+/* With --gpu: how many of the graph's operations the session placed on GPU:0, and the types of
+ * the rest (the soft placement fallbacks), on one line. */
+static void print_placement(TF_Session *sess, TF_Graph *g) {
+  char cpu_types[1024] = "";
+  size_t pos = 0, used = 0;
+  int on_gpu = 0, total = 0;
+  TF_Operation *op;
+  while ((op = TF_GraphNextOperation(g, &pos))) {
+    const char *dev = TFC_SessionOperationDevice(sess, op, status);
+    if (TF_GetCode(status) != TF_OK) continue; /* not placed: never part of a run */
+    total++;
+    if (strstr(dev, "/device:GPU:")) {
+      on_gpu++;
+      continue;
+    }
+    const char *type = TF_OperationOpType(op);
+    char key[72];
+    snprintf(key, sizeof key, " %s,", type);
+    if (!strstr(cpu_types, key) && used + strlen(key) + 1 < sizeof cpu_types) {
+      strcat(cpu_types, key);
+      used += strlen(key);
+    }
+  }
+  TF_SetStatus(status, TF_OK, ""); /* an unplaced operation's FAILED_PRECONDITION is no error here */
+  if (used) cpu_types[used - 1] = '\0'; /* the last comma */
+  printf("placement: %d of %d operations on GPU:0; on the CPU:%s\n", on_gpu, total, used ? cpu_types : " none");
+}
+
+static double tfc_examples_per_sec(int threads, int gpu, double *loss0, double *loss1) {
   TF_Graph *g = TF_NewGraph();
-  TFC_Scope *root = TFC_NewRootScope(g);
+  TFC_Scope *top = TFC_NewRootScope(g);
+  TFC_Scope *root = gpu ? TFC_ScopeWithDevice(top, "/gpu:0") : top;
   TFC_SetRandomSeed(g, 4);
   TF_OperationDescription *d = TFC_ScopeNewOperation(root, "Placeholder", "images");
   TF_SetAttrType(d, "dtype", TF_FLOAT);
@@ -128,6 +166,8 @@ static double tfc_examples_per_sec(int threads, double *loss0, double *loss1) {
   check("init");
 
   TF_SessionOptions *o = TF_NewSessionOptions();
+  if (gpu && bench_gpu_config(o, NULL, 0)) exit(1);
+  if (gpu) TFC_SetAllowSoftPlacement(o, 1);
   TFC_SetThreads(o, threads, threads);
   TF_Session *sess = TF_NewSession(g, o, status);
   check("session");
@@ -157,32 +197,40 @@ static double tfc_examples_per_sec(int threads, double *loss0, double *loss1) {
       t = bench_now();
     } while (t - t0 < (round < 0 ? 0.5 : 2.0));
     if (round >= 0) rates[round] = n * BATCH / (t - t0);
+    if (round < 0 && gpu) print_placement(sess, g);
   }
   TF_DeleteTensor(xv);
   TF_DeleteTensor(lv);
   TF_DeleteSession(sess, status);
   TF_DeleteSessionOptions(o);
   TFC_DeleteOptimizer(sgd);
-  TFC_DeleteScope(root);
+  if (root != top) TFC_DeleteScope(root);
+  TFC_DeleteScope(top);
   TF_DeleteGraph(g);
   return bench_median(rates, 3);
 }
 
-static double torch_examples_per_sec(const char *python, int threads) {
+/* gpu: the model on cuda:0, the batch copied there every step and the loss read back. */
+static double torch_examples_per_sec(const char *python, int threads, int gpu) {
   char cmd[4096];
   snprintf(cmd, sizeof cmd,
            "%s -c \"import time, torch\n"
            "torch.set_num_threads(%d)\n"
+           "gpu = %d\n"
+           "assert torch.cuda.is_available() or not gpu\n"
+           "torch.backends.cuda.matmul.allow_tf32 = False; torch.backends.cudnn.allow_tf32 = False\n"
+           "dev = 'cuda:0' if gpu else 'cpu'\n"
            "torch.manual_seed(4)\n"
            "nn = torch.nn\n"
            "m = nn.Sequential(nn.Conv2d(1, 32, 5, padding=2), nn.ReLU(), nn.MaxPool2d(2),\n"
            "                  nn.Conv2d(32, 64, 5, padding=2), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(),\n"
-           "                  nn.Linear(7 * 7 * 64, 1024), nn.ReLU(), nn.Linear(1024, 10))\n"
+           "                  nn.Linear(7 * 7 * 64, 1024), nn.ReLU(), nn.Linear(1024, 10)).to(dev)\n"
            "opt = torch.optim.SGD(m.parameters(), lr=0.01)\n"
            "lossf = nn.CrossEntropyLoss()\n"
            "x = torch.rand(%d, 1, 28, 28); y = torch.randint(0, 10, (%d,))\n"
            "def step():\n"
-           "    opt.zero_grad(); l = lossf(m(x), y); l.backward(); opt.step()\n"
+           "    opt.zero_grad(); l = lossf(m(x.to(dev)), y.to(dev)); l.backward(); opt.step()\n"
+           "    if gpu: l.item()\n"
            "rates = []\n"
            "for r in range(4):\n"
            "    n = 0; t0 = time.perf_counter()\n"
@@ -191,27 +239,40 @@ static double torch_examples_per_sec(const char *python, int threads) {
            "        if t - t0 >= (0.5 if r == 0 else 2.0): break\n"
            "    if r: rates.append(n * %d / (t - t0))\n"
            "print(sorted(rates)[1])\" 2>/dev/null",
-           python, threads, BATCH, BATCH, BATCH);
+           python, threads, gpu, BATCH, BATCH, BATCH);
   return bench_peer_number(cmd);
 }
 
 int main(int argc, char **argv) {
-  int threads = argc > 1 ? atoi(argv[1]) : (int)sysconf(_SC_NPROCESSORS_ONLN);
-  const char *python = argc > 2 ? argv[2] : "/usr/bin/python3";
+  int gpu = 0, n_pos = 0;
+  const char *pos[2] = {NULL, NULL};
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--gpu") == 0) gpu = 1;
+    else if (n_pos < 2) pos[n_pos++] = argv[i];
+    else {
+      fprintf(stderr, "usage: bench_cnn [--gpu] [threads] [python]\n");
+      return 2;
+    }
+  }
+  int threads = pos[0] ? atoi(pos[0]) : (int)sysconf(_SC_NPROCESSORS_ONLN);
+  const char *python = pos[1] ? pos[1] : "/usr/bin/python3";
   if (threads < 1) threads = 1;
+  if (gpu) bench_need_gpu("bench_cnn --gpu");
   status = TF_NewStatus();
   printf("seed 004 CNN (conv5x5x32, pool, conv5x5x64, pool, fc1024, fc10), 28x28x1, batch %d, SGD; "
-         "%d threads\n",
-         BATCH, threads);
+         "%d threads%s\n",
+         BATCH, threads, gpu ? "; towers on /gpu:0 vs PyTorch on cuda:0" : "");
+  /* On the GPU PyTorch goes first: tfc's arena would hold GPU memory until the process ends. */
+  double torch = gpu ? torch_examples_per_sec(python, threads, 1) : 0;
   double l0 = 0, l1 = 0;
-  double ours = tfc_examples_per_sec(threads, &l0, &l1);
+  double ours = tfc_examples_per_sec(threads, gpu, &l0, &l1);
   printf("tfc:     %8.1f examples/s  (%.1f ms/batch; loss %.3f -> %.3f)\n", ours, 1e3 * BATCH / ours, l0, l1);
-  double torch = torch_examples_per_sec(python, threads);
+  if (!gpu) torch = torch_examples_per_sec(python, threads, 0);
   if (torch > 0)
-    printf("PyTorch: %8.1f examples/s  (%.1f ms/batch)\nratio tfc/PyTorch: %.2f (target >= 1.3)\n", torch,
-           1e3 * BATCH / torch, ours / torch);
+    printf("PyTorch: %8.1f examples/s  (%.1f ms/batch)\nratio tfc/PyTorch: %.2f (target >= %s)\n", torch,
+           1e3 * BATCH / torch, ours / torch, gpu ? "1.0" : "1.3");
   else
-    printf("PyTorch: n/a (no torch for %s)\n", python);
+    printf("PyTorch: n/a (no torch%s for %s)\n", gpu ? " with CUDA" : "", python);
   TF_DeleteStatus(status);
   return 0;
 }
