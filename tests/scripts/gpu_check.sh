@@ -20,23 +20,27 @@
 #
 # Usage (from the repository root):
 #   bash tests/scripts/gpu_check.sh [OUTDIR] [--build-dir DIR] [--no-build] [--tests-only]
-#                                   [--bench-only] [--python PATH]
+#                                   [--bench-only] [--python PATH] [--deps DIR]
 #   OUTDIR       logs and summary (default ./gpu-check-logs)
 #   --build-dir  the build folder (default ./build-gpu-check)
 #   --no-build   use the build folder as it is
 #   --tests-only skip steps 3 and 4;  --bench-only skip step 2
-#   --python     the Python the benchmarks' PyTorch peers use (default /usr/bin/python3)
+#   --python     the Python the benchmarks' PyTorch peers use (default: python3 on PATH)
+#   --deps       a folder of .deb files (tests/scripts/gpu_deps.sh fetch, on a Debian 12 machine):
+#                for a GPU machine without Debian's libraries and without a package registry,
+#                they are unpacked under BUILD-DIR-deps and the build and tests use them
 # Exit status: 0 when everything ran and passed; 1 otherwise (the summary says what failed);
 # 2 for bad usage, no nvcc, or no GPU.
 set -u
 
 out=./gpu-check-logs
 build=./build-gpu-check
-do_build=1 do_tests=1 do_bench=1 python=/usr/bin/python3 have_out=0
+do_build=1 do_tests=1 do_bench=1 python=$(command -v python3 || echo /usr/bin/python3) have_out=0 deps=
 while [ $# -gt 0 ]; do
   case "$1" in
     --build-dir) [ $# -ge 2 ] || { echo "gpu_check: --build-dir needs a folder" >&2; exit 2; }; build=$2; shift ;;
     --python) [ $# -ge 2 ] || { echo "gpu_check: --python needs a path" >&2; exit 2; }; python=$2; shift ;;
+    --deps) [ $# -ge 2 ] || { echo "gpu_check: --deps needs a folder" >&2; exit 2; }; deps=$2; shift ;;
     --no-build) do_build=0 ;;
     --tests-only) do_bench=0 ;;
     --bench-only) do_tests=0 ;;
@@ -83,6 +87,19 @@ if command -v nvidia-smi > /dev/null 2>&1; then
     2>/dev/null | sed 's/^/  GPU /' | tee -a "$summary"
 fi
 
+# ---- 0. carried dependencies ----
+deps_flags=()
+if [ -n "$deps" ]; then
+  echo "== dependencies from $deps"
+  if ! bash tests/scripts/gpu_deps.sh install "$deps" "$build-deps" > "$out/deps.log" 2>&1; then
+    note "deps: FAILED (see deps.log)"; cat "$out/deps.log"; exit 1
+  fi
+  # shellcheck disable=SC1090,SC1091
+  . "$build-deps/env.sh"
+  read -r -a deps_flags <<< "$TFC_DEPS_CMAKE_FLAGS"
+  note "deps: $(tail -1 "$out/deps.log")"
+fi
+
 # ---- 1. build ----
 if [ $do_build = 1 ]; then
   arch=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1 | tr -d ' .')
@@ -91,7 +108,7 @@ if [ $do_build = 1 ]; then
   cflags=${GPU_CHECK_C_FLAGS--Wno-error=maybe-uninitialized -Wno-error=nonnull}
   echo "== configure and build in $build (-j$jobs${arch:+, CUDA arch $arch})"
   if ! cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DTFC_WERROR=ON -DCMAKE_CUDA_COMPILER="$nvcc" \
-      -DCMAKE_C_FLAGS="$cflags" "${archflag[@]}" > "$out/configure.log" 2>&1; then
+      -DCMAKE_C_FLAGS="$cflags" "${archflag[@]}" "${deps_flags[@]}" > "$out/configure.log" 2>&1; then
     note "build: FAILED to configure (see configure.log)"; tail -20 "$out/configure.log"; exit 1
   fi
   if ! grep -q "tfc: CUDA .*building the CUDA device" "$out/configure.log"; then
