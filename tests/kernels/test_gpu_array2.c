@@ -87,6 +87,23 @@ static void select_v2_broadcasts_like_cpu(void) {
   gc_free_args(bad, 3);
 }
 
+/* ---- Snapshot: a device copy, int32 included ---- */
+
+static void snapshot_copies_like_cpu(void) {
+  gc_need_gpu();
+  static const TF_DataType types[] = {TF_FLOAT, TF_DOUBLE, TF_INT64, TF_INT32, TF_BOOL};
+  static const int64_t dims[][2] = {{0, 3}, {1, 1}, {7, 1023}};
+  for (int t = 0; t < 5; t++)
+    for (int k = 0; k < 3; k++) {
+      gc_arg a = fed(types[t], 2, dims[k], -9, 9);
+      char label[64];
+      snprintf(label, sizeof label, "Snapshot dtype %d [%lld,%lld]", (int)types[t], (long long)dims[k][0],
+               (long long)dims[k][1]);
+      gc_check(&(gc_op){.type = "Snapshot"}, &a, 1, 0, label);
+      gc_free_args(&a, 1);
+    }
+}
+
 /* ---- BroadcastTo ---- */
 
 static void broadcast_to_matches_cpu(void) {
@@ -447,6 +464,7 @@ static const tfc_test tests[] = {
     TFC_TEST(unsorted_segment_sum_matches_cpu),
     TFC_TEST(unsorted_segment_sum_on_gpu_drops_out_of_range_ids),
     TFC_TEST(scans_match_cpu_along_any_axis),
+    TFC_TEST(snapshot_copies_like_cpu),
     {0},
 };
 

@@ -331,6 +331,35 @@ static void float_ops_without_gpu_rows_stay_on_cpu(void) {
   TF_DeleteGraph(g);
 }
 
+/* IdentityN runs its CPU kernel on GPU:0 with its data in device memory: a float and an int32
+ * constant go in, come back equal, and each crossed into device memory and out again. */
+static void identity_n_forwards_device_tensors(void) {
+  install(1);
+  TF_Graph *g = TF_NewGraph();
+  TF_Operation *f = f32c(g, "f", "/device:CPU:0", (int64_t[]){3}, 1, (float[]){1.5f, -2, 4});
+  TF_Operation *i = i32c(g, "i", "/device:CPU:0", (int64_t[]){2}, 1, (int32_t[]){7, -8});
+  TF_OperationDescription *d = TF_NewOperation(g, "IdentityN", "idn");
+  TF_SetDevice(d, "/device:GPU:0");
+  TF_AddInputList(d, (TF_Output[]){{f, 0}, {i, 0}}, 2);
+  TF_Operation *idn = finish(d);
+  TF_Session *sess = session(g);
+  TF_Output fetches[] = {{idn, 0}, {idn, 1}};
+  TF_Tensor *out[2];
+  char *msg;
+  EXPECT_EQ(run(sess, NULL, NULL, 0, fetches, 2, out, &msg), TF_OK);
+  EXPECT_STREQ(msg, "");
+  free(msg);
+  EXPECT_STREQ(placed(sess, idn), LH "GPU:0");
+  const float *fv = TF_TensorData(out[0]);
+  EXPECT_TRUE(TF_Dim(out[0], 0) == 3 && fv[0] == 1.5f && fv[1] == -2 && fv[2] == 4);
+  expect_i32(out[1], (int64_t[]){2}, 1, (int32_t[]){7, -8});
+  EXPECT_EQ(tfc_gpu_fake_n_copies(TFC_GPU_COPY_H2D), 2);
+  EXPECT_EQ(tfc_gpu_fake_n_copies(TFC_GPU_COPY_D2H), 2);
+  for (int k = 0; k < 2; k++) TF_DeleteTensor(out[k]);
+  close_session(sess);
+  TF_DeleteGraph(g);
+}
+
 /* Runs `fetch` of g with 1 fake GPU and with none; both fail with the same code and message,
  * but for the device the executor names. */
 static void expect_same_error(TF_Graph *g, TF_Operation *feed, const int32_t *feed_v, int64_t feed_n,
@@ -615,6 +644,7 @@ static const tfc_test tests[] = {
     TFC_TEST(int32_beside_float_on_gpu0_crosses_in_host_memory),
     TFC_TEST(variadic_host_row_keeps_every_input_in_host_memory),
     TFC_TEST(float_ops_without_gpu_rows_stay_on_cpu),
+    TFC_TEST(identity_n_forwards_device_tensors),
     TFC_TEST(cpu_kernel_errors_come_through_the_gpu_node),
     TFC_TEST(gradient_broadcast_args_run_on_gpu0),
     TFC_TEST(host_rows_copy_cpu_rows_narrowed_to_tf_dtypes),

@@ -1,7 +1,8 @@
 /*
  * kernels_pad_gpu — the second group of GPU array kernels: SelectV2 (numpy broadcasting of
  * condition, then and else), BroadcastTo, Pad, PadV2, MirrorPad, MirrorPadGrad,
- * StridedSliceGrad, UnsortedSegmentSum, Cumsum and Cumprod. kernels_array_gpu.c has the
+ * StridedSliceGrad, UnsortedSegmentSum, Cumsum, Cumprod, and Snapshot (a device-to-device
+ * copy; int32 too, in device memory, as TF's). kernels_array_gpu.c has the
  * first group; registered by tfc_cuda_kernels_array2.
  *
  * Checks: every op shares its check-and-plan function with its CPU kernel
@@ -241,6 +242,18 @@ static int scan_compute(tfc_kernel_ctx *c) {
                             x->dtype);
 }
 
+/* ---- Snapshot: a fresh copy of its input, device to device ---- */
+
+static int snapshot_compute(tfc_kernel_ctx *c) {
+  const tfc_tensor *x = c->inputs[0];
+  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, x->dtype, x->dims, x->ndims);
+  if (!out) return c->status->code;
+  if (x->n_bytes == 0) return TFC_OK;
+  void *stream;
+  TFC_TRY(tfc_cuda_ctx_stream(c, &stream));
+  return tfc_cuda_ctx_check(c, tfc_cuda_memcpy(out->data, x->data, (int64_t)x->n_bytes, stream), x->dtype);
+}
+
 /* ---- registration ---- */
 
 #define PAD_ROW(OP, TYPES, HOST_IN, fn)                                                                            \
@@ -265,6 +278,8 @@ static const tfc_kernel_def defs[] = {
      .types2 = IDX, .host_memory_in = TFC_HOST(2), .compute = unsorted_segment_sum_compute},
     SCAN_ROW(Cumsum),
     SCAN_ROW(Cumprod),
+    {.op = TFC_OP_Snapshot, .type_attr = "T", .types = TFC_CUDA_COPY_TYPES | TFC_T(TFC_DT_INT32),
+     .compute = snapshot_compute},
 };
 
 int tfc_cuda_kernels_array2(tfc_kernel_table *t, tfc_status *s) {

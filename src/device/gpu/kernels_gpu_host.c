@@ -20,7 +20,8 @@
  * fake one in tests) and go into both GPU tables.
  *
  * The shape-only ops (Reshape, ExpandDims, Squeeze share their input's buffer; Shape, ShapeN,
- * Size, Rank read only its dims) run their CPU kernels on device tensors too: for every other
+ * Size, Rank read only its dims) and IdentityN (forwards its inputs) run their CPU kernels on
+ * device tensors too: for every other
  * dtype TF lists, their rows keep the CPU row's own masks (the shape argument and the answers
  * in host memory, the data wherever it is), so the data never moves.
  *
@@ -112,6 +113,8 @@ static const host_reg regs[] = {
     SHAPE_ONLY(ShapeN),
     SHAPE_ONLY(Size),
     SHAPE_ONLY(Rank),
+    /* identity_n_op.cc: every dtype, data wherever it is (the CPU kernel forwards its inputs) */
+    {TFC_OP_IdentityN, NULL, 0, NULL, 0, 1},
     /* pack_op.cc, unpack_op.cc, concat_op.cc, constant_op.cc, slice_op.cc, strided_slice_op.cc,
      * pad_op.cc, broadcast_to_op.cc */
     T32(Pack),
