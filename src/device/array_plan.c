@@ -285,3 +285,64 @@ int tfc_select_v2_plan_of(tfc_kernel_ctx *c, tfc_cwise_bcast *b) {
                           tfc_tensor_shape_str(c->inputs[1], st, sizeof st),
                           tfc_tensor_shape_str(c->inputs[2], se, sizeof se));
 }
+
+/* ---- Split, SplitV ---- */
+
+/* The split axis in [0, rank), or -1 with TF's error (an empty dim tensor has no [0]). */
+static int split_dim(tfc_kernel_ctx *c, const tfc_tensor *dim_t, int rank) {
+  int64_t d = dim_t->n_elems > 0 ? tfc_array_int_at(dim_t, 0) : 0, orig = d;
+  if (d < 0) d += rank;
+  if (dim_t->n_elems != 1 || d < 0 || d >= rank) {
+    tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "-input rank(-%d) <= split_dim < input rank (%d), but got %lld", rank,
+                     rank, (long long)orig);
+    return -1;
+  }
+  return (int)d;
+}
+
+/* SplitV's sizes from size_splits (one of them may be -1: the rest). */
+static int split_v_sizes(tfc_kernel_ctx *c, const tfc_tensor *st, int64_t total, int64_t *sizes) {
+  int n = c->n_outputs, neg = -1;
+  if (st->ndims != 1 || st->n_elems != n)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
+                            "size of the split_tensor must be 1-D and have the same elements as outputs got %d -D and "
+                            "%lld elements",
+                            st->ndims, (long long)st->n_elems);
+  int64_t sum = 0;
+  for (int k = 0; k < n; k++) {
+    sizes[k] = tfc_array_int_at(st, k);
+    if (sizes[k] == -1) {
+      if (neg >= 0) return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "There can only be one -1 in the input.");
+      neg = k;
+    } else if (sizes[k] < 0) {
+      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Split size at index %d must be >= 0. Got: %lld", k,
+                              (long long)sizes[k]);
+    } else {
+      sum += sizes[k];
+    }
+  }
+  if (neg < 0 ? sum != total : sum > total)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
+                            "Determined shape must either match input shape along split_dim exactly if fully "
+                            "specified, or be less than the size of the input along split_dim if not fully "
+                            "specified.  Got: %lld",
+                            (long long)sum);
+  if (neg >= 0) sizes[neg] = total - sum;
+  return TFC_OK;
+}
+
+int tfc_split_plan_of(tfc_kernel_ctx *c, int *axis, int64_t *sizes) {
+  int is_v = c->node->op->id == TFC_OP_SplitV, n = c->n_outputs;
+  const tfc_tensor *in = c->inputs[is_v ? 0 : 1];
+  *axis = split_dim(c, c->inputs[is_v ? 2 : 0], in->ndims);
+  if (*axis < 0) return c->status->code;
+  int64_t size = in->dims[*axis];
+  if (is_v) return split_v_sizes(c, c->inputs[1], size, sizes);
+  if (size % n != 0)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
+                            "Number of ways to split should evenly divide the split dimension, but got split_dim %d "
+                            "(size = %lld) and num_split %d",
+                            *axis, (long long)size, n);
+  for (int k = 0; k < n; k++) sizes[k] = size / n;
+  return TFC_OK;
+}

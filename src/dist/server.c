@@ -3,6 +3,7 @@
  */
 #include "dist/server.h"
 
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,15 +58,23 @@ static tfc_rpc_channel *channel_for(void *arg, const char *task, tfc_status *s) 
   return NULL;
 }
 
-static int split_address(const char *addr, char **host, int *port) {
+/* Splits "host:port" at its last colon. Returns 0 with the host's length (at least 1) in
+ * *out_host_len and the port in *out_port, or -1 (outputs untouched) when addr is not
+ * host:port with a port in [0, 65535]. Allocates nothing, so it fails only on the address. */
+static int split_address(const char *addr, size_t *out_host_len, int *out_port) {
   const char *colon = strrchr(addr, ':');
   if (!colon || colon == addr) return -1;
   char *end;
   long p = strtol(colon + 1, &end, 10);
   if (end == colon + 1 || *end || p < 0 || p > 65535) return -1;
-  *host = tfc_strndup(addr, (size_t)(colon - addr));
-  *port = (int)p;
-  return *host ? 0 : -1;
+  *out_host_len = (size_t)(colon - addr);
+  *out_port = (int)p;
+  return 0;
+}
+
+/* Whether the host part of an address, host[0, len), is exactly `name`. */
+static int host_is(const char *host, size_t len, const char *name) {
+  return strlen(name) == len && memcmp(host, name, len) == 0;
 }
 
 static int parse(tfc_server *srv, const Tensorflow__ServerDef *sd, tfc_status *s) {
@@ -91,12 +100,11 @@ static int parse(tfc_server *srv, const Tensorflow__ServerDef *sd, tfc_status *s
     if (strcmp(job->name, sd->job_name) == 0) job_found = 1;
     for (size_t t = 0; t < job->n_tasks; t++) {
       task_addr *ta = &srv->tasks[srv->n_tasks];
-      char *host;
+      size_t host_len;
       int port;
-      if (!job->tasks[t]->value || split_address(job->tasks[t]->value, &host, &port))
+      if (!job->tasks[t]->value || split_address(job->tasks[t]->value, &host_len, &port))
         return tfc_status_set(s, TFC_INVALID_ARGUMENT, "Task %d of job '%s' has a malformed address '%s' (want host:port)",
                               job->tasks[t]->key, job->name, job->tasks[t]->value ? job->tasks[t]->value : "");
-      free(host);
       if (asprintf(&ta->name, "/job:%s/replica:0/task:%d", job->name, job->tasks[t]->key) < 0) {
         ta->name = NULL;
         return TFC_OOM(s);
@@ -116,15 +124,21 @@ static int parse(tfc_server *srv, const Tensorflow__ServerDef *sd, tfc_status *s
                           sd->job_name);
   /* Where to listen: the task's own port (or ServerDef.port), on loopback when the cluster
    * names this host as localhost. */
-  char *host;
+  const char *host = srv->tasks[srv->self].address;
+  size_t host_len;
   int port;
-  split_address(srv->tasks[srv->self].address, &host, &port);
+  if (split_address(host, &host_len, &port)) /* every task's address passed the loop above */
+    return tfc_status_set(s, TFC_INTERNAL, "this task's address '%s' is not host:port", host);
   if (sd->port) port = sd->port;
-  const char *bind_host = strcmp(host, "localhost") == 0 || strcmp(host, "127.0.0.1") == 0 ? "127.0.0.1"
-                          : strcmp(host, "[::1]") == 0 || strcmp(host, "::1") == 0         ? "[::1]"
-                                                                                            : "0.0.0.0";
-  free(host);
-  if (asprintf(&srv->bind, "%s:%d", bind_host, port) < 0 || asprintf(&srv->target, "grpc://localhost:%d", port) < 0) {
+  const char *bind_host = host_is(host, host_len, "localhost") || host_is(host, host_len, "127.0.0.1") ? "127.0.0.1"
+                          : host_is(host, host_len, "[::1]") || host_is(host, host_len, "::1")          ? "[::1]"
+                                                                                                         : "0.0.0.0";
+  /* asprintf leaves its pointer undefined on failure: reset it so that the server's free stays safe. */
+  if (asprintf(&srv->bind, "%s:%d", bind_host, port) < 0) {
+    srv->bind = NULL;
+    return TFC_OOM(s);
+  }
+  if (asprintf(&srv->target, "grpc://localhost:%d", port) < 0) {
     srv->target = NULL;
     return TFC_OOM(s);
   }
@@ -194,10 +208,16 @@ int tfc_server_start(tfc_server *srv, tfc_status *s) {
   if (tfc_rpc_server_start(srv->rpc, &port, s) == TFC_OK) {
     srv->state = SRV_STARTED;
     /* Port 0 picked a free port: the target and this task's own address now say which. */
-    char *target = NULL, *addr = NULL, *host = NULL;
+    const char *self_addr = srv->tasks[srv->self].address;
+    char *target = NULL, *addr = NULL;
+    size_t host_len;
     int old;
-    if (split_address(srv->tasks[srv->self].address, &host, &old) == 0 && asprintf(&addr, "%s:%d", host, port) >= 0 &&
-        asprintf(&target, "grpc://localhost:%d", port) >= 0) {
+    if (split_address(self_addr, &host_len, &old) == 0 && host_len <= INT_MAX) {
+      /* asprintf leaves its pointer undefined on failure: reset it before the free below. */
+      if (asprintf(&addr, "%.*s:%d", (int)host_len, self_addr, port) < 0) addr = NULL;
+      if (addr && asprintf(&target, "grpc://localhost:%d", port) < 0) target = NULL;
+    }
+    if (addr && target) {
       free(srv->tasks[srv->self].address);
       srv->tasks[srv->self].address = addr;
       free(srv->target);
@@ -205,7 +225,6 @@ int tfc_server_start(tfc_server *srv, tfc_status *s) {
     } else {
       free(addr);
     }
-    free(host);
   }
   pthread_mutex_unlock(&srv->mu);
   return s->code;

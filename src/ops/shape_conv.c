@@ -40,13 +40,12 @@ static int with_rank4(tfc_shape_ctx *c, const tfc_shape *s) {
   return TFC_OK;
 }
 
-/* TF's windowed output size for one spatial dim; -1 stays unknown. */
+/* TF's windowed output size for one spatial dim into *out; an unknown input size (-1) gives -1.
+ * *out is written on every path (-1 on error too), so callers never see it unset. */
 static int windowed(tfc_shape_ctx *c, int64_t in, int64_t window, int64_t dilation, int64_t stride, int same,
                     int64_t pad_total, int64_t *out) {
-  if (in < 0) {
-    *out = -1;
-    return TFC_OK;
-  }
+  *out = -1;
+  if (in < 0) return TFC_OK;
   if (stride <= 0) return tfc_shape_ctx_error(c, "Stride must be > 0, but got %lld", (long long)stride);
   int64_t eff = (window - 1) * dilation + 1;
   if (same) {

@@ -15,8 +15,12 @@
 
 #define HEADER_SPACE ((sizeof(tfc_buffer) + TFC_ALIGN - 1) & ~(size_t)(TFC_ALIGN - 1))
 
+/* Validates dtype and dims and sizes the payload. Writes *n_elems and *n_bytes on every path
+ * (0 on error), so no caller can read them unset. */
 static int check_dims(int dtype, const int64_t *dims, int ndims, int64_t *n_elems, size_t *n_bytes,
                       tfc_status *s) {
+  *n_elems = 0;
+  *n_bytes = 0;
   if (!tfc_dtype_valid(dtype) || tfc_dtype_size(dtype) == 0)
     return tfc_status_set(s, TFC_INVALID_ARGUMENT, "unsupported tensor dtype %s (%d)",
                           tfc_dtype_name(dtype), dtype);

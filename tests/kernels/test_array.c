@@ -426,6 +426,14 @@ static void split_and_split_v(void) {
   tfc_tensor_unref(in[0]);
   in[0] = scalar_i32(2);
   expect_error("Split", &a, 1, in, 2, NULL, 4, TFC_INVALID_ARGUMENT, "-input rank(-2) <= split_dim < input rank (2), but got 2");
+  /* An empty split_dim (the graph does not know its shape): refused, never read. */
+  tfc_tensor_unref(in[0]);
+  in[0] = vec_i32(NULL, 0);
+  tfc_tensor *outs4[4] = {0};
+  EXPECT_EQ(ku_run_unknown("Split", &a, 1, in, 2, outs4, 4, &s), TFC_INVALID_ARGUMENT);
+  EXPECT_CONTAINS(tfc_status_msg(&s), "-input rank(-2) <= split_dim < input rank (2), but got 0");
+  unref_all(outs4, 4);
+  tfc_status_clear(&s);
   /* SplitV with a -1 and strings */
   tfc_tensor *sv[3] = {strings(DIMS(5), STRS("a", "b", "c", "d", "e")), vec_i32(I32S(1, -1, 2), 3), scalar_i32(0)};
   a.value = tfc_attr_int(3);

@@ -3,13 +3,9 @@
 # runs every GPU test and the GPU benchmarks, and writes all logs plus a summary to one folder.
 #
 #   1. configure a Release CUDA build with -DTFC_WERROR=ON (CUDA architectures: the GPU's own,
-#      from nvidia-smi, so nvcc compiles one) and build it with one job per core. Two of GCC's
-#      flow-based warnings stay warnings (-Wno-error=maybe-uninitialized -Wno-error=nonnull):
-#      Release's -O3 inlining makes GCC 12 report variables that every path sets and null
-#      arguments on paths that cannot run (in src/ and tests/), so -Werror on them would make
-#      the check fail on the compiler's inliner rather than on the code; the warnings are
-#      counted in the summary and listed in build.log. GPU_CHECK_C_FLAGS overrides those flags
-#      (GPU_CHECK_C_FLAGS= for a fully strict build);
+#      from nvidia-smi, so nvcc compiles one) and build it with one job per core, fully strict:
+#      every warning, the flow-based ones that only -O3 inlining exposes included, fails the
+#      build. GPU_CHECK_C_FLAGS adds C flags to the configure (empty by default);
 #   2. ctest -R 'gpu|example_matpow' (not the valgrind copies: the CUDA driver does not run under
 #      valgrind), one test at a time (each GPU test process may claim most of the GPU's
 #      memory, as TF does), 180 s at most each, and list every test case that skipped: on a
@@ -105,7 +101,7 @@ if [ $do_build = 1 ]; then
   arch=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1 | tr -d ' .')
   archflag=()
   case "$arch" in [0-9][0-9]|[0-9][0-9][0-9]) archflag=(-DCMAKE_CUDA_ARCHITECTURES="$arch") ;; esac
-  cflags=${GPU_CHECK_C_FLAGS--Wno-error=maybe-uninitialized -Wno-error=nonnull}
+  cflags=${GPU_CHECK_C_FLAGS-}
   echo "== configure and build in $build (-j$jobs${arch:+, CUDA arch $arch})"
   if ! cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DTFC_WERROR=ON -DCMAKE_CUDA_COMPILER="$nvcc" \
       -DCMAKE_C_FLAGS="$cflags" "${archflag[@]}" "${deps_flags[@]}" > "$out/configure.log" 2>&1; then

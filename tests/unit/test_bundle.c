@@ -57,6 +57,7 @@ static tfc_tensor *make(int dtype, const int64_t *dims, int nd, const void *data
     for (int64_t i = 0; i < t->n_elems; i++)
       EXPECT_EQ(tfc_tstring_assign(&tfc_tensor_strings(t)[i], strs[i], strlen(strs[i]), &s), TFC_OK);
   } else if (t->n_bytes) {
+    EXPECT_TRUE(data != NULL); /* NULL data only for tensors with no elements */
     memcpy(t->data, data, t->n_bytes);
   }
   tfc_status_fini(&s);

@@ -68,16 +68,6 @@ static int concat_compute(tfc_kernel_ctx *c) { return concat_impl(c, 1, c->n_inp
 
 /* ---- Split / SplitV / Unpack ---- */
 
-static int split_dim(tfc_kernel_ctx *c, const tfc_tensor *dim_t, int rank, int *out) {
-  int64_t d = tfc_array_int_at(dim_t, 0), orig = d;
-  if (d < 0) d += rank;
-  if (dim_t->n_elems != 1 || d < 0 || d >= rank)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "-input rank(-%d) <= split_dim < input rank (%d), but got %lld",
-                            rank, rank, (long long)orig);
-  *out = (int)d;
-  return TFC_OK;
-}
-
 /* Cuts `in` along `axis` into n_outputs pieces of sizes[k] (dropping the axis when `squeeze`). */
 static int split_into(tfc_kernel_ctx *c, const tfc_tensor *in, int axis, const int64_t *sizes, int squeeze) {
   int n = c->n_outputs;
@@ -101,63 +91,14 @@ static int split_into(tfc_kernel_ctx *c, const tfc_tensor *in, int axis, const i
   return rc;
 }
 
+/* Split and SplitV: the shared plan (device/array_plan.h), then one copy per piece. */
 static int split_compute(tfc_kernel_ctx *c) {
-  tfc_tensor *in = c->inputs[1];
-  int n = c->n_outputs, axis;
-  TFC_TRY(split_dim(c, c->inputs[0], in->ndims, &axis));
-  int64_t size = in->dims[axis];
-  if (size % n != 0)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
-                            "Number of ways to split should evenly divide the split dimension, but got split_dim %d "
-                            "(size = %lld) and num_split %d",
-                            axis, (long long)size, n);
-  if (n == 1) {
-    tfc_kernel_set_output(c, 0, tfc_tensor_ref(in));
-    return TFC_OK;
-  }
+  int n = c->n_outputs, axis = 0;
+  tfc_tensor *in = c->inputs[c->node->op->id == TFC_OP_SplitV ? 0 : 1];
   runs_buf rb;
   int64_t *sizes = runs_get(&rb, n, c->status);
   if (!sizes) return c->status->code;
-  for (int k = 0; k < n; k++) sizes[k] = size / n;
-  int rc = split_into(c, in, axis, sizes, 0);
-  runs_free(&rb);
-  return rc;
-}
-
-static int split_v_compute(tfc_kernel_ctx *c) {
-  tfc_tensor *in = c->inputs[0];
-  const tfc_tensor *st = c->inputs[1];
-  int n = c->n_outputs, axis;
-  TFC_TRY(split_dim(c, c->inputs[2], in->ndims, &axis));
-  if (st->ndims != 1 || st->n_elems != n)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
-                            "size of the split_tensor must be 1-D and have the same elements as outputs got %d -D and "
-                            "%lld elements",
-                            st->ndims, (long long)st->n_elems);
-  runs_buf rb;
-  int64_t *sizes = runs_get(&rb, n, c->status);
-  if (!sizes) return c->status->code;
-  int neg = -1, rc = TFC_OK;
-  int64_t sum = 0, total = in->dims[axis];
-  for (int k = 0; k < n && !rc; k++) {
-    sizes[k] = tfc_array_int_at(st, k);
-    if (sizes[k] == -1) {
-      if (neg >= 0) rc = tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "There can only be one -1 in the input.");
-      neg = k;
-    } else if (sizes[k] < 0) {
-      rc = tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Split size at index %d must be >= 0. Got: %lld", k,
-                            (long long)sizes[k]);
-    } else {
-      sum += sizes[k];
-    }
-  }
-  if (!rc && (neg < 0 ? sum != total : sum > total))
-    rc = tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
-                          "Determined shape must either match input shape along split_dim exactly if fully "
-                          "specified, or be less than the size of the input along split_dim if not fully "
-                          "specified.  Got: %lld",
-                          (long long)sum);
-  if (!rc && neg >= 0) sizes[neg] = total - sum;
+  int rc = tfc_split_plan_of(c, &axis, sizes);
   if (!rc) {
     if (n == 1) tfc_kernel_set_output(c, 0, tfc_tensor_ref(in));
     else rc = split_into(c, in, axis, sizes, 0);
@@ -317,7 +258,7 @@ static const tfc_kernel_def defs[] = {
      .type_attr = "T",
      .types = TFC_ARRAY_COPY_TYPES,
      .host_memory_in = TFC_HOST(1) | TFC_HOST(2),
-     .compute = split_v_compute},
+     .compute = split_compute},
     {.op = TFC_OP_Pack, .type_attr = "T", .types = TFC_ARRAY_COPY_TYPES, .compute = pack_compute},
     {.op = TFC_OP_Unpack, .type_attr = "T", .types = TFC_ARRAY_COPY_TYPES, .compute = unpack_compute},
     {.op = TFC_OP_GatherV2,
