@@ -151,9 +151,15 @@ __global__ void binary_kernel(const S *a, const S *b,
 
 template <int OP, typename C> __device__ __forceinline__ C un_apply(C a, C alpha) {
   typedef typename wide<C>::U U;
-  if constexpr (OP == TFC_CUDA_NEG) return (C)((U)0 - (U)a);
-  else if constexpr (OP == TFC_CUDA_ABS) return a < 0 ? (C)((U)0 - (U)a) : a;
-  else if constexpr (OP == TFC_CUDA_SQUARE) return (C)((U)a * (U)a);
+  /* Floats negate by sign flip and take fabs, as the CPU: Neg(0) is -0 and Abs(-0) is +0
+   * (0 - a would give +0 and a < 0 would keep -0; 1/x then differs in the infinity's sign). */
+  if constexpr (OP == TFC_CUDA_NEG) {
+    if constexpr (std::is_floating_point<C>::value) return -a;
+    else return (C)((U)0 - (U)a);
+  } else if constexpr (OP == TFC_CUDA_ABS) {
+    if constexpr (std::is_floating_point<C>::value) return m_fabs(a);
+    else return a < 0 ? (C)((U)0 - (U)a) : a;
+  } else if constexpr (OP == TFC_CUDA_SQUARE) return (C)((U)a * (U)a);
   else if constexpr (OP == TFC_CUDA_SQRT) return m_sqrt(a);
   else if constexpr (OP == TFC_CUDA_RSQRT) return (C)1 / m_sqrt(a);
   else if constexpr (OP == TFC_CUDA_EXP) return m_exp(a);

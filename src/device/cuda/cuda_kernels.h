@@ -2,7 +2,7 @@
  * cuda_kernels — the CUDA kernels of the GPU device, as plain C launchers, and the entry point
  * that registers the tfc kernels built on them.
  *
- * Two layers. The launchers (cuda_cwise.cu, cuda_reduce.cu) are compiled by nvcc and know
+ * Two layers. The launchers (the *.cu files beside this header) are compiled by nvcc and know
  * nothing of tensors, nodes or statuses: they take device pointers, a host-computed plan
  * passed by value, and a cudaStream_t (as void *), enqueue the work and return at once. The
  * tfc kernels (kernels_*_gpu.c, plain C) check shapes and attrs exactly as the CPU kernels do,

@@ -13,6 +13,11 @@
  *
  * Softmax runs one block per row: the row maximum, the sum of exp(x - max), then the outputs
  * exp(x - max) / sum (or x - max - log(sum)), each pass a block-wide loop over the row.
+ *
+ * Invariants of the block kernels: they are launched with exactly kThreads (a power of two)
+ * threads, which block_combine's tree relies on; their row loops are uniform over the block
+ * (every thread runs the same iterations), so every thread reaches every barrier; and a thread
+ * reads and writes only its own elements of a row, which is what lets Softmax run in place.
  */
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
