@@ -426,7 +426,9 @@ static void rpc_deadline_exceeded_cancels_the_handler(void) {
   int64_t deadline = tfc_deadline_after_ms(300);
   EXPECT_EQ(tfc_rpc_call_sync(ch, BLOCK, text_msg("x"), deadline, 0, &resp, &s), TFC_DEADLINE_EXCEEDED);
   EXPECT_STREQ(tfc_status_msg(&s), "Deadline Exceeded");
-  EXPECT_TRUE(tfc_now_us() >= deadline);
+  /* Not before the deadline, but for gRPC's timers, which keep whole milliseconds and may
+   * round a deadline down by one. */
+  EXPECT_TRUE(tfc_now_us() >= deadline - 2000);
   tfc_status_clear(&s);
   /* The server saw the deadline and cancelled the call, which woke the handler. */
   wait_count(&g.returned, 1, "the handler to return");
