@@ -346,3 +346,27 @@ int tfc_split_plan_of(tfc_kernel_ctx *c, int *axis, int64_t *sizes) {
   for (int k = 0; k < n; k++) sizes[k] = size / n;
   return TFC_OK;
 }
+
+/* ---- Fill ---- */
+
+int tfc_fill_plan_of(tfc_kernel_ctx *c, int64_t *dims, int *rank) {
+  const tfc_tensor *dims_t = c->inputs[0], *v = c->inputs[1];
+  char buf[TFC_SHAPE_STR_MAX];
+  *rank = 0;
+  if (dims_t->ndims != 1)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "dims must be a vector, got shape %s",
+                            tfc_tensor_shape_str(dims_t, buf, sizeof buf));
+  if (v->ndims != 0)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "value must be a scalar, got shape %s",
+                            tfc_tensor_shape_str(v, buf, sizeof buf));
+  if (dims_t->n_elems > TFC_MAX_DIMS)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Fill to rank %lld exceeds the maximum rank %d",
+                            (long long)dims_t->n_elems, TFC_MAX_DIMS);
+  for (int i = 0; i < dims_t->n_elems; i++) {
+    dims[i] = tfc_array_int_at(dims_t, i);
+    if (dims[i] < 0)
+      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Dimension %lld must be >= 0", (long long)dims[i]);
+  }
+  *rank = (int)dims_t->n_elems;
+  return TFC_OK;
+}

@@ -67,6 +67,10 @@ int tfc_scan_plan_of(tfc_kernel_ctx *c, int64_t *outer, int64_t *n, int64_t *inn
  * (rank *out_rank) and input 0's dims aligned to them (leading 1s). */
 int tfc_broadcast_to_plan_of(tfc_kernel_ctx *c, int64_t *out_dims, int *out_rank, int64_t *in_dims);
 
+/* Fill: checks dims (input 0, host memory) and value (input 1, any memory: only its shape is
+ * read); writes the output dims (rank *rank). */
+int tfc_fill_plan_of(tfc_kernel_ctx *c, int64_t *dims, int *rank);
+
 /* Split (split_dim input 0, value input 1) and SplitV (value 0, size_splits 1, split_dim 2;
  * both shape arguments host memory): checks them against the value with TF's texts and writes
  * the split axis and the n_outputs piece sizes along it into sizes (room for n_outputs). */

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "device/array_plan.h"
 #include "device/cpu/array_copy.h"
 #include "device/cpu/array_kernels.h"
 #include "device/cpu/cpu_kernels.h"
@@ -170,24 +171,11 @@ static int squeeze_compute(tfc_kernel_ctx *c) {
 /* ---- making tensors ---- */
 
 static int fill_compute(tfc_kernel_ctx *c) {
-  const tfc_tensor *dims_t = c->inputs[0], *v = c->inputs[1];
-  char buf[TFC_SHAPE_STR_MAX];
-  if (dims_t->ndims != 1)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "dims must be a vector, got shape %s",
-                            tfc_tensor_shape_str(dims_t, buf, sizeof buf));
-  if (v->ndims != 0)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "value must be a scalar, got shape %s",
-                            tfc_tensor_shape_str(v, buf, sizeof buf));
-  if (dims_t->n_elems > TFC_MAX_DIMS)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Fill to rank %lld exceeds the maximum rank %d",
-                            (long long)dims_t->n_elems, TFC_MAX_DIMS);
+  const tfc_tensor *v = c->inputs[1];
   int64_t dims[TFC_MAX_DIMS];
-  for (int i = 0; i < dims_t->n_elems; i++) {
-    dims[i] = tfc_array_int_at(dims_t, i);
-    if (dims[i] < 0)
-      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Dimension %lld must be >= 0", (long long)dims[i]);
-  }
-  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, v->dtype, dims, (int)dims_t->n_elems);
+  int rank;
+  TFC_TRY(tfc_fill_plan_of(c, dims, &rank));
+  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, v->dtype, dims, rank);
   if (!out) return c->status->code;
   return tfc_array_fill(out->data, out->n_elems, v->data, v->dtype, c->status);
 }
