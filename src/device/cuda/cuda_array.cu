@@ -15,39 +15,17 @@
  * float-to-integer conversions saturating with NaN to 0 (CUDA's cvt.rzi.sat, which is what
  * TF's GPU Cast gets through Eigen as well).
  */
-#include <cuda_fp16.h>
-#include <cuda_runtime.h>
-
 #include "device/cuda/cuda_array2.h"
-#include "device/cuda/cuda_kernels.h"
+#include "device/cuda/cuda_common.cuh"
+
+using namespace tfc_cuda;
 
 namespace {
-
-/* Grid: enough blocks to cover n, capped (grid-stride loops do the rest). */
-constexpr int kThreads = 256;
-inline int blocks_for(int64_t n) {
-  int64_t b = (n + kThreads - 1) / kThreads;
-  return (int)(b > 65535 ? 65535 : (b < 1 ? 1 : b));
-}
-
-inline int launched(void) {
-  cudaError_t e = cudaGetLastError();
-  return e == cudaSuccess ? 0 : (int)e;
-}
-
-template <int N> struct word;
-template <> struct word<1> { typedef uint8_t T; };
-template <> struct word<2> { typedef uint16_t T; };
-template <> struct word<4> { typedef uint32_t T; };
-template <> struct word<8> { typedef uint64_t T; };
-
-#define GRID_LOOP(i, n)                                                                                         \
-  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < (n); i += (int64_t)gridDim.x * blockDim.x)
 
 /* ---- strided copy ---- */
 
 template <typename W> __global__ void strided_copy_k(const W *src, W *dst, tfc_cuda_copy_plan p, int64_t n) {
-  GRID_LOOP(i, n) {
+  TFC_CUDA_GRID_LOOP(i, n) {
     int64_t rem = i, so = p.src_offset, dof = p.dst_offset;
     for (int d = p.rank - 1; d >= 0; d--) {
       int64_t c = rem % p.dims[d];
@@ -67,7 +45,7 @@ struct tile_plan {
 };
 
 template <typename W> __global__ void tile_k(const W *src, W *dst, tile_plan p, int64_t n) {
-  GRID_LOOP(i, n) {
+  TFC_CUDA_GRID_LOOP(i, n) {
     int64_t rem = i, so = 0, st = 1;
     for (int d = p.rank - 1; d >= 0; d--) {
       int64_t c = rem % p.out_dims[d];
@@ -84,7 +62,7 @@ template <typename W> __global__ void tile_k(const W *src, W *dst, tile_plan p, 
 template <typename W, typename I>
 __global__ void gather_k(const W *params, const I *idx, W *out, int64_t outer, int64_t limit, int64_t n_idx,
                          int64_t inner, int64_t n) {
-  GRID_LOOP(i, n) {
+  TFC_CUDA_GRID_LOOP(i, n) {
     int64_t k = i % inner, r = i / inner;
     int64_t j = r % n_idx, bo = r / n_idx; /* bo = b * outer + o */
     int64_t b = bo / outer;
@@ -94,15 +72,6 @@ __global__ void gather_k(const W *params, const I *idx, W *out, int64_t outer, i
 }
 
 /* ---- cast ---- */
-
-template <typename S> struct cv {
-  typedef S C;
-  static __device__ __forceinline__ C ld(S v) { return v; }
-};
-template <> struct cv<__half> {
-  typedef float C;
-  static __device__ __forceinline__ float ld(__half v) { return __half2float(v); }
-};
 
 template <typename D> struct to {
   template <typename C> static __device__ __forceinline__ D conv(C v) { return (D)v; }
@@ -136,119 +105,66 @@ template <> struct to<int64_t> {
 };
 
 template <typename S, typename D> __global__ void cast_k(const S *x, D *y, int64_t n) {
-  GRID_LOOP(i, n) y[i] = to<D>::conv(cv<S>::ld(x[i]));
+  TFC_CUDA_GRID_LOOP(i, n) y[i] = to<D>::conv(load(x, i));
 }
 
-template <typename S> int cast_from(int dst, const void *x, void *y, int64_t n, cudaStream_t st) {
-  const S *xs = (const S *)x;
-  switch (dst) {
-    case TFC_CUDA_F32: cast_k<S, float><<<blocks_for(n), kThreads, 0, st>>>(xs, (float *)y, n); break;
-    case TFC_CUDA_F64: cast_k<S, double><<<blocks_for(n), kThreads, 0, st>>>(xs, (double *)y, n); break;
-    case TFC_CUDA_F16: cast_k<S, __half><<<blocks_for(n), kThreads, 0, st>>>(xs, (__half *)y, n); break;
-    case TFC_CUDA_I32: cast_k<S, int32_t><<<blocks_for(n), kThreads, 0, st>>>(xs, (int32_t *)y, n); break;
-    case TFC_CUDA_I64: cast_k<S, int64_t><<<blocks_for(n), kThreads, 0, st>>>(xs, (int64_t *)y, n); break;
-    case TFC_CUDA_BOOL: cast_k<S, uint8_t><<<blocks_for(n), kThreads, 0, st>>>(xs, (uint8_t *)y, n); break;
-    default: return TFC_CUDA_E_UNSUPPORTED;
+/* f(type_tag<S>()) for the storage type S of any launcher dtype (bool as uint8_t), or
+ * TFC_CUDA_E_UNSUPPORTED. */
+template <typename F> int by_dtype(int dtype, F &&f) {
+  switch (dtype) {
+    case TFC_CUDA_I32: return f(type_tag<int32_t>());
+    case TFC_CUDA_I64: return f(type_tag<int64_t>());
+    case TFC_CUDA_BOOL: return f(type_tag<uint8_t>());
+    default: return by_float_dtype(dtype, f);
   }
-  return launched();
 }
 
 /* ---- fill, select, one-hot ---- */
 
 template <typename W> __global__ void fill_k(const W *dev_value, W value, W *dst, int64_t n) {
   W v = dev_value ? *dev_value : value;
-  GRID_LOOP(i, n) dst[i] = v;
+  TFC_CUDA_GRID_LOOP(i, n) dst[i] = v;
 }
 
 template <typename W>
 __global__ void select_k(const uint8_t *cond, const W *t, const W *e, W *z, int64_t n, int64_t cdiv) {
-  GRID_LOOP(i, n) z[i] = cond[i / cdiv] ? t[i] : e[i];
+  TFC_CUDA_GRID_LOOP(i, n) z[i] = cond[i / cdiv] ? t[i] : e[i];
 }
 
 template <typename W, typename I>
 __global__ void one_hot_k(const I *idx, const W *on, const W *off, W *out, int64_t depth, int64_t inner, int64_t n) {
   W von = *on, voff = *off;
-  GRID_LOOP(i, n) {
+  TFC_CUDA_GRID_LOOP(i, n) {
     int64_t k = i % inner, r = i / inner;
     int64_t d = r % depth, o = r / depth;
     out[i] = (int64_t)idx[o * inner + k] == d ? von : voff;
   }
 }
 
-/* Calls F<W>::run(args...) for the word type of elem_size. */
-template <template <typename> class F, typename... A> int by_size(int elem_size, A... a) {
+/* f(type_tag<W>()) for the word type W of elem_size (1, 2, 4 or 8 bytes), or
+ * TFC_CUDA_E_UNSUPPORTED. */
+template <typename F> int by_size(int elem_size, F &&f) {
   switch (elem_size) {
-    case 1: return F<uint8_t>::run(a...);
-    case 2: return F<uint16_t>::run(a...);
-    case 4: return F<uint32_t>::run(a...);
-    case 8: return F<uint64_t>::run(a...);
+    case 1: return f(type_tag<uint8_t>());
+    case 2: return f(type_tag<uint16_t>());
+    case 4: return f(type_tag<uint32_t>());
+    case 8: return f(type_tag<uint64_t>());
     default: return TFC_CUDA_E_UNSUPPORTED;
   }
 }
-
-template <typename W> struct copy_run {
-  static int run(const void *src, void *dst, tfc_cuda_copy_plan p, int64_t n, cudaStream_t st) {
-    strided_copy_k<W><<<blocks_for(n), kThreads, 0, st>>>((const W *)src, (W *)dst, p, n);
-    return launched();
-  }
-};
-template <typename W> struct tile_run {
-  static int run(const void *src, void *dst, tile_plan p, int64_t n, cudaStream_t st) {
-    tile_k<W><<<blocks_for(n), kThreads, 0, st>>>((const W *)src, (W *)dst, p, n);
-    return launched();
-  }
-};
-template <typename W> struct gather_run {
-  static int run(int idx_dtype, const void *params, const void *idx, void *out, int64_t outer, int64_t limit,
-                 int64_t n_idx, int64_t inner, int64_t n, cudaStream_t st) {
-    if (idx_dtype == TFC_CUDA_I32)
-      gather_k<W, int32_t><<<blocks_for(n), kThreads, 0, st>>>((const W *)params, (const int32_t *)idx, (W *)out,
-                                                               outer, limit, n_idx, inner, n);
-    else if (idx_dtype == TFC_CUDA_I64)
-      gather_k<W, int64_t><<<blocks_for(n), kThreads, 0, st>>>((const W *)params, (const int64_t *)idx, (W *)out,
-                                                               outer, limit, n_idx, inner, n);
-    else
-      return TFC_CUDA_E_UNSUPPORTED;
-    return launched();
-  }
-};
-template <typename W> struct fill_run {
-  static int run(const void *dev_value, uint64_t bits, void *dst, int64_t n, cudaStream_t st) {
-    fill_k<W><<<blocks_for(n), kThreads, 0, st>>>((const W *)dev_value, (W)bits, (W *)dst, n);
-    return launched();
-  }
-};
-template <typename W> struct select_run {
-  static int run(const void *cond, const void *t, const void *e, void *z, int64_t n, int64_t cdiv, cudaStream_t st) {
-    select_k<W><<<blocks_for(n), kThreads, 0, st>>>((const uint8_t *)cond, (const W *)t, (const W *)e, (W *)z, n,
-                                                    cdiv);
-    return launched();
-  }
-};
-template <typename W> struct one_hot_run {
-  static int run(int idx_dtype, const void *idx, const void *on, const void *off, void *out, int64_t depth,
-                 int64_t inner, int64_t n, cudaStream_t st) {
-    if (idx_dtype == TFC_CUDA_I32)
-      one_hot_k<W, int32_t><<<blocks_for(n), kThreads, 0, st>>>((const int32_t *)idx, (const W *)on, (const W *)off,
-                                                                (W *)out, depth, inner, n);
-    else if (idx_dtype == TFC_CUDA_I64)
-      one_hot_k<W, int64_t><<<blocks_for(n), kThreads, 0, st>>>((const int64_t *)idx, (const W *)on, (const W *)off,
-                                                                (W *)out, depth, inner, n);
-    else
-      return TFC_CUDA_E_UNSUPPORTED;
-    return launched();
-  }
-};
 
 } // namespace
 
 extern "C" int tfc_cuda_strided_copy(int elem_size, const void *src, void *dst, const tfc_cuda_copy_plan *plan,
                                      void *stream) {
   if (plan->rank < 1 || plan->rank > TFC_CUDA_MAX_DIMS) return TFC_CUDA_E_UNSUPPORTED;
-  int64_t n = 1;
-  for (int d = 0; d < plan->rank; d++) n *= plan->dims[d];
+  int64_t n = dims_count(plan->rank, plan->dims);
   if (n == 0) return 0;
-  return by_size<copy_run>(elem_size, src, dst, *plan, n, (cudaStream_t)stream);
+  return by_size(elem_size, [&](auto w) {
+    typedef typename decltype(w)::type W;
+    strided_copy_k<W><<<blocks_for(n), kThreads, 0, (cudaStream_t)stream>>>((const W *)src, (W *)dst, *plan, n);
+    return launched();
+  });
 }
 
 extern "C" int tfc_cuda_tile(int elem_size, const void *src, void *dst, int rank, const int64_t *in_dims,
@@ -263,7 +179,11 @@ extern "C" int tfc_cuda_tile(int elem_size, const void *src, void *dst, int rank
     n *= out_dims[d];
   }
   if (n == 0) return 0;
-  return by_size<tile_run>(elem_size, src, dst, p, n, (cudaStream_t)stream);
+  return by_size(elem_size, [&](auto w) {
+    typedef typename decltype(w)::type W;
+    tile_k<W><<<blocks_for(n), kThreads, 0, (cudaStream_t)stream>>>((const W *)src, (W *)dst, p, n);
+    return launched();
+  });
 }
 
 extern "C" int tfc_cuda_gather(int elem_size, int idx_dtype, const void *params, const void *idx, void *out,
@@ -271,48 +191,69 @@ extern "C" int tfc_cuda_gather(int elem_size, int idx_dtype, const void *params,
                                void *stream) {
   int64_t n = batch * outer * n_idx * inner;
   if (n == 0) return 0;
-  return by_size<gather_run>(elem_size, idx_dtype, params, idx, out, outer, limit, n_idx, inner, n,
-                             (cudaStream_t)stream);
+  return by_size(elem_size, [&](auto w) {
+    return by_index_dtype(idx_dtype, [&](auto ix) {
+      typedef typename decltype(w)::type W;
+      typedef typename decltype(ix)::type I;
+      gather_k<W, I><<<blocks_for(n), kThreads, 0, (cudaStream_t)stream>>>((const W *)params, (const I *)idx, (W *)out,
+                                                                           outer, limit, n_idx, inner, n);
+      return launched();
+    });
+  });
 }
 
 extern "C" int tfc_cuda_cast(int src_dtype, int dst_dtype, const void *x, void *y, int64_t n, void *stream) {
   if (n == 0) return 0;
-  cudaStream_t st = (cudaStream_t)stream;
-  switch (src_dtype) {
-    case TFC_CUDA_F32: return cast_from<float>(dst_dtype, x, y, n, st);
-    case TFC_CUDA_F64: return cast_from<double>(dst_dtype, x, y, n, st);
-    case TFC_CUDA_F16: return cast_from<__half>(dst_dtype, x, y, n, st);
-    case TFC_CUDA_I32: return cast_from<int32_t>(dst_dtype, x, y, n, st);
-    case TFC_CUDA_I64: return cast_from<int64_t>(dst_dtype, x, y, n, st);
-    case TFC_CUDA_BOOL: return cast_from<uint8_t>(dst_dtype, x, y, n, st);
-    default: return TFC_CUDA_E_UNSUPPORTED;
-  }
+  return by_dtype(src_dtype, [&](auto src_t) {
+    return by_dtype(dst_dtype, [&](auto dst_t) {
+      typedef typename decltype(src_t)::type S;
+      typedef typename decltype(dst_t)::type D;
+      cast_k<S, D><<<blocks_for(n), kThreads, 0, (cudaStream_t)stream>>>((const S *)x, (D *)y, n);
+      return launched();
+    });
+  });
 }
 
 extern "C" int tfc_cuda_fill(int elem_size, const void *dev_value, uint64_t bits, void *dst, int64_t n,
                              void *stream) {
   if (n == 0) return 0;
-  return by_size<fill_run>(elem_size, dev_value, bits, dst, n, (cudaStream_t)stream);
+  return by_size(elem_size, [&](auto w) {
+    typedef typename decltype(w)::type W;
+    fill_k<W><<<blocks_for(n), kThreads, 0, (cudaStream_t)stream>>>((const W *)dev_value, (W)bits, (W *)dst, n);
+    return launched();
+  });
 }
 
 extern "C" int tfc_cuda_select(int elem_size, const void *cond, const void *t, const void *e, void *z, int64_t n,
                                int64_t cond_div, void *stream) {
   if (n == 0) return 0;
   if (cond_div < 1) return TFC_CUDA_E_UNSUPPORTED;
-  return by_size<select_run>(elem_size, cond, t, e, z, n, cond_div, (cudaStream_t)stream);
+  return by_size(elem_size, [&](auto w) {
+    typedef typename decltype(w)::type W;
+    select_k<W><<<blocks_for(n), kThreads, 0, (cudaStream_t)stream>>>((const uint8_t *)cond, (const W *)t,
+                                                                      (const W *)e, (W *)z, n, cond_div);
+    return launched();
+  });
 }
 
 extern "C" int tfc_cuda_one_hot(int elem_size, int idx_dtype, const void *idx, const void *on, const void *off,
                                 void *out, int64_t outer, int64_t depth, int64_t inner, void *stream) {
   int64_t n = outer * depth * inner;
   if (n == 0) return 0;
-  return by_size<one_hot_run>(elem_size, idx_dtype, idx, on, off, out, depth, inner, n, (cudaStream_t)stream);
+  return by_size(elem_size, [&](auto w) {
+    return by_index_dtype(idx_dtype, [&](auto ix) {
+      typedef typename decltype(w)::type W;
+      typedef typename decltype(ix)::type I;
+      one_hot_k<W, I><<<blocks_for(n), kThreads, 0, (cudaStream_t)stream>>>((const I *)idx, (const W *)on,
+                                                                            (const W *)off, (W *)out, depth, inner, n);
+      return launched();
+    });
+  });
 }
 
 extern "C" int tfc_cuda_memcpy(void *dst, const void *src, int64_t bytes, void *stream) {
   if (bytes == 0) return 0;
-  cudaError_t e = cudaMemcpyAsync(dst, src, (size_t)bytes, cudaMemcpyDeviceToDevice, (cudaStream_t)stream);
-  return e == cudaSuccess ? 0 : (int)e;
+  return cuda_result(cudaMemcpyAsync(dst, src, (size_t)bytes, cudaMemcpyDeviceToDevice, (cudaStream_t)stream));
 }
 
 /* ---- broadcast select, pads, mirror-pad gradient, unsorted segment sum ---- */
@@ -321,7 +262,7 @@ namespace {
 
 template <typename W>
 __global__ void select_bcast_k(const uint8_t *cond, const W *t, const W *e, W *z, tfc_cuda_bcast3 p, int64_t n) {
-  GRID_LOOP(i, n) {
+  TFC_CUDA_GRID_LOOP(i, n) {
     int64_t rem = i, o0 = 0, o1 = 0, o2 = 0;
     for (int d = p.rank - 1; d >= 0; d--) {
       int64_t c = rem % p.dims[d];
@@ -346,7 +287,7 @@ __device__ __forceinline__ int64_t pad_map(int64_t o, int64_t before, int64_t n,
 template <typename W>
 __global__ void pad_k(const W *src, W *dst, tfc_cuda_pad_plan p, const W *dev_value, int64_t n) {
   W fill = dev_value ? *dev_value : W(0);
-  GRID_LOOP(i, n) {
+  TFC_CUDA_GRID_LOOP(i, n) {
     int64_t rem = i, so = 0, st = 1;
     bool constant = false;
     for (int d = p.rank - 1; d >= 0; d--) {
@@ -361,24 +302,13 @@ __global__ void pad_k(const W *src, W *dst, tfc_cuda_pad_plan p, const W *dev_va
   }
 }
 
-template <typename T> struct acc_of {
-  typedef T A;
-  static __device__ __forceinline__ A ld(T v) { return v; }
-  static __device__ __forceinline__ T st(A v) { return v; }
-};
-template <> struct acc_of<__half> {
-  typedef float A;
-  static __device__ __forceinline__ float ld(__half v) { return __half2float(v); }
-  static __device__ __forceinline__ __half st(float v) { return __float2half_rn(v); }
-};
-
 /* Each output element gathers its sources: along each dim, the element itself and at most one
  * mirror image in each padding; the sources are every combination over the dims. Over the
  * whole output that is exactly one read per gradient element. */
 template <typename T>
 __global__ void mirror_grad_k(const T *g, T *out, tfc_cuda_pad_plan p, int64_t n) {
-  typedef typename acc_of<T>::A A;
-  GRID_LOOP(i, n) {
+  typedef acc_t<T> A;
+  TFC_CUDA_GRID_LOOP(i, n) {
     int64_t cand[TFC_CUDA_MAX_DIMS][3], gst[TFC_CUDA_MAX_DIMS];
     int cnt[TFC_CUDA_MAX_DIMS], at[TFC_CUDA_MAX_DIMS];
     int64_t rem = i, st = 1;
@@ -403,12 +333,12 @@ __global__ void mirror_grad_k(const T *g, T *out, tfc_cuda_pad_plan p, int64_t n
     for (;;) {
       int64_t off = 0;
       for (int d = 0; d < p.rank; d++) off += cand[d][at[d]] * gst[d];
-      acc += acc_of<T>::ld(g[off]);
+      acc += load(g, off);
       int d = p.rank - 1;
       while (d >= 0 && ++at[d] == cnt[d]) at[d--] = 0;
       if (d < 0) break;
     }
-    out[i] = acc_of<T>::st(acc);
+    store(out, i, acc);
   }
 }
 
@@ -419,46 +349,11 @@ __device__ __forceinline__ void atomic_add(int32_t *p, int32_t v) { atomicAdd((i
 
 template <typename T, typename I>
 __global__ void segment_sum_k(const T *data, const I *ids, T *out, int64_t inner, int64_t num, int64_t n) {
-  GRID_LOOP(i, n) {
+  TFC_CUDA_GRID_LOOP(i, n) {
     int64_t r = i / inner, k = i - r * inner;
     int64_t s = (int64_t)ids[r];
     if (s >= 0 && s < num) atomic_add(&out[s * inner + k], data[i]);
   }
-}
-
-template <typename W> struct select_bcast_run {
-  static int run(const void *cond, const void *t, const void *e, void *z, tfc_cuda_bcast3 p, int64_t n,
-                 cudaStream_t st) {
-    select_bcast_k<W><<<blocks_for(n), kThreads, 0, st>>>((const uint8_t *)cond, (const W *)t, (const W *)e, (W *)z,
-                                                          p, n);
-    return launched();
-  }
-};
-template <typename W> struct pad_run {
-  static int run(const void *src, void *dst, tfc_cuda_pad_plan p, const void *dev_value, int64_t n, cudaStream_t st) {
-    pad_k<W><<<blocks_for(n), kThreads, 0, st>>>((const W *)src, (W *)dst, p, (const W *)dev_value, n);
-    return launched();
-  }
-};
-
-template <typename T>
-int segment_sum_typed(int idx_dtype, const void *data, const void *ids, void *out, int64_t inner, int64_t num,
-                      int64_t n, cudaStream_t st) {
-  if (idx_dtype == TFC_CUDA_I32)
-    segment_sum_k<T, int32_t><<<blocks_for(n), kThreads, 0, st>>>((const T *)data, (const int32_t *)ids, (T *)out,
-                                                                  inner, num, n);
-  else if (idx_dtype == TFC_CUDA_I64)
-    segment_sum_k<T, int64_t><<<blocks_for(n), kThreads, 0, st>>>((const T *)data, (const int64_t *)ids, (T *)out,
-                                                                  inner, num, n);
-  else
-    return TFC_CUDA_E_UNSUPPORTED;
-  return launched();
-}
-
-int64_t dims_count(int rank, const int64_t *dims) {
-  int64_t n = 1;
-  for (int d = 0; d < rank; d++) n *= dims[d];
-  return n;
 }
 
 } // namespace
@@ -468,7 +363,12 @@ extern "C" int tfc_cuda_select_bcast(int elem_size, const void *cond, const void
   if (plan->rank < 1 || plan->rank > TFC_CUDA_MAX_DIMS) return TFC_CUDA_E_UNSUPPORTED;
   int64_t n = dims_count(plan->rank, plan->dims);
   if (n == 0) return 0;
-  return by_size<select_bcast_run>(elem_size, cond, t, e, z, *plan, n, (cudaStream_t)stream);
+  return by_size(elem_size, [&](auto w) {
+    typedef typename decltype(w)::type W;
+    select_bcast_k<W><<<blocks_for(n), kThreads, 0, (cudaStream_t)stream>>>((const uint8_t *)cond, (const W *)t,
+                                                                            (const W *)e, (W *)z, *plan, n);
+    return launched();
+  });
 }
 
 extern "C" int tfc_cuda_pad(int elem_size, const void *src, void *dst, const tfc_cuda_pad_plan *plan,
@@ -477,7 +377,12 @@ extern "C" int tfc_cuda_pad(int elem_size, const void *src, void *dst, const tfc
     return TFC_CUDA_E_UNSUPPORTED;
   int64_t n = dims_count(plan->rank, plan->padded);
   if (n == 0) return 0;
-  return by_size<pad_run>(elem_size, src, dst, *plan, dev_value, n, (cudaStream_t)stream);
+  return by_size(elem_size, [&](auto w) {
+    typedef typename decltype(w)::type W;
+    pad_k<W><<<blocks_for(n), kThreads, 0, (cudaStream_t)stream>>>((const W *)src, (W *)dst, *plan,
+                                                                   (const W *)dev_value, n);
+    return launched();
+  });
 }
 
 extern "C" int tfc_cuda_mirror_pad_grad(int dtype, const void *g, void *out, const tfc_cuda_pad_plan *plan,
@@ -486,44 +391,32 @@ extern "C" int tfc_cuda_mirror_pad_grad(int dtype, const void *g, void *out, con
     return TFC_CUDA_E_UNSUPPORTED;
   int64_t n = dims_count(plan->rank, plan->dims);
   if (n == 0) return 0;
-  cudaStream_t st = (cudaStream_t)stream;
-  int blocks = blocks_for(n);
-  switch (dtype) {
-    case TFC_CUDA_F32: mirror_grad_k<float><<<blocks, kThreads, 0, st>>>((const float *)g, (float *)out, *plan, n); break;
-    case TFC_CUDA_F64:
-      mirror_grad_k<double><<<blocks, kThreads, 0, st>>>((const double *)g, (double *)out, *plan, n);
-      break;
-    case TFC_CUDA_F16:
-      mirror_grad_k<__half><<<blocks, kThreads, 0, st>>>((const __half *)g, (__half *)out, *plan, n);
-      break;
-    default: return TFC_CUDA_E_UNSUPPORTED;
-  }
-  return launched();
+  return by_float_dtype(dtype, [&](auto t) {
+    typedef typename decltype(t)::type T;
+    mirror_grad_k<T><<<blocks_for(n), kThreads, 0, (cudaStream_t)stream>>>((const T *)g, (T *)out, *plan, n);
+    return launched();
+  });
 }
 
 extern "C" int tfc_cuda_unsorted_segment_sum(int dtype, int idx_dtype, const void *data, const void *ids, void *out,
                                              int64_t n_ids, int64_t inner, int64_t num_segments, void *stream) {
-  int64_t es;
-  switch (dtype) {
-    case TFC_CUDA_F32: es = 4; break;
-    case TFC_CUDA_F64: es = 8; break;
-    case TFC_CUDA_F16: es = 2; break;
-    case TFC_CUDA_I32: es = 4; break;
-    default: return TFC_CUDA_E_UNSUPPORTED;
-  }
   if (idx_dtype != TFC_CUDA_I32 && idx_dtype != TFC_CUDA_I64) return TFC_CUDA_E_UNSUPPORTED;
   cudaStream_t st = (cudaStream_t)stream;
-  int64_t out_bytes = num_segments * inner * es;
-  if (out_bytes > 0) {
-    cudaError_t e = cudaMemsetAsync(out, 0, (size_t)out_bytes, st);
-    if (e != cudaSuccess) return (int)e;
-  }
-  int64_t n = n_ids * inner;
-  if (n == 0 || num_segments == 0) return 0;
-  switch (dtype) {
-    case TFC_CUDA_F32: return segment_sum_typed<float>(idx_dtype, data, ids, out, inner, num_segments, n, st);
-    case TFC_CUDA_F64: return segment_sum_typed<double>(idx_dtype, data, ids, out, inner, num_segments, n, st);
-    case TFC_CUDA_F16: return segment_sum_typed<__half>(idx_dtype, data, ids, out, inner, num_segments, n, st);
-    default: return segment_sum_typed<int32_t>(idx_dtype, data, ids, out, inner, num_segments, n, st);
-  }
+  auto run = [&](auto t) {
+    typedef typename decltype(t)::type T;
+    int64_t out_bytes = num_segments * inner * (int64_t)sizeof(T);
+    if (out_bytes > 0) {
+      int err = cuda_result(cudaMemsetAsync(out, 0, (size_t)out_bytes, st));
+      if (err) return err;
+    }
+    int64_t n = n_ids * inner;
+    if (n == 0 || num_segments == 0) return 0;
+    return by_index_dtype(idx_dtype, [&](auto ix) {
+      typedef typename decltype(ix)::type I;
+      segment_sum_k<T, I><<<blocks_for(n), kThreads, 0, st>>>((const T *)data, (const I *)ids, (T *)out, inner,
+                                                              num_segments, n);
+      return launched();
+    });
+  };
+  return dtype == TFC_CUDA_I32 ? run(type_tag<int32_t>()) : by_float_dtype(dtype, run);
 }

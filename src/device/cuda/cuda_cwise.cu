@@ -14,50 +14,16 @@
  * thresholds, Round half to even, 1/sqrt(x) (not the approximate rsqrt) for Rsqrt. The build
  * does not use fast math, so division and sqrt are correctly rounded.
  */
-#include <cuda_fp16.h>
-#include <cuda_runtime.h>
-
 #include <type_traits>
 #include <utility>
 
-#include "device/cuda/cuda_kernels.h"
+#include "device/cuda/cuda_common.cuh"
+
+using namespace tfc_cuda;
 
 namespace {
 
-/* ---- storage and compute types ---- */
-
-template <typename S> struct traits {
-  typedef S C; /* compute type */
-  static __device__ __forceinline__ C ld(const S *p, int64_t i) { return p[i]; }
-  static __device__ __forceinline__ void st(S *p, int64_t i, C v) { p[i] = v; }
-};
-template <> struct traits<__half> {
-  typedef float C;
-  static __device__ __forceinline__ float ld(const __half *p, int64_t i) { return __half2float(p[i]); }
-  static __device__ __forceinline__ void st(__half *p, int64_t i, float v) { p[i] = __float2half_rn(v); }
-};
 typedef uint8_t boolean;
-
-/* libm by overload, so one formula serves float and double. */
-#define M1(name, f, d)                                                                            \
-  __device__ __forceinline__ float name(float a) { return f(a); }                                 \
-  __device__ __forceinline__ double name(double a) { return d(a); }
-M1(m_exp, expf, exp)
-M1(m_log, logf, log)
-M1(m_sqrt, sqrtf, sqrt)
-M1(m_tanh, tanhf, tanh)
-M1(m_fabs, fabsf, fabs)
-M1(m_floor, floorf, floor)
-M1(m_ceil, ceilf, ceil)
-M1(m_rint, rintf, rint)
-M1(m_log1p, log1pf, log1p)
-M1(m_expm1, expm1f, expm1)
-M1(m_sin, sinf, sin)
-M1(m_cos, cosf, cos)
-__device__ __forceinline__ float m_pow(float a, float b) { return powf(a, b); }
-__device__ __forceinline__ double m_pow(double a, double b) { return pow(a, b); }
-__device__ __forceinline__ float m_fmod(float a, float b) { return fmodf(a, b); }
-__device__ __forceinline__ double m_fmod(double a, double b) { return fmod(a, b); }
 
 /* SELU's constants and softplus's thresholds, as kernels_nn_act.c. */
 #define SELU_SCALE 1.0507009873554804934193349852946
@@ -123,10 +89,9 @@ template <int OP, typename S>
 __global__ void binary_kernel(const S *a, const S *b,
                               typename std::conditional<bool_out<OP>(), boolean, S>::type *z, int64_t n,
                               tfc_cuda_bcast p, double param) {
-  typedef traits<S> T;
-  typedef typename T::C C;
+  typedef acc_t<S> C;
   const C alpha = (C)param;
-  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) {
+  TFC_CUDA_GRID_LOOP(i, n) {
     int64_t oa, ob;
     if (p.rank == 1) {
       oa = i * p.strides[0][0];
@@ -141,9 +106,9 @@ __global__ void binary_kernel(const S *a, const S *b,
         ob += idx * p.strides[1][d];
       }
     }
-    C v = bin_apply<OP, C>(T::ld(a, oa), T::ld(b, ob), alpha);
+    C v = bin_apply<OP, C>(load(a, oa), load(b, ob), alpha);
     if constexpr (bool_out<OP>()) z[i] = v != 0;
-    else T::st(z, i, v);
+    else store(z, i, v);
   }
 }
 
@@ -191,29 +156,12 @@ template <int OP, typename C> __device__ __forceinline__ C un_apply(C a, C alpha
 
 template <int OP, typename S>
 __global__ void unary_kernel(const S *x, S *y, int64_t n, double param) {
-  typedef traits<S> T;
-  typedef typename T::C C;
+  typedef acc_t<S> C;
   const C alpha = (C)param;
-  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x)
-    T::st(y, i, un_apply<OP, C>(T::ld(x, i), alpha));
+  TFC_CUDA_GRID_LOOP(i, n) store(y, i, un_apply<OP, C>(load(x, i), alpha));
 }
 
 /* ---- launch ---- */
-
-const int kThreads = 256;
-/* Enough blocks to fill any current GPU several times over; the grid-stride loops cover
- * the rest. */
-const int64_t kMaxBlocks = 8192;
-
-inline unsigned blocks_for(int64_t n) {
-  int64_t b = (n + kThreads - 1) / kThreads;
-  return (unsigned)(b < kMaxBlocks ? b : kMaxBlocks);
-}
-
-inline int launched() {
-  cudaError_t e = cudaGetLastError();
-  return e == cudaSuccess ? 0 : (int)e;
-}
 
 template <int OP, typename S>
 int launch_binary(const void *a, const void *b, void *z, const tfc_cuda_bcast *p, int64_t n, double param,
@@ -316,8 +264,7 @@ extern "C" int tfc_cuda_binary(int op, int dtype, const void *a, const void *b, 
                                double param, void *stream) {
   if (op < 0 || op >= TFC_CUDA_BINOP_COUNT || plan->rank < 1 || plan->rank > TFC_CUDA_MAX_DIMS)
     return TFC_CUDA_E_UNSUPPORTED;
-  int64_t n = 1;
-  for (int d = 0; d < plan->rank; d++) n *= plan->dims[d];
+  int64_t n = dims_count(plan->rank, plan->dims);
   if (n == 0) return 0;
   return bin_fns::fns[op](dtype, a, b, z, plan, n, param, (cudaStream_t)stream);
 }
@@ -330,8 +277,7 @@ extern "C" int tfc_cuda_unary(int op, int dtype, const void *x, void *y, int64_t
 
 extern "C" int tfc_cuda_memset(void *p, int value, int64_t bytes, void *stream) {
   if (bytes == 0) return 0;
-  cudaError_t e = cudaMemsetAsync(p, value, (size_t)bytes, (cudaStream_t)stream);
-  return e == cudaSuccess ? 0 : (int)e;
+  return cuda_result(cudaMemsetAsync(p, value, (size_t)bytes, (cudaStream_t)stream));
 }
 
 extern "C" const char *tfc_cuda_error_string(int err) {

@@ -19,33 +19,15 @@
  * each, and one block adds the partials in order. CheckNumerics ORs per-warp findings into one
  * device word with atomicOr (order does not matter for an OR).
  */
-#include <cuda_fp16.h>
-#include <cuda_runtime.h>
-#include <math.h>
-
+#include "device/cuda/cuda_common.cuh"
 #include "device/cuda/cuda_loss.h"
+
+using namespace tfc_cuda;
 
 namespace {
 
-const int kThreads = 256;
-const int kWarp = 32;
-const int64_t kMaxBlocks = 8192;
 /* Rows at least this long get a whole block; shorter ones a warp. */
 const int64_t kWideRow = 1024;
-
-/* ---- storage and accumulation types ---- */
-
-template <typename S> struct acc_of { typedef S A; };
-template <> struct acc_of<__half> { typedef float A; };
-template <typename S> __device__ __forceinline__ typename acc_of<S>::A ld(const S *p, int64_t i) { return p[i]; }
-template <> __device__ __forceinline__ float ld<__half>(const __half *p, int64_t i) { return __half2float(p[i]); }
-template <typename S> __device__ __forceinline__ void st(S *p, int64_t i, typename acc_of<S>::A v) { p[i] = v; }
-template <> __device__ __forceinline__ void st<__half>(__half *p, int64_t i, float v) { p[i] = __float2half_rn(v); }
-
-__device__ __forceinline__ float m_exp(float a) { return expf(a); }
-__device__ __forceinline__ double m_exp(double a) { return exp(a); }
-__device__ __forceinline__ float m_log(float a) { return logf(a); }
-__device__ __forceinline__ double m_log(double a) { return log(a); }
 
 /* ---- group reductions ---- */
 
@@ -95,17 +77,6 @@ template <int W> struct rows_of {
   __device__ static int lane() { return (int)(threadIdx.x % W); }
 };
 
-inline unsigned grid_for(int64_t items, int64_t per_block) {
-  int64_t b = (items + per_block - 1) / per_block;
-  if (b < 1) b = 1;
-  return (unsigned)(b < kMaxBlocks ? b : kMaxBlocks);
-}
-
-inline int launched() {
-  cudaError_t e = cudaGetLastError();
-  return e == cudaSuccess ? 0 : (int)e;
-}
-
 /* ---- SoftmaxCrossEntropyWithLogits ---- */
 
 /* Not __restrict__: bp may be x (see the top comment). The loop bound is the same for every
@@ -113,28 +84,28 @@ inline int launched() {
 template <int W, typename S>
 __global__ void xent_kernel(const S *x, int64_t x_rs, int64_t x_cs, const S *l, int64_t l_rs, int64_t l_cs,
                             S *loss, S *bp, int64_t rows, int64_t cols) {
-  typedef typename acc_of<S>::A A;
+  typedef acc_t<S> A;
   const int t = rows_of<W>::lane();
   for (int64_t r = rows_of<W>::first(); r < rows; r += rows_of<W>::step()) {
     const int64_t xb = r * x_rs, lb = r * l_rs, ob = r * cols;
     A m = (A)-INFINITY;
     for (int64_t j = t; j < cols; j += W) {
-      A v = ld(x, xb + j * x_cs);
+      A v = load(x, xb + j * x_cs);
       m = v > m ? v : m;
     }
     m = group_all<W>(m, f_max<A>());
     A sum = 0;
-    for (int64_t j = t; j < cols; j += W) sum += m_exp(ld(x, xb + j * x_cs) - m);
+    for (int64_t j = t; j < cols; j += W) sum += m_exp(load(x, xb + j * x_cs) - m);
     sum = group_all<W>(sum, f_add<A>());
     const A log_sum = m_log(sum);
     A part = 0;
     for (int64_t j = t; j < cols; j += W) {
-      const A shifted = ld(x, xb + j * x_cs) - m, lab = ld(l, lb + j * l_cs);
+      const A shifted = load(x, xb + j * x_cs) - m, lab = load(l, lb + j * l_cs);
       part += lab * (log_sum - shifted);
-      st(bp, ob + j, m_exp(shifted) / sum - lab);
+      store(bp, ob + j, m_exp(shifted) / sum - lab);
     }
     part = group_all<W>(part, f_add<A>());
-    if (t == 0) st(loss, r, part);
+    if (t == 0) store(loss, r, part);
   }
 }
 
@@ -142,10 +113,10 @@ template <typename S>
 int launch_xent(const void *x, int64_t x_rs, int64_t x_cs, const void *l, int64_t l_rs, int64_t l_cs, void *loss,
                 void *bp, int64_t rows, int64_t cols, cudaStream_t st) {
   if (cols >= kWideRow)
-    xent_kernel<kThreads, S><<<grid_for(rows, 1), kThreads, 0, st>>>((const S *)x, x_rs, x_cs, (const S *)l, l_rs,
+    xent_kernel<kThreads, S><<<blocks_for(rows, 1), kThreads, 0, st>>>((const S *)x, x_rs, x_cs, (const S *)l, l_rs,
                                                                      l_cs, (S *)loss, (S *)bp, rows, cols);
   else
-    xent_kernel<kWarp, S><<<grid_for(rows, kThreads / kWarp), kThreads, 0, st>>>(
+    xent_kernel<kWarp, S><<<blocks_for(rows, kThreads / kWarp), kThreads, 0, st>>>(
         (const S *)x, x_rs, x_cs, (const S *)l, l_rs, l_cs, (S *)loss, (S *)bp, rows, cols);
   return launched();
 }
@@ -156,31 +127,31 @@ int launch_xent(const void *x, int64_t x_rs, int64_t x_cs, const void *l, int64_
  * it with the backprop, and no other thread touches that element. */
 template <int W, typename S, typename L>
 __global__ void sparse_xent_kernel(const S *x, const L *labels, S *loss, S *bp, int64_t rows, int64_t cols) {
-  typedef typename acc_of<S>::A A;
+  typedef acc_t<S> A;
   const int t = rows_of<W>::lane();
   for (int64_t r = rows_of<W>::first(); r < rows; r += rows_of<W>::step()) {
     const int64_t base = r * cols, label = (int64_t)labels[r];
     if (label < 0 || label >= cols) { /* the same for the whole group: no reduction skipped halfway */
-      for (int64_t j = t; j < cols; j += W) st(bp, base + j, (A)NAN);
-      if (t == 0) st(loss, r, (A)NAN);
+      for (int64_t j = t; j < cols; j += W) store(bp, base + j, (A)NAN);
+      if (t == 0) store(loss, r, (A)NAN);
       continue;
     }
     A m = (A)-INFINITY;
     for (int64_t j = t; j < cols; j += W) {
-      A v = ld(x, base + j);
+      A v = load(x, base + j);
       m = v > m ? v : m;
     }
     m = group_all<W>(m, f_max<A>());
     A sum = 0;
-    for (int64_t j = t; j < cols; j += W) sum += m_exp(ld(x, base + j) - m);
+    for (int64_t j = t; j < cols; j += W) sum += m_exp(load(x, base + j) - m);
     sum = group_all<W>(sum, f_add<A>());
     for (int64_t j = t; j < cols; j += W) {
-      const A shifted = ld(x, base + j) - m;
+      const A shifted = load(x, base + j) - m;
       if (j == label) {
-        st(loss, r, m_log(sum) - shifted);
-        st(bp, base + j, m_exp(shifted) / sum - (A)1);
+        store(loss, r, m_log(sum) - shifted);
+        store(bp, base + j, m_exp(shifted) / sum - (A)1);
       } else {
-        st(bp, base + j, m_exp(shifted) / sum);
+        store(bp, base + j, m_exp(shifted) / sum);
       }
     }
   }
@@ -190,31 +161,21 @@ template <typename S, typename L>
 int launch_sparse_xent(const void *x, const void *labels, void *loss, void *bp, int64_t rows, int64_t cols,
                        cudaStream_t st) {
   if (cols >= kWideRow)
-    sparse_xent_kernel<kThreads, S, L><<<grid_for(rows, 1), kThreads, 0, st>>>((const S *)x, (const L *)labels,
+    sparse_xent_kernel<kThreads, S, L><<<blocks_for(rows, 1), kThreads, 0, st>>>((const S *)x, (const L *)labels,
                                                                                (S *)loss, (S *)bp, rows, cols);
   else
-    sparse_xent_kernel<kWarp, S, L><<<grid_for(rows, kThreads / kWarp), kThreads, 0, st>>>(
+    sparse_xent_kernel<kWarp, S, L><<<blocks_for(rows, kThreads / kWarp), kThreads, 0, st>>>(
         (const S *)x, (const L *)labels, (S *)loss, (S *)bp, rows, cols);
   return launched();
-}
-
-template <typename S>
-int sparse_by_label(int label_dtype, const void *x, const void *labels, void *loss, void *bp, int64_t rows,
-                    int64_t cols, cudaStream_t st) {
-  switch (label_dtype) {
-    case TFC_CUDA_I32: return launch_sparse_xent<S, int32_t>(x, labels, loss, bp, rows, cols, st);
-    case TFC_CUDA_I64: return launch_sparse_xent<S, int64_t>(x, labels, loss, bp, rows, cols, st);
-    default: return TFC_CUDA_E_UNSUPPORTED;
-  }
 }
 
 /* ---- L2Loss ---- */
 
 template <typename S> __global__ void l2_partial_kernel(const S *__restrict__ x, int64_t n, void *partials) {
-  typedef typename acc_of<S>::A A;
+  typedef acc_t<S> A;
   A s = 0;
-  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) {
-    A v = ld(x, i);
+  TFC_CUDA_GRID_LOOP(i, n) {
+    A v = load(x, i);
     s += v * v;
   }
   s = group_all<kThreads>(s, f_add<A>());
@@ -222,16 +183,16 @@ template <typename S> __global__ void l2_partial_kernel(const S *__restrict__ x,
 }
 
 template <typename S> __global__ void l2_final_kernel(const void *partials, int n_partials, S *out) {
-  typedef typename acc_of<S>::A A;
+  typedef acc_t<S> A;
   A s = 0;
   for (int i = threadIdx.x; i < n_partials; i += blockDim.x) s += ((const A *)partials)[i];
   s = group_all<kThreads>(s, f_add<A>());
-  if (threadIdx.x == 0) st(out, 0, s * (A)0.5);
+  if (threadIdx.x == 0) store(out, 0, s * (A)0.5);
 }
 
 template <typename S> int launch_l2(const void *x, int64_t n, void *out, void *scratch, cudaStream_t st) {
-  int64_t b = (n + kThreads - 1) / kThreads;
-  const int blocks = (int)(b < TFC_CUDA_L2_BLOCKS ? b : TFC_CUDA_L2_BLOCKS);
+  /* The final pass adds exactly one partial per block of the first. */
+  const int blocks = (int)blocks_for(n, kThreads, TFC_CUDA_L2_BLOCKS);
   l2_partial_kernel<S><<<blocks, kThreads, 0, st>>>((const S *)x, n, scratch);
   int err = launched();
   if (err) return err;
@@ -252,14 +213,14 @@ template <int MIN, typename A> __device__ __forceinline__ bool beats(A v, A best
 template <int MIN, typename S, typename O>
 __global__ void arg_thread_kernel(const S *__restrict__ x, O *__restrict__ out, int64_t outer, int64_t len,
                                   int64_t inner) {
-  typedef typename acc_of<S>::A A;
+  typedef acc_t<S> A;
   const int64_t n_out = outer * inner;
-  for (int64_t o = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; o < n_out; o += (int64_t)gridDim.x * blockDim.x) {
+  TFC_CUDA_GRID_LOOP(o, n_out) {
     const int64_t base = (o / inner) * len * inner + o % inner;
-    A best = ld(x, base);
+    A best = load(x, base);
     int64_t bi = 0;
     for (int64_t a = 1; a < len; a++) {
-      A v = ld(x, base + a * inner);
+      A v = load(x, base + a * inner);
       if (beats<MIN>(v, best)) {
         best = v;
         bi = a;
@@ -289,13 +250,13 @@ template <int MIN, typename A> __device__ __forceinline__ cand<A> better(cand<A>
 template <int MIN, typename S, typename O>
 __global__ void arg_block_kernel(const S *__restrict__ x, O *__restrict__ out, int64_t outer, int64_t len,
                                  int64_t inner) {
-  typedef typename acc_of<S>::A A;
+  typedef acc_t<S> A;
   const int64_t n_out = outer * inner;
-  for (int64_t o = blockIdx.x; o < n_out; o += gridDim.x) {
+  TFC_CUDA_BLOCK_LOOP(o, n_out) {
     const int64_t base = (o / inner) * len * inner + o % inner;
     cand<A> c = {(A)0, -1};
     for (int64_t a = threadIdx.x; a < len; a += blockDim.x) {
-      A v = ld(x, base + a * inner);
+      A v = load(x, base + a * inner);
       if (v == v) c = better<MIN>(c, cand<A>{v, a});
     }
     /* Warp butterfly on (value, index), then the warps' winners in order. */
@@ -313,7 +274,7 @@ __global__ void arg_block_kernel(const S *__restrict__ x, O *__restrict__ out, i
     __syncthreads();
     if (threadIdx.x == 0) {
       for (int w = 1; w < kThreads / kWarp; w++) c = better<MIN>(c, cand<A>{pv[w], pi[w]});
-      const A first = ld(x, base);
+      const A first = load(x, base);
       /* The CPU's scan keeps a NaN start; all NaN also gives 0. */
       out[o] = (O)(first != first || c.i < 0 ? 0 : c.i);
     }
@@ -325,31 +286,10 @@ int launch_arg(const void *x, void *out, int64_t outer, int64_t len, int64_t inn
   const int64_t n_out = outer * inner;
   /* Long axes with few columns side by side: a block per output keeps every thread busy. */
   if (len >= 256 && inner < kWarp)
-    arg_block_kernel<MIN, S, O><<<grid_for(n_out, 1), kThreads, 0, st>>>((const S *)x, (O *)out, outer, len, inner);
+    arg_block_kernel<MIN, S, O><<<blocks_for(n_out, 1), kThreads, 0, st>>>((const S *)x, (O *)out, outer, len, inner);
   else
-    arg_thread_kernel<MIN, S, O><<<grid_for(n_out, kThreads), kThreads, 0, st>>>((const S *)x, (O *)out, outer, len,
-                                                                                 inner);
+    arg_thread_kernel<MIN, S, O><<<blocks_for(n_out), kThreads, 0, st>>>((const S *)x, (O *)out, outer, len, inner);
   return launched();
-}
-
-template <int MIN, typename S>
-int arg_by_out(int out_dtype, const void *x, void *out, int64_t outer, int64_t len, int64_t inner, cudaStream_t st) {
-  switch (out_dtype) {
-    case TFC_CUDA_I32: return launch_arg<MIN, S, int32_t>(x, out, outer, len, inner, st);
-    case TFC_CUDA_I64: return launch_arg<MIN, S, int64_t>(x, out, outer, len, inner, st);
-    default: return TFC_CUDA_E_UNSUPPORTED;
-  }
-}
-
-template <int MIN>
-int arg_by_type(int dtype, int out_dtype, const void *x, void *out, int64_t outer, int64_t len, int64_t inner,
-                cudaStream_t st) {
-  switch (dtype) {
-    case TFC_CUDA_F32: return arg_by_out<MIN, float>(out_dtype, x, out, outer, len, inner, st);
-    case TFC_CUDA_F64: return arg_by_out<MIN, double>(out_dtype, x, out, outer, len, inner, st);
-    case TFC_CUDA_F16: return arg_by_out<MIN, __half>(out_dtype, x, out, outer, len, inner, st);
-    default: return TFC_CUDA_E_UNSUPPORTED;
-  }
 }
 
 /* ---- InTopKV2 ---- */
@@ -383,10 +323,10 @@ template <typename I>
 int launch_in_top_k(const float *p, const void *targets, const void *k, uint8_t *out, int64_t rows, int64_t cols,
                     cudaStream_t st) {
   if (cols >= kWideRow)
-    in_top_k_kernel<kThreads, I><<<grid_for(rows, 1), kThreads, 0, st>>>(p, (const I *)targets, (const I *)k, out,
+    in_top_k_kernel<kThreads, I><<<blocks_for(rows, 1), kThreads, 0, st>>>(p, (const I *)targets, (const I *)k, out,
                                                                          rows, cols);
   else
-    in_top_k_kernel<kWarp, I><<<grid_for(rows, kThreads / kWarp), kThreads, 0, st>>>(p, (const I *)targets,
+    in_top_k_kernel<kWarp, I><<<blocks_for(rows, kThreads / kWarp), kThreads, 0, st>>>(p, (const I *)targets,
                                                                                      (const I *)k, out, rows, cols);
   return launched();
 }
@@ -395,8 +335,8 @@ int launch_in_top_k(const float *p, const void *targets, const void *k, uint8_t 
 
 template <typename S> __global__ void check_kernel(const S *__restrict__ x, int64_t n, int32_t *flags) {
   int f = 0;
-  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) {
-    const typename acc_of<S>::A v = ld(x, i);
+  TFC_CUDA_GRID_LOOP(i, n) {
+    const acc_t<S> v = load(x, i);
     if (isnan(v)) f |= 1;
     else if (isinf(v)) f |= 2;
   }
@@ -415,43 +355,34 @@ extern "C" int tfc_cuda_xent(int dtype, const void *logits, int64_t x_rs, int64_
   if (dtype != TFC_CUDA_F32 && dtype != TFC_CUDA_F64 && dtype != TFC_CUDA_F16) return TFC_CUDA_E_UNSUPPORTED;
   if (cols == 0) { /* zero bits are 0.0 in every float type */
     size_t es = dtype == TFC_CUDA_F64 ? 8 : dtype == TFC_CUDA_F32 ? 4 : 2;
-    cudaError_t e = cudaMemsetAsync(loss, 0, es * (size_t)rows, st);
-    return e == cudaSuccess ? 0 : (int)e;
+    return cuda_result(cudaMemsetAsync(loss, 0, es * (size_t)rows, st));
   }
-  switch (dtype) {
-    case TFC_CUDA_F32:
-      return launch_xent<float>(logits, x_rs, x_cs, labels, l_rs, l_cs, loss, backprop, rows, cols, st);
-    case TFC_CUDA_F64:
-      return launch_xent<double>(logits, x_rs, x_cs, labels, l_rs, l_cs, loss, backprop, rows, cols, st);
-    default:
-      return launch_xent<__half>(logits, x_rs, x_cs, labels, l_rs, l_cs, loss, backprop, rows, cols, st);
-  }
+  return by_float_dtype(dtype, [&](auto t) {
+    return launch_xent<typename decltype(t)::type>(logits, x_rs, x_cs, labels, l_rs, l_cs, loss, backprop, rows, cols,
+                                                   st);
+  });
 }
 
 extern "C" int tfc_cuda_sparse_xent(int dtype, int label_dtype, const void *logits, const void *labels, void *loss,
                                     void *backprop, int64_t rows, int64_t cols, void *stream) {
   cudaStream_t st = (cudaStream_t)stream;
   if (rows == 0 || cols == 0) return 0;
-  switch (dtype) {
-    case TFC_CUDA_F32: return sparse_by_label<float>(label_dtype, logits, labels, loss, backprop, rows, cols, st);
-    case TFC_CUDA_F64: return sparse_by_label<double>(label_dtype, logits, labels, loss, backprop, rows, cols, st);
-    case TFC_CUDA_F16: return sparse_by_label<__half>(label_dtype, logits, labels, loss, backprop, rows, cols, st);
-    default: return TFC_CUDA_E_UNSUPPORTED;
-  }
+  return by_float_dtype(dtype, [&](auto t) {
+    return by_index_dtype(label_dtype, [&](auto l) {
+      typedef typename decltype(t)::type S;
+      typedef typename decltype(l)::type L;
+      return launch_sparse_xent<S, L>(logits, labels, loss, backprop, rows, cols, st);
+    });
+  });
 }
 
 extern "C" int tfc_cuda_l2loss(int dtype, const void *x, int64_t n, void *out, void *scratch, void *stream) {
   cudaStream_t st = (cudaStream_t)stream;
   if (dtype != TFC_CUDA_F32 && dtype != TFC_CUDA_F64 && dtype != TFC_CUDA_F16) return TFC_CUDA_E_UNSUPPORTED;
   if (n == 0) {
-    cudaError_t e = cudaMemsetAsync(out, 0, dtype == TFC_CUDA_F64 ? 8 : dtype == TFC_CUDA_F32 ? 4 : 2, st);
-    return e == cudaSuccess ? 0 : (int)e;
+    return cuda_result(cudaMemsetAsync(out, 0, dtype == TFC_CUDA_F64 ? 8 : dtype == TFC_CUDA_F32 ? 4 : 2, st));
   }
-  switch (dtype) {
-    case TFC_CUDA_F32: return launch_l2<float>(x, n, out, scratch, st);
-    case TFC_CUDA_F64: return launch_l2<double>(x, n, out, scratch, st);
-    default: return launch_l2<__half>(x, n, out, scratch, st);
-  }
+  return by_float_dtype(dtype, [&](auto t) { return launch_l2<typename decltype(t)::type>(x, n, out, scratch, st); });
 }
 
 extern "C" int tfc_cuda_argreduce(int is_min, int dtype, int out_dtype, const void *x, void *out, int64_t outer,
@@ -459,30 +390,31 @@ extern "C" int tfc_cuda_argreduce(int is_min, int dtype, int out_dtype, const vo
   cudaStream_t st = (cudaStream_t)stream;
   if (outer == 0 || inner == 0) return 0;
   if (len < 1) return TFC_CUDA_E_UNSUPPORTED;
-  return is_min ? arg_by_type<1>(dtype, out_dtype, x, out, outer, len, inner, st)
-                : arg_by_type<0>(dtype, out_dtype, x, out, outer, len, inner, st);
+  return by_float_dtype(dtype, [&](auto t) {
+    return by_index_dtype(out_dtype, [&](auto o) {
+      typedef typename decltype(t)::type S;
+      typedef typename decltype(o)::type O;
+      return is_min ? launch_arg<1, S, O>(x, out, outer, len, inner, st)
+                    : launch_arg<0, S, O>(x, out, outer, len, inner, st);
+    });
+  });
 }
 
 extern "C" int tfc_cuda_in_top_k(int idx_dtype, const float *predictions, const void *targets, const void *k,
                                  uint8_t *out, int64_t rows, int64_t cols, void *stream) {
   cudaStream_t st = (cudaStream_t)stream;
   if (rows == 0) return 0;
-  switch (idx_dtype) {
-    case TFC_CUDA_I32: return launch_in_top_k<int32_t>(predictions, targets, k, out, rows, cols, st);
-    case TFC_CUDA_I64: return launch_in_top_k<int64_t>(predictions, targets, k, out, rows, cols, st);
-    default: return TFC_CUDA_E_UNSUPPORTED;
-  }
+  return by_index_dtype(idx_dtype, [&](auto i) {
+    return launch_in_top_k<typename decltype(i)::type>(predictions, targets, k, out, rows, cols, st);
+  });
 }
 
 extern "C" int tfc_cuda_check_numerics(int dtype, const void *x, int64_t n, int32_t *flags, void *stream) {
   cudaStream_t st = (cudaStream_t)stream;
   if (n == 0) return 0;
-  const unsigned grid = grid_for(n, kThreads);
-  switch (dtype) {
-    case TFC_CUDA_F32: check_kernel<float><<<grid, kThreads, 0, st>>>((const float *)x, n, flags); break;
-    case TFC_CUDA_F64: check_kernel<double><<<grid, kThreads, 0, st>>>((const double *)x, n, flags); break;
-    case TFC_CUDA_F16: check_kernel<__half><<<grid, kThreads, 0, st>>>((const __half *)x, n, flags); break;
-    default: return TFC_CUDA_E_UNSUPPORTED;
-  }
-  return launched();
+  return by_float_dtype(dtype, [&](auto t) {
+    typedef typename decltype(t)::type S;
+    check_kernel<S><<<blocks_for(n), kThreads, 0, st>>>((const S *)x, n, flags);
+    return launched();
+  });
 }

@@ -21,33 +21,13 @@
  * Every kernel is grid-stride over int64 element indexes with a capped grid; zero elements
  * launch nothing. half is loaded as float and stored rounded to nearest.
  */
-#include <cuda_fp16.h>
-#include <cuda_runtime.h>
 #include <stdint.h>
 
-#include "device/cuda/cuda_kernels.h"
+#include "device/cuda/cuda_common.cuh"
+
+using namespace tfc_cuda;
 
 namespace {
-
-const int kThreads = 256;
-const int64_t kMaxBlocks = 8192;
-
-inline unsigned blocks_for(int64_t n) {
-  int64_t b = (n + kThreads - 1) / kThreads;
-  return (unsigned)(b < kMaxBlocks ? b : kMaxBlocks);
-}
-
-inline int launched() {
-  cudaError_t e = cudaGetLastError();
-  return e == cudaSuccess ? 0 : (int)e;
-}
-
-template <typename S> struct acc_of { typedef S A; };
-template <> struct acc_of<__half> { typedef float A; };
-template <typename S> __device__ __forceinline__ typename acc_of<S>::A ld(const S *p, int64_t i) { return p[i]; }
-template <> __device__ __forceinline__ float ld<__half>(const __half *p, int64_t i) { return __half2float(p[i]); }
-template <typename S> __device__ __forceinline__ void st(S *p, int64_t i, typename acc_of<S>::A v) { p[i] = v; }
-template <> __device__ __forceinline__ void st<__half>(__half *p, int64_t i, float v) { p[i] = __float2half_rn(v); }
 
 __device__ __forceinline__ float add_rn(float a, float b) { return __fadd_rn(a, b); }
 __device__ __forceinline__ double add_rn(double a, double b) { return __dadd_rn(a, b); }
@@ -101,8 +81,8 @@ __device__ __forceinline__ void covering(int64_t v, int64_t pad, int64_t k, int6
 
 template <typename S>
 __global__ void pool_fwd_k(const S *__restrict__ x, S *__restrict__ y, tfc_cuda_pool_geom g, int is_max, int64_t n) {
-  typedef typename acc_of<S>::A A;
-  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) {
+  typedef acc_t<S> A;
+  TFC_CUDA_GRID_LOOP(i, n) {
     int64_t b, ch, oy, ox, y0, y1, x0, x1;
     coords(g, g.oh, g.ow, i, &b, &ch, &oy, &ox);
     window(g, oy, ox, &y0, &y1, &x0, &x1);
@@ -110,14 +90,14 @@ __global__ void pool_fwd_k(const S *__restrict__ x, S *__restrict__ y, tfc_cuda_
     int first = 1;
     for (int64_t yy = y0; yy < y1; yy++)
       for (int64_t xx = x0; xx < x1; xx++) {
-        A v = ld(x, offset(g, g.ih, g.iw, b, ch, yy, xx));
+        A v = load(x, offset(g, g.ih, g.iw, b, ch, yy, xx));
         if (first) acc = v;
         else if (is_max) acc = v > acc ? v : acc;
         else acc = add_rn(acc, v);
         first = 0;
       }
     if (!is_max && !first) acc = mul_rn(acc, (A)1 / (A)((y1 - y0) * (x1 - x0)));
-    st(y, offset(g, g.oh, g.ow, b, ch, oy, ox), acc);
+    store(y, offset(g, g.oh, g.ow, b, ch, oy, ox), acc);
   }
 }
 
@@ -125,8 +105,8 @@ __global__ void pool_fwd_k(const S *__restrict__ x, S *__restrict__ y, tfc_cuda_
  * first maximum, or -1 for an empty window (impossible with TF's paddings). */
 template <typename S>
 __global__ void pool_argmax_k(const S *__restrict__ x, int32_t *__restrict__ argmax, tfc_cuda_pool_geom g, int64_t n) {
-  typedef typename acc_of<S>::A A;
-  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) {
+  typedef acc_t<S> A;
+  TFC_CUDA_GRID_LOOP(i, n) {
     int64_t b, ch, oy, ox, y0, y1, x0, x1;
     coords(g, g.oh, g.ow, i, &b, &ch, &oy, &ox);
     window(g, oy, ox, &y0, &y1, &x0, &x1);
@@ -134,7 +114,7 @@ __global__ void pool_argmax_k(const S *__restrict__ x, int32_t *__restrict__ arg
     int32_t arg = -1;
     for (int64_t yy = y0; yy < y1; yy++)
       for (int64_t xx = x0; xx < x1; xx++) {
-        A v = ld(x, offset(g, g.ih, g.iw, b, ch, yy, xx));
+        A v = load(x, offset(g, g.ih, g.iw, b, ch, yy, xx));
         if (arg < 0 || v > best) {
           best = v;
           arg = (int32_t)((yy - (oy * g.sh - g.pt)) * g.kw + (xx - (ox * g.sw - g.pl)));
@@ -149,8 +129,8 @@ __global__ void pool_argmax_k(const S *__restrict__ x, int32_t *__restrict__ arg
 template <typename S, int MAX>
 __global__ void pool_grad_k(const int32_t *__restrict__ argmax, const S *__restrict__ dy, S *__restrict__ dx,
                             tfc_cuda_pool_geom g, int64_t n) {
-  typedef typename acc_of<S>::A A;
-  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) {
+  typedef acc_t<S> A;
+  TFC_CUDA_GRID_LOOP(i, n) {
     int64_t b, ch, yy, xx, oy0, oy1, ox0, ox1;
     coords(g, g.ih, g.iw, i, &b, &ch, &yy, &xx);
     covering(yy, g.pt, g.kh, g.sh, g.oh, &oy0, &oy1);
@@ -161,14 +141,14 @@ __global__ void pool_grad_k(const int32_t *__restrict__ argmax, const S *__restr
         int64_t o = offset(g, g.oh, g.ow, b, ch, oy, ox);
         if (MAX) {
           int32_t here = (int32_t)((yy - (oy * g.sh - g.pt)) * g.kw + (xx - (ox * g.sw - g.pl)));
-          if (argmax[o] == here) acc = add_rn(acc, ld(dy, o));
+          if (argmax[o] == here) acc = add_rn(acc, load(dy, o));
         } else {
           int64_t y0, y1, x0, x1;
           window(g, oy, ox, &y0, &y1, &x0, &x1);
-          acc = add_rn(acc, mul_rn(ld(dy, o), (A)1 / (A)((y1 - y0) * (x1 - x0))));
+          acc = add_rn(acc, mul_rn(load(dy, o), (A)1 / (A)((y1 - y0) * (x1 - x0))));
         }
       }
-    st(dx, i, acc);
+    store(dx, i, acc);
   }
 }
 
@@ -211,33 +191,18 @@ extern "C" int tfc_cuda_pool_fwd(int dtype, int is_max, const void *x, void *y, 
                                  void *stream) {
   if (!geom_ok(g)) return TFC_CUDA_E_UNSUPPORTED;
   cudaStream_t st = (cudaStream_t)stream;
-  switch (dtype) {
-    case TFC_CUDA_F32: return fwd<float>(x, y, *g, is_max, st);
-    case TFC_CUDA_F64: return fwd<double>(x, y, *g, is_max, st);
-    case TFC_CUDA_F16: return fwd<__half>(x, y, *g, is_max, st);
-    default: return TFC_CUDA_E_UNSUPPORTED;
-  }
+  return by_float_dtype(dtype, [&](auto t) { return fwd<typename decltype(t)::type>(x, y, *g, is_max, st); });
 }
 
 extern "C" int tfc_cuda_pool_max_grad(int dtype, const void *x, const void *dy, void *dx, int32_t *argmax,
                                       const tfc_cuda_pool_geom *g, void *stream) {
   if (!geom_ok(g)) return TFC_CUDA_E_UNSUPPORTED;
   cudaStream_t st = (cudaStream_t)stream;
-  switch (dtype) {
-    case TFC_CUDA_F32: return max_grad<float>(x, dy, dx, argmax, *g, st);
-    case TFC_CUDA_F64: return max_grad<double>(x, dy, dx, argmax, *g, st);
-    case TFC_CUDA_F16: return max_grad<__half>(x, dy, dx, argmax, *g, st);
-    default: return TFC_CUDA_E_UNSUPPORTED;
-  }
+  return by_float_dtype(dtype, [&](auto t) { return max_grad<typename decltype(t)::type>(x, dy, dx, argmax, *g, st); });
 }
 
 extern "C" int tfc_cuda_pool_avg_grad(int dtype, const void *dy, void *dx, const tfc_cuda_pool_geom *g, void *stream) {
   if (!geom_ok(g)) return TFC_CUDA_E_UNSUPPORTED;
   cudaStream_t st = (cudaStream_t)stream;
-  switch (dtype) {
-    case TFC_CUDA_F32: return avg_grad<float>(dy, dx, *g, st);
-    case TFC_CUDA_F64: return avg_grad<double>(dy, dx, *g, st);
-    case TFC_CUDA_F16: return avg_grad<__half>(dy, dx, *g, st);
-    default: return TFC_CUDA_E_UNSUPPORTED;
-  }
+  return by_float_dtype(dtype, [&](auto t) { return avg_grad<typename decltype(t)::type>(dy, dx, *g, st); });
 }

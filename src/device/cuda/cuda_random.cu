@@ -25,10 +25,10 @@
  *
  * The build does not use fast math (division and sqrt are IEEE), which the above relies on.
  */
-#include <cuda_runtime.h>
-
 #include "base/philox.h"
-#include "device/cuda/cuda_kernels.h"
+#include "device/cuda/cuda_common.cuh"
+
+using namespace tfc_cuda;
 
 namespace {
 
@@ -238,8 +238,7 @@ template <int ELEM> __device__ void truncated(const params &p, int64_t grp, int6
 
 template <int DIST, int ELEM> __global__ void random_kernel(params p) {
   const int k = group_k<ELEM>();
-  for (int64_t grp = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; grp < p.n_groups;
-       grp += (int64_t)gridDim.x * blockDim.x) {
+  TFC_CUDA_GRID_LOOP(grp, p.n_groups) {
     int64_t first = grp * k;
     int n = p.size - first < k ? (int)(p.size - first) : k;
     if (DIST == TFC_PHILOX_TRUNCATED) {
@@ -255,11 +254,8 @@ template <int DIST, int ELEM> __global__ void random_kernel(params p) {
 }
 
 template <int DIST, int ELEM> int launch(params p, cudaStream_t stream) {
-  const int threads = 256;
-  int64_t blocks = (p.n_groups + threads - 1) / threads;
-  if (blocks > 65535) blocks = 65535; /* grid-stride beyond this */
-  random_kernel<DIST, ELEM><<<(unsigned)blocks, threads, 0, stream>>>(p);
-  return (int)cudaGetLastError();
+  random_kernel<DIST, ELEM><<<blocks_for(p.n_groups), kThreads, 0, stream>>>(p);
+  return launched();
 }
 
 template <int DIST> int launch_float(int elem, params p, cudaStream_t stream) {

@@ -19,25 +19,14 @@
  * (every thread runs the same iterations), so every thread reaches every barrier; and a thread
  * reads and writes only its own elements of a row, which is what lets Softmax run in place.
  */
-#include <cuda_fp16.h>
-#include <cuda_runtime.h>
-#include <math.h>
+#include "device/cuda/cuda_common.cuh"
 
-#include "device/cuda/cuda_kernels.h"
+using namespace tfc_cuda;
 
 namespace {
 
-const int kThreads = 256;
-const int64_t kMaxBlocks = 8192;
 /* Below this many elements per output a block would leave most of its threads idle. */
 const int64_t kBlockMin = 128;
-
-template <typename S> struct acc_of { typedef S A; };
-template <> struct acc_of<__half> { typedef float A; };
-template <typename S> __device__ __forceinline__ typename acc_of<S>::A ld(const S *p, int64_t i) { return p[i]; }
-template <> __device__ __forceinline__ float ld<__half>(const __half *p, int64_t i) { return __half2float(p[i]); }
-template <typename S> __device__ __forceinline__ void st(S *p, int64_t i, typename acc_of<S>::A v) { p[i] = v; }
-template <> __device__ __forceinline__ void st<__half>(__half *p, int64_t i, float v) { p[i] = __float2half_rn(v); }
 
 template <int OP, typename A> __device__ __forceinline__ A identity() {
   if constexpr (OP == TFC_CUDA_RED_PROD) return (A)1;
@@ -74,12 +63,13 @@ template <int OP, typename A> __device__ __forceinline__ A finish(A acc, int64_t
 template <int OP, typename S>
 __global__ void reduce_thread_kernel(const S *__restrict__ x, S *__restrict__ out, tfc_cuda_reduce_plan p,
                                      int64_t n_out, int64_t count) {
-  typedef typename acc_of<S>::A A;
-  for (int64_t o = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; o < n_out; o += (int64_t)gridDim.x * blockDim.x) {
+  typedef acc_t<S> A;
+  TFC_CUDA_GRID_LOOP(o, n_out) {
     const int64_t base = offset_of(o, p.n_kept, p.kdims, p.kstrides);
     A acc = identity<OP, A>();
-    for (int64_t j = 0; j < count; j++) acc = combine<OP, A>(acc, ld(x, base + offset_of(j, p.n_red, p.rdims, p.rstrides)));
-    st(out, o, finish<OP, A>(acc, count));
+    for (int64_t j = 0; j < count; j++)
+      acc = combine<OP, A>(acc, load(x, base + offset_of(j, p.n_red, p.rdims, p.rstrides)));
+    store(out, o, finish<OP, A>(acc, count));
   }
 }
 
@@ -99,81 +89,63 @@ template <typename A, typename F> __device__ A block_combine(A v, F f) {
 template <int OP, typename S>
 __global__ void reduce_block_kernel(const S *__restrict__ x, S *__restrict__ out, tfc_cuda_reduce_plan p,
                                     int64_t n_out, int64_t count) {
-  typedef typename acc_of<S>::A A;
-  for (int64_t o = blockIdx.x; o < n_out; o += gridDim.x) {
+  typedef acc_t<S> A;
+  TFC_CUDA_BLOCK_LOOP(o, n_out) {
     const int64_t base = offset_of(o, p.n_kept, p.kdims, p.kstrides);
     A acc = identity<OP, A>();
     for (int64_t j = threadIdx.x; j < count; j += blockDim.x)
-      acc = combine<OP, A>(acc, ld(x, base + offset_of(j, p.n_red, p.rdims, p.rstrides)));
+      acc = combine<OP, A>(acc, load(x, base + offset_of(j, p.n_red, p.rdims, p.rstrides)));
     acc = block_combine(acc, [](A a, A b) { return combine<OP, A>(a, b); });
-    if (threadIdx.x == 0) st(out, o, finish<OP, A>(acc, count));
+    if (threadIdx.x == 0) store(out, o, finish<OP, A>(acc, count));
   }
-}
-
-inline int launched() {
-  cudaError_t e = cudaGetLastError();
-  return e == cudaSuccess ? 0 : (int)e;
 }
 
 template <int OP, typename S>
 int launch_reduce(const void *x, void *out, const tfc_cuda_reduce_plan *p, int64_t n_out, int64_t count,
                   cudaStream_t st) {
-  if (count < kBlockMin) {
-    int64_t b = (n_out + kThreads - 1) / kThreads;
-    reduce_thread_kernel<OP, S><<<(unsigned)(b < kMaxBlocks ? b : kMaxBlocks), kThreads, 0, st>>>(
-        (const S *)x, (S *)out, *p, n_out, count);
-  } else {
-    reduce_block_kernel<OP, S><<<(unsigned)(n_out < kMaxBlocks ? n_out : kMaxBlocks), kThreads, 0, st>>>(
-        (const S *)x, (S *)out, *p, n_out, count);
-  }
+  if (count < kBlockMin)
+    reduce_thread_kernel<OP, S><<<blocks_for(n_out), kThreads, 0, st>>>((const S *)x, (S *)out, *p, n_out, count);
+  else
+    reduce_block_kernel<OP, S><<<blocks_for(n_out, 1), kThreads, 0, st>>>((const S *)x, (S *)out, *p, n_out, count);
   return launched();
 }
 
 template <int OP>
 int dispatch_reduce(int dtype, const void *x, void *out, const tfc_cuda_reduce_plan *p, int64_t n_out,
                     int64_t count, cudaStream_t st) {
-  switch (dtype) {
-    case TFC_CUDA_F32: return launch_reduce<OP, float>(x, out, p, n_out, count, st);
-    case TFC_CUDA_F64: return launch_reduce<OP, double>(x, out, p, n_out, count, st);
-    case TFC_CUDA_F16: return launch_reduce<OP, __half>(x, out, p, n_out, count, st);
-    default: return TFC_CUDA_E_UNSUPPORTED;
-  }
+  return by_float_dtype(dtype, [&](auto t) {
+    return launch_reduce<OP, typename decltype(t)::type>(x, out, p, n_out, count, st);
+  });
 }
 
 /* ---- softmax ---- */
 
-__device__ __forceinline__ float s_exp(float a) { return expf(a); }
-__device__ __forceinline__ double s_exp(double a) { return exp(a); }
-__device__ __forceinline__ float s_log(float a) { return logf(a); }
-__device__ __forceinline__ double s_log(double a) { return log(a); }
-
 template <typename S>
 /* Not __restrict__: y may be x (a forwarded input); each element is read before it is written. */
 __global__ void softmax_kernel(const S *x, S *y, int64_t rows, int64_t cols, int log_out) {
-  typedef typename acc_of<S>::A A;
-  for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
+  typedef acc_t<S> A;
+  TFC_CUDA_BLOCK_LOOP(r, rows) {
     const int64_t base = r * cols;
     A m = (A)-INFINITY;
     for (int64_t j = threadIdx.x; j < cols; j += blockDim.x) {
-      A v = ld(x, base + j);
+      A v = load(x, base + j);
       m = v > m ? v : m;
     }
     m = block_combine(m, [](A a, A b) { return b > a ? b : a; });
     A sum = 0;
-    for (int64_t j = threadIdx.x; j < cols; j += blockDim.x) sum += s_exp(ld(x, base + j) - m);
+    for (int64_t j = threadIdx.x; j < cols; j += blockDim.x) sum += m_exp(load(x, base + j) - m);
     sum = block_combine(sum, [](A a, A b) { return a + b; });
     if (log_out) {
-      const A ls = s_log(sum);
-      for (int64_t j = threadIdx.x; j < cols; j += blockDim.x) st(y, base + j, (ld(x, base + j) - m) - ls);
+      const A ls = m_log(sum);
+      for (int64_t j = threadIdx.x; j < cols; j += blockDim.x) store(y, base + j, (load(x, base + j) - m) - ls);
     } else {
-      for (int64_t j = threadIdx.x; j < cols; j += blockDim.x) st(y, base + j, s_exp(ld(x, base + j) - m) / sum);
+      for (int64_t j = threadIdx.x; j < cols; j += blockDim.x) store(y, base + j, m_exp(load(x, base + j) - m) / sum);
     }
   }
 }
 
 template <typename S> int launch_softmax(const void *x, void *y, int64_t rows, int64_t cols, int log, cudaStream_t st) {
-  softmax_kernel<S><<<(unsigned)(rows < kMaxBlocks ? rows : kMaxBlocks), kThreads, 0, st>>>((const S *)x, (S *)y, rows,
-                                                                                           cols, log);
+  softmax_kernel<S><<<blocks_for(rows, 1), kThreads, 0, st>>>((const S *)x, (S *)y, rows, cols, log);
   return launched();
 }
 
@@ -183,9 +155,7 @@ extern "C" int tfc_cuda_reduce(int op, int dtype, const void *x, void *out, cons
                                void *stream) {
   if (plan->n_kept < 0 || plan->n_kept > TFC_CUDA_MAX_DIMS || plan->n_red < 0 || plan->n_red > TFC_CUDA_MAX_DIMS)
     return TFC_CUDA_E_UNSUPPORTED;
-  int64_t n_out = 1, count = 1;
-  for (int d = 0; d < plan->n_kept; d++) n_out *= plan->kdims[d];
-  for (int d = 0; d < plan->n_red; d++) count *= plan->rdims[d];
+  int64_t n_out = dims_count(plan->n_kept, plan->kdims), count = dims_count(plan->n_red, plan->rdims);
   if (n_out == 0) return 0;
   cudaStream_t st = (cudaStream_t)stream;
   switch (op) {
@@ -201,10 +171,6 @@ extern "C" int tfc_cuda_reduce(int op, int dtype, const void *x, void *out, cons
 extern "C" int tfc_cuda_softmax(int dtype, int log, const void *x, void *y, int64_t rows, int64_t cols, void *stream) {
   if (rows == 0 || cols == 0) return 0;
   cudaStream_t st = (cudaStream_t)stream;
-  switch (dtype) {
-    case TFC_CUDA_F32: return launch_softmax<float>(x, y, rows, cols, log, st);
-    case TFC_CUDA_F64: return launch_softmax<double>(x, y, rows, cols, log, st);
-    case TFC_CUDA_F16: return launch_softmax<__half>(x, y, rows, cols, log, st);
-    default: return TFC_CUDA_E_UNSUPPORTED;
-  }
+  return by_float_dtype(dtype,
+                        [&](auto t) { return launch_softmax<typename decltype(t)::type>(x, y, rows, cols, log, st); });
 }
