@@ -37,15 +37,34 @@ fetch() {
   echo "gpu_deps: $(find "$dir" -name '*.deb' | wc -l) packages, $(du -sh "$dir" | cut -f1), in $dir"
 }
 
+# A .deb is an ar archive whose data.tar.* holds the files: dpkg-deb where there is one, else
+# ar and tar (which know xz and zstd where their tools are installed).
+unpack() {
+  if command -v dpkg-deb > /dev/null; then
+    dpkg-deb -x "$1" "$2"
+  else
+    local member flag
+    member=$(ar t "$1" | grep '^data\.tar') || return 1
+    case "$member" in
+      *.xz) flag=-J ;;
+      *.zst) flag=--zstd ;;
+      *.gz) flag=-z ;;
+      *) flag= ;;
+    esac
+    ar p "$1" "$member" | tar -x $flag -f - -C "$2"
+  fi
+}
+
 install_deps() {
   local dir=$1 prefix=$2
-  command -v dpkg-deb > /dev/null || { echo "gpu_deps: install needs dpkg-deb" >&2; exit 1; }
+  command -v dpkg-deb > /dev/null || command -v ar > /dev/null ||
+    { echo "gpu_deps: install needs dpkg-deb, or ar and tar" >&2; exit 1; }
   local debs
   debs=$(find "$dir" -maxdepth 1 -name '*.deb' | sort)
   [ -n "$debs" ] || { echo "gpu_deps: no .deb files in $dir (run fetch first)" >&2; exit 1; }
   mkdir -p "$prefix"
   prefix=$(cd "$prefix" && pwd)
-  for d in $debs; do dpkg-deb -x "$d" "$prefix" || { echo "gpu_deps: cannot unpack $d" >&2; exit 1; }; done
+  for d in $debs; do unpack "$d" "$prefix" || { echo "gpu_deps: cannot unpack $d" >&2; exit 1; }; done
   local lib=$prefix/usr/lib/x86_64-linux-gnu blas=$prefix/usr/lib/x86_64-linux-gnu/openblas-pthread
   # Debian makes libopenblas.so, its pkg-config file and libblas through update-alternatives,
   # which dpkg-deb -x does not run: the pthread variant's own files stand in for them.
