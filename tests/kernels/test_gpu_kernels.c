@@ -367,6 +367,118 @@ static void bias_add_softmax_match_cpu(void) {
   }
 }
 
+/* ---- the reductions' multi-pass shapes (cuda_reduce.cu) ----
+ *
+ * Shapes big enough to take the columns path (kept dims ending in stride-1 columns, rows cut
+ * into chunks across the grid, partials folded by a second pass) and the split path (a few
+ * outputs, each reduced by many blocks). Half cases use integers in [-1, 1]: exact in half and
+ * in any summation order, so only the output's rounding differs from the float CPU run. NaNs
+ * are planted in a column or row to check that Sum/Mean propagate them and Max/Min skip them
+ * across chunk partials as they do element by element. */
+
+/* A tensor of dims to feed an op of type dt (double for double, else float), uniform in
+ * [lo, hi) (rounded to integers when integral), with every nan_every-th element NaN (0: none). */
+static TF_Tensor *reduce_input(TF_DataType dt, int nd, const int64_t *dims, double lo, double hi, int integral,
+                               int64_t nan_every) {
+  int dbl = dt == TF_DOUBLE;
+  TF_Tensor *t = gc_rand(dbl ? TF_DOUBLE : TF_FLOAT, nd, dims, lo, hi);
+  float *f = TF_TensorData(t);
+  double *d = TF_TensorData(t);
+  int64_t n = TF_TensorElementCount(t);
+  for (int64_t i = 0; i < n; i++) {
+    int nan = nan_every > 0 && i % nan_every == nan_every - 1;
+    if (dbl) d[i] = nan ? NAN : integral ? round(d[i]) : d[i];
+    else f[i] = nan ? NAN : integral ? roundf(f[i]) : f[i];
+  }
+  return t;
+}
+
+typedef struct big_reduce {
+  int nd;
+  int64_t dims[4];
+  int32_t axes[3];
+  int n_axes;
+  int64_t nan_every;
+} big_reduce;
+
+/* Runs each of ops over c in dt (float, or half over integral inputs) and compares with the CPU. */
+static void check_big_reduce(const big_reduce *c, const char *const *ops, int n_ops, TF_DataType dt) {
+  for (int o = 0; o < n_ops; o++) {
+    int prod = strcmp(ops[o], "Prod") == 0;
+    gc_arg args[2] = {GC_FED(reduce_input(dt, c->nd, c->dims, prod ? 0.999 : -1, prod ? 1.001 : 1, dt == TF_HALF,
+                                          prod ? 0 : c->nan_every)),
+                      GC_CONST(gc_ints(c->axes, c->n_axes))};
+    gc_op op = op_of(ops[o], dt, NULL);
+    char label[128];
+    snprintf(label, sizeof label, "%s dtype %d over [%lld,%lld,%lld,%lld] (rank %d) axes %d", ops[o], (int)dt,
+             (long long)c->dims[0], (long long)c->dims[1], (long long)c->dims[2], (long long)c->dims[3], c->nd,
+             (int)c->axes[0]);
+    gc_check(&op, args, 2, dt == TF_HALF ? 5e-2 : tol_for(dt) * 50, label);
+    gc_free_args(args, 2);
+  }
+}
+
+static const char *const all_reductions[] = {"Sum", "Mean", "Prod", "Max", "Min"};
+
+static void column_reductions_match_cpu(void) {
+  gc_need_gpu();
+  static const big_reduce cases[] = {
+      {2, {100 * 28 * 28, 32}, {0}, 1, 0},  /* a conv layer's bias gradient as a Sum: 306 row chunks */
+      {2, {4097, 1023}, {0}, 1, 0},         /* 32 column tiles x 16 chunks */
+      {2, {4097, 1023}, {0}, 1, 4099},      /* NaNs scattered over the columns */
+      {2, {40000, 3}, {0}, 1, 0},           /* three columns: a 4-wide tile, 64 row lanes */
+      {3, {4, 20000, 33}, {1}, 1, 0},       /* columns under a kept batch dim */
+      {3, {4, 20000, 33}, {1}, 1, 7919},
+      {2, {7, 1023}, {0}, 1, 0},            /* too few rows: one thread per column */
+  };
+  for (int i = 0; i < (int)(sizeof cases / sizeof cases[0]); i++) {
+    check_big_reduce(&cases[i], all_reductions, 5, TF_FLOAT);
+    check_big_reduce(&cases[i], (const char *const[]){"Sum", "Mean", "Max", "Min"}, 4, TF_HALF);
+  }
+  check_big_reduce(&cases[1], (const char *const[]){"Sum", "Max"}, 2, TF_DOUBLE);
+}
+
+static void long_reductions_split_over_blocks_match_cpu(void) {
+  gc_need_gpu();
+  static const big_reduce cases[] = {
+      {1, {3000000}, {0}, 1, 0},            /* a full reduction: 366 blocks, then one fold */
+      {2, {1500, 2000}, {0, 1}, 2, 0},      /* the same over two axes */
+      {2, {3, 1000000}, {1}, 1, 0},         /* three long rows */
+      {2, {3, 1000000}, {1}, 1, 999983},    /* one NaN in each row */
+      {3, {16, 64, 4096}, {0, 2}, 2, 0},    /* channels of NCHW: a strided kept dim */
+  };
+  /* No float Prod over millions: products of near-1 partials that straddle 1 round with a
+   * bias (about 1e-9 per multiply), so any chunked or tree order drifts ~1e-3 from the CPU's
+   * sequential one; the strided case (65536 factors per output) checks Prod's split path. */
+  static const char *const no_prod[] = {"Sum", "Mean", "Max", "Min"};
+  for (int i = 0; i < (int)(sizeof cases / sizeof cases[0]); i++) {
+    int strided = cases[i].nd == 3;
+    check_big_reduce(&cases[i], strided ? all_reductions : no_prod, strided ? 5 : 4, TF_FLOAT);
+    check_big_reduce(&cases[i], (const char *const[]){"Sum", "Mean", "Max"}, 3, TF_HALF);
+  }
+  check_big_reduce(&cases[0], (const char *const[]){"Sum", "Mean", "Prod"}, 3, TF_DOUBLE);
+}
+
+/* BiasAddGrad in NHWC is a column reduction and in NCHW a strided one split over blocks. */
+static void bias_add_grad_of_conv_sized_inputs_matches_cpu(void) {
+  gc_need_gpu();
+  static const struct {
+    const char *format;
+    int64_t dims[4];
+  } cases[] = {{"NHWC", {100, 28, 28, 32}}, {"NHWC", {8, 28, 28, 1023}}, {"NCHW", {32, 64, 32, 32}}};
+  for (int i = 0; i < 3; i++)
+    for (int d = 0; d < 2; d++) {
+      TF_DataType dt = d ? TF_HALF : TF_FLOAT;
+      gc_arg arg = GC_FED(reduce_input(dt, 4, cases[i].dims, -1, 1, dt == TF_HALF, 0));
+      attrs a = {.str_name = "data_format", .str_val = cases[i].format};
+      gc_op op = op_of("BiasAddGrad", dt, &a);
+      char label[96];
+      snprintf(label, sizeof label, "BiasAddGrad %s case %d dtype %d", cases[i].format, i, (int)dt);
+      gc_check(&op, &arg, 1, dt == TF_HALF ? 5e-2 : tol_for(dt) * 50, label);
+      gc_free_args(&arg, 1);
+    }
+}
+
 /* ---- errors on both devices: TF's codes and messages ---- */
 
 static TF_Tensor *zeros(TF_DataType dt, const int64_t *dims, int nd) { return gc_rand(dt, nd, dims, 0, 0); }
@@ -420,6 +532,9 @@ static const tfc_test tests[] = {
     TFC_TEST(batch_matmul_matches_cpu_with_adjoints_and_broadcast),
     TFC_TEST(reductions_match_cpu_over_axes),
     TFC_TEST(bias_add_softmax_match_cpu),
+    TFC_TEST(column_reductions_match_cpu),
+    TFC_TEST(long_reductions_split_over_blocks_match_cpu),
+    TFC_TEST(bias_add_grad_of_conv_sized_inputs_matches_cpu),
     TFC_TEST(gpu_kernels_report_cpu_errors),
     TFC_TEST(equal_on_incompatible_shapes_can_answer_a_scalar),
     {0},

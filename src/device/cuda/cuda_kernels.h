@@ -145,9 +145,20 @@ typedef struct tfc_cuda_reduce_plan {
   int64_t rdims[TFC_CUDA_MAX_DIMS], rstrides[TFC_CUDA_MAX_DIMS];
 } tfc_cuda_reduce_plan;
 
+/* The bytes of device scratch tfc_cuda_reduce wants for (dtype, plan): room for the partial
+ * results of its two-pass shapes (a column reduction cut into row chunks, a few long
+ * reductions cut into many blocks); 0 when the plan runs in one pass or is invalid. A pure
+ * function of its arguments (the same plan always gets the same answer); thread-safe. */
+int64_t tfc_cuda_reduce_scratch_bytes(int dtype, const tfc_cuda_reduce_plan *plan);
 /* Floats (F32, F64, F16: accumulated in float/double). A reduction over zero elements gives
- * the identity (0, 1, -inf, +inf) and NaN for Mean, as the CPU kernels. */
-int tfc_cuda_reduce(int op, int dtype, const void *x, void *out, const tfc_cuda_reduce_plan *plan, void *stream);
+ * the identity (0, 1, -inf, +inf) and NaN for Mean, as the CPU kernels. scratch: device
+ * memory of tfc_cuda_reduce_scratch_bytes(dtype, plan) bytes, borrowed until the stream has
+ * run the work (a temporary freed right after the call is fine under the device allocator's
+ * stream ordering), or NULL: then only the one-pass kernels run (the same values up to
+ * rounding, slower on those shapes). Results never depend on the GPU or the run: the work's
+ * partition follows from the plan alone and partials meet in a fixed order (no atomics). */
+int tfc_cuda_reduce(int op, int dtype, const void *x, void *out, const tfc_cuda_reduce_plan *plan, void *scratch,
+                    void *stream);
 
 /* Softmax (log = 0) or LogSoftmax (log = 1) over the last dim: rows x cols, row-major. */
 int tfc_cuda_softmax(int dtype, int log, const void *x, void *y, int64_t rows, int64_t cols, void *stream);

@@ -5,14 +5,17 @@
  * The host side mirrors the CPU kernels (kernels_reduce.c, kernels_nn.c): the same checks and
  * messages, the same output shapes. Reductions turn the axes into a plan of kept and reduced
  * dims (size-1 dims dropped, neighbours of the same kind merged, each with its input stride)
- * for tfc_cuda_reduce. BiasAdd is the broadcasting Add with a plan built here (the bias
- * advances along the channel dim only); BiasAddGrad is a Sum whose kept dim is the channel.
- * The reduction axes stay in host memory (as TF's HostMemory("reduction_indices")).
+ * for tfc_cuda_reduce, with the device scratch it asks for (tfc_cuda_reduce_scratch_bytes)
+ * as a temporary. BiasAdd is the broadcasting Add with a plan built here (the bias advances
+ * along the channel dim only); BiasAddGrad is a Sum whose kept dim is the channel. The
+ * reduction axes stay in host memory (as TF's HostMemory("reduction_indices")).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "device/cuda/cuda_kernels.h"
+#include "device/device.h"
+#include "tensor/allocator.h"
 
 /* ---- reductions ---- */
 
@@ -29,6 +32,22 @@ static int plan_push(tfc_kernel_ctx *c, tfc_cuda_reduce_plan *p, int reduced, in
   (reduced ? p->rstrides : p->kstrides)[*n] = stride;
   (*n)++;
   return TFC_OK;
+}
+
+/* Runs plan over x into out on c's compute stream, with the launcher's scratch (if it wants
+ * any) as a device temporary: releasing it right after the enqueue is safe, since the device
+ * allocator hands memory out again only to work ordered after this on the same stream. */
+static int run_reduce(tfc_kernel_ctx *c, int op, int ct, const tfc_tensor *x, tfc_tensor *out,
+                      const tfc_cuda_reduce_plan *p) {
+  void *stream;
+  TFC_TRY(tfc_cuda_ctx_stream(c, &stream));
+  int64_t bytes = tfc_cuda_reduce_scratch_bytes(ct, p);
+  tfc_tensor *scratch = NULL;
+  if (bytes > 0 && !(scratch = tfc_allocator_tensor(c->device->allocator, TFC_DT_UINT8, &bytes, 1, c->status)))
+    return c->status->code;
+  int err = tfc_cuda_reduce(op, ct, x->data, out->data, p, scratch ? scratch->data : NULL, stream);
+  tfc_tensor_unref(scratch);
+  return tfc_cuda_ctx_check(c, err, x->dtype);
 }
 
 static int reduce_compute(tfc_kernel_ctx *c, int op) {
@@ -75,9 +94,7 @@ static int reduce_compute(tfc_kernel_ctx *c, int op) {
   /* Step 3: the output and the launch. */
   tfc_tensor *out = tfc_kernel_alloc_output(c, 0, x->dtype, out_dims, out_ndims);
   if (!out) return c->status->code;
-  void *stream;
-  TFC_TRY(tfc_cuda_ctx_stream(c, &stream));
-  return tfc_cuda_ctx_check(c, tfc_cuda_reduce(op, ct, x->data, out->data, &p, stream), x->dtype);
+  return run_reduce(c, op, ct, x, out, &p);
 }
 
 static int sum_compute(tfc_kernel_ctx *c) { return reduce_compute(c, TFC_CUDA_RED_SUM); }
@@ -143,15 +160,15 @@ static int bias_add_grad_compute(tfc_kernel_ctx *c) {
   int ct = tfc_cuda_dtype_of(x->dtype);
   if (ct != TFC_CUDA_F32 && ct != TFC_CUDA_F64 && ct != TFC_CUDA_F16)
     return tfc_cuda_ctx_check(c, TFC_CUDA_E_UNSUPPORTED, x->dtype);
-  void *stream;
-  TFC_TRY(tfc_cuda_ctx_stream(c, &stream));
   tfc_tensor *out = tfc_kernel_alloc_output(c, 0, x->dtype, &n_ch, 1);
   if (!out) return c->status->code;
-  /* Keep the channel; reduce outer (stride channels x inner) and inner (stride 1). */
+  /* Keep the channel; reduce outer (stride channels x inner) and inner (stride 1). The
+   * launcher drops the size-1 dims, so NHWC (inner 1) is a column reduction: the channels
+   * are stride-1 columns under outer rows. */
   tfc_cuda_reduce_plan p = {.n_kept = 1, .n_red = 2,
                             .kdims = {n_ch}, .kstrides = {inner},
                             .rdims = {outer, inner}, .rstrides = {n_ch * inner, 1}};
-  return tfc_cuda_ctx_check(c, tfc_cuda_reduce(TFC_CUDA_RED_SUM, ct, x->data, out->data, &p, stream), x->dtype);
+  return run_reduce(c, TFC_CUDA_RED_SUM, ct, x, out, &p);
 }
 
 /* ---- Softmax, LogSoftmax ---- */
