@@ -370,3 +370,122 @@ int tfc_fill_plan_of(tfc_kernel_ctx *c, int64_t *dims, int *rank) {
   *rank = (int)dims_t->n_elems;
   return TFC_OK;
 }
+
+/* ---- Transpose, Slice, StridedSlice: a window of input 0 ---- */
+
+static void dense_strides(const tfc_tensor *t, int64_t *strides) {
+  int64_t st = 1;
+  for (int d = t->ndims - 1; d >= 0; d--) {
+    strides[d] = st;
+    st *= t->dims[d];
+  }
+}
+
+static int transpose_window(tfc_kernel_ctx *c, tfc_window_plan *w) {
+  const tfc_tensor *in = c->inputs[0], *perm = c->inputs[1];
+  char buf[TFC_SHAPE_STR_MAX];
+  if (perm->ndims != 1)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "perm must be a vector, not %s",
+                            tfc_tensor_shape_str(perm, buf, sizeof buf));
+  int rank = in->ndims;
+  if (perm->n_elems != rank)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
+                            "transpose expects a vector of size %d. But input(1) is a vector of size %lld", rank,
+                            (long long)perm->n_elems);
+  int p[TFC_MAX_DIMS], seen[TFC_MAX_DIMS] = {0};
+  for (int i = 0; i < rank; i++) {
+    int64_t d = tfc_array_int_at(perm, i);
+    if (d < 0 || d >= rank)
+      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "%lld is out of range [0 .. %d)", (long long)d, rank);
+    p[i] = (int)d;
+    seen[d] = 1;
+  }
+  for (int i = 0; i < rank; i++)
+    if (!seen[i]) {
+      size_t off = 0;
+      buf[0] = '\0';
+      for (int k = 0; k < rank && off < sizeof buf; k++)
+        off += (size_t)snprintf(buf + off, sizeof buf - off, "%s%d", k ? "," : "", p[k]);
+      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "%d is missing from {%s}.", i, buf);
+    }
+  int64_t in_strides[TFC_MAX_DIMS];
+  dense_strides(in, in_strides);
+  /* When the dims larger than 1 keep their order, the bytes do not move: relabel only. */
+  int last = -1;
+  w->share = 1;
+  for (int i = 0; i < rank; i++) {
+    w->dims[i] = in->dims[p[i]];
+    w->src_strides[i] = in_strides[p[i]];
+    if (w->dims[i] != 1) {
+      if (p[i] < last) w->share = 0;
+      last = p[i];
+    }
+  }
+  w->rank = rank;
+  return TFC_OK;
+}
+
+static int slice_window(tfc_kernel_ctx *c, tfc_window_plan *w) {
+  const tfc_tensor *in = c->inputs[0], *bt = c->inputs[1], *st = c->inputs[2];
+  int rank = in->ndims;
+  if (bt->ndims != 1 || st->ndims != 1 || bt->n_elems != rank || st->n_elems != rank) {
+    char a[TFC_SHAPE_STR_MAX], b[TFC_SHAPE_STR_MAX];
+    return tfc_kernel_error(
+        c, TFC_INVALID_ARGUMENT,
+        "Expected begin and size arguments to be 1-D tensors of size %d, but got shapes %s and %s instead.", rank,
+        tfc_tensor_shape_str(bt, a, sizeof a), tfc_tensor_shape_str(st, b, sizeof b));
+  }
+  dense_strides(in, w->src_strides);
+  w->share = 1;
+  for (int i = 0; i < rank; i++) {
+    int64_t b = tfc_array_int_at(bt, i), s = tfc_array_int_at(st, i), dim = in->dims[i];
+    if (s == -1) s = dim - b;
+    if (dim == 0) {
+      if (b != 0 || s != 0)
+        return tfc_kernel_error(
+            c, TFC_INVALID_ARGUMENT,
+            "Expected begin[%d] == 0 (got %lld) and size[%d] == 0 (got %lld) when input.dim_size(%d) == 0", i,
+            (long long)b, i, (long long)s, i);
+    } else {
+      if (b < 0 || b > dim)
+        return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Expected begin[%d] in [0, %lld], but got %lld", i,
+                                (long long)dim, (long long)b);
+      if (s < 0 || b + s > dim)
+        return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Expected size[%d] in [0, %lld], but got %lld", i,
+                                (long long)(dim - b), (long long)s);
+    }
+    w->dims[i] = s;
+    w->offset += b * w->src_strides[i];
+    if (s != dim) w->share = 0;
+  }
+  w->rank = rank;
+  return TFC_OK;
+}
+
+static int strided_slice_window(tfc_kernel_ctx *c, tfc_window_plan *w) {
+  const tfc_tensor *in = c->inputs[0];
+  tfc_strided_slice_plan plan;
+  TFC_TRY(tfc_strided_slice_plan_of(c, &plan));
+  int64_t strides[TFC_MAX_DIMS];
+  dense_strides(in, strides);
+  for (int d = 0; d < in->ndims; d++) {
+    w->dims[d] = plan.processing[d];
+    w->src_strides[d] = plan.stride[d] * strides[d];
+    w->offset += plan.begin[d] * strides[d];
+  }
+  w->rank = in->ndims;
+  w->share = plan.is_identity;
+  w->out_rank = plan.final_rank;
+  memcpy(w->out_dims, plan.final_dims, sizeof(int64_t) * (size_t)plan.final_rank);
+  return TFC_OK;
+}
+
+int tfc_window_plan_of(tfc_kernel_ctx *c, tfc_window_plan *w) {
+  memset(w, 0, sizeof *w);
+  int op = c->node->op->id;
+  if (op == TFC_OP_StridedSlice) return strided_slice_window(c, w);
+  TFC_TRY(op == TFC_OP_Transpose ? transpose_window(c, w) : slice_window(c, w));
+  w->out_rank = w->rank;
+  memcpy(w->out_dims, w->dims, sizeof(int64_t) * (size_t)w->rank);
+  return TFC_OK;
+}

@@ -387,104 +387,16 @@ static int pack_compute(tfc_kernel_ctx *c) {
 
 /* ---- Transpose, Slice, StridedSlice, Tile ---- */
 
-static int transpose_compute(tfc_kernel_ctx *c) {
-  const tfc_tensor *in = c->inputs[0], *perm = c->inputs[1];
-  char buf[TFC_SHAPE_STR_MAX];
-  if (perm->ndims != 1)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "perm must be a vector, not %s",
-                            tfc_tensor_shape_str(perm, buf, sizeof buf));
-  int rank = in->ndims;
-  if (perm->n_elems != rank)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
-                            "transpose expects a vector of size %d. But input(1) is a vector of size %lld", rank,
-                            (long long)perm->n_elems);
-  int p[TFC_MAX_DIMS], seen[TFC_MAX_DIMS] = {0};
-  for (int i = 0; i < rank; i++) {
-    int64_t d = tfc_array_int_at(perm, i);
-    if (d < 0 || d >= rank)
-      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "%lld is out of range [0 .. %d)", (long long)d, rank);
-    p[i] = (int)d;
-    seen[d] = 1;
-  }
-  for (int i = 0; i < rank; i++)
-    if (!seen[i]) {
-      size_t off = 0;
-      buf[0] = '\0';
-      for (int k = 0; k < rank && off < sizeof buf; k++)
-        off += (size_t)snprintf(buf + off, sizeof buf - off, "%s%d", k ? "," : "", p[k]);
-      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "%d is missing from {%s}.", i, buf);
-    }
-  int64_t dims[TFC_MAX_DIMS], in_strides[TFC_MAX_DIMS], src_strides[TFC_MAX_DIMS];
-  row_major_strides(in->dims, rank, in_strides);
-  int aligned = 1, last = -1;
-  for (int i = 0; i < rank; i++) {
-    dims[i] = in->dims[p[i]];
-    src_strides[i] = in_strides[p[i]];
-    if (dims[i] != 1) {
-      if (p[i] < last) aligned = 0;
-      last = p[i];
-    }
-  }
-  if (aligned) return share_input(c, dims, rank);
-  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, in->dtype, dims, rank);
-  if (!out) return c->status->code;
-  return gather_window(c, out, in, rank, dims, src_strides, 0);
-}
-
-static int slice_compute(tfc_kernel_ctx *c) {
-  const tfc_tensor *in = c->inputs[0], *bt = c->inputs[1], *st = c->inputs[2];
-  int rank = in->ndims;
-  if (bt->ndims != 1 || st->ndims != 1 || bt->n_elems != rank || st->n_elems != rank) {
-    char a[TFC_SHAPE_STR_MAX], b[TFC_SHAPE_STR_MAX];
-    return tfc_kernel_error(
-        c, TFC_INVALID_ARGUMENT,
-        "Expected begin and size arguments to be 1-D tensors of size %d, but got shapes %s and %s instead.", rank,
-        tfc_tensor_shape_str(bt, a, sizeof a), tfc_tensor_shape_str(st, b, sizeof b));
-  }
-  int64_t dims[TFC_MAX_DIMS], strides[TFC_MAX_DIMS], offset = 0;
-  int whole = 1;
-  row_major_strides(in->dims, rank, strides);
-  for (int i = 0; i < rank; i++) {
-    int64_t b = tfc_array_int_at(bt, i), s = tfc_array_int_at(st, i), dim = in->dims[i];
-    if (s == -1) s = dim - b;
-    if (dim == 0) {
-      if (b != 0 || s != 0)
-        return tfc_kernel_error(
-            c, TFC_INVALID_ARGUMENT,
-            "Expected begin[%d] == 0 (got %lld) and size[%d] == 0 (got %lld) when input.dim_size(%d) == 0", i,
-            (long long)b, i, (long long)s, i);
-    } else {
-      if (b < 0 || b > dim)
-        return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Expected begin[%d] in [0, %lld], but got %lld", i,
-                                (long long)dim, (long long)b);
-      if (s < 0 || b + s > dim)
-        return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Expected size[%d] in [0, %lld], but got %lld", i,
-                                (long long)(dim - b), (long long)s);
-    }
-    dims[i] = s;
-    offset += b * strides[i];
-    if (s != dim) whole = 0;
-  }
-  if (whole) return share_input(c, dims, rank);
-  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, in->dtype, dims, rank);
-  if (!out) return c->status->code;
-  return gather_window(c, out, in, rank, dims, strides, offset);
-}
-
-static int strided_slice_compute(tfc_kernel_ctx *c) {
+/* Transpose, Slice and StridedSlice: the CPU's window plan (device/array_plan.h), then one
+ * window copy. */
+static int window_compute(tfc_kernel_ctx *c) {
   const tfc_tensor *in = c->inputs[0];
-  tfc_strided_slice_plan plan;
-  TFC_TRY(tfc_strided_slice_plan_of(c, &plan));
-  if (plan.is_identity) return share_input(c, plan.final_dims, plan.final_rank);
-  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, in->dtype, plan.final_dims, plan.final_rank);
+  tfc_window_plan w;
+  TFC_TRY(tfc_window_plan_of(c, &w));
+  if (w.share) return share_input(c, w.out_dims, w.out_rank);
+  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, in->dtype, w.out_dims, w.out_rank);
   if (!out) return c->status->code;
-  int64_t strides[TFC_MAX_DIMS], src_strides[TFC_MAX_DIMS], offset = 0;
-  row_major_strides(in->dims, in->ndims, strides);
-  for (int d = 0; d < in->ndims; d++) {
-    src_strides[d] = plan.stride[d] * strides[d];
-    offset += plan.begin[d] * strides[d];
-  }
-  return gather_window(c, out, in, in->ndims, plan.processing, src_strides, offset);
+  return gather_window(c, out, in, w.rank, w.dims, w.src_strides, w.offset);
 }
 
 static int tile_compute(tfc_kernel_ctx *c) {
@@ -657,9 +569,9 @@ static const tfc_kernel_def defs[] = {
     COPY_ROW(SplitV, "T", TFC_HOST(1) | TFC_HOST(2), split),
     COPY_ROW(Pack, "T", 0, pack),
     COPY_ROW(Unpack, "T", 0, unpack),
-    COPY_ROW(Transpose, "T", TFC_HOST(1), transpose),
-    COPY_ROW(Slice, "T", TFC_HOST(1) | TFC_HOST(2), slice),
-    COPY_ROW(StridedSlice, "T", TFC_HOST(1) | TFC_HOST(2) | TFC_HOST(3), strided_slice),
+    COPY_ROW(Transpose, "T", TFC_HOST(1), window),
+    COPY_ROW(Slice, "T", TFC_HOST(1) | TFC_HOST(2), window),
+    COPY_ROW(StridedSlice, "T", TFC_HOST(1) | TFC_HOST(2) | TFC_HOST(3), window),
     COPY_ROW(Tile, "T", TFC_HOST(1), tile),
     {.op = TFC_OP_GatherV2, .type_attr = "Tparams", .types = G_DATA, .type_attr2 = "Tindices", .types2 = IDX,
      .host_memory_in = TFC_HOST(2), .compute = gather_v2_compute},
