@@ -489,3 +489,83 @@ int tfc_window_plan_of(tfc_kernel_ctx *c, tfc_window_plan *w) {
   memcpy(w->out_dims, w->dims, sizeof(int64_t) * (size_t)w->rank);
   return TFC_OK;
 }
+
+/* ---- Pack, Unpack, OneHot ---- */
+
+int tfc_pack_plan_of(tfc_kernel_ctx *c, int64_t *out_dims, int *out_rank, int *axis) {
+  int n = c->n_inputs;
+  const tfc_tensor *x0 = c->inputs[0];
+  int rank = x0->ndims + 1;
+  int64_t attr = 0;
+  tfc_node_attr_int(c->node, "axis", &attr);
+  int64_t a = attr < 0 ? attr + rank : attr;
+  if (a < 0 || a >= rank)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "axis = %lld not in [%d, %d)", (long long)attr, -rank, rank);
+  if (rank > TFC_MAX_DIMS)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Pack to rank %d exceeds the maximum rank %d", rank, TFC_MAX_DIMS);
+  for (int k = 1; k < n; k++)
+    if (!tfc_tensor_same_shape(x0, c->inputs[k])) {
+      char a0[TFC_SHAPE_STR_MAX], ak[TFC_SHAPE_STR_MAX];
+      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
+                              "Shapes of all inputs must match: values[0].shape = %s != values[%d].shape = %s",
+                              tfc_tensor_shape_str(x0, a0, sizeof a0), k,
+                              tfc_tensor_shape_str(c->inputs[k], ak, sizeof ak));
+    }
+  for (int i = 0, j = 0; i < rank; i++) out_dims[i] = i == a ? n : x0->dims[j++];
+  *out_rank = rank;
+  *axis = (int)a;
+  return TFC_OK;
+}
+
+int tfc_unpack_plan_of(tfc_kernel_ctx *c, int *axis) {
+  const tfc_tensor *in = c->inputs[0];
+  int n = c->n_outputs, rank = in->ndims;
+  int64_t attr = 0;
+  tfc_node_attr_int(c->node, "axis", &attr);
+  int64_t a = attr < 0 ? attr + rank : attr;
+  if (a < 0 || a >= rank)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "axis = %lld not in [%d, %d)", (long long)attr, -rank, rank);
+  if (in->dims[a] != n) {
+    char buf[TFC_SHAPE_STR_MAX];
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Input shape axis %lld must equal %d, got shape %s", (long long)a,
+                            n, tfc_tensor_shape_str(in, buf, sizeof buf));
+  }
+  *axis = (int)a;
+  return TFC_OK;
+}
+
+int tfc_one_hot_plan_of(tfc_kernel_ctx *c, int64_t *out_dims, int *out_rank, int64_t *prefix, int64_t *depth,
+                        int64_t *suffix) {
+  const tfc_tensor *ix = c->inputs[0], *dt = c->inputs[1], *on = c->inputs[2], *off = c->inputs[3];
+  char a[TFC_SHAPE_STR_MAX];
+  int64_t axis_attr = -1;
+  if (tfc_kernel_attr_int(c->node, "axis", &axis_attr, c->status)) return c->status->code;
+  int rank = ix->ndims + 1;
+  if (!(axis_attr == -1 || (axis_attr >= 0 && axis_attr < rank)))
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Expected axis to be -1 or between [0, %d).  But received: %lld",
+                            rank, (long long)axis_attr);
+  if (dt->ndims != 0)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "depth must be a scalar, but got: %s",
+                            tfc_tensor_shape_str(dt, a, sizeof a));
+  if (on->ndims != 0)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "on_value must be a scalar, but got: %s",
+                            tfc_tensor_shape_str(on, a, sizeof a));
+  if (off->ndims != 0)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "off_value must be a scalar, but got: %s",
+                            tfc_tensor_shape_str(off, a, sizeof a));
+  if (rank > TFC_MAX_DIMS)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "OneHot output rank %d exceeds the maximum rank %d", rank,
+                            TFC_MAX_DIMS);
+  int axis = axis_attr == -1 ? ix->ndims : (int)axis_attr;
+  *depth = *(const int32_t *)dt->data;
+  if (*depth < 0)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "depth must be non-negative, got: %lld", (long long)*depth);
+  *prefix = *suffix = 1;
+  for (int i = 0, j = 0; i < rank; i++) {
+    out_dims[i] = i == axis ? *depth : ix->dims[j++];
+    if (i < axis) *prefix *= out_dims[i];
+    if (i > axis) *suffix *= out_dims[i];
+  }
+  *out_rank = rank;
+  return TFC_OK;
+}

@@ -80,6 +80,17 @@ typedef struct tfc_window_plan {
 } tfc_window_plan;
 int tfc_window_plan_of(tfc_kernel_ctx *c, tfc_window_plan *w);
 
+/* Pack: the axis attr and the values' shapes (all input 0's); the output dims (rank
+ * *out_rank) and the axis in them. */
+int tfc_pack_plan_of(tfc_kernel_ctx *c, int64_t *out_dims, int *out_rank, int *axis);
+/* Unpack: the axis attr against input 0 and the output count; the axis in input 0's dims. */
+int tfc_unpack_plan_of(tfc_kernel_ctx *c, int *axis);
+/* OneHot: the axis attr and depth (input 1, host memory), on_value and off_value (inputs 2
+ * and 3, any memory: only their shapes are read) against indices (input 0); the output dims
+ * (rank *out_rank), and the output viewed as [*prefix, *depth, *suffix]. */
+int tfc_one_hot_plan_of(tfc_kernel_ctx *c, int64_t *out_dims, int *out_rank, int64_t *prefix, int64_t *depth,
+                        int64_t *suffix);
+
 /* Fill: checks dims (input 0, host memory) and value (input 1, any memory: only its shape is
  * read); writes the output dims (rank *rank). */
 int tfc_fill_plan_of(tfc_kernel_ctx *c, int64_t *dims, int *rank);

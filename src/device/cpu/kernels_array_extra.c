@@ -306,36 +306,10 @@ static int concat_offset_compute(tfc_kernel_ctx *c) {
 /* ---- OneHot ---- */
 
 static int one_hot_compute(tfc_kernel_ctx *c) {
-  const tfc_tensor *ix = c->inputs[0], *dt = c->inputs[1], *on = c->inputs[2], *off = c->inputs[3];
-  char a[TFC_SHAPE_STR_MAX];
-  int64_t axis_attr = -1;
-  if (tfc_kernel_attr_int(c->node, "axis", &axis_attr, c->status)) return c->status->code;
-  int out_rank = ix->ndims + 1;
-  if (!(axis_attr == -1 || (axis_attr >= 0 && axis_attr < out_rank)))
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Expected axis to be -1 or between [0, %d).  But received: %lld",
-                            out_rank, (long long)axis_attr);
-  if (dt->ndims != 0)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "depth must be a scalar, but got: %s",
-                            tfc_tensor_shape_str(dt, a, sizeof a));
-  if (on->ndims != 0)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "on_value must be a scalar, but got: %s",
-                            tfc_tensor_shape_str(on, a, sizeof a));
-  if (off->ndims != 0)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "off_value must be a scalar, but got: %s",
-                            tfc_tensor_shape_str(off, a, sizeof a));
-  if (out_rank > TFC_MAX_DIMS)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "OneHot output rank %d exceeds the maximum rank %d", out_rank,
-                            TFC_MAX_DIMS);
-  int axis = axis_attr == -1 ? ix->ndims : (int)axis_attr;
-  int64_t depth = *(const int32_t *)dt->data;
-  if (depth < 0)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "depth must be non-negative, got: %lld", (long long)depth);
-  int64_t dims[TFC_MAX_DIMS], prefix = 1, suffix = 1;
-  for (int i = 0, j = 0; i < out_rank; i++) {
-    dims[i] = i == axis ? depth : ix->dims[j++];
-    if (i < axis) prefix *= dims[i];
-    if (i > axis) suffix *= dims[i];
-  }
+  const tfc_tensor *ix = c->inputs[0], *on = c->inputs[2], *off = c->inputs[3];
+  int64_t dims[TFC_MAX_DIMS], prefix, depth, suffix;
+  int out_rank;
+  TFC_TRY(tfc_one_hot_plan_of(c, dims, &out_rank, &prefix, &depth, &suffix));
   tfc_tensor *out = tfc_kernel_alloc_output(c, 0, on->dtype, dims, out_rank);
   if (!out) return c->status->code;
   size_t es = tfc_dtype_size(on->dtype);

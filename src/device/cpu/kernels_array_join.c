@@ -109,23 +109,14 @@ static int split_compute(tfc_kernel_ctx *c) {
 
 static int unpack_compute(tfc_kernel_ctx *c) {
   const tfc_tensor *in = c->inputs[0];
-  int n = c->n_outputs, rank = in->ndims;
-  int64_t axis = 0;
-  tfc_node_attr_int(c->node, "axis", &axis);
-  int64_t a = axis < 0 ? axis + rank : axis;
-  if (a < 0 || a >= rank)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "axis = %lld not in [%d, %d)", (long long)axis, -rank, rank);
-  if (in->dims[a] != n) {
-    char buf[TFC_SHAPE_STR_MAX];
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Input shape axis %lld must equal %d, got shape %s", (long long)a,
-                            n, tfc_tensor_shape_str(in, buf, sizeof buf));
-  }
+  int n = c->n_outputs, a;
+  TFC_TRY(tfc_unpack_plan_of(c, &a));
   if (n == 0) return TFC_OK;
   runs_buf rb;
   int64_t *sizes = runs_get(&rb, n, c->status);
   if (!sizes) return c->status->code;
   for (int k = 0; k < n; k++) sizes[k] = 1;
-  int rc = split_into(c, in, (int)a, sizes, 1);
+  int rc = split_into(c, in, a, sizes, 1);
   runs_free(&rb);
   return rc;
 }
@@ -133,25 +124,10 @@ static int unpack_compute(tfc_kernel_ctx *c) {
 /* ---- Pack ---- */
 
 static int pack_compute(tfc_kernel_ctx *c) {
-  int n = c->n_inputs;
+  int n = c->n_inputs, rank, a;
   const tfc_tensor *x0 = c->inputs[0];
-  int rank = x0->ndims + 1;
-  int64_t axis = 0;
-  tfc_node_attr_int(c->node, "axis", &axis);
-  int64_t a = axis < 0 ? axis + rank : axis;
-  if (a < 0 || a >= rank)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "axis = %lld not in [%d, %d)", (long long)axis, -rank, rank);
-  if (rank > TFC_MAX_DIMS)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Pack to rank %d exceeds the maximum rank %d", rank, TFC_MAX_DIMS);
-  for (int k = 1; k < n; k++)
-    if (!tfc_tensor_same_shape(x0, c->inputs[k])) {
-      char a0[TFC_SHAPE_STR_MAX], ak[TFC_SHAPE_STR_MAX];
-      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Shapes of all inputs must match: values[0].shape = %s != values[%d].shape = %s",
-                              tfc_tensor_shape_str(x0, a0, sizeof a0), k,
-                              tfc_tensor_shape_str(c->inputs[k], ak, sizeof ak));
-    }
   int64_t dims[TFC_MAX_DIMS];
-  for (int i = 0, j = 0; i < rank; i++) dims[i] = i == a ? n : x0->dims[j++];
+  TFC_TRY(tfc_pack_plan_of(c, dims, &rank, &a));
   if (n == 1) {
     tfc_tensor *out = tfc_tensor_reshaped(c->inputs[0], dims, rank, c->status);
     if (!out) return c->status->code;
@@ -163,9 +139,9 @@ static int pack_compute(tfc_kernel_ctx *c) {
   runs_buf rb;
   int64_t *runs = runs_get(&rb, n, c->status);
   if (!runs) return c->status->code;
-  int64_t inner = prod(x0->dims, (int)a, x0->ndims);
+  int64_t inner = prod(x0->dims, a, x0->ndims);
   for (int k = 0; k < n; k++) runs[k] = inner;
-  int rc = tfc_array_concat(c, out, c->inputs, n, prod(x0->dims, 0, (int)a), runs, 0);
+  int rc = tfc_array_concat(c, out, c->inputs, n, prod(x0->dims, 0, a), runs, 0);
   runs_free(&rb);
   return rc;
 }

@@ -333,51 +333,26 @@ static int split_compute(tfc_kernel_ctx *c) {
 
 static int unpack_compute(tfc_kernel_ctx *c) {
   const tfc_tensor *in = c->inputs[0];
-  int n = c->n_outputs, rank = in->ndims;
-  int64_t axis = 0;
-  tfc_node_attr_int(c->node, "axis", &axis);
-  int64_t a = axis < 0 ? axis + rank : axis;
-  if (a < 0 || a >= rank)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "axis = %lld not in [%d, %d)", (long long)axis, -rank, rank);
-  if (in->dims[a] != n) {
-    char buf[TFC_SHAPE_STR_MAX];
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Input shape axis %lld must equal %d, got shape %s", (long long)a,
-                            n, tfc_tensor_shape_str(in, buf, sizeof buf));
-  }
+  int n = c->n_outputs, a;
+  TFC_TRY(tfc_unpack_plan_of(c, &a));
   if (n == 0) return TFC_OK;
   int64_t *sizes = malloc(sizeof(int64_t) * (size_t)n);
   if (!sizes) return TFC_OOM(c->status);
   for (int k = 0; k < n; k++) sizes[k] = 1;
-  int rc = split_into(c, in, (int)a, sizes, 1);
+  int rc = split_into(c, in, a, sizes, 1);
   free(sizes);
   return rc;
 }
 
 static int pack_compute(tfc_kernel_ctx *c) {
-  int n = c->n_inputs;
+  int n = c->n_inputs, rank, a;
   const tfc_tensor *x0 = c->inputs[0];
-  int rank = x0->ndims + 1;
-  int64_t axis = 0;
-  tfc_node_attr_int(c->node, "axis", &axis);
-  int64_t a = axis < 0 ? axis + rank : axis;
-  if (a < 0 || a >= rank)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "axis = %lld not in [%d, %d)", (long long)axis, -rank, rank);
-  if (rank > TFC_MAX_DIMS)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Pack to rank %d exceeds the maximum rank %d", rank, TFC_MAX_DIMS);
-  for (int k = 1; k < n; k++)
-    if (!tfc_tensor_same_shape(x0, c->inputs[k])) {
-      char a0[TFC_SHAPE_STR_MAX], ak[TFC_SHAPE_STR_MAX];
-      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
-                              "Shapes of all inputs must match: values[0].shape = %s != values[%d].shape = %s",
-                              tfc_tensor_shape_str(x0, a0, sizeof a0), k,
-                              tfc_tensor_shape_str(c->inputs[k], ak, sizeof ak));
-    }
   int64_t dims[TFC_MAX_DIMS];
-  for (int i = 0, j = 0; i < rank; i++) dims[i] = i == a ? n : x0->dims[j++];
+  TFC_TRY(tfc_pack_plan_of(c, dims, &rank, &a));
   if (n == 1) return share_input(c, dims, rank);
   tfc_tensor *out = tfc_kernel_alloc_output(c, 0, x0->dtype, dims, rank);
   if (!out) return c->status->code;
-  int64_t inner = prod(x0->dims, (int)a, x0->ndims), outer = prod(x0->dims, 0, (int)a);
+  int64_t inner = prod(x0->dims, a, x0->ndims), outer = prod(x0->dims, 0, a);
   for (int k = 0; k < n; k++) {
     int64_t wd[2] = {outer, inner}, ps[2] = {inner, 1}, ws[2] = {inner * n, 1};
     TFC_TRY(tfc_cuda_copy_window(c, out->dtype, out->data, c->inputs[k]->data, 2, wd, ps, 0, ws, inner * k));
@@ -508,36 +483,10 @@ static int gather_v2_compute(tfc_kernel_ctx *c) {
 static int gather_compute(tfc_kernel_ctx *c) { return gather_impl(c, 0, 0); }
 
 static int one_hot_compute(tfc_kernel_ctx *c) {
-  const tfc_tensor *ix = c->inputs[0], *dt = c->inputs[1], *on = c->inputs[2], *off = c->inputs[3];
-  char a[TFC_SHAPE_STR_MAX];
-  int64_t axis_attr = -1;
-  if (tfc_kernel_attr_int(c->node, "axis", &axis_attr, c->status)) return c->status->code;
-  int out_rank = ix->ndims + 1;
-  if (!(axis_attr == -1 || (axis_attr >= 0 && axis_attr < out_rank)))
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Expected axis to be -1 or between [0, %d).  But received: %lld",
-                            out_rank, (long long)axis_attr);
-  if (dt->ndims != 0)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "depth must be a scalar, but got: %s",
-                            tfc_tensor_shape_str(dt, a, sizeof a));
-  if (on->ndims != 0)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "on_value must be a scalar, but got: %s",
-                            tfc_tensor_shape_str(on, a, sizeof a));
-  if (off->ndims != 0)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "off_value must be a scalar, but got: %s",
-                            tfc_tensor_shape_str(off, a, sizeof a));
-  if (out_rank > TFC_MAX_DIMS)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "OneHot output rank %d exceeds the maximum rank %d", out_rank,
-                            TFC_MAX_DIMS);
-  int axis = axis_attr == -1 ? ix->ndims : (int)axis_attr;
-  int64_t depth = *(const int32_t *)dt->data;
-  if (depth < 0)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "depth must be non-negative, got: %lld", (long long)depth);
-  int64_t dims[TFC_MAX_DIMS], prefix = 1, suffix = 1;
-  for (int i = 0, j = 0; i < out_rank; i++) {
-    dims[i] = i == axis ? depth : ix->dims[j++];
-    if (i < axis) prefix *= dims[i];
-    if (i > axis) suffix *= dims[i];
-  }
+  const tfc_tensor *ix = c->inputs[0], *on = c->inputs[2], *off = c->inputs[3];
+  int64_t dims[TFC_MAX_DIMS], prefix, depth, suffix;
+  int out_rank;
+  TFC_TRY(tfc_one_hot_plan_of(c, dims, &out_rank, &prefix, &depth, &suffix));
   void *stream;
   TFC_TRY(tfc_cuda_ctx_stream(c, &stream));
   tfc_tensor *out = tfc_kernel_alloc_output(c, 0, on->dtype, dims, out_rank);
