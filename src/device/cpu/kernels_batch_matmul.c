@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "device/cpu/cwise_int.h"
+#include "device/matmul_plan.h"
 
 typedef struct bmm_job {
   tfc_kernel_ctx *c; /* NULL inside a pool shard: one thread per GEMM */
@@ -71,49 +72,12 @@ static void bmm_shard(int64_t begin, int64_t end, void *arg) {
 
 static int bmm_compute(tfc_kernel_ctx *c, int v2) {
   const tfc_tensor *x = c->inputs[0], *y = c->inputs[1];
-  int adj_x = 0, adj_y = 0;
-  TFC_TRY(tfc_kernel_attr_bool(c->node, "adj_x", &adj_x, c->status));
-  TFC_TRY(tfc_kernel_attr_bool(c->node, "adj_y", &adj_y, c->status));
-  char sx[TFC_SHAPE_STR_MAX], sy[TFC_SHAPE_STR_MAX];
-  tfc_tensor_shape_str(x, sx, sizeof sx);
-  tfc_tensor_shape_str(y, sy, sizeof sy);
-  /* Step 1: validate ranks and batch dims; the output batch shape. */
-  tfc_cwise_bcast bb;
-  if (!v2) {
-    if (x->ndims != y->ndims)
-      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "In[0] and In[1] has different ndims: %s vs. %s", sx, sy);
-    if (x->ndims < 2)
-      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "In[0] and In[1] ndims must be >= 2: %d", x->ndims);
-    for (int i = 0; i < x->ndims - 2; i++)
-      if (x->dims[i] != y->dims[i])
-        return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
-                                "In[0].dim(%d) and In[1].dim(%d) must be the same: %s vs %s", i, i, sx, sy);
-  } else {
-    if (x->ndims < 2)
-      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "In[0] ndims must be >= 2: %d", x->ndims);
-    if (y->ndims < 2)
-      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "In[1] ndims must be >= 2: %d", y->ndims);
-  }
-  const int64_t *bd[2] = {x->dims, y->dims};
-  int bn[2] = {x->ndims - 2, y->ndims - 2};
-  if (tfc_cwise_bcast_dims(&bb, 2, bd, bn))
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
-                            "In[0] and In[1] must have compatible batch dimensions: %s vs. %s", sx, sy);
-  /* Step 2: matrix dims. */
-  int64_t m = x->dims[x->ndims - 2], kx = x->dims[x->ndims - 1];
-  int64_t ky = y->dims[y->ndims - 2], n = y->dims[y->ndims - 1];
-  if (adj_x) { int64_t t = m; m = kx; kx = t; }
-  if (adj_y) { int64_t t = ky; ky = n; n = t; }
-  if (kx != ky)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "In[0] mismatch In[1] shape: %lld vs. %lld: %s %s %d %d",
-                            (long long)kx, (long long)ky, sx, sy, adj_x, adj_y);
-  if (bb.out_ndims + 2 > TFC_MAX_DIMS)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Rank of the output exceeds %d", TFC_MAX_DIMS);
-  int64_t dims[TFC_MAX_DIMS];
-  memcpy(dims, bb.out_dims, sizeof(int64_t) * (size_t)bb.out_ndims);
-  dims[bb.out_ndims] = m;
-  dims[bb.out_ndims + 1] = n;
-  tfc_tensor *z = tfc_kernel_alloc_output(c, 0, x->dtype, dims, bb.out_ndims + 2);
+  tfc_bmm_plan p;
+  TFC_TRY(tfc_bmm_plan_of(c, v2, &p));
+  const tfc_cwise_bcast bb = p.batch;
+  int adj_x = p.adj_x, adj_y = p.adj_y;
+  int64_t m = p.m, n = p.n, kx = p.k;
+  tfc_tensor *z = tfc_kernel_alloc_output(c, 0, x->dtype, p.dims, p.rank);
   if (!z) return c->status->code;
   int64_t nb = bb.n_out;
   if (nb == 0 || m == 0 || n == 0) return TFC_OK;

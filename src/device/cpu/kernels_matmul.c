@@ -13,21 +13,7 @@
 #include <string.h>
 
 #include "device/cpu/cpu_kernels.h"
-
-typedef struct matmul_state {
-  int ta, tb;
-} matmul_state;
-
-static int matmul_init(const tfc_node *n, void **state, tfc_status *s) {
-  matmul_state *st = malloc(sizeof *st);
-  if (!st) return TFC_OOM(s);
-  if (tfc_kernel_attr_bool(n, "transpose_a", &st->ta, s) || tfc_kernel_attr_bool(n, "transpose_b", &st->tb, s)) {
-    free(st);
-    return s->code;
-  }
-  *state = st;
-  return TFC_OK;
-}
+#include "device/matmul_plan.h"
 
 #define INT_MATMUL(T)                                                                              \
   static void matmul_##T(const T *a, const T *b, T *c, int64_t m, int64_t n, int64_t k, int ta,  \
@@ -96,18 +82,10 @@ void tfc_cpu_gemm(tfc_kernel_ctx *c, int dtype, int ta, int tb, int64_t m, int64
 }
 
 static int matmul_compute(tfc_kernel_ctx *c) {
-  const matmul_state *st = c->state;
+  const tfc_matmul_state *st = c->state;
   const tfc_tensor *a = c->inputs[0], *b = c->inputs[1];
-  char sa[TFC_SHAPE_STR_MAX], sb[TFC_SHAPE_STR_MAX];
-  if (a->ndims != 2 || b->ndims != 2)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "In[%d] is not a matrix. Instead it has shape %s",
-                            a->ndims != 2 ? 0 : 1,
-                            a->ndims != 2 ? tfc_tensor_shape_str(a, sa, sizeof sa) : tfc_tensor_shape_str(b, sb, sizeof sb));
-  int64_t m = a->dims[st->ta ? 1 : 0], k = a->dims[st->ta ? 0 : 1];
-  int64_t kb = b->dims[st->tb ? 1 : 0], n = b->dims[st->tb ? 0 : 1];
-  if (k != kb)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Matrix size-incompatible: In[0]: %s, In[1]: %s",
-                            tfc_tensor_shape_str(a, sa, sizeof sa), tfc_tensor_shape_str(b, sb, sizeof sb));
+  int64_t m, n, k;
+  TFC_TRY(tfc_matmul_plan_of(c, &m, &n, &k));
   int64_t dims[2] = {m, n};
   tfc_tensor *out = tfc_kernel_alloc_output(c, 0, a->dtype, dims, 2);
   if (!out) return c->status->code;
@@ -134,7 +112,7 @@ static const tfc_kernel_def defs[] = {
      .type_attr = "T",
      .types = TFC_TYPES_FLOAT | TFC_TYPES_INT,
      .flags = TFC_KF_EXPENSIVE,
-     .init = matmul_init,
+     .init = tfc_matmul_init,
      .compute = matmul_compute,
      .free_state = free},
 };

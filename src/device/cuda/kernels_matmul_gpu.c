@@ -31,6 +31,7 @@
 
 #include "device/cpu/cwise_int.h"
 #include "device/cuda/cuda_kernels.h"
+#include "device/matmul_plan.h"
 #include "device/gpu/gpu_device.h"
 
 /* ---- cuBLAS, loaded on first use ---- */
@@ -204,34 +205,11 @@ static int gemm_prepare(tfc_kernel_ctx *c, tfc_tensor *out, int64_t k, void **st
 
 /* ---- MatMul ---- */
 
-typedef struct matmul_state {
-  int ta, tb;
-} matmul_state;
-
-static int matmul_init(const tfc_node *n, void **state, tfc_status *s) {
-  matmul_state *st = malloc(sizeof *st);
-  if (!st) return TFC_OOM(s);
-  if (tfc_kernel_attr_bool(n, "transpose_a", &st->ta, s) || tfc_kernel_attr_bool(n, "transpose_b", &st->tb, s)) {
-    free(st);
-    return s->code;
-  }
-  *state = st;
-  return TFC_OK;
-}
-
 static int matmul_compute(tfc_kernel_ctx *c) {
-  const matmul_state *st = c->state;
+  const tfc_matmul_state *st = c->state;
   const tfc_tensor *a = c->inputs[0], *b = c->inputs[1];
-  char sa[TFC_SHAPE_STR_MAX], sb[TFC_SHAPE_STR_MAX];
-  if (a->ndims != 2 || b->ndims != 2)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "In[%d] is not a matrix. Instead it has shape %s",
-                            a->ndims != 2 ? 0 : 1,
-                            a->ndims != 2 ? tfc_tensor_shape_str(a, sa, sizeof sa) : tfc_tensor_shape_str(b, sb, sizeof sb));
-  int64_t m = a->dims[st->ta ? 1 : 0], k = a->dims[st->ta ? 0 : 1];
-  int64_t kb = b->dims[st->tb ? 1 : 0], n = b->dims[st->tb ? 0 : 1];
-  if (k != kb)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Matrix size-incompatible: In[0]: %s, In[1]: %s",
-                            tfc_tensor_shape_str(a, sa, sizeof sa), tfc_tensor_shape_str(b, sb, sizeof sb));
+  int64_t m, n, k;
+  TFC_TRY(tfc_matmul_plan_of(c, &m, &n, &k));
   TFC_TRY(fits_int(c, m, n, k, 1));
   int64_t dims[2] = {m, n};
   tfc_tensor *out = tfc_kernel_alloc_output(c, 0, a->dtype, dims, 2);
@@ -251,50 +229,13 @@ static int matmul_compute(tfc_kernel_ctx *c) {
 
 static int bmm_compute(tfc_kernel_ctx *c, int v2) {
   const tfc_tensor *x = c->inputs[0], *y = c->inputs[1];
-  int adj_x = 0, adj_y = 0;
-  TFC_TRY(tfc_kernel_attr_bool(c->node, "adj_x", &adj_x, c->status));
-  TFC_TRY(tfc_kernel_attr_bool(c->node, "adj_y", &adj_y, c->status));
-  char sx[TFC_SHAPE_STR_MAX], sy[TFC_SHAPE_STR_MAX];
-  tfc_tensor_shape_str(x, sx, sizeof sx);
-  tfc_tensor_shape_str(y, sy, sizeof sy);
-  /* Step 1: ranks and batch dims, with the CPU kernel's checks and messages. */
-  if (!v2) {
-    if (x->ndims != y->ndims)
-      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "In[0] and In[1] has different ndims: %s vs. %s", sx, sy);
-    if (x->ndims < 2)
-      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "In[0] and In[1] ndims must be >= 2: %d", x->ndims);
-    for (int i = 0; i < x->ndims - 2; i++)
-      if (x->dims[i] != y->dims[i])
-        return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
-                                "In[0].dim(%d) and In[1].dim(%d) must be the same: %s vs %s", i, i, sx, sy);
-  } else {
-    if (x->ndims < 2)
-      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "In[0] ndims must be >= 2: %d", x->ndims);
-    if (y->ndims < 2)
-      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "In[1] ndims must be >= 2: %d", y->ndims);
-  }
-  tfc_cwise_bcast bb;
-  const int64_t *bd[2] = {x->dims, y->dims};
-  int bn[2] = {x->ndims - 2, y->ndims - 2};
-  if (tfc_cwise_bcast_dims(&bb, 2, bd, bn))
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
-                            "In[0] and In[1] must have compatible batch dimensions: %s vs. %s", sx, sy);
-  /* Step 2: matrix dims and the output. */
-  int64_t m = x->dims[x->ndims - 2], kx = x->dims[x->ndims - 1];
-  int64_t ky = y->dims[y->ndims - 2], n = y->dims[y->ndims - 1];
-  if (adj_x) { int64_t t = m; m = kx; kx = t; }
-  if (adj_y) { int64_t t = ky; ky = n; n = t; }
-  if (kx != ky)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "In[0] mismatch In[1] shape: %lld vs. %lld: %s %s %d %d",
-                            (long long)kx, (long long)ky, sx, sy, adj_x, adj_y);
-  if (bb.out_ndims + 2 > TFC_MAX_DIMS)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Rank of the output exceeds %d", TFC_MAX_DIMS);
+  tfc_bmm_plan p;
+  TFC_TRY(tfc_bmm_plan_of(c, v2, &p));
+  const tfc_cwise_bcast bb = p.batch;
+  int adj_x = p.adj_x, adj_y = p.adj_y;
+  int64_t m = p.m, n = p.n, kx = p.k;
   TFC_TRY(fits_int(c, m, n, kx, bb.n_out));
-  int64_t dims[TFC_MAX_DIMS];
-  memcpy(dims, bb.out_dims, sizeof(int64_t) * (size_t)bb.out_ndims);
-  dims[bb.out_ndims] = m;
-  dims[bb.out_ndims + 1] = n;
-  tfc_tensor *z = tfc_kernel_alloc_output(c, 0, x->dtype, dims, bb.out_ndims + 2);
+  tfc_tensor *z = tfc_kernel_alloc_output(c, 0, x->dtype, p.dims, p.rank);
   if (!z) return c->status->code;
   void *stream;
   cublasHandle_t h;
@@ -346,7 +287,7 @@ static int bmm_v2_compute(tfc_kernel_ctx *c) { return bmm_compute(c, 1); }
 #define G_F (TFC_T(TFC_DT_FLOAT) | TFC_T(TFC_DT_DOUBLE) | TFC_T(TFC_DT_HALF))
 
 static const tfc_kernel_def defs[] = {
-    {.op = TFC_OP_MatMul, .type_attr = "T", .types = G_F, .flags = TFC_KF_EXPENSIVE, .init = matmul_init,
+    {.op = TFC_OP_MatMul, .type_attr = "T", .types = G_F, .flags = TFC_KF_EXPENSIVE, .init = tfc_matmul_init,
      .compute = matmul_compute, .free_state = free},
     {.op = TFC_OP_BatchMatMul, .type_attr = "T", .types = G_F, .flags = TFC_KF_EXPENSIVE, .compute = bmm_v1_compute},
     {.op = TFC_OP_BatchMatMulV2, .type_attr = "T", .types = G_F, .flags = TFC_KF_EXPENSIVE, .compute = bmm_v2_compute},
