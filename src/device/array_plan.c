@@ -9,7 +9,8 @@
 #include "device/cpu/array_copy.h"
 #include "device/cpu/cwise_int.h"
 
-int tfc_concat_plan(tfc_kernel_ctx *c, tfc_tensor *const *ins, int n, int64_t *axis, int64_t *dims) {
+/* The values checked against each other for concatenation along *axis (normalized here). */
+static int concat_plan(tfc_kernel_ctx *c, tfc_tensor *const *ins, int n, int64_t *axis, int64_t *dims) {
   char a[TFC_SHAPE_STR_MAX], b[TFC_SHAPE_STR_MAX];
   int rank = ins[0]->ndims;
   if (*axis < -rank || *axis >= rank)
@@ -33,6 +34,19 @@ int tfc_concat_plan(tfc_kernel_ctx *c, tfc_tensor *const *ins, int n, int64_t *a
     dims[*axis] += x->dims[*axis];
   }
   return TFC_OK;
+}
+
+int tfc_concat_plan_of(tfc_kernel_ctx *c, tfc_tensor *const **values, int *n, int64_t *axis, int64_t *dims) {
+  int v2 = c->node->op->id == TFC_OP_ConcatV2;
+  const tfc_tensor *axis_t = c->inputs[v2 ? c->n_inputs - 1 : 0];
+  char a[TFC_SHAPE_STR_MAX];
+  if (axis_t->ndims != 0)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Concat dim tensor should be a scalar%s, but got shape %s",
+                            v2 ? "" : " integer", tfc_tensor_shape_str(axis_t, a, sizeof a));
+  *values = c->inputs + (v2 ? 0 : 1);
+  *n = c->n_inputs - 1;
+  *axis = tfc_array_int_at(axis_t, 0);
+  return concat_plan(c, *values, *n, axis, dims);
 }
 
 int tfc_strided_slice_plan_of(tfc_kernel_ctx *c, tfc_strided_slice_plan *plan) {

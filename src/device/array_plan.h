@@ -14,11 +14,11 @@
 
 struct tfc_cwise_bcast;
 
-/* ConcatV2 / Concat: checks the n inputs against each other for concatenation along *axis (as
- * given, possibly negative; normalized on return) and writes the output dims (rank of
- * ins[0]). The axis tensor's own checks and reading stay with the kernel (its memory differs
- * by device). */
-int tfc_concat_plan(tfc_kernel_ctx *c, tfc_tensor *const *ins, int n, int64_t *axis, int64_t *dims);
+/* ConcatV2 (values, then the axis) and Concat (concat_dim, then the values), the axis a
+ * host-memory input: checks it and the values against each other; *values points at the
+ * first value (*n of them), *axis is normalized, and dims (rank of the values) is the
+ * output's. */
+int tfc_concat_plan_of(tfc_kernel_ctx *c, tfc_tensor *const **values, int *n, int64_t *axis, int64_t *dims);
 
 /* StridedSlice: checks begin/end/strides (inputs 1..3, host memory) and the node's masks, and
  * resolves them against input 0's dims (TF's ValidateStridedSliceOp). */

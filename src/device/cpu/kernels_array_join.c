@@ -38,16 +38,12 @@ static void runs_free(runs_buf *r) {
 
 /* ---- ConcatV2 / Concat ---- */
 
-static int concat_impl(tfc_kernel_ctx *c, int first, int n, const tfc_tensor *axis_t, int v2) {
-  char a[TFC_SHAPE_STR_MAX];
-  if (axis_t->ndims != 0)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Concat dim tensor should be a scalar%s, but got shape %s",
-                            v2 ? "" : " integer", tfc_tensor_shape_str(axis_t, a, sizeof a));
-  tfc_tensor *const *ins = c->inputs + first;
-  int64_t axis = tfc_array_int_at(axis_t, 0);
+static int concat_compute(tfc_kernel_ctx *c) {
+  tfc_tensor *const *ins;
+  int n;
+  int64_t axis, dims[TFC_MAX_DIMS];
+  TFC_TRY(tfc_concat_plan_of(c, &ins, &n, &axis, dims));
   int rank = ins[0]->ndims;
-  int64_t dims[TFC_MAX_DIMS];
-  TFC_TRY(tfc_concat_plan(c, ins, n, &axis, dims));
   tfc_tensor *out = tfc_kernel_alloc_output(c, 0, ins[0]->dtype, dims, rank);
   if (!out) return c->status->code;
   runs_buf rb;
@@ -60,11 +56,6 @@ static int concat_impl(tfc_kernel_ctx *c, int first, int n, const tfc_tensor *ax
   return rc;
 }
 
-static int concat_v2_compute(tfc_kernel_ctx *c) {
-  return concat_impl(c, 0, c->n_inputs - 1, c->inputs[c->n_inputs - 1], 1);
-}
-
-static int concat_compute(tfc_kernel_ctx *c) { return concat_impl(c, 1, c->n_inputs - 1, c->inputs[0], 0); }
 
 /* ---- Split / SplitV / Unpack ---- */
 
@@ -219,7 +210,7 @@ static int gather_compute(tfc_kernel_ctx *c) { return gather_impl(c, 0, 0); }
 
 
 static const tfc_kernel_def defs[] = {
-    {.op = TFC_OP_ConcatV2, .type_attr = "T", .types = TFC_ARRAY_COPY_TYPES, .compute = concat_v2_compute},
+    {.op = TFC_OP_ConcatV2, .type_attr = "T", .types = TFC_ARRAY_COPY_TYPES, .compute = concat_compute},
     {.op = TFC_OP_Concat,
      .type_attr = "T",
      .types = TFC_ARRAY_COPY_TYPES,

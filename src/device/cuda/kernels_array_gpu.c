@@ -266,16 +266,12 @@ static int select_compute(tfc_kernel_ctx *c) {
 /* ---- ConcatV2, Split, SplitV, Pack, Unpack ---- */
 
 /* ConcatV2 (axis last) and Concat (concat_dim first): the axis is a host-memory input. */
-static int concat_impl(tfc_kernel_ctx *c, int first, int n, const tfc_tensor *axis_t, int v2) {
-  char a[TFC_SHAPE_STR_MAX];
-  if (axis_t->ndims != 0)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Concat dim tensor should be a scalar%s, but got shape %s",
-                            v2 ? "" : " integer", tfc_tensor_shape_str(axis_t, a, sizeof a));
-  tfc_tensor *const *ins = c->inputs + first;
-  int64_t axis = tfc_array_int_at(axis_t, 0);
+static int concat_compute(tfc_kernel_ctx *c) {
+  tfc_tensor *const *ins;
+  int n;
+  int64_t axis, dims[TFC_MAX_DIMS];
+  TFC_TRY(tfc_concat_plan_of(c, &ins, &n, &axis, dims));
   int rank = ins[0]->ndims;
-  int64_t dims[TFC_MAX_DIMS];
-  TFC_TRY(tfc_concat_plan(c, ins, n, &axis, dims));
   tfc_tensor *out = tfc_kernel_alloc_output(c, 0, ins[0]->dtype, dims, rank);
   if (!out) return c->status->code;
   int64_t inner = prod(dims, (int)axis + 1, rank), outer = prod(dims, 0, (int)axis), col = 0, total = out->n_elems;
@@ -288,11 +284,6 @@ static int concat_impl(tfc_kernel_ctx *c, int first, int n, const tfc_tensor *ax
   return TFC_OK;
 }
 
-static int concat_v2_compute(tfc_kernel_ctx *c) {
-  return concat_impl(c, 0, c->n_inputs - 1, c->inputs[c->n_inputs - 1], 1);
-}
-
-static int concat_compute(tfc_kernel_ctx *c) { return concat_impl(c, 1, c->n_inputs - 1, c->inputs[0], 0); }
 
 /* Cuts `in` along `axis` into the outputs, piece k of sizes[k] (the axis dropped when
  * `squeeze`): one window copy per piece. */
@@ -512,7 +503,7 @@ static const tfc_kernel_def defs[] = {
     {.op = TFC_OP_AddN, .type_attr = "T", .types = G_FI, .compute = addn_compute},
     {.op = TFC_OP_Select, .type_attr = "T", .types = G_FIB, .compute = select_compute},
     {.op = TFC_OP_ConcatV2, .type_attr = "T", .types = G_DATA, .flags = TFC_KF_HOST_LAST_INPUT,
-     .compute = concat_v2_compute},
+     .compute = concat_compute},
     COPY_ROW(Concat, "T", TFC_HOST(0), concat),
     COPY_ROW(Split, "T", TFC_HOST(0), split),
     COPY_ROW(SplitV, "T", TFC_HOST(1) | TFC_HOST(2), split),
