@@ -583,3 +583,19 @@ int tfc_one_hot_plan_of(tfc_kernel_ctx *c, int64_t *out_dims, int *out_rank, int
   *out_rank = rank;
   return TFC_OK;
 }
+
+/* ---- AddN ---- */
+
+int tfc_addn_check(tfc_kernel_ctx *c) {
+  const tfc_tensor *x = c->inputs[0];
+  for (int k = 1; k < c->n_inputs; k++)
+    if (!tfc_tensor_same_shape(x, c->inputs[k])) {
+      char a[TFC_SHAPE_STR_MAX], b[TFC_SHAPE_STR_MAX];
+      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
+                              "Inputs to operation %s of type AddN must have the same size and shape.  "
+                              "Input 0: %s != input %d: %s",
+                              c->node->name, tfc_tensor_shape_str(x, a, sizeof a), k,
+                              tfc_tensor_shape_str(c->inputs[k], b, sizeof b));
+    }
+  return TFC_OK;
+}

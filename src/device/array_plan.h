@@ -91,6 +91,9 @@ int tfc_unpack_plan_of(tfc_kernel_ctx *c, int *axis);
 int tfc_one_hot_plan_of(tfc_kernel_ctx *c, int64_t *out_dims, int *out_rank, int64_t *prefix, int64_t *depth,
                         int64_t *suffix);
 
+/* AddN: every input has input 0's shape (any memory: only shapes are read). */
+int tfc_addn_check(tfc_kernel_ctx *c);
+
 /* Fill: checks dims (input 0, host memory) and value (input 1, any memory: only its shape is
  * read); writes the output dims (rank *rank). */
 int tfc_fill_plan_of(tfc_kernel_ctx *c, int64_t *dims, int *rank);

@@ -187,15 +187,7 @@ static int cast_compute(tfc_kernel_ctx *c) {
 
 static int addn_compute(tfc_kernel_ctx *c) {
   const tfc_tensor *x = c->inputs[0];
-  for (int k = 1; k < c->n_inputs; k++)
-    if (!tfc_tensor_same_shape(x, c->inputs[k])) {
-      char a[TFC_SHAPE_STR_MAX], b[TFC_SHAPE_STR_MAX];
-      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
-                              "Inputs to operation %s of type AddN must have the same size and shape.  "
-                              "Input 0: %s != input %d: %s",
-                              c->node->name, tfc_tensor_shape_str(x, a, sizeof a), k,
-                              tfc_tensor_shape_str(c->inputs[k], b, sizeof b));
-    }
+  TFC_TRY(tfc_addn_check(c));
   if (c->n_inputs == 1) {
     tfc_kernel_set_output(c, 0, tfc_tensor_ref(c->inputs[0]));
     return TFC_OK;
