@@ -599,3 +599,63 @@ int tfc_addn_check(tfc_kernel_ctx *c) {
     }
   return TFC_OK;
 }
+
+/* ---- Gather, GatherV2 ---- */
+
+static int64_t dims_prod(const int64_t *dims, int from, int to) {
+  int64_t n = 1;
+  for (int i = from; i < to; i++) n *= dims[i];
+  return n;
+}
+
+int tfc_gather_plan_of(tfc_kernel_ctx *c, tfc_gather_plan *g) {
+  const tfc_tensor *p = c->inputs[0], *ix = c->inputs[1];
+  int64_t axis = 0, batch_dims = 0;
+  if (c->node->op->id == TFC_OP_GatherV2) {
+    const tfc_tensor *at = c->inputs[2];
+    if (at->ndims != 0) {
+      char buf[TFC_SHAPE_STR_MAX];
+      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "axis must be scalar, but got %s",
+                              tfc_tensor_shape_str(at, buf, sizeof buf));
+    }
+    axis = tfc_array_int_at(at, 0);
+    tfc_node_attr_int(c->node, "batch_dims", &batch_dims);
+  }
+  if (p->ndims < 1) return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "params must be at least 1 dimensional");
+  int64_t a = axis < 0 ? axis + p->ndims : axis;
+  if (a < 0 || a >= p->ndims)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Expected axis in the range [%d, %d), but got %lld", -p->ndims,
+                            p->ndims, (long long)axis);
+  int64_t bd = batch_dims;
+  if (bd != 0) {
+    if (bd < 0) bd += ix->ndims;
+    if (bd < 0 || bd > ix->ndims)
+      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
+                              "batch_dims (%lld) must be less than or equal to rank(indices) (%d).",
+                              (long long)batch_dims, ix->ndims);
+    if (bd >= p->ndims)
+      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "batch_dims (%lld) must be less than rank(params) (%d).",
+                              (long long)bd, p->ndims);
+    if (a < bd)
+      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "batch_dims (%lld) must be less than or equal to axis (%lld).",
+                              (long long)bd, (long long)a);
+    for (int i = 0; i < bd; i++)
+      if (p->dims[i] != ix->dims[i])
+        return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
+                                "params.shape[%d]: %lld should be equal to indices.shape[%d]: %lld", i,
+                                (long long)p->dims[i], i, (long long)ix->dims[i]);
+  }
+  if (p->ndims + ix->ndims - 1 - bd > TFC_MAX_DIMS)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Gather result exceeds the maximum rank %d", TFC_MAX_DIMS);
+  int r = 0;
+  for (int i = 0; i < a; i++) g->dims[r++] = p->dims[i];
+  for (int i = (int)bd; i < ix->ndims; i++) g->dims[r++] = ix->dims[i];
+  for (int i = (int)a + 1; i < p->ndims; i++) g->dims[r++] = p->dims[i];
+  g->rank = r;
+  g->batch = dims_prod(p->dims, 0, (int)bd);
+  g->outer = dims_prod(p->dims, (int)bd, (int)a);
+  g->limit = p->dims[a];
+  g->n_idx = dims_prod(ix->dims, (int)bd, ix->ndims);
+  g->inner = dims_prod(p->dims, (int)a + 1, p->ndims);
+  return TFC_OK;
+}

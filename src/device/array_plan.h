@@ -91,6 +91,17 @@ int tfc_unpack_plan_of(tfc_kernel_ctx *c, int *axis);
 int tfc_one_hot_plan_of(tfc_kernel_ctx *c, int64_t *out_dims, int *out_rank, int64_t *prefix, int64_t *depth,
                         int64_t *suffix);
 
+/* Gather (axis 0) and GatherV2 (axis input 2, host memory; the batch_dims attr): checks the
+ * axis and batch dims against params (input 0) and indices (input 1, any memory: only its
+ * shape is read); the output dims, and params viewed as [batch, outer, limit, inner] with
+ * n_idx indices per batch. The indices' values are the device's to check. */
+typedef struct tfc_gather_plan {
+  int rank;
+  int64_t dims[TFC_MAX_DIMS];
+  int64_t batch, outer, limit, n_idx, inner;
+} tfc_gather_plan;
+int tfc_gather_plan_of(tfc_kernel_ctx *c, tfc_gather_plan *g);
+
 /* AddN: every input has input 0's shape (any memory: only shapes are read). */
 int tfc_addn_check(tfc_kernel_ctx *c);
 

@@ -139,38 +139,12 @@ static int pack_compute(tfc_kernel_ctx *c) {
 
 /* ---- GatherV2 / Gather ---- */
 
-static int gather_impl(tfc_kernel_ctx *c, int64_t axis, int64_t batch_dims) {
+/* Gather and GatherV2: the shared plan, then every index checked (host memory here). */
+static int gather_compute(tfc_kernel_ctx *c) {
   const tfc_tensor *p = c->inputs[0], *ix = c->inputs[1];
-  if (p->ndims < 1) return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "params must be at least 1 dimensional");
-  int64_t a = axis < 0 ? axis + p->ndims : axis;
-  if (a < 0 || a >= p->ndims)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Expected axis in the range [%d, %d), but got %lld", -p->ndims,
-                            p->ndims, (long long)axis);
-  int64_t bd = batch_dims;
-  if (bd != 0) {
-    if (bd < 0) bd += ix->ndims;
-    if (bd < 0 || bd > ix->ndims)
-      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "batch_dims (%lld) must be less than or equal to rank(indices) (%d).",
-                              (long long)batch_dims, ix->ndims);
-    if (bd >= p->ndims)
-      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "batch_dims (%lld) must be less than rank(params) (%d).",
-                              (long long)bd, p->ndims);
-    if (a < bd)
-      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "batch_dims (%lld) must be less than or equal to axis (%lld).",
-                              (long long)bd, (long long)a);
-    for (int i = 0; i < bd; i++)
-      if (p->dims[i] != ix->dims[i])
-        return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "params.shape[%d]: %lld should be equal to indices.shape[%d]: %lld",
-                                i, (long long)p->dims[i], i, (long long)ix->dims[i]);
-  }
-  int64_t dims[TFC_MAX_DIMS];
-  int r = 0;
-  if (p->ndims + ix->ndims - 1 - bd > TFC_MAX_DIMS)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Gather result exceeds the maximum rank %d", TFC_MAX_DIMS);
-  for (int i = 0; i < a; i++) dims[r++] = p->dims[i];
-  for (int i = (int)bd; i < ix->ndims; i++) dims[r++] = ix->dims[i];
-  for (int i = (int)a + 1; i < p->ndims; i++) dims[r++] = p->dims[i];
-  int64_t limit = p->dims[a];
+  tfc_gather_plan g;
+  TFC_TRY(tfc_gather_plan_of(c, &g));
+  int64_t limit = g.limit;
   for (int64_t i = 0; i < ix->n_elems; i++) {
     int64_t v = tfc_array_int_at(ix, i);
     if (v < 0 || v >= limit) {
@@ -188,25 +162,10 @@ static int gather_impl(tfc_kernel_ctx *c, int64_t axis, int64_t batch_dims) {
                               ix->ndims ? "[" : "", at, ix->ndims ? "]" : "", (long long)v, (long long)limit);
     }
   }
-  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, p->dtype, dims, r);
+  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, p->dtype, g.dims, g.rank);
   if (!out) return c->status->code;
-  return tfc_array_gather(c, out, p, ix, prod(p->dims, 0, (int)bd), prod(p->dims, (int)bd, (int)a), limit,
-                          prod(ix->dims, (int)bd, ix->ndims), prod(p->dims, (int)a + 1, p->ndims));
+  return tfc_array_gather(c, out, p, ix, g.batch, g.outer, limit, g.n_idx, g.inner);
 }
-
-static int gather_v2_compute(tfc_kernel_ctx *c) {
-  const tfc_tensor *at = c->inputs[2];
-  if (at->ndims != 0) {
-    char buf[TFC_SHAPE_STR_MAX];
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "axis must be scalar, but got %s",
-                            tfc_tensor_shape_str(at, buf, sizeof buf));
-  }
-  int64_t bd = 0;
-  tfc_node_attr_int(c->node, "batch_dims", &bd);
-  return gather_impl(c, tfc_array_int_at(at, 0), bd);
-}
-
-static int gather_compute(tfc_kernel_ctx *c) { return gather_impl(c, 0, 0); }
 
 
 static const tfc_kernel_def defs[] = {
@@ -232,7 +191,7 @@ static const tfc_kernel_def defs[] = {
      .type_attr = "Tparams",
      .types = TFC_ARRAY_COPY_TYPES,
      .host_memory_in = TFC_HOST(2),
-     .compute = gather_v2_compute},
+     .compute = gather_compute},
     {.op = TFC_OP_Gather, .type_attr = "Tparams", .types = TFC_ARRAY_COPY_TYPES, .compute = gather_compute},
 };
 

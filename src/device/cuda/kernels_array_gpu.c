@@ -405,65 +405,20 @@ static int tile_compute(tfc_kernel_ctx *c) {
 
 /* ---- GatherV2, Gather, OneHot ---- */
 
-static int gather_impl(tfc_kernel_ctx *c, int64_t axis, int64_t batch_dims) {
+/* Gather and GatherV2: the CPU's plan; the indices are device data (see the top comment). */
+static int gather_compute(tfc_kernel_ctx *c) {
   const tfc_tensor *p = c->inputs[0], *ix = c->inputs[1];
-  if (p->ndims < 1) return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "params must be at least 1 dimensional");
-  int64_t a = axis < 0 ? axis + p->ndims : axis;
-  if (a < 0 || a >= p->ndims)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Expected axis in the range [%d, %d), but got %lld", -p->ndims,
-                            p->ndims, (long long)axis);
-  int64_t bd = batch_dims;
-  if (bd != 0) {
-    if (bd < 0) bd += ix->ndims;
-    if (bd < 0 || bd > ix->ndims)
-      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
-                              "batch_dims (%lld) must be less than or equal to rank(indices) (%d).",
-                              (long long)batch_dims, ix->ndims);
-    if (bd >= p->ndims)
-      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "batch_dims (%lld) must be less than rank(params) (%d).",
-                              (long long)bd, p->ndims);
-    if (a < bd)
-      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "batch_dims (%lld) must be less than or equal to axis (%lld).",
-                              (long long)bd, (long long)a);
-    for (int i = 0; i < bd; i++)
-      if (p->dims[i] != ix->dims[i])
-        return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
-                                "params.shape[%d]: %lld should be equal to indices.shape[%d]: %lld", i,
-                                (long long)p->dims[i], i, (long long)ix->dims[i]);
-  }
-  if (p->ndims + ix->ndims - 1 - bd > TFC_MAX_DIMS)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Gather result exceeds the maximum rank %d", TFC_MAX_DIMS);
-  int64_t dims[TFC_MAX_DIMS];
-  int r = 0;
-  for (int i = 0; i < a; i++) dims[r++] = p->dims[i];
-  for (int i = (int)bd; i < ix->ndims; i++) dims[r++] = ix->dims[i];
-  for (int i = (int)a + 1; i < p->ndims; i++) dims[r++] = p->dims[i];
+  tfc_gather_plan g;
+  TFC_TRY(tfc_gather_plan_of(c, &g));
   void *stream;
   TFC_TRY(tfc_cuda_ctx_stream(c, &stream));
-  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, p->dtype, dims, r);
+  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, p->dtype, g.dims, g.rank);
   if (!out) return c->status->code;
-  int64_t batch = prod(p->dims, 0, (int)bd);
   return tfc_cuda_ctx_check(c,
                             tfc_cuda_gather((int)tfc_dtype_size(p->dtype), tfc_cuda_dtype_of(ix->dtype), p->data,
-                                            ix->data, out->data, batch, prod(p->dims, (int)bd, (int)a), p->dims[a],
-                                            prod(ix->dims, (int)bd, ix->ndims), prod(p->dims, (int)a + 1, p->ndims),
-                                            stream),
+                                            ix->data, out->data, g.batch, g.outer, g.limit, g.n_idx, g.inner, stream),
                             p->dtype);
 }
-
-static int gather_v2_compute(tfc_kernel_ctx *c) {
-  const tfc_tensor *at = c->inputs[2];
-  if (at->ndims != 0) {
-    char buf[TFC_SHAPE_STR_MAX];
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "axis must be scalar, but got %s",
-                            tfc_tensor_shape_str(at, buf, sizeof buf));
-  }
-  int64_t bd = 0;
-  tfc_node_attr_int(c->node, "batch_dims", &bd);
-  return gather_impl(c, tfc_array_int_at(at, 0), bd);
-}
-
-static int gather_compute(tfc_kernel_ctx *c) { return gather_impl(c, 0, 0); }
 
 static int one_hot_compute(tfc_kernel_ctx *c) {
   const tfc_tensor *ix = c->inputs[0], *on = c->inputs[2], *off = c->inputs[3];
@@ -506,7 +461,7 @@ static const tfc_kernel_def defs[] = {
     COPY_ROW(StridedSlice, "T", TFC_HOST(1) | TFC_HOST(2) | TFC_HOST(3), window),
     COPY_ROW(Tile, "T", TFC_HOST(1), tile),
     {.op = TFC_OP_GatherV2, .type_attr = "Tparams", .types = G_DATA, .type_attr2 = "Tindices", .types2 = IDX,
-     .host_memory_in = TFC_HOST(2), .compute = gather_v2_compute},
+     .host_memory_in = TFC_HOST(2), .compute = gather_compute},
     {.op = TFC_OP_Gather, .type_attr = "Tparams", .types = G_DATA, .type_attr2 = "Tindices", .types2 = IDX,
      .compute = gather_compute},
     {.op = TFC_OP_OneHot, .type_attr = "T", .types = G_DATA, .type_attr2 = "TI", .types2 = IDX,
