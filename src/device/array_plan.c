@@ -659,3 +659,42 @@ int tfc_gather_plan_of(tfc_kernel_ctx *c, tfc_gather_plan *g) {
   g->inner = dims_prod(p->dims, (int)a + 1, p->ndims);
   return TFC_OK;
 }
+
+/* ---- Select ---- */
+
+static int same_size_error(tfc_kernel_ctx *c, const tfc_tensor *t, const tfc_tensor *e) {
+  char a[TFC_SHAPE_STR_MAX], b[TFC_SHAPE_STR_MAX];
+  return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "'then' and 'else' must have the same size.  but received: %s vs. %s",
+                          tfc_tensor_shape_str(t, a, sizeof a), tfc_tensor_shape_str(e, b, sizeof b));
+}
+
+int tfc_select_plan_of(tfc_kernel_ctx *c, int64_t *cond_div) {
+  const tfc_tensor *cond = c->inputs[0], *t = c->inputs[1], *e = c->inputs[2];
+  char a[TFC_SHAPE_STR_MAX], b[TFC_SHAPE_STR_MAX];
+  *cond_div = 1;
+  if (cond->ndims == 0) {
+    if (!tfc_tensor_same_shape(t, e)) return same_size_error(c, t, e);
+    *cond_div = t->n_elems ? t->n_elems : 1;
+  } else if (cond->ndims == 1 && t->ndims != 1) {
+    if (t->ndims < 1)
+      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "'then' must be at least a vector, but saw shape: %s",
+                              tfc_tensor_shape_str(t, a, sizeof a));
+    if (t->dims[0] != cond->n_elems)
+      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
+                              "Number of batches of 'then' must match size of 'cond', but saw: %lld vs. %lld",
+                              (long long)t->dims[0], (long long)cond->n_elems);
+    if (!tfc_tensor_same_shape(t, e)) return same_size_error(c, t, e);
+    int64_t row = cond->n_elems ? t->n_elems / cond->n_elems : 0;
+    *cond_div = row ? row : 1;
+  } else {
+    const tfc_tensor *ins[3] = {cond, t, e};
+    for (int k = 1; k < 3; k++)
+      if (!tfc_tensor_same_shape(cond, ins[k]))
+        return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
+                                "Inputs to operation %s of type Select must have the same size and shape.  "
+                                "Input 0: %s != input %d: %s",
+                                c->node->name, tfc_tensor_shape_str(cond, a, sizeof a), k,
+                                tfc_tensor_shape_str(ins[k], b, sizeof b));
+  }
+  return TFC_OK;
+}

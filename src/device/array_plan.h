@@ -114,6 +114,11 @@ int tfc_fill_plan_of(tfc_kernel_ctx *c, int64_t *dims, int *rank);
  * the split axis and the n_outputs piece sizes along it into sizes (room for n_outputs). */
 int tfc_split_plan_of(tfc_kernel_ctx *c, int *axis, int64_t *sizes);
 
+/* Select: cond (input 0) is a scalar, a vector picking rows of dimension 0, or then's shape;
+ * then and else (inputs 1, 2) alike. Any memory: only shapes are read. *cond_div: how many
+ * elements one cond element picks (then's size for a scalar, a row's for a vector, else 1). */
+int tfc_select_plan_of(tfc_kernel_ctx *c, int64_t *cond_div);
+
 /* SelectV2: the numpy broadcast of condition, then and else (inputs 0..2, any memory); TF's
  * text when they do not broadcast. */
 int tfc_select_v2_plan_of(tfc_kernel_ctx *c, struct tfc_cwise_bcast *b);

@@ -348,36 +348,22 @@ static tfc_tensor *select_output(tfc_kernel_ctx *c, const tfc_tensor *like, cons
   return tfc_kernel_alloc_output(c, 0, like->dtype, dims, ndims);
 }
 
-static int same_size_error(tfc_kernel_ctx *c, const tfc_tensor *t, const tfc_tensor *e) {
-  char a[TFC_SHAPE_STR_MAX], b[TFC_SHAPE_STR_MAX];
-  return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "'then' and 'else' must have the same size.  but received: %s vs. %s",
-                          tfc_tensor_shape_str(t, a, sizeof a), tfc_tensor_shape_str(e, b, sizeof b));
-}
-
 static int select_compute(tfc_kernel_ctx *c) {
   const tfc_tensor *cond = c->inputs[0], *t = c->inputs[1], *e = c->inputs[2];
-  char a[TFC_SHAPE_STR_MAX], b[TFC_SHAPE_STR_MAX];
+  int64_t cond_div;
+  TFC_TRY(tfc_select_plan_of(c, &cond_div));
   if (cond->ndims == 0) {
     /* The whole of then or else, shared. */
-    if (!tfc_tensor_same_shape(t, e)) return same_size_error(c, t, e);
     tfc_kernel_set_output(c, 0, tfc_tensor_ref(c->inputs[*(const bl *)cond->data ? 1 : 2]));
     return TFC_OK;
   }
   pick_job j = {t->dtype, tfc_dtype_size(t->dtype), cond->data, t->data, e->data, NULL, NULL, c->status};
+  tfc_tensor *z = select_output(c, t, t->dims, t->ndims, t->n_elems);
+  if (!z) return c->status->code;
+  j.z = z->data;
   if (cond->ndims == 1 && t->ndims != 1) {
-    /* cond picks whole rows along dimension 0. */
-    if (t->ndims < 1)
-      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "'then' must be at least a vector, but saw shape: %s",
-                              tfc_tensor_shape_str(t, a, sizeof a));
-    if (t->dims[0] != cond->n_elems)
-      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
-                              "Number of batches of 'then' must match size of 'cond', but saw: %lld vs. %lld",
-                              (long long)t->dims[0], (long long)cond->n_elems);
-    if (!tfc_tensor_same_shape(t, e)) return same_size_error(c, t, e);
-    tfc_tensor *z = select_output(c, t, t->dims, t->ndims, t->n_elems);
-    if (!z) return c->status->code;
-    j.z = z->data;
-    int64_t row = cond->n_elems ? t->n_elems / cond->n_elems : 0;
+    /* cond picks whole rows along dimension 0 (of no elements when then is empty). */
+    int64_t row = t->n_elems ? cond_div : 0;
     size_t rb = (size_t)row * j.size;
     for (int64_t i = 0; i < cond->n_elems; i++) {
       const char *src = (j.c[i] ? j.t : j.e) + i * rb;
@@ -387,17 +373,6 @@ static int select_compute(tfc_kernel_ctx *c) {
     }
     return TFC_OK;
   }
-  const tfc_tensor *ins[3] = {cond, t, e};
-  for (int k = 1; k < 3; k++)
-    if (!tfc_tensor_same_shape(cond, ins[k]))
-      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
-                              "Inputs to operation %s of type Select must have the same size and shape.  "
-                              "Input 0: %s != input %d: %s",
-                              c->node->name, tfc_tensor_shape_str(cond, a, sizeof a), k,
-                              tfc_tensor_shape_str(ins[k], b, sizeof b));
-  tfc_tensor *z = select_output(c, t, t->dims, t->ndims, t->n_elems);
-  if (!z) return c->status->code;
-  j.z = z->data;
   if (t->dtype == TFC_DT_STRING) return pick_run(&j, j.c, 1, j.t, 1, j.e, 1, j.z, t->n_elems);
   tfc_kernel_parallel_for(c, t->n_elems, 1, pick_shard, &j);
   return TFC_OK;
