@@ -698,3 +698,27 @@ int tfc_select_plan_of(tfc_kernel_ctx *c, int64_t *cond_div) {
   }
   return TFC_OK;
 }
+
+/* ---- Tile ---- */
+
+int tfc_tile_plan_of(tfc_kernel_ctx *c, int64_t *out_dims, int *all_one) {
+  const tfc_tensor *in = c->inputs[0], *mt = c->inputs[1];
+  char buf[TFC_SHAPE_STR_MAX];
+  if (mt->ndims != 1)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
+                            "Expected multiples argument to be a vector of length %d but got shape %s", in->ndims,
+                            tfc_tensor_shape_str(mt, buf, sizeof buf));
+  if (mt->n_elems != in->ndims)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
+                            "Expected multiples argument to be a vector of length %d but got length %lld", in->ndims,
+                            (long long)mt->n_elems);
+  *all_one = 1;
+  for (int i = 0; i < in->ndims; i++) {
+    int64_t m = tfc_array_int_at(mt, i);
+    if (m < 0)
+      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Expected multiples[%d] >= 0, but got %lld", i, (long long)m);
+    if (m != 1) *all_one = 0;
+    out_dims[i] = in->dims[i] * m;
+  }
+  return TFC_OK;
+}

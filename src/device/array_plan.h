@@ -105,6 +105,10 @@ int tfc_gather_plan_of(tfc_kernel_ctx *c, tfc_gather_plan *g);
 /* AddN: every input has input 0's shape (any memory: only shapes are read). */
 int tfc_addn_check(tfc_kernel_ctx *c);
 
+/* Tile: the multiples (input 1, host memory) against input 0; the output dims (input 0's
+ * rank) and whether every multiple is 1 (the output is the input). */
+int tfc_tile_plan_of(tfc_kernel_ctx *c, int64_t *out_dims, int *all_one);
+
 /* Fill: checks dims (input 0, host memory) and value (input 1, any memory: only its shape is
  * read); writes the output dims (rank *rank). */
 int tfc_fill_plan_of(tfc_kernel_ctx *c, int64_t *dims, int *rank);

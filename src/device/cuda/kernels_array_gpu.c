@@ -328,25 +328,10 @@ static int window_compute(tfc_kernel_ctx *c) {
 }
 
 static int tile_compute(tfc_kernel_ctx *c) {
-  const tfc_tensor *in = c->inputs[0], *mt = c->inputs[1];
-  char buf[TFC_SHAPE_STR_MAX];
-  if (mt->ndims != 1)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
-                            "Expected multiples argument to be a vector of length %d but got shape %s", in->ndims,
-                            tfc_tensor_shape_str(mt, buf, sizeof buf));
-  if (mt->n_elems != in->ndims)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
-                            "Expected multiples argument to be a vector of length %d but got length %lld", in->ndims,
-                            (long long)mt->n_elems);
+  const tfc_tensor *in = c->inputs[0];
   int64_t dims[TFC_MAX_DIMS];
-  int all_one = 1;
-  for (int i = 0; i < in->ndims; i++) {
-    int64_t m = tfc_array_int_at(mt, i);
-    if (m < 0)
-      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Expected multiples[%d] >= 0, but got %lld", i, (long long)m);
-    if (m != 1) all_one = 0;
-    dims[i] = in->dims[i] * m;
-  }
+  int all_one;
+  TFC_TRY(tfc_tile_plan_of(c, dims, &all_one));
   if (all_one) return share_input(c, in->dims, in->ndims);
   tfc_tensor *out = tfc_kernel_alloc_output(c, 0, in->dtype, dims, in->ndims);
   if (!out) return c->status->code;
