@@ -13,8 +13,11 @@
  *   tfc server: /job:worker/replica:0/task:0 listening on grpc://localhost:2223
  *
  * The task then runs until SIGTERM or SIGINT, stops its server, prints "tfc server: stopped"
- * and exits 0. Signals are blocked in every thread (the mask is set before the server makes
- * any) and taken by sigwait in the main thread, so no work happens in a signal handler.
+ * and exits 0. The signals are caught before the startup line is printed, so a signal sent the
+ * moment that line appears still stops the task cleanly. Blocking them and calling sigwait
+ * would not do: libraries start threads before main (OpenBLAS's pool), and the kernel hands a
+ * process signal to any thread that does not block it. The handler, on whatever thread takes
+ * the signal, only writes the signal number to a pipe; the main thread reads it and stops.
  *
  * stdout is line buffered: the runtime's placement log lines reach a pipe as they are written.
  *
@@ -22,11 +25,14 @@
  * (TF's message on stderr); 2 for bad flags (usage on stderr).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tensorflow/c/c_api.h"
 #include "tensorflow/config.pb-c.h"
@@ -95,15 +101,50 @@ static size_t cpus_config(int cpus, uint8_t *buf) {
   return tensorflow__config_proto__pack(&cp, buf);
 }
 
+/* The write end of the stop pipe; the handler's only state. */
+static int stop_fd = -1;
+
+static void on_stop_signal(int sig) {
+  int saved = errno;
+  unsigned char b = (unsigned char)sig;
+  if (write(stop_fd, &b, 1) < 0) {
+    /* The pipe holds the first signal already; a second one changes nothing. */
+  }
+  errno = saved;
+}
+
+/* Catches SIGTERM and SIGINT into the stop pipe; returns its read end, or -1 (errno set). */
+static int catch_stop_signals(void) {
+  int p[2];
+  if (pipe2(p, O_CLOEXEC | O_NONBLOCK) != 0) return -1;
+  stop_fd = p[1];
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_stop_signal;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESTART;
+  if (sigaction(SIGTERM, &sa, NULL) != 0 || sigaction(SIGINT, &sa, NULL) != 0) return -1;
+  return p[0];
+}
+
+/* Blocks until a stop signal arrived; returns its number. */
+static int wait_stop_signal(int fd) {
+  struct pollfd pf = {.fd = fd, .events = POLLIN};
+  for (;;) {
+    unsigned char b;
+    if (read(fd, &b, 1) == 1) return b;
+    if (errno != EAGAIN && errno != EINTR) return 0;
+    poll(&pf, 1, -1);
+  }
+}
+
 /* Serves `def` until SIGTERM/SIGINT. `job`/`task` only name the task in the startup line. */
 static int serve(const void *def, size_t def_len, const char *job, int task) {
-  /* Block the stop signals before any thread exists, so every thread inherits the mask and
-   * sigwait below is the only place they are taken. */
-  sigset_t stop;
-  sigemptyset(&stop);
-  sigaddset(&stop, SIGTERM);
-  sigaddset(&stop, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &stop, NULL);
+  int stop = catch_stop_signals();
+  if (stop < 0) {
+    fprintf(stderr, "tfc server: cannot catch SIGTERM/SIGINT: %s\n", strerror(errno));
+    return 1;
+  }
   signal(SIGPIPE, SIG_IGN); /* a peer that vanished is an RPC error, not a death */
   setvbuf(stdout, NULL, _IOLBF, 0);
 
@@ -118,9 +159,7 @@ static int serve(const void *def, size_t def_len, const char *job, int task) {
   printf("tfc server: /job:%s/replica:0/task:%d listening on %s\n", job, task, TF_ServerTarget(srv));
   fflush(stdout);
 
-  int sig = 0;
-  while (sigwait(&stop, &sig) != 0) {
-  }
+  int sig = wait_stop_signal(stop);
   TF_ServerStop(srv, s);
   if (TF_GetCode(s) != TF_OK) {
     fprintf(stderr, "tfc server: stopping after signal %d: %s\n", sig, TF_Message(s));

@@ -294,6 +294,7 @@ typedef struct mstep {
   msession *ms;
   mplan *plan;
   int64_t step_id;
+  int64_t timeout_ms, deadline; /* the step's timeout and its absolute deadline (µs); 0: none */
   pthread_mutex_t mu;
   pthread_cond_t cv;
   int remaining;
@@ -332,9 +333,23 @@ static void broadcast_abort(mstep *st) {
   tfc_status_fini(&why);
 }
 
+/* The step's own timeout error. */
+static void set_timed_out(const mstep *st, tfc_status *s) {
+  tfc_status_set(s, TFC_DEADLINE_EXCEEDED, "Timed out after %lld ms waiting for step %lld to finish",
+                 (long long)st->timeout_ms, (long long)st->step_id);
+}
+
 static void slot_finish(mslot *sl, const tfc_status *s) {
   mstep *st = sl->step;
   int broadcast = 0;
+  tfc_status to;
+  tfc_status_init(&to);
+  /* A task's call carries the step's deadline, so it may expire a moment before the step's
+   * own timer fires: the step then failed for its timeout, and says so the same way. */
+  if (s->code == TFC_DEADLINE_EXCEEDED && st->deadline && tfc_now_us() >= st->deadline) {
+    set_timed_out(st, &to);
+    s = &to;
+  }
   pthread_mutex_lock(&st->mu);
   sl->done = 1;
   if (!tfc_status_ok(s)) {
@@ -347,6 +362,7 @@ static void slot_finish(mslot *sl, const tfc_status *s) {
   pthread_mutex_lock(&st->mu);
   if (--st->remaining == 0) pthread_cond_broadcast(&st->cv);
   pthread_mutex_unlock(&st->mu);
+  tfc_status_fini(&to);
 }
 
 static void local_done(void *arg, const tfc_status *s, tfc_tensor **fetches, int n_fetches) {
@@ -507,6 +523,8 @@ static int run_plan(msession *ms, mplan *p, int64_t timeout_ms, char *const *fee
     if (fired) on_cancel(&st);
   }
   int64_t deadline = tfc_deadline_after_ms(timeout_ms);
+  st.timeout_ms = timeout_ms;
+  st.deadline = deadline;
   /* Remote tasks first: the local one may run on this thread until it finishes. */
   for (int pass = 0; pass < 2; pass++)
     for (int i = 0; i < p->n_tasks; i++)
@@ -514,14 +532,15 @@ static int run_plan(msession *ms, mplan *p, int64_t timeout_ms, char *const *fee
   pthread_mutex_lock(&st.mu);
   int64_t grace = 0;
   while (st.remaining > 0) {
+    /* Once the step is aborted (by a task, the deadline or the client) only the grace for
+     * the tasks' answers is left to wait for; the deadline no longer matters. */
     if (st.aborted && grace == 0) grace = tfc_now_us() + ABORT_GRACE_MS * 1000ll;
-    int64_t until = grace ? (deadline && deadline < grace ? deadline : grace) : deadline;
+    int64_t until = grace ? grace : deadline;
     if (tfc_cond_wait_until(&st.cv, &st.mu, until) != ETIMEDOUT) continue;
-    if (deadline && tfc_now_us() >= deadline && !st.aborted) {
+    if (!grace && deadline && tfc_now_us() >= deadline && !st.aborted) {
       tfc_status to;
       tfc_status_init(&to);
-      tfc_status_set(&to, TFC_DEADLINE_EXCEEDED, "Timed out after %lld ms waiting for step %lld to finish",
-                     (long long)timeout_ms, (long long)st.step_id);
+      set_timed_out(&st, &to);
       int broadcast = abort_locked(&st, &to);
       tfc_status_fini(&to);
       deadline = 0;

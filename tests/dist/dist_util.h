@@ -18,6 +18,9 @@
  * dist_free_ports binds n port-0 sockets at once (distinct ports), notes the ports and closes
  * them. A single-task cluster uses port 0 and reads the port from the "listening on" line.
  *
+ * When a test fails, every task it started and has not freed is reported: whether it still
+ * runs or how it ended, and the end of its stderr (a crash report lands there).
+ *
  * All functions fail the test (tfc_test_fail) instead of returning errors, except where they
  * return a status for the test to check. Not thread-safe unless stated: one test thread drives
  * the tasks; the drain threads only touch the buffers under the task's lock.
@@ -148,6 +151,8 @@ static void *dist_drain(void *arg) {
   return NULL;
 }
 
+static void dist_live_add(dist_task *t);
+
 /* Starts TFC_BINARY_DIR/tfc with argv (NULL-terminated, without the program name). `name`
  * labels the task in failure messages. The caller frees with dist_task_free. */
 static DIST_UNUSED dist_task *dist_task_spawn(const char *name, const char *const *args) {
@@ -185,6 +190,7 @@ static DIST_UNUSED dist_task *dist_task_spawn(const char *name, const char *cons
   t->fds[0] = out[0];
   t->fds[1] = err[0];
   if (pthread_create(&t->drain, NULL, dist_drain, t) != 0) tfc_test_fail(__FILE__, __LINE__, "pthread_create");
+  dist_live_add(t);
   return t;
 }
 
@@ -215,6 +221,45 @@ static void dist_task_join_drain(dist_task *t) {
   if (t->drained) return;
   pthread_join(t->drain, NULL);
   t->drained = 1;
+}
+
+/* The tasks started and not yet freed, for the failure report. */
+#define DIST_MAX_LIVE 32
+static dist_task *dist_live[DIST_MAX_LIVE];
+
+static DIST_UNUSED void dist_report_tasks(void) {
+  for (int i = 0; i < DIST_MAX_LIVE; i++) {
+    dist_task *t = dist_live[i];
+    if (!t) continue;
+    char state[64] = "running";
+    if (dist_task_reap(t)) {
+      dist_task_join_drain(t);
+      if (WIFSIGNALED(t->status)) snprintf(state, sizeof state, "killed by signal %d", WTERMSIG(t->status));
+      else snprintf(state, sizeof state, "exited with %d", WEXITSTATUS(t->status));
+    }
+    pthread_mutex_lock(&t->mu);
+    const char *e = t->err.data ? t->err.data : "";
+    size_t n = t->err.len > 4000 ? 4000 : t->err.len;
+    if (n == 0) fprintf(stderr, "    task %s (%s); nothing on stderr\n", t->name, state);
+    else
+      fprintf(stderr, "    task %s (%s); stderr%s:\n%s\n", t->name, state, n < t->err.len ? " (its end)" : "",
+              e + (t->err.len - n));
+    pthread_mutex_unlock(&t->mu);
+  }
+}
+
+static void dist_live_add(dist_task *t) {
+  for (int i = 0; i < DIST_MAX_LIVE; i++)
+    if (!dist_live[i]) {
+      dist_live[i] = t;
+      break;
+    }
+  tfc_test_on_fail(dist_report_tasks);
+}
+
+static DIST_UNUSED void dist_live_remove(dist_task *t) {
+  for (int i = 0; i < DIST_MAX_LIVE; i++)
+    if (dist_live[i] == t) dist_live[i] = NULL;
 }
 
 static void dist_task_fail(dist_task *t, int line, const char *what) __attribute__((noreturn));
@@ -306,6 +351,7 @@ static DIST_UNUSED int dist_task_signal_wait(dist_task *t, int sig, int guard_ms
 /* SIGKILLs the task if it still runs, reaps it, joins the drain thread, frees. NULL: no-op. */
 static DIST_UNUSED void dist_task_free(dist_task *t) {
   if (!t) return;
+  dist_live_remove(t);
   if (t->pid) {
     kill(t->pid, SIGKILL);
     waitpid(t->pid, &t->status, 0);

@@ -10,6 +10,10 @@
 
 #define EXIT_SKIP 77
 
+static void (*on_fail)(void);
+
+void tfc_test_on_fail(void (*fn)(void)) { on_fail = fn; }
+
 void tfc_test_fail(const char *file, int line, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
@@ -17,6 +21,9 @@ void tfc_test_fail(const char *file, int line, const char *fmt, ...) {
   vfprintf(stderr, fmt, ap);
   fprintf(stderr, "\n");
   va_end(ap);
+  void (*hook)(void) = on_fail;
+  on_fail = NULL; /* a failure inside the hook ends the test */
+  if (hook) hook();
   fflush(NULL);
   _exit(1);
 }

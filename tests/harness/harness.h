@@ -32,6 +32,11 @@ void tfc_test_skip(const char *why) __attribute__((noreturn));
 void tfc_test_fail(const char *file, int line, const char *fmt, ...)
     __attribute__((noreturn, format(printf, 3, 4)));
 
+/* Registers fn to run when the current test fails, before the failure ends it (one hook; a
+ * later call replaces it; NULL removes it). For helpers that hold context worth printing,
+ * such as the output of processes the test started. */
+void tfc_test_on_fail(void (*fn)(void));
+
 #define TFC_TEST_MAIN(tests)                                                                       \
   int main(int argc, char **argv) { return tfc_test_main(argc, argv, tests); }
 
