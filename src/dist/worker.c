@@ -4,7 +4,10 @@
  * Graphs and steps are few at a time (a master registers a graph per run signature; steps in
  * flight are the concurrent runs), so both live on linked lists under one mutex. Both are
  * refcounted: a RunGraph holds its graph and step; a RecvTensor and each tensor pull in
- * flight hold their step.
+ * flight hold their step. A pull is started by the step's rendezvous, which holds the step
+ * for it before its waiter becomes visible (step_hold): once visible, an abort or a send may
+ * complete the receiver, end its RunGraph and drop every other reference while the pull is
+ * still being set up. Lock order: a rendezvous's lock, then w->mu.
  */
 #include "dist/worker.h"
 
@@ -349,6 +352,7 @@ static void remember_cleaned(tfc_worker *w, int64_t step_id) {
   if (w->n_recent < RECENT_STEPS) w->n_recent++;
 }
 
+static void step_hold(void *arg);
 static void fetch_tensor(void *arg, tfc_rendezvous *r, const char *key);
 static void step_aborted(void *arg, const tfc_status *s);
 
@@ -365,7 +369,7 @@ static wstep *step_get(tfc_worker *w, int64_t step_id, int create, tfc_status *s
   } else if (create) {
     st = calloc(1, sizeof *st);
     if (st) st->rdv = tfc_rendezvous_new();
-    if (!st || !st->rdv || tfc_rendezvous_set_remote(st->rdv, w->prefix, fetch_tensor, step_aborted, st)) {
+    if (!st || !st->rdv || tfc_rendezvous_set_remote(st->rdv, w->prefix, step_hold, fetch_tensor, step_aborted, st)) {
       if (st) tfc_rendezvous_unref(st->rdv);
       free(st);
       st = NULL;
@@ -382,6 +386,14 @@ static wstep *step_get(tfc_worker *w, int64_t step_id, int create, tfc_status *s
   }
   pthread_mutex_unlock(&w->mu);
   return st;
+}
+
+/* The rendezvous's hold for a fetch: a reference, let go by fetch_tensor. */
+static void step_hold(void *arg) {
+  wstep *st = arg;
+  pthread_mutex_lock(&st->w->mu);
+  st->refs++;
+  pthread_mutex_unlock(&st->w->mu);
 }
 
 static void step_put(wstep *st) {
@@ -535,6 +547,8 @@ static void fetch_done(void *arg, const tfc_status *rs, tfc_msg_in *resp) {
   step_put(st);
 }
 
+/* Runs with a hold on the step (step_hold): the receiver that asked may be gone already. The
+ * call's completion takes a reference of its own; the hold is let go on return. */
 static void fetch_tensor(void *arg, tfc_rendezvous *r, const char *key) {
   wstep *st = arg;
   tfc_worker *w = st->w;
@@ -555,6 +569,7 @@ static void fetch_tensor(void *arg, tfc_rendezvous *r, const char *key) {
     fail_fetch(st, task, &s);
     free(task);
     tfc_status_fini(&s);
+    step_put(st);
     return;
   }
   fc->task = task;
@@ -572,6 +587,7 @@ static void fetch_tensor(void *arg, tfc_rendezvous *r, const char *key) {
     fail_fetch(st, task, &s);
     fetch_free(fc);
     tfc_status_fini(&s);
+    step_put(st);
     return;
   }
   pthread_mutex_lock(&w->mu);
@@ -594,6 +610,7 @@ static void fetch_tensor(void *arg, tfc_rendezvous *r, const char *key) {
   if (cancel) tfc_rpc_cancel(p);
   if (last) fetch_free(fc);
   tfc_status_fini(&s);
+  step_put(st);
   (void)r;
 }
 

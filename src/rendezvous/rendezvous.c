@@ -51,6 +51,7 @@ struct tfc_rendezvous {
   /* Remote receives (set once before sharing; read without the lock). */
   char *local_prefix;
   size_t local_prefix_len;
+  tfc_rendezvous_hold_fn hold;
   tfc_rendezvous_fetch_fn fetch;
   tfc_rendezvous_abort_fn on_abort;
   void *remote_arg;
@@ -167,11 +168,12 @@ int tfc_rendezvous_send(tfc_rendezvous *r, const char *key, tfc_tensor *t, int i
   return TFC_OK;
 }
 
-int tfc_rendezvous_set_remote(tfc_rendezvous *r, const char *local_prefix, tfc_rendezvous_fetch_fn fetch,
-                              tfc_rendezvous_abort_fn on_abort, void *arg) {
+int tfc_rendezvous_set_remote(tfc_rendezvous *r, const char *local_prefix, tfc_rendezvous_hold_fn hold,
+                              tfc_rendezvous_fetch_fn fetch, tfc_rendezvous_abort_fn on_abort, void *arg) {
   r->local_prefix = strdup(local_prefix);
   if (!r->local_prefix) return -1;
   r->local_prefix_len = strlen(local_prefix);
+  r->hold = hold;
   r->fetch = fetch;
   r->on_abort = on_abort;
   r->remote_arg = arg;
@@ -204,9 +206,15 @@ void tfc_rendezvous_recv_async(tfc_rendezvous *r, const char *key, tfc_recv_done
     it->prev = r->wait_tail;
     if (r->wait_tail) r->wait_tail->next = it; else r->wait_head = it;
     r->wait_tail = it;
+    /* A tensor from another task: ask for it; it arrives as a send of this key. Once the lock
+     * is released the waiter may complete on another thread and the receiver let go of r, so
+     * the fetch's arg (which keeps r) is held first, and nothing here reads r after. */
+    int remote = is_remote_key(r, key);
+    void *farg = r->remote_arg;
+    if (remote && r->hold) r->hold(farg);
+    tfc_rendezvous_fetch_fn fetch = r->fetch;
     pthread_mutex_unlock(&r->mu);
-    /* A tensor from another task: ask for it; it arrives as a send of this key. */
-    if (is_remote_key(r, key)) r->fetch(r->remote_arg, r, key);
+    if (remote) fetch(farg, r, key);
     return;
   } else if (it->state == RV_SENT) {
     tfc_tensor *t = it->tensor;

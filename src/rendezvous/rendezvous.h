@@ -78,15 +78,22 @@ int tfc_rendezvous_aborted(tfc_rendezvous *r);
  * out untouched when not aborted. */
 int tfc_rendezvous_status(tfc_rendezvous *r, tfc_status *out);
 /* Pulls the tensor of `key` from its sending task; must end in tfc_rendezvous_send(r, key, ...)
- * or tfc_rendezvous_abort(r, ...), from any thread, before or after this returns. */
+ * or tfc_rendezvous_abort(r, ...), from any thread, before or after this returns. It runs
+ * with one hold on arg (see tfc_rendezvous_hold_fn) that it owns and must let go; r lives as
+ * long as arg is held. */
 typedef void (*tfc_rendezvous_fetch_fn)(void *arg, tfc_rendezvous *r, const char *key);
+/* Takes a hold on arg for one fetch. Called with r's lock held, just before the waiter can
+ * complete on another thread (a send, an abort) and the receiver let go of everything: it
+ * must only take a reference (no blocking, no call into r). */
+typedef void (*tfc_rendezvous_hold_fn)(void *arg);
 /* Called once when r is aborted (outside r's lock), with the abort status. */
 typedef void (*tfc_rendezvous_abort_fn)(void *arg, const tfc_status *s);
 /* Makes r a remote-capable rendezvous: receives of keys whose send device does not start
- * with local_prefix ("/job:ps/replica:0/task:0/", copied) go to fetch; on_abort (may be NULL)
- * hears of the abort. Call once, before r is shared. Returns 0, or -1 on out of memory. */
-int tfc_rendezvous_set_remote(tfc_rendezvous *r, const char *local_prefix, tfc_rendezvous_fetch_fn fetch,
-                              tfc_rendezvous_abort_fn on_abort, void *arg);
+ * with local_prefix ("/job:ps/replica:0/task:0/", copied) go to fetch, holding arg with hold
+ * first; on_abort (may be NULL) hears of the abort. Call once, before r is shared. Returns 0,
+ * or -1 on out of memory. */
+int tfc_rendezvous_set_remote(tfc_rendezvous *r, const char *local_prefix, tfc_rendezvous_hold_fn hold,
+                              tfc_rendezvous_fetch_fn fetch, tfc_rendezvous_abort_fn on_abort, void *arg);
 
 /* Appends the keys of receivers still waiting, in the order they started waiting, separated
  * by ", " (nothing when none). */

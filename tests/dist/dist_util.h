@@ -15,8 +15,12 @@
  * asserts how fast anything is.
  *
  * Ports. A cluster's tasks must know each other's ports before they start, so
- * dist_free_ports binds n port-0 sockets at once (distinct ports), notes the ports and closes
- * them. A single-task cluster uses port 0 and reads the port from the "listening on" line.
+ * dist_free_ports binds n port-0 sockets at once (distinct ports) and keeps them bound, not
+ * listening, with SO_REUSEADDR: the tasks' servers (gRPC sets SO_REUSEADDR too) can still bind
+ * and listen there, while the kernel gives those ports to no other port-0 bind or outgoing
+ * connection, so a test running beside this one cannot take a port before its task starts.
+ * The sockets stay open until the test process ends (close-on-exec: tasks do not inherit
+ * them). A single-task cluster uses port 0 and reads the port from the "listening on" line.
  *
  * When a test fails, every task it started and has not freed is reported: whether it still
  * runs or how it ended, and the end of its stderr (a crash report lands there).
@@ -67,23 +71,31 @@ static DIST_UNUSED void dist_sleep_ms(int ms) {
 
 /* ---------------- ports ---------------- */
 
-/* n distinct free ports on 127.0.0.1 (n <= 16). */
+/* The reservations of dist_free_ports; bounded for in-process runs (TFC_TEST_NOFORK). */
+static int dist_reserved[64];
+static int dist_n_reserved;
+
+/* n distinct free ports on 127.0.0.1 (n <= 16), reserved as described above. */
 static DIST_UNUSED void dist_free_ports(int n, int *out) {
-  int fds[16];
   if (n > 16) tfc_test_fail(__FILE__, __LINE__, "dist_free_ports: at most 16");
+  if (dist_n_reserved + n > 64) {
+    for (int i = 0; i < dist_n_reserved; i++) close(dist_reserved[i]);
+    dist_n_reserved = 0;
+  }
   for (int i = 0; i < n; i++) {
     struct sockaddr_in a;
     memset(&a, 0, sizeof a);
     a.sin_family = AF_INET;
     a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     socklen_t len = sizeof a;
-    fds[i] = socket(AF_INET, SOCK_STREAM, 0);
-    if (fds[i] < 0 || bind(fds[i], (struct sockaddr *)&a, sizeof a) != 0 ||
-        getsockname(fds[i], (struct sockaddr *)&a, &len) != 0)
+    int one = 1;
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0 ||
+        bind(fd, (struct sockaddr *)&a, sizeof a) != 0 || getsockname(fd, (struct sockaddr *)&a, &len) != 0)
       tfc_test_fail(__FILE__, __LINE__, "cannot pick a free port: %s", strerror(errno));
+    dist_reserved[dist_n_reserved++] = fd;
     out[i] = ntohs(a.sin_port);
   }
-  for (int i = 0; i < n; i++) close(fds[i]);
 }
 
 /* ---------------- tasks ---------------- */

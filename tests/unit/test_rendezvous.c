@@ -1,5 +1,5 @@
-/* Unit tests of the local rendezvous: keys, both orders of send and receive, errors, abort,
- * deadlines, the pending listing, and many threads at once. */
+/* Unit tests of the rendezvous: keys, both orders of send and receive, errors, abort,
+ * deadlines, the pending listing, many threads at once, and remote fetches. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -367,6 +367,77 @@ static void rendezvous_many_threads_send_and_receive_distinct_keys(void) {
   tfc_rendezvous_unref(r);
 }
 
+/* ---------------- remote fetches ---------------- */
+
+#define REMOTE_KEY "/job:ps/replica:0/task:0/device:CPU:0;0000000000000001;" DEV0 ";edge_3_v;0:0"
+
+/* A fetcher that, like the worker's step, keeps the rendezvous while held. */
+typedef struct fetcher {
+  tfc_rendezvous *r;
+  int holds, fetches, aborts;
+  got *receiver;
+  int send_code;
+} fetcher;
+
+static void fetcher_hold(void *arg) {
+  fetcher *f = arg;
+  f->holds++;
+  tfc_rendezvous_ref(f->r);
+}
+
+/* Another thread aborts the step before the fetch gets going: the receiver hears of it and its
+ * owner lets go of the rendezvous; the fetch still runs on what its hold keeps. */
+static void fetcher_fetch(void *arg, tfc_rendezvous *r, const char *key) {
+  fetcher *f = arg;
+  f->fetches++;
+  EXPECT_TRUE(r == f->r);
+  EXPECT_STREQ(key, REMOTE_KEY);
+  tfc_status ab, s;
+  tfc_status_init(&ab);
+  tfc_status_init(&s);
+  tfc_status_set(&ab, TFC_ABORTED, "step 7 aborted");
+  tfc_rendezvous_abort(r, &ab);
+  EXPECT_EQ(atomic_load(&f->receiver->calls), 1);
+  tfc_rendezvous_unref(r); /* the receiver's owner goes: only the hold keeps r */
+  tfc_tensor *t = scalar(2);
+  f->send_code = tfc_rendezvous_send(r, key, t, 0, &s); /* the pulled tensor comes too late */
+  tfc_tensor_unref(t);
+  tfc_rendezvous_unref(r); /* the hold is let go: r is freed */
+  tfc_status_fini(&ab);
+  tfc_status_fini(&s);
+}
+
+static void fetcher_aborted(void *arg, const tfc_status *s) {
+  fetcher *f = arg;
+  f->aborts++;
+  EXPECT_EQ(s->code, TFC_ABORTED);
+}
+
+static void rendezvous_remote_fetch_runs_on_its_hold(void) {
+  tfc_rendezvous *r = tfc_rendezvous_new();
+  got local = {0}, remote = {0};
+  fetcher f = {.r = r, .receiver = &remote};
+  EXPECT_EQ(tfc_rendezvous_set_remote(r, "/job:localhost/replica:0/task:0/", fetcher_hold, fetcher_fetch,
+                                      fetcher_aborted, &f),
+            0);
+  /* A key sent on this task waits without a fetch. */
+  tfc_rendezvous_recv_async(r, DEV1 ";0000000000000001;" DEV0 ";edge_1_a;0:0", record, &local);
+  EXPECT_EQ(f.holds, 0);
+  EXPECT_EQ(f.fetches, 0);
+  EXPECT_EQ(atomic_load(&local.calls), 0);
+  /* One from another task is fetched, under a hold taken before the waiter could complete. */
+  tfc_rendezvous_recv_async(r, REMOTE_KEY, record, &remote);
+  EXPECT_EQ(f.holds, 1);
+  EXPECT_EQ(f.fetches, 1);
+  EXPECT_EQ(f.aborts, 1);
+  EXPECT_EQ(atomic_load(&remote.calls), 1);
+  EXPECT_EQ(remote.code, TFC_ABORTED);
+  EXPECT_STREQ(remote.msg, "step 7 aborted");
+  EXPECT_EQ(atomic_load(&local.calls), 1);
+  EXPECT_EQ(local.code, TFC_ABORTED);
+  EXPECT_EQ(f.send_code, TFC_ABORTED);
+}
+
 static const tfc_test tests[] = {
     TFC_TEST(rendezvous_key_is_tf_format_with_16_hex_digit_incarnation),
     TFC_TEST(rendezvous_send_then_recv_hands_over_the_reference),
@@ -377,6 +448,7 @@ static const tfc_test tests[] = {
     TFC_TEST(rendezvous_blocking_recv_wakes_on_send_and_on_abort),
     TFC_TEST(rendezvous_pending_lists_waiters_in_arrival_order),
     TFC_TEST(rendezvous_many_threads_send_and_receive_distinct_keys),
+    TFC_TEST(rendezvous_remote_fetch_runs_on_its_hold),
     {0}};
 
 TFC_TEST_MAIN(tests)
