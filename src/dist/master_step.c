@@ -409,7 +409,7 @@ static void remote_done(void *arg, const tfc_status *rs, tfc_msg_in *resp) {
 }
 
 static void start_task(mstep *st, int i, char *const *feed_names, tfc_tensor *const *feeds,
-                       char *const *fetch_names, int64_t deadline) {
+                       char *const *fetch_names) {
   mslot *sl = &st->slots[i];
   mplan_task *pt = &st->plan->tasks[i];
   mtask *mt = &st->ms->tasks[pt->task];
@@ -426,7 +426,7 @@ static void start_task(mstep *st, int i, char *const *feed_names, tfc_tensor *co
   for (int k = 0; k < pt->n_feeds; k++) f[k] = feeds[pt->feed_idx[k]];
   if (mt->local) {
     /* Inline only without a deadline: with one, this thread must be free to enforce it. */
-    tfc_worker_run_graph(st->ms->m->local, pt->handle, st->step_id, f, pt->n_feeds, deadline, deadline == 0,
+    tfc_worker_run_graph(st->ms->m->local, pt->handle, st->step_id, f, pt->n_feeds, st->deadline, st->deadline == 0,
                          local_done, sl);
   } else {
     Tensorflow__RunGraphRequest req;
@@ -434,7 +434,7 @@ static void start_task(mstep *st, int i, char *const *feed_names, tfc_tensor *co
     req.graph_handle = pt->handle;
     req.session_handle = st->ms->handle;
     req.step_id = st->step_id;
-    req.timeout_in_ms = deadline > 0 ? (deadline - tfc_now_us()) / 1000 + 1 : 0;
+    req.timeout_in_ms = st->deadline > 0 ? (st->deadline - tfc_now_us()) / 1000 + 1 : 0;
     char **keys = calloc((size_t)pt->n_fetches + 1, sizeof *keys);
     if (keys)
       for (int k = 0; k < pt->n_fetches; k++) keys[k] = fetch_names[pt->fetch_idx[k]];
@@ -448,7 +448,7 @@ static void start_task(mstep *st, int i, char *const *feed_names, tfc_tensor *co
     free(keys);
     if (tfc_status_ok(&s)) {
       tfc_rpc_pending *p = NULL;
-      tfc_rpc_call_async(mt->ch, "/tensorflow.WorkerService/RunGraph", m, deadline, 0, remote_done, sl, &p);
+      tfc_rpc_call_async(mt->ch, "/tensorflow.WorkerService/RunGraph", m, st->deadline, 0, remote_done, sl, &p);
       pthread_mutex_lock(&st->mu);
       sl->pending = p;
       int cancel = st->aborted && !sl->done;
@@ -522,28 +522,25 @@ static int run_plan(msession *ms, mplan *p, int64_t timeout_ms, char *const *fee
     pthread_mutex_unlock(&cancel->mu);
     if (fired) on_cancel(&st);
   }
-  int64_t deadline = tfc_deadline_after_ms(timeout_ms);
   st.timeout_ms = timeout_ms;
-  st.deadline = deadline;
+  st.deadline = tfc_deadline_after_ms(timeout_ms);
   /* Remote tasks first: the local one may run on this thread until it finishes. */
   for (int pass = 0; pass < 2; pass++)
     for (int i = 0; i < p->n_tasks; i++)
-      if (ms->tasks[p->tasks[i].task].local == pass) start_task(&st, i, feed_names, feeds, fetch_names, deadline);
+      if (ms->tasks[p->tasks[i].task].local == pass) start_task(&st, i, feed_names, feeds, fetch_names);
   pthread_mutex_lock(&st.mu);
   int64_t grace = 0;
   while (st.remaining > 0) {
     /* Once the step is aborted (by a task, the deadline or the client) only the grace for
      * the tasks' answers is left to wait for; the deadline no longer matters. */
     if (st.aborted && grace == 0) grace = tfc_now_us() + ABORT_GRACE_MS * 1000ll;
-    int64_t until = grace ? grace : deadline;
-    if (tfc_cond_wait_until(&st.cv, &st.mu, until) != ETIMEDOUT) continue;
-    if (!grace && deadline && tfc_now_us() >= deadline && !st.aborted) {
+    if (tfc_cond_wait_until(&st.cv, &st.mu, grace ? grace : st.deadline) != ETIMEDOUT) continue;
+    if (!st.aborted && st.deadline && tfc_now_us() >= st.deadline) {
       tfc_status to;
       tfc_status_init(&to);
       set_timed_out(&st, &to);
       int broadcast = abort_locked(&st, &to);
       tfc_status_fini(&to);
-      deadline = 0;
       if (broadcast) {
         pthread_mutex_unlock(&st.mu);
         broadcast_abort(&st);

@@ -235,6 +235,15 @@ static void dist_task_join_drain(dist_task *t) {
   t->drained = 1;
 }
 
+/* "running", or how the task ended (it is then reaped and its output complete). */
+static void dist_task_state(dist_task *t, char *out, size_t n) {
+  snprintf(out, n, "running");
+  if (!dist_task_reap(t)) return;
+  dist_task_join_drain(t);
+  if (WIFSIGNALED(t->status)) snprintf(out, n, "killed by signal %d", WTERMSIG(t->status));
+  else snprintf(out, n, "exited with %d", WEXITSTATUS(t->status));
+}
+
 /* The tasks started and not yet freed, for the failure report. */
 #define DIST_MAX_LIVE 32
 static dist_task *dist_live[DIST_MAX_LIVE];
@@ -243,12 +252,8 @@ static DIST_UNUSED void dist_report_tasks(void) {
   for (int i = 0; i < DIST_MAX_LIVE; i++) {
     dist_task *t = dist_live[i];
     if (!t) continue;
-    char state[64] = "running";
-    if (dist_task_reap(t)) {
-      dist_task_join_drain(t);
-      if (WIFSIGNALED(t->status)) snprintf(state, sizeof state, "killed by signal %d", WTERMSIG(t->status));
-      else snprintf(state, sizeof state, "exited with %d", WEXITSTATUS(t->status));
-    }
+    char state[64];
+    dist_task_state(t, state, sizeof state);
     pthread_mutex_lock(&t->mu);
     const char *e = t->err.data ? t->err.data : "";
     size_t n = t->err.len > 4000 ? 4000 : t->err.len;
@@ -276,12 +281,8 @@ static DIST_UNUSED void dist_live_remove(dist_task *t) {
 
 static void dist_task_fail(dist_task *t, int line, const char *what) __attribute__((noreturn));
 static void dist_task_fail(dist_task *t, int line, const char *what) {
-  char state[64] = "running";
-  if (dist_task_reap(t)) {
-    dist_task_join_drain(t);
-    if (WIFSIGNALED(t->status)) snprintf(state, sizeof state, "killed by signal %d", WTERMSIG(t->status));
-    else snprintf(state, sizeof state, "exited with %d", WEXITSTATUS(t->status));
-  }
+  char state[64];
+  dist_task_state(t, state, sizeof state);
   char *o = dist_task_output(t, 0), *e = dist_task_output(t, 1);
   tfc_test_fail(__FILE__, line, "%s (%s): %s\n--- stdout ---\n%s--- stderr ---\n%s", t->name, state, what, o, e);
 }
