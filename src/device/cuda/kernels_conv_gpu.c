@@ -94,7 +94,9 @@ typedef struct dnn {
   cudnnDataType_t dt;
   size_t esize;
   int dtype;
-  cudnnTensorDescriptor_t t[6];
+  /* conv_run makes at most 7: x packed, its interior and the user's x; y packed and the
+   * user's NHWC y; the filter as HWIO and as KCRS. */
+  cudnnTensorDescriptor_t t[8];
   int n_t;
   cudnnFilterDescriptor_t f;
   cudnnConvolutionDescriptor_t conv;
