@@ -352,14 +352,11 @@ extern "C" int tfc_cuda_xent(int dtype, const void *logits, int64_t x_rs, int64_
                              void *stream) {
   cudaStream_t st = (cudaStream_t)stream;
   if (rows == 0) return 0;
-  if (dtype != TFC_CUDA_F32 && dtype != TFC_CUDA_F64 && dtype != TFC_CUDA_F16) return TFC_CUDA_E_UNSUPPORTED;
-  if (cols == 0) { /* zero bits are 0.0 in every float type */
-    size_t es = dtype == TFC_CUDA_F64 ? 8 : dtype == TFC_CUDA_F32 ? 4 : 2;
-    return cuda_result(cudaMemsetAsync(loss, 0, es * (size_t)rows, st));
-  }
   return by_float_dtype(dtype, [&](auto t) {
-    return launch_xent<typename decltype(t)::type>(logits, x_rs, x_cs, labels, l_rs, l_cs, loss, backprop, rows, cols,
-                                                   st);
+    typedef typename decltype(t)::type S;
+    /* zero bits are 0.0 in every float type */
+    if (cols == 0) return cuda_result(cudaMemsetAsync(loss, 0, sizeof(S) * (size_t)rows, st));
+    return launch_xent<S>(logits, x_rs, x_cs, labels, l_rs, l_cs, loss, backprop, rows, cols, st);
   });
 }
 
@@ -378,11 +375,11 @@ extern "C" int tfc_cuda_sparse_xent(int dtype, int label_dtype, const void *logi
 
 extern "C" int tfc_cuda_l2loss(int dtype, const void *x, int64_t n, void *out, void *scratch, void *stream) {
   cudaStream_t st = (cudaStream_t)stream;
-  if (dtype != TFC_CUDA_F32 && dtype != TFC_CUDA_F64 && dtype != TFC_CUDA_F16) return TFC_CUDA_E_UNSUPPORTED;
-  if (n == 0) {
-    return cuda_result(cudaMemsetAsync(out, 0, dtype == TFC_CUDA_F64 ? 8 : dtype == TFC_CUDA_F32 ? 4 : 2, st));
-  }
-  return by_float_dtype(dtype, [&](auto t) { return launch_l2<typename decltype(t)::type>(x, n, out, scratch, st); });
+  return by_float_dtype(dtype, [&](auto t) {
+    typedef typename decltype(t)::type S;
+    if (n == 0) return cuda_result(cudaMemsetAsync(out, 0, sizeof(S), st));
+    return launch_l2<S>(x, n, out, scratch, st);
+  });
 }
 
 extern "C" int tfc_cuda_argreduce(int is_min, int dtype, int out_dtype, const void *x, void *out, int64_t outer,

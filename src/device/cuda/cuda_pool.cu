@@ -70,6 +70,13 @@ __device__ __forceinline__ void window(const tfc_cuda_pool_geom &g, int64_t oy, 
   if (*x0 < 0) *x0 = 0;
 }
 
+/* Where input (yy, xx) lies in the full (unclipped) kh x kw window of output (oy, ox), row
+ * major: what the argmax records and MaxPoolGrad matches, so both must compute it here. */
+__device__ __forceinline__ int32_t win_offset(const tfc_cuda_pool_geom &g, int64_t oy, int64_t ox, int64_t yy,
+                                              int64_t xx) {
+  return (int32_t)((yy - (oy * g.sh - g.pt)) * g.kw + (xx - (ox * g.sw - g.pl)));
+}
+
 /* The outputs whose windows cover input index v of one dim: [*lo, *hi). */
 __device__ __forceinline__ void covering(int64_t v, int64_t pad, int64_t k, int64_t s, int64_t n_out, int64_t *lo,
                                          int64_t *hi) {
@@ -117,7 +124,7 @@ __global__ void pool_argmax_k(const S *__restrict__ x, int32_t *__restrict__ arg
         A v = load(x, offset(g, g.ih, g.iw, b, ch, yy, xx));
         if (arg < 0 || v > best) {
           best = v;
-          arg = (int32_t)((yy - (oy * g.sh - g.pt)) * g.kw + (xx - (ox * g.sw - g.pl)));
+          arg = win_offset(g, oy, ox, yy, xx);
         }
       }
     argmax[offset(g, g.oh, g.ow, b, ch, oy, ox)] = arg;
@@ -140,8 +147,7 @@ __global__ void pool_grad_k(const int32_t *__restrict__ argmax, const S *__restr
       for (int64_t ox = ox0; ox < ox1; ox++) {
         int64_t o = offset(g, g.oh, g.ow, b, ch, oy, ox);
         if (MAX) {
-          int32_t here = (int32_t)((yy - (oy * g.sh - g.pt)) * g.kw + (xx - (ox * g.sw - g.pl)));
-          if (argmax[o] == here) acc = add_rn(acc, load(dy, o));
+          if (argmax[o] == win_offset(g, oy, ox, yy, xx)) acc = add_rn(acc, load(dy, o));
         } else {
           int64_t y0, y1, x0, x1;
           window(g, oy, ox, &y0, &y1, &x0, &x1);

@@ -275,7 +275,8 @@ static work plan_work(const tfc_cuda_reduce_plan *in, int scratch_ok) {
   /* Columns: the last kept dim has stride 1 and one reduced dim walks the rows. */
   if (p->n_kept >= 1 && p->kstrides[p->n_kept - 1] == 1 && p->n_red == 1 && w.count >= kColMinRows) {
     const int64_t cols = p->kdims[p->n_kept - 1];
-    col_geom g = col_geom_of(p->n_kept - 1, p->kdims, p->kstrides, cols, w.count, p->rstrides[0], 1, w.count);
+    w.cols = col_geom_of(p->n_kept - 1, p->kdims, p->kstrides, cols, w.count, p->rstrides[0], 1, w.count);
+    const col_geom &g = w.cols;
     int64_t chunks = 1;
     if (scratch_ok) {
       const int64_t by_work = w.count / (kChunkMin >> g.log2w), by_fill = ceil_div(kTargetBlocks, g.items);
@@ -283,7 +284,7 @@ static work plan_work(const tfc_cuda_reduce_plan *in, int scratch_ok) {
       chunks = ceil_div(w.count, ceil_div(w.count, chunks)); /* no empty chunk */
     }
     w.shape = SHAPE_COLS;
-    w.cols = col_geom_of(p->n_kept - 1, p->kdims, p->kstrides, cols, w.count, p->rstrides[0], chunks, w.count);
+    w.cols.chunk_rows = ceil_div(w.count, chunks);
     w.n_chunks = chunks;
     w.scratch_elems = chunks > 1 ? chunks * w.n_out : 0;
     return w;
