@@ -49,36 +49,14 @@ int tfc_concat_plan_of(tfc_kernel_ctx *c, tfc_tensor *const **values, int *n, in
   return concat_plan(c, *values, *n, axis, dims);
 }
 
-int tfc_strided_slice_plan_of(tfc_kernel_ctx *c, tfc_strided_slice_plan *plan) {
-  const tfc_tensor *in = c->inputs[0], *bt = c->inputs[1], *et = c->inputs[2], *st = c->inputs[3];
-  if (bt->ndims != 1 || et->ndims != 1 || st->ndims != 1 || bt->n_elems != et->n_elems ||
-      bt->n_elems != st->n_elems) {
-    char a[TFC_SHAPE_STR_MAX], b[TFC_SHAPE_STR_MAX], d[TFC_SHAPE_STR_MAX];
-    return tfc_kernel_error(
-        c, TFC_INVALID_ARGUMENT,
-        "Expected begin, end, and strides to be 1D equal size tensors, but got shapes %s, %s, and %s instead.",
-        tfc_tensor_shape_str(bt, a, sizeof a), tfc_tensor_shape_str(et, b, sizeof b),
-        tfc_tensor_shape_str(st, d, sizeof d));
-  }
-  if (st->n_elems > TFC_MAX_DIMS)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "StridedSlice spec of %lld entries exceeds the maximum rank %d",
-                            (long long)st->n_elems, TFC_MAX_DIMS);
-  int n = (int)st->n_elems;
-  int64_t b[TFC_MAX_DIMS], e[TFC_MAX_DIMS], s[TFC_MAX_DIMS];
+/* The n dims of shape tensor t (host memory; n <= TFC_MAX_DIMS, checked by the caller) into
+ * dims, each checked non-negative in order. */
+static int shape_dims(tfc_kernel_ctx *c, const tfc_tensor *t, int n, int64_t *dims) {
   for (int i = 0; i < n; i++) {
-    b[i] = tfc_array_int_at(bt, i);
-    e[i] = tfc_array_int_at(et, i);
-    s[i] = tfc_array_int_at(st, i);
+    dims[i] = tfc_array_int_at(t, i);
+    if (dims[i] < 0)
+      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Dimension %lld must be >= 0", (long long)dims[i]);
   }
-  tfc_strided_slice_spec sp = {.n = n, .begin = b, .end = e, .strides = s};
-  tfc_node_attr_int(c->node, "begin_mask", &sp.begin_mask);
-  tfc_node_attr_int(c->node, "end_mask", &sp.end_mask);
-  tfc_node_attr_int(c->node, "ellipsis_mask", &sp.ellipsis_mask);
-  tfc_node_attr_int(c->node, "new_axis_mask", &sp.new_axis_mask);
-  tfc_node_attr_int(c->node, "shrink_axis_mask", &sp.shrink_axis_mask);
-  char err[256];
-  if (tfc_strided_slice_resolve(&sp, in->dims, in->ndims, plan, err, sizeof err))
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "%s", err);
   return TFC_OK;
 }
 
@@ -91,38 +69,59 @@ static void slice_masks(const tfc_node *n, tfc_strided_slice_spec *sp) {
   tfc_node_attr_int(n, "shrink_axis_mask", &sp->shrink_axis_mask);
 }
 
+/* A StridedSlice-family node's spec: checks begin/end/strides (inputs 1..3, host memory), reads
+ * them into b, e and s (room for TFC_MAX_DIMS each; *sp points at them) and the node's masks. */
+static int slice_spec_of(tfc_kernel_ctx *c, int64_t *b, int64_t *e, int64_t *s, tfc_strided_slice_spec *sp) {
+  const tfc_tensor *bt = c->inputs[1], *et = c->inputs[2], *st = c->inputs[3];
+  if (bt->ndims != 1 || et->ndims != 1 || st->ndims != 1 || bt->n_elems != et->n_elems ||
+      bt->n_elems != st->n_elems) {
+    char x[TFC_SHAPE_STR_MAX], y[TFC_SHAPE_STR_MAX], z[TFC_SHAPE_STR_MAX];
+    return tfc_kernel_error(
+        c, TFC_INVALID_ARGUMENT,
+        "Expected begin, end, and strides to be 1D equal size tensors, but got shapes %s, %s, and %s instead.",
+        tfc_tensor_shape_str(bt, x, sizeof x), tfc_tensor_shape_str(et, y, sizeof y),
+        tfc_tensor_shape_str(st, z, sizeof z));
+  }
+  if (st->n_elems > TFC_MAX_DIMS)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "StridedSlice spec of %lld entries exceeds the maximum rank %d",
+                            (long long)st->n_elems, TFC_MAX_DIMS);
+  int n = (int)st->n_elems;
+  for (int i = 0; i < n; i++) {
+    b[i] = tfc_array_int_at(bt, i);
+    e[i] = tfc_array_int_at(et, i);
+    s[i] = tfc_array_int_at(st, i);
+  }
+  *sp = (tfc_strided_slice_spec){.n = n, .begin = b, .end = e, .strides = s};
+  slice_masks(c->node, sp);
+  return TFC_OK;
+}
+
+/* StridedSlice: the spec resolved against input 0's dims (TF's ValidateStridedSliceOp). */
+static int strided_slice_plan_of(tfc_kernel_ctx *c, tfc_strided_slice_plan *plan) {
+  const tfc_tensor *in = c->inputs[0];
+  int64_t b[TFC_MAX_DIMS], e[TFC_MAX_DIMS], s[TFC_MAX_DIMS];
+  tfc_strided_slice_spec sp;
+  TFC_TRY(slice_spec_of(c, b, e, s, &sp));
+  char err[256];
+  if (tfc_strided_slice_resolve(&sp, in->dims, in->ndims, plan, err, sizeof err))
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "%s", err);
+  return TFC_OK;
+}
+
 int tfc_strided_slice_grad_plan_of(tfc_kernel_ctx *c, int64_t *dims, int *out_rank, tfc_strided_slice_plan *plan) {
-  const tfc_tensor *sh = c->inputs[0], *bt = c->inputs[1], *et = c->inputs[2], *st = c->inputs[3], *dy = c->inputs[4];
-  char a[TFC_SHAPE_STR_MAX], b[TFC_SHAPE_STR_MAX], d3[TFC_SHAPE_STR_MAX];
+  const tfc_tensor *sh = c->inputs[0], *dy = c->inputs[4];
+  char a[TFC_SHAPE_STR_MAX], b[TFC_SHAPE_STR_MAX];
   if (sh->ndims != 1)
     return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "shape must be 1-D, got shape.shape = %s",
                             tfc_tensor_shape_str(sh, a, sizeof a));
   if (sh->n_elems > TFC_MAX_DIMS)
     return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "StridedSliceGrad shape of rank %lld exceeds the maximum rank %d",
                             (long long)sh->n_elems, TFC_MAX_DIMS);
-  if (bt->ndims != 1 || et->ndims != 1 || st->ndims != 1 || bt->n_elems != et->n_elems || bt->n_elems != st->n_elems)
-    return tfc_kernel_error(
-        c, TFC_INVALID_ARGUMENT,
-        "Expected begin, end, and strides to be 1D equal size tensors, but got shapes %s, %s, and %s instead.",
-        tfc_tensor_shape_str(bt, a, sizeof a), tfc_tensor_shape_str(et, b, sizeof b),
-        tfc_tensor_shape_str(st, d3, sizeof d3));
-  if (st->n_elems > TFC_MAX_DIMS)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "StridedSlice spec of %lld entries exceeds the maximum rank %d",
-                            (long long)st->n_elems, TFC_MAX_DIMS);
-  int rank = (int)sh->n_elems, n = (int)st->n_elems;
   int64_t bv[TFC_MAX_DIMS], ev[TFC_MAX_DIMS], sv[TFC_MAX_DIMS];
-  for (int i = 0; i < rank; i++) {
-    dims[i] = tfc_array_int_at(sh, i);
-    if (dims[i] < 0)
-      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Dimension %lld must be >= 0", (long long)dims[i]);
-  }
-  for (int i = 0; i < n; i++) {
-    bv[i] = tfc_array_int_at(bt, i);
-    ev[i] = tfc_array_int_at(et, i);
-    sv[i] = tfc_array_int_at(st, i);
-  }
-  tfc_strided_slice_spec sp = {.n = n, .begin = bv, .end = ev, .strides = sv};
-  slice_masks(c->node, &sp);
+  tfc_strided_slice_spec sp;
+  TFC_TRY(slice_spec_of(c, bv, ev, sv, &sp));
+  int rank = (int)sh->n_elems;
+  TFC_TRY(shape_dims(c, sh, rank, dims));
   char err[256];
   if (tfc_strided_slice_resolve(&sp, dims, rank, plan, err, sizeof err))
     return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "%s", err);
@@ -268,11 +267,7 @@ int tfc_broadcast_to_plan_of(tfc_kernel_ctx *c, int64_t *dims, int *out_rank, in
     return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "BroadcastTo rank %lld exceeds the maximum rank %d",
                             (long long)st->n_elems, TFC_MAX_DIMS);
   int rank = (int)st->n_elems;
-  for (int i = 0; i < rank; i++) {
-    dims[i] = tfc_array_int_at(st, i);
-    if (dims[i] < 0)
-      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Dimension %lld must be >= 0", (long long)dims[i]);
-  }
+  TFC_TRY(shape_dims(c, st, rank, dims));
   if (in->ndims > rank)
     return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
                             "Rank of input (%d) must be no greater than rank of output shape (%d).", in->ndims, rank);
@@ -376,11 +371,7 @@ int tfc_fill_plan_of(tfc_kernel_ctx *c, int64_t *dims, int *rank) {
   if (dims_t->n_elems > TFC_MAX_DIMS)
     return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Fill to rank %lld exceeds the maximum rank %d",
                             (long long)dims_t->n_elems, TFC_MAX_DIMS);
-  for (int i = 0; i < dims_t->n_elems; i++) {
-    dims[i] = tfc_array_int_at(dims_t, i);
-    if (dims[i] < 0)
-      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Dimension %lld must be >= 0", (long long)dims[i]);
-  }
+  TFC_TRY(shape_dims(c, dims_t, (int)dims_t->n_elems, dims));
   *rank = (int)dims_t->n_elems;
   return TFC_OK;
 }
@@ -479,7 +470,7 @@ static int slice_window(tfc_kernel_ctx *c, tfc_window_plan *w) {
 static int strided_slice_window(tfc_kernel_ctx *c, tfc_window_plan *w) {
   const tfc_tensor *in = c->inputs[0];
   tfc_strided_slice_plan plan;
-  TFC_TRY(tfc_strided_slice_plan_of(c, &plan));
+  TFC_TRY(strided_slice_plan_of(c, &plan));
   int64_t strides[TFC_MAX_DIMS];
   dense_strides(in, strides);
   for (int d = 0; d < in->ndims; d++) {

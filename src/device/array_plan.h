@@ -20,10 +20,6 @@ struct tfc_cwise_bcast;
  * output's. */
 int tfc_concat_plan_of(tfc_kernel_ctx *c, tfc_tensor *const **values, int *n, int64_t *axis, int64_t *dims);
 
-/* StridedSlice: checks begin/end/strides (inputs 1..3, host memory) and the node's masks, and
- * resolves them against input 0's dims (TF's ValidateStridedSliceOp). */
-int tfc_strided_slice_plan_of(tfc_kernel_ctx *c, tfc_strided_slice_plan *plan);
-
 /* StridedSliceGrad: checks shape (input 0) and begin/end/strides (inputs 1..3), all host
  * memory, resolves the spec against shape, and checks dy (input 4, any memory: only its shape
  * is read) against the slice's result. Writes the output dims (rank *out_rank). */

@@ -4,13 +4,9 @@
  * (through the tile copy). Whenever the result is the input itself (identity permutation,
  * full window, all multiples 1), the output shares the input's buffer instead of copying.
  */
-#include <stdio.h>
-#include <string.h>
-
 #include "device/array_plan.h"
 #include "device/cpu/array_copy.h"
 #include "device/cpu/array_kernels.h"
-#include "ops/shape_array.h"
 
 static int share_input(tfc_kernel_ctx *c, const int64_t *dims, int ndims) {
   tfc_tensor *out = tfc_tensor_reshaped(c->inputs[0], dims, ndims, c->status);
@@ -49,14 +45,12 @@ static int broadcast_to_compute(tfc_kernel_ctx *c) {
   int64_t dims[TFC_MAX_DIMS], in_dims[TFC_MAX_DIMS];
   int rank;
   TFC_TRY(tfc_broadcast_to_plan_of(c, dims, &rank, in_dims));
-  int same = in->ndims == rank;
-  for (int i = 0; same && i < rank; i++) same = in_dims[i] == dims[i];
-  if (same || in->n_elems == tfc_dims_num_elements(dims, rank)) return share_input(c, dims, rank);
+  /* As many elements: only leading 1s differ (or nothing at all), so the input is the output. */
+  if (in->n_elems == tfc_dims_num_elements(dims, rank)) return share_input(c, dims, rank);
   tfc_tensor *out = tfc_kernel_alloc_output(c, 0, in->dtype, dims, rank);
   if (!out) return c->status->code;
   return tfc_array_tile(c, out, in, rank, in_dims, dims);
 }
-
 
 static const tfc_kernel_def defs[] = {
     {.op = TFC_OP_Transpose,

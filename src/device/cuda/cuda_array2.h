@@ -1,7 +1,7 @@
 /*
  * cuda_array2 — the launchers behind the second group of GPU array kernels (kernels_pad_gpu.c:
  * SelectV2, Pad, PadV2, MirrorPad, MirrorPadGrad, UnsortedSegmentSum, Cumsum, Cumprod), and
- * the copy helper the GPU array kernel files share.
+ * the copy helpers the GPU array kernel files share.
  *
  * The launchers follow cuda_kernels.h's contract: device pointers, a plan passed by value, a
  * cudaStream_t as void *; they enqueue and return at once; 0 on success,
@@ -66,7 +66,7 @@ int tfc_cuda_scan(int dtype, int prod, int exclusive, int reverse, const void *x
 }
 #endif
 
-/* ---- C only: helpers the GPU array kernel files share (kernels_array_gpu.c) ---- */
+/* ---- C only: helpers the GPU array kernel files share (kernels_array_gpu.c, kernels_pad_gpu.c) ---- */
 #ifndef __CUDACC__
 #include "device/kernel.h"
 
@@ -85,6 +85,15 @@ int tfc_cuda_scan(int dtype, int prod, int exclusive, int reverse, const void *x
  * no-op. Errors are set in c; returns c->status->code. Thread-safe. */
 int tfc_cuda_copy_window(tfc_kernel_ctx *c, int dtype, void *dst, const void *src, int rank, const int64_t *dims,
                          const int64_t *src_strides, int64_t src_off, const int64_t *dst_strides, int64_t dst_off);
+
+/* The strides, in elements, of a dense row-major tensor of dims[0..rank) (the last dim's is 1). */
+static inline void tfc_cuda_row_major_strides(const int64_t *dims, int rank, int64_t *strides) {
+  int64_t st = 1;
+  for (int d = rank - 1; d >= 0; d--) {
+    strides[d] = st;
+    st *= dims[d];
+  }
+}
 #endif
 
 #endif

@@ -27,16 +27,13 @@
  * index out of range gives zeros instead of an error (checking would need a device-to-host
  * sync every step).
  */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "device/array_plan.h"
-#include "device/cpu/array_copy.h"
 #include "device/cuda/cuda_array2.h"
 #include "device/cuda/cuda_kernels.h"
 #include "device/gpu/gpu_device.h"
-#include "ops/shape_array.h"
 
 /* Data kept in device memory by the copying kernels (cuda_array2.h). */
 #define G_DATA TFC_CUDA_COPY_TYPES
@@ -51,14 +48,6 @@ static int64_t prod(const int64_t *dims, int from, int to) {
   int64_t p = 1;
   for (int i = from; i < to; i++) p *= dims[i];
   return p;
-}
-
-static void row_major_strides(const int64_t *dims, int rank, int64_t *strides) {
-  int64_t st = 1;
-  for (int d = rank - 1; d >= 0; d--) {
-    strides[d] = st;
-    st *= dims[d];
-  }
 }
 
 /* See cuda_array2.h. A dim is merged into its outer neighbour when both sides step across
@@ -99,7 +88,7 @@ int tfc_cuda_copy_window(tfc_kernel_ctx *c, int dtype, void *dst, const void *sr
 static int gather_window(tfc_kernel_ctx *c, tfc_tensor *out, const tfc_tensor *in, int rank, const int64_t *dims,
                          const int64_t *src_strides, int64_t src_off) {
   int64_t ds[TFC_MAX_DIMS];
-  row_major_strides(dims, rank, ds);
+  tfc_cuda_row_major_strides(dims, rank, ds);
   return tfc_cuda_copy_window(c, in->dtype, out->data, in->data, rank, dims, src_strides, src_off, ds, 0);
 }
 

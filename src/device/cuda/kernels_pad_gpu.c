@@ -46,14 +46,6 @@
 #define G_SELECT (G_F | TFC_T(TFC_DT_INT64) | TFC_T(TFC_DT_BOOL))
 #define IDX (TFC_T(TFC_DT_INT32) | TFC_T(TFC_DT_INT64))
 
-static void row_major_strides(const int64_t *dims, int rank, int64_t *strides) {
-  int64_t st = 1;
-  for (int d = rank - 1; d >= 0; d--) {
-    strides[d] = st;
-    st *= dims[d];
-  }
-}
-
 /* The launcher type of dtype, or UNIMPLEMENTED in c (the row admitted a type the launchers
  * lack: a table bug, reported rather than run). */
 static int launch_type(tfc_kernel_ctx *c, int dtype, int *out) {
@@ -105,8 +97,8 @@ static int broadcast_to_compute(tfc_kernel_ctx *c) {
   tfc_tensor *out = tfc_kernel_alloc_output(c, 0, in->dtype, dims, rank);
   if (!out) return c->status->code;
   int64_t src_strides[TFC_MAX_DIMS], dst_strides[TFC_MAX_DIMS];
-  row_major_strides(in_dims, rank, src_strides);
-  row_major_strides(dims, rank, dst_strides);
+  tfc_cuda_row_major_strides(in_dims, rank, src_strides);
+  tfc_cuda_row_major_strides(dims, rank, dst_strides);
   for (int d = 0; d < rank; d++)
     if (in_dims[d] != dims[d]) src_strides[d] = 0; /* a broadcast dim: the plan checked in_dims[d] == 1 */
   return tfc_cuda_copy_window(c, in->dtype, out->data, in->data, rank, dims, src_strides, 0, dst_strides, 0);
@@ -194,8 +186,8 @@ static int strided_slice_grad_compute(tfc_kernel_ctx *c) {
     TFC_TRY(tfc_cuda_ctx_check(c, tfc_cuda_memset(out->data, 0, (int64_t)out->n_bytes, stream), dy->dtype));
   if (dy->n_elems == 0) return TFC_OK;
   int64_t strides[TFC_MAX_DIMS], src_strides[TFC_MAX_DIMS], dst_strides[TFC_MAX_DIMS], base = 0;
-  row_major_strides(dims, rank, strides);
-  row_major_strides(plan.processing, rank, src_strides);
+  tfc_cuda_row_major_strides(dims, rank, strides);
+  tfc_cuda_row_major_strides(plan.processing, rank, src_strides);
   for (int d = 0; d < rank; d++) {
     dst_strides[d] = plan.stride[d] * strides[d];
     base += plan.begin[d] * strides[d];
