@@ -7,7 +7,9 @@
 
 #include <string.h>
 
-int tfc_window_attr4(const tfc_node *n, const char *name, int64_t out[4], const char *msg, tfc_status *s) {
+/* Reads a list(int) attr of exactly 4 items into out; else sets `msg` (TF's text) as
+ * INVALID_ARGUMENT in s. */
+static int window_attr4(const tfc_node *n, const char *name, int64_t out[4], const char *msg, tfc_status *s) {
   const tfc_attr_value *v = tfc_node_attr(n, name);
   if (!v || v->kind != TFC_ATTR_LIST || v->u.list.n != 4) return tfc_status_set(s, TFC_INVALID_ARGUMENT, "%s", msg);
   for (int i = 0; i < 4; i++) out[i] = v->u.list.items[i].u.i;
@@ -43,11 +45,11 @@ int tfc_conv_attrs_parse(const tfc_node *n, tfc_conv_attrs *out, tfc_status *s) 
   memset(out, 0, sizeof *out);
   if (tfc_kernel_attr_string(n, "data_format", &fmt, s) || tfc_kernel_attr_string(n, "padding", &padding, s))
     return s->code;
-  if (tfc_window_attr4(n, "strides", strides, "Sliding window strides field must specify 4 dimensions", s))
+  if (window_attr4(n, "strides", strides, "Sliding window strides field must specify 4 dimensions", s))
     return s->code;
   /* dilations has a default (1, 1, 1, 1); an attr that is present must have 4 items. */
   if (tfc_node_attr(n, "dilations") &&
-      tfc_window_attr4(n, "dilations", dil, "Sliding window dilations field must specify 4 dimensions", s))
+      window_attr4(n, "dilations", dil, "Sliding window dilations field must specify 4 dimensions", s))
     return s->code;
   int nchw = strcmp(fmt, "NCHW") == 0;
   int ni = 0, ci = nchw ? 1 : 3, hi = nchw ? 2 : 1, wi = nchw ? 3 : 2;
@@ -150,7 +152,6 @@ static int conv_geom(tfc_kernel_ctx *c, const tfc_conv_attrs *a, const int64_t *
 
 int tfc_conv_plan_make(tfc_kernel_ctx *c, const tfc_conv_attrs *a, int kind, tfc_conv_plan *out) {
   memset(out, 0, sizeof *out);
-  out->kind = kind;
   const char *label = kind == TFC_CONV_BWD_INPUT    ? "Conv2DCustomBackpropInput"
                       : kind == TFC_CONV_BWD_FILTER ? "Conv2DCustomBackpropFilter"
                                                     : NULL;
@@ -222,8 +223,8 @@ int tfc_pool_attrs_parse(const tfc_node *n, const char *device, tfc_pool_attrs *
   memset(out, 0, sizeof *out);
   if (tfc_kernel_attr_string(n, "data_format", &fmt, s) || tfc_kernel_attr_string(n, "padding", &padding, s))
     return s->code;
-  if (tfc_window_attr4(n, "ksize", k, "Sliding window ksize field must specify 4 dimensions", s) ||
-      tfc_window_attr4(n, "strides", st4, "Sliding window stride field must specify 4 dimensions", s))
+  if (window_attr4(n, "ksize", k, "Sliding window ksize field must specify 4 dimensions", s) ||
+      window_attr4(n, "strides", st4, "Sliding window stride field must specify 4 dimensions", s))
     return s->code;
   if (strcmp(fmt, "NHWC") != 0 && strcmp(fmt, "NCHW") != 0)
     return tfc_status_set(s, TFC_INVALID_ARGUMENT, "%s on the %s supports only the NHWC and NCHW data formats, got %s",
@@ -267,8 +268,8 @@ static int need_shape(tfc_kernel_ctx *c, const tfc_tensor *t, const int64_t want
 }
 
 int tfc_pool_plan_make(tfc_kernel_ctx *c, const tfc_pool_attrs *a, int kind, tfc_pool_plan *out) {
+  int64_t in[4], pooled[4]; /* the forward op's input and output shapes */
   memset(out, 0, sizeof *out);
-  out->kind = kind;
   /* Step 1: ranks, and the host orig_input_shape of AvgPoolGrad. */
   switch (kind) {
     case TFC_POOL_MAX:
@@ -291,15 +292,14 @@ int tfc_pool_plan_make(tfc_kernel_ctx *c, const tfc_pool_attrs *a, int kind, tfc
         return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "out_backprop must be 1-dimensional and 4 elements");
       TFC_TRY(need_4d(c, out->grad, "out_backprop"));
       for (int i = 0; i < 4; i++)
-        if ((out->in_dims[i] = tfc_tensor_get_i64(shape, i)) < 0)
+        if ((in[i] = tfc_tensor_get_i64(shape, i)) < 0)
           return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "orig_input_shape has a negative dimension");
     }
   }
-  if (out->x) memcpy(out->in_dims, out->x->dims, sizeof out->in_dims);
+  if (out->x) memcpy(in, out->x->dims, sizeof in);
   out->dtype = out->grad ? out->grad->dtype : out->x->dtype;
   /* Step 2: the geometry and the pooled shape, which orig_output and grad must have. */
   tfc_window_geom *g = &out->g;
-  const int64_t *in = out->in_dims;
   g->nchw = a->nchw;
   g->n = in[0];
   g->ic = g->oc = in[a->nchw ? 1 : 3];
@@ -312,12 +312,11 @@ int tfc_pool_plan_make(tfc_kernel_ctx *c, const tfc_pool_attrs *a, int kind, tfc
   g->dh = g->dw = 1;
   TFC_TRY(tfc_window_output_size(c, g->ih, g->kh, 1, g->sh, a->padding, &g->oh, &g->pt, &g->pb));
   TFC_TRY(tfc_window_output_size(c, g->iw, g->kw, 1, g->sw, a->padding, &g->ow, &g->pl, &g->pr));
-  tfc_window_dims(g->nchw, g->n, g->oh, g->ow, g->ic, out->pooled_dims);
-  if (out->y) TFC_TRY(need_shape(c, out->y, out->pooled_dims, "orig_output"));
-  if (out->grad) TFC_TRY(need_shape(c, out->grad, out->pooled_dims, "grad"));
-  if (kind == TFC_POOL_MAX || kind == TFC_POOL_AVG)
-    out->trivial = g->n == 0 || g->ic == 0 || g->oh == 0 || g->ow == 0;
-  else
-    out->trivial = out->grad->n_elems == 0;
+  tfc_window_dims(g->nchw, g->n, g->oh, g->ow, g->ic, pooled);
+  if (out->y) TFC_TRY(need_shape(c, out->y, pooled, "orig_output"));
+  if (out->grad) TFC_TRY(need_shape(c, out->grad, pooled, "grad"));
+  /* Step 3: the output; a gradient with nothing to route gives zeros. */
+  memcpy(out->out_dims, out->grad ? in : pooled, sizeof out->out_dims);
+  out->zeros = out->grad && out->grad->n_elems == 0;
   return TFC_OK;
 }

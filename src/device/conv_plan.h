@@ -44,10 +44,6 @@ enum { TFC_PAD_VALID = 0, TFC_PAD_SAME = 1, TFC_PAD_EXPLICIT = 2 };
 int tfc_window_output_size(tfc_kernel_ctx *c, int64_t in, int64_t k, int64_t dil, int64_t stride, int padding,
                            int64_t *out, int64_t *pad_before, int64_t *pad_after);
 
-/* Reads a list(int) attr of exactly 4 items into out; else sets `msg` (TF's text) as
- * INVALID_ARGUMENT in s. */
-int tfc_window_attr4(const tfc_node *n, const char *name, int64_t out[4], const char *msg, tfc_status *s);
-
 /* Element offset of (b, y, x, ch) in a tensor of n x h x w x chs in the given layout. */
 static inline int64_t tfc_window_offset(int nchw, int64_t h, int64_t w, int64_t chs, int64_t b, int64_t y, int64_t x,
                                         int64_t ch) {
@@ -78,7 +74,7 @@ typedef struct tfc_conv_attrs {
 int tfc_conv_attrs_parse(const tfc_node *n, tfc_conv_attrs *out, tfc_status *s);
 
 typedef struct tfc_conv_plan {
-  int kind, dtype;
+  int dtype;
   tfc_window_geom g;
   int64_t out_dims[4];  /* output 0: the activation, the input's or the filter's shape */
   const tfc_tensor *x;  /* input (FWD, BWD_FILTER), else NULL; borrowed from c */
@@ -113,20 +109,17 @@ typedef struct tfc_pool_attrs {
 int tfc_pool_attrs_parse(const tfc_node *n, const char *device, tfc_pool_attrs *out, tfc_status *s);
 
 typedef struct tfc_pool_plan {
-  int kind, dtype;
+  int dtype;
   tfc_window_geom g;
-  int64_t in_dims[4], pooled_dims[4]; /* the forward op's input and output shapes */
-  const tfc_tensor *x;                /* orig_input / the input (not AVG_GRAD); borrowed */
-  const tfc_tensor *y;                /* orig_output (MAX_GRAD) */
-  const tfc_tensor *grad;             /* out_backprop (gradients) */
-  /* Nothing to compute: forward: the output is empty; backward: the input gradient is all
-   * zeros (an empty out_backprop). */
-  int trivial;
+  int64_t out_dims[4];    /* output 0: the pooled shape (forward), the input's (gradients) */
+  const tfc_tensor *x;    /* orig_input / the input (not AVG_GRAD); borrowed from c */
+  const tfc_tensor *y;    /* orig_output (MAX_GRAD) */
+  const tfc_tensor *grad; /* out_backprop (gradients) */
+  int zeros;              /* an empty out_backprop: the input gradient is all zeros */
 } tfc_pool_plan;
 
 /* Checks c's inputs for a node of `kind` (ranks, orig_input_shape, orig_output's and grad's
- * shape against the pooled shape) and fills out. Output 0 is pooled_dims for the forward
- * kinds, in_dims for the gradients. Returns 0 or the error set in c. */
+ * shape against the pooled shape) and fills out. Returns 0 or the error set in c. */
 int tfc_pool_plan_make(tfc_kernel_ctx *c, const tfc_pool_attrs *a, int kind, tfc_pool_plan *out);
 
 #endif

@@ -97,7 +97,10 @@ static int check_scalar(tfc_kernel_ctx *c, const tfc_apply_state *st, int i, tfc
   return TFC_OK;
 }
 
-int tfc_apply_validate(tfc_kernel_ctx *c, const tfc_apply_state *st, const tfc_var_update *u, tfc_apply_args *a) {
+/* Validation of one step (steps 1-3 of training_plan.h's top comment) with u from
+ * tfc_kernel_update_begin over the spec's variables: fills a->s and a->grad; returns the
+ * status code (the kernel's error set). Writes nothing. */
+static int apply_validate(tfc_kernel_ctx *c, const tfc_apply_state *st, const tfc_var_update *u, tfc_apply_args *a) {
   const tfc_apply_spec *sp = st->spec;
   const tfc_arg_def *args = c->node->op->inputs;
   /* 1. Every variable initialized and of type T. TF reports a missing resource variable from
@@ -147,7 +150,7 @@ int tfc_apply_compute(tfc_kernel_ctx *c) {
   memset(&a, 0, sizeof a);
   a.nesterov = st->nesterov;
   a.update_slots = st->update_slots;
-  if (tfc_apply_validate(c, st, &u, &a) == TFC_OK) {
+  if (apply_validate(c, st, &u, &a) == TFC_OK) {
     int ok = 1;
     for (int k = 0; k < sp->n_vars && ok; k++) {
       a.old[k] = u.old[k]->data;

@@ -128,11 +128,6 @@ struct tfc_apply_state {
 int tfc_apply_init(const tfc_node *n, void **state, tfc_apply_run_fn run, tfc_status *s);
 void tfc_apply_free(void *state); /* NULL: no-op */
 
-/* Validation of one step (steps 1-3 of the top comment) with u from tfc_kernel_update_begin
- * over the spec's variables: fills a->s and a->grad; returns the status code (the kernel's
- * error set). Writes nothing. */
-int tfc_apply_validate(tfc_kernel_ctx *c, const tfc_apply_state *st, const tfc_var_update *u, tfc_apply_args *a);
-
 /* The compute of every Apply row: lock, validate, allocate, run, install, forward. */
 int tfc_apply_compute(tfc_kernel_ctx *c);
 

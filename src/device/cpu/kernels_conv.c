@@ -20,8 +20,6 @@
 
 #include "device/cpu/kernels_conv_int.h"
 
-enum { CONV_FWD = TFC_CONV_FWD, CONV_BWD_INPUT = TFC_CONV_BWD_INPUT, CONV_BWD_FILTER = TFC_CONV_BWD_FILTER };
-
 typedef struct conv_state {
   int kind;
   tfc_conv_attrs attrs;
@@ -48,12 +46,12 @@ static int conv_init_kind(const tfc_node *n, void **state, tfc_status *s, int ki
   return TFC_OK;
 }
 
-static int conv_fwd_init(const tfc_node *n, void **st, tfc_status *s) { return conv_init_kind(n, st, s, CONV_FWD); }
+static int conv_fwd_init(const tfc_node *n, void **st, tfc_status *s) { return conv_init_kind(n, st, s, TFC_CONV_FWD); }
 static int conv_bwd_input_init(const tfc_node *n, void **st, tfc_status *s) {
-  return conv_init_kind(n, st, s, CONV_BWD_INPUT);
+  return conv_init_kind(n, st, s, TFC_CONV_BWD_INPUT);
 }
 static int conv_bwd_filter_init(const tfc_node *n, void **st, tfc_status *s) {
-  return conv_init_kind(n, st, s, CONV_BWD_FILTER);
+  return conv_init_kind(n, st, s, TFC_CONV_BWD_FILTER);
 }
 
 static void conv_free(void *p) {
@@ -87,13 +85,13 @@ static int build_conv_layout(const void *key, tfc_dnn_prim *p, int direct, tfc_s
   TFC_TRY(tfc_dnn_pd_create(&fwd, NULL, &hint, s));
   int rc = TFC_OK;
   switch (k->kind) {
-    case CONV_FWD: {
+    case TFC_CONV_FWD: {
       int ids[3] = {DNNL_ARG_SRC, DNNL_ARG_WEIGHTS, DNNL_ARG_DST}, out[3] = {0, 0, 1};
       dnnl_memory_desc_t u[3] = {src_u, w_u, dst_u};
       rc = tfc_dnn_prim_init(p, hint, ids, out, u, 3, s);
       return rc;
     }
-    case CONV_BWD_INPUT: {
+    case TFC_CONV_BWD_INPUT: {
       int ids[3] = {DNNL_ARG_DIFF_DST, DNNL_ARG_WEIGHTS, DNNL_ARG_DIFF_SRC}, out[3] = {0, 0, 1};
       dnnl_memory_desc_t u[3] = {dst_u, w_u, src_u};
       rc = tfc_dnn_check(dnnl_dilated_convolution_backward_data_desc_init(&bwd, dnnl_convolution_direct, &src_a, &w_a,
@@ -154,7 +152,7 @@ static void conv_shard(int k, void *arg) {
   void *in = r->act_in + begin * r->in_img, *out = r->act_out ? r->act_out + begin * r->out_img : NULL;
   void *ptr[3];
   unsigned pre = r->pre[which];
-  if (r->kind == CONV_BWD_FILTER) { /* src, diff_dst batched; diff_weights a partial */
+  if (r->kind == TFC_CONV_BWD_FILTER) { /* src, diff_dst batched; diff_weights a partial */
     ptr[0] = in;
     ptr[1] = out;
     ptr[2] = r->partial ? r->partial[k] : r->shared[0];
@@ -204,7 +202,7 @@ static int conv_dnn(tfc_kernel_ctx *c, conv_state *st, const tfc_window_geom *g,
   if (!sts) return TFC_OOM(c->status);
   for (int k = 0; k < ns; k++) tfc_status_init(&sts[k]);
   r.st = sts;
-  if (st->kind == CONV_BWD_FILTER) {
+  if (st->kind == TFC_CONV_BWD_FILTER) {
     r.act_in = (char *)a;
     r.act_out = (char *)b;
     r.in_img = src_img;
@@ -242,8 +240,8 @@ static int conv_dnn(tfc_kernel_ctx *c, conv_state *st, const tfc_window_geom *g,
   } else {
     r.act_in = (char *)a;
     r.act_out = out;
-    r.in_img = st->kind == CONV_FWD ? src_img : dst_img;
-    r.out_img = st->kind == CONV_FWD ? dst_img : src_img;
+    r.in_img = st->kind == TFC_CONV_FWD ? src_img : dst_img;
+    r.out_img = st->kind == TFC_CONV_FWD ? dst_img : src_img;
     /* The filter is reordered once per call (per distinct layout) and shared by the shards. */
     for (int w = 0; w < 2; w++) {
       const tfc_dnn_prim *p = r.prim[w];
@@ -292,9 +290,9 @@ static int conv_compute(tfc_kernel_ctx *c) {
   }
   const tfc_window_geom *g = &p.g;
   if (p.dtype == TFC_DT_DOUBLE) {
-    if (st->kind == CONV_FWD)
+    if (st->kind == TFC_CONV_FWD)
       tfc_conv_ref_fwd(c, g, p.x->data, p.f->data, out->data);
-    else if (st->kind == CONV_BWD_INPUT)
+    else if (st->kind == TFC_CONV_BWD_INPUT)
       tfc_conv_ref_bwd_input(c, g, p.f->data, p.dy->data, out->data);
     else
       tfc_conv_ref_bwd_filter(c, g, p.x->data, p.dy->data, out->data);
@@ -302,8 +300,8 @@ static int conv_compute(tfc_kernel_ctx *c) {
   }
   if (p.dtype != TFC_DT_FLOAT)
     return tfc_kernel_error(c, TFC_UNIMPLEMENTED, "%s for %s", c->node->op->name, tfc_dtype_name(p.dtype));
-  if (st->kind == CONV_FWD) return conv_dnn(c, st, g, p.x->data, p.f->data, out->data);
-  if (st->kind == CONV_BWD_INPUT) return conv_dnn(c, st, g, p.dy->data, p.f->data, out->data);
+  if (st->kind == TFC_CONV_FWD) return conv_dnn(c, st, g, p.x->data, p.f->data, out->data);
+  if (st->kind == TFC_CONV_BWD_INPUT) return conv_dnn(c, st, g, p.dy->data, p.f->data, out->data);
   return conv_dnn(c, st, g, p.x->data, p.dy->data, out->data);
 }
 

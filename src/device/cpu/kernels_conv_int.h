@@ -26,9 +26,6 @@
 #include "device/conv_plan.h"
 #include "device/cpu/cpu_kernels.h"
 
-/* The window geometry, the attr and shape checks and TF's padding split are shared with the
- * GPU kernels: device/conv_plan.h. */
-
 /* ---- oneDNN layer (kernels_conv_dnnl.c) ---- */
 
 #define TFC_DNN_MAX_ARGS 4

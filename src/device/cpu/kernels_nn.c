@@ -382,17 +382,15 @@ static int softmax_compute(tfc_kernel_ctx *c) {
 XENT_ROWS(f32)
 XENT_ROWS(f64)
 
-/* Copies a rank <= 2 tensor broadcast to [rows, cols] (numpy rules, already validated). */
-static void *broadcast_2d(const tfc_tensor *t, int64_t rows, int64_t cols) {
+/* Copies a rank <= 2 tensor read at element r * rs + k * cs (the plan's broadcast strides)
+ * into a dense [rows, cols] buffer. */
+static void *broadcast_2d(const tfc_tensor *t, int64_t rs, int64_t cs, int64_t rows, int64_t cols) {
   size_t es = tfc_dtype_size(t->dtype);
   char *out = malloc(es * (size_t)(rows * cols) + 1);
   if (!out) return NULL;
-  int64_t r_dim = t->ndims >= 2 ? t->dims[t->ndims - 2] : 1, c_dim = t->ndims >= 1 ? t->dims[t->ndims - 1] : 1;
   for (int64_t r = 0; r < rows; r++)
-    for (int64_t k = 0; k < cols; k++) {
-      int64_t src = (r_dim == 1 ? 0 : r) * c_dim + (c_dim == 1 ? 0 : k);
-      memcpy(out + es * (size_t)(r * cols + k), (const char *)t->data + es * (size_t)src, es);
-    }
+    for (int64_t k = 0; k < cols; k++)
+      memcpy(out + es * (size_t)(r * cols + k), (const char *)t->data + es * (size_t)(r * rs + k * cs), es);
   return out;
 }
 
@@ -400,27 +398,25 @@ static int xent_compute(tfc_kernel_ctx *c) {
   const tfc_tensor *x = c->inputs[0], *l = c->inputs[1];
   tfc_xent_plan p;
   TFC_TRY(tfc_xent_plan_of(c, x, l, &p));
-  const int64_t *dims = p.dims;
-  int64_t rows = p.rows, n = p.cols;
-  int x_full = p.x_full, l_full = p.l_full;
-  tfc_tensor *loss = tfc_kernel_alloc_output(c, 0, x->dtype, dims, 1);
+  tfc_tensor *loss = tfc_kernel_alloc_output(c, 0, x->dtype, p.dims, 1);
   if (!loss) return c->status->code;
-  tfc_tensor *bp = x_full ? tfc_kernel_forward_or_alloc(c, 0, 1, x->dtype, dims, 2)
-                          : tfc_kernel_alloc_output(c, 1, x->dtype, dims, 2);
+  tfc_tensor *bp = p.x_full ? tfc_kernel_forward_or_alloc(c, 0, 1, x->dtype, p.dims, 2)
+                            : tfc_kernel_alloc_output(c, 1, x->dtype, p.dims, 2);
   if (!bp) return c->status->code;
-  if (rows == 0) return TFC_OK;
-  if (n == 0) { /* log(0) * 0 - 0: TF's sum over no classes gives a zero loss */
+  if (p.rows == 0) return TFC_OK;
+  if (p.cols == 0) { /* log(0) * 0 - 0: TF's sum over no classes gives a zero loss */
     memset(loss->data, 0, loss->n_bytes);
     return TFC_OK;
   }
-  void *xb = x_full ? NULL : broadcast_2d(x, rows, n), *lb = l_full ? NULL : broadcast_2d(l, rows, n);
-  if ((!x_full && !xb) || (!l_full && !lb)) {
+  void *xb = p.x_full ? NULL : broadcast_2d(x, p.x_rs, p.x_cs, p.rows, p.cols);
+  void *lb = p.l_full ? NULL : broadcast_2d(l, p.l_rs, p.l_cs, p.rows, p.cols);
+  if ((!p.x_full && !xb) || (!p.l_full && !lb)) {
     free(xb);
     free(lb);
     return TFC_OOM(c->status);
   }
-  row_job j = {.x = xb ? xb : x->data, .labels = lb ? lb : l->data, .y = bp->data, .loss = loss->data, .n = n};
-  tfc_kernel_parallel_for(c, rows, 12 * n, x->dtype == TFC_DT_FLOAT ? xent_rows_f32 : xent_rows_f64, &j);
+  row_job j = {.x = xb ? xb : x->data, .labels = lb ? lb : l->data, .y = bp->data, .loss = loss->data, .n = p.cols};
+  tfc_kernel_parallel_for(c, p.rows, 12 * p.cols, x->dtype == TFC_DT_FLOAT ? xent_rows_f32 : xent_rows_f64, &j);
   free(xb);
   free(lb);
   return TFC_OK;

@@ -16,8 +16,6 @@
 
 #include "device/cpu/kernels_conv_int.h"
 
-enum { POOL_MAX = TFC_POOL_MAX, POOL_AVG = TFC_POOL_AVG, POOL_MAX_GRAD = TFC_POOL_MAX_GRAD, POOL_AVG_GRAD = TFC_POOL_AVG_GRAD };
-
 typedef struct pool_state {
   int kind;
   tfc_pool_attrs attrs;
@@ -41,13 +39,13 @@ static int pool_init_kind(const tfc_node *n, void **state, tfc_status *s, int ki
   return TFC_OK;
 }
 
-static int max_pool_init(const tfc_node *n, void **st, tfc_status *s) { return pool_init_kind(n, st, s, POOL_MAX); }
-static int avg_pool_init(const tfc_node *n, void **st, tfc_status *s) { return pool_init_kind(n, st, s, POOL_AVG); }
+static int max_pool_init(const tfc_node *n, void **st, tfc_status *s) { return pool_init_kind(n, st, s, TFC_POOL_MAX); }
+static int avg_pool_init(const tfc_node *n, void **st, tfc_status *s) { return pool_init_kind(n, st, s, TFC_POOL_AVG); }
 static int max_pool_grad_init(const tfc_node *n, void **st, tfc_status *s) {
-  return pool_init_kind(n, st, s, POOL_MAX_GRAD);
+  return pool_init_kind(n, st, s, TFC_POOL_MAX_GRAD);
 }
 static int avg_pool_grad_init(const tfc_node *n, void **st, tfc_status *s) {
-  return pool_init_kind(n, st, s, POOL_AVG_GRAD);
+  return pool_init_kind(n, st, s, TFC_POOL_AVG_GRAD);
 }
 
 static void pool_free(void *p) {
@@ -67,10 +65,10 @@ static int build_pool(const void *key, tfc_dnn_prim *p, tfc_status *s) {
   tfc_dnn_md(&src, g->n, g->ic, g->ih, g->iw, tag);
   tfc_dnn_md(&dst, g->n, g->ic, g->oh, g->ow, tag);
   dnnl_dims_t strides = {g->sh, g->sw}, kernel = {g->kh, g->kw}, pl = {g->pt, g->pl}, pr = {g->pb, g->pr};
-  dnnl_alg_kind_t alg = k->kind == POOL_MAX ? dnnl_pooling_max : dnnl_pooling_avg_exclude_padding;
+  dnnl_alg_kind_t alg = k->kind == TFC_POOL_MAX ? dnnl_pooling_max : dnnl_pooling_avg_exclude_padding;
   dnnl_pooling_desc_t fwd, bwd;
   dnnl_primitive_desc_t hint = NULL, pd = NULL;
-  int train = k->kind == POOL_AVG_GRAD;
+  int train = k->kind == TFC_POOL_AVG_GRAD;
   TFC_TRY(tfc_dnn_check(dnnl_pooling_forward_desc_init(&fwd, train ? dnnl_forward_training : dnnl_forward_inference,
                                                        alg, &src, &dst, strides, kernel, pl, pr),
                         "pooling descriptor", s));
@@ -114,7 +112,7 @@ static int pool_dnn(tfc_kernel_ctx *c, pool_state *st, const tfc_window_geom *g,
   double work = (double)g->n * (double)(g->oh * g->ow * g->ic * g->kh * g->kw);
   int ns = tfc_conv_n_shards(c, g->n, work * 4); /* memory-bound: weigh an element op as 4 flops */
   int64_t src_img = g->ih * g->iw * g->ic * 4, dst_img = g->oh * g->ow * g->ic * 4;
-  int grad = st->kind == POOL_AVG_GRAD;
+  int grad = st->kind == TFC_POOL_AVG_GRAD;
   pool_run r = {g, ns, g->n / ns, {NULL, NULL}, in, out, grad ? dst_img : src_img, grad ? src_img : dst_img, NULL};
   pool_key key;
   memset(&key, 0, sizeof key);
@@ -144,24 +142,23 @@ static int pool_compute(tfc_kernel_ctx *c) {
   pool_state *st = c->state;
   tfc_pool_plan p;
   TFC_TRY(tfc_pool_plan_make(c, &st->attrs, st->kind, &p));
-  int forward = st->kind == POOL_MAX || st->kind == POOL_AVG;
-  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, p.dtype, forward ? p.pooled_dims : p.in_dims, 4);
+  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, p.dtype, p.out_dims, 4);
   if (!out) return c->status->code;
   if (out->n_elems == 0) return TFC_OK;
-  if (p.trivial) {
-    if (!forward) memset(out->data, 0, out->n_bytes);
+  if (p.zeros) {
+    memset(out->data, 0, out->n_bytes);
     return TFC_OK;
   }
   if (p.dtype != TFC_DT_FLOAT && p.dtype != TFC_DT_DOUBLE)
     return tfc_kernel_error(c, TFC_UNIMPLEMENTED, "%s for %s", c->node->op->name, tfc_dtype_name(p.dtype));
   const tfc_window_geom *g = &p.g;
   switch (st->kind) {
-    case POOL_MAX:
-    case POOL_AVG:
+    case TFC_POOL_MAX:
+    case TFC_POOL_AVG:
       if (p.dtype == TFC_DT_FLOAT) return pool_dnn(c, st, g, p.x->data, out->data);
-      tfc_pool_ref_fwd(c, g, p.dtype, st->kind == POOL_MAX, p.x->data, out->data);
+      tfc_pool_ref_fwd(c, g, p.dtype, st->kind == TFC_POOL_MAX, p.x->data, out->data);
       break;
-    case POOL_MAX_GRAD: tfc_pool_ref_max_grad(c, g, p.dtype, p.x->data, p.grad->data, out->data); break;
+    case TFC_POOL_MAX_GRAD: tfc_pool_ref_max_grad(c, g, p.dtype, p.x->data, p.grad->data, out->data); break;
     default:
       if (p.dtype == TFC_DT_FLOAT) return pool_dnn(c, st, g, p.grad->data, out->data);
       tfc_pool_ref_avg_grad(c, g, p.dtype, p.grad->data, out->data);

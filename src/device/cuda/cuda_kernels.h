@@ -288,6 +288,11 @@ int tfc_cuda_dtype_of(int dtype);
 /* The compute stream of c's device, or an error set in c (the node named) when it has none:
  * these kernels need a CUDA stream. */
 int tfc_cuda_ctx_stream(tfc_kernel_ctx *c, void **out);
+/* A device temporary of `bytes` bytes (uint8) from c's device allocator, or NULL with the
+ * allocator's error (RESOURCE_EXHAUSTED on OOM) set in c. The caller owns the reference and
+ * may drop it (tfc_tensor_unref) right after enqueueing the work that uses it: the device
+ * allocator hands the memory out again only to work ordered after that on the same stream. */
+tfc_tensor *tfc_cuda_ctx_temp(tfc_kernel_ctx *c, int64_t bytes);
 /* Turns a launcher result into c's status: 0 stays OK; UNSUPPORTED is UNIMPLEMENTED naming the
  * op and dtype; a CUDA error is INTERNAL with its text. Returns c->status->code. */
 int tfc_cuda_ctx_check(tfc_kernel_ctx *c, int err, int dtype);

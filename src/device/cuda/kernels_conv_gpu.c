@@ -71,8 +71,7 @@ static int temp_alloc(temps *tp, size_t bytes, void **out) {
   *out = NULL;
   if (bytes == 0) return TFC_OK;
   if (tp->n == MAX_TEMPS) return tfc_kernel_error(tp->c, TFC_INTERNAL, "%s on GPU: too many temporaries", tp->c->node->op->name);
-  int64_t dim = (int64_t)bytes;
-  tfc_tensor *t = tfc_allocator_tensor(tp->c->device->allocator, TFC_DT_UINT8, &dim, 1, tp->c->status);
+  tfc_tensor *t = tfc_cuda_ctx_temp(tp->c, (int64_t)bytes);
   if (!t) return tp->c->status->code;
   tp->t[tp->n++] = t;
   *out = t->data;
@@ -457,13 +456,12 @@ static int pool_compute(tfc_kernel_ctx *c) {
   const pool_state *st = c->state;
   tfc_pool_plan p;
   TFC_TRY(tfc_pool_plan_make(c, &st->attrs, st->kind, &p));
-  int forward = st->kind == TFC_POOL_MAX || st->kind == TFC_POOL_AVG;
-  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, p.dtype, forward ? p.pooled_dims : p.in_dims, 4);
+  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, p.dtype, p.out_dims, 4);
   if (!out) return c->status->code;
-  if (out->n_elems == 0 || (forward && p.trivial)) return TFC_OK;
+  if (out->n_elems == 0) return TFC_OK;
   void *stream;
   TFC_TRY(tfc_cuda_ctx_stream(c, &stream));
-  if (p.trivial) return tfc_cuda_ctx_check(c, tfc_cuda_memset(out->data, 0, (int64_t)out->n_bytes, stream), p.dtype);
+  if (p.zeros) return tfc_cuda_ctx_check(c, tfc_cuda_memset(out->data, 0, (int64_t)out->n_bytes, stream), p.dtype);
   int ct = tfc_cuda_dtype_of(p.dtype);
   if (ct != TFC_CUDA_F32 && ct != TFC_CUDA_F64 && ct != TFC_CUDA_F16)
     return tfc_cuda_ctx_check(c, TFC_CUDA_E_UNSUPPORTED, p.dtype);

@@ -59,6 +59,10 @@ int tfc_cuda_ctx_stream(tfc_kernel_ctx *c, void **out) {
   return TFC_OK;
 }
 
+tfc_tensor *tfc_cuda_ctx_temp(tfc_kernel_ctx *c, int64_t bytes) {
+  return tfc_allocator_tensor(c->device->allocator, TFC_DT_UINT8, &bytes, 1, c->status);
+}
+
 int tfc_cuda_ctx_check(tfc_kernel_ctx *c, int err, int dtype) {
   if (err == 0) return c->status->code;
   if (err == TFC_CUDA_E_UNSUPPORTED)

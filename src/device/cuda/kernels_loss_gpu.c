@@ -30,7 +30,6 @@
 
 #include "device/cuda/cuda_kernels.h"
 #include "device/cuda/cuda_loss.h"
-#include "device/device.h"
 #include "device/nn_plan.h"
 
 /* The launcher type of a float dtype (half, float, double), or UNIMPLEMENTED. */
@@ -46,12 +45,6 @@ static int index_type(tfc_kernel_ctx *c, int dtype, int *out) {
   *out = tfc_cuda_dtype_of(dtype);
   if (*out != TFC_CUDA_I32 && *out != TFC_CUDA_I64) return tfc_cuda_ctx_check(c, TFC_CUDA_E_UNSUPPORTED, dtype);
   return TFC_OK;
-}
-
-/* A device temporary of n bytes owned by the caller (released with tfc_tensor_unref: the
- * allocator's stream ordering keeps it alive for work already queued). */
-static tfc_tensor *device_temp(tfc_kernel_ctx *c, int64_t n) {
-  return tfc_allocator_tensor(c->device->allocator, TFC_DT_UINT8, &n, 1, c->status);
 }
 
 /* ---- SoftmaxCrossEntropyWithLogits ---- */
@@ -107,7 +100,7 @@ static int l2loss_compute(tfc_kernel_ctx *c) {
   tfc_tensor *out = tfc_kernel_alloc_output(c, 0, x->dtype, NULL, 0);
   if (!out) return c->status->code;
   tfc_tensor *scratch = NULL;
-  if (x->n_elems > 0 && !(scratch = device_temp(c, TFC_CUDA_L2_SCRATCH_BYTES))) return c->status->code;
+  if (x->n_elems > 0 && !(scratch = tfc_cuda_ctx_temp(c, TFC_CUDA_L2_SCRATCH_BYTES))) return c->status->code;
   int err = tfc_cuda_l2loss(ct, x->data, x->n_elems, out->data, scratch ? scratch->data : NULL, stream);
   tfc_tensor_unref(scratch);
   return tfc_cuda_ctx_check(c, err, x->dtype);
@@ -164,7 +157,7 @@ static int check_numerics_compute(tfc_kernel_ctx *c) {
   if (x->n_elems > 0) {
     void *stream;
     TFC_TRY(tfc_cuda_ctx_stream(c, &stream));
-    tfc_tensor *dev = device_temp(c, sizeof(int32_t));
+    tfc_tensor *dev = tfc_cuda_ctx_temp(c, sizeof(int32_t));
     if (!dev) return c->status->code;
     int err = tfc_cuda_memset(dev->data, 0, sizeof(int32_t), stream);
     if (!err) err = tfc_cuda_check_numerics(ct, x->data, x->n_elems, dev->data, stream);

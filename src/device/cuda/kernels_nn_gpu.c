@@ -14,8 +14,6 @@
 #include <string.h>
 
 #include "device/cuda/cuda_kernels.h"
-#include "device/device.h"
-#include "tensor/allocator.h"
 
 /* ---- reductions ---- */
 
@@ -43,8 +41,7 @@ static int run_reduce(tfc_kernel_ctx *c, int op, int ct, const tfc_tensor *x, tf
   TFC_TRY(tfc_cuda_ctx_stream(c, &stream));
   int64_t bytes = tfc_cuda_reduce_scratch_bytes(ct, p);
   tfc_tensor *scratch = NULL;
-  if (bytes > 0 && !(scratch = tfc_allocator_tensor(c->device->allocator, TFC_DT_UINT8, &bytes, 1, c->status)))
-    return c->status->code;
+  if (bytes > 0 && !(scratch = tfc_cuda_ctx_temp(c, bytes))) return c->status->code;
   int err = tfc_cuda_reduce(op, ct, x->data, out->data, p, scratch ? scratch->data : NULL, stream);
   tfc_tensor_unref(scratch);
   return tfc_cuda_ctx_check(c, err, x->dtype);
