@@ -137,16 +137,18 @@ static const host_reg regs[] = {
     {TFC_OP_Assert, NULL, 0, NULL, 0, 0},
 };
 
+/* Which of row k's two type constraints is on attr `name`: 1, 2, or 0 for neither. */
+static int attr_slot(const tfc_kernel_def *k, const char *name) {
+  if (k->type_attr && strcmp(k->type_attr, name) == 0) return 1;
+  if (k->type_attr2 && strcmp(k->type_attr2, name) == 0) return 2;
+  return 0;
+}
+
 /* The dtypes row k allows for attr `name`: its mask, or every dtype when it does not
  * constrain that attr. */
 static uint32_t mask_for(const tfc_kernel_def *k, const char *name) {
-  if (k->type_attr && strcmp(k->type_attr, name) == 0) return k->types;
-  if (k->type_attr2 && strcmp(k->type_attr2, name) == 0) return k->types2;
-  return TFC_TYPES_ALL;
-}
-
-static int constrains(const tfc_kernel_def *k, const char *name) {
-  return (k->type_attr && strcmp(k->type_attr, name) == 0) || (k->type_attr2 && strcmp(k->type_attr2, name) == 0);
+  int slot = attr_slot(k, name);
+  return slot == 1 ? k->types : slot == 2 ? k->types2 : TFC_TYPES_ALL;
 }
 
 int tfc_gpu_kernel_rows_overlap(const tfc_kernel_def *a, const tfc_kernel_def *b) {
@@ -162,8 +164,10 @@ int tfc_gpu_kernel_rows_overlap(const tfc_kernel_def *a, const tfc_kernel_def *b
  * -1 when k already constrains two other attrs (a row has room for two). */
 static int narrow(tfc_kernel_def *k, const char *attr, uint32_t mask) {
   if (!attr) return 1;
-  if (k->type_attr && strcmp(k->type_attr, attr) == 0) return (k->types &= mask) != 0;
-  if (k->type_attr2 && strcmp(k->type_attr2, attr) == 0) return (k->types2 &= mask) != 0;
+  switch (attr_slot(k, attr)) {
+    case 1: return (k->types &= mask) != 0;
+    case 2: return (k->types2 &= mask) != 0;
+  }
   if (!k->type_attr) {
     k->type_attr = attr;
     k->types = mask;
@@ -184,7 +188,7 @@ static int make_disjoint(const tfc_kernel_table *t, const host_reg *r, tfc_kerne
     if (!tfc_gpu_kernel_rows_overlap(k, other)) continue;
     /* An unconstrained registration, or another row not constraining the attr TF narrows,
      * cannot be split by dtype: the existing row wins. */
-    if (!r->attr || !constrains(other, r->attr)) return 0;
+    if (!r->attr || !attr_slot(other, r->attr)) return 0;
     if (narrow(k, r->attr, ~mask_for(other, r->attr)) != 1) return 0;
   }
   return 1;
