@@ -73,8 +73,6 @@ static TF_Output matpow(TF_Graph *g, const char *dev, TF_Output m, int n, int *k
   return add_op(g, "MatMul", name, dev, in, 2, 0, s);
 }
 
-static double median3(double *v) { return bench_median(v, 3); }
-
 /* The median seconds of three fed runs of A^n + B^n with the chains on dev_a and dev_b;
  * *first gets sum[0,0]. */
 static double tfc_time(const char *dev_a, const char *dev_b, TF_SessionOptions *o, TF_Tensor *A, TF_Tensor *B,
@@ -102,7 +100,7 @@ static double tfc_time(const char *dev_a, const char *dev_b, TF_SessionOptions *
   TF_CloseSession(sess, s);
   TF_DeleteSession(sess, s);
   TF_DeleteGraph(g);
-  return median3(times);
+  return bench_median(times, 3);
 }
 
 /* PyTorch's median seconds for the same computation; two_gpus puts B's chain on cuda:1.

@@ -10,11 +10,17 @@
 #include "harness.h"
 #include "tfc/tfc.h"
 
-void gc_need_gpu(void) {
+const char *gc_gpu_missing(void) {
   const tfc_gpu_platform *cuda = tfc_gpu_platform_cuda();
-  if (!cuda) tfc_test_skip("this build has no CUDA (nvcc was not found): the CUDA kernels are not built");
-  if (tfc_gpu_platform_get() != cuda) tfc_test_skip("the GPU platform in use is not CUDA");
-  if (cuda->device_count() == 0) tfc_test_skip("no CUDA GPU on this machine");
+  if (!cuda) return "this build has no CUDA (nvcc was not found): the CUDA kernels are not built";
+  if (tfc_gpu_platform_get() != cuda) return "the GPU platform in use is not CUDA";
+  if (cuda->device_count() == 0) return "no CUDA GPU on this machine";
+  return NULL;
+}
+
+void gc_need_gpu(void) {
+  const char *why;
+  if ((why = gc_gpu_missing())) tfc_test_skip(why);
 }
 
 /* ---- data ---- */
@@ -56,6 +62,11 @@ static TF_Tensor *gc_vector(TF_DataType dt, const void *v, int n, size_t elem) {
 
 TF_Tensor *gc_ints(const int32_t *v, int n) { return gc_vector(TF_INT32, v, n, sizeof(int32_t)); }
 TF_Tensor *gc_int64s(const int64_t *v, int n) { return gc_vector(TF_INT64, v, n, sizeof(int64_t)); }
+
+gc_arg gc_fed(TF_DataType dt, int nd, const int64_t *dims, double lo, double hi) {
+  return GC_FED(gc_rand(dt, nd, dims, lo, hi));
+}
+gc_arg gc_konst(const int32_t *v, int n) { return GC_CONST(gc_ints(v, n)); }
 
 static double gc_value_at(const TF_Tensor *t, int64_t i) {
   const void *p = TF_TensorData(t);
@@ -132,8 +143,9 @@ static TF_Operation *gc_add_op(TF_Graph *g, const gc_op *o, const char *name, co
   TF_SetDevice(d, dev);
   int i = 0;
   if (o->list) {
-    TF_AddInputList(d, in, o->list);
-    i = o->list;
+    for (; i < o->list_at; i++) TF_AddInput(d, in[i]);
+    TF_AddInputList(d, in + i, o->list);
+    i += o->list;
   }
   for (; i < n_in; i++) TF_AddInput(d, in[i]);
   for (int k = 0; k < 8 && o->attrs[k].name; k++) {

@@ -25,8 +25,10 @@
 #define GC_MAX_ARGS 12
 #define GC_MAX_OUTPUTS 8
 
-/* Skips the test (with the reason) unless this build has CUDA, the CUDA platform is in use
- * and it shows at least one GPU. */
+/* Why this process cannot run the GPU copies (a static string), or NULL when it can: this
+ * build has CUDA, the CUDA platform is in use and it shows at least one GPU. */
+const char *gc_gpu_missing(void);
+/* Skips the test with gc_gpu_missing()'s reason when there is one. */
 void gc_need_gpu(void);
 
 /* A new tensor of uniform values in [lo, hi) (integers: rounded down; bool: >= 0.5) from the
@@ -60,7 +62,9 @@ typedef struct gc_attr {
 
 typedef struct gc_op {
   const char *type;
-  int list;            /* inputs [0, list) form the op's one list input (AddN, ConcatV2) */
+  int list;            /* inputs [list_at, list_at + list) form the op's one list input (AddN,
+                        * ConcatV2, Concat) */
+  int list_at;         /* the list's position among the op's inputs (0: first; Concat: 1) */
   gc_attr attrs[8];    /* up to the first with a NULL name */
   int n_outputs;       /* outputs compared (0: 1) */
   int half;            /* the GPU copy runs in half: float fed inputs are cast to half on the
@@ -73,6 +77,11 @@ typedef struct gc_arg {
 } gc_arg;
 #define GC_FED(t) ((gc_arg){(t), 0})
 #define GC_CONST(t) ((gc_arg){(t), 1})
+
+/* A fed argument of gc_rand(dt, nd, dims, lo, hi) (the arg owns the tensor). */
+gc_arg gc_fed(TF_DataType dt, int nd, const int64_t *dims, double lo, double hi);
+/* A CPU int32 constant argument of gc_ints(v, n): a vector of n values, or a scalar when n < 0. */
+gc_arg gc_konst(const int32_t *v, int n);
 
 /* Runs o on the CPU and on the GPU with args and compares every output. */
 void gc_check(const gc_op *o, const gc_arg *args, int n_args, double tol, const char *label);

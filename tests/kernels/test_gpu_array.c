@@ -22,12 +22,6 @@
 
 #include "gpu_compare.c"
 
-/* A CPU int32 constant argument: a vector of n values, or a scalar when n < 0. */
-static gc_arg konst(const int32_t *v, int n) { return GC_CONST(gc_ints(v, n)); }
-static gc_arg fed(TF_DataType dt, int nd, const int64_t *dims, double lo, double hi) {
-  return GC_FED(gc_rand(dt, nd, dims, lo, hi));
-}
-
 static const TF_DataType data_types[] = {TF_FLOAT, TF_DOUBLE, TF_INT64, TF_BOOL};
 #define N_DATA 4
 
@@ -38,10 +32,10 @@ static void shape_ops_match_cpu(void) {
   for (int t = 0; t < N_DATA; t++) {
     TF_DataType dt = data_types[t];
     static const int32_t shape[] = {13, -1}, dim[] = {-2};
-    gc_arg a[2] = {fed(dt, 3, (int64_t[]){7, 1, 13}, -3, 3), konst(shape, 2)};
+    gc_arg a[2] = {gc_fed(dt, 3, (int64_t[]){7, 1, 13}, -3, 3), gc_konst(shape, 2)};
     gc_check(&(gc_op){.type = "Reshape"}, a, 2, 0, "Reshape");
     gc_free_args(a + 1, 1);
-    a[1] = konst(dim, -1);
+    a[1] = gc_konst(dim, -1);
     gc_check(&(gc_op){.type = "ExpandDims"}, a, 2, 0, "ExpandDims");
     gc_free_args(a + 1, 1);
     gc_check(&(gc_op){.type = "Squeeze"}, a, 1, 0, "Squeeze");
@@ -59,17 +53,17 @@ static void shape_ops_match_cpu(void) {
  * (a device pointer written from the host would crash or give garbage), empty inputs included. */
 static void shape_size_rank_answer_exact_values_in_host_memory(void) {
   gc_need_gpu();
-  gc_arg a[1] = {fed(TF_FLOAT, 3, (int64_t[]){7, 0, 13}, -1, 1)};
+  gc_arg a[1] = {gc_fed(TF_FLOAT, 3, (int64_t[]){7, 0, 13}, -1, 1)};
   gc_check(&(gc_op){.type = "Shape"}, a, 1, 0, "Shape of an empty tensor");
   gc_check(&(gc_op){.type = "Size"}, a, 1, 0, "Size of an empty tensor");
   gc_check(&(gc_op){.type = "Rank"}, a, 1, 0, "Rank of an empty tensor");
   gc_free_args(a, 1);
-  a[0] = fed(TF_DOUBLE, 0, NULL, -1, 1);
+  a[0] = gc_fed(TF_DOUBLE, 0, NULL, -1, 1);
   gc_check(&(gc_op){.type = "Shape"}, a, 1, 0, "Shape of a scalar");
   gc_check(&(gc_op){.type = "Size", .attrs = {GC_TYPE("out_type", TF_INT64)}}, a, 1, 0, "Size int64 of a scalar");
   gc_free_args(a, 1);
-  gc_arg n[3] = {fed(TF_FLOAT, 2, (int64_t[]){7, 13}, -1, 1), fed(TF_FLOAT, 0, NULL, -1, 1),
-                 fed(TF_FLOAT, 3, (int64_t[]){3, 0, 5}, -1, 1)};
+  gc_arg n[3] = {gc_fed(TF_FLOAT, 2, (int64_t[]){7, 13}, -1, 1), gc_fed(TF_FLOAT, 0, NULL, -1, 1),
+                 gc_fed(TF_FLOAT, 3, (int64_t[]){3, 0, 5}, -1, 1)};
   gc_check(&(gc_op){.type = "ShapeN", .list = 3, .n_outputs = 3}, n, 3, 0, "ShapeN");
   gc_check(&(gc_op){.type = "ShapeN", .list = 3, .n_outputs = 3, .attrs = {GC_TYPE("out_type", TF_INT64)}}, n, 3, 0,
            "ShapeN int64");
@@ -79,13 +73,13 @@ static void shape_size_rank_answer_exact_values_in_host_memory(void) {
 static void fill_cast_addn_select_match_cpu(void) {
   gc_need_gpu();
   static const int32_t dims[] = {7, 13};
-  gc_arg f[2] = {konst(dims, 2), fed(TF_FLOAT, 0, NULL, -2, 2)};
+  gc_arg f[2] = {gc_konst(dims, 2), gc_fed(TF_FLOAT, 0, NULL, -2, 2)};
   gc_check(&(gc_op){.type = "Fill"}, f, 2, 0, "Fill");
   gc_free_args(f, 2);
   static const TF_DataType cast_types[] = {TF_FLOAT, TF_DOUBLE, TF_INT32, TF_INT64, TF_BOOL};
   for (int a = 0; a < 5; a++)
     for (int b = 0; b < 5; b++) {
-      gc_arg x = fed(cast_types[a], 1, (int64_t[]){1023}, -40, 40);
+      gc_arg x = gc_fed(cast_types[a], 1, (int64_t[]){1023}, -40, 40);
       char label[48];
       snprintf(label, sizeof label, "Cast %d to %d", (int)cast_types[a], (int)cast_types[b]);
       gc_check(&(gc_op){.type = "Cast", .attrs = {GC_TYPE("DstT", cast_types[b])}}, &x, 1, 0, label);
@@ -94,16 +88,16 @@ static void fill_cast_addn_select_match_cpu(void) {
   for (int t = 0; t < 3; t++) {
     TF_DataType dt = data_types[t];
     int64_t d[2] = {7, 13};
-    gc_arg a[3] = {fed(dt, 2, d, -9, 9), fed(dt, 2, d, -9, 9), fed(dt, 2, d, -9, 9)};
+    gc_arg a[3] = {gc_fed(dt, 2, d, -9, 9), gc_fed(dt, 2, d, -9, 9), gc_fed(dt, 2, d, -9, 9)};
     gc_check(&(gc_op){.type = "AddN", .list = 3}, a, 3, 1e-6, "AddN");
     /* Select: element-wise, one cond per row, a scalar cond (then and else borrowed from a). */
-    gc_arg sel[3] = {fed(TF_BOOL, 2, d, 0, 1), a[0], a[1]};
+    gc_arg sel[3] = {gc_fed(TF_BOOL, 2, d, 0, 1), a[0], a[1]};
     gc_check(&(gc_op){.type = "Select"}, sel, 3, 0, "Select element-wise");
     gc_free_args(sel, 1);
-    sel[0] = fed(TF_BOOL, 1, d, 0, 1);
+    sel[0] = gc_fed(TF_BOOL, 1, d, 0, 1);
     gc_check(&(gc_op){.type = "Select"}, sel, 3, 0, "Select rows");
     gc_free_args(sel, 1);
-    sel[0] = fed(TF_BOOL, 0, NULL, 0, 1);
+    sel[0] = gc_fed(TF_BOOL, 0, NULL, 0, 1);
     gc_check(&(gc_op){.type = "Select"}, sel, 3, 0, "Select scalar");
     gc_free_args(sel, 1);
     gc_free_args(a, 3);
@@ -115,22 +109,22 @@ static void join_and_split_ops_match_cpu(void) {
   for (int t = 0; t < N_DATA; t++) {
     TF_DataType dt = data_types[t];
     static const int32_t axis_neg[] = {-2}, axis1[] = {1}, sizes[] = {2, -1, 4};
-    gc_arg c[4] = {fed(dt, 3, (int64_t[]){3, 5, 7}, -9, 9), fed(dt, 3, (int64_t[]){3, 1, 7}, -9, 9),
-                   fed(dt, 3, (int64_t[]){3, 9, 7}, -9, 9), konst(axis_neg, -1)};
+    gc_arg c[4] = {gc_fed(dt, 3, (int64_t[]){3, 5, 7}, -9, 9), gc_fed(dt, 3, (int64_t[]){3, 1, 7}, -9, 9),
+                   gc_fed(dt, 3, (int64_t[]){3, 9, 7}, -9, 9), gc_konst(axis_neg, -1)};
     gc_check(&(gc_op){.type = "ConcatV2", .list = 3}, c, 4, 0, "ConcatV2 axis -2");
     gc_free_args(c, 4);
-    gc_arg p[3] = {fed(dt, 2, (int64_t[]){7, 13}, -9, 9), fed(dt, 2, (int64_t[]){7, 13}, -9, 9),
-                   fed(dt, 2, (int64_t[]){7, 13}, -9, 9)};
+    gc_arg p[3] = {gc_fed(dt, 2, (int64_t[]){7, 13}, -9, 9), gc_fed(dt, 2, (int64_t[]){7, 13}, -9, 9),
+                   gc_fed(dt, 2, (int64_t[]){7, 13}, -9, 9)};
     gc_check(&(gc_op){.type = "Pack", .list = 3, .attrs = {GC_INT("axis", -2)}}, p, 3, 0, "Pack axis -2");
     gc_check(&(gc_op){.type = "Pack", .list = 3, .attrs = {GC_INT("axis", 2)}}, p, 3, 0, "Pack axis 2");
     gc_free_args(p, 3);
-    gc_arg u = fed(dt, 3, (int64_t[]){7, 3, 13}, -9, 9);
+    gc_arg u = gc_fed(dt, 3, (int64_t[]){7, 3, 13}, -9, 9);
     gc_check(&(gc_op){.type = "Unpack", .n_outputs = 3, .attrs = {GC_INT("num", 3), GC_INT("axis", -2)}}, &u, 1, 0,
              "Unpack axis -2");
     gc_free_args(&u, 1);
-    gc_arg sp[2] = {konst(axis1, -1), fed(dt, 3, (int64_t[]){3, 12, 7}, -9, 9)};
+    gc_arg sp[2] = {gc_konst(axis1, -1), gc_fed(dt, 3, (int64_t[]){3, 12, 7}, -9, 9)};
     gc_check(&(gc_op){.type = "Split", .n_outputs = 4, .attrs = {GC_INT("num_split", 4)}}, sp, 2, 0, "Split");
-    gc_arg sv[3] = {sp[1], konst(sizes, 3), konst(axis1, -1)};
+    gc_arg sv[3] = {sp[1], gc_konst(sizes, 3), gc_konst(axis1, -1)};
     gc_check(&(gc_op){.type = "SplitV", .n_outputs = 3, .attrs = {GC_INT("num_split", 3)}}, sv, 3, 0, "SplitV");
     gc_free_args(sv + 1, 2);
     gc_free_args(sp, 2);
@@ -143,21 +137,21 @@ static void window_ops_match_cpu(void) {
     TF_DataType dt = data_types[t];
     static const int32_t perm[] = {2, 0, 3, 1}, begin[] = {1, 0, 2, 3}, size[] = {5, -1, 1, 4};
     static const int32_t sb[] = {6, 1, 0}, se[] = {0, 0, 7}, ss[] = {-2, 1, 3}, mult[] = {2, 1, 3, 2};
-    gc_arg x[4] = {fed(dt, 4, (int64_t[]){7, 3, 5, 13}, -9, 9), konst(perm, 4)};
+    gc_arg x[4] = {gc_fed(dt, 4, (int64_t[]){7, 3, 5, 13}, -9, 9), gc_konst(perm, 4)};
     gc_check(&(gc_op){.type = "Transpose"}, x, 2, 0, "Transpose");
     gc_free_args(x + 1, 1);
-    x[1] = konst(begin, 4);
-    x[2] = konst(size, 4);
+    x[1] = gc_konst(begin, 4);
+    x[2] = gc_konst(size, 4);
     gc_check(&(gc_op){.type = "Slice"}, x, 3, 0, "Slice");
     gc_free_args(x + 1, 2);
-    x[1] = konst(sb, 3);
-    x[2] = konst(se, 3);
-    x[3] = konst(ss, 3);
+    x[1] = gc_konst(sb, 3);
+    x[2] = gc_konst(se, 3);
+    x[3] = gc_konst(ss, 3);
     /* begin_mask on dim 2, end_mask on dim 1, shrink dim 1: x[6:0:-2, 1, ::3]. */
     gc_check(&(gc_op){.type = "StridedSlice", .attrs = {GC_INT("shrink_axis_mask", 2), GC_INT("begin_mask", 4)}}, x,
              4, 0, "StridedSlice");
     gc_free_args(x + 1, 3);
-    x[1] = konst(mult, 4);
+    x[1] = gc_konst(mult, 4);
     gc_check(&(gc_op){.type = "Tile"}, x, 2, 0, "Tile");
     gc_free_args(x, 2);
   }
@@ -170,16 +164,17 @@ static void gather_and_one_hot_match_cpu(void) {
     TF_DataType dt = data_types[t];
     for (int it = 0; it < 2; it++) {
       TF_DataType idt = it ? TF_INT64 : TF_INT32;
-      gc_arg g[3] = {fed(dt, 3, (int64_t[]){7, 9, 13}, -9, 9), fed(idt, 2, (int64_t[]){4, 5}, 0, 9), konst(axis, -1)};
+      gc_arg g[3] = {gc_fed(dt, 3, (int64_t[]){7, 9, 13}, -9, 9), gc_fed(idt, 2, (int64_t[]){4, 5}, 0, 9),
+                     gc_konst(axis, -1)};
       gc_check(&(gc_op){.type = "GatherV2"}, g, 3, 0, "GatherV2 axis -2");
       gc_free_args(g, 3);
-      g[0] = fed(dt, 2, (int64_t[]){7, 13}, -9, 9);
-      g[1] = fed(idt, 1, (int64_t[]){23}, 0, 7);
+      g[0] = gc_fed(dt, 2, (int64_t[]){7, 13}, -9, 9);
+      g[1] = gc_fed(idt, 1, (int64_t[]){23}, 0, 7);
       gc_check(&(gc_op){.type = "Gather"}, g, 2, 0, "Gather");
       gc_free_args(g, 2);
       /* Indices past depth and negative ones give all off_value. */
-      gc_arg oh[4] = {fed(idt, 2, (int64_t[]){3, 7}, -2, 13), konst(depth, -1), fed(dt, 0, NULL, 1, 2),
-                      fed(dt, 0, NULL, -2, -1)};
+      gc_arg oh[4] = {gc_fed(idt, 2, (int64_t[]){3, 7}, -2, 13), gc_konst(depth, -1), gc_fed(dt, 0, NULL, 1, 2),
+                      gc_fed(dt, 0, NULL, -2, -1)};
       gc_check(&(gc_op){.type = "OneHot", .attrs = {GC_INT("axis", 1)}}, oh, 4, 0, "OneHot axis 1");
       gc_free_args(oh, 4);
     }
@@ -189,14 +184,14 @@ static void gather_and_one_hot_match_cpu(void) {
 static void gpu_errors_carry_cpu_texts(void) {
   gc_need_gpu();
   static const int32_t shape[] = {5, -1}, axis_bad[] = {3}, axis_vec[] = {0, 1};
-  gc_arg r[2] = {fed(TF_FLOAT, 1, (int64_t[]){7}, 0, 1), konst(shape, 2)};
+  gc_arg r[2] = {gc_fed(TF_FLOAT, 1, (int64_t[]){7}, 0, 1), gc_konst(shape, 2)};
   gc_check_error(&(gc_op){.type = "Reshape"}, r, 2, TF_INVALID_ARGUMENT,
                  "Input to reshape is a tensor with 7 values, but the requested shape requires a multiple of 5",
                  "Reshape 7 values to [5, -1]");
   gc_free_args(r, 2);
   /* ConcatV2's axis is read on the host: its checks are the CPU kernel's. */
-  gc_arg c[3] = {fed(TF_FLOAT, 2, (int64_t[]){2, 3}, 0, 1), fed(TF_FLOAT, 2, (int64_t[]){2, 3}, 0, 1),
-                 konst(axis_bad, -1)};
+  gc_arg c[3] = {gc_fed(TF_FLOAT, 2, (int64_t[]){2, 3}, 0, 1), gc_fed(TF_FLOAT, 2, (int64_t[]){2, 3}, 0, 1),
+                 gc_konst(axis_bad, -1)};
   gc_check_error(&(gc_op){.type = "ConcatV2", .list = 2}, c, 3, TF_INVALID_ARGUMENT,
                  "ConcatOp : Expected concatenating dimensions in the range [-2, 2), but got 3", "ConcatV2 axis 3");
   gc_free_args(c + 2, 1);

@@ -20,10 +20,6 @@
 
 #include "gpu_compare.c"
 
-static gc_arg konst(const int32_t *v, int n) { return GC_CONST(gc_ints(v, n)); }
-static gc_arg fed(TF_DataType dt, int nd, const int64_t *dims, double lo, double hi) {
-  return GC_FED(gc_rand(dt, nd, dims, lo, hi));
-}
 /* A fed int32 tensor of the given shape and values (bad arguments, segment ids). */
 static gc_arg fed_ints(const int32_t *v, int nd, const int64_t *dims) {
   int64_t n = 1;
@@ -72,16 +68,17 @@ static void select_v2_broadcasts_like_cpu(void) {
     int half = t == 4;
     TF_DataType dt = half ? TF_FLOAT : types[t];
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-      gc_arg a[3] = {fed(TF_BOOL, cases[k].r[0], cases[k].d[0], 0, 1), fed(dt, cases[k].r[1], cases[k].d[1], -9, 9),
-                     fed(dt, cases[k].r[2], cases[k].d[2], -9, 9)};
+      gc_arg a[3] = {gc_fed(TF_BOOL, cases[k].r[0], cases[k].d[0], 0, 1),
+                     gc_fed(dt, cases[k].r[1], cases[k].d[1], -9, 9),
+                     gc_fed(dt, cases[k].r[2], cases[k].d[2], -9, 9)};
       char label[96];
       snprintf(label, sizeof label, "%s (dtype %d%s)", cases[k].label, (int)dt, half ? " as half" : "");
       gc_check(&(gc_op){.type = "SelectV2", .half = half}, a, 3, half ? HALF_ROUNDING : 0, label);
       gc_free_args(a, 3);
     }
   }
-  gc_arg bad[3] = {fed(TF_BOOL, 2, (int64_t[]){2, 3}, 0, 1), fed(TF_FLOAT, 1, (int64_t[]){4}, 0, 1),
-                   fed(TF_FLOAT, 2, (int64_t[]){2, 3}, 0, 1)};
+  gc_arg bad[3] = {gc_fed(TF_BOOL, 2, (int64_t[]){2, 3}, 0, 1), gc_fed(TF_FLOAT, 1, (int64_t[]){4}, 0, 1),
+                   gc_fed(TF_FLOAT, 2, (int64_t[]){2, 3}, 0, 1)};
   gc_check_error(&(gc_op){.type = "SelectV2"}, bad, 3, TF_INVALID_ARGUMENT,
                  "condition [2,3], then [4], and else [2,3] must be broadcastable", "SelectV2 not broadcastable");
   gc_free_args(bad, 3);
@@ -95,7 +92,7 @@ static void snapshot_copies_like_cpu(void) {
   static const int64_t dims[][2] = {{0, 3}, {1, 1}, {7, 1023}};
   for (int t = 0; t < 5; t++)
     for (int k = 0; k < 3; k++) {
-      gc_arg a = fed(types[t], 2, dims[k], -9, 9);
+      gc_arg a = gc_fed(types[t], 2, dims[k], -9, 9);
       char label[64];
       snprintf(label, sizeof label, "Snapshot dtype %d [%lld,%lld]", (int)types[t], (long long)dims[k][0],
                (long long)dims[k][1]);
@@ -112,23 +109,23 @@ static void broadcast_to_matches_cpu(void) {
   static const int32_t to4[] = {2, 3, 7, 5}, to2[] = {4, 3}, to_empty[] = {0, 3}, same[] = {3, 1, 5};
   for (int t = 0; t < 4; t++) {
     TF_DataType dt = types[t];
-    gc_arg a[2] = {fed(dt, 3, (int64_t[]){3, 1, 5}, -9, 9), konst(to4, 4)};
+    gc_arg a[2] = {gc_fed(dt, 3, (int64_t[]){3, 1, 5}, -9, 9), gc_konst(to4, 4)};
     gc_check(&(gc_op){.type = "BroadcastTo"}, a, 2, 0, "BroadcastTo [3,1,5] to [2,3,7,5]");
     gc_free_args(a + 1, 1);
-    a[1] = konst(same, 3);
+    a[1] = gc_konst(same, 3);
     gc_check(&(gc_op){.type = "BroadcastTo"}, a, 2, 0, "BroadcastTo to its own shape");
     gc_free_args(a, 2);
-    a[0] = fed(dt, 0, NULL, -9, 9);
-    a[1] = konst(to2, 2);
+    a[0] = gc_fed(dt, 0, NULL, -9, 9);
+    a[1] = gc_konst(to2, 2);
     gc_check(&(gc_op){.type = "BroadcastTo"}, a, 2, 0, "BroadcastTo scalar to [4,3]");
     gc_free_args(a, 2);
-    a[0] = fed(dt, 1, (int64_t[]){1}, -9, 9);
-    a[1] = konst(to_empty, 2);
+    a[0] = gc_fed(dt, 1, (int64_t[]){1}, -9, 9);
+    a[1] = gc_konst(to_empty, 2);
     gc_check(&(gc_op){.type = "BroadcastTo"}, a, 2, 0, "BroadcastTo [1] to [0,3]");
     gc_free_args(a, 2);
   }
   static const int32_t bad_to[] = {2, 4}, neg[] = {-1, 3};
-  gc_arg b[2] = {fed(TF_FLOAT, 1, (int64_t[]){3}, 0, 1), fed_ints(bad_to, 1, (int64_t[]){2})};
+  gc_arg b[2] = {gc_fed(TF_FLOAT, 1, (int64_t[]){3}, 0, 1), fed_ints(bad_to, 1, (int64_t[]){2})};
   gc_check_error(&(gc_op){.type = "BroadcastTo"}, b, 2, TF_INVALID_ARGUMENT, "Incompatible shapes: [3] vs. [2,4]",
                  "BroadcastTo [3] to [2,4]");
   gc_free_args(b + 1, 1);
@@ -149,19 +146,19 @@ static void pads_match_cpu_in_every_mode(void) {
   const int64_t dims3[3] = {7, 5, 13};
   for (int t = 0; t < 4; t++) {
     TF_DataType dt = types[t];
-    gc_arg a[3] = {fed(dt, 3, dims3, -9, 9), paddings(pad3, 3, 1)};
+    gc_arg a[3] = {gc_fed(dt, 3, dims3, -9, 9), paddings(pad3, 3, 1)};
     gc_check(&(gc_op){.type = "Pad"}, a, 2, 0, "Pad int64 paddings");
     gc_free_args(a + 1, 1);
     a[1] = paddings(pad3, 3, 0);
     gc_check(&(gc_op){.type = "Pad"}, a, 2, 0, "Pad");
-    a[2] = fed(dt, 0, NULL, -9, 9);
+    a[2] = gc_fed(dt, 0, NULL, -9, 9);
     gc_check(&(gc_op){.type = "PadV2"}, a, 3, 0, "PadV2 with a fed constant");
     gc_free_args(a, 3);
   }
   for (int t = 0; t < 3; t++) {
     int half = t == 2;
     TF_DataType dt = t == 1 ? TF_DOUBLE : TF_FLOAT;
-    gc_arg a[2] = {fed(dt, 3, dims3, -9, 9), paddings(mir3, 3, 0)};
+    gc_arg a[2] = {gc_fed(dt, 3, dims3, -9, 9), paddings(mir3, 3, 0)};
     /* SYMMETRIC allows padding up to the dim size (4 on dim 2 of 13; 3 on dim 0 of 7). */
     double tol = half ? HALF_ROUNDING : 0;
     gc_check(&(gc_op){.type = "MirrorPad", .half = half, .attrs = {GC_STR("mode", "REFLECT")}}, a, 2, tol,
@@ -170,7 +167,7 @@ static void pads_match_cpu_in_every_mode(void) {
              "MirrorPad SYMMETRIC");
     gc_free_args(a, 1);
     /* The gradient of those pads: a gradient of the padded shape [11, 7, 21]. */
-    a[0] = fed(dt, 3, (int64_t[]){11, 7, 21}, -1, 1);
+    a[0] = gc_fed(dt, 3, (int64_t[]){11, 7, 21}, -1, 1);
     gc_check(&(gc_op){.type = "MirrorPadGrad", .half = half, .attrs = {GC_STR("mode", "REFLECT")}}, a, 2,
              sum_tol(dt, half), "MirrorPadGrad REFLECT");
     gc_check(&(gc_op){.type = "MirrorPadGrad", .half = half, .attrs = {GC_STR("mode", "SYMMETRIC")}}, a, 2,
@@ -178,21 +175,21 @@ static void pads_match_cpu_in_every_mode(void) {
     gc_free_args(a, 2);
     /* A symmetric pad as wide as the dim on both sides: each element collects three times. */
     static const int32_t full[] = {3, 3};
-    a[0] = fed(dt, 1, (int64_t[]){9}, -1, 1);
+    a[0] = gc_fed(dt, 1, (int64_t[]){9}, -1, 1);
     a[1] = paddings(full, 1, 0);
     gc_check(&(gc_op){.type = "MirrorPadGrad", .half = half, .attrs = {GC_STR("mode", "SYMMETRIC")}}, a, 2,
              sum_tol(dt, half), "MirrorPadGrad SYMMETRIC full width");
     gc_free_args(a, 2);
   }
   /* A scalar, an empty input padded with constants, and rank 10. */
-  gc_arg s[2] = {fed(TF_FLOAT, 0, NULL, -9, 9), paddings(NULL, 0, 0)};
+  gc_arg s[2] = {gc_fed(TF_FLOAT, 0, NULL, -9, 9), paddings(NULL, 0, 0)};
   gc_check(&(gc_op){.type = "Pad"}, s, 2, 0, "Pad of a scalar");
   gc_free_args(s, 2);
-  s[0] = fed(TF_FLOAT, 2, (int64_t[]){0, 3}, -9, 9);
+  s[0] = gc_fed(TF_FLOAT, 2, (int64_t[]){0, 3}, -9, 9);
   s[1] = paddings(pad_empty, 2, 0);
   gc_check(&(gc_op){.type = "Pad"}, s, 2, 0, "Pad of an empty tensor");
   gc_free_args(s, 2);
-  s[0] = fed(TF_DOUBLE, 10, (int64_t[]){2, 3, 1, 2, 3, 1, 2, 2, 3, 2}, -9, 9);
+  s[0] = gc_fed(TF_DOUBLE, 10, (int64_t[]){2, 3, 1, 2, 3, 1, 2, 2, 3, 2}, -9, 9);
   s[1] = paddings(pad10, 10, 0);
   gc_check(&(gc_op){.type = "Pad"}, s, 2, 0, "Pad of rank 10");
   gc_check(&(gc_op){.type = "MirrorPad", .attrs = {GC_STR("mode", "SYMMETRIC")}}, s, 2, 0, "MirrorPad of rank 10");
@@ -203,7 +200,7 @@ static void pads_refuse_bad_paddings_with_cpu_texts(void) {
   gc_need_gpu();
   static const int32_t neg[] = {0, 0, -1, 2}, wide[] = {0, 0, 5, 0}, ok[] = {1, 1, 0, 0};
   int64_t pd[2] = {2, 2};
-  gc_arg a[3] = {fed(TF_FLOAT, 2, (int64_t[]){3, 5}, -1, 1), fed_ints(neg, 2, pd)};
+  gc_arg a[3] = {gc_fed(TF_FLOAT, 2, (int64_t[]){3, 5}, -1, 1), fed_ints(neg, 2, pd)};
   gc_check_error(&(gc_op){.type = "Pad"}, a, 2, TF_INVALID_ARGUMENT, "Paddings must be non-negative: -1 2",
                  "Pad negative");
   gc_check_error(&(gc_op){.type = "MirrorPad", .attrs = {GC_STR("mode", "REFLECT")}}, a, 2, TF_INVALID_ARGUMENT,
@@ -221,7 +218,7 @@ static void pads_refuse_bad_paddings_with_cpu_texts(void) {
                  "Pad paddings vector");
   gc_free_args(a + 1, 1);
   a[1] = fed_ints(ok, 2, pd);
-  a[2] = fed(TF_FLOAT, 1, (int64_t[]){2}, 0, 1);
+  a[2] = gc_fed(TF_FLOAT, 1, (int64_t[]){2}, 0, 1);
   gc_check_error(&(gc_op){.type = "PadV2"}, a, 3, TF_INVALID_ARGUMENT, "constant_values must be a scalar. Found: [2]",
                  "PadV2 vector constant");
   gc_free_args(a, 3);
@@ -237,28 +234,30 @@ static void strided_slice_grad_matches_cpu(void) {
   for (int t = 0; t < 4; t++) {
     TF_DataType dt = types[t];
     /* x[6:0:-2, 1, :7:3] of a [7,5,13] x: dy is [3, 3] (begin_mask on dim 2, shrink dim 1). */
-    gc_arg a[5] = {konst(shape, 3), konst(sb, 3), konst(se, 3), konst(ss, 3), fed(dt, 2, (int64_t[]){3, 3}, -9, 9)};
+    gc_arg a[5] = {gc_konst(shape, 3), gc_konst(sb, 3), gc_konst(se, 3), gc_konst(ss, 3),
+                   gc_fed(dt, 2, (int64_t[]){3, 3}, -9, 9)};
     gc_check(&(gc_op){.type = "StridedSliceGrad",
                       .attrs = {GC_INT("shrink_axis_mask", 2), GC_INT("begin_mask", 4)}},
              a, 5, 0, "StridedSliceGrad x[6:0:-2, 1, :7:3]");
     gc_free_args(a + 1, 4);
     /* x[tf.newaxis, ...]: dy [1, 7, 5, 13]. */
-    a[1] = konst(nb, 2);
-    a[2] = konst(ne, 2);
-    a[3] = konst(ns, 2);
-    a[4] = fed(dt, 4, (int64_t[]){1, 7, 5, 13}, -9, 9);
+    a[1] = gc_konst(nb, 2);
+    a[2] = gc_konst(ne, 2);
+    a[3] = gc_konst(ns, 2);
+    a[4] = gc_fed(dt, 4, (int64_t[]){1, 7, 5, 13}, -9, 9);
     gc_check(&(gc_op){.type = "StridedSliceGrad", .attrs = {GC_INT("new_axis_mask", 1), GC_INT("ellipsis_mask", 2)}},
              a, 5, 0, "StridedSliceGrad x[newaxis, ...]");
     gc_free_args(a + 1, 4);
     /* An empty slice x[2:2]: dy [0, 5, 13], the output all zeros. */
-    a[1] = konst(eb, 1);
-    a[2] = konst(ee, 1);
-    a[3] = konst(es, 1);
-    a[4] = fed(dt, 3, (int64_t[]){0, 5, 13}, -9, 9);
+    a[1] = gc_konst(eb, 1);
+    a[2] = gc_konst(ee, 1);
+    a[3] = gc_konst(es, 1);
+    a[4] = gc_fed(dt, 3, (int64_t[]){0, 5, 13}, -9, 9);
     gc_check(&(gc_op){.type = "StridedSliceGrad"}, a, 5, 0, "StridedSliceGrad empty slice");
     gc_free_args(a, 5);
   }
-  gc_arg b[5] = {konst(shape, 3), konst(sb, 3), konst(se, 3), konst(ss, 3), fed(TF_FLOAT, 1, (int64_t[]){2}, 0, 1)};
+  gc_arg b[5] = {gc_konst(shape, 3), gc_konst(sb, 3), gc_konst(se, 3), gc_konst(ss, 3),
+                 gc_fed(TF_FLOAT, 1, (int64_t[]){2}, 0, 1)};
   gc_check_error(&(gc_op){.type = "StridedSliceGrad",
                           .attrs = {GC_INT("shrink_axis_mask", 2), GC_INT("begin_mask", 4)}},
                  b, 5, TF_INVALID_ARGUMENT, "shape of dy was [2] instead of [3,3]", "StridedSliceGrad wrong dy");
@@ -267,57 +266,20 @@ static void strided_slice_grad_matches_cpu(void) {
 
 /* ---- Concat ---- */
 
-/* Concat's list is its second input, which gc_check cannot build: the same comparison by
- * hand, the concat_dim a CPU constant (host memory on the GPU). */
-static void check_concat(int32_t dim, TF_Tensor **values, int n, const char *label) {
-  TF_Graph *g = TF_NewGraph();
-  TF_Status *s = TF_NewStatus();
-  TF_Tensor *dt = gc_ints(&dim, -1);
-  TF_Output d = gc_const(g, "dim", dt, s, label), in[GC_MAX_ARGS], feeds[GC_MAX_ARGS];
-  TF_DeleteTensor(dt);
-  for (int k = 0; k < n; k++) {
-    char name[16];
-    snprintf(name, sizeof name, "v%d", k);
-    in[k] = feeds[k] = gc_unary(g, "Placeholder", name, (TF_Output){NULL, 0}, "dtype", TF_TensorType(values[0]), s,
-                                label);
-  }
-  TF_Operation *ops[2];
-  for (int dev = 0; dev < 2; dev++) {
-    TF_OperationDescription *od = TF_NewOperation(g, "Concat", dev ? "on_gpu" : "on_cpu");
-    TF_SetDevice(od, dev ? GC_GPU : GC_CPU);
-    TF_AddInput(od, d);
-    TF_AddInputList(od, in, n);
-    ops[dev] = gc_finish(od, s, 0, label);
-  }
-  TF_SessionOptions *opts = TF_NewSessionOptions();
-  TF_Session *sess = TF_NewSession(g, opts, s);
-  TF_Output fetch[2] = {{ops[1], 0}, {ops[0], 0}};
-  TF_Tensor *out[2] = {0};
-  TF_SessionRun(sess, NULL, feeds, values, n, fetch, out, 2, NULL, 0, NULL, s);
-  if (TF_GetCode(s) != TF_OK) tfc_test_fail(__FILE__, __LINE__, "%s: %s", label, TF_Message(s));
-  const char *where = TFC_SessionOperationDevice(sess, ops[1], s);
-  if (!where || !strstr(where, "GPU:0"))
-    tfc_test_fail(__FILE__, __LINE__, "%s: placed on %s", label, where ? where : "?");
-  gc_compare(label, out[0], out[1], 0);
-  TF_DeleteTensor(out[0]);
-  TF_DeleteTensor(out[1]);
-  TF_CloseSession(sess, s);
-  TF_DeleteSession(sess, s);
-  TF_DeleteSessionOptions(opts);
-  TF_DeleteGraph(g);
-  TF_DeleteStatus(s);
-}
-
+/* Concat's list is its second input, after the concat_dim (a CPU constant: host memory on
+ * the GPU). */
 static void concat_v1_matches_cpu(void) {
   gc_need_gpu();
+  static const int32_t minus2[] = {-2}, one[] = {1};
   static const TF_DataType types[] = {TF_FLOAT, TF_DOUBLE, TF_INT64, TF_BOOL};
   for (int t = 0; t < 4; t++) {
-    TF_Tensor *v[3] = {gc_rand(types[t], 3, (int64_t[]){3, 5, 7}, -9, 9),
-                       gc_rand(types[t], 3, (int64_t[]){3, 1, 7}, -9, 9),
-                       gc_rand(types[t], 3, (int64_t[]){3, 0, 7}, -9, 9)};
-    check_concat(-2, v, 3, "Concat axis -2 with an empty piece");
-    check_concat(1, v, 2, "Concat axis 1");
-    for (int k = 0; k < 3; k++) TF_DeleteTensor(v[k]);
+    gc_arg a[4] = {gc_konst(minus2, -1), gc_fed(types[t], 3, (int64_t[]){3, 5, 7}, -9, 9),
+                   gc_fed(types[t], 3, (int64_t[]){3, 1, 7}, -9, 9), gc_fed(types[t], 3, (int64_t[]){3, 0, 7}, -9, 9)};
+    gc_check(&(gc_op){.type = "Concat", .list = 3, .list_at = 1}, a, 4, 0, "Concat axis -2 with an empty piece");
+    gc_free_args(a, 1);
+    a[0] = gc_konst(one, -1);
+    gc_check(&(gc_op){.type = "Concat", .list = 2, .list_at = 1}, a, 3, 0, "Concat axis 1");
+    gc_free_args(a, 4);
   }
 }
 
@@ -335,25 +297,26 @@ static void unsorted_segment_sum_matches_cpu(void) {
       /* ids in [-1, 6): -1 rows are dropped on both devices; several rows per segment. */
       /* half: atomics add in half, rounding every partial sum; small values keep that small. */
       double r = half ? 1 : 9, tol = dt == TF_INT32 ? 0 : half ? 5e-2 : sum_tol(dt, 0);
-      gc_arg a[3] = {fed(dt, 3, (int64_t[]){7, 3, 13}, -r, r), fed(idt, 2, (int64_t[]){7, 3}, -1, 6), konst(nseg, -1)};
+      gc_arg a[3] = {gc_fed(dt, 3, (int64_t[]){7, 3, 13}, -r, r), gc_fed(idt, 2, (int64_t[]){7, 3}, -1, 6),
+                     gc_konst(nseg, -1)};
       gc_check(&(gc_op){.type = "UnsortedSegmentSum", .half = half}, a, 3, tol, "UnsortedSegmentSum ids [7,3]");
       gc_free_args(a + 1, 1);
-      a[1] = fed(idt, 1, (int64_t[]){7}, 0, 6);
+      a[1] = gc_fed(idt, 1, (int64_t[]){7}, 0, 6);
       gc_check(&(gc_op){.type = "UnsortedSegmentSum", .half = half}, a, 3, tol, "UnsortedSegmentSum ids [7]");
       gc_free_args(a, 3);
       /* Nothing to sum, and no segments. */
-      a[0] = fed(dt, 2, (int64_t[]){0, 5}, -9, 9);
-      a[1] = fed(idt, 1, (int64_t[]){0}, 0, 6);
-      a[2] = konst(nseg, -1);
+      a[0] = gc_fed(dt, 2, (int64_t[]){0, 5}, -9, 9);
+      a[1] = gc_fed(idt, 1, (int64_t[]){0}, 0, 6);
+      a[2] = gc_konst(nseg, -1);
       gc_check(&(gc_op){.type = "UnsortedSegmentSum", .half = half}, a, 3, 0, "UnsortedSegmentSum empty data");
       gc_free_args(a + 2, 1);
-      a[2] = konst(zero, -1);
+      a[2] = gc_konst(zero, -1);
       gc_check(&(gc_op){.type = "UnsortedSegmentSum", .half = half}, a, 3, 0, "UnsortedSegmentSum zero segments");
       gc_free_args(a, 3);
     }
   }
   static const int32_t vec[] = {3}, negn[] = {-1};
-  gc_arg b[3] = {fed(TF_FLOAT, 2, (int64_t[]){4, 3}, 0, 1), fed(TF_INT32, 1, (int64_t[]){4}, 0, 3),
+  gc_arg b[3] = {gc_fed(TF_FLOAT, 2, (int64_t[]){4, 3}, 0, 1), gc_fed(TF_INT32, 1, (int64_t[]){4}, 0, 3),
                  fed_ints(vec, 1, (int64_t[]){1})};
   gc_check_error(&(gc_op){.type = "UnsortedSegmentSum"}, b, 3, TF_INVALID_ARGUMENT,
                  "num_segments should be a scalar, not shape [1]", "UnsortedSegmentSum vector num_segments");
@@ -362,7 +325,7 @@ static void unsorted_segment_sum_matches_cpu(void) {
   gc_check_error(&(gc_op){.type = "UnsortedSegmentSum"}, b, 3, TF_INVALID_ARGUMENT,
                  "Input num_segments == -1 must not be negative.", "UnsortedSegmentSum negative num_segments");
   gc_free_args(b + 1, 2);
-  b[1] = fed(TF_INT32, 1, (int64_t[]){3}, 0, 3);
+  b[1] = gc_fed(TF_INT32, 1, (int64_t[]){3}, 0, 3);
   b[2] = fed_ints(vec, 0, NULL);
   gc_check_error(&(gc_op){.type = "UnsortedSegmentSum"}, b, 3, TF_INVALID_ARGUMENT,
                  "data.shape = [4,3] does not start with segment_ids.shape = [3]", "UnsortedSegmentSum ids shape");
@@ -430,9 +393,9 @@ static void scans_match_cpu_along_any_axis(void) {
         for (int mode = 0; mode < 4; mode++) {
           int exclusive = mode & 1, reverse = mode >> 1;
           /* Products of values near 1 stay representable over 1023 terms. */
-          gc_arg a[2] = {o ? fed(dt, cases[k].rank, cases[k].dims, 0.99, 1.01)
-                           : fed(dt, cases[k].rank, cases[k].dims, -1, 1),
-                         konst(&cases[k].axis, -1)};
+          gc_arg a[2] = {o ? gc_fed(dt, cases[k].rank, cases[k].dims, 0.99, 1.01)
+                           : gc_fed(dt, cases[k].rank, cases[k].dims, -1, 1),
+                         gc_konst(&cases[k].axis, -1)};
           char label[128];
           snprintf(label, sizeof label, "%s dtype %d%s case %zu axis %d exclusive %d reverse %d", ops[o], (int)dt,
                    half ? " as half" : "", k, (int)cases[k].axis, exclusive, reverse);
@@ -444,7 +407,7 @@ static void scans_match_cpu_along_any_axis(void) {
         }
   }
   static const int32_t far[] = {2}, vec[] = {0};
-  gc_arg b[2] = {fed(TF_FLOAT, 2, (int64_t[]){3, 4}, 0, 1), fed_ints(far, 0, NULL)};
+  gc_arg b[2] = {gc_fed(TF_FLOAT, 2, (int64_t[]){3, 4}, 0, 1), fed_ints(far, 0, NULL)};
   gc_check_error(&(gc_op){.type = "Cumsum"}, b, 2, TF_INVALID_ARGUMENT,
                  "ScanOp: Expected scan axis in the range [-2, 2), but got 2", "Cumsum axis 2 of rank 2");
   gc_free_args(b + 1, 1);

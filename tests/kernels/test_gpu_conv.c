@@ -24,12 +24,6 @@
 
 #include "gpu_compare.c"
 
-/* Whether this process can run the GPU halves (gc_need_gpu's conditions, without skipping). */
-static int have_gpu(void) {
-  const tfc_gpu_platform *cuda = tfc_gpu_platform_cuda();
-  return cuda && tfc_gpu_platform_get() == cuda && cuda->device_count() > 0;
-}
-
 /* Runs o on dev alone and returns its output 0 (new), failing the test on an error. */
 static TF_Tensor *run_on(const char *dev, const gc_op *o, const gc_arg *args, int n_args, const char *label) {
   TF_Graph *g = TF_NewGraph();
@@ -278,7 +272,7 @@ static void pooling_matches_cpu_forward_and_backward(void) {
 /* op on the CPU and, with a GPU, on the GPU: both outputs must be want (n values, exactly). */
 static void expect_values(const gc_op *o, const gc_arg *args, int n_args, const float *want, int64_t n,
                           const char *label) {
-  for (int k = 0; k < (have_gpu() ? 2 : 1); k++) {
+  for (int k = 0; k < (!gc_gpu_missing() ? 2 : 1); k++) {
     TF_Tensor *t = run_on(k ? GC_GPU : GC_CPU, o, args, n_args, label);
     if (TF_TensorType(t) != TF_FLOAT || TF_TensorElementCount(t) != n)
       tfc_test_fail(__FILE__, __LINE__, "%s on %s: dtype %d, %lld elements", label, k ? "GPU" : "CPU",

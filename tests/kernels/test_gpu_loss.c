@@ -21,10 +21,6 @@
 #include "gpu_compare.c"
 #include "tfc/train.h"
 
-static gc_arg fed(TF_DataType dt, int nd, const int64_t *dims, double lo, double hi) {
-  return GC_FED(gc_rand(dt, nd, dims, lo, hi));
-}
-
 /* A float or double tensor of small integers in [0, k): many exact ties, exact in half. */
 static TF_Tensor *ties(TF_DataType dt, int nd, const int64_t *dims, int k) {
   TF_Tensor *t = gc_rand(dt, nd, dims, 0, k);
@@ -39,10 +35,6 @@ static TF_Tensor *ties(TF_DataType dt, int nd, const int64_t *dims, int k) {
 static void set_f(TF_Tensor *t, int64_t i, double v) {
   if (TF_TensorType(t) == TF_FLOAT) ((float *)TF_TensorData(t))[i] = (float)v;
   else ((double *)TF_TensorData(t))[i] = v;
-}
-
-static double get_f(const TF_Tensor *t, int64_t i) {
-  return TF_TensorType(t) == TF_FLOAT ? ((const float *)TF_TensorData(t))[i] : ((const double *)TF_TensorData(t))[i];
 }
 
 /* Runs o on the GPU alone (inputs as gc_check's) and returns its n_out outputs (caller
@@ -81,7 +73,7 @@ static void xent_matches_cpu_on_odd_sizes(void) {
     for (int b = 0; b < 3; b++)
       for (int k = 0; k < 4; k++) {
         int64_t dims[2] = {batches[b], classes[k]};
-        gc_arg a[2] = {fed(dts[t], 2, dims, -8, 8), fed(dts[t], 2, dims, 0, 1)};
+        gc_arg a[2] = {gc_fed(dts[t], 2, dims, -8, 8), gc_fed(dts[t], 2, dims, 0, 1)};
         gc_op o = {.type = "SoftmaxCrossEntropyWithLogits", .n_outputs = 2};
         char label[96];
         snprintf(label, sizeof label, "xent %s [%lld,%lld]", dts[t] == TF_FLOAT ? "float" : "double",
@@ -97,7 +89,7 @@ static void xent_half_matches_float_cpu(void) {
     for (int k = 0; k < 4; k++) {
       int64_t dims[2] = {batches[b], classes[k]};
       /* 0/1 labels (exact in half) keep the loss within half's range. */
-      gc_arg a[2] = {fed(TF_FLOAT, 2, dims, -3, 3), GC_FED(ties(TF_FLOAT, 2, dims, 2))};
+      gc_arg a[2] = {gc_fed(TF_FLOAT, 2, dims, -3, 3), GC_FED(ties(TF_FLOAT, 2, dims, 2))};
       gc_op o = {.type = "SoftmaxCrossEntropyWithLogits", .n_outputs = 2, .half = 1};
       char label[96];
       snprintf(label, sizeof label, "xent half [%lld,%lld]", (long long)dims[0], (long long)dims[1]);
@@ -121,7 +113,7 @@ static void xent_broadcasts_like_cpu(void) {
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
     for (int t = 0; t < 2; t++) {
       TF_DataType dt = t ? TF_DOUBLE : TF_FLOAT;
-      gc_arg a[2] = {fed(dt, cases[i].xn, cases[i].xd, -5, 5), fed(dt, cases[i].ln, cases[i].ld, 0, 1)};
+      gc_arg a[2] = {gc_fed(dt, cases[i].xn, cases[i].xd, -5, 5), gc_fed(dt, cases[i].ln, cases[i].ld, 0, 1)};
       gc_op o = {.type = "SoftmaxCrossEntropyWithLogits", .n_outputs = 2};
       char label[64];
       snprintf(label, sizeof label, "xent broadcast case %zu %s", i, t ? "double" : "float");
@@ -134,7 +126,7 @@ static void xent_empty_batch_and_no_classes_match_cpu(void) {
   gc_need_gpu();
   static const int64_t shapes[][2] = {{0, 10}, {7, 0}, {0, 0}};
   for (int i = 0; i < 3; i++) {
-    gc_arg a[2] = {fed(TF_FLOAT, 2, shapes[i], -1, 1), fed(TF_FLOAT, 2, shapes[i], 0, 1)};
+    gc_arg a[2] = {gc_fed(TF_FLOAT, 2, shapes[i], -1, 1), gc_fed(TF_FLOAT, 2, shapes[i], 0, 1)};
     gc_op o = {.type = "SoftmaxCrossEntropyWithLogits", .n_outputs = 2};
     gc_check(&o, a, 2, 0, "xent empty");
     gc_free_args(a, 2);
@@ -144,12 +136,12 @@ static void xent_empty_batch_and_no_classes_match_cpu(void) {
 static void xent_reports_cpu_errors(void) {
   gc_need_gpu();
   gc_op o = {.type = "SoftmaxCrossEntropyWithLogits", .n_outputs = 2};
-  gc_arg a[2] = {fed(TF_FLOAT, 2, (int64_t[]){7, 10}, -1, 1), fed(TF_FLOAT, 2, (int64_t[]){7, 9}, 0, 1)};
+  gc_arg a[2] = {gc_fed(TF_FLOAT, 2, (int64_t[]){7, 10}, -1, 1), gc_fed(TF_FLOAT, 2, (int64_t[]){7, 9}, 0, 1)};
   gc_check_error(&o, a, 2, TF_INVALID_ARGUMENT,
                  "logits and labels must be broadcastable: logits_size=[7,10] labels_size=[7,9]",
                  "xent [7,10] vs [7,9]");
   gc_free_args(a, 2);
-  gc_arg b[2] = {fed(TF_FLOAT, 3, (int64_t[]){2, 3, 4}, -1, 1), fed(TF_FLOAT, 3, (int64_t[]){2, 3, 4}, 0, 1)};
+  gc_arg b[2] = {gc_fed(TF_FLOAT, 3, (int64_t[]){2, 3, 4}, -1, 1), gc_fed(TF_FLOAT, 3, (int64_t[]){2, 3, 4}, 0, 1)};
   gc_check_error(&o, b, 2, TF_INVALID_ARGUMENT,
                  "logits and labels must be either 2-dimensional, or broadcasted to be 2-dimensional", "xent rank 3");
   gc_free_args(b, 2);
@@ -164,8 +156,8 @@ static void sparse_xent_matches_cpu_on_odd_sizes(void) {
       for (int b = 0; b < 3; b++)
         for (int k = 0; k < 4; k++) {
           int64_t dims[2] = {batches[b], classes[k]};
-          gc_arg a[2] = {fed(TF_FLOAT, 2, dims, -8, 8),
-                         fed(lt ? TF_INT64 : TF_INT32, 1, dims, 0, (double)classes[k])};
+          gc_arg a[2] = {gc_fed(TF_FLOAT, 2, dims, -8, 8),
+                         gc_fed(lt ? TF_INT64 : TF_INT32, 1, dims, 0, (double)classes[k])};
           gc_op o = {.type = "SparseSoftmaxCrossEntropyWithLogits", .n_outputs = 2, .half = half};
           char label[96];
           snprintf(label, sizeof label, "sparse xent %s/%s [%lld,%lld]", half ? "half" : "float",
@@ -178,19 +170,19 @@ static void sparse_xent_matches_cpu_on_odd_sizes(void) {
 static void sparse_xent_reports_cpu_shape_errors(void) {
   gc_need_gpu();
   gc_op o = {.type = "SparseSoftmaxCrossEntropyWithLogits", .n_outputs = 2};
-  gc_arg a[2] = {fed(TF_FLOAT, 1, (int64_t[]){7}, -1, 1), fed(TF_INT32, 1, (int64_t[]){7}, 0, 1)};
+  gc_arg a[2] = {gc_fed(TF_FLOAT, 1, (int64_t[]){7}, -1, 1), gc_fed(TF_INT32, 1, (int64_t[]){7}, 0, 1)};
   gc_check_error(&o, a, 2, TF_INVALID_ARGUMENT, "logits must be 2-D, but got shape [7]", "sparse rank 1 logits");
   gc_free_args(a, 2);
-  gc_arg b[2] = {fed(TF_FLOAT, 2, (int64_t[]){7, 10}, -1, 1), fed(TF_INT64, 1, (int64_t[]){6}, 0, 10)};
+  gc_arg b[2] = {gc_fed(TF_FLOAT, 2, (int64_t[]){7, 10}, -1, 1), gc_fed(TF_INT64, 1, (int64_t[]){6}, 0, 10)};
   gc_check_error(&o, b, 2, TF_INVALID_ARGUMENT,
                  "logits and labels must have the same first dimension, got logits shape [7,10] and labels shape [6]",
                  "sparse batch mismatch");
   gc_free_args(b, 2);
-  gc_arg c[2] = {fed(TF_FLOAT, 2, (int64_t[]){7, 0}, -1, 1), fed(TF_INT32, 1, (int64_t[]){7}, 0, 1)};
+  gc_arg c[2] = {gc_fed(TF_FLOAT, 2, (int64_t[]){7, 0}, -1, 1), gc_fed(TF_INT32, 1, (int64_t[]){7}, 0, 1)};
   gc_check_error(&o, c, 2, TF_INVALID_ARGUMENT, "Must have at least one class, but got logits shape [7,0]",
                  "sparse no classes");
   gc_free_args(c, 2);
-  gc_arg d[2] = {fed(TF_FLOAT, 2, (int64_t[]){7, 10}, -1, 1), fed(TF_INT32, 2, (int64_t[]){7, 1}, 0, 10)};
+  gc_arg d[2] = {gc_fed(TF_FLOAT, 2, (int64_t[]){7, 10}, -1, 1), gc_fed(TF_INT32, 2, (int64_t[]){7, 1}, 0, 10)};
   gc_check_error(&o, d, 2, TF_INVALID_ARGUMENT, "labels must be 1-D, but got shape [7,1]", "sparse rank 2 labels");
   gc_free_args(d, 2);
 }
@@ -201,16 +193,16 @@ static void sparse_xent_bad_label_is_nan_row_on_gpu(void) {
   static const int64_t ncls[] = {10, 4099};
   for (int k = 0; k < 2; k++) {
     int64_t dims[2] = {3, ncls[k]};
-    gc_arg a[2] = {fed(TF_FLOAT, 2, dims, -2, 2), GC_FED(gc_int64s((int64_t[]){1, ncls[k], 0}, 3))};
+    gc_arg a[2] = {gc_fed(TF_FLOAT, 2, dims, -2, 2), GC_FED(gc_int64s((int64_t[]){1, ncls[k], 0}, 3))};
     gc_op o = {.type = "SparseSoftmaxCrossEntropyWithLogits", .n_outputs = 2};
     TF_Tensor *out[2] = {NULL, NULL};
     gpu_only(&o, a, 2, out, 2, "sparse bad label");
     for (int r = 0; r < 3; r++) {
-      double loss = get_f(out[0], r);
+      double loss = gc_value_at(out[0], r);
       if ((r == 1) != (isnan(loss) != 0))
         tfc_test_fail(__FILE__, __LINE__, "row %d: loss %g (only row 1 should be NaN)", r, loss);
       for (int64_t j = 0; j < ncls[k]; j++) {
-        double g = get_f(out[1], r * ncls[k] + j);
+        double g = gc_value_at(out[1], r * ncls[k] + j);
         if ((r == 1) != (isnan(g) != 0))
           tfc_test_fail(__FILE__, __LINE__, "row %d: backprop[%lld] = %g", r, (long long)j, g);
       }
@@ -239,7 +231,7 @@ static void l2loss_matches_cpu(void) {
       TF_DataType dt = t == 1 ? TF_DOUBLE : TF_FLOAT;
       /* Half: small values, so that the sum of 3M squares stays below half's largest value. */
       double r = t == 2 ? 0.1 : 2;
-      gc_arg a[1] = {fed(dt, 1, &sizes[i], -r, r)};
+      gc_arg a[1] = {gc_fed(dt, 1, &sizes[i], -r, r)};
       gc_op o = {.type = "L2Loss", .half = t == 2};
       char label[64];
       snprintf(label, sizeof label, "L2Loss %s n=%lld", t == 0 ? "float" : t == 1 ? "double" : "half",
@@ -248,10 +240,10 @@ static void l2loss_matches_cpu(void) {
       gc_free_args(a, 1);
     }
   /* A matrix and a scalar. */
-  gc_arg m[1] = {fed(TF_FLOAT, 2, (int64_t[]){129, 10}, -1, 1)};
+  gc_arg m[1] = {gc_fed(TF_FLOAT, 2, (int64_t[]){129, 10}, -1, 1)};
   gc_check(&(gc_op){.type = "L2Loss"}, m, 1, 1e-5, "L2Loss [129,10]");
   gc_free_args(m, 1);
-  gc_arg s[1] = {fed(TF_DOUBLE, 0, NULL, -3, 3)};
+  gc_arg s[1] = {gc_fed(TF_DOUBLE, 0, NULL, -3, 3)};
   gc_check(&(gc_op){.type = "L2Loss"}, s, 1, 1e-12, "L2Loss scalar");
   gc_free_args(s, 1);
 }
@@ -320,15 +312,15 @@ static void argmax_reports_cpu_errors(void) {
   gc_need_gpu();
   gc_op o = {.type = "ArgMax", .attrs = {GC_TYPE("output_type", TF_INT64)}};
   int32_t three = 3;
-  gc_arg a[2] = {fed(TF_FLOAT, 3, (int64_t[]){2, 3, 4}, -1, 1), GC_FED(gc_ints(&three, -1))};
+  gc_arg a[2] = {gc_fed(TF_FLOAT, 3, (int64_t[]){2, 3, 4}, -1, 1), GC_FED(gc_ints(&three, -1))};
   gc_check_error(&o, a, 2, TF_INVALID_ARGUMENT, "Expected dimension in the range [-3, 3), but got 3", "ArgMax dim 3");
   gc_free_args(a, 2);
   int32_t one = 1;
-  gc_arg b[2] = {fed(TF_FLOAT, 2, (int64_t[]){7, 0}, -1, 1), GC_FED(gc_ints(&one, -1))};
+  gc_arg b[2] = {gc_fed(TF_FLOAT, 2, (int64_t[]){7, 0}, -1, 1), GC_FED(gc_ints(&one, -1))};
   gc_check_error(&o, b, 2, TF_INVALID_ARGUMENT, "Reduction axis 1 is empty in shape [7,0]", "ArgMax empty axis");
   gc_free_args(b, 2);
   int32_t two[2] = {0, 1};
-  gc_arg c[2] = {fed(TF_FLOAT, 2, (int64_t[]){7, 3}, -1, 1), GC_FED(gc_ints(two, 2))};
+  gc_arg c[2] = {gc_fed(TF_FLOAT, 2, (int64_t[]){7, 3}, -1, 1), GC_FED(gc_ints(two, 2))};
   gc_check_error(&o, c, 2, TF_INVALID_ARGUMENT, "dim must be a scalar, but received tensor of shape: [2]",
                  "ArgMax vector dim");
   gc_free_args(c, 2);
@@ -356,7 +348,7 @@ static void in_top_k_matches_cpu(void) {
             set_f(p, 2 * dims[1] + dims[1] - 1, NAN);
           }
           int32_t k32 = (int32_t)ks[kv];
-          gc_arg a[3] = {GC_FED(p), fed(it, 1, dims, 0, (double)dims[1]),
+          gc_arg a[3] = {GC_FED(p), gc_fed(it, 1, dims, 0, (double)dims[1]),
                          GC_FED(lt ? gc_int64s(&ks[kv], -1) : gc_ints(&k32, -1))};
           gc_op o = {.type = "InTopKV2"};
           char label[96];
@@ -371,7 +363,8 @@ static void in_top_k_bad_target_is_false_on_gpu(void) {
   gc_need_gpu();
   int64_t dims[2] = {4, 10};
   int32_t k = 10;
-  gc_arg a[3] = {fed(TF_FLOAT, 2, dims, -1, 1), GC_FED(gc_ints((int32_t[]){0, 10, -1, 9}, 4)), GC_FED(gc_ints(&k, -1))};
+  gc_arg a[3] = {gc_fed(TF_FLOAT, 2, dims, -1, 1), GC_FED(gc_ints((int32_t[]){0, 10, -1, 9}, 4)),
+                 GC_FED(gc_ints(&k, -1))};
   gc_op o = {.type = "InTopKV2"};
   TF_Tensor *out = NULL;
   gpu_only(&o, a, 3, &out, 1, "InTopKV2 bad target");
@@ -386,15 +379,15 @@ static void in_top_k_bad_target_is_false_on_gpu(void) {
     tfc_test_fail(__FILE__, __LINE__, "CPU: code %d: %s", (int)code, msg);
   gc_free_args(a, 3);
   /* Shape errors are the same on both devices. */
-  gc_arg b[3] = {fed(TF_FLOAT, 1, (int64_t[]){4}, -1, 1), GC_FED(gc_ints((int32_t[]){0, 1, 2, 3}, 4)),
+  gc_arg b[3] = {gc_fed(TF_FLOAT, 1, (int64_t[]){4}, -1, 1), GC_FED(gc_ints((int32_t[]){0, 1, 2, 3}, 4)),
                  GC_FED(gc_ints(&k, -1))};
   gc_check_error(&o, b, 3, TF_INVALID_ARGUMENT, "predictions must be 2-dimensional", "InTopKV2 rank 1");
   gc_free_args(b, 3);
-  gc_arg c[3] = {fed(TF_FLOAT, 2, dims, -1, 1), GC_FED(gc_ints((int32_t[]){0, 1, 2}, 3)), GC_FED(gc_ints(&k, -1))};
+  gc_arg c[3] = {gc_fed(TF_FLOAT, 2, dims, -1, 1), GC_FED(gc_ints((int32_t[]){0, 1, 2}, 3)), GC_FED(gc_ints(&k, -1))};
   gc_check_error(&o, c, 3, TF_INVALID_ARGUMENT, "First dimension of predictions 4 must match length of targets 3",
                  "InTopKV2 length");
   gc_free_args(c, 3);
-  gc_arg d[3] = {fed(TF_FLOAT, 2, dims, -1, 1), GC_FED(gc_ints((int32_t[]){0, 1, 2, 3}, 4)),
+  gc_arg d[3] = {gc_fed(TF_FLOAT, 2, dims, -1, 1), GC_FED(gc_ints((int32_t[]){0, 1, 2, 3}, 4)),
                  GC_FED(gc_ints((int32_t[]){1, 2}, 2))};
   gc_check_error(&o, d, 3, TF_INVALID_ARGUMENT, "k must be 0-D, got shape [2]", "InTopKV2 vector k");
   gc_free_args(d, 3);
@@ -408,7 +401,7 @@ static void check_numerics_passes_finite_values(void) {
   for (int t = 0; t < 3; t++)
     for (int i = 0; i < 4; i++) {
       TF_DataType dt = t == 1 ? TF_DOUBLE : TF_FLOAT;
-      gc_arg a[1] = {fed(dt, 1, &sizes[i], -1e4, 1e4)};
+      gc_arg a[1] = {gc_fed(dt, 1, &sizes[i], -1e4, 1e4)};
       gc_op o = {.type = "CheckNumerics", .attrs = {GC_STR("message", "finite")}, .half = t == 2};
       char label[64];
       snprintf(label, sizeof label, "CheckNumerics %d n=%lld", t, (long long)sizes[i]);

@@ -27,22 +27,19 @@
 
 /* ---- graph building ---- */
 
-static TF_Operation *done(TF_OperationDescription *d, int line) {
-  TF_Status *s = TF_NewStatus();
-  TF_Operation *op = TF_FinishOperation(d, s);
-  if (TF_GetCode(s) != TF_OK) tfc_test_fail(__FILE__, line, "building: %s", TF_Message(s));
-  TF_DeleteStatus(s);
-  return op;
+/* The status the helpers below pass to the gc_* builders. Those fail the test on any error,
+ * so it never carries one back and can be shared; it lives as long as the process. */
+static TF_Status *build_status(void) {
+  static TF_Status *s;
+  if (!s) s = TF_NewStatus();
+  return s;
 }
 
 static TF_Output out0(TF_Operation *op) { return (TF_Output){op, 0}; }
 
 /* A CPU placeholder of any shape. */
 static TF_Output placeholder(TF_Graph *g, const char *name, TF_DataType dt) {
-  TF_OperationDescription *d = TF_NewOperation(g, "Placeholder", name);
-  TF_SetDevice(d, GC_CPU);
-  TF_SetAttrType(d, "dtype", dt);
-  return out0(done(d, __LINE__));
+  return gc_unary(g, "Placeholder", name, (TF_Output){NULL, 0}, "dtype", dt, build_status(), name);
 }
 
 /* A CPU scalar constant of dtype dt (float, double or half). */
@@ -51,33 +48,19 @@ static TF_Output scalar(TF_Graph *g, const char *name, TF_DataType dt, double v)
   if (dt == TF_FLOAT) *(float *)TF_TensorData(t) = (float)v;
   else if (dt == TF_DOUBLE) *(double *)TF_TensorData(t) = v;
   else *(uint16_t *)TF_TensorData(t) = tfc_philox_float_to_half((float)v);
-  TF_Status *s = TF_NewStatus();
-  TF_OperationDescription *d = TF_NewOperation(g, "Const", name);
-  TF_SetDevice(d, GC_CPU);
-  TF_SetAttrType(d, "dtype", dt);
-  TF_SetAttrTensor(d, "value", t, s);
-  if (TF_GetCode(s) != TF_OK) tfc_test_fail(__FILE__, __LINE__, "%s", TF_Message(s));
-  TF_DeleteStatus(s);
+  TF_Output c = gc_const(g, name, t, build_status(), name);
   TF_DeleteTensor(t);
-  return out0(done(d, __LINE__));
+  return c;
 }
 
-/* VariableV2 (nd < 0: unknown shape). */
-static TF_Output ref_var(TF_Graph *g, const char *name, const char *dev, TF_DataType dt, const int64_t *dims, int nd) {
-  TF_OperationDescription *d = TF_NewOperation(g, "VariableV2", name);
+/* A variable: type VariableV2 (ref) or VarHandleOp (resource); nd < 0: unknown shape. */
+static TF_Output variable(TF_Graph *g, const char *type, const char *name, const char *dev, TF_DataType dt,
+                          const int64_t *dims, int nd) {
+  TF_OperationDescription *d = TF_NewOperation(g, type, name);
   TF_SetDevice(d, dev);
   TF_SetAttrType(d, "dtype", dt);
   TF_SetAttrShape(d, "shape", dims, nd);
-  return out0(done(d, __LINE__));
-}
-
-/* VarHandleOp (nd < 0: unknown shape). */
-static TF_Output res_var(TF_Graph *g, const char *name, const char *dev, TF_DataType dt, const int64_t *dims, int nd) {
-  TF_OperationDescription *d = TF_NewOperation(g, "VarHandleOp", name);
-  TF_SetDevice(d, dev);
-  TF_SetAttrType(d, "dtype", dt);
-  TF_SetAttrShape(d, "shape", dims, nd);
-  return out0(done(d, __LINE__));
+  return out0(gc_finish(d, build_status(), 0, name));
 }
 
 /* type(inputs) on dev; `dtype` set when nonzero (the resource ops' attr). */
@@ -87,7 +70,7 @@ static TF_Operation *node(TF_Graph *g, const char *type, const char *name, const
   TF_SetDevice(d, dev);
   for (int i = 0; i < n; i++) TF_AddInput(d, in[i]);
   if (dtype) TF_SetAttrType(d, "dtype", dtype);
-  return done(d, __LINE__);
+  return gc_finish(d, build_status(), 0, name);
 }
 
 static TF_Output read_var(TF_Graph *g, const char *name, const char *dev, TF_Output h, TF_DataType dt) {
@@ -95,11 +78,7 @@ static TF_Output read_var(TF_Graph *g, const char *name, const char *dev, TF_Out
 }
 
 static TF_Output cast(TF_Graph *g, const char *name, TF_Output x, TF_DataType to) {
-  TF_OperationDescription *d = TF_NewOperation(g, "Cast", name);
-  TF_SetDevice(d, GC_CPU);
-  TF_AddInput(d, x);
-  TF_SetAttrType(d, "DstT", to);
-  return out0(done(d, __LINE__));
+  return gc_unary(g, "Cast", name, x, "DstT", to, build_status(), name);
 }
 
 /* ---- sessions ---- */
@@ -229,11 +208,11 @@ static void check_optimizer(const opt_case *c, TF_DataType dt, int resource, con
         value = cast(g, cname, init_ph[k], TF_HALF);
       }
       if (resource) {
-        vars[k] = res_var(g, name, dev, vdt, dims, nd);
+        vars[k] = variable(g, "VarHandleOp", name, dev, vdt, dims, nd);
         inits[n_inits++] = node(g, "AssignVariableOp", iname, dev, (TF_Output[]){vars[k], value}, 2, vdt);
         fetch[dv * MAX_VARS + k] = read_var(g, rname, dev, vars[k], vdt);
       } else {
-        vars[k] = ref_var(g, name, dev, vdt, dims, nd);
+        vars[k] = variable(g, "VariableV2", name, dev, vdt, dims, nd);
         inits[n_inits++] = node(g, "Assign", iname, dev, (TF_Output[]){vars[k], value}, 2, 0);
         fetch[dv * MAX_VARS + k] = vars[k];
       }
@@ -251,7 +230,7 @@ static void check_optimizer(const opt_case *c, TF_DataType dt, int resource, con
     for (int i = 0; i < c->n_in; i++)
       TF_AddInput(d, i < c->n_vars ? vars[i] : i == c->grad ? (dv ? grad_h : grad_ph) : scal[dv][i]);
     if (c->attr) TF_SetAttrBool(d, c->attr, (unsigned char)c->attr_val);
-    apply[dv] = done(d, __LINE__);
+    apply[dv] = gc_finish(d, build_status(), 0, label);
   }
   TF_Session *sess = open_session(g);
   RUN_OK(sess, init_ph, init_val, c->n_vars, NULL, NULL, 0, inits, n_inits);
@@ -357,7 +336,7 @@ static void gpu_resource_variable_round_trips(void) {
   TF_Graph *g = TF_NewGraph();
   static const int64_t dims[1] = {4};
   TF_Output x_ph = placeholder(g, "x", TF_FLOAT), d_ph = placeholder(g, "d", TF_FLOAT);
-  TF_Output h = res_var(g, "v", GC_GPU, TF_FLOAT, dims, 1);
+  TF_Output h = variable(g, "VarHandleOp", "v", GC_GPU, TF_FLOAT, dims, 1);
   TF_Output inited = out0(node(g, "VarIsInitializedOp", "inited", GC_GPU, &h, 1, 0));
   TF_Operation *assign = node(g, "AssignVariableOp", "assign", GC_GPU, (TF_Output[]){h, x_ph}, 2, TF_FLOAT);
   TF_Operation *add = node(g, "AssignAddVariableOp", "add", GC_GPU, (TF_Output[]){h, d_ph}, 2, TF_FLOAT);
@@ -365,7 +344,8 @@ static void gpu_resource_variable_round_trips(void) {
   TF_Output r = read_var(g, "read", GC_GPU, h, TF_FLOAT);
   /* int64 (add) and bool (assign only) variables. */
   TF_Output i_ph = placeholder(g, "i", TF_INT64), b_ph = placeholder(g, "b", TF_BOOL);
-  TF_Output hi = res_var(g, "vi", GC_GPU, TF_INT64, dims, 1), hb = res_var(g, "vb", GC_GPU, TF_BOOL, dims, 1);
+  TF_Output hi = variable(g, "VarHandleOp", "vi", GC_GPU, TF_INT64, dims, 1);
+  TF_Output hb = variable(g, "VarHandleOp", "vb", GC_GPU, TF_BOOL, dims, 1);
   TF_Operation *assign_i = node(g, "AssignVariableOp", "assign_i", GC_GPU, (TF_Output[]){hi, i_ph}, 2, TF_INT64);
   TF_Operation *add_i = node(g, "AssignAddVariableOp", "add_i", GC_GPU, (TF_Output[]){hi, i_ph}, 2, TF_INT64);
   TF_Operation *assign_b = node(g, "AssignVariableOp", "assign_b", GC_GPU, (TF_Output[]){hb, b_ph}, 2, TF_BOOL);
@@ -427,13 +407,13 @@ static void gpu_ref_variable_round_trips(void) {
   TF_Graph *g = TF_NewGraph();
   static const int64_t dims[1] = {4};
   TF_Output x_ph = placeholder(g, "x", TF_FLOAT), d_ph = placeholder(g, "d", TF_FLOAT);
-  TF_Output v = ref_var(g, "v", GC_GPU, TF_FLOAT, dims, 1);
+  TF_Output v = variable(g, "VariableV2", "v", GC_GPU, TF_FLOAT, dims, 1);
   TF_Output inited = out0(node(g, "IsVariableInitialized", "inited", GC_GPU, &v, 1, TF_FLOAT));
   TF_Operation *assign = node(g, "Assign", "assign", GC_GPU, (TF_Output[]){v, x_ph}, 2, 0);
   TF_Operation *add = node(g, "AssignAdd", "add", GC_GPU, (TF_Output[]){v, d_ph}, 2, 0);
   TF_Operation *sub = node(g, "AssignSub", "sub", GC_GPU, (TF_Output[]){v, d_ph}, 2, 0);
   TF_Output i_ph = placeholder(g, "i", TF_INT64);
-  TF_Output vi = ref_var(g, "vi", GC_GPU, TF_INT64, dims, 1);
+  TF_Output vi = variable(g, "VariableV2", "vi", GC_GPU, TF_INT64, dims, 1);
   TF_Operation *assign_i = node(g, "Assign", "assign_i", GC_GPU, (TF_Output[]){vi, i_ph}, 2, 0);
   TF_Operation *sub_i = node(g, "AssignSub", "sub_i", GC_GPU, (TF_Output[]){vi, i_ph}, 2, 0);
   TF_Session *sess = open_session(g);
@@ -513,7 +493,7 @@ static const int64_t V4[1] = {4};
 static void build_read_uninit(TF_Graph *g, const char *dev, TF_Output *fetch, TF_Operation **target, TF_Output *feeds,
                               TF_Tensor **vals, int *n_feeds) {
   (void)target, (void)feeds, (void)vals, (void)n_feeds;
-  *fetch = read_var(g, "read", dev, res_var(g, "v", dev, TF_FLOAT, V4, 1), TF_FLOAT);
+  *fetch = read_var(g, "read", dev, variable(g, "VarHandleOp", "v", dev, TF_FLOAT, V4, 1), TF_FLOAT);
 }
 
 static void build_add_resource_uninit(TF_Graph *g, const char *dev, TF_Output *fetch, TF_Operation **target,
@@ -522,8 +502,8 @@ static void build_add_resource_uninit(TF_Graph *g, const char *dev, TF_Output *f
   feeds[0] = placeholder(g, "d", TF_FLOAT);
   vals[0] = gc_rand(TF_FLOAT, 1, V4, 0, 1);
   *n_feeds = 1;
-  *target = node(g, "AssignAddVariableOp", "add", dev, (TF_Output[]){res_var(g, "v", dev, TF_FLOAT, V4, 1), feeds[0]},
-                 2, TF_FLOAT);
+  TF_Output h = variable(g, "VarHandleOp", "v", dev, TF_FLOAT, V4, 1);
+  *target = node(g, "AssignAddVariableOp", "add", dev, (TF_Output[]){h, feeds[0]}, 2, TF_FLOAT);
 }
 
 static void build_add_ref_uninit(TF_Graph *g, const char *dev, TF_Output *fetch, TF_Operation **target,
@@ -532,7 +512,8 @@ static void build_add_ref_uninit(TF_Graph *g, const char *dev, TF_Output *fetch,
   feeds[0] = placeholder(g, "d", TF_FLOAT);
   vals[0] = gc_rand(TF_FLOAT, 1, V4, 0, 1);
   *n_feeds = 1;
-  *target = node(g, "AssignAdd", "add", dev, (TF_Output[]){ref_var(g, "v", dev, TF_FLOAT, V4, 1), feeds[0]}, 2, 0);
+  TF_Output v = variable(g, "VariableV2", "v", dev, TF_FLOAT, V4, 1);
+  *target = node(g, "AssignAdd", "add", dev, (TF_Output[]){v, feeds[0]}, 2, 0);
 }
 
 /* ApplyGradientDescent (resource: its Resource form) on a fresh variable. */
@@ -541,7 +522,7 @@ static void build_gd_uninit(TF_Graph *g, const char *dev, TF_Operation **target,
   feeds[0] = placeholder(g, "grad", TF_FLOAT);
   vals[0] = gc_rand(TF_FLOAT, 1, V4, 0, 1);
   *n_feeds = 1;
-  TF_Output v = resource ? res_var(g, "v", dev, TF_FLOAT, V4, 1) : ref_var(g, "v", dev, TF_FLOAT, V4, 1);
+  TF_Output v = variable(g, resource ? "VarHandleOp" : "VariableV2", "v", dev, TF_FLOAT, V4, 1);
   *target = node(g, resource ? "ResourceApplyGradientDescent" : "ApplyGradientDescent", "apply", dev,
                  (TF_Output[]){v, scalar(g, "alpha", TF_FLOAT, 0.1), feeds[0]}, 3, 0);
 }
@@ -582,7 +563,7 @@ static void check_rollback(int resource) {
   TF_Operation *init, *add;
   TF_Output value, updated;
   if (resource) {
-    TF_Output h = res_var(g, "v", GC_GPU, TF_FLOAT, dims, 1);
+    TF_Output h = variable(g, "VarHandleOp", "v", GC_GPU, TF_FLOAT, dims, 1);
     init = node(g, "AssignVariableOp", "init", GC_GPU, (TF_Output[]){h, x_ph}, 2, TF_FLOAT);
     add = node(g, "AssignAddVariableOp", "add", GC_GPU, (TF_Output[]){h, d_ph}, 2, TF_FLOAT);
     value = read_var(g, "read", GC_GPU, h, TF_FLOAT);
@@ -592,9 +573,9 @@ static void check_rollback(int resource) {
     TF_AddInput(d, h);
     TF_AddControlInput(d, add);
     TF_SetAttrType(d, "dtype", TF_FLOAT);
-    updated = out0(done(d, __LINE__));
+    updated = out0(gc_finish(d, build_status(), 0, "read_after"));
   } else {
-    TF_Output v = ref_var(g, "v", GC_GPU, TF_FLOAT, dims, 1);
+    TF_Output v = variable(g, "VariableV2", "v", GC_GPU, TF_FLOAT, dims, 1);
     init = node(g, "Assign", "init", GC_GPU, (TF_Output[]){v, x_ph}, 2, 0);
     add = node(g, "AssignAdd", "add", GC_GPU, (TF_Output[]){v, d_ph}, 2, 0);
     value = v;
@@ -604,7 +585,7 @@ static void check_rollback(int resource) {
   TF_SetDevice(d, GC_CPU);
   TF_AddInput(d, updated);
   TF_SetAttrString(d, "message", "boom", 4);
-  TF_Output check = out0(done(d, __LINE__));
+  TF_Output check = out0(gc_finish(d, build_status(), 0, "check"));
   TF_Session *sess = open_session(g);
 
   const float x[3] = {1, 2, 3}, good[3] = {0.5f, 0.25f, -1}, bad[3] = {1, NAN, 1};
@@ -670,10 +651,10 @@ static void build_shape_case(TF_Graph *g, const char *dev, TF_Output *fetch, TF_
     feeds[*n_feeds] = placeholder(g, pname, TF_FLOAT);
     vals[*n_feeds] = gc_rand(TF_FLOAT, c->var_nd[k], c->var_dims[k], 0.1, 1);
     if (c->resource) {
-      in[k] = res_var(g, name, dev, TF_FLOAT, NULL, -1);
+      in[k] = variable(g, "VarHandleOp", name, dev, TF_FLOAT, NULL, -1);
       inits[k] = node(g, "AssignVariableOp", iname, dev, (TF_Output[]){in[k], feeds[*n_feeds]}, 2, TF_FLOAT);
     } else {
-      in[k] = ref_var(g, name, dev, TF_FLOAT, NULL, -1);
+      in[k] = variable(g, "VariableV2", name, dev, TF_FLOAT, NULL, -1);
       inits[k] = node(g, "Assign", iname, dev, (TF_Output[]){in[k], feeds[*n_feeds]}, 2, 0);
     }
     (*n_feeds)++;
@@ -697,7 +678,7 @@ static void build_shape_case(TF_Graph *g, const char *dev, TF_Output *fetch, TF_
   TF_SetDevice(d, dev);
   for (int i = 0; i < c->n_in; i++) TF_AddInput(d, in[i]);
   for (int k = 0; k < c->n_vars; k++) TF_AddControlInput(d, inits[k]);
-  *target = done(d, __LINE__);
+  *target = gc_finish(d, build_status(), 0, "apply");
 }
 
 static void expect_shape_error(const shape_case *c, const char *text) {

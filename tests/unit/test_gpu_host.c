@@ -130,6 +130,15 @@ static int run(TF_Session *sess, const TF_Output *feeds, TF_Tensor **feed_values
   return code;
 }
 
+/* run() that must succeed with an empty message. */
+static void run_ok(TF_Session *sess, const TF_Output *feeds, TF_Tensor **feed_values, int n_feeds,
+                   const TF_Output *fetches, int n, TF_Tensor **out) {
+  char *msg;
+  EXPECT_EQ(run(sess, feeds, feed_values, n_feeds, fetches, n, out, &msg), TF_OK);
+  EXPECT_STREQ(msg, "");
+  free(msg);
+}
+
 /* The device `op` was placed on, after a run. */
 static const char *placed(TF_Session *sess, TF_Operation *op) {
   TF_Status *s = TF_NewStatus();
@@ -192,10 +201,7 @@ static void int32_shape_math_runs_on_gpu0_in_host_memory(void) {
 
   TF_Session *sess = session(g);
   TF_Tensor *out[N];
-  char *msg;
-  EXPECT_EQ(run(sess, NULL, NULL, 0, fetches, N, out, &msg), TF_OK);
-  EXPECT_STREQ(msg, "");
-  free(msg);
+  run_ok(sess, NULL, NULL, 0, fetches, N, out);
   TF_Operation *ops[] = {x, shp, rows, packed, reshaped, sum, mul, total, range, bga};
   for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) EXPECT_STREQ(placed(sess, ops[i]), LH "GPU:0");
   expect_i32(out[0], (int64_t[]){3, 2}, 2, (int32_t[]){1, 2, 3, 4, 5, 6});
@@ -213,6 +219,7 @@ static void int32_shape_math_runs_on_gpu0_in_host_memory(void) {
   install(0);
   sess = session(g);
   TF_Tensor *cpu[N];
+  char *msg;
   EXPECT_EQ(run(sess, NULL, NULL, 0, fetches, N, cpu, &msg), TF_OK);
   free(msg);
   EXPECT_STREQ(placed(sess, bga), LH "CPU:0");
@@ -239,10 +246,7 @@ static void int32_beside_float_on_gpu0_crosses_in_host_memory(void) {
   TF_Session *sess = session(g);
   TF_Output fetches[] = {{fi, 0}, {add, 0}, {neg, 0}};
   TF_Tensor *out[3];
-  char *msg;
-  EXPECT_EQ(run(sess, NULL, NULL, 0, fetches, 3, out, &msg), TF_OK);
-  EXPECT_STREQ(msg, "");
-  free(msg);
+  run_ok(sess, NULL, NULL, 0, fetches, 3, out);
   EXPECT_STREQ(placed(sess, add), LH "GPU:0");
   EXPECT_STREQ(placed(sess, a), LH "CPU:0");
   EXPECT_STREQ(placed(sess, neg), LH "CPU:0");
@@ -283,10 +287,7 @@ static void variadic_host_row_keeps_every_input_in_host_memory(void) {
   TF_Session *sess = session(g);
   TF_Output fetches[] = {{p, 0}, {up, 39}};
   TF_Tensor *out[2];
-  char *msg;
-  EXPECT_EQ(run(sess, NULL, NULL, 0, fetches, 2, out, &msg), TF_OK);
-  EXPECT_STREQ(msg, "");
-  free(msg);
+  run_ok(sess, NULL, NULL, 0, fetches, 2, out);
   EXPECT_STREQ(placed(sess, p), LH "GPU:0");
   EXPECT_STREQ(placed(sess, up), LH "GPU:0");
   expect_i32(out[0], (int64_t[]){N}, 1, want);
@@ -313,10 +314,7 @@ static void float_ops_without_gpu_rows_stay_on_cpu(void) {
   TF_Session *sess = session(g);
   TF_Output fetches[] = {{fsum, 0}, {iadd, 0}, {ipow, 0}};
   TF_Tensor *out[3];
-  char *msg;
-  EXPECT_EQ(run(sess, NULL, NULL, 0, fetches, 3, out, &msg), TF_OK);
-  EXPECT_STREQ(msg, "");
-  free(msg);
+  run_ok(sess, NULL, NULL, 0, fetches, 3, out);
   EXPECT_STREQ(placed(sess, fadd), LH "CPU:0");
   EXPECT_STREQ(placed(sess, fsum), LH "CPU:0");
   EXPECT_STREQ(placed(sess, fshape), LH "GPU:0"); /* shape-only: a GPU row for every dtype */
@@ -345,10 +343,7 @@ static void identity_n_forwards_device_tensors(void) {
   TF_Session *sess = session(g);
   TF_Output fetches[] = {{idn, 0}, {idn, 1}};
   TF_Tensor *out[2];
-  char *msg;
-  EXPECT_EQ(run(sess, NULL, NULL, 0, fetches, 2, out, &msg), TF_OK);
-  EXPECT_STREQ(msg, "");
-  free(msg);
+  run_ok(sess, NULL, NULL, 0, fetches, 2, out);
   EXPECT_STREQ(placed(sess, idn), LH "GPU:0");
   const float *fv = TF_TensorData(out[0]);
   EXPECT_TRUE(TF_Dim(out[0], 0) == 3 && fv[0] == 1.5f && fv[1] == -2 && fv[2] == 4);
@@ -429,10 +424,7 @@ static void gradient_broadcast_args_run_on_gpu0(void) {
   memset(TF_TensorData(feed), 0, 6 * sizeof(float));
   TF_Output fi = {x, 0};
   TF_Tensor *out[2];
-  char *msg;
-  EXPECT_EQ(run(sess, &fi, &feed, 1, dys, 2, out, &msg), TF_OK);
-  EXPECT_STREQ(msg, "");
-  free(msg);
+  run_ok(sess, &fi, &feed, 1, dys, 2, out);
   EXPECT_STREQ(placed(sess, bga), LH "GPU:0");
   EXPECT_STREQ(placed(sess, y), LH "CPU:0");
   EXPECT_STREQ(placed(sess, dys[1].oper), LH "GPU:0"); /* db's Reshape: shape-only, runs anywhere */
