@@ -815,7 +815,9 @@ static double evaluate(const flags *f) {
 /* ---------------------------------------------------------------- inputs */
 
 /* Counts path's records (TFC_CountRecords: the framing, cheaply) and fails when the file is
- * missing, unreadable, damaged or empty, naming it. */
+ * missing, unreadable, damaged or empty, naming it. An empty train file must not reach the
+ * pipeline: with num_epochs None the file-name queue never ends, so the reader would open the
+ * file, find no record and take the next name forever (TF's graph does the same). */
 static long count_records(const flags *f, const char *name) {
   char path[4096];
   snprintf(path, sizeof path, "%s/%s", f->data, name);
