@@ -6,6 +6,7 @@
  *
  *   tfc data fashion-mnist --out data          # once: Debian's idx files -> TFRecord
  *   fashion_mnist --data data --out train_dir [--epochs 1] [--devices 2] [--batch 50]
+ *   (installed as the command tfc-fashion-mnist)
  *
  * The graph, as the Python program builds it:
  *   /cpu:0    the input pipeline — string_input_producer over train.tfrecords, a TFRecordReader,
@@ -18,15 +19,32 @@
  *             conv 5x5x64 + ReLU + max-pool, fc 1024 + ReLU + dropout, fc 10; softmax
  *             cross-entropy plus the L2 regularizer on the fully connected weights; the tower's
  *             gradients.
- * Every few steps it prints the seed's line ("step 10, loss = 0.87 (1523.4 examples/sec; 0.066
- * sec/batch)"), writes summaries (losses, learning rate, weight histograms) to an event file in
- * the output directory and checkpoints there. A run started again with the same output
- * directory restores the last checkpoint and continues from its global step; killed at any
- * moment, it loses at most the steps since that checkpoint (saves are atomic). At the end it
- * evaluates the moving averages of the weights on the 10,000 test images and prints the test
- * accuracy.
+ * Before building anything it checks its inputs: train.tfrecords (and test.tfrecords unless
+ * --no-eval) must exist and hold records whose framing is sound; an epoch is the number of
+ * training records counted there. Every few steps it prints the seed's line ("step 10, loss =
+ * 0.87 (1523.4 examples/sec; 0.066 sec/batch)"), writes summaries (losses, learning rate, weight
+ * histograms) to an event file in the output directory and checkpoints there. At the end it
+ * evaluates the moving averages of the weights on the test images and prints the accuracy.
+ *
+ * Failures: every error is printed with TF's code name first, and the exit status is 1 (2 for
+ * a bad flag, naming it). When the input pipeline fails (a corrupt record: DATA_LOSS naming the
+ * file and offset), that first error is what is printed, not the closed queue it leaves behind.
+ *
+ * Resuming: a run started again with the same output directory restores the newest intact
+ * checkpoint listed in the directory's "checkpoint" file (TFC_LatestIntactCheckpoint; each
+ * damaged or missing one passed over is named with the reason) and continues from its global
+ * step; killed at any moment, it loses at most the steps since that checkpoint (saves are
+ * atomic, and temporaries of a killed save are removed by the next). It never overwrites a
+ * checkpoint it did not restore from: the files of any checkpoint newer than the one restored
+ * (damaged, or written but never listed) are renamed "<name>.aside.*" first, since training
+ * would reach that step and save over them; with no intact checkpoint listed, or checkpoints
+ * present but no state file naming them, it refuses to start. --restart starts over from step
+ * 0 instead, replacing the directory's checkpoints as it saves.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +55,7 @@
 #include "tensorflow/c/c_api.h"
 #include "tfc/input.h"
 #include "tfc/queue_runner.h"
+#include "tfc/record.h"
 #include "tfc/saver.h"
 #include "tfc/summary.h"
 #include "tfc/tfc.h"
@@ -45,8 +64,6 @@
 #define IMAGE 28
 #define PIXELS (IMAGE * IMAGE)
 #define CLASSES 10
-#define TRAIN_EXAMPLES 60000
-#define TEST_EXAMPLES 10000
 #define MAX_DEVICES 16
 
 typedef struct flags {
@@ -56,25 +73,38 @@ typedef struct flags {
   long max_steps;
   int64_t seed;
   double lr, lr_decay, momentum, weight_decay, ema_decay, keep_prob;
-  int eval, train;
+  int eval, train, restart;
+  long train_records; /* counted in train.tfrecords before training */
 } flags;
 
 static TF_Status *status;
+static const char *prog = "fashion_mnist"; /* argv[0]'s base name */
 
-static void check(const char *what) {
-  if (TF_GetCode(status) != TF_OK) {
-    fprintf(stderr, "fashion_mnist: %s: %s\n", what, TF_Message(status));
-    exit(1);
-  }
+/* Prints "<prog>: <CODE>: <message>" and exits 1. */
+static void fail(TF_Code code, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
+static void fail(TF_Code code, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "%s: %s: ", prog, TFC_CodeName(code));
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+  exit(1);
 }
 
-static void usage(void) {
-  fprintf(stderr,
-          "usage: fashion_mnist [--data DIR] [--out DIR] [--epochs E] [--devices N] [--batch B]\n"
-          "                     [--max-steps S] [--lr LR] [--lr-decay D] [--keep-prob P] [--seed N]\n"
-          "                     [--threads T] [--log-every K] [--save-every K] [--summary-every K]\n"
-          "                     [--eval-only] [--no-eval]\n");
-  exit(2);
+static void check(const char *what) {
+  if (TF_GetCode(status) != TF_OK) fail(TF_GetCode(status), "%s: %s", what, TF_Message(status));
+}
+
+static void usage(FILE *to, int code) __attribute__((noreturn));
+static void usage(FILE *to, int code) {
+  fprintf(to,
+          "usage: %s [--data DIR] [--out DIR] [--epochs E] [--devices N] [--batch B]\n"
+          "         [--max-steps S] [--lr LR] [--lr-decay D] [--keep-prob P] [--seed N]\n"
+          "         [--threads T] [--log-every K] [--save-every K] [--summary-every K]\n"
+          "         [--eval-only] [--no-eval] [--restart] [--help]\n",
+          prog);
+  exit(code);
 }
 
 /* ---------------------------------------------------------------- graph helpers */
@@ -342,6 +372,135 @@ static void timestamp(char *buf, size_t n) {
 
 static int64_t scalar_i64(TF_Tensor *t) { return *(int64_t *)TF_TensorData(t); }
 
+/* Ends the run after a failed step: asks the queue runners to stop, waits for them, and
+ * prints the first error that stopped the input pipeline (a corrupt record, an unreadable
+ * file) when there is one — the step's own error is then only its consequence (the queue it
+ * dequeues from was closed) — else the step's error. step_error may be NULL (the coordinator
+ * was asked to stop before the step). */
+static void stop_and_fail(TFC_Coordinator *coord, const TF_Status *step_error, long step, const char *what) {
+  TF_Status *cause = TF_NewStatus();
+  TFC_CoordinatorRequestStop(coord, step_error);
+  TFC_CoordinatorJoin(coord, cause);
+  if (TF_GetCode(cause) != TF_OK)
+    fail(TF_GetCode(cause), "%s (the input pipeline stopped; %s ends at step %ld)", TF_Message(cause), what, step);
+  if (step_error && TF_GetCode(step_error) != TF_OK)
+    fail(TF_GetCode(step_error), "%s at step %ld: %s", what, step, TF_Message(step_error));
+  fail(TF_INTERNAL, "%s stopped at step %ld without an error", what, step);
+}
+
+/* ---------------------------------------------------------------- checkpoints */
+
+/* "<dir>/model.ckpt-<step>" files: 1 with *step and *suffix (".index", ".data-00000-of-00001",
+ * ".meta") when name is one, else 0. */
+static int ckpt_file(const char *name, long *step, const char **suffix) {
+  if (strncmp(name, "model.ckpt-", 11) != 0) return 0;
+  char *end;
+  errno = 0;
+  long n = strtol(name + 11, &end, 10);
+  if (end == name + 11 || errno || n < 0) return 0;
+  size_t len = strlen(end);
+  int data = len == 20 && strncmp(end, ".data-", 6) == 0 && strncmp(end + 11, "-of-", 4) == 0 &&
+             strspn(end + 6, "0123456789") == 5 && strspn(end + 15, "0123456789") == 5;
+  if (!data && strcmp(end, ".index") != 0 && strcmp(end, ".meta") != 0) return 0;
+  *step = n;
+  *suffix = end;
+  return 1;
+}
+
+/* The step of a checkpoint path ("<dir>/model.ckpt-400" -> 400), -1 for another name. */
+static long ckpt_step(const char *path) {
+  const char *base = strrchr(path, '/');
+  base = base ? base + 1 : path;
+  char name[4200];
+  if (strlen(base) >= 4096) return -1;
+  snprintf(name, sizeof name, "%s.index", base);
+  long step;
+  const char *suffix;
+  return ckpt_file(name, &step, &suffix) ? step : -1;
+}
+
+/* Renames the files of every checkpoint in dir with a step above `above` (all when -1) to
+ * "model.ckpt-<step>.aside[N]<suffix>", saying so; returns how many checkpoints moved. */
+static int move_aside_newer(const char *dir, long above) {
+  DIR *d = opendir(dir);
+  if (!d) return 0;
+  int moved = 0;
+  long last = -1;
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    long step;
+    const char *suffix;
+    if (!ckpt_file(e->d_name, &step, &suffix) || step <= above) continue;
+    char from[4096], to[4096];
+    snprintf(from, sizeof from, "%s/%s", dir, e->d_name);
+    for (int k = 0;; k++) { /* a free name: .aside, .aside1, ... */
+      char tag[32];
+      snprintf(tag, sizeof tag, k ? ".aside%d" : ".aside", k);
+      snprintf(to, sizeof to, "%s/model.ckpt-%ld%s%s", dir, step, tag, suffix);
+      if (access(to, F_OK) != 0) break;
+    }
+    if (rename(from, to) != 0) fail(TF_PERMISSION_DENIED, "cannot move %s aside to %s: %s", from, to, strerror(errno));
+    if (step != last) {
+      printf("moved the files of checkpoint model.ckpt-%ld aside (%s/model.ckpt-%ld.aside*): training from "
+             "step %ld would save over them\n",
+             step, dir, step, above < 0 ? 0 : above);
+      moved++;
+      last = step;
+    }
+  }
+  closedir(d);
+  return moved;
+}
+
+static void say_skipped(void *arg, const char *path, const TF_Status *why) {
+  ++*(int *)arg;
+  fprintf(stderr, "%s: checkpoint %s cannot be restored: %s: %s\n", prog, path, TFC_CodeName(TF_GetCode(why)),
+          TF_Message(why));
+}
+
+/* Whether dir holds any "model.ckpt-<step>.index". */
+static int has_checkpoint_files(const char *dir) {
+  DIR *d = opendir(dir);
+  int any = 0;
+  struct dirent *e;
+  while (d && !any && (e = readdir(d))) {
+    long step;
+    const char *suffix;
+    any = ckpt_file(e->d_name, &step, &suffix) && strcmp(suffix, ".index") == 0;
+  }
+  if (d) closedir(d);
+  return any;
+}
+
+/* The checkpoint to resume from: 1 with its path in ckpt, or 0 to start from step 0. Refuses
+ * (exits 1) when the directory holds checkpoints none of which can be restored, unless
+ * --restart. Moves aside the checkpoints newer than the one chosen. */
+static int checkpoint_to_resume(const flags *f, char *ckpt, size_t n) {
+  int skipped = 0;
+  int found = TFC_LatestIntactCheckpoint(f->out, ckpt, n, say_skipped, &skipped, status);
+  if (f->restart) {
+    TF_SetStatus(status, TF_OK, "");
+    printf("starting over from step 0 (--restart): checkpoints in %s are replaced as training saves\n", f->out);
+    return 0;
+  }
+  if (found < 0)
+    fail(TF_GetCode(status), "%s (pass --restart to start over from step 0)", TF_Message(status));
+  if (found == 0 && skipped > 0)
+    fail(TF_FAILED_PRECONDITION,
+         "none of the %d checkpoint%s listed in %s/checkpoint can be restored (see above); refusing to start over "
+         "and overwrite them: pass --restart to train from step 0",
+         skipped, skipped > 1 ? "s" : "", f->out);
+  if (found == 0 && has_checkpoint_files(f->out))
+    fail(TF_FAILED_PRECONDITION,
+         "%s holds model.ckpt-* checkpoints but no checkpoint state file naming them; refusing to start over and "
+         "overwrite them: pass --restart to train from step 0",
+         f->out);
+  if (found == 0) return 0;
+  if (skipped > 0) printf("falling back to %s, the newest checkpoint that can be restored\n", ckpt);
+  move_aside_newer(f->out, ckpt_step(ckpt));
+  return 1;
+}
+
 static void train(const flags *f) {
   int gpus = count_gpus();
   int towers = gpus > 0 ? gpus : f->devices;
@@ -357,7 +516,7 @@ static void train(const flags *f) {
   /* The step counter, learning rate, optimizer and variables live on /cpu:0. */
   TFC_Variable global_step = TFC_GetOrCreateGlobalStep(cpu, status);
   check("global_step");
-  long steps_per_epoch = TRAIN_EXAMPLES / ((long)f->batch * towers);
+  long steps_per_epoch = f->train_records / ((long)f->batch * towers);
   if (steps_per_epoch < 1) steps_per_epoch = 1;
   TF_Output lr = TFC_ExponentialDecay(cpu, f->lr, global_step.value, (double)steps_per_epoch, f->lr_decay, 1, status);
   check("exponential_decay");
@@ -461,11 +620,10 @@ static void train(const flags *f) {
   init[1] = TFC_LocalVariablesInitializer(cpu, NULL, status);
   check("local init");
 
-  /* Start fresh or resume from the output directory's last checkpoint. */
-  TF_Session *sess = new_session(g, f, cpus);
+  /* Start fresh or resume from the output directory's newest intact checkpoint. */
   char ckpt[4096];
-  int found = TFC_LatestCheckpoint(f->out, ckpt, sizeof ckpt, status);
-  check("latest_checkpoint");
+  int found = checkpoint_to_resume(f, ckpt, sizeof ckpt);
+  TF_Session *sess = new_session(g, f, cpus);
   if (found) {
     /* The saver takes over the directory's checkpoint list, so max_to_keep keeps counting. */
     run_targets(sess, &init[1], 1, "local init");
@@ -503,6 +661,7 @@ static void train(const flags *f) {
   long window_steps = 0;
   char saved[4096] = "";
   while (step < max_steps) {
+    if (TFC_CoordinatorShouldStop(coord)) stop_and_fail(coord, NULL, step, "training");
     int want_summary = f->summary_every > 0 && (step + 1) % f->summary_every == 0;
     TF_Output fetches[2] = {tower_loss[0], summary};
     TF_Tensor *out[2] = {NULL, NULL};
@@ -510,10 +669,7 @@ static void train(const flags *f) {
     TF_SessionRun(sess, NULL, NULL, NULL, 0, fetches, out, want_summary && summary.oper ? 2 : 1,
                   (const TF_Operation *const *)&train_op, 1,
                   NULL, status);
-    if (TF_GetCode(status) != TF_OK) {
-      TFC_CoordinatorRequestStop(coord, status);
-      check("train step");
-    }
+    if (TF_GetCode(status) != TF_OK) stop_and_fail(coord, status, step, "training");
     busy += now_s() - t0;
     step++;
     window_steps++;
@@ -584,12 +740,10 @@ static void train(const flags *f) {
 static double evaluate(const flags *f) {
   char path[4096], ckpt[4096];
   snprintf(path, sizeof path, "%s/test.tfrecords", f->data);
-  int found = TFC_LatestCheckpoint(f->out, ckpt, sizeof ckpt, status);
+  int skipped = 0;
+  int found = TFC_LatestIntactCheckpoint(f->out, ckpt, sizeof ckpt, say_skipped, &skipped, status);
   check("latest_checkpoint");
-  if (!found) {
-    fprintf(stderr, "fashion_mnist: no checkpoint in %s to evaluate\n", f->out);
-    exit(1);
-  }
+  if (!found) fail(TF_NOT_FOUND, "no checkpoint in %s to evaluate%s", f->out, skipped ? " that can be restored" : "");
   TF_Graph *g = TF_NewGraph();
   TFC_Scope *root = TFC_NewRootScope(g);
   TFC_Scope *cpu = TFC_ScopeWithDevice(root, "/cpu:0");
@@ -626,10 +780,12 @@ static double evaluate(const flags *f) {
   check("start_queue_runners");
   long right = 0, total = 0;
   for (;;) {
+    if (TFC_CoordinatorShouldStop(coord)) stop_and_fail(coord, NULL, total, "evaluation");
     TF_Tensor *out = NULL;
     TF_SessionRun(sess, NULL, NULL, NULL, 0, &correct, &out, 1, NULL, 0, NULL, status);
-    if (TF_GetCode(status) == TF_OUT_OF_RANGE) break; /* the test file is done */
-    check("evaluation step");
+    /* The test file is done — or the pipeline failed, closing the queue early. */
+    if (TF_GetCode(status) == TF_OUT_OF_RANGE) break;
+    if (TF_GetCode(status) != TF_OK) stop_and_fail(coord, status, total, "evaluation");
     const unsigned char *ok = TF_TensorData(out);
     int64_t k = TF_Dim(out, 0);
     for (int64_t i = 0; i < k; i++) right += ok[i] != 0;
@@ -639,7 +795,9 @@ static double evaluate(const flags *f) {
   TF_SetStatus(status, TF_OK, "");
   TFC_CoordinatorRequestStop(coord, NULL);
   TFC_CoordinatorJoin(coord, status);
-  check("queue runners");
+  if (TF_GetCode(status) != TF_OK) /* a corrupt test record ends the file early */
+    fail(TF_GetCode(status), "%s (the input pipeline stopped; evaluation ends after %ld test images)",
+         TF_Message(status), total);
   TFC_DeleteCoordinator(coord);
   double acc = total ? (double)right / (double)total : 0;
   char ts[32];
@@ -654,14 +812,72 @@ static double evaluate(const flags *f) {
   return acc;
 }
 
-/* ---------------------------------------------------------------- main */
+/* ---------------------------------------------------------------- inputs */
 
-static const char *arg(int argc, char **argv, int *i) {
-  if (*i + 1 >= argc) usage();
-  return argv[++*i];
+/* Counts path's records (TFC_CountRecords: the framing, cheaply) and fails when the file is
+ * missing, unreadable, damaged or empty, naming it. An empty train file must not reach the
+ * pipeline: with num_epochs None the file-name queue never ends, so the reader would open the
+ * file, find no record and take the next name forever (TF's graph does the same). */
+static long count_records(const flags *f, const char *name) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/%s", f->data, name);
+  int64_t n = TFC_CountRecords(path, "", status);
+  if (TF_GetCode(status) == TF_NOT_FOUND)
+    fail(TF_NOT_FOUND, "%s; make the data with `tfc data fashion-mnist --out %s`", TF_Message(status), f->data);
+  check("checking the input");
+  if (n == 0)
+    fail(TF_INVALID_ARGUMENT, "%s holds no records (an empty file); make the data again with `tfc data fashion-mnist "
+         "--out %s`", path, f->data);
+  return (long)n;
 }
 
+/* ---------------------------------------------------------------- flags */
+
+static void bad_flag(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+static void bad_flag(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "%s: ", prog);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+  usage(stderr, 2);
+}
+
+static const char *arg(int argc, char **argv, int *i) {
+  if (*i + 1 >= argc) bad_flag("%s needs a value", argv[*i]);
+  ++*i;
+  return argv[*i];
+}
+
+/* The next argument as an integer in [lo, hi], or a message naming the flag. */
+static long int_arg(int argc, char **argv, int *i, long lo, long hi) {
+  const char *flag = argv[*i], *v = arg(argc, argv, i);
+  char *end;
+  errno = 0;
+  long n = strtol(v, &end, 10);
+  if (end == v || *end || errno == ERANGE) bad_flag("%s: '%s' is not an integer", flag, v);
+  if (n < lo || n > hi) bad_flag("%s: %ld is out of range [%ld, %ld]", flag, n, lo, hi);
+  return n;
+}
+
+/* The next argument as a number in (lo, hi] (lo_open) or [lo, hi]. */
+static double num_arg(int argc, char **argv, int *i, double lo, int lo_open, double hi) {
+  const char *flag = argv[*i], *v = arg(argc, argv, i);
+  char *end;
+  errno = 0;
+  double x = strtod(v, &end);
+  if (end == v || *end || errno == ERANGE || x != x) bad_flag("%s: '%s' is not a number", flag, v);
+  if ((lo_open ? x <= lo : x < lo) || x > hi)
+    bad_flag("%s: %g is out of range %s%g, %g]", flag, x, lo_open ? "(" : "[", lo, hi);
+  return x;
+}
+
+/* ---------------------------------------------------------------- main */
+
 int main(int argc, char **argv) {
+  const char *base = argc > 0 ? strrchr(argv[0], '/') : NULL;
+  if (argc > 0) prog = base ? base + 1 : argv[0];
   flags f = {.data = "fashion_mnist_data", .out = "fashion_mnist_train", .epochs = 1, .devices = 2, .batch = 50,
              .log_every = 10, .save_every = 200, .summary_every = 50, .lr = 0.01, .lr_decay = 0.9,
              .momentum = 0.9, .weight_decay = 0.0001, .ema_decay = 0.999, .keep_prob = 0.5, .eval = 1, .train = 1};
@@ -669,37 +885,31 @@ int main(int argc, char **argv) {
     const char *a = argv[i];
     if (!strcmp(a, "--data")) f.data = arg(argc, argv, &i);
     else if (!strcmp(a, "--out")) f.out = arg(argc, argv, &i);
-    else if (!strcmp(a, "--epochs")) f.epochs = atof(arg(argc, argv, &i));
-    else if (!strcmp(a, "--devices")) f.devices = atoi(arg(argc, argv, &i));
-    else if (!strcmp(a, "--batch")) f.batch = atoi(arg(argc, argv, &i));
-    else if (!strcmp(a, "--max-steps")) f.max_steps = atol(arg(argc, argv, &i));
-    else if (!strcmp(a, "--lr")) f.lr = atof(arg(argc, argv, &i));
-    else if (!strcmp(a, "--lr-decay")) f.lr_decay = atof(arg(argc, argv, &i));
-    else if (!strcmp(a, "--keep-prob")) f.keep_prob = atof(arg(argc, argv, &i));
-    else if (!strcmp(a, "--seed")) f.seed = atoll(arg(argc, argv, &i));
-    else if (!strcmp(a, "--threads")) f.threads = atoi(arg(argc, argv, &i));
-    else if (!strcmp(a, "--log-every")) f.log_every = atoi(arg(argc, argv, &i));
-    else if (!strcmp(a, "--save-every")) f.save_every = atoi(arg(argc, argv, &i));
-    else if (!strcmp(a, "--summary-every")) f.summary_every = atoi(arg(argc, argv, &i));
+    else if (!strcmp(a, "--epochs")) f.epochs = num_arg(argc, argv, &i, 0, 1, 1e6);
+    else if (!strcmp(a, "--devices")) f.devices = (int)int_arg(argc, argv, &i, 1, MAX_DEVICES);
+    else if (!strcmp(a, "--batch")) f.batch = (int)int_arg(argc, argv, &i, 1, 1 << 20);
+    else if (!strcmp(a, "--max-steps")) f.max_steps = int_arg(argc, argv, &i, 0, LONG_MAX);
+    else if (!strcmp(a, "--lr")) f.lr = num_arg(argc, argv, &i, 0, 1, 1e6);
+    else if (!strcmp(a, "--lr-decay")) f.lr_decay = num_arg(argc, argv, &i, 0, 1, 1);
+    else if (!strcmp(a, "--keep-prob")) f.keep_prob = num_arg(argc, argv, &i, 0, 1, 1);
+    else if (!strcmp(a, "--seed")) f.seed = int_arg(argc, argv, &i, LONG_MIN, LONG_MAX);
+    else if (!strcmp(a, "--threads")) f.threads = (int)int_arg(argc, argv, &i, 0, 4096);
+    else if (!strcmp(a, "--log-every")) f.log_every = (int)int_arg(argc, argv, &i, 1, INT_MAX);
+    else if (!strcmp(a, "--save-every")) f.save_every = (int)int_arg(argc, argv, &i, 0, INT_MAX);
+    else if (!strcmp(a, "--summary-every")) f.summary_every = (int)int_arg(argc, argv, &i, 0, INT_MAX);
     else if (!strcmp(a, "--eval-only")) f.train = 0;
     else if (!strcmp(a, "--no-eval")) f.eval = 0;
-    else usage();
+    else if (!strcmp(a, "--restart")) f.restart = 1;
+    else if (!strcmp(a, "--help") || !strcmp(a, "-h")) usage(stdout, 0);
+    else bad_flag("unknown flag '%s'", a);
   }
-  if (f.devices < 1 || f.devices > MAX_DEVICES || f.batch < 1 || f.log_every < 1 || f.epochs <= 0 ||
-      f.keep_prob <= 0 || f.keep_prob > 1)
-    usage();
+  if (!f.train && !f.eval) bad_flag("--eval-only and --no-eval leave nothing to do");
   status = TF_NewStatus();
-  char probe[4096];
-  snprintf(probe, sizeof probe, "%s/train.tfrecords", f.data);
-  if (access(probe, R_OK) != 0) {
-    fprintf(stderr, "fashion_mnist: %s: %s; make it with `tfc data fashion-mnist --out %s`\n", probe, strerror(errno),
-            f.data);
-    return 1;
-  }
-  if (mkdir(f.out, 0777) != 0 && errno != EEXIST) {
-    fprintf(stderr, "fashion_mnist: cannot create %s: %s\n", f.out, strerror(errno));
-    return 1;
-  }
+  /* The inputs, before anything is built: a missing, empty or damaged file stops here. */
+  if (f.train) f.train_records = count_records(&f, "train.tfrecords");
+  if (f.eval) count_records(&f, "test.tfrecords");
+  if (mkdir(f.out, 0777) != 0 && errno != EEXIST)
+    fail(TF_PERMISSION_DENIED, "cannot create %s: %s", f.out, strerror(errno));
   if (f.train) train(&f);
   if (f.eval) evaluate(&f);
   TF_DeleteStatus(status);

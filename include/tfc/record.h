@@ -18,6 +18,7 @@
 #define TFC_RECORD_H_
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "tensorflow/c/c_api.h"
 
@@ -52,6 +53,16 @@ TF_CAPI_EXPORT extern int TFC_RecordReaderRead(TFC_RecordReader* reader, const c
                                                TF_Status* status);
 /* Closes and frees the reader. NULL: no-op. */
 TF_CAPI_EXPORT extern void TFC_DeleteRecordReader(TFC_RecordReader* reader);
+
+/* How many records path holds, checked cheaply: an uncompressed file is walked by its framing
+ * (each record's length and its checksum read, the data skipped, and the file must end at a
+ * record boundary), so a bad length or a file cut short is found but damage inside a record's
+ * data is not (TFC_RecordReaderRead finds that); a compressed file is read through (every
+ * checksum checked). Returns the count (0 for an empty file), or -1 with status set: the
+ * open's errors (NOT_FOUND "<path>; No such file or directory", ...), DATA_LOSS naming the
+ * file and the bad record's offset. */
+TF_CAPI_EXPORT extern int64_t TFC_CountRecords(const char* path, const char* compression_type,
+                                               TF_Status* status);
 
 #ifdef __cplusplus
 }

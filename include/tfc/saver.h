@@ -78,7 +78,9 @@ TF_CAPI_EXPORT extern TF_Operation* TFC_SaverRestoreOp(const TFC_Saver* saver); 
  * deletes the files of checkpoints beyond max_to_keep, oldest first. Returns 1 on success, 0
  * on error: the SaveV2 kernel's (file errors name the file; nothing at the new prefix or in
  * the state file changes when the data or index file cannot be written) or the state file's.
- * The directory is created when missing. */
+ * The directory is created when missing. The saver's first save to a save_path first removes
+ * the temporary files ("*.tempstate*") that saves to save_path or "<save_path>-<step>" killed
+ * midway left behind, sparing those a live save (of any saver, in any process) is writing. */
 TF_CAPI_EXPORT extern int TFC_SaverSave(TFC_Saver* saver, TF_Session* session, const char* save_path,
                                        int64_t global_step, char* out_path, size_t out_len,
                                        TF_Status* status);
@@ -110,6 +112,30 @@ TF_CAPI_EXPORT extern void TFC_SaverRecoverLastCheckpoints(TFC_Saver* saver,
  * too small). Thread-safe. */
 TF_CAPI_EXPORT extern int TFC_LatestCheckpoint(const char* checkpoint_dir, char* out, size_t out_len,
                                               TF_Status* status);
+
+/* Whether the checkpoint at prefix can be restored whole: its index file opens and parses,
+ * and every tensor it lists is in the data files with its size and checksum right (each byte
+ * is read once; no session needed). Returns 1 (status OK) when intact, else 0 with status
+ * saying why: NOT_FOUND naming the missing index or data file, DATA_LOSS naming the corrupt
+ * file (and tensor). Thread-safe. */
+TF_CAPI_EXPORT extern int TFC_CheckpointIntact(const char* prefix, TF_Status* status);
+
+/* Called by TFC_LatestIntactCheckpoint for each listed checkpoint it passes over: its path
+ * (joined to the directory) and why (TFC_CheckpointIntact's status). Both are borrowed for
+ * the call. */
+typedef void (*TFC_CheckpointSkipped)(void* arg, const char* path, const TF_Status* why);
+
+/* TFC_LatestCheckpoint for a directory whose newest checkpoints may be damaged (a disk
+ * error, a copy cut short, a file deleted by hand): the newest checkpoint listed in the state
+ * file that TFC_CheckpointIntact accepts — model_checkpoint_path first, then
+ * all_model_checkpoint_paths from the last (newest) entry to the first — copied into out.
+ * skipped (may be NULL) hears of each one passed over, newest first. Returns 1 when found; 0
+ * when there is no state file or no listed checkpoint is intact; -1 on error (DATA_LOSS for
+ * an unparseable state file naming it, INVALID_ARGUMENT when out_len is too small).
+ * Thread-safe. */
+TF_CAPI_EXPORT extern int TFC_LatestIntactCheckpoint(const char* checkpoint_dir, char* out, size_t out_len,
+                                                    TFC_CheckpointSkipped skipped, void* arg,
+                                                    TF_Status* status);
 
 #ifdef __cplusplus
 }

@@ -15,6 +15,10 @@
 extern "C" {
 #endif
 
+/* TF's name of a status code ("INVALID_ARGUMENT", "DATA_LOSS"; "UNKNOWN_CODE" for a value out
+ * of range), as tools print it in front of an error's message. Static storage. */
+TF_CAPI_EXPORT extern const char* TFC_CodeName(TF_Code code);
+
 /* ConfigProto.device_count[type] = count (e.g. "CPU", 4 gives four CPU devices). Types longer
  * than 15 bytes or more than 8 distinct types: INVALID_ARGUMENT. */
 TF_CAPI_EXPORT extern void TFC_SetDeviceCount(TF_SessionOptions* options, const char* device_type,

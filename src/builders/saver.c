@@ -33,6 +33,7 @@ struct TFC_Saver {
   int max_to_keep;
   char **last; /* tracked checkpoints, oldest first */
   int n_last;
+  char *swept; /* the save_path whose stale temporaries were removed (first save to it) */
 };
 
 /* ---------------------------------------------------------------- building */
@@ -245,6 +246,7 @@ static void free_last(TFC_Saver *s) {
 TFC_EXPORT void TFC_DeleteSaver(TFC_Saver *saver) {
   if (!saver) return;
   free_last(saver);
+  free(saver->swept);
   free(saver);
 }
 
@@ -523,6 +525,12 @@ TFC_EXPORT int TFC_SaverSave(TFC_Saver *saver, TF_Session *session, const char *
     TFC_OOM(s);
     goto done;
   }
+  /* 0. On the first save to this path, the temporaries of saves killed midway go. */
+  if (!saver->swept || strcmp(saver->swept, save_path) != 0) {
+    tfc_bundle_remove_stale_temps(save_path);
+    free(saver->swept);
+    saver->swept = strdup(save_path); /* NULL on OOM: swept again next time, harmless */
+  }
   /* 1. Run the save tensor with the prefix fed. */
   if (!(feed = string_scalar(prefix, s))) goto done;
   TF_Status *run = TF_NewStatus();
@@ -619,6 +627,56 @@ TFC_EXPORT int TFC_LatestCheckpoint(const char *checkpoint_dir, char *out, size_
     if (r == 1) {
       found = st.model && tfc_bundle_exists(st.model);
       if (found && copy_out(st.model, out, out_len, s)) found = -1;
+      state_free(&st);
+    }
+  }
+  tfc_status_fini(&scratch);
+  return found;
+}
+
+TFC_EXPORT int TFC_CheckpointIntact(const char *prefix, TF_Status *status) {
+  tfc_status scratch;
+  tfc_status *s = tfc_capi_status_or(status, &scratch);
+  if (!prefix || !*prefix) tfc_status_set(s, TFC_INVALID_ARGUMENT, "TFC_CheckpointIntact: prefix is empty");
+  else tfc_bundle_verify(prefix, s);
+  int ok = tfc_status_ok(s);
+  tfc_status_fini(&scratch);
+  return ok;
+}
+
+TFC_EXPORT int TFC_LatestIntactCheckpoint(const char *checkpoint_dir, char *out, size_t out_len,
+                                          TFC_CheckpointSkipped skipped, void *arg, TF_Status *status) {
+  tfc_status scratch;
+  tfc_status *s = tfc_capi_status_or(status, &scratch);
+  int found = -1;
+  state st;
+  if (!checkpoint_dir) {
+    tfc_status_set(s, TFC_INVALID_ARGUMENT, "TFC_LatestIntactCheckpoint: checkpoint_dir is NULL");
+  } else {
+    int r = state_read(*checkpoint_dir ? checkpoint_dir : ".", &st, s);
+    if (r == 0) found = 0;
+    if (r == 1) {
+      /* Newest first: the model path, then the list from its end; each path once. */
+      found = 0;
+      TF_Status *why = TF_NewStatus();
+      if (!why) {
+        TFC_OOM(s);
+        found = -1;
+      }
+      for (int i = st.n_all; why && found == 0 && i >= 0; i--) {
+        const char *p = i == st.n_all ? st.model : st.all[i];
+        if (!p || (i < st.n_all && st.model && strcmp(p, st.model) == 0)) continue;
+        int dup = 0;
+        for (int k = i + 1; k < st.n_all && !dup; k++) dup = strcmp(st.all[k], p) == 0;
+        if (dup) continue;
+        TF_SetStatus(why, TF_OK, "");
+        if (TFC_CheckpointIntact(p, why)) {
+          found = copy_out(p, out, out_len, s) ? -1 : 1;
+        } else if (skipped) {
+          skipped(arg, p, why);
+        }
+      }
+      TF_DeleteStatus(why);
       state_free(&st);
     }
   }

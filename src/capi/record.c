@@ -102,3 +102,16 @@ TFC_EXPORT void TFC_DeleteRecordReader(TFC_RecordReader *reader) {
   tfc_record_reader_free(reader->r);
   free(reader);
 }
+
+TFC_EXPORT int64_t TFC_CountRecords(const char *path, const char *compression_type, TF_Status *status) {
+  tfc_status scratch, *s = tfc_capi_status_or(status, &scratch);
+  tfc_compression c;
+  uint64_t n = 0;
+  int64_t out = -1;
+  if (!path)
+    tfc_status_set(s, TFC_INVALID_ARGUMENT, "TFC_CountRecords: path is NULL");
+  else if (tfc_compression_parse(compression_type, &c, s) == TFC_OK && tfc_record_count(path, c, &n, s) == TFC_OK)
+    out = (int64_t)n;
+  tfc_status_fini(&scratch);
+  return out;
+}

@@ -39,6 +39,7 @@ TFC_EXPORT void TF_SetStatus(TF_Status *s, TF_Code code, const char *msg) {
 }
 
 TFC_EXPORT TF_Code TF_GetCode(const TF_Status *s) { return s ? (TF_Code)s->s.code : TF_OK; }
+TFC_EXPORT const char *TFC_CodeName(TF_Code code) { return tfc_code_name((int)code); }
 
 TFC_EXPORT const char *TF_Message(const TF_Status *s) {
   if (!s || s->s.code == TFC_OK) return "";

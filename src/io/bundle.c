@@ -15,6 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -126,6 +128,114 @@ static char *temp_name(const char *path) {
   return asprintf(&p, "%s.tempstate%llu", path, (unsigned long long)r) < 0 ? NULL : p;
 }
 
+/* Creates "<path>.tempstate<random>" (exclusively) and takes an exclusive flock(2) on it,
+ * which marks it live for tfc_bundle_remove_stale_temps until the file is closed. A remover
+ * may have unlinked the file between its creation and the lock: then the path no longer names
+ * the locked file and a fresh name is tried. The caller frees *tmp_out. NULL with the file's
+ * error. */
+static FILE *open_locked_temp(const char *path, char **tmp_out, tfc_status *s) {
+  *tmp_out = NULL;
+  for (int attempt = 0; attempt < 8; attempt++) {
+    char *tmp = temp_name(path);
+    if (!tmp) {
+      TFC_OOM(s);
+      return NULL;
+    }
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd < 0) {
+      tfc_table_io_error(s, errno, tmp);
+      free(tmp);
+      return NULL;
+    }
+    struct stat have, named;
+    int locked = flock(fd, LOCK_EX) == 0;
+    if (locked && fstat(fd, &have) == 0 && stat(tmp, &named) == 0 && have.st_ino == named.st_ino &&
+        have.st_dev == named.st_dev) {
+      FILE *f = fdopen(fd, "wb");
+      if (f) {
+        *tmp_out = tmp;
+        return f;
+      }
+      tfc_table_io_error(s, errno, tmp);
+      close(fd);
+      unlink(tmp);
+      free(tmp);
+      return NULL;
+    }
+    int err = locked ? 0 : errno;
+    close(fd);
+    if (!locked) {
+      unlink(tmp);
+      tfc_table_io_error(s, err, tmp);
+      free(tmp);
+      return NULL;
+    }
+    free(tmp); /* removed under us: try another name */
+  }
+  tfc_status_set(s, TFC_UNAVAILABLE, "could not keep a temporary file for %s: removed repeatedly", path);
+  return NULL;
+}
+
+/* The length of a "<digits>" run at p (0 for none). */
+static size_t digits_at(const char *p) {
+  size_t n = 0;
+  while (p[n] >= '0' && p[n] <= '9') n++;
+  return n;
+}
+
+/* Whether name (a directory entry) is a temporary of a bundle at "<base>" or "<base>-<step>":
+ * "[-<digits>].index.tempstate<digits>" or "[-<digits>].data-<5 digits>-of-<5
+ * digits>.tempstate<digits>" after base. */
+static int is_temp_of(const char *name, const char *base) {
+  size_t bl = strlen(base);
+  if (strncmp(name, base, bl) != 0) return 0;
+  const char *p = name + bl;
+  if (*p == '-') {
+    size_t d = digits_at(p + 1);
+    if (!d) return 0;
+    p += 1 + d;
+  }
+  if (strncmp(p, ".index", 6) == 0) {
+    p += 6;
+  } else if (strncmp(p, ".data-", 6) == 0 && digits_at(p + 6) == 5 && strncmp(p + 11, "-of-", 4) == 0 &&
+             digits_at(p + 15) == 5) {
+    p += 20;
+  } else {
+    return 0;
+  }
+  if (strncmp(p, ".tempstate", 10) != 0) return 0;
+  p += 10;
+  size_t d = digits_at(p);
+  return d > 0 && p[d] == '\0';
+}
+
+int tfc_bundle_remove_stale_temps(const char *save_path) {
+  const char *slash = strrchr(save_path, '/');
+  char *dir = dir_of(save_path);
+  const char *base = slash ? slash + 1 : save_path;
+  DIR *d = dir && *base ? opendir(*dir ? dir : ".") : NULL;
+  int removed = 0;
+  struct dirent *e;
+  while (d && (e = readdir(d))) {
+    if (!is_temp_of(e->d_name, base)) continue;
+    char *path = NULL;
+    if (asprintf(&path, "%s%s%s", dir, *dir && strcmp(dir, "/") ? "/" : "", e->d_name) < 0) break;
+    /* A live writer holds its lock until the file is renamed into place or removed. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0) {
+      struct stat have, named;
+      if (fstat(fd, &have) == 0 && lstat(path, &named) == 0 && have.st_ino == named.st_ino &&
+          have.st_dev == named.st_dev && S_ISREG(have.st_mode) && unlink(path) == 0)
+        removed++;
+    }
+    if (fd >= 0) close(fd);
+    free(path);
+  }
+  if (d) closedir(d);
+  free(dir);
+  return removed;
+}
+
 static void put_varint(uint8_t *buf, size_t *n, uint64_t v) {
   while (v >= 0x80) {
     buf[(*n)++] = (uint8_t)(v | 0x80);
@@ -152,7 +262,7 @@ typedef struct wentry {
 } wentry;
 
 struct tfc_bundle_writer {
-  char *prefix, *index_path, *data_path, *tmp_data, *tmp_index;
+  char *prefix, *index_path, *data_path, *tmp_data;
   FILE *data;
   uint64_t size;
   wentry *entries;
@@ -162,10 +272,9 @@ struct tfc_bundle_writer {
 };
 
 static void writer_discard_temps(tfc_bundle_writer *w) {
+  if (w->data && w->tmp_data) unlink(w->tmp_data); /* while still locked */
   if (w->data) fclose(w->data);
   w->data = NULL;
-  if (w->tmp_data) unlink(w->tmp_data);
-  if (w->tmp_index) unlink(w->tmp_index);
 }
 
 tfc_bundle_writer *tfc_bundle_writer_new(const char *prefix, tfc_status *s) {
@@ -178,14 +287,11 @@ tfc_bundle_writer *tfc_bundle_writer_new(const char *prefix, tfc_status *s) {
   w->prefix = strdup(prefix);
   w->index_path = tfc_bundle_index_path(prefix);
   w->data_path = tfc_bundle_data_path(prefix, 0, 1);
-  w->tmp_data = w->data_path ? temp_name(w->data_path) : NULL;
-  w->tmp_index = w->index_path ? temp_name(w->index_path) : NULL;
   char *dir = dir_of(prefix);
-  if (!w->prefix || !w->index_path || !w->data_path || !w->tmp_data || !w->tmp_index || !dir) {
+  if (!w->prefix || !w->index_path || !w->data_path || !dir) {
     TFC_OOM(s);
   } else if (make_dirs(dir, s) == TFC_OK) {
-    w->data = fopen(w->tmp_data, "wbx");
-    if (!w->data) tfc_table_io_error(s, errno, w->tmp_data);
+    w->data = open_locked_temp(w->data_path, &w->tmp_data, s);
   }
   free(dir);
   if (!tfc_status_ok(s)) {
@@ -205,7 +311,6 @@ void tfc_bundle_writer_free(tfc_bundle_writer *w) {
   free(w->index_path);
   free(w->data_path);
   free(w->tmp_data);
-  free(w->tmp_index);
   free(w);
 }
 
@@ -332,18 +437,19 @@ static int pack_entry(const wentry *e, void **out, size_t *len, tfc_status *s) {
   return tfc_pb_pack(&p.base, out, len, s);
 }
 
-/* Writes the table of (key, packed value) pairs, header first, to a temporary file renamed
- * to index_path. */
+/* Writes the table of (key, packed value) pairs, header first, to a locked temporary file
+ * renamed to index_path (while still locked, so it is never taken for a stale one). */
 typedef struct kv {
   const char *key;
   void *value;
   size_t len;
 } kv;
 
-static int write_index(const char *index_path, const char *tmp_path, const void *header, size_t header_len,
-                       const kv *kvs, int n, tfc_status *s) {
-  FILE *f = fopen(tmp_path, "wbx");
-  if (!f) return tfc_table_io_error(s, errno, tmp_path);
+static int write_index(const char *index_path, const void *header, size_t header_len, const kv *kvs, int n,
+                       tfc_status *s) {
+  char *tmp_path = NULL;
+  FILE *f = open_locked_temp(index_path, &tmp_path, s);
+  if (!f) return s->code;
   tfc_table_builder *b = tfc_table_builder_new(f, tmp_path, NULL, s);
   if (b) {
     tfc_table_builder_add(b, "", 0, header, header_len, s);
@@ -352,14 +458,15 @@ static int write_index(const char *index_path, const char *tmp_path, const void 
     if (tfc_status_ok(s)) tfc_table_builder_finish(b, s);
     tfc_table_builder_free(b);
   }
-  if (tfc_status_ok(s) && fsync(fileno(f)) != 0) tfc_table_io_error(s, errno, tmp_path);
-  if (fclose(f) != 0 && tfc_status_ok(s)) tfc_table_io_error(s, errno, tmp_path);
+  if (tfc_status_ok(s) && (fflush(f) != 0 || fsync(fileno(f)) != 0)) tfc_table_io_error(s, errno, tmp_path);
   if (tfc_status_ok(s) && rename(tmp_path, index_path) != 0) {
     char ctx[64 + 2048];
     snprintf(ctx, sizeof ctx, "Failed to rename %s to %s", tmp_path, index_path);
     tfc_table_io_error(s, errno, ctx);
   }
   if (!tfc_status_ok(s)) unlink(tmp_path);
+  if (fclose(f) != 0 && tfc_status_ok(s)) tfc_table_io_error(s, errno, index_path);
+  free(tmp_path);
   return s->code;
 }
 
@@ -368,10 +475,8 @@ int tfc_bundle_writer_finish(tfc_bundle_writer *w, tfc_status *s) {
     return tfc_status_set(s, TFC_FAILED_PRECONDITION, "bundle writer for %s is %s", w->prefix,
                           w->finished ? "finished" : "in an error state");
   w->failed = 1; /* until it succeeds */
-  /* 1. The data file: flushed to disk and closed. */
+  /* 1. The data file: flushed to disk (closed once renamed: it stays locked until then). */
   int rc = fflush(w->data) != 0 || fsync(fileno(w->data)) != 0 ? errno : 0;
-  if (fclose(w->data) != 0 && !rc) rc = errno;
-  w->data = NULL;
   if (rc) return tfc_table_io_error(s, rc, w->tmp_data);
   /* 2. The index entries, sorted, packed. */
   qsort(w->entries, (size_t)w->n, sizeof *w->entries, entry_cmp);
@@ -390,7 +495,12 @@ int tfc_bundle_writer_finish(tfc_bundle_writer *w, tfc_status *s) {
     snprintf(ctx, sizeof ctx, "Failed to rename %s to %s", w->tmp_data, w->data_path);
     tfc_table_io_error(s, errno, ctx);
   }
-  if (tfc_status_ok(s)) write_index(w->index_path, w->tmp_index, header, header_len, kvs, w->n, s);
+  if (tfc_status_ok(s)) {
+    int failed_close = fclose(w->data) != 0;
+    w->data = NULL;
+    if (failed_close) tfc_table_io_error(s, errno, w->data_path);
+  }
+  if (tfc_status_ok(s)) write_index(w->index_path, header, header_len, kvs, w->n, s);
   for (int i = 0; i < w->n; i++) free(kvs[i].value);
   free(kvs);
   free(header);
@@ -707,6 +817,43 @@ tfc_tensor *tfc_bundle_reader_read(tfc_bundle_reader *r, const char *key, tfc_st
   return t;
 }
 
+/* ---------------------------------------------------------------- verifying */
+
+typedef struct key_list {
+  char **keys;
+  int n, cap;
+  tfc_status *s;
+} key_list;
+
+static int collect_key(void *arg, const char *key, size_t key_len, const char *value, size_t value_len) {
+  (void)value;
+  (void)value_len;
+  key_list *l = arg;
+  if (key_len == 0) return 0; /* the header */
+  if (l->n == l->cap) {
+    int cap = l->cap ? 2 * l->cap : 16;
+    char **k = realloc(l->keys, sizeof *k * (size_t)cap);
+    if (!k) return TFC_OOM(l->s);
+    l->keys = k;
+    l->cap = cap;
+  }
+  if (!(l->keys[l->n] = strndup(key, key_len))) return TFC_OOM(l->s);
+  l->n++;
+  return 0;
+}
+
+int tfc_bundle_verify(const char *prefix, tfc_status *s) {
+  tfc_bundle_reader *r = tfc_bundle_reader_open(prefix, s);
+  if (!r) return s->code;
+  key_list l = {NULL, 0, 0, s};
+  tfc_table_visit(r->index, collect_key, &l, s);
+  for (int i = 0; i < l.n && tfc_status_ok(s); i++) tfc_tensor_unref(tfc_bundle_reader_read(r, l.keys[i], s));
+  for (int i = 0; i < l.n; i++) free(l.keys[i]);
+  free(l.keys);
+  tfc_bundle_reader_free(r);
+  return s->code;
+}
+
 /* ---------------------------------------------------------------- merge */
 
 typedef struct merge_state {
@@ -794,10 +941,10 @@ int tfc_bundle_merge(const char *const *prefixes, int n, const char *dest, tfc_s
   tfc_hashmap_init(&m.file_ids);
   int32_t total_shards = 0;
   Tensorflow__VersionDef version = TENSORFLOW__VERSION_DEF__INIT;
-  char *dir = dir_of(dest), *index = tfc_bundle_index_path(dest), *tmp = index ? temp_name(index) : NULL;
+  char *dir = dir_of(dest), *index = tfc_bundle_index_path(dest);
   void *header = NULL;
   size_t header_len = 0;
-  if (!dir || !index || !tmp) TFC_OOM(s);
+  if (!dir || !index) TFC_OOM(s);
   if (tfc_status_ok(s)) make_dirs(dir, s);
   /* 1. Every source's entries, shard ids renumbered. */
   for (int i = 0; i < n && tfc_status_ok(s); i++) {
@@ -828,7 +975,7 @@ int tfc_bundle_merge(const char *const *prefixes, int n, const char *dest, tfc_s
   if (tfc_status_ok(s)) {
     qsort(m.kvs, (size_t)m.n, sizeof(kv), kv_cmp);
     if (pack_header(total_shards, &version, &header, &header_len, s) == TFC_OK)
-      write_index(index, tmp, header, header_len, m.kvs, m.n, s);
+      write_index(index, header, header_len, m.kvs, m.n, s);
   }
   if (tfc_status_ok(s)) {
     for (int i = 0; i < n; i++) {
@@ -849,6 +996,5 @@ int tfc_bundle_merge(const char *const *prefixes, int n, const char *dest, tfc_s
   free(header);
   free(dir);
   free(index);
-  free(tmp);
   return s->code;
 }

@@ -21,7 +21,9 @@
  * and the index, and renames them into place only once everything is written and flushed —
  * the data file first, the index (the commit point: readers look for it) last. A failed or
  * abandoned writer removes its temporary files, so an interrupted save never damages a bundle
- * already at that prefix or any other.
+ * already at that prefix or any other. A killed process cannot: its temporaries stay until
+ * tfc_bundle_remove_stale_temps (the Saver calls it on its first save to a path), which tells
+ * them from live ones by the flock(2) each writer holds on its temporaries while it writes.
  *
  * Reading opens the index (header checked), looks entries up on demand and reads a tensor
  * with one positioned read at its offset, verifying its checksum. Errors name the file at
@@ -52,6 +54,18 @@ int tfc_bundle_exists(const char *prefix);
  * "<prefix>.data-?????-of-?????" files otherwise). Best effort: returns how many files were
  * removed. */
 int tfc_bundle_delete(const char *prefix);
+
+/* Whether the bundle at prefix can be read back whole: opens the index (header checked) and
+ * reads every tensor it lists, checking sizes and checksums (each data byte is read once).
+ * TFC_OK, or the first failure: NOT_FOUND naming a missing index or data file, DATA_LOSS
+ * naming the corrupt file (and tensor). */
+int tfc_bundle_verify(const char *prefix, tfc_status *s);
+/* Removes the temporary files that writers killed mid-save left behind for bundles at
+ * save_path or "<save_path>-<step>" ("<...>.index.tempstate<n>", "<...>.data-?????-of-?????
+ * .tempstate<n>"), except those a live writer holds: each writer keeps an exclusive flock(2) on
+ * its temporary files until they are renamed into place or removed, in this process or
+ * another. Other files are never touched. Best effort: returns how many were removed. */
+int tfc_bundle_remove_stale_temps(const char *save_path);
 
 /* ---------------------------------------------------------------- writing */
 

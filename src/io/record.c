@@ -271,34 +271,46 @@ static int fill(tfc_record_reader *r, size_t need, tfc_status *s) {
   return TFC_OK;
 }
 
+/* The record header h (avail bytes of it present, avail > 0) at offset at: its data length in
+ * *n, or DATA_LOSS. */
+static int check_header(const uint8_t *h, size_t avail, unsigned long long at, const char *path, uint64_t *n,
+                        tfc_status *s) {
+  if (avail < HEADER_SIZE)
+    return tfc_status_set(s, TFC_DATA_LOSS,
+                          "truncated record at %llu in file %s: the file ends inside the record's "
+                          "header (%zu of 12 bytes)",
+                          at, path, avail);
+  if (tfc_crc32c_unmask(get_le32(h + 8)) != tfc_crc32c(h, 8))
+    return tfc_status_set(s, TFC_DATA_LOSS,
+                          "corrupted record at %llu in file %s: the length's checksum does not match",
+                          at, path);
+  *n = get_le64(h);
+  if (*n > (uint64_t)(SIZE_MAX / 4))
+    return tfc_status_set(s, TFC_DATA_LOSS, "corrupted record at %llu in file %s: record size %llu too large",
+                          at, path, (unsigned long long)*n);
+  return TFC_OK;
+}
+
+static int truncated_record(unsigned long long at, const char *path, unsigned long long avail,
+                            unsigned long long total, tfc_status *s) {
+  return tfc_status_set(s, TFC_DATA_LOSS,
+                        "truncated record at %llu in file %s: the file ends inside the record "
+                        "(%llu of %llu bytes)",
+                        at, path, avail, total);
+}
+
 int tfc_record_read(tfc_record_reader *r, const char **out, size_t *len, uint64_t *offset,
                     tfc_status *s) {
   unsigned long long at = (unsigned long long)r->offset;
   TFC_TRY(fill(r, HEADER_SIZE, s));
   size_t avail = r->end - r->pos;
   if (avail == 0) return tfc_status_set(s, TFC_OUT_OF_RANGE, "End of file");
-  if (avail < HEADER_SIZE)
-    return tfc_status_set(s, TFC_DATA_LOSS,
-                          "truncated record at %llu in file %s: the file ends inside the record's "
-                          "header (%zu of 12 bytes)",
-                          at, r->path, avail);
-  const uint8_t *h = r->buf + r->pos;
-  if (tfc_crc32c_unmask(get_le32(h + 8)) != tfc_crc32c(h, 8))
-    return tfc_status_set(s, TFC_DATA_LOSS,
-                          "corrupted record at %llu in file %s: the length's checksum does not match",
-                          at, r->path);
-  uint64_t n = get_le64(h);
-  if (n > (uint64_t)(SIZE_MAX / 4))
-    return tfc_status_set(s, TFC_DATA_LOSS, "corrupted record at %llu in file %s: record size %llu too large",
-                          at, r->path, (unsigned long long)n);
+  uint64_t n;
+  TFC_TRY(check_header(r->buf + r->pos, avail, at, r->path, &n, s));
   size_t total = HEADER_SIZE + (size_t)n + FOOTER_SIZE;
   TFC_TRY(fill(r, total, s));
   avail = r->end - r->pos;
-  if (avail < total)
-    return tfc_status_set(s, TFC_DATA_LOSS,
-                          "truncated record at %llu in file %s: the file ends inside the record "
-                          "(%zu of %zu bytes)",
-                          at, r->path, avail, total);
+  if (avail < total) return truncated_record(at, r->path, avail, total, s);
   const uint8_t *data = r->buf + r->pos + HEADER_SIZE;
   if (tfc_crc32c_unmask(get_le32(data + n)) != tfc_crc32c(data, (size_t)n))
     return tfc_status_set(s, TFC_DATA_LOSS,
@@ -310,6 +322,51 @@ int tfc_record_read(tfc_record_reader *r, const char **out, size_t *len, uint64_
   r->pos += total;
   r->offset += total;
   return TFC_OK;
+}
+
+int tfc_record_count(const char *path, tfc_compression c, uint64_t *count, tfc_status *s) {
+  *count = 0;
+  tfc_record_reader *r = tfc_record_reader_open(path, c, s);
+  if (!r) return s->code;
+  if (c != TFC_COMPRESSION_NONE) { /* a stream: every byte goes through inflate anyway */
+    const char *data;
+    size_t len;
+    int rc;
+    while ((rc = tfc_record_read(r, &data, &len, NULL, s)) == TFC_OK) ++*count;
+    if (rc == TFC_OUT_OF_RANGE) tfc_status_clear(s);
+    tfc_record_reader_free(r);
+    return s->code;
+  }
+  /* Uncompressed: one positioned read of each header, the data skipped. */
+  struct stat st;
+  if (fstat(r->fd, &st) != 0) {
+    io_error(s, errno, path);
+    tfc_record_reader_free(r);
+    return s->code;
+  }
+  uint64_t size = (uint64_t)st.st_size, at = 0;
+  while (at < size) {
+    uint8_t h[HEADER_SIZE];
+    size_t want = size - at < HEADER_SIZE ? (size_t)(size - at) : HEADER_SIZE;
+    ssize_t got;
+    do got = pread(r->fd, h, want, (off_t)at);
+    while (got < 0 && errno == EINTR);
+    if (got < 0) {
+      io_error(s, errno, path);
+      break;
+    }
+    uint64_t n;
+    if (check_header(h, (size_t)got, (unsigned long long)at, path, &n, s)) break;
+    uint64_t total = HEADER_SIZE + n + FOOTER_SIZE;
+    if (total > size - at) {
+      truncated_record((unsigned long long)at, path, (unsigned long long)(size - at), (unsigned long long)total, s);
+      break;
+    }
+    at += total;
+    ++*count;
+  }
+  tfc_record_reader_free(r);
+  return s->code;
 }
 
 /* ---- writer ---------------------------------------------------------------------------- */

@@ -60,6 +60,13 @@ uint64_t tfc_record_reader_offset(const tfc_record_reader *r);
 /* The path given at open; owned by the reader. */
 const char *tfc_record_reader_path(const tfc_record_reader *r);
 
+/* Counts path's records without handing them out: TFC_OK with *count set, or the error the
+ * first bad record gives tfc_record_read (DATA_LOSS naming the file and the record's offset),
+ * or the open error. An uncompressed file is walked by its framing (each header read and its
+ * length checksummed, the data skipped, the file ending exactly at a record boundary), so the
+ * data's own checksums are not checked; a compressed one is read through. */
+int tfc_record_count(const char *path, tfc_compression c, uint64_t *count, tfc_status *s);
+
 /* Creates (truncates) path, or appends when append is set (INVALID_ARGUMENT with compression:
  * a compressed file is one stream). Returns a writer the caller finishes with
  * tfc_record_writer_close, or NULL with status naming the file. */

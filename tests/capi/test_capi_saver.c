@@ -6,12 +6,16 @@
  * (2) Save/restore through a session; TF's Saver checkpoint restored; tfc's checkpoint equal
  *     to TF's byte for byte; the state file; max_to_keep; recovering the list; atomic saves;
  *     restore errors with TF's codes and texts; builder errors leaving the graph unchanged.
+ * (3) Damaged checkpoints passed over for the newest intact one (TFC_LatestIntactCheckpoint);
+ *     the temporaries of killed saves removed by the next saver's first save.
  */
 #include <dirent.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -715,6 +719,152 @@ static void sharded_save_ops_merge_into_one_checkpoint(void) {
   TF_DeleteStatus(s);
 }
 
+/* ---------------- damaged checkpoints and killed saves ---------------- */
+
+typedef struct skips {
+  int n;
+  char paths[4][4300];
+  TF_Code codes[4];
+  char msgs[4][8192];
+} skips;
+
+static void note_skip(void *arg, const char *path, const TF_Status *why) {
+  skips *k = arg;
+  if (k->n < 4) {
+    snprintf(k->paths[k->n], sizeof k->paths[0], "%s", path);
+    k->codes[k->n] = TF_GetCode(why);
+    snprintf(k->msgs[k->n], sizeof k->msgs[0], "%s", TF_Message(why));
+  }
+  k->n++;
+}
+
+static void flip_byte(const char *path, long at) {
+  FILE *f = fopen(path, "r+b");
+  EXPECT_TRUE(f != NULL);
+  fseek(f, at, SEEK_SET);
+  int c = fgetc(f);
+  fseek(f, at, SEEK_SET);
+  fputc(c ^ 0xff, f);
+  fclose(f);
+}
+
+/* The newest intact checkpoint: a corrupt newest (flipped data byte) and a missing one are
+ * passed over, newest first, each with why; none intact is 0; no state file is 0; a state
+ * file that does not parse is DATA_LOSS. */
+static void latest_intact_checkpoint_passes_over_damaged_ones(void) {
+  char *dir = tmp_dir();
+  TF_Status *s = TF_NewStatus();
+  model m;
+  model_init(&m, 1);
+  TFC_Saver *saver = TFC_NewSaver(m.root, NULL, NULL, 0, 5, s);
+  OK(s);
+  model_start(&m);
+  char path[4200], want[4300], got[4300], file[4400];
+  snprintf(path, sizeof path, "%s/m", dir);
+  skips k = {0};
+  EXPECT_EQ(TFC_LatestIntactCheckpoint(dir, got, sizeof got, note_skip, &k, s), 0); /* no state file */
+  OK(s);
+  for (int step = 1; step <= 3; step++) EXPECT_EQ(TFC_SaverSave(saver, m.sess, path, step, NULL, 0, s), 1);
+  OK(s);
+  snprintf(want, sizeof want, "%s-3", path);
+  EXPECT_EQ(TFC_LatestIntactCheckpoint(dir, got, sizeof got, note_skip, &k, s), 1);
+  EXPECT_STREQ(got, want);
+  EXPECT_EQ(k.n, 0);
+  EXPECT_EQ(TFC_CheckpointIntact(want, s), 1);
+  OK(s);
+  /* m-3: one byte of its data flipped; m-2: its index gone. */
+  snprintf(file, sizeof file, "%s-3.data-00000-of-00001", path);
+  flip_byte(file, 2);
+  EXPECT_EQ(TFC_CheckpointIntact(want, s), 0);
+  EXPECT_EQ(TF_GetCode(s), TF_DATA_LOSS);
+  EXPECT_CONTAINS(TF_Message(s), file);
+  TF_SetStatus(s, TF_OK, "");
+  char index2[4400];
+  snprintf(index2, sizeof index2, "%s-2.index", path);
+  EXPECT_EQ(unlink(index2), 0);
+  EXPECT_EQ(TFC_LatestCheckpoint(dir, got, sizeof got, s), 1); /* the plain one is fooled */
+  EXPECT_EQ(TFC_LatestIntactCheckpoint(dir, got, sizeof got, note_skip, &k, s), 1);
+  OK(s);
+  snprintf(want, sizeof want, "%s-1", path);
+  EXPECT_STREQ(got, want);
+  EXPECT_EQ(k.n, 2);
+  snprintf(want, sizeof want, "%s-3", path);
+  EXPECT_STREQ(k.paths[0], want);
+  EXPECT_EQ(k.codes[0], TF_DATA_LOSS);
+  EXPECT_CONTAINS(k.msgs[0], "Checksum does not match");
+  EXPECT_CONTAINS(k.msgs[0], file);
+  snprintf(want, sizeof want, "%s-2", path);
+  EXPECT_STREQ(k.paths[1], want);
+  EXPECT_EQ(k.codes[1], TF_NOT_FOUND);
+  EXPECT_CONTAINS(k.msgs[1], index2);
+  /* What restores is what the check accepted. */
+  overwrite(&m, 3, "scaled");
+  TFC_SaverRestore(saver, m.sess, got, s);
+  OK(s);
+  expect_values(&m, 1);
+  /* m-1 truncated too: nothing intact. */
+  snprintf(file, sizeof file, "%s-1.data-00000-of-00001", path);
+  EXPECT_EQ(truncate(file, 4), 0);
+  k.n = 0;
+  EXPECT_EQ(TFC_LatestIntactCheckpoint(dir, got, sizeof got, note_skip, &k, s), 0);
+  OK(s);
+  EXPECT_EQ(k.n, 3);
+  EXPECT_EQ(k.codes[2], TF_DATA_LOSS);
+  /* An unparseable state file. */
+  char state[4300];
+  snprintf(state, sizeof state, "%s/checkpoint", dir);
+  FILE *f = fopen(state, "w");
+  fputs("model_checkpoint_path: m-3\n", f);
+  fclose(f);
+  EXPECT_EQ(TFC_LatestIntactCheckpoint(dir, got, sizeof got, NULL, NULL, s), -1);
+  EXPECT_EQ(TF_GetCode(s), TF_DATA_LOSS);
+  EXPECT_CONTAINS(TF_Message(s), "Unparseable checkpoint state file");
+  TFC_DeleteSaver(saver);
+  model_fini(&m);
+  rm_tree(dir);
+  free(dir);
+  TF_DeleteStatus(s);
+}
+
+/* A save killed midway leaves "*.tempstate*" files; the saver's first save to that path
+ * removes them, and only them: not another prefix's, not one another writer holds (locked). */
+static void first_save_removes_stale_temporaries(void) {
+  char *dir = tmp_dir();
+  TF_Status *s = TF_NewStatus();
+  model m;
+  model_init(&m, 1);
+  TFC_Saver *saver = TFC_NewSaver(m.root, NULL, NULL, 0, 5, s);
+  OK(s);
+  model_start(&m);
+  static const char *const names[] = {"m-600.data-00000-of-00001.tempstate4242", "m-600.index.tempstate77",
+                                      "other-600.index.tempstate1", "m-9.index.tempstate5"};
+  char p[8192];
+  for (int i = 0; i < 4; i++) {
+    snprintf(p, sizeof p, "%s/%s", dir, names[i]);
+    FILE *f = fopen(p, "wb");
+    fputs("partial", f);
+    fclose(f);
+  }
+  /* names[3] is being written by someone else: its writer holds an exclusive flock. */
+  snprintf(p, sizeof p, "%s/%s", dir, names[3]);
+  int fd = open(p, O_RDWR);
+  EXPECT_TRUE(fd >= 0);
+  EXPECT_EQ(flock(fd, LOCK_EX), 0);
+  char path[4200];
+  snprintf(path, sizeof path, "%s/m", dir);
+  EXPECT_EQ(TFC_SaverSave(saver, m.sess, path, 1, NULL, 0, s), 1);
+  OK(s);
+  char *files = listing(dir);
+  EXPECT_STREQ(files, "checkpoint m-1.data-00000-of-00001 m-1.index m-9.index.tempstate5 other-600.index.tempstate1");
+  free(files);
+  close(fd);
+  TFC_DeleteSaver(saver);
+  model_fini(&m);
+  rm_tree(dir);
+  free(dir);
+  TF_DeleteStatus(s);
+}
+
 static const tfc_test tests[] = {
     TFC_TEST(saver_graph_matches_tf_node_for_node),
     TFC_TEST(saver_builder_errors_leave_graph_unchanged),
@@ -724,5 +874,7 @@ static const tfc_test tests[] = {
     TFC_TEST(saver_failed_save_keeps_previous_checkpoint_and_state),
     TFC_TEST(saver_restore_errors_name_key_and_file),
     TFC_TEST(sharded_save_ops_merge_into_one_checkpoint),
+    TFC_TEST(latest_intact_checkpoint_passes_over_damaged_ones),
+    TFC_TEST(first_save_removes_stale_temporaries),
     {0}};
 TFC_TEST_MAIN(tests)

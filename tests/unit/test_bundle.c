@@ -5,10 +5,12 @@
  * (missing key, corrupt data, missing files, duplicates) with their codes and texts.
  */
 #include <dirent.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -451,6 +453,106 @@ static void bundle_delete_removes_all_files(void) {
   free(dir);
 }
 
+static void touch(const char *dir, const char *name) {
+  char p[8192];
+  snprintf(p, sizeof p, "%s/%s", dir, name);
+  FILE *f = fopen(p, "wb");
+  EXPECT_TRUE(f != NULL);
+  fputs("partial", f);
+  fclose(f);
+}
+
+static int exists_in(const char *dir, const char *name) {
+  char p[8192];
+  snprintf(p, sizeof p, "%s/%s", dir, name);
+  return access(p, F_OK) == 0;
+}
+
+/* A killed save's temporaries of the prefix go; a live writer's (its flock held), another
+ * prefix's and everything that is not a temporary stay; the live writer then finishes. */
+static void bundle_stale_temps_go_live_ones_stay(void) {
+  char *dir = tmp_dir();
+  char save_path[4200], live[4300];
+  snprintf(save_path, sizeof save_path, "%s/model.ckpt", dir);
+  static const char *const stale[] = {"model.ckpt-600.data-00000-of-00001.tempstate123",
+                                      "model.ckpt-600.index.tempstate18446744073709551615",
+                                      "model.ckpt.index.tempstate7"};
+  static const char *const kept[] = {"model.ckpt-2.index",        "model.ckpt-other-5.index.tempstate9",
+                                     "other-600.index.tempstate9", "model.ckpt-600.index.tempstate",
+                                     "model.ckpt-600.index.tempstate12x", "model.ckpt-600.meta.tempstate3"};
+  for (size_t i = 0; i < sizeof stale / sizeof *stale; i++) touch(dir, stale[i]);
+  for (size_t i = 0; i < sizeof kept / sizeof *kept; i++) touch(dir, kept[i]);
+  /* A live writer of this process, mid-save. */
+  snprintf(live, sizeof live, "%s-700", save_path);
+  tfc_status s;
+  tfc_status_init(&s);
+  tfc_bundle_writer *w = tfc_bundle_writer_new(live, &s);
+  EXPECT_TRUE(w != NULL);
+  tfc_tensor *a = make(TFC_DT_FLOAT, NULL, 0, (float[]){7});
+  EXPECT_EQ(tfc_bundle_writer_add(w, "a", a, &s), TFC_OK);
+  /* A temporary another process holds (its lock taken through another descriptor). */
+  char held[8192];
+  snprintf(held, sizeof held, "%s/model.ckpt-800.index.tempstate55", dir);
+  int fd = open(held, O_WRONLY | O_CREAT, 0666);
+  EXPECT_TRUE(fd >= 0);
+  EXPECT_EQ(flock(fd, LOCK_EX), 0);
+  int before = count_files(dir);
+  EXPECT_EQ(tfc_bundle_remove_stale_temps(save_path), 3);
+  EXPECT_EQ(count_files(dir), before - 3);
+  for (size_t i = 0; i < sizeof stale / sizeof *stale; i++) EXPECT_TRUE(!exists_in(dir, stale[i]));
+  for (size_t i = 0; i < sizeof kept / sizeof *kept; i++) EXPECT_TRUE(exists_in(dir, kept[i]));
+  EXPECT_EQ(access(held, F_OK), 0);
+  EXPECT_EQ(tfc_bundle_writer_finish(w, &s), TFC_OK);
+  tfc_bundle_writer_free(w);
+  EXPECT_EQ(tfc_bundle_verify(live, &s), TFC_OK);
+  /* Once its holder is gone, the held one is stale too. */
+  close(fd);
+  EXPECT_EQ(tfc_bundle_remove_stale_temps(save_path), 1);
+  EXPECT_EQ(access(held, F_OK), -1);
+  tfc_tensor_unref(a);
+  rm_tree(dir);
+  free(dir);
+  tfc_status_fini(&s);
+}
+
+/* verify reads every tensor: a flipped data byte or a missing data file is found without a
+ * session. */
+static void bundle_verify_reads_every_tensor(void) {
+  char *dir = tmp_dir();
+  char prefix[4200], data[4300];
+  snprintf(prefix, sizeof prefix, "%s/m", dir);
+  snprintf(data, sizeof data, "%s.data-00000-of-00001", prefix);
+  tfc_tensor *ts[2] = {make(TFC_DT_FLOAT, (int64_t[]){3}, 1, (float[]){1, 2, 3}),
+                       make(TFC_DT_INT64, NULL, 0, (int64_t[]){5})};
+  write_bundle(prefix, (const char *[]){"a", "b"}, ts, 2);
+  tfc_status s;
+  tfc_status_init(&s);
+  EXPECT_EQ(tfc_bundle_verify(prefix, &s), TFC_OK);
+  FILE *f = fopen(data, "r+b");
+  EXPECT_TRUE(f != NULL);
+  fseek(f, 13, SEEK_SET); /* inside "b" (after a's 12 bytes) */
+  fputc(0x5a, f);
+  fclose(f);
+  EXPECT_EQ(tfc_bundle_verify(prefix, &s), TFC_DATA_LOSS);
+  EXPECT_CONTAINS(tfc_status_msg(&s), "Checksum does not match");
+  EXPECT_CONTAINS(tfc_status_msg(&s), "tensor 'b'");
+  EXPECT_CONTAINS(tfc_status_msg(&s), data);
+  tfc_status_clear(&s);
+  EXPECT_EQ(unlink(data), 0);
+  EXPECT_EQ(tfc_bundle_verify(prefix, &s), TFC_NOT_FOUND);
+  EXPECT_CONTAINS(tfc_status_msg(&s), data);
+  tfc_status_clear(&s);
+  char missing[4300];
+  snprintf(missing, sizeof missing, "%s/none", dir);
+  EXPECT_EQ(tfc_bundle_verify(missing, &s), TFC_NOT_FOUND);
+  EXPECT_CONTAINS(tfc_status_msg(&s), "none.index");
+  tfc_tensor_unref(ts[0]);
+  tfc_tensor_unref(ts[1]);
+  rm_tree(dir);
+  free(dir);
+  tfc_status_fini(&s);
+}
+
 static const tfc_test tests[] = {
     TFC_TEST(bundle_round_trips_every_dtype),
     TFC_TEST(bundle_restores_tf_written_checkpoint),
@@ -461,5 +563,7 @@ static const tfc_test tests[] = {
     TFC_TEST(bundle_failed_finish_keeps_previous_bundle),
     TFC_TEST(bundle_merge_renumbers_shards),
     TFC_TEST(bundle_delete_removes_all_files),
+    TFC_TEST(bundle_stale_temps_go_live_ones_stay),
+    TFC_TEST(bundle_verify_reads_every_tensor),
     {0}};
 TFC_TEST_MAIN(tests)

@@ -359,6 +359,66 @@ static void truncated_files_are_data_loss(void) {
   unlink(p);
 }
 
+/* Counting walks the framing: the count of a sound file; a bad length or a cut file is the
+ * reader's own DATA_LOSS at the same offset; damage inside the data is left to the reader. */
+static void count_walks_the_framing(void) {
+  const char *p = tmp_path("count.tfrecord");
+  size_t n;
+  uint8_t *good = three_records(p, &n);
+  tfc_status s;
+  tfc_status_init(&s);
+  uint64_t count = 99;
+  EXPECT_EQ(tfc_record_count(p, TFC_COMPRESSION_NONE, &count, &s), TFC_OK);
+  EXPECT_EQ(count, 3);
+  uint8_t bad[59];
+  memcpy(bad, good, 59);
+  bad[37 + 1] ^= 0x10; /* the third record's length */
+  spit(p, bad, 59);
+  EXPECT_EQ(tfc_record_count(p, TFC_COMPRESSION_NONE, &count, &s), TFC_DATA_LOSS);
+  EXPECT_CONTAINS(tfc_status_msg(&s), "corrupted record at 37 in file ");
+  EXPECT_CONTAINS(tfc_status_msg(&s), "the length's checksum does not match");
+  tfc_status_clear(&s);
+  spit(p, good, 55);
+  EXPECT_EQ(tfc_record_count(p, TFC_COMPRESSION_NONE, &count, &s), TFC_DATA_LOSS);
+  EXPECT_CONTAINS(tfc_status_msg(&s), "truncated record at 37 in file ");
+  EXPECT_CONTAINS(tfc_status_msg(&s), "the file ends inside the record (18 of 22 bytes)");
+  tfc_status_clear(&s);
+  spit(p, good, 40);
+  EXPECT_EQ(tfc_record_count(p, TFC_COMPRESSION_NONE, &count, &s), TFC_DATA_LOSS);
+  EXPECT_CONTAINS(tfc_status_msg(&s), "the file ends inside the record's header (3 of 12 bytes)");
+  tfc_status_clear(&s);
+  memcpy(bad, good, 59);
+  bad[37 + 14] ^= 0x10; /* inside the data: the framing is sound */
+  spit(p, bad, 59);
+  EXPECT_EQ(tfc_record_count(p, TFC_COMPRESSION_NONE, &count, &s), TFC_OK);
+  EXPECT_EQ(count, 3);
+  spit(p, good, 0);
+  EXPECT_EQ(tfc_record_count(p, TFC_COMPRESSION_NONE, &count, &s), TFC_OK);
+  EXPECT_EQ(count, 0);
+  unlink(p);
+  EXPECT_EQ(tfc_record_count(p, TFC_COMPRESSION_NONE, &count, &s), TFC_NOT_FOUND);
+  EXPECT_CONTAINS(tfc_status_msg(&s), "No such file or directory");
+  tfc_status_clear(&s);
+  /* Compressed: read through. */
+  const char *z = tmp_path("count.tfrecord.gz");
+  write_records(z, TFC_COMPRESSION_GZIP, 7, small_sizes);
+  EXPECT_EQ(tfc_record_count(z, TFC_COMPRESSION_GZIP, &count, &s), TFC_OK);
+  EXPECT_EQ(count, 7);
+  /* The public call. */
+  TF_Status *st = TF_NewStatus();
+  EXPECT_EQ(TFC_CountRecords(z, "GZIP", st), 7);
+  EXPECT_EQ(TF_GetCode(st), TF_OK);
+  spit(p, good, 55);
+  EXPECT_EQ(TFC_CountRecords(p, "", st), -1);
+  EXPECT_EQ(TF_GetCode(st), TF_DATA_LOSS);
+  EXPECT_CONTAINS(TF_Message(st), "truncated record at 37 in file ");
+  TF_DeleteStatus(st);
+  unlink(z);
+  unlink(p);
+  free(good);
+  tfc_status_fini(&s);
+}
+
 static void corrupt_compressed_streams_are_data_loss(void) {
   const char *p = tmp_path("badgz.tfrecord");
   write_records(p, TFC_COMPRESSION_GZIP, 200, small_sizes);
@@ -529,6 +589,7 @@ static const tfc_test tests[] = {
     TFC_TEST(roundtrip_records_larger_than_the_buffer),
     TFC_TEST(roundtrip_zlib_and_gzip_streams),
     TFC_TEST(empty_file_is_end_of_file),
+    TFC_TEST(count_walks_the_framing),
     TFC_TEST(append_adds_records_after_existing_ones),
     TFC_TEST(open_errors_name_the_file),
     TFC_TEST(compression_names_parse_like_tensorflow),
