@@ -298,16 +298,13 @@ static void put_float(const printer *pr, const floatfmt *f, double v, sb *out) {
     sb_spaces(out, f->pad_left + f->pad_right + 1 - (int)strlen(s));
     sb_puts(out, s);
   } else if (f->exp_format) {
-    int e;
-    scientific(v, pr->ft, MAX_FRAC, f->sign_plus, text, sizeof text, &e);
-    char *dot = strchr(text, '.');
-    int left = dot ? (int)(dot - text) : (int)strlen(text), frac = dot ? (int)strlen(dot + 1) : 0;
-    sb_spaces(out, f->pad_left - left);
-    sb_putn(out, text, (size_t)left);
-    sb_puts(out, ".");
-    if (dot) sb_puts(out, dot + 1);
-    for (int k = frac; k < f->precision; k++) sb_puts(out, "0");
-    snprintf(text, sizeof text, "e%c%0*d", e < 0 ? '-' : '+', f->exp_size, abs(e));
+    /* All elements show `precision` digits: real digits, as Dragon4's min_digits gives. */
+    snprintf(text, sizeof text, f->sign_plus ? "%+#.*e" : "%#.*e", f->precision, v);
+    char *e = strchr(text, 'e'), *dot = strchr(text, '.');
+    int exp10 = atoi(e + 1);
+    sb_spaces(out, f->pad_left - (int)(dot - text));
+    sb_putn(out, text, (size_t)(e - text));
+    snprintf(text, sizeof text, "e%c%0*d", exp10 < 0 ? '-' : '+', f->exp_size, abs(exp10));
     sb_puts(out, text);
   } else {
     positional(v, pr->ft, MAX_FRAC, f->sign_plus, text, sizeof text);
