@@ -268,7 +268,9 @@ static void fill_float_format(printer *pr, int part, int sign_plus, floatfmt *f)
   f->sign_plus = sign_plus;
   float_scan fs = {.part = part, .f = f};
   visit(pr, 0, 0, scan_range, &fs);
-  if (fs.max_abs > 0 && (fs.max_abs >= 1e8 || fs.min_abs < 1e-4 || fs.max_abs / fs.min_abs > 1e3)) f->exp_format = 1;
+  /* numpy 2's cutoff: 10 ** min(8, the type's decimal precision) (half 3, bfloat16 2, float 6). */
+  double cutoff = pr->ft == FT_HALF ? 1e3 : pr->ft == FT_BF16 ? 1e2 : pr->ft == FT_FLOAT ? 1e6 : 1e8;
+  if (fs.max_abs > 0 && (fs.max_abs >= cutoff || fs.min_abs < 1e-4 || fs.max_abs / fs.min_abs > 1e3)) f->exp_format = 1;
   if (fs.n_finite > 0) {
     f->exp_size = 2; /* numpy's exponents have at least two digits */
     visit(pr, 0, 0, scan_widths, &fs);
@@ -351,7 +353,8 @@ static void put_string(const printer *pr, int64_t i, sb *out) {
 }
 
 /* numpy's str() of one 0-d float: shortest digits, positional inside [1e-4, cutoff) where the
- * cutoff is 1e16 for double, 1e6 for float and 1e3 for half (numpy's scalar types). */
+ * cutoff is 1e16 for double, 1e6 for float, 1e3 for half and 1e2 for bfloat16 (numpy's scalar
+ * types: 10 ** the type's decimal precision, but 1e16 for double). */
 static void put_float_scalar(const printer *pr, double v, sb *out) {
   char text[512];
   if (isnan(v)) {
@@ -362,7 +365,7 @@ static void put_float_scalar(const printer *pr, double v, sb *out) {
     sb_puts(out, v < 0 ? "-inf" : "inf");
     return;
   }
-  double cutoff = pr->ft == FT_DOUBLE ? 1e16 : pr->ft == FT_FLOAT ? 1e6 : 1e3, a = fabs(v);
+  double cutoff = pr->ft == FT_DOUBLE ? 1e16 : pr->ft == FT_FLOAT ? 1e6 : pr->ft == FT_HALF ? 1e3 : 1e2, a = fabs(v);
   if (a == 0 || (a >= 1e-4 && a < cutoff)) {
     positional(v, pr->ft, 400, 0, text, sizeof text);
     sb_puts(out, text);
