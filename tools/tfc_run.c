@@ -108,6 +108,11 @@ static int usage_error(const char *fmt, ...) {
   return EXIT_USAGE;
 }
 
+static int out_of_memory(void) {
+  fputs("tfc run: RESOURCE_EXHAUSTED: out of memory\n", stderr);
+  return EXIT_FAILED;
+}
+
 static int push(arg_list *l, const char *v) {
   const char **p = realloc(l->v, sizeof *p * (size_t)(l->n + 1));
   if (!p) return -1;
@@ -154,7 +159,7 @@ static int check_step(const run_args *a, const step *s) {
 
 static int parse_args(int argc, char **argv, run_args *a, int *help) {
   step *cur = new_step(a);
-  if (!cur) return usage_error("out of memory");
+  if (!cur) return out_of_memory();
   for (int i = 0; i < argc; i++) {
     const char *arg = argv[i];
     static const char *const with_value[] = {"--feed", "--fetch", "--target", "--repeat", "--restore", "--cpus", "--timeout-ms"};
@@ -170,7 +175,7 @@ static int parse_args(int argc, char **argv, run_args *a, int *help) {
       if (step_is_empty(cur)) return usage_error("--then after an empty step (step %d has nothing to run)", a->n_steps);
       int rc = check_step(a, cur);
       if (rc) return rc;
-      if (!(cur = new_step(a))) return usage_error("out of memory");
+      if (!(cur = new_step(a))) return out_of_memory();
     } else if (!strcmp(arg, "--feed")) {
       if (!strchr(val, '=')) return usage_error("--feed %s: wants NAME[:K]=VALUE", val);
       oom = push(&cur->feeds, val);
@@ -208,7 +213,7 @@ static int parse_args(int argc, char **argv, run_args *a, int *help) {
     } else {
       return usage_error("unexpected argument '%s' (the model is %s)", arg, a->model);
     }
-    if (oom) return usage_error("out of memory");
+    if (oom) return out_of_memory();
   }
   if (!a->model) return usage_error("no MODEL.pb given");
   return check_step(a, cur);
@@ -360,18 +365,18 @@ static int resolve_step(TF_Graph *g, step *st) {
   st->feed_vals = calloc((size_t)n_feeds + 1, sizeof *st->feed_vals);
   st->fetch_outs = calloc((size_t)st->fetches.n + 1, sizeof *st->fetch_outs);
   st->target_ops = calloc((size_t)n_targets + 1, sizeof *st->target_ops);
-  if (!st->feed_outs || !st->feed_vals || !st->fetch_outs || !st->target_ops) return usage_error("out of memory");
+  if (!st->feed_outs || !st->feed_vals || !st->fetch_outs || !st->target_ops) return out_of_memory();
   if (st->restore) {
     int rc = find_saver(g, &st->feed_outs[0], &st->target_ops[0]);
     if (rc) return rc;
     char *quoted = malloc(strlen(st->restore) + 1);
-    if (!quoted) return usage_error("out of memory");
+    if (!quoted) return out_of_memory();
     tfc_feed_value v = {.dtype = TF_STRING, .n_elems = 1, .strings = &quoted, .lengths = (size_t[]){strlen(st->restore)}};
     strcpy(quoted, st->restore);
     st->feed_vals[0] = feed_tensor(&v);
     free(quoted);
     st->n_feeds = st->n_targets = 1;
-    if (!st->feed_vals[0]) return usage_error("out of memory");
+    if (!st->feed_vals[0]) return out_of_memory();
     return 0;
   }
   for (int i = 0; i < st->feeds.n; i++) {
@@ -422,7 +427,7 @@ static int run_steps(const run_args *a, TF_Graph *g) {
       rc = EXIT_FAILED;
     }
     if (!outs) {
-      fprintf(stderr, "tfc run: RESOURCE_EXHAUSTED: out of memory\n");
+      out_of_memory();
       rc = EXIT_FAILED;
     }
     for (int i = 0; i < st->fetches.n && outs; i++) {
