@@ -3,7 +3,13 @@
  * shape holds exactly its elements; anything else aborts.
  *
  * Built with -DTFC_FUZZ_REPLAY (the normal build's fuzz_feed_replay), main() runs each file
- * named on the command line through the same check, so crashes found once stay tested. */
+ * named on the command line through the same check, so crashes found once stay tested: a
+ * crashing input goes into tests/fuzz/seeds/fuzz_feed/ beside the seeds.
+ *
+ *   cmake -S . -B build-fuzz -DTFC_FUZZ=ON -DCMAKE_C_COMPILER=clang
+ *   cmake --build build-fuzz --target fuzz_feed
+ *   mkdir corpus && cp tests/fuzz/seeds/fuzz_feed/* corpus/
+ *   build-fuzz/tests/fuzz_feed -dict=tests/fuzz/fuzz_feed.dict -max_total_time=600 corpus */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
