@@ -8,7 +8,7 @@
  *
  *   cmake -S . -B build-fuzz -DTFC_FUZZ=ON -DCMAKE_C_COMPILER=clang
  *   cmake --build build-fuzz --target fuzz_feed
- *   mkdir corpus && cp tests/fuzz/seeds/fuzz_feed/* corpus/
+ *   cp -r tests/fuzz/seeds/fuzz_feed corpus
  *   build-fuzz/tests/fuzz_feed -dict=tests/fuzz/fuzz_feed.dict -max_total_time=600 corpus */
 #include <stdint.h>
 #include <stdio.h>
