@@ -100,7 +100,7 @@ TF_Graph *tfc_tool_load_graph(const char *who, const char *path) {
 int main(int argc, char **argv) {
   const char *cmd = argc >= 2 ? argv[1] : NULL;
   if (!cmd) {
-    fputs(kUsage, stderr);
+    fprintf(stderr, "tfc: no command given\n%s", kUsage);
     return 2;
   }
   if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
