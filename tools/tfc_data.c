@@ -14,7 +14,8 @@
  * int64 lists packed, as TF's own serializer writes them). --limit N keeps the first N examples
  * of each split (small datasets for tests and quick runs). Each output is written under a
  * temporary name and renamed when complete, so an interrupted run never leaves a partial file
- * under the final name.
+ * under the final name; every input is read and checked before the output directory is made,
+ * and a failed run removes what it wrote.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -90,12 +91,17 @@ static int read_idx(const char *path, int ndims, idx_file *out) {
     if (r <= 0) break;
     got += (size_t)r;
   }
+  /* zlib's message lives in the gzFile: copy it before gzclose frees it. */
   int errnum = 0;
-  const char *zmsg = gzerror(f, &errnum);
+  char zmsg[256];
+  const char *z = gzerror(f, &errnum);
+  size_t plen = strlen(path);
+  if (strncmp(z, path, plen) == 0 && strncmp(z + plen, ": ", 2) == 0) z += plen + 2; /* zlib names the file */
+  snprintf(zmsg, sizeof zmsg, "%s", z);
   gzclose(f);
   if (got < total) {
     fprintf(stderr, "tfc data: %s: truncated: %zu of %zu data bytes%s%s\n", path, got, total,
-            errnum < 0 ? ": " : "", errnum < 0 ? zmsg : "");
+            errnum < 0 && zmsg[0] ? ": " : "", errnum < 0 ? zmsg : "");
     free(out->data);
     out->data = NULL;
     return 1;
@@ -172,14 +178,19 @@ static size_t example_bound(size_t npix) { return 4 * npix + 256; }
 
 /* ---- conversion ----------------------------------------------------------------------------- */
 
-static int mkdir_p(const char *dir) {
+/* Creates dir and its missing parents; *first_created is the outermost directory it made
+ * (empty when it made none), for remove_created to undo. */
+static int mkdir_p(const char *dir, char *first_created, size_t n) {
   char path[4096];
+  first_created[0] = '\0';
   snprintf(path, sizeof path, "%s", dir);
   for (char *p = path + 1;; p++) {
     if (*p == '/' || !*p) {
       char c = *p;
       *p = 0;
-      if (mkdir(path, 0777) != 0 && errno != EEXIST) {
+      if (mkdir(path, 0777) == 0) {
+        if (!first_created[0]) snprintf(first_created, n, "%s", path);
+      } else if (errno != EEXIST) {
         fprintf(stderr, "tfc data: cannot create %s: %s\n", path, strerror(errno));
         return 1;
       }
@@ -195,39 +206,62 @@ static int mkdir_p(const char *dir) {
   return 0;
 }
 
-static int convert(const char *from, const char *prefix, const char *out_dir, const char *name, uint32_t limit) {
-  char ip[4096], lp[4096], final[4096], tmp[4200];
-  snprintf(ip, sizeof ip, "%s/%s-images-idx3-ubyte.gz", from, prefix);
-  snprintf(lp, sizeof lp, "%s/%s-labels-idx1-ubyte.gz", from, prefix);
-  snprintf(final, sizeof final, "%s/%s", out_dir, name);
-  snprintf(tmp, sizeof tmp, "%s.tmp.%d", final, (int)getpid());
+/* Undoes a failed run: the outputs it wrote, then the directories it created (innermost
+ * first; rmdir leaves any that hold something else). */
+static void remove_created(const char *out_dir, const char *first_created, const char *const *written, int n_written) {
+  for (int i = 0; i < n_written; i++) unlink(written[i]);
+  if (!first_created[0]) return;
+  char path[4096];
+  snprintf(path, sizeof path, "%s", out_dir);
+  size_t keep = strlen(first_created);
+  for (;;) {
+    size_t len = strlen(path);
+    while (len > keep && path[len - 1] == '/') path[--len] = '\0';
+    if (len < keep || rmdir(path) != 0 || len == keep) break;
+    char *slash = strrchr(path, '/');
+    if (!slash) break;
+    *slash = '\0';
+  }
+}
+
+typedef struct split {
+  const char *prefix, *name; /* idx file prefix, output file name */
   idx_file images, labels;
-  if (read_idx(ip, 3, &images)) return 1;
-  if (read_idx(lp, 1, &labels)) {
-    free(images.data);
+} split;
+
+/* Reads and checks one split's two idx files. Returns 0, or 1 with a message. */
+static int load_split(const char *from, split *sp, uint32_t limit) {
+  char ip[4096], lp[4096];
+  snprintf(ip, sizeof ip, "%s/%s-images-idx3-ubyte.gz", from, sp->prefix);
+  snprintf(lp, sizeof lp, "%s/%s-labels-idx1-ubyte.gz", from, sp->prefix);
+  if (read_idx(ip, 3, &sp->images) || read_idx(lp, 1, &sp->labels)) return 1;
+  if (sp->images.n != sp->labels.n) {
+    fprintf(stderr, "tfc data: %s has %u images but %s has %u labels\n", ip, sp->images.n, lp, sp->labels.n);
     return 1;
   }
+  if (limit < sp->images.n) sp->images.n = sp->labels.n = limit;
+  return 0;
+}
+
+/* Writes one split as out_dir/name. Returns 0, or 1 with a message and no file left. */
+static int write_split(const split *sp, const char *out_dir, char *final, size_t final_len) {
+  char tmp[4200];
+  snprintf(final, final_len, "%s/%s", out_dir, sp->name);
+  snprintf(tmp, sizeof tmp, "%s.tmp.%d", final, (int)getpid());
   int rc = 1;
-  uint8_t *buf = NULL, *scratch = NULL;
   tfc_record_writer *w = NULL;
   tfc_status s;
   tfc_status_init(&s);
-  if (images.n != labels.n) {
-    fprintf(stderr, "tfc data: %s has %u images but %s has %u labels\n", ip, images.n, lp, labels.n);
-    goto out;
-  }
-  if (limit < images.n) images.n = labels.n = limit;
-  size_t npix = (size_t)images.rows * images.cols;
-  buf = malloc(example_bound(npix));
-  scratch = malloc(example_bound(npix));
+  size_t npix = (size_t)sp->images.rows * sp->images.cols;
+  uint8_t *buf = malloc(example_bound(npix)), *scratch = malloc(example_bound(npix));
   if (!buf || !scratch) {
     fprintf(stderr, "tfc data: out of memory\n");
     goto out;
   }
   w = tfc_record_writer_open(tmp, TFC_COMPRESSION_NONE, 0, &s);
   if (!w) goto fail;
-  for (uint32_t i = 0; i < images.n; i++) {
-    size_t len = encode_example(buf, scratch, images.data + (size_t)i * npix, npix, labels.data[i]);
+  for (uint32_t i = 0; i < sp->images.n; i++) {
+    size_t len = encode_example(buf, scratch, sp->images.data + (size_t)i * npix, npix, sp->labels.data[i]);
     if (tfc_record_write(w, buf, len, &s)) goto fail;
   }
   tfc_record_writer *done = w;
@@ -238,7 +272,7 @@ static int convert(const char *from, const char *prefix, const char *out_dir, co
     unlink(tmp);
     goto out;
   }
-  printf("wrote %s: %u examples\n", final, images.n);
+  printf("wrote %s: %u examples\n", final, sp->images.n);
   fflush(stdout);
   rc = 0;
   goto out;
@@ -251,8 +285,32 @@ out:
   tfc_status_fini(&s);
   free(buf);
   free(scratch);
-  free(images.data);
-  free(labels.data);
+  return rc;
+}
+
+/* Reads every input before creating anything, so bad input leaves no output directory; a
+ * failure while writing removes what this run wrote and created. */
+static int convert(const char *from, const char *out_dir, uint32_t limit) {
+  split splits[2] = {{.prefix = "train", .name = "train.tfrecords"}, {.prefix = "t10k", .name = "test.tfrecords"}};
+  char written[2][4096], first_created[4096] = "";
+  const char *done[2];
+  int n_done = 0, rc = 1;
+  for (int i = 0; i < 2; i++)
+    if (load_split(from, &splits[i], limit)) goto out;
+  if (mkdir_p(out_dir, first_created, sizeof first_created)) goto out;
+  for (int i = 0; i < 2; i++) {
+    if (write_split(&splits[i], out_dir, written[i], sizeof written[i])) {
+      remove_created(out_dir, first_created, done, n_done);
+      goto out;
+    }
+    done[n_done++] = written[i];
+  }
+  rc = 0;
+out:
+  for (int i = 0; i < 2; i++) {
+    free(splits[i].images.data);
+    free(splits[i].labels.data);
+  }
   return rc;
 }
 
@@ -303,8 +361,5 @@ int tfc_tool_data(int argc, char **argv) {
       return 1;
     }
   }
-  if (mkdir_p(out)) return 1;
-  if (convert(from, "train", out, "train.tfrecords", limit)) return 1;
-  if (convert(from, "t10k", out, "test.tfrecords", limit)) return 1;
-  return 0;
+  return convert(from, out, limit);
 }
