@@ -11,6 +11,7 @@
 #include "capi/capi_internal.h"
 #include "harness.h"
 #include "tensorflow/c/c_api.h"
+#include "tensorflow/c/c_api_experimental.h"
 
 /* ---------------- helpers ---------------- */
 
@@ -981,6 +982,41 @@ static void capi_graph_next_operation_positions_are_tf_ids(void) {
   TF_DeleteGraph(g);
 }
 
+/* tests/fixtures/gen_op_queries.py: TF_OpIsStateful and TF_GetNumberAttrForOpListInput give
+ * TF's answers, codes and messages. */
+static void capi_op_table_queries_match_tf(void) {
+  char path[1024], line[512], op[128], want_name[128], msg[256];
+  snprintf(path, sizeof path, "%s/op_queries.txt", TFC_FIXTURE_DIR);
+  FILE *f = fopen(path, "r");
+  EXPECT_TRUE(f != NULL);
+  TF_Status *s = TF_NewStatus();
+  int n = 0, want, code, index;
+  while (fgets(line, sizeof line, f)) {
+    if (sscanf(line, "stateful %127s %d %d", op, &want, &code) == 3) {
+      TF_SetStatus(s, TF_ABORTED, "stale"); /* cleared by the call */
+      EXPECT_EQ(TF_OpIsStateful(op, s), want);
+      EXPECT_EQ(TF_GetCode(s), code);
+      n++;
+    } else if (sscanf(line, "number_attr %127s %d %127s %d", op, &index, want_name, &code) == 4) {
+      const char *p = line;
+      for (int k = 0; k < 5; k++) p = strchr(p, ' ') + 1; /* the message follows 5 fields */
+      snprintf(msg, sizeof msg, "%s", p);
+      msg[strcspn(msg, "\n")] = '\0';
+      TF_SetStatus(s, TF_ABORTED, "stale");
+      const char *got = TF_GetNumberAttrForOpListInput(op, index, s);
+      if (strcmp(want_name, "-") == 0) EXPECT_TRUE(got == NULL);
+      else EXPECT_STREQ(got, want_name);
+      EXPECT_EQ(TF_GetCode(s), code);
+      if (strcmp(msg, "*") == 0) EXPECT_CONTAINS(TF_Message(s), "Op type not registered 'NoSuchOp'");
+      else EXPECT_STREQ(TF_Message(s), msg);
+      n++;
+    }
+  }
+  EXPECT_EQ(n, 19);
+  fclose(f);
+  TF_DeleteStatus(s);
+}
+
 static const tfc_test tests[] = {
     TFC_TEST(graph_new_and_delete_accept_null),
     TFC_TEST(build_and_query_a_small_graph),
@@ -1006,6 +1042,7 @@ static const tfc_test tests[] = {
     TFC_TEST(capi_graph_import_order_matches_tf),
     TFC_TEST(capi_graph_finish_failures_use_tf_ids),
     TFC_TEST(capi_graph_next_operation_positions_are_tf_ids),
+    TFC_TEST(capi_op_table_queries_match_tf),
     {0}};
 
 TFC_TEST_MAIN(tests)
