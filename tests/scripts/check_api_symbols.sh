@@ -8,8 +8,9 @@
 # The headers (include/tensorflow/c/*.h, include/tfc/*.h, what `make install` installs) are
 # run through the C preprocessor together; only text from those files is kept (line markers
 # tell which), attributes are dropped, brace bodies skipped, and each top-level declaration
-# that is not a typedef and has a function declarator gives one name. The library's names are
-# nm -D --defined-only's text symbols. Needs sh, awk, nm and the C compiler.
+# that is not a typedef or static and has a function declarator gives one name. The
+# library's names are nm -D --defined-only's text symbols. Needs sh, awk, nm and the C
+# compiler.
 set -eu
 CC=$1
 SRC=$2
@@ -49,24 +50,31 @@ awk -v inc="$SRC/include/" '
         continue
       }
       if (c == "{") { depth++; continue }
-      if (c == "}") { depth--; continue }
+      if (c == "}") {
+        # The end of a function body (a definition: static inline) ends its statement.
+        if (--depth == 0 && index(stmt, "(") && stmt !~ /^[ ]*typedef[ (]/) { emit(stmt); stmt = "" }
+        continue
+      }
       if (depth > 0) continue
       if (c == ";") { emit(stmt); stmt = ""; continue }
       stmt = stmt c
     }
   }
-  function emit(s,   m, rest) {
+  function emit(s,   p, before, m) {
     gsub(/[ \t]+/, " ", s); sub(/^ /, "", s)
-    if (s ~ /^typedef[ (]/ || s !~ /\(/) return
-    # A function returning a function pointer: type (*name(args))(args).
-    if (match(s, /\( ?\* ?[A-Za-z_][A-Za-z0-9_]* ?\(/)) {
-      rest = substr(s, RSTART, RLENGTH); gsub(/[(* ]/, "", rest); print rest; return
+    # static functions (inline definitions) belong to the client, not to the library.
+    if (s ~ /^typedef[ (]/ || s ~ /(^| )static /) return
+    if ((p = index(s, "(")) == 0) return
+    if (substr(s, p + 1) ~ /^ ?\*/) {
+      # type (*name(args))(args) is a function returning a function pointer; type (*name)(args)
+      # is a pointer variable.
+      if (match(s, /\( ?\* ?[A-Za-z_][A-Za-z0-9_]* ?\(/) && RSTART == p) {
+        m = substr(s, RSTART, RLENGTH); gsub(/[(* ]/, "", m); print m
+      }
+      return
     }
-    if (match(s, /[A-Za-z_][A-Za-z0-9_]* ?\(/) && substr(s, RSTART - 1, 1) != "*" || RSTART == 1) {
-      m = substr(s, RSTART, RLENGTH); gsub(/[( ]/, "", m)
-      # A pointer to function variable, type (*name)(args), has no name before its first (.
-      if (index(s, "(") == RSTART + RLENGTH - 1) print m
-    }
+    before = substr(s, 1, p - 1); sub(/ $/, "", before)
+    if (match(before, /[A-Za-z_][A-Za-z0-9_]*$/)) print substr(before, RSTART)
   }
 ' "$TMP/all.i" | sort -u >"$TMP/declared"
 
