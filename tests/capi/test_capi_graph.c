@@ -985,7 +985,7 @@ static void capi_graph_next_operation_positions_are_tf_ids(void) {
 /* tests/fixtures/gen_op_queries.py: TF_OpIsStateful and TF_GetNumberAttrForOpListInput give
  * TF's answers, codes and messages. */
 static void capi_op_table_queries_match_tf(void) {
-  char path[1024], line[512], op[128], want_name[128], msg[256];
+  char path[1024], line[512], op[128], want_name[128], msg[512];
   snprintf(path, sizeof path, "%s/op_queries.txt", TFC_FIXTURE_DIR);
   FILE *f = fopen(path, "r");
   EXPECT_TRUE(f != NULL);
@@ -999,7 +999,9 @@ static void capi_op_table_queries_match_tf(void) {
       n++;
     } else if (sscanf(line, "number_attr %127s %d %127s %d", op, &index, want_name, &code) == 4) {
       const char *p = line;
-      for (int k = 0; k < 5; k++) p = strchr(p, ' ') + 1; /* the message follows 5 fields */
+      for (int k = 0; k < 5 && p; k++) /* the message follows 5 fields */
+        if ((p = strchr(p, ' '))) p++;
+      EXPECT_TRUE(p != NULL);
       snprintf(msg, sizeof msg, "%s", p);
       msg[strcspn(msg, "\n")] = '\0';
       TF_SetStatus(s, TF_ABORTED, "stale");
