@@ -510,12 +510,16 @@ TFC_EXPORT TF_Operation *TF_GraphOperationByName(TF_Graph *graph, const char *op
   return tfc_capi_oper(n);
 }
 
-/* *pos is the number of operations already returned, so iteration visits nodes in creation
- * order and sees nodes added meanwhile. */
+/* Positions are TF's node ids (graph.h): 0 starts at id 2, past TF's _SOURCE and _SINK; any
+ * other position moves on to the next id. The returned op's id is left in *pos; at the end
+ * *pos stops at the graph's id count or past it, as in TF. */
 TFC_EXPORT TF_Operation *TF_GraphNextOperation(TF_Graph *graph, size_t *pos) {
   tfc_node *n = NULL;
+  size_t want = *pos == 0 ? 2 : *pos + 1;
   tfc_graph_lock(graph->g);
-  if (*pos < (size_t)graph->g->n_nodes) n = graph->g->nodes[(*pos)++];
+  size_t end = (size_t)graph->g->next_tf_id;
+  if (want < end) n = tfc_graph_node_at_tf_id(graph->g, (int)want);
+  *pos = n ? (size_t)n->tf_id : want > end ? want : end;
   tfc_graph_unlock(graph->g);
   return tfc_capi_oper(n);
 }

@@ -2,7 +2,9 @@
  * import_export — the C API over GraphDef import/export and op-def queries:
  * TF_GraphToGraphDef, TF_ImportGraphDefOptions*, TF_GraphImportGraphDef*,
  * TF_ImportGraphDefResults*, TF_OperationToNodeDef, TF_GraphGetOpDef, TF_GetAllOpList,
- * TF_GraphVersions. Thin: argument checks and translation; the work is in proto/graphdef.
+ * TF_GraphVersions, and the op-table queries TF_OpIsStateful and
+ * TF_GetNumberAttrForOpListInput. Thin: argument checks and translation; the work is in
+ * proto/graphdef and ops/.
  *
  * Output TF_Buffers: as in TF, a buffer that already holds data is refused (INVALID_ARGUMENT
  * "Passing non-empty TF_Buffer is invalid."); filled buffers own malloc'd bytes released by
@@ -78,12 +80,9 @@ TFC_EXPORT void TF_GraphVersions(TF_Graph *graph, TF_Buffer *output_version_def,
   tfc_status_fini(&local);
 }
 
-TFC_EXPORT void TF_GraphGetOpDef(TF_Graph *graph, const char *op_name, TF_Buffer *output_op_def,
-                                 TF_Status *status) {
-  tfc_status local, *s = tfc_capi_status_or(status, &local);
+/* The op named op_name, or NULL with TF's NOT_FOUND for an op it does not know in s. */
+static const tfc_opdef *find_op(const char *op_name, tfc_status *s) {
   const tfc_opdef *op = op_name ? tfc_op_lookup(op_name) : NULL;
-  void *data = NULL;
-  size_t len = 0;
   if (!op) {
     char host[256] = "localhost";
     if (gethostname(host, sizeof host - 1) != 0) strcpy(host, "localhost");
@@ -92,10 +91,43 @@ TFC_EXPORT void TF_GraphGetOpDef(TF_Graph *graph, const char *op_name, TF_Buffer
                    "Op type not registered '%s' in binary running on %s. Make sure the Op and "
                    "Kernel are registered in the binary running in this process.",
                    op_name ? op_name : "(null)", host);
-  } else if (tfc_capi_check_out_buffer(output_op_def, s) == TFC_OK && tfc_opdef_export(op, &data, &len, s) == TFC_OK) {
+  }
+  return op;
+}
+
+TFC_EXPORT void TF_GraphGetOpDef(TF_Graph *graph, const char *op_name, TF_Buffer *output_op_def,
+                                 TF_Status *status) {
+  tfc_status local, *s = tfc_capi_status_or(status, &local);
+  const tfc_opdef *op = find_op(op_name, s);
+  void *data = NULL;
+  size_t len = 0;
+  if (op && tfc_capi_check_out_buffer(output_op_def, s) == TFC_OK && tfc_opdef_export(op, &data, &len, s) == TFC_OK)
     tfc_capi_fill_buffer(output_op_def, data, len, s);
+  tfc_status_fini(&local);
+}
+
+TFC_EXPORT int TF_OpIsStateful(const char *op_type, TF_Status *status) {
+  tfc_status local, *s = tfc_capi_status_or(status, &local);
+  const tfc_opdef *op = find_op(op_type, s);
+  tfc_status_fini(&local);
+  return op && (op->flags & TFC_OPF_STATEFUL) != 0;
+}
+
+/* The name lives in the op table, for the life of the process. */
+TFC_EXPORT const char *TF_GetNumberAttrForOpListInput(const char *op_name, int input_index,
+                                                     TF_Status *status) {
+  tfc_status local, *s = tfc_capi_status_or(status, &local);
+  const tfc_opdef *op = find_op(op_name, s);
+  const char *n = NULL;
+  if (!op) {
+  } else if (input_index < 0 || input_index >= op->n_inputs) {
+    tfc_status_set(s, TFC_INVALID_ARGUMENT, "%d out of range for %s", input_index, op_name);
+  } else if (!(n = op->inputs[input_index].number_attr) || !n[0]) {
+    n = NULL;
+    tfc_status_set(s, TFC_NOT_FOUND, "%s does not have number_attr() defined.", op_name);
   }
   tfc_status_fini(&local);
+  return n;
 }
 
 TFC_EXPORT TF_Buffer *TF_GetAllOpList(void) {

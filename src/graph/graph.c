@@ -36,6 +36,8 @@ struct tfc_node_desc {
   int n_attrs;
   tfc_attr *attrs;
   tfc_status err;
+  int importing; /* see tfc_node_desc_set_importing */
+  int tf_made;   /* the failure came after TF would have made the node: its TF id is used */
 };
 
 /* ---------------- graph ---------------- */
@@ -46,6 +48,7 @@ tfc_graph *tfc_graph_new(void) {
   pthread_mutex_init(&g->mu, NULL);
   tfc_hashmap_init(&g->by_name);
   g->producer = TFC_GRAPH_DEF_VERSION;
+  g->next_tf_id = 2; /* TF's _SOURCE and _SINK hold 0 and 1 */
   return g;
 }
 
@@ -112,6 +115,20 @@ void tfc_graph_rollback(tfc_graph *g, int mark) {
   for (int i = 0; i < g->n_nodes; i++) tfc_hashmap_put(&g->by_name, g->nodes[i]->name, g->nodes[i]);
 }
 
+void tfc_graph_burn_tf_ids(tfc_graph *g, int n) {
+  if (n > 0) g->next_tf_id += n;
+}
+
+tfc_node *tfc_graph_node_at_tf_id(const tfc_graph *g, int tf_id) {
+  int lo = 0, hi = g->n_nodes; /* tf_id grows with the index: the first at or past tf_id */
+  while (lo < hi) {
+    int mid = lo + (hi - lo) / 2;
+    if (g->nodes[mid]->tf_id < tf_id) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < g->n_nodes ? g->nodes[lo] : NULL;
+}
+
 static int insert_node(tfc_graph *g, tfc_node *n, tfc_status *s) {
   if (g->n_nodes == g->cap_nodes) {
     int cap = g->cap_nodes ? g->cap_nodes * 2 : 64;
@@ -122,6 +139,7 @@ static int insert_node(tfc_graph *g, tfc_node *n, tfc_status *s) {
   }
   if (tfc_hashmap_put(&g->by_name, n->name, n) != 0) return TFC_OOM(s);
   n->id = g->n_nodes;
+  n->tf_id = g->next_tf_id++;
   n->graph = g;
   g->nodes[g->n_nodes++] = n;
   return TFC_OK;
@@ -217,6 +235,8 @@ tfc_node_desc *tfc_node_desc_new(tfc_graph *g, const char *op_type, const char *
   }
   return d;
 }
+
+void tfc_node_desc_set_importing(tfc_node_desc *d) { d->importing = 1; }
 
 void tfc_node_desc_free(tfc_node_desc *d) {
   if (!d) return;
@@ -421,6 +441,13 @@ fail: /* groups past the failing arg are still zeroed by calloc */
 }
 
 /* Infers T / N / Tlist attrs from the grouped inputs and checks ref-ness. */
+/* An input whose type disagrees with the node's attrs: TF's importer finds it after it made
+ * the node (see tfc_node_desc_set_importing). */
+static int type_conflict(tfc_node_desc *d, tfc_status *s) {
+  d->tf_made = d->importing;
+  return s->code;
+}
+
 static int infer_from_inputs(tfc_node_desc *d, const tfc_opdef *op, tfc_status *s) {
   if (d->n_groups != op->n_inputs)
     return node_err(s, d, op, "Expected %d inputs but got %d", op->n_inputs, d->n_groups);
@@ -441,8 +468,10 @@ static int infer_from_inputs(tfc_node_desc *d, const tfc_opdef *op, tfc_status *
         return tfc_status_set(s, TFC_INVALID_ARGUMENT, "Node '%s': input '%s' is from another graph",
                               d->name, e.node->name);
       int t = endpoint_type(e);
-      if (a->is_ref && !tfc_dtype_is_ref(t))
+      if (a->is_ref && !tfc_dtype_is_ref(t)) {
+        d->tf_made = d->importing;
         return node_err(s, d, op, "Input '%s' passed %s expected ref type", a->name, tfc_dtype_name(t));
+      }
     }
     if (a->number_attr) {
       tfc_attr_value v = tfc_attr_int(g->n);
@@ -454,12 +483,12 @@ static int infer_from_inputs(tfc_node_desc *d, const tfc_opdef *op, tfc_status *
         tfc_attr_value t = tfc_attr_type(tfc_dtype_base(endpoint_type(g->eps[j])));
         TFC_TRY(tfc_attr_list_append(&v, &t, s));
       }
-      TFC_TRY(infer_attr(d, op, a->type_list_attr, &v, s));
+      if (infer_attr(d, op, a->type_list_attr, &v, s)) return type_conflict(d, s);
     }
     if (a->type_attr) {
       for (int j = 0; j < g->n; j++) {
         tfc_attr_value v = tfc_attr_type(tfc_dtype_base(endpoint_type(g->eps[j])));
-        TFC_TRY(infer_attr(d, op, a->type_attr, &v, s));
+        if (infer_attr(d, op, a->type_attr, &v, s)) return type_conflict(d, s);
       }
     }
     if (a->type) {
@@ -467,6 +496,7 @@ static int infer_from_inputs(tfc_node_desc *d, const tfc_opdef *op, tfc_status *
         int t = tfc_dtype_base(endpoint_type(g->eps[j]));
         if (t != a->type) {
           char x[64], y[64];
+          d->tf_made = d->importing;
           return node_err(s, d, op, "Input '%s' passed %s expected %s", a->name,
                           type_name_upper(t, x, sizeof x) + 3, type_name_upper(a->type, y, sizeof y) + 3);
         }
@@ -733,6 +763,7 @@ static tfc_node *build(tfc_node_desc *d, tfc_status *s) {
   n->output_shapes = calloc((size_t)(n->n_outputs ? n->n_outputs : 1), sizeof *n->output_shapes);
   if (!n->output_shapes) { TFC_OOM(s); node_free(n); return NULL; }
   n->graph = d->g;
+  d->tf_made = 1; /* TF runs shape inference on the node it made */
   if (run_shape_fn(n, s)) { node_free(n); return NULL; }
   return n;
 }
@@ -743,6 +774,7 @@ tfc_node *tfc_node_desc_finish_locked(tfc_node_desc *d, tfc_status *s) {
     node_free(n);
     n = NULL;
   }
+  if (!n && d->tf_made) tfc_graph_burn_tf_ids(d->g, 1);
   tfc_node_desc_free(d);
   return n;
 }

@@ -8,6 +8,12 @@
  * until the graph is freed; node ids are dense, in creation order, so ids index side tables
  * (placement, pruning masks).
  *
+ * TF's numbering: TF gives its nodes ids from 2 on (0 and 1 are its _SOURCE and _SINK), and a
+ * node removed after it was made (TF_FinishOperation whose shape inference fails, a failed
+ * GraphDef import) keeps its id unused for good. TF_GraphNextOperation's positions are those
+ * ids, so each node also carries tf_id: 2 + every id TF would have handed out before it,
+ * burned ones included. tf_id grows with id.
+ *
  * Thread-safety: a graph has a mutex. tfc_node_desc_finish and the import take it; readers
  * that may race with writers (sessions extending, C API queries) take it with
  * tfc_graph_lock. Built nodes are immutable, except output shapes refined under the lock.
@@ -31,6 +37,7 @@ typedef struct tfc_endpoint {
 
 struct tfc_node {
   int id;
+  int tf_id;             /* TF's node id (see the top of this file) */
   char *name;
   const tfc_opdef *op;
   char *device;          /* requested device, "" when unconstrained */
@@ -52,6 +59,7 @@ struct tfc_graph {
   pthread_mutex_t mu;
   tfc_node **nodes;
   int n_nodes, cap_nodes;
+  int next_tf_id;             /* TF's num_node_ids: the next node's tf_id */
   tfc_hashmap by_name;
   int producer, min_consumer; /* VersionDef */
   int n_bad_consumers;
@@ -101,14 +109,26 @@ void tfc_node_desc_colocate_with(tfc_node_desc *d, tfc_node *n);
 /* Records an error to be reported by finish (a setter that failed). */
 void tfc_node_desc_fail(tfc_node_desc *d, int code, const char *msg);
 /* Validates and adds the node; frees d in every case. On error returns NULL, the graph is
- * unchanged and s holds INVALID_ARGUMENT (or NOT_FOUND for an unknown op) naming the node.
+ * unchanged but for a used TF id where TF would have made the node first (its shape
+ * inference failed; an importing desc's input types), and s holds INVALID_ARGUMENT (or
+ * NOT_FOUND for an unknown op) naming the node.
  * The _locked form expects the caller to hold the graph lock. */
 tfc_node *tfc_node_desc_finish(tfc_node_desc *d, tfc_status *s);
 tfc_node *tfc_node_desc_finish_locked(tfc_node_desc *d, tfc_status *s);
 
-/* Rollback support for multi-node operations (caller holds the lock throughout). */
+/* The GraphDef importer's desc (TF's importer makes a node before it checks its inputs' types
+ * against its attrs, so a node failing that check still uses a TF id; TF_FinishOperation
+ * checks them first). */
+void tfc_node_desc_set_importing(tfc_node_desc *d);
+
+/* Rollback support for multi-node operations (caller holds the lock throughout). The rolled
+ * back nodes' TF ids stay used, as in TF (see the top of this file). */
 int tfc_graph_mark(const tfc_graph *g);
 void tfc_graph_rollback(tfc_graph *g, int mark);
+/* Marks n TF ids used by nodes TF would have made and removed (caller holds the lock). */
+void tfc_graph_burn_tf_ids(tfc_graph *g, int n);
+/* The first node whose tf_id is >= tf_id, or NULL (caller holds the lock). */
+tfc_node *tfc_graph_node_at_tf_id(const tfc_graph *g, int tf_id);
 
 /* Adds a node without op validation: for runtime-built graphs (client graphs, partitions)
  * whose nodes come from validated ones and are already placed. Copies name, requested

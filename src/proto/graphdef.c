@@ -2,14 +2,20 @@
  * graphdef — see graphdef.h.
  *
  * Import runs in three steps:
- *   1. parse and check without the lock: unpack, versions, unique names, known ops, input
- *      syntax, and a topological order (Kahn's algorithm over the in-GraphDef edges, ready
- *      nodes taken in file order so ids follow the file where they can);
+ *   1. parse and check without the lock: unpack, versions, unique names, input syntax, and
+ *      TF's creation order: Kahn's algorithm over the in-GraphDef edges (each data or control
+ *      input counts, mapped ones do not) where the ready node taken next is always the one
+ *      first in the GraphDef, so a node is made as soon as its last input exists and ties go
+ *      to file order. Clients see this order (TF_GraphNextOperation, export), and it is TF's.
  *   2. under the lock: choose final names (prefix, uniquify), then build each node through
- *      tfc_node_desc_finish_locked in topological order, resolving inputs to the nodes just
- *      built or to mapped endpoints;
+ *      tfc_node_desc_finish_locked in that order, resolving inputs to the nodes just built or
+ *      to mapped endpoints. As in TF, an unknown op is found when its node's turn comes and a
+ *      cycle once every node outside it is built;
  *   3. the return outputs/ops, the graph's versions, unlock. Any error rolls back to the mark
- *      taken in step 2.
+ *      taken in step 2; the TF ids of the nodes built meanwhile stay used, as in TF, whose
+ *      importer makes and then removes them (graph/graph.h).
+ * TF treats the back edge of a while loop (NextIteration into Merge) specially; tfc has no
+ * control-flow ops yet, so every edge here is a forward one.
  */
 #include "proto/graphdef.h"
 
@@ -72,6 +78,7 @@ typedef struct importer {
   def_node *nodes;
   tfc_hashmap by_def_name; /* def name -> index + 1 */
   int *order;
+  int n_order;             /* nodes in order; fewer than n when the rest is in a cycle */
   int *used_maps;
   int producer;
 } importer;
@@ -162,6 +169,30 @@ static int op_not_registered(const char *op, const char *node, tfc_status *s) {
                         op, host, node);
 }
 
+/* A binary min-heap of ints in h[0..*n). */
+static void heap_push(int *h, int *n, int v) {
+  int i = (*n)++;
+  while (i > 0 && h[(i - 1) / 2] > v) {
+    h[i] = h[(i - 1) / 2];
+    i = (i - 1) / 2;
+  }
+  h[i] = v;
+}
+
+static int heap_pop(int *h, int *n) {
+  int top = h[0], v = h[--*n], i = 0;
+  for (;;) {
+    int c = 2 * i + 1;
+    if (c >= *n) break;
+    if (c + 1 < *n && h[c + 1] < h[c]) c++;
+    if (h[c] >= v) break;
+    h[i] = h[c];
+    i = c;
+  }
+  h[i] = v;
+  return top;
+}
+
 /* Step 1: everything that needs no graph. */
 static int parse_and_sort(importer *im, tfc_status *s) {
   const Tensorflow__GraphDef *gd = im->gd;
@@ -184,7 +215,6 @@ static int parse_and_sort(importer *im, tfc_status *s) {
     if (!tfc_graph_name_valid(im->g, nd->name))
       return tfc_status_set(s, TFC_INVALID_ARGUMENT, "Node '%s': Node name contains invalid characters",
                             nd->name);
-    if (!tfc_op_lookup(nd->op)) return op_not_registered(nd->op, nd->name, s);
   }
 
   /* Inputs: resolve to a producer in the GraphDef or a mapping. */
@@ -242,27 +272,31 @@ static int parse_and_sort(importer *im, tfc_status *s) {
       int src = im->nodes[i].ins[j].src;
       if (src >= 0) edges[start[src] + fill[src]++] = i;
     }
-  int head = 0, tail = 0;
+  /* The ready set: a min-heap of GraphDef indexes, in fill's n slots (fill is done with). */
+  int *heap = fill, n_heap = 0;
   for (int i = 0; i < im->n; i++)
-    if (im->nodes[i].pending == 0) im->order[tail++] = i;
-  while (head < tail) {
-    int u = im->order[head++];
+    if (im->nodes[i].pending == 0) heap_push(heap, &n_heap, i);
+  while (n_heap > 0) {
+    int u = heap_pop(heap, &n_heap);
+    im->order[im->n_order++] = u;
     for (int e = start[u]; e < start[u + 1]; e++)
-      if (--im->nodes[edges[e]].pending == 0) im->order[tail++] = edges[e];
+      if (--im->nodes[edges[e]].pending == 0) heap_push(heap, &n_heap, edges[e]);
   }
   free(start);
   free(edges);
   free(fill);
-  if (tail < im->n) {
-    int first = -1;
-    for (int i = 0; i < im->n && first < 0; i++)
-      if (im->nodes[i].pending > 0) first = i;
-    return tfc_status_set(s, TFC_INVALID_ARGUMENT,
-                          "GraphDef contains a cycle: %d nodes in a cycle or depending on one, "
-                          "including '%s'",
-                          im->n - tail, im->nodes[first].nd->name);
-  }
   return TFC_OK;
+}
+
+/* The error for the nodes left out of the order (step 2, once the others are built). */
+static int cycle_error(const importer *im, tfc_status *s) {
+  int first = -1;
+  for (int i = 0; i < im->n && first < 0; i++)
+    if (im->nodes[i].pending > 0) first = i;
+  return tfc_status_set(s, TFC_INVALID_ARGUMENT,
+                        "GraphDef contains a cycle: %d nodes in a cycle or depending on one, "
+                        "including '%s'",
+                        im->n - im->n_order, im->nodes[first].nd->name);
 }
 
 static int prefix_in_use(tfc_graph *g, const char *p, size_t len) {
@@ -370,8 +404,10 @@ static int build_node(importer *im, int i, tfc_status *s) {
   def_node *dn = &im->nodes[i];
   const Tensorflow__NodeDef *nd = dn->nd;
   const tfc_import_options *o = im->opts;
+  if (!tfc_op_lookup(nd->op)) return op_not_registered(nd->op, nd->name, s);
   tfc_node_desc *d = tfc_node_desc_new(im->g, nd->op, dn->final_name);
   if (!d) return TFC_OOM(s);
+  tfc_node_desc_set_importing(d);
   const char *dev = nd->device ? nd->device : "";
   if (!dev[0] && o->default_device) dev = o->default_device;
   tfc_node_desc_set_device(d, dev);
@@ -554,7 +590,8 @@ int tfc_graphdef_import(tfc_graph *g, const void *data, size_t len, const tfc_im
   tfc_graph_lock(g);
   int mark = tfc_graph_mark(g);
   int r = choose_names(&im, s);
-  for (int k = 0; k < im.n && r == TFC_OK; k++) r = build_node(&im, im.order[k], s);
+  for (int k = 0; k < im.n_order && r == TFC_OK; k++) r = build_node(&im, im.order[k], s);
+  if (r == TFC_OK && im.n_order < im.n) r = cycle_error(&im, s);
   if (r == TFC_OK) r = collect_results(&im, &scratch, s);
   if (r == TFC_OK) r = set_versions(g, mark == 0, im.gd->versions, s);
   if (r != TFC_OK) {

@@ -3,8 +3,8 @@
  * OpDef and OpList export. The edge between TF's serialized graphs and the graph store.
  *
  * Import (TF_GraphImportGraphDef) follows TF's ImportGraphDef:
- *  - NodeDefs may come in any order: they are sorted topologically (a cycle is
- *    INVALID_ARGUMENT). Inputs are "name", "name:k" and "^name" (control inputs after data
+ *  - NodeDefs may come in any order: nodes are made in TF's topological order (of the
+ *    nodes whose inputs exist, the first in the GraphDef; a cycle is INVALID_ARGUMENT). Inputs are "name", "name:k" and "^name" (control inputs after data
  *    inputs).
  *  - Missing attrs are filled from op defaults (old graphs omit attrs added later); every
  *    node is validated and shape-inferred as TF_FinishOperation does.

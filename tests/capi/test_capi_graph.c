@@ -11,6 +11,7 @@
 #include "capi/capi_internal.h"
 #include "harness.h"
 #include "tensorflow/c/c_api.h"
+#include "tensorflow/c/c_api_experimental.h"
 
 /* ---------------- helpers ---------------- */
 
@@ -806,6 +807,218 @@ static void concurrent_builders_all_succeed(void) {
   TF_DeleteGraph(g);
 }
 
+/* ---------------- operation order and positions (TF's node ids) ---------------- */
+
+static TF_Buffer *read_fixture(const char *file) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/%s", TFC_FIXTURE_DIR, file);
+  FILE *f = fopen(path, "rb");
+  if (!f) tfc_test_fail(__FILE__, __LINE__, "cannot open %s", path);
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *data = malloc((size_t)n + 1);
+  EXPECT_TRUE(fread(data, 1, (size_t)n, f) == (size_t)n);
+  fclose(f);
+  TF_Buffer *b = TF_NewBufferFromString(data, (size_t)n);
+  free(data);
+  return b;
+}
+
+/* Checks g's TF_GraphNextOperation listing (names and the pos left after each) against the
+ * "op" lines that follow in f, up to "end". Returns the number of ops. */
+static int expect_listing(TF_Graph *g, FILE *f, const char *what) {
+  char line[512], name[256];
+  size_t pos = 0;
+  int n = 0, want_pos;
+  while (fgets(line, sizeof line, f) && strncmp(line, "end", 3) != 0) {
+    if (line[0] == '#') continue;
+    if (sscanf(line, "op %255s %d", name, &want_pos) != 2)
+      tfc_test_fail(__FILE__, __LINE__, "%s: bad expect line %s", what, line);
+    TF_Operation *op = TF_GraphNextOperation(g, &pos);
+    if (!op) tfc_test_fail(__FILE__, __LINE__, "%s: listing ends before %s", what, name);
+    if (strcmp(TF_OperationName(op), name) != 0 || pos != (size_t)want_pos)
+      tfc_test_fail(__FILE__, __LINE__, "%s: op %d is %s at pos %zu, TF lists %s at pos %d", what, n,
+                    TF_OperationName(op), pos, name, want_pos);
+    n++;
+  }
+  TF_Operation *extra = TF_GraphNextOperation(g, &pos);
+  if (extra) tfc_test_fail(__FILE__, __LINE__, "%s: extra op %s", what, TF_OperationName(extra));
+  return n;
+}
+
+/* One "import <graph> <prefix> [src:i=dst:j ...]" step of import_order.txt. */
+static void import_step(TF_Graph *g, char *line, TF_Status *s) {
+  char *save = NULL;
+  strtok_r(line, " \n", &save); /* "import" */
+  char *graph = strtok_r(NULL, " \n", &save), *prefix = strtok_r(NULL, " \n", &save);
+  char file[300];
+  snprintf(file, sizeof file, "import_order_%s.pb", graph);
+  TF_Buffer *b = read_fixture(file);
+  TF_ImportGraphDefOptions *o = TF_NewImportGraphDefOptions();
+  if (strcmp(prefix, "-") != 0) TF_ImportGraphDefOptionsSetPrefix(o, prefix);
+  for (char *m; (m = strtok_r(NULL, " \n", &save));) {
+    char src[128], dst[128];
+    int si, di;
+    EXPECT_EQ(sscanf(m, "%127[^:]:%d=%127[^:]:%d", src, &si, dst, &di), 4);
+    TF_Operation *d = TF_GraphOperationByName(g, dst);
+    EXPECT_TRUE(d != NULL);
+    if (si < 0) TF_ImportGraphDefOptionsRemapControlDependency(o, src, d);
+    else TF_ImportGraphDefOptionsAddInputMapping(o, src, si, (TF_Output){d, di});
+  }
+  TF_GraphImportGraphDef(g, b, o, s);
+  TF_DeleteImportGraphDefOptions(o);
+  TF_DeleteBuffer(b);
+}
+
+/* tests/fixtures/gen_import_order.py: the order TF makes imported nodes in (file order among
+ * the nodes whose inputs exist), its ids from 2 and the ids failed imports leave unused. */
+static void capi_graph_import_order_matches_tf(void) {
+  char path[1024], line[512], name[128];
+  snprintf(path, sizeof path, "%s/import_order.txt", TFC_FIXTURE_DIR);
+  FILE *f = fopen(path, "r");
+  EXPECT_TRUE(f != NULL);
+  TF_Status *s = TF_NewStatus();
+  int n_cases = 0;
+  while (fgets(line, sizeof line, f)) {
+    if (sscanf(line, "case %127s", name) != 1 || strcmp(name, "finish") == 0) continue;
+    TF_Graph *g = TF_NewGraph();
+    long at = ftell(f);
+    int want_error = 0, code = 0;
+    while (fgets(line, sizeof line, f) && strncmp(line, "op ", 3) != 0) {
+      if (strncmp(line, "import ", 7) == 0) {
+        if (want_error) tfc_test_fail(__FILE__, __LINE__, "%s: step succeeded, TF refused it", name);
+        import_step(g, line, s);
+        want_error = TF_GetCode(s) != TF_OK;
+      } else if (sscanf(line, "error %d", &code) == 1) {
+        if (!want_error) tfc_test_fail(__FILE__, __LINE__, "%s: step refused by TF succeeded", name);
+        EXPECT_EQ(TF_GetCode(s), code);
+        want_error = 0;
+      }
+      at = ftell(f);
+    }
+    if (want_error) tfc_test_fail(__FILE__, __LINE__, "%s: %s", name, TF_Message(s));
+    fseek(f, at, SEEK_SET);
+    EXPECT_TRUE(expect_listing(g, f, name) > 0);
+    TF_DeleteGraph(g);
+    n_cases++;
+  }
+  EXPECT_EQ(n_cases, 7);
+  fclose(f);
+  TF_DeleteStatus(s);
+}
+
+/* The "finish" case of import_order.txt: a TF_FinishOperation whose shape inference fails
+ * uses an id (TF made the node first); type and name errors do not. */
+static void capi_graph_finish_failures_use_tf_ids(void) {
+  TF_Graph *g = TF_NewGraph();
+  TF_Status *s = TF_NewStatus();
+  float v[] = {1, 2};
+  int64_t dims[] = {2};
+  TF_Operation *a = const_f32(g, "a", v, dims, 1, s);
+  TF_Tensor *it = TF_AllocateTensor(TF_INT32, NULL, 0, sizeof(int32_t));
+  *(int32_t *)TF_TensorData(it) = 1;
+  TF_OperationDescription *d = TF_NewOperation(g, "Const", "i");
+  TF_SetAttrTensor(d, "value", it, s);
+  TF_SetAttrType(d, "dtype", TF_INT32);
+  TF_Operation *i = TF_FinishOperation(d, s);
+  EXPECT_EQ(TF_GetCode(s), TF_OK);
+  TF_DeleteTensor(it);
+  EXPECT_TRUE(binary(g, "AddV2", "bad_type", (TF_Output){a, 0}, (TF_Output){i, 0}, s) == NULL);
+  EXPECT_EQ(TF_GetCode(s), TF_INVALID_ARGUMENT);
+  EXPECT_TRUE(binary(g, "MatMul", "bad_shape", (TF_Output){a, 0}, (TF_Output){a, 0}, s) == NULL);
+  EXPECT_EQ(TF_GetCode(s), TF_INVALID_ARGUMENT);
+  d = TF_NewOperation(g, "Identity", "a");
+  TF_AddInput(d, (TF_Output){a, 0});
+  EXPECT_TRUE(TF_FinishOperation(d, s) == NULL);
+  EXPECT_EQ(TF_GetCode(s), TF_INVALID_ARGUMENT);
+  d = TF_NewOperation(g, "Identity", "ok");
+  TF_AddInput(d, (TF_Output){a, 0});
+  EXPECT_TRUE(TF_FinishOperation(d, s) != NULL);
+  EXPECT_EQ(TF_GetCode(s), TF_OK);
+
+  char path[1024], line[512];
+  snprintf(path, sizeof path, "%s/import_order.txt", TFC_FIXTURE_DIR);
+  FILE *f = fopen(path, "r");
+  EXPECT_TRUE(f != NULL);
+  while (fgets(line, sizeof line, f) && strcmp(line, "case finish\n") != 0) {
+  }
+  EXPECT_EQ(expect_listing(g, f, "finish"), 3);
+  fclose(f);
+  TF_DeleteStatus(s);
+  TF_DeleteGraph(g);
+}
+
+/* TF_GraphNextOperation's pos is TF's node id: 0 starts at id 2 (past _SOURCE and _SINK),
+ * any other value moves to the next id, and at the end pos stops at the id count or past it. */
+static void capi_graph_next_operation_positions_are_tf_ids(void) {
+  TF_Graph *g = TF_NewGraph();
+  TF_Status *s = TF_NewStatus();
+  size_t pos = 0;
+  EXPECT_TRUE(TF_GraphNextOperation(g, &pos) == NULL);
+  EXPECT_EQ(pos, 2);
+  TF_Operation *x = placeholder(g, "x", TF_FLOAT, NULL, -2, s);
+  TF_Operation *y = placeholder(g, "y", TF_FLOAT, NULL, -2, s);
+  TF_Operation *z = placeholder(g, "z", TF_FLOAT, NULL, -2, s);
+  pos = 0;
+  EXPECT_TRUE(TF_GraphNextOperation(g, &pos) == x);
+  EXPECT_EQ(pos, 2);
+  EXPECT_TRUE(TF_GraphNextOperation(g, &pos) == y);
+  EXPECT_EQ(pos, 3);
+  pos = 1; /* the id after 1 */
+  EXPECT_TRUE(TF_GraphNextOperation(g, &pos) == x);
+  EXPECT_EQ(pos, 2);
+  pos = 3;
+  EXPECT_TRUE(TF_GraphNextOperation(g, &pos) == z);
+  EXPECT_EQ(pos, 4);
+  EXPECT_TRUE(TF_GraphNextOperation(g, &pos) == NULL);
+  EXPECT_EQ(pos, 5);
+  EXPECT_TRUE(TF_GraphNextOperation(g, &pos) == NULL);
+  EXPECT_EQ(pos, 6);
+  pos = 40;
+  EXPECT_TRUE(TF_GraphNextOperation(g, &pos) == NULL);
+  EXPECT_EQ(pos, 41);
+  TF_DeleteStatus(s);
+  TF_DeleteGraph(g);
+}
+
+/* tests/fixtures/gen_op_queries.py: TF_OpIsStateful and TF_GetNumberAttrForOpListInput give
+ * TF's answers, codes and messages. */
+static void capi_op_table_queries_match_tf(void) {
+  char path[1024], line[512], op[128], want_name[128], msg[512];
+  snprintf(path, sizeof path, "%s/op_queries.txt", TFC_FIXTURE_DIR);
+  FILE *f = fopen(path, "r");
+  EXPECT_TRUE(f != NULL);
+  TF_Status *s = TF_NewStatus();
+  int n = 0, want, code, index;
+  while (fgets(line, sizeof line, f)) {
+    if (sscanf(line, "stateful %127s %d %d", op, &want, &code) == 3) {
+      TF_SetStatus(s, TF_ABORTED, "stale"); /* cleared by the call */
+      EXPECT_EQ(TF_OpIsStateful(op, s), want);
+      EXPECT_EQ(TF_GetCode(s), code);
+      n++;
+    } else if (sscanf(line, "number_attr %127s %d %127s %d", op, &index, want_name, &code) == 4) {
+      const char *p = line;
+      for (int k = 0; k < 5 && p; k++) /* the message follows 5 fields */
+        if ((p = strchr(p, ' '))) p++;
+      EXPECT_TRUE(p != NULL);
+      snprintf(msg, sizeof msg, "%s", p);
+      msg[strcspn(msg, "\n")] = '\0';
+      TF_SetStatus(s, TF_ABORTED, "stale");
+      const char *got = TF_GetNumberAttrForOpListInput(op, index, s);
+      if (strcmp(want_name, "-") == 0) EXPECT_TRUE(got == NULL);
+      else EXPECT_STREQ(got, want_name);
+      EXPECT_EQ(TF_GetCode(s), code);
+      if (strcmp(msg, "*") == 0) EXPECT_CONTAINS(TF_Message(s), "Op type not registered 'NoSuchOp'");
+      else EXPECT_STREQ(TF_Message(s), msg);
+      n++;
+    }
+  }
+  EXPECT_EQ(n, 19);
+  fclose(f);
+  TF_DeleteStatus(s);
+}
+
 static const tfc_test tests[] = {
     TFC_TEST(graph_new_and_delete_accept_null),
     TFC_TEST(build_and_query_a_small_graph),
@@ -828,6 +1041,10 @@ static const tfc_test tests[] = {
     TFC_TEST(inputs_from_another_graph_are_rejected),
     TFC_TEST(graph_deleted_while_used_is_freed_by_last_user),
     TFC_TEST(concurrent_builders_all_succeed),
+    TFC_TEST(capi_graph_import_order_matches_tf),
+    TFC_TEST(capi_graph_finish_failures_use_tf_ids),
+    TFC_TEST(capi_graph_next_operation_positions_are_tf_ids),
+    TFC_TEST(capi_op_table_queries_match_tf),
     {0}};
 
 TFC_TEST_MAIN(tests)

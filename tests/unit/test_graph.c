@@ -339,6 +339,47 @@ static void mark_and_rollback_remove_nodes_and_names(void) {
   tfc_graph_free(g);
 }
 
+/* TF's ids (graph.h): from 2, kept used by rolled-back nodes and by a finish whose shape
+ * inference failed (TF made that node first), not by one refused earlier; the lookup by TF
+ * id finds the first node at or past it. */
+static void tf_ids_skip_nodes_tf_made_and_removed(void) {
+  tfc_graph *g = new_graph();
+  int64_t d2[1] = {2}, d3[1] = {3};
+  tfc_node *a = add_const(g, "a", d2, 1);
+  EXPECT_EQ(a->tf_id, 2);
+  tfc_graph_lock(g);
+  int mark = tfc_graph_mark(g);
+  tfc_graph_unlock(g);
+  add_const(g, "gone1", d2, 1);
+  add_const(g, "gone2", d2, 1);
+  tfc_graph_lock(g);
+  tfc_graph_rollback(g, mark);
+  tfc_graph_unlock(g);
+  tfc_status s;
+  tfc_status_init(&s);
+  tfc_node *b = add_const(g, "b", d3, 1);
+  EXPECT_EQ(b->id, 1);
+  EXPECT_EQ(b->tf_id, 5);
+  EXPECT_TRUE(binary(g, "AddV2", "shape_error", a, b, &s) == NULL); /* [2] + [3] */
+  EXPECT_EQ(s.code, TFC_INVALID_ARGUMENT);
+  tfc_status_clear(&s);
+  tfc_node *i = add_int_const(g, "i", 1);
+  EXPECT_EQ(i->tf_id, 7);
+  EXPECT_TRUE(binary(g, "AddV2", "type_error", a, i, &s) == NULL); /* refused before */
+  EXPECT_EQ(s.code, TFC_INVALID_ARGUMENT);
+  tfc_status_clear(&s);
+  tfc_node *c = add_const(g, "c", d2, 1);
+  EXPECT_EQ(c->tf_id, 8);
+  EXPECT_EQ(g->next_tf_id, 9);
+  EXPECT_TRUE(tfc_graph_node_at_tf_id(g, 0) == a);
+  EXPECT_TRUE(tfc_graph_node_at_tf_id(g, 3) == b);
+  EXPECT_TRUE(tfc_graph_node_at_tf_id(g, 6) == i);
+  EXPECT_TRUE(tfc_graph_node_at_tf_id(g, 8) == c);
+  EXPECT_TRUE(tfc_graph_node_at_tf_id(g, 9) == NULL);
+  tfc_status_fini(&s);
+  tfc_graph_free(g);
+}
+
 static void colocate_with_adds_class_attr(void) {
   tfc_graph *g = new_graph();
   int64_t d[1] = {2};
@@ -473,6 +514,7 @@ static const tfc_test tests[] = {
     TFC_TEST(failed_finish_leaves_graph_unchanged),
     TFC_TEST(desc_fail_is_reported_by_finish),
     TFC_TEST(mark_and_rollback_remove_nodes_and_names),
+    TFC_TEST(tf_ids_skip_nodes_tf_made_and_removed),
     TFC_TEST(colocate_with_adds_class_attr),
     TFC_TEST(unique_name_appends_counter),
     TFC_TEST(device_and_control_inputs_are_recorded),

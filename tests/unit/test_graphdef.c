@@ -136,11 +136,13 @@ static void import_sorts_out_of_order_nodes_and_round_trips(void) {
   tfc_graph *g = new_graph();
   pbw gd = sample_graph();
   EXPECT_EQ(tfc_graphdef_import(g, gd.b, gd.n, NULL, NULL, &st), TFC_OK);
+  /* TF's order: of the nodes whose inputs exist, the first in the file (w is ready once c is
+   * made and comes before init). */
   EXPECT_STREQ(dump(g),
                "x = Placeholder()\n"
                "c = Const()\n"
-               "init = NoOp()\n"
                "w = Identity(c:0)\n"
+               "init = NoOp()\n"
                "y = MatMul(x:0, w:0, ^init)\n");
   EXPECT_EQ(g->producer, 27);
   EXPECT_EQ(g->min_consumer, 0);
@@ -196,8 +198,8 @@ static void import_applies_prefix_and_default_device(void) {
   EXPECT_STREQ(dump(g),
                "imported/x = Placeholder() @/cpu:0\n"
                "imported/c = Const() @/cpu:0\n"
-               "imported/init = NoOp() @/cpu:0\n"
                "imported/w = Identity(imported/c:0) @/cpu:0\n"
+               "imported/init = NoOp() @/cpu:0\n"
                "imported/y = MatMul(imported/x:0, imported/w:0, ^imported/init) @/cpu:0\n");
   /* Same prefix again with uniquify_prefix: "imported_1/..." */
   o.uniquify_prefix = 1;
@@ -253,15 +255,16 @@ static void import_maps_inputs_and_reports_unused_mappings(void) {
   tfc_import_results r;
   EXPECT_EQ(tfc_graphdef_import(g, gd.b, gd.n, &o, &r, &st), TFC_OK);
   /* x is still imported, but y reads feed; y's ^init became ^gate. Nodes with no input from
-   * the GraphDef (x, c, init) got the extra control dependency on gate. */
+   * the GraphDef (x, c, init) got the extra control dependency on gate. y's only pending
+   * input is w, so it is made before init (TF's order). */
   EXPECT_STREQ(dump(g),
                "feed = Placeholder()\n"
                "gate = NoOp()\n"
                "m/x = Placeholder(^gate)\n"
                "m/c = Const(^gate)\n"
-               "m/init = NoOp(^gate)\n"
                "m/w = Identity(m/c:0)\n"
-               "m/y = MatMul(feed:0, m/w:0, ^gate)\n");
+               "m/y = MatMul(feed:0, m/w:0, ^gate)\n"
+               "m/init = NoOp(^gate)\n");
   EXPECT_EQ(r.n_return_outputs, 2);
   EXPECT_STREQ(r.return_outputs[0].node->name, "m/y");
   EXPECT_TRUE(r.return_outputs[1].node == feed); /* a mapped return output is the mapped tensor */

@@ -123,13 +123,14 @@ TF_CAPI_EXPORT extern void TF_AttrBuilderCheckCanRunOnDevice(TF_AttrBuilder* bui
                                                              const char* device_type,
                                                              TF_Status* status);
 
-/* The number attr ("N") of input input_index of op op_name, or "" when that input is not a
- * list of one type. Static storage. */
+/* The name of the number attr ("N") of input input_index of op op_name (static storage);
+ * NULL with NOT_FOUND for an unknown op or an input that is not a list of one type, with
+ * INVALID_ARGUMENT for an index out of range. */
 TF_CAPI_EXPORT extern const char* TF_GetNumberAttrForOpListInput(const char* op_name,
                                                                  int input_index,
                                                                  TF_Status* status);
 
-/* 1 if op_type is stateful; NOT_FOUND for an unknown op. */
+/* 1 if op_type is stateful, else 0; 0 with NOT_FOUND for an unknown op. */
 TF_CAPI_EXPORT extern int TF_OpIsStateful(const char* op_type, TF_Status* status);
 
 /* Program initialization (flag parsing); a no-op in tfc apart from argument checks. */
