@@ -83,7 +83,9 @@ static void every_tf_attr_is_declared_with_its_type_and_default(void) {
 static void later_attrs_are_marked_and_hidden_from_the_1_15_signature(void) {
   init_ops();
   const char *later[][2] = {{"MatMul", "grad_a"}, {"MatMul", "grad_b"}, {"BatchMatMul", "grad_x"},
-                            {"BatchMatMulV2", "grad_y"}, {"ConcatOffset", "shape_type"}};
+                            {"BatchMatMulV2", "grad_y"}, {"ConcatOffset", "shape_type"},
+                            {"MaxPool", "explicit_paddings"}, {"MaxPoolGrad", "explicit_paddings"},
+                            {"VarHandleOp", "allowed_devices"}, {"VarHandleOp", "debug_name"}};
   for (size_t i = 0; i < sizeof later / sizeof later[0]; i++) {
     const tfc_attr_def *ad = tfc_opdef_attr(tfc_op_lookup(later[i][0]), later[i][1]);
     EXPECT_TRUE(ad && ad->added_later);
