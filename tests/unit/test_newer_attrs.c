@@ -182,10 +182,42 @@ static void unknown_attr_fails_with_tf_text(void) {
   TF_DeleteGraph(g);
 }
 
+/* VarHandleOp: debug_name is kept; allowed_devices other than [] is refused, naming node,
+ * attr and value (tfc cannot share a resource over devices). */
+static void var_handle_allowed_devices_refused_unless_empty(void) {
+  TF_Graph *g = TF_NewGraph();
+  TF_Status *st = TF_NewStatus();
+  TF_OperationDescription *d = TF_NewOperation(g, "VarHandleOp", "v");
+  TF_SetAttrType(d, "dtype", TF_FLOAT);
+  TF_SetAttrShape(d, "shape", NULL, 0);
+  TF_SetAttrString(d, "debug_name", "w", 1);
+  TF_SetAttrStringList(d, "allowed_devices", NULL, NULL, 0);
+  TF_Operation *v = TF_FinishOperation(d, st);
+  EXPECT_EQ(TF_GetCode(st), TF_OK);
+  char name[8] = {0};
+  TF_OperationGetAttrString(v, "debug_name", name, sizeof name - 1, st);
+  EXPECT_EQ(TF_GetCode(st), TF_OK);
+  EXPECT_STREQ(name, "w");
+  d = TF_NewOperation(g, "VarHandleOp", "shared");
+  TF_SetAttrType(d, "dtype", TF_FLOAT);
+  TF_SetAttrShape(d, "shape", NULL, 0);
+  const void *devs[1] = {"/job:localhost/replica:0/task:0/device:CPU:1"};
+  size_t lens[1] = {strlen(devs[0])};
+  TF_SetAttrStringList(d, "allowed_devices", devs, lens, 1);
+  EXPECT_TRUE(TF_FinishOperation(d, st) == NULL);
+  EXPECT_EQ(TF_GetCode(st), TF_UNIMPLEMENTED);
+  EXPECT_CONTAINS(TF_Message(st), "VarHandleOp 'shared': attr allowed_devices = ");
+  EXPECT_CONTAINS(TF_Message(st), "/job:localhost/replica:0/task:0/device:CPU:1");
+  EXPECT_CONTAINS(TF_Message(st), "is not supported");
+  TF_DeleteStatus(st);
+  TF_DeleteGraph(g);
+}
+
 static const tfc_test tests[] = {TFC_TEST(every_tf_attr_is_declared_with_its_type_and_default),
                                  TFC_TEST(later_attrs_are_marked_and_hidden_from_the_1_15_signature),
                                  TFC_TEST(exported_opdef_leaves_later_attrs_out),
                                  TFC_TEST(later_attr_is_kept_when_set_and_absent_otherwise),
                                  TFC_TEST(unknown_attr_fails_with_tf_text),
+                                 TFC_TEST(var_handle_allowed_devices_refused_unless_empty),
                                  {0}};
 TFC_TEST_MAIN(tests)
