@@ -388,6 +388,18 @@ static int unsorted_segment_sum_grad(tfc_grad_ctx *c) {
   return c->s->code;
 }
 
+/* DynamicStitch, ParallelDynamicStitch (TF's _DynamicStitchGrads): data[i] gets the gradient
+ * gathered at indices[i] (a duplicate that lost still gets its row, as in TF); the indices get
+ * none. */
+static int dynamic_stitch_grad(tfc_grad_ctx *c) {
+  int n = c->op->n_inputs / 2;
+  for (int i = 0; i < n; i++) {
+    tfc_endpoint gi[3] = {c->dy[0], tfc_grad_in(c, i), tfc_grad_const_scalar(c, "GatherV2/axis", TFC_DT_INT32, 0, NULL)};
+    c->dx[n + i] = tfc_grad_op(c, "GatherV2", NULL, gi, 3, NULL, 0);
+  }
+  return c->s->code;
+}
+
 const tfc_grad_entry tfc_grad_array_entries[] = {
     {"Identity", pass_grad}, {"Snapshot", pass_grad}, {"PlaceholderWithDefault", pass_grad},
     {"Reshape", reshape_to_input_grad}, {"ExpandDims", reshape_to_input_grad},
@@ -398,6 +410,7 @@ const tfc_grad_entry tfc_grad_array_entries[] = {
     {"Slice", slice_grad}, {"StridedSlice", strided_slice_grad}, {"Pad", pad_grad}, {"PadV2", pad_grad},
     {"MirrorPad", mirror_pad_grad}, {"MirrorPadGrad", mirror_pad_grad},
     {"GatherV2", gather_v2_grad}, {"Gather", gather_grad}, {"UnsortedSegmentSum", unsorted_segment_sum_grad},
+    {"DynamicStitch", dynamic_stitch_grad}, {"ParallelDynamicStitch", dynamic_stitch_grad},
     /* Not differentiable, as in TF. */
     {"StopGradient", NULL}, {"Shape", NULL}, {"ShapeN", NULL}, {"Size", NULL}, {"Rank", NULL},
     {"ZerosLike", NULL}, {"OnesLike", NULL}, {"BroadcastGradientArgs", NULL}, {"Const", NULL},

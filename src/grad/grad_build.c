@@ -94,9 +94,11 @@ static void free_attrs(tfc_grad_attr *attrs, int n) {
   for (int i = 0; i < n; i++) tfc_attr_value_fini(&attrs[i].v);
 }
 
-tfc_node *tfc_grad_node_in(tfc_graph *g, const char *scope, const char *type, const char *name,
-                           const tfc_endpoint *ins, int n_ins, int list_at, int list_len,
-                           tfc_grad_attr *attrs, int n_attrs, tfc_node *ctrl, tfc_status *s) {
+/* The node builder behind tfc_grad_node_in and tfc_grad_op_lists: arg k takes sizes[k] inputs
+ * as a list, or one input when sizes[k] < 0. */
+static tfc_node *node_in(tfc_graph *g, const char *scope, const char *type, const char *name,
+                         const tfc_endpoint *ins, int n_ins, const int *sizes, int n_args,
+                         tfc_grad_attr *attrs, int n_attrs, tfc_node *ctrl, tfc_status *s) {
   if (!tfc_status_ok(s)) {
     free_attrs(attrs, n_attrs);
     return NULL;
@@ -122,19 +124,55 @@ tfc_node *tfc_grad_node_in(tfc_graph *g, const char *scope, const char *type, co
     TFC_OOM(s);
     return NULL;
   }
-  for (int i = 0; i < n_ins;) {
-    if (i == list_at) {
-      tfc_node_desc_add_input_list(d, ins + i, list_len);
-      i += list_len;
+  for (int k = 0, i = 0; k < n_args; k++) {
+    if (sizes[k] >= 0) {
+      tfc_node_desc_add_input_list(d, sizes[k] ? ins + i : NULL, sizes[k]);
+      i += sizes[k];
     } else {
-      tfc_node_desc_add_input(d, ins[i]);
-      i++;
+      tfc_node_desc_add_input(d, ins[i++]);
     }
   }
-  if (list_at == n_ins) tfc_node_desc_add_input_list(d, NULL, 0);
   for (int i = 0; i < n_attrs; i++) tfc_node_desc_set_attr(d, attrs[i].name, &attrs[i].v);
   if (ctrl) tfc_node_desc_add_control(d, ctrl);
   return tfc_node_desc_finish_locked(d, s);
+}
+
+tfc_node *tfc_grad_node_in(tfc_graph *g, const char *scope, const char *type, const char *name,
+                           const tfc_endpoint *ins, int n_ins, int list_at, int list_len,
+                           tfc_grad_attr *attrs, int n_attrs, tfc_node *ctrl, tfc_status *s) {
+  int *sizes = malloc(sizeof *sizes * (size_t)(n_ins + 1));
+  if (!sizes) {
+    free_attrs(attrs, n_attrs);
+    TFC_OOM(s);
+    return NULL;
+  }
+  int n_args = 0;
+  for (int i = 0; i < n_ins;) {
+    if (i == list_at) {
+      sizes[n_args++] = list_len;
+      i += list_len;
+    } else {
+      sizes[n_args++] = -1;
+      i++;
+    }
+  }
+  if (list_at == n_ins) sizes[n_args++] = 0;
+  tfc_node *n = node_in(g, scope, type, name, ins, n_ins, sizes, n_args, attrs, n_attrs, ctrl, s);
+  free(sizes);
+  return n;
+}
+
+tfc_endpoint tfc_grad_op_lists(tfc_grad_ctx *c, const char *type, const char *name, const tfc_endpoint *ins,
+                               int n_lists, int list_len) {
+  int sizes[8];
+  if (n_lists > 8) {
+    tfc_status_set(c->s, TFC_INTERNAL, "gradient node %s: %d list args", type, n_lists);
+    return tfc_grad_none();
+  }
+  for (int k = 0; k < n_lists; k++) sizes[k] = list_len;
+  tfc_endpoint e = {node_in(c->g, c->scope, type, name, ins, n_lists * list_len, sizes, n_lists, NULL, 0, NULL, c->s),
+                    0};
+  return e;
 }
 
 tfc_node *tfc_grad_node(tfc_grad_ctx *c, const char *type, const char *name, const tfc_endpoint *ins,

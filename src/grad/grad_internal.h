@@ -67,6 +67,10 @@ tfc_node *tfc_grad_node_in(tfc_graph *g, const char *scope, const char *type, co
                            const tfc_endpoint *ins, int n_ins, int list_at, int list_len,
                            tfc_grad_attr *attrs, int n_attrs, tfc_node *ctrl, tfc_status *s);
 
+/* Output 0 of a node whose inputs ins[0, n_lists * list_len) are n_lists list args of list_len
+ * inputs each (DynamicStitch's indices and data). Errors as tfc_grad_node. */
+tfc_endpoint tfc_grad_op_lists(tfc_grad_ctx *c, const char *type, const char *name, const tfc_endpoint *ins,
+                               int n_lists, int list_len);
 /* Output 0 of such a node. */
 tfc_endpoint tfc_grad_op(tfc_grad_ctx *c, const char *type, const char *name, const tfc_endpoint *ins,
                          int n_ins, tfc_grad_attr *attrs, int n_attrs);

@@ -7,8 +7,8 @@
  * Each builder follows the math of TF's Python gradient (math_grad.py) and creates its nodes
  * in the same order with the same names ("mul" for Python's `*` operator, "truediv" for `/`,
  * op types for generated wrappers), so graphs line up name for name with tf.gradients where
- * the shapes lead Python down the same path. Where Python needs ops tfc lacks (DynamicStitch
- * for reduced_shape with unknown axes), an equivalent formulation is used and noted.
+ * the shapes lead Python down the same path (reductions over shapes known only at run time
+ * build Python's reduced_shape, a DynamicStitch).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -347,11 +347,29 @@ static int cast_grad(tfc_grad_ctx *c) {
 /* ---- reductions ---- */
 
 /*
- * Python's reduced_shape (x's shape with the reduced axes set to 1) and the tile multiples
- * (x's size on reduced axes, 1 elsewhere). With constant axes and a known rank they are
- * Consts (fully known shape) or Shape(x) masked by Const vectors; otherwise they come from a
- * keep-dims reduction of x, which needs no DynamicStitch (tfc has none) and costs about what
- * the Tile that follows costs.
+ * Python's math_ops.reduced_shape: input_shape with the reduced axes set to 1, as TF builds it
+ * for shapes known only at run time: DynamicStitch([range(rank), (axes + rank) % rank],
+ * [input_shape, ones(shape(axes))]), with TF's node names.
+ */
+static tfc_endpoint reduced_shape(tfc_grad_ctx *c, tfc_endpoint input_shape, tfc_endpoint axes) {
+  if (tfc_grad_dtype(axes) != TFC_DT_INT32) axes = tfc_grad_cast(c, axes, TFC_DT_INT32);
+  tfc_endpoint rank = tfc_grad_size_opt(c, input_shape);
+  tfc_endpoint mod = tfc_grad_binary(c, "FloorMod", "mod", tfc_grad_binary(c, "AddV2", "add", axes, rank), rank);
+  tfc_endpoint axes_shape = tfc_grad_shape_opt(c, mod, TFC_DT_INT32);
+  tfc_endpoint rng[3] = {tfc_grad_const_scalar(c, "range/start", TFC_DT_INT32, 0, NULL), rank,
+                         tfc_grad_const_scalar(c, "range/delta", TFC_DT_INT32, 1, NULL)};
+  tfc_endpoint range = tfc_grad_op(c, "Range", "range", rng, 3, NULL, 0);
+  tfc_endpoint ones = tfc_grad_binary(c, "Fill", "ones", axes_shape,
+                                      tfc_grad_const_scalar(c, "ones/Const", TFC_DT_INT32, 1, NULL));
+  tfc_endpoint ins[4] = {range, mod, input_shape, ones};
+  return tfc_grad_op_lists(c, "DynamicStitch", NULL, ins, 2, 2);
+}
+
+/*
+ * The reshape target (x's shape with the reduced axes set to 1) and the tile multiples (x's
+ * size on reduced axes, 1 elsewhere) of a reduction's gradient, as TF 1.15's _SumGrad makes
+ * them: Consts when x's shape and the axes are known, else Shape(x), reduced_shape and
+ * Python's _safe_shape_div (Shape(x) // Maximum(kept, 1)).
  */
 static void reduction_shapes(tfc_grad_ctx *c, tfc_endpoint *kept, tfc_endpoint *tile) {
   tfc_endpoint x = tfc_grad_in(c, 0);
@@ -360,7 +378,7 @@ static void reduction_shapes(tfc_grad_ctx *c, tfc_endpoint *kept, tfc_endpoint *
   int n_axes = 0;
   if (xs->rank >= 0 && tfc_grad_const_ints(c, 1, axes, TFC_MAX_DIMS, &n_axes)) {
     int r = xs->rank;
-    int64_t red[TFC_MAX_DIMS] = {0}, keep[TFC_MAX_DIMS];
+    int64_t red[TFC_MAX_DIMS] = {0};
     for (int i = 0; i < n_axes; i++) {
       int64_t a = axes[i] < 0 ? axes[i] + r : axes[i];
       if (a < 0 || a >= r) {
@@ -370,7 +388,6 @@ static void reduction_shapes(tfc_grad_ctx *c, tfc_endpoint *kept, tfc_endpoint *
       }
       red[a] = 1;
     }
-    for (int i = 0; i < r; i++) keep[i] = !red[i];
     if (tfc_shape_fully_defined(xs)) {
       int64_t k[TFC_MAX_DIMS], t[TFC_MAX_DIMS];
       for (int i = 0; i < r; i++) {
@@ -381,19 +398,11 @@ static void reduction_shapes(tfc_grad_ctx *c, tfc_endpoint *kept, tfc_endpoint *
       if (tile) *tile = tfc_grad_const_ivec(c, NULL, t, r);
       return;
     }
-    tfc_endpoint sx = tfc_grad_shape(c, x);
-    tfc_endpoint ck = tfc_grad_const_ivec(c, NULL, keep, r), cr = tfc_grad_const_ivec(c, NULL, red, r);
-    *kept = tfc_grad_binary(c, "Add", NULL, tfc_grad_binary(c, "Mul", NULL, sx, ck), cr);
-    if (tile) *tile = tfc_grad_binary(c, "Add", NULL, tfc_grad_binary(c, "Mul", NULL, sx, cr), ck);
-    return;
   }
   tfc_endpoint sx = tfc_grad_shape(c, x);
-  tfc_endpoint ins[2] = {x, tfc_grad_in(c, 1)};
-  tfc_grad_attr kd[1] = {TFC_GRAD_ATTR_BOOL("keep_dims", 1)};
-  tfc_endpoint reduced = tfc_grad_op(c, "Sum", NULL, ins, 2, kd, 1);
-  *kept = tfc_grad_shape(c, reduced);
+  *kept = reduced_shape(c, sx, tfc_grad_in(c, 1));
   if (tile) {
-    tfc_endpoint one = tfc_grad_const_scalar(c, NULL, TFC_DT_INT32, 1, NULL);
+    tfc_endpoint one = tfc_grad_const_scalar(c, "Maximum/y", TFC_DT_INT32, 1, NULL);
     tfc_endpoint safe = tfc_grad_binary(c, "Maximum", NULL, *kept, one);
     *tile = tfc_grad_binary(c, "FloorDiv", "floordiv", sx, safe);
   }

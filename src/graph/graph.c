@@ -521,7 +521,7 @@ static int check_attrs(tfc_node_desc *d, const tfc_opdef *op, tfc_status *s) {
   /* defaults */
   for (int i = 0; i < op->n_attrs; i++) {
     const tfc_attr_def *ad = &op->attrs[i];
-    if (!tfc_attrs_find(d->attrs, d->n_attrs, ad->name) && ad->has_default) {
+    if (!tfc_attrs_find(d->attrs, d->n_attrs, ad->name) && ad->has_default && !ad->added_later) {
       tfc_attr_value v;
       TFC_TRY(tfc_attr_value_copy(&ad->default_value, &v, s));
       TFC_TRY(tfc_attrs_set(&d->attrs, &d->n_attrs, ad->name, &v, s));
@@ -531,11 +531,19 @@ static int check_attrs(tfc_node_desc *d, const tfc_opdef *op, tfc_status *s) {
   for (int i = 0; i < d->n_attrs; i++) {
     const char *nm = d->attrs[i].name;
     if (nm[0] == '_') continue;
-    if (!tfc_opdef_attr(op, nm)) return node_err(s, d, op, "NodeDef mentions attr '%s' not in Op", nm);
+    if (!tfc_opdef_attr(op, nm)) { /* TF 1.15's ValidateNodeDef text */
+      char sig[2048];
+      tfc_opdef_format(op, sig, sizeof sig);
+      return tfc_status_set(s, TFC_INVALID_ARGUMENT,
+                            "NodeDef mentions attr '%s' not in %s; NodeDef: {{node %s}}. (Check whether your "
+                            "GraphDef-interpreting binary is up to date with your GraphDef-generating binary.).",
+                            nm, sig, d->name);
+    }
   }
   for (int i = 0; i < op->n_attrs; i++) {
     const tfc_attr_def *ad = &op->attrs[i];
     tfc_attr_value *v = (tfc_attr_value *)tfc_attrs_find(d->attrs, d->n_attrs, ad->name);
+    if (!v && ad->added_later) continue;
     if (!v) return node_err(s, d, op, "NodeDef missing attr '%s' from Op", ad->name);
     if (ad->is_list) {
       if (v->kind != TFC_ATTR_LIST)

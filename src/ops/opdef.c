@@ -236,6 +236,11 @@ static int parse_attr(const char *b, const char *e, void *arg) {
   const char *colon = memchr(b, ':', (size_t)(e - b));
   if (!colon) return bad(ps, b, e, "missing ':'");
   tfc_attr_def ad = {0};
+  b = skip_ws(b, colon);
+  if (*b == '+') {
+    ad.added_later = 1;
+    b++;
+  }
   ad.name = trimmed(b, colon);
   /* split "kind [>= min] [= default]" */
   const char *eq = NULL;
@@ -369,6 +374,7 @@ void tfc_opdef_format(const tfc_opdef *op, char *buf, size_t n) {
   format_args(&b, op->outputs, op->n_outputs);
   for (int i = 0; i < op->n_attrs; i++) {
     const tfc_attr_def *a = &op->attrs[i];
+    if (a->added_later) continue; /* TF 1.15's text */
     tfc_strbuf_printf(&b, "; attr=%s:%s", a->name, a->type_text);
     if (a->has_default) {
       char v[256];

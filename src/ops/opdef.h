@@ -15,7 +15,8 @@
  * attrs: semicolon-separated "name: kind [= default]" where kind is string, int, float, bool,
  *   type, shape, tensor, func, list(<kind>), or {a, b} (allowed types or strings); "int >= 1"
  *   sets a minimum. Defaults: true/false, numbers, 'text', DT_FLOAT or a type name, [] lists,
- *   [1, 2], "?" (unknown-rank shape), "[2, -1]" shapes.
+ *   [1, 2], "?" (unknown-rank shape), "[2, -1]" shapes. A leading '+' on an attr's name
+ *   ("+grad_a: bool = false") marks an attr that TF added after 1.15 (see tfc_attr_def.added_later).
  *
  * The texts are parsed once (tfc_ops_init, thread-safe, idempotent) into tfc_opdef structs.
  * Op defs are immutable after that and live for the process.
@@ -59,6 +60,11 @@ typedef struct tfc_attr_def {
   int n_allowed;          /* allowed values: dtypes for type attrs, strings otherwise */
   int *allowed_types;
   char **allowed_strings;
+  /* Added by TF after 1.15 (newer writers put it in every NodeDef): a NodeDef may set it and
+   * keeps it (export writes it back, the getters see it), but nodes without it are not given
+   * the default, and exported OpDefs and the Op<...> text in messages leave it out, so what
+   * tfc writes stays readable by TF 1.15. Readers take the default when it is absent. */
+  int added_later;
 } tfc_attr_def;
 
 typedef struct tfc_shape_ctx tfc_shape_ctx;
@@ -88,7 +94,8 @@ int tfc_ops_init(tfc_status *s);
 const tfc_opdef *tfc_op_lookup(const char *name);
 const tfc_opdef *tfc_op_by_id(int id);
 const tfc_attr_def *tfc_opdef_attr(const tfc_opdef *op, const char *name);
-/* TF's one-line signature for messages: "Op<name=MatMul; signature=a:T, b:T -> product:T; ...>". */
+/* TF's one-line signature for messages: "Op<name=MatMul; signature=a:T, b:T -> product:T; ...>"
+ * (TF 1.15's: attrs added later are left out). */
 void tfc_opdef_format(const tfc_opdef *op, char *buf, size_t n);
 
 /*

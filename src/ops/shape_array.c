@@ -829,3 +829,52 @@ int tfc_shape_one_hot(tfc_shape_ctx *c) {
   c->output_shapes[0] = out;
   return TFC_OK;
 }
+
+/* TF's DynamicStitch shape function: each data[i] must start with indices[i]'s shape (known
+ * parts), the rests must merge, and the first dim is max index + 1 when every indices input
+ * is constant (no index: 0). */
+int tfc_shape_dynamic_stitch(tfc_shape_ctx *c) {
+  int n = c->n_inputs / 2, all_const = 1;
+  int64_t max_index = -1;
+  tfc_shape extra = tfc_shape_unknown();
+  for (int i = 0; i < n; i++) {
+    const tfc_tensor *t = c->input_tensors[i];
+    if (!t) all_const = 0;
+    const tfc_shape *ix = &c->input_shapes[i], *data = &c->input_shapes[n + i];
+    if (ix->rank < 0) continue;
+    tfc_shape rest = tfc_shape_unknown();
+    if (data->rank >= 0) {
+      if (data->rank < ix->rank)
+        return tfc_shape_ctx_error(c, "Shape must be at least rank %d but is rank %d", ix->rank, data->rank);
+      for (int d = 0; d < ix->rank; d++)
+        if (data->dims[d] >= 0 && ix->dims[d] >= 0 && data->dims[d] != ix->dims[d])
+          return tfc_shape_ctx_error(c, "Dimensions must be equal, but are %lld and %lld", (long long)data->dims[d],
+                                     (long long)ix->dims[d]);
+      rest = tfc_shape_make(data->dims + ix->rank, data->rank - ix->rank);
+    }
+    if (extra.rank >= 0 && rest.rank >= 0) {
+      if (extra.rank != rest.rank)
+        return tfc_shape_ctx_error(c, "Shapes must be equal rank, but are %d and %d", extra.rank, rest.rank);
+      for (int d = 0; d < rest.rank; d++)
+        if (extra.dims[d] >= 0 && rest.dims[d] >= 0 && extra.dims[d] != rest.dims[d]) {
+          char a[TFC_SHAPE_STR_MAX], b[TFC_SHAPE_STR_MAX];
+          return tfc_shape_ctx_error(c, "Dimension %d in both shapes must be equal, but are %lld and %lld. Shapes are %s and %s.",
+                                     d, (long long)extra.dims[d], (long long)rest.dims[d],
+                                     tfc_shape_str(&extra, a, sizeof a), tfc_shape_str(&rest, b, sizeof b));
+        }
+    }
+    tfc_shape merged;
+    if (tfc_shape_merge(&extra, &rest, &merged) == 0) extra = merged;
+    if (t && t->dtype == TFC_DT_INT32)
+      for (int64_t k = 0; k < t->n_elems; k++)
+        if (((const int32_t *)t->data)[k] > max_index) max_index = ((const int32_t *)t->data)[k];
+  }
+  if (extra.rank < 0) return TFC_OK; /* unknown rank */
+  if (extra.rank + 1 > TFC_MAX_DIMS) return check_rank_le_max(c, extra.rank + 1);
+  tfc_shape out;
+  out.rank = extra.rank + 1;
+  out.dims[0] = all_const ? max_index + 1 : -1;
+  memcpy(out.dims + 1, extra.dims, sizeof(int64_t) * (size_t)extra.rank);
+  c->output_shapes[0] = out;
+  return TFC_OK;
+}

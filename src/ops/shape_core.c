@@ -45,3 +45,20 @@ int tfc_shape_assign(tfc_shape_ctx *c) {
   c->output_shapes[0] = c->input_shapes[1];
   return TFC_OK;
 }
+
+/* VarHandleOp: a scalar handle. allowed_devices (added after 1.15) lets other devices share
+ * the resource; tfc keeps a resource variable on one device, so a non-empty list is refused
+ * rather than ignored. */
+int tfc_shape_var_handle(tfc_shape_ctx *c) {
+  const tfc_attr_value *v = tfc_shape_ctx_attr(c, "allowed_devices");
+  if (v && v->kind == TFC_ATTR_LIST && v->u.list.n) {
+    char x[512];
+    tfc_attr_value_format(v, x, sizeof x);
+    return tfc_status_set(c->status, TFC_UNIMPLEMENTED,
+                          "VarHandleOp '%s': attr allowed_devices = %s is not supported (a resource variable "
+                          "lives on one device); only the default [] is",
+                          c->node_name, x);
+  }
+  c->output_shapes[0] = tfc_shape_scalar();
+  return TFC_OK;
+}

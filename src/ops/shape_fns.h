@@ -14,6 +14,7 @@ int tfc_shape_placeholder_with_default(tfc_shape_ctx *c);
 int tfc_shape_identity_n(tfc_shape_ctx *c);
 int tfc_shape_arg(tfc_shape_ctx *c);
 int tfc_shape_assign(tfc_shape_ctx *c);
+int tfc_shape_var_handle(tfc_shape_ctx *c); /* refuses a non-empty allowed_devices */
 
 /* shape_math.c */
 int tfc_shape_matmul(tfc_shape_ctx *c);

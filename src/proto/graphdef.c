@@ -745,6 +745,7 @@ static int opdef_build(const tfc_opdef *op, tfc_pb_arena *a, Tensorflow__OpDef *
     if (!od->attr) return tfc_pb_arena_status(a, s);
     for (int i = 0; i < op->n_attrs; i++) {
       const tfc_attr_def *ad = &op->attrs[i];
+      if (ad->added_later) continue; /* TF 1.15's OpDef (see tfc_attr_def) */
       Tensorflow__OpDef__AttrDef *d = tfc_pb_alloc(a, sizeof *d);
       if (!d) return tfc_pb_arena_status(a, s);
       tensorflow__op_def__attr_def__init(d);
@@ -782,9 +783,8 @@ static int opdef_build(const tfc_opdef *op, tfc_pb_arena *a, Tensorflow__OpDef *
         }
         d->allowed_values = av;
       }
-      od->attr[i] = d;
+      od->attr[od->n_attr++] = d;
     }
-    od->n_attr = (size_t)op->n_attrs;
   }
   od->is_commutative = (op->flags & TFC_OPF_COMMUTATIVE) != 0;
   od->is_aggregate = (op->flags & TFC_OPF_AGGREGATE) != 0;

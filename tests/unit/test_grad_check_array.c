@@ -255,6 +255,21 @@ static void grad_concat_offset_and_many_inputs(void) {
   gc_check("Concat", build_concat_v1, NULL, v1, 2);
 }
 
+/* y = Square(DynamicStitch([idx0, idx1], [x0, x1])) with rows of 2 and a gap row (index 2). */
+static TF_Output build_stitch(TF_Graph *g, TF_Output *x, int nx, void *arg) {
+  TF_Output idx[2] = {gc_const(g, "idx0", TF_INT32, (int64_t[]){3}, 1, (double[]){0, 5, 3}),
+                      gc_const(g, "idx1", TF_INT32, (int64_t[]){2, 1}, 2, (double[]){4, 1})};
+  TF_OperationDescription *d = TF_NewOperation(g, (const char *)arg, "stitch");
+  TF_AddInputList(d, idx, 2);
+  TF_AddInputList(d, x, 2);
+  return sq(g, (TF_Output){gc_finish(d), 0});
+}
+static void grad_dynamic_stitch(void) {
+  gc_input in[2] = {IN(-2, 2, 2, 3, 2), IN(-2, 2, 3, 2, 1, 2)};
+  gc_check("DynamicStitch", build_stitch, (void *)"DynamicStitch", in, 2);
+  gc_check("ParallelDynamicStitch", build_stitch, (void *)"ParallelDynamicStitch", in, 2);
+}
+
 static const tfc_test tests[] = {
     TFC_TEST(grad_reshape_expand_squeeze), TFC_TEST(grad_transpose_const_perm),
     TFC_TEST(grad_concat_then_split),      TFC_TEST(grad_pack_then_unpack),
@@ -264,5 +279,6 @@ static const tfc_test tests[] = {
     TFC_TEST(grad_pad_and_pad_v2),         TFC_TEST(grad_mirror_pad),
     TFC_TEST(grad_unsorted_segment_sum),
     TFC_TEST(grad_concat_offset_and_many_inputs),
+    TFC_TEST(grad_dynamic_stitch),
     {0}};
 TFC_TEST_MAIN(tests)

@@ -146,14 +146,23 @@ typedef struct {
   int64_t axes[4];
   int keep;
   int axes_fed; /* axes through Identity: not a Const, so the dynamic path */
+  int x_unknown; /* x through a PlaceholderWithDefault of unknown shape: Python's reduced_shape */
 } red_arg;
 
 static TF_Output build_reduce(TF_Graph *g, TF_Output *x, int nx, void *arg) {
   red_arg *r = arg;
   TF_Output axes = gc_ivec(g, "axes", r->axes, r->n_axes);
   if (r->axes_fed) axes = gc_op1(g, "Identity", axes);
+  TF_Output in = x[0];
+  if (r->x_unknown) {
+    TF_OperationDescription *p = TF_NewOperation(g, "PlaceholderWithDefault", "x_unknown");
+    TF_AddInput(p, x[0]);
+    TF_SetAttrType(p, "dtype", TF_DOUBLE);
+    TF_SetAttrShape(p, "shape", NULL, -1);
+    in = (TF_Output){gc_finish(p), 0};
+  }
   TF_OperationDescription *d = TF_NewOperation(g, r->op, "red");
-  TF_AddInput(d, x[0]);
+  TF_AddInput(d, in);
   TF_AddInput(d, axes);
   TF_SetAttrBool(d, "keep_dims", (unsigned char)r->keep);
   return (TF_Output){gc_finish(d), 0};
@@ -161,11 +170,12 @@ static TF_Output build_reduce(TF_Graph *g, TF_Output *x, int nx, void *arg) {
 
 static void check_reduce(const char *op) {
   red_arg cases[] = {
-      {op, 2, {0, 1}, 0, 0}, {op, 1, {1}, 0, 0}, {op, 1, {-1}, 1, 0},
-      {op, 1, {0}, 0, 1},    {op, 2, {0, 2}, 1, 1},
+      {op, 2, {0, 1}, 0, 0, 0}, {op, 1, {1}, 0, 0, 0}, {op, 1, {-1}, 1, 0, 0},
+      {op, 1, {0}, 0, 1, 0},    {op, 2, {0, 2}, 1, 1, 0},
+      {op, 1, {1}, 0, 0, 1}, {op, 1, {-1}, 1, 0, 1}, {op, 2, {0, 2}, 0, 1, 1},
   };
   gc_input in2 = IN(-2, 2, 2, 3, 4), in3 = IN(-2, 2, 3, 2, 3, 2);
-  for (int i = 0; i < 5; i++) gc_check(op, build_reduce, &cases[i], cases[i].n_axes == 2 && cases[i].axes[1] == 2 ? &in3 : &in2, 1);
+  for (int i = 0; i < 8; i++) gc_check(op, build_reduce, &cases[i], cases[i].n_axes == 2 && cases[i].axes[1] == 2 ? &in3 : &in2, 1);
 }
 
 static void grad_sum_mean_reductions(void) {

@@ -252,8 +252,56 @@ static void gradients_values_of_small_graph(void) {
   TF_DeleteGraph(g);
 }
 
+/* Sum over an input of unknown shape: TF 1.15's _SumGrad with Python's reduced_shape, node for
+ * node (the DynamicStitch of [range(rank), (axes + rank) % rank] and [shape, ones], then
+ * _safe_shape_div, Reshape and Tile). */
+static void gradients_sum_over_unknown_shape_uses_reduced_shape(void) {
+  TF_Graph *g = TF_NewGraph();
+  TF_Status *s = TF_NewStatus();
+  TF_OperationDescription *d = TF_NewOperation(g, "Placeholder", "x");
+  TF_SetAttrType(d, "dtype", TF_FLOAT);
+  TF_Output x = {gc_finish(d), 0};
+  TF_Output sum = gc_op(g, "Sum", "sum", (TF_Output[]){x, gc_ivec(g, "axes", (int64_t[]){1}, 1)}, 2);
+  TF_Output dy;
+  TF_AddGradients(g, &sum, 1, &x, 1, NULL, s, &dy);
+  GC_OK(s);
+  const char *nodes[][2] = {{"Shape", "Shape"},         {"Size", "Size"},
+                            {"add", "AddV2"},           {"mod", "FloorMod"},
+                            {"Shape_1", "Const"},       {"range/start", "Const"},
+                            {"range/delta", "Const"},   {"range", "Range"},
+                            {"ones/Const", "Const"},    {"ones", "Fill"},
+                            {"DynamicStitch", "DynamicStitch"}, {"Maximum/y", "Const"},
+                            {"Maximum", "Maximum"},     {"floordiv", "FloorDiv"},
+                            {"Reshape", "Reshape"},     {"Tile", "Tile"}};
+  for (size_t i = 0; i < sizeof nodes / sizeof nodes[0]; i++) {
+    char name[64];
+    snprintf(name, sizeof name, "gradients/sum_grad/%s", nodes[i][0]);
+    expect_type(g, name, nodes[i][1]);
+  }
+  EXPECT_STREQ(TF_OperationName(dy.oper), "gradients/sum_grad/Tile");
+  /* and it runs: d/dx sum(x, 1) is ones of x's shape, whatever that is at run time */
+  TF_SessionOptions *o = TF_NewSessionOptions();
+  TF_Session *sess = TF_NewSession(g, o, s);
+  GC_OK(s);
+  int64_t dims[3] = {2, 3, 2};
+  double v[12] = {0};
+  TF_Tensor *xv = gc_tensor(TF_FLOAT, dims, 3, v), *out = NULL;
+  gc_run(sess, &x, &xv, 1, &dy, &out, 1);
+  EXPECT_EQ(TF_NumDims(out), 3);
+  EXPECT_EQ(TF_Dim(out, 1), 3);
+  for (int i = 0; i < 12; i++) EXPECT_EQ(((float *)TF_TensorData(out))[i], 1);
+  TF_DeleteTensor(out);
+  TF_DeleteTensor(xv);
+  TF_CloseSession(sess, s);
+  TF_DeleteSession(sess, s);
+  TF_DeleteSessionOptions(o);
+  TF_DeleteStatus(s);
+  TF_DeleteGraph(g);
+}
+
 static const tfc_test tests[] = {
     TFC_TEST(gradients_use_python_names),
+    TFC_TEST(gradients_sum_over_unknown_shape_uses_reduced_shape),
     TFC_TEST(gradients_sum_fan_in_with_addn),
     TFC_TEST(gradients_with_prefix_and_conflicts),
     TFC_TEST(gradients_unreachable_x_is_tf_error),

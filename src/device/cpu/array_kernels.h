@@ -12,9 +12,12 @@ int tfc_cpu_kernels_array_slice(tfc_kernel_table *t, tfc_status *s);
 /* kernels_array_join.c: ConcatV2, Concat, Split, SplitV, Pack, Unpack, GatherV2, Gather. */
 int tfc_cpu_kernels_array_join(tfc_kernel_table *t, tfc_status *s);
 /* kernels_array_extra.c: Pad, PadV2, MirrorPad, UnsortedSegmentSum, InvertPermutation,
- * StridedSliceGrad, ConcatOffset, OneHot; it also registers kernels_scan.c. */
+ * StridedSliceGrad, ConcatOffset, OneHot; it also registers kernels_scan.c and
+ * kernels_stitch.c. */
 int tfc_cpu_kernels_array_extra(tfc_kernel_table *t, tfc_status *s);
 /* kernels_scan.c: Cumsum, Cumprod. */
 int tfc_cpu_kernels_scan(tfc_kernel_table *t, tfc_status *s);
+/* kernels_stitch.c: DynamicStitch, ParallelDynamicStitch. */
+int tfc_cpu_kernels_stitch(tfc_kernel_table *t, tfc_status *s);
 
 #endif

@@ -3,7 +3,8 @@
  * pipelines need: Pad, PadV2 and MirrorPad (one padded copy), UnsortedSegmentSum,
  * InvertPermutation, StridedSliceGrad (a strided scatter into zeros), ConcatOffset and
  * OneHot. Registered by tfc_cpu_kernels_array (kernels_array.c), which also gets the scan
- * kernels (Cumsum, Cumprod; kernels_scan.c) through tfc_cpu_kernels_array_extra.
+ * kernels (Cumsum, Cumprod; kernels_scan.c) and DynamicStitch (kernels_stitch.c) through
+ * tfc_cpu_kernels_array_extra.
  *
  * The data-moving kernels (the pads, StridedSliceGrad, OneHot) move elements as bytes, so one
  * body serves every fixed-size type; string tensors are not supported by them (TF has string
@@ -384,5 +385,6 @@ static const tfc_kernel_def defs[] = {
 
 int tfc_cpu_kernels_array_extra(tfc_kernel_table *t, tfc_status *s) {
   TFC_TRY(tfc_kernel_table_add(t, defs, (int)(sizeof defs / sizeof defs[0]), s));
-  return tfc_cpu_kernels_scan(t, s);
+  TFC_TRY(tfc_cpu_kernels_scan(t, s));
+  return tfc_cpu_kernels_stitch(t, s);
 }

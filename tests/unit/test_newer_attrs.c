@@ -1,0 +1,223 @@
+/*
+ * test_newer_attrs — tfc's op table against the attrs current TensorFlow gives the same ops
+ * (tests/fixtures/newer_attrs.inc, written by gen_newer_attrs.py from a real TensorFlow): every
+ * attr is declared with TF's type and default, so NodeDefs written by that TensorFlow (which
+ * carry every attr, defaults included) pass node validation. Also the attrs added after 1.15
+ * stay out of the TF 1.15 views (Op<...> texts, exported OpDefs), and an attr no TensorFlow
+ * has still fails with TF 1.15's text.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/strbuf.h"
+#include "harness.h"
+#include "ops/attr.h"
+#include "ops/opdef.h"
+#include "proto/attr_codec.h"
+#include "tensorflow/c/c_api.h"
+
+#include "../fixtures/newer_attrs.inc"
+
+static void init_ops(void) {
+  tfc_status s;
+  tfc_status_init(&s);
+  if (tfc_ops_init(&s) != TFC_OK) tfc_test_fail(__FILE__, __LINE__, "ops init: %s", tfc_status_msg(&s));
+  tfc_status_fini(&s);
+}
+
+/* Empty lists compare equal whatever their element kind (TF's `list {}`). */
+static int defaults_equal(const tfc_attr_value *a, const tfc_attr_value *b) {
+  if (a->kind == TFC_ATTR_LIST && b->kind == TFC_ATTR_LIST && !a->u.list.n && !b->u.list.n) return 1;
+  return tfc_attr_value_equal(a, b);
+}
+
+static void every_tf_attr_is_declared_with_its_type_and_default(void) {
+  init_ops();
+  tfc_strbuf bad;
+  tfc_strbuf_init(&bad);
+  int n_bad = 0;
+  size_t n = sizeof newer_attrs / sizeof newer_attrs[0];
+  EXPECT_TRUE(n > 400);
+  for (size_t i = 0; i < n; i++) {
+    const struct newer_attr_row *r = &newer_attrs[i];
+    const tfc_opdef *op = tfc_op_lookup(r->op);
+    const tfc_attr_def *ad = op ? tfc_opdef_attr(op, r->attr) : NULL;
+    if (!ad) {
+      tfc_strbuf_printf(&bad, "\n  %s.%s: not declared", r->op, r->attr);
+      n_bad++;
+      continue;
+    }
+    if (strcmp(ad->type_text, r->type) != 0) {
+      tfc_strbuf_printf(&bad, "\n  %s.%s: type %s, TF has %s", r->op, r->attr, ad->type_text, r->type);
+      n_bad++;
+    }
+    if (!r->dflt != !ad->has_default) {
+      tfc_strbuf_printf(&bad, "\n  %s.%s: %s default, TF %s", r->op, r->attr, ad->has_default ? "has a" : "no",
+                        r->dflt ? "has one" : "has none");
+      n_bad++;
+      continue;
+    }
+    if (!r->dflt) continue;
+    tfc_status s;
+    tfc_status_init(&s);
+    tfc_attr_value v;
+    if (tfc_attr_from_proto_bytes(r->dflt, r->dflt_len, &v, &s) != TFC_OK)
+      tfc_test_fail(__FILE__, __LINE__, "%s.%s: %s", r->op, r->attr, tfc_status_msg(&s));
+    if (!defaults_equal(&ad->default_value, &v)) {
+      char x[256], y[256];
+      tfc_attr_value_format(&ad->default_value, x, sizeof x);
+      tfc_attr_value_format(&v, y, sizeof y);
+      tfc_strbuf_printf(&bad, "\n  %s.%s: default %s, TF has %s", r->op, r->attr, x, y);
+      n_bad++;
+    }
+    tfc_attr_value_fini(&v);
+    tfc_status_fini(&s);
+  }
+  if (n_bad) tfc_test_fail(__FILE__, __LINE__, "%d attrs differ from TF's:%s", n_bad, tfc_strbuf_str(&bad));
+  tfc_strbuf_fini(&bad);
+}
+
+/* The attrs TF added after 1.15 are marked so: they are the ones tfc does not write. */
+static void later_attrs_are_marked_and_hidden_from_the_1_15_signature(void) {
+  init_ops();
+  const char *later[][2] = {{"MatMul", "grad_a"}, {"MatMul", "grad_b"}, {"BatchMatMul", "grad_x"},
+                            {"BatchMatMulV2", "grad_y"}, {"ConcatOffset", "shape_type"},
+                            {"MaxPool", "explicit_paddings"}, {"MaxPoolGrad", "explicit_paddings"},
+                            {"VarHandleOp", "allowed_devices"}, {"VarHandleOp", "debug_name"}};
+  for (size_t i = 0; i < sizeof later / sizeof later[0]; i++) {
+    const tfc_attr_def *ad = tfc_opdef_attr(tfc_op_lookup(later[i][0]), later[i][1]);
+    EXPECT_TRUE(ad && ad->added_later);
+  }
+  EXPECT_TRUE(!tfc_opdef_attr(tfc_op_lookup("MatMul"), "transpose_a")->added_later);
+  char sig[2048];
+  tfc_opdef_format(tfc_op_lookup("MatMul"), sig, sizeof sig);
+  EXPECT_STREQ(sig, "Op<name=MatMul; signature=a:T, b:T -> product:T; attr=transpose_a:bool,default=false; "
+                    "attr=transpose_b:bool,default=false; attr=T:type,allowed=[DT_BFLOAT16, DT_HALF, DT_FLOAT, "
+                    "DT_DOUBLE, DT_INT32, DT_INT64, DT_COMPLEX64, DT_COMPLEX128]>");
+}
+
+/* TF_GraphGetOpDef gives TF 1.15's OpDef: no grad_a / grad_b. */
+static void exported_opdef_leaves_later_attrs_out(void) {
+  TF_Graph *g = TF_NewGraph();
+  TF_Status *st = TF_NewStatus();
+  TF_Buffer *buf = TF_NewBuffer();
+  TF_GraphGetOpDef(g, "MatMul", buf, st);
+  EXPECT_EQ(TF_GetCode(st), TF_OK);
+  const char *p = buf->data;
+  int has_grad = 0, has_transpose = 0;
+  for (size_t i = 0; i + 6 <= buf->length; i++) {
+    if (memcmp(p + i, "grad_a", 6) == 0) has_grad = 1;
+    if (i + 11 <= buf->length && memcmp(p + i, "transpose_a", 11) == 0) has_transpose = 1;
+  }
+  EXPECT_TRUE(has_transpose);
+  EXPECT_TRUE(!has_grad);
+  TF_DeleteBuffer(buf);
+  TF_DeleteStatus(st);
+  TF_DeleteGraph(g);
+}
+
+static TF_Operation *placeholder(TF_Graph *g, const char *name, TF_Status *st) {
+  TF_OperationDescription *d = TF_NewOperation(g, "Placeholder", name);
+  TF_SetAttrType(d, "dtype", TF_FLOAT);
+  return TF_FinishOperation(d, st);
+}
+
+/* A MatMul built through the C API gets TF 1.15's attrs only; setting grad_a keeps it. */
+static void later_attr_is_kept_when_set_and_absent_otherwise(void) {
+  TF_Graph *g = TF_NewGraph();
+  TF_Status *st = TF_NewStatus();
+  TF_Operation *a = placeholder(g, "a", st), *b = placeholder(g, "b", st);
+  TF_OperationDescription *d = TF_NewOperation(g, "MatMul", "plain");
+  TF_AddInput(d, (TF_Output){a, 0});
+  TF_AddInput(d, (TF_Output){b, 0});
+  TF_Operation *plain = TF_FinishOperation(d, st);
+  EXPECT_EQ(TF_GetCode(st), TF_OK);
+  unsigned char v = 7;
+  TF_OperationGetAttrBool(plain, "grad_a", &v, st);
+  EXPECT_EQ(TF_GetCode(st), TF_NOT_FOUND);
+  TF_OperationGetAttrBool(plain, "transpose_a", &v, st);
+  EXPECT_EQ(TF_GetCode(st), TF_OK);
+  EXPECT_EQ(v, 0);
+  d = TF_NewOperation(g, "MatMul", "marked");
+  TF_AddInput(d, (TF_Output){a, 0});
+  TF_AddInput(d, (TF_Output){b, 0});
+  TF_SetAttrBool(d, "grad_b", 1);
+  TF_Operation *marked = TF_FinishOperation(d, st);
+  EXPECT_EQ(TF_GetCode(st), TF_OK);
+  TF_OperationGetAttrBool(marked, "grad_b", &v, st);
+  EXPECT_EQ(TF_GetCode(st), TF_OK);
+  EXPECT_EQ(v, 1);
+  /* a later attr still has its type checked */
+  d = TF_NewOperation(g, "MatMul", "wrong");
+  TF_AddInput(d, (TF_Output){a, 0});
+  TF_AddInput(d, (TF_Output){b, 0});
+  TF_SetAttrInt(d, "grad_a", 1);
+  EXPECT_TRUE(TF_FinishOperation(d, st) == NULL);
+  EXPECT_EQ(TF_GetCode(st), TF_INVALID_ARGUMENT);
+  EXPECT_CONTAINS(TF_Message(st), "AttrValue had value with type 'int' when 'bool' expected for attr 'grad_a'");
+  TF_DeleteStatus(st);
+  TF_DeleteGraph(g);
+}
+
+/* An attr no TensorFlow has: TF 1.15's ValidateNodeDef text, word for word. */
+static void unknown_attr_fails_with_tf_text(void) {
+  TF_Graph *g = TF_NewGraph();
+  TF_Status *st = TF_NewStatus();
+  TF_Operation *a = placeholder(g, "a", st), *b = placeholder(g, "b", st);
+  TF_OperationDescription *d = TF_NewOperation(g, "MatMul", "m");
+  TF_AddInput(d, (TF_Output){a, 0});
+  TF_AddInput(d, (TF_Output){b, 0});
+  TF_SetAttrBool(d, "grad_c", 1);
+  EXPECT_TRUE(TF_FinishOperation(d, st) == NULL);
+  EXPECT_EQ(TF_GetCode(st), TF_INVALID_ARGUMENT);
+  EXPECT_STREQ(TF_Message(st),
+               "NodeDef mentions attr 'grad_c' not in Op<name=MatMul; signature=a:T, b:T -> product:T; "
+               "attr=transpose_a:bool,default=false; attr=transpose_b:bool,default=false; "
+               "attr=T:type,allowed=[DT_BFLOAT16, DT_HALF, DT_FLOAT, DT_DOUBLE, DT_INT32, DT_INT64, "
+               "DT_COMPLEX64, DT_COMPLEX128]>; NodeDef: {{node m}}. (Check whether your GraphDef-interpreting "
+               "binary is up to date with your GraphDef-generating binary.).");
+  TF_DeleteStatus(st);
+  TF_DeleteGraph(g);
+}
+
+/* VarHandleOp: debug_name is kept; allowed_devices other than [] is refused, naming node,
+ * attr and value (tfc cannot share a resource over devices). */
+static void var_handle_allowed_devices_refused_unless_empty(void) {
+  TF_Graph *g = TF_NewGraph();
+  TF_Status *st = TF_NewStatus();
+  TF_OperationDescription *d = TF_NewOperation(g, "VarHandleOp", "v");
+  TF_SetAttrType(d, "dtype", TF_FLOAT);
+  TF_SetAttrShape(d, "shape", NULL, 0);
+  TF_SetAttrString(d, "debug_name", "w", 1);
+  TF_SetAttrStringList(d, "allowed_devices", NULL, NULL, 0);
+  TF_Operation *v = TF_FinishOperation(d, st);
+  EXPECT_EQ(TF_GetCode(st), TF_OK);
+  char name[8] = {0};
+  TF_OperationGetAttrString(v, "debug_name", name, sizeof name - 1, st);
+  EXPECT_EQ(TF_GetCode(st), TF_OK);
+  EXPECT_STREQ(name, "w");
+  d = TF_NewOperation(g, "VarHandleOp", "shared");
+  TF_SetAttrType(d, "dtype", TF_FLOAT);
+  TF_SetAttrShape(d, "shape", NULL, 0);
+  const void *devs[1] = {"/job:localhost/replica:0/task:0/device:CPU:1"};
+  size_t lens[1] = {strlen(devs[0])};
+  TF_SetAttrStringList(d, "allowed_devices", devs, lens, 1);
+  EXPECT_TRUE(TF_FinishOperation(d, st) == NULL);
+  EXPECT_EQ(TF_GetCode(st), TF_UNIMPLEMENTED);
+  EXPECT_CONTAINS(TF_Message(st), "VarHandleOp 'shared': attr allowed_devices = ");
+  EXPECT_CONTAINS(TF_Message(st), "/job:localhost/replica:0/task:0/device:CPU:1");
+  EXPECT_CONTAINS(TF_Message(st), "is not supported");
+  TF_DeleteStatus(st);
+  TF_DeleteGraph(g);
+}
+
+static const tfc_test tests[] = {TFC_TEST(every_tf_attr_is_declared_with_its_type_and_default),
+                                 TFC_TEST(later_attrs_are_marked_and_hidden_from_the_1_15_signature),
+                                 TFC_TEST(exported_opdef_leaves_later_attrs_out),
+                                 TFC_TEST(later_attr_is_kept_when_set_and_absent_otherwise),
+                                 TFC_TEST(unknown_attr_fails_with_tf_text),
+                                 TFC_TEST(var_handle_allowed_devices_refused_unless_empty),
+                                 {0}};
+TFC_TEST_MAIN(tests)
