@@ -75,7 +75,7 @@ static const tfc_attr_value *find_attr(TF_Operation *oper, const char *attr_name
     return NULL;
   }
   const tfc_node *n = tfc_capi_node(oper);
-  const tfc_attr_value *v = tfc_node_attr(n, attr_name);
+  const tfc_attr_value *v = tfc_attrs_find(n->attrs, n->n_attrs, attr_name);
   if (!v) tfc_status_set(s, TFC_INVALID_ARGUMENT, "Operation '%s' has no attr named '%s'.", n->name, attr_name);
   return v;
 }

@@ -592,10 +592,12 @@ static const char *value_type_text(const tfc_attr_value *v, char *buf, size_t n)
   return kind_text(v->kind, buf, n);
 }
 
+/* The getters see the NodeDef's own attrs (tfc_attrs_find, not tfc_node_attr): an attr TF
+ * added after 1.15 that the node does not set is absent, as in TF 1.15. */
 /* The attr for the generic getters: INVALID_ARGUMENT "Operation 'x' has no attr named 'y'." */
 static const tfc_attr_value *find_attr(TF_Operation *oper, const char *attr_name, tfc_status *s) {
   const tfc_node *n = tfc_capi_node(oper);
-  const tfc_attr_value *v = attr_name ? tfc_node_attr(n, attr_name) : NULL;
+  const tfc_attr_value *v = attr_name ? tfc_attrs_find(n->attrs, n->n_attrs, attr_name) : NULL;
   if (!v)
     tfc_status_set(s, TFC_INVALID_ARGUMENT, "Operation '%s' has no attr named '%s'.", n->name,
                    attr_name ? attr_name : "");
@@ -607,7 +609,7 @@ static const tfc_attr_value *find_attr(TF_Operation *oper, const char *attr_name
 static const tfc_attr_value *typed_attr(TF_Operation *oper, const char *attr_name, int kind,
                                         int is_list, tfc_status *s) {
   const tfc_node *n = tfc_capi_node(oper);
-  const tfc_attr_value *v = attr_name ? tfc_node_attr(n, attr_name) : NULL;
+  const tfc_attr_value *v = attr_name ? tfc_attrs_find(n->attrs, n->n_attrs, attr_name) : NULL;
   if (!v) {
     tfc_status_set(s, TFC_NOT_FOUND, "No attr named '%s' in NodeDef:\n\t [[{{node %s}}]]",
                    attr_name ? attr_name : "", n->name);

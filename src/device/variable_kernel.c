@@ -163,11 +163,19 @@ int tfc_varop_assign(tfc_kernel_ctx *c, tfc_varop_keep_fn keep) {
 }
 
 int tfc_varop_assign_resource(tfc_kernel_ctx *c, tfc_varop_keep_fn keep) {
+  const assign_state *st = c->state;
   tfc_var_update u;
   if (tfc_kernel_update_begin(c, (int[]){0}, 1, 0, &u)) return c->status->code;
+  tfc_shape lhs = u.old[0] ? tfc_tensor_shape(u.old[0]) : u.vars[0]->shape;
+  tfc_shape rhs = tfc_tensor_shape(c->inputs[1]);
   if (c->inputs[1]->dtype != u.vars[0]->dtype) {
     tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Trying to assign variable with wrong dtype. Expected %s got %s",
                      tfc_dtype_name(u.vars[0]->dtype), tfc_dtype_name(c->inputs[1]->dtype));
+  } else if (st && st->validate_shape && (u.old[0] || tfc_shape_fully_defined(&lhs)) &&
+             !tfc_shape_equal(&lhs, &rhs)) {
+    char a[TFC_SHAPE_STR_MAX], b[TFC_SHAPE_STR_MAX];
+    tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Trying to assign to variable with tensor with wrong shape. Expected %s got %s",
+                     tfc_shape_str(&lhs, a, sizeof a), tfc_shape_str(&rhs, b, sizeof b));
   } else {
     tfc_tensor *t = keep(c, 1);
     if (t) tfc_kernel_update_set(&u, 0, t);

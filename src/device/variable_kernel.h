@@ -60,13 +60,14 @@ typedef tfc_tensor *(*tfc_varop_keep_fn)(tfc_kernel_ctx *c, int in);
 typedef int (*tfc_varop_add_fn)(tfc_kernel_ctx *c, tfc_tensor *out, const tfc_tensor *old, const tfc_tensor *val,
                                 int sub);
 
-/* Assign's state: the validate_shape attr. */
+/* Assign's and AssignVariableOp's state: the validate_shape attr. */
 int tfc_varop_assign_init(const tfc_node *n, void **state, tfc_status *s);
 void tfc_varop_assign_free(void *state); /* NULL: no-op */
 /* Assign (ref input 0, value input 1; output 0 forwards the ref). */
 int tfc_varop_assign(tfc_kernel_ctx *c, tfc_varop_keep_fn keep);
-/* AssignVariableOp (handle input 0, value input 1; no output). INVALID_ARGUMENT when the
- * value's dtype is not the variable's. */
+/* AssignVariableOp (handle input 0, value input 1; no output; state from
+ * tfc_varop_assign_init). INVALID_ARGUMENT when the value's dtype is not the variable's, or
+ * with validate_shape when its shape is not the variable's. */
 int tfc_varop_assign_resource(tfc_kernel_ctx *c, tfc_varop_keep_fn keep);
 /* AssignAdd/AssignSub (resource 0) and Assign{Add,Sub}VariableOp (resource 1). */
 int tfc_varop_update(tfc_kernel_ctx *c, int sub, int resource, tfc_varop_add_fn add);

@@ -158,7 +158,15 @@ char *tfc_graph_unique_name(tfc_graph *g, const char *base) {
 /* ---------------- attr access ---------------- */
 
 const tfc_attr_value *tfc_node_attr(const tfc_node *n, const char *name) {
-  return tfc_attrs_find(n->attrs, n->n_attrs, name);
+  const tfc_attr_value *v = tfc_attrs_find(n->attrs, n->n_attrs, name);
+  if (v || !n->op) return v;
+  /* An attr TF added after 1.15 is not written into nodes that lack it; readers (kernels,
+   * shape functions) see its declared default instead. */
+  for (int i = 0; i < n->op->n_attrs; i++) {
+    const tfc_attr_def *a = &n->op->attrs[i];
+    if (a->added_later && a->has_default && strcmp(a->name, name) == 0) return &a->default_value;
+  }
+  return NULL;
 }
 
 int tfc_node_attr_type(const tfc_node *n, const char *name, int *out) {

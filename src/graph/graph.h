@@ -139,7 +139,8 @@ tfc_node *tfc_graph_add_raw(tfc_graph *g, const char *name, const tfc_opdef *op,
                             tfc_node *const *controls, int n_controls, const tfc_attr *attrs,
                             int n_attrs, tfc_status *s);
 
-/* Attr lookup on a node (attrs are complete, so absent means the op has no such attr). */
+/* Attr lookup on a node (attrs are complete, so absent means the op has no such attr, except
+ * that an attr TF added after 1.15 which the node does not set gives its declared default). */
 const tfc_attr_value *tfc_node_attr(const tfc_node *n, const char *name);
 int tfc_node_attr_type(const tfc_node *n, const char *name, int *out);
 int tfc_node_attr_int(const tfc_node *n, const char *name, int64_t *out);

@@ -85,7 +85,8 @@ static void later_attrs_are_marked_and_hidden_from_the_1_15_signature(void) {
   const char *later[][2] = {{"MatMul", "grad_a"}, {"MatMul", "grad_b"}, {"BatchMatMul", "grad_x"},
                             {"BatchMatMulV2", "grad_y"}, {"ConcatOffset", "shape_type"},
                             {"MaxPool", "explicit_paddings"}, {"MaxPoolGrad", "explicit_paddings"},
-                            {"VarHandleOp", "allowed_devices"}, {"VarHandleOp", "debug_name"}};
+                            {"VarHandleOp", "allowed_devices"}, {"VarHandleOp", "debug_name"},
+                            {"AssignVariableOp", "validate_shape"}};
   for (size_t i = 0; i < sizeof later / sizeof later[0]; i++) {
     const tfc_attr_def *ad = tfc_opdef_attr(tfc_op_lookup(later[i][0]), later[i][1]);
     EXPECT_TRUE(ad && ad->added_later);
@@ -213,11 +214,93 @@ static void var_handle_allowed_devices_refused_unless_empty(void) {
   TF_DeleteGraph(g);
 }
 
+/* A float vector constant. */
+static TF_Operation *vec_const(TF_Graph *g, const char *name, const float *v, int64_t n, TF_Status *st) {
+  TF_Tensor *t = TF_AllocateTensor(TF_FLOAT, &n, 1, sizeof(float) * (size_t)n);
+  memcpy(TF_TensorData(t), v, sizeof(float) * (size_t)n);
+  TF_OperationDescription *d = TF_NewOperation(g, "Const", name);
+  TF_SetAttrTensor(d, "value", t, st);
+  TF_SetAttrType(d, "dtype", TF_FLOAT);
+  TF_DeleteTensor(t);
+  return TF_FinishOperation(d, st);
+}
+
+/* AssignVariableOp's validate_shape came after 1.15: a node built without it exports without
+ * it (TF 1.15 can read the graph), and its kernel takes the default, false, so a value of
+ * another shape replaces the variable's; set to true, the same assignment fails. */
+static void assign_variable_validate_shape_defaults_when_absent(void) {
+  for (int validate = 0; validate < 2; validate++) {
+    TF_Graph *g = TF_NewGraph();
+    TF_Status *st = TF_NewStatus();
+    TF_OperationDescription *d = TF_NewOperation(g, "VarHandleOp", "v");
+    TF_SetAttrType(d, "dtype", TF_FLOAT);
+    int64_t two = 2;
+    TF_SetAttrShape(d, "shape", &two, 1);
+    TF_Operation *v = TF_FinishOperation(d, st);
+    float init[2] = {1, 2}, three[3] = {3, 4, 5};
+    TF_Operation *c2 = vec_const(g, "c2", init, 2, st), *c3 = vec_const(g, "c3", three, 3, st);
+    TF_Operation *assign[2];
+    for (int k = 0; k < 2; k++) {
+      d = TF_NewOperation(g, "AssignVariableOp", k ? "grow" : "init");
+      TF_AddInput(d, (TF_Output){v, 0});
+      TF_AddInput(d, (TF_Output){k ? c3 : c2, 0});
+      TF_SetAttrType(d, "dtype", TF_FLOAT);
+      if (k && validate) TF_SetAttrBool(d, "validate_shape", 1);
+      assign[k] = TF_FinishOperation(d, st);
+      EXPECT_EQ(TF_GetCode(st), TF_OK);
+    }
+    d = TF_NewOperation(g, "ReadVariableOp", "read");
+    TF_AddInput(d, (TF_Output){v, 0});
+    TF_SetAttrType(d, "dtype", TF_FLOAT);
+    TF_Operation *read = TF_FinishOperation(d, st);
+    EXPECT_EQ(TF_GetCode(st), TF_OK);
+    unsigned char b = 7;
+    TF_OperationGetAttrBool(assign[0], "validate_shape", &b, st);
+    EXPECT_EQ(TF_GetCode(st), TF_NOT_FOUND);
+    TF_Buffer *gd = TF_NewBuffer();
+    TF_GraphToGraphDef(g, gd, st);
+    EXPECT_EQ(TF_GetCode(st), TF_OK);
+    int mentions = 0;
+    for (size_t i = 0; i + 14 <= gd->length; i++) mentions += memcmp((const char *)gd->data + i, "validate_shape", 14) == 0;
+    EXPECT_EQ(mentions, validate); /* only where the node sets it */
+    TF_DeleteBuffer(gd);
+
+    TF_SessionOptions *so = TF_NewSessionOptions();
+    TF_Session *sess = TF_NewSession(g, so, st);
+    EXPECT_EQ(TF_GetCode(st), TF_OK);
+    TF_SessionRun(sess, NULL, NULL, NULL, 0, NULL, NULL, 0, (const TF_Operation *const *)&assign[0], 1, NULL, st);
+    EXPECT_EQ(TF_GetCode(st), TF_OK);
+    TF_SessionRun(sess, NULL, NULL, NULL, 0, NULL, NULL, 0, (const TF_Operation *const *)&assign[1], 1, NULL, st);
+    TF_Output out = {read, 0};
+    TF_Tensor *val = NULL;
+    if (validate) {
+      EXPECT_EQ(TF_GetCode(st), TF_INVALID_ARGUMENT);
+      EXPECT_CONTAINS(TF_Message(st), "Trying to assign to variable with tensor with wrong shape. Expected [2] got [3]");
+      TF_SessionRun(sess, NULL, NULL, NULL, 0, &out, &val, 1, NULL, 0, NULL, st);
+      EXPECT_EQ(TF_GetCode(st), TF_OK);
+      EXPECT_EQ(TF_Dim(val, 0), 2); /* the failed assignment left the variable as it was */
+    } else {
+      EXPECT_EQ(TF_GetCode(st), TF_OK);
+      TF_SessionRun(sess, NULL, NULL, NULL, 0, &out, &val, 1, NULL, 0, NULL, st);
+      EXPECT_EQ(TF_GetCode(st), TF_OK);
+      EXPECT_EQ(TF_Dim(val, 0), 3);
+      EXPECT_EQ(((float *)TF_TensorData(val))[2], 5.0f);
+    }
+    TF_DeleteTensor(val);
+    TF_CloseSession(sess, st);
+    TF_DeleteSession(sess, st);
+    TF_DeleteSessionOptions(so);
+    TF_DeleteStatus(st);
+    TF_DeleteGraph(g);
+  }
+}
+
 static const tfc_test tests[] = {TFC_TEST(every_tf_attr_is_declared_with_its_type_and_default),
                                  TFC_TEST(later_attrs_are_marked_and_hidden_from_the_1_15_signature),
                                  TFC_TEST(exported_opdef_leaves_later_attrs_out),
                                  TFC_TEST(later_attr_is_kept_when_set_and_absent_otherwise),
                                  TFC_TEST(unknown_attr_fails_with_tf_text),
                                  TFC_TEST(var_handle_allowed_devices_refused_unless_empty),
+                                 TFC_TEST(assign_variable_validate_shape_defaults_when_absent),
                                  {0}};
 TFC_TEST_MAIN(tests)
