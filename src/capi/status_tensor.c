@@ -38,6 +38,8 @@ TFC_EXPORT void TF_SetStatus(TF_Status *s, TF_Code code, const char *msg) {
   tfc_status_assign(&s->s, (int)code, msg ? msg : "");
 }
 
+TFC_EXPORT void TF_MakeInternalErrorStatus(TF_Status *s, const char *errMsg) { TF_SetStatus(s, TF_INTERNAL, errMsg); }
+
 TFC_EXPORT TF_Code TF_GetCode(const TF_Status *s) { return s ? (TF_Code)s->s.code : TF_OK; }
 TFC_EXPORT const char *TFC_CodeName(TF_Code code) { return tfc_code_name((int)code); }
 

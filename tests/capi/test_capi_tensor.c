@@ -58,6 +58,9 @@ static void status_set_records_code_and_copies_message(void) {
   TF_SetStatus(s, TF_OK, "ignored");
   EXPECT_EQ(TF_GetCode(s), TF_OK);
   EXPECT_STREQ(TF_Message(s), "");
+  TF_MakeInternalErrorStatus(s, "broken");
+  EXPECT_EQ(TF_GetCode(s), TF_INTERNAL);
+  EXPECT_STREQ(TF_Message(s), "broken");
   TF_DeleteStatus(s);
 }
 
