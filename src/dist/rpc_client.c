@@ -382,7 +382,7 @@ tfc_rpc_channel *tfc_rpc_channel_new(const char *target, int64_t max_message_byt
     return NULL;
   }
   ch->max_bytes = max_message_bytes > 0 ? max_message_bytes : TFC_RPC_DEFAULT_MAX_MESSAGE;
-  grpc_init();
+  tfc_rpc_grpc_init();
   ch->cq = client_cq_ref();
   if (!ch->cq) {
     grpc_shutdown();
@@ -402,6 +402,14 @@ tfc_rpc_channel *tfc_rpc_channel_new(const char *target, int64_t max_message_byt
   free(dial);
   grpc_channel_credentials_release(creds);
   return ch;
+}
+
+void tfc_rpc_channel_close(tfc_rpc_channel *ch) {
+  if (!ch) return;
+  pthread_mutex_lock(&ch->mu);
+  ch->closing = 1;
+  for (tfc_rpc_pending *p = ch->calls; p; p = p->next) tfc_rpc_cancel(p);
+  pthread_mutex_unlock(&ch->mu);
 }
 
 void tfc_rpc_channel_free(tfc_rpc_channel *ch) {

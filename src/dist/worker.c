@@ -55,6 +55,9 @@ typedef struct wstep {
   int64_t deadline_us;
   int aborted;
   fetch_call *fetches; /* pulls in flight */
+  struct recv_wait *waits; /* RecvTensors waiting here */
+  int n_waits, n_cancelled; /* of them, and how many of those their clients gave up on */
+  int n_runs;               /* RunGraphs that took the step (under w->mu) */
   /* The step's variable writes on this task, kept until the master says how the whole step
    * ended (CleanupGraph): rolled back if it failed anywhere, else committed. */
   tfc_var_txn txn;
@@ -241,7 +244,7 @@ int tfc_worker_register_graph(tfc_worker *w, const char *session_handle, tfc_gra
   }
   if (call_arity(g, "_Arg", &g->n_args, s) || call_arity(g, "_Retval", &g->n_rets, s)) goto fail;
   /* Random handles: a master holding a handle from before this worker restarted gets
-   * NOT_FOUND, never another graph. */
+   * ABORTED, never another graph. */
   if (asprintf(&g->handle, "%016llx", (unsigned long long)tfc_new_incarnation()) < 0) {
     g->handle = NULL;
     TFC_OOM(s);
@@ -323,7 +326,9 @@ int tfc_worker_deregister_graph(tfc_worker *w, const char *handle, tfc_status *s
   pthread_mutex_lock(&w->mu);
   wgraph *g = graph_unlink(w, handle, NULL);
   pthread_mutex_unlock(&w->mu);
-  if (!g) return tfc_status_set(s, TFC_NOT_FOUND, "Graph handle is not found: %s", handle);
+  if (!g)
+    return tfc_status_set(s, TFC_ABORTED, "Graph handle is not found: %s. Possibly, this worker just restarted.",
+                          handle);
   graph_put(w, g);
   return TFC_OK;
 }
@@ -721,7 +726,8 @@ void tfc_worker_run_graph(tfc_worker *w, const char *handle, int64_t step_id, tf
   wstep *st = NULL;
   run_state *r = NULL;
   if (!g) {
-    tfc_status_set(&s, TFC_NOT_FOUND, "Graph handle is not found: %s. Possibly, this worker (%s) just restarted.",
+    /* ABORTED, as in TF: a master's recovery treats it as retryable (rebuild the session). */
+    tfc_status_set(&s, TFC_ABORTED, "Graph handle is not found: %s. Possibly, this worker (%s) just restarted.",
                    handle, w->task);
     goto fail;
   }
@@ -732,6 +738,9 @@ void tfc_worker_run_graph(tfc_worker *w, const char *handle, int64_t step_id, tf
   }
   st = step_get(w, step_id, 1, &s);
   if (!st) goto fail;
+  pthread_mutex_lock(&w->mu);
+  st->n_runs++; /* a step that ran is never dropped for its RecvTensors' sake */
+  pthread_mutex_unlock(&w->mu);
   r = calloc(1, sizeof *r);
   if (!r) {
     TFC_OOM(&s);
@@ -794,16 +803,36 @@ fail:
 
 /* ---------------- RecvTensor ---------------- */
 
+/* A RecvTensor waiting in its step's rendezvous: on the step's list until the rendezvous
+ * answers it. A wait whose client went away is answered (CANCELLED) at once by
+ * tfc_worker_recv_cancel and stays a stub until then: what the rendezvous hands it later is
+ * dropped. */
 typedef struct recv_wait {
   wstep *st;
   tfc_recv_done done;
   void *arg;
+  int cancelled; /* its client went away: answered already (under st->mu) */
+  struct recv_wait *prev, *next;
 } recv_wait;
 
 static void recv_waited(void *arg, const tfc_status *s, tfc_tensor *t, int is_dead) {
   recv_wait *rw = arg;
-  rw->done(rw->arg, s, t, is_dead);
-  step_put(rw->st);
+  wstep *st = rw->st;
+  pthread_mutex_lock(&st->mu);
+  if (rw->prev)
+    rw->prev->next = rw->next;
+  else
+    st->waits = rw->next;
+  if (rw->next) rw->next->prev = rw->prev;
+  st->n_waits--;
+  int answered = rw->cancelled;
+  if (answered) st->n_cancelled--;
+  pthread_mutex_unlock(&st->mu);
+  if (answered)
+    tfc_tensor_unref(t);
+  else
+    rw->done(rw->arg, s, t, is_dead);
+  step_put(st);
   free(rw);
 }
 
@@ -820,7 +849,7 @@ void tfc_worker_recv_tensor(tfc_worker *w, int64_t step_id, const char *key, tfc
     tfc_status_set(&s, TFC_INVALID_ARGUMENT, "RecvTensor on %s for key '%s': its send device is not on this task",
                    w->task, key);
   } else if ((st = step_get(w, step_id, 1, &s)) != NULL) {
-    rw = malloc(sizeof *rw);
+    rw = calloc(1, sizeof *rw);
     if (!rw) TFC_OOM(&s);
   }
   if (!rw) {
@@ -829,7 +858,70 @@ void tfc_worker_recv_tensor(tfc_worker *w, int64_t step_id, const char *key, tfc
     tfc_status_fini(&s);
     return;
   }
-  *rw = (recv_wait){st, done, arg};
+  rw->st = st;
+  rw->done = done;
+  rw->arg = arg;
+  pthread_mutex_lock(&st->mu);
+  rw->next = st->waits;
+  if (st->waits) st->waits->prev = rw;
+  st->waits = rw;
+  st->n_waits++;
+  pthread_mutex_unlock(&st->mu);
   tfc_rendezvous_recv_async(st->rdv, key, recv_waited, rw);
   tfc_status_fini(&s);
+}
+
+void tfc_worker_recv_cancel(tfc_worker *w, int64_t step_id, void *arg) {
+  tfc_status ignore;
+  tfc_status_init(&ignore);
+  wstep *st = step_get(w, step_id, 0, &ignore);
+  tfc_status_fini(&ignore);
+  if (!st) return;
+  /* Under both locks, so that no RunGraph or RecvTensor can take the step meanwhile: it goes
+   * when every RecvTensor waiting on it was given up and nothing else holds it (the table's
+   * reference, ours, and one per wait). A step that ran stays for CleanupGraph. */
+  int drop = 0;
+  tfc_recv_done answer = NULL;
+  pthread_mutex_lock(&w->mu);
+  pthread_mutex_lock(&st->mu);
+  recv_wait *rw = st->waits;
+  /* A stub's arg may be gone and reused by a later call: only live waits match. */
+  while (rw && (rw->arg != arg || rw->cancelled)) rw = rw->next;
+  if (rw) {
+    rw->cancelled = 1;
+    st->n_cancelled++;
+    answer = rw->done;
+  }
+  if (rw && st->n_runs == 0 && st->n_cancelled == st->n_waits && st->refs == st->n_waits + 2) {
+    for (wstep **pp = &w->steps; *pp; pp = &(*pp)->next)
+      if (*pp == st) {
+        *pp = st->next;
+        st->next = NULL;
+        drop = 1;
+        break;
+      }
+  }
+  pthread_mutex_unlock(&st->mu);
+  pthread_mutex_unlock(&w->mu);
+  tfc_status c;
+  tfc_status_init(&c);
+  tfc_status_set(&c, TFC_CANCELLED, "RecvTensor of step %lld on %s was cancelled: its receiver went away",
+                 (long long)step_id, w->task);
+  /* The wait is answered now (the reply goes nowhere; the call and its memory go with it). */
+  if (answer) answer(arg, &c, NULL, 0);
+  if (drop) {
+    /* Releases every stub wait, and the step with the last one. */
+    tfc_rendezvous_abort(st->rdv, &c);
+    step_put(st); /* the table's reference */
+  }
+  tfc_status_fini(&c);
+  step_put(st);
+}
+
+int tfc_worker_num_steps(tfc_worker *w) {
+  pthread_mutex_lock(&w->mu);
+  int n = 0;
+  for (wstep *st = w->steps; st; st = st->next) n++;
+  pthread_mutex_unlock(&w->mu);
+  return n;
 }
