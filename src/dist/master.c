@@ -132,57 +132,18 @@ static int add_device(msession *ms, tfc_device *d, int task) {
 
 /* ---------------- calls that a cancellation cuts short ---------------- */
 
-typedef struct call_waiter {
-  pthread_mutex_t mu;
-  pthread_cond_t cv;
-  int done;
-  tfc_status st;
-  tfc_msg_in *resp;
-} call_waiter;
-
-static void call_waiter_done(void *arg, const tfc_status *s, tfc_msg_in *resp) {
-  call_waiter *w = arg;
-  pthread_mutex_lock(&w->mu);
-  tfc_status_assign(&w->st, s->code, s->msg);
-  w->resp = resp;
-  w->done = 1;
-  pthread_cond_signal(&w->cv);
-  pthread_mutex_unlock(&w->mu);
-}
-
+/* The watch of a blocking call under a cancellation token: the token's fn cancels the call
+ * while it is in flight; a token fired before the call started cancels it at once. */
 static void cancel_pending(void *arg) { tfc_rpc_cancel(arg); }
 
-/* tfc_rpc_call_sync, except that firing `cancel` (NULL: none) cancels the call, which then
- * ends with CANCELLED. The token's fn is this call's while it runs. */
-static int call_cancellable(tfc_rpc_channel *ch, const char *method, tfc_msg_out *request, int64_t deadline_us,
-                            int flags, tfc_master_cancel *cancel, tfc_msg_in **out_response, tfc_status *s) {
-  if (!cancel) return tfc_rpc_call_sync(ch, method, request, deadline_us, flags, out_response, s);
-  call_waiter w = {.done = 0};
-  pthread_mutex_init(&w.mu, NULL);
-  pthread_cond_init(&w.cv, NULL);
-  tfc_status_init(&w.st);
-  tfc_rpc_pending *p = NULL;
-  tfc_rpc_call_async(ch, method, request, deadline_us, flags, call_waiter_done, &w, &p);
-  pthread_mutex_lock(&cancel->mu);
-  int fired = cancel->fired;
-  if (!fired) {
-    cancel->fn = cancel_pending;
-    cancel->arg = p;
-  }
-  pthread_mutex_unlock(&cancel->mu);
-  if (fired) tfc_rpc_cancel(p);
-  pthread_mutex_lock(&w.mu);
-  while (!w.done) pthread_cond_wait(&w.cv, &w.mu);
-  pthread_mutex_unlock(&w.mu);
-  pthread_mutex_lock(&cancel->mu);
-  cancel->fn = NULL;
-  cancel->arg = NULL;
-  pthread_mutex_unlock(&cancel->mu);
-  tfc_rpc_pending_release(p);
-  pthread_mutex_destroy(&w.mu);
-  pthread_cond_destroy(&w.cv);
-  *out_response = w.resp;
-  return tfc_status_move(s, &w.st);
+static void watch_call(void *arg, tfc_rpc_pending *p) {
+  tfc_master_cancel *c = arg;
+  pthread_mutex_lock(&c->mu);
+  int fired = c->fired;
+  c->fn = p && !fired ? cancel_pending : NULL;
+  c->arg = p && !fired ? p : NULL;
+  pthread_mutex_unlock(&c->mu);
+  if (p && fired) tfc_rpc_cancel(p);
 }
 
 static int cancel_fired(tfc_master_cancel *c) {
@@ -218,8 +179,8 @@ static int get_status(tfc_master *m, const char *task, tfc_rpc_channel *ch, int6
     tfc_msg_in *resp = NULL;
     tfc_status err;
     tfc_status_init(&err);
-    int code = call_cancellable(ch, "/tensorflow.WorkerService/GetStatus", msg, until, TFC_RPC_WAIT_FOR_READY,
-                                cancel, &resp, &err);
+    int code = tfc_rpc_call_sync_watched(ch, "/tensorflow.WorkerService/GetStatus", msg, until,
+                                         TFC_RPC_WAIT_FOR_READY, cancel ? watch_call : NULL, cancel, &resp, &err);
     if (code == TFC_OK) {
       tfc_wire_tensors none;
       tfc_wire_tensors_init(&none);

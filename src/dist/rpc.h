@@ -150,5 +150,13 @@ void tfc_rpc_pending_release(tfc_rpc_pending *p); /* NULL is a no-op */
  * on error. Returns the status code. */
 int tfc_rpc_call_sync(tfc_rpc_channel *ch, const char *method, tfc_msg_out *request, int64_t deadline_us, int flags,
                       tfc_msg_in **out_response, tfc_status *s);
+/* Told about a blocking call in flight, so that another thread may cancel it: watch(arg, p)
+ * runs on the caller's thread once the call has started (p for tfc_rpc_cancel), and
+ * watch(arg, NULL) once it has completed, before the call returns; p is valid in between. */
+typedef void (*tfc_rpc_watch)(void *arg, tfc_rpc_pending *p);
+/* tfc_rpc_call_sync with a watch (NULL: none). */
+int tfc_rpc_call_sync_watched(tfc_rpc_channel *ch, const char *method, tfc_msg_out *request, int64_t deadline_us,
+                              int flags, tfc_rpc_watch watch, void *watch_arg, tfc_msg_in **out_response,
+                              tfc_status *s);
 
 #endif

@@ -29,8 +29,8 @@
  *
  * Handler pool: threads are spawned on demand up to TFC_RPC_MAX_HANDLERS and kept while idle
  * (all but a few retire after a minute without work). Beyond the cap a call is refused with
- * RESOURCE_EXHAUSTED rather than queued: handlers block (a RecvTensor waits for its tensor),
- * and a queue behind blocked handlers could wait for the very call it holds back.
+ * RESOURCE_EXHAUSTED rather than queued: handlers block (a RunStep waits for its step), and
+ * a queue behind blocked handlers could wait for the very call it holds back.
  *
  * Shutdown: grpc_server_shutdown_and_notify, then grpc_server_cancel_all_calls (so every
  * blocked handler hears of it through its cancel callback, and every call waiting for an
@@ -690,11 +690,9 @@ static int stop_calls_locked(tfc_rpc_server *srv) {
   int started = srv->state == SRV_STARTED;
   int first = started && !srv->stopping;
   srv->stopping = 1;
+  if (first) srv->cancelled = 1;
   pthread_mutex_unlock(&srv->mu);
   if (first) {
-    pthread_mutex_lock(&srv->mu);
-    srv->cancelled = 1;
-    pthread_mutex_unlock(&srv->mu);
     grpc_server_shutdown_and_notify(srv->server, srv->cq, make_tag(srv, TAG_SHUTDOWN));
     grpc_server_cancel_all_calls(srv->server);
   }

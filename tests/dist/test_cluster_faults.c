@@ -43,6 +43,26 @@ static TF_Operation *build_blocking_dequeue(TF_Graph *g) {
   return dist_unary(g, "Neg", "y", "/job:local/task:0", (TF_Output){dq, 0});
 }
 
+/* SIGSTOPs the task and waits until the kernel has stopped it (the signal is asynchronous). */
+static void stop_task(dist_task *t, int line) {
+  kill(t->pid, SIGSTOP);
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%d/stat", (int)t->pid);
+  int64_t until = dist_now_ms() + DIST_START_GUARD_MS;
+  for (;;) {
+    char buf[512] = {0};
+    FILE *f = fopen(path, "r");
+    if (f) {
+      if (!fgets(buf, sizeof buf, f)) buf[0] = '\0';
+      fclose(f);
+    }
+    const char *paren = strrchr(buf, ')'); /* "pid (comm) S ..." */
+    if (paren && paren[1] == ' ' && paren[2] == 'T') return;
+    if (dist_now_ms() > until) dist_task_fail(t, line, "did not stop after SIGSTOP");
+    dist_sleep_ms(5);
+  }
+}
+
 /* ---------------- raw RPCs ---------------- */
 
 static tfc_rpc_channel *channel_to_port(int port) {
@@ -244,7 +264,7 @@ static void sigterm_stops_a_master_whose_step_waits_on_a_stopped_task(void) {
   bg_start(&r, sess, y);
   dist_sleep_ms(1500); /* lets the step reach the dequeue on task 1 (not an assertion) */
   EXPECT_EQ(atomic_load(&r.done), 0);
-  kill(t1->pid, SIGSTOP); /* task 1 now answers nothing: the aborted step's cleanup waits on it */
+  stop_task(t1, __LINE__); /* task 1 now answers nothing: the aborted step's cleanup waits on it */
   expect_sigterm_stop(t0, "a step waiting on a stopped task", __LINE__);
   kill(t1->pid, SIGCONT);
   bg_join(&r, __LINE__);
@@ -382,7 +402,7 @@ static void stopped_task_fails_a_step_at_its_timeout(void) {
   dist_config cfg = {.operation_timeout_in_ms = 2000};
   TF_Session *sess = dist_session(g, t0->target, &cfg);
   EXPECT_NEAR(dist_run_scalar(sess, y, __LINE__), -3, 0);
-  kill(t1->pid, SIGSTOP);
+  stop_task(t1, __LINE__);
   TF_Status *s = TF_NewStatus();
   int64_t start = tfc_now_us();
   TF_Tensor *out = dist_run(sess, NULL, NULL, y, NULL, s);
