@@ -7,6 +7,7 @@
  * - SIGTERM stops a server whatever it is waiting for: a CreateSession waiting for a task that
  *   never starts, a RecvTensor for a step that never comes, a step whose other task is
  *   stopped (SIGSTOP) and answers nothing;
+ * - a CreateSession whose client died stops waiting for the task it waited for;
  * - thousands of RecvTensor calls abandoned by their clients leave nothing behind (calls,
  *   handler threads, steps) and do not stand in the way of a real step;
  * - a port in use prints tfc's one-line message and none of gRPC's log;
@@ -274,6 +275,72 @@ static void sigterm_stops_a_master_whose_step_waits_on_a_stopped_task(void) {
   dist_task_free(t0);
 }
 
+/* A client whose first run waits in CreateSession for a task that never starts; it is killed
+ * by the test. Forked while the test process has not touched gRPC. */
+static void waiting_client(const char *target, int go_fd) {
+  char c;
+  if (read(go_fd, &c, 1) != 1) _exit(2);
+  TF_Graph *g = TF_NewGraph();
+  TF_Operation *y = build_cross_task_neg(g);
+  TF_Session *sess = dist_session(g, target, NULL);
+  TF_Status *s = TF_NewStatus();
+  dist_run(sess, NULL, NULL, y, NULL, s);
+  _exit(3); /* never reached: CreateSession waits until the test kills this process */
+}
+
+/* Polls the in-process server's load until `pred` holds (guard: fails with the numbers). */
+static void wait_load(tfc_server *srv, int want_calls_at_least, int want_idle, int line) {
+  int64_t until = dist_now_ms() + DIST_STEP_GUARD_MS;
+  for (;;) {
+    int calls, busy, steps;
+    tfc_server_load(srv, &calls, &busy, &steps);
+    if (want_idle ? calls == 0 && busy == 0 : calls >= want_calls_at_least) return;
+    if (dist_now_ms() > until)
+      tfc_test_fail(__FILE__, line, "server load: %d calls, %d busy handlers, %d steps", calls, busy, steps);
+    dist_sleep_ms(10);
+  }
+}
+
+static void create_session_of_a_dead_client_stops_waiting(void) {
+  char cluster[128], target[64];
+  int ports[2];
+  local_cluster(cluster, sizeof cluster, ports); /* task 1 never starts */
+  snprintf(target, sizeof target, "grpc://localhost:%d", ports[0]);
+  int go[2];
+  EXPECT_EQ(pipe(go), 0);
+  fflush(stdout);
+  fflush(stderr);
+  pid_t client = fork();
+  EXPECT_TRUE(client >= 0);
+  if (client == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    close(go[1]);
+    waiting_client(target, go[0]);
+  }
+  close(go[0]);
+  TF_Status *ts = TF_NewStatus();
+  TF_Buffer *def = TFC_NewServerDef(cluster, "local", 0, 0, NULL, 0, ts);
+  EXPECT_EQ(TF_GetCode(ts), TF_OK);
+  tfc_status s;
+  tfc_status_init(&s);
+  tfc_server *srv = tfc_server_new(def->data, def->length, &s);
+  TF_DeleteBuffer(def);
+  if (!srv || tfc_server_start(srv, &s)) tfc_test_fail(__FILE__, __LINE__, "server: %s", tfc_status_msg(&s));
+  EXPECT_EQ(write(go[1], "g", 1), 1);
+  close(go[1]);
+  wait_load(srv, 1, 0, __LINE__); /* the client's CreateSession is in */
+  dist_sleep_ms(1500);            /* and waiting for task 1 (not an assertion) */
+  int st;
+  EXPECT_EQ(waitpid(client, &st, WNOHANG), 0);
+  kill(client, SIGKILL);
+  EXPECT_EQ(waitpid(client, &st, 0), client);
+  /* The dead client's call ends, and its handler stops waiting for task 1. */
+  wait_load(srv, 0, 1, __LINE__);
+  tfc_server_free(srv);
+  tfc_status_fini(&s);
+  TF_DeleteStatus(ts);
+}
+
 /* ---------------- abandoned RecvTensor calls ---------------- */
 
 /* Polls the server's load until nothing is held; fails with the numbers after the guard. */
@@ -425,6 +492,7 @@ static const tfc_test tests[] = {
     TFC_TEST(sigterm_stops_a_server_waiting_for_a_task_that_never_starts),
     TFC_TEST(sigterm_stops_a_server_holding_a_recv_tensor_for_an_unknown_step),
     TFC_TEST(sigterm_stops_a_master_whose_step_waits_on_a_stopped_task),
+    TFC_TEST(create_session_of_a_dead_client_stops_waiting),
     TFC_TEST(abandoned_recv_tensor_flood_is_released_at_once),
     TFC_TEST(port_in_use_prints_only_tfcs_message),
     TFC_TEST(stopped_task_fails_a_step_at_its_timeout),
