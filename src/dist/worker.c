@@ -1,13 +1,14 @@
 /*
  * worker — see worker.h.
  *
- * Graphs and steps are few at a time (a master registers a graph per run signature; steps in
- * flight are the concurrent runs), so both live on linked lists under one mutex. Both are
+ * Graphs are few at a time (a master registers a graph per run signature), so they live on a
+ * linked list; steps, usually the few concurrent runs but thousands when a flood of RecvTensor
+ * calls names unknown steps, in a hash table by id. Both are under one mutex. Both are
  * refcounted: a RunGraph holds its graph and step; a RecvTensor and each tensor pull in
  * flight hold their step. A pull is started by the step's rendezvous, which holds the step
  * for it before its waiter becomes visible (step_hold): once visible, an abort or a send may
  * complete the receiver, end its RunGraph and drop every other reference while the pull is
- * still being set up. Lock order: a rendezvous's lock, then w->mu.
+ * still being set up. Lock order: a rendezvous's lock, then w->mu, then a step's mu.
  */
 #include "dist/worker.h"
 
@@ -27,6 +28,7 @@
 #include "tensorflow/worker.pb-c.h"
 
 #define RECENT_STEPS 1024
+#define STEP_BUCKETS 1024
 
 typedef struct wpart {
   tfc_device *device;
@@ -75,7 +77,10 @@ struct tfc_worker {
   void *channel_arg;
   pthread_mutex_t mu; /* graphs, steps, recent */
   wgraph *graphs;
-  wstep *steps;
+  /* Steps by id: a hash table of chains, as a flood of RecvTensor calls for unknown steps may
+   * bring thousands into being at once. */
+  wstep *steps[STEP_BUCKETS];
+  int n_steps;
   int64_t recent[RECENT_STEPS];
   int n_recent, recent_pos;
 };
@@ -139,10 +144,11 @@ void tfc_worker_free(tfc_worker *w) {
     next = g->next;
     wgraph_free(g);
   }
-  for (wstep *st = w->steps, *next; st; st = next) {
-    next = st->next;
-    wstep_free(st);
-  }
+  for (int b = 0; b < STEP_BUCKETS; b++)
+    for (wstep *st = w->steps[b], *next; st; st = next) {
+      next = st->next;
+      wstep_free(st);
+    }
   for (int i = 0; i < w->n_devices; i++) tfc_device_free(w->devices[i]);
   free(w->devices);
   tfc_threadpool_free(w->pool);
@@ -361,11 +367,30 @@ static void step_hold(void *arg);
 static void fetch_tensor(void *arg, tfc_rendezvous *r, const char *key);
 static void step_aborted(void *arg, const tfc_status *s);
 
+/* The chain of the steps whose ids hash to step_id's bucket. Called with w->mu held. */
+static wstep **step_bucket(tfc_worker *w, int64_t step_id) {
+  uint64_t h = (uint64_t)step_id * 0x9e3779b97f4a7c15ull; /* ids are random or sequential: mix */
+  return &w->steps[(h >> 32) % STEP_BUCKETS];
+}
+
+/* Takes st out of its chain; 1 when it was there. Called with w->mu held. */
+static int step_remove(tfc_worker *w, wstep *st) {
+  for (wstep **pp = step_bucket(w, st->step_id); *pp; pp = &(*pp)->next)
+    if (*pp == st) {
+      *pp = st->next;
+      st->next = NULL;
+      w->n_steps--;
+      return 1;
+    }
+  return 0;
+}
+
 /* The step of step_id, created when absent (a new reference). NULL with ABORTED when the
  * step was cleaned up already, or out of memory. */
 static wstep *step_get(tfc_worker *w, int64_t step_id, int create, tfc_status *s) {
   pthread_mutex_lock(&w->mu);
-  wstep *st = w->steps;
+  wstep **bucket = step_bucket(w, step_id);
+  wstep *st = *bucket;
   while (st && st->step_id != step_id) st = st->next;
   if (st) {
     st->refs++;
@@ -385,8 +410,9 @@ static wstep *step_get(tfc_worker *w, int64_t step_id, int create, tfc_status *s
       st->refs = 2; /* the table's and the caller's */
       st->step_id = step_id;
       st->w = w;
-      st->next = w->steps;
-      w->steps = st;
+      st->next = *bucket;
+      *bucket = st;
+      w->n_steps++;
     }
   }
   pthread_mutex_unlock(&w->mu);
@@ -412,14 +438,9 @@ static void step_put(wstep *st) {
 /* Takes the step out of the table (the table's reference goes to the caller). */
 static wstep *step_unlink(tfc_worker *w, int64_t step_id) {
   pthread_mutex_lock(&w->mu);
-  wstep *st = NULL;
-  for (wstep **pp = &w->steps; *pp; pp = &(*pp)->next)
-    if ((*pp)->step_id == step_id) {
-      st = *pp;
-      *pp = st->next;
-      st->next = NULL;
-      break;
-    }
+  wstep *st = *step_bucket(w, step_id);
+  while (st && st->step_id != step_id) st = st->next;
+  if (st) step_remove(w, st);
   if (!recently_cleaned(w, step_id)) remember_cleaned(w, step_id);
   pthread_mutex_unlock(&w->mu);
   return st;
@@ -893,13 +914,7 @@ void tfc_worker_recv_cancel(tfc_worker *w, int64_t step_id, void *arg) {
     answer = rw->done;
   }
   if (rw && st->n_runs == 0 && st->n_cancelled == st->n_waits && st->refs == st->n_waits + 2) {
-    for (wstep **pp = &w->steps; *pp; pp = &(*pp)->next)
-      if (*pp == st) {
-        *pp = st->next;
-        st->next = NULL;
-        drop = 1;
-        break;
-      }
+    drop = step_remove(w, st);
   }
   pthread_mutex_unlock(&st->mu);
   pthread_mutex_unlock(&w->mu);
@@ -920,8 +935,7 @@ void tfc_worker_recv_cancel(tfc_worker *w, int64_t step_id, void *arg) {
 
 int tfc_worker_num_steps(tfc_worker *w) {
   pthread_mutex_lock(&w->mu);
-  int n = 0;
-  for (wstep *st = w->steps; st; st = st->next) n++;
+  int n = w->n_steps;
   pthread_mutex_unlock(&w->mu);
   return n;
 }
