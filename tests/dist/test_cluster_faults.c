@@ -151,7 +151,8 @@ static void restarted_worker_answers_stale_handles_with_aborted(void) {
   EXPECT_EQ(tfc_rpc_call_sync(ch, "/tensorflow.WorkerService/DeregisterGraph", req, tfc_deadline_after_ms(20000),
                               TFC_RPC_WAIT_FOR_READY, &resp, &st),
             TFC_ABORTED);
-  EXPECT_STREQ(tfc_status_msg(&st), "Graph handle is not found: 0123456789abcdef. Possibly, this worker just restarted.");
+  EXPECT_STREQ(tfc_status_msg(&st),
+               "Graph handle is not found: 0123456789abcdef. Possibly, this worker just restarted.");
   tfc_msg_in_free(resp);
   tfc_status_fini(&st);
   tfc_rpc_channel_free(ch);
