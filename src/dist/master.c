@@ -130,12 +130,42 @@ static int add_device(msession *ms, tfc_device *d, int task) {
   return 0;
 }
 
+/* ---------------- calls that a cancellation cuts short ---------------- */
+
+/* The watch of a blocking call under a cancellation token: the token's fn cancels the call
+ * while it is in flight; a token fired before the call started cancels it at once. */
+static void cancel_pending(void *arg) { tfc_rpc_cancel(arg); }
+
+static void watch_call(void *arg, tfc_rpc_pending *p) {
+  tfc_master_cancel *c = arg;
+  pthread_mutex_lock(&c->mu);
+  int fired = c->fired;
+  c->fn = p && !fired ? cancel_pending : NULL;
+  c->arg = p && !fired ? p : NULL;
+  pthread_mutex_unlock(&c->mu);
+  if (p && fired) tfc_rpc_cancel(p);
+}
+
+static int cancel_fired(tfc_master_cancel *c) {
+  if (!c) return 0;
+  pthread_mutex_lock(&c->mu);
+  int fired = c->fired;
+  pthread_mutex_unlock(&c->mu);
+  return fired;
+}
+
 /* GetStatus of one remote task, waiting for it to come up: attempts of growing length (1 s
- * doubling to 8 s) with wait-for-ready, a log line after each, until the deadline. */
+ * doubling to 8 s) with wait-for-ready, a log line after each, until the deadline or until
+ * `cancel` fires (the client went away, the server stops): then CANCELLED. */
 static int get_status(tfc_master *m, const char *task, tfc_rpc_channel *ch, int64_t deadline_us,
-                      Tensorflow__GetStatusResponse **out, tfc_status *s) {
+                      tfc_master_cancel *cancel, Tensorflow__GetStatusResponse **out, tfc_status *s) {
   int64_t attempt_ms = 1000;
   for (;;) {
+    if (cancel_fired(cancel))
+      return tfc_status_set(s, TFC_CANCELLED,
+                            "Cancelled while waiting for %s to answer GetStatus: the client went away or the server "
+                            "is stopping",
+                            task);
     int64_t now = tfc_now_us();
     int64_t until = now + attempt_ms * 1000;
     if (deadline_us > 0 && until > deadline_us) until = deadline_us;
@@ -149,8 +179,8 @@ static int get_status(tfc_master *m, const char *task, tfc_rpc_channel *ch, int6
     tfc_msg_in *resp = NULL;
     tfc_status err;
     tfc_status_init(&err);
-    int code = tfc_rpc_call_sync(ch, "/tensorflow.WorkerService/GetStatus", msg, until, TFC_RPC_WAIT_FOR_READY,
-                                 &resp, &err);
+    int code = tfc_rpc_call_sync_watched(ch, "/tensorflow.WorkerService/GetStatus", msg, until,
+                                         TFC_RPC_WAIT_FOR_READY, cancel ? watch_call : NULL, cancel, &resp, &err);
     if (code == TFC_OK) {
       tfc_wire_tensors none;
       tfc_wire_tensors_init(&none);
@@ -164,6 +194,10 @@ static int get_status(tfc_master *m, const char *task, tfc_rpc_channel *ch, int6
       return code;
     }
     tfc_msg_in_free(resp);
+    if (cancel_fired(cancel)) {
+      tfc_status_fini(&err);
+      continue; /* reported above */
+    }
     if (code != TFC_DEADLINE_EXCEEDED && code != TFC_UNAVAILABLE) {
       tfc_master_rpc_error("GetStatus", task, &err, s);
       tfc_status_fini(&err);
@@ -185,7 +219,7 @@ static int get_status(tfc_master *m, const char *task, tfc_rpc_channel *ch, int6
 }
 
 /* The session's tasks and devices: this task's worker devices, then every other task's. */
-static int discover(msession *ms, tfc_status *s) {
+static int discover(msession *ms, tfc_master_cancel *cancel, tfc_status *s) {
   tfc_master *m = ms->m;
   ms->tasks = calloc((size_t)m->n_tasks + 1, sizeof *ms->tasks);
   if (!ms->tasks) return TFC_OOM(s);
@@ -204,7 +238,7 @@ static int discover(msession *ms, tfc_status *s) {
     mt->ch = m->channel_for(m->channel_arg, mt->name, s);
     if (!mt->ch) return s->code;
     Tensorflow__GetStatusResponse *st = NULL;
-    TFC_TRY(get_status(m, mt->name, mt->ch, deadline, &st, s));
+    TFC_TRY(get_status(m, mt->name, mt->ch, deadline, cancel, &st, s));
     for (size_t i = 0; i < st->n_device_attributes; i++) {
       const Tensorflow__DeviceAttributes *da = st->device_attributes[i];
       size_t tl = strlen(mt->name);
@@ -323,7 +357,8 @@ static int import_nodes(msession *ms, const void *data, size_t len, tfc_status *
 }
 
 int tfc_master_create_session(tfc_master *m, const void *graphdef, size_t graphdef_len, const void *cfg_bytes,
-                              size_t cfg_len, char **out_handle, int64_t *out_version, tfc_status *s) {
+                              size_t cfg_len, tfc_master_cancel *cancel, char **out_handle, int64_t *out_version,
+                              tfc_status *s) {
   *out_handle = NULL;
   msession *ms = calloc(1, sizeof *ms);
   if (!ms) return TFC_OOM(s);
@@ -344,7 +379,7 @@ int tfc_master_create_session(tfc_master *m, const void *graphdef, size_t graphd
     goto fail;
   }
   if (import_nodes(ms, graphdef, graphdef_len, s)) goto fail;
-  if (discover(ms, s)) goto fail;
+  if (discover(ms, cancel, s)) goto fail;
   if (!(*out_handle = tfc_strdup(ms->handle))) {
     TFC_OOM(s);
     goto fail;
@@ -493,7 +528,8 @@ static int copy_devices(const msession *ms, tfc_master_device **out, int *out_n,
   return TFC_OK;
 }
 
-int tfc_master_list_devices(tfc_master *m, const char *handle, tfc_master_device **out, int *out_n, tfc_status *s) {
+int tfc_master_list_devices(tfc_master *m, const char *handle, tfc_master_cancel *cancel, tfc_master_device **out,
+                            int *out_n, tfc_status *s) {
   *out = NULL;
   *out_n = 0;
   if (handle && handle[0]) {
@@ -509,7 +545,7 @@ int tfc_master_list_devices(tfc_master *m, const char *handle, tfc_master_device
   tfc_session_config_init(&tmp.cfg);
   pthread_mutex_init(&tmp.mu, NULL);
   pthread_cond_init(&tmp.idle, NULL);
-  if (tfc_session_config_copy(&m->default_cfg, &tmp.cfg, s) == TFC_OK && discover(&tmp, s) == TFC_OK)
+  if (tfc_session_config_copy(&m->default_cfg, &tmp.cfg, s) == TFC_OK && discover(&tmp, cancel, s) == TFC_OK)
     copy_devices(&tmp, out, out_n, s);
   for (int i = 0; i < tmp.n_devices; i++)
     if (!tmp.tasks[tmp.dev_task[i]].local) tfc_device_free(tmp.devices[i]);

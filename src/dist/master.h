@@ -7,7 +7,8 @@
  * waited for (the cluster may start in any order): the master retries with growing waits,
  * logging "CreateSession still waiting for response from worker: <task>" to stderr, until the
  * session's operation_timeout_in_ms (none: it waits as long as it takes, as TF does) and then
- * fails with UNAVAILABLE naming the task.
+ * fails with UNAVAILABLE naming the task. A client that goes away meanwhile, or the server
+ * stopping, ends the wait with CANCELLED.
  *
  * A run places the graph (once; nodes added by ExtendSession are placed when first run) over
  * all of those devices — a node asking for nothing goes to the master's own task, as TF's
@@ -58,9 +59,11 @@ void tfc_master_cancel_fini(tfc_master_cancel *c);
 void tfc_master_cancel_fire(tfc_master_cancel *c); /* idempotent; any thread */
 
 /* CreateSession. graphdef may be empty. cfg_bytes: the serialized ConfigProto (may be NULL).
- * *out_handle: heap, caller frees. */
+ * cancel (may be NULL): fired when the client goes away or the server stops, it ends the wait
+ * for the other tasks with CANCELLED. *out_handle: heap, caller frees. */
 int tfc_master_create_session(tfc_master *m, const void *graphdef, size_t graphdef_len, const void *cfg_bytes,
-                              size_t cfg_len, char **out_handle, int64_t *out_version, tfc_status *s);
+                              size_t cfg_len, tfc_master_cancel *cancel, char **out_handle, int64_t *out_version,
+                              tfc_status *s);
 /* ExtendSession: adds the GraphDef's nodes (their inputs may name nodes already in the
  * session). FAILED_PRECONDITION when current_version is not the session's version. */
 int tfc_master_extend_session(tfc_master *m, const char *handle, const void *graphdef, size_t graphdef_len,
@@ -87,7 +90,8 @@ typedef struct tfc_master_device {
 /* ListDevices: every device of the cluster (the session's when handle names one, else found
  * now with the default config's timeout). *out is a heap array the caller frees with
  * tfc_master_devices_free. */
-int tfc_master_list_devices(tfc_master *m, const char *handle, tfc_master_device **out, int *out_n, tfc_status *s);
+int tfc_master_list_devices(tfc_master *m, const char *handle, tfc_master_cancel *cancel, tfc_master_device **out,
+                            int *out_n, tfc_status *s);
 void tfc_master_devices_free(tfc_master_device *d, int n);
 /* Closes every session of this master, aborting their steps (a stopping server). */
 void tfc_master_close_all(tfc_master *m);

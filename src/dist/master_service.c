@@ -19,6 +19,9 @@ static int repack(const ProtobufCMessage *m, void **out, size_t *len, tfc_status
   return m ? tfc_pb_pack(m, out, len, s) : TFC_OK;
 }
 
+/* A call's cancel callback: fires the token its handler passed to the master. */
+static void call_cancelled(void *arg) { tfc_master_cancel_fire(arg); }
+
 static void create_session(void *arg, tfc_rpc_call *call, tfc_msg_in *req) {
   tfc_master *m = arg;
   Tensorflow__CreateSessionRequest *rq =
@@ -30,14 +33,19 @@ static void create_session(void *arg, tfc_rpc_call *call, tfc_msg_in *req) {
   size_t gd_len = 0, cfg_len = 0;
   char *handle = NULL;
   int64_t version = 0;
+  /* The wait for the other tasks ends when the client goes away or the server stops. */
+  tfc_master_cancel cancel;
+  tfc_master_cancel_init(&cancel);
+  if (tfc_rpc_call_on_cancel(call, call_cancelled, &cancel) == 1) tfc_master_cancel_fire(&cancel);
   if (repack(rq->graph_def ? &rq->graph_def->base : NULL, &gd, &gd_len, &s) == TFC_OK &&
       repack(rq->config ? &rq->config->base : NULL, &cfg, &cfg_len, &s) == TFC_OK)
-    tfc_master_create_session(m, gd, gd_len, cfg, cfg_len, &handle, &version, &s);
+    tfc_master_create_session(m, gd, gd_len, cfg, cfg_len, &cancel, &handle, &version, &s);
   Tensorflow__CreateSessionResponse resp;
   tensorflow__create_session_response__init(&resp);
   resp.session_handle = handle;
   resp.graph_version = version;
-  tfc_service_reply(call, &resp.base, &s);
+  tfc_service_reply(call, &resp.base, &s); /* drops the cancellation registration */
+  tfc_master_cancel_fini(&cancel);
   free(handle);
   free(gd);
   free(cfg);
@@ -66,7 +74,6 @@ static void extend_session(void *arg, tfc_rpc_call *call, tfc_msg_in *req) {
   tfc_status_fini(&s);
 }
 
-static void step_cancelled(void *arg) { tfc_master_cancel_fire(arg); }
 
 static void run_step(void *arg, tfc_rpc_call *call, tfc_msg_in *req) {
   tfc_master *m = arg;
@@ -90,7 +97,7 @@ static void run_step(void *arg, tfc_rpc_call *call, tfc_msg_in *req) {
   tfc_master_cancel_init(&cancel);
   if (!out) TFC_OOM(&s);
   if (tfc_status_ok(&s)) {
-    if (tfc_rpc_call_on_cancel(call, step_cancelled, &cancel) == 1) tfc_master_cancel_fire(&cancel);
+    if (tfc_rpc_call_on_cancel(call, call_cancelled, &cancel) == 1) tfc_master_cancel_fire(&cancel);
     int64_t timeout = rq->options ? rq->options->timeout_in_ms : 0;
     tfc_master_run_step(m, rq->session_handle, timeout, feeds.names, feeds.tensors, feeds.n, rq->fetch, n_fetches,
                         rq->target, (int)rq->n_target, &cancel, out, &s);
@@ -154,7 +161,10 @@ static void list_devices(void *arg, tfc_rpc_call *call, tfc_msg_in *req) {
   tfc_status_init(&s);
   tfc_master_device *d = NULL;
   int n = 0;
-  tfc_master_list_devices(m, rq->session_handle, &d, &n, &s);
+  tfc_master_cancel cancel;
+  tfc_master_cancel_init(&cancel);
+  if (tfc_rpc_call_on_cancel(call, call_cancelled, &cancel) == 1) tfc_master_cancel_fire(&cancel);
+  tfc_master_list_devices(m, rq->session_handle, &cancel, &d, &n, &s);
   Tensorflow__ListDevicesResponse resp;
   tensorflow__list_devices_response__init(&resp);
   Tensorflow__DeviceAttributes *da = calloc((size_t)n + 1, sizeof *da);
@@ -174,7 +184,8 @@ static void list_devices(void *arg, tfc_rpc_call *call, tfc_msg_in *req) {
   }
   resp.local_device = local;
   resp.remote_device = remote;
-  tfc_service_reply(call, &resp.base, &s);
+  tfc_service_reply(call, &resp.base, &s); /* drops the cancellation registration */
+  tfc_master_cancel_fini(&cancel);
   free(da);
   free(local);
   free(remote);

@@ -15,7 +15,9 @@
  */
 #include <grpc/byte_buffer_reader.h>
 #include <grpc/slice.h>
+#include <grpc/support/log.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -217,4 +219,19 @@ char *tfc_rpc_slice_strdup(grpc_slice s) {
   memcpy(p, GRPC_SLICE_START_PTR(s), n);
   p[n] = '\0';
   return p;
+}
+
+/* ---------------- gRPC's logging ---------------- */
+
+static void drop_grpc_log(gpr_log_func_args *args) { (void)args; }
+
+static void quiet_grpc_log(void) {
+  const char *v = getenv("GRPC_VERBOSITY");
+  if (!v || !*v) gpr_set_log_function(drop_grpc_log);
+}
+
+void tfc_rpc_grpc_init(void) {
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, quiet_grpc_log);
+  grpc_init();
 }

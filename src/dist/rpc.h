@@ -16,8 +16,9 @@
  *
  * Threads. Server: one completion-queue thread accepts calls and reads requests; each
  * request's handler then runs on a handler thread of its own (threads are reused and spawned
- * on demand), so handlers may block — a RunStep waits for its workers, a RecvTensor for its
- * tensor — without starving other calls. A handler replies exactly once, from any thread, at
+ * on demand), so handlers may block — a RunStep waits for its workers — without starving
+ * other calls. Handlers that never block (a RecvTensor registers its wait and returns) run
+ * on the completion-queue thread itself. A handler replies exactly once, from any thread, at
  * any later time (tfc_rpc_reply). Client: a process-wide completion-queue thread completes
  * asynchronous calls and runs their callbacks, which must not block.
  *
@@ -60,6 +61,13 @@ tfc_rpc_server *tfc_rpc_server_new(const char *address, int64_t max_message_byte
  * before start. Calls to unregistered methods get UNIMPLEMENTED "Method not found: <name>". */
 int tfc_rpc_server_add_method(tfc_rpc_server *srv, const char *method, tfc_rpc_handler fn, void *arg,
                               tfc_status *s);
+/* The same for a handler that never blocks — it replies at once, or registers the call with
+ * something that replies later (a RecvTensor waiting for its tensor) and returns: it runs on
+ * the server's completion-queue thread, without a handler thread or a hand-off, so a burst of
+ * such calls neither spawns threads nor delays the calls behind it by more than their own
+ * few microseconds. Its cancel callback, and any reply it makes, run on that thread too. */
+int tfc_rpc_server_add_inline_method(tfc_rpc_server *srv, const char *method, tfc_rpc_handler fn, void *arg,
+                                     tfc_status *s);
 /* Binds and starts serving. *out_port (may be NULL) receives the bound port. A port in use
  * is UNKNOWN "Could not start gRPC server: failed to bind <address>" (TF's text and code). */
 int tfc_rpc_server_start(tfc_rpc_server *srv, int *out_port, tfc_status *s);
@@ -67,6 +75,16 @@ int tfc_rpc_server_start(tfc_rpc_server *srv, int *out_port, tfc_status *s);
  * cancelled call are dropped), and waits until every handler has replied and returned.
  * Idempotent; safe before start. Must not be called from a handler thread. */
 void tfc_rpc_server_shutdown(tfc_rpc_server *srv);
+/* The first half of shutdown, which returns at once: stops accepting calls and cancels those
+ * in flight (their cancel callbacks run). Idempotent; a no-op unless started. */
+void tfc_rpc_server_cancel_calls(tfc_rpc_server *srv);
+/* After tfc_rpc_server_cancel_calls: waits until every call is over and every handler has
+ * returned, or until deadline_us (tfc_now_us; 0: no limit). Returns 1 when they are, else 0
+ * (shutdown then still waits for them). 1 at once for a server that never started. */
+int tfc_rpc_server_wait_calls(tfc_rpc_server *srv, int64_t deadline_us);
+/* What the server holds now, for tests and monitoring: calls that arrived and are not yet
+ * over (answered, or dropped, and released by gRPC), and handler threads running a handler. */
+void tfc_rpc_server_load(tfc_rpc_server *srv, int *out_calls, int *out_busy);
 /* Shuts down (if needed) and frees. NULL is a no-op. */
 void tfc_rpc_server_free(tfc_rpc_server *srv);
 
@@ -104,6 +122,11 @@ tfc_rpc_channel *tfc_rpc_channel_new(const char *target, int64_t max_message_byt
 /* Frees the channel; calls in flight on it are cancelled and still complete (CANCELLED).
  * NULL is a no-op. Must not be called from an RPC callback. */
 void tfc_rpc_channel_free(tfc_rpc_channel *ch);
+/* Cancels every call in flight on the channel (each completes with CANCELLED) and fails every
+ * later call at once with CANCELLED "<method>: the channel to <target> is being closed": a
+ * stopping server's channels, so that nothing it waits for outlives the stop. The channel
+ * stays valid until freed. NULL is a no-op. */
+void tfc_rpc_channel_close(tfc_rpc_channel *ch);
 const char *tfc_rpc_channel_target(const tfc_rpc_channel *ch);
 
 /* Called once when a call completes: s is OK and `response` (owned by the callee; free with
@@ -127,5 +150,13 @@ void tfc_rpc_pending_release(tfc_rpc_pending *p); /* NULL is a no-op */
  * on error. Returns the status code. */
 int tfc_rpc_call_sync(tfc_rpc_channel *ch, const char *method, tfc_msg_out *request, int64_t deadline_us, int flags,
                       tfc_msg_in **out_response, tfc_status *s);
+/* Told about a blocking call in flight, so that another thread may cancel it: watch(arg, p)
+ * runs on the caller's thread once the call has started (p for tfc_rpc_cancel), and
+ * watch(arg, NULL) once it has completed, before the call returns; p is valid in between. */
+typedef void (*tfc_rpc_watch)(void *arg, tfc_rpc_pending *p);
+/* tfc_rpc_call_sync with a watch (NULL: none). */
+int tfc_rpc_call_sync_watched(tfc_rpc_channel *ch, const char *method, tfc_msg_out *request, int64_t deadline_us,
+                              int flags, tfc_rpc_watch watch, void *watch_arg, tfc_msg_in **out_response,
+                              tfc_status *s);
 
 #endif

@@ -319,20 +319,32 @@ static void wake(void *arg, const tfc_status *s, tfc_msg_in *resp) {
   pthread_mutex_unlock(&w->mu);
 }
 
-int tfc_rpc_call_sync(tfc_rpc_channel *ch, const char *method, tfc_msg_out *request, int64_t deadline_us, int flags,
-                      tfc_msg_in **out_response, tfc_status *s) {
+int tfc_rpc_call_sync_watched(tfc_rpc_channel *ch, const char *method, tfc_msg_out *request, int64_t deadline_us,
+                              int flags, tfc_rpc_watch watch, void *watch_arg, tfc_msg_in **out_response,
+                              tfc_status *s) {
   waiter w = {.done = 0};
   pthread_mutex_init(&w.mu, NULL);
   pthread_cond_init(&w.cv, NULL);
   tfc_status_init(&w.st);
-  tfc_rpc_call_async(ch, method, request, deadline_us, flags, wake, &w, NULL);
+  tfc_rpc_pending *p = NULL;
+  tfc_rpc_call_async(ch, method, request, deadline_us, flags, wake, &w, watch ? &p : NULL);
+  if (watch) watch(watch_arg, p);
   pthread_mutex_lock(&w.mu);
   while (!w.done) pthread_cond_wait(&w.cv, &w.mu);
   pthread_mutex_unlock(&w.mu);
+  if (watch) {
+    watch(watch_arg, NULL);
+    tfc_rpc_pending_release(p);
+  }
   pthread_mutex_destroy(&w.mu);
   pthread_cond_destroy(&w.cv);
   *out_response = w.resp;
   return tfc_status_move(s, &w.st);
+}
+
+int tfc_rpc_call_sync(tfc_rpc_channel *ch, const char *method, tfc_msg_out *request, int64_t deadline_us, int flags,
+                      tfc_msg_in **out_response, tfc_status *s) {
+  return tfc_rpc_call_sync_watched(ch, method, request, deadline_us, flags, NULL, NULL, out_response, s);
 }
 
 /* ---------------- channels ---------------- */
@@ -382,7 +394,7 @@ tfc_rpc_channel *tfc_rpc_channel_new(const char *target, int64_t max_message_byt
     return NULL;
   }
   ch->max_bytes = max_message_bytes > 0 ? max_message_bytes : TFC_RPC_DEFAULT_MAX_MESSAGE;
-  grpc_init();
+  tfc_rpc_grpc_init();
   ch->cq = client_cq_ref();
   if (!ch->cq) {
     grpc_shutdown();
@@ -402,6 +414,14 @@ tfc_rpc_channel *tfc_rpc_channel_new(const char *target, int64_t max_message_byt
   free(dial);
   grpc_channel_credentials_release(creds);
   return ch;
+}
+
+void tfc_rpc_channel_close(tfc_rpc_channel *ch) {
+  if (!ch) return;
+  pthread_mutex_lock(&ch->mu);
+  ch->closing = 1;
+  for (tfc_rpc_pending *p = ch->calls; p; p = p->next) tfc_rpc_cancel(p);
+  pthread_mutex_unlock(&ch->mu);
 }
 
 void tfc_rpc_channel_free(tfc_rpc_channel *ch) {

@@ -45,6 +45,12 @@ gpr_timespec tfc_rpc_deadline_to_gpr(int64_t deadline_us);
  * 0 for none. A deadline already past is still nonzero. */
 int64_t tfc_rpc_deadline_from_gpr(gpr_timespec d);
 
+/* grpc_init, with gRPC's own log lines silenced the first time unless GRPC_VERBOSITY is set:
+ * every failure reaches tfc as a status with a clear message (a port in use, a peer gone), so
+ * gRPC's internal error dumps on stderr would only bury it. GRPC_VERBOSITY=ERROR (or INFO,
+ * DEBUG) brings them back for debugging. Pairs with grpc_shutdown. */
+void tfc_rpc_grpc_init(void);
+
 /* A NUL-terminated malloc'd copy of a slice's bytes; NULL on out of memory. */
 char *tfc_rpc_slice_strdup(grpc_slice s);
 

@@ -22,15 +22,23 @@
  * from the callback itself (the same thread) goes ahead. Once `reply_started` is set the
  * callback is never called.
  *
+ * Inline methods (tfc_rpc_server_add_inline_method) skip the pool: their handler runs on the
+ * completion-queue thread as soon as the request is in. They never block, so a burst of them
+ * (thousands of RecvTensor calls) costs no threads and no hand-offs, and a call behind them
+ * waits only for their few microseconds each.
+ *
  * Handler pool: threads are spawned on demand up to TFC_RPC_MAX_HANDLERS and kept while idle
  * (all but a few retire after a minute without work). Beyond the cap a call is refused with
- * RESOURCE_EXHAUSTED rather than queued: handlers block (a RecvTensor waits for its tensor),
- * and a queue behind blocked handlers could wait for the very call it holds back.
+ * RESOURCE_EXHAUSTED rather than queued: handlers block (a RunStep waits for its step), and
+ * a queue behind blocked handlers could wait for the very call it holds back.
  *
  * Shutdown: grpc_server_shutdown_and_notify, then grpc_server_cancel_all_calls (so every
- * blocked handler hears of it through its cancel callback), then wait for the notify tag, for
- * every call object to be freed and every handler to return; only then destroy the server and
- * the queue and join the threads.
+ * blocked handler hears of it through its cancel callback, and every call waiting for an
+ * answer — a RecvTensor for its tensor — is answered by its cancel callback), then wait for
+ * the notify tag, for every call object to be freed and every handler to return; only then
+ * destroy the server and the queue and join the threads. The first half can run alone
+ * (tfc_rpc_server_cancel_calls) with a bounded wait after it, so that a caller can cut short
+ * what its handlers still wait for (server.c cancels its calls to other tasks).
  *
  * Thread-sanitizer note: gRPC is not instrumented, so what it synchronizes internally may be
  * invisible to TSan. Every object handed across threads through gRPC (a call's fields written
@@ -76,6 +84,7 @@ typedef struct method_entry {
   char *name;
   tfc_rpc_handler fn;
   void *arg;
+  int run_inline; /* runs on the completion-queue thread (tfc_rpc_server_add_inline_method) */
 } method_entry;
 
 typedef struct worker {
@@ -103,8 +112,10 @@ struct tfc_rpc_server {
   pthread_cond_t work_cv;  /* a call was queued, or the pool stops */
   int state;
   int stopping;    /* shutdown began: do not request more calls */
+  int cancelled;   /* the server's shutdown and cancel_all_calls were issued */
   int notified;    /* the shutdown tag came back */
   int n_calls;     /* call objects alive (requests outstanding included) */
+  int n_active;    /* of them, calls that arrived (tfc_rpc_server_load) */
   /* handler pool. Invariant: n_idle >= n_queued, i.e. every queued call has an
    * idle thread of its own that will take it. */
   tfc_rpc_call *queue_head, *queue_tail;
@@ -123,6 +134,7 @@ struct tfc_rpc_call {
 
   char *method, *peer;
   int64_t deadline_us;
+  int active; /* counted in srv->n_active */
   const method_entry *entry;
   tfc_msg_in *request;
   tfc_rpc_call *next; /* pool queue */
@@ -167,8 +179,10 @@ static void call_free(tfc_rpc_call *c) {
   if (c->peer) gpr_free(c->peer);
   pthread_mutex_destroy(&c->mu);
   pthread_cond_destroy(&c->cv);
+  int active = c->active;
   free(c);
   pthread_mutex_lock(&srv->mu);
+  srv->n_active -= active;
   if (--srv->n_calls == 0) pthread_cond_broadcast(&srv->cv);
   pthread_mutex_unlock(&srv->mu);
 }
@@ -393,7 +407,9 @@ static void on_new_call(tfc_rpc_call *c, int ok) {
   }
   pthread_mutex_lock(&srv->mu);
   int stopping = srv->stopping;
+  srv->n_active++;
   pthread_mutex_unlock(&srv->mu);
+  c->active = 1; /* read by call_free, which runs after the batches below complete */
   if (!stopping) request_call(srv);
 
   pthread_mutex_lock(&c->mu);
@@ -461,6 +477,8 @@ static void on_request(tfc_rpc_call *c, int ok) {
       tfc_msg_in *in = tfc_rpc_msg_from_bb(bb);
       if (!in) {
         reply_error(c, TFC_RESOURCE_EXHAUSTED, "%s: out of memory receiving the request", method);
+      } else if (e->run_inline) {
+        e->fn(e->arg, c, in);
       } else {
         pthread_mutex_lock(&c->mu);
         c->request = in;
@@ -573,12 +591,12 @@ tfc_rpc_server *tfc_rpc_server_new(const char *address, int64_t max_message_byte
   tfc_cond_init_monotonic(&srv->cv);
   tfc_cond_init_monotonic(&srv->work_cv);
   srv->state = SRV_NEW;
-  grpc_init();
+  tfc_rpc_grpc_init();
   return srv;
 }
 
-int tfc_rpc_server_add_method(tfc_rpc_server *srv, const char *method, tfc_rpc_handler fn, void *arg,
-                              tfc_status *s) {
+static int add_method(tfc_rpc_server *srv, const char *method, tfc_rpc_handler fn, void *arg, int run_inline,
+                      tfc_status *s) {
   pthread_mutex_lock(&srv->stop_mu);
   int code = TFC_OK;
   if (srv->state != SRV_NEW) {
@@ -597,11 +615,21 @@ int tfc_rpc_server_add_method(tfc_rpc_server *srv, const char *method, tfc_rpc_h
     if (!name) {
       code = TFC_OOM(s);
     } else {
-      srv->methods[srv->n_methods++] = (method_entry){name, fn, arg};
+      srv->methods[srv->n_methods++] = (method_entry){name, fn, arg, run_inline};
     }
   }
   pthread_mutex_unlock(&srv->stop_mu);
   return code;
+}
+
+int tfc_rpc_server_add_method(tfc_rpc_server *srv, const char *method, tfc_rpc_handler fn, void *arg,
+                              tfc_status *s) {
+  return add_method(srv, method, fn, arg, 0, s);
+}
+
+int tfc_rpc_server_add_inline_method(tfc_rpc_server *srv, const char *method, tfc_rpc_handler fn, void *arg,
+                                     tfc_status *s) {
+  return add_method(srv, method, fn, arg, 1, s);
 }
 
 /* Tears down a server/queue pair that never served (bind failed): the shutdown tag is drained
@@ -655,25 +683,64 @@ int tfc_rpc_server_start(tfc_rpc_server *srv, int *out_port, tfc_status *s) {
   return TFC_OK;
 }
 
+/* Stops accepting calls and cancels those in flight, the first time after start. Returns
+ * whether the server had started and not yet stopped. Called with stop_mu held. */
+static int stop_calls_locked(tfc_rpc_server *srv) {
+  pthread_mutex_lock(&srv->mu);
+  int started = srv->state == SRV_STARTED;
+  int first = started && !srv->stopping;
+  srv->stopping = 1;
+  if (first) srv->cancelled = 1;
+  pthread_mutex_unlock(&srv->mu);
+  if (first) {
+    grpc_server_shutdown_and_notify(srv->server, srv->cq, make_tag(srv, TAG_SHUTDOWN));
+    grpc_server_cancel_all_calls(srv->server);
+  }
+  return started;
+}
+
+/* Every call is over and every handler returned (the queue may go). Called with srv->mu held. */
+static int calls_over(const tfc_rpc_server *srv) {
+  return srv->notified && srv->n_calls == 0 && srv->n_busy == 0 && !srv->queue_head;
+}
+
+void tfc_rpc_server_cancel_calls(tfc_rpc_server *srv) {
+  pthread_mutex_lock(&srv->stop_mu);
+  stop_calls_locked(srv);
+  pthread_mutex_unlock(&srv->stop_mu);
+}
+
+int tfc_rpc_server_wait_calls(tfc_rpc_server *srv, int64_t deadline_us) {
+  pthread_mutex_lock(&srv->mu);
+  int over;
+  for (;;) {
+    over = !srv->cancelled || calls_over(srv); /* nothing was cancelled: it never started */
+    if (over) break;
+    if (deadline_us == 0)
+      pthread_cond_wait(&srv->cv, &srv->mu);
+    else if (tfc_cond_wait_until(&srv->cv, &srv->mu, deadline_us) == ETIMEDOUT)
+      break;
+  }
+  over = over || calls_over(srv);
+  pthread_mutex_unlock(&srv->mu);
+  return over;
+}
+
 void tfc_rpc_server_shutdown(tfc_rpc_server *srv) {
   pthread_mutex_lock(&srv->stop_mu);
+  int started = stop_calls_locked(srv);
   pthread_mutex_lock(&srv->mu);
-  int was = srv->state;
   srv->state = SRV_STOPPED;
-  srv->stopping = 1;
   pthread_mutex_unlock(&srv->mu);
-  if (was != SRV_STARTED) {
+  if (!started) {
     pthread_mutex_unlock(&srv->stop_mu);
     return;
   }
-  grpc_server_shutdown_and_notify(srv->server, srv->cq, make_tag(srv, TAG_SHUTDOWN));
-  grpc_server_cancel_all_calls(srv->server);
 
   /* Every call ends: cancelled ones tell their handlers (cancel callbacks), whose replies
    * complete at once; then every handler returns. */
   pthread_mutex_lock(&srv->mu);
-  while (!srv->notified || srv->n_calls > 0 || srv->n_busy > 0 || srv->queue_head)
-    pthread_cond_wait(&srv->cv, &srv->mu);
+  while (!calls_over(srv)) pthread_cond_wait(&srv->cv, &srv->mu);
   pthread_mutex_unlock(&srv->mu);
 
   grpc_server_destroy(srv->server);
@@ -690,6 +757,13 @@ void tfc_rpc_server_shutdown(tfc_rpc_server *srv) {
   reap_workers(srv);
   pthread_mutex_unlock(&srv->mu);
   pthread_mutex_unlock(&srv->stop_mu);
+}
+
+void tfc_rpc_server_load(tfc_rpc_server *srv, int *out_calls, int *out_busy) {
+  pthread_mutex_lock(&srv->mu);
+  if (out_calls) *out_calls = srv->n_active;
+  if (out_busy) *out_busy = srv->n_busy;
+  pthread_mutex_unlock(&srv->mu);
 }
 
 void tfc_rpc_server_free(tfc_rpc_server *srv) {

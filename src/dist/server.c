@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/clock.h"
 #include "base/mem.h"
 #include "dist/master.h"
 #include "dist/rpc.h"
@@ -39,7 +40,13 @@ struct tfc_server {
   pthread_mutex_t mu; /* state, channels */
   pthread_cond_t cv;
   int state;
+  int channels_closed; /* stopping: calls to other tasks fail at once */
 };
+
+/* How long a stopping server lets the calls it serves finish their business with other tasks
+ * (a cancelled step telling them to abort) before it cancels its own calls to them: a task
+ * that is stopped or unreachable must not hold the stop up. */
+#define STOP_GRACE_US (300 * 1000LL)
 
 /* ---------------- the cluster ---------------- */
 
@@ -49,7 +56,10 @@ static tfc_rpc_channel *channel_for(void *arg, const char *task, tfc_status *s) 
     task_addr *t = &srv->tasks[i];
     if (strcmp(t->name, task) != 0) continue;
     pthread_mutex_lock(&srv->mu);
-    if (!t->ch) t->ch = tfc_rpc_channel_new(t->address, 0, s);
+    if (!t->ch) {
+      t->ch = tfc_rpc_channel_new(t->address, 0, s);
+      if (srv->channels_closed) tfc_rpc_channel_close(t->ch);
+    }
     tfc_rpc_channel *ch = t->ch;
     pthread_mutex_unlock(&srv->mu);
     return ch;
@@ -235,10 +245,20 @@ int tfc_server_stop(tfc_server *srv, tfc_status *s) {
   int was = srv->state;
   srv->state = SRV_STOPPED;
   pthread_mutex_unlock(&srv->mu);
-  if (was != SRV_STOPPED) {
-    if (srv->rpc) tfc_rpc_server_shutdown(srv->rpc);
-    if (srv->master) tfc_master_close_all(srv->master);
+  if (was != SRV_STOPPED && srv->rpc) {
+    /* Calls in flight are cancelled: each handler hears of it (a step aborts, a CreateSession
+     * stops waiting). One still waiting on another task after a short grace has its calls
+     * there cancelled, so the stop never waits for a task that does not answer. */
+    tfc_rpc_server_cancel_calls(srv->rpc);
+    if (!tfc_rpc_server_wait_calls(srv->rpc, tfc_now_us() + STOP_GRACE_US)) {
+      pthread_mutex_lock(&srv->mu);
+      srv->channels_closed = 1;
+      for (int i = 0; i < srv->n_tasks; i++) tfc_rpc_channel_close(srv->tasks[i].ch);
+      pthread_mutex_unlock(&srv->mu);
+    }
+    tfc_rpc_server_shutdown(srv->rpc);
   }
+  if (was != SRV_STOPPED && srv->master) tfc_master_close_all(srv->master);
   pthread_mutex_lock(&srv->mu);
   pthread_cond_broadcast(&srv->cv);
   pthread_mutex_unlock(&srv->mu);
@@ -255,6 +275,11 @@ int tfc_server_join(tfc_server *srv, tfc_status *s) {
 }
 
 const char *tfc_server_target(tfc_server *srv) { return srv->target; }
+
+void tfc_server_load(tfc_server *srv, int *out_calls, int *out_busy, int *out_steps) {
+  tfc_rpc_server_load(srv->rpc, out_calls, out_busy);
+  if (out_steps) *out_steps = tfc_worker_num_steps(srv->worker);
+}
 
 void tfc_server_free(tfc_server *srv) {
   if (!srv) return;

@@ -38,5 +38,8 @@ int tfc_server_join(tfc_server *srv, tfc_status *s);
 /* "grpc://localhost:<port>" once started (the configured port before); owned by the server. */
 const char *tfc_server_target(tfc_server *srv);
 void tfc_server_free(tfc_server *srv); /* NULL is a no-op */
+/* What the task holds now (tests, monitoring): RPC calls that arrived and are not over,
+ * handler threads running, and steps its worker keeps. Any output may be NULL. */
+void tfc_server_load(tfc_server *srv, int *out_calls, int *out_busy, int *out_steps);
 
 #endif

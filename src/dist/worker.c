@@ -1,13 +1,14 @@
 /*
  * worker — see worker.h.
  *
- * Graphs and steps are few at a time (a master registers a graph per run signature; steps in
- * flight are the concurrent runs), so both live on linked lists under one mutex. Both are
+ * Graphs are few at a time (a master registers a graph per run signature), so they live on a
+ * linked list; steps, usually the few concurrent runs but thousands when a flood of RecvTensor
+ * calls names unknown steps, in a hash table by id. Both are under one mutex. Both are
  * refcounted: a RunGraph holds its graph and step; a RecvTensor and each tensor pull in
  * flight hold their step. A pull is started by the step's rendezvous, which holds the step
  * for it before its waiter becomes visible (step_hold): once visible, an abort or a send may
  * complete the receiver, end its RunGraph and drop every other reference while the pull is
- * still being set up. Lock order: a rendezvous's lock, then w->mu.
+ * still being set up. Lock order: a rendezvous's lock, then w->mu, then a step's mu.
  */
 #include "dist/worker.h"
 
@@ -27,6 +28,7 @@
 #include "tensorflow/worker.pb-c.h"
 
 #define RECENT_STEPS 1024
+#define STEP_BUCKETS 1024
 
 typedef struct wpart {
   tfc_device *device;
@@ -55,6 +57,9 @@ typedef struct wstep {
   int64_t deadline_us;
   int aborted;
   fetch_call *fetches; /* pulls in flight */
+  struct recv_wait *waits; /* RecvTensors waiting here */
+  int n_waits, n_cancelled; /* of them, and how many of those their clients gave up on */
+  int n_runs;               /* RunGraphs that took the step (under w->mu) */
   /* The step's variable writes on this task, kept until the master says how the whole step
    * ended (CleanupGraph): rolled back if it failed anywhere, else committed. */
   tfc_var_txn txn;
@@ -72,7 +77,10 @@ struct tfc_worker {
   void *channel_arg;
   pthread_mutex_t mu; /* graphs, steps, recent */
   wgraph *graphs;
-  wstep *steps;
+  /* Steps by id: a hash table of chains, as a flood of RecvTensor calls for unknown steps may
+   * bring thousands into being at once. */
+  wstep *steps[STEP_BUCKETS];
+  int n_steps;
   int64_t recent[RECENT_STEPS];
   int n_recent, recent_pos;
 };
@@ -136,10 +144,11 @@ void tfc_worker_free(tfc_worker *w) {
     next = g->next;
     wgraph_free(g);
   }
-  for (wstep *st = w->steps, *next; st; st = next) {
-    next = st->next;
-    wstep_free(st);
-  }
+  for (int b = 0; b < STEP_BUCKETS; b++)
+    for (wstep *st = w->steps[b], *next; st; st = next) {
+      next = st->next;
+      wstep_free(st);
+    }
   for (int i = 0; i < w->n_devices; i++) tfc_device_free(w->devices[i]);
   free(w->devices);
   tfc_threadpool_free(w->pool);
@@ -241,7 +250,7 @@ int tfc_worker_register_graph(tfc_worker *w, const char *session_handle, tfc_gra
   }
   if (call_arity(g, "_Arg", &g->n_args, s) || call_arity(g, "_Retval", &g->n_rets, s)) goto fail;
   /* Random handles: a master holding a handle from before this worker restarted gets
-   * NOT_FOUND, never another graph. */
+   * ABORTED, never another graph. */
   if (asprintf(&g->handle, "%016llx", (unsigned long long)tfc_new_incarnation()) < 0) {
     g->handle = NULL;
     TFC_OOM(s);
@@ -323,7 +332,9 @@ int tfc_worker_deregister_graph(tfc_worker *w, const char *handle, tfc_status *s
   pthread_mutex_lock(&w->mu);
   wgraph *g = graph_unlink(w, handle, NULL);
   pthread_mutex_unlock(&w->mu);
-  if (!g) return tfc_status_set(s, TFC_NOT_FOUND, "Graph handle is not found: %s", handle);
+  if (!g)
+    return tfc_status_set(s, TFC_ABORTED, "Graph handle is not found: %s. Possibly, this worker just restarted.",
+                          handle);
   graph_put(w, g);
   return TFC_OK;
 }
@@ -356,11 +367,30 @@ static void step_hold(void *arg);
 static void fetch_tensor(void *arg, tfc_rendezvous *r, const char *key);
 static void step_aborted(void *arg, const tfc_status *s);
 
+/* The chain of the steps whose ids hash to step_id's bucket. Called with w->mu held. */
+static wstep **step_bucket(tfc_worker *w, int64_t step_id) {
+  uint64_t h = (uint64_t)step_id * 0x9e3779b97f4a7c15ull; /* ids are random or sequential: mix */
+  return &w->steps[(h >> 32) % STEP_BUCKETS];
+}
+
+/* Takes st out of its chain; 1 when it was there. Called with w->mu held. */
+static int step_remove(tfc_worker *w, wstep *st) {
+  for (wstep **pp = step_bucket(w, st->step_id); *pp; pp = &(*pp)->next)
+    if (*pp == st) {
+      *pp = st->next;
+      st->next = NULL;
+      w->n_steps--;
+      return 1;
+    }
+  return 0;
+}
+
 /* The step of step_id, created when absent (a new reference). NULL with ABORTED when the
  * step was cleaned up already, or out of memory. */
 static wstep *step_get(tfc_worker *w, int64_t step_id, int create, tfc_status *s) {
   pthread_mutex_lock(&w->mu);
-  wstep *st = w->steps;
+  wstep **bucket = step_bucket(w, step_id);
+  wstep *st = *bucket;
   while (st && st->step_id != step_id) st = st->next;
   if (st) {
     st->refs++;
@@ -380,8 +410,9 @@ static wstep *step_get(tfc_worker *w, int64_t step_id, int create, tfc_status *s
       st->refs = 2; /* the table's and the caller's */
       st->step_id = step_id;
       st->w = w;
-      st->next = w->steps;
-      w->steps = st;
+      st->next = *bucket;
+      *bucket = st;
+      w->n_steps++;
     }
   }
   pthread_mutex_unlock(&w->mu);
@@ -407,14 +438,9 @@ static void step_put(wstep *st) {
 /* Takes the step out of the table (the table's reference goes to the caller). */
 static wstep *step_unlink(tfc_worker *w, int64_t step_id) {
   pthread_mutex_lock(&w->mu);
-  wstep *st = NULL;
-  for (wstep **pp = &w->steps; *pp; pp = &(*pp)->next)
-    if ((*pp)->step_id == step_id) {
-      st = *pp;
-      *pp = st->next;
-      st->next = NULL;
-      break;
-    }
+  wstep *st = *step_bucket(w, step_id);
+  while (st && st->step_id != step_id) st = st->next;
+  if (st) step_remove(w, st);
   if (!recently_cleaned(w, step_id)) remember_cleaned(w, step_id);
   pthread_mutex_unlock(&w->mu);
   return st;
@@ -721,7 +747,8 @@ void tfc_worker_run_graph(tfc_worker *w, const char *handle, int64_t step_id, tf
   wstep *st = NULL;
   run_state *r = NULL;
   if (!g) {
-    tfc_status_set(&s, TFC_NOT_FOUND, "Graph handle is not found: %s. Possibly, this worker (%s) just restarted.",
+    /* ABORTED, as in TF: a master's recovery treats it as retryable (rebuild the session). */
+    tfc_status_set(&s, TFC_ABORTED, "Graph handle is not found: %s. Possibly, this worker (%s) just restarted.",
                    handle, w->task);
     goto fail;
   }
@@ -732,6 +759,9 @@ void tfc_worker_run_graph(tfc_worker *w, const char *handle, int64_t step_id, tf
   }
   st = step_get(w, step_id, 1, &s);
   if (!st) goto fail;
+  pthread_mutex_lock(&w->mu);
+  st->n_runs++; /* a step that ran is never dropped for its RecvTensors' sake */
+  pthread_mutex_unlock(&w->mu);
   r = calloc(1, sizeof *r);
   if (!r) {
     TFC_OOM(&s);
@@ -794,16 +824,36 @@ fail:
 
 /* ---------------- RecvTensor ---------------- */
 
+/* A RecvTensor waiting in its step's rendezvous: on the step's list until the rendezvous
+ * answers it. A wait whose client went away is answered (CANCELLED) at once by
+ * tfc_worker_recv_cancel and stays a stub until then: what the rendezvous hands it later is
+ * dropped. */
 typedef struct recv_wait {
   wstep *st;
   tfc_recv_done done;
   void *arg;
+  int cancelled; /* its client went away: answered already (under st->mu) */
+  struct recv_wait *prev, *next;
 } recv_wait;
 
 static void recv_waited(void *arg, const tfc_status *s, tfc_tensor *t, int is_dead) {
   recv_wait *rw = arg;
-  rw->done(rw->arg, s, t, is_dead);
-  step_put(rw->st);
+  wstep *st = rw->st;
+  pthread_mutex_lock(&st->mu);
+  if (rw->prev)
+    rw->prev->next = rw->next;
+  else
+    st->waits = rw->next;
+  if (rw->next) rw->next->prev = rw->prev;
+  st->n_waits--;
+  int answered = rw->cancelled;
+  if (answered) st->n_cancelled--;
+  pthread_mutex_unlock(&st->mu);
+  if (answered)
+    tfc_tensor_unref(t);
+  else
+    rw->done(rw->arg, s, t, is_dead);
+  step_put(st);
   free(rw);
 }
 
@@ -820,7 +870,7 @@ void tfc_worker_recv_tensor(tfc_worker *w, int64_t step_id, const char *key, tfc
     tfc_status_set(&s, TFC_INVALID_ARGUMENT, "RecvTensor on %s for key '%s': its send device is not on this task",
                    w->task, key);
   } else if ((st = step_get(w, step_id, 1, &s)) != NULL) {
-    rw = malloc(sizeof *rw);
+    rw = calloc(1, sizeof *rw);
     if (!rw) TFC_OOM(&s);
   }
   if (!rw) {
@@ -829,7 +879,63 @@ void tfc_worker_recv_tensor(tfc_worker *w, int64_t step_id, const char *key, tfc
     tfc_status_fini(&s);
     return;
   }
-  *rw = (recv_wait){st, done, arg};
+  rw->st = st;
+  rw->done = done;
+  rw->arg = arg;
+  pthread_mutex_lock(&st->mu);
+  rw->next = st->waits;
+  if (st->waits) st->waits->prev = rw;
+  st->waits = rw;
+  st->n_waits++;
+  pthread_mutex_unlock(&st->mu);
   tfc_rendezvous_recv_async(st->rdv, key, recv_waited, rw);
   tfc_status_fini(&s);
+}
+
+void tfc_worker_recv_cancel(tfc_worker *w, int64_t step_id, void *arg) {
+  tfc_status ignore;
+  tfc_status_init(&ignore);
+  wstep *st = step_get(w, step_id, 0, &ignore);
+  tfc_status_fini(&ignore);
+  if (!st) return;
+  /* Under both locks, so that no RunGraph or RecvTensor can take the step meanwhile: it goes
+   * when every RecvTensor waiting on it was given up and nothing else holds it (the table's
+   * reference, ours, and one per wait). A step that ran stays for CleanupGraph. */
+  int drop = 0;
+  tfc_recv_done answer = NULL;
+  pthread_mutex_lock(&w->mu);
+  pthread_mutex_lock(&st->mu);
+  recv_wait *rw = st->waits;
+  /* A stub's arg may be gone and reused by a later call: only live waits match. */
+  while (rw && (rw->arg != arg || rw->cancelled)) rw = rw->next;
+  if (rw) {
+    rw->cancelled = 1;
+    st->n_cancelled++;
+    answer = rw->done;
+  }
+  if (rw && st->n_runs == 0 && st->n_cancelled == st->n_waits && st->refs == st->n_waits + 2) {
+    drop = step_remove(w, st);
+  }
+  pthread_mutex_unlock(&st->mu);
+  pthread_mutex_unlock(&w->mu);
+  tfc_status c;
+  tfc_status_init(&c);
+  tfc_status_set(&c, TFC_CANCELLED, "RecvTensor of step %lld on %s was cancelled: its receiver went away",
+                 (long long)step_id, w->task);
+  /* The wait is answered now (the reply goes nowhere; the call and its memory go with it). */
+  if (answer) answer(arg, &c, NULL, 0);
+  if (drop) {
+    /* Releases every stub wait, and the step with the last one. */
+    tfc_rendezvous_abort(st->rdv, &c);
+    step_put(st); /* the table's reference */
+  }
+  tfc_status_fini(&c);
+  step_put(st);
+}
+
+int tfc_worker_num_steps(tfc_worker *w) {
+  pthread_mutex_lock(&w->mu);
+  int n = w->n_steps;
+  pthread_mutex_unlock(&w->mu);
+  return n;
 }

@@ -74,7 +74,8 @@ int tfc_worker_register_graph(tfc_worker *w, const char *session_handle, tfc_gra
 /* The same from a serialized GraphDef whose NodeDef.device fields are assigned devices. */
 int tfc_worker_register_graphdef(tfc_worker *w, const char *session_handle, const void *graphdef, size_t len,
                                  char **out_handle, tfc_status *s);
-/* NOT_FOUND for an unknown handle. Steps running the graph finish first. */
+/* ABORTED for an unknown handle (TF's "Graph handle is not found: <handle>. Possibly, this
+ * worker just restarted."). Steps running the graph finish first. */
 int tfc_worker_deregister_graph(tfc_worker *w, const char *handle, tfc_status *s);
 /* Deregisters every graph registered for session_handle. */
 void tfc_worker_deregister_session(tfc_worker *w, const char *session_handle);
@@ -85,7 +86,8 @@ void tfc_worker_deregister_session(tfc_worker *w, const char *session_handle);
 typedef void (*tfc_worker_run_done)(void *arg, const tfc_status *s, tfc_tensor **fetches, int n_fetches);
 /* Runs one step of a registered graph: feeds[i] (borrowed until done) goes to _Arg i; the
  * fetches come from the _Retval nodes in index order. deadline_us (absolute tfc_now_us, 0:
- * none) bounds the step's tensor pulls. Errors: NOT_FOUND for an unknown handle,
+ * none) bounds the step's tensor pulls. Errors: ABORTED for an unknown handle (a worker that
+ * restarted since the graph was registered: retryable, as in TF),
  * INVALID_ARGUMENT for the wrong number of feeds, ABORTED for a step already cleaned up, or
  * the step's first error. With run_inline, one partition runs on the calling thread (an RPC
  * handler thread of its own) and this returns when it is done; otherwise every partition
@@ -98,6 +100,16 @@ void tfc_worker_run_graph(tfc_worker *w, const char *handle, int64_t step_id, tf
  * one whose send device is not on this task, ABORTED for a step already cleaned up, the
  * step's abort status. */
 void tfc_worker_recv_tensor(tfc_worker *w, int64_t step_id, const char *key, tfc_recv_done done, void *arg);
+/* The client of the RecvTensor served with `arg` went away (its deadline passed, it cancelled,
+ * its connection closed, the server stops): its done runs now, on this thread, with CANCELLED
+ * (a tensor sent for it later is dropped). A step that no RunGraph has taken, once every
+ * RecvTensor waiting on it was given up, is dropped as well and forgotten (not remembered as
+ * cleaned), so that abandoned calls for steps that never come hold no memory; a step that ran
+ * is left to CleanupGraph. A no-op when that RecvTensor is not waiting (not yet, or answered
+ * already); the caller may call it again once tfc_worker_recv_tensor has returned. */
+void tfc_worker_recv_cancel(tfc_worker *w, int64_t step_id, void *arg);
+/* Steps this worker holds now (for tests and monitoring). */
+int tfc_worker_num_steps(tfc_worker *w);
 /* Aborts the step with `abort` (when not NULL and not OK) — its partitions stop, its waiting
  * receives fail — and forgets it (CleanupGraph). Unknown ids are remembered as cleaned. */
 void tfc_worker_cleanup_step(tfc_worker *w, int64_t step_id, const tfc_status *abort);

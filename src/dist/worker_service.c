@@ -1,14 +1,18 @@
 /*
  * worker_service — /tensorflow.WorkerService/<Method> over a tfc_worker: decodes requests,
  * calls the worker, encodes replies (tensors through dist/wire.h, without copies). Handlers
- * run on the RPC layer's handler threads; RunGraph and RecvTensor reply later, from the
- * thread that finishes the step or sends the tensor.
+ * run on the RPC layer's handler threads, RecvTensor's inline on its completion-queue thread
+ * (it never blocks); RunGraph and RecvTensor reply later, from the thread that finishes the
+ * step or sends the tensor.
  *
  * A RunGraph whose call is cancelled (the master went away, its deadline passed) aborts its
- * step with CANCELLED, so the worker never keeps running a step nobody waits for.
+ * step with CANCELLED, so the worker never keeps running a step nobody waits for. A
+ * RecvTensor whose call is cancelled is answered at once, and the step it alone brought into
+ * being is dropped (worker.h), so abandoned calls hold no memory.
  */
 #include "dist/services.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -207,10 +211,34 @@ static void run_graph(void *arg, tfc_rpc_call *call, tfc_msg_in *req) {
   tfc_status_fini(&s);
 }
 
-/* ---- RecvTensor ---- */
+/* ---- RecvTensor ----
+ *
+ * No thread waits for the tensor: the handler (inline, on the RPC layer's completion-queue
+ * thread) registers the wait and returns, and the reply comes from whoever sends the tensor
+ * or aborts the step. A call whose client goes away is
+ * answered at once (tfc_worker_recv_cancel), so abandoned calls hold neither a thread nor
+ * their memory. The call's state is shared by the handler and the answer (a count of two). */
+
+typedef struct recv_call {
+  tfc_worker *w;
+  tfc_rpc_call *call;
+  int64_t step_id;
+  pthread_mutex_t mu;
+  int refs;      /* the handler's and the answer's */
+  int cancelled; /* the cancel callback ran */
+} recv_call;
+
+static void recv_call_unref(recv_call *rc) {
+  pthread_mutex_lock(&rc->mu);
+  int last = --rc->refs == 0;
+  pthread_mutex_unlock(&rc->mu);
+  if (!last) return;
+  pthread_mutex_destroy(&rc->mu);
+  free(rc);
+}
 
 static void recv_ready(void *arg, const tfc_status *st, tfc_tensor *t, int is_dead) {
-  tfc_rpc_call *call = arg;
+  recv_call *rc = arg;
   tfc_status s;
   tfc_status_init(&s);
   tfc_status_set(&s, st->code, "%s", tfc_status_msg(st));
@@ -226,8 +254,18 @@ static void recv_ready(void *arg, const tfc_status *st, tfc_tensor *t, int is_de
     }
   }
   tfc_tensor_unref(t);
-  tfc_rpc_reply(call, &s, m);
+  tfc_rpc_reply(rc->call, &s, m);
   tfc_status_fini(&s);
+  recv_call_unref(rc);
+}
+
+/* The client went away (a gRPC thread; the reply has not begun, so rc lives). */
+static void recv_cancelled(void *arg) {
+  recv_call *rc = arg;
+  pthread_mutex_lock(&rc->mu);
+  rc->cancelled = 1;
+  pthread_mutex_unlock(&rc->mu);
+  tfc_worker_recv_cancel(rc->w, rc->step_id, rc);
 }
 
 static void recv_tensor(void *arg, tfc_rpc_call *call, tfc_msg_in *req) {
@@ -238,15 +276,38 @@ static void recv_tensor(void *arg, tfc_rpc_call *call, tfc_msg_in *req) {
   char *key = tfc_strdup(rq->rendezvous_key ? rq->rendezvous_key : "");
   int64_t step = rq->step_id;
   protobuf_c_message_free_unpacked(&rq->base, NULL);
-  if (!key) {
+  recv_call *rc = key ? calloc(1, sizeof *rc) : NULL;
+  if (!rc) {
     tfc_status s;
     tfc_status_init(&s);
     TFC_OOM(&s);
     tfc_rpc_reply(call, &s, NULL);
     tfc_status_fini(&s);
+    free(key);
     return;
   }
-  tfc_worker_recv_tensor(w, step, key, recv_ready, call);
+  rc->w = w;
+  rc->call = call;
+  rc->step_id = step;
+  rc->refs = 2;
+  pthread_mutex_init(&rc->mu, NULL);
+  if (tfc_rpc_call_on_cancel(call, recv_cancelled, rc) == 1) {
+    /* Gone already: nothing to wait for (and no step to create for it). */
+    tfc_status s;
+    tfc_status_init(&s);
+    tfc_status_set(&s, TFC_CANCELLED, "RecvTensor of step %lld on %s was cancelled: its receiver went away",
+                   (long long)step, tfc_worker_task(w));
+    recv_ready(rc, &s, NULL, 0);
+    tfc_status_fini(&s);
+  } else {
+    tfc_worker_recv_tensor(w, step, key, recv_ready, rc);
+    /* Cancelled before the wait began: the callback found nothing to answer. */
+    pthread_mutex_lock(&rc->mu);
+    int cancelled = rc->cancelled;
+    pthread_mutex_unlock(&rc->mu);
+    if (cancelled) tfc_worker_recv_cancel(w, step, rc);
+  }
+  recv_call_unref(rc);
   free(key);
 }
 
@@ -259,11 +320,11 @@ int tfc_worker_service_add(tfc_rpc_server *srv, tfc_worker *w, tfc_status *s) {
       {"/tensorflow.WorkerService/RegisterGraph", register_graph},
       {"/tensorflow.WorkerService/DeregisterGraph", deregister_graph},
       {"/tensorflow.WorkerService/RunGraph", run_graph},
-      {"/tensorflow.WorkerService/RecvTensor", recv_tensor},
       {"/tensorflow.WorkerService/CleanupGraph", cleanup_graph},
       {"/tensorflow.WorkerService/CleanupAll", cleanup_all},
   };
   for (size_t i = 0; i < sizeof methods / sizeof methods[0]; i++)
     TFC_TRY(tfc_rpc_server_add_method(srv, methods[i].method, methods[i].fn, w, s));
-  return TFC_OK;
+  /* RecvTensor never blocks (it registers its wait): no handler thread for it. */
+  return tfc_rpc_server_add_inline_method(srv, "/tensorflow.WorkerService/RecvTensor", recv_tensor, w, s);
 }

@@ -3,7 +3,8 @@
  * threads, status codes and messages end to end, unknown methods, deadlines and cancellation
  * seen on both sides, unreachable peers with and without wait-for-ready, a server that starts
  * after the call, message size limits at each end, a port in use, shutdown with a blocked
- * handler, and many concurrent calls. */
+ * handler, inline handlers and cancelling a server's calls and a channel's, and many
+ * concurrent calls. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -28,6 +29,7 @@ const char *__tsan_default_options(void) { return "ignore_noninstrumented_module
 #define BLOCK "/test.Echo/Block"
 #define GROW "/test.Echo/Grow"
 #define INFO "/test.Echo/Info"
+#define PARK "/test.Echo/Park"
 
 /* Hang guard for every wait below: far beyond what any step needs. */
 #define HANG_GUARD_US (20 * 1000000LL)
@@ -194,6 +196,23 @@ static void h_block(void *arg, tfc_rpc_call *call, tfc_msg_in *req) {
   atomic_fetch_add(&g.returned, 1);
 }
 
+/* An inline handler that parks its call until the call is cancelled, and replies then (from
+ * its cancel callback, on the server's completion-queue thread). */
+static void on_park_cancel(void *arg) {
+  tfc_status s;
+  tfc_status_init(&s);
+  tfc_status_set(&s, TFC_CANCELLED, "parked call cancelled");
+  tfc_rpc_reply(arg, &s, NULL);
+  tfc_status_fini(&s);
+  atomic_fetch_add(&g.cancel_fired, 1);
+}
+
+static void h_park(void *arg, tfc_rpc_call *call, tfc_msg_in *req) {
+  tfc_msg_in_free(req);
+  if (tfc_rpc_call_on_cancel(call, on_park_cancel, call) == 1) on_park_cancel(call);
+  atomic_fetch_add(&g.entered, 1);
+}
+
 /* ---------------- fixtures ---------------- */
 
 #define CHECK_OK(s) \
@@ -211,6 +230,7 @@ static tfc_rpc_server *start_server_at(const char *addr, int64_t max_bytes, int 
   tfc_rpc_server_add_method(srv, BLOCK, h_block, NULL, &s);
   tfc_rpc_server_add_method(srv, GROW, h_grow, NULL, &s);
   tfc_rpc_server_add_method(srv, INFO, h_info, NULL, &s);
+  tfc_rpc_server_add_inline_method(srv, PARK, h_park, NULL, &s);
   CHECK_OK(&s);
   EXPECT_EQ(tfc_rpc_server_start(srv, out_port, &s), TFC_OK);
   CHECK_OK(&s);
@@ -663,6 +683,51 @@ static void rpc_shutdown_cancels_a_blocked_handler_and_completes(void) {
   tfc_rpc_server_free(srv);
 }
 
+/* Inline handlers hold no thread while their calls wait; cancelling the server's calls answers
+ * them (their cancel callbacks reply) and the wait for them ends at once; a closed channel
+ * cancels its calls in flight and refuses new ones. */
+static void rpc_inline_calls_hold_no_thread_and_stop_cancels_them(void) {
+  enum { N = 50 };
+  int port;
+  tfc_rpc_server *srv = start_server(0, &port);
+  tfc_rpc_channel *ch = channel_to(port, 0);
+  got r[N];
+  memset(r, 0, sizeof r);
+  for (int i = 0; i < N; i++) tfc_rpc_call_async(ch, PARK, text_msg("x"), 0, 0, record, &r[i], NULL);
+  wait_count(&g.entered, N, "the parked calls");
+  int calls = -1, busy = -1;
+  tfc_rpc_server_load(srv, &calls, &busy);
+  EXPECT_EQ(calls, N);
+  EXPECT_EQ(busy, 0);
+
+  /* A channel to a port nobody serves: a wait-for-ready call waits until the channel closes. */
+  tfc_rpc_channel *dead = channel_to(free_port(), 0);
+  got w = {0}, later = {0};
+  tfc_rpc_call_async(dead, ECHO, text_msg("x"), 0, TFC_RPC_WAIT_FOR_READY, record, &w, NULL);
+  usleep(100 * 1000);
+  EXPECT_EQ(atomic_load(&w.calls), 0);
+  tfc_rpc_channel_close(dead);
+  wait_count(&w.calls, 1, "the call on the closed channel");
+  EXPECT_EQ(w.code, TFC_CANCELLED);
+  tfc_rpc_call_async(dead, ECHO, text_msg("x"), 0, TFC_RPC_WAIT_FOR_READY, record, &later, NULL);
+  wait_count(&later.calls, 1, "a call on the closed channel");
+  EXPECT_EQ(later.code, TFC_CANCELLED);
+  EXPECT_CONTAINS(later.msg, "is being closed");
+  tfc_rpc_channel_free(dead);
+
+  tfc_rpc_server_cancel_calls(srv);
+  EXPECT_EQ(tfc_rpc_server_wait_calls(srv, tfc_now_us() + HANG_GUARD_US), 1);
+  EXPECT_EQ(atomic_load(&g.cancel_fired), N);
+  tfc_rpc_server_load(srv, &calls, &busy);
+  EXPECT_EQ(calls, 0);
+  for (int i = 0; i < N; i++) {
+    wait_count(&r[i].calls, 1, "a parked call to end");
+    EXPECT_TRUE(r[i].code != TFC_OK);
+  }
+  tfc_rpc_channel_free(ch);
+  tfc_rpc_server_free(srv);
+}
+
 enum { N_THREADS = 8, PER_THREAD = 25 };
 
 typedef struct load_job {
@@ -733,6 +798,7 @@ static const tfc_test tests[] = {
     TFC_TEST(rpc_binding_a_port_in_use_is_unknown),
     TFC_TEST(rpc_server_lifecycle_misuse_is_reported),
     TFC_TEST(rpc_shutdown_cancels_a_blocked_handler_and_completes),
+    TFC_TEST(rpc_inline_calls_hold_no_thread_and_stop_cancels_them),
     TFC_TEST(rpc_many_concurrent_calls_all_complete),
     {0},
 };
