@@ -9,6 +9,12 @@
  * for it before its waiter becomes visible (step_hold): once visible, an abort or a send may
  * complete the receiver, end its RunGraph and drop every other reference while the pull is
  * still being set up. Lock order: a rendezvous's lock, then w->mu, then a step's mu.
+ *
+ * Freeing the worker drops the tables' references and waits for every other holder: a RunGraph
+ * answers its call before it lets go of its step and graph (part_done), and a pull completes on
+ * the RPC client's thread, so after the server has stopped serving, a step or graph may still
+ * be held for a moment by a thread that nothing else waits for. Each step and graph counts in
+ * w->n_live until its memory is gone.
  */
 #include "dist/worker.h"
 
@@ -75,7 +81,9 @@ struct tfc_worker {
   tfc_device **devices;
   tfc_worker_channel_fn channel_for;
   void *channel_arg;
-  pthread_mutex_t mu; /* graphs, steps, recent */
+  pthread_mutex_t mu; /* graphs, steps, recent, n_live */
+  pthread_cond_t gone; /* n_live fell to 0 */
+  int n_live;          /* steps and graphs not yet freed, in the tables or not */
   wgraph *graphs;
   /* Steps by id: a hash table of chains, as a flood of RecvTensor calls for unknown steps may
    * bring thousands into being at once. */
@@ -95,6 +103,7 @@ tfc_worker *tfc_worker_new(const char *job, int task, const tfc_session_config *
     return NULL;
   }
   pthread_mutex_init(&w->mu, NULL);
+  pthread_cond_init(&w->gone, NULL);
   tfc_session_config_init(&w->cfg);
   w->channel_for = channel_for;
   w->channel_arg = channel_arg;
@@ -138,23 +147,63 @@ static void wstep_free(wstep *st) {
   free(st);
 }
 
+static void step_put(wstep *st);
+static void graph_put(tfc_worker *w, wgraph *g);
+
+/* A step or a graph was freed. */
+static void live_gone(tfc_worker *w) {
+  pthread_mutex_lock(&w->mu);
+  if (--w->n_live == 0) pthread_cond_broadcast(&w->gone);
+  pthread_mutex_unlock(&w->mu);
+}
+
 void tfc_worker_free(tfc_worker *w) {
   if (!w) return;
-  for (wgraph *g = w->graphs, *next; g; g = next) {
-    next = g->next;
-    wgraph_free(g);
-  }
+  /* Empty the tables under the lock; let go of their references outside it. */
+  pthread_mutex_lock(&w->mu);
+  wgraph *graphs = w->graphs;
+  w->graphs = NULL;
+  wstep *steps = NULL;
   for (int b = 0; b < STEP_BUCKETS; b++)
-    for (wstep *st = w->steps[b], *next; st; st = next) {
-      next = st->next;
-      wstep_free(st);
+    while (w->steps[b]) {
+      wstep *st = w->steps[b];
+      w->steps[b] = st->next;
+      st->next = steps;
+      steps = st;
     }
+  w->n_steps = 0;
+  pthread_mutex_unlock(&w->mu);
+  /* A step still in the table was never cleaned up: aborting it answers its waiting
+   * RecvTensors, cancels its pulls and stops a partition still running, so that every holder
+   * lets go. */
+  for (wstep *st = steps, *next; st; st = next) {
+    next = st->next;
+    st->next = NULL;
+    tfc_status gone;
+    tfc_status_init(&gone);
+    tfc_status_set(&gone, TFC_CANCELLED, "Step %lld was cancelled: the worker %s is shutting down",
+                   (long long)st->step_id, w->task);
+    tfc_rendezvous_abort(st->rdv, &gone);
+    tfc_status_fini(&gone);
+    step_put(st);
+  }
+  for (wgraph *g = graphs, *next; g; g = next) {
+    next = g->next;
+    g->next = NULL;
+    graph_put(w, g);
+  }
+  /* The other holders let go by themselves: a RunGraph's completion still unwinding after its
+   * reply went out, a pull's completion, a RecvTensor's wait. */
+  pthread_mutex_lock(&w->mu);
+  while (w->n_live > 0) pthread_cond_wait(&w->gone, &w->mu);
+  pthread_mutex_unlock(&w->mu);
   for (int i = 0; i < w->n_devices; i++) tfc_device_free(w->devices[i]);
   free(w->devices);
   tfc_threadpool_free(w->pool);
   tfc_session_config_fini(&w->cfg);
   free(w->task);
   free(w->prefix);
+  pthread_cond_destroy(&w->gone);
   pthread_mutex_destroy(&w->mu);
   free(w);
 }
@@ -265,6 +314,7 @@ int tfc_worker_register_graph(tfc_worker *w, const char *session_handle, tfc_gra
   pthread_mutex_lock(&w->mu);
   g->next = w->graphs;
   w->graphs = g;
+  w->n_live++;
   pthread_mutex_unlock(&w->mu);
   tfc_partitions_fini(&parts);
   tfc_graph_free(graph);
@@ -311,7 +361,9 @@ static void graph_put(tfc_worker *w, wgraph *g) {
   pthread_mutex_lock(&w->mu);
   int last = --g->refs == 0;
   pthread_mutex_unlock(&w->mu);
-  if (last) wgraph_free(g);
+  if (!last) return;
+  wgraph_free(g);
+  live_gone(w);
 }
 
 /* Unlinks the first graph matching handle (or, with handle NULL, session); lock held. */
@@ -413,6 +465,7 @@ static wstep *step_get(tfc_worker *w, int64_t step_id, int create, tfc_status *s
       st->next = *bucket;
       *bucket = st;
       w->n_steps++;
+      w->n_live++;
     }
   }
   pthread_mutex_unlock(&w->mu);
@@ -432,7 +485,9 @@ static void step_put(wstep *st) {
   pthread_mutex_lock(&w->mu);
   int last = --st->refs == 0;
   pthread_mutex_unlock(&w->mu);
-  if (last) wstep_free(st);
+  if (!last) return;
+  wstep_free(st);
+  live_gone(w);
 }
 
 /* Takes the step out of the table (the table's reference goes to the caller). */
