@@ -58,7 +58,11 @@ typedef tfc_rpc_channel *(*tfc_worker_channel_fn)(void *arg, const char *task, t
 /* cfg (copied): device_count and thread counts for the task's devices. */
 tfc_worker *tfc_worker_new(const char *job, int task, const tfc_session_config *cfg,
                            tfc_worker_channel_fn channel_for, void *channel_arg, tfc_status *s);
-void tfc_worker_free(tfc_worker *w); /* NULL is a no-op */
+/* Frees the worker. Steps never cleaned up are aborted (CANCELLED "Step <id> was cancelled: the
+ * worker <task> is shutting down", which answers their waiting RecvTensors and cancels their
+ * pulls); then it waits until nothing else holds a step or graph (a RunGraph lets go of them
+ * only after its done callback returns). NULL is a no-op. */
+void tfc_worker_free(tfc_worker *w);
 
 /* "/job:<job>/replica:0/task:<task>" (owned by the worker). */
 const char *tfc_worker_task(const tfc_worker *w);
