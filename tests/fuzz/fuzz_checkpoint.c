@@ -1,8 +1,12 @@
 /* libFuzzer harness: V2 checkpoint reading — the table format of "<prefix>.index" (io/table.h)
  * and the tensor bundle over it (io/bundle.h), as RestoreV2 and the checkpoint tools read them.
  *
- * Input: a little-endian uint32 n, then the index file's bytes (n of them, or all that remain),
- * then the data file's bytes. The harness writes them as <tmp>/ck.index and
+ * Input: a little-endian uint32 n, then the index file's bytes (n & 0x7fffffff of them, or all
+ * that remain), then the data file's bytes. Unless n's top bit is set, the harness first
+ * repairs the checksums of the index file's blocks it can find (the index block and the
+ * metaindex block named by the footer, the data blocks named by the index block), as a
+ * fuzzer cannot: otherwise almost every mutation of the index would stop at "block checksum
+ * mismatch" and the block parser would never see it. It writes the files as <tmp>/ck.index and
  * <tmp>/ck.data-00000-of-00001, walks every entry of the table (tfc_table_visit), looks every
  * key up again (tfc_table_get), opens the bundle and reads every tensor it names.
  *
@@ -18,6 +22,7 @@
 #include <unistd.h>
 
 #include "io/bundle.h"
+#include "io/crc32c.h"
 #include "io/table.h"
 
 static char g_dir[256], g_prefix[300], g_index[320], g_data[340];
@@ -68,6 +73,57 @@ static int collect(void *arg, const char *key, size_t key_len, const char *value
   return 0;
 }
 
+/* ---- checksum repair (the format as io/table.h describes it) ---- */
+
+static int varint(const uint8_t **p, const uint8_t *end, uint64_t *out) {
+  uint64_t v = 0;
+  for (int shift = 0; shift < 64 && *p < end; shift += 7) {
+    uint8_t b = *(*p)++;
+    v |= (uint64_t)(b & 0x7f) << shift;
+    if (!(b & 0x80)) {
+      *out = v;
+      return 1;
+    }
+  }
+  return 0;
+}
+
+static uint32_t fixed32(const uint8_t *p) {
+  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* Rewrites the trailer checksum of the block at (off, size); 0 when it does not fit. */
+static int repair_block(uint8_t *f, size_t n, uint64_t off, uint64_t size) {
+  if (off > n || size > n - off || n - off - size < 5) return 0;
+  uint32_t crc = tfc_crc32c_mask(tfc_crc32c(f + off, (size_t)size + 1));
+  for (int i = 0; i < 4; i++) f[off + size + 1 + (size_t)i] = (uint8_t)(crc >> (8 * i));
+  return 1;
+}
+
+static void repair_index(uint8_t *f, size_t n) {
+  if (n < 48) return;
+  const uint8_t *p = f + n - 48, *end = f + n - 8;
+  uint64_t meta_off, meta_size, off, size;
+  if (!varint(&p, end, &meta_off) || !varint(&p, end, &meta_size) || !varint(&p, end, &off) ||
+      !varint(&p, end, &size))
+    return;
+  repair_block(f, n, meta_off, meta_size);
+  if (!repair_block(f, n, off, size) || size < 4) return;
+  /* The index block's entries: shared, non_shared, value_len, key delta, handle. */
+  uint32_t n_restarts = fixed32(f + off + size - 4);
+  if (n_restarts > (size - 4) / 4) return;
+  const uint8_t *q = f + off, *qend = f + off + size - 4 - 4 * (uint64_t)n_restarts;
+  for (int i = 0; i < 4096 && q < qend; i++) {
+    uint64_t shared, non_shared, vlen, boff, bsize;
+    if (!varint(&q, qend, &shared) || !varint(&q, qend, &non_shared) || !varint(&q, qend, &vlen)) return;
+    if (non_shared > (uint64_t)(qend - q) || vlen > (uint64_t)(qend - q) - non_shared) return;
+    q += non_shared;
+    const uint8_t *h = q;
+    q += vlen;
+    if (varint(&h, q, &boff) && varint(&h, q, &bsize)) repair_block(f, n, boff, bsize);
+  }
+}
+
 static void check_failed(int rc, const tfc_status *s) {
   if (getenv("TFC_FUZZ_DEBUG")) fprintf(stderr, "%s\n", tfc_status_msg(s));
   if (rc == TFC_OK || tfc_status_ok(s) || !*tfc_status_msg(s)) abort();
@@ -79,8 +135,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   size_t n = (size_t)data[0] | (size_t)data[1] << 8 | (size_t)data[2] << 16 | (size_t)data[3] << 24;
   data += 4;
   size -= 4;
+  int repair = !(n & 0x80000000u);
+  n &= 0x7fffffffu;
   if (n > size) n = size;
-  write_file(g_index, data, n);
+  if (repair) {
+    uint8_t *index = malloc(n ? n : 1);
+    if (!index) abort();
+    if (n) memcpy(index, data, n);
+    repair_index(index, n);
+    write_file(g_index, index, n);
+    free(index);
+  } else {
+    write_file(g_index, data, n);
+  }
   write_file(g_data, data + n, size - n);
 
   tfc_status s;
