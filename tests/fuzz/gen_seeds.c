@@ -7,7 +7,7 @@
  *   fuzz_checkpoint  bundles (io/bundle.h) of every dtype family, as index length + index +
  *                    data; the TF-written checkpoint fixtures in the same format;
  *   fuzz_events      an event file (io/events.h), a ZLIB TFRecord file (io/record.h); the
- *                    TF-written event file and GZIP TFRecord fixtures.
+ *                    TF-written event file and GZIP TFRecord fixtures; after the flags byte.
  * Usage: gen_seeds FIXTURE_DIR OUT_DIR (OUT_DIR/<harness>/ must exist). Not run by the tests;
  * its output is committed. Aborts on any error.
  */
@@ -250,12 +250,17 @@ static void checkpoint_seeds(void) {
   put_ckpt("tf_saver_model.bin", fix);
 }
 
-static void copy_fixture(const char *harness, const char *fixture, const char *name) {
+/* An events seed: the harness's flags byte, then the file. */
+static void put_events(const char *name, uint8_t flags, const void *p, size_t n) {
+  put("fuzz_events", name, &flags, 1, p, n);
+}
+
+static void copy_fixture(const char *fixture, const char *name, uint8_t flags) {
   char path[1024];
   size_t n;
   snprintf(path, sizeof path, "%s/%s", g_fix, fixture);
   void *p = slurp(path, &n);
-  put(harness, name, p, n, NULL, 0);
+  put_events(name, flags, p, n);
   free(p);
 }
 
@@ -273,7 +278,7 @@ static void events_seeds(void) {
   check(tfc_event_writer_close(w, &g_s), "close");
   size_t n;
   void *p = slurp(tfc_event_writer_path(w), &n);
-  put("fuzz_events", "tfc_events.bin", p, n, NULL, 0);
+  put_events("tfc_events.bin", 0, p, n);
   free(p);
   unlink(tfc_event_writer_path(w));
   rmdir(dir);
@@ -288,12 +293,13 @@ static void events_seeds(void) {
   check(tfc_record_write(r, summary, sizeof summary, &g_s), "record");
   check(tfc_record_writer_close(r, &g_s), "record close");
   p = slurp(path, &n);
-  put("fuzz_events", "tfc_records.zlib", p, n, NULL, 0);
+  put_events("tfc_records.zlib", 0, p, n);
   free(p);
   unlink(path);
 
-  copy_fixture("fuzz_events", "events_tf.out.tfevents", "tf_events.bin");
-  copy_fixture("fuzz_events", "example_records.tfrecord.gz", "tf_records.gz");
+  copy_fixture("events_tf.out.tfevents", "tf_events.bin", 0);
+  copy_fixture("events_tf.out.tfevents", "tf_events_gzip.bin", 2);
+  copy_fixture("example_records.tfrecord.gz", "tf_records.gz", 0);
 }
 
 int main(int argc, char **argv) {
