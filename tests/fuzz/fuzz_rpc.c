@@ -10,12 +10,13 @@
  *   selector >> 2: 0 hands the message over as one segment; k > 0 cuts it into segments of k
  *                   bytes, as the transport hands over a message that came in several slices.
  *
- * Checks beyond "no crash, no leak": a decoded message's tensors are encoded again with the
- * writers the replies use and must decode to equal tensors; a RecvTensorResponse holds exactly
- * one tensor or is refused as the worker refuses it; RunGraph feeds run a registered
- * _Arg -> _Retval graph on an in-process worker, and a feed must come back unchanged or the
- * step must fail with a status; RegisterGraph either registers (and deregisters) a graph or
- * fails with a status.
+ * Checks beyond "no crash, no leak": a refused message returns nothing and a message saying
+ * why; a decoded message's tensors are encoded again with the writers the replies use and
+ * must decode to equal tensors; RunGraph feeds run a registered _Arg -> _Retval graph on an
+ * in-process worker, and a feed must come back unchanged or the step must fail with a status;
+ * RegisterGraph either registers (and deregisters) a graph or fails with a status. (The
+ * worker's own check that a RecvTensorResponse holds one tensor sits behind its RPC client and
+ * is not reached here.)
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -250,7 +251,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     round_trip(m, kinds[which].desc, kinds[which].field, kinds[which].kind, &ts);
     if (which == 1) run_graph((Tensorflow__RunGraphRequest *)m, &ts);
     if (which == 3) register_graph((Tensorflow__RegisterGraphRequest *)m);
-    /* The worker refuses a RecvTensorResponse without exactly one tensor (worker.c). */
     tfc_wire_tensors_fini(&ts);
     protobuf_c_message_free_unpacked(m, NULL);
   }
