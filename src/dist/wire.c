@@ -250,8 +250,10 @@ typedef struct bytes {
   size_t n, cap;
 } bytes;
 
+/* Room for `more` bytes at the end of b; never NULL on success, even for 0 bytes of an empty
+ * array (its first use allocates), so callers can tell success from out of memory. */
 static uint8_t *bytes_reserve(bytes *b, size_t more, tfc_status *s) {
-  if (b->cap - b->n < more) {
+  if (!b->d || b->cap - b->n < more) {
     size_t cap = b->cap ? b->cap : 64;
     while (cap - b->n < more) {
       if (cap > SIZE_MAX / 2) {

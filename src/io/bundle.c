@@ -749,6 +749,44 @@ static const char *dims_str(const int64_t *dims, int n, char *buf, size_t cap) {
   return buf;
 }
 
+/* Checks that entry e of key lies inside its shard's data file (opening it; *path receives the
+ * file's name, caller frees) and that its size can hold the entry's shape: exactly the
+ * elements' bytes for numbers, at least one length byte per element for strings. Run before a
+ * tensor of that shape is allocated, so an index claiming a huge shape for a few bytes is
+ * DATA_LOSS, never a huge allocation. */
+static int entry_extent(tfc_bundle_reader *r, const char *key, const Tensorflow__BundleEntryProto *e, int dtype,
+                        int ndims, const int64_t *dims, char **path, tfc_status *s) {
+  if (shard_fd(r, e->shard_id, path, s)) return s->code;
+  uint64_t off = (uint64_t)e->offset, size = (uint64_t)e->size, file = r->sizes[e->shard_id];
+  if (off > file || size > file - off)
+    return tfc_status_set(s, TFC_DATA_LOSS,
+                          "Corrupted checkpoint data file %s: tensor '%s' at offset %llu size %llu runs past its end "
+                          "(%llu bytes)",
+                          *path, key, (unsigned long long)off, (unsigned long long)size, (unsigned long long)file);
+  uint64_t n = 1, need = 0;
+  int overflow = 0;
+  char shape[256];
+  for (int i = 0; i < ndims; i++) overflow |= __builtin_mul_overflow(n, (uint64_t)dims[i], &n);
+  if (dtype == TFC_DT_STRING) {
+    if (overflow || n > size)
+      return tfc_status_set(s, TFC_DATA_LOSS,
+                            "Corrupted checkpoint data file %s: string tensor '%s' of shape %s cannot fit its %llu "
+                            "bytes",
+                            *path, key, dims_str(dims, ndims, shape, sizeof shape), (unsigned long long)size);
+    return TFC_OK;
+  }
+  overflow |= __builtin_mul_overflow(n, (uint64_t)raw_size(dtype), &need);
+  if (overflow || need != size) {
+    char needs[48];
+    if (overflow) snprintf(needs, sizeof needs, "more than 2^64 bytes");
+    else snprintf(needs, sizeof needs, "%llu", (unsigned long long)need);
+    return tfc_status_set(s, TFC_DATA_LOSS, "Corrupted checkpoint: tensor '%s' holds %llu bytes in %s; %s %s needs %s",
+                          key, (unsigned long long)size, *path, tfc_dtype_name(dtype),
+                          dims_str(dims, ndims, shape, sizeof shape), needs);
+  }
+  return TFC_OK;
+}
+
 int tfc_bundle_reader_read_into(tfc_bundle_reader *r, const char *key, tfc_tensor *dst, tfc_status *s) {
   Tensorflow__BundleEntryProto *e = NULL;
   int found = reader_entry(r, key, &e, s);
@@ -766,21 +804,8 @@ int tfc_bundle_reader_read_into(tfc_bundle_reader *r, const char *key, tfc_tenso
                    tfc_dtype_name(dst->dtype), tfc_tensor_shape_str(dst, want, sizeof want));
     goto out;
   }
-  if (shard_fd(r, e->shard_id, &path, s)) goto out;
+  if (entry_extent(r, key, e, dtype, ndims, dims, &path, s)) goto out;
   uint64_t off = (uint64_t)e->offset, size = (uint64_t)e->size;
-  if (off > r->sizes[e->shard_id] || size > r->sizes[e->shard_id] - off) {
-    tfc_status_set(s, TFC_DATA_LOSS,
-                   "Corrupted checkpoint data file %s: tensor '%s' at offset %llu size %llu runs past its end (%llu "
-                   "bytes)",
-                   path, key, (unsigned long long)off, (unsigned long long)size,
-                   (unsigned long long)r->sizes[e->shard_id]);
-    goto out;
-  }
-  if (dtype != TFC_DT_STRING && size != dst->n_bytes) {
-    tfc_status_set(s, TFC_DATA_LOSS, "Corrupted checkpoint: tensor '%s' holds %llu bytes in %s; %s %s needs %zu",
-                   key, (unsigned long long)size, path, tfc_dtype_name(dtype), "of its shape", dst->n_bytes);
-    goto out;
-  }
   /* Numbers land in the tensor directly; strings go through a staging buffer. */
   buf = dtype == TFC_DT_STRING ? malloc(size ? (size_t)size : 1) : (uint8_t *)dst->data;
   if (!buf) {
@@ -808,7 +833,15 @@ out:
 tfc_tensor *tfc_bundle_reader_read(tfc_bundle_reader *r, const char *key, tfc_status *s) {
   int dtype, ndims;
   int64_t dims[TFC_MAX_DIMS];
-  if (tfc_bundle_reader_lookup(r, key, &dtype, &ndims, dims, s)) return NULL;
+  Tensorflow__BundleEntryProto *e = NULL;
+  int found = reader_entry(r, key, &e, s);
+  if (found == 0) tfc_status_set(s, TFC_NOT_FOUND, "Key %s not found in checkpoint %s", key, r->prefix);
+  char *path = NULL;
+  int rc = found <= 0 ? s->code : entry_info(r, key, e, &dtype, &ndims, dims, s);
+  if (rc == TFC_OK) rc = entry_extent(r, key, e, dtype, ndims, dims, &path, s);
+  free(path);
+  if (e) protobuf_c_message_free_unpacked(&e->base, NULL);
+  if (rc) return NULL;
   tfc_tensor *t = tfc_tensor_new(dtype, dims, ndims, s);
   if (t && tfc_bundle_reader_read_into(r, key, t, s)) {
     tfc_tensor_unref(t);

@@ -134,6 +134,8 @@ struct tfc_record_reader {
   int z_done;     /* the current zlib/gzip member ended */
   int z_started;  /* some compressed input was consumed */
   int file_eof;   /* read(2) returned 0 */
+  int z_error;    /* inflate failed (its code); z_msg says why. The stream cannot go on */
+  const char *z_msg;
   uint8_t *zin;
 };
 
@@ -204,7 +206,13 @@ static int produce_plain(tfc_record_reader *r, tfc_status *s) {
   return TFC_OK;
 }
 
+/* Appends some inflated bytes at buf[end, cap), or sets eof. Bytes inflated before damage in
+ * the stream are handed out first; the damage is reported (every time) once more bytes are
+ * needed, so the error names the record it is in and records whole before it still read. */
 static int produce_inflated(tfc_record_reader *r, tfc_status *s) {
+  if (r->z_error)
+    return tfc_status_set(s, TFC_DATA_LOSS, "corrupted record at %llu in file %s: inflate() failed with error %d: %s",
+                          (unsigned long long)r->offset, r->path, r->z_error, r->z_msg);
   for (;;) {
     if (r->z.avail_in == 0 && !r->file_eof) {
       ssize_t got = read_some(r->fd, r->zin, RECORD_BUF_SIZE);
@@ -241,10 +249,9 @@ static int produce_inflated(tfc_record_reader *r, tfc_status *s) {
     if (rc == Z_STREAM_END) {
       r->z_done = 1;
     } else if (rc != Z_OK && rc != Z_BUF_ERROR) {
-      return tfc_status_set(s, TFC_DATA_LOSS,
-                            "corrupted record at %llu in file %s: inflate() failed with error %d: %s",
-                            (unsigned long long)r->offset, r->path, rc,
-                            r->z.msg ? r->z.msg : "invalid compressed data");
+      r->z_error = rc;
+      r->z_msg = r->z.msg ? r->z.msg : "invalid compressed data"; /* zlib's static strings */
+      return made ? TFC_OK : produce_inflated(r, s);
     }
     if (made) return TFC_OK;
   }

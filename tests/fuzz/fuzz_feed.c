@@ -2,9 +2,8 @@
  * the dtype, the rest is the text. A parse either fails with a reason or gives a value whose
  * shape holds exactly its elements; anything else aborts.
  *
- * Built with -DTFC_FUZZ_REPLAY (the normal build's fuzz_feed_replay), main() runs each file
- * named on the command line through the same check, so crashes found once stay tested: a
- * crashing input goes into tests/fuzz/seeds/fuzz_feed/ beside the seeds.
+ * The normal build replays tests/fuzz/seeds/fuzz_feed/ and tests/fuzz/regress/fuzz_feed/
+ * through it (replay_main.c; ctest fuzz_replay_feed), so a crash found once stays tested.
  *
  *   cmake -S . -B build-fuzz -DTFC_FUZZ=ON -DCMAKE_C_COMPILER=clang
  *   cmake --build build-fuzz --target fuzz_feed
@@ -51,20 +50,3 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   free(text);
   return 0;
 }
-
-#ifdef TFC_FUZZ_REPLAY
-int main(int argc, char **argv) {
-  for (int i = 1; i < argc; i++) {
-    FILE *f = fopen(argv[i], "rb");
-    if (!f) {
-      perror(argv[i]);
-      return 1;
-    }
-    uint8_t buf[1 << 16];
-    size_t n = fread(buf, 1, sizeof buf, f);
-    fclose(f);
-    LLVMFuzzerTestOneInput(buf, n);
-  }
-  return 0;
-}
-#endif

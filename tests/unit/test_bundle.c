@@ -16,6 +16,8 @@
 
 #include "harness.h"
 #include "io/bundle.h"
+#include "io/table.h"
+#include "tensorflow/tensor_bundle.pb-c.h"
 
 static char *tmp_dir(void) {
   char *d = malloc(4096);
@@ -314,6 +316,78 @@ static void bundle_corrupt_data_is_data_loss_naming_file(void) {
   tfc_status_fini(&s);
 }
 
+/* Adds key -> a BundleEntryProto of dtype, a 1-d shape of n elements and size bytes at 0. */
+static void add_entry(tfc_table_builder *b, const char *key, int dtype, int64_t n, int64_t size) {
+  Tensorflow__TensorShapeProto__Dim dim = TENSORFLOW__TENSOR_SHAPE_PROTO__DIM__INIT;
+  Tensorflow__TensorShapeProto__Dim *dims[1] = {&dim};
+  Tensorflow__TensorShapeProto shape = TENSORFLOW__TENSOR_SHAPE_PROTO__INIT;
+  Tensorflow__BundleEntryProto e = TENSORFLOW__BUNDLE_ENTRY_PROTO__INIT;
+  dim.size = n;
+  shape.n_dim = 1;
+  shape.dim = dims;
+  e.dtype = (Tensorflow__DataType)dtype;
+  e.shape = &shape;
+  e.size = size;
+  uint8_t buf[128];
+  size_t len = tensorflow__bundle_entry_proto__pack(&e, buf);
+  tfc_status s;
+  tfc_status_init(&s);
+  EXPECT_EQ(tfc_table_builder_add(b, key, strlen(key), buf, len, &s), TFC_OK);
+  tfc_status_fini(&s);
+}
+
+/* An index whose entries claim shapes far larger than their bytes (a damaged or hostile file)
+ * fails with DATA_LOSS naming the tensor before any tensor of that shape is allocated. */
+static void bundle_entry_shape_larger_than_its_bytes_is_data_loss(void) {
+  char *dir = tmp_dir();
+  char prefix[4200], idx[4300], data[4300];
+  snprintf(prefix, sizeof prefix, "%s/model", dir);
+  snprintf(idx, sizeof idx, "%s.index", prefix);
+  snprintf(data, sizeof data, "%s.data-00000-of-00001", prefix);
+  tfc_status s;
+  tfc_status_init(&s);
+  FILE *f = fopen(idx, "wb");
+  tfc_table_builder *b = tfc_table_builder_new(f, idx, NULL, &s);
+  Tensorflow__VersionDef version = TENSORFLOW__VERSION_DEF__INIT;
+  Tensorflow__BundleHeaderProto h = TENSORFLOW__BUNDLE_HEADER_PROTO__INIT;
+  version.producer = 1;
+  h.num_shards = 1;
+  h.version = &version;
+  uint8_t buf[64];
+  size_t len = tensorflow__bundle_header_proto__pack(&h, buf);
+  EXPECT_EQ(tfc_table_builder_add(b, "", 0, buf, len, &s), TFC_OK);
+  add_entry(b, "floats", TFC_DT_FLOAT, (int64_t)1 << 40, 8);  /* 4 TiB claimed, 8 bytes held */
+  add_entry(b, "overflow", TFC_DT_DOUBLE, INT64_MAX / 2, 8);  /* elements * 8 overflows */
+  add_entry(b, "strings", TFC_DT_STRING, (int64_t)1 << 28, 8); /* 2^28 strings in 8 bytes */
+  EXPECT_EQ(tfc_table_builder_finish(b, &s), TFC_OK);
+  tfc_table_builder_free(b);
+  fclose(f);
+  f = fopen(data, "wb");
+  fwrite("01234567", 1, 8, f);
+  fclose(f);
+  tfc_bundle_reader *r = tfc_bundle_reader_open(prefix, &s);
+  EXPECT_TRUE(r != NULL);
+  EXPECT_TRUE(tfc_bundle_reader_read(r, "floats", &s) == NULL);
+  EXPECT_EQ(s.code, TFC_DATA_LOSS);
+  char msg[8800];
+  snprintf(msg, sizeof msg, "Corrupted checkpoint: tensor 'floats' holds 8 bytes in %s; float [1099511627776] needs 4398046511104", data);
+  EXPECT_STREQ(tfc_status_msg(&s), msg);
+  tfc_status_clear(&s);
+  EXPECT_TRUE(tfc_bundle_reader_read(r, "overflow", &s) == NULL);
+  EXPECT_EQ(s.code, TFC_DATA_LOSS);
+  EXPECT_CONTAINS(tfc_status_msg(&s), "tensor 'overflow' holds 8 bytes in ");
+  EXPECT_CONTAINS(tfc_status_msg(&s), "needs more than 2^64 bytes");
+  tfc_status_clear(&s);
+  EXPECT_TRUE(tfc_bundle_reader_read(r, "strings", &s) == NULL);
+  EXPECT_EQ(s.code, TFC_DATA_LOSS);
+  snprintf(msg, sizeof msg, "Corrupted checkpoint data file %s: string tensor 'strings' of shape [268435456] cannot fit its 8 bytes", data);
+  EXPECT_STREQ(tfc_status_msg(&s), msg);
+  tfc_bundle_reader_free(r);
+  rm_tree(dir);
+  free(dir);
+  tfc_status_fini(&s);
+}
+
 static void bundle_rejects_duplicate_and_empty_keys(void) {
   char *dir = tmp_dir();
   char prefix[4200];
@@ -559,6 +633,7 @@ static const tfc_test tests[] = {
     TFC_TEST(bundle_writes_tf_identical_bytes),
     TFC_TEST(bundle_missing_key_is_not_found_with_tf_text),
     TFC_TEST(bundle_corrupt_data_is_data_loss_naming_file),
+    TFC_TEST(bundle_entry_shape_larger_than_its_bytes_is_data_loss),
     TFC_TEST(bundle_rejects_duplicate_and_empty_keys),
     TFC_TEST(bundle_failed_finish_keeps_previous_bundle),
     TFC_TEST(bundle_merge_renumbers_shards),

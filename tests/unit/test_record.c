@@ -452,6 +452,42 @@ static void corrupt_compressed_streams_are_data_loss(void) {
   unlink(p);
 }
 
+/* A stream damaged after its first record: the first record (whole before the damage) reads,
+ * the error names the record the damage is in, and a retry fails the same way. */
+static void compressed_damage_fails_the_record_it_is_in(void) {
+  const char *p = tmp_path("damaged.zlib");
+  tfc_status s;
+  tfc_status_init(&s);
+  tfc_record_writer *w = tfc_record_writer_open(p, TFC_COMPRESSION_ZLIB, 0, &s);
+  EXPECT_EQ(tfc_record_write(w, "first", 5, &s), TFC_OK);
+  EXPECT_EQ(tfc_record_writer_flush(w, &s), TFC_OK); /* a sync point: "first" is whole before it */
+  struct stat st;
+  EXPECT_EQ(stat(p, &st), 0);
+  EXPECT_EQ(tfc_record_write(w, "second", 6, &s), TFC_OK);
+  EXPECT_EQ(tfc_record_writer_close(w, &s), TFC_OK);
+  size_t n;
+  uint8_t *b = slurp(p, &n);
+  EXPECT_TRUE((size_t)st.st_size < n);
+  b[st.st_size] = 0xff; /* the next deflate block's header: a reserved block type */
+  spit(p, b, n);
+  tfc_record_reader *r = tfc_record_reader_open(p, TFC_COMPRESSION_ZLIB, &s);
+  const char *d;
+  size_t len;
+  EXPECT_EQ(tfc_record_read(r, &d, &len, NULL, &s), TFC_OK);
+  EXPECT_EQ(len, 5);
+  EXPECT_TRUE(memcmp(d, "first", 5) == 0);
+  for (int retry = 0; retry < 2; retry++) {
+    tfc_status_clear(&s);
+    EXPECT_EQ(tfc_record_read(r, &d, &len, NULL, &s), TFC_DATA_LOSS);
+    EXPECT_CONTAINS(tfc_status_msg(&s), "corrupted record at 21 in file ");
+    EXPECT_CONTAINS(tfc_status_msg(&s), "inflate() failed with error -3: invalid block type");
+  }
+  tfc_record_reader_free(r);
+  tfc_status_fini(&s);
+  free(b);
+  unlink(p);
+}
+
 /* ---- files written by TensorFlow ----------------------------------------------------------- */
 
 static void read_tensorflow_file(const char *name, tfc_compression c) {
@@ -595,6 +631,7 @@ static const tfc_test tests[] = {
     TFC_TEST(compression_names_parse_like_tensorflow),
     TFC_TEST(flipped_bytes_are_data_loss_naming_offset),
     TFC_TEST(truncated_files_are_data_loss),
+    TFC_TEST(compressed_damage_fails_the_record_it_is_in),
     TFC_TEST(corrupt_compressed_streams_are_data_loss),
     TFC_TEST(reads_tensorflow_written_plain_file),
     TFC_TEST(reads_tensorflow_written_gzip_file),
