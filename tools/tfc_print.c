@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "base/philox.h"
+#include "tensor/dtype.h"
 
 enum {
   LINE_WIDTH = 75, /* numpy's default linewidth */
@@ -86,31 +87,11 @@ typedef struct printer {
 
 /* ---- element values --------------------------------------------------------------------- */
 
-static float half_to_float(uint16_t h) {
-  uint32_t sign = (uint32_t)(h & 0x8000u) << 16, exp = (h >> 10) & 0x1f, man = h & 0x3ffu, bits;
-  if (exp == 0x1f) {
-    bits = sign | 0x7f800000u | (man << 13);
-  } else if (exp) {
-    bits = sign | ((exp + 112) << 23) | (man << 13);
-  } else {
-    float f = (float)man * 0x1p-24f; /* subnormal or zero: exact */
-    return sign ? -f : f;
-  }
-  float f;
-  memcpy(&f, &bits, sizeof f);
-  return f;
-}
-
 static double float_at(const printer *pr, int64_t i) {
   const void *d = TF_TensorData(pr->t);
   switch (TF_TensorType(pr->t)) {
-    case TF_HALF: return half_to_float(((const uint16_t *)d)[i]);
-    case TF_BFLOAT16: {
-      uint32_t bits = (uint32_t)((const uint16_t *)d)[i] << 16;
-      float f;
-      memcpy(&f, &bits, sizeof f);
-      return f;
-    }
+    case TF_HALF: return tfc_half_to_float(((const uint16_t *)d)[i]);
+    case TF_BFLOAT16: return tfc_bfloat16_to_float(((const uint16_t *)d)[i]);
     case TF_FLOAT: case TF_COMPLEX64: return ((const float *)d)[i];
     default: return ((const double *)d)[i];
   }

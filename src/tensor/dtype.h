@@ -57,5 +57,9 @@ static inline int tfc_dtype_base(int dtype) {
 }
 /* A valid, non-ref value of the enum. */
 int tfc_dtype_valid(int dtype);
+/* IEEE half and bfloat16 bits to float, exactly (every value of both is a float). The other
+ * way, rounding to nearest even, is tfc_philox_float_to_half / _bfloat16 (base/philox.h). */
+float tfc_half_to_float(uint16_t h);
+float tfc_bfloat16_to_float(uint16_t b);
 
 #endif

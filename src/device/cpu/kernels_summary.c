@@ -39,28 +39,6 @@
 
 /* ---- element conversion ---- */
 
-static float half_to_float(uint16_t h) {
-  uint32_t sign = (uint32_t)(h & 0x8000u) << 16, exp = (h >> 10) & 0x1f, man = h & 0x3ffu, bits;
-  if (exp == 0x1f) {
-    bits = sign | 0x7f800000u | (man << 13); /* inf / nan */
-  } else if (exp) {
-    bits = sign | ((exp + 112) << 23) | (man << 13);
-  } else {
-    float f = (float)man * 0x1p-24f; /* subnormal or zero: exact */
-    return sign ? -f : f;
-  }
-  float f;
-  memcpy(&f, &bits, sizeof f);
-  return f;
-}
-
-static float bfloat16_to_float(uint16_t b) {
-  uint32_t bits = (uint32_t)b << 16;
-  float f;
-  memcpy(&f, &bits, sizeof f);
-  return f;
-}
-
 /* Element i as float, cast straight from its type (TF's float(T)). */
 static float elem_f32(const tfc_tensor *t, int64_t i) {
   const void *p = t->data;
@@ -75,8 +53,8 @@ static float elem_f32(const tfc_tensor *t, int64_t i) {
     case TFC_DT_UINT16: return (float)((const uint16_t *)p)[i];
     case TFC_DT_UINT32: return (float)((const uint32_t *)p)[i];
     case TFC_DT_UINT64: return (float)((const uint64_t *)p)[i];
-    case TFC_DT_HALF: return half_to_float(((const uint16_t *)p)[i]);
-    case TFC_DT_BFLOAT16: return bfloat16_to_float(((const uint16_t *)p)[i]);
+    case TFC_DT_HALF: return tfc_half_to_float(((const uint16_t *)p)[i]);
+    case TFC_DT_BFLOAT16: return tfc_bfloat16_to_float(((const uint16_t *)p)[i]);
     default: return 0;
   }
 }
