@@ -39,6 +39,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -96,6 +97,12 @@ static DIST_UNUSED void dist_free_ports(int n, int *out) {
     dist_reserved[dist_n_reserved++] = fd;
     out[i] = ntohs(a.sin_port);
   }
+}
+
+/* A two-task cluster spec "local=localhost:P0,localhost:P1" on ports reserved as above. */
+static DIST_UNUSED void dist_local_cluster(char *out, size_t cap, int *ports) {
+  dist_free_ports(2, ports);
+  snprintf(out, cap, "local=localhost:%d,localhost:%d", ports[0], ports[1]);
 }
 
 /* ---------------- tasks ---------------- */
@@ -535,6 +542,46 @@ static DIST_UNUSED TF_Tensor *dist_run(TF_Session *sess, TF_Operation *feed_op, 
   TF_SessionRun(sess, NULL, feed_op ? &in : NULL, feed_op ? &feed : NULL, feed_op ? 1 : 0, fetch ? &out : NULL,
                 fetch ? &result : NULL, fetch ? 1 : 0, target ? targets : NULL, target ? 1 : 0, NULL, s);
   return result;
+}
+
+/* A run (fetch op:0 of `fetch`) on a thread of its own: start, join with a hang guard, fini. */
+typedef struct dist_bg_run {
+  TF_Session *sess;
+  TF_Operation *fetch;
+  pthread_t th;
+  atomic_int done;
+  TF_Status *s;
+  TF_Tensor *result;
+} dist_bg_run;
+
+static DIST_UNUSED void *dist_bg_main(void *arg) {
+  dist_bg_run *r = arg;
+  r->result = dist_run(r->sess, NULL, NULL, r->fetch, NULL, r->s);
+  atomic_store(&r->done, 1);
+  return NULL;
+}
+
+static DIST_UNUSED void dist_bg_start(dist_bg_run *r, TF_Session *sess, TF_Operation *fetch) {
+  memset(r, 0, sizeof *r);
+  r->sess = sess;
+  r->fetch = fetch;
+  r->s = TF_NewStatus();
+  if (pthread_create(&r->th, NULL, dist_bg_main, r) != 0) tfc_test_fail(__FILE__, __LINE__, "pthread_create");
+}
+
+/* Joins the run (hang guard: fails the test when it has not finished in guard_ms). */
+static DIST_UNUSED void dist_bg_join(dist_bg_run *r, int guard_ms, int line) {
+  int64_t until = dist_now_ms() + guard_ms;
+  while (!atomic_load(&r->done)) {
+    if (dist_now_ms() > until) tfc_test_fail(__FILE__, line, "the run did not finish within %d ms", guard_ms);
+    dist_sleep_ms(10);
+  }
+  pthread_join(r->th, NULL);
+}
+
+static DIST_UNUSED void dist_bg_fini(dist_bg_run *r) {
+  TF_DeleteTensor(r->result);
+  TF_DeleteStatus(r->s);
 }
 
 /* The float scalar `fetch` evaluates to; fails the test on any error. */

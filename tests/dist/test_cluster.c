@@ -24,53 +24,6 @@
 #define T0 "/job:local/replica:0/task:0"
 #define T1 "/job:local/replica:0/task:1"
 
-/* A two-task "local" cluster on two free ports. */
-static void local_cluster(char *out, size_t cap, int *ports) {
-  dist_free_ports(2, ports);
-  snprintf(out, cap, "local=localhost:%d,localhost:%d", ports[0], ports[1]);
-}
-
-/* ---------------- a run on a thread of its own ---------------- */
-
-typedef struct bg_run {
-  TF_Session *sess;
-  TF_Operation *fetch;
-  pthread_t th;
-  atomic_int done;
-  TF_Status *s;
-  TF_Tensor *result;
-} bg_run;
-
-static void *bg_main(void *arg) {
-  bg_run *r = arg;
-  r->result = dist_run(r->sess, NULL, NULL, r->fetch, NULL, r->s);
-  atomic_store(&r->done, 1);
-  return NULL;
-}
-
-static void bg_start(bg_run *r, TF_Session *sess, TF_Operation *fetch) {
-  memset(r, 0, sizeof *r);
-  r->sess = sess;
-  r->fetch = fetch;
-  r->s = TF_NewStatus();
-  if (pthread_create(&r->th, NULL, bg_main, r) != 0) tfc_test_fail(__FILE__, __LINE__, "pthread_create");
-}
-
-/* Joins the run (hang guard: fails the test when it has not finished in guard_ms). */
-static void bg_join(bg_run *r, int guard_ms, int line) {
-  int64_t until = dist_now_ms() + guard_ms;
-  while (!atomic_load(&r->done)) {
-    if (dist_now_ms() > until) tfc_test_fail(__FILE__, line, "the run did not finish within %d ms", guard_ms);
-    dist_sleep_ms(10);
-  }
-  pthread_join(r->th, NULL);
-}
-
-static void bg_fini(bg_run *r) {
-  TF_DeleteTensor(r->result);
-  TF_DeleteStatus(r->s);
-}
-
 /* ---------------- in-process server ---------------- */
 
 static void local_server_says_hello(void) {
@@ -120,7 +73,7 @@ static void local_server_says_hello(void) {
 static void graph_grown_between_runs_is_extended(void) {
   char cluster[128];
   int ports[2];
-  local_cluster(cluster, sizeof cluster, ports);
+  dist_local_cluster(cluster, sizeof cluster, ports);
   dist_task *t0 = dist_server_start(cluster, "local", 0, NULL, NULL);
   dist_task *t1 = dist_server_start(cluster, "local", 1, NULL, NULL);
   TF_Graph *g = TF_NewGraph();
@@ -146,7 +99,7 @@ static void graph_grown_between_runs_is_extended(void) {
 static void step_past_its_deadline_is_aborted_on_every_task(void) {
   char cluster[128];
   int ports[2];
-  local_cluster(cluster, sizeof cluster, ports);
+  dist_local_cluster(cluster, sizeof cluster, ports);
   dist_task *t0 = dist_server_start(cluster, "local", 0, NULL, NULL);
   dist_task *t1 = dist_server_start(cluster, "local", 1, NULL, NULL);
   TF_Graph *g = TF_NewGraph();
@@ -202,7 +155,7 @@ static void expect_2_4_6(TF_Tensor *t) {
 static void node_on_other_task_runs_there_and_is_logged(void) {
   char cluster[128];
   int ports[2];
-  local_cluster(cluster, sizeof cluster, ports);
+  dist_local_cluster(cluster, sizeof cluster, ports);
   dist_task *t0 = dist_server_start(cluster, "local", 0, NULL, NULL);
   dist_task *t1 = dist_server_start(cluster, "local", 1, NULL, NULL);
   char want[64];
@@ -237,23 +190,23 @@ static void node_on_other_task_runs_there_and_is_logged(void) {
 static void task_that_starts_late_is_waited_for(void) {
   char cluster[128];
   int ports[2];
-  local_cluster(cluster, sizeof cluster, ports);
+  dist_local_cluster(cluster, sizeof cluster, ports);
   dist_task *t0 = dist_server_start(cluster, "local", 0, NULL, NULL);
   TF_Graph *g = TF_NewGraph();
   TF_Operation *y = build_cross_task_mul(g);
   TF_Session *sess = dist_session(g, t0->target, NULL);
-  bg_run r;
-  bg_start(&r, sess, y);
+  dist_bg_run r;
+  dist_bg_start(&r, sess, y);
   dist_sleep_ms(2000); /* task 1 comes up two seconds after the run began */
   EXPECT_TRUE(!atomic_load(&r.done));
   dist_task *t1 = dist_server_start(cluster, "local", 1, NULL, NULL);
-  bg_join(&r, DIST_STEP_GUARD_MS, __LINE__);
+  dist_bg_join(&r, DIST_STEP_GUARD_MS, __LINE__);
   if (TF_GetCode(r.s) != TF_OK) tfc_test_fail(__FILE__, __LINE__, "run: %s", TF_Message(r.s));
   expect_2_4_6(r.result);
   char *err = dist_task_output(t0, 1);
   EXPECT_CONTAINS(err, "CreateSession still waiting for response from worker: " T1);
   free(err);
-  bg_fini(&r);
+  dist_bg_fini(&r);
   dist_session_free(sess);
   TF_DeleteGraph(g);
   dist_task_free(t1);
@@ -263,19 +216,19 @@ static void task_that_starts_late_is_waited_for(void) {
 static void task_that_never_starts_is_unavailable(void) {
   char cluster[128];
   int ports[2];
-  local_cluster(cluster, sizeof cluster, ports);
+  dist_local_cluster(cluster, sizeof cluster, ports);
   dist_task *t0 = dist_server_start(cluster, "local", 0, NULL, NULL);
   TF_Graph *g = TF_NewGraph();
   TF_Operation *y = build_cross_task_mul(g);
   dist_config cfg = {.operation_timeout_in_ms = 1500};
   TF_Session *sess = dist_session(g, t0->target, &cfg);
-  bg_run r;
-  bg_start(&r, sess, y);
-  bg_join(&r, DIST_STEP_GUARD_MS, __LINE__);
+  dist_bg_run r;
+  dist_bg_start(&r, sess, y);
+  dist_bg_join(&r, DIST_STEP_GUARD_MS, __LINE__);
   EXPECT_EQ(TF_GetCode(r.s), TF_UNAVAILABLE);
   EXPECT_CONTAINS(TF_Message(r.s), T1);
   EXPECT_TRUE(r.result == NULL);
-  bg_fini(&r);
+  dist_bg_fini(&r);
   dist_session_free(sess);
   TF_DeleteGraph(g);
   dist_task_free(t0);
@@ -460,7 +413,7 @@ static void reset_clears_the_clusters_containers(void) {
 static void large_tensor_crosses_tasks(void) {
   char cluster[128];
   int ports[2];
-  local_cluster(cluster, sizeof cluster, ports);
+  dist_local_cluster(cluster, sizeof cluster, ports);
   dist_task *t0 = dist_server_start(cluster, "local", 0, NULL, NULL);
   dist_task *t1 = dist_server_start(cluster, "local", 1, NULL, NULL);
   TF_Graph *g = TF_NewGraph();
@@ -500,12 +453,12 @@ static void large_tensor_crosses_tasks(void) {
  * operation timeout (UNAVAILABLE, not DEADLINE_EXCEEDED). */
 static void expect_run_fails_when_killed(TF_Session *sess, TF_Operation *fetch, dist_task *master,
                                          dist_task *victim, const char *victim_name) {
-  bg_run r;
-  bg_start(&r, sess, fetch);
+  dist_bg_run r;
+  dist_bg_start(&r, sess, fetch);
   dist_sleep_ms(1500); /* lets the step reach its blocking op (not an assertion) */
   EXPECT_TRUE(!atomic_load(&r.done));
   EXPECT_TRUE(dist_task_signal_wait(victim, SIGKILL, DIST_START_GUARD_MS) != -1);
-  bg_join(&r, DIST_STEP_GUARD_MS, __LINE__);
+  dist_bg_join(&r, DIST_STEP_GUARD_MS, __LINE__);
   if (TF_GetCode(r.s) == TF_OK) tfc_test_fail(__FILE__, __LINE__, "the step succeeded after %s died", victim_name);
   /* TF 1.15 reports a peer that went away as UnavailableError ("Socket closed"). */
   if (TF_GetCode(r.s) != TF_UNAVAILABLE)
@@ -517,13 +470,13 @@ static void expect_run_fails_when_killed(TF_Session *sess, TF_Operation *fetch, 
   }
   /* The master task outlives its peer's death. */
   if (dist_task_reap(master)) dist_task_fail(master, __LINE__, "the master task died with its peer");
-  bg_fini(&r);
+  dist_bg_fini(&r);
 }
 
 static void worker_killed_during_step_fails_the_step(void) {
   char cluster[128];
   int ports[2];
-  local_cluster(cluster, sizeof cluster, ports);
+  dist_local_cluster(cluster, sizeof cluster, ports);
   dist_task *t0 = dist_server_start(cluster, "local", 0, NULL, NULL);
   dist_task *t1 = dist_server_start(cluster, "local", 1, NULL, NULL);
   TF_Graph *g = TF_NewGraph();
@@ -586,7 +539,7 @@ static void crashing_client(const char *target, int go_fd, int ready_fd) {
 static void client_killed_during_step_leaves_cluster_usable(void) {
   char cluster[128], target[64];
   int ports[2];
-  local_cluster(cluster, sizeof cluster, ports);
+  dist_local_cluster(cluster, sizeof cluster, ports);
   snprintf(target, sizeof target, "grpc://localhost:%d", ports[0]);
 
   /* The crashing client forks first, while this process has a single thread and has not
@@ -673,7 +626,7 @@ static int raw_call(tfc_rpc_channel *ch, const char *method, const void *bytes, 
 static void malformed_and_unknown_rpcs_are_refused(void) {
   char cluster[128];
   int ports[2];
-  local_cluster(cluster, sizeof cluster, ports);
+  dist_local_cluster(cluster, sizeof cluster, ports);
   dist_task *t0 = dist_server_start(cluster, "local", 0, NULL, NULL);
   dist_task *t1 = dist_server_start(cluster, "local", 1, NULL, NULL);
   char addr[32];

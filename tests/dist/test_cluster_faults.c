@@ -25,12 +25,6 @@
 #define T0 "/job:local/replica:0/task:0"
 #define T1 "/job:local/replica:0/task:1"
 
-/* A two-task "local" cluster on two free ports. */
-static void local_cluster(char *out, size_t cap, int *ports) {
-  dist_free_ports(2, ports);
-  snprintf(out, cap, "local=localhost:%d,localhost:%d", ports[0], ports[1]);
-}
-
 /* y = -x with x = 3 on task 1 and y on task 0: every step runs a graph on each task. */
 static TF_Operation *build_cross_task_neg(TF_Graph *g) {
   TF_Operation *x = dist_const_f(g, "x", "/job:local/task:1", 3.0f);
@@ -116,7 +110,7 @@ static void count_call(void *arg, const tfc_status *s, tfc_msg_in *resp) {
 static void restarted_worker_answers_stale_handles_with_aborted(void) {
   char cluster[128];
   int ports[2];
-  local_cluster(cluster, sizeof cluster, ports);
+  dist_local_cluster(cluster, sizeof cluster, ports);
   dist_task *t0 = dist_server_start(cluster, "local", 0, NULL, NULL);
   dist_task *t1 = dist_server_start(cluster, "local", 1, NULL, NULL);
   TF_Graph *g = TF_NewGraph();
@@ -166,40 +160,6 @@ static void restarted_worker_answers_stale_handles_with_aborted(void) {
 
 /* ---------------- SIGTERM whatever is pending ---------------- */
 
-typedef struct bg_run {
-  TF_Session *sess;
-  TF_Operation *fetch;
-  pthread_t th;
-  atomic_int done;
-  TF_Status *s;
-} bg_run;
-
-static void *bg_main(void *arg) {
-  bg_run *r = arg;
-  TF_Tensor *t = dist_run(r->sess, NULL, NULL, r->fetch, NULL, r->s);
-  TF_DeleteTensor(t);
-  atomic_store(&r->done, 1);
-  return NULL;
-}
-
-static void bg_start(bg_run *r, TF_Session *sess, TF_Operation *fetch) {
-  memset(r, 0, sizeof *r);
-  r->sess = sess;
-  r->fetch = fetch;
-  r->s = TF_NewStatus();
-  if (pthread_create(&r->th, NULL, bg_main, r) != 0) tfc_test_fail(__FILE__, __LINE__, "pthread_create");
-}
-
-static void bg_join(bg_run *r, int line) {
-  int64_t until = dist_now_ms() + DIST_STEP_GUARD_MS;
-  while (!atomic_load(&r->done)) {
-    if (dist_now_ms() > until) tfc_test_fail(__FILE__, line, "the run did not finish");
-    dist_sleep_ms(10);
-  }
-  pthread_join(r->th, NULL);
-  TF_DeleteStatus(r->s);
-}
-
 /* SIGTERMs the task and expects a clean stop (exit 0, "tfc server: stopped") within the hang
  * guard; prints how long it took. */
 static void expect_sigterm_stop(dist_task *t, const char *what, int line) {
@@ -218,17 +178,18 @@ static void expect_sigterm_stop(dist_task *t, const char *what, int line) {
 static void sigterm_stops_a_server_waiting_for_a_task_that_never_starts(void) {
   char cluster[128];
   int ports[2];
-  local_cluster(cluster, sizeof cluster, ports); /* task 1's port stays unserved */
+  dist_local_cluster(cluster, sizeof cluster, ports); /* task 1's port stays unserved */
   dist_task *t0 = dist_server_start(cluster, "local", 0, NULL, NULL);
   TF_Graph *g = TF_NewGraph();
   TF_Operation *y = build_cross_task_neg(g);
   TF_Session *sess = dist_session(g, t0->target, NULL);
-  bg_run r;
-  bg_start(&r, sess, y);
+  dist_bg_run r;
+  dist_bg_start(&r, sess, y);
   /* The session's CreateSession now waits for task 1 (no operation timeout: for ever). */
   dist_task_wait_for(t0, 1, "CreateSession still waiting for response from worker: " T1, DIST_START_GUARD_MS);
   expect_sigterm_stop(t0, "a CreateSession waiting for a task that never starts", __LINE__);
-  bg_join(&r, __LINE__);
+  dist_bg_join(&r, DIST_STEP_GUARD_MS, __LINE__);
+  dist_bg_fini(&r);
   dist_session_free(sess);
   TF_DeleteGraph(g);
   dist_task_free(t0);
@@ -256,20 +217,21 @@ static void sigterm_stops_a_server_holding_a_recv_tensor_for_an_unknown_step(voi
 static void sigterm_stops_a_master_whose_step_waits_on_a_stopped_task(void) {
   char cluster[128];
   int ports[2];
-  local_cluster(cluster, sizeof cluster, ports);
+  dist_local_cluster(cluster, sizeof cluster, ports);
   dist_task *t0 = dist_server_start(cluster, "local", 0, NULL, NULL);
   dist_task *t1 = dist_server_start(cluster, "local", 1, NULL, NULL);
   TF_Graph *g = TF_NewGraph();
   TF_Operation *y = build_blocking_dequeue(g);
   TF_Session *sess = dist_session(g, t0->target, NULL);
-  bg_run r;
-  bg_start(&r, sess, y);
+  dist_bg_run r;
+  dist_bg_start(&r, sess, y);
   dist_sleep_ms(1500); /* lets the step reach the dequeue on task 1 (not an assertion) */
   EXPECT_EQ(atomic_load(&r.done), 0);
   stop_task(t1, __LINE__); /* task 1 now answers nothing: the aborted step's cleanup waits on it */
   expect_sigterm_stop(t0, "a step waiting on a stopped task", __LINE__);
   kill(t1->pid, SIGCONT);
-  bg_join(&r, __LINE__);
+  dist_bg_join(&r, DIST_STEP_GUARD_MS, __LINE__);
+  dist_bg_fini(&r);
   dist_session_free(sess);
   TF_DeleteGraph(g);
   dist_task_free(t1);
@@ -305,7 +267,7 @@ static void wait_load(tfc_server *srv, int want_calls_at_least, int want_idle, i
 static void create_session_of_a_dead_client_stops_waiting(void) {
   char cluster[128], target[64];
   int ports[2];
-  local_cluster(cluster, sizeof cluster, ports); /* task 1 never starts */
+  dist_local_cluster(cluster, sizeof cluster, ports); /* task 1 never starts */
   snprintf(target, sizeof target, "grpc://localhost:%d", ports[0]);
   int go[2];
   EXPECT_EQ(pipe(go), 0);
@@ -462,7 +424,7 @@ static void port_in_use_prints_only_tfcs_message(void) {
 static void stopped_task_fails_a_step_at_its_timeout(void) {
   char cluster[128];
   int ports[2];
-  local_cluster(cluster, sizeof cluster, ports);
+  dist_local_cluster(cluster, sizeof cluster, ports);
   dist_task *t0 = dist_server_start(cluster, "local", 0, NULL, NULL);
   dist_task *t1 = dist_server_start(cluster, "local", 1, NULL, NULL);
   TF_Graph *g = TF_NewGraph();
