@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "capi/capi_internal.h"
+#include "capi_util.h"
 #include "harness.h"
 #include "tensorflow/c/c_api.h"
 #include "tensorflow/c/c_api_experimental.h"
@@ -809,22 +810,6 @@ static void concurrent_builders_all_succeed(void) {
 
 /* ---------------- operation order and positions (TF's node ids) ---------------- */
 
-static TF_Buffer *read_fixture(const char *file) {
-  char path[1024];
-  snprintf(path, sizeof path, "%s/%s", TFC_FIXTURE_DIR, file);
-  FILE *f = fopen(path, "rb");
-  if (!f) tfc_test_fail(__FILE__, __LINE__, "cannot open %s", path);
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *data = malloc((size_t)n + 1);
-  EXPECT_TRUE(fread(data, 1, (size_t)n, f) == (size_t)n);
-  fclose(f);
-  TF_Buffer *b = TF_NewBufferFromString(data, (size_t)n);
-  free(data);
-  return b;
-}
-
 /* Checks g's TF_GraphNextOperation listing (names and the pos left after each) against the
  * "op" lines that follow in f, up to "end". Returns the number of ops. */
 static int expect_listing(TF_Graph *g, FILE *f, const char *what) {
@@ -854,7 +839,7 @@ static void import_step(TF_Graph *g, char *line, TF_Status *s) {
   char *graph = strtok_r(NULL, " \n", &save), *prefix = strtok_r(NULL, " \n", &save);
   char file[300];
   snprintf(file, sizeof file, "import_order_%s.pb", graph);
-  TF_Buffer *b = read_fixture(file);
+  TF_Buffer *b = capi_read_fixture(file);
   TF_ImportGraphDefOptions *o = TF_NewImportGraphDefOptions();
   if (strcmp(prefix, "-") != 0) TF_ImportGraphDefOptionsSetPrefix(o, prefix);
   for (char *m; (m = strtok_r(NULL, " \n", &save));) {
