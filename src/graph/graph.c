@@ -47,6 +47,7 @@ tfc_graph *tfc_graph_new(void) {
   if (!g) return NULL;
   pthread_mutex_init(&g->mu, NULL);
   tfc_hashmap_init(&g->by_name);
+  tfc_funclib_init(&g->library);
   g->producer = TFC_GRAPH_DEF_VERSION;
   g->next_tf_id = 2; /* TF's _SOURCE and _SINK hold 0 and 1 */
   return g;
@@ -71,6 +72,7 @@ void tfc_graph_free(tfc_graph *g) {
   for (int i = 0; i < g->n_nodes; i++) node_free(g->nodes[i]);
   free(g->nodes);
   free(g->bad_consumers);
+  tfc_funclib_fini(&g->library);
   tfc_hashmap_fini(&g->by_name);
   pthread_mutex_destroy(&g->mu);
   free(g);

@@ -25,6 +25,7 @@
 
 #include "base/hashmap.h"
 #include "base/status.h"
+#include "graph/function.h"
 #include "ops/opdef.h"
 
 typedef struct tfc_graph tfc_graph;
@@ -68,6 +69,8 @@ struct tfc_graph {
   /* Runtime-made graphs (a worker's partitions) hold internal nodes whose names start with
    * '_' (_arg_0, _retval_0); user graphs may not. */
   int internal_names;
+  /* The function library (GraphDef.library; TF_GraphCopyFunction), under the lock. */
+  tfc_funclib library;
 };
 
 /* TF_GRAPH_DEF_VERSION written on export (TF 1.15's producer). */

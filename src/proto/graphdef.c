@@ -29,6 +29,7 @@
 #include "base/hashmap.h"
 #include "base/mem.h"
 #include "proto/attr_codec.h"
+#include "proto/function_codec.h"
 #include "proto/pb_util.h"
 #include "tensorflow/graph.pb-c.h"
 #include "tensorflow/op_def.pb-c.h"
@@ -589,13 +590,17 @@ int tfc_graphdef_import(tfc_graph *g, const void *data, size_t len, const tfc_im
 
   tfc_graph_lock(g);
   int mark = tfc_graph_mark(g);
-  int r = choose_names(&im, s);
+  tfc_funclib_mark lib_mark = tfc_funclib_get_mark(&g->library);
+  /* TF adds the library (no prefix applied) before it builds any node. */
+  int r = tfc_funclib_import(&g->library, im.gd->library, s);
+  if (r == TFC_OK) r = choose_names(&im, s);
   for (int k = 0; k < im.n_order && r == TFC_OK; k++) r = build_node(&im, im.order[k], s);
   if (r == TFC_OK && im.n_order < im.n) r = cycle_error(&im, s);
   if (r == TFC_OK) r = collect_results(&im, &scratch, s);
   if (r == TFC_OK) r = set_versions(g, mark == 0, im.gd->versions, s);
   if (r != TFC_OK) {
     tfc_graph_rollback(g, mark);
+    tfc_funclib_rollback(&g->library, lib_mark);
     tfc_import_results_fini(&scratch);
   }
   tfc_graph_unlock(g);
@@ -679,6 +684,41 @@ int tfc_versiondef_export(tfc_graph *g, void **out, size_t *out_len, tfc_status 
   return r;
 }
 
+/* Packs gd with the library's bytes as field 2, in field order (node 1, library 2, versions 4)
+ * as TF writes them. */
+static int pack_graphdef(Tensorflow__GraphDef *gd, const tfc_funclib *lib, void **out, size_t *out_len,
+                         tfc_status *s) {
+  void *libb = NULL;
+  size_t lib_len = 0;
+  if (lib) TFC_TRY(tfc_funclib_export(lib, &libb, &lib_len, s));
+  if (!libb) return tfc_pb_pack(&gd->base, out, out_len, s);
+  Tensorflow__VersionDef *v = gd->versions;
+  gd->versions = NULL;
+  size_t head = tensorflow__graph_def__get_packed_size(gd);
+  size_t vlen = v ? tensorflow__version_def__get_packed_size(v) : 0;
+  uint8_t *buf = malloc(head + lib_len + vlen + 24);
+  if (!buf) {
+    gd->versions = v;
+    free(libb);
+    return tfc_status_set(s, TFC_RESOURCE_EXHAUSTED, "Out of memory writing a GraphDef");
+  }
+  size_t k = tensorflow__graph_def__pack(gd, buf);
+  buf[k++] = (2 << 3) | 2;
+  k += tfc_pb_put_varint(buf + k, lib_len);
+  memcpy(buf + k, libb, lib_len);
+  k += lib_len;
+  if (v) {
+    buf[k++] = (4 << 3) | 2;
+    k += tfc_pb_put_varint(buf + k, vlen);
+    k += tensorflow__version_def__pack(v, buf + k);
+  }
+  gd->versions = v;
+  free(libb);
+  *out = buf;
+  *out_len = k;
+  return TFC_OK;
+}
+
 int tfc_graphdef_export_ex(tfc_graph *g, int first, int assigned, void **out, size_t *out_len, tfc_status *s) {
   tfc_pb_arena a;
   tfc_pb_arena_init(&a);
@@ -700,7 +740,7 @@ int tfc_graphdef_export_ex(tfc_graph *g, int first, int assigned, void **out, si
     }
     gd.n_node = (size_t)n;
   }
-  if (r == TFC_OK) r = tfc_pb_pack(&gd.base, out, out_len, s);
+  if (r == TFC_OK) r = pack_graphdef(&gd, first == 0 ? &g->library : NULL, out, out_len, s);
   tfc_graph_unlock(g);
   tfc_pb_arena_fini(&a);
   return r;

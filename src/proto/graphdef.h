@@ -25,9 +25,11 @@
  *    graph was empty, and merged (min producer, max min_consumer, union) otherwise.
  *
  * Export writes versions {producer, min_consumer, bad_consumers} and every node (name, op,
- * inputs as "n", "n:k", "^n", device, all attrs). FunctionDefLibrary is not supported yet:
- * a GraphDef whose library defines functions is imported without them (calls to them fail
- * as unknown ops).
+ * inputs as "n", "n:k", "^n", device, all attrs), then the graph's function library
+ * (GraphDef.library, proto/function_codec.h) in field order. Import adds the library's
+ * functions and gradients to the graph's (TF's rules, graph/function.h; no prefix applied)
+ * before it builds any node, and rolls them back with the nodes on error. Nodes calling a
+ * library function are not supported yet (unknown op).
  *
  * Ownership: options are borrowed for the call; results are caller storage freed with
  * tfc_import_results_fini; exported bytes are malloc'd and owned by the caller.

@@ -185,3 +185,22 @@ int tfc_pb_arena_status(const tfc_pb_arena *a, tfc_status *s) {
   if (a->oom) return tfc_status_set(s, TFC_RESOURCE_EXHAUSTED, "out of memory building a protobuf");
   return TFC_OK;
 }
+
+size_t tfc_pb_put_varint(uint8_t *p, uint64_t v) {
+  size_t k = 0;
+  while (v >= 0x80) {
+    p[k++] = (uint8_t)(v | 0x80);
+    v >>= 7;
+  }
+  p[k++] = (uint8_t)v;
+  return k;
+}
+
+size_t tfc_pb_varint_size(uint64_t v) {
+  size_t k = 1;
+  while (v >= 0x80) {
+    v >>= 7;
+    k++;
+  }
+  return k;
+}

@@ -19,6 +19,7 @@
 
 #include <protobuf-c/protobuf-c.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "base/status.h"
 
@@ -36,6 +37,12 @@ ProtobufCMessage *tfc_pb_unpack(const ProtobufCMessageDescriptor *desc, const vo
 /* Packs a message into a new malloc'd buffer (caller frees; a 0-byte message still gets a
  * non-NULL buffer). */
 int tfc_pb_pack(const ProtobufCMessage *m, void **out, size_t *out_len, tfc_status *s);
+
+/* Writes v as a varint at p (room for 10 bytes); returns the bytes written. For messages
+ * framed by hand around bytes already serialized. */
+size_t tfc_pb_put_varint(uint8_t *p, uint64_t v);
+/* The bytes tfc_pb_put_varint writes for v. */
+size_t tfc_pb_varint_size(uint64_t v);
 
 typedef struct tfc_pb_block tfc_pb_block;
 typedef struct tfc_pb_arena {

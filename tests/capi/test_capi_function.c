@@ -1,0 +1,252 @@
+/*
+ * The C API over function libraries: TF_Function handles (import, name, FunctionDef, attrs,
+ * delete), TF_GraphCopyFunction with gradients, TF_GraphNumFunctions/TF_GraphGetFunctions, and
+ * GraphDef.library through import and export. FunctionDefs, GraphDef and every expected code
+ * and message come from TensorFlow (tests/fixtures/gen_functions.py, fn_*).
+ */
+#include <string.h>
+
+#include "capi_util.h"
+#include "harness.h"
+#include "tensorflow/c/c_api.h"
+
+/* Checks a status against line `name` of fn_expect.txt ("name\tcode\tmessage"). */
+static void expect_case(const char *name, TF_Status *s) {
+  char path[1024], line[1024];
+  snprintf(path, sizeof path, "%s/fn_expect.txt", TFC_FIXTURE_DIR);
+  FILE *f = fopen(path, "r");
+  EXPECT_TRUE(f != NULL);
+  size_t n = strlen(name);
+  while (fgets(line, sizeof line, f)) {
+    if (strncmp(line, name, n) != 0 || line[n] != '\t') continue;
+    fclose(f);
+    line[strcspn(line, "\n")] = 0;
+    char *msg = strchr(line + n + 1, '\t');
+    EXPECT_TRUE(msg != NULL);
+    int code = atoi(line + n + 1);
+    if ((int)TF_GetCode(s) != code || (code != 0 && strcmp(TF_Message(s), msg + 1) != 0))
+      tfc_test_fail(__FILE__, __LINE__, "%s: got %d '%s', want %d '%s'", name, (int)TF_GetCode(s), TF_Message(s),
+                    code, msg + 1);
+    return;
+  }
+  fclose(f);
+  tfc_test_fail(__FILE__, __LINE__, "no case %s in fn_expect.txt", name);
+}
+
+/* The value of an OK case (its message column). */
+static int expect_int(const char *name) {
+  char path[1024], line[1024];
+  snprintf(path, sizeof path, "%s/fn_expect.txt", TFC_FIXTURE_DIR);
+  FILE *f = fopen(path, "r");
+  EXPECT_TRUE(f != NULL);
+  size_t n = strlen(name);
+  while (fgets(line, sizeof line, f))
+    if (strncmp(line, name, n) == 0 && line[n] == '\t') {
+      fclose(f);
+      return atoi(strchr(line + n + 1, '\t') + 1);
+    }
+  fclose(f);
+  tfc_test_fail(__FILE__, __LINE__, "no case %s in fn_expect.txt", name);
+}
+
+static TF_Function *load_function(const char *file) {
+  TF_Buffer *b = capi_read_fixture(file);
+  TF_Status *s = TF_NewStatus();
+  TF_Function *f = TF_FunctionImportFunctionDef(b->data, b->length, s);
+  OK(s);
+  EXPECT_TRUE(f != NULL);
+  TF_DeleteStatus(s);
+  TF_DeleteBuffer(b);
+  return f;
+}
+
+static void expect_def_is_fixture(TF_Function *f, const char *file) {
+  TF_Buffer *want = capi_read_fixture(file);
+  TF_Buffer *got = TF_NewBuffer();
+  TF_Status *s = TF_NewStatus();
+  TF_FunctionToFunctionDef(f, got, s);
+  OK(s);
+  EXPECT_EQ(got->length, want->length);
+  EXPECT_TRUE(memcmp(got->data, want->data, want->length) == 0);
+  TF_DeleteBuffer(got);
+  TF_DeleteBuffer(want);
+  TF_DeleteStatus(s);
+}
+
+static void import_function_def_keeps_name_and_bytes(void) {
+  TF_Function *f = load_function("fn_myadd.pb");
+  EXPECT_STREQ(TF_FunctionName(f), "MyAdd");
+  /* TF's deterministic bytes come back unchanged (the canonical form sorts maps alike). */
+  expect_def_is_fixture(f, "fn_myadd.pb");
+  TF_Status *s = TF_NewStatus();
+  TF_Buffer *full = TF_NewBufferFromString("x", 1);
+  TF_FunctionToFunctionDef(f, full, s);
+  EXPECT_EQ(TF_GetCode(s), TF_INVALID_ARGUMENT);
+  EXPECT_STREQ(TF_Message(s), "Passing non-empty TF_Buffer is invalid.");
+  TF_DeleteBuffer(full);
+  TF_DeleteStatus(s);
+  TF_DeleteFunction(f);
+  TF_DeleteFunction(NULL);
+}
+
+static void import_function_def_rejects_garbage(void) {
+  TF_Status *s = TF_NewStatus();
+  EXPECT_TRUE(TF_FunctionImportFunctionDef("\xff\xff", 2, s) == NULL);
+  expect_case("import_bad", s);
+  TF_DeleteStatus(s);
+}
+
+static void attrs_set_get_override_and_errors(void) {
+  TF_Function *f = load_function("fn_myadd.pb");
+  TF_Status *s = TF_NewStatus();
+  const char b_true[] = {0x28, 0x01}, b_false[] = {0x28, 0x00}, i_7[] = {0x18, 0x07};
+  TF_FunctionSetAttrValueProto(f, "_noinline", b_true, 2, s);
+  OK(s);
+  TF_FunctionSetAttrValueProto(f, "_noinline", i_7, 2, s);
+  OK(s);
+  TF_Buffer *got = TF_NewBuffer();
+  TF_FunctionGetAttrValueProto(f, "_noinline", got, s);
+  OK(s);
+  EXPECT_EQ(got->length, 2);
+  EXPECT_TRUE(memcmp(got->data, i_7, 2) == 0);
+  TF_DeleteBuffer(got);
+  /* The attr the FunctionDef came with. */
+  got = TF_NewBuffer();
+  TF_FunctionGetAttrValueProto(f, "_disable_call_shape_inference", got, s);
+  OK(s);
+  EXPECT_EQ(got->length, 2);
+  EXPECT_TRUE(memcmp(got->data, b_true, 2) == 0);
+  TF_DeleteBuffer(got);
+  got = TF_NewBuffer();
+  TF_FunctionGetAttrValueProto(f, "nope", got, s);
+  expect_case("get_missing", s);
+  EXPECT_EQ(got->length, 0);
+  TF_DeleteBuffer(got);
+  TF_FunctionSetAttrValueProto(f, "x", "\xff\xff", 2, s);
+  expect_case("set_bad", s);
+  /* A failed set leaves the function as it was; a set attr goes out with the FunctionDef. */
+  TF_FunctionSetAttrValueProto(f, "_noinline", b_false, 2, s);
+  OK(s);
+  TF_Buffer *def = TF_NewBuffer();
+  TF_FunctionToFunctionDef(f, def, s);
+  OK(s);
+  TF_Function *g = TF_FunctionImportFunctionDef(def->data, def->length, s);
+  OK(s);
+  got = TF_NewBuffer();
+  TF_FunctionGetAttrValueProto(g, "_noinline", got, s);
+  OK(s);
+  EXPECT_TRUE(got->length == 2 && memcmp(got->data, b_false, 2) == 0);
+  TF_DeleteBuffer(got);
+  TF_DeleteBuffer(def);
+  TF_DeleteFunction(g);
+  TF_DeleteFunction(f);
+  TF_DeleteStatus(s);
+}
+
+static void graph_copy_function_with_gradient_and_errors(void) {
+  TF_Function *add = load_function("fn_myadd.pb"), *mul = load_function("fn_mymul.pb");
+  TF_Function *other = load_function("fn_myadd_other.pb");
+  TF_Graph *g = TF_NewGraph();
+  TF_Status *s = TF_NewStatus();
+  EXPECT_EQ(TF_GraphNumFunctions(g), 0);
+  TF_GraphCopyFunction(g, NULL, NULL, s);
+  expect_case("copy_null", s);
+  TF_GraphCopyFunction(g, add, mul, s);
+  expect_case("copy_with_grad", s);
+  EXPECT_EQ(TF_GraphNumFunctions(g), expect_int("num_after_copy"));
+  TF_GraphCopyFunction(g, add, mul, s);
+  expect_case("copy_again", s);
+  TF_GraphCopyFunction(g, other, NULL, s);
+  expect_case("copy_clash", s);
+  TF_GraphCopyFunction(g, add, add, s);
+  expect_case("copy_grad_clash", s);
+  EXPECT_EQ(TF_GraphNumFunctions(g), expect_int("num_after_errors"));
+  /* A function named like an op (MyAdd renamed "Add"). */
+  TF_Function *op_named = load_function("fn_add_opname.pb");
+  TF_GraphCopyFunction(g, op_named, NULL, s);
+  expect_case("copy_op_name", s);
+  TF_DeleteFunction(op_named);
+  /* Deleting the handles leaves the graph's copies. */
+  TF_DeleteFunction(add);
+  TF_DeleteFunction(mul);
+  TF_DeleteFunction(other);
+  TF_Function *got[3] = {NULL, NULL, NULL};
+  EXPECT_EQ(TF_GraphGetFunctions(g, got, 1, s), 1);
+  OK(s);
+  EXPECT_STREQ(TF_FunctionName(got[0]), "MyAdd");
+  TF_DeleteFunction(got[0]);
+  EXPECT_EQ(TF_GraphGetFunctions(g, got, 3, s), 2);
+  OK(s);
+  EXPECT_STREQ(TF_FunctionName(got[0]), "MyAdd");
+  EXPECT_STREQ(TF_FunctionName(got[1]), "MyMul");
+  expect_def_is_fixture(got[0], "fn_myadd.pb");
+  expect_def_is_fixture(got[1], "fn_mymul.pb");
+  TF_DeleteFunction(got[0]);
+  TF_DeleteFunction(got[1]);
+  TF_DeleteGraph(g);
+  TF_DeleteStatus(s);
+}
+
+static void import_into(TF_Graph *g, TF_Buffer *b, TF_Status *s) {
+  TF_ImportGraphDefOptions *o = TF_NewImportGraphDefOptions();
+  TF_GraphImportGraphDef(g, b, o, s);
+  TF_DeleteImportGraphDefOptions(o);
+}
+
+static void graphdef_library_imports_and_exports(void) {
+  TF_Buffer *gd = capi_read_fixture("fn_library_graph.pb");
+  TF_Graph *g = TF_NewGraph();
+  TF_Status *s = TF_NewStatus();
+  import_into(g, gd, s);
+  expect_case("import_library", s);
+  EXPECT_EQ(TF_GraphNumFunctions(g), expect_int("num_after_import"));
+  import_into(g, gd, s);
+  expect_case("import_library_again", s);
+  /* A library clash (a different MyAdd), and a second gradient for MyAdd: both rejected, and
+   * the graph keeps its library. The GraphDefs are written by hand: library {function {...}} and
+   * library {gradient {function_name: "MyAdd" gradient_func: "MyAdd"}}. */
+  TF_Buffer *other = capi_read_fixture("fn_myadd_other.pb");
+  size_t n = other->length;
+  unsigned char *clash = malloc(n + 8);
+  size_t k = 0;
+  clash[k++] = 0x12; /* GraphDef.library */
+  clash[k++] = (unsigned char)(0x80 | ((n + 3) & 0x7f));
+  clash[k++] = (unsigned char)((n + 3) >> 7);
+  clash[k++] = 0x0a; /* FunctionDefLibrary.function */
+  clash[k++] = (unsigned char)(0x80 | (n & 0x7f));
+  clash[k++] = (unsigned char)(n >> 7);
+  EXPECT_TRUE(n >= 128 && n + 3 < 16384);
+  memcpy(clash + k, other->data, n);
+  TF_Buffer *cb = TF_NewBufferFromString(clash, k + n);
+  import_into(g, cb, s);
+  expect_case("import_clash", s);
+  TF_DeleteBuffer(cb);
+  free(clash);
+  TF_DeleteBuffer(other);
+  const char grad[] = "\x12\x10\x12\x0e\x0a\x05MyAdd\x12\x05MyAdd";
+  TF_Buffer *gb = TF_NewBufferFromString(grad, sizeof grad - 1);
+  import_into(g, gb, s);
+  expect_case("import_grad_clash", s);
+  TF_DeleteBuffer(gb);
+  EXPECT_EQ(TF_GraphNumFunctions(g), expect_int("num_after_import_errors"));
+  /* Export writes the library back: TF's bytes exactly (node, library, versions). */
+  TF_Buffer *out = TF_NewBuffer();
+  TF_GraphToGraphDef(g, out, s);
+  OK(s);
+  EXPECT_EQ(out->length, gd->length);
+  EXPECT_TRUE(memcmp(out->data, gd->data, gd->length) == 0);
+  TF_DeleteBuffer(out);
+  TF_DeleteBuffer(gd);
+  TF_DeleteGraph(g);
+  TF_DeleteStatus(s);
+}
+
+static const tfc_test tests[] = {
+    TFC_TEST(import_function_def_keeps_name_and_bytes),
+    TFC_TEST(import_function_def_rejects_garbage),
+    TFC_TEST(attrs_set_get_override_and_errors),
+    TFC_TEST(graph_copy_function_with_gradient_and_errors),
+    TFC_TEST(graphdef_library_imports_and_exports),
+    {0},
+};
+TFC_TEST_MAIN(tests)
