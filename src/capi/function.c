@@ -1,7 +1,8 @@
 /*
  * function — the C API over a graph's function library (graph/function.h): TF_Function
  * handles holding a FunctionDef, their attrs, copying them into graphs and listing a graph's
- * functions. Building a function from a graph (TF_GraphToFunction) is not here yet.
+ * functions, and building one from part of a graph (TF_GraphToFunction,
+ * proto/graph_to_function.h).
  *
  * A TF_Function owns its name and its canonical FunctionDef bytes (proto/function_codec.h);
  * graphs hold their own copies, so deleting a handle never affects a graph.
@@ -11,6 +12,7 @@
 
 #include "capi/capi_internal.h"
 #include "proto/function_codec.h"
+#include "proto/graph_to_function.h"
 
 struct TF_Function {
   char *name;
@@ -147,4 +149,66 @@ TFC_EXPORT int TF_GraphGetFunctions(TF_Graph *g, TF_Function **funcs, int max_fu
     return 0;
   }
   return n;
+}
+
+static tfc_endpoint *endpoints(const TF_Output *o, int n) {
+  tfc_endpoint *e = malloc(sizeof *e * (size_t)(n > 0 ? n : 1));
+  if (e)
+    for (int i = 0; i < n; i++) e[i] = tfc_capi_endpoint(o[i]);
+  return e;
+}
+
+TFC_EXPORT TF_Function *TF_GraphToFunctionWithControlOutputs(
+    const TF_Graph *fn_body, const char *fn_name, unsigned char append_hash_to_fn_name, int num_opers,
+    const TF_Operation *const *opers, int ninputs, const TF_Output *inputs, int noutputs, const TF_Output *outputs,
+    const char *const *output_names, int ncontrol_outputs, const TF_Operation *const *control_outputs,
+    const char *const *control_output_names, const TF_FunctionOptions *opts, const char *description,
+    TF_Status *status) {
+  (void)opts;
+  tfc_status *s = tfc_capi_status(status);
+  tfc_endpoint *in = endpoints(inputs, ninputs), *out = endpoints(outputs, noutputs);
+  TF_Function *f = NULL;
+  if (!in || !out) {
+    tfc_status_set(s, TFC_RESOURCE_EXHAUSTED, "Out of memory creating function '%s'", fn_name);
+  } else {
+    tfc_graph_to_function_args a = {
+        .fn_name = fn_name,
+        .append_hash = append_hash_to_fn_name != 0,
+        .num_opers = num_opers,
+        .opers = (tfc_node *const *)opers,
+        .ninputs = ninputs,
+        .inputs = in,
+        .noutputs = noutputs,
+        .outputs = out,
+        .output_names = output_names,
+        .ncontrol_outputs = ncontrol_outputs,
+        .control_outputs = (tfc_node *const *)control_outputs,
+        .control_output_names = control_output_names,
+        .description = description,
+    };
+    tfc_graph *g = fn_body->g;
+    void *def;
+    size_t len;
+    tfc_graph_lock(g);
+    int r = tfc_graph_to_functiondef(g, &a, &def, &len, s);
+    tfc_graph_unlock(g);
+    if (r == TFC_OK) {
+      f = function_new(fn_name, def, len, s);
+      free(def);
+    }
+  }
+  free(in);
+  free(out);
+  return f;
+}
+
+TFC_EXPORT TF_Function *TF_GraphToFunction(const TF_Graph *fn_body, const char *fn_name,
+                                           unsigned char append_hash_to_fn_name, int num_opers,
+                                           const TF_Operation *const *opers, int ninputs, const TF_Output *inputs,
+                                           int noutputs, const TF_Output *outputs, const char *const *output_names,
+                                           const TF_FunctionOptions *opts, const char *description,
+                                           TF_Status *status) {
+  return TF_GraphToFunctionWithControlOutputs(fn_body, fn_name, append_hash_to_fn_name, num_opers, opers, ninputs,
+                                              inputs, noutputs, outputs, output_names, 0, NULL, NULL, opts,
+                                              description, status);
 }

@@ -624,7 +624,7 @@ static char *input_name(tfc_pb_arena *a, const tfc_node *src, int index) {
   return r;
 }
 
-static int nodedef_build(const tfc_node *n, int assigned, tfc_pb_arena *a, Tensorflow__NodeDef *nd, tfc_status *s) {
+int tfc_nodedef_build(const tfc_node *n, int assigned, tfc_pb_arena *a, Tensorflow__NodeDef *nd, tfc_status *s) {
   tensorflow__node_def__init(nd);
   nd->name = tfc_pb_strdup(a, n->name);
   nd->op = tfc_pb_strdup(a, n->op->name);
@@ -661,7 +661,7 @@ int tfc_nodedef_export(const tfc_node *n, void **out, size_t *out_len, tfc_statu
   tfc_pb_arena a;
   tfc_pb_arena_init(&a);
   Tensorflow__NodeDef nd;
-  int r = nodedef_build(n, 0, &a, &nd, s);
+  int r = tfc_nodedef_build(n, 0, &a, &nd, s);
   if (r == TFC_OK) r = tfc_pb_pack(&nd.base, out, out_len, s);
   tfc_pb_arena_fini(&a);
   return r;
@@ -735,7 +735,7 @@ int tfc_graphdef_export_ex(tfc_graph *g, int first, int assigned, void **out, si
     Tensorflow__NodeDef *nds = tfc_pb_alloc(&a, sizeof *nds * (size_t)n);
     if (!gd.node || !nds) r = tfc_pb_arena_status(&a, s);
     for (int i = 0; i < n && r == TFC_OK; i++) {
-      r = nodedef_build(g->nodes[g->n_nodes - n + i], assigned, &a, &nds[i], s);
+      r = tfc_nodedef_build(g->nodes[g->n_nodes - n + i], assigned, &a, &nds[i], s);
       gd.node[i] = &nds[i];
     }
     gd.n_node = (size_t)n;

@@ -42,6 +42,8 @@
 
 #include "base/status.h"
 #include "graph/graph.h"
+#include "proto/pb_util.h"
+#include "tensorflow/node_def.pb-c.h"
 
 /* TF_GRAPH_DEF_VERSION_MIN_PRODUCER / _MIN_CONSUMER. */
 #define TFC_GRAPH_DEF_VERSION_MIN_PRODUCER 0
@@ -104,6 +106,9 @@ int tfc_graphdef_export_ex(tfc_graph *g, int first, int assigned, void **out, si
 /* One node as a NodeDef. The node's graph must not be written concurrently (takes no lock;
  * built nodes are immutable). */
 int tfc_nodedef_export(const tfc_node *n, void **out, size_t *out_len, tfc_status *s);
+/* One node as a NodeDef struct whose pieces live in arena `a` (what tfc_nodedef_export packs;
+ * for callers that build bigger messages, such as FunctionDefs). Same locking rule. */
+int tfc_nodedef_build(const tfc_node *n, int assigned, tfc_pb_arena *a, Tensorflow__NodeDef *nd, tfc_status *s);
 /* The graph's VersionDef. */
 int tfc_versiondef_export(tfc_graph *g, void **out, size_t *out_len, tfc_status *s);
 /* One op's OpDef; and an OpList of every op except internal ones (names starting '_'). */

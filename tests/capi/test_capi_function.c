@@ -241,12 +241,146 @@ static void graphdef_library_imports_and_exports(void) {
   TF_DeleteStatus(s);
 }
 
+/* ---- TF_GraphToFunction (mirrors build_g2f_graph in gen_functions.py) ---- */
+
+typedef struct g2f_graph {
+  TF_Graph *g;
+  TF_Operation *a, *b, *add, *mul, *split, *ident, *v;
+} g2f_graph;
+
+static TF_Operation *finish(TF_OperationDescription *d) {
+  TF_Status *s = TF_NewStatus();
+  TF_Operation *o = TF_FinishOperation(d, s);
+  OK(s);
+  TF_DeleteStatus(s);
+  return o;
+}
+
+static TF_Output out(TF_Operation *o, int k) {
+  TF_Output r = {o, k};
+  return r;
+}
+
+static g2f_graph g2f_build(void) {
+  g2f_graph G;
+  G.g = TF_NewGraph();
+  int64_t two = 2;
+  TF_OperationDescription *d = TF_NewOperation(G.g, "Placeholder", "Feed/A");
+  TF_SetAttrType(d, "dtype", TF_FLOAT);
+  TF_SetAttrShape(d, "shape", &two, 1);
+  G.a = finish(d);
+  d = TF_NewOperation(G.g, "Placeholder", "b");
+  TF_SetAttrType(d, "dtype", TF_FLOAT);
+  G.b = finish(d);
+  d = TF_NewOperation(G.g, "AddV2", "add");
+  TF_AddInput(d, out(G.a, 0));
+  TF_AddInput(d, out(G.b, 0));
+  G.add = finish(d);
+  d = TF_NewOperation(G.g, "Mul", "mul");
+  TF_AddInput(d, out(G.add, 0));
+  TF_AddInput(d, out(G.a, 0));
+  G.mul = finish(d);
+  d = TF_NewOperation(G.g, "Unpack", "split");
+  TF_AddInput(d, out(G.mul, 0));
+  TF_SetAttrInt(d, "num", 2);
+  G.split = finish(d);
+  d = TF_NewOperation(G.g, "Identity", "ident");
+  TF_AddInput(d, out(G.split, 1));
+  TF_AddControlInput(d, G.add);
+  G.ident = finish(d);
+  d = TF_NewOperation(G.g, "VariableV2", "v");
+  TF_SetAttrType(d, "dtype", TF_FLOAT);
+  TF_SetAttrShape(d, "shape", NULL, 0);
+  G.v = finish(d);
+  return G;
+}
+
+/* TF_GraphToFunctionWithControlOutputs named "MyFunc"; opers NULL with nopers -1 for all. */
+static TF_Function *g2f(const g2f_graph *G, int nopers, TF_Operation *const *opers, int nin, const TF_Output *in,
+                        int nout, const TF_Output *outs, const char *const *names, int nctl,
+                        TF_Operation *const *ctl, const char *const *ctl_names, const char *desc, TF_Status *s) {
+  return TF_GraphToFunctionWithControlOutputs(G->g, "MyFunc", 0, nopers, (const TF_Operation *const *)opers, nin, in,
+                                              nout, outs, names, nctl, (const TF_Operation *const *)ctl, ctl_names,
+                                              NULL, desc, s);
+}
+
+static void graph_to_function_matches_tf(void) {
+  g2f_graph G = g2f_build();
+  TF_Status *s = TF_NewStatus();
+  TF_Output in[2] = {out(G.a, 0), out(G.b, 0)};
+  TF_Output outs[3] = {out(G.ident, 0), out(G.split, 0), out(G.a, 0)};
+  TF_Function *f = TF_GraphToFunction(G.g, "MyFunc", 0, -1, NULL, 2, in, 3, outs, NULL, NULL, "desc", s);
+  OK(s);
+  EXPECT_STREQ(TF_FunctionName(f), "MyFunc");
+  expect_def_is_fixture(f, "fn_g2f_full.pb");
+  TF_DeleteFunction(f);
+  TF_Operation *body[2] = {G.add, G.mul};
+  TF_Output prod = out(G.mul, 0);
+  const char *names[1] = {"prod"}, *ctl_names[1] = {"c_add"};
+  f = g2f(&G, 2, body, 2, in, 1, &prod, names, 1, &G.add, ctl_names, NULL, s);
+  OK(s);
+  expect_def_is_fixture(f, "fn_g2f_control.pb");
+  /* A made function goes into a graph's library and out through its GraphDef. */
+  TF_Graph *g2 = TF_NewGraph();
+  TF_GraphCopyFunction(g2, f, NULL, s);
+  OK(s);
+  TF_Buffer *gd = TF_NewBuffer();
+  TF_GraphToGraphDef(g2, gd, s);
+  OK(s);
+  TF_Graph *g3 = TF_NewGraph();
+  import_into(g3, gd, s);
+  OK(s);
+  TF_Function *back = NULL;
+  EXPECT_EQ(TF_GraphGetFunctions(g3, &back, 1, s), 1);
+  expect_def_is_fixture(back, "fn_g2f_control.pb");
+  TF_DeleteFunction(back);
+  TF_DeleteBuffer(gd);
+  TF_DeleteGraph(g3);
+  TF_DeleteGraph(g2);
+  TF_DeleteFunction(f);
+  TF_DeleteGraph(G.g);
+  TF_DeleteStatus(s);
+}
+
+static void graph_to_function_errors_match_tf(void) {
+  g2f_graph G = g2f_build();
+  TF_Status *s = TF_NewStatus();
+  TF_Output ab[2] = {out(G.a, 0), out(G.b, 0)}, aa[2] = {out(G.a, 0), out(G.a, 0)};
+  TF_Output add2[2] = {out(G.add, 0), out(G.add, 0)};
+  TF_Output ident = out(G.ident, 0), mul = out(G.mul, 0), add = out(G.add, 0), split1 = out(G.split, 1);
+  TF_Output split0 = out(G.split, 0), v = out(G.v, 0);
+  const char *sum2[2] = {"sum", "sum"};
+  EXPECT_TRUE(g2f(&G, 1, &G.add, 2, ab, 2, add2, sum2, 0, NULL, NULL, NULL, s) == NULL);
+  expect_case("g2f_dup_output_names", s);
+  TF_Operation *four[4] = {G.add, G.mul, G.split, G.ident};
+  EXPECT_TRUE(g2f(&G, 4, four, 1, ab, 1, &ident, NULL, 0, NULL, NULL, NULL, s) == NULL);
+  expect_case("g2f_input_missing", s);
+  EXPECT_TRUE(g2f(&G, 1, &G.ident, 1, &split1, 1, &ident, NULL, 0, NULL, NULL, NULL, s) == NULL);
+  expect_case("g2f_control_missing", s);
+  EXPECT_TRUE(g2f(&G, 1, &G.add, 2, ab, 1, &mul, NULL, 0, NULL, NULL, NULL, s) == NULL);
+  expect_case("g2f_output_missing", s);
+  EXPECT_TRUE(g2f(&G, 1, &G.add, 2, aa, 1, &add, NULL, 0, NULL, NULL, NULL, s) == NULL);
+  expect_case("g2f_dup_input", s);
+  EXPECT_TRUE(g2f(&G, -1, NULL, 1, &split0, 1, &ident, NULL, 0, NULL, NULL, NULL, s) == NULL);
+  expect_case("g2f_multi_output_input", s);
+  TF_Output add_a[2] = {out(G.add, 0), out(G.a, 0)};
+  TF_Function *f = g2f(&G, 1, &G.mul, 2, add_a, 1, &mul, NULL, 1, &G.add, NULL, NULL, s);
+  expect_case("g2f_control_not_in_body", s);
+  TF_DeleteFunction(f);
+  EXPECT_TRUE(g2f(&G, 0, NULL, 1, &v, 1, &v, NULL, 0, NULL, NULL, NULL, s) == NULL);
+  expect_case("g2f_ref_input", s);
+  TF_DeleteGraph(G.g);
+  TF_DeleteStatus(s);
+}
+
 static const tfc_test tests[] = {
     TFC_TEST(import_function_def_keeps_name_and_bytes),
     TFC_TEST(import_function_def_rejects_garbage),
     TFC_TEST(attrs_set_get_override_and_errors),
     TFC_TEST(graph_copy_function_with_gradient_and_errors),
     TFC_TEST(graphdef_library_imports_and_exports),
+    TFC_TEST(graph_to_function_matches_tf),
+    TFC_TEST(graph_to_function_errors_match_tf),
     {0},
 };
 TFC_TEST_MAIN(tests)
