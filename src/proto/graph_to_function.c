@@ -78,13 +78,13 @@ static void control_edge_text(const tfc_graph *g, const tfc_node *dst, int c, ch
 }
 
 static int check_non_ref(const tfc_endpoint *e, const char *what, int i, const char *fn, tfc_status *s) {
-  (void)what;
-  (void)i;
-  (void)fn;
   int dt = e->node->output_types[e->index];
   if (!tfc_dtype_is_ref(dt)) return TFC_OK;
-  return tfc_status_set(s, TFC_INVALID_ARGUMENT, "Output %d of node '%s' has a reference type %s", e->index,
-                        e->node->name, tfc_dtype_name(dt));
+  return tfc_status_set(s, TFC_INVALID_ARGUMENT,
+                        "Output %d of node '%s' has a reference type %s\n\tEncountered while processing %s %d %s "
+                        "function '%s'",
+                        e->index, e->node->name, tfc_dtype_name(dt), what, i,
+                        strcmp(what, "input") == 0 ? "into" : "from", fn);
 }
 
 /* Input i's arg_attr (TF 2.x): the input node's internal ("_") attrs, and its "shape" attr as

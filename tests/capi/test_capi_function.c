@@ -24,6 +24,17 @@ static void expect_case(const char *name, TF_Status *s) {
     char *msg = strchr(line + n + 1, '\t');
     EXPECT_TRUE(msg != NULL);
     int code = atoi(line + n + 1);
+    /* Unescape \\, \n and \t in place. */
+    char *w = msg + 1;
+    for (const char *r = msg + 1; *r; r++) {
+      if (*r == '\\' && r[1]) {
+        r++;
+        *w++ = *r == 'n' ? '\n' : *r == 't' ? '\t' : *r;
+      } else {
+        *w++ = *r;
+      }
+    }
+    *w = 0;
     if ((int)TF_GetCode(s) != code || (code != 0 && strcmp(TF_Message(s), msg + 1) != 0))
       tfc_test_fail(__FILE__, __LINE__, "%s: got %d '%s', want %d '%s'", name, (int)TF_GetCode(s), TF_Message(s),
                     code, msg + 1);
@@ -33,9 +44,10 @@ static void expect_case(const char *name, TF_Status *s) {
   tfc_test_fail(__FILE__, __LINE__, "no case %s in fn_expect.txt", name);
 }
 
-/* The value of an OK case (its message column). */
-static int expect_int(const char *name) {
-  char path[1024], line[1024];
+/* The value of an OK case (its message column), in a static buffer. */
+static const char *expect_value(const char *name) {
+  static char line[1024];
+  char path[1024];
   snprintf(path, sizeof path, "%s/fn_expect.txt", TFC_FIXTURE_DIR);
   FILE *f = fopen(path, "r");
   EXPECT_TRUE(f != NULL);
@@ -43,11 +55,14 @@ static int expect_int(const char *name) {
   while (fgets(line, sizeof line, f))
     if (strncmp(line, name, n) == 0 && line[n] == '\t') {
       fclose(f);
-      return atoi(strchr(line + n + 1, '\t') + 1);
+      line[strcspn(line, "\n")] = 0;
+      return strchr(line + n + 1, '\t') + 1;
     }
   fclose(f);
   tfc_test_fail(__FILE__, __LINE__, "no case %s in fn_expect.txt", name);
 }
+
+static int expect_int(const char *name) { return atoi(expect_value(name)); }
 
 static TF_Function *load_function(const char *file) {
   TF_Buffer *b = capi_read_fixture(file);
@@ -373,6 +388,27 @@ static void graph_to_function_errors_match_tf(void) {
   TF_DeleteStatus(s);
 }
 
+/* A TF 2.x graph whose PartitionedCall calls a library function imports (the call op has a
+ * signature, no kernel yet) and keeps the function. */
+static void tf2_partitioned_call_graph_imports_with_its_library(void) {
+  TF_Graph *g = capi_load_fixture("fn_partitioned_call.pb");
+  EXPECT_EQ(TF_GraphNumFunctions(g), 1);
+  TF_Operation *call = TF_GraphOperationByName(g, "PartitionedCall");
+  EXPECT_TRUE(call != NULL);
+  EXPECT_STREQ(TF_OperationOpType(call), "PartitionedCall");
+  EXPECT_EQ(TF_OperationNumOutputs(call), 1);
+  EXPECT_EQ(TF_OperationOutputType(out(call, 0)), TF_FLOAT);
+  TF_Status *s = TF_NewStatus();
+  TF_Function *f = NULL;
+  EXPECT_EQ(TF_GraphGetFunctions(g, &f, 1, s), 1);
+  OK(s);
+  EXPECT_STREQ(TF_FunctionName(f), expect_value("partitioned_call_function"));
+  expect_def_is_fixture(f, "fn_partitioned_inner.pb");
+  TF_DeleteFunction(f);
+  TF_DeleteStatus(s);
+  TF_DeleteGraph(g);
+}
+
 static const tfc_test tests[] = {
     TFC_TEST(import_function_def_keeps_name_and_bytes),
     TFC_TEST(import_function_def_rejects_garbage),
@@ -381,6 +417,7 @@ static const tfc_test tests[] = {
     TFC_TEST(graphdef_library_imports_and_exports),
     TFC_TEST(graph_to_function_matches_tf),
     TFC_TEST(graph_to_function_errors_match_tf),
+    TFC_TEST(tf2_partitioned_call_graph_imports_with_its_library),
     {0},
 };
 TFC_TEST_MAIN(tests)
