@@ -308,10 +308,10 @@ static int build(const tfc_graph *g, const tfc_graph_to_function_args *a, namer 
     for (size_t j = 0; j < sig->n_control_output; j++)
       if (strcmp(sig->control_output[j], name) == 0)
         return tfc_status_set(s, TFC_INVALID_ARGUMENT, "Repeated control output name: %s", name);
+    /* TF's text for a node neither in the body nor among the inputs. */
     const char *node = tfc_hashmap_get(&nm->mapping, a->control_outputs[i]->name);
     if (!node)
-      return tfc_status_set(s, TFC_INVALID_ARGUMENT, "Control output '%s' (node '%s') is not in the function body '%s'",
-                            name, a->control_outputs[i]->name, fn);
+      return tfc_status_set(s, TFC_INVALID_ARGUMENT, "Control output node name must be not empty");
     Tensorflow__FunctionDef__ControlRetEntry *r = tfc_pb_alloc(ar, sizeof *r);
     if (!r) return tfc_pb_arena_status(ar, s);
     tensorflow__function_def__control_ret_entry__init(r);

@@ -382,6 +382,12 @@ static void graph_to_function_errors_match_tf(void) {
   TF_Function *f = g2f(&G, 1, &G.mul, 2, add_a, 1, &mul, NULL, 1, &G.add, NULL, NULL, s);
   expect_case("g2f_control_not_in_body", s);
   TF_DeleteFunction(f);
+  EXPECT_TRUE(g2f(&G, 1, &G.add, 2, ab, 1, &add, NULL, 1, &G.mul, NULL, NULL, s) == NULL);
+  expect_case("g2f_control_outside", s);
+  TF_Operation *add_mul[2] = {G.add, G.mul};
+  const char *cc[2] = {"c", "c"};
+  EXPECT_TRUE(g2f(&G, 2, add_mul, 2, ab, 1, &add, NULL, 2, add_mul, cc, NULL, s) == NULL);
+  expect_case("g2f_control_names_repeat", s);
   EXPECT_TRUE(g2f(&G, 0, NULL, 1, &v, 1, &v, NULL, 0, NULL, NULL, NULL, s) == NULL);
   expect_case("g2f_ref_input", s);
   TF_DeleteGraph(G.g);
