@@ -134,6 +134,7 @@ TFC_EXPORT int TF_GraphGetFunctions(TF_Graph *g, TF_Function **funcs, int max_fu
   tfc_graph *graph = g->g;
   tfc_graph_lock(graph);
   int n = graph->library.n_funcs < max_func ? graph->library.n_funcs : max_func;
+  if (n < 0) n = 0;
   int k = 0;
   for (; k < n; k++) {
     const tfc_function *f = &graph->library.funcs[k];

@@ -186,6 +186,9 @@ static void graph_copy_function_with_gradient_and_errors(void) {
   TF_DeleteFunction(mul);
   TF_DeleteFunction(other);
   TF_Function *got[3] = {NULL, NULL, NULL};
+  EXPECT_EQ(TF_GraphGetFunctions(g, got, 0, s), 0);
+  EXPECT_EQ(TF_GraphGetFunctions(g, got, -1, s), 0);
+  OK(s);
   EXPECT_EQ(TF_GraphGetFunctions(g, got, 1, s), 1);
   OK(s);
   EXPECT_STREQ(TF_FunctionName(got[0]), "MyAdd");
