@@ -8,6 +8,7 @@
 #include <ctype.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/hashmap.h"
@@ -54,21 +55,37 @@ static char *uniquify(namer *nm, const char *name) {
   }
 }
 
-static int tensor_put(namer *nm, const char *node, int k, const char *value, int overwrite) {
-  char key[1100];
-  snprintf(key, sizeof key, "%s:%d", node, k);
-  if (!overwrite && tfc_hashmap_get(&nm->tensors, key)) return TFC_OK;
-  return tfc_hashmap_put(&nm->tensors, key, (void *)value);
+/* "node:k" in a malloc'd buffer (names may be long); NULL on out of memory. */
+static char *tensor_key(const char *node, int k) {
+  size_t len = strlen(node) + 16;
+  char *key = malloc(len);
+  if (key) snprintf(key, len, "%s:%d", node, k);
+  return key;
 }
 
+static int tensor_put(namer *nm, const char *node, int k, const char *value, int overwrite, tfc_status *s) {
+  char *key = tensor_key(node, k);
+  if (!key) return tfc_status_set(s, TFC_RESOURCE_EXHAUSTED, "Out of memory naming tensor %s:%d", node, k);
+  int r = TFC_OK;
+  if (overwrite || !tfc_hashmap_get(&nm->tensors, key))
+    if (tfc_hashmap_put(&nm->tensors, key, (void *)value))
+      r = tfc_status_set(s, TFC_RESOURCE_EXHAUSTED, "Out of memory naming tensor %s:%d", node, k);
+  free(key);
+  return r;
+}
+
+/* The function's name for tensor node:k, or NULL (also on out of memory, which the caller then
+ * reports as a missing tensor). */
 static const char *tensor_get(namer *nm, const char *node, int k) {
-  char key[1100];
-  snprintf(key, sizeof key, "%s:%d", node, k);
-  return tfc_hashmap_get(&nm->tensors, key);
+  char *key = tensor_key(node, k);
+  const char *v = key ? tfc_hashmap_get(&nm->tensors, key) : NULL;
+  free(key);
+  return v;
 }
 
 /* TF's Edge::DebugString for a control edge. TF numbers edges in creation order from 1 (0 is
- * _SOURCE -> _SINK): each node's data inputs, then its control inputs. */
+ * _SOURCE -> _SINK): each node's data inputs, then its control inputs. The id is TF's for
+ * graphs built op by op; for imported graphs, whose edges TF numbers differently, only close. */
 static void control_edge_text(const tfc_graph *g, const tfc_node *dst, int c, char *buf, size_t len) {
   long id = 1;
   for (int i = 0; i < g->n_nodes && g->nodes[i] != dst; i++)
@@ -213,7 +230,7 @@ static int build(const tfc_graph *g, const tfc_graph_to_function_args *a, namer 
     TFC_TRY(arg_attr_build(e, i, (int)ad->type, ar, &fd->arg_attr[i], s));
     fd->n_arg_attr++;
     tfc_hashmap_put(&nm->mapping, e->node->name, ad->name);
-    tensor_put(nm, e->node->name, e->index, ad->name, 1);
+    TFC_TRY(tensor_put(nm, e->node->name, e->index, ad->name, 1, s));
     sig->input_arg[sig->n_input_arg++] = ad;
   }
   const char **names = tfc_pb_alloc(ar, sizeof *names * (size_t)(nbody + 1));
@@ -231,7 +248,7 @@ static int build(const tfc_graph *g, const tfc_graph_to_function_args *a, namer 
         char *v = tfc_pb_alloc(ar, len);
         if (!v) return tfc_pb_arena_status(ar, s);
         snprintf(v, len, "%s:%s:%d", names[b], n->op->outputs[o].name, k - start);
-        tensor_put(nm, n->name, k, v, 0);
+        TFC_TRY(tensor_put(nm, n->name, k, v, 0, s));
       }
     }
   }
