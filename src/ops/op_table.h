@@ -15,3 +15,4 @@
 #include "ops/ops_data.def"
 #include "ops/ops_checkpoint.def"
 #include "ops/ops_summary.def"
+#include "ops/ops_control.def"
