@@ -106,7 +106,7 @@ int tfc_cf_plan_build(tfc_executor *e, tfc_cf_plan **out, tfc_status *s) {
   for (int i = 0; i < e->n_items && !any; i++) any = kind_of(e->items[i].node->op->id) >= 0;
   if (!any) return TFC_OK;
   tfc_cf_plan *p = calloc(1, sizeof *p);
-  int *queue = malloc(sizeof(int) * (size_t)(e->n_items + 1));
+  int *queue = malloc(sizeof(int) * (size_t)(2 * e->n_items + 2));
   if (!p || !queue || !(p->items = calloc((size_t)e->n_items, sizeof *p->items)) ||
       !(p->from = calloc((size_t)e->n_items, sizeof(int))) || !(p->frames = calloc(1, sizeof *p->frames)) ||
       !(p->frames[0].name = strdup(""))) {
@@ -141,6 +141,7 @@ int tfc_cf_plan_build(tfc_executor *e, tfc_cf_plan **out, tfc_status *s) {
   }
   /* walk from the roots: each node's frame, checked against every input's */
   int head = 0, tail = 0, r = TFC_OK;
+  int *set_by = queue + e->n_items + 1; /* the input that gave each node its frame */
   for (int k = 0; k < e->n_roots; k++) {
     queue[tail++] = e->roots[k];
     p->items[e->roots[k]].frame = 0;
@@ -175,12 +176,14 @@ int tfc_cf_plan_build(tfc_executor *e, tfc_cf_plan **out, tfc_status *s) {
       if (ci->kind == K_ENTER) p->from[ed->dst] = 1;
       if (d->frame < 0) {
         d->frame = out_frame;
+        set_by[ed->dst] = i;
         queue[tail++] = ed->dst;
       } else if (d->frame != out_frame && e->items[ed->dst].node->op->id != TFC_OP_NextIteration) {
         r = tfc_status_set(s, TFC_INVALID_ARGUMENT,
-                           "{{node %s}} has inputs from different frames. The input {{node %s}} is in frame '%s'. The input is in frame '%s'.",
+                           "{{node %s}} has inputs from different frames. The input {{node %s}} is in frame '%s'. "
+                           "The input {{node %s}} is in frame '%s'.",
                            e->items[ed->dst].node->name, it->node->name, p->frames[out_frame].name,
-                           p->frames[d->frame].name);
+                           e->items[set_by[ed->dst]].node->name, p->frames[d->frame].name);
         break;
       }
     }
