@@ -21,6 +21,9 @@
  * rendezvous's status, so all executors of a step report the same first error. Before each
  * node the step checks its own flag and the rendezvous's; a node that does not start
  * releases its inputs and makes nothing ready, so the step drains.
+ *
+ * This is the path of graphs without control flow only: an executor whose graph has a
+ * Switch, Merge, Enter, ... gets a plan at build (exec/frame.c) and its steps run there.
  */
 #include "exec/executor.h"
 #include "exec/exec_int.h"
