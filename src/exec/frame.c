@@ -346,6 +346,7 @@ static void arrive(cf_step *st, int dst, int slot, tfc_tensor *t, int dead, int 
   if (is->flags[dst] & F_STARTED) { tfc_tensor_unref(t); return; }
   if (slot < 0) {
     if (--is->pending[dst] > 0) return;
+    if (!(is->flags[dst] & F_LIVE) && is->dead[dst] < ci->n_data) return; /* data still to come */
   } else if (!dead) {
     if (is->flags[dst] & F_LIVE) { tfc_tensor_unref(t); return; }
     is->flags[dst] |= F_LIVE;
@@ -356,7 +357,6 @@ static void arrive(cf_step *st, int dst, int slot, tfc_tensor *t, int dead, int 
     if (is->pending[dst] > 0 || (is->flags[dst] & F_LIVE)) return;
     if (is->dead[dst] < ci->n_data && !from_enter) return;
   }
-  if (!(is->flags[dst] & F_LIVE) && is->dead[dst] < ci->n_data) return; /* control done, data to come */
   is->flags[dst] |= F_STARTED;
   if (is->flags[dst] & F_LIVE) is->dead[dst] = 0;
   else is->dead[dst] = is->dead[dst] ? is->dead[dst] : 1;
@@ -401,10 +401,9 @@ static iter_state *next_iteration(cf_step *st, frame_state *f) {
   return is;
 }
 
-static void cleanup(cf_step *st, frame_state *f);
-
 /* Frees the done iterations of f, oldest first, and f itself when it is done. */
 static void cleanup(cf_step *st, frame_state *f) {
+  if (!f->parent) return; /* the root frame lives as long as the step */
   while (f->outstanding_iters > 0) {
     iter_state *is = iter_at(f, f->oldest);
     if (!is || is->outstanding_ops || is->outstanding_frames || (f->oldest == 0 && f->pending_inputs)) break;
@@ -422,7 +421,7 @@ static void cleanup(cf_step *st, frame_state *f) {
       f->n_next = 0;
     }
   }
-  if (f->parent == NULL || f->pending_inputs || f->outstanding_iters) return;
+  if (f->pending_inputs || f->outstanding_iters) return;
   frame_state *parent = f->parent;
   iter_state *pis = iter_at(parent, f->parent_iter);
   for (int k = 0; k < f->n_dead_exits && !st->failed; k++) deliver(st, f->dead_exits[k], NULL, 1, parent, pis);
