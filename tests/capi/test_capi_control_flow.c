@@ -3,6 +3,7 @@
  * ControlTrigger), fetching a dead tensor, and a graph whose node has inputs from two frames.
  * Loops and conditionals written by TensorFlow are in tests/fixtures (cf_* fixtures).
  */
+#include <stdint.h>
 #include <string.h>
 
 #include "capi_util.h"
@@ -212,12 +213,40 @@ static void inputs_from_different_frames_fail(void) {
   cf_fini(&c);
 }
 
+/* A loop of 2^31 - 1 iterations (cf_while_counter.pb, written by TF) under a 100 ms deadline:
+ * DEADLINE_EXCEEDED, and the frames and iterations alive at that point are freed (valgrind). */
+static void deadline_stops_a_long_loop(void) {
+  TF_Graph *g = capi_load_fixture("cf_while_counter.pb");
+  TF_Status *s = TF_NewStatus();
+  TF_SessionOptions *so = TF_NewSessionOptions();
+  TF_Session *sess = TF_NewSession(g, so, s);
+  OK(s);
+  TF_Tensor *n = TF_AllocateTensor(TF_INT32, NULL, 0, sizeof(int32_t));
+  *(int32_t *)TF_TensorData(n) = 2147483647;
+  TF_Output in = {TF_GraphOperationByName(g, "n"), 0};
+  TF_Output out = {TF_GraphOperationByName(g, "s_out"), 0};
+  const unsigned char ro[] = {0x10, 0x64}; /* RunOptions.timeout_in_ms = 100 */
+  TF_Buffer *rb = TF_NewBufferFromString(ro, sizeof ro);
+  TF_Tensor *v = NULL;
+  TF_SessionRun(sess, rb, &in, &n, 1, &out, &v, 1, NULL, 0, NULL, s);
+  EXPECT_EQ(TF_GetCode(s), TF_DEADLINE_EXCEEDED);
+  EXPECT_TRUE(v == NULL);
+  TF_DeleteBuffer(rb);
+  TF_DeleteTensor(n);
+  TF_CloseSession(sess, s);
+  TF_DeleteSession(sess, s);
+  TF_DeleteSessionOptions(so);
+  TF_DeleteStatus(s);
+  TF_DeleteGraph(g);
+}
+
 static const tfc_test tests[] = {
     TFC_TEST(merge_takes_the_live_branch),
     TFC_TEST(control_edges_carry_deadness),
     TFC_TEST(control_trigger_is_never_dead),
     TFC_TEST(fetching_a_dead_tensor_fails),
     TFC_TEST(inputs_from_different_frames_fail),
+    TFC_TEST(deadline_stops_a_long_loop),
     {0},
 };
 
