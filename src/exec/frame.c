@@ -64,7 +64,7 @@ struct tfc_cf_plan {
   cf_item *items;
   cf_frame_info *frames;
   int n_frames;
-  int *from; /* per item: 1 when some in-edge comes from an Enter (Merge's early death) */
+  int *init_pending; /* per item: a fresh iteration's pending count (Merge: control in-edges) */
 };
 
 static int kind_of(int op) {
@@ -85,7 +85,7 @@ void tfc_cf_plan_free(tfc_cf_plan *p) {
   for (int i = 0; i < p->n_frames; i++) free(p->frames[i].name);
   free(p->frames);
   free(p->items);
-  free(p->from);
+  free(p->init_pending);
   free(p);
 }
 
@@ -108,7 +108,7 @@ int tfc_cf_plan_build(tfc_executor *e, tfc_cf_plan **out, tfc_status *s) {
   tfc_cf_plan *p = calloc(1, sizeof *p);
   int *queue = malloc(sizeof(int) * (size_t)(2 * e->n_items + 2));
   if (!p || !queue || !(p->items = calloc((size_t)e->n_items, sizeof *p->items)) ||
-      !(p->from = calloc((size_t)e->n_items, sizeof(int))) || !(p->frames = calloc(1, sizeof *p->frames)) ||
+      !(p->init_pending = calloc((size_t)e->n_items, sizeof(int))) || !(p->frames = calloc(1, sizeof *p->frames)) ||
       !(p->frames[0].name = strdup(""))) {
     free(queue);
     tfc_cf_plan_free(p);
@@ -123,6 +123,7 @@ int tfc_cf_plan_build(tfc_executor *e, tfc_cf_plan **out, tfc_status *s) {
     ci->frame = -1;
     ci->n_data = e->items[i].n_inputs;
     ci->n_ctrl = e->items[i].node->n_control_inputs;
+    p->init_pending[i] = ci->kind == K_MERGE ? ci->n_ctrl : ci->n_data + ci->n_ctrl;
     if (ci->kind == K_ENTER) {
       const tfc_attr_value *fn = tfc_node_attr(e->items[i].node, "frame_name");
       if (!fn || fn->kind != TFC_ATTR_STRING || fn->u.s.len == 0) {
@@ -173,7 +174,6 @@ int tfc_cf_plan_build(tfc_executor *e, tfc_cf_plan **out, tfc_status *s) {
     for (int k = 0; k < it->n_edges; k++) {
       const exec_edge *ed = &e->edges[it->edge_start + k];
       cf_item *d = &p->items[ed->dst];
-      if (ci->kind == K_ENTER) p->from[ed->dst] = 1;
       if (d->frame < 0) {
         d->frame = out_frame;
         set_by[ed->dst] = i;
@@ -207,6 +207,7 @@ typedef struct iter_state {
   unsigned char *flags; /* per item: F_LIVE (Merge has its input), F_STARTED */
   int outstanding_ops;
   int outstanding_frames;
+  struct iter_state *next_free; /* the step's free list */
 } iter_state;
 
 enum { F_LIVE = 1, F_STARTED = 2 };
@@ -248,6 +249,7 @@ typedef struct cf_step {
   task *work;
   int n_work, cap_work;
   frame_state *live;
+  iter_state *free_iters; /* released iteration states, reused by iter_new */
   int failed;
   tfc_status status;
 } cf_step;
@@ -268,31 +270,44 @@ static void fail_oom(cf_step *st) {
   st->failed = 1;
 }
 
+/* A fresh iteration state: one block (state, slots, pending, dead, flags), taken from the
+ * step's free list when one is there. */
 static iter_state *iter_new(cf_step *st, int64_t id) {
   tfc_executor *ex = st->ex;
   size_t n = (size_t)ex->n_items;
-  iter_state *it = calloc(1, sizeof *it);
-  if (!it) return NULL;
+  iter_state *it = st->free_iters;
+  if (it) {
+    st->free_iters = it->next_free;
+  } else {
+    size_t slots_off = sizeof *it, pending_off = slots_off + sizeof(tfc_tensor *) * (size_t)ex->n_slots;
+    size_t dead_off = pending_off + sizeof(int) * n, flags_off = dead_off + sizeof(int) * n;
+    it = calloc(1, flags_off + n + 1);
+    if (!it) return NULL;
+    it->slots = (tfc_tensor **)((char *)it + slots_off);
+    it->pending = (int *)((char *)it + pending_off);
+    it->dead = (int *)((char *)it + dead_off);
+    it->flags = (unsigned char *)it + flags_off;
+  }
   it->id = id;
-  it->slots = calloc((size_t)(ex->n_slots ? ex->n_slots : 1), sizeof *it->slots);
-  it->pending = malloc(sizeof(int) * n);
-  it->dead = calloc(n, sizeof(int));
-  it->flags = calloc(n, 1);
-  if (!it->slots || !it->pending || !it->dead || !it->flags) {
-    free(it->slots); free(it->pending); free(it->dead); free(it->flags); free(it);
-    return NULL;
-  }
-  for (size_t i = 0; i < n; i++) {
-    const cf_item *ci = &st->p->items[i];
-    it->pending[i] = ci->kind == K_MERGE ? ci->n_ctrl : ci->n_data + ci->n_ctrl;
-  }
+  it->outstanding_ops = 0;
+  it->outstanding_frames = 0;
+  it->next_free = NULL;
+  memcpy(it->pending, st->p->init_pending, sizeof(int) * n);
+  memset(it->dead, 0, sizeof(int) * n);
+  memset(it->flags, 0, n);
   return it;
 }
 
-static void iter_free(const tfc_executor *ex, iter_state *it) {
+/* Releases what the iteration still holds (inputs of nodes that never ran) and puts it on the
+ * step's free list. */
+static void iter_release(cf_step *st, iter_state *it) {
   if (!it) return;
-  for (int i = 0; i < ex->n_slots; i++) tfc_tensor_unref(it->slots[i]);
-  free(it->slots); free(it->pending); free(it->dead); free(it->flags); free(it);
+  for (int i = 0; i < st->ex->n_slots; i++) {
+    tfc_tensor_unref(it->slots[i]);
+    it->slots[i] = NULL;
+  }
+  it->next_free = st->free_iters;
+  st->free_iters = it;
 }
 
 static iter_state *iter_at(frame_state *f, int64_t id) { return f->ring[id % (f->max_par + 1)]; }
@@ -320,7 +335,7 @@ static frame_state *frame_new(cf_step *st, int sid, frame_state *parent, int64_t
 static void frame_free(cf_step *st, frame_state *f) {
   for (frame_state **pp = &st->live; *pp; pp = &(*pp)->next_live)
     if (*pp == f) { *pp = f->next_live; break; }
-  for (int i = 0; i <= f->max_par; i++) iter_free(st->ex, f->ring[i]);
+  for (int i = 0; i <= f->max_par; i++) iter_release(st, f->ring[i]);
   for (int i = 0; i < f->n_next; i++) tfc_tensor_unref(f->next_roots[i].t);
   for (int i = 0; i < f->n_inv; i++) tfc_tensor_unref(f->inv[i].t);
   free(f->ring); free(f->next_roots); free(f->inv); free(f->dead_exits); free(f);
@@ -407,7 +422,7 @@ static void cleanup(cf_step *st, frame_state *f) {
   while (f->outstanding_iters > 0) {
     iter_state *is = iter_at(f, f->oldest);
     if (!is || is->outstanding_ops || is->outstanding_frames || (f->oldest == 0 && f->pending_inputs)) break;
-    iter_free(st->ex, is);
+    iter_release(st, is);
     f->ring[f->oldest % (f->max_par + 1)] = NULL;
     f->oldest++;
     f->outstanding_iters--;
@@ -587,6 +602,11 @@ void tfc_cf_run(tfc_executor *e, const tfc_exec_args *args, tfc_exec_done done, 
     }
   }
   while (st.live) frame_free(&st, st.live);
+  while (st.free_iters) {
+    iter_state *it = st.free_iters;
+    st.free_iters = it->next_free;
+    free(it);
+  }
   free(st.work);
   done(arg, &st.status);
   tfc_status_fini(&st.status);
