@@ -161,7 +161,9 @@ int tfc_cf_plan_build(tfc_executor *e, tfc_cf_plan **out, tfc_status *s) {
       int id = frame_id(p, name, ci->frame, s);
       if (id < 0) { r = -id; break; }
       if (p->frames[id].parent != ci->frame) {
-        r = tfc_status_set(s, TFC_INTERNAL, "Invalid loop structure: Mismatched parent frames for \"%s\": \"%s\" vs \"%s\". The node giving this error: {{node %s}}",
+        r = tfc_status_set(s, TFC_INTERNAL,
+                           "Invalid loop structure: Mismatched parent frames for \"%s\": \"%s\" vs \"%s\". "
+                           "The node giving this error: {{node %s}}",
                            name, p->frames[p->frames[id].parent].name, p->frames[ci->frame].name, it->node->name);
         break;
       }
@@ -178,7 +180,7 @@ int tfc_cf_plan_build(tfc_executor *e, tfc_cf_plan **out, tfc_status *s) {
         d->frame = out_frame;
         set_by[ed->dst] = i;
         queue[tail++] = ed->dst;
-      } else if (d->frame != out_frame && e->items[ed->dst].node->op->id != TFC_OP_NextIteration) {
+      } else if (d->frame != out_frame) {
         r = tfc_status_set(s, TFC_INVALID_ARGUMENT,
                            "{{node %s}} has inputs from different frames. The input {{node %s}} is in frame '%s'. "
                            "The input {{node %s}} is in frame '%s'.",

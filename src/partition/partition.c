@@ -361,10 +361,12 @@ static int partition_all(part_state *st, tfc_status *s) {
     int edge_id = 0;
     for (int i = 0; i < n_nodes && !rc; i++)
       rc = copy_node(st, g->nodes[i], &edge_id, inputs, controls, s);
-    for (int i = 0; i < n_nodes && !rc; i++)
-      for (int j = 0; j < g->nodes[i]->n_inputs; j++)
-        if (tfc_node_input_is_back_edge(g->nodes[i], j))
-          st->copy[i]->inputs[j] = (tfc_endpoint){st->copy[g->nodes[i]->inputs[j].node->id], g->nodes[i]->inputs[j].index};
+    for (int i = 0; i < n_nodes && !rc; i++) {
+      const tfc_node *n = g->nodes[i];
+      for (int j = 0; j < n->n_inputs; j++)
+        if (tfc_node_input_is_back_edge(n, j))
+          st->copy[i]->inputs[j] = (tfc_endpoint){st->copy[n->inputs[j].node->id], n->inputs[j].index};
+    }
   }
   free(inputs);
   free(controls);
