@@ -240,6 +240,45 @@ static void deadline_stops_a_long_loop(void) {
   TF_DeleteGraph(g);
 }
 
+/* Control flow whose nodes are on two devices is refused for now, naming a control-flow node,
+ * rather than run without the per-device control loops TF adds. */
+static void control_flow_on_two_devices_is_unimplemented(void) {
+  cf c;
+  cf_init(&c);
+  TF_OperationDescription *d = TF_NewOperation(c.g, "Switch", "sw");
+  TF_AddInput(d, (TF_Output){c.x, 0});
+  TF_AddInput(d, (TF_Output){c.p, 0});
+  TF_SetDevice(d, "/device:CPU:1");
+  TF_Operation *sw = TF_FinishOperation(d, c.s);
+  OK(c.s);
+  TF_Operation *m = merge(&c, "m", (TF_Output){sw, 0}, (TF_Output){sw, 1});
+  TF_SessionOptions *so = TF_NewSessionOptions();
+  const unsigned char cfg[] = {0x0a, 0x07, 0x0a, 0x03, 'C', 'P', 'U', 0x10, 0x02}; /* device_count CPU: 2 */
+  TF_SetConfig(so, cfg, sizeof cfg, c.s);
+  OK(c.s);
+  TF_Session *sess = TF_NewSession(c.g, so, c.s);
+  OK(c.s);
+  TF_Tensor *xt = TF_AllocateTensor(TF_FLOAT, NULL, 0, sizeof(float));
+  *(float *)TF_TensorData(xt) = 1;
+  TF_Tensor *pt = TF_AllocateTensor(TF_BOOL, NULL, 0, 1);
+  *(unsigned char *)TF_TensorData(pt) = 1;
+  TF_Output feeds[2] = {{c.x, 0}, {c.p, 0}};
+  TF_Tensor *fv[2] = {xt, pt};
+  TF_Output out = {m, 0};
+  TF_Tensor *v = NULL;
+  TF_SessionRun(sess, NULL, feeds, fv, 2, &out, &v, 1, NULL, 0, NULL, c.s);
+  EXPECT_EQ(TF_GetCode(c.s), TF_UNIMPLEMENTED);
+  if (!strstr(TF_Message(c.s), "control flow in a graph placed on more than one device"))
+    tfc_test_fail(__FILE__, __LINE__, "message: %s", TF_Message(c.s));
+  EXPECT_TRUE(v == NULL);
+  TF_DeleteTensor(xt);
+  TF_DeleteTensor(pt);
+  TF_CloseSession(sess, c.s);
+  TF_DeleteSession(sess, c.s);
+  TF_DeleteSessionOptions(so);
+  cf_fini(&c);
+}
+
 static const tfc_test tests[] = {
     TFC_TEST(merge_takes_the_live_branch),
     TFC_TEST(control_edges_carry_deadness),
@@ -247,6 +286,7 @@ static const tfc_test tests[] = {
     TFC_TEST(fetching_a_dead_tensor_fails),
     TFC_TEST(inputs_from_different_frames_fail),
     TFC_TEST(deadline_stops_a_long_loop),
+    TFC_TEST(control_flow_on_two_devices_is_unimplemented),
     {0},
 };
 
