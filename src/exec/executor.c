@@ -21,53 +21,21 @@
  * rendezvous's status, so all executors of a step report the same first error. Before each
  * node the step checks its own flag and the rendezvous's; a node that does not start
  * releases its inputs and makes nothing ready, so the step drains.
+ *
+ * This is the path of graphs without control flow only: an executor whose graph has a
+ * Switch, Merge, Enter, ... gets a plan at build (exec/frame.c) and its steps run there.
  */
 #include "exec/executor.h"
+#include "exec/exec_int.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "exec/frame.h"
 #include "rendezvous/rendezvous.h"
 #include "state/variable.h"
-
-typedef struct exec_edge {
-  int dst;      /* item index */
-  int dst_slot; /* absolute slot, -1 for a control edge */
-  int src_output;
-} exec_edge;
-
-typedef struct exec_item {
-  const tfc_node *node;
-  const tfc_kernel_def *kernel;
-  void *state;
-  int input_start;
-  int n_inputs;
-  int n_outputs;
-  int edge_start, n_edges;
-  int initial_pending;
-  int expensive;
-  int blocking; /* TFC_KF_BLOCKING: runs after this thread's other ready work */
-  int async; /* TFC_KF_ASYNC: compute_async */
-  int *consumers; /* data edges per output (n_outputs) */
-  int n_deref;    /* inputs fed by a ref output into a non-ref arg: read the variable */
-  int *deref;     /* their input indexes */
-} exec_item;
-
-struct tfc_executor {
-  const tfc_graph *graph;
-  tfc_device *device;
-  int n_items;
-  exec_item *items;
-  exec_edge *edges;
-  int n_slots;
-  int *roots;
-  int n_roots;
-  int max_fanout; /* most out-edges of one node: bounds the ready list */
-  int any_expensive;
-  int any_blocking;
-};
 
 /* One step; one allocation holding the step, its slots and its pending counts. */
 typedef struct step {
@@ -182,6 +150,7 @@ tfc_executor *tfc_executor_new(const tfc_graph *g, tfc_device *device, tfc_statu
       goto fail;
     }
   }
+  if (tfc_cf_plan_build(e, &e->cf, s)) goto fail;
   return e;
 oom:
   TFC_OOM(s);
@@ -201,6 +170,7 @@ void tfc_executor_free(tfc_executor *e) {
     free(it->consumers);
     free(it->deref);
   }
+  tfc_cf_plan_free(e->cf);
   free(e->items);
   free(e->edges);
   free(e->roots);
@@ -217,16 +187,21 @@ void tfc_executor_free(tfc_executor *e) {
 /* Records the first error of the step: the kernel's message with node and device, or the
  * rendezvous's abort status when the step shares one (whose first error wins across
  * executors, and which this error aborts). */
+void tfc_exec_node_error(const tfc_executor *ex, struct tfc_rendezvous *rv, const exec_item *it,
+                         const tfc_status *ks, tfc_status *out) {
+  tfc_status_set(out, ks->code, "%s\n\t [[{{node %s}}]] (device: %s)", tfc_status_msg(ks), it->node->name,
+                 ex->device->name);
+  if (rv) {
+    tfc_rendezvous_abort(rv, out);
+    tfc_status_clear(out);
+    tfc_rendezvous_status(rv, out);
+  }
+}
+
 static void step_fail(step *st, const exec_item *it, const tfc_status *ks) {
   tfc_status e;
   tfc_status_init(&e);
-  tfc_status_set(&e, ks->code, "%s\n\t [[{{node %s}}]] (device: %s)", tfc_status_msg(ks), it->node->name,
-                 st->ex->device->name);
-  if (st->rv) {
-    tfc_rendezvous_abort(st->rv, &e);
-    tfc_status_clear(&e);
-    tfc_rendezvous_status(st->rv, &e);
-  }
+  tfc_exec_node_error(st->ex, st->rv, it, ks, &e);
   pthread_mutex_lock(&st->mu);
   tfc_status_move(&st->status, &e);
   pthread_mutex_unlock(&st->mu);
@@ -335,8 +310,7 @@ HOT tfc_kernel_ctx kernel_ctx(step *st, const exec_item *it, tfc_tensor **outs, 
 /* Replaces the ref tensors feeding value inputs with the variables' current values, as the
  * node starts (TF reads a ref edge when its consumer runs). An uninitialized variable fails
  * the node with TF's "Attempting to use uninitialized value <var>". */
-static int deref_inputs(step *st, const exec_item *it, tfc_status *ks) {
-  tfc_tensor **in = st->slots + it->input_start;
+int tfc_exec_deref_inputs(const exec_item *it, tfc_tensor **in, tfc_status *ks) {
   for (int k = 0; k < it->n_deref; k++) {
     tfc_tensor *r = in[it->deref[k]];
     if (!r || !r->var) continue; /* fed by a value (a _Recv of a dereferenced tensor) */
@@ -427,7 +401,7 @@ static int process(step *st, int i, int *ready) {
   if (it->n_deref) {
     tfc_status ks;
     tfc_status_init(&ks);
-    if (deref_inputs(st, it, &ks)) {
+    if (tfc_exec_deref_inputs(it, st->slots + it->input_start, &ks)) {
       step_fail(st, it, &ks);
       release_inputs(it, st->slots + it->input_start);
       tfc_status_fini(&ks);
@@ -578,6 +552,10 @@ static void run_from(step *st, const int *firsts, int n_first, async_call *resum
 }
 
 void tfc_executor_run_async(tfc_executor *ex, const tfc_exec_args *args, tfc_exec_done done, void *arg) {
+  if (ex->cf) {
+    tfc_cf_run(ex, args, done, arg);
+    return;
+  }
   tfc_status s;
   tfc_status_init(&s);
   if (ex->n_items == 0) {

@@ -856,3 +856,15 @@ int tfc_graph_set_output_shape(tfc_graph *g, tfc_endpoint out, const tfc_shape *
   tfc_graph_unlock(g);
   return s->code;
 }
+
+int tfc_node_is_control_flow(const tfc_node *n) {
+  switch (n->op->id) {
+    case TFC_OP_Switch: case TFC_OP_RefSwitch: case TFC_OP_Merge: case TFC_OP_RefMerge:
+    case TFC_OP_Enter: case TFC_OP_RefEnter: case TFC_OP_Exit: case TFC_OP_RefExit:
+    case TFC_OP_NextIteration: case TFC_OP_RefNextIteration: case TFC_OP_LoopCond:
+    case TFC_OP_ControlTrigger:
+      return 1;
+    default:
+      return 0;
+  }
+}

@@ -150,6 +150,13 @@ int tfc_node_attr_int(const tfc_node *n, const char *name, int64_t *out);
 int tfc_node_attr_bool(const tfc_node *n, const char *name, int *out);
 
 /* The range of flat input (or output) indexes of a named arg; -1 if no such arg. */
+/* 1 when input j of n is a loop's back edge (NextIteration into Merge): the only edge whose
+ * source was made after its consumer (graphdef import sets it last), else 0. Copies of a
+ * graph made in id order build such a consumer with a stand-in input and set the edge after. */
+static inline int tfc_node_input_is_back_edge(const tfc_node *n, int j) { return n->inputs[j].node->id > n->id; }
+/* 1 when n's op is a TF1 control-flow op (Switch, Merge, Enter, Exit, NextIteration, LoopCond,
+ * their Ref forms, ControlTrigger), else 0. */
+int tfc_node_is_control_flow(const tfc_node *n);
 int tfc_node_input_range(const tfc_node *n, const char *arg, int *start, int *stop);
 int tfc_node_output_range(const tfc_node *n, const char *arg, int *start, int *stop);
 

@@ -15,4 +15,5 @@
 #include "ops/ops_data.def"
 #include "ops/ops_checkpoint.def"
 #include "ops/ops_summary.def"
+#include "ops/ops_control.def"
 #include "ops/ops_function.def"

@@ -16,6 +16,12 @@ int tfc_shape_arg(tfc_shape_ctx *c);
 int tfc_shape_assign(tfc_shape_ctx *c);
 int tfc_shape_var_handle(tfc_shape_ctx *c); /* refuses a non-empty allowed_devices */
 
+/* shape_control.c */
+int tfc_shape_switch(tfc_shape_ctx *c);
+int tfc_shape_merge_fn(tfc_shape_ctx *c);
+int tfc_shape_enter(tfc_shape_ctx *c);
+int tfc_shape_loop_cond(tfc_shape_ctx *c);
+
 /* shape_math.c */
 int tfc_shape_matmul(tfc_shape_ctx *c);
 #include "ops/shape_math.h"

@@ -22,7 +22,9 @@
  * and makes the control input come from it; we make the control input come from the _Recv
  * itself (the executor treats an async node as a control source like any other). TF's
  * scheduling (_start_time), casting (should_cast) and control-flow frame handling are not
- * implemented: tfc has no while loops yet.
+ * implemented: a graph with control flow must fit on one device for now (UNIMPLEMENTED
+ * otherwise, naming a control-flow node); a loop's back edge is copied with a stand-in input
+ * and set once every node is copied (graph.h, tfc_node_input_is_back_edge).
  */
 #include "partition/partition.h"
 
@@ -256,10 +258,23 @@ static int rewire(part_state *st, const cut_edge *e, tfc_endpoint *out, tfc_stat
 /* Copies n into its partition, cutting its in-edges first. *edge_id counts edges. */
 static int copy_node(part_state *st, const tfc_node *n, int *edge_id, tfc_endpoint *inputs,
                      tfc_node **controls, tfc_status *s) {
+  int stand_in = -1;
   for (int j = 0; j < n->n_inputs; j++) {
     cut_edge e = {n->inputs[j].node, n, n->inputs[j].index, j, (*edge_id)++};
+    if (tfc_node_input_is_back_edge(n, j)) {
+      inputs[j].node = NULL;
+      continue;
+    }
     TFC_TRY(rewire(st, &e, &inputs[j], s));
+    if (stand_in < 0) stand_in = j;
   }
+  for (int j = 0; j < n->n_inputs; j++)
+    if (!inputs[j].node) {
+      if (stand_in < 0)
+        return tfc_status_set(s, TFC_INVALID_ARGUMENT, "Node '%s' (%s) has only loop back edges as inputs",
+                              n->name, n->op->name);
+      inputs[j] = inputs[stand_in];
+    }
   for (int j = 0; j < n->n_control_inputs; j++) {
     cut_edge e = {n->control_inputs[j], n, -1, -1, (*edge_id)++};
     tfc_endpoint from;
@@ -335,9 +350,23 @@ static int partition_all(part_state *st, tfc_status *s) {
   } else {
     for (int i = 0; i < n_nodes; i++) st->first_pair[i] = -1;
     rc = assign_partitions(st, s);
+    if (!rc && st->out->n > 1) {
+      for (int i = 0; i < n_nodes && !rc; i++)
+        if (tfc_node_is_control_flow(g->nodes[i]))
+          rc = tfc_status_set(s, TFC_UNIMPLEMENTED,
+                              "Node '%s' (%s): control flow in a graph placed on more than one device is "
+                              "not supported yet (this graph uses %d devices)",
+                              g->nodes[i]->name, g->nodes[i]->op->name, st->out->n);
+    }
     int edge_id = 0;
     for (int i = 0; i < n_nodes && !rc; i++)
       rc = copy_node(st, g->nodes[i], &edge_id, inputs, controls, s);
+    for (int i = 0; i < n_nodes && !rc; i++) {
+      const tfc_node *n = g->nodes[i];
+      for (int j = 0; j < n->n_inputs; j++)
+        if (tfc_node_input_is_back_edge(n, j))
+          st->copy[i]->inputs[j] = (tfc_endpoint){st->copy[n->inputs[j].node->id], n->inputs[j].index};
+    }
   }
   free(inputs);
   free(controls);

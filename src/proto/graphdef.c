@@ -14,8 +14,10 @@
  *   3. the return outputs/ops, the graph's versions, unlock. Any error rolls back to the mark
  *      taken in step 2; the TF ids of the nodes built meanwhile stay used, as in TF, whose
  *      importer makes and then removes them (graph/graph.h).
- * TF treats the back edge of a while loop (NextIteration into Merge) specially; tfc has no
- * control-flow ops yet, so every edge here is a forward one.
+ * The back edge of a while loop (a NextIteration into a Merge) is left out of the order, as
+ * TF's importer leaves it: the Merge is built with its first forward input standing in for
+ * it (and an unknown output shape, as TF infers it before the back edge exists), and the
+ * edge is set once every node is built (link_back_edges).
  */
 #include "proto/graphdef.h"
 
@@ -59,6 +61,7 @@ typedef struct in_ref {
   int index;        /* -1 for a control input */
   int src;          /* def index of the producer, or -1 when mapped */
   int map;          /* input mapping used, or -1 */
+  int back;         /* a loop's back edge: NextIteration into Merge */
 } in_ref;
 
 typedef struct def_node {
@@ -67,6 +70,7 @@ typedef struct def_node {
   in_ref *ins;
   int pending;      /* in-GraphDef producers not yet ordered */
   int has_def_input;
+  int has_back;     /* some input is a back edge (in_ref.back) */
   char *final_name;
   tfc_node *node;
 } def_node;
@@ -195,6 +199,11 @@ static int heap_pop(int *h, int *n) {
 }
 
 /* Step 1: everything that needs no graph. */
+static int is_merge(const char *op) { return !strcmp(op, "Merge") || !strcmp(op, "RefMerge"); }
+static int is_next_iteration(const char *op) {
+  return !strcmp(op, "NextIteration") || !strcmp(op, "RefNextIteration");
+}
+
 static int parse_and_sort(importer *im, tfc_status *s) {
   const Tensorflow__GraphDef *gd = im->gd;
   if (gd->n_node > INT_MAX / 2) return tfc_status_set(s, TFC_INVALID_ARGUMENT, "GraphDef has too many nodes");
@@ -248,6 +257,12 @@ static int parse_and_sort(importer *im, tfc_status *s) {
       if (r->src < 0)
         return tfc_status_set(s, TFC_INVALID_ARGUMENT, "Node '%s': Unknown input node '%s'", nd->name,
                               nd->input[j]);
+      if (r->index >= 0 && is_merge(nd->op) && is_next_iteration(gd->node[r->src]->op)) {
+        r->back = 1;
+        dn->has_back = 1;
+        dn->has_def_input = 1;
+        continue;
+      }
       dn->pending++;
       dn->has_def_input = 1;
       n_edges++;
@@ -266,12 +281,12 @@ static int parse_and_sort(importer *im, tfc_status *s) {
   }
   for (int i = 0; i < im->n; i++)
     for (int j = 0; j < im->nodes[i].n_in; j++)
-      if (im->nodes[i].ins[j].src >= 0) start[im->nodes[i].ins[j].src + 1]++;
+      if (im->nodes[i].ins[j].src >= 0 && !im->nodes[i].ins[j].back) start[im->nodes[i].ins[j].src + 1]++;
   for (int i = 0; i < im->n; i++) start[i + 1] += start[i];
   for (int i = 0; i < im->n; i++)
     for (int j = 0; j < im->nodes[i].n_in; j++) {
       int src = im->nodes[i].ins[j].src;
-      if (src >= 0) edges[start[src] + fill[src]++] = i;
+      if (src >= 0 && !im->nodes[i].ins[j].back) edges[start[src] + fill[src]++] = i;
     }
   /* The ready set: a min-heap of GraphDef indexes, in fill's n slots (fill is done with). */
   int *heap = fill, n_heap = 0;
@@ -422,6 +437,17 @@ static int build_node(importer *im, int i, tfc_status *s) {
       continue;
     }
     tfc_node *src = im->nodes[r->src].node;
+    if (r->back) { /* stands in for the back edge until link_back_edges */
+      int k = 0;
+      while (k < dn->n_in && (dn->ins[k].back || dn->ins[k].index < 0)) k++;
+      if (k == dn->n_in || dn->ins[k].map >= 0) {
+        tfc_node_desc_free(d);
+        return tfc_status_set(s, TFC_INVALID_ARGUMENT, "Node '%s': Merge has no input from outside its loop",
+                              nd->name);
+      }
+      src = im->nodes[dn->ins[k].src].node;
+      r = &dn->ins[k];
+    }
     if (r->index < 0) {
       tfc_node_desc_add_control(d, src);
     } else {
@@ -458,7 +484,34 @@ static int build_node(importer *im, int i, tfc_status *s) {
   tfc_attrs_free(attrs, n_attrs);
 
   dn->node = tfc_node_desc_finish_locked(d, s);
+  if (dn->node && dn->has_back) dn->node->output_shapes[0] = tfc_shape_unknown();
   return dn->node ? TFC_OK : s->code;
+}
+
+/* Sets the back edges of the loops' Merges, every node being built; the NextIteration's
+ * output must have the Merge input's type. */
+static int link_back_edges(importer *im, tfc_status *s) {
+  for (int i = 0; i < im->n; i++) {
+    def_node *dn = &im->nodes[i];
+    if (!dn->has_back) continue;
+    for (int j = 0; j < dn->n_in; j++) {
+      const in_ref *r = &dn->ins[j];
+      if (!r->back) continue;
+      tfc_node *src = im->nodes[r->src].node;
+      tfc_node *m = dn->node;
+      if (r->index >= src->n_outputs)
+        return tfc_status_set(s, TFC_INVALID_ARGUMENT,
+                              "Node '%s': Connecting to invalid output %d of source node %s which has %d outputs",
+                              dn->nd->name, r->index, src->name, src->n_outputs);
+      if (tfc_dtype_base(src->output_types[r->index]) != tfc_dtype_base(m->input_types[j]))
+        return tfc_status_set(s, TFC_INVALID_ARGUMENT,
+                              "Input %d of node %s was passed %s from %s:%d incompatible with expected %s.", j,
+                              m->name, tfc_dtype_name(src->output_types[r->index]), src->name, r->index,
+                              tfc_dtype_name(m->input_types[j]));
+      m->inputs[j] = (tfc_endpoint){src, r->index};
+    }
+  }
+  return TFC_OK;
 }
 
 /* Step 3: what the caller asked to get back. */
@@ -596,6 +649,7 @@ int tfc_graphdef_import(tfc_graph *g, const void *data, size_t len, const tfc_im
   if (r == TFC_OK) r = choose_names(&im, s);
   for (int k = 0; k < im.n_order && r == TFC_OK; k++) r = build_node(&im, im.order[k], s);
   if (r == TFC_OK && im.n_order < im.n) r = cycle_error(&im, s);
+  if (r == TFC_OK) r = link_back_edges(&im, s);
   if (r == TFC_OK) r = collect_results(&im, &scratch, s);
   if (r == TFC_OK) r = set_versions(g, mark == 0, im.gd->versions, s);
   if (r != TFC_OK) {

@@ -113,7 +113,8 @@ static tfc_node *add_call_node(builder *b, const char *assigned, const char *op,
 }
 
 /* Copies the needed nodes into the client graph in id (topological) order, rewiring fed
- * inputs to their _Arg nodes. */
+ * inputs to their _Arg nodes. A loop's back edge gets a stand-in (the node's first other
+ * input) and is set once every node is copied. */
 static int copy_nodes(builder *b, tfc_status *s) {
   const tfc_graph *g = b->graph;
   tfc_endpoint in_small[8];
@@ -125,11 +126,15 @@ static int copy_nodes(builder *b, tfc_status *s) {
     tfc_node **ctls = nd->n_control_inputs <= 8 ? ctl_small : malloc(sizeof *ctls * (size_t)nd->n_control_inputs);
     tfc_node *c = NULL;
     if (ins && ctls) {
+      int stand_in = -1;
       for (int j = 0; j < nd->n_inputs; j++) {
         int f = feed_index(b, nd->inputs[j].node, nd->inputs[j].index);
         ins[j] = f >= 0 ? (tfc_endpoint){b->arg_node[f], 0}
                         : (tfc_endpoint){b->copy[nd->inputs[j].node->id], nd->inputs[j].index};
+        if (stand_in < 0 && ins[j].node) stand_in = j;
       }
+      for (int j = 0; j < nd->n_inputs && stand_in >= 0; j++)
+        if (!ins[j].node) ins[j] = ins[stand_in];
       for (int j = 0; j < nd->n_control_inputs; j++) ctls[j] = b->copy[nd->control_inputs[j]->id];
       c = tfc_graph_add_raw(b->client, nd->name, nd->op, nd->device, device_name_of(b, nd), ins, nd->n_inputs,
                             ctls, nd->n_control_inputs, nd->attrs, nd->n_attrs, s);
@@ -141,6 +146,13 @@ static int copy_nodes(builder *b, tfc_status *s) {
     if (!c) return s->code;
     for (int o = 0; o < nd->n_outputs; o++) c->output_shapes[o] = nd->output_shapes[o];
     b->copy[id] = c;
+  }
+  for (int id = 0; id < b->n_nodes; id++) {
+    if (!b->needed[id]) continue;
+    const tfc_node *nd = g->nodes[id];
+    for (int j = 0; j < nd->n_inputs; j++)
+      if (tfc_node_input_is_back_edge(nd, j) && feed_index(b, nd->inputs[j].node, nd->inputs[j].index) < 0)
+        b->copy[id]->inputs[j] = (tfc_endpoint){b->copy[nd->inputs[j].node->id], nd->inputs[j].index};
   }
   return TFC_OK;
 }

@@ -448,7 +448,7 @@ int tfc_session_run(tfc_session *sess, const tfc_run_options *ro, const tfc_endp
   pthread_mutex_unlock(&sess->mu);
   if (tfc_status_ok(s))
     for (int i = 0; i < n_fetches; i++)
-      if (!out[i]) tfc_status_set(s, TFC_INTERNAL, "fetch %d was not produced", i);
+      if (!out[i]) tfc_status_set(s, TFC_INVALID_ARGUMENT, "Retval[%d] does not have value", i); /* dead */
   if (!tfc_status_ok(s))
     for (int i = 0; i < n_fetches; i++) {
       tfc_tensor_unref(out[i]);

@@ -1,6 +1,9 @@
 /*
  * kernels_core — CPU kernels of the core family: Const, placeholders, identities, NoOp and
- * the call-frame ops _Arg/_Retval through which the session feeds and fetches.
+ * the call-frame ops _Arg/_Retval through which the session feeds and fetches, and the
+ * control-flow ops (Switch, Merge, Enter, ...), which only forward: the executor gives them
+ * their meaning (exec/frame.h). Switch leaves its untaken output unset, which the executor
+ * reads as dead; Merge sees its dead inputs as NULL.
  */
 #include <string.h>
 
@@ -70,6 +73,32 @@ static int retval_compute(tfc_kernel_ctx *c) {
   return TFC_OK;
 }
 
+static int switch_compute(tfc_kernel_ctx *c) {
+  const tfc_tensor *pred = c->inputs[1];
+  if (pred->ndims != 0) {
+    char buf[TFC_SHAPE_STR_MAX];
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "The second input must be a scalar, but it has shape %s",
+                            tfc_tensor_shape_str(pred, buf, sizeof buf));
+  }
+  int taken = *(const uint8_t *)pred->data ? 1 : 0;
+  tfc_kernel_set_output(c, taken, tfc_tensor_ref(c->inputs[0]));
+  return TFC_OK;
+}
+
+/* Forwards the first live input and its index (the executor starts a Merge on its first live
+ * input, so there is exactly one). */
+static int merge_compute(tfc_kernel_ctx *c) {
+  for (int i = 0; i < c->n_inputs; i++) {
+    if (!c->inputs[i]) continue;
+    tfc_tensor *idx = tfc_kernel_alloc_output(c, 1, TFC_DT_INT32, NULL, 0);
+    if (!idx) return c->status->code;
+    *(int32_t *)idx->data = i;
+    tfc_kernel_set_output(c, 0, tfc_tensor_ref(c->inputs[i]));
+    return TFC_OK;
+  }
+  return tfc_kernel_error(c, TFC_INTERNAL, "Merge has no live input");
+}
+
 static const tfc_kernel_def defs[] = {
     {.op = TFC_OP_Const, .compute = const_compute},
     {.op = TFC_OP_Placeholder, .compute = placeholder_compute},
@@ -83,6 +112,18 @@ static const tfc_kernel_def defs[] = {
     {.op = TFC_OP_NoOp, .compute = noop_compute},
     {.op = TFC_OP__Arg, .compute = arg_compute},
     {.op = TFC_OP__Retval, .compute = retval_compute},
+    {.op = TFC_OP_Switch, .compute = switch_compute},
+    {.op = TFC_OP_RefSwitch, .compute = switch_compute},
+    {.op = TFC_OP_Merge, .compute = merge_compute},
+    {.op = TFC_OP_RefMerge, .compute = merge_compute},
+    {.op = TFC_OP_Enter, .compute = identity_compute},
+    {.op = TFC_OP_RefEnter, .compute = identity_compute},
+    {.op = TFC_OP_Exit, .compute = identity_compute},
+    {.op = TFC_OP_RefExit, .compute = identity_compute},
+    {.op = TFC_OP_NextIteration, .compute = identity_compute},
+    {.op = TFC_OP_RefNextIteration, .compute = identity_compute},
+    {.op = TFC_OP_LoopCond, .compute = identity_compute},
+    {.op = TFC_OP_ControlTrigger, .compute = noop_compute},
 };
 
 int tfc_cpu_kernels_core(tfc_kernel_table *t, tfc_status *s) {

@@ -1,0 +1,60 @@
+/*
+ * exec_int — the executor's item tables, shared by executor.c (the dataflow fast path) and
+ * frame.c (graphs with control flow). Internal to src/exec.
+ */
+#ifndef TFC_EXEC_EXEC_INT_H
+#define TFC_EXEC_EXEC_INT_H
+
+#include "exec/executor.h"
+
+struct tfc_cf_plan;
+
+typedef struct exec_edge {
+  int dst;      /* item index */
+  int dst_slot; /* absolute slot, -1 for a control edge */
+  int src_output;
+} exec_edge;
+
+typedef struct exec_item {
+  const tfc_node *node;
+  const tfc_kernel_def *kernel;
+  void *state;
+  int input_start;
+  int n_inputs;
+  int n_outputs;
+  int edge_start, n_edges;
+  int initial_pending;
+  int expensive;
+  int blocking; /* TFC_KF_BLOCKING: runs after this thread's other ready work */
+  int async; /* TFC_KF_ASYNC: compute_async */
+  int *consumers; /* data edges per output (n_outputs) */
+  int n_deref;    /* inputs fed by a ref output into a non-ref arg: read the variable */
+  int *deref;     /* their input indexes */
+} exec_item;
+
+struct tfc_executor {
+  const tfc_graph *graph;
+  tfc_device *device;
+  int n_items;
+  exec_item *items;
+  exec_edge *edges;
+  int n_slots;
+  int *roots;
+  int n_roots;
+  int max_fanout; /* most out-edges of one node: bounds the ready list */
+  int any_expensive;
+  int any_blocking;
+  struct tfc_cf_plan *cf; /* control flow: NULL for a graph without it (exec/frame.h) */
+};
+
+
+/* Formats a kernel error of item `it` into out (cleared first by the caller) as
+ * "<msg>\n\t [[{{node N}}]] (device: D)"; with a rendezvous, aborts it with that and returns
+ * its status instead (the step's first error across executors). */
+void tfc_exec_node_error(const tfc_executor *ex, struct tfc_rendezvous *rv, const exec_item *it,
+                         const tfc_status *ks, tfc_status *out);
+/* Replaces ref tensors in in[] that feed value inputs with the variables' current values.
+ * Returns 0, or the code of ks (FAILED_PRECONDITION for an uninitialized variable). */
+int tfc_exec_deref_inputs(const exec_item *it, tfc_tensor **in, tfc_status *ks);
+
+#endif

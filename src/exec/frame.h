@@ -1,0 +1,24 @@
+/*
+ * frame — the executor's path for graphs with TF1 control flow (Switch, Merge, Enter, Exit,
+ * NextIteration, LoopCond, ControlTrigger): dead tensors, frames and iterations. See the top
+ * of frame.c for the design. A graph without these ops never comes here (executor.c's fast
+ * path), so plain graphs pay nothing for it.
+ */
+#ifndef TFC_EXEC_FRAME_H
+#define TFC_EXEC_FRAME_H
+
+#include "exec/exec_int.h"
+
+typedef struct tfc_cf_plan tfc_cf_plan;
+
+/* Builds the static control-flow info of executor e (each node's frame, each frame's parent
+ * and Enter count) into *out; leaves *out NULL when the graph has no control-flow op.
+ * Returns 0, or INVALID_ARGUMENT naming the node for a malformed loop ("has inputs from
+ * different frames", an Enter without frame_name). The plan is owned by e. */
+int tfc_cf_plan_build(tfc_executor *e, tfc_cf_plan **out, tfc_status *s);
+void tfc_cf_plan_free(tfc_cf_plan *p);
+/* Runs one step of an executor with a plan, on this thread; calls done once, before it
+ * returns, with the step's status (errors formatted as executor.h says). */
+void tfc_cf_run(tfc_executor *e, const tfc_exec_args *args, tfc_exec_done done, void *arg);
+
+#endif
