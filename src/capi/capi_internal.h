@@ -48,6 +48,10 @@ struct TF_Graph {
    * through builders_free. NULL when no builder touched the graph. */
   void *builders;
   void (*builders_free)(void *builders);
+  /* Set on the cond graph of a TF_NewWhile only (capi/while.c): the graph the loop goes into
+   * and a malloc'd copy of its loop inputs (while_ninputs of them), owned by the params. */
+  TF_Graph *while_parent;
+  TF_Output *while_inputs;
 };
 
 struct TF_OperationDescription {

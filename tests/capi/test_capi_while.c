@@ -1,0 +1,260 @@
+/*
+ * C API while loops (TF_NewWhile / TF_FinishWhile / TF_AbortWhile): the loop's node names,
+ * inputs and control edges as TF 2.21's C API builds them (tests/fixtures/gen_capi_while.py,
+ * output in tests/fixtures/capi_while_nodes.txt), results run through a session, and the
+ * errors (with the parent graph left unchanged).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "capi_util.h"
+
+static TF_Output i32_const(TF_Graph *g, const char *name, int v, TF_Status *s) {
+  TF_Tensor *t = TF_AllocateTensor(TF_INT32, NULL, 0, sizeof(int));
+  *(int *)TF_TensorData(t) = v;
+  TF_OperationDescription *d = TF_NewOperation(g, "Const", name);
+  TF_SetAttrTensor(d, "value", t, s);
+  TF_SetAttrType(d, "dtype", TF_INT32);
+  TF_Operation *op = TF_FinishOperation(d, s);
+  OK(s);
+  TF_DeleteTensor(t);
+  return (TF_Output){op, 0};
+}
+
+static TF_Output binop(TF_Graph *g, const char *type, const char *name, TF_Output a, TF_Output b, TF_Status *s) {
+  TF_OperationDescription *d = TF_NewOperation(g, type, name);
+  TF_AddInput(d, a);
+  TF_AddInput(d, b);
+  TF_Operation *op = TF_FinishOperation(d, s);
+  OK(s);
+  return (TF_Output){op, 0};
+}
+
+/* Runs the graph and fetches n int32 scalars. */
+static void run_ints(TF_Graph *g, const TF_Output *outs, int n, int *vals) {
+  TF_Status *s = TF_NewStatus();
+  TF_SessionOptions *so = TF_NewSessionOptions();
+  TF_Session *sess = TF_NewSession(g, so, s);
+  OK(s);
+  TF_Tensor *v[4] = {NULL, NULL, NULL, NULL};
+  TF_SessionRun(sess, NULL, NULL, NULL, 0, outs, v, n, NULL, 0, NULL, s);
+  OK(s);
+  for (int i = 0; i < n; i++) {
+    vals[i] = *(int *)TF_TensorData(v[i]);
+    TF_DeleteTensor(v[i]);
+  }
+  TF_CloseSession(sess, s);
+  TF_DeleteSession(sess, s);
+  TF_DeleteSessionOptions(so);
+  TF_DeleteStatus(s);
+}
+
+/* "name op in1,in2,^ctl" per node, in graph order, into buf. */
+static void dump(TF_Graph *g, char *buf, size_t cap) {
+  size_t pos = 0, len = 0;
+  TF_Operation *o;
+  buf[0] = 0;
+  while ((o = TF_GraphNextOperation(g, &pos)) != NULL) {
+    len += (size_t)snprintf(buf + len, cap - len, "%s %s ", TF_OperationName(o), TF_OperationOpType(o));
+    int n = TF_OperationNumInputs(o);
+    for (int i = 0; i < n; i++) {
+      TF_Output src = TF_OperationInput((TF_Input){o, i});
+      len += (size_t)snprintf(buf + len, cap - len, "%s%s:%d", i ? "," : "", TF_OperationName(src.oper), src.index);
+    }
+    TF_Operation *ctl[8];
+    int nc = TF_OperationGetControlInputs(o, ctl, 8);
+    for (int i = 0; i < nc; i++)
+      len += (size_t)snprintf(buf + len, cap - len, "%s^%s", n || i ? "," : "", TF_OperationName(ctl[i]));
+    len += (size_t)snprintf(buf + len, cap - len, "\n");
+  }
+}
+
+/* TF's BasicLoop: while a < b: a = a + (b + 1); from (-9, 2) -> (3, 2). */
+static TF_WhileParams basic_params(TF_Graph *g, TF_Status *s) {
+  TF_Output ins[2] = {i32_const(g, "a0", -9, s), i32_const(g, "b0", 2, s)};
+  TF_WhileParams p = TF_NewWhile(g, ins, 2, s);
+  OK(s);
+  p.cond_output = binop(p.cond_graph, "Less", "less", p.cond_inputs[0], p.cond_inputs[1], s);
+  TF_Output one = i32_const(p.body_graph, "one", 1, s);
+  TF_Output add = binop(p.body_graph, "Add", "add", p.body_inputs[1], one, s);
+  p.body_outputs[0] = binop(p.body_graph, "Add", "add_1", p.body_inputs[0], add, s);
+  p.body_outputs[1] = p.body_inputs[1];
+  p.name = "test_loop";
+  return p;
+}
+
+static void basic_loop_matches_tf(void) {
+  TF_Graph *g = TF_NewGraph();
+  TF_Status *s = TF_NewStatus();
+  TF_WhileParams p = basic_params(g, s);
+  TF_Output outs[2];
+  TF_FinishWhile(&p, s, outs);
+  OK(s);
+  EXPECT_STREQ(TF_OperationName(outs[0].oper), "test_loop/Exit");
+  EXPECT_STREQ(TF_OperationName(outs[1].oper), "test_loop/Exit_1");
+  static char got[8192];
+  dump(g, got, sizeof got);
+  /* The node set and edges of tests/fixtures/capi_while_nodes.txt ("basic"); order aside. */
+  static const char *want[] = {
+      "a0 Const \n", "b0 Const \n", "test_loop/Enter Enter a0:0\n", "test_loop/Enter_1 Enter b0:0\n",
+      "test_loop/Merge Merge test_loop/Enter:0,test_loop/NextIteration:0\n",
+      "test_loop/Merge_1 Merge test_loop/Enter_1:0,test_loop/NextIteration_1:0\n",
+      "test_loop/cond/less Less test_loop/Merge:0,test_loop/Merge_1:0,^test_loop/Merge\n",
+      "test_loop/LoopCond LoopCond test_loop/cond/less:0\n",
+      "test_loop/Switch Switch test_loop/Merge:0,test_loop/LoopCond:0\n",
+      "test_loop/Switch_1 Switch test_loop/Merge_1:0,test_loop/LoopCond:0\n",
+      "test_loop/body/one Const ^test_loop/Switch\n",
+      "test_loop/body/add Add test_loop/Switch_1:1,test_loop/body/one:0\n",
+      "test_loop/body/add_1 Add test_loop/Switch:1,test_loop/body/add:0\n",
+      "test_loop/NextIteration NextIteration test_loop/body/add_1:0\n",
+      "test_loop/NextIteration_1 NextIteration test_loop/Switch_1:1\n",
+      "test_loop/Exit Exit test_loop/Switch:0\n", "test_loop/Exit_1 Exit test_loop/Switch_1:0\n"};
+  size_t total = 0;
+  for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+    if (!strstr(got, want[i])) tfc_test_fail(__FILE__, __LINE__, "missing node line %s in:\n%s", want[i], got);
+    total += strlen(want[i]);
+  }
+  EXPECT_EQ(strlen(got), total); /* nothing else (no placeholders) */
+  TF_Operation *enter = TF_GraphOperationByName(g, "test_loop/Enter");
+  char frame[32] = {0};
+  TF_OperationGetAttrString(enter, "frame_name", frame, sizeof frame - 1, s);
+  OK(s);
+  EXPECT_STREQ(frame, "test_loop");
+  int64_t pi = 0;
+  TF_OperationGetAttrInt(enter, "parallel_iterations", &pi, s);
+  OK(s);
+  EXPECT_EQ(pi, 10);
+  int v[2];
+  run_ints(g, outs, 2, v);
+  EXPECT_EQ(v[0], 3);
+  EXPECT_EQ(v[1], 2);
+  TF_DeleteGraph(g);
+  TF_DeleteStatus(s);
+}
+
+/* while i < 10: i += 1, one loop var; cond output may be a placeholder's consumer only. */
+static void counter_loop_runs(void) {
+  TF_Graph *g = TF_NewGraph();
+  TF_Status *s = TF_NewStatus();
+  TF_Output in = i32_const(g, "i0", 0, s);
+  TF_WhileParams p = TF_NewWhile(g, &in, 1, s);
+  OK(s);
+  p.cond_output = binop(p.cond_graph, "Less", "less", p.cond_inputs[0], i32_const(p.cond_graph, "ten", 10, s), s);
+  p.body_outputs[0] = binop(p.body_graph, "Add", "add", p.body_inputs[0], i32_const(p.body_graph, "one", 1, s), s);
+  p.name = "counter";
+  TF_Output out;
+  TF_FinishWhile(&p, s, &out);
+  OK(s);
+  int v;
+  run_ints(g, &out, 1, &v);
+  EXPECT_EQ(v, 10);
+  TF_DeleteGraph(g);
+  TF_DeleteStatus(s);
+}
+
+/* TF's NestedLoop shape: outer while i < 3 { j = 0; inner while j < 4: j += 1; i += 1, k += j }
+ * from (0, 0): i = 3, k = 12. */
+static void nested_loop_runs(void) {
+  TF_Graph *g = TF_NewGraph();
+  TF_Status *s = TF_NewStatus();
+  TF_Output ins[2] = {i32_const(g, "i0", 0, s), i32_const(g, "k0", 0, s)};
+  TF_WhileParams p = TF_NewWhile(g, ins, 2, s);
+  OK(s);
+  p.cond_output = binop(p.cond_graph, "Less", "less", p.cond_inputs[0], i32_const(p.cond_graph, "three", 3, s), s);
+  TF_Graph *b = p.body_graph;
+  TF_Output j0 = i32_const(b, "j0", 0, s);
+  TF_WhileParams q = TF_NewWhile(b, &j0, 1, s);
+  OK(s);
+  q.cond_output = binop(q.cond_graph, "Less", "less", q.cond_inputs[0], i32_const(q.cond_graph, "four", 4, s), s);
+  q.body_outputs[0] = binop(q.body_graph, "Add", "add", q.body_inputs[0], i32_const(q.body_graph, "one", 1, s), s);
+  q.name = "inner";
+  TF_Output jn;
+  TF_FinishWhile(&q, s, &jn);
+  OK(s);
+  p.body_outputs[0] = binop(b, "Add", "inc", p.body_inputs[0], i32_const(b, "one", 1, s), s);
+  p.body_outputs[1] = binop(b, "Add", "acc", p.body_inputs[1], jn, s);
+  p.name = "outer";
+  TF_Output outs[2];
+  TF_FinishWhile(&p, s, outs);
+  OK(s);
+  EXPECT_TRUE(TF_GraphOperationByName(g, "outer/body/inner/Exit") != NULL);
+  int v[2];
+  run_ints(g, outs, 2, v);
+  EXPECT_EQ(v[0], 3);
+  EXPECT_EQ(v[1], 12);
+  TF_DeleteGraph(g);
+  TF_DeleteStatus(s);
+}
+
+static int num_ops(TF_Graph *g) {
+  size_t pos = 0;
+  int n = 0;
+  while (TF_GraphNextOperation(g, &pos)) n++;
+  return n;
+}
+
+static void errors_leave_the_graph_unchanged(void) {
+  TF_Graph *g = TF_NewGraph();
+  TF_Status *s = TF_NewStatus();
+  TF_WhileParams z = TF_NewWhile(g, NULL, 0, s);
+  EXPECT_EQ(TF_GetCode(s), TF_INVALID_ARGUMENT);
+  EXPECT_STREQ(TF_Message(s), "TF_NewWhile() must be passed at least one input");
+  TF_Output o[2];
+  TF_FinishWhile(&z, s, o);
+  EXPECT_STREQ(TF_Message(s), "TF_WhileParams must be created by successful TF_NewWhile() call");
+
+  TF_WhileParams p = basic_params(g, s);
+  int before = num_ops(g);
+  p.name = NULL;
+  TF_FinishWhile(&p, s, o);
+  EXPECT_EQ(TF_GetCode(s), TF_INVALID_ARGUMENT);
+  EXPECT_STREQ(TF_Message(s), "TF_WhileParams `name` field is null");
+  EXPECT_EQ(num_ops(g), before);
+
+  TF_Output ins[2] = {{TF_GraphOperationByName(g, "a0"), 0}, {TF_GraphOperationByName(g, "b0"), 0}};
+  TF_WhileParams p2 = TF_NewWhile(g, ins, 2, s);
+  OK(s);
+  p2.cond_output = p2.cond_inputs[0];
+  p2.body_outputs[0] = p2.body_inputs[0];
+  p2.body_outputs[1] = p2.body_inputs[1];
+  p2.name = "w";
+  TF_FinishWhile(&p2, s, o);
+  EXPECT_STREQ(TF_Message(s), "BuildWhileLoop: 'cond' argument must return a boolean output, got int32");
+  EXPECT_EQ(num_ops(g), before);
+
+  TF_WhileParams p3 = TF_NewWhile(g, ins, 2, s);
+  OK(s);
+  p3.cond_output = binop(p3.cond_graph, "Less", "less", p3.cond_inputs[0], p3.cond_inputs[1], s);
+  p3.body_outputs[0] = ins[0]; /* a tensor of the parent graph */
+  p3.body_outputs[1] = p3.body_inputs[1];
+  p3.name = "w";
+  TF_FinishWhile(&p3, s, o);
+  EXPECT_STREQ(TF_Message(s), "Requested return tensor 'a0:0' not found in graph def");
+  EXPECT_EQ(num_ops(g), before);
+
+  TF_WhileParams p4 = TF_NewWhile(g, ins, 2, s);
+  OK(s);
+  p4.cond_output = binop(p4.cond_graph, "Less", "less", p4.cond_inputs[0], p4.cond_inputs[1], s);
+  p4.body_outputs[0] = p4.body_inputs[0];
+  p4.name = "w";
+  TF_FinishWhile(&p4, s, o);
+  EXPECT_STREQ(TF_Message(s), "TF_WhileParams `body_outputs[1]` field isn't set");
+  EXPECT_EQ(num_ops(g), before);
+
+  TF_WhileParams p5 = TF_NewWhile(g, ins, 2, s);
+  OK(s);
+  TF_AbortWhile(&p5);
+  EXPECT_EQ(num_ops(g), before);
+  TF_DeleteGraph(g);
+  TF_DeleteStatus(s);
+}
+
+static const tfc_test tests[] = {
+    TFC_TEST(basic_loop_matches_tf),
+    TFC_TEST(counter_loop_runs),
+    TFC_TEST(nested_loop_runs),
+    TFC_TEST(errors_leave_the_graph_unchanged),
+    {0},
+};
+
+TFC_TEST_MAIN(tests)
