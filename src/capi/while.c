@@ -17,7 +17,9 @@
  *                      edge from Switch 0)
  *   <name>/NextIteration[_i], <name>/Exit[_i]   (outputs[i] = Exit_i:0)
  * The placeholders themselves are not imported (they are the graphs' first nodes, left out of
- * the export). Any error rolls the parent graph back to where it was. The params' graphs and
+ * the export). Any error rolls the parent graph back to where it was (TF leaves what it built
+ * before the error). Unlike TF, a body output whose type differs from its loop variable's is
+ * an error here (TF builds the loop, whose Merge then mixes types). The params' graphs and
  * arrays are freed by Finish (success or error, except when the params did not come from a
  * successful TF_NewWhile) and by Abort.
  */
@@ -185,6 +187,24 @@ static TF_Operation *loop_node(TF_Graph *g, const char *op, const char *name, TF
   return TF_FinishOperation(d, status);
 }
 
+/* TF keeps one while context per frame name in a graph: a loop whose name an earlier loop's
+ * Enter already uses as its frame is an error. */
+static int check_frame_unused(tfc_graph *g, const char *name, tfc_status *s) {
+  size_t len = strlen(name);
+  int used = 0;
+  tfc_graph_lock(g);
+  for (int i = 0; i < g->n_nodes && !used; i++) {
+    const tfc_node *n = g->nodes[i];
+    if (!n || (strcmp(n->op->name, "Enter") != 0 && strcmp(n->op->name, "RefEnter") != 0)) continue;
+    const tfc_attr_value *fn = tfc_node_attr(n, "frame_name");
+    used = fn && fn->kind == TFC_ATTR_STRING && fn->u.s.len == len && memcmp(fn->u.s.data, name, len) == 0;
+  }
+  tfc_graph_unlock(g);
+  if (used)
+    return tfc_status_set(s, TFC_INVALID_ARGUMENT, "WhileContext with frame name '%s' already exists", name);
+  return TFC_OK;
+}
+
 static int build_loop(const TF_WhileParams *p, TF_Output *outputs, TF_Status *status) {
   tfc_status *s = &status->s;
   TF_Graph *g = p->cond_graph->while_parent;
@@ -193,6 +213,7 @@ static int build_loop(const TF_WhileParams *p, TF_Output *outputs, TF_Status *st
   if (check_return(p->cond_graph, p->cond_output, s)) return s->code;
   for (int i = 0; i < n; i++)
     if (check_return(p->body_graph, p->body_outputs[i], s)) return s->code;
+  if (check_frame_unused(g->g, name, s)) return s->code;
   TF_DataType ct = TF_OperationOutputType(p->cond_output);
   if (ct != TF_BOOL)
     return tfc_status_set(s, TFC_INVALID_ARGUMENT, "BuildWhileLoop: 'cond' argument must return a boolean output, got %s",

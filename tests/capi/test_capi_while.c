@@ -241,6 +241,45 @@ static void errors_leave_the_graph_unchanged(void) {
   EXPECT_STREQ(TF_Message(s), "TF_WhileParams `body_outputs[1]` field isn't set");
   EXPECT_EQ(num_ops(g), before);
 
+  /* TF accepts this one (and leaves a Merge mixing types); tfc refuses it. */
+  TF_WhileParams p6 = TF_NewWhile(g, ins, 2, s);
+  OK(s);
+  p6.cond_output = binop(p6.cond_graph, "Less", "less", p6.cond_inputs[0], p6.cond_inputs[1], s);
+  TF_OperationDescription *d = TF_NewOperation(p6.body_graph, "Cast", "cast");
+  TF_AddInput(d, p6.body_inputs[0]);
+  TF_SetAttrType(d, "DstT", TF_FLOAT);
+  p6.body_outputs[0] = (TF_Output){TF_FinishOperation(d, s), 0};
+  OK(s);
+  p6.body_outputs[1] = p6.body_inputs[1];
+  p6.name = "w";
+  TF_FinishWhile(&p6, s, o);
+  EXPECT_EQ(TF_GetCode(s), TF_INVALID_ARGUMENT);
+  EXPECT_STREQ(TF_Message(s),
+               "Input 1 of node w/Merge was passed float from w/NextIteration:0 incompatible with expected int32.");
+  EXPECT_EQ(num_ops(g), before);
+
+  /* A second loop of the same name (TF's text; TF itself leaves the nodes it built). */
+  TF_WhileParams p7 = TF_NewWhile(g, ins, 2, s);
+  OK(s);
+  p7.cond_output = binop(p7.cond_graph, "Less", "less", p7.cond_inputs[0], p7.cond_inputs[1], s);
+  p7.body_outputs[0] = p7.body_inputs[0];
+  p7.body_outputs[1] = p7.body_inputs[1];
+  p7.name = "w";
+  TF_FinishWhile(&p7, s, o);
+  OK(s);
+  int after_w = num_ops(g);
+  TF_WhileParams p8 = TF_NewWhile(g, ins, 2, s);
+  OK(s);
+  p8.cond_output = binop(p8.cond_graph, "Less", "less", p8.cond_inputs[0], p8.cond_inputs[1], s);
+  p8.body_outputs[0] = p8.body_inputs[0];
+  p8.body_outputs[1] = p8.body_inputs[1];
+  p8.name = "w";
+  TF_FinishWhile(&p8, s, o);
+  EXPECT_EQ(TF_GetCode(s), TF_INVALID_ARGUMENT);
+  EXPECT_STREQ(TF_Message(s), "WhileContext with frame name 'w' already exists");
+  EXPECT_EQ(num_ops(g), after_w);
+  before = after_w;
+
   TF_WhileParams p5 = TF_NewWhile(g, ins, 2, s);
   OK(s);
   TF_AbortWhile(&p5);
