@@ -280,6 +280,19 @@ static void errors_leave_the_graph_unchanged(void) {
   EXPECT_EQ(num_ops(g), after_w);
   before = after_w;
 
+  /* A parent tensor used inside the body: TF's C API has no captures (pass it as a loop
+   * variable); the node cannot be built in the body graph. */
+  TF_WhileParams p9 = TF_NewWhile(g, ins, 2, s);
+  OK(s);
+  TF_OperationDescription *cd = TF_NewOperation(p9.body_graph, "Add", "captured");
+  TF_AddInput(cd, p9.body_inputs[0]);
+  TF_AddInput(cd, ins[1]);
+  EXPECT_TRUE(TF_FinishOperation(cd, s) == NULL);
+  EXPECT_EQ(TF_GetCode(s), TF_INVALID_ARGUMENT);
+  EXPECT_CONTAINS(TF_Message(s), "from another graph");
+  TF_AbortWhile(&p9);
+  EXPECT_EQ(num_ops(g), before);
+
   TF_WhileParams p5 = TF_NewWhile(g, ins, 2, s);
   OK(s);
   TF_AbortWhile(&p5);
