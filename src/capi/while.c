@@ -54,6 +54,13 @@ TFC_EXPORT TF_WhileParams TF_NewWhile(TF_Graph *g, TF_Output *inputs, int ninput
     tfc_status_set(s, TFC_INVALID_ARGUMENT, "TF_NewWhile: graph or inputs is NULL");
     return empty_params();
   }
+  for (int i = 0; i < ninputs; i++) {
+    const tfc_node *n = tfc_capi_node(inputs[i].oper);
+    if (!n || n->graph != g->g || inputs[i].index < 0 || inputs[i].index >= n->n_outputs) {
+      tfc_status_set(s, TFC_INVALID_ARGUMENT, "TF_NewWhile: input %d is not an output of the graph", i);
+      return empty_params();
+    }
+  }
   TF_Graph *cond = TF_NewGraph(), *body = TF_NewGraph();
   TF_Output *cond_in = calloc((size_t)ninputs, sizeof *cond_in);
   TF_Output *body_in = calloc((size_t)ninputs, sizeof *body_in);

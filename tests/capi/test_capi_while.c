@@ -202,6 +202,12 @@ static void errors_leave_the_graph_unchanged(void) {
   TF_Output o[2];
   TF_FinishWhile(&z, s, o);
   EXPECT_STREQ(TF_Message(s), "TF_WhileParams must be created by successful TF_NewWhile() call");
+  TF_AbortWhile(&z); /* a no-op */
+  TF_Output bad = {NULL, 0};
+  TF_WhileParams zb = TF_NewWhile(g, &bad, 1, s);
+  EXPECT_EQ(TF_GetCode(s), TF_INVALID_ARGUMENT);
+  EXPECT_STREQ(TF_Message(s), "TF_NewWhile: input 0 is not an output of the graph");
+  EXPECT_TRUE(zb.cond_graph == NULL);
 
   TF_WhileParams p = basic_params(g, s);
   int before = num_ops(g);
