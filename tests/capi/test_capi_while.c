@@ -197,6 +197,34 @@ static void nested_loop_runs(void) {
   TF_DeleteStatus(s);
 }
 
+/* A loop built by TF_FinishWhile exports to a GraphDef that imports and runs the same. */
+static void loop_survives_graphdef_round_trip(void) {
+  TF_Graph *g = TF_NewGraph();
+  TF_Status *s = TF_NewStatus();
+  TF_WhileParams p = basic_params(g, s);
+  TF_Output outs[2];
+  TF_FinishWhile(&p, s, outs);
+  OK(s);
+  TF_Buffer *gd = TF_NewBuffer();
+  TF_GraphToGraphDef(g, gd, s);
+  OK(s);
+  TF_Graph *h = TF_NewGraph();
+  TF_ImportGraphDefOptions *o = TF_NewImportGraphDefOptions();
+  TF_GraphImportGraphDef(h, gd, o, s);
+  OK(s);
+  TF_DeleteImportGraphDefOptions(o);
+  TF_DeleteBuffer(gd);
+  TF_Output hout[2] = {{TF_GraphOperationByName(h, "test_loop/Exit"), 0},
+                       {TF_GraphOperationByName(h, "test_loop/Exit_1"), 0}};
+  int v[2];
+  run_ints(h, hout, 2, v);
+  EXPECT_EQ(v[0], 3);
+  EXPECT_EQ(v[1], 2);
+  TF_DeleteGraph(h);
+  TF_DeleteGraph(g);
+  TF_DeleteStatus(s);
+}
+
 static int num_ops(TF_Graph *g) {
   size_t pos = 0;
   int n = 0;
@@ -322,6 +350,7 @@ static const tfc_test tests[] = {
     TFC_TEST(basic_loop_matches_tf),
     TFC_TEST(counter_loop_runs),
     TFC_TEST(nested_loop_runs),
+    TFC_TEST(loop_survives_graphdef_round_trip),
     TFC_TEST(errors_leave_the_graph_unchanged),
     {0},
 };
