@@ -225,6 +225,44 @@ static void loop_survives_graphdef_round_trip(void) {
   TF_DeleteStatus(s);
 }
 
+/* A bool vector as cond output builds (as in TF: the loop variables' shapes are unknown inside
+ * the loop) and the step fails at the Switch instead. */
+static void vector_cond_fails_at_run(void) {
+  TF_Graph *g = TF_NewGraph();
+  TF_Status *s = TF_NewStatus();
+  TF_Output in = i32_const(g, "x", 0, s);
+  TF_WhileParams p = TF_NewWhile(g, &in, 1, s);
+  OK(s);
+  int64_t dims[1] = {2};
+  TF_Tensor *t = TF_AllocateTensor(TF_INT32, dims, 1, 2 * sizeof(int));
+  memset(TF_TensorData(t), 0, 2 * sizeof(int));
+  TF_OperationDescription *d = TF_NewOperation(p.cond_graph, "Const", "v");
+  TF_SetAttrTensor(d, "value", t, s);
+  TF_SetAttrType(d, "dtype", TF_INT32);
+  TF_Output v = {TF_FinishOperation(d, s), 0};
+  OK(s);
+  TF_DeleteTensor(t);
+  p.cond_output = binop(p.cond_graph, "Less", "less", p.cond_inputs[0], v, s);
+  p.body_outputs[0] = p.body_inputs[0];
+  p.name = "w";
+  TF_Output out;
+  TF_FinishWhile(&p, s, &out);
+  OK(s);
+  TF_SessionOptions *so = TF_NewSessionOptions();
+  TF_Session *sess = TF_NewSession(g, so, s);
+  OK(s);
+  TF_Tensor *val = NULL;
+  TF_SessionRun(sess, NULL, NULL, NULL, 0, &out, &val, 1, NULL, 0, NULL, s);
+  EXPECT_EQ(TF_GetCode(s), TF_INVALID_ARGUMENT);
+  EXPECT_CONTAINS(TF_Message(s), "must be a scalar");
+  EXPECT_TRUE(val == NULL);
+  TF_CloseSession(sess, s);
+  TF_DeleteSession(sess, s);
+  TF_DeleteSessionOptions(so);
+  TF_DeleteGraph(g);
+  TF_DeleteStatus(s);
+}
+
 static int num_ops(TF_Graph *g) {
   size_t pos = 0;
   int n = 0;
@@ -351,6 +389,7 @@ static const tfc_test tests[] = {
     TFC_TEST(counter_loop_runs),
     TFC_TEST(nested_loop_runs),
     TFC_TEST(loop_survives_graphdef_round_trip),
+    TFC_TEST(vector_cond_fails_at_run),
     TFC_TEST(errors_leave_the_graph_unchanged),
     {0},
 };
