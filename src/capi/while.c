@@ -288,7 +288,8 @@ static int build_loop(const TF_WhileParams *p, TF_Output *outputs, TF_Status *st
     tfc_node *m = tfc_capi_node(merge[i].oper), *src = tfc_capi_node(ni);
     if (tfc_dtype_base(src->output_types[0]) != tfc_dtype_base(m->input_types[1])) {
       r = tfc_status_set(s, TFC_INVALID_ARGUMENT,
-                         "Input 1 of node %s was passed %s from %s:0 incompatible with expected %s.", m->name, tfc_dtype_name(src->output_types[0]), src->name, tfc_dtype_name(m->input_types[1]));
+                         "Input 1 of node %s was passed %s from %s:0 incompatible with expected %s.", m->name,
+                         tfc_dtype_name(src->output_types[0]), src->name, tfc_dtype_name(m->input_types[1]));
       break;
     }
     tfc_graph_lock(g->g);
