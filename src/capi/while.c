@@ -44,7 +44,7 @@ static TF_Operation *placeholder(TF_Graph *g, const char *name, TF_DataType type
   return TF_FinishOperation(d, status);
 }
 
-TFC_EXPORT TF_WhileParams TF_NewWhile(TF_Graph *g, TF_Output *inputs, int ninputs, TF_Status *status) {
+static TF_WhileParams new_while(TF_Graph *g, TF_Output *inputs, int ninputs, TF_Status *status) {
   tfc_status *s = tfc_capi_status(status);
   if (ninputs < 1) {
     tfc_status_set(s, TFC_INVALID_ARGUMENT, "TF_NewWhile() must be passed at least one input");
@@ -90,6 +90,14 @@ TFC_EXPORT TF_WhileParams TF_NewWhile(TF_Graph *g, TF_Output *inputs, int ninput
   cond->while_parent = g;
   cond->while_inputs = saved;
   TF_WhileParams p = {ninputs, cond, cond_in, {NULL, 0}, body, body_in, body_out, NULL};
+  return p;
+}
+
+TFC_EXPORT TF_WhileParams TF_NewWhile(TF_Graph *g, TF_Output *inputs, int ninputs, TF_Status *status) {
+  if (status) return new_while(g, inputs, ninputs, status);
+  TF_Status *local = TF_NewStatus(); /* the calls inside need one */
+  TF_WhileParams p = new_while(g, inputs, ninputs, local);
+  TF_DeleteStatus(local);
   return p;
 }
 
@@ -307,7 +315,7 @@ static int build_loop(const TF_WhileParams *p, TF_Output *outputs, TF_Status *st
   return r;
 }
 
-TFC_EXPORT void TF_FinishWhile(const TF_WhileParams *params, TF_Status *status, TF_Output *outputs) {
+static void finish_while(const TF_WhileParams *params, TF_Status *status, TF_Output *outputs) {
   tfc_status *s = tfc_capi_status(status);
   if (!params || !params->cond_graph || !params->cond_graph->while_parent) {
     tfc_status_set(s, TFC_INVALID_ARGUMENT, "TF_WhileParams must be created by successful TF_NewWhile() call");
@@ -332,4 +340,14 @@ TFC_EXPORT void TF_FinishWhile(const TF_WhileParams *params, TF_Status *status, 
     }
   }
   TF_AbortWhile(params);
+}
+
+TFC_EXPORT void TF_FinishWhile(const TF_WhileParams *params, TF_Status *status, TF_Output *outputs) {
+  if (status) {
+    finish_while(params, status, outputs);
+    return;
+  }
+  TF_Status *local = TF_NewStatus(); /* the calls inside need one */
+  finish_while(params, local, outputs);
+  TF_DeleteStatus(local);
 }

@@ -376,6 +376,16 @@ static void errors_leave_the_graph_unchanged(void) {
   TF_AbortWhile(&p9);
   EXPECT_EQ(num_ops(g), before);
 
+  /* A NULL status is tolerated (nothing reported). */
+  TF_WhileParams pn = TF_NewWhile(g, ins, 2, NULL);
+  EXPECT_TRUE(pn.cond_graph != NULL);
+  pn.cond_output = pn.cond_inputs[0]; /* int32: an error found while building */
+  pn.body_outputs[0] = pn.body_inputs[0];
+  pn.body_outputs[1] = pn.body_inputs[1];
+  pn.name = "wn";
+  TF_FinishWhile(&pn, NULL, o);
+  EXPECT_EQ(num_ops(g), before);
+
   TF_WhileParams p5 = TF_NewWhile(g, ins, 2, s);
   OK(s);
   TF_AbortWhile(&p5);
