@@ -1,0 +1,382 @@
+/*
+ * function_call — see function_call.h.
+ *
+ * One lowering is a `lowering` context per function body: the body's FunctionDef decoded once,
+ * its nodes added in dependency order (a body's node_def list need not be topological), each
+ * body node name mapped to the client node that stands for it.
+ */
+#include "session/function_call.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/strbuf.h"
+#include "proto/attr_codec.h"
+#include "tensorflow/function.pb-c.h"
+
+#define MAX_DEPTH 64
+
+typedef struct body_node {
+  tfc_node *node;   /* NULL until added */
+  char **out_names; /* for a lowered direct call: the function's output arg names */
+  int n_out_names;
+  int is_call_op;   /* a lowered PartitionedCall: "output:i" is output i */
+} body_node;
+
+typedef struct lowering {
+  tfc_graph *client;
+  const tfc_funclib *lib;
+  const char *device, *assigned;
+} lowering;
+
+static tfc_node *lower(const lowering *L, const char *name, const char *fname, const tfc_attr *fattrs,
+                       int n_fattrs, const tfc_endpoint *ins, int n_ins, tfc_node *const *ctls, int n_ctls,
+                       int depth, char ***out_names, int *n_out_names, tfc_status *s);
+
+static int is_call_op(const char *op) {
+  return strcmp(op, "PartitionedCall") == 0 || strcmp(op, "StatefulPartitionedCall") == 0;
+}
+
+int tfc_function_is_call(const tfc_funclib *lib, const tfc_node *n) {
+  return is_call_op(n->op->name) || tfc_funclib_find(lib, n->op->name) != NULL;
+}
+
+static tfc_node *finish(const lowering *L, tfc_node_desc *d, tfc_status *s) {
+  if (!d) {
+    TFC_OOM(s);
+    return NULL;
+  }
+  tfc_node_desc_set_device(d, L->device);
+  tfc_node *n = tfc_node_desc_finish(d, s);
+  if (n && L->assigned) {
+    free(n->assigned_device);
+    if (!(n->assigned_device = strdup(L->assigned))) {
+      TFC_OOM(s);
+      return NULL;
+    }
+  }
+  return n;
+}
+
+static char *join(const char *a, const char *b) {
+  tfc_strbuf sb;
+  tfc_strbuf_init(&sb);
+  tfc_strbuf_printf(&sb, "%s/%s", a, b);
+  return tfc_strbuf_take(&sb);
+}
+
+/* Binds placeholder attrs ("$T") from the call's attrs. */
+static int bind_placeholders(tfc_attr *attrs, int n, const tfc_attr *fattrs, int n_fattrs, const char *where,
+                             tfc_status *s) {
+  for (int i = 0; i < n; i++) {
+    if (attrs[i].value.kind != TFC_ATTR_PLACEHOLDER) continue;
+    const tfc_attr_value *v = tfc_attrs_find(fattrs, n_fattrs, attrs[i].value.u.s.data);
+    if (!v)
+      return tfc_status_set(s, TFC_INVALID_ARGUMENT, "Node '%s': attr '%s' refers to '$%s', which the call does not set",
+                            where, attrs[i].name, attrs[i].value.u.s.data);
+    tfc_attr_value c;
+    TFC_TRY(tfc_attr_value_copy(v, &c, s));
+    tfc_attr_value_fini(&attrs[i].value);
+    attrs[i].value = c;
+  }
+  return TFC_OK;
+}
+
+static int find_name(char **names, int n, const char *name) {
+  for (int i = 0; i < n; i++)
+    if (strcmp(names[i], name) == 0) return i;
+  return -1;
+}
+
+static void free_names(char **names, int n) {
+  for (int i = 0; i < n; i++) free(names[i]);
+  free(names);
+}
+
+/* Resolves a body input ("arg", "node:out_arg:i") to a client endpoint. Returns 1 resolved,
+ * 0 not yet (its node is not added), -1 with status on a bad reference. */
+static int resolve(const Tensorflow__FunctionDef *fd, tfc_node *const *arg_nodes, const body_node *bn,
+                   const char *ref, const char *where, tfc_endpoint *out, tfc_status *s) {
+  const Tensorflow__OpDef *sig = fd->signature;
+  char buf[512];
+  snprintf(buf, sizeof buf, "%s", ref);
+  char *c1 = strchr(buf, ':');
+  if (!c1) {
+    for (size_t i = 0; i < sig->n_input_arg; i++)
+      if (strcmp(sig->input_arg[i]->name, buf) == 0) {
+        *out = (tfc_endpoint){arg_nodes[i], 0};
+        return 1;
+      }
+    tfc_status_set(s, TFC_INVALID_ARGUMENT, "Node '%s': input '%s' is not an argument of function '%s'", where, ref,
+                   sig->name);
+    return -1;
+  }
+  *c1 = 0;
+  char *outarg = c1 + 1, *c2 = strchr(outarg, ':');
+  long idx = 0;
+  if (c2) {
+    *c2 = 0;
+    idx = strtol(c2 + 1, NULL, 10);
+  }
+  for (size_t k = 0; k < fd->n_node_def; k++) {
+    if (strcmp(fd->node_def[k]->name, buf) != 0) continue;
+    const body_node *b = &bn[k];
+    if (!b->node) return 0;
+    int start = -1, stop = -1;
+    if (b->is_call_op) {
+      if (strcmp(outarg, "output") == 0) start = 0, stop = b->node->n_outputs;
+    } else if (b->out_names) {
+      int p = find_name(b->out_names, b->n_out_names, outarg);
+      if (p >= 0) start = p, stop = p + 1;
+    } else if (tfc_node_output_range(b->node, outarg, &start, &stop) != 0) {
+      start = -1;
+    }
+    if (start < 0 || idx < 0 || start + idx >= stop) break;
+    *out = (tfc_endpoint){b->node, (int)(start + idx)};
+    return 1;
+  }
+  tfc_status_set(s, TFC_INVALID_ARGUMENT, "Node '%s': input '%s' of function '%s' names no node output", where, ref,
+                 sig->name);
+  return -1;
+}
+
+/* Adds body node k when its inputs are ready. Returns 1 added, 0 not ready, -1 on error. */
+static int add_body_node(const lowering *L, const char *prefix, const Tensorflow__FunctionDef *fd,
+                         const tfc_attr *fattrs, int n_fattrs, tfc_node *const *arg_nodes, body_node *bn, size_t k,
+                         tfc_node *const *ctls, int n_ctls, int depth, tfc_status *s) {
+  const Tensorflow__NodeDef *nd = fd->node_def[k];
+  size_t n_in = 0;
+  for (size_t j = 0; j < nd->n_input; j++) {
+    if (nd->input[j][0] == '^') {
+      size_t m = 0;
+      while (m < fd->n_node_def && strcmp(fd->node_def[m]->name, nd->input[j] + 1) != 0) m++;
+      if (m == fd->n_node_def) {
+        tfc_status_set(s, TFC_INVALID_ARGUMENT, "Node '%s/%s': control input '%s' names no node of function '%s'",
+                       prefix, nd->name, nd->input[j], fd->signature->name);
+        return -1;
+      }
+      if (!bn[m].node) return 0;
+    } else {
+      n_in++;
+    }
+  }
+  char *name = join(prefix, nd->name);
+  tfc_endpoint *ins = calloc(n_in + 1, sizeof *ins);
+  tfc_node **cin = calloc(nd->n_input + (size_t)n_ctls + 1, sizeof *cin);
+  tfc_attr *attrs = NULL;
+  int n_attrs = 0, rc = 1, n_cin = 0;
+  if (!name || !ins || !cin) {
+    TFC_OOM(s);
+    rc = -1;
+    goto out;
+  }
+  n_in = 0;
+  for (size_t j = 0; j < nd->n_input && rc == 1; j++) {
+    if (nd->input[j][0] == '^') {
+      size_t m = 0;
+      while (strcmp(fd->node_def[m]->name, nd->input[j] + 1) != 0) m++;
+      cin[n_cin++] = bn[m].node;
+    } else {
+      rc = resolve(fd, arg_nodes, bn, nd->input[j], name, &ins[n_in++], s);
+    }
+  }
+  if (rc != 1) goto out;
+  if (n_in == 0 && n_cin == 0)
+    for (int j = 0; j < n_ctls; j++) cin[n_cin++] = ctls[j];
+  if (tfc_attrs_from_proto_map((void *const *)nd->attr, nd->n_attr, &attrs, &n_attrs, s) ||
+      bind_placeholders(attrs, n_attrs, fattrs, n_fattrs, name, s)) {
+    rc = -1;
+    goto out;
+  }
+  body_node *b = &bn[k];
+  if (is_call_op(nd->op) || tfc_funclib_find(L->lib, nd->op)) {
+    const char *fname = nd->op;
+    const tfc_attr *cattrs = attrs;
+    int n_cattrs = n_attrs;
+    if (is_call_op(nd->op)) {
+      const tfc_attr_value *f = tfc_attrs_find(attrs, n_attrs, "f");
+      if (!f || f->kind != TFC_ATTR_FUNC) {
+        tfc_status_set(s, TFC_INVALID_ARGUMENT, "Node '%s': %s has no func attr 'f'", name, nd->op);
+        rc = -1;
+        goto out;
+      }
+      fname = f->u.func->name;
+      cattrs = f->u.func->attrs;
+      n_cattrs = f->u.func->n_attrs;
+      b->is_call_op = 1;
+    }
+    b->node = lower(L, name, fname, cattrs, n_cattrs, ins, (int)n_in, cin, n_cin, depth + 1,
+                    b->is_call_op ? NULL : &b->out_names, &b->n_out_names, s);
+  } else {
+    char *uname = tfc_graph_unique_name(L->client, name);
+    tfc_node_desc *d = uname ? tfc_node_desc_new(L->client, nd->op, uname) : NULL;
+    free(uname);
+    if (d) {
+      for (size_t j = 0; j < n_in; j++) tfc_node_desc_add_input_flat(d, ins[j]);
+      for (int j = 0; j < n_cin; j++) tfc_node_desc_add_control(d, cin[j]);
+      for (int j = 0; j < n_attrs; j++) tfc_node_desc_set_attr(d, attrs[j].name, &attrs[j].value);
+    }
+    b->node = finish(L, d, s);
+  }
+  if (!b->node) rc = -1;
+out:
+  tfc_attrs_free(attrs, n_attrs);
+  free(name);
+  free(ins);
+  free(cin);
+  return rc;
+}
+
+static const char *ret_of(const Tensorflow__FunctionDef *fd, const char *arg) {
+  for (size_t i = 0; i < fd->n_ret; i++)
+    if (strcmp(fd->ret[i]->key, arg) == 0) return fd->ret[i]->value;
+  return NULL;
+}
+
+static int single_tensor(const Tensorflow__OpDef__ArgDef *a) {
+  return !a->number_attr[0] && !a->type_list_attr[0];
+}
+
+static tfc_node *lower(const lowering *L, const char *name, const char *fname, const tfc_attr *fattrs,
+                       int n_fattrs, const tfc_endpoint *ins, int n_ins, tfc_node *const *ctls, int n_ctls,
+                       int depth, char ***out_names, int *n_out_names, tfc_status *s) {
+  if (depth > MAX_DEPTH) {
+    tfc_status_set(s, TFC_INVALID_ARGUMENT, "Node '%s': function calls nest deeper than %d (recursive function '%s'?)",
+                   name, MAX_DEPTH, fname);
+    return NULL;
+  }
+  const tfc_function *fn = tfc_funclib_find(L->lib, fname);
+  if (!fn) {
+    tfc_status_set(s, TFC_INVALID_ARGUMENT, "Node '%s': function '%s' is not defined in the graph's library", name,
+                   fname);
+    return NULL;
+  }
+  Tensorflow__FunctionDef *fd = tensorflow__function_def__unpack(NULL, fn->len, fn->def);
+  if (!fd || !fd->signature) {
+    if (fd) tensorflow__function_def__free_unpacked(fd, NULL);
+    tfc_status_set(s, TFC_INTERNAL, "Node '%s': function '%s' does not decode", name, fname);
+    return NULL;
+  }
+  const Tensorflow__OpDef *sig = fd->signature;
+  tfc_node *result = NULL;
+  tfc_node **arg_nodes = calloc(sig->n_input_arg + 1, sizeof *arg_nodes);
+  body_node *bn = calloc(fd->n_node_def + 1, sizeof *bn);
+  tfc_endpoint *rets = calloc(sig->n_output_arg + 1, sizeof *rets);
+  tfc_node **cret = calloc(fd->n_control_ret + 1, sizeof *cret);
+  if (!arg_nodes || !bn || !rets || !cret) {
+    TFC_OOM(s);
+    goto out;
+  }
+  if ((size_t)n_ins != sig->n_input_arg) {
+    tfc_status_set(s, TFC_INVALID_ARGUMENT, "Node '%s': function '%s' takes %zu arguments, but the call gives %d",
+                   name, fname, sig->n_input_arg, n_ins);
+    goto out;
+  }
+  for (size_t i = 0; i < sig->n_input_arg; i++) {
+    if (!single_tensor(sig->input_arg[i])) {
+      tfc_status_set(s, TFC_UNIMPLEMENTED, "Node '%s': argument '%s' of function '%s' is a list of tensors", name,
+                     sig->input_arg[i]->name, fname);
+      goto out;
+    }
+    char *an = join(name, sig->input_arg[i]->name);
+    char *uname = an ? tfc_graph_unique_name(L->client, an) : NULL;
+    tfc_node_desc *d = uname ? tfc_node_desc_new(L->client, "Identity", uname) : NULL;
+    free(an);
+    free(uname);
+    if (d) {
+      tfc_node_desc_add_input(d, ins[i]);
+      for (int j = 0; j < n_ctls; j++) tfc_node_desc_add_control(d, ctls[j]);
+    }
+    if (!(arg_nodes[i] = finish(L, d, s))) goto out;
+  }
+  /* body nodes in dependency order */
+  for (size_t done = 0; done < fd->n_node_def;) {
+    size_t before = done;
+    for (size_t k = 0; k < fd->n_node_def; k++) {
+      if (bn[k].node) continue;
+      int rc = add_body_node(L, name, fd, fattrs, n_fattrs, arg_nodes, bn, k, ctls, n_ctls, depth, s);
+      if (rc < 0) goto out;
+      done += (size_t)rc;
+    }
+    if (done == before) {
+      tfc_status_set(s, TFC_INVALID_ARGUMENT, "Node '%s': the body of function '%s' has a cycle", name, fname);
+      goto out;
+    }
+  }
+  for (size_t i = 0; i < sig->n_output_arg; i++) {
+    const char *r = ret_of(fd, sig->output_arg[i]->name);
+    if (!single_tensor(sig->output_arg[i]) || !r) {
+      tfc_status_set(s, r ? TFC_UNIMPLEMENTED : TFC_INVALID_ARGUMENT,
+                     "Node '%s': return '%s' of function '%s' is %s", name, sig->output_arg[i]->name, fname,
+                     r ? "a list of tensors" : "not set");
+      goto out;
+    }
+    if (resolve(fd, arg_nodes, bn, r, name, &rets[i], s) != 1) {
+      if (tfc_status_ok(s))
+        tfc_status_set(s, TFC_INVALID_ARGUMENT, "Node '%s': return '%s' of function '%s' is unresolved", name, r,
+                       fname);
+      goto out;
+    }
+  }
+  int n_cret = 0;
+  for (size_t i = 0; i < fd->n_control_ret; i++)
+    for (size_t k = 0; k < fd->n_node_def; k++)
+      if (strcmp(fd->node_def[k]->name, fd->control_ret[i]->value) == 0) cret[n_cret++] = bn[k].node;
+  tfc_node_desc *d = tfc_node_desc_new(L->client, sig->n_output_arg ? "IdentityN" : "NoOp", name);
+  if (d) {
+    if (sig->n_output_arg) tfc_node_desc_add_input_list(d, rets, (int)sig->n_output_arg);
+    for (int j = 0; j < n_cret; j++) tfc_node_desc_add_control(d, cret[j]);
+    if (!sig->n_output_arg) /* a call without returns still waits for its body */
+      for (size_t k = 0; k < fd->n_node_def; k++) tfc_node_desc_add_control(d, bn[k].node);
+  }
+  result = finish(L, d, s);
+  if (result && out_names) {
+    *out_names = calloc(sig->n_output_arg + 1, sizeof **out_names);
+    if (!*out_names) {
+      TFC_OOM(s);
+      result = NULL;
+      goto out;
+    }
+    *n_out_names = (int)sig->n_output_arg;
+    for (size_t i = 0; i < sig->n_output_arg; i++)
+      if (!((*out_names)[i] = strdup(sig->output_arg[i]->name))) {
+        TFC_OOM(s);
+        result = NULL;
+      }
+  }
+out:
+  if (bn)
+    for (size_t k = 0; k < fd->n_node_def; k++) free_names(bn[k].out_names, bn[k].n_out_names);
+  free(bn);
+  free(arg_nodes);
+  free(rets);
+  free(cret);
+  tensorflow__function_def__free_unpacked(fd, NULL);
+  return result;
+}
+
+tfc_node *tfc_function_lower_call(tfc_graph *client, const tfc_funclib *lib, const tfc_node *call,
+                                  const tfc_endpoint *ins, tfc_node *const *ctls, int n_ctls,
+                                  const char *assigned, tfc_status *s) {
+  lowering L = {client, lib, call->device, assigned};
+  const char *fname = call->op->name;
+  const tfc_attr *fattrs = call->attrs;
+  int n_fattrs = call->n_attrs;
+  if (is_call_op(fname)) {
+    const tfc_attr_value *f = tfc_node_attr(call, "f");
+    if (!f || f->kind != TFC_ATTR_FUNC) {
+      tfc_status_set(s, TFC_INVALID_ARGUMENT, "Node '%s': %s has no func attr 'f'", call->name, fname);
+      return NULL;
+    }
+    fname = f->u.func->name;
+    fattrs = f->u.func->attrs;
+    n_fattrs = f->u.func->n_attrs;
+  }
+  char **names = NULL;
+  int n_names = 0;
+  tfc_node *n = lower(&L, call->name, fname, fattrs, n_fattrs, ins, call->n_inputs, ctls, n_ctls, 0, &names,
+                      &n_names, s);
+  free_names(names, n_names);
+  return n;
+}
