@@ -34,12 +34,18 @@ static tfc_node *lower(const lowering *L, const char *name, const char *fname, c
                        int n_fattrs, const tfc_endpoint *ins, int n_ins, tfc_node *const *ctls, int n_ctls,
                        int depth, char ***out_names, int *n_out_names, tfc_status *s);
 
+static tfc_node *lower_if(const lowering *L, const char *name, const tfc_attr *attrs, int n_attrs,
+                          const tfc_endpoint *ins, int n_ins, tfc_node *const *ctls, int n_ctls, int depth,
+                          tfc_status *s);
+
 static int is_call_op(const char *op) {
   return strcmp(op, "PartitionedCall") == 0 || strcmp(op, "StatefulPartitionedCall") == 0;
 }
 
+static int is_if_op(const char *op) { return strcmp(op, "If") == 0 || strcmp(op, "StatelessIf") == 0; }
+
 int tfc_function_is_call(const tfc_funclib *lib, const tfc_node *n) {
-  return is_call_op(n->op->name) || tfc_funclib_find(lib, n->op->name) != NULL;
+  return is_call_op(n->op->name) || is_if_op(n->op->name) || tfc_funclib_find(lib, n->op->name) != NULL;
 }
 
 static tfc_node *finish(const lowering *L, tfc_node_desc *d, tfc_status *s) {
@@ -190,7 +196,10 @@ static int add_body_node(const lowering *L, const char *prefix, const Tensorflow
     goto out;
   }
   body_node *b = &bn[k];
-  if (is_call_op(nd->op) || tfc_funclib_find(L->lib, nd->op)) {
+  if (is_if_op(nd->op)) {
+    b->is_call_op = 1;
+    b->node = lower_if(L, name, attrs, n_attrs, ins, (int)n_in, cin, n_cin, depth + 1, s);
+  } else if (is_call_op(nd->op) || tfc_funclib_find(L->lib, nd->op)) {
     const char *fname = nd->op;
     const tfc_attr *cattrs = attrs;
     int n_cattrs = n_attrs;
@@ -356,6 +365,126 @@ out:
   return result;
 }
 
+/* A node of op `op` named `name` with the given inputs (and control inputs). */
+static tfc_node *add_simple(const lowering *L, const char *op, const char *name, const tfc_endpoint *ins, int n_ins,
+                            tfc_node *const *ctls, int n_ctls, tfc_status *s) {
+  char *uname = tfc_graph_unique_name(L->client, name);
+  tfc_node_desc *d = uname ? tfc_node_desc_new(L->client, op, uname) : NULL;
+  free(uname);
+  if (d) {
+    if (strcmp(op, "Merge") == 0)
+      tfc_node_desc_add_input_list(d, ins, n_ins);
+    else
+      for (int i = 0; i < n_ins; i++) tfc_node_desc_add_input(d, ins[i]);
+    for (int i = 0; i < n_ctls; i++) tfc_node_desc_add_control(d, ctls[i]);
+  }
+  return finish(L, d, s);
+}
+
+static tfc_node *add_named(const lowering *L, const char *op, const char *prefix, const char *suffix,
+                           const tfc_endpoint *ins, int n_ins, tfc_node *const *ctls, int n_ctls, tfc_status *s) {
+  char *nm = join(prefix, suffix);
+  if (!nm) {
+    TFC_OOM(s);
+    return NULL;
+  }
+  tfc_node *n = add_simple(L, op, nm, ins, n_ins, ctls, n_ctls, s);
+  free(nm);
+  return n;
+}
+
+/* If / StatelessIf as TF's LowerIfOp shapes it: Switch(pred, pred) and its two pivots, a
+ * Switch per input (the then branch takes port 1, the else branch port 0), both branches
+ * lowered under "<if>/then" and "<if>/else" gated by their pivot, a Merge per output, and an
+ * IdentityN (NoOp without outputs) named as the If. The executor's dead tensors skip the
+ * branch not taken. */
+static tfc_node *lower_if(const lowering *L, const char *name, const tfc_attr *attrs, int n_attrs,
+                          const tfc_endpoint *ins, int n_ins, tfc_node *const *ctls, int n_ctls, int depth,
+                          tfc_status *s) {
+  const tfc_attr_value *br[2] = {tfc_attrs_find(attrs, n_attrs, "else_branch"),
+                                 tfc_attrs_find(attrs, n_attrs, "then_branch")};
+  if (!br[0] || !br[1] || br[0]->kind != TFC_ATTR_FUNC || br[1]->kind != TFC_ATTR_FUNC || n_ins < 1) {
+    tfc_status_set(s, TFC_INVALID_ARGUMENT, "Node '%s': If needs a cond input and func attrs then_branch and else_branch",
+                   name);
+    return NULL;
+  }
+  tfc_endpoint cond = ins[0];
+  int cdt = tfc_dtype_base(cond.node->output_types[cond.index]);
+  if (cdt != TFC_DT_BOOL) {
+    tfc_status_set(s, TFC_UNIMPLEMENTED, "Node '%s': an If whose cond is %s, not bool, is not supported", name,
+                   tfc_dtype_name(cdt));
+    return NULL;
+  }
+  tfc_node *result = NULL, *pivot[2] = {NULL, NULL}, *branch[2] = {NULL, NULL};
+  tfc_endpoint *bins[2] = {calloc((size_t)n_ins + 1, sizeof(tfc_endpoint)),
+                           calloc((size_t)n_ins + 1, sizeof(tfc_endpoint))};
+  tfc_endpoint *outs = NULL;
+  if (!bins[0] || !bins[1]) {
+    TFC_OOM(s);
+    goto out;
+  }
+  tfc_endpoint pp[2] = {cond, cond};
+  tfc_node *sw = add_named(L, "Switch", name, "switch_pred", pp, 2, ctls, n_ctls, s);
+  if (!sw) goto out;
+  for (int b = 0; b < 2; b++) {
+    tfc_endpoint in = {sw, b};
+    if (!(pivot[b] = add_named(L, "Identity", name, b ? "pivot_t" : "pivot_f", &in, 1, NULL, 0, s))) goto out;
+  }
+  for (int i = 1; i < n_ins; i++) {
+    tfc_endpoint si[2] = {ins[i], cond};
+    tfc_node *x = add_named(L, "Switch", name, "input_switch", si, 2, NULL, 0, s);
+    if (!x) goto out;
+    bins[0][i - 1] = (tfc_endpoint){x, 0};
+    bins[1][i - 1] = (tfc_endpoint){x, 1};
+  }
+  for (int b = 0; b < 2; b++) {
+    char *bn = join(name, b ? "then" : "else");
+    char **names = NULL;
+    int n_names = 0;
+    if (bn)
+      branch[b] = lower(L, bn, br[b]->u.func->name, br[b]->u.func->attrs, br[b]->u.func->n_attrs, bins[b], n_ins - 1,
+                        &pivot[b], 1, depth + 1, &names, &n_names, s);
+    else
+      TFC_OOM(s);
+    free_names(names, n_names);
+    free(bn);
+    if (!branch[b]) goto out;
+  }
+  int n_out = branch[1]->n_outputs;
+  if (branch[0]->n_outputs != n_out) {
+    tfc_status_set(s, TFC_INVALID_ARGUMENT, "Node '%s': then_branch returns %d values, else_branch %d", name, n_out,
+                   branch[0]->n_outputs);
+    goto out;
+  }
+  tfc_endpoint piv[2] = {{pivot[1], 0}, {pivot[0], 0}};
+  tfc_node *executed = add_named(L, "Merge", name, "branch_executed", piv, 2, NULL, 0, s);
+  if (!executed || !(outs = calloc((size_t)n_out + 1, sizeof *outs))) {
+    if (executed) TFC_OOM(s);
+    goto out;
+  }
+  for (int i = 0; i < n_out; i++) {
+    tfc_endpoint mi[2] = {{branch[1], i}, {branch[0], i}};
+    tfc_node *m = add_named(L, "Merge", name, "output", mi, 2, NULL, 0, s);
+    if (!m) goto out;
+    outs[i] = (tfc_endpoint){m, 0};
+  }
+  {
+    char *uname = tfc_graph_unique_name(L->client, name);
+    tfc_node_desc *d = uname ? tfc_node_desc_new(L->client, n_out ? "IdentityN" : "NoOp", uname) : NULL;
+    free(uname);
+    if (d) {
+      if (n_out) tfc_node_desc_add_input_list(d, outs, n_out);
+      tfc_node_desc_add_control(d, executed);
+    }
+    result = finish(L, d, s);
+  }
+out:
+  free(bins[0]);
+  free(bins[1]);
+  free(outs);
+  return result;
+}
+
 tfc_node *tfc_function_lower_call(tfc_graph *client, const tfc_funclib *lib, const tfc_node *call,
                                   const tfc_endpoint *ins, tfc_node *const *ctls, int n_ctls,
                                   const char *assigned, tfc_status *s) {
@@ -373,6 +502,7 @@ tfc_node *tfc_function_lower_call(tfc_graph *client, const tfc_funclib *lib, con
     fattrs = f->u.func->attrs;
     n_fattrs = f->u.func->n_attrs;
   }
+  if (is_if_op(fname)) return lower_if(&L, call->name, call->attrs, call->n_attrs, ins, call->n_inputs, ctls, n_ctls, 0, s);
   char **names = NULL;
   int n_names = 0;
   tfc_node *n = lower(&L, call->name, fname, fattrs, n_fattrs, ins, call->n_inputs, ctls, n_ctls, 0, &names,

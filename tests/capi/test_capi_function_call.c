@@ -2,6 +2,7 @@
  * Function calls run: TF-written graphs (tests/fixtures/gen_functional.py) whose
  * PartitionedCall / StatefulPartitionedCall nodes call library functions, nested calls and a
  * variable inside a function included, give TF's outputs (fn_call_expected.txt) within 1e-5;
+ * If nodes (tf.cond under control flow v2) too;
  * a call of an unknown function or with the wrong argument count fails naming the node.
  */
 #include <math.h>
@@ -122,6 +123,47 @@ static void stateful_call_updates_the_callers_variable(void) {
   TF_DeleteGraph(g);
 }
 
+static TF_Tensor *bool_scalar(int b) {
+  TF_Tensor *t = TF_AllocateTensor(TF_BOOL, NULL, 0, 1);
+  *(unsigned char *)TF_TensorData(t) = (unsigned char)b;
+  return t;
+}
+
+/* tf.cond under control flow v2 (If nodes): both branches, a nested call in one, a variable
+ * in the other, and a cond nested in a branch, for every value of the two predicates. */
+static void if_nodes_give_tfs_outputs(void) {
+  TF_Graph *g = capi_load_fixture("fn_call_if.pb");
+  TF_Status *s = TF_NewStatus();
+  TF_SessionOptions *so = TF_NewSessionOptions();
+  TF_Session *sess = TF_NewSession(g, so, s);
+  OK(s);
+  TF_Operation *init = TF_GraphOperationByName(g, "init");
+  TF_SessionRun(sess, NULL, NULL, NULL, 0, NULL, NULL, 0, (const TF_Operation *const *)&init, 1, NULL, s);
+  OK(s);
+  int64_t dims[2] = {2, 3};
+  TF_Output feeds[3] = {out(g, "x"), out(g, "p"), out(g, "p2")};
+  TF_Output fetches[2] = {out(g, "out"), out(g, "out2")};
+  for (int p = 0; p < 2; p++)
+    for (int p2 = 0; p2 < 2; p2++) {
+      TF_Tensor *fv[3] = {f32_tensor(X, dims, 2, 6), bool_scalar(p), bool_scalar(p2)};
+      TF_Tensor *vals[2] = {NULL, NULL};
+      TF_SessionRun(sess, NULL, feeds, fv, 3, fetches, vals, 2, NULL, 0, NULL, s);
+      OK(s);
+      char key[64];
+      snprintf(key, sizeof key, "if_p%d_p2%d_out", p, p2);
+      expect_close(vals[0], key);
+      snprintf(key, sizeof key, "if_p%d_p2%d_out2", p, p2);
+      expect_close(vals[1], key);
+      for (int i = 0; i < 3; i++) TF_DeleteTensor(fv[i]);
+      TF_DeleteTensor(vals[0]);
+      TF_DeleteTensor(vals[1]);
+    }
+  close_session(sess);
+  TF_DeleteSessionOptions(so);
+  TF_DeleteStatus(s);
+  TF_DeleteGraph(g);
+}
+
 /* Builds PartitionedCall(x) of `fname` with Tin = [float] * n_args and runs it: the code and
  * message of the run. */
 static void run_bad_call(const char *fname, int n_args, char *msg, size_t n_msg, int *code) {
@@ -176,6 +218,7 @@ static void call_with_wrong_argument_count_names_the_node(void) {
 static const tfc_test tests[] = {
     TFC_TEST(nested_partitioned_calls_give_tfs_outputs),
     TFC_TEST(stateful_call_updates_the_callers_variable),
+    TFC_TEST(if_nodes_give_tfs_outputs),
     TFC_TEST(call_of_unknown_function_names_the_node),
     TFC_TEST(call_with_wrong_argument_count_names_the_node),
     {0},
