@@ -44,8 +44,14 @@ static int is_call_op(const char *op) {
 
 static int is_if_op(const char *op) { return strcmp(op, "If") == 0 || strcmp(op, "StatelessIf") == 0; }
 
+static int is_while_op(const char *op) { return strcmp(op, "While") == 0 || strcmp(op, "StatelessWhile") == 0; }
+
+static tfc_node *lower_while(const lowering *L, const char *name, const tfc_attr *attrs, int n_attrs,
+                             const tfc_endpoint *ins, int n_ins, tfc_node *const *ctls, int n_ctls, int depth,
+                             tfc_status *s);
+
 int tfc_function_is_call(const tfc_funclib *lib, const tfc_node *n) {
-  return is_call_op(n->op->name) || is_if_op(n->op->name) || tfc_funclib_find(lib, n->op->name) != NULL;
+  return is_call_op(n->op->name) || is_if_op(n->op->name) || is_while_op(n->op->name) || tfc_funclib_find(lib, n->op->name) != NULL;
 }
 
 static tfc_node *finish(const lowering *L, tfc_node_desc *d, tfc_status *s) {
@@ -199,6 +205,9 @@ static int add_body_node(const lowering *L, const char *prefix, const Tensorflow
   if (is_if_op(nd->op)) {
     b->is_call_op = 1;
     b->node = lower_if(L, name, attrs, n_attrs, ins, (int)n_in, cin, n_cin, depth + 1, s);
+  } else if (is_while_op(nd->op)) {
+    b->is_call_op = 1;
+    b->node = lower_while(L, name, attrs, n_attrs, ins, (int)n_in, cin, n_cin, depth + 1, s);
   } else if (is_call_op(nd->op) || tfc_funclib_find(L->lib, nd->op)) {
     const char *fname = nd->op;
     const tfc_attr *cattrs = attrs;
@@ -299,12 +308,15 @@ static tfc_node *lower(const lowering *L, const char *name, const char *fname, c
     }
     if (!(arg_nodes[i] = finish(L, d, s))) goto out;
   }
-  /* body nodes in dependency order */
+  /* Body nodes in dependency order. Input-less ones are gated by the call's control inputs, or
+   * else by the first argument, so that they run in the caller's frame (a call in a loop). */
+  tfc_node *const *gate = n_ctls || !sig->n_input_arg ? ctls : arg_nodes;
+  int n_gate = n_ctls || !sig->n_input_arg ? n_ctls : 1;
   for (size_t done = 0; done < fd->n_node_def;) {
     size_t before = done;
     for (size_t k = 0; k < fd->n_node_def; k++) {
       if (bn[k].node) continue;
-      int rc = add_body_node(L, name, fd, fattrs, n_fattrs, arg_nodes, bn, k, ctls, n_ctls, depth, s);
+      int rc = add_body_node(L, name, fd, fattrs, n_fattrs, arg_nodes, bn, k, gate, n_gate, depth, s);
       if (rc < 0) goto out;
       done += (size_t)rc;
     }
@@ -485,6 +497,119 @@ out:
   return result;
 }
 
+/* While / StatelessWhile as TF's LowerWhileOp shapes it, in a frame named as the While: per
+ * loop variable Enter -> Merge(Enter, NextIteration), the cond function on the Merges (its
+ * input-less nodes gated by the first Merge) -> LoopCond, a Switch per variable, the body on
+ * the Switches' true outputs (input-less nodes gated by "loop_body_control"), Exit on the false
+ * outputs, NextIteration on the body's returns; an IdentityN named as the While reads the
+ * Exits. A Merge's back edge is set once its NextIteration exists. */
+static tfc_node *lower_while(const lowering *L, const char *name, const tfc_attr *attrs, int n_attrs,
+                             const tfc_endpoint *ins, int n_ins, tfc_node *const *ctls, int n_ctls, int depth,
+                             tfc_status *s) {
+  const tfc_attr_value *cf = tfc_attrs_find(attrs, n_attrs, "cond"), *bf = tfc_attrs_find(attrs, n_attrs, "body");
+  const tfc_attr_value *pi = tfc_attrs_find(attrs, n_attrs, "parallel_iterations");
+  if (!cf || !bf || cf->kind != TFC_ATTR_FUNC || bf->kind != TFC_ATTR_FUNC) {
+    tfc_status_set(s, TFC_INVALID_ARGUMENT, "Node '%s': While needs func attrs cond and body", name);
+    return NULL;
+  }
+  if (n_ins < 1) {
+    tfc_status_set(s, TFC_UNIMPLEMENTED, "Node '%s': a While without loop variables is not supported", name);
+    return NULL;
+  }
+  tfc_node *result = NULL, **merge = calloc((size_t)n_ins, sizeof *merge);
+  tfc_endpoint *e = calloc((size_t)n_ins, sizeof *e), *t_outs = calloc((size_t)n_ins, sizeof *t_outs);
+  char **names = NULL;
+  int n_names = 0;
+  if (!merge || !e || !t_outs) {
+    TFC_OOM(s);
+    goto out;
+  }
+  for (int i = 0; i < n_ins; i++) {
+    char *nm = join(name, "enter");
+    char *uname = nm ? tfc_graph_unique_name(L->client, nm) : NULL;
+    tfc_node_desc *d = uname ? tfc_node_desc_new(L->client, "Enter", uname) : NULL;
+    free(nm);
+    free(uname);
+    if (d) {
+      tfc_attr_value fname, ic = tfc_attr_bool(0), piv = tfc_attr_int(pi && pi->kind == TFC_ATTR_INT ? pi->u.i : 10);
+      tfc_node_desc_add_input(d, ins[i]);
+      for (int j = 0; j < n_ctls; j++) tfc_node_desc_add_control(d, ctls[j]);
+      if (tfc_attr_string(name, strlen(name), &fname, s)) {
+        tfc_node_desc_free(d);
+        goto out;
+      }
+      tfc_node_desc_set_attr(d, "frame_name", &fname);
+      tfc_node_desc_set_attr(d, "is_constant", &ic);
+      tfc_node_desc_set_attr(d, "parallel_iterations", &piv);
+    }
+    tfc_node *en = finish(L, d, s);
+    if (!en) goto out;
+    tfc_endpoint mi[2] = {{en, 0}, {en, 0}}; /* input 1 becomes the NextIteration below */
+    if (!(merge[i] = add_named(L, "Merge", name, "merge", mi, 2, NULL, 0, s))) goto out;
+    e[i] = (tfc_endpoint){merge[i], 0};
+  }
+  char *cn = join(name, "cond");
+  tfc_node *c = cn ? lower(L, cn, cf->u.func->name, cf->u.func->attrs, cf->u.func->n_attrs, e, n_ins, &merge[0], 1,
+                           depth + 1, &names, &n_names, s)
+                   : NULL;
+  free(cn);
+  if (!c) goto out;
+  if (c->n_outputs != 1 || tfc_dtype_base(c->output_types[0]) != TFC_DT_BOOL) {
+    tfc_status_set(s, TFC_UNIMPLEMENTED, "Node '%s': the cond function of a While must return one bool", name);
+    goto out;
+  }
+  tfc_endpoint ce = {c, 0};
+  tfc_node *lc = add_named(L, "LoopCond", name, "LoopCond", &ce, 1, NULL, 0, s);
+  if (!lc) goto out;
+  tfc_node *sw0 = NULL;
+  for (int i = 0; i < n_ins; i++) {
+    tfc_endpoint si[2] = {e[i], {lc, 0}};
+    tfc_node *sw = add_named(L, "Switch", name, "switch", si, 2, NULL, 0, s);
+    if (!sw) goto out;
+    if (!sw0) sw0 = sw;
+    tfc_endpoint f = {sw, 0};
+    tfc_node *ex = add_named(L, "Exit", name, "exit", &f, 1, NULL, 0, s);
+    if (!ex) goto out;
+    e[i] = (tfc_endpoint){sw, 1};
+    t_outs[i] = (tfc_endpoint){ex, 0};
+  }
+  tfc_endpoint bc_in = {sw0, 1};
+  tfc_node *bc = add_named(L, "Identity", name, "loop_body_control", &bc_in, 1, NULL, 0, s);
+  if (!bc) goto out;
+  free_names(names, n_names);
+  names = NULL, n_names = 0;
+  char *bn = join(name, "body");
+  tfc_node *body = bn ? lower(L, bn, bf->u.func->name, bf->u.func->attrs, bf->u.func->n_attrs, e, n_ins, &bc, 1,
+                              depth + 1, &names, &n_names, s)
+                      : NULL;
+  free(bn);
+  if (!body) goto out;
+  if (body->n_outputs != n_ins) {
+    tfc_status_set(s, TFC_INVALID_ARGUMENT, "Node '%s': the body function returns %d values for %d loop variables",
+                   name, body->n_outputs, n_ins);
+    goto out;
+  }
+  for (int i = 0; i < n_ins; i++) {
+    tfc_endpoint bo = {body, i};
+    tfc_node *nx = add_named(L, "NextIteration", name, "next_iteration", &bo, 1, NULL, 0, s);
+    if (!nx) goto out;
+    merge[i]->inputs[1] = (tfc_endpoint){nx, 0};
+  }
+  {
+    char *uname = tfc_graph_unique_name(L->client, name);
+    tfc_node_desc *d = uname ? tfc_node_desc_new(L->client, "IdentityN", uname) : NULL;
+    free(uname);
+    if (d) tfc_node_desc_add_input_list(d, t_outs, n_ins);
+    result = finish(L, d, s);
+  }
+out:
+  free_names(names, n_names);
+  free(merge);
+  free(e);
+  free(t_outs);
+  return result;
+}
+
 tfc_node *tfc_function_lower_call(tfc_graph *client, const tfc_funclib *lib, const tfc_node *call,
                                   const tfc_endpoint *ins, tfc_node *const *ctls, int n_ctls,
                                   const char *assigned, tfc_status *s) {
@@ -503,6 +628,8 @@ tfc_node *tfc_function_lower_call(tfc_graph *client, const tfc_funclib *lib, con
     n_fattrs = f->u.func->n_attrs;
   }
   if (is_if_op(fname)) return lower_if(&L, call->name, call->attrs, call->n_attrs, ins, call->n_inputs, ctls, n_ctls, 0, s);
+  if (is_while_op(fname))
+    return lower_while(&L, call->name, call->attrs, call->n_attrs, ins, call->n_inputs, ctls, n_ctls, 0, s);
   char **names = NULL;
   int n_names = 0;
   tfc_node *n = lower(&L, call->name, fname, fattrs, n_fattrs, ins, call->n_inputs, ctls, n_ctls, 0, &names,

@@ -2,7 +2,7 @@
  * Function calls run: TF-written graphs (tests/fixtures/gen_functional.py) whose
  * PartitionedCall / StatefulPartitionedCall nodes call library functions, nested calls and a
  * variable inside a function included, give TF's outputs (fn_call_expected.txt) within 1e-5;
- * If nodes (tf.cond under control flow v2) too;
+ * If and While nodes (tf.cond, tf.while_loop under control flow v2) too;
  * a call of an unknown function or with the wrong argument count fails naming the node.
  */
 #include <math.h>
@@ -164,6 +164,42 @@ static void if_nodes_give_tfs_outputs(void) {
   TF_DeleteGraph(g);
 }
 
+/* tf.while_loop under control flow v2 (While nodes): a loop with a nested call and a nested
+ * loop in its body, run for 0 and 3 iterations. */
+static void while_nodes_give_tfs_outputs(void) {
+  TF_Graph *g = capi_load_fixture("fn_call_while.pb");
+  TF_Status *s = TF_NewStatus();
+  TF_SessionOptions *so = TF_NewSessionOptions();
+  TF_Session *sess = TF_NewSession(g, so, s);
+  OK(s);
+  int64_t dims[2] = {2, 3};
+  TF_Output feeds[2] = {out(g, "x"), out(g, "n")};
+  TF_Output fetches[2] = {out(g, "acc_out"), out(g, "i_out")};
+  for (int nv = 0; nv <= 3; nv += 3) {
+    TF_Tensor *nt = TF_AllocateTensor(TF_INT32, NULL, 0, sizeof(int32_t));
+    *(int32_t *)TF_TensorData(nt) = nv;
+    TF_Tensor *fv[2] = {f32_tensor(X, dims, 2, 6), nt};
+    TF_Tensor *vals[2] = {NULL, NULL};
+    TF_SessionRun(sess, NULL, feeds, fv, 2, fetches, vals, 2, NULL, 0, NULL, s);
+    OK(s);
+    char key[64];
+    snprintf(key, sizeof key, "while_n%d_acc", nv);
+    expect_close(vals[0], key);
+    float want_i;
+    snprintf(key, sizeof key, "while_n%d_i", nv);
+    EXPECT_EQ(expected(key, &want_i, 1), 1);
+    EXPECT_EQ(*(int32_t *)TF_TensorData(vals[1]), (int32_t)want_i);
+    for (int i = 0; i < 2; i++) {
+      TF_DeleteTensor(fv[i]);
+      TF_DeleteTensor(vals[i]);
+    }
+  }
+  close_session(sess);
+  TF_DeleteSessionOptions(so);
+  TF_DeleteStatus(s);
+  TF_DeleteGraph(g);
+}
+
 /* Builds PartitionedCall(x) of `fname` with Tin = [float] * n_args and runs it: the code and
  * message of the run. */
 static void run_bad_call(const char *fname, int n_args, char *msg, size_t n_msg, int *code) {
@@ -219,6 +255,7 @@ static const tfc_test tests[] = {
     TFC_TEST(nested_partitioned_calls_give_tfs_outputs),
     TFC_TEST(stateful_call_updates_the_callers_variable),
     TFC_TEST(if_nodes_give_tfs_outputs),
+    TFC_TEST(while_nodes_give_tfs_outputs),
     TFC_TEST(call_of_unknown_function_names_the_node),
     TFC_TEST(call_with_wrong_argument_count_names_the_node),
     {0},

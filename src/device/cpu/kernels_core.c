@@ -134,6 +134,8 @@ static const tfc_kernel_def defs[] = {
     {.op = TFC_OP_StatefulPartitionedCall, .compute = call_compute},
     {.op = TFC_OP_If, .compute = call_compute},
     {.op = TFC_OP_StatelessIf, .compute = call_compute},
+    {.op = TFC_OP_While, .compute = call_compute},
+    {.op = TFC_OP_StatelessWhile, .compute = call_compute},
 };
 
 int tfc_cpu_kernels_core(tfc_kernel_table *t, tfc_status *s) {
