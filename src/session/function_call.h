@@ -17,6 +17,9 @@
  * plans (client graph and executors) are cached by signature. The call's control inputs gate
  * every body node without data inputs; its consumers read the IdentityN.
  *
+ * If/StatelessIf and While/StatelessWhile are lowered to TF1 control flow around their inlined
+ * functions, in the shapes of TF's LowerIfOp and LowerWhileOp (see function_call.c).
+ *
  * Limits: argument and return args must be single tensors (TF 2.x functions are);
  * UNIMPLEMENTED otherwise. Recursion deeper than 64 calls is INVALID_ARGUMENT.
  */
@@ -26,7 +29,8 @@
 #include "base/status.h"
 #include "graph/graph.h"
 
-/* 1 when n is a call this module lowers (a call op, or an op named by a library function). */
+/* 1 when n is a node this module lowers (a call op, If, While, or an op named by a library
+ * function). */
 int tfc_function_is_call(const tfc_funclib *lib, const tfc_node *n);
 
 /* Lowers call node `call` (of the source graph, whose library is `lib`) into `client`. ins:
