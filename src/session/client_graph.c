@@ -156,8 +156,8 @@ static int copy_nodes(builder *b, tfc_status *s) {
     }
     for (int o = 0; o < nd->n_outputs; o++) {
       if (tfc_dtype_base(c->output_types[o]) != tfc_dtype_base(nd->output_types[o]))
-        return tfc_status_set(s, TFC_INVALID_ARGUMENT, "Node '%s': output %d of the function has type %s, but the call's "
-                              "is %s", nd->name, o, tfc_dtype_name(c->output_types[o]),
+        return tfc_status_set(s, TFC_INVALID_ARGUMENT,
+                              "Node '%s': output %d of the function has type %s, but the call's is %s", nd->name, o, tfc_dtype_name(c->output_types[o]),
                               tfc_dtype_name(nd->output_types[o]));
       if (!tfc_function_is_call(&g->library, nd)) c->output_shapes[o] = nd->output_shapes[o];
     }

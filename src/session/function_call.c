@@ -51,7 +51,8 @@ static tfc_node *lower_while(const lowering *L, const char *name, const tfc_attr
                              tfc_status *s);
 
 int tfc_function_is_call(const tfc_funclib *lib, const tfc_node *n) {
-  return is_call_op(n->op->name) || is_if_op(n->op->name) || is_while_op(n->op->name) || tfc_funclib_find(lib, n->op->name) != NULL;
+  const char *op = n->op->name;
+  return is_call_op(op) || is_if_op(op) || is_while_op(op) || tfc_funclib_find(lib, op) != NULL;
 }
 
 static tfc_node *finish(const lowering *L, tfc_node_desc *d, tfc_status *s) {
@@ -85,8 +86,9 @@ static int bind_placeholders(tfc_attr *attrs, int n, const tfc_attr *fattrs, int
     if (attrs[i].value.kind != TFC_ATTR_PLACEHOLDER) continue;
     const tfc_attr_value *v = tfc_attrs_find(fattrs, n_fattrs, attrs[i].value.u.s.data);
     if (!v)
-      return tfc_status_set(s, TFC_INVALID_ARGUMENT, "Node '%s': attr '%s' refers to '$%s', which the call does not set",
-                            where, attrs[i].name, attrs[i].value.u.s.data);
+      return tfc_status_set(s, TFC_INVALID_ARGUMENT,
+                            "Node '%s': attr '%s' refers to '$%s', which the call does not set", where,
+                            attrs[i].name, attrs[i].value.u.s.data);
     tfc_attr_value c;
     TFC_TRY(tfc_attr_value_copy(v, &c, s));
     tfc_attr_value_fini(&attrs[i].value);
@@ -416,8 +418,8 @@ static tfc_node *lower_if(const lowering *L, const char *name, const tfc_attr *a
   const tfc_attr_value *br[2] = {tfc_attrs_find(attrs, n_attrs, "else_branch"),
                                  tfc_attrs_find(attrs, n_attrs, "then_branch")};
   if (!br[0] || !br[1] || br[0]->kind != TFC_ATTR_FUNC || br[1]->kind != TFC_ATTR_FUNC || n_ins < 1) {
-    tfc_status_set(s, TFC_INVALID_ARGUMENT, "Node '%s': If needs a cond input and func attrs then_branch and else_branch",
-                   name);
+    tfc_status_set(s, TFC_INVALID_ARGUMENT,
+                   "Node '%s': If needs a cond input and func attrs then_branch and else_branch", name);
     return NULL;
   }
   tfc_endpoint cond = ins[0];
@@ -627,7 +629,8 @@ tfc_node *tfc_function_lower_call(tfc_graph *client, const tfc_funclib *lib, con
     fattrs = f->u.func->attrs;
     n_fattrs = f->u.func->n_attrs;
   }
-  if (is_if_op(fname)) return lower_if(&L, call->name, call->attrs, call->n_attrs, ins, call->n_inputs, ctls, n_ctls, 0, s);
+  if (is_if_op(fname))
+    return lower_if(&L, call->name, call->attrs, call->n_attrs, ins, call->n_inputs, ctls, n_ctls, 0, s);
   if (is_while_op(fname))
     return lower_while(&L, call->name, call->attrs, call->n_attrs, ins, call->n_inputs, ctls, n_ctls, 0, s);
   char **names = NULL;

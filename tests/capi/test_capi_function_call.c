@@ -44,7 +44,8 @@ static void expect_close(TF_Tensor *t, const char *key) {
   EXPECT_EQ((int)(TF_TensorByteSize(t) / sizeof(float)), n);
   const float *got = TF_TensorData(t);
   for (int i = 0; i < n; i++)
-    if (fabsf(got[i] - want[i]) > 1e-5f) tfc_test_fail(__FILE__, __LINE__, "%s[%d]: %g, TF %g", key, i, got[i], want[i]);
+    if (fabsf(got[i] - want[i]) > 1e-5f)
+      tfc_test_fail(__FILE__, __LINE__, "%s[%d]: %g, TF %g", key, i, got[i], want[i]);
 }
 
 static TF_Tensor *f32_tensor(const float *v, const int64_t *dims, int nd, int n) {
