@@ -425,9 +425,27 @@ static tfc_node *lower_if(const lowering *L, const char *name, const tfc_attr *a
   tfc_endpoint cond = ins[0];
   int cdt = tfc_dtype_base(cond.node->output_types[cond.index]);
   if (cdt != TFC_DT_BOOL) {
-    tfc_status_set(s, TFC_UNIMPLEMENTED, "Node '%s': an If whose cond is %s, not bool, is not supported", name,
-                   tfc_dtype_name(cdt));
-    return NULL;
+    /* TF's truthiness: a scalar is true when nonzero, any other tensor when it is not empty */
+    int rank = cond.node->output_shapes[cond.index].rank;
+    tfc_node *z = NULL, *v = NULL;
+    if (rank == 0 && cdt != TFC_DT_STRING && cdt != TFC_DT_RESOURCE && cdt != TFC_DT_VARIANT) {
+      v = cond.node;
+      z = add_named(L, "ZerosLike", name, "cond_zero", &cond, 1, NULL, 0, s);
+    } else if (rank > 0) {
+      v = add_named(L, "Size", name, "cond_size", &cond, 1, NULL, 0, s);
+      tfc_endpoint se = {v, 0};
+      z = v ? add_named(L, "ZerosLike", name, "cond_zero", &se, 1, NULL, 0, s) : NULL;
+    } else {
+      tfc_status_set(s, TFC_UNIMPLEMENTED,
+                     "Node '%s': an If whose cond is a %s of unknown rank, or a string scalar, is not supported", name,
+                     tfc_dtype_name(cdt));
+      return NULL;
+    }
+    if (!z) return NULL;
+    tfc_endpoint cmp[2] = {{v, v == cond.node ? cond.index : 0}, {z, 0}};
+    tfc_node *pred = add_named(L, rank == 0 ? "NotEqual" : "Greater", name, "cond_bool", cmp, 2, NULL, 0, s);
+    if (!pred) return NULL;
+    cond = (tfc_endpoint){pred, 0};
   }
   tfc_node *result = NULL, *pivot[2] = {NULL, NULL}, *branch[2] = {NULL, NULL};
   tfc_endpoint *bins[2] = {calloc((size_t)n_ins + 1, sizeof(tfc_endpoint)),

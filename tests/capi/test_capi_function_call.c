@@ -201,6 +201,51 @@ static void while_nodes_give_tfs_outputs(void) {
   TF_DeleteGraph(g);
 }
 
+/* If with non-bool conds (TF's truthiness): an int32 scalar is true when nonzero, a float
+ * vector when it is not empty, whatever its values. */
+static void if_cond_truthiness_matches_tf(void) {
+  TF_Graph *g = capi_load_fixture("fn_call_if_truthy.pb");
+  TF_Status *s = TF_NewStatus();
+  TF_SessionOptions *so = TF_NewSessionOptions();
+  TF_Session *sess = TF_NewSession(g, so, s);
+  OK(s);
+  const float xv[3] = {1, 2, 3};
+  int64_t d3[1] = {3};
+  const int cs[3] = {0, 5, -1};
+  for (int k = 0; k < 3; k++) {
+    TF_Tensor *ct = TF_AllocateTensor(TF_INT32, NULL, 0, sizeof(int32_t));
+    *(int32_t *)TF_TensorData(ct) = cs[k];
+    TF_Output feeds[2] = {out(g, "x"), out(g, "c")}, fetch = out(g, "o1");
+    TF_Tensor *fv[2] = {f32_tensor(xv, d3, 1, 3), ct}, *v = NULL;
+    TF_SessionRun(sess, NULL, feeds, fv, 2, &fetch, &v, 1, NULL, 0, NULL, s);
+    OK(s);
+    char key[32];
+    snprintf(key, sizeof key, "truthy_c%d", cs[k]);
+    expect_close(v, key);
+    TF_DeleteTensor(v);
+    TF_DeleteTensor(fv[0]);
+    TF_DeleteTensor(fv[1]);
+  }
+  const float zeros[2] = {0, 0};
+  for (int k = 0; k < 3; k++) {
+    int64_t dn[1] = {k};
+    TF_Output feeds[2] = {out(g, "x"), out(g, "cv")}, fetch = out(g, "o2");
+    TF_Tensor *fv[2] = {f32_tensor(xv, d3, 1, 3), f32_tensor(zeros, dn, 1, k)}, *v = NULL;
+    TF_SessionRun(sess, NULL, feeds, fv, 2, &fetch, &v, 1, NULL, 0, NULL, s);
+    OK(s);
+    char key[32];
+    snprintf(key, sizeof key, "truthy_cv%d", k);
+    expect_close(v, key);
+    TF_DeleteTensor(v);
+    TF_DeleteTensor(fv[0]);
+    TF_DeleteTensor(fv[1]);
+  }
+  close_session(sess);
+  TF_DeleteSessionOptions(so);
+  TF_DeleteStatus(s);
+  TF_DeleteGraph(g);
+}
+
 /* Builds PartitionedCall(x) of `fname` with Tin = [float] * n_args and runs it: the code and
  * message of the run. */
 static void run_bad_call(const char *fname, int n_args, char *msg, size_t n_msg, int *code) {
@@ -257,6 +302,7 @@ static const tfc_test tests[] = {
     TFC_TEST(stateful_call_updates_the_callers_variable),
     TFC_TEST(if_nodes_give_tfs_outputs),
     TFC_TEST(while_nodes_give_tfs_outputs),
+    TFC_TEST(if_cond_truthiness_matches_tf),
     TFC_TEST(call_of_unknown_function_names_the_node),
     TFC_TEST(call_with_wrong_argument_count_names_the_node),
     {0},
