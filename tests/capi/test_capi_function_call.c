@@ -141,7 +141,12 @@ static void if_nodes_give_tfs_outputs(void) {
   TF_Operation *init = TF_GraphOperationByName(g, "init");
   TF_SessionRun(sess, NULL, NULL, NULL, 0, NULL, NULL, 0, (const TF_Operation *const *)&init, 1, NULL, s);
   OK(s);
-  int64_t dims[2] = {2, 3};
+  int64_t dims[2] = {2, 3}, got[2] = {0, 0}; /* the If's shape comes from its output_shapes */
+  EXPECT_EQ(TF_GraphGetTensorNumDims(g, out(g, "cond"), s), 2);
+  TF_GraphGetTensorShape(g, out(g, "cond"), got, 2, s);
+  OK(s);
+  EXPECT_EQ(got[0], 2);
+  EXPECT_EQ(got[1], 3);
   TF_Output feeds[3] = {out(g, "x"), out(g, "p"), out(g, "p2")};
   TF_Output fetches[2] = {out(g, "out"), out(g, "out2")};
   for (int p = 0; p < 2; p++)
