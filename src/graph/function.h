@@ -4,10 +4,9 @@
  * validates and canonicalizes at the edge: map entries sorted by key), and the gradient links
  * of GradientDef (function name -> gradient function name).
  *
- * Bytes rather than decoded structs: nothing inside the runtime reads a body yet (calls are not
- * executed), and canonical bytes make TF's "same definition" test a byte comparison and the
- * export byte-for-byte what was imported (up to map order). When function calls run, the
- * instantiation decodes the bytes once into a graph.
+ * Bytes rather than decoded structs: canonical bytes make TF's "same definition" test a byte
+ * comparison and the export byte-for-byte what was imported (up to map order). A run lowers
+ * each call (session/function_call.h), decoding the body once per run signature.
  *
  * Rules (TF's): adding a function whose name is taken by a different definition, or by an op,
  * is INVALID_ARGUMENT; the same definition again is a no-op. A gradient link to a function that

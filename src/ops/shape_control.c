@@ -1,7 +1,9 @@
 /*
  * shape_control — shape functions of the control-flow family (ops_control.def), as TF's:
  * Switch passes data's shape to both outputs and wants a scalar pred; Merge keeps what all
- * its inputs agree on; Enter knows its shape only when is_constant; LoopCond is scalar.
+ * its inputs agree on; Enter knows its shape only when is_constant; LoopCond is scalar. The
+ * functional If/While (ops_function.def) take their output shapes from `output_shapes` when it
+ * has one per output, else leave them unknown.
  */
 #include "ops/opdef.h"
 
@@ -40,5 +42,13 @@ int tfc_shape_loop_cond(tfc_shape_ctx *c) {
   if (c->input_shapes[0].rank > 0)
     return tfc_shape_ctx_error(c, "Shape must be rank 0 but is rank %d", c->input_shapes[0].rank);
   c->output_shapes[0] = tfc_shape_scalar();
+  return TFC_OK;
+}
+
+int tfc_shape_functional(tfc_shape_ctx *c) {
+  const tfc_attr_value *v = tfc_attrs_find(c->attrs, c->n_attrs, "output_shapes");
+  if (!v || v->kind != TFC_ATTR_LIST || v->list_kind != TFC_ATTR_SHAPE || v->u.list.n != c->n_outputs)
+    return TFC_OK;
+  for (int i = 0; i < c->n_outputs; i++) c->output_shapes[i] = *v->u.list.items[i].u.shape;
   return TFC_OK;
 }

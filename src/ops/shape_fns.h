@@ -20,6 +20,7 @@ int tfc_shape_var_handle(tfc_shape_ctx *c); /* refuses a non-empty allowed_devic
 int tfc_shape_switch(tfc_shape_ctx *c);
 int tfc_shape_merge_fn(tfc_shape_ctx *c);
 int tfc_shape_enter(tfc_shape_ctx *c);
+int tfc_shape_functional(tfc_shape_ctx *c); /* If, While: from output_shapes when given */
 int tfc_shape_loop_cond(tfc_shape_ctx *c);
 
 /* shape_math.c */

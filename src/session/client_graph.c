@@ -13,6 +13,7 @@
 #include "base/strbuf.h"
 #include "device/device_name.h"
 #include "ops/opdef.h"
+#include "session/function_call.h"
 
 typedef struct builder {
   const tfc_client_graph_spec *spec;
@@ -136,15 +137,30 @@ static int copy_nodes(builder *b, tfc_status *s) {
       for (int j = 0; j < nd->n_inputs && stand_in >= 0; j++)
         if (!ins[j].node) ins[j] = ins[stand_in];
       for (int j = 0; j < nd->n_control_inputs; j++) ctls[j] = b->copy[nd->control_inputs[j]->id];
-      c = tfc_graph_add_raw(b->client, nd->name, nd->op, nd->device, device_name_of(b, nd), ins, nd->n_inputs,
-                            ctls, nd->n_control_inputs, nd->attrs, nd->n_attrs, s);
+      if (tfc_function_is_call(&g->library, nd))
+        c = tfc_function_lower_call(b->client, &g->library, nd, ins, ctls, nd->n_control_inputs,
+                                    device_name_of(b, nd), s);
+      else
+        c = tfc_graph_add_raw(b->client, nd->name, nd->op, nd->device, device_name_of(b, nd), ins, nd->n_inputs,
+                              ctls, nd->n_control_inputs, nd->attrs, nd->n_attrs, s);
     } else {
       TFC_OOM(s);
     }
     if (ins != in_small) free(ins);
     if (ctls != ctl_small) free(ctls);
     if (!c) return s->code;
-    for (int o = 0; o < nd->n_outputs; o++) c->output_shapes[o] = nd->output_shapes[o];
+    if (c->n_outputs != nd->n_outputs) {
+      tfc_status_set(s, TFC_INVALID_ARGUMENT, "Node '%s': the function returns %d values, but the call has %d outputs",
+                     nd->name, c->n_outputs, nd->n_outputs);
+      return s->code;
+    }
+    for (int o = 0; o < nd->n_outputs; o++) {
+      if (tfc_dtype_base(c->output_types[o]) != tfc_dtype_base(nd->output_types[o]))
+        return tfc_status_set(s, TFC_INVALID_ARGUMENT,
+                              "Node '%s': output %d of the function has type %s, but the call's is %s", nd->name, o, tfc_dtype_name(c->output_types[o]),
+                              tfc_dtype_name(nd->output_types[o]));
+      if (!tfc_function_is_call(&g->library, nd)) c->output_shapes[o] = nd->output_shapes[o];
+    }
     b->copy[id] = c;
   }
   for (int id = 0; id < b->n_nodes; id++) {

@@ -48,6 +48,12 @@ static int noop_compute(tfc_kernel_ctx *c) {
   return TFC_OK;
 }
 
+/* A call node never runs: session/function_call.c lowers it into the client graph. The row
+ * lets the placer put calls on the CPU. */
+static int call_compute(tfc_kernel_ctx *c) {
+  return tfc_kernel_error(c, TFC_INTERNAL, "function call %s ran without being lowered", c->node->name);
+}
+
 static int arg_compute(tfc_kernel_ctx *c) {
   int64_t index = 0;
   int dt = 0;
@@ -124,6 +130,12 @@ static const tfc_kernel_def defs[] = {
     {.op = TFC_OP_RefNextIteration, .compute = identity_compute},
     {.op = TFC_OP_LoopCond, .compute = identity_compute},
     {.op = TFC_OP_ControlTrigger, .compute = noop_compute},
+    {.op = TFC_OP_PartitionedCall, .compute = call_compute},
+    {.op = TFC_OP_StatefulPartitionedCall, .compute = call_compute},
+    {.op = TFC_OP_If, .compute = call_compute},
+    {.op = TFC_OP_StatelessIf, .compute = call_compute},
+    {.op = TFC_OP_While, .compute = call_compute},
+    {.op = TFC_OP_StatelessWhile, .compute = call_compute},
 };
 
 int tfc_cpu_kernels_core(tfc_kernel_table *t, tfc_status *s) {
