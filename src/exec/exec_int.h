@@ -57,4 +57,27 @@ void tfc_exec_node_error(const tfc_executor *ex, struct tfc_rendezvous *rv, cons
  * Returns 0, or the code of ks (FAILED_PRECONDITION for an uninitialized variable). */
 int tfc_exec_deref_inputs(const exec_item *it, tfc_tensor **in, tfc_status *ks);
 
+/* The kernel context of item `it` in a step with `args`: inputs `in` (the item's slots),
+ * outputs `outs`, the kernel's status `ks`. Borrows everything; the executor's fast path and
+ * the control-flow path (exec/frame.c) both build contexts here. */
+static inline __attribute__((always_inline)) tfc_kernel_ctx
+tfc_exec_kernel_ctx(const tfc_executor *ex, const tfc_exec_args *args, const exec_item *it, tfc_tensor **in,
+                    tfc_tensor **outs, tfc_status *ks) {
+  return (tfc_kernel_ctx){.node = it->node,
+                          .state = it->state,
+                          .n_inputs = it->n_inputs,
+                          .inputs = in,
+                          .n_outputs = it->n_outputs,
+                          .outputs = outs,
+                          .device = ex->device,
+                          .pool = ex->device->pool,
+                          .max_parallel = ex->device->intra_op_threads,
+                          .frame = args->frame,
+                          .step_id = args->step_id,
+                          .rendezvous = args->rendezvous,
+                          .txn = args->txn,
+                          .status = ks,
+                          .host_memory_out = it->kernel->host_memory_out};
+}
+
 #endif

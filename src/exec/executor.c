@@ -289,22 +289,7 @@ HOT int propagate(step *st, const exec_item *it, tfc_tensor **outs, tfc_status *
 }
 
 HOT tfc_kernel_ctx kernel_ctx(step *st, const exec_item *it, tfc_tensor **outs, tfc_status *ks) {
-  tfc_executor *ex = st->ex;
-  return (tfc_kernel_ctx){.node = it->node,
-                          .state = it->state,
-                          .n_inputs = it->n_inputs,
-                          .inputs = st->slots + it->input_start,
-                          .n_outputs = it->n_outputs,
-                          .outputs = outs,
-                          .device = ex->device,
-                          .pool = ex->device->pool,
-                          .max_parallel = ex->device->intra_op_threads,
-                          .frame = st->args->frame,
-                          .step_id = st->args->step_id,
-                          .rendezvous = st->rv,
-                          .txn = st->args->txn,
-                          .status = ks,
-                          .host_memory_out = it->kernel->host_memory_out};
+  return tfc_exec_kernel_ctx(st->ex, st->args, it, st->slots + it->input_start, outs, ks);
 }
 
 /* Replaces the ref tensors feeding value inputs with the variables' current values, as the

@@ -511,21 +511,7 @@ static int compute(cf_step *st, int i, iter_state *is, tfc_tensor **outs, tfc_st
   const exec_item *it = &ex->items[i];
   tfc_tensor **in = is->slots + it->input_start;
   if (it->n_deref && tfc_exec_deref_inputs(it, in, ks)) return ks->code;
-  async_wait w = {.c = {.node = it->node,
-                        .state = it->state,
-                        .n_inputs = it->n_inputs,
-                        .inputs = in,
-                        .n_outputs = it->n_outputs,
-                        .outputs = outs,
-                        .device = ex->device,
-                        .pool = ex->device->pool,
-                        .max_parallel = ex->device->intra_op_threads,
-                        .frame = st->args->frame,
-                        .step_id = st->args->step_id,
-                        .rendezvous = st->args->rendezvous,
-                        .txn = st->args->txn,
-                        .status = ks,
-                        .host_memory_out = it->kernel->host_memory_out}};
+  async_wait w = {.c = tfc_exec_kernel_ctx(ex, st->args, it, in, outs, ks)};
   if (it->async) {
     pthread_mutex_init(&w.mu, NULL);
     pthread_cond_init(&w.cv, NULL);
