@@ -103,6 +103,21 @@ static void int_range(TF_DataType dt, int64_t *lo, uint64_t *hi) {
   }
 }
 
+/* The whole token as a double (strtod's syntax, so "inf" and "nan" too). Returns 0, or -1 with
+ * "<shown> is not a number". */
+static int read_double(parser *ps, const char *t, size_t len, const char *shown, double *out) {
+  char buf[128];
+  char *end = NULL;
+  if (len < sizeof buf) {
+    memcpy(buf, t, len);
+    buf[len] = '\0';
+    *out = strtod(buf, &end);
+  }
+  if (!end || end != buf + len || end == buf)
+    return fail(ps, "%s is not a number (the feed is %s)", shown, tfc_dtype_name(ps->dtype));
+  return 0;
+}
+
 /* The token as an exact integer: digits, or a float literal with an integral value ("1e3").
  * Sets *neg and *mag (|value|). Returns 0, or -1 with a reason. */
 static int read_integer(parser *ps, const char *t, size_t len, const char *shown, int *neg, uint64_t *mag) {
@@ -116,15 +131,8 @@ static int read_integer(parser *ps, const char *t, size_t len, const char *shown
     if (errno == ERANGE) return fail(ps, "%s is out of range for %s", shown, tfc_dtype_name(ps->dtype));
     return 0;
   }
-  char buf[128];
-  char *end = NULL;
   double v = 0;
-  if (len < sizeof buf) {
-    memcpy(buf, t, len);
-    buf[len] = '\0';
-    v = strtod(buf, &end);
-  }
-  if (!end || end != buf + len || end == buf) return fail(ps, "%s is not a number (the feed is %s)", shown, tfc_dtype_name(ps->dtype));
+  if (read_double(ps, t, len, shown, &v)) return -1;
   if (isnan(v) || isinf(v) || v != floor(v))
     return fail(ps, "%s is not an integer (the feed is %s)", shown, tfc_dtype_name(ps->dtype));
   *neg = v < 0;
@@ -159,19 +167,11 @@ static int put_integer(parser *ps, const char *t, size_t len, const char *shown)
 }
 
 static int put_float(parser *ps, const char *t, size_t len, const char *shown) {
-  char buf[128];
-  char *end = NULL;
   double v = 0;
-  if (len < sizeof buf) {
-    memcpy(buf, t, len);
-    buf[len] = '\0';
-    v = strtod(buf, &end);
-  }
-  if (!end || end != buf + len || end == buf)
-    return fail(ps, "%s is not a number (the feed is %s)", shown, tfc_dtype_name(ps->dtype));
+  if (read_double(ps, t, len, shown, &v)) return -1;
   void *at = (char *)ps->data + ps->elem_size * (size_t)ps->n_elems;
   float f = (float)v;
-  int overflow = isinf(v) ? !strpbrk(buf, "iI") : 0; /* a literal inf is meant */
+  int overflow = isinf(v) ? !memchr(t, 'i', len) && !memchr(t, 'I', len) : 0; /* a literal inf is meant */
   switch (ps->dtype) {
     case TF_DOUBLE: *(double *)at = v; break;
     case TF_FLOAT: *(float *)at = f; overflow |= isinf(f) && !isinf(v); break;
