@@ -127,6 +127,16 @@ struct tfc_kernel_ctx {
   uint32_t host_memory_out;
   /* Async kernels only (NULL for the others): signals completion; see the top comment. */
   void (*done)(tfc_kernel_ctx *c);
+  /* Control flow (exec/frame.c): the frame instance and iteration the node runs in, as
+   * rendezvous keys carry them ("<frame_id>:<iter_id>"); both 0 outside loops. */
+  uint64_t frame_id;
+  int64_t iter_id;
+  /* _Send only: its input is dead, so it sends a dead token (the rendezvous is_dead flag)
+   * instead of a value. Set by the executor. */
+  int is_input_dead;
+  /* _Recv only: the kernel sets it when what arrived was dead; the executor then treats every
+   * output as dead. */
+  int is_output_dead;
 };
 
 /* Allocates output i with dims, in the device's memory or, for a host-memory output (see
