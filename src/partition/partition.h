@@ -29,6 +29,24 @@
  * Edge ids number the input graph's edges in (dst id, data inputs then control inputs)
  * order, so names are stable for a given graph.
  *
+ * Control flow across devices (TF's AddControlFlow, done when the graph has control-flow
+ * ops and an edge between devices): each node's frame is computed (graph/control_flow.h; its
+ * INVALID_ARGUMENT errors for malformed loops come from here). Switch and Exit move to the
+ * device of their data input, a non-ref Enter and a NextIteration to that of their first data
+ * consumer (when that device has a kernel for them); the input graph is not changed, the
+ * partition copies carry the new device. The device holding a frame's LoopCond leads: for each
+ * cut edge inside a loop frame F (source output frame = F, not the root), the destination's
+ * partition gets a control loop for F, and for each enclosing frame, made once per (frame,
+ * partition): "_cloop<dst>/_<n>" nodes Enter(frame_name F, F's parallel_iterations, float) ->
+ * Merge(Enter, NextIteration) -> Switch(Merge, LoopCond) -> NextIteration(Switch:1), no Exit.
+ * The outermost Enter takes an empty float Const (root frame), an inner one the enclosing
+ * loop's Merge; the LoopCond reaches the Switch through a _Send/_Recv pair like any cut edge
+ * of F. The _Recv made for an edge of F takes a control input from F's Merge on its
+ * partition, so it runs once per iteration, the last time dead; an edge that shares an
+ * existing _Recv leaves that control input on its destination. A frame without LoopCond that
+ * needs a control loop: INVALID_ARGUMENT "A cross-device loop must have a pivot predicate:
+ * <frame>". A loop back edge (NextIteration -> Merge) left between devices: INVALID_ARGUMENT.
+ *
  * Ownership: the input graph and devices are borrowed for the call; the result owns its
  * graphs (tfc_partitions_fini). Thread-safe for distinct outputs.
  */
@@ -54,7 +72,7 @@ typedef struct tfc_partition_options {
 } tfc_partition_options;
 
 /* Partitions g. INVALID_ARGUMENT when a node has no assigned device or one not in the
- * options' devices; INTERNAL when a node on a non-CPU device has no kernel there (the placer
+ * options' devices, or for the control-flow errors above; INTERNAL when a node on a non-CPU device has no kernel there (the placer
  * should have caught it; kernels are looked up only for data-edge ends on non-CPU devices).
  * On error *out is empty (n 0, parts NULL). */
 int tfc_partition_graph(const tfc_graph *g, const tfc_partition_options *opts,

@@ -99,12 +99,12 @@ void tfc_rendezvous_unref(tfc_rendezvous *r) {
 }
 
 char *tfc_rendezvous_key(const char *send_device, uint64_t send_device_incarnation,
-                         const char *recv_device, const char *tensor_name, int64_t frame_id,
+                         const char *recv_device, const char *tensor_name, uint64_t frame_id,
                          int64_t iter_id) {
   char *k;
   /* strings::Uint64ToHexString: always 16 lowercase digits, zero-padded. */
-  if (asprintf(&k, "%s;%016llx;%s;%s;%lld:%lld", send_device, (unsigned long long)send_device_incarnation,
-               recv_device, tensor_name, (long long)frame_id, (long long)iter_id) < 0)
+  if (asprintf(&k, "%s;%016llx;%s;%s;%llu:%lld", send_device, (unsigned long long)send_device_incarnation,
+               recv_device, tensor_name, (unsigned long long)frame_id, (long long)iter_id) < 0)
     return NULL;
   return k;
 }

@@ -5,6 +5,8 @@
  * so keys need no step id. Keys are TF's (tensorflow/core/framework/rendezvous.cc):
  *   "<send_device>;<send_device_incarnation as 16 hex digits>;<recv_device>;<tensor_name>;
  *    <frame_id>:<iter_id>"
+ * frame_id:iter_id is "0:0" outside loops; inside one, the frame instance's id and the
+ * iteration the transfer belongs to, which both sides compute alike (exec/frame.c).
  * The incarnation is printed as strings::Uint64ToHexString does: always 16 lowercase digits,
  * zero-padded ("0000000000000001").
  * A send never blocks: it stores the tensor, or hands it straight to a waiting receiver. A
@@ -42,8 +44,8 @@
 typedef struct tfc_rendezvous tfc_rendezvous;
 
 /* Called once per receive. s: OK or the abort status (borrowed for the call). t: a new
- * reference the callee owns when s is OK, else NULL. is_dead is reserved for control flow
- * (always 0 today). */
+ * reference the callee owns when s is OK, else NULL. is_dead: the sender's flag, set when a
+ * _Send inside control flow had a dead input (t is then an empty placeholder). */
 typedef void (*tfc_recv_done)(void *arg, const tfc_status *s, tfc_tensor *t, int is_dead);
 
 /* NULL on out of memory. */
@@ -51,9 +53,10 @@ tfc_rendezvous *tfc_rendezvous_new(void);
 tfc_rendezvous *tfc_rendezvous_ref(tfc_rendezvous *r);
 void tfc_rendezvous_unref(tfc_rendezvous *r); /* NULL is a no-op */
 
-/* Builds a key (heap; caller frees). NULL on out of memory. */
+/* Builds a key (heap; caller frees). NULL on out of memory. frame_id prints as TF prints
+ * its uint64 (decimal), iter_id as a signed decimal. */
 char *tfc_rendezvous_key(const char *send_device, uint64_t send_device_incarnation,
-                         const char *recv_device, const char *tensor_name, int64_t frame_id,
+                         const char *recv_device, const char *tensor_name, uint64_t frame_id,
                          int64_t iter_id);
 
 /* Stores t (takes a new reference of its own; the caller keeps its reference) under key.

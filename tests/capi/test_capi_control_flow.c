@@ -240,9 +240,9 @@ static void deadline_stops_a_long_loop(void) {
   TF_DeleteGraph(g);
 }
 
-/* Control flow whose nodes are on two devices is refused for now, naming a control-flow node,
- * rather than run without the per-device control loops TF adds. */
-static void control_flow_on_two_devices_is_unimplemented(void) {
+/* A cond whose Merge sits on another device than its Switch: the Switch's untaken port
+ * crosses devices as a dead token, and the Merge takes the live one. */
+static void control_flow_on_two_devices_runs(void) {
   cf c;
   cf_init(&c);
   TF_OperationDescription *d = TF_NewOperation(c.g, "Switch", "sw");
@@ -252,6 +252,14 @@ static void control_flow_on_two_devices_is_unimplemented(void) {
   TF_Operation *sw = TF_FinishOperation(d, c.s);
   OK(c.s);
   TF_Operation *m = merge(&c, "m", (TF_Output){sw, 0}, (TF_Output){sw, 1});
+  TF_Operation *sq = NULL;
+  {
+    TF_OperationDescription *sd = TF_NewOperation(c.g, "Square", "sq");
+    TF_AddInput(sd, (TF_Output){m, 0});
+    TF_SetDevice(sd, "/device:CPU:1");
+    sq = TF_FinishOperation(sd, c.s);
+    OK(c.s);
+  }
   TF_SessionOptions *so = TF_NewSessionOptions();
   const unsigned char cfg[] = {0x0a, 0x07, 0x0a, 0x03, 'C', 'P', 'U', 0x10, 0x02}; /* device_count CPU: 2 */
   TF_SetConfig(so, cfg, sizeof cfg, c.s);
@@ -264,13 +272,18 @@ static void control_flow_on_two_devices_is_unimplemented(void) {
   *(unsigned char *)TF_TensorData(pt) = 1;
   TF_Output feeds[2] = {{c.x, 0}, {c.p, 0}};
   TF_Tensor *fv[2] = {xt, pt};
-  TF_Output out = {m, 0};
-  TF_Tensor *v = NULL;
-  TF_SessionRun(sess, NULL, feeds, fv, 2, &out, &v, 1, NULL, 0, NULL, c.s);
-  EXPECT_EQ(TF_GetCode(c.s), TF_UNIMPLEMENTED);
-  if (!strstr(TF_Message(c.s), "control flow in a graph placed on more than one device"))
-    tfc_test_fail(__FILE__, __LINE__, "message: %s", TF_Message(c.s));
-  EXPECT_TRUE(v == NULL);
+  *(float *)TF_TensorData(xt) = 3;
+  for (int taken = 0; taken < 2; taken++) {
+    *(unsigned char *)TF_TensorData(pt) = (unsigned char)taken;
+    TF_Output out[2] = {{m, 0}, {sq, 0}};
+    TF_Tensor *v[2] = {NULL, NULL};
+    TF_SessionRun(sess, NULL, feeds, fv, 2, out, v, 2, NULL, 0, NULL, c.s);
+    OK(c.s);
+    EXPECT_EQ(*(float *)TF_TensorData(v[0]), 3);
+    EXPECT_EQ(*(float *)TF_TensorData(v[1]), 9);
+    TF_DeleteTensor(v[0]);
+    TF_DeleteTensor(v[1]);
+  }
   TF_DeleteTensor(xt);
   TF_DeleteTensor(pt);
   TF_CloseSession(sess, c.s);
@@ -286,7 +299,7 @@ static const tfc_test tests[] = {
     TFC_TEST(fetching_a_dead_tensor_fails),
     TFC_TEST(inputs_from_different_frames_fail),
     TFC_TEST(deadline_stops_a_long_loop),
-    TFC_TEST(control_flow_on_two_devices_is_unimplemented),
+    TFC_TEST(control_flow_on_two_devices_runs),
     {0},
 };
 

@@ -436,6 +436,227 @@ static void partition_reports_missing_kernel_as_internal(void) {
   fixture_fini(&f);
 }
 
+/* ---------------- control flow across devices ---------------- */
+
+static tfc_node *enter(fixture *f, const char *name, tfc_node *in, const char *frame, int is_constant,
+                       const tfc_device *dev) {
+  tfc_node_desc *d = tfc_node_desc_new(f->g, "Enter", name);
+  tfc_node_desc_add_input(d, (tfc_endpoint){in, 0});
+  tfc_attr_value v;
+  if (tfc_attr_string(frame, strlen(frame), &v, &f->s)) tfc_test_fail(__FILE__, __LINE__, "attr");
+  tfc_node_desc_set_attr(d, "frame_name", &v);
+  v = tfc_attr_bool(is_constant);
+  tfc_node_desc_set_attr(d, "is_constant", &v);
+  return finish(f, d, dev, __LINE__);
+}
+
+/* Merge(in, <back edge>): input 1 stands in as `in` until set_back_edge, as the importer
+ * builds a loop. */
+static tfc_node *loop_merge(fixture *f, const char *name, tfc_node *in, const tfc_device *dev) {
+  tfc_node_desc *d = tfc_node_desc_new(f->g, "Merge", name);
+  tfc_endpoint ins[2] = {{in, 0}, {in, 0}};
+  tfc_node_desc_add_input_list(d, ins, 2);
+  return finish(f, d, dev, __LINE__);
+}
+
+static void set_back_edge(tfc_node *merge, tfc_node *next) { merge->inputs[1] = (tfc_endpoint){next, 0}; }
+
+typedef struct loop_nodes {
+  tfc_node *enter, *merge, *cond, *sw, *body, *next, *exit;
+} loop_nodes;
+
+/* while (i < n) i = i + one, in frame `frame`, starting from x; placed on devs[0..] as
+ * "ENTER MERGE LESS LOOPCOND SWITCH BODY NEXT EXIT" (device indexes, NULL pred: none). With
+ * no_loop_cond the Switch takes the Less directly. */
+static loop_nodes counter_loop(fixture *f, const char *frame, tfc_node *x, tfc_node *n, tfc_node *one,
+                               const int *d, int no_loop_cond) {
+  char nm[64];
+  loop_nodes l;
+  snprintf(nm, sizeof nm, "%s/enter", frame);
+  l.enter = enter(f, nm, x, frame, 0, f->cpu[d[0]]);
+  snprintf(nm, sizeof nm, "%s/enter_n", frame);
+  tfc_node *en = enter(f, nm, n, frame, 1, f->cpu[d[2]]);
+  snprintf(nm, sizeof nm, "%s/enter_one", frame);
+  tfc_node *eo = enter(f, nm, one, frame, 1, f->cpu[d[5]]);
+  snprintf(nm, sizeof nm, "%s/merge", frame);
+  l.merge = loop_merge(f, nm, l.enter, f->cpu[d[1]]);
+  snprintf(nm, sizeof nm, "%s/less", frame);
+  tfc_endpoint lin[2] = {{l.merge, 0}, {en, 0}};
+  tfc_node *less = op(f, "Less", nm, f->cpu[d[2]], lin, 2, NULL, 0);
+  snprintf(nm, sizeof nm, "%s/cond", frame);
+  l.cond = no_loop_cond ? less : unary(f, "LoopCond", nm, less, f->cpu[d[3]]);
+  snprintf(nm, sizeof nm, "%s/switch", frame);
+  tfc_endpoint sin[2] = {{l.merge, 0}, {l.cond, 0}};
+  l.sw = op(f, "Switch", nm, f->cpu[d[4]], sin, 2, NULL, 0);
+  snprintf(nm, sizeof nm, "%s/body", frame);
+  tfc_endpoint bin[2] = {{l.sw, 1}, {eo, 0}};
+  l.body = op(f, "Add", nm, f->cpu[d[5]], bin, 2, NULL, 0);
+  snprintf(nm, sizeof nm, "%s/next", frame);
+  l.next = unary(f, "NextIteration", nm, l.body, f->cpu[d[6]]);
+  set_back_edge(l.merge, l.next);
+  snprintf(nm, sizeof nm, "%s/exit", frame);
+  l.exit = unary(f, "Exit", nm, l.sw, f->cpu[d[7]]);
+  return l;
+}
+
+static const tfc_node *find_in(const tfc_partitions *p, int part, const char *name) {
+  return tfc_graph_find(p->parts[part].graph, name);
+}
+
+/* TF's CheckLoopConstruction: every _Recv inside a loop frame has a control input from a
+ * control loop's Merge, and every partition holding such a _Recv has a control loop:
+ * _cloop Enter, Merge, Switch and NextIteration, the Merge's input 1 being that
+ * NextIteration (a back edge). Returns how many control loops there are; checks the count of
+ * _Recvs inside frames unless want_recvs_in_loop < 0. */
+static int check_loop_construction(const tfc_partitions *p, int want_recvs_in_loop) {
+  int recvs_in_loop = 0, loops = 0;
+  for (int i = 0; i < p->n; i++) {
+    const tfc_graph *g = p->parts[i].graph;
+    int enters = 0, merges = 0, switches = 0, nexts = 0, in_loop = 0;
+    for (int k = 0; k < g->n_nodes; k++) {
+      const tfc_node *n = g->nodes[k];
+      int cloop = strncmp(n->name, "_cloop", 6) == 0;
+      if (cloop) {
+        EXPECT_STREQ(n->assigned_device, p->parts[i].device->name);
+        enters += strcmp(n->op->name, "Enter") == 0;
+        switches += strcmp(n->op->name, "Switch") == 0;
+        nexts += strcmp(n->op->name, "NextIteration") == 0;
+        if (strcmp(n->op->name, "Merge") == 0) {
+          merges++;
+          EXPECT_TRUE(tfc_node_input_is_back_edge(n, 1));
+          EXPECT_STREQ(n->inputs[1].node->op->name, "NextIteration");
+          EXPECT_STREQ(n->inputs[0].node->op->name, "Enter");
+        }
+      }
+      if (strcmp(n->op->name, "_Recv") == 0)
+        for (int c = 0; c < n->n_control_inputs; c++)
+          if (strncmp(n->control_inputs[c]->name, "_cloop", 6) == 0) {
+            EXPECT_STREQ(n->control_inputs[c]->op->name, "Merge");
+            in_loop++;
+          }
+    }
+    EXPECT_EQ(merges, enters);
+    EXPECT_EQ(switches, enters);
+    EXPECT_EQ(nexts, enters);
+    if (in_loop) EXPECT_TRUE(enters > 0);
+    recvs_in_loop += in_loop;
+    loops += enters;
+  }
+  if (want_recvs_in_loop >= 0) EXPECT_EQ(recvs_in_loop, want_recvs_in_loop);
+  return loops;
+}
+
+/* A loop whose test runs on CPU:1 and the rest on CPU:0 (TF's CrossDeviceLoop shape): each
+ * device gets a control loop, the in-frame _Recvs run after its Merge, the predicate goes to
+ * CPU:1 through a _Send/_Recv, and Switch, Exit and NextIteration move next to their data. */
+static void partition_adds_control_loops_for_a_cross_device_loop(void) {
+  fixture f;
+  fixture_init(&f);
+  tfc_node *x = konst(&f, "x", -1, 0, f.cpu[0]);
+  tfc_node *n = konst(&f, "n", -1, 0, f.cpu[0]);
+  tfc_node *one = konst(&f, "one", -1, 0, f.cpu[0]);
+  /* enter merge less loopcond switch body next exit */
+  const int d[8] = {0, 0, 1, 0, 1, 1, 1, 1};
+  loop_nodes l = counter_loop(&f, "loop", x, n, one, d, 0);
+  unary(&f, "Identity", "out", l.exit, f.cpu[1]);
+  expect_golden(&f, "cross_device_loop");
+  tfc_partitions p;
+  EXPECT_EQ(partition(&f, &p), TFC_OK);
+  EXPECT_EQ(p.n, 2);
+  /* in-frame recvs: merge, cond (for both Switches) and switch:1 on CPU:1; less and body
+   * on CPU:0 */
+  EXPECT_EQ(check_loop_construction(&p, 5), 2);
+  EXPECT_TRUE(find_in(&p, 0, "loop/switch") != NULL); /* with its data input, Merge */
+  EXPECT_TRUE(find_in(&p, 0, "loop/exit") != NULL);   /* with the Switch */
+  EXPECT_TRUE(find_in(&p, 0, "loop/next") != NULL);   /* with its consumer, Merge */
+  EXPECT_TRUE(find_in(&p, 1, "loop/enter_n") != NULL); /* with its consumer, less */
+  EXPECT_STREQ(find_in(&p, 0, "loop/switch")->assigned_device, f.cpu[0]->name);
+  tfc_partitions_fini(&p);
+  fixture_fini(&f);
+}
+
+/* Nested loops whose inner body crosses devices: the inner frame's control loop on CPU:1 is
+ * entered from the outer frame's control loop Merge there, the outer one from an empty Const. */
+static void partition_nests_control_loops_of_nested_frames(void) {
+  fixture f;
+  fixture_init(&f);
+  tfc_node *x = konst(&f, "x", -1, 0, f.cpu[0]);
+  tfc_node *n = konst(&f, "n", -1, 0, f.cpu[0]);
+  tfc_node *one = konst(&f, "one", -1, 0, f.cpu[0]);
+  /* the outer loop's body is the inner loop: build the outer loop by hand around it */
+  tfc_node *oe = enter(&f, "outer/enter", x, "outer", 0, f.cpu[0]);
+  tfc_node *on = enter(&f, "outer/enter_n", n, "outer", 1, f.cpu[0]);
+  tfc_node *oo = enter(&f, "outer/enter_one", one, "outer", 1, f.cpu[0]);
+  tfc_node *om = loop_merge(&f, "outer/merge", oe, f.cpu[0]);
+  tfc_endpoint lin[2] = {{om, 0}, {on, 0}};
+  tfc_node *less = op(&f, "Less", "outer/less", f.cpu[0], lin, 2, NULL, 0);
+  tfc_node *oc = unary(&f, "LoopCond", "outer/cond", less, f.cpu[0]);
+  tfc_endpoint sin[2] = {{om, 0}, {oc, 0}};
+  tfc_node *osw = op(&f, "Switch", "outer/switch", f.cpu[0], sin, 2, NULL, 0);
+  tfc_node *start = unary(&f, "Identity", "outer/start", osw, f.cpu[0]);
+  start->inputs[0].index = 1;
+  const int inner_d[8] = {0, 0, 0, 0, 0, 1, 0, 0}; /* the inner body on CPU:1 */
+  loop_nodes in = counter_loop(&f, "inner", start, on, oo, inner_d, 0);
+  tfc_node *onext = unary(&f, "NextIteration", "outer/next", in.exit, f.cpu[0]);
+  set_back_edge(om, onext);
+  unary(&f, "Exit", "outer/exit", osw, f.cpu[0]);
+  tfc_partitions p;
+  if (partition(&f, &p)) tfc_test_fail(__FILE__, __LINE__, "partition: %s", tfc_status_msg(&f.s));
+  EXPECT_EQ(p.n, 2);
+  /* CPU:1: outer and inner control loops; CPU:0 none (nothing comes back inside a frame
+   * except the inner body's value, whose consumer NextIteration moved to CPU:1) */
+  const tfc_graph *g1 = p.parts[1].graph;
+  const tfc_node *inner_enter = NULL, *outer_merge = NULL, *root_const = NULL;
+  for (int k = 0; k < g1->n_nodes; k++) {
+    const tfc_node *nd = g1->nodes[k];
+    const tfc_attr_value *fn = tfc_node_attr(nd, "frame_name");
+    if (strncmp(nd->name, "_cloop", 6) == 0 && strcmp(nd->op->name, "Enter") == 0 && fn) {
+      if (strcmp(fn->u.s.data, "inner") == 0) inner_enter = nd;
+      else if (strcmp(fn->u.s.data, "outer") == 0) root_const = nd->inputs[0].node;
+    }
+    if (strncmp(nd->name, "_cloop", 6) == 0 && strcmp(nd->op->name, "Merge") == 0 && nd->inputs[0].node->inputs[0].node == root_const)
+      outer_merge = nd;
+  }
+  EXPECT_TRUE(inner_enter != NULL);
+  EXPECT_TRUE(root_const != NULL);
+  EXPECT_STREQ(root_const->op->name, "Const");
+  EXPECT_EQ(root_const->n_inputs, 0);
+  EXPECT_TRUE(outer_merge != NULL);
+  EXPECT_TRUE(inner_enter->inputs[0].node == outer_merge);
+  int loops = check_loop_construction(&p, -1);
+  EXPECT_TRUE(loops >= 2);
+  tfc_partitions_fini(&p);
+  fixture_fini(&f);
+}
+
+/* A frame without LoopCond cannot be led across devices. */
+static void partition_rejects_cross_device_loop_without_loop_cond(void) {
+  fixture f;
+  fixture_init(&f);
+  tfc_node *x = konst(&f, "x", -1, 0, f.cpu[0]);
+  tfc_node *n = konst(&f, "n", -1, 0, f.cpu[0]);
+  tfc_node *one = konst(&f, "one", -1, 0, f.cpu[0]);
+  const int d[8] = {0, 0, 1, 0, 1, 1, 1, 1};
+  counter_loop(&f, "loop", x, n, one, d, 1);
+  expect_error(&f, TFC_INVALID_ARGUMENT, "A cross-device loop must have a pivot predicate: loop");
+  fixture_fini(&f);
+}
+
+/* Two inputs from different frames are refused before any partitioning, with TF's text. */
+static void partition_rejects_inputs_from_different_frames(void) {
+  fixture f;
+  fixture_init(&f);
+  tfc_node *x = konst(&f, "x", -1, 0, f.cpu[0]);
+  tfc_node *e1 = enter(&f, "e1", x, "foo_1", 0, f.cpu[0]);
+  tfc_node *e2 = enter(&f, "e2", x, "foo_2", 0, f.cpu[1]);
+  tfc_endpoint in[2] = {{e1, 0}, {e2, 0}};
+  op(&f, "Add", "add", f.cpu[1], in, 2, NULL, 0);
+  expect_error(&f, TFC_INVALID_ARGUMENT,
+               "{{node add}} has inputs from different frames. The input {{node e2}} is in frame 'foo_2'. "
+               "The input {{node e1}} is in frame 'foo_1'.");
+  fixture_fini(&f);
+}
+
 static void partition_of_empty_graph_is_empty(void) {
   fixture f;
   fixture_init(&f);
@@ -461,5 +682,9 @@ static const tfc_test tests[] = {
     TFC_TEST(partition_rejects_unknown_device),
     TFC_TEST(partition_reports_missing_kernel_as_internal),
     TFC_TEST(partition_of_empty_graph_is_empty),
+    TFC_TEST(partition_adds_control_loops_for_a_cross_device_loop),
+    TFC_TEST(partition_nests_control_loops_of_nested_frames),
+    TFC_TEST(partition_rejects_cross_device_loop_without_loop_cond),
+    TFC_TEST(partition_rejects_inputs_from_different_frames),
     {0}};
 TFC_TEST_MAIN(tests)

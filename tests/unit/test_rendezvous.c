@@ -55,6 +55,10 @@ static void rendezvous_key_is_tf_format_with_16_hex_digit_incarnation(void) {
   k = tfc_rendezvous_key("a", UINT64_MAX, "b", "t", 0, 0);
   EXPECT_STREQ(k, "a;ffffffffffffffff;b;t;0:0");
   free(k);
+  /* A frame id is TF's uint64 hash, printed unsigned even past INT64_MAX. */
+  k = tfc_rendezvous_key("a", 1, "b", "t", 0xfedcba9876543210ull, 12);
+  EXPECT_STREQ(k, "a;0000000000000001;b;t;18364758544493064720:12");
+  free(k);
 }
 
 static void rendezvous_send_then_recv_hands_over_the_reference(void) {

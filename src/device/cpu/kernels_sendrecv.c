@@ -13,7 +13,15 @@
  *
  * The rendezvous key is built once per node at init from the attrs (send_device,
  * send_device_incarnation, recv_device, tensor_name; frame and iteration 0 outside loops),
- * so a step costs one table operation per transfer.
+ * so a step outside loops costs one table operation per transfer. Inside a loop the key ends
+ * in the node's frame instance and iteration as the executor gives them (c->frame_id,
+ * c->iter_id), so it is built per run.
+ *
+ * Dead tensors (control flow): the executor runs a _Send whose input is dead with
+ * c->is_input_dead set; it sends an empty tensor of its type flagged dead (the rendezvous
+ * is_dead flag, which RecvTensor carries between tasks). A _Recv that gets a dead token sets
+ * c->is_output_dead and no output, and the executor treats its outputs as dead. So deadness
+ * crosses devices, and every _Recv of a loop fires once per iteration, the last one dead.
  */
 #include <stdlib.h>
 
@@ -23,9 +31,11 @@
 #include "rendezvous/rendezvous.h"
 
 typedef struct transfer {
-  char *key;
+  char *key;               /* the key outside loops (frame and iteration 0) */
+  const char *send_device, *recv_device; /* borrowed from the node, for keys in loops */
+  uint64_t incarnation;
   const char *tensor_name; /* borrowed from the node */
-  int dtype;               /* _Recv: tensor_type */
+  int dtype;               /* _Recv: tensor_type; _Send: T (a dead token's type) */
   int to_device;           /* a GPU _Recv: the output lives in its device's memory */
 } transfer;
 
@@ -51,6 +61,9 @@ static int transfer_init(const tfc_node *n, const char *type_attr, void **state,
     return TFC_OOM(s);
   }
   t->tensor_name = tensor_name;
+  t->send_device = send_device;
+  t->recv_device = recv_device;
+  t->incarnation = (uint64_t)incarnation;
   t->dtype = dtype;
   *state = t;
   return TFC_OK;
@@ -75,9 +88,34 @@ static int no_rendezvous(tfc_kernel_ctx *c) {
                           c->node->op->name, ((transfer *)c->state)->tensor_name);
 }
 
+/* The key of this run: the cached one outside loops, else a new one the caller frees (*owned).
+ * NULL on out of memory. */
+static const char *run_key(const tfc_kernel_ctx *c, char **owned) {
+  const transfer *t = c->state;
+  *owned = NULL;
+  if (c->frame_id == 0 && c->iter_id == 0) return t->key;
+  *owned = tfc_rendezvous_key(t->send_device, t->incarnation, t->recv_device, t->tensor_name, c->frame_id, c->iter_id);
+  return *owned;
+}
+
 static int send_compute(tfc_kernel_ctx *c) {
   if (!c->rendezvous) return no_rendezvous(c);
-  return tfc_rendezvous_send(c->rendezvous, ((transfer *)c->state)->key, c->inputs[0], 0, c->status);
+  char *owned;
+  const char *key = run_key(c, &owned);
+  if (!key) return TFC_OOM(c->status);
+  tfc_tensor *t = c->inputs[0], *dead = NULL;
+  if (c->is_input_dead) {
+    /* The token's value is never read; an empty tensor of the edge's type travels anywhere. */
+    int64_t zero = 0;
+    if (!(t = dead = tfc_tensor_new(tfc_dtype_base(((transfer *)c->state)->dtype), &zero, 1, c->status))) {
+      free(owned);
+      return c->status->code;
+    }
+  }
+  int rc = tfc_rendezvous_send(c->rendezvous, key, t, c->is_input_dead, c->status);
+  tfc_tensor_unref(dead);
+  free(owned);
+  return rc;
 }
 
 /* The end of a _Recv whose tensor had to change memory. The copy's errors (the allocator's
@@ -97,6 +135,9 @@ static void recv_done(void *arg, const tfc_status *s, tfc_tensor *t, int is_dead
   const transfer *tr = c->state;
   if (!tfc_status_ok(s)) {
     tfc_status_set(c->status, s->code, "%s", tfc_status_msg(s));
+  } else if (is_dead) {
+    c->is_output_dead = 1;
+    tfc_tensor_unref(t);
   } else if (t->dtype != tr->dtype) {
     tfc_kernel_error(c, TFC_INTERNAL, "%s of tensor '%s' expects %s but received %s", c->node->op->name,
                      tr->tensor_name, tfc_dtype_name(tr->dtype), tfc_dtype_name(t->dtype));
@@ -124,7 +165,15 @@ static void recv_compute_async(tfc_kernel_ctx *c) {
     c->done(c);
     return;
   }
-  tfc_rendezvous_recv_async(c->rendezvous, ((transfer *)c->state)->key, recv_done, c);
+  char *owned;
+  const char *key = run_key(c, &owned);
+  if (!key) {
+    TFC_OOM(c->status);
+    c->done(c);
+    return;
+  }
+  tfc_rendezvous_recv_async(c->rendezvous, key, recv_done, c); /* copies the key */
+  free(owned);
 }
 
 /* No type constraint: every dtype moves, refs included. */
