@@ -27,9 +27,22 @@
  * done when all its Enters fired and no iteration is left; freeing it releases its parent
  * iteration. So a loop of any length runs in memory bounded by parallel_iterations.
  *
- * Threads. A step runs on the calling thread, from a work list of (node, frame, iteration);
- * nothing is shared with other threads, so frame state takes no lock. An async kernel (a
- * _Recv) is waited for in place. The dataflow fast path (executor.c) is untouched.
+ * Threads. A step's frames and iterations belong to the thread that owns its run loop, which
+ * takes (node, frame, iteration) tasks from a work list; frame state takes no lock. An async
+ * kernel (_Recv) completes by callback: when it calls done inside compute_async the owner
+ * continues at once; otherwise the call goes to the step's inbox (under the step's mutex),
+ * which the owner drains between nodes. When nothing is ready and kernels are still in flight,
+ * the owner gives the step up and returns: the next callback resumes it, on the inter-op pool
+ * (or, without one, on the calling thread, queued behind any run loop that thread is inside).
+ * So no executor holds a thread while it waits, and two executors whose loops exchange tensors
+ * each iteration both make progress. A deadline or another executor's error aborts the step's
+ * rendezvous, which completes every waiting _Recv with that status.
+ *
+ * Transfers in loops. Every kernel context carries frame_id:iter_id, the frame instance's id
+ * (frame_instance_id: the same on every executor and process for the same instance; 0 for the
+ * root) and the iteration. _Send and _Recv run even when dead, as in TF: a dead _Send runs
+ * with is_input_dead (it sends a dead token); a _Recv that receives one sets is_output_dead
+ * and its data outputs are dead.
  *
  * Errors: the first kernel error stops the step (formatted by tfc_exec_node_error); every
  * frame, iteration and slot still held is freed.
@@ -37,6 +50,7 @@
 #include "exec/frame.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -52,10 +66,14 @@ typedef struct cf_item {
   int par;         /* Enter: parallel_iterations */
   int n_ctrl;      /* control in-edges */
   int n_data;      /* data in-edges */
+  int xfer;        /* X_SEND, X_RECV: runs even when dead; else 0 */
 } cf_item;
+
+enum { X_SEND = 1, X_RECV = 2 };
 
 typedef struct cf_frame_info {
   char *name;
+  uint64_t name_hash; /* tfc_hash_bytes of name: frame instance ids (frame_instance_id) */
   int parent;
   int n_enters;
 } cf_frame_info;
@@ -95,7 +113,8 @@ static int frame_id(tfc_cf_plan *p, const char *name, int parent, tfc_status *s)
   cf_frame_info *nf = realloc(p->frames, sizeof *nf * (size_t)(p->n_frames + 1));
   if (!nf) return -TFC_OOM(s);
   p->frames = nf;
-  nf[p->n_frames] = (cf_frame_info){.name = strdup(name), .parent = parent};
+  nf[p->n_frames] = (cf_frame_info){.name = strdup(name), .name_hash = tfc_hash_bytes(name, strlen(name)),
+                                     .parent = parent};
   if (!nf[p->n_frames].name) return -TFC_OOM(s);
   return p->n_frames++;
 }
@@ -123,6 +142,8 @@ int tfc_cf_plan_build(tfc_executor *e, tfc_cf_plan **out, tfc_status *s) {
     ci->frame = -1;
     ci->n_data = e->items[i].n_inputs;
     ci->n_ctrl = e->items[i].node->n_control_inputs;
+    int op = e->items[i].node->op->id;
+    ci->xfer = op == TFC_OP__Send || op == TFC_OP__HostSend ? X_SEND : op == TFC_OP__Recv || op == TFC_OP__HostRecv ? X_RECV : 0;
     p->init_pending[i] = ci->kind == K_MERGE ? ci->n_ctrl : ci->n_data + ci->n_ctrl;
     if (ci->kind == K_ENTER) {
       const tfc_attr_value *fn = tfc_node_attr(e->items[i].node, "frame_name");
@@ -221,6 +242,7 @@ typedef struct parked {
 
 typedef struct frame_state {
   int sid; /* static frame id */
+  uint64_t id; /* the instance's id for rendezvous keys (frame_instance_id) */
   struct frame_state *parent;
   int64_t parent_iter;
   int max_par;
@@ -244,17 +266,57 @@ typedef struct task {
   int64_t iter;
 } task;
 
-typedef struct cf_step {
+typedef struct cf_step cf_step;
+
+/* An async kernel in flight. c comes first: done(c) finds the rest. */
+typedef struct cf_call {
+  tfc_kernel_ctx c;
+  cf_step *st;
+  task t;
+  int dead;         /* the node itself was dead (a transfer node runs anyway) */
+  atomic_int phase; /* 0, then 1 once compute_async returned or done ran: the second continues */
+  tfc_status ks;
+  struct cf_call *next; /* the step's inbox */
+  tfc_tensor *outs[];
+} cf_call;
+
+struct cf_step {
   tfc_executor *ex;
   tfc_cf_plan *p;
   const tfc_exec_args *args;
+  tfc_exec_done done;
+  void *done_arg;
   task *work;
   int n_work, cap_work;
   frame_state *live;
   iter_state *free_iters; /* released iteration states, reused by iter_new */
   int failed;
+  int n_async; /* async kernels started and not yet finished here (owner only) */
   tfc_status status;
-} cf_step;
+  /* Shared with the async kernels' callbacks, under mu. */
+  pthread_mutex_t mu;
+  cf_call *inbox;    /* finished async kernels, not yet handed on */
+  int running;       /* a thread owns the run loop */
+  atomic_int has_inbox; /* inbox != NULL, read without the lock between nodes */
+  cf_step *next_queued; /* the per-thread resume queue */
+};
+
+/* A frame instance's id, for rendezvous keys "<frame_id>:<iter_id>": the frame name's
+ * FNV-1a 64 hash (tfc_hash_bytes, in the plan), combined with the parent instance's id and the
+ * parent iteration through the splitmix64 finalizer. A pure function of (parent id, parent
+ * iteration, frame name), so every executor of a step, in this process or another, derives the
+ * same id for the same loop instance and a _Send's key matches its _Recv's. The root frame is
+ * 0; an instance is never 0. */
+static uint64_t mix64(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+static uint64_t frame_instance_id(uint64_t parent_id, int64_t parent_iter, uint64_t name_hash) {
+  uint64_t h = mix64(mix64(name_hash ^ parent_id) ^ (uint64_t)parent_iter);
+  return h ? h : 1;
+}
 
 static int grow_to(void **v, int *cap, int need, size_t elem) {
   if (need <= *cap) return 0;
@@ -318,6 +380,7 @@ static frame_state *frame_new(cf_step *st, int sid, frame_state *parent, int64_t
   frame_state *f = calloc(1, sizeof *f);
   if (!f) return NULL;
   f->sid = sid;
+  f->id = parent ? frame_instance_id(parent->id, parent_iter, st->p->frames[sid].name_hash) : 0;
   f->parent = parent;
   f->parent_iter = parent_iter;
   f->max_par = max_par;
@@ -490,46 +553,27 @@ static void propagate(cf_step *st, int i, tfc_tensor **outs, int dead, frame_sta
   }
 }
 
-typedef struct async_wait {
-  tfc_kernel_ctx c; /* first: done(c) finds the rest */
-  pthread_mutex_t mu;
-  pthread_cond_t cv;
-  int finished;
-} async_wait;
-
-static void async_wait_done(tfc_kernel_ctx *c) {
-  async_wait *w = (async_wait *)c;
-  pthread_mutex_lock(&w->mu);
-  w->finished = 1;
-  pthread_cond_signal(&w->cv);
-  pthread_mutex_unlock(&w->mu);
+/* The kernel context of task t: item `it`'s inputs in `is`, outputs `outs`, status ks. */
+static tfc_kernel_ctx task_ctx(cf_step *st, task t, const exec_item *it, iter_state *is, tfc_tensor **outs,
+                               tfc_status *ks) {
+  tfc_kernel_ctx c = tfc_exec_kernel_ctx(st->ex, st->args, it, is->slots + it->input_start, outs, ks);
+  c.frame_id = t.f->id;
+  c.iter_id = t.iter;
+  return c;
 }
 
-/* Runs item i's kernel on its inputs in `is`. Returns 0 or the error code (in ks). */
-static int compute(cf_step *st, int i, iter_state *is, tfc_tensor **outs, tfc_status *ks) {
-  tfc_executor *ex = st->ex;
-  const exec_item *it = &ex->items[i];
-  tfc_tensor **in = is->slots + it->input_start;
-  if (it->n_deref && tfc_exec_deref_inputs(it, in, ks)) return ks->code;
-  async_wait w = {.c = tfc_exec_kernel_ctx(ex, st->args, it, in, outs, ks)};
-  if (it->async) {
-    pthread_mutex_init(&w.mu, NULL);
-    pthread_cond_init(&w.cv, NULL);
-    w.c.done = async_wait_done;
-    it->kernel->compute_async(&w.c);
-    pthread_mutex_lock(&w.mu);
-    while (!w.finished) pthread_cond_wait(&w.cv, &w.mu);
-    pthread_mutex_unlock(&w.mu);
-    pthread_mutex_destroy(&w.mu);
-    pthread_cond_destroy(&w.cv);
-  } else {
-    it->kernel->compute(&w.c);
-  }
+/* Checks what item i's kernel produced (its status ks). Returns 0 or the error code (in ks). */
+static int check_outputs(cf_step *st, int i, tfc_tensor **outs, int output_dead, tfc_status *ks) {
+  const exec_item *it = &st->ex->items[i];
   if (!tfc_status_ok(ks)) return ks->code;
-  int kind = st->p->items[i].kind;
+  const cf_item *ci = &st->p->items[i];
   for (int j = 0; j < it->n_outputs; j++) {
-    if (!outs[j] && kind != K_SWITCH)
+    if (!outs[j] && ci->kind != K_SWITCH && ci->xfer != X_RECV)
       return tfc_status_set(ks, TFC_INTERNAL, "Missing %d-th output from {{node %s}}", j, it->node->name);
+    if (outs[j] && output_dead) { /* a dead _Recv: nothing it set counts */
+      tfc_tensor_unref(outs[j]);
+      outs[j] = NULL;
+    }
     if (outs[j] && outs[j]->dtype != tfc_dtype_base(it->node->output_types[j]))
       return tfc_status_set(ks, TFC_INTERNAL, "kernel for %s produced %s for output %d, expected %s",
                             it->node->op->name, tfc_dtype_name(outs[j]->dtype), j,
@@ -538,29 +582,20 @@ static int compute(cf_step *st, int i, iter_state *is, tfc_tensor **outs, tfc_st
   return TFC_OK;
 }
 
-static void run_one(cf_step *st, task t) {
+/* Ends task t: on OK status (ks NULL: the kernel did not run) hands on what it produced (outs,
+ * NULL only on an error; dead: the node was dead), releases its inputs and outputs and lets
+ * its iteration go. On an error the step fails. */
+static void task_end(cf_step *st, task t, tfc_tensor **outs, int dead, tfc_status *ks) {
   const exec_item *it = &st->ex->items[t.item];
-  frame_state *f = t.f;
-  iter_state *is = iter_at(f, t.iter);
-  int dead = is->dead[t.item] > 0 && st->p->items[t.item].kind != K_TRIGGER;
-  tfc_tensor *outs_small[8];
-  tfc_tensor **outs = it->n_outputs <= 8 ? outs_small : calloc((size_t)it->n_outputs, sizeof *outs);
-  if (!outs) {
-    fail_oom(st);
-  } else {
-    for (int j = 0; j < it->n_outputs; j++) outs[j] = NULL;
-    if (!dead && !st->failed) {
-      tfc_status ks;
-      tfc_status_init(&ks);
-      if (compute(st, t.item, is, outs, &ks)) {
-        tfc_exec_node_error(st->ex, st->args->rendezvous, it, &ks, &st->status);
-        st->failed = 1;
-      }
-      tfc_status_fini(&ks);
-    }
-    if (!st->failed) propagate(st, t.item, outs, dead, f, is);
-    for (int j = 0; j < it->n_outputs; j++) tfc_tensor_unref(outs[j]);
-    if (outs != outs_small) free(outs);
+  iter_state *is = iter_at(t.f, t.iter);
+  if (ks && !tfc_status_ok(ks) && !st->failed) {
+    tfc_exec_node_error(st->ex, st->args->rendezvous, it, ks, &st->status);
+    st->failed = 1;
+  }
+  if (!st->failed) propagate(st, t.item, outs, dead, t.f, is);
+  for (int j = 0; outs && j < it->n_outputs; j++) {
+    tfc_tensor_unref(outs[j]);
+    outs[j] = NULL;
   }
   tfc_tensor **in = is->slots + it->input_start;
   for (int j = 0; j < it->n_inputs; j++) {
@@ -568,34 +603,224 @@ static void run_one(cf_step *st, task t) {
     in[j] = NULL;
   }
   is->outstanding_ops--;
-  if (!st->failed) cleanup(st, f);
+  if (!st->failed) cleanup(st, t.f);
+}
+
+static void resume(cf_step *st);
+
+/* Hands a finished async call on (on the owner's thread). Frees it. */
+static void call_end(cf_step *st, cf_call *a) {
+  st->n_async--;
+  int out_dead = a->c.is_output_dead;
+  check_outputs(st, a->t.item, a->outs, out_dead, &a->ks);
+  task_end(st, a->t, a->outs, a->dead, &a->ks);
+  tfc_status_fini(&a->ks);
+  free(a);
+}
+
+/* The kernel's done: the owner continues it at once when it is still inside compute_async;
+ * otherwise the call goes to the step's inbox, and a step whose run loop had stopped (nothing
+ * else to run) is resumed. */
+static void call_done(tfc_kernel_ctx *c) {
+  cf_call *a = (cf_call *)c;
+  if (atomic_exchange(&a->phase, 1) == 0) return;
+  cf_step *st = a->st;
+  pthread_mutex_lock(&st->mu);
+  a->next = st->inbox;
+  st->inbox = a;
+  atomic_store_explicit(&st->has_inbox, 1, memory_order_release);
+  int wake = !st->running;
+  st->running = 1;
+  pthread_mutex_unlock(&st->mu);
+  if (wake) resume(st);
+}
+
+/* Starts async item t.item (dead: the node is dead, a _Recv runs anyway). */
+static void start_async(cf_step *st, task t, int dead) {
+  const exec_item *it = &st->ex->items[t.item];
+  iter_state *is = iter_at(t.f, t.iter);
+  cf_call *a = calloc(1, sizeof *a + sizeof(tfc_tensor *) * (size_t)it->n_outputs);
+  if (!a) {
+    tfc_status ks;
+    tfc_status_init(&ks);
+    TFC_OOM(&ks);
+    task_end(st, t, NULL, dead, &ks);
+    tfc_status_fini(&ks);
+    return;
+  }
+  a->st = st;
+  a->t = t;
+  a->dead = dead;
+  atomic_init(&a->phase, 0);
+  tfc_status_init(&a->ks);
+  a->c = task_ctx(st, t, it, is, a->outs, &a->ks);
+  a->c.done = call_done;
+  st->n_async++;
+  if (it->n_deref && tfc_exec_deref_inputs(it, a->c.inputs, &a->ks)) {
+    atomic_store(&a->phase, 1);
+    call_end(st, a);
+    return;
+  }
+  it->kernel->compute_async(&a->c);
+  if (atomic_exchange(&a->phase, 1) == 0) return; /* done comes later, through the inbox */
+  call_end(st, a);
+}
+
+/* Runs task t (its inputs have all arrived). */
+static void run_one(cf_step *st, task t) {
+  const exec_item *it = &st->ex->items[t.item];
+  const cf_item *ci = &st->p->items[t.item];
+  iter_state *is = iter_at(t.f, t.iter);
+  int dead = is->dead[t.item] > 0 && ci->kind != K_TRIGGER;
+  if (it->async && !st->failed && (!dead || ci->xfer)) {
+    start_async(st, t, dead);
+    return;
+  }
+  tfc_tensor *outs_small[8];
+  tfc_tensor **outs = it->n_outputs <= 8 ? outs_small : calloc((size_t)it->n_outputs, sizeof *outs);
+  tfc_status ks;
+  tfc_status_init(&ks);
+  if (!outs) {
+    TFC_OOM(&ks);
+    task_end(st, t, NULL, dead, &ks);
+  } else {
+    for (int j = 0; j < it->n_outputs; j++) outs[j] = NULL;
+    /* A dead node does not run, but a _Send does: it sends a dead token. */
+    if (!st->failed && (!dead || ci->xfer == X_SEND)) {
+      tfc_kernel_ctx c = task_ctx(st, t, it, is, outs, &ks);
+      c.is_input_dead = dead;
+      if (it->n_deref == 0 || tfc_exec_deref_inputs(it, c.inputs, &ks) == TFC_OK) it->kernel->compute(&c);
+      check_outputs(st, t.item, outs, 0, &ks);
+    }
+    task_end(st, t, outs, dead, &ks);
+    if (outs != outs_small) free(outs);
+  }
+  tfc_status_fini(&ks);
+}
+
+/* Frees the step and reports it: nothing is running and no async kernel is in flight. */
+static void step_end(cf_step *st) {
+  while (st->live) frame_free(st, st->live);
+  while (st->free_iters) {
+    iter_state *it = st->free_iters;
+    st->free_iters = it->next_free;
+    free(it);
+  }
+  free(st->work);
+  tfc_exec_done done = st->done;
+  void *arg = st->done_arg;
+  tfc_status s = st->status;
+  pthread_mutex_destroy(&st->mu);
+  free(st);
+  done(arg, &s);
+  tfc_status_fini(&s);
+}
+
+/* Hands on every async kernel finished since the last look. */
+static void drain_inbox(cf_step *st) {
+  pthread_mutex_lock(&st->mu);
+  cf_call *a = st->inbox;
+  st->inbox = NULL;
+  atomic_store_explicit(&st->has_inbox, 0, memory_order_relaxed);
+  pthread_mutex_unlock(&st->mu);
+  while (a) {
+    cf_call *next = a->next;
+    call_end(st, a);
+    a = next;
+  }
+}
+
+/* The run loop, on the thread that owns the step (st->running): runs ready nodes and hands on
+ * finished async kernels until there is nothing to run. Then it either ends the step (nothing
+ * in flight), or gives the step up until the next async kernel finishes (call_done resumes
+ * it), so a step waiting for a _Recv holds no thread. */
+static void run_loop(cf_step *st) {
+  const tfc_exec_args *args = st->args;
+  for (;;) {
+    while (st->n_work > 0 && !st->failed) {
+      if (atomic_load_explicit(&st->has_inbox, memory_order_acquire)) drain_inbox(st);
+      if (args->rendezvous && tfc_rendezvous_aborted(args->rendezvous)) {
+        tfc_rendezvous_status(args->rendezvous, &st->status);
+        st->failed = 1;
+        break;
+      }
+      task t = st->work[--st->n_work];
+      run_one(st, t);
+    }
+    if (st->failed) st->n_work = 0; /* their inputs go with their iterations at step end */
+    pthread_mutex_lock(&st->mu);
+    if (st->inbox) {
+      pthread_mutex_unlock(&st->mu);
+      drain_inbox(st);
+      continue;
+    }
+    if (st->n_async > 0) {
+      st->running = 0;
+      pthread_mutex_unlock(&st->mu);
+      return;
+    }
+    pthread_mutex_unlock(&st->mu);
+    if (st->n_work == 0) break;
+  }
+  step_end(st);
+}
+
+/* Steps to resume on this thread once its current run loop returns (no pool, or the pool
+ * refused), so that two executors completing each other's _Recvs never nest. */
+static _Thread_local cf_step *tl_queue;
+static _Thread_local int tl_in_loop;
+
+/* Runs st's loop, then every step queued on this thread meanwhile. */
+static void resume_entry(void *arg) {
+  cf_step *st = arg;
+  int prev = tl_in_loop;
+  tl_in_loop = 1;
+  run_loop(st);
+  while (tl_queue) {
+    st = tl_queue;
+    tl_queue = st->next_queued;
+    run_loop(st);
+  }
+  tl_in_loop = prev;
+}
+
+/* Continues a step whose run loop had stopped: on the inter-op pool when there is one, else on
+ * this thread (queued when this thread is inside a run loop already). */
+static void resume(cf_step *st) {
+  tfc_threadpool *pool = st->args->inter_pool;
+  if (pool && tfc_threadpool_schedule(pool, resume_entry, st) == 0) return;
+  if (tl_in_loop) {
+    st->next_queued = tl_queue;
+    tl_queue = st;
+    return;
+  }
+  resume_entry(st);
 }
 
 void tfc_cf_run(tfc_executor *e, const tfc_exec_args *args, tfc_exec_done done, void *arg) {
-  cf_step st = {.ex = e, .p = e->cf, .args = args};
-  tfc_status_init(&st.status);
-  frame_state *root = frame_new(&st, 0, NULL, 0, 1);
+  cf_step *st = calloc(1, sizeof *st);
+  if (!st) {
+    tfc_status s;
+    tfc_status_init(&s);
+    TFC_OOM(&s);
+    done(arg, &s);
+    tfc_status_fini(&s);
+    return;
+  }
+  st->ex = e;
+  st->p = e->cf;
+  st->args = args;
+  st->done = done;
+  st->done_arg = arg;
+  st->running = 1;
+  atomic_init(&st->has_inbox, 0);
+  pthread_mutex_init(&st->mu, NULL);
+  tfc_status_init(&st->status);
+  frame_state *root = frame_new(st, 0, NULL, 0, 1);
   if (!root) {
-    fail_oom(&st);
+    fail_oom(st);
   } else {
-    for (int k = 0; k < e->n_roots; k++) push_ready(&st, e->roots[k], root, root->ring[0]);
-    while (st.n_work > 0 && !st.failed) {
-      if (args->rendezvous && tfc_rendezvous_aborted(args->rendezvous)) {
-        tfc_rendezvous_status(args->rendezvous, &st.status);
-        st.failed = 1;
-        break;
-      }
-      task t = st.work[--st.n_work];
-      run_one(&st, t);
-    }
+    for (int k = 0; k < e->n_roots; k++) push_ready(st, e->roots[k], root, root->ring[0]);
   }
-  while (st.live) frame_free(&st, st.live);
-  while (st.free_iters) {
-    iter_state *it = st.free_iters;
-    st.free_iters = it->next_free;
-    free(it);
-  }
-  free(st.work);
-  done(arg, &st.status);
-  tfc_status_fini(&st.status);
+  resume_entry(st);
 }
