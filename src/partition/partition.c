@@ -607,6 +607,34 @@ static int set_back_edges(part_state *st, tfc_status *s) {
   return TFC_OK;
 }
 
+/* A partition of a graph with control flow across devices may receive dead tokens through
+ * its _Recvs even when it holds no control-flow op itself (the untaken branch of a cond
+ * whose Switch is elsewhere). The executor handles dead tensors only on its control-flow
+ * path, which it takes for graphs holding a control-flow op (exec/frame.h); such a partition
+ * gets an unconnected ControlTrigger, "_cf_marker/_<n>" (a no-op that is never dead), so that
+ * it does. Partitions whose device has no ControlTrigger kernel are left alone. */
+static int mark_dead_receivers(part_state *st, tfc_status *s) {
+  for (int p = 0; p < st->out->n; p++) {
+    const tfc_graph *pg = st->out->parts[p].graph;
+    const tfc_device *d = st->out->parts[p].device;
+    bool has_recv = false, has_cf = false;
+    for (int i = 0; i < pg->n_nodes; i++) {
+      const tfc_node *n = pg->nodes[i];
+      has_recv = has_recv || n->op->id == TFC_OP__Recv || n->op->id == TFC_OP__HostRecv;
+      has_cf = has_cf || tfc_node_is_control_flow(n);
+    }
+    if (!has_recv || has_cf) continue;
+    const tfc_opdef *trigger = tfc_op_lookup("ControlTrigger");
+    if (d->kernels) {
+      bool found = false;
+      for (int k = 0; k < d->kernels->n_defs && !found; k++) found = d->kernels->defs[k].op == trigger->id;
+      if (!found) continue;
+    }
+    if (!add_node(st, p, "_cf_marker", "ControlTrigger", NULL, 0, NULL, NULL, 0, NULL, s)) return s->code;
+  }
+  return TFC_OK;
+}
+
 static int partition_all(part_state *st, tfc_status *s) {
   const tfc_graph *g = st->g;
   int n_nodes = g->n_nodes;
@@ -641,6 +669,7 @@ static int partition_all(part_state *st, tfc_status *s) {
     for (int i = 0; i < n_nodes && !rc; i++)
       rc = copy_node(st, g->nodes[i], &edge_id, inputs, controls, s);
     if (!rc) rc = set_back_edges(st, s);
+    if (!rc && st->have_cf) rc = mark_dead_receivers(st, s);
   }
   free(inputs);
   free(controls);
