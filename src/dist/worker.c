@@ -332,7 +332,10 @@ int tfc_worker_register_graphdef(tfc_worker *w, const char *session_handle, cons
   tfc_graph *g = tfc_graph_new();
   if (!g) return TFC_OOM(s);
   g->internal_names = 1;
-  if (tfc_graphdef_import(g, graphdef, len, NULL, NULL, s)) {
+  /* A partition keeps its nodes' _class attrs, whose "loc:@x" may name a node of another
+   * task's partition (placement is done; TF's worker does not check them either). */
+  tfc_import_options o = {.skip_colocation_validation = 1};
+  if (tfc_graphdef_import(g, graphdef, len, &o, NULL, s)) {
     tfc_graph_free(g);
     return s->code;
   }
