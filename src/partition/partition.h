@@ -46,6 +46,9 @@
  * existing _Recv leaves that control input on its destination. A frame without LoopCond that
  * needs a control loop: INVALID_ARGUMENT "A cross-device loop must have a pivot predicate:
  * <frame>". A loop back edge (NextIteration -> Merge) left between devices: INVALID_ARGUMENT.
+ * A partition that may then receive dead tokens but holds no control-flow op gets an
+ * unconnected ControlTrigger "_cf_marker/_<n>" (when its device has that kernel): the
+ * executor handles dead tensors only in graphs with control-flow ops (exec/frame.h).
  *
  * Ownership: the input graph and devices are borrowed for the call; the result owns its
  * graphs (tfc_partitions_fini). Thread-safe for distinct outputs.
