@@ -6,7 +6,8 @@
  * values the same graph gives on one device. Also: dead tensors crossing devices (a cond whose
  * untaken branch spans two devices, both ways), and a deadline that ends a loop spread over
  * devices and one whose partner device blocks forever (the blocked _Recv inside the loop is
- * woken, the step ends with DEADLINE_EXCEEDED).
+ * woken, the step ends with DEADLINE_EXCEEDED), and a kernel error on one device that ends
+ * the loop waiting for it on another.
  */
 #include "../fixtures/expect_file.h"
 #include "capi_util.h"
@@ -339,6 +340,58 @@ static void deadline_wakes_a_recv_blocked_inside_a_loop(void) {
   TF_DeleteGraph(g);
 }
 
+static TF_Operation *f32_const(TF_Graph *g, const char *name, float v, const char *dev) {
+  TF_Status *s = TF_NewStatus();
+  TF_Tensor *t = TF_AllocateTensor(TF_FLOAT, NULL, 0, sizeof(float));
+  *(float *)TF_TensorData(t) = v;
+  TF_OperationDescription *d = TF_NewOperation(g, "Const", name);
+  TF_SetAttrTensor(d, "value", t, s);
+  TF_SetAttrType(d, "dtype", TF_FLOAT);
+  if (dev) TF_SetDevice(d, dev);
+  TF_Operation *o = TF_FinishOperation(d, s);
+  OK(s);
+  TF_DeleteTensor(t);
+  TF_DeleteStatus(s);
+  return o;
+}
+
+/* while (x > 0) x = check_numerics(x * 1e10): the multiply on CPU:0, the check on CPU:1.
+ * The fourth trip overflows to inf and the check fails on CPU:1 while CPU:0 waits inside the
+ * loop for its result; the error aborts the step there too and comes back as the step's. */
+static void error_on_one_device_ends_a_loop_on_the_other(void) {
+  TF_Graph *g = TF_NewGraph();
+  TF_Status *s = TF_NewStatus();
+  TF_Output ins[1] = {{f32_const(g, "x0", 1, CPUS[0]), 0}};
+  TF_WhileParams wp = TF_NewWhile(g, ins, 1, s);
+  OK(s);
+  TF_Output gt_in[2] = {wp.cond_inputs[0], {f32_const(wp.cond_graph, "zero", 0, CPUS[0]), 0}};
+  wp.cond_output = (TF_Output){node(wp.cond_graph, "Greater", "positive", CPUS[0], gt_in, 2), 0};
+  TF_Output mul_in[2] = {wp.body_inputs[0], {f32_const(wp.body_graph, "big", 1e10f, CPUS[0]), 0}};
+  TF_Operation *mul = node(wp.body_graph, "Mul", "grow", CPUS[0], mul_in, 2);
+  TF_OperationDescription *d = TF_NewOperation(wp.body_graph, "CheckNumerics", "check");
+  TF_AddInput(d, (TF_Output){mul, 0});
+  TF_SetAttrString(d, "message", "overflow", strlen("overflow"));
+  TF_SetDevice(d, CPUS[1]);
+  TF_Operation *check = TF_FinishOperation(d, s);
+  OK(s);
+  wp.body_outputs[0] = (TF_Output){check, 0};
+  wp.name = "grows";
+  TF_Output outs[1];
+  TF_FinishWhile(&wp, s, outs);
+  OK(s);
+  TF_Session *sess = session_with_cpus(g, 2);
+  TF_Tensor *v = NULL;
+  TF_SessionRun(sess, NULL, NULL, NULL, 0, outs, &v, 1, NULL, 0, NULL, s);
+  EXPECT_EQ(TF_GetCode(s), TF_INVALID_ARGUMENT);
+  EXPECT_CONTAINS(TF_Message(s), "overflow");
+  EXPECT_CONTAINS(TF_Message(s), "{{node grows/body/check}}");
+  EXPECT_CONTAINS(TF_Message(s), "device:CPU:1");
+  EXPECT_TRUE(v == NULL);
+  session_free(sess);
+  TF_DeleteStatus(s);
+  TF_DeleteGraph(g);
+}
+
 #define SPREAD_TEST_ENTRY(n) TFC_TEST(n##_on_four_devices),
 static const tfc_test tests[] = {
     CF_FIXTURES(SPREAD_TEST_ENTRY)
@@ -347,6 +400,7 @@ static const tfc_test tests[] = {
     TFC_TEST(untaken_branch_spanning_two_devices_goes_dead),
     TFC_TEST(deadline_ends_a_loop_spread_over_devices),
     TFC_TEST(deadline_wakes_a_recv_blocked_inside_a_loop),
+    TFC_TEST(error_on_one_device_ends_a_loop_on_the_other),
     {0},
 };
 
