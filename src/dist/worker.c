@@ -758,6 +758,25 @@ static void run_state_free(run_state *r) {
   free(r);
 }
 
+/* A fetch left without a value after a successful step was dead (the untaken side of a
+ * cond): INVALID_ARGUMENT "The tensor returned for <tensor> was not valid.", as TF's worker
+ * says of a dead tensor it was to return, <tensor> being what _Retval `index` takes. */
+static void dead_fetch(const wgraph *g, int index, tfc_status *s) {
+  for (int p = 0; p < g->n_parts; p++) {
+    const tfc_graph *pg = g->parts[p].graph;
+    for (int i = 0; i < pg->n_nodes; i++) {
+      const tfc_node *nd = pg->nodes[i];
+      int64_t k;
+      if (nd->op->id != TFC_OP__Retval || nd->n_inputs != 1 || tfc_node_attr_int(nd, "index", &k) || k != index)
+        continue;
+      tfc_status_set(s, TFC_INVALID_ARGUMENT, "The tensor returned for %s:%d was not valid.", nd->inputs[0].node->name,
+                     nd->inputs[0].index);
+      return;
+    }
+  }
+  tfc_status_set(s, TFC_INVALID_ARGUMENT, "The tensor returned for fetch %d was not valid.", index);
+}
+
 static void part_done(void *arg, const tfc_status *s) {
   run_state *r = arg;
   pthread_mutex_lock(&r->mu);
@@ -768,8 +787,8 @@ static void part_done(void *arg, const tfc_status *s) {
   /* The step is over here. A failure undoes this task's writes now; a success keeps them in
    * the step's journal until the master reports the whole step's outcome. */
   if (tfc_status_ok(&r->status)) {
-    for (int i = 0; i < r->frame.n_rets; i++)
-      if (!r->rets[i]) tfc_status_set(&r->status, TFC_INTERNAL, "fetch %d was not produced on %s", i, r->w->task);
+    for (int i = 0; i < r->frame.n_rets && tfc_status_ok(&r->status); i++)
+      if (!r->rets[i]) dead_fetch(r->g, i, &r->status);
   }
   if (!tfc_status_ok(&r->status)) {
     tfc_var_txn_rollback(&r->st->txn);

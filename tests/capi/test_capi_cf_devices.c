@@ -175,76 +175,13 @@ static void if_call_on_four_devices_matches_one_device(void) {
 
 /* ---------------- dead tensors between devices ---------------- */
 
-static TF_Operation *node(TF_Graph *g, const char *type, const char *name, const char *dev, const TF_Output *in,
-                          int n_in) {
-  TF_Status *s = TF_NewStatus();
-  TF_OperationDescription *d = TF_NewOperation(g, type, name);
-  for (int i = 0; i < n_in; i++) TF_AddInput(d, in[i]);
-  if (dev) TF_SetDevice(d, dev);
-  TF_Operation *o = TF_FinishOperation(d, s);
-  OK(s);
-  TF_DeleteStatus(s);
-  return o;
-}
-
-static TF_Operation *placeholder(TF_Graph *g, const char *name, TF_DataType dt, const char *dev) {
-  TF_Status *s = TF_NewStatus();
-  TF_OperationDescription *d = TF_NewOperation(g, "Placeholder", name);
-  TF_SetAttrType(d, "dtype", dt);
-  TF_SetDevice(d, dev);
-  TF_Operation *o = TF_FinishOperation(d, s);
-  OK(s);
-  TF_DeleteStatus(s);
-  return o;
-}
-
-/* y = p ? (x + x) : square(-x): the Switch on CPU:0, the false branch on CPU:1 and CPU:2, the
- * true branch on CPU:2 and CPU:3, the Merge on CPU:3. Whichever branch is not taken goes dead
- * across two cuts (its _Send runs dead, its _Recv delivers deadness), and the Merge takes the
- * other. */
+/* The cond of cf_dead_branch_check on CPU:0..3: both branches span two devices. */
 static void untaken_branch_spanning_two_devices_goes_dead(void) {
   TF_Graph *g = TF_NewGraph();
-  TF_Operation *x = placeholder(g, "x", TF_FLOAT, CPUS[0]);
-  TF_Operation *p = placeholder(g, "p", TF_BOOL, CPUS[0]);
-  TF_Output sw_in[2] = {{x, 0}, {p, 0}};
-  TF_Operation *sw = node(g, "Switch", "sw", CPUS[0], sw_in, 2);
-  TF_Operation *neg = node(g, "Neg", "f_neg", CPUS[1], &(TF_Output){sw, 0}, 1);
-  TF_Operation *sq = node(g, "Square", "f_square", CPUS[2], &(TF_Output){neg, 0}, 1);
-  TF_Operation *id = node(g, "Identity", "t_id", CPUS[2], &(TF_Output){sw, 1}, 1);
-  TF_Output add_in[2] = {{id, 0}, {id, 0}};
-  TF_Operation *add = node(g, "Add", "t_add", CPUS[3], add_in, 2);
-  TF_Status *s = TF_NewStatus();
-  TF_OperationDescription *d = TF_NewOperation(g, "Merge", "m");
-  TF_Output m_in[2] = {{sq, 0}, {add, 0}};
-  TF_AddInputList(d, m_in, 2);
-  TF_SetDevice(d, CPUS[3]);
-  TF_Operation *m = TF_FinishOperation(d, s);
-  OK(s);
+  cf_dead_branch db = cf_dead_branch_build(g, CPUS);
   TF_Session *sess = session_with_cpus(g, 4);
-  for (int run = 0; run < 4; run++) {
-    int taken = run % 2;
-    TF_Tensor *fv[2] = {scalar(TF_BOOL, 0), scalar(TF_BOOL, taken)};
-    TF_DeleteTensor(fv[0]);
-    fv[0] = TF_AllocateTensor(TF_FLOAT, NULL, 0, sizeof(float));
-    *(float *)TF_TensorData(fv[0]) = 3;
-    TF_Output feeds[2] = {{x, 0}, {p, 0}}, fetches[2] = {{m, 0}, {m, 1}};
-    TF_Tensor *v[2] = {NULL, NULL};
-    run_step(sess, feeds, fv, 2, fetches, v, 2);
-    EXPECT_EQ(*(float *)TF_TensorData(v[0]), taken ? 6 : 9);
-    EXPECT_EQ(*(int32_t *)TF_TensorData(v[1]), taken ? 1 : 0);
-    /* fetching the dead branch itself fails as TF fails it */
-    TF_Output dead = {taken ? sq : add, 0};
-    TF_Tensor *dv = NULL;
-    TF_SessionRun(sess, NULL, feeds, fv, 2, &dead, &dv, 1, NULL, 0, NULL, s);
-    EXPECT_EQ(TF_GetCode(s), TF_INVALID_ARGUMENT);
-    EXPECT_TRUE(dv == NULL);
-    for (int i = 0; i < 2; i++) {
-      TF_DeleteTensor(fv[i]);
-      TF_DeleteTensor(v[i]);
-    }
-  }
+  cf_dead_branch_check(&db, sess, "Retval[0] does not have value");
   session_free(sess);
-  TF_DeleteStatus(s);
   TF_DeleteGraph(g);
 }
 
@@ -304,7 +241,7 @@ static void deadline_wakes_a_recv_blocked_inside_a_loop(void) {
   OK(s);
   TF_DeleteTensor(ten);
   TF_Output less_in[2] = {wp.cond_inputs[0], {tenop, 0}};
-  wp.cond_output = (TF_Output){node(wp.cond_graph, "Less", "less", CPUS[0], less_in, 2), 0};
+  wp.cond_output = (TF_Output){cf_node(wp.cond_graph, "Less", "less", CPUS[0], less_in, 2), 0};
   d = TF_NewOperation(wp.body_graph, "FIFOQueueV2", "q");
   TF_DataType types[1] = {TF_INT32};
   TF_SetAttrTypeList(d, "component_types", types, 1);
@@ -319,7 +256,7 @@ static void deadline_wakes_a_recv_blocked_inside_a_loop(void) {
   TF_Operation *deq = TF_FinishOperation(d, s);
   OK(s);
   TF_Output add_in[2] = {wp.body_inputs[0], {deq, 0}};
-  wp.body_outputs[0] = (TF_Output){node(wp.body_graph, "Add", "add", CPUS[0], add_in, 2), 0};
+  wp.body_outputs[0] = (TF_Output){cf_node(wp.body_graph, "Add", "add", CPUS[0], add_in, 2), 0};
   wp.name = "blocked";
   TF_Output outs[1];
   TF_FinishWhile(&wp, s, outs);
@@ -365,9 +302,9 @@ static void error_on_one_device_ends_a_loop_on_the_other(void) {
   TF_WhileParams wp = TF_NewWhile(g, ins, 1, s);
   OK(s);
   TF_Output gt_in[2] = {wp.cond_inputs[0], {f32_const(wp.cond_graph, "zero", 0, CPUS[0]), 0}};
-  wp.cond_output = (TF_Output){node(wp.cond_graph, "Greater", "positive", CPUS[0], gt_in, 2), 0};
+  wp.cond_output = (TF_Output){cf_node(wp.cond_graph, "Greater", "positive", CPUS[0], gt_in, 2), 0};
   TF_Output mul_in[2] = {wp.body_inputs[0], {f32_const(wp.body_graph, "big", 1e10f, CPUS[0]), 0}};
-  TF_Operation *mul = node(wp.body_graph, "Mul", "grow", CPUS[0], mul_in, 2);
+  TF_Operation *mul = cf_node(wp.body_graph, "Mul", "grow", CPUS[0], mul_in, 2);
   TF_OperationDescription *d = TF_NewOperation(wp.body_graph, "CheckNumerics", "check");
   TF_AddInput(d, (TF_Output){mul, 0});
   TF_SetAttrString(d, "message", "overflow", strlen("overflow"));

@@ -57,6 +57,23 @@ static void tf_loops_and_conds_across_two_tasks(void) {
   cluster_stop(&c);
 }
 
+/* A cond whose branches each span both tasks: the untaken one's tensors cross tasks as dead
+ * tokens (RecvTensorResponse.is_dead), and the Merge on task 1 takes the live one. Fetching
+ * the untaken branch fails as TF's worker fails it: "The tensor returned for ... was not
+ * valid." */
+static void untaken_branch_across_two_tasks_goes_dead(void) {
+  cluster c;
+  cluster_start(&c);
+  TF_Graph *g = TF_NewGraph();
+  cf_dead_branch db = cf_dead_branch_build(g, DEVS);
+  dist_config cfg = {0, DIST_STEP_GUARD_MS};
+  TF_Session *sess = dist_session(g, c.t[0]->target, &cfg);
+  cf_dead_branch_check(&db, sess, "was not valid.");
+  dist_session_free(sess);
+  TF_DeleteGraph(g);
+  cluster_stop(&c);
+}
+
 static TF_Tensor *i32_scalar(int v) {
   TF_Tensor *t = TF_AllocateTensor(TF_INT32, NULL, 0, sizeof(int32_t));
   *(int32_t *)TF_TensorData(t) = v;
@@ -137,6 +154,7 @@ static void deadline_ends_a_loop_across_two_tasks(void) {
 
 static const tfc_test tests[] = {
     TFC_TEST(tf_loops_and_conds_across_two_tasks),
+    TFC_TEST(untaken_branch_across_two_tasks_goes_dead),
     TFC_TEST(while_call_across_two_tasks_matches_one_device),
     TFC_TEST(deadline_ends_a_loop_across_two_tasks),
     {0},
