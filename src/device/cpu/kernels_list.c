@@ -138,11 +138,13 @@ static tfc_tensor *zeros_of(tfc_kernel_ctx *c, int dtype, const tfc_shape *es) {
   return tfc_tensor_zeros(dtype, es->dims, es->rank, c->status);
 }
 
-static int check_item_shape(tfc_kernel_ctx *c, const tfc_tensor_list *l, const tfc_tensor *t, const char *what) {
+/* what: TF's sentence, then how it names the item's shape ("Op element shape", ...). */
+static int check_item_shape(tfc_kernel_ctx *c, const tfc_tensor_list *l, const tfc_tensor *t, const char *what,
+                            const char *item) {
   tfc_shape ts = tfc_tensor_shape(t);
   if (tfc_shape_compatible(&l->element_shape, &ts)) return TFC_OK;
   char a[TFC_SHAPE_STR_MAX], b[TFC_SHAPE_STR_MAX];
-  return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "%s Op element shape: %s list shape: %s", what,
+  return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "%s %s: %s list shape: %s", what, item,
                           tfc_shape_str(&ts, a, sizeof a), tfc_shape_str(&l->element_shape, b, sizeof b));
 }
 
@@ -399,7 +401,8 @@ static int set_item_compute(tfc_kernel_ctx *c) {
   if (i < 0 || (i >= l->n && !st->resize))
     return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Trying to modify element %lld in a list with %lld elements.",
                             (long long)i, (long long)l->n);
-  TFC_TRY(check_item_shape(c, l, item, "Tried to set a tensor with incompatible shape at a list index. Item element shape:"));
+  TFC_TRY(check_item_shape(c, l, item, "Tried to set a tensor with incompatible shape at a list index.",
+                           "Item element shape"));
   tfc_tensor *out;
   tfc_tensor_list *w = tfc_tensor_list_for_write(c->inputs[0], &out, c->status);
   if (!w) return c->status->code;
@@ -414,7 +417,8 @@ static int push_back_compute(tfc_kernel_ctx *c) {
   if (!l) return c->status->code;
   tfc_tensor *item = c->inputs[1];
   TFC_TRY(check_dtype(c, l, item->dtype));
-  TFC_TRY(check_item_shape(c, l, item, "Tried to append a tensor with incompatible shape to a list."));
+  TFC_TRY(check_item_shape(c, l, item, "Tried to append a tensor with incompatible shape to a list.",
+                           "Op element shape"));
   if (l->max_num_elements != -1 && l->n >= l->max_num_elements)
     return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
                             "Tried to push item into a full list list size: %lld max_num_elements: %lld",
