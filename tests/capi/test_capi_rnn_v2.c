@@ -1,6 +1,6 @@
 /*
  * Dynamic RNNs in control flow v2, written by real TensorFlow (tests/fixtures/gen_rnn_v2.py
- * writes rnn_NAME.pb and rnn_NAME.expect; both are committed): tf.compat.v1.nn.dynamic_rnn
+ * writes rnn_NAME.pb and rnn_NAME.values; both are committed): tf.compat.v1.nn.dynamic_rnn
  * with LSTMCell and GRUCell and a different sequence length per row, whose time loop is a
  * StatelessWhile over library functions carrying TensorLists. Run through the public C API:
  * the outputs and final states right after init must be within 1e-5 of TensorFlow's, and a
@@ -73,7 +73,7 @@ static void parse_tensor(char **p, tensor_rec *r) {
 static void load(const char *name, fixture *fx) {
   memset(fx, 0, sizeof *fx);
   char path[4096];
-  snprintf(path, sizeof path, "%s/rnn_%s.expect", TFC_FIXTURE_DIR, name);
+  snprintf(path, sizeof path, "%s/rnn_%s.values", TFC_FIXTURE_DIR, name);
   char *text = read_file(path, NULL);
   for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
     char kind[16];
