@@ -419,7 +419,8 @@ static int push_back_compute(tfc_kernel_ctx *c) {
   TFC_TRY(check_dtype(c, l, item->dtype));
   TFC_TRY(check_item_shape(c, l, item, "Tried to append a tensor with incompatible shape to a list.",
                            "Op element shape"));
-  if (l->max_num_elements != -1 && l->n >= l->max_num_elements)
+  /* TF lets any negative max_num_elements mean unlimited, not only -1 */
+  if (l->max_num_elements >= 0 && l->n >= l->max_num_elements)
     return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
                             "Tried to push item into a full list list size: %lld max_num_elements: %lld",
                             (long long)l->n, (long long)l->max_num_elements);
