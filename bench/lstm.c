@@ -10,7 +10,7 @@
  * message. Target: ratio >= 1.5. Ratios > 1 mean tfc is faster.
  *
  * Usage: bench_lstm [threads] [python] [graph.pb]
- *        (defaults: all cores, python3, lstm.pb beside this source file)
+ *        (defaults: all cores, python3, bench/lstm.pb of the source tree)
  */
 #include <math.h>
 #include <stdio.h>
@@ -174,10 +174,7 @@ static int tf_times(const char *python, const char *path, int threads, double *v
 int main(int argc, char **argv) {
   int threads = argc > 1 ? atoi(argv[1]) : (int)sysconf(_SC_NPROCESSORS_ONLN);
   const char *python = argc > 2 ? argv[2] : "python3";
-  char def_path[4096];
-  const char *slash = strrchr(__FILE__, '/');
-  snprintf(def_path, sizeof def_path, "%.*slstm.pb", slash ? (int)(slash + 1 - __FILE__) : 0, __FILE__);
-  const char *path = argc > 3 ? argv[3] : def_path;
+  const char *path = argc > 3 ? argv[3] : TFC_BENCH_DIR "/lstm.pb";
   if (threads < 1) threads = 1;
   status = TF_NewStatus();
   printf("dynamic_rnn LSTMCell(%d), batch %d, %d steps, %d features; %d threads; %s\n", UNITS, BATCH, STEPS, FEATURES,
