@@ -51,3 +51,17 @@ int tfc_shape_list_gather(tfc_shape_ctx *c) {
   const tfc_shape *ix = &c->input_shapes[1];
   return prepend(c, 2, ix->rank == 1 ? ix->dims[0] : -1);
 }
+
+int tfc_shape_list_concat(tfc_shape_ctx *c) {
+  tfc_shape e = tfc_shape_unknown();
+  if (c->n_inputs > 1) {
+    TFC_TRY(tfc_shape_ctx_input_as_shape(c, 1, &e));
+  } else {
+    const tfc_attr_value *v = tfc_shape_ctx_attr(c, "element_shape");
+    if (v && v->kind == TFC_ATTR_SHAPE && v->u.shape) e = *v->u.shape;
+  }
+  c->output_shapes[0] = e;
+  if (e.rank > 0) c->output_shapes[0].dims[0] = -1;
+  c->output_shapes[1] = tfc_shape_vector(-1);
+  return TFC_OK;
+}

@@ -23,5 +23,8 @@ int tfc_shape_list_pop_back(tfc_shape_ctx *c);
 int tfc_shape_list_stack(tfc_shape_ctx *c);
 /* TensorListGather: [len(indices)] + the element_shape input (2). */
 int tfc_shape_list_gather(tfc_shape_ctx *c);
+/* TensorListConcat(V2): [?] + the element shape (attr, or input 1) but its first dim; the
+ * lengths a vector. */
+int tfc_shape_list_concat(tfc_shape_ctx *c);
 
 #endif

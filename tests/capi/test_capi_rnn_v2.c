@@ -7,7 +7,8 @@
  * training graph (the gradient While, fed by TensorList accumulators) must reproduce
  * TensorFlow's loss at every one of five Adam or gradient-descent steps within 1e-4 relative.
  * Also TF 2.x's TensorArrays in loops (tests/fixtures/gen_tensor_list.py: tf.map_fn, tf.scan,
- * a dynamic-size TensorArray written in a while_loop, scatter/gather), values and gradients.
+ * a dynamic-size TensorArray written in a while_loop, scatter/gather, split/concat), values and
+ * gradients.
  */
 #include <errno.h>
 #include <math.h>
@@ -210,6 +211,7 @@ static void map_fn_and_its_gradient_match_tensorflow(void) { run_fixture("tl_map
 static void scan_and_its_gradient_match_tensorflow(void) { run_fixture("tl_scan"); }
 static void dynamic_size_tensor_array_in_a_loop_matches_tensorflow(void) { run_fixture("tl_dynamic"); }
 static void tensor_array_scatter_gather_and_reads_in_a_loop_match_tensorflow(void) { run_fixture("tl_scatter"); }
+static void tensor_array_split_and_concat_match_tensorflow(void) { run_fixture("tl_concat"); }
 
 static const tfc_test tests[] = {
     TFC_TEST(lstm_inference_matches_tensorflow),
@@ -222,6 +224,7 @@ static const tfc_test tests[] = {
     TFC_TEST(scan_and_its_gradient_match_tensorflow),
     TFC_TEST(dynamic_size_tensor_array_in_a_loop_matches_tensorflow),
     TFC_TEST(tensor_array_scatter_gather_and_reads_in_a_loop_match_tensorflow),
+    TFC_TEST(tensor_array_split_and_concat_match_tensorflow),
     {0},
 };
 

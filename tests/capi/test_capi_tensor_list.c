@@ -2,7 +2,8 @@
  * TensorList ops built through the C API and run: the values TensorFlow gives for the same
  * ops (recorded from TF 2.x's list ops), lists passed to two consumers staying unchanged for
  * the one that only reads (copy-on-write), ZerosLike and AddN of lists, the shapes inferred
- * from constant element_shape inputs, All and Any, and TF's codes and texts for the errors.
+ * from constant element_shape inputs, Concat and Split, All and Any, and TF's codes and texts
+ * for the errors.
  */
 #include <stdbool.h>
 #include <string.h>
@@ -344,6 +345,87 @@ static void errors_have_tensorflows_texts(void) {
   }
 }
 
+
+static TF_Output i64v(ctx *c, const int64_t *v, int64_t n) { return konst(c, TF_INT64, v, sizeof(int64_t), &n, 1); }
+
+/* TensorListConcatV2(l, element_shape, leading_dims): outputs tensor, lengths. */
+static TF_Operation *concat_v2(ctx *c, TF_Output l, TF_Output es, const int64_t *lead, int64_t n_lead) {
+  return op(c, "TensorListConcatV2", (TF_Output[]){l, es, i64v(c, lead, n_lead)}, 3, TF_FLOAT, -1);
+}
+
+static void expect_i64(TF_Tensor *t, const int64_t *want, int n) {
+  EXPECT_EQ(TF_TensorType(t), TF_INT64);
+  EXPECT_EQ(TF_TensorElementCount(t), n);
+  for (int i = 0; i < n; i++) EXPECT_EQ(((int64_t *)TF_TensorData(t))[i], want[i]);
+  TF_DeleteTensor(t);
+}
+
+/* Runs a Concat node's two outputs. */
+static void expect_concat(ctx *c, TF_Operation *cat, const int64_t *dims, int nd, const float *want,
+                          const int64_t *lengths, int n) {
+  TF_Tensor *out[2];
+  EXPECT_EQ(run(c, (TF_Output[]){{cat, 0}, {cat, 1}}, 2, out), TF_OK);
+  expect_f32(out[0], dims, nd, want);
+  expect_i64(out[1], lengths, n);
+}
+
+/* Values and errors TF 2.x gives for the same lists. */
+static void concat_and_split_match_tensorflow(void) {
+  int64_t d12[2] = {1, 2}, d22[2] = {2, 2}, d32[2] = {3, 2}, d2 = 2;
+  ctx c = new_ctx();
+  /* elements of different dim 0 join; lengths say where each began */
+  TF_Output e = op1(&c, "EmptyTensorList", (TF_Output[]){shp(&c, 0, 0, 0), i32s(&c, -1)}, 2, TF_FLOAT);
+  TF_Output a = op1(&c, "TensorListPushBack", (TF_Output[]){e, f32(&c, (float[]){1, 2}, d12, 2)}, 2, 0);
+  TF_Output b = op1(&c, "TensorListPushBack", (TF_Output[]){a, f32(&c, (float[]){5, 6, 7, 8}, d22, 2)}, 2, 0);
+  expect_concat(&c, concat_v2(&c, b, shp(&c, 0, 0, 0), NULL, 0), d32, 2, (float[]){1, 2, 5, 6, 7, 8},
+                (int64_t[]){1, 2}, 2);
+  /* an uninitialized element takes dim 0 from leading_dims ... */
+  TF_Output r = op1(&c, "TensorListReserve", (TF_Output[]){shp(&c, 2, -1, 2), i32s(&c, 2)}, 2, TF_FLOAT);
+  expect_concat(&c, concat_v2(&c, r, shp(&c, 0, 0, 0), (int64_t[]){1, 2}, 2), d32, 2, (float[]){0, 0, 0, 0, 0, 0},
+                (int64_t[]){1, 2}, 2);
+  /* ... else from the shape the set elements agree on */
+  TF_Output r1 = op1(&c, "TensorListSetItem", (TF_Output[]){r, i32s(&c, 1), f32(&c, (float[]){1, 2, 3, 4}, d22, 2)}, 3, 0);
+  expect_concat(&c, concat_v2(&c, r1, shp(&c, 0, 0, 0), NULL, 0), (int64_t[]){4, 2}, 2,
+                (float[]){0, 0, 0, 0, 1, 2, 3, 4}, (int64_t[]){2, 2}, 2);
+  expect_error(&c, (TF_Output){concat_v2(&c, r, shp(&c, 0, 0, 0), NULL, 0), 0},
+               "List contains uninitialized tensor at index 0 but leading_dims has only 0 elements.");
+  expect_error(&c, (TF_Output){concat_v2(&c, r1, shp(&c, 2, 1, 2), NULL, 0), 0},
+               "First entry of element_shape input does not match the first dim of list element at index: 1 Expected: "
+               "1 Actual: 2");
+  /* TensorListConcat (v1): all but dim 0 from its attr, here unknown */
+  TF_Output r22 = op1(&c, "TensorListReserve", (TF_Output[]){shp(&c, 2, 3, 2), i32s(&c, 2)}, 2, TF_FLOAT);
+  expect_error(&c, (TF_Output){op(&c, "TensorListConcat", &r22, 1, TF_FLOAT, -1), 0},
+               "Trying to concat list with only uninitialized tensors but element_shape_except_first_dim is not fully "
+               "defined: <unknown>");
+  TF_Output sc = op1(&c, "TensorListFromTensor", (TF_Output[]){f32(&c, (float[]){1, 2}, &d2, 1), shp(&c, 0, 0, 0)}, 2,
+                     TF_FLOAT);
+  expect_error(&c, (TF_Output){concat_v2(&c, sc, shp(&c, 0, 0, 0), NULL, 0), 0},
+               "Concat saw a scalar shape at index 0 but requires at least vectors.");
+  expect_error(&c, (TF_Output){concat_v2(&c, e, shp(&c, 0, 0, 0), NULL, 0), 0},
+               "All except the first dimension must be fully defined when concating an empty tensor list. "
+               "element_shape: <unknown>");
+  /* Split: rows cut by lengths; then read back */
+  int64_t d3 = 3;
+  TF_Output x = f32(&c, (float[]){1, 2, 3}, &d3, 1);
+  TF_Output sp = op1(&c, "TensorListSplit", (TF_Output[]){x, shp(&c, 0, 0, 0), i64v(&c, (int64_t[]){1, 2}, 2)}, 3, TF_FLOAT);
+  TF_Output g1 = op1(&c, "TensorListGetItem", (TF_Output[]){sp, i32s(&c, 1), shp(&c, 0, 0, 0)}, 3, TF_FLOAT);
+  TF_Tensor *out;
+  EXPECT_EQ(run(&c, &g1, 1, &out), TF_OK);
+  expect_f32(out, &d2, 1, (float[]){2, 3});
+  expect_concat(&c, concat_v2(&c, sp, shp(&c, 0, 0, 0), NULL, 0), &d3, 1, (float[]){1, 2, 3}, (int64_t[]){1, 2}, 2);
+  expect_error(&c, op1(&c, "TensorListSplit", (TF_Output[]){x, shp(&c, 0, 0, 0), i64v(&c, (int64_t[]){1, 1}, 2)}, 3, TF_FLOAT),
+               "Unused values in tensor. Length of tensor: 3 Values used: 2");
+  expect_error(&c, op1(&c, "TensorListSplit", (TF_Output[]){x, shp(&c, 0, 0, 0), i64v(&c, (int64_t[]){2, 2}, 2)}, 3, TF_FLOAT),
+               "Attempting to slice [2, 4] from tensor with length 3");
+  expect_error(&c, op1(&c, "TensorListSplit", (TF_Output[]){x, shp(&c, 0, 0, 0), i64v(&c, (int64_t[]){-1, 4}, 2)}, 3, TF_FLOAT),
+               "Invalid value in lengths: -1");
+  expect_error(&c,
+               op1(&c, "TensorListSplit", (TF_Output[]){f32(&c, (float[]){1, 2, 3, 4}, d22, 2), shp(&c, 2, -1, 3),
+                                                       i64v(&c, (int64_t[]){2}, 1)}, 3, TF_FLOAT),
+               "tensor shape [2,2] is not compatible with element_shape [?,3]");
+  free_ctx(&c);
+}
+
 /* A variant tensor from outside the runtime is never read as a list. */
 static void a_variant_feed_is_refused(void) {
   TF_Status *s = TF_NewStatus();
@@ -380,6 +462,7 @@ static const tfc_test tests[] = {
     TFC_TEST(zeros_like_and_add_n_of_lists),
     TFC_TEST(all_and_any_reduce_bools),
     TFC_TEST(errors_have_tensorflows_texts),
+    TFC_TEST(concat_and_split_match_tensorflow),
     TFC_TEST(a_variant_feed_is_refused),
     {0},
 };

@@ -12,6 +12,10 @@
  * uninitialized element gives zeros of the element shape, which must then be fully known from
  * the list, the op's element_shape input or the other elements.
  *
+ * TensorListConcat(V2) joins the elements along dim 0 (an uninitialized one is zeros: its dim
+ * 0 from leading_dims, else from the element shape when the list's and the set elements'
+ * shapes agree on a full one); TensorListSplit cuts a tensor into views of its rows.
+ *
  * Checks and their texts are TF's (list_kernels.{h,cc}), in TF's order. Element dtypes are any
  * fixed-size type; string elements are refused by Stack, Gather, FromTensor and Scatter, which
  * move bytes (UNIMPLEMENTED), and pass through the others.
@@ -30,6 +34,7 @@ typedef struct list_state {
   int shape_type;     /* ElementShape's output type */
   int64_t num_elements; /* Stack: -1 or the expected length */
   int resize;         /* SetItem: resize_if_index_out_of_bounds */
+  tfc_shape concat_shape; /* TensorListConcat's element_shape attr */
 } list_state;
 
 static int list_init(const tfc_node *n, void **state, tfc_status *s) {
@@ -37,6 +42,9 @@ static int list_init(const tfc_node *n, void **state, tfc_status *s) {
   if (!st) return TFC_OOM(s);
   st->num_elements = -1;
   st->shape_type = TFC_DT_INT32;
+  st->concat_shape = tfc_shape_unknown();
+  const tfc_attr_value *cs = n->op->id == TFC_OP_TensorListConcat ? tfc_node_attr(n, "element_shape") : NULL;
+  if (cs && cs->kind == TFC_ATTR_SHAPE && cs->u.shape) st->concat_shape = *cs->u.shape;
   if (tfc_node_attr(n, "element_dtype") && tfc_kernel_attr_type(n, "element_dtype", &st->element_dtype, s)) goto fail;
   if (tfc_node_attr(n, "shape_type") && tfc_kernel_attr_type(n, "shape_type", &st->shape_type, s)) goto fail;
   if (tfc_node_attr(n, "num_elements") && tfc_kernel_attr_int(n, "num_elements", &st->num_elements, s)) goto fail;
@@ -191,15 +199,23 @@ static int reserve_compute(tfc_kernel_ctx *c) {
   return l ? set_list_output(c, 0, l) : c->status->code;
 }
 
-/* Row i of t (rank >= 1) as a tensor of its element shape: a view when rows are aligned. */
-static tfc_tensor *row_of(tfc_kernel_ctx *c, tfc_tensor *t, int64_t i) {
+/* Rows [begin, begin + n) of t (rank >= 1) as a tensor [n, rest...], or with drop_dim row
+ * `begin` alone as a tensor of the element shape: a view when it starts aligned, else a copy. */
+static tfc_tensor *rows_of(tfc_kernel_ctx *c, tfc_tensor *t, int64_t begin, int64_t n, int drop_dim) {
   size_t row = t->dims[0] ? t->n_bytes / (size_t)t->dims[0] : 0;
-  size_t off = row * (size_t)i;
-  if (((uintptr_t)t->data + off) % TFC_ALIGN == 0) return tfc_tensor_view(t, off, t->dims + 1, t->ndims - 1, c->status);
-  tfc_tensor *r = tfc_tensor_new(t->dtype, t->dims + 1, t->ndims - 1, c->status);
-  if (r && row) memcpy(r->data, (const char *)t->data + off, row);
+  size_t off = row * (size_t)begin;
+  int64_t dims[TFC_MAX_DIMS];
+  memcpy(dims, t->dims, sizeof(int64_t) * (size_t)t->ndims);
+  dims[0] = n;
+  const int64_t *d = drop_dim ? dims + 1 : dims;
+  int nd = drop_dim ? t->ndims - 1 : t->ndims;
+  if (((uintptr_t)t->data + off) % TFC_ALIGN == 0) return tfc_tensor_view(t, off, d, nd, c->status);
+  tfc_tensor *r = tfc_tensor_new(t->dtype, d, nd, c->status);
+  if (r && r->n_bytes) memcpy(r->data, (const char *)t->data + off, r->n_bytes);
   return r;
 }
+
+static tfc_tensor *row_of(tfc_kernel_ctx *c, tfc_tensor *t, int64_t i) { return rows_of(c, t, i, 1, 1); }
 
 static int from_tensor_compute(tfc_kernel_ctx *c) {
   const list_state *st = c->state;
@@ -571,6 +587,169 @@ static int zeros_like_list_compute(tfc_kernel_ctx *c) {
   return set_list_output(c, 0, z);
 }
 
+
+/* ---- TensorListConcat(V2) and TensorListSplit: elements joined along / cut from dim 0 ---- */
+
+/* v2: element_shape (input 1) and leading_dims (input 2, the dim 0 of each uninitialized
+ * element) are inputs; v1: element_shape is an attr and there are no leading dims. */
+static int concat_list(tfc_kernel_ctx *c, int v2) {
+  const list_state *st = c->state;
+  tfc_tensor_list *l = in_list(c, 0);
+  if (!l) return c->status->code;
+  TFC_TRY(check_dtype(c, l, st->element_dtype));
+  TFC_TRY(refuse_strings(c, l->element_dtype));
+  char a[TFC_SHAPE_STR_MAX];
+  tfc_shape es = st->concat_shape, full, rest;
+  const int64_t *lead = NULL;
+  int64_t n_lead = 0;
+  if (v2) {
+    TFC_TRY(shape_input(c, 1, &es));
+    const tfc_tensor *ld = c->inputs[2];
+    lead = ld->data;
+    n_lead = ld->n_elems;
+    /* a known dim 0 in element_shape must be every set element's */
+    if (es.rank > 0 && es.dims[0] >= 0)
+      for (int64_t i = 0; i < l->n; i++) {
+        const tfc_tensor *t = l->items[i];
+        if (t && t->ndims > 0 && t->dims[0] != es.dims[0])
+          return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
+                                  "First entry of element_shape input does not match the first dim of list element at "
+                                  "index: %lld Expected: %lld Actual: %lld",
+                                  (long long)i, (long long)es.dims[0], (long long)t->dims[0]);
+      }
+  }
+  /* full: the element shape the list, the op and every set element agree on (uninitialized
+   * elements take it when it is fully known); rest: all but dim 0, which set elements may
+   * differ in */
+  tfc_shape base = v2 ? es : tfc_shape_unknown();
+  if (tfc_shape_merge(&base, &l->element_shape, &full)) return merge_error(c, &base, &l->element_shape);
+  int full_ok = 1;
+  /* TensorListConcat (v1) takes all but dim 0 from its attr alone, not from the list */
+  const tfc_shape *from = v2 ? &full : &es;
+  rest = from->rank > 0 ? tfc_shape_make(from->dims + 1, from->rank - 1) : tfc_shape_unknown();
+  if (full.rank == 0)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Concat requires elements to be at least vectors, found scalars instead.");
+  if (l->n == 0 && !tfc_shape_fully_defined(&rest))
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
+                            "All except the first dimension must be fully defined when concating an empty tensor list. "
+                            "element_shape: %s",
+                            tfc_shape_str(&full, a, sizeof a));
+  int any_set = 0;
+  for (int64_t i = 0; i < l->n; i++) {
+    const tfc_tensor *t = l->items[i];
+    if (!t) continue;
+    any_set = 1;
+    if (t->ndims == 0)
+      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Concat saw a scalar shape at index %lld but requires at least vectors.",
+                              (long long)i);
+    tfc_shape tr = tfc_shape_make(t->dims + 1, t->ndims - 1), ts = tfc_tensor_shape(t), m;
+    if (tfc_shape_merge(&rest, &tr, &m)) return merge_error(c, &rest, &tr);
+    rest = m;
+    if (full_ok && tfc_shape_merge(&full, &ts, &m) == 0)
+      full = m;
+    else
+      full_ok = 0;
+  }
+  full_ok = full_ok && tfc_shape_fully_defined(&full);
+  if (!tfc_shape_fully_defined(&rest)) {
+    if (!any_set)
+      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
+                              "Trying to concat list with only uninitialized tensors but element_shape_except_first_dim "
+                              "is not fully defined: %s",
+                              tfc_shape_str(&rest, a, sizeof a));
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "element_shape_except_first_dim is not fully defined: %s",
+                            tfc_shape_str(&rest, a, sizeof a));
+  }
+  /* lengths, then the output */
+  int64_t nl = l->n, total = 0;
+  tfc_tensor *lengths = tfc_kernel_alloc_output(c, 1, TFC_DT_INT64, &nl, 1);
+  if (!lengths) return c->status->code;
+  int64_t *len = lengths->data;
+  for (int64_t i = 0; i < l->n; i++) {
+    if (l->items[i])
+      len[i] = l->items[i]->dims[0];
+    else if (i < n_lead)
+      len[i] = lead[i];
+    else if (full_ok)
+      len[i] = full.dims[0];
+    else
+      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
+                              "List contains uninitialized tensor at index %lld but leading_dims has only %lld elements.",
+                              (long long)i, (long long)n_lead);
+    if (len[i] < 0) return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Invalid leading dim %lld", (long long)len[i]);
+    total += len[i];
+  }
+  if (rest.rank + 1 > TFC_MAX_DIMS)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Shape of rank %d exceeds the maximum rank %d", rest.rank + 1,
+                            TFC_MAX_DIMS);
+  int64_t dims[TFC_MAX_DIMS];
+  dims[0] = total;
+  memcpy(dims + 1, rest.dims, sizeof(int64_t) * (size_t)rest.rank);
+  tfc_tensor *o = tfc_kernel_alloc_output(c, 0, l->element_dtype, dims, rest.rank + 1);
+  if (!o) return c->status->code;
+  size_t row = (size_t)tfc_dims_num_elements(rest.dims, rest.rank) * tfc_dtype_size(l->element_dtype);
+  char *dst = o->data;
+  for (int64_t i = 0; i < l->n; i++) {
+    size_t bytes = row * (size_t)len[i];
+    if (l->items[i])
+      memcpy(dst, l->items[i]->data, bytes);
+    else
+      memset(dst, 0, bytes);
+    dst += bytes;
+  }
+  return TFC_OK;
+}
+
+static int concat_compute(tfc_kernel_ctx *c) { return concat_list(c, 0); }
+static int concat_v2_compute(tfc_kernel_ctx *c) { return concat_list(c, 1); }
+
+static int split_compute(tfc_kernel_ctx *c) {
+  const list_state *st = c->state;
+  tfc_tensor *t = c->inputs[0];
+  const tfc_tensor *lt = c->inputs[2];
+  char a[TFC_SHAPE_STR_MAX], b[TFC_SHAPE_STR_MAX];
+  tfc_shape es;
+  TFC_TRY(shape_input(c, 1, &es));
+  if (t->ndims < 1)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Tensor must be at least a vector, but saw shape: %s",
+                            tfc_tensor_shape_str(t, a, sizeof a));
+  tfc_shape ts = tfc_tensor_shape(t), piece = ts;
+  piece.dims[0] = -1;
+  if (!tfc_shape_compatible(&es, &piece))
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "tensor shape %s is not compatible with element_shape %s",
+                            tfc_shape_str(&ts, a, sizeof a), tfc_shape_str(&es, b, sizeof b));
+  if (lt->ndims != 1)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Expected lengths to be a vector, received shape: %s",
+                            tfc_tensor_shape_str(lt, a, sizeof a));
+  TFC_TRY(refuse_strings(c, t->dtype));
+  const int64_t *len = lt->data;
+  tfc_tensor_list *l = tfc_tensor_list_new(st->element_dtype, &es, -1, lt->n_elems, c->status);
+  if (!l) return c->status->code;
+  int64_t start = 0;
+  for (int64_t i = 0; i < lt->n_elems; i++) {
+    if (len[i] < 0) {
+      tfc_variant_unref(&l->base);
+      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Invalid value in lengths: %lld", (long long)len[i]);
+    }
+    if (len[i] > t->dims[0] - start) {
+      tfc_variant_unref(&l->base);
+      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Attempting to slice [%lld, %lld] from tensor with length %lld",
+                              (long long)start, (long long)(start + len[i]), (long long)t->dims[0]);
+    }
+    if (!(l->items[i] = rows_of(c, t, start, len[i], 0))) {
+      tfc_variant_unref(&l->base);
+      return c->status->code;
+    }
+    start += len[i];
+  }
+  if (start != t->dims[0]) {
+    tfc_variant_unref(&l->base);
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Unused values in tensor. Length of tensor: %lld Values used: %lld",
+                            (long long)t->dims[0], (long long)start);
+  }
+  return set_list_output(c, 0, l);
+}
+
 /* AddN of lists (gradients of a list meeting in a while_v2 gradient body): element-wise,
  * an uninitialized element taking the other side's as is, two set ones added. */
 static tfc_tensor *add_elements(tfc_kernel_ctx *c, const tfc_tensor *a, const tfc_tensor *b) {
@@ -671,6 +850,9 @@ static const tfc_kernel_def defs[] = {
     ROW(TensorListScatterV2, scatter_v2, .host_memory_in = TFC_HOST(1) | TFC_HOST(2) | TFC_HOST(3)),
     ROW(TensorListScatterIntoExistingList, scatter_into, .host_memory_in = TFC_HOST(2)),
     ROW(TensorListResize, resize, .host_memory_in = TFC_HOST(1)),
+    ROW(TensorListConcat, concat, .host_memory_out = TFC_HOST(1)),
+    ROW(TensorListConcatV2, concat_v2, .host_memory_in = TFC_HOST(1) | TFC_HOST(2), .host_memory_out = TFC_HOST(1)),
+    ROW(TensorListSplit, split, .host_memory_in = TFC_HOST(1) | TFC_HOST(2)),
     ROW(ZerosLike, zeros_like_list, .type_attr = "T", .types = TFC_T(TFC_DT_VARIANT)),
     ROW(AddN, add_n_list, .type_attr = "T", .types = TFC_T(TFC_DT_VARIANT)),
 };
