@@ -17,8 +17,8 @@
  * shapes agree on a full one); TensorListSplit cuts a tensor into views of its rows.
  *
  * Checks and their texts are TF's (list_kernels.{h,cc}), in TF's order. Element dtypes are any
- * fixed-size type; string elements are refused by Stack, Gather, FromTensor and Scatter, which
- * move bytes (UNIMPLEMENTED), and pass through the others.
+ * fixed-size type; string elements are refused by the ops that move bytes (Stack, Gather,
+ * FromTensor, Scatter, Concat, Split: UNIMPLEMENTED) and pass through the others.
  */
 #include <stdio.h>
 #include <stdlib.h>
