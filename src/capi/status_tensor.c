@@ -86,8 +86,8 @@ TFC_EXPORT size_t TF_DataTypeSize(TF_DataType dt) {
   /* Variable-length types have no fixed element size in the C API (the runtime's own table
    * gives sizeof(tfc_tstring) for strings); reference types are not element types. */
   if (dt == TF_STRING || !tfc_dtype_valid((int)dt)) return 0;
-  /* A resource element is a variable pointer inside tfc; TF reports no fixed size. */
-  return dt == TF_RESOURCE ? 0 : tfc_dtype_size((int)dt);
+  /* Resource and variant elements are object pointers inside tfc; TF reports no fixed size. */
+  return dt == TF_RESOURCE || dt == TF_VARIANT ? 0 : tfc_dtype_size((int)dt);
 }
 
 /* ---------------- tensors ---------------- */

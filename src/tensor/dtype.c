@@ -17,7 +17,7 @@ static const struct {
     [TFC_DT_BFLOAT16] = {"bfloat16", 2},  [TFC_DT_QINT16] = {"qint16", 2},
     [TFC_DT_QUINT16] = {"quint16", 2},    [TFC_DT_UINT16] = {"uint16", 2},
     [TFC_DT_COMPLEX128] = {"complex128", 16}, [TFC_DT_HALF] = {"half", 2},
-    [TFC_DT_RESOURCE] = {"resource", sizeof(void *)},  [TFC_DT_VARIANT] = {"variant", 0},
+    [TFC_DT_RESOURCE] = {"resource", sizeof(void *)},  [TFC_DT_VARIANT] = {"variant", sizeof(void *)},
     [TFC_DT_UINT32] = {"uint32", 4},      [TFC_DT_UINT64] = {"uint64", 8},
 };
 

@@ -42,6 +42,13 @@ static int check_dims(int dtype, const int64_t *dims, int ndims, int64_t *n_elem
   return TFC_OK;
 }
 
+/* Variant tensors hold pointers to refcounted payloads: only tensor/variant.c makes them (over
+ * tfc_tensor_wrap), never raw or foreign bytes. */
+static int refuse_variant(int dtype, tfc_status *s) {
+  if (dtype != TFC_DT_VARIANT) return TFC_OK;
+  return tfc_status_set(s, TFC_INVALID_ARGUMENT, "unsupported tensor dtype %s (%d)", tfc_dtype_name(dtype), dtype);
+}
+
 static void noop_release(void *data, size_t size, void *arg) {
   (void)data;
   (void)size;
@@ -85,7 +92,7 @@ void tfc_buffer_unref(tfc_buffer *b) {
 tfc_tensor *tfc_tensor_new(int dtype, const int64_t *dims, int ndims, tfc_status *s) {
   int64_t n;
   size_t bytes;
-  if (check_dims(dtype, dims, ndims, &n, &bytes, s)) return NULL;
+  if (refuse_variant(dtype, s) || check_dims(dtype, dims, ndims, &n, &bytes, s)) return NULL;
   if (dtype == TFC_DT_STRING && n > INT32_MAX) {
     tfc_status_set(s, TFC_RESOURCE_EXHAUSTED, "string tensor of %lld elements is too large",
                    (long long)n);
@@ -173,7 +180,34 @@ tfc_tensor *tfc_tensor_reshaped(tfc_tensor *t, const int64_t *dims, int ndims, t
   }
   atomic_fetch_add(&t->buf->refs, 1);
   tfc_tensor *r = header_new(t->dtype, dims, ndims, n, bytes, t->buf, s);
-  if (!r) tfc_buffer_unref(t->buf);
+  if (!r) {
+    tfc_buffer_unref(t->buf);
+    return NULL;
+  }
+  r->data = t->data; /* t may be a view into its buffer */
+  return r;
+}
+
+tfc_tensor *tfc_tensor_view(tfc_tensor *t, size_t offset, const int64_t *dims, int ndims, tfc_status *s) {
+  int64_t n;
+  size_t bytes;
+  if (t->dtype == TFC_DT_STRING || t->dtype == TFC_DT_VARIANT) {
+    tfc_status_set(s, TFC_INTERNAL, "tfc_tensor_view does not take %s tensors", tfc_dtype_name(t->dtype));
+    return NULL;
+  }
+  if (check_dims(t->dtype, dims, ndims, &n, &bytes, s)) return NULL;
+  if (offset > t->n_bytes || bytes > t->n_bytes - offset) {
+    tfc_status_set(s, TFC_INTERNAL, "a view of %zu bytes at %zu lies outside a tensor of %zu bytes", bytes, offset,
+                   t->n_bytes);
+    return NULL;
+  }
+  atomic_fetch_add(&t->buf->refs, 1);
+  tfc_tensor *r = header_new(t->dtype, dims, ndims, n, bytes, t->buf, s);
+  if (!r) {
+    tfc_buffer_unref(t->buf);
+    return NULL;
+  }
+  r->data = (char *)t->data + offset;
   return r;
 }
 
@@ -290,6 +324,7 @@ tfc_tensor *tfc_tensor_from_buffer(int dtype, const int64_t *dims, int ndims, tf
     tfc_status_set(s, TFC_INTERNAL, "tfc_tensor_from_buffer does not take string tensors");
     return NULL;
   }
+  if (refuse_variant(dtype, s)) return NULL;
   if (check_dims(dtype, dims, ndims, &n, &bytes, s)) return NULL;
   if (bytes != b->size) {
     tfc_status_set(s, TFC_INVALID_ARGUMENT,

@@ -74,8 +74,13 @@ tfc_tensor *tfc_tensor_scalar(int dtype, const void *value, tfc_status *s);
  * failure). Not for STRING. */
 tfc_tensor *tfc_tensor_wrap(int dtype, const int64_t *dims, int ndims, void *data, size_t size,
                             void (*release)(void *, size_t, void *), void *arg, tfc_status *s);
-/* A new header with other dims over the same buffer (element counts must match). */
+/* A new header with other dims over the same bytes (element counts must match). */
 tfc_tensor *tfc_tensor_reshaped(tfc_tensor *t, const int64_t *dims, int ndims, tfc_status *s);
+/* A header of dims over t's bytes from byte `offset` on (a row of a batch, say), sharing t's
+ * buffer: it lives as long as any header over it, and tfc_tensor_can_forward holds for a view
+ * only when no other header shares the buffer. Not for string or variant tensors. Errors:
+ * INTERNAL when the bytes fall outside t's, INVALID_ARGUMENT for bad dims. */
+tfc_tensor *tfc_tensor_view(tfc_tensor *t, size_t offset, const int64_t *dims, int ndims, tfc_status *s);
 /* A deep copy. */
 tfc_tensor *tfc_tensor_copy(const tfc_tensor *t, tfc_status *s);
 

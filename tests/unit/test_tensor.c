@@ -5,6 +5,8 @@
 #include "tensor/dtype.h"
 #include "tensor/shape.h"
 #include "tensor/tensor.h"
+#include "tensor/tensor_list.h"
+#include "tensor/variant.h"
 
 /* ---- dtype ---- */
 
@@ -46,6 +48,7 @@ static void dtype_sizes(void) {
   EXPECT_EQ(tfc_dtype_size(TFC_DT_COMPLEX64), 8);
   EXPECT_EQ(tfc_dtype_size(TFC_DT_COMPLEX128), 16);
   EXPECT_EQ(tfc_dtype_size(TFC_DT_STRING), sizeof(tfc_tstring));
+  EXPECT_EQ(tfc_dtype_size(TFC_DT_VARIANT), sizeof(void *)); /* a payload pointer */
   EXPECT_EQ(tfc_dtype_size(TFC_DT_INVALID), 0);
   EXPECT_EQ(tfc_dtype_size(999), 0);
 }
@@ -298,6 +301,10 @@ static void tensor_new_rejects_bad_dtype(void) {
   EXPECT_EQ(s.code, TFC_INVALID_ARGUMENT);
   tfc_status_clear(&s);
   EXPECT_TRUE(tfc_tensor_new(TFC_DT_FLOAT + TFC_DT_REF_OFFSET, d, 1, &s) == NULL);
+  EXPECT_EQ(s.code, TFC_INVALID_ARGUMENT);
+  tfc_status_clear(&s);
+  /* variant cells are payload pointers: only tensor/variant.c makes them */
+  EXPECT_TRUE(tfc_tensor_new(TFC_DT_VARIANT, d, 1, &s) == NULL);
   EXPECT_EQ(s.code, TFC_INVALID_ARGUMENT);
   tfc_status_fini(&s);
 }
@@ -569,6 +576,76 @@ static void tensor_same_shape_compares_dims(void) {
   tfc_status_fini(&s);
 }
 
+
+/* ---- views, variants, lists ---- */
+
+static void tensor_view_shares_bytes_and_reshape_keeps_the_offset(void) {
+  tfc_status s;
+  tfc_status_init(&s);
+  int64_t d[2] = {4, 16};
+  tfc_tensor *t = tfc_tensor_new(TFC_DT_FLOAT, d, 2, &s);
+  for (int i = 0; i < 64; i++) ((float *)t->data)[i] = (float)i;
+  tfc_tensor *row = tfc_tensor_view(t, 2 * 16 * sizeof(float), d + 1, 1, &s);
+  EXPECT_TRUE(row != NULL);
+  EXPECT_EQ(((float *)row->data)[0], 32);
+  EXPECT_EQ(row->n_elems, 16);
+  EXPECT_TRUE(!tfc_tensor_can_forward(row)); /* t still shares the buffer */
+  int64_t d2[2] = {2, 8};
+  tfc_tensor *r2 = tfc_tensor_reshaped(row, d2, 2, &s);
+  EXPECT_TRUE(r2->data == row->data);
+  EXPECT_EQ(((float *)r2->data)[15], 47);
+  tfc_tensor_unref(t);
+  tfc_tensor_unref(r2);
+  EXPECT_TRUE(tfc_tensor_can_forward(row)); /* the last header over the buffer */
+  EXPECT_TRUE(tfc_tensor_view(row, 8, d + 1, 1, &s) == NULL); /* runs past the end */
+  EXPECT_EQ(s.code, TFC_INTERNAL);
+  tfc_tensor_unref(row);
+  tfc_status_fini(&s);
+}
+
+static void variant_tensor_holds_a_list_until_the_last_reference(void) {
+  tfc_status s;
+  tfc_status_init(&s);
+  tfc_shape es = tfc_shape_vector(2);
+  tfc_tensor_list *l = tfc_tensor_list_new(TFC_DT_FLOAT, &es, -1, 3, &s);
+  EXPECT_EQ(l->n, 3);
+  EXPECT_TRUE(l->items[0] == NULL && l->items[2] == NULL);
+  tfc_tensor *t = tfc_tensor_list_tensor(l, &s);
+  EXPECT_EQ(t->dtype, TFC_DT_VARIANT);
+  EXPECT_EQ(t->ndims, 0);
+  EXPECT_TRUE(tfc_tensor_list_from_tensor(t) == l);
+  EXPECT_TRUE(tfc_variant_tensor_sole(t));
+  /* a second reference to the tensor: the next write copies */
+  tfc_tensor_ref(t);
+  EXPECT_TRUE(!tfc_variant_tensor_sole(t));
+  int64_t d = 2;
+  tfc_tensor *item = tfc_tensor_zeros(TFC_DT_FLOAT, &d, 1, &s);
+  tfc_tensor *out;
+  tfc_tensor_list *w = tfc_tensor_list_for_write(t, &out, &s);
+  EXPECT_TRUE(w != l && out != t);
+  EXPECT_EQ(w->n, 3);
+  tfc_tensor_list_set(w, 1, tfc_tensor_ref(item));
+  EXPECT_TRUE(l->items[1] == NULL);
+  EXPECT_EQ(atomic_load(&item->refs), 2);
+  tfc_tensor_unref(t);
+  /* now the only reference: written in place */
+  tfc_tensor *out2;
+  EXPECT_TRUE(tfc_tensor_list_for_write(t, &out2, &s) == l);
+  EXPECT_TRUE(out2 == t);
+  EXPECT_EQ(tfc_tensor_list_push(l, tfc_tensor_ref(item), &s), TFC_OK);
+  EXPECT_EQ(l->n, 4);
+  tfc_tensor_unref(out2);
+  tfc_tensor_unref(t);
+  tfc_tensor_unref(out);
+  EXPECT_EQ(atomic_load(&item->refs), 1); /* both lists freed their references */
+  tfc_tensor_unref(item);
+  /* a variant tensor not made by tensor/variant.c is no list */
+  tfc_tensor *f = tfc_tensor_scalar(TFC_DT_FLOAT, &(float){1}, &s);
+  EXPECT_TRUE(tfc_tensor_list_from_tensor(f) == NULL);
+  tfc_tensor_unref(f);
+  tfc_status_fini(&s);
+}
+
 static const tfc_test tests[] = {
     TFC_TEST(dtype_names_match_tf),
     TFC_TEST(dtype_ref_names_have_ref_suffix),
@@ -609,6 +686,8 @@ static const tfc_test tests[] = {
     TFC_TEST(tensor_wrap_bad_rank_or_string_releases_once),
     TFC_TEST(tensor_from_buffer_takes_its_own_reference),
     TFC_TEST(tensor_unref_null_is_noop),
+    TFC_TEST(tensor_view_shares_bytes_and_reshape_keeps_the_offset),
+    TFC_TEST(variant_tensor_holds_a_list_until_the_last_reference),
     TFC_TEST(tensor_same_shape_compares_dims),
     {0}};
 

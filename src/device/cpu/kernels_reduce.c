@@ -1,6 +1,6 @@
 /*
- * kernels_reduce — CPU kernels of the reductions Sum, Mean, Prod, Max, Min and of ArgMax and
- * ArgMin.
+ * kernels_reduce — CPU kernels of the reductions Sum, Mean, Prod, Max, Min, of All and Any (a
+ * Min and a Max over bools with identities true and false) and of ArgMax and ArgMin.
  *
  * Plan: the axes (a scalar or vector, negative values counted from the end, duplicates
  * allowed, empty = nothing reduced) mark input dims as reduced; size-1 dims are dropped and
@@ -131,8 +131,13 @@ FIN_MEAN_INT(u8, w_u8)
 FIN_MEAN_INT(i8, w_i8)
 FIN_MEAN_INT(i16, w_i16)
 FIN_MEAN_INT(u16, w_u16)
+/* bool is one byte, 0 or 1 */
+RED_FNS(all, u8, u8, u8, 1, C_MIN)
+RED_FNS(any, u8, u8, u8, 0, C_MAX)
+FIN_CAST(all, u8, u8)
+FIN_CAST(any, u8, u8)
 
-enum { R_SUM, R_MEAN, R_PROD, R_MAX, R_MIN, R_COUNT };
+enum { R_SUM, R_MEAN, R_PROD, R_MAX, R_MIN, R_ALL, R_ANY, R_COUNT };
 
 #define OPS(op, fin, T, ACC) {sizeof(ACC), op##_init_##T, op##_rows_##T, op##_run_##T, op##_merge_##T, fin##_fin_##T}
 #define OPS_TYPE(dt, T, ACC)                                                                      \
@@ -144,7 +149,8 @@ static const red_ops red_table[R_COUNT][TFC_DT_COUNT] = {
     OPS_TYPE(TFC_DT_FLOAT, f32, double), OPS_TYPE(TFC_DT_DOUBLE, f64, double),
     OPS_TYPE(TFC_DT_INT32, i32, w_i32),  OPS_TYPE(TFC_DT_INT64, i64, w_i64),
     OPS_TYPE(TFC_DT_UINT8, u8, w_u8),    OPS_TYPE(TFC_DT_INT8, i8, w_i8),
-    OPS_TYPE(TFC_DT_INT16, i16, w_i16),  OPS_TYPE(TFC_DT_UINT16, u16, w_u16)};
+    OPS_TYPE(TFC_DT_INT16, i16, w_i16),  OPS_TYPE(TFC_DT_UINT16, u16, w_u16),
+    [R_ALL][TFC_DT_BOOL] = OPS(all, all, u8, u8), [R_ANY][TFC_DT_BOOL] = OPS(any, any, u8, u8)};
 
 /* ---- the plan ---- */
 
@@ -348,6 +354,8 @@ static int mean_compute(tfc_kernel_ctx *c) { return reduce_compute(c, R_MEAN); }
 static int prod_compute(tfc_kernel_ctx *c) { return reduce_compute(c, R_PROD); }
 static int max_compute(tfc_kernel_ctx *c) { return reduce_compute(c, R_MAX); }
 static int min_compute(tfc_kernel_ctx *c) { return reduce_compute(c, R_MIN); }
+static int all_compute(tfc_kernel_ctx *c) { return reduce_compute(c, R_ALL); }
+static int any_compute(tfc_kernel_ctx *c) { return reduce_compute(c, R_ANY); }
 
 /* ---- ArgMax / ArgMin ---- */
 
@@ -455,6 +463,8 @@ static int argmin_compute(tfc_kernel_ctx *c) { return arg_compute(c, 1); }
 static const tfc_kernel_def defs[] = {
     ROW(Sum, sum), ROW(Mean, mean), ROW(Prod, prod), ROW(Max, max),
     ROW(Min, min), ROW(ArgMax, argmax), ROW(ArgMin, argmin),
+    {.op = TFC_OP_All, .host_memory_in = 1u << 1, .compute = all_compute},
+    {.op = TFC_OP_Any, .host_memory_in = 1u << 1, .compute = any_compute},
 };
 
 int tfc_cpu_kernels_reduce(tfc_kernel_table *t, tfc_status *s) {
