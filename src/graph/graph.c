@@ -744,6 +744,10 @@ static int run_shape_fn(tfc_node *n, tfc_status *s) {
 static tfc_node *build(tfc_node_desc *d, tfc_status *s) {
   if (tfc_status_move(s, &d->err) != TFC_OK) return NULL;
   const tfc_opdef *op = tfc_op_lookup(d->op_type);
+  if (!op) { /* a node may name a library function (graph/function.h) */
+    op = tfc_funclib_opdef(&d->g->library, d->op_type, s);
+    if (!op && !tfc_status_ok(s)) return NULL;
+  }
   if (!op) {
     char host[256] = "localhost";
     gethostname(host, sizeof host - 1);
