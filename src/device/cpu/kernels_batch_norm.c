@@ -17,9 +17,10 @@
  * scale_backprop = sum(dy * x_hat), offset_backprop = sum(dy), and x_backprop =
  * scale * r * (dy - mean(dy) - x_hat * mean(dy * x_hat)) when training, scale * r * dy when
  * not. The extra reserve-space outputs are empty vectors.
- * Errors are TF's InvalidArgument texts ("input must be 4-dimensional[2,2,4]", "scale must be
- * 1-dimensional...", "scale must have the same number of elements as the channels of x, got 3
- * and 4").
+ * Errors are TF 2.x's InvalidArgument texts, in its order ("input must be 4 or 5-dimensional[2,2,4]",
+ * "scale must be 1-dimensional[2,2]", "offset must have the same number of elements as the
+ * channels of x, got 3 and 4", "When is_training=false, mean must have ...", the gradient's
+ * refusal of NCHW when not training).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -33,12 +34,11 @@
 
 typedef struct bn_attrs {
   float epsilon, avg_factor;
-  int is_training, channels_first, rank; /* rank: 4, or 5 for the 3-D formats */
+  int is_training, channels_first;
 } bn_attrs;
 
-static int bn_init(const tfc_node *n, void **state, tfc_status *s) {
-  bn_attrs *a = calloc(1, sizeof *a);
-  if (!a) return TFC_OOM(s);
+/* The node's attrs (a few lookups: cheap beside the pass over x). */
+static void bn_attrs_of(const tfc_node *n, bn_attrs *a) {
   const tfc_attr_value *v = tfc_node_attr(n, "epsilon");
   a->epsilon = v && v->kind == TFC_ATTR_FLOAT ? v->u.f : 1e-4f;
   v = tfc_node_attr(n, "exponential_avg_factor");
@@ -47,24 +47,33 @@ static int bn_init(const tfc_node *n, void **state, tfc_status *s) {
   v = tfc_node_attr(n, "data_format");
   const char *fmt = v && v->kind == TFC_ATTR_STRING ? v->u.s.data : "NHWC";
   a->channels_first = fmt[0] == 'N' && fmt[1] == 'C';
-  a->rank = strlen(fmt) == 5 ? 5 : 4;
-  *state = a;
-  return TFC_OK;
 }
 
-/* The [outer, C, inner] view of x, after TF's checks of x and the 1-D per-channel inputs
- * (`names`, n_vec of them from input 1 on). */
+/* The [outer, C, inner] view of x. */
 typedef struct bn_view {
   int64_t outer, chans, inner, count; /* count = outer * inner values per channel */
 } bn_view;
 
-static int bn_view_of(tfc_kernel_ctx *c, const bn_attrs *a, int x_in, const char *const *names, int n_vec,
-                      bn_view *v) {
+static int rank_error(tfc_kernel_ctx *c, const tfc_tensor *t) {
+  char buf[TFC_SHAPE_STR_MAX];
+  return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "input must be 4 or 5-dimensional%s",
+                          tfc_dims_str(t->dims, t->ndims, buf, sizeof buf));
+}
+
+/* TF's checks, in its order: x of rank 4 or 5 (a rank-5 x with a 2-D format is read as its 3-D
+ * twin); the vectors (inputs first_vec.., `names`) rank 1; then `n_counted` of them with one
+ * element per channel, the first `n_plain` named plainly and the rest after `prefix`. */
+static int bn_view_of(tfc_kernel_ctx *c, const bn_attrs *a, int x_in, int first_vec, const char *const *names,
+                      int n_vec, int n_plain, int n_counted, const char *prefix, bn_view *v) {
   const tfc_tensor *x = c->inputs[x_in];
-  if (x->ndims != a->rank) {
-    char buf[TFC_SHAPE_STR_MAX];
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "input must be %d-dimensional%s", a->rank,
-                            tfc_dims_str(x->dims, x->ndims, buf, sizeof buf));
+  if (x->ndims != 4 && x->ndims != 5) return rank_error(c, x);
+  for (int k = 0; k < n_vec; k++) {
+    const tfc_tensor *t = c->inputs[first_vec + k];
+    if (t->ndims != 1) {
+      char buf[TFC_SHAPE_STR_MAX];
+      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "%s must be 1-dimensional%s", names[k],
+                              tfc_dims_str(t->dims, t->ndims, buf, sizeof buf));
+    }
   }
   int ch = a->channels_first ? 1 : x->ndims - 1;
   v->chans = x->dims[ch];
@@ -72,18 +81,16 @@ static int bn_view_of(tfc_kernel_ctx *c, const bn_attrs *a, int x_in, const char
   for (int i = 0; i < ch; i++) v->outer *= x->dims[i];
   for (int i = ch + 1; i < x->ndims; i++) v->inner *= x->dims[i];
   v->count = v->outer * v->inner;
-  for (int k = 0; k < n_vec; k++) {
-    const tfc_tensor *t = c->inputs[x_in + 1 + k];
-    if (!names[k]) continue;
-    if (t->ndims != 1) {
-      char buf[TFC_SHAPE_STR_MAX];
-      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "%s must be 1-dimensional%s", names[k],
-                              tfc_dims_str(t->dims, t->ndims, buf, sizeof buf));
-    }
-    if (t->dims[0] != v->chans)
+  static const char *const counted[] = {"scale", "offset", "mean", "variance"};
+  static const char *const counted_grad[] = {"scale", "reserve_space_1", "reserve_space_2"};
+  const char *const *cn = x_in == 0 ? counted : counted_grad;
+  for (int k = 0; k < n_counted; k++) {
+    const tfc_tensor *t = c->inputs[first_vec + k];
+    if (t->n_elems != v->chans)
       return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
-                              "%s must have the same number of elements as the channels of x, got %lld and %lld",
-                              names[k], (long long)t->dims[0], (long long)v->chans);
+                              "%s%s%s must have the same number of elements as the channels of x, got %lld and %lld",
+                              k < n_plain ? "" : prefix, k < n_plain ? "" : ", ", cn[k], (long long)t->n_elems,
+                              (long long)v->chans);
   }
   return TFC_OK;
 }
@@ -141,13 +148,15 @@ static tfc_tensor *alloc_vec(tfc_kernel_ctx *c, int out, int64_t n) {
 /* FusedBatchNorm / V2 / V3: x, scale, offset, mean, variance -> y, batch_mean, batch_variance,
  * reserve_space_1, reserve_space_2 (, reserve_space_3). */
 static int bn_compute(tfc_kernel_ctx *c) {
-  const bn_attrs *a = c->state;
+  bn_attrs attrs, *a = &attrs;
+  bn_attrs_of(c->node, a);
   static const char *const names[] = {"scale", "offset", "estimated_mean", "estimated_variance"};
   bn_view v;
-  /* Training takes the statistics from the batch; TF checks mean / variance only when it reads
-   * them (not training, or blending with exponential_avg_factor). */
+  /* The mean / variance inputs must match the channels only when read: not training, or
+   * blending with exponential_avg_factor. */
   int need_stats = !a->is_training || a->avg_factor != 1.0f;
-  TFC_TRY(bn_view_of(c, a, 0, names, need_stats ? 4 : 2, &v));
+  TFC_TRY(bn_view_of(c, a, 0, 1, names, 4, 2, need_stats ? 4 : 2,
+                     a->is_training ? "When exponential_avg_factor != 1" : "When is_training=false", &v));
   const tfc_tensor *x = c->inputs[0];
   tfc_tensor *y = tfc_kernel_alloc_output(c, 0, TFC_DT_FLOAT, x->dims, x->ndims);
   if (!y) return c->status->code;
@@ -203,23 +212,34 @@ static void bn_grad_shard(int64_t b, int64_t e, void *arg) {
 /* FusedBatchNormGrad / V2 / V3: y_backprop, x, scale, reserve_space_1, reserve_space_2
  * (, reserve_space_3) -> x_backprop, scale_backprop, offset_backprop, two empty vectors. */
 static int bn_grad_compute(tfc_kernel_ctx *c) {
-  const bn_attrs *a = c->state;
+  bn_attrs attrs, *a = &attrs;
+  bn_attrs_of(c->node, a);
   const tfc_tensor *dy = c->inputs[0], *x = c->inputs[1];
-  static const char *const names[] = {"scale", "reserve_space_1", "reserve_space_2"};
-  if (dy->ndims != a->rank) {
-    char buf[TFC_SHAPE_STR_MAX];
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "input must be %d-dimensional%s", a->rank,
-                            tfc_dims_str(dy->dims, dy->ndims, buf, sizeof buf));
-  }
+  static const char *const names[] = {"scale", "saved mean", "saved variance"};
+  if (dy->ndims != 4 && dy->ndims != 5) return rank_error(c, dy);
   bn_view v;
-  TFC_TRY(bn_view_of(c, a, 1, names, 3, &v));
-  for (int i = 0; i < x->ndims; i++)
-    if (x->dims[i] != dy->dims[i]) {
-      char bx[TFC_SHAPE_STR_MAX], bd[TFC_SHAPE_STR_MAX];
-      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "x and y_backprop must have same shape, but x has shape %s and y_backprop has shape %s",
-                              tfc_dims_str(x->dims, x->ndims, bx, sizeof bx),
-                              tfc_dims_str(dy->dims, dy->ndims, bd, sizeof bd));
+  TFC_TRY(bn_view_of(c, a, 1, 2, names, 0, 0, 0, "", &v));
+  for (int k = 0; k < 3; k++) {
+    const tfc_tensor *t = c->inputs[2 + k];
+    if (t->ndims != 1) {
+      char buf[TFC_SHAPE_STR_MAX];
+      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "%s must be 1-dimensional%s", names[k],
+                              tfc_dims_str(t->dims, t->ndims, buf, sizeof buf));
     }
+  }
+  int same = x->ndims == dy->ndims;
+  for (int i = 0; same && i < x->ndims; i++) same = x->dims[i] == dy->dims[i];
+  if (!same) {
+    char bx[TFC_SHAPE_STR_MAX], bd[TFC_SHAPE_STR_MAX];
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
+                            "x and y_backprop must have same shape, but x has shape %s and y_backprop has shape %s",
+                            tfc_dims_str(x->dims, x->ndims, bx, sizeof bx), tfc_dims_str(dy->dims, dy->ndims, bd, sizeof bd));
+  }
+  TFC_TRY(bn_view_of(c, a, 1, 2, names, 0, 3, 3, "", &v));
+  if (!a->is_training && a->channels_first)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
+                            "The implementation of FusedBatchNormGrad with is_training=False only support NHWC tensor "
+                            "format for now.");
   tfc_tensor *dx = tfc_kernel_alloc_output(c, 0, TFC_DT_FLOAT, x->dims, x->ndims);
   tfc_tensor *dscale = dx ? alloc_vec(c, 1, v.chans) : NULL;
   tfc_tensor *doff = dscale ? alloc_vec(c, 2, v.chans) : NULL;
@@ -241,17 +261,16 @@ static int bn_grad_compute(tfc_kernel_ctx *c) {
 #define F32 TFC_T(TFC_DT_FLOAT)
 
 static const tfc_kernel_def defs[] = {
-    {.op = TFC_OP_FusedBatchNorm, .type_attr = "T", .types = F32, .init = bn_init, .compute = bn_compute, .free_state = free},
+    {.op = TFC_OP_FusedBatchNorm, .type_attr = "T", .types = F32, .compute = bn_compute},
     {.op = TFC_OP_FusedBatchNormV2, .type_attr = "T", .types = F32, .type_attr2 = "U", .types2 = F32,
-     .init = bn_init, .compute = bn_compute, .free_state = free},
+     .compute = bn_compute},
     {.op = TFC_OP_FusedBatchNormV3, .type_attr = "T", .types = F32, .type_attr2 = "U", .types2 = F32,
-     .init = bn_init, .compute = bn_compute, .free_state = free},
-    {.op = TFC_OP_FusedBatchNormGrad, .type_attr = "T", .types = F32, .init = bn_init, .compute = bn_grad_compute,
-     .free_state = free},
+     .compute = bn_compute},
+    {.op = TFC_OP_FusedBatchNormGrad, .type_attr = "T", .types = F32, .compute = bn_grad_compute},
     {.op = TFC_OP_FusedBatchNormGradV2, .type_attr = "T", .types = F32, .type_attr2 = "U", .types2 = F32,
-     .init = bn_init, .compute = bn_grad_compute, .free_state = free},
+     .compute = bn_grad_compute},
     {.op = TFC_OP_FusedBatchNormGradV3, .type_attr = "T", .types = F32, .type_attr2 = "U", .types2 = F32,
-     .init = bn_init, .compute = bn_grad_compute, .free_state = free},
+     .compute = bn_grad_compute},
 };
 
 int tfc_cpu_kernels_batch_norm(tfc_kernel_table *t, tfc_status *s) {
