@@ -3,13 +3,15 @@
  * (tests/fixtures/gen_batch_norm.py writes batch_norm_tf.inc): NHWC and NCHW, training with
  * exponential_avg_factor 1 and 0.25, and inference; every output but the empty reserve spaces
  * within 1e-5 relative (1e-4 for the gradient's sums); TF's error texts for bad ranks, sizes,
- * and the gradient's NCHW inference refusal (kernel checks: inputs of unknown graph shape).
+ * and the gradient's NCHW inference refusal (kernel checks: inputs of unknown graph shape);
+ * TF_AddGradients through FusedBatchNormV3 gives the same gradients.
  */
 #include <math.h>
 #include <string.h>
 
 #include "harness.h"
 #include "kernel_util.c"
+#include "tensorflow/c/c_api.h"
 
 typedef struct bn_case {
   const char *format;
@@ -147,9 +149,87 @@ static void bad_inputs_give_tensorflows_errors(void) {
   tfc_status_fini(&s);
 }
 
+static TF_Operation *const_op(TF_Graph *g, const char *name, const int64_t *dims, int nd, const float *v) {
+  int64_t n = 1;
+  for (int i = 0; i < nd; i++) n *= dims[i];
+  TF_Tensor *t = TF_AllocateTensor(TF_FLOAT, dims, nd, sizeof(float) * (size_t)n);
+  memcpy(TF_TensorData(t), v, sizeof(float) * (size_t)n);
+  TF_Status *s = TF_NewStatus();
+  TF_OperationDescription *d = TF_NewOperation(g, "Const", name);
+  TF_SetAttrTensor(d, "value", t, s);
+  TF_SetAttrType(d, "dtype", TF_FLOAT);
+  TF_Operation *op = TF_FinishOperation(d, s);
+  EXPECT_EQ(TF_GetCode(s), TF_OK);
+  TF_DeleteStatus(s);
+  TF_DeleteTensor(t);
+  return op;
+}
+
+/* TF_AddGradients through FusedBatchNormV3 (training, NHWC): loss = sum(y * dy) has dloss/dy = dy,
+ * so the gradients of x, scale and offset are TF's FusedBatchNormGradV3 outputs for that dy. */
+static void add_gradients_through_fused_batch_norm_matches_tensorflow(void) {
+  const bn_case *k = &bn_cases[0];
+  EXPECT_TRUE(k->is_training && k->factor == 1.0f && k->format[1] == 'H');
+  TF_Graph *g = TF_NewGraph();
+  TF_Status *s = TF_NewStatus();
+  int64_t c4 = C;
+  TF_Operation *x = const_op(g, "x", bn_x_dims, 4, bn_x), *sc = const_op(g, "scale", &c4, 1, bn_scale),
+               *of = const_op(g, "offset", &c4, 1, bn_offset), *mean = const_op(g, "mean", &c4, 1, bn_mean),
+               *var = const_op(g, "var", &c4, 1, bn_var), *dy = const_op(g, "dy", bn_x_dims, 4, bn_dy);
+  TF_OperationDescription *d = TF_NewOperation(g, "FusedBatchNormV3", "bn");
+  TF_Operation *ins[5] = {x, sc, of, mean, var};
+  for (int i = 0; i < 5; i++) TF_AddInput(d, (TF_Output){ins[i], 0});
+  TF_SetAttrFloat(d, "epsilon", 0.001f);
+  TF_Operation *bn = TF_FinishOperation(d, s);
+  EXPECT_EQ(TF_GetCode(s), TF_OK);
+  d = TF_NewOperation(g, "Mul", "weighted");
+  TF_AddInput(d, (TF_Output){bn, 0});
+  TF_AddInput(d, (TF_Output){dy, 0});
+  TF_Operation *w = TF_FinishOperation(d, s);
+  int32_t axes[4] = {0, 1, 2, 3};
+  int64_t d4 = 4;
+  TF_Tensor *at = TF_AllocateTensor(TF_INT32, &d4, 1, sizeof axes);
+  memcpy(TF_TensorData(at), axes, sizeof axes);
+  d = TF_NewOperation(g, "Const", "axes");
+  TF_SetAttrTensor(d, "value", at, s);
+  TF_SetAttrType(d, "dtype", TF_INT32);
+  TF_Operation *ax = TF_FinishOperation(d, s);
+  TF_DeleteTensor(at);
+  d = TF_NewOperation(g, "Sum", "loss");
+  TF_AddInput(d, (TF_Output){w, 0});
+  TF_AddInput(d, (TF_Output){ax, 0});
+  TF_Operation *loss = TF_FinishOperation(d, s);
+  EXPECT_EQ(TF_GetCode(s), TF_OK);
+  TF_Output y = {loss, 0}, xs[3] = {{x, 0}, {sc, 0}, {of, 0}}, grads[3];
+  TF_AddGradients(g, &y, 1, xs, 3, NULL, s, grads);
+  if (TF_GetCode(s) != TF_OK) tfc_test_fail(__FILE__, __LINE__, "TF_AddGradients: %s", TF_Message(s));
+  EXPECT_STREQ(TF_OperationOpType(grads[0].oper), "FusedBatchNormGradV3");
+  TF_SessionOptions *so = TF_NewSessionOptions();
+  TF_Session *sess = TF_NewSession(g, so, s);
+  TF_Tensor *out[3] = {0};
+  TF_SessionRun(sess, NULL, NULL, NULL, 0, grads, out, 3, NULL, 0, NULL, s);
+  if (TF_GetCode(s) != TF_OK) tfc_test_fail(__FILE__, __LINE__, "run: %s", TF_Message(s));
+  const float *want[3] = {k->dx, k->dscale, k->doffset};
+  int64_t n[3] = {N_X, C, C};
+  for (int i = 0; i < 3; i++) {
+    const float *got = TF_TensorData(out[i]);
+    for (int64_t j = 0; j < n[i]; j++)
+      if (!(fabs((double)got[j] - want[i][j]) <= 1e-4 * fmax(1.0, fabs(want[i][j]))))
+        tfc_test_fail(__FILE__, __LINE__, "grad %d[%lld] = %.9g, TensorFlow %.9g", i, (long long)j, got[j],
+                      want[i][j]);
+    TF_DeleteTensor(out[i]);
+  }
+  TF_CloseSession(sess, s);
+  TF_DeleteSession(sess, s);
+  TF_DeleteSessionOptions(so);
+  TF_DeleteStatus(s);
+  TF_DeleteGraph(g);
+}
+
 static const tfc_test tests[] = {
     TFC_TEST(forward_and_gradient_match_tensorflow),
     TFC_TEST(bad_inputs_give_tensorflows_errors),
+    TFC_TEST(add_gradients_through_fused_batch_norm_matches_tensorflow),
     {0},
 };
 
