@@ -1,8 +1,8 @@
 /*
  * function — the C API over a graph's function library (graph/function.h): TF_Function
- * handles holding a FunctionDef, their attrs, copying them into graphs and listing a graph's
- * functions, and building one from part of a graph (TF_GraphToFunction,
- * proto/graph_to_function.h).
+ * handles holding a FunctionDef, their attrs and text (TF_FunctionDebugString), copying them
+ * into graphs and listing a graph's functions, and building one from part of a graph
+ * (TF_GraphToFunction, proto/graph_to_function.h).
  *
  * A TF_Function owns its name and its canonical FunctionDef bytes (proto/function_codec.h);
  * graphs hold their own copies, so deleting a handle never affects a graph.
@@ -12,6 +12,7 @@
 
 #include "capi/capi_internal.h"
 #include "proto/function_codec.h"
+#include "tensorflow/c/c_api_experimental.h"
 #include "proto/graph_to_function.h"
 
 struct TF_Function {
@@ -69,6 +70,21 @@ TFC_EXPORT void TF_DeleteFunction(TF_Function *func) {
 }
 
 TFC_EXPORT const char *TF_FunctionName(TF_Function *func) { return func->name; }
+
+/* TF's text of the FunctionDef (proto/function_text.c), malloc'd and NUL-terminated; NULL with
+ * *len 0 only when out of memory (a handle always holds a valid FunctionDef). */
+TFC_EXPORT const char *TF_FunctionDebugString(TF_Function *func, size_t *len) {
+  tfc_strbuf b;
+  tfc_strbuf_init(&b);
+  tfc_status s;
+  tfc_status_init(&s);
+  char *out = NULL;
+  if (tfc_functiondef_debug_string(func->def, func->len, &b, &s) == TFC_OK) out = tfc_strbuf_take(&b);
+  if (len) *len = out ? strlen(out) : 0;
+  tfc_strbuf_fini(&b);
+  tfc_status_fini(&s);
+  return out;
+}
 
 TFC_EXPORT void TF_FunctionToFunctionDef(TF_Function *func, TF_Buffer *output_func_def, TF_Status *status) {
   tfc_status *s = tfc_capi_status(status);

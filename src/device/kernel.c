@@ -53,9 +53,12 @@ static void describe_mask(tfc_strbuf *b, const char *attr, uint32_t mask) {
 
 const tfc_kernel_def *tfc_kernel_find(const tfc_kernel_table *t, const tfc_node *n, tfc_status *s) {
   int any = 0;
+  /* A node naming a library function (its op def's id is TFC_OP_COUNT: graph/function.h) is a
+   * call, placed as PartitionedCall is and lowered before it runs. */
+  int op_id = n->op->id == TFC_OP_COUNT ? TFC_OP_PartitionedCall : n->op->id;
   for (int i = 0; i < t->n_defs; i++) {
     const tfc_kernel_def *d = &t->defs[i];
-    if (d->op != n->op->id) continue;
+    if (d->op != op_id) continue;
     any = 1;
     if (type_ok(n, d->type_attr, d->types) && type_ok(n, d->type_attr2, d->types2)) return d;
   }

@@ -1,7 +1,7 @@
 /*
  * grad_nn — gradient builders of the neural-network family: BiasAdd, the activations (through
  * TF's fused *Grad ops), softmax and log-softmax, the two softmax cross-entropy losses and
- * L2Loss. Rows name ops by string, so they become active as the ops land in ops_nn.def.
+ * L2Loss, FusedBatchNorm*. Rows name ops by string, so they become active as the ops land in ops_nn.def.
  *
  * Math, argument order of the fused gradient ops and node names follow TF's nn_grad.py.
  */
@@ -129,12 +129,48 @@ static int l2_loss_grad(tfc_grad_ctx *c) {
   return c->s->code;
 }
 
+/* FusedBatchNorm / V2 / V3 (nn_grad.py): the matching FusedBatchNormGrad* on dy, x and scale
+ * with, when training, the forward's reserve spaces (V3: all three), else its mean and
+ * variance inputs; gradients for x, scale and offset only. TF's Python transposes NCHW
+ * inference to NHWC first; here that case is UNIMPLEMENTED. */
+static int fused_batch_norm_grad(tfc_grad_ctx *c) {
+  const char *fwd = c->op->op->name;
+  int v3 = strcmp(fwd, "FusedBatchNormV3") == 0, v2 = strcmp(fwd, "FusedBatchNormV2") == 0;
+  const char *gname = v3 ? "FusedBatchNormGradV3" : v2 ? "FusedBatchNormGradV2" : "FusedBatchNormGrad";
+  int training = 1;
+  tfc_node_attr_bool(c->op, "is_training", &training);
+  const tfc_attr_value *df = tfc_node_attr(c->op, "data_format");
+  if (!training && df && df->kind == TFC_ATTR_STRING && df->u.s.data[1] == 'C')
+    return tfc_status_set(c->s, TFC_UNIMPLEMENTED,
+                          "Gradient of %s '%s' with is_training=false and data_format %s is not implemented", fwd,
+                          c->op->name, df->u.s.data);
+  tfc_grad_attr a[3];
+  int n = 0;
+  copy_attr(c, gname, "epsilon", a, &n);
+  copy_attr(c, gname, "data_format", a, &n);
+  copy_attr(c, gname, "is_training", a, &n);
+  tfc_endpoint dy = c->dy[0].node ? c->dy[0] : tfc_grad_unary(c, "ZerosLike", NULL, tfc_grad_out(c, 0));
+  tfc_endpoint ins[6] = {dy, tfc_grad_in(c, 0), tfc_grad_in(c, 1),
+                         training ? tfc_grad_out(c, 3) : tfc_grad_in(c, 3),
+                         training ? tfc_grad_out(c, 4) : tfc_grad_in(c, 4), tfc_grad_out(c, 5)};
+  if (!tfc_grad_ok(c)) {
+    for (int i = 0; i < n; i++) tfc_attr_value_fini(&a[i].v);
+    return c->s->code;
+  }
+  tfc_node *g = tfc_grad_node(c, gname, NULL, ins, v3 ? 6 : 5, -1, 0, a, n, NULL); /* frees a */
+  if (!g) return c->s->code;
+  for (int i = 0; i < 3; i++) c->dx[i] = (tfc_endpoint){g, i};
+  return TFC_OK;
+}
+
 const tfc_grad_entry tfc_grad_nn_entries[] = {
     {"BiasAdd", bias_add_grad}, {"BiasAddV1", bias_add_grad}, {"Relu", relu_grad}, {"Relu6", relu6_grad},
     {"Elu", elu_grad}, {"Selu", selu_grad}, {"LeakyRelu", leaky_relu_grad}, {"Softplus", softplus_grad},
     {"Softsign", softsign_grad}, {"Softmax", softmax_grad}, {"LogSoftmax", log_softmax_grad},
     {"SoftmaxCrossEntropyWithLogits", softmax_xent_grad},
     {"SparseSoftmaxCrossEntropyWithLogits", sparse_softmax_xent_grad}, {"L2Loss", l2_loss_grad},
+    {"FusedBatchNorm", fused_batch_norm_grad}, {"FusedBatchNormV2", fused_batch_norm_grad},
+    {"FusedBatchNormV3", fused_batch_norm_grad},
     /* Not differentiable, as in TF. */
     {"InTopK", NULL}, {"InTopKV2", NULL},
     {NULL, NULL}};

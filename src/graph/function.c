@@ -26,6 +26,16 @@ const tfc_function *tfc_funclib_find(const tfc_funclib *lib, const char *name) {
   return NULL;
 }
 
+const tfc_opdef *tfc_funclib_opdef(tfc_funclib *lib, const char *name, tfc_status *s) {
+  for (int i = 0; i < lib->n_funcs; i++) {
+    tfc_function *f = &lib->funcs[i];
+    if (strcmp(f->name, name) != 0) continue;
+    if (!f->opdef) f->opdef = tfc_function_opdef_new(f->def, f->len, s);
+    return f->opdef;
+  }
+  return NULL;
+}
+
 const char *tfc_funclib_grad(const tfc_funclib *lib, const char *func) {
   for (int i = 0; i < lib->n_grads; i++)
     if (strcmp(lib->grads[i].func, func) == 0) return lib->grads[i].grad;
@@ -52,7 +62,7 @@ int tfc_funclib_add(tfc_funclib *lib, const char *name, const void *def, size_t 
     lib->funcs = f;
     lib->cap_funcs = cap;
   }
-  tfc_function f = {strdup(name), malloc(len ? len : 1), len};
+  tfc_function f = {strdup(name), malloc(len ? len : 1), len, NULL};
   if (!f.name || !f.def) {
     free(f.name);
     free(f.def);
@@ -99,6 +109,7 @@ void tfc_funclib_rollback(tfc_funclib *lib, tfc_funclib_mark m) {
     tfc_function *f = &lib->funcs[--lib->n_funcs];
     free(f->name);
     free(f->def);
+    tfc_function_opdef_free(f->opdef);
   }
   while (lib->n_grads > m.n_grads) {
     tfc_function_grad *g = &lib->grads[--lib->n_grads];

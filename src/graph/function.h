@@ -12,7 +12,11 @@
  * is INVALID_ARGUMENT; the same definition again is a no-op. A gradient link to a function that
  * already has a different gradient is INVALID_ARGUMENT; the same link again is a no-op.
  *
- * Ownership: the library owns copies of every name and byte string it is given.
+ * A node may name a function as its op (TF's library is an op registry over the ops):
+ * tfc_funclib_opdef gives the function's signature as an op def for it.
+ *
+ * Ownership: the library owns copies of every name and byte string it is given, and the op
+ * defs it makes.
  * Thread-safety: none of its own; a graph's library is guarded by the graph lock.
  */
 #ifndef TFC_GRAPH_FUNCTION_H
@@ -22,10 +26,13 @@
 
 #include "base/status.h"
 
+struct tfc_opdef;
+
 typedef struct tfc_function {
   char *name;
   unsigned char *def; /* canonical FunctionDef bytes */
   size_t len;
+  struct tfc_opdef *opdef; /* its signature as an op def, made when a node first names it; NULL before */
 } tfc_function;
 
 typedef struct tfc_function_grad {
@@ -60,6 +67,15 @@ int tfc_funclib_add(tfc_funclib *lib, const char *name, const void *def, size_t 
 /* Links func -> grad. INVALID_ARGUMENT "Cannot assign gradient function '<g>' to '<f>' because
  * it already has gradient function '<h>'" when a different link exists. */
 int tfc_funclib_add_grad(tfc_funclib *lib, const char *func, const char *grad, tfc_status *s);
+
+/* The op def of function `name` (its signature; see proto/function_opdef.c), made on first use
+ * and kept with the function: borrowed, valid while the function stays in the library. NULL
+ * without status when there is no such function; NULL with status when its signature is bad. */
+const struct tfc_opdef *tfc_funclib_opdef(tfc_funclib *lib, const char *name, tfc_status *s);
+/* proto/function_opdef.c: a new op def from FunctionDef bytes (NULL with status on error), and
+ * its release (NULL is a no-op). */
+struct tfc_opdef *tfc_function_opdef_new(const void *def, size_t len, tfc_status *s);
+void tfc_function_opdef_free(struct tfc_opdef *op);
 
 tfc_funclib_mark tfc_funclib_get_mark(const tfc_funclib *lib);
 /* Drops everything added after the mark. */

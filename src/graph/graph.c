@@ -458,7 +458,17 @@ static int type_conflict(tfc_node_desc *d, tfc_status *s) {
   return s->code;
 }
 
+/* An imported node's input whose type is not the one its attrs give: TF's importer makes the
+ * node from its NodeDef, then finds the edge's types differ (graph_constructor MakeEdge's
+ * text; flat is the input's index in NodeDef.input). */
+static int import_edge_err(tfc_node_desc *d, tfc_status *s, int flat, tfc_endpoint e, int want) {
+  d->tf_made = 1;
+  return tfc_status_set(s, TFC_INVALID_ARGUMENT, "Input %d of node %s was passed %s from %s:%d incompatible with expected %s.",
+                        flat, d->name, tfc_dtype_name(endpoint_type(e)), e.node->name, e.index, tfc_dtype_name(want));
+}
+
 static int infer_from_inputs(tfc_node_desc *d, const tfc_opdef *op, tfc_status *s) {
+  int flat0 = 0; /* NodeDef.input index of the group's first input */
   if (d->n_groups != op->n_inputs)
     return node_err(s, d, op, "Expected %d inputs but got %d", op->n_inputs, d->n_groups);
   for (int i = 0; i < op->n_inputs; i++) {
@@ -497,13 +507,18 @@ static int infer_from_inputs(tfc_node_desc *d, const tfc_opdef *op, tfc_status *
     }
     if (a->type_attr) {
       for (int j = 0; j < g->n; j++) {
-        tfc_attr_value v = tfc_attr_type(tfc_dtype_base(endpoint_type(g->eps[j])));
+        int t = tfc_dtype_base(endpoint_type(g->eps[j]));
+        const tfc_attr_value *set = tfc_attrs_find(d->attrs, d->n_attrs, a->type_attr);
+        if (d->importing && set && set->kind == TFC_ATTR_TYPE && set->u.type != t)
+          return import_edge_err(d, s, flat0 + j, g->eps[j], set->u.type);
+        tfc_attr_value v = tfc_attr_type(t);
         if (infer_attr(d, op, a->type_attr, &v, s)) return type_conflict(d, s);
       }
     }
     if (a->type) {
       for (int j = 0; j < g->n; j++) {
         int t = tfc_dtype_base(endpoint_type(g->eps[j]));
+        if (t != a->type && d->importing) return import_edge_err(d, s, flat0 + j, g->eps[j], a->type);
         if (t != a->type) {
           char x[64], y[64];
           d->tf_made = d->importing;
@@ -512,6 +527,7 @@ static int infer_from_inputs(tfc_node_desc *d, const tfc_opdef *op, tfc_status *
         }
       }
     }
+    flat0 += g->n;
   }
   return TFC_OK;
 }
@@ -728,6 +744,10 @@ static int run_shape_fn(tfc_node *n, tfc_status *s) {
 static tfc_node *build(tfc_node_desc *d, tfc_status *s) {
   if (tfc_status_move(s, &d->err) != TFC_OK) return NULL;
   const tfc_opdef *op = tfc_op_lookup(d->op_type);
+  if (!op) { /* a node may name a library function (graph/function.h) */
+    op = tfc_funclib_opdef(&d->g->library, d->op_type, s);
+    if (!op && !tfc_status_ok(s)) return NULL;
+  }
   if (!op) {
     char host[256] = "localhost";
     gethostname(host, sizeof host - 1);

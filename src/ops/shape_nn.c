@@ -154,3 +154,49 @@ int tfc_shape_in_top_k(tfc_shape_ctx *c) {
   c->output_shapes[0] = tfc_shape_vector(batch);
   return TFC_OK;
 }
+
+/* FusedBatchNorm*: x is rank 4 (rank 5 for NDHWC / NCDHW); the per-channel vector inputs
+ * (inputs first_vec .. first_vec + n_vec - 1) are rank 1 and agree with x's channel dim. */
+static int batch_norm_x(tfc_shape_ctx *c, int x_in, int first_vec, int n_vec, tfc_shape *x, int64_t *chans) {
+  const tfc_attr_value *v = tfc_shape_ctx_attr(c, "data_format");
+  const char *fmt = v && v->kind == TFC_ATTR_STRING ? v->u.s.data : "NHWC";
+  int rank = strlen(fmt) == 5 ? 5 : 4;
+  *x = c->input_shapes[x_in];
+  TFC_TRY(with_rank(c, x, rank));
+  if (x->rank < 0) {
+    x->rank = rank;
+    for (int i = 0; i < rank; i++) x->dims[i] = -1;
+  }
+  int ch = fmt[1] == 'C' ? 1 : rank - 1;
+  for (int k = first_vec; k < first_vec + n_vec; k++) {
+    const tfc_shape *s = &c->input_shapes[k];
+    TFC_TRY(with_rank(c, s, 1));
+    TFC_TRY(merge_dim(c, x->dims[ch], s->rank == 1 ? s->dims[0] : -1, &x->dims[ch]));
+  }
+  *chans = x->dims[ch];
+  return TFC_OK;
+}
+
+int tfc_shape_fused_batch_norm(tfc_shape_ctx *c) {
+  tfc_shape x;
+  int64_t chans;
+  int training = tfc_shape_ctx_attr_bool(c, "is_training", 1);
+  TFC_TRY(batch_norm_x(c, 0, 1, training ? 2 : 4, &x, &chans));
+  c->output_shapes[0] = x;
+  for (int k = 1; k < 5; k++) c->output_shapes[k] = tfc_shape_vector(chans);
+  if (c->n_outputs > 5) c->output_shapes[5] = tfc_shape_unknown();
+  return TFC_OK;
+}
+
+int tfc_shape_fused_batch_norm_grad(tfc_shape_ctx *c) {
+  tfc_shape x, dy;
+  int64_t chans, dy_chans;
+  TFC_TRY(batch_norm_x(c, 1, 2, 3, &x, &chans));
+  TFC_TRY(batch_norm_x(c, 0, 0, 0, &dy, &dy_chans));
+  TFC_TRY(merge_shapes(c, &dy, &x, &x, 0));
+  TFC_TRY(merge_dim(c, chans, dy_chans, &chans));
+  c->output_shapes[0] = x;
+  c->output_shapes[1] = c->output_shapes[2] = tfc_shape_vector(chans);
+  c->output_shapes[3] = c->output_shapes[4] = tfc_shape_vector(0);
+  return TFC_OK;
+}

@@ -16,6 +16,7 @@
 #include <stddef.h>
 
 #include "base/status.h"
+#include "base/strbuf.h"
 #include "graph/function.h"
 #include "tensorflow/function.pb-c.h"
 
@@ -42,5 +43,9 @@ int tfc_funclib_import(tfc_funclib *lib, const Tensorflow__FunctionDefLibrary *f
 /* Serializes lib as FunctionDefLibrary bytes (function 1, gradient 2); *out_len 0 and *out
  * NULL for an empty library. */
 int tfc_funclib_export(const tfc_funclib *lib, void **out, size_t *out_len, tfc_status *s);
+
+/* Appends TF's text of the FunctionDef in (def, len) (TF_FunctionDebugString; see
+ * function_text.c). INVALID_ARGUMENT when the bytes do not parse. */
+int tfc_functiondef_debug_string(const void *def, size_t len, tfc_strbuf *out, tfc_status *s);
 
 #endif

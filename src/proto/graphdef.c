@@ -420,7 +420,7 @@ static int build_node(importer *im, int i, tfc_status *s) {
   def_node *dn = &im->nodes[i];
   const Tensorflow__NodeDef *nd = dn->nd;
   const tfc_import_options *o = im->opts;
-  if (!tfc_op_lookup(nd->op)) return op_not_registered(nd->op, nd->name, s);
+  if (!tfc_op_lookup(nd->op) && !tfc_funclib_find(&im->g->library, nd->op)) return op_not_registered(nd->op, nd->name, s);
   tfc_node_desc *d = tfc_node_desc_new(im->g, nd->op, dn->final_name);
   if (!d) return TFC_OOM(s);
   tfc_node_desc_set_importing(d);

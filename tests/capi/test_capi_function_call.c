@@ -3,7 +3,8 @@
  * PartitionedCall / StatefulPartitionedCall nodes call library functions, nested calls and a
  * variable inside a function included, give TF's outputs (fn_call_expected.txt) within 1e-5;
  * If and While nodes (tf.cond, tf.while_loop under control flow v2) too;
- * a call of an unknown function or with the wrong argument count fails naming the node.
+ * a call of an unknown function or with the wrong argument count fails naming the node; a node
+ * whose op is a function copied into the graph runs.
  */
 #include <math.h>
 #include <string.h>
@@ -302,6 +303,58 @@ static void call_with_wrong_argument_count_names_the_node(void) {
   EXPECT_TRUE(strstr(msg, "takes 1 arguments, but the call gives 2") != NULL);
 }
 
+/* A node whose op is a library function, made with the C API as TF allows after
+ * TF_GraphCopyFunction: MySquare(x) = x * x from TF_GraphToFunction, called by name. Its op type is
+ * the function's name; it runs (lowered) and gives x * x. */
+static void node_naming_a_copied_function_runs(void) {
+  TF_Status *s = TF_NewStatus();
+  TF_Graph *body = TF_NewGraph();
+  TF_OperationDescription *d = TF_NewOperation(body, "Placeholder", "x");
+  TF_SetAttrType(d, "dtype", TF_FLOAT);
+  TF_Operation *x = TF_FinishOperation(d, s);
+  OK(s);
+  d = TF_NewOperation(body, "Mul", "sq");
+  TF_AddInput(d, (TF_Output){x, 0});
+  TF_AddInput(d, (TF_Output){x, 0});
+  TF_Operation *sq = TF_FinishOperation(d, s);
+  OK(s);
+  TF_Output in = {x, 0}, res = {sq, 0};
+  TF_Function *fn = TF_GraphToFunction(body, "MySquare", 0, -1, NULL, 1, &in, 1, &res, NULL, NULL, NULL, s);
+  OK(s);
+  TF_Graph *g = TF_NewGraph();
+  TF_GraphCopyFunction(g, fn, NULL, s);
+  OK(s);
+  d = TF_NewOperation(g, "Placeholder", "a");
+  TF_SetAttrType(d, "dtype", TF_FLOAT);
+  TF_Operation *a = TF_FinishOperation(d, s);
+  OK(s);
+  d = TF_NewOperation(g, "MySquare", "call");
+  TF_AddInput(d, (TF_Output){a, 0});
+  TF_Operation *call = TF_FinishOperation(d, s);
+  OK(s);
+  EXPECT_STREQ(TF_OperationOpType(call), "MySquare");
+  EXPECT_EQ(TF_OperationNumOutputs(call), 1);
+  EXPECT_EQ((int)TF_OperationOutputType((TF_Output){call, 0}), TF_FLOAT);
+  TF_SessionOptions *so = TF_NewSessionOptions();
+  TF_Session *sess = TF_NewSession(g, so, s);
+  OK(s);
+  int64_t dims[1] = {6};
+  TF_Tensor *av = f32_tensor(X, dims, 1, 6), *outv = NULL;
+  TF_Output feed = {a, 0}, fetch = {call, 0};
+  TF_SessionRun(sess, NULL, &feed, &av, 1, &fetch, &outv, 1, NULL, 0, NULL, s);
+  OK(s);
+  const float *got = TF_TensorData(outv);
+  for (int i = 0; i < 6; i++) EXPECT_NEAR(got[i], X[i] * X[i], 0);
+  TF_DeleteTensor(outv);
+  TF_DeleteTensor(av);
+  close_session(sess);
+  TF_DeleteSessionOptions(so);
+  TF_DeleteFunction(fn);
+  TF_DeleteGraph(g);
+  TF_DeleteGraph(body);
+  TF_DeleteStatus(s);
+}
+
 static const tfc_test tests[] = {
     TFC_TEST(nested_partitioned_calls_give_tfs_outputs),
     TFC_TEST(stateful_call_updates_the_callers_variable),
@@ -310,6 +363,7 @@ static const tfc_test tests[] = {
     TFC_TEST(if_cond_truthiness_matches_tf),
     TFC_TEST(call_of_unknown_function_names_the_node),
     TFC_TEST(call_with_wrong_argument_count_names_the_node),
+    TFC_TEST(node_naming_a_copied_function_runs),
     {0},
 };
 TFC_TEST_MAIN(tests)

@@ -631,6 +631,109 @@ static void gpu_tables_have_one_row_per_node(void) {
 #endif
 }
 
+/* The control-flow ops' GPU rows: the CPU kernels (pointer forwarding), for TF's device dtypes
+ * with Switch's pred and Merge's value_index in host memory, and for int32 / string / resource /
+ * variant with every argument in host memory; LoopCond wholly in host memory. */
+static void control_flow_rows_forward_with_pred_and_value_index_in_host_memory(void) {
+  tfc_status s;
+  tfc_status_init(&s);
+  tfc_kernel_table t;
+  tfc_kernel_table_init(&t, "GPU");
+  EXPECT_EQ(tfc_gpu_kernels_host(&t, &s), TFC_OK);
+  int ops[] = {TFC_OP_Switch, TFC_OP_RefSwitch, TFC_OP_Merge, TFC_OP_RefMerge, TFC_OP_Enter, TFC_OP_RefEnter,
+               TFC_OP_Exit, TFC_OP_RefExit, TFC_OP_NextIteration, TFC_OP_RefNextIteration};
+  for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
+    int n;
+    rows_of(&t, ops[i], &n);
+    EXPECT_EQ(n, 2);
+    const tfc_kernel_def *dev = nth_row(&t, ops[i], 0), *host = nth_row(&t, ops[i], 1);
+    EXPECT_STREQ(dev->type_attr, "T");
+    EXPECT_TRUE((dev->types & TFC_T(TFC_DT_FLOAT)) && (dev->types & TFC_T(TFC_DT_BOOL)) &&
+                (dev->types & TFC_T(TFC_DT_INT64)) && !(dev->types & TFC_T(TFC_DT_INT32)));
+    int sw = ops[i] == TFC_OP_Switch || ops[i] == TFC_OP_RefSwitch;
+    int mg = ops[i] == TFC_OP_Merge || ops[i] == TFC_OP_RefMerge;
+    EXPECT_EQ(dev->host_memory_in, sw ? TFC_HOST(1) : 0u);
+    EXPECT_EQ(dev->host_memory_out, mg ? TFC_HOST(1) : 0u);
+    EXPECT_TRUE(dev->compute == cpu_row(ops[i])->compute);
+    EXPECT_EQ(host->types, TFC_T(TFC_DT_INT32) | TFC_T(TFC_DT_STRING) | TFC_T(TFC_DT_RESOURCE) | TFC_T(TFC_DT_VARIANT));
+    EXPECT_EQ(host->host_memory_in, TFC_HOST_ALL);
+    EXPECT_EQ(host->host_memory_out, TFC_HOST_ALL);
+    EXPECT_TRUE(host->compute == cpu_row(ops[i])->compute);
+  }
+  int n;
+  const tfc_kernel_def *k = rows_of(&t, TFC_OP_LoopCond, &n);
+  EXPECT_EQ(n, 1);
+  EXPECT_EQ(k->host_memory_in, TFC_HOST_ALL);
+  EXPECT_EQ(k->host_memory_out, TFC_HOST_ALL);
+  k = rows_of(&t, TFC_OP_ControlTrigger, &n);
+  EXPECT_EQ(n, 1);
+  EXPECT_TRUE(k->compute == cpu_row(TFC_OP_ControlTrigger)->compute);
+  tfc_kernel_table_fini(&t);
+}
+
+/* A while loop (TF_NewWhile: i = 0; while i < 5: i += 1) and a cond on a float constant, with no
+ * device requests, on one fake GPU: every node lands on GPU:0 (the int32 loop in host memory, the
+ * float Switch/Merge in device memory with pred and value_index on the host), and an Assert on
+ * GPU:0 checks the loop's result and the Merge's value_index (a wrong expectation fails it, so
+ * the check is real). */
+static void control_flow_runs_on_gpu0(void) {
+  for (int expect_trips = 5; expect_trips >= 4; expect_trips--) {
+    install(1);
+    TF_Graph *g = TF_NewGraph();
+    TF_Status *s = TF_NewStatus();
+    TF_Operation *zero = i32s(g, "zero", 0);
+    TF_Output init = {zero, 0};
+    TF_WhileParams w = TF_NewWhile(g, &init, 1, s);
+    EXPECT_EQ(TF_GetCode(s), TF_OK);
+    TF_Operation *five = i32s(w.cond_graph, "five", 5);
+    TF_Operation *less = NODE(w.cond_graph, "Less", "less", NULL, w.cond_inputs[0].oper, five);
+    w.cond_output = (TF_Output){less, 0};
+    TF_Operation *one = i32s(w.body_graph, "one", 1);
+    TF_Operation *add = NODE(w.body_graph, "Add", "add", NULL, w.body_inputs[0].oper, one);
+    w.body_outputs[0] = (TF_Output){add, 0};
+    w.name = "loop";
+    TF_Output trips;
+    TF_FinishWhile(&w, s, &trips);
+    EXPECT_EQ(TF_GetCode(s), TF_OK);
+    TF_Operation *want = i32s(g, "want", expect_trips);
+    TF_Operation *ok = NODE(g, "Equal", "ok", NULL, trips.oper, want);
+    TF_Operation *f = f32c(g, "f", NULL, (int64_t[]){2}, 1, (float[]){1.5f, -2});
+    TF_Operation *sw = NODE(g, "Switch", "sw", NULL, f, ok);
+    TF_OperationDescription *d = TF_NewOperation(g, "Merge", "m");
+    TF_AddInputList(d, (TF_Output[]){{sw, 0}, {sw, 1}}, 2);
+    TF_Operation *m = finish(d);
+    TF_Operation *one_i = i32s(g, "one_i", 1);
+    d = TF_NewOperation(g, "Equal", "took_true");
+    TF_AddInput(d, (TF_Output){m, 1});
+    TF_AddInput(d, (TF_Output){one_i, 0});
+    TF_Operation *took = finish(d);
+    d = TF_NewOperation(g, "Assert", "check");
+    TF_AddInput(d, (TF_Output){took, 0});
+    TF_AddInputList(d, (TF_Output[]){trips}, 1);
+    TF_Operation *check = finish(d);
+    TF_Session *sess = session(g);
+    const TF_Operation *target = check;
+    TF_SessionRun(sess, NULL, NULL, NULL, 0, NULL, NULL, 0, &target, 1, NULL, s);
+    if (expect_trips == 5) {
+      EXPECT_EQ(TF_GetCode(s), TF_OK);
+    } else {
+      EXPECT_EQ(TF_GetCode(s), TF_INVALID_ARGUMENT);
+      EXPECT_CONTAINS(TF_Message(s), "assertion failed: [5]");
+    }
+    const char *names[] = {"loop/Enter", "loop/Merge", "loop/LoopCond", "loop/Switch", "loop/NextIteration",
+                           "loop/Exit", "sw", "m", "check"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+      TF_Operation *op = TF_GraphOperationByName(g, names[i]);
+      if (!op) tfc_test_fail(__FILE__, __LINE__, "no node %s", names[i]);
+      if (strcmp(placed(sess, op), LH "GPU:0"))
+        tfc_test_fail(__FILE__, __LINE__, "%s placed on %s", names[i], placed(sess, op));
+    }
+    close_session(sess);
+    TF_DeleteStatus(s);
+    TF_DeleteGraph(g);
+  }
+}
+
 static const tfc_test tests[] = {
     TFC_TEST(int32_shape_math_runs_on_gpu0_in_host_memory),
     TFC_TEST(int32_beside_float_on_gpu0_crosses_in_host_memory),
@@ -643,6 +746,8 @@ static const tfc_test tests[] = {
     TFC_TEST(host_rows_yield_to_rows_already_in_the_table),
     TFC_TEST(rows_overlap_when_every_shared_attr_shares_a_dtype),
     TFC_TEST(gpu_tables_have_one_row_per_node),
+    TFC_TEST(control_flow_rows_forward_with_pred_and_value_index_in_host_memory),
+    TFC_TEST(control_flow_runs_on_gpu0),
     {0},
 };
 

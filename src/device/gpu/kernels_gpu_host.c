@@ -19,6 +19,10 @@
  * codes and texts. Nothing here touches a device, so the rows suit every GPU platform (the
  * fake one in tests) and go into both GPU tables.
  *
+ * The control-flow ops (Switch, Merge, Enter, Exit, NextIteration, their Ref forms, LoopCond,
+ * ControlTrigger) are pointer-forwarding kernels: their CPU rows run on device tensors too,
+ * with the predicate, LoopCond and Merge's value_index in host memory as TF has them.
+ *
  * The shape-only ops (Reshape, ExpandDims, Squeeze share their input's buffer; Shape, ShapeN,
  * Size, Rank read only its dims) and IdentityN (forwards its inputs) run their CPU kernels on
  * device tensors too: for every other
@@ -49,7 +53,8 @@
 /* One TF registration: op, the dtypes of attr (NULL: none constrained, every dtype), an
  * optional second constraint TF adds (Sum's Tidx, Fill's index_type, Pad's Tpaddings), and
  * whether the row keeps the CPU row's host-memory masks instead of putting every argument in
- * host memory. */
+ * host memory; with cpu_masks, host_in / host_out add arguments TF keeps in host memory
+ * (Switch's pred, Merge's value_index). */
 typedef struct host_reg {
   int op;
   const char *attr;
@@ -57,13 +62,21 @@ typedef struct host_reg {
   const char *attr2;
   uint32_t types2;
   int cpu_masks;
+  uint32_t host_in, host_out;
 } host_reg;
 
-#define T32(OP) {TFC_OP_##OP, "T", I32, NULL, 0, 0}
+#define T32(OP) {TFC_OP_##OP, "T", I32, NULL, 0, 0, 0, 0}
 /* Reductions: TF registers only the int32 reduction_indices form. */
-#define RED32(OP) {TFC_OP_##OP, "T", I32, "Tidx", I32, 0}
+#define RED32(OP) {TFC_OP_##OP, "T", I32, "Tidx", I32, 0, 0, 0}
 /* A shape-only op on device data: the CPU row's masks (shape_ops.cc, reshape_op.cc). */
-#define SHAPE_ONLY(OP) {TFC_OP_##OP, "T", NUM_NO_I32, NULL, 0, 1}
+#define SHAPE_ONLY(OP) {TFC_OP_##OP, "T", NUM_NO_I32, NULL, 0, 1, 0, 0}
+/* Control flow (control_flow_ops.cc): the kernels only forward tensors (the executor gives
+ * them their meaning), so the CPU kernels run on device tensors untouched; TF keeps the
+ * predicate, LoopCond and Merge's value_index in host memory, and int32, string, resource and
+ * variant data wholly in host memory. */
+#define CF_HOST_TYPES (I32 | TFC_T(TFC_DT_STRING) | TFC_T(TFC_DT_RESOURCE) | TFC_T(TFC_DT_VARIANT))
+#define CF_ROWS(OP, HOST_IN, HOST_OUT)                                                                             \
+  {TFC_OP_##OP, "T", NUM_NO_I32, NULL, 0, 1, HOST_IN, HOST_OUT}, {TFC_OP_##OP, "T", CF_HOST_TYPES, NULL, 0, 0, 0, 0}
 
 /* TF 1.15's DEVICE_GPU registrations whose arguments are all HostMemory, for the ops tfc has a
  * CPU kernel for. Ops TF registers on the GPU with int32 in device memory (Cast, Tile,
@@ -114,27 +127,40 @@ static const host_reg regs[] = {
     SHAPE_ONLY(Size),
     SHAPE_ONLY(Rank),
     /* identity_n_op.cc: every dtype, data wherever it is (the CPU kernel forwards its inputs) */
-    {TFC_OP_IdentityN, NULL, 0, NULL, 0, 1},
+    {TFC_OP_IdentityN, NULL, 0, NULL, 0, 1, 0, 0},
     /* pack_op.cc, unpack_op.cc, concat_op.cc, constant_op.cc, slice_op.cc, strided_slice_op.cc,
      * pad_op.cc, broadcast_to_op.cc */
     T32(Pack),
     T32(Unpack),
     T32(Concat),
     T32(ConcatV2),
-    {TFC_OP_Fill, "T", I32, "index_type", I32, 0},
+    {TFC_OP_Fill, "T", I32, "index_type", I32, 0, 0, 0},
     T32(Slice),
     T32(StridedSlice),
     T32(StridedSliceGrad),
-    {TFC_OP_Pad, "T", I32, "Tpaddings", I32 | I64, 0},
-    {TFC_OP_PadV2, "T", I32, "Tpaddings", I32 | I64, 0},
+    {TFC_OP_Pad, "T", I32, "Tpaddings", I32 | I64, 0, 0, 0},
+    {TFC_OP_PadV2, "T", I32, "Tpaddings", I32 | I64, 0, 0, 0},
     T32(BroadcastTo),
     /* every dtype TF lists: sequence_ops.cc, bcast_ops.cc, transpose_op.cc, concat_op.cc,
      * logging_ops.cc */
-    {TFC_OP_Range, "Tidx", I32 | I64 | F32 | F64, NULL, 0, 0},
-    {TFC_OP_BroadcastGradientArgs, "T", I32 | I64, NULL, 0, 0},
-    {TFC_OP_InvertPermutation, "T", I32 | I64, NULL, 0, 0},
-    {TFC_OP_ConcatOffset, NULL, 0, NULL, 0, 0},
-    {TFC_OP_Assert, NULL, 0, NULL, 0, 0},
+    {TFC_OP_Range, "Tidx", I32 | I64 | F32 | F64, NULL, 0, 0, 0, 0},
+    {TFC_OP_BroadcastGradientArgs, "T", I32 | I64, NULL, 0, 0, 0, 0},
+    {TFC_OP_InvertPermutation, "T", I32 | I64, NULL, 0, 0, 0, 0},
+    {TFC_OP_ConcatOffset, NULL, 0, NULL, 0, 0, 0, 0},
+    {TFC_OP_Assert, NULL, 0, NULL, 0, 0, 0, 0},
+    /* control_flow_ops.cc */
+    CF_ROWS(Switch, TFC_HOST(1), 0),
+    CF_ROWS(RefSwitch, TFC_HOST(1), 0),
+    CF_ROWS(Merge, 0, TFC_HOST(1)),
+    CF_ROWS(RefMerge, 0, TFC_HOST(1)),
+    CF_ROWS(Enter, 0, 0),
+    CF_ROWS(RefEnter, 0, 0),
+    CF_ROWS(Exit, 0, 0),
+    CF_ROWS(RefExit, 0, 0),
+    CF_ROWS(NextIteration, 0, 0),
+    CF_ROWS(RefNextIteration, 0, 0),
+    {TFC_OP_LoopCond, NULL, 0, NULL, 0, 0, 0, 0},
+    {TFC_OP_ControlTrigger, NULL, 0, NULL, 0, 1, 0, 0},
 };
 
 /* Which of row k's two type constraints is on attr `name`: 1, 2, or 0 for neither. */
@@ -215,6 +241,9 @@ int tfc_gpu_kernels_host(tfc_kernel_table *t, tfc_status *s) {
       if (!reg->cpu_masks) {
         k.host_memory_in = TFC_HOST_ALL;
         k.host_memory_out = TFC_HOST_ALL;
+      } else {
+        k.host_memory_in |= reg->host_in;
+        k.host_memory_out |= reg->host_out;
       }
       TFC_TRY(tfc_kernel_table_add(t, &k, 1, s));
     }
