@@ -81,8 +81,13 @@ int tfc_shape_tensor_array_gather(tfc_shape_ctx *c) {
 int tfc_shape_tensor_array_scatter(tfc_shape_ctx *c) {
   TFC_TRY(handle_input(c, 0));
   TFC_TRY(with_rank(c, 1, 1));
-  if (c->input_shapes[2].rank == 0) return tfc_shape_ctx_error(c, "Shape must be at least rank 1 but is rank 0");
+  const tfc_shape *ix = &c->input_shapes[1], *v = &c->input_shapes[2];
+  if (v->rank == 0) return tfc_shape_ctx_error(c, "Shape must be at least rank 1 but is rank 0");
   TFC_TRY(with_rank(c, 3, 0));
+  /* one index per row of the value */
+  if (ix->rank == 1 && v->rank >= 1 && ix->dims[0] >= 0 && v->dims[0] >= 0 && ix->dims[0] != v->dims[0])
+    return tfc_shape_ctx_error(c, "Dimensions must be equal, but are %lld and %lld", (long long)v->dims[0],
+                               (long long)ix->dims[0]);
   c->output_shapes[0] = tfc_shape_scalar();
   return TFC_OK;
 }

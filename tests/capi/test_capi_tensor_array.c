@@ -250,6 +250,419 @@ static void stack_graph_shapes(void) {
   tg_fini(&t);
 }
 
+/* ---------------- TensorArrays ---------------- */
+
+/* A TensorArrayV3 of floats named "ta" ("ta_<id>" at run time); attrs by flag. */
+typedef struct ta_attrs {
+  int dynamic_size, keep_after_read, identical;
+  int es_rank; /* -1: unknown element shape */
+  int64_t es[4];
+} ta_attrs;
+
+static TF_Operation *ta_new(tg *t, const char *name, int32_t size, ta_attrs a) {
+  char cname[64];
+  snprintf(cname, sizeof cname, "%s/size", name);
+  TF_Output sz = i32c(t, cname, size);
+  TF_OperationDescription *d = op(t, "TensorArrayV3", name, &sz, 1, NULL);
+  TF_SetAttrType(d, "dtype", TF_FLOAT);
+  TF_SetAttrString(d, "tensor_array_name", "ta", 2);
+  if (a.dynamic_size) TF_SetAttrBool(d, "dynamic_size", 1);
+  if (a.keep_after_read) TF_SetAttrBool(d, "clear_after_read", 0);
+  if (a.identical) TF_SetAttrBool(d, "identical_element_shapes", 1);
+  if (a.es_rank >= 0) TF_SetAttrShape(d, "element_shape", a.es, a.es_rank);
+  return fin(t, d);
+}
+#define UNKNOWN_ES .es_rank = -1
+
+/* Writes value at index; returns the flow out. Ordered after `after` when given. */
+static TF_Output ta_write(tg *t, const char *name, TF_Operation *h, TF_Output flow, int32_t index, TF_Output value,
+                          TF_Operation *after) {
+  char cname[64];
+  snprintf(cname, sizeof cname, "%s/index", name);
+  TF_Output in[4] = {{h, 0}, i32c(t, cname, index), value, flow};
+  return (TF_Output){fin(t, op(t, "TensorArrayWriteV3", name, in, 4, after)), 0};
+}
+
+static TF_Operation *ta_read(tg *t, const char *name, TF_Operation *h, TF_Output flow, int32_t index, TF_DataType dt,
+                             TF_Operation *after) {
+  char cname[64];
+  snprintf(cname, sizeof cname, "%s/index", name);
+  TF_Output in[3] = {{h, 0}, i32c(t, cname, index), flow};
+  TF_OperationDescription *d = op(t, "TensorArrayReadV3", name, in, 3, after);
+  TF_SetAttrType(d, "dtype", dt);
+  return fin(t, d);
+}
+
+static TF_Output i32v(tg *t, const char *name, const int32_t *v, int64_t n) {
+  return (TF_Output){konst(t, name, TF_INT32, &n, 1, v, sizeof(int32_t) * (size_t)n), 0};
+}
+
+static TF_Output f32m(tg *t, const char *name, const float *v, int64_t rows, int64_t cols) {
+  int64_t dims[2] = {rows, cols};
+  return (TF_Output){konst(t, name, TF_FLOAT, dims, 2, v, sizeof(float) * (size_t)(rows * cols)), 0};
+}
+
+static TF_Operation *ta_gather(tg *t, const char *name, TF_Operation *h, TF_Output flow, const int32_t *ix, int n,
+                               int es_rank, const int64_t *es, TF_Operation *after) {
+  char cname[64];
+  snprintf(cname, sizeof cname, "%s/indices", name);
+  TF_Output in[3] = {{h, 0}, i32v(t, cname, ix, n), flow};
+  TF_OperationDescription *d = op(t, "TensorArrayGatherV3", name, in, 3, after);
+  TF_SetAttrType(d, "dtype", TF_FLOAT);
+  if (es_rank >= 0) TF_SetAttrShape(d, "element_shape", es, es_rank);
+  return fin(t, d);
+}
+
+static TF_Output ta_scatter(tg *t, const char *name, TF_Operation *h, TF_Output flow, const int32_t *ix, int n,
+                            TF_Output value) {
+  char cname[64];
+  snprintf(cname, sizeof cname, "%s/indices", name);
+  TF_Output in[4] = {{h, 0}, i32v(t, cname, ix, n), value, flow};
+  return (TF_Output){fin(t, op(t, "TensorArrayScatterV3", name, in, 4, NULL)), 0};
+}
+
+static TF_Output ta_split(tg *t, const char *name, TF_Operation *h, TF_Output flow, TF_Output value, const int64_t *len,
+                          int64_t n) {
+  char cname[64];
+  snprintf(cname, sizeof cname, "%s/lengths", name);
+  TF_Output l = {konst(t, cname, TF_INT64, &n, 1, len, sizeof(int64_t) * (size_t)n), 0};
+  TF_Output in[4] = {{h, 0}, value, l, flow};
+  return (TF_Output){fin(t, op(t, "TensorArraySplitV3", name, in, 4, NULL)), 0};
+}
+
+static TF_Operation *ta_size(tg *t, const char *name, TF_Operation *h, TF_Output flow, TF_Operation *after) {
+  TF_Output in[2] = {{h, 0}, flow};
+  return fin(t, op(t, "TensorArraySizeV3", name, in, 2, after));
+}
+
+static TF_Operation *ta_grad(tg *t, const char *name, TF_Operation *h, TF_Output flow, const char *source,
+                             TF_Operation *after) {
+  TF_Output in[2] = {{h, 0}, flow};
+  TF_OperationDescription *d = op(t, "TensorArrayGradV3", name, in, 2, after);
+  TF_SetAttrString(d, "source", source, strlen(source));
+  return fin(t, d);
+}
+
+/* Runs fetching one output; expects code; returns the value (or NULL). */
+static TF_Tensor *run1(tg *t, TF_Output out, int code) {
+  TF_Tensor *v;
+  EXPECT_EQ(run(t, &out, 1, &v, NULL, 0), code);
+  return v;
+}
+
+/* The message must hold "TensorArray ta_<id>" + rest, for whatever id this run's array got. */
+static void expect_ta_msg(tg *t, const char *rest) {
+  const char *m = TF_Message(t->s), *p = strstr(m, "TensorArray ta_");
+  if (!p) tfc_test_fail(__FILE__, __LINE__, "no array name in \"%s\"", m);
+  p += strlen("TensorArray ta_");
+  while (*p >= '0' && *p <= '9') p++;
+  if (strncmp(p, rest, strlen(rest))) tfc_test_fail(__FILE__, __LINE__, "\"%s\" lacks \"%s\" after the name", m, rest);
+}
+
+static void ta_write_read_gather_values(void) {
+  tg t;
+  tg_init(&t);
+  TF_Operation *h = ta_new(&t, "ta", 3, (ta_attrs){.keep_after_read = 1, UNKNOWN_ES});
+  TF_Output f = {h, 1};
+  float a[2] = {1, 2}, b[2] = {3, 4}, c[2] = {5, 6};
+  f = ta_write(&t, "w0", h, f, 0, f32v(&t, "a", a, 2), NULL);
+  f = ta_write(&t, "w2", h, f, 2, f32v(&t, "c", c, 2), NULL);
+  f = ta_write(&t, "w1", h, f, 1, f32v(&t, "b", b, 2), NULL);
+  TF_Operation *r = ta_read(&t, "r", h, f, 2, TF_FLOAT, NULL);
+  int32_t ix[3] = {2, 0, 1};
+  TF_Operation *g = ta_gather(&t, "g", h, f, ix, 3, -1, NULL, r);
+  TF_Operation *sz = ta_size(&t, "size", h, f, NULL);
+  TF_Output outs[3] = {{r, 0}, {g, 0}, {sz, 0}};
+  TF_Tensor *v[3];
+  EXPECT_EQ(run(&t, outs, 3, v, NULL, 0), TF_OK);
+  EXPECT_EQ(fdata(v[0])[1], 6);
+  EXPECT_EQ(TF_NumDims(v[1]), 2);
+  EXPECT_EQ(TF_Dim(v[1], 0), 3);
+  float want[6] = {5, 6, 1, 2, 3, 4};
+  for (int i = 0; i < 6; i++) EXPECT_EQ(fdata(v[1])[i], want[i]);
+  EXPECT_EQ(*(int32_t *)TF_TensorData(v[2]), 3);
+  free_vals(v, 3);
+  tg_fini(&t);
+}
+
+static void ta_write_errors(void) {
+  tg t;
+  tg_init(&t);
+  float one[1] = {1};
+  TF_Operation *h = ta_new(&t, "ta", 3, (ta_attrs){UNKNOWN_ES});
+  TF_Output f = {h, 1};
+  run1(&t, ta_write(&t, "oob", h, f, 3, f32v(&t, "x", one, 1), NULL), TF_INVALID_ARGUMENT);
+  expect_ta_msg(&t, ": Tried to write to index 3 but array is not resizeable and size is: 3");
+  run1(&t, ta_write(&t, "neg", h, f, -1, f32v(&t, "x2", one, 1), NULL), TF_INVALID_ARGUMENT);
+  expect_ta_msg(&t, ": Tried to write to index -1 but array is not resizeable and size is: 3");
+
+  TF_Output w = ta_write(&t, "w", h, f, 0, f32v(&t, "x3", one, 1), NULL);
+  run1(&t, ta_write(&t, "again", h, w, 0, f32v(&t, "x4", one, 1), w.oper), TF_INVALID_ARGUMENT);
+  expect_ta_msg(&t, ": Could not write to TensorArray index 0 because it has already been written to.");
+  TF_Operation *r = ta_read(&t, "r", h, w, 0, TF_FLOAT, NULL);
+  run1(&t, ta_write(&t, "after_read", h, w, 0, f32v(&t, "x5", one, 1), r), TF_INVALID_ARGUMENT);
+  expect_ta_msg(&t, ": Could not write to TensorArray index 0 because it has already been read.");
+  run1(&t, ta_write(&t, "int", h, f, 1, i32c(&t, "i", 1), NULL), TF_INVALID_ARGUMENT);
+  EXPECT_CONTAINS(TF_Message(t.s), "TensorArray dtype is float but Op is trying to write dtype int32.");
+
+  /* element_shape [2] refuses a [3]; identical_element_shapes takes the first write's shape */
+  TF_Operation *h2 = ta_new(&t, "ta2", 2, (ta_attrs){.es_rank = 1, .es = {2}});
+  float three[3] = {1, 2, 3}, two[2] = {1, 2};
+  run1(&t, ta_write(&t, "w3", h2, (TF_Output){h2, 1}, 0, f32v(&t, "x6", three, 3), NULL), TF_INVALID_ARGUMENT);
+  expect_ta_msg(&t, ": Could not write to TensorArray index 0 because the value shape is [3] which is incompatible "
+                    "with the TensorArray's inferred element shape: [2] (consider setting infer_shape=False).");
+  TF_Operation *h3 = ta_new(&t, "ta3", 2, (ta_attrs){.identical = 1, UNKNOWN_ES});
+  TF_Output w2 = ta_write(&t, "w4", h3, (TF_Output){h3, 1}, 0, f32v(&t, "x7", two, 2), NULL);
+  run1(&t, ta_write(&t, "w5", h3, w2, 1, f32v(&t, "x8", three, 3), w2.oper), TF_INVALID_ARGUMENT);
+  expect_ta_msg(&t, ": Could not write to TensorArray index 1 because the value shape is [3] which is incompatible "
+                    "with the TensorArray's inferred element shape: [2] (consider setting infer_shape=False).");
+  tg_fini(&t);
+}
+
+static void ta_read_errors_and_zeros(void) {
+  tg t;
+  tg_init(&t);
+  float one[1] = {1};
+  TF_Operation *h = ta_new(&t, "ta", 3, (ta_attrs){UNKNOWN_ES});
+  TF_Output f = {h, 1};
+  TF_Output w = ta_write(&t, "w", h, f, 0, f32v(&t, "x", one, 1), NULL);
+  TF_Operation *r = ta_read(&t, "r", h, w, 0, TF_FLOAT, NULL);
+  run1(&t, (TF_Output){ta_read(&t, "r2", h, w, 0, TF_FLOAT, r), 0}, TF_INVALID_ARGUMENT);
+  expect_ta_msg(&t, ": Could not read index 0 twice because it was cleared after a previous read (perhaps try "
+                    "setting clear_after_read = false?).");
+  run1(&t, (TF_Output){ta_read(&t, "oob", h, f, 5, TF_FLOAT, NULL), 0}, TF_INVALID_ARGUMENT);
+  EXPECT_CONTAINS(TF_Message(t.s), "Tried to read from index 5 but array size is: 3");
+  run1(&t, (TF_Output){ta_read(&t, "unwritten", h, f, 1, TF_FLOAT, NULL), 0}, TF_INVALID_ARGUMENT);
+  expect_ta_msg(&t, ": Could not read from TensorArray index 1.  Furthermore, the element shape is not fully "
+                    "defined: <unknown>.  It is possible");
+  run1(&t, (TF_Output){ta_read(&t, "int", h, f, 1, TF_INT32, NULL), 0}, TF_INVALID_ARGUMENT);
+  EXPECT_CONTAINS(TF_Message(t.s), "TensorArray dtype is float but Op requested dtype int32.");
+
+  /* a known element shape reads zeros where nothing was written */
+  TF_Operation *h2 = ta_new(&t, "ta2", 3, (ta_attrs){.es_rank = 1, .es = {2}});
+  TF_Tensor *v = run1(&t, (TF_Output){ta_read(&t, "zeros", h2, (TF_Output){h2, 1}, 1, TF_FLOAT, NULL), 0}, TF_OK);
+  EXPECT_EQ(TF_Dim(v, 0), 2);
+  EXPECT_EQ(fdata(v)[0], 0);
+  EXPECT_EQ(fdata(v)[1], 0);
+  TF_DeleteTensor(v);
+
+  /* a gather reading an index twice in a clear_after_read array */
+  int32_t ix[3] = {1, 0, 1};
+  float ab[2] = {1, 2};
+  TF_Operation *h3 = ta_new(&t, "ta3", 2, (ta_attrs){UNKNOWN_ES});
+  TF_Output s3 = ta_scatter(&t, "sc", h3, (TF_Output){h3, 1}, (int32_t[]){0, 1}, 2, f32m(&t, "ab", ab, 2, 1));
+  run1(&t, (TF_Output){ta_gather(&t, "g", h3, s3, ix, 3, -1, NULL, NULL), 0}, TF_INVALID_ARGUMENT);
+  expect_ta_msg(&t, ": Could not read index 1 twice because it was cleared after a previous read");
+  tg_fini(&t);
+}
+
+static void ta_closed_and_bad_sizes(void) {
+  tg t;
+  tg_init(&t);
+  TF_Operation *h = ta_new(&t, "ta", 3, (ta_attrs){UNKNOWN_ES});
+  TF_Output hin = {h, 0};
+  TF_Operation *cl = fin(&t, op(&t, "TensorArrayCloseV3", "close", &hin, 1, NULL));
+  run1(&t, (TF_Output){ta_size(&t, "size", h, (TF_Output){h, 1}, cl), 0}, TF_INVALID_ARGUMENT);
+  expect_ta_msg(&t, " has already been closed.");
+  TF_Operation *neg = ta_new(&t, "neg", -1, (ta_attrs){UNKNOWN_ES});
+  run1(&t, (TF_Output){neg, 1}, TF_INVALID_ARGUMENT);
+  EXPECT_CONTAINS(TF_Message(t.s), "Size should be >= 0.");
+  tg_fini(&t);
+}
+
+static void ta_gather_errors(void) {
+  tg t;
+  tg_init(&t);
+  float one[1] = {1}, two[2] = {1, 2};
+  TF_Operation *h = ta_new(&t, "ta", 3, (ta_attrs){UNKNOWN_ES});
+  TF_Output f = ta_write(&t, "w0", h, (TF_Output){h, 1}, 0, f32v(&t, "a", one, 1), NULL);
+  f = ta_write(&t, "w1", h, f, 1, f32v(&t, "b", two, 2), NULL);
+  run1(&t, (TF_Output){ta_gather(&t, "g", h, f, (int32_t[]){0, 1}, 2, -1, NULL, NULL), 0}, TF_INVALID_ARGUMENT);
+  EXPECT_CONTAINS(TF_Message(t.s),
+                  "TensorArray has inconsistent shapes.  Index 0 has shape: [1] but index 1 has shape: [2]");
+  run1(&t, (TF_Output){ta_gather(&t, "g2", h, f, (int32_t[]){0}, 1, 1, (int64_t[]){2}, NULL), 0},
+       TF_INVALID_ARGUMENT);
+  EXPECT_CONTAINS(TF_Message(t.s), "TensorArray was passed element_shape [2] which does not match the Tensor at index 0: [1]");
+  /* an element_shape attr conflicting with the array's (TF 1.15's text; later TFs prefix "PartialTensorShape: ") */
+  TF_Operation *h2 = ta_new(&t, "ta2", 3, (ta_attrs){.es_rank = 1, .es = {1}});
+  run1(&t, (TF_Output){ta_gather(&t, "g3", h2, (TF_Output){h2, 1}, (int32_t[]){0}, 1, 1, (int64_t[]){2}, NULL), 0},
+       TF_INVALID_ARGUMENT);
+  EXPECT_CONTAINS(TF_Message(t.s), "Incompatible shapes during merge: [1] vs. [2]");
+  /* zero indices: [0] + element_shape, which must be known */
+  TF_Operation *e = ta_gather(&t, "g4", h, f, NULL, 0, -1, NULL, NULL);
+  run1(&t, (TF_Output){e, 0}, TF_UNIMPLEMENTED);
+  EXPECT_CONTAINS(TF_Message(t.s), "TensorArray has size zero, but element shape <unknown> is not fully defined. "
+                                   "Currently only static shapes are supported when packing zero-size TensorArrays.");
+  TF_Tensor *v = run1(&t, (TF_Output){ta_gather(&t, "g5", h, f, NULL, 0, 1, (int64_t[]){2}, NULL), 0}, TF_OK);
+  EXPECT_EQ(TF_NumDims(v), 2);
+  EXPECT_EQ(TF_Dim(v, 0), 0);
+  EXPECT_EQ(TF_Dim(v, 1), 2);
+  TF_DeleteTensor(v);
+  tg_fini(&t);
+}
+
+static void ta_scatter_split_concat(void) {
+  tg t;
+  tg_init(&t);
+  float rows[3] = {1, 2, 3};
+  /* scatter, then read back; a dynamic array grows to the largest index */
+  TF_Operation *h = ta_new(&t, "ta", 0, (ta_attrs){.dynamic_size = 1, UNKNOWN_ES});
+  TF_Output f = ta_scatter(&t, "sc", h, (TF_Output){h, 1}, (int32_t[]){3, 1}, 2, f32m(&t, "v", rows, 2, 1));
+  TF_Operation *sz = ta_size(&t, "size", h, f, NULL);
+  TF_Operation *r = ta_read(&t, "r", h, f, 1, TF_FLOAT, NULL);
+  TF_Output outs[2] = {{sz, 0}, {r, 0}};
+  TF_Tensor *v[2];
+  EXPECT_EQ(run(&t, outs, 2, v, NULL, 0), TF_OK);
+  EXPECT_EQ(*(int32_t *)TF_TensorData(v[0]), 4);
+  EXPECT_EQ(TF_NumDims(v[1]), 1);
+  EXPECT_EQ(fdata(v[1])[0], 2);
+  free_vals(v, 2);
+
+  TF_Operation *h2 = ta_new(&t, "ta2", 3, (ta_attrs){UNKNOWN_ES});
+  run1(&t, ta_scatter(&t, "sc2", h2, (TF_Output){h2, 1}, (int32_t[]){0, 5}, 2, f32m(&t, "v2", rows, 2, 1)),
+       TF_INVALID_ARGUMENT);
+  EXPECT_CONTAINS(TF_Message(t.s), "Max scatter index must be < array size (5 vs. 3)");
+
+  /* split [1, 2] rows, then concat them back with their lengths */
+  TF_Operation *h3 = ta_new(&t, "ta3", 2, (ta_attrs){UNKNOWN_ES});
+  TF_Output f3 = ta_split(&t, "sp", h3, (TF_Output){h3, 1}, f32m(&t, "v3", rows, 3, 1), (int64_t[]){1, 2}, 2);
+  TF_Output cin[2] = {{h3, 0}, f3};
+  TF_OperationDescription *d = op(&t, "TensorArrayConcatV3", "cc", cin, 2, NULL);
+  TF_SetAttrType(d, "dtype", TF_FLOAT);
+  TF_Operation *cc = fin(&t, d);
+  TF_Output couts[2] = {{cc, 0}, {cc, 1}};
+  EXPECT_EQ(run(&t, couts, 2, v, NULL, 0), TF_OK);
+  EXPECT_EQ(TF_Dim(v[0], 0), 3);
+  for (int i = 0; i < 3; i++) EXPECT_EQ(fdata(v[0])[i], rows[i]);
+  EXPECT_EQ(((int64_t *)TF_TensorData(v[1]))[0], 1);
+  EXPECT_EQ(((int64_t *)TF_TensorData(v[1]))[1], 2);
+  free_vals(v, 2);
+
+  run1(&t, ta_split(&t, "sp2", h3, (TF_Output){h3, 1}, f32m(&t, "v4", rows, 3, 1), (int64_t[]){1, 1}, 2),
+       TF_INVALID_ARGUMENT);
+  EXPECT_CONTAINS(TF_Message(t.s), "Expected sum of lengths to be equal to values.shape[0], but sum of lengths is 2 "
+                                   "and value's shape is: [3,1]");
+  TF_Operation *h4 = ta_new(&t, "ta4", 3, (ta_attrs){UNKNOWN_ES});
+  run1(&t, ta_split(&t, "sp3", h4, (TF_Output){h4, 1}, f32m(&t, "v5", rows, 3, 1), (int64_t[]){1, 2}, 2),
+       TF_INVALID_ARGUMENT);
+  EXPECT_CONTAINS(TF_Message(t.s), "TensorArray's size is not equal to the size of lengths (3 vs. 2), and the "
+                                   "TensorArray is not marked as dynamically resizeable");
+
+  /* concat of scalars, and of rows that differ after dimension 0 */
+  TF_Operation *h5 = ta_new(&t, "ta5", 1, (ta_attrs){UNKNOWN_ES});
+  TF_Output f5 = ta_write(&t, "w5", h5, (TF_Output){h5, 1}, 0, f32c(&t, "s", 1), NULL);
+  TF_Output c5in[2] = {{h5, 0}, f5};
+  d = op(&t, "TensorArrayConcatV3", "cc5", c5in, 2, NULL);
+  TF_SetAttrType(d, "dtype", TF_FLOAT);
+  run1(&t, (TF_Output){fin(&t, d), 0}, TF_INVALID_ARGUMENT);
+  EXPECT_CONTAINS(TF_Message(t.s),
+                  "Concat saw a scalar shape at index 0 but requires at least vectors.  Did you mean to call pack?");
+  tg_fini(&t);
+}
+
+/* The gradient array: found again by a second TensorArrayGradV3 of the same source, summing
+ * writes, reading zeros of the forward shapes where nothing was written (also past its end),
+ * and freezing the forward array's dynamic size. */
+static void ta_grad_sums_and_reads_zeros(void) {
+  tg t;
+  tg_init(&t);
+  float one[1] = {1};
+  TF_Operation *h = ta_new(&t, "ta", 2, (ta_attrs){.es_rank = 1, .es = {1}});
+  TF_Output w = ta_write(&t, "w", h, (TF_Output){h, 1}, 0, f32v(&t, "x", one, 1), NULL);
+  TF_Operation *g1 = ta_grad(&t, "g1", h, w, "gradients", NULL);
+  float two[1] = {2}, three[1] = {3};
+  TF_Output a = ta_write(&t, "gw1", g1, (TF_Output){g1, 1}, 0, f32v(&t, "two", two, 1), NULL);
+  TF_Operation *g2 = ta_grad(&t, "g2", h, w, "gradients", a.oper);
+  TF_Output b = ta_write(&t, "gw2", g2, (TF_Output){g2, 1}, 0, f32v(&t, "three", three, 1), NULL);
+  TF_Operation *r0 = ta_read(&t, "r0", g1, b, 0, TF_FLOAT, NULL);
+  TF_Operation *r1 = ta_read(&t, "r1", g1, b, 1, TF_FLOAT, NULL);
+  TF_Operation *r5 = ta_read(&t, "r5", g1, b, 5, TF_FLOAT, NULL);
+  TF_Operation *gs = ta_size(&t, "gsize", g1, b, NULL);
+  TF_Output outs[4] = {{r0, 0}, {r1, 0}, {r5, 0}, {gs, 0}};
+  TF_Tensor *v[4];
+  EXPECT_EQ(run(&t, outs, 4, v, NULL, 0), TF_OK);
+  EXPECT_EQ(fdata(v[0])[0], 5);
+  EXPECT_EQ(TF_Dim(v[1], 0), 1);
+  EXPECT_EQ(fdata(v[1])[0], 0);
+  EXPECT_EQ(fdata(v[2])[0], 0);
+  EXPECT_EQ(*(int32_t *)TF_TensorData(v[3]), 2);
+  free_vals(v, 4);
+
+  /* a summing write of another shape */
+  float ab[2] = {1, 2};
+  TF_Operation *hu = ta_new(&t, "tau", 2, (ta_attrs){UNKNOWN_ES});
+  TF_Output wu = ta_write(&t, "wu", hu, (TF_Output){hu, 1}, 0, f32v(&t, "xu", one, 1), NULL);
+  TF_Operation *g3 = ta_grad(&t, "g3", hu, wu, "gradients_1", NULL);
+  run1(&t, ta_write(&t, "gw3", g3, (TF_Output){g3, 1}, 0, f32v(&t, "ab", ab, 2), NULL), TF_INVALID_ARGUMENT);
+  EXPECT_CONTAINS(TF_Message(t.s), "@gradients_1: Could not aggregate to TensorArray index 0 because the existing shape "
+                                   "is [1] but the new input shape is [2].");
+  /* no gradient of a gradient array */
+  run1(&t, (TF_Output){ta_grad(&t, "gg", g1, b, "gradients_2", NULL), 1}, TF_INVALID_ARGUMENT);
+  EXPECT_CONTAINS(TF_Message(t.s), "Wrong input container. _tensor_array_gradsta_");
+
+  /* a gradient array freezes its dynamic forward array */
+  TF_Operation *hd = ta_new(&t, "tad", 1, (ta_attrs){.dynamic_size = 1, UNKNOWN_ES});
+  TF_Operation *gd = ta_grad(&t, "gd", hd, (TF_Output){hd, 1}, "gradients", NULL);
+  run1(&t, ta_write(&t, "grow", hd, (TF_Output){hd, 1}, 3, f32v(&t, "y", one, 1), gd), TF_INVALID_ARGUMENT);
+  expect_ta_msg(&t, ": Tried to write to index 3 but array is not resizeable and size is: 1");
+  tg_fini(&t);
+}
+
+/* TensorArrayGradWithShape: each forward shape prefixed by shape_to_prepend. */
+static void ta_grad_with_shape_prepends(void) {
+  tg t;
+  tg_init(&t);
+  float ab[2] = {1, 4};
+  TF_Operation *h = ta_new(&t, "ta", 2, (ta_attrs){UNKNOWN_ES});
+  TF_Output w = ta_write(&t, "w", h, (TF_Output){h, 1}, 0, f32v(&t, "ab", ab, 2), NULL);
+  TF_Output in[3] = {{h, 0}, w, i32v(&t, "pre", (int32_t[]){3}, 1)};
+  TF_OperationDescription *d = op(&t, "TensorArrayGradWithShape", "gws", in, 3, NULL);
+  TF_SetAttrString(d, "source", "gradients", 9);
+  TF_Operation *g = fin(&t, d);
+  TF_Tensor *v = run1(&t, (TF_Output){ta_read(&t, "r", g, (TF_Output){g, 1}, 0, TF_FLOAT, NULL), 0}, TF_OK);
+  EXPECT_EQ(TF_NumDims(v), 2);
+  EXPECT_EQ(TF_Dim(v, 0), 3);
+  EXPECT_EQ(TF_Dim(v, 1), 2);
+  for (int i = 0; i < 6; i++) EXPECT_EQ(fdata(v)[i], 0);
+  TF_DeleteTensor(v);
+  tg_fini(&t);
+}
+
+/* Graph shapes: handles [2], flow scalar, Gather's [len(indices)] + element_shape, and TF's
+ * graph-time checks. */
+static void ta_graph_shapes_and_checks(void) {
+  tg t;
+  tg_init(&t);
+  TF_Operation *h = ta_new(&t, "ta", 3, (ta_attrs){UNKNOWN_ES});
+  int64_t dims[4];
+  EXPECT_EQ(TF_GraphGetTensorNumDims(t.g, (TF_Output){h, 0}, t.s), 1);
+  EXPECT_EQ(TF_GraphGetTensorNumDims(t.g, (TF_Output){h, 1}, t.s), 0);
+  TF_Operation *g = ta_gather(&t, "g", h, (TF_Output){h, 1}, (int32_t[]){0, 1}, 2, 2, (int64_t[]){-1, 3}, NULL);
+  EXPECT_EQ(TF_GraphGetTensorNumDims(t.g, (TF_Output){g, 0}, t.s), 3);
+  TF_GraphGetTensorShape(t.g, (TF_Output){g, 0}, dims, 3, t.s);
+  EXPECT_EQ(dims[0], 2);
+  EXPECT_EQ(dims[1], -1);
+  EXPECT_EQ(dims[2], 3);
+
+  /* a vector index, a scalar scatter value, mismatched scatter rows */
+  int32_t two[2] = {0, 1};
+  TF_Output in[4] = {{h, 0}, i32v(&t, "ix", two, 2), f32c(&t, "x", 1), {h, 1}};
+  TF_OperationDescription *d = op(&t, "TensorArrayWriteV3", "bad_write", in, 4, NULL);
+  EXPECT_TRUE(TF_FinishOperation(d, t.s) == NULL);
+  EXPECT_EQ(TF_GetCode(t.s), TF_INVALID_ARGUMENT);
+  EXPECT_CONTAINS(TF_Message(t.s), "Shape must be rank 0 but is rank 1");
+  TF_Output sin[4] = {{h, 0}, i32v(&t, "ix2", two, 2), f32c(&t, "x2", 1), {h, 1}};
+  d = op(&t, "TensorArrayScatterV3", "bad_scatter", sin, 4, NULL);
+  EXPECT_TRUE(TF_FinishOperation(d, t.s) == NULL);
+  EXPECT_CONTAINS(TF_Message(t.s), "Shape must be at least rank 1 but is rank 0");
+  float rows[3] = {1, 2, 3};
+  TF_Output sin2[4] = {{h, 0}, i32v(&t, "ix3", two, 2), f32m(&t, "rows", rows, 3, 1), {h, 1}};
+  d = op(&t, "TensorArrayScatterV3", "bad_scatter2", sin2, 4, NULL);
+  EXPECT_TRUE(TF_FinishOperation(d, t.s) == NULL);
+  EXPECT_CONTAINS(TF_Message(t.s), "Dimensions must be equal, but are 3 and 2");
+  tg_fini(&t);
+}
+
 static const tfc_test tests[] = {
     TFC_TEST(stack_pops_in_reverse_order),
     TFC_TEST(stack_pop_of_empty_stack_fails_and_stacks_are_per_run),
@@ -257,6 +670,15 @@ static const tfc_test tests[] = {
     TFC_TEST(stack_push_of_wrong_dtype_and_after_close_fail),
     TFC_TEST(stack_size_must_be_scalar_and_pop_type_must_match),
     TFC_TEST(stack_graph_shapes),
+    TFC_TEST(ta_write_read_gather_values),
+    TFC_TEST(ta_write_errors),
+    TFC_TEST(ta_read_errors_and_zeros),
+    TFC_TEST(ta_closed_and_bad_sizes),
+    TFC_TEST(ta_gather_errors),
+    TFC_TEST(ta_scatter_split_concat),
+    TFC_TEST(ta_grad_sums_and_reads_zeros),
+    TFC_TEST(ta_grad_with_shape_prepends),
+    TFC_TEST(ta_graph_shapes_and_checks),
     {0}};
 
 TFC_TEST_MAIN(tests)
