@@ -1,6 +1,7 @@
 /*
- * kernels_reduce — CPU kernels of the reductions Sum, Mean, Prod, Max, Min and of ArgMax and
- * ArgMin.
+ * kernels_reduce — CPU kernels of the reductions Sum, Mean, Prod, Max, Min, of the logical
+ * reductions All and Any (bools: a Min with identity true, a Max with identity false), and of
+ * ArgMax and ArgMin.
  *
  * Plan: the axes (a scalar or vector, negative values counted from the end, duplicates
  * allowed, empty = nothing reduced) mark input dims as reduced; size-1 dims are dropped and
@@ -123,6 +124,10 @@ RED_TYPE(u8, w_u8, w_u8, 0, UINT8_MAX)
 RED_TYPE(i8, w_i8, w_i8, INT8_MIN, INT8_MAX)
 RED_TYPE(i16, w_i16, w_i16, INT16_MIN, INT16_MAX)
 RED_TYPE(u16, w_u16, w_u16, 0, UINT16_MAX)
+RED_FNS(all, bl, bl, bl, 1, C_MIN)
+RED_FNS(any, bl, bl, bl, 0, C_MAX)
+FIN_CAST(all, bl, bl)
+FIN_CAST(any, bl, bl)
 FIN_MEAN_FLOAT(f32, double)
 FIN_MEAN_FLOAT(f64, double)
 FIN_MEAN_INT(i32, w_i32)
@@ -132,7 +137,7 @@ FIN_MEAN_INT(i8, w_i8)
 FIN_MEAN_INT(i16, w_i16)
 FIN_MEAN_INT(u16, w_u16)
 
-enum { R_SUM, R_MEAN, R_PROD, R_MAX, R_MIN, R_COUNT };
+enum { R_SUM, R_MEAN, R_PROD, R_MAX, R_MIN, R_ALL, R_ANY, R_COUNT };
 
 #define OPS(op, fin, T, ACC) {sizeof(ACC), op##_init_##T, op##_rows_##T, op##_run_##T, op##_merge_##T, fin##_fin_##T}
 #define OPS_TYPE(dt, T, ACC)                                                                      \
@@ -144,7 +149,8 @@ static const red_ops red_table[R_COUNT][TFC_DT_COUNT] = {
     OPS_TYPE(TFC_DT_FLOAT, f32, double), OPS_TYPE(TFC_DT_DOUBLE, f64, double),
     OPS_TYPE(TFC_DT_INT32, i32, w_i32),  OPS_TYPE(TFC_DT_INT64, i64, w_i64),
     OPS_TYPE(TFC_DT_UINT8, u8, w_u8),    OPS_TYPE(TFC_DT_INT8, i8, w_i8),
-    OPS_TYPE(TFC_DT_INT16, i16, w_i16),  OPS_TYPE(TFC_DT_UINT16, u16, w_u16)};
+    OPS_TYPE(TFC_DT_INT16, i16, w_i16),  OPS_TYPE(TFC_DT_UINT16, u16, w_u16),
+    [R_ALL][TFC_DT_BOOL] = OPS(all, all, bl, bl), [R_ANY][TFC_DT_BOOL] = OPS(any, any, bl, bl)};
 
 /* ---- the plan ---- */
 
@@ -348,6 +354,8 @@ static int mean_compute(tfc_kernel_ctx *c) { return reduce_compute(c, R_MEAN); }
 static int prod_compute(tfc_kernel_ctx *c) { return reduce_compute(c, R_PROD); }
 static int max_compute(tfc_kernel_ctx *c) { return reduce_compute(c, R_MAX); }
 static int min_compute(tfc_kernel_ctx *c) { return reduce_compute(c, R_MIN); }
+static int all_compute(tfc_kernel_ctx *c) { return reduce_compute(c, R_ALL); }
+static int any_compute(tfc_kernel_ctx *c) { return reduce_compute(c, R_ANY); }
 
 /* ---- ArgMax / ArgMin ---- */
 
@@ -455,6 +463,8 @@ static int argmin_compute(tfc_kernel_ctx *c) { return arg_compute(c, 1); }
 static const tfc_kernel_def defs[] = {
     ROW(Sum, sum), ROW(Mean, mean), ROW(Prod, prod), ROW(Max, max),
     ROW(Min, min), ROW(ArgMax, argmax), ROW(ArgMin, argmin),
+    {.op = TFC_OP_All, .host_memory_in = 1u << 1, .compute = all_compute},
+    {.op = TFC_OP_Any, .host_memory_in = 1u << 1, .compute = any_compute},
 };
 
 int tfc_cpu_kernels_reduce(tfc_kernel_table *t, tfc_status *s) {
