@@ -16,6 +16,7 @@ struct tfc_stack {
   char *name;
   int elem_type;
   int64_t max_size; /* < 0: unlimited */
+  int64_t step_id;
   /* guarded by mu */
   tfc_tensor **items;
   int64_t n, cap;
@@ -42,7 +43,7 @@ static void stack_free(tfc_resource *r) {
 
 const tfc_resource_kind tfc_stack_kind = {"N10tensorflow5StackE", stack_free, NULL};
 
-tfc_stack *tfc_stack_new(int elem_type, const char *base_name, int64_t max_size, tfc_status *s) {
+tfc_stack *tfc_stack_new(int elem_type, const char *base_name, int64_t max_size, int64_t step_id, tfc_status *s) {
   tfc_stack *st = calloc(1, sizeof *st);
   long long id = atomic_fetch_add(&stack_counter, 1);
   if (!st || asprintf(&st->name, "%s_%lld", base_name, id) < 0) {
@@ -54,6 +55,7 @@ tfc_stack *tfc_stack_new(int elem_type, const char *base_name, int64_t max_size,
   pthread_mutex_init(&st->mu, NULL);
   st->elem_type = elem_type;
   st->max_size = max_size;
+  st->step_id = step_id;
   return st;
 }
 
@@ -61,6 +63,7 @@ tfc_resource *tfc_stack_resource(tfc_stack *st) { return &st->base; }
 tfc_stack *tfc_stack_from_resource(tfc_resource *r) { return (tfc_stack *)r; }
 const char *tfc_stack_name(const tfc_stack *st) { return st->name; }
 int tfc_stack_elem_type(const tfc_stack *st) { return st->elem_type; }
+int64_t tfc_stack_step(const tfc_stack *st) { return st->step_id; }
 
 /* Lock held. */
 static int check_open(const tfc_stack *st, tfc_status *s) {

@@ -27,15 +27,18 @@ typedef struct tfc_stack tfc_stack;
 /* The resource kind of stacks (TF's type name, for "wrong type" texts). */
 extern const tfc_resource_kind tfc_stack_kind;
 
-/* A new empty stack named base_name + "_" + the next process-wide stack id, holding elements
- * of elem_type, at most max_size of them (< 0: unlimited). One reference, the caller's
- * (tfc_stack_resource gives the header to unref). NULL with RESOURCE_EXHAUSTED. */
-tfc_stack *tfc_stack_new(int elem_type, const char *base_name, int64_t max_size, tfc_status *s);
+/* A new empty stack of step step_id named base_name + "_" + the next process-wide stack id,
+ * holding elements of elem_type, at most max_size of them (< 0: unlimited). One reference,
+ * the caller's (tfc_stack_resource gives the header to unref). NULL with RESOURCE_EXHAUSTED. */
+tfc_stack *tfc_stack_new(int elem_type, const char *base_name, int64_t max_size, int64_t step_id, tfc_status *s);
 tfc_resource *tfc_stack_resource(tfc_stack *st);
 /* The stack behind a resource of tfc_stack_kind (borrowed). */
 tfc_stack *tfc_stack_from_resource(tfc_resource *r);
 const char *tfc_stack_name(const tfc_stack *st); /* borrowed, lives with the stack */
 int tfc_stack_elem_type(const tfc_stack *st);
+/* The step that made the stack: a handle kept past its run (fetched, then fed to a later run)
+ * finds nothing, as TF's per-step container is gone by then. */
+int64_t tfc_stack_step(const tfc_stack *st);
 
 /* Pushes t (the stack takes a new reference). Errors: closed, max_size reached, or a dtype
  * other than the stack's ("Must have type <elem enum> but got <dtype enum>", TF's text). */

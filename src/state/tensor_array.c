@@ -31,6 +31,7 @@ struct tfc_tensor_array {
   char *name;
   int dtype;
   int clear_after_read, identical_element_shapes, multiple_writes_aggregate, is_grad;
+  int64_t step_id;
   /* guarded by mu */
   tfc_shape element_shape;
   int dynamic_size, closed, gradients_disallowed;
@@ -115,6 +116,7 @@ tfc_tensor_array *tfc_tensor_array_new(const tfc_tensor_array_options *o, tfc_st
   ta->dynamic_size = o->dynamic_size;
   ta->clear_after_read = o->clear_after_read;
   ta->identical_element_shapes = o->identical_element_shapes;
+  ta->step_id = o->step_id;
   return ta;
 }
 
@@ -122,6 +124,7 @@ tfc_resource *tfc_tensor_array_resource(tfc_tensor_array *ta) { return &ta->base
 tfc_tensor_array *tfc_tensor_array_from_resource(tfc_resource *r) { return (tfc_tensor_array *)r; }
 const char *tfc_tensor_array_name(const tfc_tensor_array *ta) { return ta->name; }
 int tfc_tensor_array_dtype(const tfc_tensor_array *ta) { return ta->dtype; }
+int64_t tfc_tensor_array_step(const tfc_tensor_array *ta) { return ta->step_id; }
 
 /* Lock held. */
 static int check_open(const tfc_tensor_array *ta, tfc_status *s) {
@@ -187,6 +190,7 @@ tfc_tensor_array *tfc_tensor_array_grad(tfc_tensor_array *fwd, const char *sourc
   g->is_grad = 1;
   g->clear_after_read = 1;
   g->marked_size = fwd->marked_size;
+  g->step_id = fwd->step_id;
   /* A "soft copy" of the forward shapes: each written index reads as zeros of its shape until
    * backprop writes it. */
   for (int64_t i = 0; i < fwd->n; i++) {

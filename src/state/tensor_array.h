@@ -45,6 +45,7 @@ typedef struct tfc_tensor_array_options {
   int clear_after_read;
   int identical_element_shapes;
   const char *base_name; /* tensor_array_name, or the node's name */
+  int64_t step_id;       /* the step that makes it (see tfc_tensor_array_step) */
 } tfc_tensor_array_options;
 
 /* A new array of o->size unwritten elements, one reference (the caller's). NULL with
@@ -54,6 +55,9 @@ tfc_resource *tfc_tensor_array_resource(tfc_tensor_array *ta);
 tfc_tensor_array *tfc_tensor_array_from_resource(tfc_resource *r);
 const char *tfc_tensor_array_name(const tfc_tensor_array *ta); /* borrowed */
 int tfc_tensor_array_dtype(const tfc_tensor_array *ta);
+/* The step that made the array (a gradient array: its forward array's). A handle kept past its
+ * run finds nothing, as TF's per-step container is gone by then. */
+int64_t tfc_tensor_array_step(const tfc_tensor_array *ta);
 
 /* The gradient array of fwd for `source` (TensorArrayGradV3), made at the first call: same
  * dtype, size and marked size, fwd's element shape (prefixed by prepend when given:

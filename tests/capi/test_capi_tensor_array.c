@@ -628,6 +628,36 @@ static void ta_grad_with_shape_prepends(void) {
   tg_fini(&t);
 }
 
+/* A handle fetched from one run and fed to a later one finds nothing: the array lived for its
+ * run only (TF's per-step container is gone). */
+static void ta_handle_from_an_earlier_run_is_not_found(void) {
+  tg t;
+  tg_init(&t);
+  TF_Operation *h = ta_new(&t, "ta", 3, (ta_attrs){UNKNOWN_ES});
+  TF_OperationDescription *d = TF_NewOperation(t.g, "Placeholder", "old_handle");
+  TF_SetAttrType(d, "dtype", TF_RESOURCE);
+  TF_Operation *ph = fin(&t, d);
+  TF_Operation *sz = ta_size(&t, "size", ph, f32c(&t, "flow", 0), NULL);
+  TF_SessionOptions *so = TF_NewSessionOptions();
+  TF_Session *sess = TF_NewSession(t.g, so, t.s);
+  OK(t.s);
+  TF_Output hout = {h, 0}, szout = {sz, 0}, feed = {ph, 0};
+  TF_Tensor *handle = NULL, *v = NULL;
+  TF_SessionRun(sess, NULL, NULL, NULL, 0, &hout, &handle, 1, NULL, 0, NULL, t.s);
+  OK(t.s);
+  EXPECT_EQ(TF_TensorType(handle), TF_RESOURCE);
+  TF_SessionRun(sess, NULL, &feed, &handle, 1, &szout, &v, 1, NULL, 0, NULL, t.s);
+  EXPECT_EQ(TF_GetCode(t.s), TF_NOT_FOUND);
+  EXPECT_CONTAINS(TF_Message(t.s), "/_tensor_arraysta_");
+  EXPECT_CONTAINS(TF_Message(t.s), "/N10tensorflow11TensorArrayE does not exist.");
+  EXPECT_TRUE(v == NULL);
+  TF_DeleteTensor(handle);
+  TF_CloseSession(sess, t.s);
+  TF_DeleteSession(sess, t.s);
+  TF_DeleteSessionOptions(so);
+  tg_fini(&t);
+}
+
 /* Graph shapes: handles [2], flow scalar, Gather's [len(indices)] + element_shape, and TF's
  * graph-time checks. */
 static void ta_graph_shapes_and_checks(void) {
@@ -678,6 +708,7 @@ static const tfc_test tests[] = {
     TFC_TEST(ta_scatter_split_concat),
     TFC_TEST(ta_grad_sums_and_reads_zeros),
     TFC_TEST(ta_grad_with_shape_prepends),
+    TFC_TEST(ta_handle_from_an_earlier_run_is_not_found),
     TFC_TEST(ta_graph_shapes_and_checks),
     {0}};
 

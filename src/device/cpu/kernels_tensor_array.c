@@ -46,7 +46,7 @@ static int stack_compute(tfc_kernel_ctx *c) {
                             tfc_tensor_shape_str(max, buf, sizeof buf));
   }
   int32_t size = *(const int32_t *)max->data;
-  tfc_stack *stack = tfc_stack_new(st->elem_type, st->name, size < 0 ? -1 : size, c->status);
+  tfc_stack *stack = tfc_stack_new(st->elem_type, st->name, size < 0 ? -1 : size, c->step_id, c->status);
   if (!stack) return c->status->code;
   tfc_tensor *h = tfc_resource_handle_new(tfc_stack_resource(stack), c->status);
   tfc_resource_unref(tfc_stack_resource(stack)); /* the handle holds it now */
@@ -55,9 +55,24 @@ static int stack_compute(tfc_kernel_ctx *c) {
   return TFC_OK;
 }
 
+/* TF's NOT_FOUND for a per-step resource looked up in another step (its handle was fetched
+ * and fed back): the step's container, and the resource in it, are gone. */
+static void *stale_handle(tfc_kernel_ctx *c, const char *key, const char *type_name) {
+  tfc_kernel_error(c, TFC_NOT_FOUND, "Resource __per_step_%lld/%s/%s does not exist.", (long long)c->step_id, key,
+                   type_name);
+  return NULL;
+}
+
 static tfc_stack *input_stack(tfc_kernel_ctx *c) {
   tfc_resource *r = tfc_resource_from_handle(c->inputs[0], &tfc_stack_kind, c->status);
-  return r ? tfc_stack_from_resource(r) : NULL;
+  if (!r) return NULL;
+  tfc_stack *st = tfc_stack_from_resource(r);
+  if (tfc_stack_step(st) != c->step_id) {
+    char key[512];
+    snprintf(key, sizeof key, "_stacks%s", tfc_stack_name(st));
+    return stale_handle(c, key, tfc_stack_kind.type_name);
+  }
+  return st;
 }
 
 static int stack_push_compute(tfc_kernel_ctx *c) {
@@ -138,6 +153,7 @@ static int ta_compute(tfc_kernel_ctx *c) {
                             tfc_tensor_shape_str(size, buf, sizeof buf));
   tfc_tensor_array_options o = st->o;
   o.size = *(const int32_t *)size->data;
+  o.step_id = c->step_id;
   if (o.size < 0) return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Size should be >= 0.");
   tfc_tensor_array *ta = tfc_tensor_array_new(&o, c->status);
   if (!ta) return c->status->code;
@@ -146,7 +162,14 @@ static int ta_compute(tfc_kernel_ctx *c) {
 
 static tfc_tensor_array *input_ta(tfc_kernel_ctx *c) {
   tfc_resource *r = tfc_resource_from_handle(c->inputs[0], &tfc_tensor_array_kind, c->status);
-  return r ? tfc_tensor_array_from_resource(r) : NULL;
+  if (!r) return NULL;
+  tfc_tensor_array *ta = tfc_tensor_array_from_resource(r);
+  if (tfc_tensor_array_step(ta) != c->step_id) {
+    char key[512];
+    snprintf(key, sizeof key, "_tensor_arrays%s", tfc_tensor_array_name(ta));
+    return stale_handle(c, key, tfc_tensor_array_kind.type_name);
+  }
+  return ta;
 }
 
 static int ta_grad_init(const tfc_node *n, void **state, tfc_status *s) {
