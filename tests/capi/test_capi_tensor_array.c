@@ -482,7 +482,8 @@ static void ta_gather_errors(void) {
                   "TensorArray has inconsistent shapes.  Index 0 has shape: [1] but index 1 has shape: [2]");
   run1(&t, (TF_Output){ta_gather(&t, "g2", h, f, (int32_t[]){0}, 1, 1, (int64_t[]){2}, NULL), 0},
        TF_INVALID_ARGUMENT);
-  EXPECT_CONTAINS(TF_Message(t.s), "TensorArray was passed element_shape [2] which does not match the Tensor at index 0: [1]");
+  EXPECT_CONTAINS(TF_Message(t.s),
+                  "TensorArray was passed element_shape [2] which does not match the Tensor at index 0: [1]");
   /* an element_shape attr conflicting with the array's (TF 1.15's text; later TFs prefix "PartialTensorShape: ") */
   TF_Operation *h2 = ta_new(&t, "ta2", 3, (ta_attrs){.es_rank = 1, .es = {1}});
   run1(&t, (TF_Output){ta_gather(&t, "g3", h2, (TF_Output){h2, 1}, (int32_t[]){0}, 1, 1, (int64_t[]){2}, NULL), 0},

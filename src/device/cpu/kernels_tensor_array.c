@@ -28,7 +28,8 @@ typedef struct stack_op {
 static int stack_op_init(const tfc_node *n, void **state, tfc_status *s) {
   stack_op *st = calloc(1, sizeof *st);
   if (!st) return TFC_OOM(s);
-  if (tfc_kernel_attr_type(n, "elem_type", &st->elem_type, s) || tfc_kernel_attr_string(n, "stack_name", &st->name, s)) {
+  if (tfc_kernel_attr_type(n, "elem_type", &st->elem_type, s) ||
+      tfc_kernel_attr_string(n, "stack_name", &st->name, s)) {
     free(st);
     return s->code;
   }
@@ -115,7 +116,8 @@ static int ta_op_init(const tfc_node *n, void **state, tfc_status *s) {
   if (!st) return TFC_OOM(s);
   const tfc_attr_value *es = tfc_node_attr(n, "element_shape");
   st->o.element_shape = es && es->kind == TFC_ATTR_SHAPE ? *es->u.shape : tfc_shape_unknown();
-  if (tfc_kernel_attr_type(n, "dtype", &st->o.dtype, s) || tfc_kernel_attr_bool(n, "dynamic_size", &st->o.dynamic_size, s) ||
+  if (tfc_kernel_attr_type(n, "dtype", &st->o.dtype, s) ||
+      tfc_kernel_attr_bool(n, "dynamic_size", &st->o.dynamic_size, s) ||
       tfc_kernel_attr_bool(n, "clear_after_read", &st->o.clear_after_read, s) ||
       tfc_kernel_attr_bool(n, "identical_element_shapes", &st->o.identical_element_shapes, s) ||
       tfc_kernel_attr_string(n, "tensor_array_name", &st->o.base_name, s)) {
@@ -366,7 +368,8 @@ static int ta_concat_compute(tfc_kernel_ctx *c) {
   for (int32_t i = 0; i < n; i++) {
     if (v[i]->ndims < 1) {
       tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
-                       "Concat saw a scalar shape at index %d but requires at least vectors.  Did you mean to call pack?",
+                       "Concat saw a scalar shape at index %d but requires at least vectors.  Did you mean to call "
+                       "pack?",
                        i);
       goto out;
     }
@@ -560,6 +563,6 @@ static const tfc_kernel_def tensor_array_kernels[] = {
 };
 
 int tfc_cpu_kernels_tensor_array(tfc_kernel_table *t, tfc_status *s) {
-  return tfc_kernel_table_add(t, tensor_array_kernels, (int)(sizeof tensor_array_kernels / sizeof tensor_array_kernels[0]),
-                              s);
+  int n = (int)(sizeof tensor_array_kernels / sizeof tensor_array_kernels[0]);
+  return tfc_kernel_table_add(t, tensor_array_kernels, n, s);
 }
