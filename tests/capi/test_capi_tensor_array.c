@@ -27,7 +27,7 @@ static void tg_fini(tg *t) {
 static TF_Operation *konst(tg *t, const char *name, TF_DataType dt, const int64_t *dims, int nd, const void *v,
                            size_t bytes) {
   TF_Tensor *x = TF_AllocateTensor(dt, dims, nd, bytes);
-  memcpy(TF_TensorData(x), v, bytes);
+  if (bytes) memcpy(TF_TensorData(x), v, bytes);
   TF_OperationDescription *d = TF_NewOperation(t->g, "Const", name);
   TF_SetAttrTensor(d, "value", x, t->s);
   TF_SetAttrType(d, "dtype", dt);
