@@ -233,6 +233,77 @@ static void stack_size_must_be_scalar_and_pop_type_must_match(void) {
   tg_fini(&t);
 }
 
+/* A pop of an empty stack inside a while loop (one push beside it, three trips) fails the run
+ * with TF's text and ends it: no hang, and the session runs the next step. The handle is a loop
+ * variable: DT_RESOURCE through Enter, Merge, Switch and NextIteration. */
+static void stack_pop_error_inside_a_loop_ends_the_run(void) {
+  tg t;
+  tg_init(&t);
+  TF_Operation *h = stack(&t, "st", -1, "loopstack");
+  TF_Operation *p = push(&t, "push", h, f32c(&t, "x", 1), NULL);
+  TF_Output in[2] = {i32c(&t, "i0", 0), {h, 0}};
+  TF_WhileParams w = TF_NewWhile(t.g, in, 2, t.s);
+  OK(t.s);
+  /* cond: i < 3 */
+  TF_OperationDescription *d = TF_NewOperation(w.cond_graph, "Const", "three");
+  int32_t three = 3;
+  TF_Tensor *tt = TF_AllocateTensor(TF_INT32, NULL, 0, sizeof three);
+  memcpy(TF_TensorData(tt), &three, sizeof three);
+  TF_SetAttrTensor(d, "value", tt, t.s);
+  TF_SetAttrType(d, "dtype", TF_INT32);
+  TF_Operation *c3 = TF_FinishOperation(d, t.s);
+  OK(t.s);
+  TF_DeleteTensor(tt);
+  d = TF_NewOperation(w.cond_graph, "Less", "less");
+  TF_AddInput(d, w.cond_inputs[0]);
+  TF_AddInput(d, (TF_Output){c3, 0});
+  w.cond_output = (TF_Output){TF_FinishOperation(d, t.s), 0};
+  OK(t.s);
+  /* body: pop, then i + 1 after it */
+  d = TF_NewOperation(w.body_graph, "StackPopV2", "pop");
+  TF_AddInput(d, w.body_inputs[1]);
+  TF_SetAttrType(d, "elem_type", TF_FLOAT);
+  TF_Operation *bpop = TF_FinishOperation(d, t.s);
+  OK(t.s);
+  d = TF_NewOperation(w.body_graph, "Const", "one");
+  int32_t one = 1;
+  tt = TF_AllocateTensor(TF_INT32, NULL, 0, sizeof one);
+  memcpy(TF_TensorData(tt), &one, sizeof one);
+  TF_SetAttrTensor(d, "value", tt, t.s);
+  TF_SetAttrType(d, "dtype", TF_INT32);
+  TF_Operation *c1 = TF_FinishOperation(d, t.s);
+  OK(t.s);
+  TF_DeleteTensor(tt);
+  d = TF_NewOperation(w.body_graph, "AddV2", "next");
+  TF_AddInput(d, w.body_inputs[0]);
+  TF_AddInput(d, (TF_Output){c1, 0});
+  TF_AddControlInput(d, bpop);
+  w.body_outputs[0] = (TF_Output){TF_FinishOperation(d, t.s), 0};
+  OK(t.s);
+  w.body_outputs[1] = w.body_inputs[1];
+  w.name = "loop";
+  TF_Output outs[2];
+  TF_FinishWhile(&w, t.s, outs);
+  OK(t.s);
+  TF_SessionOptions *so = TF_NewSessionOptions();
+  TF_Session *sess = TF_NewSession(t.g, so, t.s);
+  OK(t.s);
+  const TF_Operation *targets[1] = {p};
+  for (int step = 0; step < 2; step++) {
+    TF_Tensor *v = NULL;
+    /* the push is not ordered with the loop, but three pops of one push fail either way */
+    TF_SessionRun(sess, NULL, NULL, NULL, 0, &outs[0], &v, 1, targets, 1, NULL, t.s);
+    EXPECT_EQ(TF_GetCode(t.s), TF_INVALID_ARGUMENT);
+    EXPECT_CONTAINS(TF_Message(t.s), "] is empty when calling Pop().");
+    EXPECT_CONTAINS(TF_Message(t.s), "Stack[loopstack_");
+    EXPECT_TRUE(v == NULL);
+  }
+  TF_CloseSession(sess, t.s);
+  TF_DeleteSession(sess, t.s);
+  TF_DeleteSessionOptions(so);
+  tg_fini(&t);
+}
+
 /* Handles have TF's legacy graph shape [2]; a push passes its value's shape on. */
 static void stack_graph_shapes(void) {
   tg t;
@@ -700,6 +771,7 @@ static const tfc_test tests[] = {
     TFC_TEST(stack_push_beyond_max_size_fails),
     TFC_TEST(stack_push_of_wrong_dtype_and_after_close_fail),
     TFC_TEST(stack_size_must_be_scalar_and_pop_type_must_match),
+    TFC_TEST(stack_pop_error_inside_a_loop_ends_the_run),
     TFC_TEST(stack_graph_shapes),
     TFC_TEST(ta_write_read_gather_values),
     TFC_TEST(ta_write_errors),
