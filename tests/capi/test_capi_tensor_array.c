@@ -318,6 +318,12 @@ static void stack_graph_shapes(void) {
   TF_GraphGetTensorShape(t.g, (TF_Output){p, 0}, dims, 1, t.s);
   EXPECT_EQ(dims[0], 3);
   EXPECT_EQ(TF_OperationOutputType((TF_Output){h, 0}), TF_RESOURCE);
+  /* only the creating ops are stateful in TF 1.15 */
+  EXPECT_EQ(TF_OpIsStateful("StackV2", t.s), 1);
+  EXPECT_EQ(TF_OpIsStateful("StackPushV2", t.s), 0);
+  EXPECT_EQ(TF_OpIsStateful("TensorArrayV3", t.s), 1);
+  EXPECT_EQ(TF_OpIsStateful("TensorArrayGradV3", t.s), 1);
+  EXPECT_EQ(TF_OpIsStateful("TensorArrayReadV3", t.s), 0);
   tg_fini(&t);
 }
 
