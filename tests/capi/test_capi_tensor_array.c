@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "capi_util.h"
+#include "tensorflow/c/c_api_experimental.h"
 
 typedef struct tg {
   TF_Graph *g;
