@@ -4,7 +4,8 @@
  * InvertPermutation), joins and splits (ConcatV2 and Concat through ConcatOffset + Slice,
  * Split, SplitV, Pack, Unpack), Tile, BroadcastTo and Fill, windows (Slice through Pad,
  * StridedSlice through StridedSliceGrad, Pad/PadV2 through Slice), gathers (GatherV2,
- * Gather) and UnsortedSegmentSum, plus the non-differentiable rows (Shape, Size, Rank,
+ * Gather) and UnsortedSegmentSum, reversals (ReverseV2, ReverseSequence: reversed back),
+ * plus the non-differentiable rows (Shape, Size, Rank,
  * ZerosLike, OnesLike, StopGradient, OneHot, ...) and PreventGradient's error.
  *
  * Math and node order follow TF's array_ops / array_grad.py. Python's array_ops.shape, rank
@@ -36,6 +37,23 @@ static int prevent_gradient_grad(tfc_grad_ctx *c) {
   const tfc_attr_value *m = tfc_node_attr(c->op, "message");
   return tfc_status_set(c->s, TFC_INVALID_ARGUMENT, "Gradient explicitly disabled. Reason: %s",
                         m && m->kind == TFC_ATTR_STRING ? m->u.s.data : "");
+}
+
+/* ReverseV2, ReverseSequence: reversing dy the same way (Python's _ReverseV2Grad,
+ * _ReverseSequenceGrad); no gradient for the axes or the lengths. */
+static int reverse_v2_grad(tfc_grad_ctx *c) {
+  c->dx[0] = tfc_grad_binary(c, "ReverseV2", NULL, c->dy[0], tfc_grad_in(c, 1));
+  return c->s->code;
+}
+
+static int reverse_sequence_grad(tfc_grad_ctx *c) {
+  int64_t sd = 0, bd = 0;
+  tfc_node_attr_int(c->op, "seq_dim", &sd);
+  tfc_node_attr_int(c->op, "batch_dim", &bd);
+  tfc_grad_attr a[2] = {TFC_GRAD_ATTR_INT("seq_dim", sd), TFC_GRAD_ATTR_INT("batch_dim", bd)};
+  tfc_endpoint ins[2] = {c->dy[0], tfc_grad_in(c, 1)};
+  c->dx[0] = tfc_grad_op(c, "ReverseSequence", NULL, ins, 2, a, 2);
+  return c->s->code;
 }
 
 static int transpose_grad(tfc_grad_ctx *c) {
@@ -411,6 +429,7 @@ const tfc_grad_entry tfc_grad_array_entries[] = {
     {"MirrorPad", mirror_pad_grad}, {"MirrorPadGrad", mirror_pad_grad},
     {"GatherV2", gather_v2_grad}, {"Gather", gather_grad}, {"UnsortedSegmentSum", unsorted_segment_sum_grad},
     {"DynamicStitch", dynamic_stitch_grad}, {"ParallelDynamicStitch", dynamic_stitch_grad},
+    {"ReverseV2", reverse_v2_grad}, {"ReverseSequence", reverse_sequence_grad},
     /* Not differentiable, as in TF. */
     {"StopGradient", NULL}, {"Shape", NULL}, {"ShapeN", NULL}, {"Size", NULL}, {"Rank", NULL},
     {"ZerosLike", NULL}, {"OnesLike", NULL}, {"BroadcastGradientArgs", NULL}, {"Const", NULL},

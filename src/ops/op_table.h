@@ -18,3 +18,4 @@
 #include "ops/ops_control.def"
 #include "ops/ops_function.def"
 #include "ops/ops_list.def"
+#include "ops/ops_tensor_array.def"

@@ -878,3 +878,48 @@ int tfc_shape_dynamic_stitch(tfc_shape_ctx *c) {
   c->output_shapes[0] = out;
   return TFC_OK;
 }
+
+/* ---- reversals ---- */
+
+/* ReverseV2: axis a vector; with a constant axis and a known rank, each axis in range and
+ * named once (TF's texts, including its unclosed "[0, r-1"). The output is the input's shape. */
+int tfc_shape_reverse_v2(tfc_shape_ctx *c) {
+  const tfc_shape *in = &c->input_shapes[0], *ax = &c->input_shapes[1];
+  if (ax->rank >= 0 && ax->rank != 1)
+    return tfc_shape_ctx_error(c, "Shape must be rank 1 but is rank %d", ax->rank);
+  const tfc_tensor *t = const_in(c, 1);
+  if (is_int_tensor(t) && in->rank >= 0) {
+    int seen[TFC_MAX_DIMS] = {0};
+    for (int64_t i = 0; i < t->n_elems; i++) {
+      int64_t a = tfc_tensor_get_i64(t, i), canon = a < 0 ? a + in->rank : a;
+      if (canon < 0 || canon >= in->rank)
+        return tfc_shape_ctx_error(c, "'axis'[%lld] = %lld is out of valid range [0, %d", (long long)i, (long long)a,
+                                   in->rank - 1);
+      if (seen[canon]) return tfc_shape_ctx_error(c, "axis %lld specified more than once.", (long long)canon);
+      seen[canon] = 1;
+    }
+  }
+  c->output_shapes[0] = *in;
+  return TFC_OK;
+}
+
+/* ReverseSequence: seq_lengths a vector; with a known rank, both dims in range and the batch
+ * dim merged with len(seq_lengths). */
+int tfc_shape_reverse_sequence(tfc_shape_ctx *c) {
+  const tfc_shape *in = &c->input_shapes[0], *lens = &c->input_shapes[1];
+  if (lens->rank >= 0 && lens->rank != 1)
+    return tfc_shape_ctx_error(c, "Shape must be rank 1 but is rank %d", lens->rank);
+  if (in->rank < 0) return TFC_OK;
+  int64_t sd = tfc_shape_ctx_attr_int(c, "seq_dim", 0), bd = tfc_shape_ctx_attr_int(c, "batch_dim", 0);
+  if (bd >= in->rank) return tfc_shape_ctx_error(c, "batch_dim must be < input rank: %lld vs. %d", (long long)bd, in->rank);
+  if (sd >= in->rank) return tfc_shape_ctx_error(c, "seq_dim must be < input rank: %lld vs. %d", (long long)sd, in->rank);
+  tfc_shape out = *in;
+  if (bd >= 0) {
+    int64_t b = in->dims[bd], n = lens->rank == 1 ? lens->dims[0] : -1;
+    if (b >= 0 && n >= 0 && b != n)
+      return tfc_shape_ctx_error(c, "Dimensions must be equal, but are %lld and %lld", (long long)b, (long long)n);
+    out.dims[bd] = b >= 0 ? b : n;
+  }
+  c->output_shapes[0] = out;
+  return TFC_OK;
+}

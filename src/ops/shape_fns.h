@@ -44,5 +44,7 @@ int tfc_shape_matmul(tfc_shape_ctx *c);
 
 /* shape_list.c */
 #include "ops/shape_list.h"
+/* shape_tensor_array.c */
+#include "ops/shape_tensor_array.h"
 
 #endif

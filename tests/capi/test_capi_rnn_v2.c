@@ -1,6 +1,6 @@
 /*
  * Dynamic RNNs in control flow v2, written by real TensorFlow (tests/fixtures/gen_rnn_v2.py
- * writes rnn_NAME.pb and rnn_NAME.values; both are committed): tf.compat.v1.nn.dynamic_rnn
+ * writes rnn2_NAME.pb and rnn2_NAME.values; both are committed): tf.compat.v1.nn.dynamic_rnn
  * with LSTMCell and GRUCell and a different sequence length per row, whose time loop is a
  * StatelessWhile over library functions carrying TensorLists. Run through the public C API:
  * the outputs and final states right after init must be within 1e-5 of TensorFlow's, and a
@@ -201,12 +201,12 @@ static void run_fixture(const char *name) {
   unload(&fx);
 }
 
-static void lstm_inference_matches_tensorflow(void) { run_fixture("rnn_lstm_infer"); }
-static void gru_inference_matches_tensorflow(void) { run_fixture("rnn_gru_infer"); }
-static void lstm_adam_training_matches_tensorflow(void) { run_fixture("rnn_lstm_adam"); }
-static void lstm_gradient_descent_training_matches_tensorflow(void) { run_fixture("rnn_lstm_gd"); }
-static void gru_adam_training_matches_tensorflow(void) { run_fixture("rnn_gru_adam"); }
-static void gru_gradient_descent_training_matches_tensorflow(void) { run_fixture("rnn_gru_gd"); }
+static void lstm_inference_matches_tensorflow(void) { run_fixture("rnn2_lstm_infer"); }
+static void gru_inference_matches_tensorflow(void) { run_fixture("rnn2_gru_infer"); }
+static void lstm_adam_training_matches_tensorflow(void) { run_fixture("rnn2_lstm_adam"); }
+static void lstm_gradient_descent_training_matches_tensorflow(void) { run_fixture("rnn2_lstm_gd"); }
+static void gru_adam_training_matches_tensorflow(void) { run_fixture("rnn2_gru_adam"); }
+static void gru_gradient_descent_training_matches_tensorflow(void) { run_fixture("rnn2_gru_gd"); }
 static void map_fn_and_its_gradient_match_tensorflow(void) { run_fixture("tl_map_fn"); }
 static void scan_and_its_gradient_match_tensorflow(void) { run_fixture("tl_scan"); }
 static void dynamic_size_tensor_array_in_a_loop_matches_tensorflow(void) { run_fixture("tl_dynamic"); }

@@ -337,7 +337,39 @@ static void argmax_errors(void) {
   tfc_tensor_unref(in[1]);
 }
 
+/* All and Any over a [2,3] bool: rows, columns, everything, and nothing (true / false). */
+static void all_and_any_reduce_bools(void) {
+  const uint8_t v[6] = {1, 1, 1, 0, 1, 1};
+  int64_t dims[2] = {2, 3}, zero_dims[2] = {2, 0};
+  struct {
+    const char *op;
+    int64_t axis; /* -1: both axes */
+    int zero;     /* reduce the empty [2,0] input over axis 1 */
+    int n_out;
+    uint8_t want[3];
+  } cases[] = {{"All", 1, 0, 2, {1, 0}},  {"Any", 1, 0, 2, {1, 1}}, {"All", 0, 0, 3, {0, 1, 1}},
+               {"Any", -1, 0, 1, {1}},     {"All", 1, 1, 2, {1, 1}}, {"Any", 1, 1, 2, {0, 0}}};
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    tfc_tensor *x = cases[k].zero ? ku_bool(zero_dims, 2, NULL) : ku_bool(dims, 2, v);
+    int64_t n_axes = cases[k].axis < 0 ? 2 : 1;
+    int32_t both[2] = {0, 1}, one[1] = {(int32_t)cases[k].axis};
+    tfc_tensor *in[2] = {x, ku_i32(&n_axes, 1, cases[k].axis < 0 ? both : one)}, *out = NULL;
+    ku_attr attrs[1] = {{"keep_dims", tfc_attr_bool(0)}};
+    tfc_status s;
+    tfc_status_init(&s);
+    if (ku_run(cases[k].op, attrs, 1, in, 2, NULL, &out, 1, &s))
+      tfc_test_fail(__FILE__, __LINE__, "%s: %s", cases[k].op, tfc_status_msg(&s));
+    EXPECT_EQ(out->dtype, TFC_DT_BOOL);
+    EXPECT_EQ(out->n_elems, cases[k].n_out);
+    for (int i = 0; i < cases[k].n_out; i++) EXPECT_EQ(((uint8_t *)out->data)[i], cases[k].want[i]);
+    tfc_tensor_unref(out);
+    tfc_tensor_unref(in[0]);
+    tfc_tensor_unref(in[1]);
+  }
+}
+
 static const tfc_test tests[] = {TFC_TEST(every_axes_pattern_every_op_every_type),
+                                 TFC_TEST(all_and_any_reduce_bools),
                                  TFC_TEST(four_d_patterns_collapse_correctly),
                                  TFC_TEST(negative_scalar_and_int64_axes),
                                  TFC_TEST(empty_axes_is_identity_and_forwards),

@@ -3,7 +3,7 @@
  * reshapes, Transpose (constant and computed permutations), ConcatV2/Concat (ConcatOffset
  * and, past 16 inputs, SplitV), Split, Pack/Unpack, Tile, BroadcastTo, Slice, StridedSlice
  * with each mask, GatherV2 on several axes (constant and fed) and Gather, Pad/PadV2 and
- * UnsortedSegmentSum. Each builds y from
+ * UnsortedSegmentSum, ReverseV2 and ReverseSequence. Each builds y from
  * x through the op and a Square (so the gradient depends on the values), then checks every
  * element against central differences.
  */
@@ -264,6 +264,25 @@ static TF_Output build_stitch(TF_Graph *g, TF_Output *x, int nx, void *arg) {
   TF_AddInputList(d, x, 2);
   return sq(g, (TF_Output){gc_finish(d), 0});
 }
+/* y = Square(ReverseV2(x, [0, -1])) and Square(ReverseSequence(x, [3, 1], seq 1, batch 0)):
+ * each input element lands in exactly one mirrored place. */
+static TF_Output build_reverse_v2(TF_Graph *g, TF_Output *x, int nx, void *arg) {
+  return sq(g, gc_op2(g, "ReverseV2", x[0], gc_ivec(g, "axis", (int64_t[]){0, -1}, 2)));
+}
+static TF_Output build_reverse_sequence(TF_Graph *g, TF_Output *x, int nx, void *arg) {
+  TF_OperationDescription *d = TF_NewOperation(g, "ReverseSequence", "rs");
+  TF_AddInput(d, x[0]);
+  TF_AddInput(d, gc_const(g, "lens", TF_INT64, (int64_t[]){2}, 1, (double[]){3, 1}));
+  TF_SetAttrInt(d, "seq_dim", 1);
+  TF_SetAttrInt(d, "batch_dim", 0);
+  return sq(g, (TF_Output){gc_finish(d), 0});
+}
+static void grad_reverse_v2_and_reverse_sequence(void) {
+  gc_input in = IN(-2, 2, 3, 2, 3, 2);
+  gc_check("ReverseV2", build_reverse_v2, NULL, &in, 1);
+  gc_check("ReverseSequence", build_reverse_sequence, NULL, &in, 1);
+}
+
 static void grad_dynamic_stitch(void) {
   gc_input in[2] = {IN(-2, 2, 2, 3, 2), IN(-2, 2, 3, 2, 1, 2)};
   gc_check("DynamicStitch", build_stitch, (void *)"DynamicStitch", in, 2);
@@ -280,5 +299,6 @@ static const tfc_test tests[] = {
     TFC_TEST(grad_unsorted_segment_sum),
     TFC_TEST(grad_concat_offset_and_many_inputs),
     TFC_TEST(grad_dynamic_stitch),
+    TFC_TEST(grad_reverse_v2_and_reverse_sequence),
     {0}};
 TFC_TEST_MAIN(tests)

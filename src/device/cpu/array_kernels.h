@@ -15,6 +15,8 @@ int tfc_cpu_kernels_array_join(tfc_kernel_table *t, tfc_status *s);
  * StridedSliceGrad, ConcatOffset, OneHot; it also registers kernels_scan.c and
  * kernels_stitch.c. */
 int tfc_cpu_kernels_array_extra(tfc_kernel_table *t, tfc_status *s);
+/* kernels_array_reverse.c: ReverseV2, ReverseSequence. */
+int tfc_cpu_kernels_array_reverse(tfc_kernel_table *t, tfc_status *s);
 /* kernels_scan.c: Cumsum, Cumprod. */
 int tfc_cpu_kernels_scan(tfc_kernel_table *t, tfc_status *s);
 /* kernels_stitch.c: DynamicStitch, ParallelDynamicStitch. */

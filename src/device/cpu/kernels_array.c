@@ -392,5 +392,6 @@ int tfc_cpu_kernels_array(tfc_kernel_table *t, tfc_status *s) {
   TFC_TRY(tfc_kernel_table_add(t, defs, (int)(sizeof defs / sizeof defs[0]), s));
   TFC_TRY(tfc_cpu_kernels_array_slice(t, s));
   TFC_TRY(tfc_cpu_kernels_array_extra(t, s));
+  TFC_TRY(tfc_cpu_kernels_array_reverse(t, s));
   return tfc_cpu_kernels_array_join(t, s);
 }
