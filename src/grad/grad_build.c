@@ -90,6 +90,16 @@ int tfc_grad_const_ints(const tfc_grad_ctx *c, int input, int64_t *out, int cap,
 
 /* ---------------- nodes ---------------- */
 
+/* The control input every new node gets while a loop's cond or body is built (the graph lock
+ * is held throughout, so one per thread is enough). */
+static __thread tfc_node *ambient_control;
+
+tfc_node *tfc_grad_set_control(tfc_node *n) {
+  tfc_node *prev = ambient_control;
+  ambient_control = n;
+  return prev;
+}
+
 static void free_attrs(tfc_grad_attr *attrs, int n) {
   for (int i = 0; i < n; i++) tfc_attr_value_fini(&attrs[i].v);
 }
@@ -134,6 +144,7 @@ static tfc_node *node_in(tfc_graph *g, const char *scope, const char *type, cons
   }
   for (int i = 0; i < n_attrs; i++) tfc_node_desc_set_attr(d, attrs[i].name, &attrs[i].v);
   if (ctrl) tfc_node_desc_add_control(d, ctrl);
+  if (ambient_control && ambient_control != ctrl) tfc_node_desc_add_control(d, ambient_control);
   return tfc_node_desc_finish_locked(d, s);
 }
 

@@ -1,0 +1,334 @@
+/*
+ * grad_loop — gradients through TF1 while loops the way TF 1.15's C++ gradient code builds
+ * them for TF_AddGradients (cc/framework/while_gradients.cc): the walk (gradients.c) hands
+ * over a loop once every Exit that gradients flow into has its summed gradient, and gets back
+ * one gradient per loop variable for the inputs of the loop's Enter nodes.
+ *
+ * Recognising a loop: from an Exit, Exit <- Switch:0 <- Merge (input 0 an Enter, input 1 a
+ * NextIteration) with the Switch's predicate from a LoopCond; the loop variables are the
+ * non-constant Enters of that frame with the same Merge -> Switch -> Exit chain on that
+ * LoopCond, in node order (TF_NewWhile's Enter, Enter_1, ...). Enters whose names contain
+ * "LoopCounter" are the counters of an earlier gradient and are left out, as TF's loop
+ * validation leaves them out. The forward body is Switch_i:1 -> NextIteration_i's input.
+ *
+ * What is built under "<prefix>/<frame>_grad/" (names as TF's C++ code gives them):
+ *   ForwardLoopCounter/  a second loop in the forward frame, counting the trips: Const (0),
+ *                        Enter, Merge, LoopCond(<the forward LoopCond>), Switch,
+ *                        body/Const/Const (1), body/Add, NextIteration, Exit
+ *   BackPropLoopCounter/ a loop in frame "<frame>_backprop" from that count down while > 0:
+ *                        Enter, Merge, cond/Const/Const, cond/Greater, LoopCond, Switch,
+ *                        body/Const/Const, body/Subtract (Sub), NextIteration, Exit
+ *   while/               the gradient loop in frame "<frame>_backprop", driven by the
+ *                        BackPropLoopCounter's LoopCond: Enter[_i] (the Exit gradients),
+ *                        Merge[_i], LoopCond, Switch[_i], body/... (the symbolic gradient of
+ *                        the forward body: a nested walk from the body outputs to the body
+ *                        inputs, seeded with Switch_i:1), NextIteration[_i], Exit[_i]
+ * Every cond node gets a control input from Merge 0 and every body node from Switch 0, as
+ * under TF's control-dependency scopes. Enter attrs: parallel_iterations 10, not constant.
+ *
+ * As in TF there are no stacks: the gradient body reads forward tensors straight from the
+ * forward frame, so a body whose gradient needs per-iteration forward values (x * x) builds
+ * but fails when run with TF's "has inputs from different frames". Where TF aborts the
+ * process (a loop variable whose Exit gets no gradient because it is not on a path from x to
+ * y, e.g. an integer counter), the gradient loop gets zeros for it instead.
+ *
+ * All functions run with the graph lock held (inside the walk) and add nodes with the
+ * error-latching helpers of grad_build.c; an error leaves nodes behind that the caller's
+ * rollback removes.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/mem.h"
+#include "grad/grad_internal.h"
+#include "ops/opdef.h"
+#include "tensor/dtype.h"
+#include "tensor/shape.h"
+
+void tfc_grad_loop_free(tfc_grad_loop *l) {
+  if (!l) return;
+  free(l->frame);
+  free(l->enter);
+  free(l->dy);
+  free(l);
+}
+
+static int is_op(const tfc_node *n, const char *a, const char *b) {
+  return strcmp(n->op->name, a) == 0 || (b && strcmp(n->op->name, b) == 0);
+}
+
+/* The frame_name of an Enter, borrowed; NULL when missing. */
+static const char *enter_frame(const tfc_node *n, size_t *len) {
+  const tfc_attr_value *v = tfc_node_attr(n, "frame_name");
+  if (!v || v->kind != TFC_ATTR_STRING) return NULL;
+  *len = v->u.s.len;
+  return v->u.s.data;
+}
+
+static int enter_is_constant(const tfc_node *n) {
+  int b = 0;
+  tfc_node_attr_bool(n, "is_constant", &b);
+  return b;
+}
+
+/* The first node among g's first n0 whose data input `slot` is {src, idx} and whose op is one
+ * of the two names; NULL when none. */
+static tfc_node *consumer(const tfc_graph *g, int n0, const tfc_node *src, int idx, int slot, const char *op,
+                          const char *ref_op) {
+  for (int i = 0; i < n0; i++) {
+    tfc_node *c = g->nodes[i];
+    if (c->n_inputs > slot && c->inputs[slot].node == src && c->inputs[slot].index == idx && is_op(c, op, ref_op))
+      return c;
+  }
+  return NULL;
+}
+
+int tfc_grad_loop_find(const tfc_graph *g, int n0, const tfc_node *exit, tfc_grad_loop **out, tfc_status *s) {
+  *out = NULL;
+  /* Exit <- Switch:0 <- Merge(Enter, NextIteration), Switch pred <- LoopCond. */
+  const tfc_node *sw = exit->inputs[0].node;
+  if (!is_op(sw, "Switch", "RefSwitch") || exit->inputs[0].index != 0) return TFC_OK;
+  const tfc_node *m = sw->inputs[0].node, *lc = sw->inputs[1].node;
+  if (!is_op(m, "Merge", "RefMerge") || m->n_inputs != 2 || !is_op(lc, "LoopCond", NULL)) return TFC_OK;
+  const tfc_node *en = m->inputs[0].node;
+  if (!is_op(en, "Enter", "RefEnter")) return TFC_OK;
+  size_t flen = 0;
+  const char *frame = enter_frame(en, &flen);
+  if (!frame) return TFC_OK;
+  tfc_grad_loop *l = calloc(1, sizeof *l);
+  if (!l || !(l->frame = tfc_strndup(frame, flen))) {
+    tfc_grad_loop_free(l);
+    return TFC_OOM(s);
+  }
+  l->loop_cond = (tfc_node *)lc;
+  /* The loop variables: per frame Enter, the Merge/Switch/Exit chain on this LoopCond. */
+  for (int i = 0; i < n0; i++) {
+    tfc_node *e = g->nodes[i];
+    size_t len = 0;
+    const char *f = is_op(e, "Enter", "RefEnter") ? enter_frame(e, &len) : NULL;
+    if (!f || len != flen || memcmp(f, frame, flen) != 0 || strstr(e->name, "LoopCounter")) continue;
+    if (enter_is_constant(e)) continue;
+    tfc_node *mi = consumer(g, n0, e, 0, 0, "Merge", "RefMerge");
+    tfc_node *si = mi ? consumer(g, n0, mi, 0, 0, "Switch", "RefSwitch") : NULL;
+    tfc_node *xi = si ? consumer(g, n0, si, 0, 0, "Exit", "RefExit") : NULL;
+    if (!xi || mi->n_inputs != 2 || !is_op(mi->inputs[1].node, "NextIteration", "RefNextIteration") ||
+        si->inputs[1].node != lc)
+      continue;
+    tfc_node **v = realloc(l->enter, sizeof *v * (size_t)(l->n + 1));
+    if (!v) {
+      tfc_grad_loop_free(l);
+      return TFC_OOM(s);
+    }
+    l->enter = v;
+    l->enter[l->n++] = e;
+  }
+  /* One block of four rows: Enter, Merge, Switch, Exit. */
+  int n = l->n;
+  tfc_node **rows = malloc(sizeof *rows * 4 * (size_t)(n + 1));
+  l->dy = calloc((size_t)n + 1, sizeof *l->dy);
+  if (!rows || !l->dy) {
+    free(rows);
+    tfc_grad_loop_free(l);
+    return TFC_OOM(s);
+  }
+  int found = 0;
+  for (int i = 0; i < n; i++) {
+    rows[i] = l->enter[i];
+    rows[n + i] = consumer(g, n0, rows[i], 0, 0, "Merge", "RefMerge");
+    rows[2 * n + i] = consumer(g, n0, rows[n + i], 0, 0, "Switch", "RefSwitch");
+    rows[3 * n + i] = consumer(g, n0, rows[2 * n + i], 0, 0, "Exit", "RefExit");
+    found |= rows[3 * n + i] == exit;
+  }
+  free(l->enter);
+  l->enter = rows;
+  l->merge = rows + n;
+  l->sw = rows + 2 * n;
+  l->exit = rows + 3 * n;
+  if (!found) {
+    tfc_grad_loop_free(l);
+    return TFC_OK;
+  }
+  *out = l;
+  return TFC_OK;
+}
+
+/* ---- a loop built the way TF's C++ BuildWhileLoop builds one ---- */
+
+typedef int (*cond_fn)(void *ctx, const char *scope, const tfc_endpoint *merges, tfc_endpoint *out,
+                       tfc_status *s);
+typedef int (*body_fn)(void *ctx, const char *scope, const tfc_endpoint *ins, tfc_endpoint *outs,
+                       tfc_status *s);
+
+static tfc_node *loop_node(tfc_graph *g, const char *scope, const char *type, tfc_endpoint in, const char *frame,
+                           tfc_status *s) {
+  if (!frame) return tfc_grad_node_in(g, scope, type, NULL, &in, 1, -1, 0, NULL, 0, NULL, s);
+  tfc_grad_attr a[3] = {{"frame_name", {0}}, TFC_GRAD_ATTR_BOOL("is_constant", 0),
+                        TFC_GRAD_ATTR_INT("parallel_iterations", 10)};
+  if (tfc_attr_string(frame, strlen(frame), &a[0].v, s) != TFC_OK) return NULL;
+  return tfc_grad_node_in(g, scope, type, NULL, &in, 1, -1, 0, a, 3, NULL, s);
+}
+
+/* Enter/Merge for every input, cond under "<scope>/cond", LoopCond, Switch, body under
+ * "<scope>/body", NextIteration (the Merge back edges set last), Exit. outs[i] = Exit_i:0. */
+static int build_loop(tfc_graph *g, const char *scope, const char *frame, int n, const tfc_endpoint *ins,
+                      cond_fn cond, body_fn body, void *ctx, tfc_endpoint *outs, tfc_status *s) {
+  tfc_endpoint *v = calloc(3 * (size_t)n + 1, sizeof *v);
+  char *sub = NULL;
+  if (!v || asprintf(&sub, "%s/cond", scope) < 0) {
+    free(v);
+    return TFC_OOM(s);
+  }
+  tfc_endpoint *merges = v, *sw_true = v + n, *next = v + 2 * n;
+  tfc_node **sw = calloc((size_t)n + 1, sizeof *sw);
+  if (!sw) {
+    free(v), free(sub);
+    return TFC_OOM(s);
+  }
+  for (int i = 0; i < n; i++) merges[i] = (tfc_endpoint){loop_node(g, scope, "Enter", ins[i], frame, s), 0};
+  for (int i = 0; i < n; i++) {
+    tfc_endpoint two[2] = {merges[i], merges[i]}; /* input 1 becomes the back edge */
+    merges[i] = (tfc_endpoint){tfc_grad_node_in(g, scope, "Merge", NULL, two, 2, 0, 2, NULL, 0, NULL, s), 0};
+  }
+  tfc_endpoint c = {NULL, 0};
+  if (tfc_status_ok(s)) {
+    tfc_node *prev = tfc_grad_set_control(merges[0].node);
+    cond(ctx, sub, merges, &c, s);
+    tfc_grad_set_control(prev);
+  }
+  tfc_node *lc = tfc_status_ok(s) ? loop_node(g, scope, "LoopCond", c, NULL, s) : NULL;
+  for (int i = 0; i < n && tfc_status_ok(s); i++) {
+    tfc_endpoint two[2] = {merges[i], {lc, 0}};
+    sw[i] = tfc_grad_node_in(g, scope, "Switch", NULL, two, 2, -1, 0, NULL, 0, NULL, s);
+    sw_true[i] = (tfc_endpoint){sw[i], 1};
+  }
+  free(sub);
+  sub = NULL;
+  if (tfc_status_ok(s) && asprintf(&sub, "%s/body", scope) < 0) TFC_OOM(s);
+  if (tfc_status_ok(s)) {
+    tfc_node *prev = tfc_grad_set_control(sw[0]);
+    body(ctx, sub, sw_true, next, s);
+    tfc_grad_set_control(prev);
+  }
+  for (int i = 0; i < n && tfc_status_ok(s); i++) {
+    tfc_node *ni = loop_node(g, scope, "NextIteration", next[i], NULL, s);
+    if (!ni) break;
+    tfc_node *m = merges[i].node;
+    m->inputs[1] = (tfc_endpoint){ni, 0};
+    m->output_shapes[0] = tfc_shape_unknown();
+  }
+  for (int i = 0; i < n && tfc_status_ok(s); i++)
+    outs[i] = (tfc_endpoint){loop_node(g, scope, "Exit", (tfc_endpoint){sw[i], 0}, NULL, s), 0};
+  free(v), free(sub), free(sw);
+  return s->code;
+}
+
+/* ---- the three loops of a gradient ---- */
+
+typedef struct grad_build {
+  tfc_graph *g;
+  tfc_grad_loop *l;
+  tfc_endpoint bp_cond; /* the BackPropLoopCounter's LoopCond */
+} grad_build;
+
+static tfc_endpoint int_const(tfc_graph *g, const char *scope, const char *name, int v, tfc_status *s) {
+  return tfc_grad_const_scalar_in(g, scope, name, TFC_DT_INT32, v, s);
+}
+
+static tfc_endpoint binary(tfc_graph *g, const char *scope, const char *type, const char *name, tfc_endpoint a,
+                           tfc_endpoint b, tfc_status *s) {
+  tfc_endpoint ins[2] = {a, b};
+  return (tfc_endpoint){tfc_grad_node_in(g, scope, type, name, ins, 2, -1, 0, NULL, 0, NULL, s), 0};
+}
+
+static int fwd_cond(void *ctx, const char *scope, const tfc_endpoint *merges, tfc_endpoint *out, tfc_status *s) {
+  (void)scope, (void)merges;
+  *out = (tfc_endpoint){((grad_build *)ctx)->l->loop_cond, 0};
+  return s->code;
+}
+
+static int fwd_body(void *ctx, const char *scope, const tfc_endpoint *ins, tfc_endpoint *outs, tfc_status *s) {
+  grad_build *b = ctx;
+  tfc_endpoint one = int_const(b->g, scope, "Const/Const", 1, s);
+  outs[0] = binary(b->g, scope, "Add", NULL, ins[0], one, s);
+  return s->code;
+}
+
+static int bp_cond(void *ctx, const char *scope, const tfc_endpoint *merges, tfc_endpoint *out, tfc_status *s) {
+  grad_build *b = ctx;
+  tfc_endpoint zero = int_const(b->g, scope, "Const/Const", 0, s);
+  *out = binary(b->g, scope, "Greater", NULL, merges[0], zero, s);
+  return s->code;
+}
+
+static int bp_body(void *ctx, const char *scope, const tfc_endpoint *ins, tfc_endpoint *outs, tfc_status *s) {
+  grad_build *b = ctx;
+  tfc_endpoint one = int_const(b->g, scope, "Const/Const", 1, s);
+  outs[0] = binary(b->g, scope, "Sub", "Subtract", ins[0], one, s);
+  return s->code;
+}
+
+static int grad_cond(void *ctx, const char *scope, const tfc_endpoint *merges, tfc_endpoint *out, tfc_status *s) {
+  (void)scope, (void)merges;
+  *out = ((grad_build *)ctx)->bp_cond;
+  return s->code;
+}
+
+/* The symbolic gradient of the forward body: from the body outputs (the NextIteration
+ * inputs) back to the body inputs (Switch_i:1), seeded with the gradient loop's Switch_i:1. */
+static int grad_body(void *ctx, const char *scope, const tfc_endpoint *ins, tfc_endpoint *outs, tfc_status *s) {
+  grad_build *b = ctx;
+  tfc_grad_loop *l = b->l;
+  int n = l->n;
+  tfc_endpoint *v = calloc(2 * (size_t)n + 1, sizeof *v);
+  if (!v) return TFC_OOM(s);
+  tfc_endpoint *ys = v, *xs = v + n;
+  for (int i = 0; i < n; i++) {
+    ys[i] = l->merge[i]->inputs[1].node->inputs[0];
+    xs[i] = (tfc_endpoint){l->sw[i], 1};
+  }
+  tfc_grad_options opt = tfc_grad_options_capi();
+  opt.unreachable = TFC_GRAD_MISSING_NONE;
+  opt.no_gradient = TFC_GRAD_MISSING_NONE;
+  tfc_grad_walk_args a = {ys, n, xs, n, ins, &opt, scope, 1, l->frame};
+  if (tfc_grad_walk_locked(b->g, &a, outs, s) == TFC_OK)
+    for (int i = 0; i < n; i++)
+      if (!outs[i].node)
+        outs[i] = (tfc_endpoint){tfc_grad_node_in(b->g, scope, "ZerosLike", "zeros_like", &ins[i], 1, -1, 0, NULL,
+                                                  0, NULL, s),
+                                 0};
+  free(v);
+  return s->code;
+}
+
+int tfc_grad_loop_build(tfc_graph *g, const char *prefix, tfc_grad_loop *l, tfc_endpoint *out_dx, tfc_status *s) {
+  char *scope = NULL, *sub = NULL, *frame = NULL;
+  tfc_endpoint count = {NULL, 0}, bp_out = {NULL, 0};
+  grad_build b = {g, l, {NULL, 0}};
+  if (asprintf(&scope, "%s/%s_grad", prefix, l->frame) < 0) return TFC_OOM(s);
+  /* 1. ForwardLoopCounter: the trip count, in the forward frame. */
+  if (asprintf(&sub, "%s/ForwardLoopCounter", scope) < 0) {
+    free(scope);
+    return TFC_OOM(s);
+  }
+  tfc_endpoint zero = int_const(g, sub, "Const", 0, s);
+  if (tfc_status_ok(s)) build_loop(g, sub, l->frame, 1, &zero, fwd_cond, fwd_body, &b, &count, s);
+  free(sub);
+  sub = NULL;
+  /* 2. BackPropLoopCounter: counts down in the gradient frame; its LoopCond drives 3. */
+  if (tfc_status_ok(s) &&
+      (asprintf(&sub, "%s/BackPropLoopCounter", scope) < 0 || asprintf(&frame, "%s_backprop", l->frame) < 0))
+    TFC_OOM(s);
+  if (tfc_status_ok(s)) build_loop(g, sub, frame, 1, &count, bp_cond, bp_body, &b, &bp_out, s);
+  if (tfc_status_ok(s)) {
+    /* The LoopCond is the Exit's Switch's predicate. */
+    b.bp_cond = (tfc_endpoint){bp_out.node->inputs[0].node->inputs[1].node, 0};
+  }
+  free(sub);
+  sub = NULL;
+  /* 3. The gradient loop. */
+  if (tfc_status_ok(s) && asprintf(&sub, "%s/while", scope) < 0) TFC_OOM(s);
+  if (tfc_status_ok(s)) build_loop(g, sub, frame, l->n, l->dy, grad_cond, grad_body, &b, out_dx, s);
+  free(sub), free(frame), free(scope);
+  return s->code;
+}
