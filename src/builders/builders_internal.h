@@ -41,12 +41,15 @@ typedef struct bld_frame {
   tfc_hashmap seen;
 } bld_frame;
 
+struct bld_cf_ctx;
+
 struct TFC_Scope {
   TF_Graph *graph;
   char *name;   /* "" or "a/b" */
   char *device; /* canonical request ("/job:ps/task:0/device:CPU:0") or "" */
   int n_frames;
   bld_frame **frames;
+  struct bld_cf_ctx *cf; /* the cond branch or while loop being built here (a reference), or NULL */
 };
 
 typedef struct bld_var {
@@ -128,6 +131,8 @@ void bld_sync(bld_state *st, tfc_graph *g);
 /* "<scope>/<base>" (or base at the root) made unique as Python's Graph.unique_name does and
  * marked used. Caller frees. NULL with the status set on OOM (or when the call failed). */
 char *bld_unique(bld_call *c, const char *scope, const char *base);
+/* bld_unique without marking the name: the name the next bld_unique would hand out. */
+char *bld_peek_unique(bld_call *c, const char *scope, const char *base);
 /* Marks a full name used (exact names: an op named after its own scope). */
 int bld_mark_used(bld_call *c, const char *full);
 /* "<scope>/<name>" without uniquing. Caller frees. */
@@ -205,6 +210,11 @@ int bld_local_variable(bld_call *c, const bld_where *w, const char *name, tfc_en
 int bld_check_output(bld_call *c, TF_Output o, const char *what);
 /* The graph's global step, created (root name scope, the scope's device) when missing. */
 int bld_global_step(bld_call *c, const TFC_Scope *scope, TFC_Variable *out);
+
+/* ---- control flow (control_flow.c) ---- */
+
+/* Sets scope's control-flow context (a new reference to cf; the old one is released). */
+void bld_scope_set_cf(TFC_Scope *scope, struct bld_cf_ctx *cf);
 
 /* ---- gradients (gradients.c) ---- */
 

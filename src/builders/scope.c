@@ -180,7 +180,7 @@ int bld_mark_used(bld_call *c, const char *full) {
   return TFC_OK;
 }
 
-char *bld_unique(bld_call *c, const char *scope, const char *base) {
+static char *unique_name(bld_call *c, const char *scope, const char *base, int mark) {
   if (!tfc_status_ok(c->s)) return NULL;
   char *full = bld_join(scope, base);
   if (!full) {
@@ -201,12 +201,16 @@ char *bld_unique(bld_call *c, const char *scope, const char *base) {
     free(full);
     full = cand;
   }
-  if (bld_mark_used(c, full)) {
+  if (mark && bld_mark_used(c, full)) {
     free(full);
     return NULL;
   }
   return full;
 }
+
+char *bld_unique(bld_call *c, const char *scope, const char *base) { return unique_name(c, scope, base, 1); }
+
+char *bld_peek_unique(bld_call *c, const char *scope, const char *base) { return unique_name(c, scope, base, 0); }
 
 /* ---------------- nodes ---------------- */
 
@@ -571,6 +575,7 @@ TFC_EXPORT TFC_Scope *TFC_NewSubScope(const TFC_Scope *scope, const char *name) 
   if (!full) return NULL;
   TFC_Scope *sc = scope_new(scope->graph, full, scope->device, scope->frames, scope->n_frames, NULL);
   free(full);
+  if (sc) bld_scope_set_cf(sc, scope->cf);
   return sc;
 }
 
@@ -580,6 +585,7 @@ TFC_EXPORT TFC_Scope *TFC_ScopeWithDevice(const TFC_Scope *scope, const char *de
   if (!dev) return NULL;
   TFC_Scope *sc = scope_new(scope->graph, scope->name, dev, scope->frames, scope->n_frames, NULL);
   free(dev);
+  if (sc) bld_scope_set_cf(sc, scope->cf);
   return sc;
 }
 
@@ -599,12 +605,14 @@ TFC_EXPORT TFC_Scope *TFC_ScopeWithControlDependencies(const TFC_Scope *scope, T
     if (ops[i]) f->ops[f->n_ops++] = tfc_capi_node(ops[i]);
   TFC_Scope *sc = scope_new(scope->graph, scope->name, scope->device, scope->frames, scope->n_frames, f);
   if (!sc) frame_unref(f);
+  else bld_scope_set_cf(sc, scope->cf);
   return sc;
 }
 
 TFC_EXPORT void TFC_DeleteScope(TFC_Scope *scope) {
   if (!scope) return;
   for (int i = 0; i < scope->n_frames; i++) frame_unref(scope->frames[i]);
+  bld_scope_set_cf(scope, NULL);
   free(scope->frames);
   free(scope->name);
   free(scope->device);
