@@ -17,3 +17,4 @@
 #include "ops/ops_summary.def"
 #include "ops/ops_control.def"
 #include "ops/ops_function.def"
+#include "ops/ops_tensor_array.def"

@@ -42,4 +42,7 @@ int tfc_shape_matmul(tfc_shape_ctx *c);
 #include "ops/shape_checkpoint.h"
 #include "ops/shape_summary.h"
 
+/* shape_tensor_array.c */
+#include "ops/shape_tensor_array.h"
+
 #endif

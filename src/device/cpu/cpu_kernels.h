@@ -22,6 +22,8 @@ int tfc_cpu_kernels_parse(tfc_kernel_table *t, tfc_status *s);  /* kernels_parse
 int tfc_cpu_kernels_data(tfc_kernel_table *t, tfc_status *s);   /* kernels_queue.c, kernels_reader.c */
 int tfc_cpu_kernels_checkpoint(tfc_kernel_table *t, tfc_status *s); /* kernels_checkpoint.c */
 int tfc_cpu_kernels_summary(tfc_kernel_table *t, tfc_status *s); /* kernels_summary.c */
+/* Stacks and TensorArrays (kernels_tensor_array.c). */
+int tfc_cpu_kernels_tensor_array(tfc_kernel_table *t, tfc_status *s);
 /* The activations half of the nn family, registered by tfc_cpu_kernels_nn (kernels_nn_act.c). */
 int tfc_cpu_kernels_nn_act(tfc_kernel_table *t, tfc_status *s);
 /* y[i] = exp(x[i]) for float, vectorizable, within 1e-6 relative (kernels_nn_act.c; softmax
