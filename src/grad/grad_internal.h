@@ -149,6 +149,16 @@ int tfc_grad_walk_locked(tfc_graph *g, const tfc_grad_walk_args *a, tfc_endpoint
  * the previous one (NULL: none) to restore. Per thread; the graph lock is held meanwhile. */
 tfc_node *tfc_grad_set_control(tfc_node *n);
 
+/* While a loop body's gradient is built in Python mode, every input of every node the helpers
+ * add goes through fn (forward-loop tensors become stack pops; grad_loop.c); fn returns the
+ * endpoint to use, {NULL, 0} with s set on error. Nodes fn itself adds are not rewritten.
+ * Returns the previous setting to restore; per thread, like tfc_grad_set_control. */
+typedef struct tfc_grad_remap {
+  tfc_endpoint (*fn)(void *ctx, tfc_endpoint e, tfc_status *s);
+  void *ctx;
+} tfc_grad_remap;
+tfc_grad_remap tfc_grad_set_remap(tfc_grad_remap r);
+
 /* ---- while loops (grad_loop.c) ---- */
 
 /* A TF1 while loop found from one of its Exits: n loop variables, each an
@@ -161,6 +171,7 @@ typedef struct tfc_grad_loop {
   tfc_node *loop_cond;
   tfc_endpoint *dy;
   int n_seen, n_needed, built;
+  int stacks; /* 1: forward values the body's gradient reads are saved on stacks (Python mode) */
 } tfc_grad_loop;
 
 /* Recognises the loop of `exit` among g's first n0 nodes: *out a new loop (free with

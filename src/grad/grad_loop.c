@@ -169,6 +169,15 @@ static tfc_node *loop_node(tfc_graph *g, const char *scope, const char *type, tf
   return tfc_grad_node_in(g, scope, type, NULL, &in, 1, -1, 0, a, 3, NULL, s);
 }
 
+/* An Enter of `in` into `frame` named "<scope>/Enter" (unique), constant or not. */
+static tfc_node *loop_enter(tfc_graph *g, const char *scope, tfc_endpoint in, const char *frame, int constant,
+                            tfc_status *s) {
+  tfc_grad_attr a[3] = {{"frame_name", {0}}, TFC_GRAD_ATTR_BOOL("is_constant", constant),
+                        TFC_GRAD_ATTR_INT("parallel_iterations", 10)};
+  if (tfc_attr_string(frame, strlen(frame), &a[0].v, s) != TFC_OK) return NULL;
+  return tfc_grad_node_in(g, scope, "Enter", NULL, &in, 1, -1, 0, a, 3, NULL, s);
+}
+
 /* Enter/Merge for every input, cond under "<scope>/cond", LoopCond, Switch, body under
  * "<scope>/body", NextIteration (the Merge back edges set last), Exit. outs[i] = Exit_i:0. */
 static int build_loop(tfc_graph *g, const char *scope, const char *frame, int n, const tfc_endpoint *ins,
@@ -225,10 +234,29 @@ static int build_loop(tfc_graph *g, const char *scope, const char *frame, int n,
 
 /* ---- the three loops of a gradient ---- */
 
+/* Python mode: the forward values the body's gradient reads, each saved on a stack. */
+typedef struct stacks {
+  unsigned char *fwd;    /* [n_fwd]: node inside the forward loop */
+  int n_fwd;
+  int record;            /* 1: the dry run, collecting `need` */
+  tfc_endpoint *need;    /* the forward values read */
+  int n_need, cap_need;
+  tfc_node **handle;     /* [n_need] StackV2, or NULL for an invariant (is_constant Enter) */
+  tfc_node **push;       /* [n_need] */
+  tfc_endpoint *value;   /* [n_need] the value inside the gradient loop (made on first use) */
+  const char *body_scope;
+  const char *grad_frame;
+  tfc_node *b_pivot;     /* Identity of the gradient loop's Switch_0:1: pops wait for it, which
+                            keeps them off the last trip (a control edge from the Switch itself
+                            is live then) */
+} stacks;
+
 typedef struct grad_build {
   tfc_graph *g;
   tfc_grad_loop *l;
   tfc_endpoint bp_cond; /* the BackPropLoopCounter's LoopCond */
+  const char *scope;    /* "<prefix>/<frame>_grad" */
+  stacks *st;           /* NULL: TF's C API (no stacks) */
 } grad_build;
 
 static tfc_endpoint int_const(tfc_graph *g, const char *scope, const char *name, int v, tfc_status *s) {
@@ -247,10 +275,38 @@ static int fwd_cond(void *ctx, const char *scope, const tfc_endpoint *merges, tf
   return s->code;
 }
 
+/* Also pushes the saved values (Python mode): each push waits for this counter's Switch (so
+ * iteration i pushes after iteration i - 1 counted) and for an Identity of the forward loop's
+ * Switch:1 (dead on the last trip, where the body does not run); the count waits for the
+ * pushes, which keeps them ahead of the gradient loop and in every pruned run. */
 static int fwd_body(void *ctx, const char *scope, const tfc_endpoint *ins, tfc_endpoint *outs, tfc_status *s) {
   grad_build *b = ctx;
+  stacks *st = b->st;
+  tfc_node *pivot = NULL;
+  if (st && st->n_need > 0) {
+    tfc_endpoint t = {b->l->sw[0], 1};
+    pivot = tfc_grad_node_in(b->g, scope, "Identity", "f_pivot", &t, 1, -1, 0, NULL, 0, NULL, s);
+  }
+  for (int k = 0; st && k < st->n_need && tfc_status_ok(s); k++) {
+    if (!st->handle[k]) continue;
+    tfc_endpoint ins2[2] = {{st->handle[k], 0}, st->need[k]};
+    /* The handle's Enter into the forward frame. */
+    tfc_node *prev = tfc_grad_set_control(NULL);
+    tfc_node *he = loop_enter(b->g, b->scope, ins2[0], b->l->frame, 1, s);
+    tfc_grad_set_control(prev);
+    ins2[0] = (tfc_endpoint){he, 0};
+    st->push[k] = he ? tfc_grad_node_in(b->g, scope, "StackPushV2", NULL, ins2, 2, -1, 0, NULL, 0, pivot, s) : NULL;
+  }
   tfc_endpoint one = int_const(b->g, scope, "Const/Const", 1, s);
   outs[0] = binary(b->g, scope, "Add", NULL, ins[0], one, s);
+  for (int k = 0; st && k < st->n_need && tfc_status_ok(s); k++) {
+    if (!st->push[k]) continue;
+    tfc_node *a = outs[0].node;
+    tfc_node **v = realloc(a->control_inputs, sizeof *v * (size_t)(a->n_control_inputs + 1));
+    if (!v) return TFC_OOM(s);
+    a->control_inputs = v;
+    v[a->n_control_inputs++] = st->push[k];
+  }
   return s->code;
 }
 
@@ -274,6 +330,148 @@ static int grad_cond(void *ctx, const char *scope, const tfc_endpoint *merges, t
   return s->code;
 }
 
+/* ---- Python mode: forward values on stacks ---- */
+
+static int is_enter(const tfc_node *n) { return is_op(n, "Enter", "RefEnter"); }
+
+/* The nodes of the forward loop (frame l->frame and the frames inside it): everything reached
+ * from the frame's Enters along data and control edges without passing an Exit of the frame.
+ * Node ids grow along every edge but the back edges, whose ends are both inside anyway. */
+static unsigned char *forward_set(const tfc_graph *g, const tfc_grad_loop *l, tfc_status *s) {
+  unsigned char *in = calloc((size_t)g->n_nodes + 1, 1);
+  if (!in) {
+    TFC_OOM(s);
+    return NULL;
+  }
+  size_t flen = strlen(l->frame);
+  for (int i = 0; i < g->n_nodes; i++) {
+    const tfc_node *n = g->nodes[i];
+    size_t len = 0;
+    const char *f = is_enter(n) ? enter_frame(n, &len) : NULL;
+    if (f && len == flen && memcmp(f, l->frame, flen) == 0) {
+      in[i] = 1;
+      continue;
+    }
+    int hit = 0;
+    for (int j = 0; j < n->n_inputs && !hit; j++) {
+      const tfc_node *p = n->inputs[j].node;
+      hit = p->id < i && in[p->id] && !is_op(p, "Exit", "RefExit");
+    }
+    for (int j = 0; j < n->n_control_inputs && !hit; j++) {
+      const tfc_node *p = n->control_inputs[j];
+      hit = p->id < i && in[p->id] && !is_op(p, "Exit", "RefExit");
+    }
+    in[i] = (unsigned char)hit;
+  }
+  return in;
+}
+
+static int need_index(const stacks *st, tfc_endpoint e) {
+  for (int k = 0; k < st->n_need; k++)
+    if (st->need[k].node == e.node && st->need[k].index == e.index) return k;
+  return -1;
+}
+
+/* The remap of the body's gradient (tfc_grad_set_remap): a forward-loop tensor is recorded
+ * (dry run) or replaced by its value inside the gradient loop: a pop of its stack, or for an
+ * invariant (the output of a constant Enter) the same outside value entered into the
+ * gradient frame. */
+static tfc_endpoint remap(void *ctx, tfc_endpoint e, tfc_status *s) {
+  grad_build *b = ctx;
+  stacks *st = b->st;
+  if (e.node->id >= st->n_fwd || !st->fwd[e.node->id]) return e;
+  int k = need_index(st, e);
+  if (st->record) {
+    if (k >= 0) return e;
+    if (st->n_need == st->cap_need) {
+      int cap = st->cap_need ? 2 * st->cap_need : 8;
+      tfc_endpoint *v = realloc(st->need, sizeof *v * (size_t)cap);
+      if (!v) {
+        TFC_OOM(s);
+        return tfc_grad_none();
+      }
+      st->need = v;
+      st->cap_need = cap;
+    }
+    st->need[st->n_need++] = e;
+    return e;
+  }
+  if (k < 0) {
+    tfc_status_set(s, TFC_INTERNAL, "while loop gradient: forward value '%s:%d' was not saved", e.node->name, e.index);
+    return tfc_grad_none();
+  }
+  if (st->value[k].node) return st->value[k];
+  tfc_node *prev = tfc_grad_set_control(NULL); /* Enters take their frame from their input */
+  tfc_node *en = NULL;
+  if (!st->handle[k]) {
+    en = loop_enter(b->g, b->scope, e.node->inputs[0], st->grad_frame, 1, s);
+    tfc_grad_set_control(prev);
+    st->value[k] = (tfc_endpoint){en, 0};
+    return st->value[k];
+  }
+  en = loop_enter(b->g, b->scope, (tfc_endpoint){st->handle[k], 0}, st->grad_frame, 1, s);
+  tfc_grad_set_control(prev);
+  if (!en) return tfc_grad_none();
+  tfc_endpoint h = {en, 0};
+  tfc_grad_attr a[1] = {TFC_GRAD_ATTR_TYPE("elem_type", tfc_dtype_base(e.node->output_types[e.index]))};
+  st->value[k] = (tfc_endpoint){
+      tfc_grad_node_in(b->g, st->body_scope, "StackPopV2", NULL, &h, 1, -1, 0, a, 1, st->b_pivot, s), 0};
+  return st->value[k];
+}
+
+/* The dry run: the body's gradient built once against stand-in seeds to learn which forward
+ * values it reads, then rolled back; then a stack (StackV2 "<scope>/f_acc", max_size -1) per
+ * value that is not an invariant. */
+static int plan_stacks(grad_build *b, tfc_status *s) {
+  tfc_graph *g = b->g;
+  tfc_grad_loop *l = b->l;
+  stacks *st = b->st;
+  if (!(st->fwd = forward_set(g, l, s))) return s->code;
+  st->n_fwd = g->n_nodes;
+  int mark = tfc_graph_mark(g);
+  tfc_endpoint *v = calloc(3 * (size_t)l->n + 1, sizeof *v);
+  if (!v) return TFC_OOM(s);
+  tfc_endpoint *ys = v, *xs = v + l->n, *seeds = v + 2 * l->n;
+  char *dry = NULL;
+  if (asprintf(&dry, "%s/dry_run", b->scope) < 0) {
+    free(v);
+    return TFC_OOM(s);
+  }
+  for (int i = 0; i < l->n && tfc_status_ok(s); i++) {
+    ys[i] = l->merge[i]->inputs[1].node->inputs[0];
+    xs[i] = (tfc_endpoint){l->sw[i], 1};
+    tfc_grad_attr a[1] = {TFC_GRAD_ATTR_TYPE("dtype", tfc_grad_dtype(ys[i]))};
+    seeds[i] = (tfc_endpoint){tfc_grad_node_in(g, dry, "Placeholder", "seed", NULL, 0, -1, 0, a, 1, NULL, s), 0};
+  }
+  tfc_grad_options opt = tfc_grad_options_capi();
+  opt.unreachable = TFC_GRAD_MISSING_NONE;
+  opt.no_gradient = TFC_GRAD_MISSING_NONE;
+  tfc_grad_walk_args wa = {ys, l->n, xs, l->n, seeds, &opt, dry, 1, l->frame};
+  st->record = 1;
+  tfc_grad_remap prev = tfc_grad_set_remap((tfc_grad_remap){remap, b});
+  if (tfc_status_ok(s)) tfc_grad_walk_locked(g, &wa, v, s);
+  tfc_grad_set_remap(prev);
+  st->record = 0;
+  tfc_graph_rollback(g, mark);
+  free(dry);
+  free(v);
+  if (!tfc_status_ok(s)) return s->code;
+  st->handle = calloc((size_t)st->n_need + 1, sizeof *st->handle);
+  st->push = calloc((size_t)st->n_need + 1, sizeof *st->push);
+  st->value = calloc((size_t)st->n_need + 1, sizeof *st->value);
+  if (!st->handle || !st->push || !st->value) return TFC_OOM(s);
+  for (int k = 0; k < st->n_need && tfc_status_ok(s); k++) {
+    const tfc_node *n = st->need[k].node;
+    int inv = 0;
+    if (is_enter(n)) tfc_node_attr_bool(n, "is_constant", &inv);
+    if (inv) continue;
+    tfc_endpoint max = tfc_grad_const_scalar_in(g, b->scope, "f_acc/max_size", TFC_DT_INT32, -1, s);
+    tfc_grad_attr a[1] = {TFC_GRAD_ATTR_TYPE("elem_type", tfc_grad_dtype(st->need[k]))};
+    st->handle[k] = max.node ? tfc_grad_node_in(g, b->scope, "StackV2", "f_acc", &max, 1, -1, 0, a, 1, NULL, s) : NULL;
+  }
+  return s->code;
+}
+
 /* The symbolic gradient of the forward body: from the body outputs (the NextIteration
  * inputs) back to the body inputs (Switch_i:1), seeded with the gradient loop's Switch_i:1. */
 static int grad_body(void *ctx, const char *scope, const tfc_endpoint *ins, tfc_endpoint *outs, tfc_status *s) {
@@ -291,7 +489,15 @@ static int grad_body(void *ctx, const char *scope, const tfc_endpoint *ins, tfc_
   opt.unreachable = TFC_GRAD_MISSING_NONE;
   opt.no_gradient = TFC_GRAD_MISSING_NONE;
   tfc_grad_walk_args a = {ys, n, xs, n, ins, &opt, scope, 1, l->frame};
-  if (tfc_grad_walk_locked(b->g, &a, outs, s) == TFC_OK)
+  tfc_grad_remap prev = {NULL, NULL};
+  if (b->st) {
+    b->st->body_scope = scope;
+    b->st->b_pivot = tfc_grad_node_in(b->g, scope, "Identity", "b_pivot", &ins[0], 1, -1, 0, NULL, 0, NULL, s);
+    prev = tfc_grad_set_remap((tfc_grad_remap){remap, b});
+  }
+  int rc = tfc_grad_walk_locked(b->g, &a, outs, s);
+  if (b->st) tfc_grad_set_remap(prev);
+  if (rc == TFC_OK)
     for (int i = 0; i < n; i++)
       if (!outs[i].node)
         outs[i] = (tfc_endpoint){tfc_grad_node_in(b->g, scope, "ZerosLike", "zeros_like", &ins[i], 1, -1, 0, NULL,
@@ -304,11 +510,20 @@ static int grad_body(void *ctx, const char *scope, const tfc_endpoint *ins, tfc_
 int tfc_grad_loop_build(tfc_graph *g, const char *prefix, tfc_grad_loop *l, tfc_endpoint *out_dx, tfc_status *s) {
   char *scope = NULL, *sub = NULL, *frame = NULL;
   tfc_endpoint count = {NULL, 0}, bp_out = {NULL, 0};
-  grad_build b = {g, l, {NULL, 0}};
+  stacks st;
+  memset(&st, 0, sizeof st);
+  grad_build b = {g, l, {NULL, 0}, NULL, l->stacks ? &st : NULL};
   if (asprintf(&scope, "%s/%s_grad", prefix, l->frame) < 0) return TFC_OOM(s);
+  if (asprintf(&frame, "%s_backprop", l->frame) < 0) {
+    free(scope);
+    return TFC_OOM(s);
+  }
+  b.scope = scope;
+  st.grad_frame = frame;
+  if (b.st) plan_stacks(&b, s);
   /* 1. ForwardLoopCounter: the trip count, in the forward frame. */
   if (asprintf(&sub, "%s/ForwardLoopCounter", scope) < 0) {
-    free(scope);
+    free(scope), free(frame);
     return TFC_OOM(s);
   }
   tfc_endpoint zero = int_const(g, sub, "Const", 0, s);
@@ -316,9 +531,7 @@ int tfc_grad_loop_build(tfc_graph *g, const char *prefix, tfc_grad_loop *l, tfc_
   free(sub);
   sub = NULL;
   /* 2. BackPropLoopCounter: counts down in the gradient frame; its LoopCond drives 3. */
-  if (tfc_status_ok(s) &&
-      (asprintf(&sub, "%s/BackPropLoopCounter", scope) < 0 || asprintf(&frame, "%s_backprop", l->frame) < 0))
-    TFC_OOM(s);
+  if (tfc_status_ok(s) && asprintf(&sub, "%s/BackPropLoopCounter", scope) < 0) TFC_OOM(s);
   if (tfc_status_ok(s)) build_loop(g, sub, frame, 1, &count, bp_cond, bp_body, &b, &bp_out, s);
   if (tfc_status_ok(s)) {
     /* The LoopCond is the Exit's Switch's predicate. */
@@ -330,5 +543,6 @@ int tfc_grad_loop_build(tfc_graph *g, const char *prefix, tfc_grad_loop *l, tfc_
   if (tfc_status_ok(s) && asprintf(&sub, "%s/while", scope) < 0) TFC_OOM(s);
   if (tfc_status_ok(s)) build_loop(g, sub, frame, l->n, l->dy, grad_cond, grad_body, &b, out_dx, s);
   free(sub), free(frame), free(scope);
+  free(st.fwd), free(st.need), free(st.handle), free(st.push), free(st.value);
   return s->code;
 }

@@ -24,13 +24,13 @@
 #include "tensor/dtype.h"
 
 tfc_grad_options tfc_grad_options_capi(void) {
-  tfc_grad_options o = {NULL, 0, TFC_GRAD_MISSING_ERROR, TFC_GRAD_MISSING_ZEROS};
+  tfc_grad_options o = {NULL, 0, TFC_GRAD_MISSING_ERROR, TFC_GRAD_MISSING_ZEROS, 0};
   return o;
 }
 
 /* tf.gradients' own default is gate_gradients=False; optimizers (GATE_OP) set tuple_wrap. */
 tfc_grad_options tfc_grad_options_python(void) {
-  tfc_grad_options o = {NULL, 0, TFC_GRAD_MISSING_NONE, TFC_GRAD_MISSING_NONE};
+  tfc_grad_options o = {NULL, 0, TFC_GRAD_MISSING_NONE, TFC_GRAD_MISSING_NONE, 1};
   return o;
 }
 
@@ -302,6 +302,7 @@ static int find_loop(walk *w, const tfc_node *n, tfc_grad_loop **out) {
   w->loops = v;
   w->loops[w->n_loops++] = l;
   for (int i = 0; i < l->n; i++) l->n_needed += between(w, l->exit[i]);
+  l->stacks = w->opt->loop_stacks;
   *out = l;
   return TFC_OK;
 }

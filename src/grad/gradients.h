@@ -48,6 +48,9 @@ typedef struct tfc_grad_options {
   int unreachable;     /* enum tfc_grad_missing: x's node cannot reach any y */
   int no_gradient;     /* enum tfc_grad_missing except ERROR: reachable, but nothing flows
                           (StopGradient, integer paths, non-differentiable ops) */
+  int loop_stacks;     /* 1: a while loop's gradient saves the forward values its body's
+                          gradient reads on stacks (TF Python); 0: it reads them across frames,
+                          which fails at run time as in TF's C API (grad/grad_loop.c) */
 } tfc_grad_options;
 
 /* The options of TF_AddGradients: no tuple wrapping, unreachable x is TF's error, an x that

@@ -1,0 +1,184 @@
+/*
+ * Gradients (TFC_Gradients, TF Python's tf.gradients) through loops built by TFC_WhileLoop,
+ * whose bodies' gradients need each iteration's forward values (v * v): the values are saved
+ * on stacks in the forward loop and popped in the gradient loop, so the results must match
+ * the analytic derivatives and central differences. (TF_AddGradients, TF's C API, reads them
+ * across frames instead and fails at run time: tests/capi/test_capi_while_grad.c.)
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "capi_util.h"
+#include "tfc/control_flow.h"
+
+static TF_Output placeholder(TF_Graph *g, const char *name, TF_Status *s) {
+  TF_OperationDescription *d = TF_NewOperation(g, "Placeholder", name);
+  TF_SetAttrType(d, "dtype", TF_FLOAT);
+  TF_SetAttrShape(d, "shape", NULL, 0);
+  TF_Output o = {TF_FinishOperation(d, s), 0};
+  OK(s);
+  return o;
+}
+
+static TF_Output constant(const TFC_Scope *sc, const char *name, TF_DataType dt, double v, TF_Status *s) {
+  TF_Tensor *t = TF_AllocateTensor(dt, NULL, 0, 4);
+  if (dt == TF_FLOAT) *(float *)TF_TensorData(t) = (float)v;
+  else *(int *)TF_TensorData(t) = (int)v;
+  TF_OperationDescription *d = TFC_ScopeNewOperation(sc, "Const", name);
+  TF_SetAttrTensor(d, "value", t, s);
+  TF_SetAttrType(d, "dtype", dt);
+  TF_Output o = {TF_FinishOperation(d, s), 0};
+  TF_DeleteTensor(t);
+  return o;
+}
+
+/* a <type> b, b a number when b.oper is NULL; outside inputs captured first. */
+static TF_Output op(const TFC_Scope *sc, const char *type, const char *name, TF_Output a, TF_Output b, double bv,
+                    TF_Status *s) {
+  a = TFC_Capture(sc, a, name, s);
+  if (b.oper) b = TFC_Capture(sc, b, name, s);
+  TFC_Scope *sub = TFC_NewSubScope(sc, name);
+  if (!b.oper) b = constant(sub, "y", TF_OperationOutputType(a), bv, s);
+  TF_OperationDescription *d = TF_NewOperation(TFC_ScopeGraph(sc), type, TFC_ScopeName(sub));
+  TF_AddInput(d, a);
+  TF_AddInput(d, b);
+  TF_Output o = {TF_FinishOperation(d, s), 0};
+  TFC_DeleteScope(sub);
+  return o;
+}
+
+static const TF_Output NONE = {NULL, 0};
+
+/* Runs g with x (and w) fed and returns the float fetch. */
+static float run(TF_Graph *g, TF_Output fetch, float x, float w) {
+  TF_Status *s = TF_NewStatus();
+  TF_SessionOptions *so = TF_NewSessionOptions();
+  TF_Session *sess = TF_NewSession(g, so, s);
+  OK(s);
+  TF_Output fo[2] = {{TF_GraphOperationByName(g, "x"), 0}, {TF_GraphOperationByName(g, "w"), 0}};
+  TF_Tensor *fv[2] = {TF_AllocateTensor(TF_FLOAT, NULL, 0, 4), TF_AllocateTensor(TF_FLOAT, NULL, 0, 4)};
+  *(float *)TF_TensorData(fv[0]) = x;
+  *(float *)TF_TensorData(fv[1]) = w;
+  TF_Tensor *out = NULL;
+  TF_SessionRun(sess, NULL, fo, fv, fo[1].oper ? 2 : 1, &fetch, &out, 1, NULL, 0, NULL, s);
+  OK(s);
+  float v = *(float *)TF_TensorData(out);
+  TF_DeleteTensor(out);
+  TF_DeleteTensor(fv[0]);
+  TF_DeleteTensor(fv[1]);
+  TF_CloseSession(sess, s);
+  TF_DeleteSession(sess, s);
+  TF_DeleteSessionOptions(so);
+  TF_DeleteStatus(s);
+  return v;
+}
+
+typedef struct prog {
+  TF_Output w; /* an outside multiplier, or NONE */
+  int counted; /* an int32 counter loop variable in front: while i < 3 */
+} prog;
+
+static void cond_fn(const TFC_Scope *sc, void *arg, const TF_Output *vars, TF_Output *out, TF_Status *s) {
+  prog *p = arg;
+  if (p->counted) *out = op(sc, "Less", "Less", vars[0], NONE, 3, s);
+  else *out = op(sc, "Less", "Less", vars[0], NONE, 100, s);
+}
+
+static void body_fn(const TFC_Scope *sc, void *arg, const TF_Output *vars, TF_Output *outs, TF_Status *s) {
+  prog *p = arg;
+  if (p->counted) {
+    outs[0] = op(sc, "AddV2", "add", vars[0], NONE, 1, s);
+    outs[1] = op(sc, "Mul", "mul", vars[1], vars[1], 0, s);
+  } else if (p->w.oper) {
+    outs[0] = op(sc, "Mul", "mul", vars[0], p->w, 0, s);
+  } else {
+    outs[0] = op(sc, "Mul", "mul", vars[0], vars[0], 0, s);
+  }
+}
+
+/* The loop's result y and dy/dx (TFC_Gradients) for one program. */
+static void build(TF_Graph *g, prog *p, const TFC_WhileOptions *o, TF_Output *y, TF_Output *dx, TF_Status *s) {
+  TFC_Scope *root = TFC_NewRootScope(g);
+  TF_Output x = placeholder(g, "x", s);
+  TF_Output vars[2], outs[2];
+  int n = 0;
+  if (p->counted) vars[n++] = constant(root, "i", TF_INT32, 0, s);
+  vars[n++] = x;
+  TFC_WhileLoop(root, cond_fn, body_fn, p, vars, n, o, NULL, outs, s);
+  OK(s);
+  *y = outs[n - 1];
+  TFC_Gradients(root, y, 1, &x, 1, NULL, 0, dx, s);
+  OK(s);
+  TFC_DeleteScope(root);
+}
+
+static float central(prog *p, const TFC_WhileOptions *o, float x, float w) {
+  const float h = 1e-3f;
+  float v[2];
+  for (int k = 0; k < 2; k++) {
+    TF_Graph *g = TF_NewGraph();
+    TF_Status *s = TF_NewStatus();
+    prog q = *p;
+    if (p->w.oper) q.w = placeholder(g, "w", s);
+    TF_Output y, dx;
+    build(g, &q, o, &y, &dx, s);
+    v[k] = run(g, y, k ? x - h : x + h, w);
+    TF_DeleteStatus(s);
+    TF_DeleteGraph(g);
+  }
+  return (v[0] - v[1]) / (2 * h);
+}
+
+static void check(prog *p, const TFC_WhileOptions *o, float x, float w, double want_y, double want_dx) {
+  TF_Graph *g = TF_NewGraph();
+  TF_Status *s = TF_NewStatus();
+  if (p->w.oper) p->w = placeholder(g, "w", s);
+  TF_Output y, dx;
+  build(g, p, o, &y, &dx, s);
+  EXPECT_TRUE(dx.oper != NULL);
+  EXPECT_NEAR(run(g, y, x, w), want_y, 1e-5);
+  float got = run(g, dx, x, w);
+  EXPECT_NEAR(got, want_dx, 1e-5);
+  EXPECT_NEAR(got, central(p, o, x, w), 2e-2);
+  TF_DeleteStatus(s);
+  TF_DeleteGraph(g);
+}
+
+/* v = v * v while v < 100 from 1.5: four trips, y = x^16. */
+static void square_loop_gradient_uses_saved_values(void) {
+  prog p = {NONE, 0};
+  check(&p, NULL, 1.5f, 0, pow(1.5, 16), 16 * pow(1.5, 15));
+}
+
+/* (i, v) = (i + 1, v * v) while i < 3: y = x^8, with an int32 counter beside. */
+static void counted_square_loop_gradient(void) {
+  prog p = {NONE, 1};
+  check(&p, NULL, 1.1f, 0, pow(1.1, 8), 8 * pow(1.1, 7));
+}
+
+/* v = v * w (w an outside tensor, an invariant) while v < 100: 1.5 * 1.7^n, n = 9. */
+static void invariant_multiplier_loop_gradient(void) {
+  prog p = {{(TF_Operation *)1, 0}, 0}; /* w: made in check() */
+  check(&p, NULL, 1.5f, 1.7f, 1.5 * pow(1.7, 8), pow(1.7, 8));
+}
+
+/* maximum_iterations 2 and parallel_iterations 1: y = x^4. */
+static void square_loop_with_maximum_iterations_gradient(void) {
+  prog p = {NONE, 0};
+  TFC_WhileOptions o = TFC_DefaultWhileOptions();
+  o.maximum_iterations = 2;
+  o.parallel_iterations = 1;
+  check(&p, &o, 1.5f, 0, pow(1.5, 4), 4 * pow(1.5, 3));
+}
+
+static const tfc_test tests[] = {
+    TFC_TEST(square_loop_gradient_uses_saved_values),
+    TFC_TEST(counted_square_loop_gradient),
+    TFC_TEST(invariant_multiplier_loop_gradient),
+    TFC_TEST(square_loop_with_maximum_iterations_gradient),
+    {0},
+};
+
+TFC_TEST_MAIN(tests)
