@@ -58,6 +58,14 @@ typedef struct bld_var {
   int local; /* in "local_variables" (tf.local_variables), not in the global variables */
 } bld_var;
 
+/* A cond's Merge or one of its branches' capture Switches, with the cond's pred_id and the
+ * branch (captures), recorded by TFC_Cond for the gradients (Python's CondContext). */
+typedef struct bld_cond_rec {
+  tfc_node *node;
+  tfc_node *pred;
+  int branch;
+} bld_cond_rec;
+
 typedef struct bld_state {
   tfc_hashmap used;   /* lower-cased name -> (void *)1 */
   char **used_log;    /* the keys in insertion order (rollback rebuilds the map) */
@@ -71,6 +79,8 @@ typedef struct bld_state {
   int has_global_step;
   struct bld_entry *entries; /* the collections (collections.c), every entry in order added */
   int n_entries, cap_entries;
+  bld_cond_rec *conds;       /* control_flow.c; rolled back with the call */
+  int n_conds, cap_conds;
 } bld_state;
 
 /* One entry of a named collection: a tuple of nodes (a summary: one; a queue runner: the
@@ -87,7 +97,7 @@ typedef struct bld_call {
   tfc_graph *g;
   bld_state *st;
   tfc_status *s;
-  int graph_mark, names_mark, vars_mark, has_global_step, entries_mark;
+  int graph_mark, names_mark, vars_mark, has_global_step, entries_mark, conds_mark;
 } bld_call;
 
 typedef struct bld_where {
@@ -212,6 +222,9 @@ int bld_check_output(bld_call *c, TF_Output o, const char *what);
 int bld_global_step(bld_call *c, const TFC_Scope *scope, TFC_Variable *out);
 
 /* ---- control flow (control_flow.c) ---- */
+
+/* The cond record of node n (lock held): 1 and *out filled, or 0. */
+int bld_cond_of(const bld_state *st, const tfc_node *n, bld_cond_rec *out);
 
 /* Sets scope's control-flow context (a new reference to cf; the old one is released). */
 void bld_scope_set_cf(TFC_Scope *scope, struct bld_cf_ctx *cf);

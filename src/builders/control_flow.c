@@ -90,6 +90,29 @@ static const char *py_dtype(int dt) {
   }
 }
 
+static int record_cond(bld_call *c, tfc_node *n, tfc_node *pred, int branch) {
+  bld_state *st = c->st;
+  if (!n) return c->s->code;
+  if (st->n_conds == st->cap_conds) {
+    int cap = st->cap_conds ? 2 * st->cap_conds : 16;
+    bld_cond_rec *v = realloc(st->conds, sizeof *v * (size_t)cap);
+    if (!v) return TFC_OOM(c->s);
+    st->conds = v;
+    st->cap_conds = cap;
+  }
+  st->conds[st->n_conds++] = (bld_cond_rec){n, pred, branch};
+  return TFC_OK;
+}
+
+int bld_cond_of(const bld_state *st, const tfc_node *n, bld_cond_rec *out) {
+  for (int i = st->n_conds - 1; i >= 0; i--)
+    if (st->conds[i].node == n) {
+      *out = st->conds[i];
+      return 1;
+    }
+  return 0;
+}
+
 /* The inside value of v in x (Python's AddValue): see the top of the file. */
 static tfc_endpoint capture(bld_call *c, bld_cf_ctx *x, tfc_endpoint v, const char *scope, const char *op_rel) {
   tfc_endpoint none = {NULL, 0};
@@ -121,6 +144,7 @@ static tfc_endpoint capture(bld_call *c, bld_cf_ctx *x, tfc_endpoint v, const ch
     bld_where w = {sub, "", o.node, NULL, NULL, NULL, 0};
     tfc_endpoint ins[2] = {o, {x->pred, 0}};
     r = (tfc_endpoint){bld_op(c, &w, "Switch", "Switch", ins, 2, NULL, 0), x->branch};
+    if (r.node) record_cond(c, r.node, x->pred, x->branch);
   }
   free(sub);
   if (!r.node) return none;
@@ -204,6 +228,7 @@ static tfc_endpoint take_output(bld_call *c, bld_cf_ctx *x, TF_Output o, const c
 
 /* ---------------- cond ---------------- */
 
+
 typedef struct branch_run {
   TFC_BranchFn fn;
   void *arg;
@@ -232,6 +257,9 @@ static int cond_build(bld_call *c, const TFC_Scope *scope, tfc_endpoint pred, TF
   piv[1] = sw ? bld_op(c, &w, "Identity", "switch_t", &st_, 1, NULL, 0) : NULL;
   piv[0] = sw ? bld_op(c, &w, "Identity", "switch_f", &sf, 1, NULL, 0) : NULL;
   tfc_node *pred_id = sw ? bld_op(c, &w, "Identity", "pred_id", &p, 1, NULL, 0) : NULL;
+  /* The pivots mark their branch too (ops without inputs wait for them). */
+  if (pred_id) record_cond(c, piv[1], pred_id, 1);
+  if (pred_id) record_cond(c, piv[0], pred_id, 0);
   tfc_endpoint *res = calloc(2 * (size_t)n_out + 1, sizeof *res);
   TF_Output *outs = calloc((size_t)n_out + 1, sizeof *outs);
   if (!res || !outs) TFC_OOM(c->s);
@@ -262,6 +290,7 @@ static int cond_build(bld_call *c, const TFC_Scope *scope, tfc_endpoint pred, TF
   for (int i = 0; i < n_out && tfc_status_ok(c->s); i++) {
     tfc_endpoint m[2] = {res[i], res[n_out + i]};
     out[i] = bld_op0(c, &w, "Merge", "Merge", m, 2, NULL, 0);
+    record_cond(c, out[i].node, pred_id, -1);
   }
   free(res);
   free(outs);

@@ -33,6 +33,7 @@ static void state_free(void *p) {
   for (int i = 0; i < st->n_used; i++) free(st->used_log[i]);
   free(st->used_log);
   free(st->vars);
+  free(st->conds);
   bld_collections_truncate(st, 0);
   free(st->entries);
   free(st);
@@ -128,6 +129,7 @@ int bld_begin(bld_call *c, TF_Graph *graph, TF_Status *status, tfc_status *scrat
   c->vars_mark = c->st->n_vars;
   c->has_global_step = c->st->has_global_step;
   c->entries_mark = c->st->n_entries;
+  c->conds_mark = c->st->n_conds;
   return TFC_OK;
 }
 
@@ -139,6 +141,7 @@ int bld_end(bld_call *c) {
     c->st->n_vars = c->vars_mark;
     c->st->has_global_step = c->has_global_step;
     bld_collections_truncate(c->st, c->entries_mark);
+    if (c->st->n_conds > c->conds_mark) c->st->n_conds = c->conds_mark;
   }
   tfc_graph_unlock(c->g);
   return c->s->code;

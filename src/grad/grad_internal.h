@@ -172,6 +172,8 @@ typedef struct tfc_grad_loop {
   tfc_endpoint *dy;
   int n_seen, n_needed, built;
   int stacks; /* 1: forward values the body's gradient reads are saved on stacks (Python mode) */
+  int (*cond_of)(void *ctx, const tfc_node *n, tfc_node **pred, int *branch); /* the walk's */
+  void *cond_ctx;
 } tfc_grad_loop;
 
 /* Recognises the loop of `exit` among g's first n0 nodes: *out a new loop (free with

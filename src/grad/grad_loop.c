@@ -275,10 +275,19 @@ static int fwd_cond(void *ctx, const char *scope, const tfc_endpoint *merges, tf
   return s->code;
 }
 
+/* Appends control input c to n (c made before n: ids stay in order along edges). */
+static int add_control(tfc_node *n, tfc_node *c, tfc_status *s) {
+  tfc_node **v = realloc(n->control_inputs, sizeof *v * (size_t)(n->n_control_inputs + 1));
+  if (!v) return TFC_OOM(s);
+  n->control_inputs = v;
+  v[n->n_control_inputs++] = c;
+  return TFC_OK;
+}
+
 /* Also pushes the saved values (Python mode): each push waits for this counter's Switch (so
  * iteration i pushes after iteration i - 1 counted) and for an Identity of the forward loop's
  * Switch:1 (dead on the last trip, where the body does not run); the count waits for the
- * pushes, which keeps them ahead of the gradient loop and in every pruned run. */
+ * pushes (through f_sync), which keeps them ahead of the gradient loop and in every pruned run. */
 static int fwd_body(void *ctx, const char *scope, const tfc_endpoint *ins, tfc_endpoint *outs, tfc_status *s) {
   grad_build *b = ctx;
   stacks *st = b->st;
@@ -297,16 +306,16 @@ static int fwd_body(void *ctx, const char *scope, const tfc_endpoint *ins, tfc_e
     ins2[0] = (tfc_endpoint){he, 0};
     st->push[k] = he ? tfc_grad_node_in(b->g, scope, "StackPushV2", NULL, ins2, 2, -1, 0, NULL, 0, pivot, s) : NULL;
   }
+  /* A push in an untaken cond branch is dead; the count waits for them through a
+   * ControlTrigger (never dead), Python's f_sync. */
+  tfc_node *sync = NULL;
+  if (st && st->n_need > 0 && tfc_status_ok(s))
+    sync = tfc_grad_node_in(b->g, scope, "ControlTrigger", "f_sync", NULL, 0, -1, 0, NULL, 0, NULL, s);
+  for (int k = 0; sync && k < st->n_need && tfc_status_ok(s); k++)
+    if (st->push[k] && add_control(sync, st->push[k], s)) return s->code;
   tfc_endpoint one = int_const(b->g, scope, "Const/Const", 1, s);
   outs[0] = binary(b->g, scope, "Add", NULL, ins[0], one, s);
-  for (int k = 0; st && k < st->n_need && tfc_status_ok(s); k++) {
-    if (!st->push[k]) continue;
-    tfc_node *a = outs[0].node;
-    tfc_node **v = realloc(a->control_inputs, sizeof *v * (size_t)(a->n_control_inputs + 1));
-    if (!v) return TFC_OOM(s);
-    a->control_inputs = v;
-    v[a->n_control_inputs++] = st->push[k];
-  }
+  if (sync && outs[0].node) add_control(outs[0].node, sync, s);
   return s->code;
 }
 
@@ -366,6 +375,40 @@ static unsigned char *forward_set(const tfc_graph *g, const tfc_grad_loop *l, tf
   return in;
 }
 
+/* The innermost cond branch a forward node runs in (the builders' records: capture Switches
+ * and switch_t / switch_f): the nearest recorded one up its data and control inputs, not
+ * looking past a Merge or a NextIteration (their values are live whichever branch ran). The
+ * branch, or -1 when none; *pred the cond's pred_id. */
+static int branch_of(const grad_build *b, const tfc_node *n, tfc_node **pred) {
+  const stacks *st = b->st;
+  if (!b->l->cond_of) return -1;
+  int *queue = malloc(sizeof *queue * (size_t)(st->n_fwd + 1));
+  unsigned char *seen = calloc((size_t)st->n_fwd + 1, 1);
+  int head = 0, tail = 0, r = -1;
+  if (!queue || !seen) goto out;
+  queue[tail++] = n->id;
+  seen[n->id] = 1;
+  while (head < tail && r < 0) {
+    const tfc_node *m = b->g->nodes[queue[head++]];
+    int br = -1;
+    if (b->l->cond_of(b->l->cond_ctx, m, pred, &br) && br >= 0) {
+      r = br;
+      break;
+    }
+    if (is_op(m, "Merge", "RefMerge") || is_op(m, "NextIteration", "RefNextIteration")) continue;
+    for (int j = 0; j < m->n_inputs + m->n_control_inputs; j++) {
+      const tfc_node *p = j < m->n_inputs ? m->inputs[j].node : m->control_inputs[j - m->n_inputs];
+      if (p->id >= st->n_fwd || !st->fwd[p->id] || seen[p->id]) continue;
+      seen[p->id] = 1;
+      queue[tail++] = p->id;
+    }
+  }
+out:
+  free(queue);
+  free(seen);
+  return r;
+}
+
 static int need_index(const stacks *st, tfc_endpoint e) {
   for (int k = 0; k < st->n_need; k++)
     if (st->need[k].node == e.node && st->need[k].index == e.index) return k;
@@ -413,6 +456,18 @@ static tfc_endpoint remap(void *ctx, tfc_endpoint e, tfc_status *s) {
   tfc_grad_set_control(prev);
   if (!en) return tfc_grad_none();
   tfc_endpoint h = {en, 0};
+  /* A value of a cond branch was pushed only when its branch ran: the pop goes behind a
+   * Switch of the handle on the (popped) predicate, as Python guards it. */
+  tfc_node *pred = NULL;
+  int branch = branch_of(b, e.node, &pred);
+  if (branch >= 0 && tfc_status_ok(s)) {
+    tfc_endpoint pp = remap(ctx, (tfc_endpoint){pred, 0}, s);
+    tfc_endpoint ins[2] = {h, pp};
+    h = (tfc_endpoint){pp.node ? tfc_grad_node_in(b->g, st->body_scope, "Switch", NULL, ins, 2, -1, 0, NULL, 0, NULL, s)
+                               : NULL,
+                       branch};
+    if (!h.node) return tfc_grad_none();
+  }
   tfc_grad_attr a[1] = {TFC_GRAD_ATTR_TYPE("elem_type", tfc_dtype_base(e.node->output_types[e.index]))};
   st->value[k] = (tfc_endpoint){
       tfc_grad_node_in(b->g, st->body_scope, "StackPopV2", NULL, &h, 1, -1, 0, a, 1, st->b_pivot, s), 0};
@@ -446,6 +501,8 @@ static int plan_stacks(grad_build *b, tfc_status *s) {
   tfc_grad_options opt = tfc_grad_options_capi();
   opt.unreachable = TFC_GRAD_MISSING_NONE;
   opt.no_gradient = TFC_GRAD_MISSING_NONE;
+  opt.cond_of = l->cond_of;
+  opt.cond_ctx = l->cond_ctx;
   tfc_grad_walk_args wa = {ys, l->n, xs, l->n, seeds, &opt, dry, 1, l->frame};
   st->record = 1;
   tfc_grad_remap prev = tfc_grad_set_remap((tfc_grad_remap){remap, b});
@@ -488,6 +545,8 @@ static int grad_body(void *ctx, const char *scope, const tfc_endpoint *ins, tfc_
   tfc_grad_options opt = tfc_grad_options_capi();
   opt.unreachable = TFC_GRAD_MISSING_NONE;
   opt.no_gradient = TFC_GRAD_MISSING_NONE;
+  opt.cond_of = l->cond_of;
+  opt.cond_ctx = l->cond_ctx;
   tfc_grad_walk_args a = {ys, n, xs, n, ins, &opt, scope, 1, l->frame};
   tfc_grad_remap prev = {NULL, NULL};
   if (b->st) {

@@ -24,13 +24,13 @@
 #include "tensor/dtype.h"
 
 tfc_grad_options tfc_grad_options_capi(void) {
-  tfc_grad_options o = {NULL, 0, TFC_GRAD_MISSING_ERROR, TFC_GRAD_MISSING_ZEROS, 0};
+  tfc_grad_options o = {NULL, 0, TFC_GRAD_MISSING_ERROR, TFC_GRAD_MISSING_ZEROS, 0, NULL, NULL};
   return o;
 }
 
 /* tf.gradients' own default is gate_gradients=False; optimizers (GATE_OP) set tuple_wrap. */
 tfc_grad_options tfc_grad_options_python(void) {
-  tfc_grad_options o = {NULL, 0, TFC_GRAD_MISSING_NONE, TFC_GRAD_MISSING_NONE, 1};
+  tfc_grad_options o = {NULL, 0, TFC_GRAD_MISSING_NONE, TFC_GRAD_MISSING_NONE, 1, NULL, NULL};
   return o;
 }
 
@@ -45,6 +45,7 @@ typedef struct walk {
   char *prefix;
   int n0;                 /* node count before the walk */
   unsigned char *fwd, *back;
+  unsigned char *inside;  /* between x and y: Python's between_ops (see mark_between) */
   int *pending;
   glist **grads;          /* [n0]: per node, one list per output (lazy) */
   int *cons_start, *cons_node, *cons_out; /* CSR of data edges by producer */
@@ -68,9 +69,7 @@ static int backpropagatable(int dtype) {
   }
 }
 
-static int between(const walk *w, const tfc_node *n) {
-  return n->id < w->n0 && w->fwd[n->id] && w->back[n->id];
-}
+static int between(const walk *w, const tfc_node *n) { return n->id < w->n0 && w->inside[n->id]; }
 
 /* ---- prefix ---- */
 
@@ -171,6 +170,28 @@ static void mark_backward(walk *w, const tfc_endpoint *y, int ny) {
       int v = n->inputs[j].node->id;
       if (w->back[v]) continue;
       w->back[v] = 1;
+      w->queue[tail++] = v;
+    }
+  }
+}
+
+/* Python's _PendingCount: from the y nodes backward, only through nodes reached forward from
+ * the x nodes, so that an op reached from x whose output is not backpropagatable (a Less
+ * feeding a cond's predicate) is not waited for. */
+static void mark_between(walk *w, const tfc_endpoint *y, int ny) {
+  int head = 0, tail = 0;
+  for (int i = 0; i < ny; i++) {
+    int id = y[i].node->id;
+    if (!w->fwd[id] || w->inside[id]) continue;
+    w->inside[id] = 1;
+    w->queue[tail++] = id;
+  }
+  while (head < tail) {
+    const tfc_node *n = w->g->nodes[w->queue[head++]];
+    for (int j = 0; j < n->n_inputs; j++) {
+      int v = n->inputs[j].node->id;
+      if (!w->fwd[v] || w->inside[v]) continue;
+      w->inside[v] = 1;
       w->queue[tail++] = v;
     }
   }
@@ -303,6 +324,8 @@ static int find_loop(walk *w, const tfc_node *n, tfc_grad_loop **out) {
   w->loops[w->n_loops++] = l;
   for (int i = 0; i < l->n; i++) l->n_needed += between(w, l->exit[i]);
   l->stacks = w->opt->loop_stacks;
+  l->cond_of = w->opt->cond_of;
+  l->cond_ctx = w->opt->cond_ctx;
   *out = l;
   return TFC_OK;
 }
@@ -356,6 +379,54 @@ static int exit_grad(walk *w, tfc_grad_loop *l, const tfc_node *n, tfc_endpoint 
   return rc;
 }
 
+/* ---- conds (tf.gradients mode) ---- */
+
+/* Python's cond gradients (control_flow_grad.py): a cond's Merge passes its gradient through
+ * Switch(grad, pred) "<op>_grad/cond_grad"; a branch's Switch merges its outputs' gradients
+ * with Merge "<op>_grad/cond_grad", where the output without one gets zeros made only on its
+ * side (control_flow_state.ZerosLikeOutsideLoop: Switch, Identity, Shape, zeros/Const
+ * waiting for the Identity, zeros). */
+static int cond_grad(walk *w, tfc_node *n, tfc_node *pred, int branch, const tfc_endpoint *dy, tfc_endpoint *dx) {
+  char *scope = NULL;
+  if (asprintf(&scope, "%s/%s_grad", w->prefix, n->name) < 0) return TFC_OOM(w->s);
+  tfc_endpoint p = {pred, 0};
+  if (branch < 0) {
+    tfc_endpoint ins[2] = {dy[0], p};
+    tfc_node *sw = tfc_grad_node_in(w->g, scope, "Switch", "cond_grad", ins, 2, -1, 0, NULL, 0, NULL, w->s);
+    for (int i = 0; sw && i < n->n_inputs; i++) dx[i] = (tfc_endpoint){sw, i};
+  } else {
+    tfc_endpoint g[2] = {dy[0], dy[1]};
+    for (int k = 0; k < 2 && tfc_status_ok(w->s); k++) {
+      if (g[k].node) continue;
+      tfc_endpoint ins[2] = {n->inputs[0], p};
+      tfc_endpoint side = {tfc_grad_node_in(w->g, w->prefix, "Switch", NULL, ins, 2, -1, 0, NULL, 0, NULL, w->s), k};
+      tfc_node *pivot = side.node ? tfc_grad_node_in(w->g, w->prefix, "Identity", NULL, &side, 1, -1, 0, NULL, 0, NULL, w->s)
+                                  : NULL;
+      tfc_endpoint shape = {tfc_grad_node_in(w->g, w->prefix, "Shape", NULL, &side, 1, -1, 0, NULL, 0, NULL, w->s), 0};
+      /* array_ops.zeros opens the name scope "zeros[_k]": its Const inside, the Fill named after it. */
+      char *base = NULL, *zs = NULL;
+      if (asprintf(&base, "%s/zeros", w->prefix) < 0 || !(zs = tfc_graph_unique_name(w->g, base))) {
+        free(base);
+        free(scope);
+        return TFC_OOM(w->s);
+      }
+      free(base);
+      tfc_grad_ctx zc = {.g = w->g, .scope = zs, .s = w->s};
+      tfc_endpoint zero = tfc_grad_const_scalar(&zc, "Const", tfc_grad_dtype(n->inputs[0]), 0, pivot);
+      tfc_endpoint fill[2] = {shape, zero};
+      g[k] = (tfc_endpoint){
+          tfc_grad_node_in(w->g, w->prefix, "Fill", zs + strlen(w->prefix) + 1, fill, 2, -1, 0, NULL, 0, NULL, w->s), 0};
+      free(zs);
+    }
+    (void)branch;
+    tfc_node *m = tfc_status_ok(w->s) ? tfc_grad_node_in(w->g, scope, "Merge", "cond_grad", g, 2, 0, 2, NULL, 0, NULL, w->s)
+                                      : NULL;
+    if (m) dx[0] = (tfc_endpoint){m, 0};
+  }
+  free(scope);
+  return w->s->code;
+}
+
 static int process(walk *w, tfc_node *n) {
   tfc_endpoint *dy = calloc((size_t)(n->n_outputs + 1), sizeof *dy);
   tfc_endpoint *dx = calloc((size_t)(n->n_inputs + 1), sizeof *dx);
@@ -384,10 +455,20 @@ static int process(walk *w, tfc_node *n) {
     }
     if (rc != TFC_OK) goto done;
   }
-  int stop = 1;
+  int stop = 1, handled = 0;
   for (int j = 0; j < n->n_inputs && stop; j++)
     if (between(w, n->inputs[j].node)) stop = 0;
-  if (has_grads && !stop) {
+  if (has_grads && !stop && w->opt->cond_of &&
+      (n->op->id == TFC_OP_Switch || n->op->id == TFC_OP_RefSwitch || n->op->id == TFC_OP_Merge ||
+       n->op->id == TFC_OP_RefMerge)) {
+    tfc_node *pred = NULL;
+    int branch = -1;
+    if (w->opt->cond_of(w->opt->cond_ctx, n, &pred, &branch)) {
+      if ((rc = cond_grad(w, n, pred, branch, dy, dx)) != TFC_OK) goto done;
+      handled = 1;
+    }
+  }
+  if (has_grads && !stop && !handled) {
     tfc_grad_fn fn = NULL;
     if (!tfc_grad_registry_lookup(n->op->id, &fn)) {
       rc = tfc_status_set(w->s, TFC_NOT_FOUND,
@@ -478,13 +559,15 @@ static int walk_run(walk *w, const tfc_endpoint *y, int ny, const tfc_endpoint *
   size_t n0 = (size_t)w->n0 + 1;
   w->fwd = calloc(n0, 1);
   w->back = calloc(n0, 1);
+  w->inside = calloc(n0, 1);
   w->pending = calloc(n0, sizeof(int));
   w->grads = calloc(n0, sizeof(glist *));
   w->queue = malloc(n0 * sizeof(int));
-  if (!w->fwd || !w->back || !w->pending || !w->grads || !w->queue) return TFC_OOM(w->s);
+  if (!w->fwd || !w->back || !w->inside || !w->pending || !w->grads || !w->queue) return TFC_OOM(w->s);
   TFC_TRY(build_consumers(w));
   mark_forward(w, x, nx);
   mark_backward(w, y, ny);
+  mark_between(w, y, ny);
   for (int i = 0; i < nx; i++)
     if (!w->back[x[i].node->id] && w->opt->unreachable == TFC_GRAD_MISSING_ERROR)
       return tfc_status_set(w->s, TFC_INVALID_ARGUMENT,
@@ -565,6 +648,7 @@ int tfc_grad_walk_locked(tfc_graph *g, const tfc_grad_walk_args *a, tfc_endpoint
   free(w.grads);
   free(w.fwd);
   free(w.back);
+  free(w.inside);
   free(w.pending);
   free(w.queue);
   free(w.cons_start);

@@ -51,6 +51,12 @@ typedef struct tfc_grad_options {
   int loop_stacks;     /* 1: a while loop's gradient saves the forward values its body's
                           gradient reads on stacks (TF Python); 0: it reads them across frames,
                           which fails at run time as in TF's C API (grad/grad_loop.c) */
+  /* tf.gradients mode: the cond a Switch or Merge belongs to (TF Python's CondContext, as the
+   * builders record it): 1 with *pred (the cond's pred_id) and *branch (the Switch output its
+   * branch takes; -1 for the cond's Merge), else 0. NULL: no cond gradients (TF's C API has
+   * none: NOT_FOUND). Called with the graph lock held. */
+  int (*cond_of)(void *ctx, const tfc_node *n, tfc_node **pred, int *branch);
+  void *cond_ctx;
 } tfc_grad_options;
 
 /* The options of TF_AddGradients: no tuple wrapping, unreachable x is TF's error, an x that

@@ -51,16 +51,19 @@ static TF_Output op(const TFC_Scope *sc, const char *type, const char *name, TF_
 
 static const TF_Output NONE = {NULL, 0};
 
-/* Runs g with x (and w) fed and returns the float fetch. */
+/* Runs g with x (and w, float or bool) fed and returns the float fetch. */
 static float run(TF_Graph *g, TF_Output fetch, float x, float w) {
   TF_Status *s = TF_NewStatus();
   TF_SessionOptions *so = TF_NewSessionOptions();
   TF_Session *sess = TF_NewSession(g, so, s);
   OK(s);
   TF_Output fo[2] = {{TF_GraphOperationByName(g, "x"), 0}, {TF_GraphOperationByName(g, "w"), 0}};
-  TF_Tensor *fv[2] = {TF_AllocateTensor(TF_FLOAT, NULL, 0, 4), TF_AllocateTensor(TF_FLOAT, NULL, 0, 4)};
+  int wbool = fo[1].oper && TF_OperationOutputType(fo[1]) == TF_BOOL;
+  TF_Tensor *fv[2] = {TF_AllocateTensor(TF_FLOAT, NULL, 0, 4),
+                      TF_AllocateTensor(wbool ? TF_BOOL : TF_FLOAT, NULL, 0, wbool ? 1 : 4)};
   *(float *)TF_TensorData(fv[0]) = x;
-  *(float *)TF_TensorData(fv[1]) = w;
+  if (wbool) *(unsigned char *)TF_TensorData(fv[1]) = w != 0;
+  else *(float *)TF_TensorData(fv[1]) = w;
   TF_Tensor *out = NULL;
   TF_SessionRun(sess, NULL, fo, fv, fo[1].oper ? 2 : 1, &fetch, &out, 1, NULL, 0, NULL, s);
   OK(s);
@@ -173,7 +176,157 @@ static void square_loop_with_maximum_iterations_gradient(void) {
   check(&p, &o, 1.5f, 0, pow(1.5, 4), 4 * pow(1.5, 3));
 }
 
+/* ---- conds, checked against TF (tests/fixtures/cf_builders.txt, "# grad ...") ---- */
+
+static char *fixture_section(const char *header) {
+  TF_Buffer *b = capi_read_fixture("cf_builders.txt");
+  char *text = malloc(b->length + 1);
+  memcpy(text, b->data, b->length);
+  text[b->length] = 0;
+  TF_DeleteBuffer(b);
+  char *sec = strstr(text, header);
+  if (!sec) tfc_test_fail(__FILE__, __LINE__, "no section %s in the fixture", header);
+  char *start = strchr(sec, '\n') + 1, *end = strstr(start, "\n\n");
+  if (end) end[1] = 0;
+  char *out = strdup(start);
+  free(text);
+  return out;
+}
+
+/* The section's "values" line. */
+static int fixture_values(const char *header, double *v, int cap) {
+  char *sec = fixture_section(header);
+  char *p = strstr(sec, "values ") + 7, *e;
+  int n = 0;
+  while (n < cap && (v[n] = strtod(p, &e), e != p)) {
+    n++;
+    p = e;
+  }
+  free(sec);
+  return n;
+}
+
+static void sq_branch(const TFC_Scope *sc, void *arg, TF_Output *outs, TF_Status *s) {
+  TF_Output x = *(TF_Output *)arg;
+  outs[0] = op(sc, "Mul", "mul", x, x, 0, s);
+}
+static void plus1_branch(const TFC_Scope *sc, void *arg, TF_Output *outs, TF_Status *s) {
+  outs[0] = op(sc, "AddV2", "add", *(TF_Output *)arg, NONE, 1, s);
+}
+
+/* cond(p, x * x, x + 1): Python's cond gradient nodes (Merge_grad/cond_grad, the zeros made
+ * on the untaken side, Switch_grad/cond_grad), TF's values, and central differences. */
+static void cond_gradient_matches_tf(void) {
+  TF_Graph *g = TF_NewGraph();
+  TF_Status *s = TF_NewStatus();
+  TFC_Scope *root = TFC_NewRootScope(g);
+  TF_Output x = placeholder(g, "x", s), y, dx;
+  TF_OperationDescription *d = TF_NewOperation(g, "Placeholder", "w"); /* the pred, fed as "w" */
+  TF_SetAttrType(d, "dtype", TF_BOOL);
+  TF_SetAttrShape(d, "shape", NULL, 0);
+  TF_Output p = {TF_FinishOperation(d, s), 0};
+  TFC_Cond(root, p, sq_branch, &x, plus1_branch, &x, 1, NULL, &y, s);
+  OK(s);
+  TFC_Gradients(root, &y, 1, &x, 1, NULL, 0, &dx, s);
+  OK(s);
+  /* Nodes: every gradient node TF adds but its seed (TF 2.x names it grad_ys_0 over a Const;
+   * TF 1.15, as tfc, Fill over a Const grad_ys_0), line for line. */
+  char *want = fixture_section("# grad cond");
+  static char got[16384];
+  size_t len = 0, pos = 0;
+  TF_Operation *o;
+  while ((o = TF_GraphNextOperation(g, &pos)) != NULL) {
+    if (strncmp(TF_OperationName(o), "gradients/", 10) != 0) continue;
+    if (!strcmp(TF_OperationName(o), "gradients/Shape") || !strcmp(TF_OperationName(o), "gradients/grad_ys_0") ||
+        !strcmp(TF_OperationName(o), "gradients/Fill"))
+      continue;
+    len += (size_t)snprintf(got + len, sizeof got - len, "%s %s ", TF_OperationName(o), TF_OperationOpType(o));
+    for (int i = 0; i < TF_OperationNumInputs(o); i++) {
+      TF_Output src = TF_OperationInput((TF_Input){o, i});
+      const char *nm = TF_OperationName(src.oper);
+      len += (size_t)snprintf(got + len, sizeof got - len, "%s%s:%d", i ? "," : "",
+                              strcmp(nm, "gradients/Fill") ? nm : "gradients/grad_ys_0", src.index);
+    }
+    TF_Operation *ctl[4];
+    int nc = TF_OperationGetControlInputs(o, ctl, 4);
+    for (int i = 0; i < nc; i++)
+      len += (size_t)snprintf(got + len, sizeof got - len, "%s^%s", TF_OperationNumInputs(o) || i ? "," : "",
+                              TF_OperationName(ctl[i]));
+    len += (size_t)snprintf(got + len, sizeof got - len, "\n");
+  }
+  size_t total = 0;
+  for (char *line = want; *line && strncmp(line, "values", 6) != 0;) {
+    char *end = strchr(line, '\n');
+    char save = end[1];
+    end[1] = 0;
+    if (strncmp(line, "gradients/Shape ", 16) && strncmp(line, "gradients/grad_ys_0", 19)) {
+      if (!strstr(got, line)) tfc_test_fail(__FILE__, __LINE__, "missing gradient node\n%sin:\n%s", line, got);
+      total += strlen(line);
+    }
+    end[1] = save;
+    line = end + 1;
+  }
+  if (total != strlen(got)) tfc_test_fail(__FILE__, __LINE__, "extra gradient nodes in:\n%s", got);
+  free(want);
+  double vals[2];
+  EXPECT_EQ(fixture_values("# grad cond", vals, 2), 2);
+  EXPECT_NEAR(run(g, dx, 3, 1), vals[0], 1e-6);
+  EXPECT_NEAR(run(g, dx, 3, 0), vals[1], 1e-6);
+  const float h = 1e-2f;
+  EXPECT_NEAR(run(g, dx, 3, 1), (run(g, y, 3 + h, 1) - run(g, y, 3 - h, 1)) / (2 * h), 1e-2);
+  EXPECT_NEAR(run(g, dx, 3, 0), (run(g, y, 3 + h, 0) - run(g, y, 3 - h, 0)) / (2 * h), 1e-2);
+  TFC_DeleteScope(root);
+  TF_DeleteStatus(s);
+  TF_DeleteGraph(g);
+}
+
+/* The loops of the fixture's "# grad while_square" and "# grad cond_in_while": TF's values. */
+static void sq_body(const TFC_Scope *sc, void *arg, const TF_Output *vars, TF_Output *outs, TF_Status *s) {
+  (void)arg;
+  outs[0] = op(sc, "Mul", "mul", vars[0], vars[0], 0, s);
+}
+static void times3_branch(const TFC_Scope *sc, void *arg, TF_Output *outs, TF_Status *s) {
+  outs[0] = op(sc, "Mul", "mul", *(TF_Output *)arg, NONE, 3, s);
+}
+static void cond_sq_body(const TFC_Scope *sc, void *arg, const TF_Output *vars, TF_Output *outs, TF_Status *s) {
+  (void)arg;
+  TF_Output v = vars[0];
+  TF_Output p = op(sc, "Less", "Less", v, NONE, 5, s);
+  TFC_Cond(sc, p, sq_branch, &v, times3_branch, &v, 1, NULL, outs, s);
+}
+static void below(const TFC_Scope *sc, void *arg, const TF_Output *vars, TF_Output *out, TF_Status *s) {
+  *out = op(sc, "Less", "Less", vars[0], NONE, *(double *)arg, s);
+}
+
+static void loop_gradients_match_tf(void) {
+  const char *headers[2] = {"# grad while_square", "# grad cond_in_while"};
+  const float xs[2][2] = {{1.5f, 3}, {1.5f, 6}};
+  for (int k = 0; k < 2; k++) {
+    TF_Graph *g = TF_NewGraph();
+    TF_Status *s = TF_NewStatus();
+    TFC_Scope *root = TFC_NewRootScope(g);
+    TF_Output x = placeholder(g, "x", s), y, dx;
+    double limit = k ? 20 : 100;
+    TFC_WhileLoop(root, below, k ? cond_sq_body : sq_body, &limit, &x, 1, NULL, NULL, &y, s);
+    OK(s);
+    TFC_Gradients(root, &y, 1, &x, 1, NULL, 0, &dx, s);
+    OK(s);
+    double vals[2];
+    EXPECT_EQ(fixture_values(headers[k], vals, 2), 2);
+    for (int i = 0; i < 2; i++) {
+      EXPECT_NEAR(run(g, dx, xs[k][i], 0), vals[i], 1e-5);
+      const float h = 1e-3f;
+      EXPECT_NEAR(run(g, dx, xs[k][i], 0), (run(g, y, xs[k][i] + h, 0) - run(g, y, xs[k][i] - h, 0)) / (2 * h), 2e-2);
+    }
+    TFC_DeleteScope(root);
+    TF_DeleteStatus(s);
+    TF_DeleteGraph(g);
+  }
+}
+
 static const tfc_test tests[] = {
+    TFC_TEST(cond_gradient_matches_tf),
+    TFC_TEST(loop_gradients_match_tf),
     TFC_TEST(square_loop_gradient_uses_saved_values),
     TFC_TEST(counted_square_loop_gradient),
     TFC_TEST(invariant_multiplier_loop_gradient),
