@@ -26,9 +26,17 @@
  * Every cond node gets a control input from Merge 0 and every body node from Switch 0, as
  * under TF's control-dependency scopes. Enter attrs: parallel_iterations 10, not constant.
  *
- * As in TF there are no stacks: the gradient body reads forward tensors straight from the
- * forward frame, so a body whose gradient needs per-iteration forward values (x * x) builds
- * but fails when run with TF's "has inputs from different frames". Where TF aborts the
+ * TF's C API (loop_stacks 0) has no stacks: the gradient body reads forward tensors straight
+ * from the forward frame, so a body whose gradient needs per-iteration forward values (x * x)
+ * builds but fails when run with TF's "has inputs from different frames". tf.gradients mode
+ * (loop_stacks 1, TFC_Gradients) saves them, the way TF Python's GradLoopState does: a dry run
+ * of the body's gradient (rolled back) lists the forward tensors it reads; each gets a StackV2
+ * "f_acc" outside the loops, a StackPushV2 in the ForwardLoopCounter's body (after that
+ * iteration was counted, never on the last trip), a ControlTrigger "f_sync" the count waits
+ * for, and in the gradient body a StackPopV2 through which every node the walk adds reads it
+ * (tfc_grad_set_remap), behind a Switch of the handle on the saved predicate when the value
+ * belongs to a cond branch (which ran only on some trips). Loop invariants are entered into
+ * the gradient frame instead. Where TF aborts the
  * process (a loop variable whose Exit gets no gradient because it is not on a path from x to
  * y, e.g. an integer counter), the gradient loop gets zeros for it instead.
  *

@@ -17,7 +17,11 @@
  *      op id, gradient_registry.c) under <prefix>/<op name>_grad/, where the new nodes are named
  *      by their type (MatMul, MatMul_1, Sum, Reshape, BroadcastGradientArgs, ...); float outputs
  *      without a gradient get <op>_grad/zeros_like first; optionally (tuple_wrap) several input
- *      gradients are wrapped as Python's control_flow_ops.tuple does.
+ *      gradients are wrapped as Python's control_flow_ops.tuple does;
+ *   5. while loops are handled as units: an Exit records its summed gradient, and once every
+ *      Exit on the path has one the loop's gradient is built (grad_loop.c) and handed to the
+ *      inputs of the loop's Enters; the inside of the loop is never walked. In tf.gradients
+ *      mode the conds the builders recorded get TF Python's cond gradients (cond_of).
  *
  * Errors (TF's codes and texts): an op on the path with no gradient is NOT_FOUND "No gradient
  * defined for op: <type>. Please see ..."; PreventGradient is INVALID_ARGUMENT "Gradient
