@@ -466,6 +466,15 @@ static int process(walk *w, tfc_node *n) {
     if (w->opt->cond_of(w->opt->cond_ctx, n, &pred, &branch)) {
       if ((rc = cond_grad(w, n, pred, branch, dy, dx)) != TFC_OK) goto done;
       handled = 1;
+      int n_grads = 0;
+      for (int j = 0; j < n->n_inputs; j++) n_grads += dx[j].node != NULL;
+      if (w->opt->tuple_wrap && n_grads > 1) {
+        if (asprintf(&scope, "%s/%s_grad", w->prefix, n->name) < 0) {
+          rc = TFC_OOM(w->s);
+          goto done;
+        }
+        if ((rc = tuple_wrap(w, scope, dx, n->n_inputs)) != TFC_OK) goto done;
+      }
     }
   }
   if (has_grads && !stop && !handled) {

@@ -324,8 +324,69 @@ static void loop_gradients_match_tf(void) {
   }
 }
 
+/* With Python's tuple wrapping (an optimizer's GATE_OP), the cond's Merge gradient is wrapped
+ * too ("<Merge>_grad/tuple/control_dependency_1"), and the values do not change. */
+static void tuple_wrapped_cond_and_loop_gradients(void) {
+  TF_Graph *g = TF_NewGraph();
+  TF_Status *s = TF_NewStatus();
+  TFC_Scope *root = TFC_NewRootScope(g);
+  TF_Output x = placeholder(g, "x", s), y, l, dx[2];
+  TF_OperationDescription *d = TF_NewOperation(g, "Placeholder", "w");
+  TF_SetAttrType(d, "dtype", TF_BOOL);
+  TF_SetAttrShape(d, "shape", NULL, 0);
+  TF_Output p = {TF_FinishOperation(d, s), 0};
+  TFC_Cond(root, p, sq_branch, &x, plus1_branch, &x, 1, NULL, &y, s);
+  double limit = 100;
+  TFC_WhileLoop(root, below, sq_body, &limit, &x, 1, NULL, NULL, &l, s);
+  OK(s);
+  TFC_Gradients(root, &y, 1, &x, 1, NULL, 1, &dx[0], s);
+  OK(s);
+  TFC_Gradients(root, &l, 1, &x, 1, NULL, 1, &dx[1], s);
+  OK(s);
+  EXPECT_TRUE(TF_GraphOperationByName(g, "gradients/cond/Merge_grad/tuple/control_dependency_1") != NULL);
+  EXPECT_NEAR(run(g, dx[0], 3, 1), 6, 1e-6);
+  EXPECT_NEAR(run(g, dx[0], 3, 0), 1, 1e-6);
+  EXPECT_NEAR(run(g, dx[1], 1.5f, 0), 16 * pow(1.5, 15), 1e-5);
+  TFC_DeleteScope(root);
+  TF_DeleteStatus(s);
+  TF_DeleteGraph(g);
+}
+
+/* A scope kept from a branch callback outlives its context: captures then fail. */
+static TFC_Scope *kept;
+static void keep_scope(const TFC_Scope *sc, void *arg, TF_Output *outs, TF_Status *s) {
+  kept = TFC_NewSubScope(sc, "kept");
+  outs[0] = op(sc, "Mul", "mul", *(TF_Output *)arg, NONE, 2, s);
+}
+
+static void finished_context_refuses_captures(void) {
+  TF_Graph *g = TF_NewGraph();
+  TF_Status *s = TF_NewStatus();
+  TFC_Scope *root = TFC_NewRootScope(g);
+  TF_Output x = placeholder(g, "x", s), y;
+  TF_OperationDescription *d = TF_NewOperation(g, "Placeholder", "w");
+  TF_SetAttrType(d, "dtype", TF_BOOL);
+  TF_Output p = {TF_FinishOperation(d, s), 0};
+  TFC_Cond(root, p, keep_scope, &x, plus1_branch, &x, 1, NULL, &y, s);
+  OK(s);
+  TF_Output c = TFC_Capture(kept, x, NULL, s);
+  EXPECT_TRUE(c.oper == NULL);
+  EXPECT_EQ(TF_GetCode(s), TF_FAILED_PRECONDITION);
+  EXPECT_STREQ(TF_Message(s), "TFC_Capture: the cond branch whose scope this is is already built");
+  /* A scope without a context hands the tensor back. */
+  c = TFC_Capture(root, x, "mul", s);
+  OK(s);
+  EXPECT_TRUE(c.oper == x.oper);
+  TFC_DeleteScope(kept);
+  TFC_DeleteScope(root);
+  TF_DeleteStatus(s);
+  TF_DeleteGraph(g);
+}
+
 static const tfc_test tests[] = {
     TFC_TEST(cond_gradient_matches_tf),
+    TFC_TEST(tuple_wrapped_cond_and_loop_gradients),
+    TFC_TEST(finished_context_refuses_captures),
     TFC_TEST(loop_gradients_match_tf),
     TFC_TEST(square_loop_gradient_uses_saved_values),
     TFC_TEST(counted_square_loop_gradient),
