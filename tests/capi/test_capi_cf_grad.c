@@ -155,6 +155,35 @@ static void square_loop_gradient_uses_saved_values(void) {
   check(&p, NULL, 1.5f, 0, pow(1.5, 16), 16 * pow(1.5, 15));
 }
 
+/* A loop that never runs its body: y = x, dy/dx = 1 (no push, no pop). */
+static void zero_trip_loop_gradient(void) {
+  prog p = {NONE, 0};
+  check(&p, NULL, 200, 0, 200, 1);
+}
+
+/* maximum_iterations given as a tensor (an int32 Const made by the caller): y = x^8. */
+static void square_loop_with_maximum_iterations_tensor(void) {
+  TF_Graph *g = TF_NewGraph();
+  TF_Status *s = TF_NewStatus();
+  TFC_Scope *root = TFC_NewRootScope(g);
+  TF_Output x = placeholder(g, "x", s), y, dx;
+  TFC_WhileOptions o = TFC_DefaultWhileOptions();
+  o.maximum_iterations_tensor = constant(root, "max", TF_INT32, 3, s);
+  prog p = {NONE, 0};
+  TFC_WhileLoop(root, cond_fn, body_fn, &p, &x, 1, &o, NULL, &y, s);
+  OK(s);
+  EXPECT_TRUE(TF_GraphOperationByName(g, "while/maximum_iterations") == NULL);
+  EXPECT_STREQ(TF_OperationName(TF_OperationInput((TF_Input){TF_GraphOperationByName(g, "while/Less/Enter"), 0}).oper),
+               "max");
+  TFC_Gradients(root, &y, 1, &x, 1, NULL, 0, &dx, s);
+  OK(s);
+  EXPECT_NEAR(run(g, y, 1.1f, 0), pow(1.1, 8), 1e-5);
+  EXPECT_NEAR(run(g, dx, 1.1f, 0), 8 * pow(1.1, 7), 1e-5);
+  TFC_DeleteScope(root);
+  TF_DeleteStatus(s);
+  TF_DeleteGraph(g);
+}
+
 /* (i, v) = (i + 1, v * v) while i < 3: y = x^8, with an int32 counter beside. */
 static void counted_square_loop_gradient(void) {
   prog p = {NONE, 1};
@@ -390,6 +419,8 @@ static const tfc_test tests[] = {
     TFC_TEST(loop_gradients_match_tf),
     TFC_TEST(square_loop_gradient_uses_saved_values),
     TFC_TEST(counted_square_loop_gradient),
+    TFC_TEST(zero_trip_loop_gradient),
+    TFC_TEST(square_loop_with_maximum_iterations_tensor),
     TFC_TEST(invariant_multiplier_loop_gradient),
     TFC_TEST(square_loop_with_maximum_iterations_gradient),
     {0},
