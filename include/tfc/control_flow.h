@@ -75,7 +75,8 @@ typedef void (*TFC_WhileBodyFn)(const TFC_Scope* scope, void* arg, const TF_Outp
 
 typedef struct TFC_WhileOptions {
   int parallel_iterations;       /* <= 0: 10 (Python's default) */
-  unsigned char back_prop;       /* Python's back_prop (kept for gradients; no nodes change) */
+  unsigned char back_prop;       /* Python's back_prop: 0 makes TFC_Gradients pass nothing
+                                    through the loop (tf.gradients' None); no nodes change */
   long long maximum_iterations;  /* < 0: none; else a Const "<while>/maximum_iterations" */
   TF_Output maximum_iterations_tensor; /* oper non-NULL: an int scalar tensor instead */
 } TFC_WhileOptions;

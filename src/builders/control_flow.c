@@ -620,6 +620,7 @@ static int loop_build(bld_call *c, const TFC_Scope *scope, TFC_WhileCondFn cond,
   for (int i = 0; i < n && lc && tfc_status_ok(c->s); i++) {
     tfc_endpoint f = {sw[i].node, 0};
     exits[i] = bld_op0(c, &w, "Exit", "Exit", &f, 1, NULL, 0);
+    if (!o->back_prop) record_cond(c, exits[i].node, NULL, -2); /* gradients pass nothing */
   }
   for (int i = 0; i < n_user && tfc_status_ok(c->s); i++) out[i] = exits[off + i];
   if (x) x->done = 1;

@@ -174,6 +174,7 @@ typedef struct tfc_grad_loop {
   int stacks; /* 1: forward values the body's gradient reads are saved on stacks (Python mode) */
   int (*cond_of)(void *ctx, const tfc_node *n, tfc_node **pred, int *branch); /* the walk's */
   void *cond_ctx;
+  int no_backprop; /* built with back_prop false (tf.while_loop): nothing flows through it */
 } tfc_grad_loop;
 
 /* Recognises the loop of `exit` among g's first n0 nodes: *out a new loop (free with

@@ -326,6 +326,9 @@ static int find_loop(walk *w, const tfc_node *n, tfc_grad_loop **out) {
   l->stacks = w->opt->loop_stacks;
   l->cond_of = w->opt->cond_of;
   l->cond_ctx = w->opt->cond_ctx;
+  tfc_node *pred = NULL;
+  int branch = 0;
+  if (l->cond_of && l->cond_of(l->cond_ctx, n, &pred, &branch) && branch == -2) l->no_backprop = 1;
   *out = l;
   return TFC_OK;
 }
@@ -338,10 +341,19 @@ static int exit_grad(walk *w, tfc_grad_loop *l, const tfc_node *n, tfc_endpoint 
                           "Gradients of nested while loops are not supported: loop '%s' is inside the body of "
                           "loop '%s'",
                           l->frame, w->body_of);
-  if (!dy.node) return tfc_status_set(w->s, TFC_UNIMPLEMENTED, "Missing gradient into while loop not yet implemented");
+  if (!dy.node && !l->no_backprop)
+    return tfc_status_set(w->s, TFC_UNIMPLEMENTED, "Missing gradient into while loop not yet implemented");
   for (int i = 0; i < l->n; i++)
     if (l->exit[i] == n) l->dy[i] = dy;
   if (++l->n_seen < l->n_needed) return TFC_OK;
+  if (l->no_backprop) {
+    /* back_prop false: the loop's inputs get nothing from it, but stop waiting for it. */
+    for (int i = 0; i < l->n; i++) {
+      tfc_endpoint in = l->enter[i]->inputs[0];
+      if (between(w, in.node) && --w->pending[in.node->id] == 0) w->queue[w->q_tail++] = in.node->id;
+    }
+    return TFC_OK;
+  }
   /* Every other Enter of the frame must stay off the path: its gradient would be lost. */
   for (int i = 0; i < w->n0; i++) {
     const tfc_node *e = w->g->nodes[i];

@@ -57,7 +57,8 @@ typedef struct tfc_grad_options {
                           which fails at run time as in TF's C API (grad/grad_loop.c) */
   /* tf.gradients mode: the cond a Switch or Merge belongs to (TF Python's CondContext, as the
    * builders record it): 1 with *pred (the cond's pred_id) and *branch (the Switch output its
-   * branch takes; -1 for the cond's Merge), else 0. NULL: no cond gradients (TF's C API has
+   * branch takes; -1 for the cond's Merge; -2 for an Exit of a loop built with back_prop
+   * false, which passes no gradient), else 0. NULL: no cond gradients (TF's C API has
    * none: NOT_FOUND). Called with the graph lock held. */
   int (*cond_of)(void *ctx, const tfc_node *n, tfc_node **pred, int *branch);
   void *cond_ctx;

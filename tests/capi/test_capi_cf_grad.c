@@ -184,6 +184,31 @@ static void square_loop_with_maximum_iterations_tensor(void) {
   TF_DeleteGraph(g);
 }
 
+/* back_prop false: tf.gradients gives None through the loop, while another path from x to
+ * y still gets its gradient (y = loop(z) + z, z = 3x: dy/dx = 3). */
+static void loop_without_back_prop_passes_no_gradient(void) {
+  TF_Graph *g = TF_NewGraph();
+  TF_Status *s = TF_NewStatus();
+  TFC_Scope *root = TFC_NewRootScope(g);
+  TF_Output x = placeholder(g, "x", s), l, dx[2];
+  TF_Output z = op(root, "Mul", "mul", x, NONE, 3, s);
+  TFC_WhileOptions o = TFC_DefaultWhileOptions();
+  o.back_prop = 0;
+  prog p = {NONE, 0};
+  TFC_WhileLoop(root, cond_fn, body_fn, &p, &z, 1, &o, NULL, &l, s);
+  OK(s);
+  TF_Output y = op(root, "AddV2", "add", l, z, 0, s);
+  TFC_Gradients(root, &l, 1, &x, 1, NULL, 0, &dx[0], s);
+  OK(s);
+  EXPECT_TRUE(dx[0].oper == NULL);
+  TFC_Gradients(root, &y, 1, &x, 1, NULL, 0, &dx[1], s);
+  OK(s);
+  EXPECT_NEAR(run(g, dx[1], 0.5f, 0), 3, 1e-6);
+  TFC_DeleteScope(root);
+  TF_DeleteStatus(s);
+  TF_DeleteGraph(g);
+}
+
 /* (i, v) = (i + 1, v * v) while i < 3: y = x^8, with an int32 counter beside. */
 static void counted_square_loop_gradient(void) {
   prog p = {NONE, 1};
@@ -420,6 +445,7 @@ static const tfc_test tests[] = {
     TFC_TEST(square_loop_gradient_uses_saved_values),
     TFC_TEST(counted_square_loop_gradient),
     TFC_TEST(zero_trip_loop_gradient),
+    TFC_TEST(loop_without_back_prop_passes_no_gradient),
     TFC_TEST(square_loop_with_maximum_iterations_tensor),
     TFC_TEST(invariant_multiplier_loop_gradient),
     TFC_TEST(square_loop_with_maximum_iterations_gradient),
