@@ -430,7 +430,6 @@ static int cond_grad(walk *w, tfc_node *n, tfc_node *pred, int branch, const tfc
           tfc_grad_node_in(w->g, w->prefix, "Fill", zs + strlen(w->prefix) + 1, fill, 2, -1, 0, NULL, 0, NULL, w->s), 0};
       free(zs);
     }
-    (void)branch;
     tfc_node *m = tfc_status_ok(w->s) ? tfc_grad_node_in(w->g, scope, "Merge", "cond_grad", g, 2, 0, 2, NULL, 0, NULL, w->s)
                                       : NULL;
     if (m) dx[0] = (tfc_endpoint){m, 0};

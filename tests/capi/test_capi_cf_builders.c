@@ -76,7 +76,8 @@ static char *fixture_section(const char *header) {
   return out;
 }
 
-/* Python's dump format: "name op in,^ctl[ frame_name=f is_constant=b parallel_iterations=n]". */
+/* Python's dump format: "name op in,^ctl[ frame_name=f is_constant=b parallel_iterations=n]
+ * [ _class=loc:@a,...]". */
 static void dump(TF_Graph *g, char *buf, size_t cap) {
   size_t pos = 0, len = 0;
   TF_Operation *o;
@@ -104,6 +105,19 @@ static void dump(TF_Graph *g, char *buf, size_t cap) {
       len += (size_t)snprintf(buf + len, cap - len, " frame_name=%s is_constant=%d parallel_iterations=%d", frame, ic,
                               (int)pi);
     }
+    TF_AttrMetadata m = TF_OperationGetAttrMetadata(o, "_class", s);
+    if (TF_GetCode(s) == TF_OK && m.list_size > 0) {
+      void *vals[8];
+      size_t lens[8];
+      char store[512];
+      int k = m.list_size < 8 ? (int)m.list_size : 8;
+      TF_OperationGetAttrStringList(o, "_class", vals, lens, k, store, sizeof store, s);
+      OK(s);
+      len += (size_t)snprintf(buf + len, cap - len, " _class=");
+      for (int i = 0; i < k; i++)
+        len += (size_t)snprintf(buf + len, cap - len, "%s%.*s", i ? "," : "", (int)lens[i], (const char *)vals[i]);
+    }
+    TF_SetStatus(s, TF_OK, "");
     len += (size_t)snprintf(buf + len, cap - len, "\n");
   }
   TF_DeleteStatus(s);
