@@ -175,6 +175,8 @@ typedef struct tfc_grad_loop {
   int (*cond_of)(void *ctx, const tfc_node *n, tfc_node **pred, int *branch); /* the walk's */
   void *cond_ctx;
   int no_backprop; /* built with back_prop false (tf.while_loop): nothing flows through it */
+  tfc_node **inv;  /* tf.gradients mode: the constant Enters (loop invariants) on the path */
+  int n_inv;
 } tfc_grad_loop;
 
 /* Recognises the loop of `exit` among g's first n0 nodes: *out a new loop (free with
@@ -183,7 +185,8 @@ int tfc_grad_loop_find(const tfc_graph *g, int n0, const tfc_node *exit, tfc_gra
 void tfc_grad_loop_free(tfc_grad_loop *l);
 
 /* Builds the gradient of loop l (every dy[i] set) under "<prefix>/<frame>_grad/" as TF's C++
- * code does (see grad_loop.c); out_dx[i] receives the gradient for Enter i's input. */
+ * code does (see grad_loop.c); out_dx[i] receives the gradient for Enter i's input, and
+ * out_dx[n + j] the gradient accumulated for invariant j's input. */
 int tfc_grad_loop_build(tfc_graph *g, const char *prefix, tfc_grad_loop *l, tfc_endpoint *out_dx, tfc_status *s);
 
 static inline tfc_endpoint tfc_grad_none(void) {

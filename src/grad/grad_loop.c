@@ -36,7 +36,9 @@
  * for, and in the gradient body a StackPopV2 through which every node the walk adds reads it
  * (tfc_grad_set_remap), behind a Switch of the handle on the saved predicate when the value
  * belongs to a cond branch (which ran only on some trips). Loop invariants are entered into
- * the gradient frame instead. Where TF aborts the
+ * the gradient frame instead, and an invariant on the path gets an accumulator: one more
+ * gradient loop variable, from zeros ("b_acc_init"), adding each trip's part ("b_acc").
+ * Where TF aborts the
  * process (a loop variable whose Exit gets no gradient because it is not on a path from x to
  * y, e.g. an integer counter), the gradient loop gets zeros for it instead.
  *
@@ -59,6 +61,7 @@ void tfc_grad_loop_free(tfc_grad_loop *l) {
   free(l->frame);
   free(l->enter);
   free(l->dy);
+  free(l->inv);
   free(l);
 }
 
@@ -492,9 +495,10 @@ static int plan_stacks(grad_build *b, tfc_status *s) {
   if (!(st->fwd = forward_set(g, l, s))) return s->code;
   st->n_fwd = g->n_nodes;
   int mark = tfc_graph_mark(g);
-  tfc_endpoint *v = calloc(3 * (size_t)l->n + 1, sizeof *v);
+  int nx = l->n + l->n_inv;
+  tfc_endpoint *v = calloc(4 * (size_t)nx + 1, sizeof *v);
   if (!v) return TFC_OOM(s);
-  tfc_endpoint *ys = v, *xs = v + l->n, *seeds = v + 2 * l->n;
+  tfc_endpoint *ys = v, *xs = v + l->n, *seeds = v + l->n + nx, *res = v + 2 * l->n + nx;
   char *dry = NULL;
   if (asprintf(&dry, "%s/dry_run", b->scope) < 0) {
     free(v);
@@ -511,10 +515,11 @@ static int plan_stacks(grad_build *b, tfc_status *s) {
   opt.no_gradient = TFC_GRAD_MISSING_NONE;
   opt.cond_of = l->cond_of;
   opt.cond_ctx = l->cond_ctx;
-  tfc_grad_walk_args wa = {ys, l->n, xs, l->n, seeds, &opt, dry, 1, l->frame};
+  for (int j = 0; j < l->n_inv; j++) xs[l->n + j] = (tfc_endpoint){l->inv[j], 0};
+  tfc_grad_walk_args wa = {ys, l->n, xs, nx, seeds, &opt, dry, 1, l->frame};
   st->record = 1;
   tfc_grad_remap prev = tfc_grad_set_remap((tfc_grad_remap){remap, b});
-  if (tfc_status_ok(s)) tfc_grad_walk_locked(g, &wa, v, s);
+  if (tfc_status_ok(s)) tfc_grad_walk_locked(g, &wa, res, s);
   tfc_grad_set_remap(prev);
   st->record = 0;
   tfc_graph_rollback(g, mark);
@@ -542,34 +547,42 @@ static int plan_stacks(grad_build *b, tfc_status *s) {
 static int grad_body(void *ctx, const char *scope, const tfc_endpoint *ins, tfc_endpoint *outs, tfc_status *s) {
   grad_build *b = ctx;
   tfc_grad_loop *l = b->l;
-  int n = l->n;
-  tfc_endpoint *v = calloc(2 * (size_t)n + 1, sizeof *v);
+  int n = l->n, m = l->n_inv;
+  tfc_endpoint *v = calloc(2 * (size_t)(n + m) + 1, sizeof *v);
   if (!v) return TFC_OOM(s);
-  tfc_endpoint *ys = v, *xs = v + n;
+  tfc_endpoint *ys = v, *xs = v + n, *part = v + 2 * n + m;
   for (int i = 0; i < n; i++) {
     ys[i] = l->merge[i]->inputs[1].node->inputs[0];
     xs[i] = (tfc_endpoint){l->sw[i], 1};
   }
+  for (int j = 0; j < m; j++) xs[n + j] = (tfc_endpoint){l->inv[j], 0};
   tfc_grad_options opt = tfc_grad_options_capi();
   opt.unreachable = TFC_GRAD_MISSING_NONE;
   opt.no_gradient = TFC_GRAD_MISSING_NONE;
   opt.cond_of = l->cond_of;
   opt.cond_ctx = l->cond_ctx;
-  tfc_grad_walk_args a = {ys, n, xs, n, ins, &opt, scope, 1, l->frame};
+  tfc_grad_walk_args a = {ys, n, xs, n + m, ins, &opt, scope, 1, l->frame};
   tfc_grad_remap prev = {NULL, NULL};
   if (b->st) {
     b->st->body_scope = scope;
     b->st->b_pivot = tfc_grad_node_in(b->g, scope, "Identity", "b_pivot", &ins[0], 1, -1, 0, NULL, 0, NULL, s);
     prev = tfc_grad_set_remap((tfc_grad_remap){remap, b});
   }
-  int rc = tfc_grad_walk_locked(b->g, &a, outs, s);
+  /* The walk fills outs[0, n) and, for the invariants, part[0, m). */
+  tfc_endpoint *res = calloc((size_t)(n + m) + 1, sizeof *res);
+  int rc = res ? tfc_grad_walk_locked(b->g, &a, res, s) : TFC_OOM(s);
   if (b->st) tfc_grad_set_remap(prev);
+  for (int i = 0; rc == TFC_OK && i < n + m; i++) *(i < n ? &outs[i] : &part[i - n]) = res[i];
+  free(res);
   if (rc == TFC_OK)
     for (int i = 0; i < n; i++)
       if (!outs[i].node)
         outs[i] = (tfc_endpoint){tfc_grad_node_in(b->g, scope, "ZerosLike", "zeros_like", &ins[i], 1, -1, 0, NULL,
                                                   0, NULL, s),
                                  0};
+  /* An invariant's accumulator adds this iteration's part. */
+  for (int j = 0; rc == TFC_OK && j < m; j++)
+    outs[n + j] = part[j].node ? binary(b->g, scope, "AddV2", "b_acc", ins[n + j], part[j], s) : ins[n + j];
   free(v);
   return s->code;
 }
@@ -608,7 +621,18 @@ int tfc_grad_loop_build(tfc_graph *g, const char *prefix, tfc_grad_loop *l, tfc_
   sub = NULL;
   /* 3. The gradient loop. */
   if (tfc_status_ok(s) && asprintf(&sub, "%s/while", scope) < 0) TFC_OOM(s);
-  if (tfc_status_ok(s)) build_loop(g, sub, frame, l->n, l->dy, grad_cond, grad_body, &b, out_dx, s);
+  /* The gradient loop's variables: the Exits' gradients, then one accumulator (zeros) per
+   * invariant on the path. */
+  tfc_endpoint *init = calloc((size_t)(l->n + l->n_inv) + 1, sizeof *init);
+  if (!init) TFC_OOM(s);
+  for (int i = 0; init && i < l->n; i++) init[i] = l->dy[i];
+  for (int j = 0; init && j < l->n_inv && tfc_status_ok(s); j++) {
+    tfc_endpoint in = l->inv[j]->inputs[0];
+    init[l->n + j] = (tfc_endpoint){tfc_grad_node_in(g, scope, "ZerosLike", "b_acc_init", &in, 1, -1, 0, NULL, 0, NULL, s),
+                                    0};
+  }
+  if (tfc_status_ok(s)) build_loop(g, sub, frame, l->n + l->n_inv, init, grad_cond, grad_body, &b, out_dx, s);
+  free(init);
   free(sub), free(frame), free(scope);
   free(st.fwd), free(st.need), free(st.handle), free(st.push), free(st.value);
   return s->code;

@@ -354,14 +354,23 @@ static int exit_grad(walk *w, tfc_grad_loop *l, const tfc_node *n, tfc_endpoint 
     }
     return TFC_OK;
   }
-  /* Every other Enter of the frame must stay off the path: its gradient would be lost. */
+  /* Every other Enter of the frame must stay off the path, except (tf.gradients mode) loop
+   * invariants, whose gradients the gradient loop accumulates. */
   for (int i = 0; i < w->n0; i++) {
-    const tfc_node *e = w->g->nodes[i];
+    tfc_node *e = w->g->nodes[i];
     if ((e->op->id != TFC_OP_Enter && e->op->id != TFC_OP_RefEnter) || !between(w, e->inputs[0].node)) continue;
     const tfc_attr_value *f = tfc_node_attr(e, "frame_name");
     if (!f || f->kind != TFC_ATTR_STRING || strcmp(f->u.s.data, l->frame) != 0) continue;
-    int var = 0;
+    int var = 0, inv = 0;
     for (int k = 0; k < l->n && !var; k++) var = l->enter[k] == e;
+    tfc_node_attr_bool(e, "is_constant", &inv);
+    if (!var && inv && l->stacks) {
+      tfc_node **v = realloc(l->inv, sizeof *v * (size_t)(l->n_inv + 1));
+      if (!v) return TFC_OOM(w->s);
+      l->inv = v;
+      l->inv[l->n_inv++] = e;
+      continue;
+    }
     if (!var)
       return tfc_status_set(w->s, TFC_UNIMPLEMENTED,
                             "Gradient through while loop '%s': Enter '%s' is not a loop variable (a loop invariant "
@@ -377,12 +386,13 @@ static int exit_grad(walk *w, tfc_grad_loop *l, const tfc_node *n, tfc_endpoint 
         tfc_grad_node_in(w->g, w->prefix, "ZerosLike", "zeros_like", &o, 1, -1, 0, NULL, 0, NULL, w->s), 0};
     if (!l->dy[i].node) return w->s->code;
   }
-  tfc_endpoint *dx = calloc((size_t)l->n + 1, sizeof *dx);
+  int nv = l->n + l->n_inv;
+  tfc_endpoint *dx = calloc((size_t)nv + 1, sizeof *dx);
   if (!dx) return TFC_OOM(w->s);
   int rc = tfc_grad_loop_build(w->g, w->prefix, l, dx, w->s);
   l->built = 1;
-  for (int i = 0; rc == TFC_OK && i < l->n; i++) {
-    tfc_endpoint in = l->enter[i]->inputs[0];
+  for (int i = 0; rc == TFC_OK && i < nv; i++) {
+    tfc_endpoint in = (i < l->n ? l->enter[i] : l->inv[i - l->n])->inputs[0];
     if (!between(w, in.node)) continue;
     if ((rc = add_grad(w, in, dx[i])) != TFC_OK) break;
     if (--w->pending[in.node->id] == 0) w->queue[w->q_tail++] = in.node->id;

@@ -437,7 +437,48 @@ static void finished_context_refuses_captures(void) {
   TF_DeleteGraph(g);
 }
 
+/* An RNN-like loop with a weight captured into it (a loop invariant): v = tanh(v * w + 0.1),
+ * three trips; y, dy/dx and dy/dw (accumulated over the trips) as TF computes them. */
+static void rnn_cond(const TFC_Scope *sc, void *arg, const TF_Output *vars, TF_Output *out, TF_Status *s) {
+  (void)arg;
+  *out = op(sc, "Less", "Less", vars[0], NONE, 3, s);
+}
+static void rnn_body(const TFC_Scope *sc, void *arg, const TF_Output *vars, TF_Output *outs, TF_Status *s) {
+  outs[0] = op(sc, "AddV2", "add", vars[0], NONE, 1, s);
+  TF_Output m = op(sc, "Mul", "mul", vars[1], *(TF_Output *)arg, 0, s);
+  TF_Output a = op(sc, "AddV2", "add_1", m, NONE, 0.1, s);
+  TFC_Scope *sub = TFC_NewSubScope(sc, "Tanh");
+  TF_OperationDescription *d = TF_NewOperation(TFC_ScopeGraph(sc), "Tanh", TFC_ScopeName(sub));
+  TF_AddInput(d, a);
+  outs[1] = (TF_Output){TF_FinishOperation(d, s), 0};
+  TFC_DeleteScope(sub);
+}
+
+static void loop_invariant_gradient_matches_tf(void) {
+  TF_Graph *g = TF_NewGraph();
+  TF_Status *s = TF_NewStatus();
+  TFC_Scope *root = TFC_NewRootScope(g);
+  TF_Output x = placeholder(g, "x", s), w = placeholder(g, "w", s), r[2], d[2];
+  TF_Output vars[2] = {constant(root, "Const", TF_INT32, 0, s), x};
+  TFC_WhileLoop(root, rnn_cond, rnn_body, &w, vars, 2, NULL, NULL, r, s);
+  OK(s);
+  TF_Output xs[2] = {x, w};
+  TFC_Gradients(root, &r[1], 1, xs, 2, NULL, 0, d, s);
+  OK(s);
+  double want[3];
+  EXPECT_EQ(fixture_values("# grad rnn", want, 3), 3);
+  EXPECT_NEAR(run(g, r[1], 0.5f, 1.3f), want[0], 1e-5);
+  EXPECT_NEAR(run(g, d[0], 0.5f, 1.3f), want[1], 1e-5);
+  EXPECT_NEAR(run(g, d[1], 0.5f, 1.3f), want[2], 1e-5);
+  const float h = 1e-3f;
+  EXPECT_NEAR(run(g, d[1], 0.5f, 1.3f), (run(g, r[1], 0.5f, 1.3f + h) - run(g, r[1], 0.5f, 1.3f - h)) / (2 * h), 1e-2);
+  TFC_DeleteScope(root);
+  TF_DeleteStatus(s);
+  TF_DeleteGraph(g);
+}
+
 static const tfc_test tests[] = {
+    TFC_TEST(loop_invariant_gradient_matches_tf),
     TFC_TEST(cond_gradient_matches_tf),
     TFC_TEST(tuple_wrapped_cond_and_loop_gradients),
     TFC_TEST(finished_context_refuses_captures),
