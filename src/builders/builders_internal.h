@@ -41,12 +41,15 @@ typedef struct bld_frame {
   tfc_hashmap seen;
 } bld_frame;
 
+struct bld_cf_ctx;
+
 struct TFC_Scope {
   TF_Graph *graph;
   char *name;   /* "" or "a/b" */
   char *device; /* canonical request ("/job:ps/task:0/device:CPU:0") or "" */
   int n_frames;
   bld_frame **frames;
+  struct bld_cf_ctx *cf; /* the cond branch or while loop being built here (a reference), or NULL */
 };
 
 typedef struct bld_var {
@@ -54,6 +57,14 @@ typedef struct bld_var {
   int trainable;
   int local; /* in "local_variables" (tf.local_variables), not in the global variables */
 } bld_var;
+
+/* A cond's Merge or one of its branches' capture Switches, with the cond's pred_id and the
+ * branch (captures), recorded by TFC_Cond for the gradients (Python's CondContext). */
+typedef struct bld_cond_rec {
+  tfc_node *node;
+  tfc_node *pred;
+  int branch;
+} bld_cond_rec;
 
 typedef struct bld_state {
   tfc_hashmap used;   /* lower-cased name -> (void *)1 */
@@ -68,6 +79,8 @@ typedef struct bld_state {
   int has_global_step;
   struct bld_entry *entries; /* the collections (collections.c), every entry in order added */
   int n_entries, cap_entries;
+  bld_cond_rec *conds;       /* control_flow.c; rolled back with the call */
+  int n_conds, cap_conds;
 } bld_state;
 
 /* One entry of a named collection: a tuple of nodes (a summary: one; a queue runner: the
@@ -84,7 +97,7 @@ typedef struct bld_call {
   tfc_graph *g;
   bld_state *st;
   tfc_status *s;
-  int graph_mark, names_mark, vars_mark, has_global_step, entries_mark;
+  int graph_mark, names_mark, vars_mark, has_global_step, entries_mark, conds_mark;
 } bld_call;
 
 typedef struct bld_where {
@@ -128,6 +141,8 @@ void bld_sync(bld_state *st, tfc_graph *g);
 /* "<scope>/<base>" (or base at the root) made unique as Python's Graph.unique_name does and
  * marked used. Caller frees. NULL with the status set on OOM (or when the call failed). */
 char *bld_unique(bld_call *c, const char *scope, const char *base);
+/* bld_unique without marking the name: the name the next bld_unique would hand out. */
+char *bld_peek_unique(bld_call *c, const char *scope, const char *base);
 /* Marks a full name used (exact names: an op named after its own scope). */
 int bld_mark_used(bld_call *c, const char *full);
 /* "<scope>/<name>" without uniquing. Caller frees. */
@@ -205,6 +220,14 @@ int bld_local_variable(bld_call *c, const bld_where *w, const char *name, tfc_en
 int bld_check_output(bld_call *c, TF_Output o, const char *what);
 /* The graph's global step, created (root name scope, the scope's device) when missing. */
 int bld_global_step(bld_call *c, const TFC_Scope *scope, TFC_Variable *out);
+
+/* ---- control flow (control_flow.c) ---- */
+
+/* The cond record of node n (lock held): 1 and *out filled, or 0. */
+int bld_cond_of(const bld_state *st, const tfc_node *n, bld_cond_rec *out);
+
+/* Sets scope's control-flow context (a new reference to cf; the old one is released). */
+void bld_scope_set_cf(TFC_Scope *scope, struct bld_cf_ctx *cf);
 
 /* ---- gradients (gradients.c) ---- */
 

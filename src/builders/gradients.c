@@ -23,6 +23,15 @@
 #include "builders/builders_internal.h"
 #include "grad/gradients.h"
 
+/* The cond records of the builders (control_flow.c) for the walk's cond gradients. */
+static int cond_of(void *ctx, const tfc_node *n, tfc_node **pred, int *branch) {
+  bld_cond_rec r;
+  if (!bld_cond_of(ctx, n, &r)) return 0;
+  *pred = r.pred;
+  *branch = r.branch;
+  return 1;
+}
+
 int bld_gradients(bld_call *c, const TFC_Scope *scope, const tfc_endpoint *ys, int ny, const tfc_endpoint *xs,
                   int nx, const tfc_endpoint *grad_ys, int tuples, tfc_endpoint *out) {
   if (!tfc_status_ok(c->s)) return c->s->code;
@@ -31,6 +40,8 @@ int bld_gradients(bld_call *c, const TFC_Scope *scope, const tfc_endpoint *ys, i
   tfc_grad_options opt = tfc_grad_options_python();
   opt.prefix = prefix;
   opt.tuple_wrap = tuples != 0;
+  opt.cond_of = cond_of;
+  opt.cond_ctx = c->st;
   int before = tfc_graph_mark(c->g);
   bld_pause(c);
   int rc = tfc_gradients_add(c->g, ys, ny, xs, nx, grad_ys, &opt, out, c->s);

@@ -33,6 +33,7 @@ static void state_free(void *p) {
   for (int i = 0; i < st->n_used; i++) free(st->used_log[i]);
   free(st->used_log);
   free(st->vars);
+  free(st->conds);
   bld_collections_truncate(st, 0);
   free(st->entries);
   free(st);
@@ -128,6 +129,7 @@ int bld_begin(bld_call *c, TF_Graph *graph, TF_Status *status, tfc_status *scrat
   c->vars_mark = c->st->n_vars;
   c->has_global_step = c->st->has_global_step;
   c->entries_mark = c->st->n_entries;
+  c->conds_mark = c->st->n_conds;
   return TFC_OK;
 }
 
@@ -139,6 +141,7 @@ int bld_end(bld_call *c) {
     c->st->n_vars = c->vars_mark;
     c->st->has_global_step = c->has_global_step;
     bld_collections_truncate(c->st, c->entries_mark);
+    if (c->st->n_conds > c->conds_mark) c->st->n_conds = c->conds_mark;
   }
   tfc_graph_unlock(c->g);
   return c->s->code;
@@ -180,7 +183,7 @@ int bld_mark_used(bld_call *c, const char *full) {
   return TFC_OK;
 }
 
-char *bld_unique(bld_call *c, const char *scope, const char *base) {
+static char *unique_name(bld_call *c, const char *scope, const char *base, int mark) {
   if (!tfc_status_ok(c->s)) return NULL;
   char *full = bld_join(scope, base);
   if (!full) {
@@ -201,12 +204,16 @@ char *bld_unique(bld_call *c, const char *scope, const char *base) {
     free(full);
     full = cand;
   }
-  if (bld_mark_used(c, full)) {
+  if (mark && bld_mark_used(c, full)) {
     free(full);
     return NULL;
   }
   return full;
 }
+
+char *bld_unique(bld_call *c, const char *scope, const char *base) { return unique_name(c, scope, base, 1); }
+
+char *bld_peek_unique(bld_call *c, const char *scope, const char *base) { return unique_name(c, scope, base, 0); }
 
 /* ---------------- nodes ---------------- */
 
@@ -571,6 +578,7 @@ TFC_EXPORT TFC_Scope *TFC_NewSubScope(const TFC_Scope *scope, const char *name) 
   if (!full) return NULL;
   TFC_Scope *sc = scope_new(scope->graph, full, scope->device, scope->frames, scope->n_frames, NULL);
   free(full);
+  if (sc) bld_scope_set_cf(sc, scope->cf);
   return sc;
 }
 
@@ -580,6 +588,7 @@ TFC_EXPORT TFC_Scope *TFC_ScopeWithDevice(const TFC_Scope *scope, const char *de
   if (!dev) return NULL;
   TFC_Scope *sc = scope_new(scope->graph, scope->name, dev, scope->frames, scope->n_frames, NULL);
   free(dev);
+  if (sc) bld_scope_set_cf(sc, scope->cf);
   return sc;
 }
 
@@ -599,12 +608,14 @@ TFC_EXPORT TFC_Scope *TFC_ScopeWithControlDependencies(const TFC_Scope *scope, T
     if (ops[i]) f->ops[f->n_ops++] = tfc_capi_node(ops[i]);
   TFC_Scope *sc = scope_new(scope->graph, scope->name, scope->device, scope->frames, scope->n_frames, f);
   if (!sc) frame_unref(f);
+  else bld_scope_set_cf(sc, scope->cf);
   return sc;
 }
 
 TFC_EXPORT void TFC_DeleteScope(TFC_Scope *scope) {
   if (!scope) return;
   for (int i = 0; i < scope->n_frames; i++) frame_unref(scope->frames[i]);
+  bld_scope_set_cf(scope, NULL);
   free(scope->frames);
   free(scope->name);
   free(scope->device);

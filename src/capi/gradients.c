@@ -6,7 +6,9 @@
  * (INVALID_ARGUMENT when a node already uses it); dx NULL seeds with ones; an x unreachable
  * from every y is INVALID_ARGUMENT; an op on the path without a gradient is NOT_FOUND. An x
  * that is reachable but receives no gradient (StopGradient, integer paths) gets zeros, where
- * TF hands back a NULL operation. On error the graph is unchanged and dy is not written.
+ * TF hands back a NULL operation. TF_NewWhile loops get TF's C++ loop gradient (counter loops
+ * and a gradient loop, no stacks: grad/grad_loop.c). On error the graph is unchanged and dy is
+ * not written.
  */
 #include "capi/capi_internal.h"
 #include "grad/gradients.h"

@@ -90,12 +90,37 @@ int tfc_grad_const_ints(const tfc_grad_ctx *c, int input, int64_t *out, int cap,
 
 /* ---------------- nodes ---------------- */
 
+/* The control input every new node gets while a loop's cond or body is built (the graph lock
+ * is held throughout, so one per thread is enough). */
+static __thread tfc_node *ambient_control;
+
+tfc_node *tfc_grad_set_control(tfc_node *n) {
+  tfc_node *prev = ambient_control;
+  ambient_control = n;
+  return prev;
+}
+
+/* The input rewrite of a loop body's gradient (grad_loop.c), and a guard so that the nodes the
+ * rewrite itself makes are left alone. */
+static __thread tfc_grad_remap ambient_remap;
+static __thread int in_remap;
+
+tfc_grad_remap tfc_grad_set_remap(tfc_grad_remap r) {
+  tfc_grad_remap prev = ambient_remap;
+  ambient_remap = r;
+  return prev;
+}
+
 static void free_attrs(tfc_grad_attr *attrs, int n) {
   for (int i = 0; i < n; i++) tfc_attr_value_fini(&attrs[i].v);
 }
 
+static tfc_node *node_build(tfc_graph *g, const char *scope, const char *type, const char *name,
+                            const tfc_endpoint *ins, int n_ins, const int *sizes, int n_args,
+                            tfc_grad_attr *attrs, int n_attrs, tfc_node *ctrl, tfc_status *s);
+
 /* The node builder behind tfc_grad_node_in and tfc_grad_op_lists: arg k takes sizes[k] inputs
- * as a list, or one input when sizes[k] < 0. */
+ * as a list, or one input when sizes[k] < 0. Inputs go through the remap when one is set. */
 static tfc_node *node_in(tfc_graph *g, const char *scope, const char *type, const char *name,
                          const tfc_endpoint *ins, int n_ins, const int *sizes, int n_args,
                          tfc_grad_attr *attrs, int n_attrs, tfc_node *ctrl, tfc_status *s) {
@@ -109,6 +134,34 @@ static tfc_node *node_in(tfc_graph *g, const char *scope, const char *type, cons
       tfc_status_set(s, TFC_INTERNAL, "gradient node %s/%s: input %d is missing", scope, name ? name : type, i);
       return NULL;
     }
+  tfc_endpoint *mapped = NULL;
+  if (ambient_remap.fn && !in_remap && n_ins > 0) {
+    mapped = malloc(sizeof *mapped * (size_t)n_ins);
+    if (!mapped) {
+      free_attrs(attrs, n_attrs);
+      TFC_OOM(s);
+      return NULL;
+    }
+    in_remap = 1;
+    for (int i = 0; i < n_ins; i++) mapped[i] = ambient_remap.fn(ambient_remap.ctx, ins[i], s);
+    in_remap = 0;
+    for (int i = 0; i < n_ins; i++)
+      if (!mapped[i].node) {
+        free(mapped);
+        free_attrs(attrs, n_attrs);
+        if (tfc_status_ok(s)) tfc_status_set(s, TFC_INTERNAL, "gradient node %s: input %d lost", scope, i);
+        return NULL;
+      }
+    ins = mapped;
+  }
+  tfc_node *r = node_build(g, scope, type, name, ins, n_ins, sizes, n_args, attrs, n_attrs, ctrl, s);
+  free(mapped);
+  return r;
+}
+
+static tfc_node *node_build(tfc_graph *g, const char *scope, const char *type, const char *name,
+                            const tfc_endpoint *ins, int n_ins, const int *sizes, int n_args,
+                            tfc_grad_attr *attrs, int n_attrs, tfc_node *ctrl, tfc_status *s) {
   char *base = NULL;
   if (asprintf(&base, "%s/%s", scope, name ? name : type) < 0) {
     free_attrs(attrs, n_attrs);
@@ -134,6 +187,7 @@ static tfc_node *node_in(tfc_graph *g, const char *scope, const char *type, cons
   }
   for (int i = 0; i < n_attrs; i++) tfc_node_desc_set_attr(d, attrs[i].name, &attrs[i].v);
   if (ctrl) tfc_node_desc_add_control(d, ctrl);
+  if (ambient_control && ambient_control != ctrl) tfc_node_desc_add_control(d, ambient_control);
   return tfc_node_desc_finish_locked(d, s);
 }
 

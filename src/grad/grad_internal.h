@@ -17,6 +17,7 @@
 
 #include "base/status.h"
 #include "graph/graph.h"
+#include "grad/gradients.h"
 #include "ops/attr.h"
 
 typedef struct tfc_grad_ctx {
@@ -123,6 +124,70 @@ typedef struct tfc_grad_bcast {
 } tfc_grad_bcast;
 void tfc_grad_bcast_args(tfc_grad_ctx *c, tfc_endpoint x, tfc_endpoint y, tfc_grad_bcast *out);
 tfc_endpoint tfc_grad_bcast_reduce(tfc_grad_ctx *c, tfc_endpoint g, tfc_endpoint r, tfc_endpoint shape);
+
+/* ---- the walk, re-entered for a loop body (grad_loop.c) ---- */
+
+typedef struct tfc_grad_walk_args {
+  const tfc_endpoint *y;
+  int ny;
+  const tfc_endpoint *x;
+  int nx;
+  const tfc_endpoint *grad_ys; /* NULL or ny seeds */
+  const tfc_grad_options *opt;
+  const char *scope;           /* the nodes' scope, used as given (no uniqueness check) */
+  int stop_at_ys;              /* 1: the forward marking does not go past a y (TF's C++
+                                  walk), which keeps a loop's back edge out of a body walk */
+  const char *body_of;         /* the frame whose body this walk differentiates, or NULL */
+} tfc_grad_walk_args;
+
+/* The walk of tfc_gradients_add without the lock, the prefix choice or the rollback: the
+ * caller holds g's lock and undoes the graph on error. out_grads as tfc_gradients_add. */
+int tfc_grad_walk_locked(tfc_graph *g, const tfc_grad_walk_args *a, tfc_endpoint *out_grads, tfc_status *s);
+
+/* While building a loop, every node the helpers add also gets a control input from `n`
+ * (TF's control-dependency scope: cond nodes on Merge 0, body nodes on Switch 0). Returns
+ * the previous one (NULL: none) to restore. Per thread; the graph lock is held meanwhile. */
+tfc_node *tfc_grad_set_control(tfc_node *n);
+
+/* While a loop body's gradient is built in Python mode, every input of every node the helpers
+ * add goes through fn (forward-loop tensors become stack pops; grad_loop.c); fn returns the
+ * endpoint to use, {NULL, 0} with s set on error. Nodes fn itself adds are not rewritten.
+ * Returns the previous setting to restore; per thread, like tfc_grad_set_control. */
+typedef struct tfc_grad_remap {
+  tfc_endpoint (*fn)(void *ctx, tfc_endpoint e, tfc_status *s);
+  void *ctx;
+} tfc_grad_remap;
+tfc_grad_remap tfc_grad_set_remap(tfc_grad_remap r);
+
+/* ---- while loops (grad_loop.c) ---- */
+
+/* A TF1 while loop found from one of its Exits: n loop variables, each an
+ * Enter -> Merge -> Switch -> Exit chain (rows of one block owned by `enter`). dy[i] is the
+ * gradient recorded for Exit i by the walk. */
+typedef struct tfc_grad_loop {
+  char *frame;
+  int n;
+  tfc_node **enter, **merge, **sw, **exit;
+  tfc_node *loop_cond;
+  tfc_endpoint *dy;
+  int n_seen, n_needed, built;
+  int stacks; /* 1: forward values the body's gradient reads are saved on stacks (Python mode) */
+  int (*cond_of)(void *ctx, const tfc_node *n, tfc_node **pred, int *branch); /* the walk's */
+  void *cond_ctx;
+  int no_backprop; /* built with back_prop false (tf.while_loop): nothing flows through it */
+  tfc_node **inv;  /* tf.gradients mode: the constant Enters (loop invariants) on the path */
+  int n_inv;
+} tfc_grad_loop;
+
+/* Recognises the loop of `exit` among g's first n0 nodes: *out a new loop (free with
+ * tfc_grad_loop_free) or NULL when exit does not sit in that structure. Errors: out of memory. */
+int tfc_grad_loop_find(const tfc_graph *g, int n0, const tfc_node *exit, tfc_grad_loop **out, tfc_status *s);
+void tfc_grad_loop_free(tfc_grad_loop *l);
+
+/* Builds the gradient of loop l (every dy[i] set) under "<prefix>/<frame>_grad/" as TF's C++
+ * code does (see grad_loop.c); out_dx[i] receives the gradient for Enter i's input, and
+ * out_dx[n + j] the gradient accumulated for invariant j's input. */
+int tfc_grad_loop_build(tfc_graph *g, const char *prefix, tfc_grad_loop *l, tfc_endpoint *out_dx, tfc_status *s);
 
 static inline tfc_endpoint tfc_grad_none(void) {
   tfc_endpoint e = {NULL, 0};

@@ -17,7 +17,11 @@
  *      op id, gradient_registry.c) under <prefix>/<op name>_grad/, where the new nodes are named
  *      by their type (MatMul, MatMul_1, Sum, Reshape, BroadcastGradientArgs, ...); float outputs
  *      without a gradient get <op>_grad/zeros_like first; optionally (tuple_wrap) several input
- *      gradients are wrapped as Python's control_flow_ops.tuple does.
+ *      gradients are wrapped as Python's control_flow_ops.tuple does;
+ *   5. while loops are handled as units: an Exit records its summed gradient, and once every
+ *      Exit on the path has one the loop's gradient is built (grad_loop.c) and handed to the
+ *      inputs of the loop's Enters; the inside of the loop is never walked. In tf.gradients
+ *      mode the conds the builders recorded get TF Python's cond gradients (cond_of).
  *
  * Errors (TF's codes and texts): an op on the path with no gradient is NOT_FOUND "No gradient
  * defined for op: <type>. Please see ..."; PreventGradient is INVALID_ARGUMENT "Gradient
@@ -48,6 +52,16 @@ typedef struct tfc_grad_options {
   int unreachable;     /* enum tfc_grad_missing: x's node cannot reach any y */
   int no_gradient;     /* enum tfc_grad_missing except ERROR: reachable, but nothing flows
                           (StopGradient, integer paths, non-differentiable ops) */
+  int loop_stacks;     /* 1: a while loop's gradient saves the forward values its body's
+                          gradient reads on stacks (TF Python); 0: it reads them across frames,
+                          which fails at run time as in TF's C API (grad/grad_loop.c) */
+  /* tf.gradients mode: the cond a Switch or Merge belongs to (TF Python's CondContext, as the
+   * builders record it): 1 with *pred (the cond's pred_id) and *branch (the Switch output its
+   * branch takes; -1 for the cond's Merge; -2 for an Exit of a loop built with back_prop
+   * false, which passes no gradient), else 0. NULL: no cond gradients (TF's C API has
+   * none: NOT_FOUND). Called with the graph lock held. */
+  int (*cond_of)(void *ctx, const tfc_node *n, tfc_node **pred, int *branch);
+  void *cond_ctx;
 } tfc_grad_options;
 
 /* The options of TF_AddGradients: no tuple wrapping, unreachable x is TF's error, an x that
