@@ -716,6 +716,17 @@ static void control_flow_runs_on_gpu0(void) {
     TF_SessionRun(sess, NULL, NULL, NULL, 0, NULL, NULL, 0, &target, 1, NULL, s);
     if (expect_trips == 5) {
       EXPECT_EQ(TF_GetCode(s), TF_OK);
+      /* Fetching the loop's result and the Merge's float value brings them from GPU:0 to the
+       * client's CPU: the graph with control flow spans two devices. */
+      TF_Output fetches[] = {trips, {m, 0}, {m, 1}};
+      TF_Tensor *out[3] = {0};
+      run_ok(sess, NULL, NULL, 0, fetches, 3, out);
+      EXPECT_EQ(*(const int32_t *)TF_TensorData(out[0]), 5);
+      const float *mv = TF_TensorData(out[1]);
+      EXPECT_EQ(mv[0], 1.5f);
+      EXPECT_EQ(mv[1], -2.0f);
+      EXPECT_EQ(*(const int32_t *)TF_TensorData(out[2]), 1);
+      for (int i = 0; i < 3; i++) TF_DeleteTensor(out[i]);
     } else {
       EXPECT_EQ(TF_GetCode(s), TF_INVALID_ARGUMENT);
       EXPECT_CONTAINS(TF_Message(s), "assertion failed: [5]");
