@@ -57,6 +57,22 @@ void tfc_exec_node_error(const tfc_executor *ex, struct tfc_rendezvous *rv, cons
  * Returns 0, or the code of ks (FAILED_PRECONDITION for an uninitialized variable). */
 int tfc_exec_deref_inputs(const exec_item *it, tfc_tensor **in, tfc_status *ks);
 
+/* A thread hand-off (a wake-up, a cache of someone else's) costs several microseconds: an
+ * EXPENSIVE kernel earns one only when its inputs are large. Below this many input elements a
+ * MatMul or Conv2D finishes in about the time the hand-off takes, so it runs inline. */
+#define TFC_EXEC_HANDOFF_MIN_ELEMS 16384
+
+/* 1 when ready item `it` (inputs `in`) should go to the inter-op pool: an expensive kernel on
+ * large inputs. */
+static inline __attribute__((always_inline)) int tfc_exec_worth_a_thread(const exec_item *it,
+                                                                          tfc_tensor *const *in) {
+  if (!it->expensive) return 0;
+  int64_t n = 0;
+  for (int j = 0; j < it->n_inputs; j++)
+    if (in[j]) n += in[j]->n_elems;
+  return n >= TFC_EXEC_HANDOFF_MIN_ELEMS;
+}
+
 /* The kernel context of item `it` in a step with `args`: inputs `in` (the item's slots),
  * outputs `outs`, the kernel's status `ks`. Borrows everything; the executor's fast path and
  * the control-flow path (exec/frame.c) both build contexts here. */

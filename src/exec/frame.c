@@ -35,7 +35,12 @@
  * the owner gives the step up and returns: the next callback resumes it, on the inter-op pool
  * (or, without one, on the calling thread, queued behind any run loop that thread is inside).
  * So no executor holds a thread while it waits, and two executors whose loops exchange tensors
- * each iteration both make progress. A deadline or another executor's error aborts the step's
+ * each iteration both make progress. An expensive kernel on large inputs (executor.c's rule,
+ * tfc_exec_worth_a_thread) that becomes ready while other nodes are ready too runs on the
+ * inter-op pool the same way, as a call whose end goes through the inbox, so iterations of a
+ * loop with parallel_iterations > 1 overlap their heavy work; the pool thread that finishes a
+ * kernel continues the step itself when its run loop had stopped. Cheap nodes always run on
+ * the owner, without a lock. A deadline or another executor's error aborts the step's
  * rendezvous, which completes every waiting _Recv with that status.
  *
  * Transfers in loops. Every kernel context carries frame_id:iter_id, the frame instance's id
@@ -363,12 +368,14 @@ typedef struct task {
 
 typedef struct cf_step cf_step;
 
-/* An async kernel in flight. c comes first: done(c) finds the rest. */
+/* An async kernel in flight, or a synchronous one on the inter-op pool. c comes first: done(c)
+ * finds the rest. */
 typedef struct cf_call {
   tfc_kernel_ctx c;
   cf_step *st;
   task t;
   int dead;         /* the node itself was dead (a transfer node runs anyway) */
+  int on_pool;      /* a synchronous kernel run on the inter-op pool */
   atomic_int phase; /* 0, then 1 once compute_async returned or done ran: the second continues */
   tfc_status ks;
   struct cf_call *next; /* the step's inbox */
@@ -386,7 +393,7 @@ struct cf_step {
   frame_state *live;
   iter_state *free_iters; /* released iteration states, reused by iter_new */
   int failed;
-  int n_async; /* async kernels started and not yet finished here (owner only) */
+  int n_async; /* calls (async kernels, pool kernels) started and not yet ended here (owner only) */
   tfc_status status;
   /* Shared with the async kernels' callbacks, under mu. */
   pthread_mutex_t mu;
@@ -706,6 +713,7 @@ static inline void task_end(cf_step *st, task t, tfc_tensor **outs, int dead, tf
 }
 
 static void resume(cf_step *st);
+static void resume_entry(void *arg);
 
 /* Hands a finished async call on (on the owner's thread). Frees it. */
 static void call_end(cf_step *st, cf_call *a) {
@@ -729,8 +737,42 @@ static void call_done(tfc_kernel_ctx *c) {
   atomic_store_explicit(&st->has_inbox, 1, memory_order_release);
   int wake = !st->running;
   st->running = 1;
+  int on_pool = a->on_pool; /* a is the owner's once unlocked */
   pthread_mutex_unlock(&st->mu);
-  if (wake) resume(st);
+  if (!wake) return;
+  if (on_pool) resume_entry(st); /* this pool thread's kernel is done: it continues the step */
+  else resume(st);
+}
+
+/* A pool thread: runs the kernel of call a and hands it to the step. */
+static void pool_run(void *arg) {
+  cf_call *a = arg;
+  const exec_item *it = &a->st->ex->items[a->t.item];
+  if (it->n_deref == 0 || tfc_exec_deref_inputs(it, a->c.inputs, &a->ks) == TFC_OK) it->kernel->compute(&a->c);
+  call_done(&a->c);
+}
+
+/* Hands live task t, an expensive kernel, to the inter-op pool so that the run loop goes on
+ * with other ready nodes (other iterations' among them). Returns 0, or -1 when it could not
+ * (the caller runs it here). */
+static int start_on_pool(cf_step *st, task t) {
+  const exec_item *it = &st->ex->items[t.item];
+  cf_call *a = calloc(1, sizeof *a + sizeof(tfc_tensor *) * (size_t)it->n_outputs);
+  if (!a) return -1;
+  a->st = st;
+  a->t = t;
+  a->on_pool = 1;
+  atomic_init(&a->phase, 1); /* its end always goes through the inbox */
+  tfc_status_init(&a->ks);
+  a->c = tfc_exec_kernel_ctx(st->ex, st->args, it, t.is->slots + it->input_start, a->outs, &a->ks);
+  a->c.frame_id = t.f->id;
+  a->c.iter_id = t.is->id;
+  st->n_async++;
+  if (tfc_threadpool_schedule(st->args->inter_pool, pool_run, a) == 0) return 0;
+  st->n_async--;
+  tfc_status_fini(&a->ks);
+  free(a);
+  return -1;
 }
 
 /* Starts async item t.item (dead: the node is dead, a _Recv runs anyway). */
@@ -821,6 +863,10 @@ static void run_one(cf_step *st, task t) {
     start_async(st, t, dead);
     return;
   }
+  /* Expensive work goes to the pool while other nodes are ready to run here. */
+  if (it->expensive && !dead && st->n_work > 0 && st->args->inter_pool && tfc_exec_worth_a_thread(it, in) &&
+      start_on_pool(st, t) == 0)
+    return;
   tfc_tensor **outs = it->n_outputs <= 8 ? outs_small : calloc((size_t)it->n_outputs, sizeof *outs);
   tfc_status ks;
   tfc_status_init(&ks);
