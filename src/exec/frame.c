@@ -420,6 +420,12 @@ static uint64_t frame_instance_id(uint64_t parent_id, int64_t parent_iter, uint6
   return h ? h : 1;
 }
 
+/* Iteration-state blocks made and not yet freed, process-wide (frame.h). */
+static atomic_llong iter_states_made, iter_states_live;
+
+int64_t tfc_cf_iter_states_made(void) { return atomic_load(&iter_states_made); }
+int64_t tfc_cf_iter_states_live(void) { return atomic_load(&iter_states_live); }
+
 static int grow_to(void **v, int *cap, int need, size_t elem) {
   if (need <= *cap) return 0;
   int nc = *cap ? *cap * 2 : 16;
@@ -449,6 +455,8 @@ static iter_state *iter_new(cf_step *st, int64_t id) {
     size_t dead_off = pending_off + sizeof(int) * n, flags_off = dead_off + sizeof(int) * n;
     it = calloc(1, flags_off + n + 1);
     if (!it) return NULL;
+    atomic_fetch_add_explicit(&iter_states_made, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&iter_states_live, 1, memory_order_relaxed);
     it->slots = (tfc_tensor **)((char *)it + slots_off);
     it->pending = (int *)((char *)it + pending_off);
     it->dead = (int *)((char *)it + dead_off);
@@ -897,6 +905,7 @@ static void step_end(cf_step *st) {
     iter_state *it = st->free_iters;
     st->free_iters = it->next_free;
     free(it);
+    atomic_fetch_sub_explicit(&iter_states_live, 1, memory_order_relaxed);
   }
   free(st->work);
   tfc_exec_done done = st->done;

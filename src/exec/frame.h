@@ -21,4 +21,10 @@ void tfc_cf_plan_free(tfc_cf_plan *p);
  * returns, with the step's status (errors formatted as executor.h says). */
 void tfc_cf_run(tfc_executor *e, const tfc_exec_args *args, tfc_exec_done done, void *arg);
 
+/* Iteration states made since the process started, and alive now (all steps): a step reuses
+ * the states of finished iterations, so a loop of any length makes about parallel_iterations
+ * + 1 of them per frame instance, and a finished step leaves none alive. For tests. */
+int64_t tfc_cf_iter_states_made(void);
+int64_t tfc_cf_iter_states_live(void);
+
 #endif
