@@ -105,6 +105,12 @@ struct tfc_cf_plan {
   int n_frames;
   int *init_pending; /* per item: a fresh iteration's pending count (Merge: control in-edges) */
   cf_edge *edges; /* the executor's out-edges, in its order, with what the run loop asks */
+  /* The items of each static frame: frame_items[frame_start[f] .. frame_start[f + 1]). An
+   * iteration of frame f touches only their pending counts and slots, so starting and
+   * releasing one costs the frame's size, not the graph's. */
+  int *frame_items;
+  int *frame_start;
+  unsigned char *frame_dense; /* a frame with most of the graph's items: whole arrays are faster */
 };
 
 static int kind_of(int op) {
@@ -168,6 +174,9 @@ void tfc_cf_plan_free(tfc_cf_plan *p) {
   free(p->items);
   free(p->init_pending);
   free(p->edges);
+  free(p->frame_items);
+  free(p->frame_start);
+  free(p->frame_dense);
   free(p);
 }
 
@@ -311,10 +320,28 @@ int tfc_cf_plan_build(tfc_executor *e, tfc_cf_plan **out, tfc_status *s) {
     }
   }
   free(queue);
+  int *cursor = NULL;
+  if (r == TFC_OK && (!(p->frame_items = malloc(sizeof(int) * (size_t)(e->n_items + 1))) ||
+                      !(p->frame_start = calloc((size_t)p->n_frames + 1, sizeof(int))) ||
+                      !(p->frame_dense = calloc((size_t)p->n_frames, 1)) ||
+                      !(cursor = malloc(sizeof(int) * (size_t)p->n_frames))))
+    r = TFC_OOM(s);
   if (r != TFC_OK) {
+    free(cursor);
     tfc_cf_plan_free(p);
     return r;
   }
+  for (int i = 0; i < e->n_items; i++) {
+    if (p->items[i].frame < 0) p->items[i].frame = 0; /* never reached: counted with the root */
+    p->frame_start[p->items[i].frame + 1]++;
+  }
+  for (int f = 0; f < p->n_frames; f++) {
+    p->frame_start[f + 1] += p->frame_start[f];
+    cursor[f] = p->frame_start[f];
+  }
+  for (int i = 0; i < e->n_items; i++) p->frame_items[cursor[p->items[i].frame]++] = i;
+  free(cursor);
+  for (int f = 0; f < p->n_frames; f++) p->frame_dense[f] = 2 * (p->frame_start[f + 1] - p->frame_start[f]) > e->n_items;
   *out = p;
   return TFC_OK;
 }
@@ -442,9 +469,18 @@ static void fail_oom(cf_step *st) {
   st->failed = 1;
 }
 
-/* A fresh iteration state: one block (state, slots, pending, dead, flags), taken from the
- * step's free list when one is there (its slots are all NULL then). */
-static iter_state *iter_new(cf_step *st, int64_t id) {
+/* A reference given up (NULL is fine), inline for the common NULL. */
+static inline void drop(tfc_tensor **t) {
+  if (*t) {
+    tfc_tensor_unref(*t);
+    *t = NULL;
+  }
+}
+
+/* A fresh iteration state of static frame sid: one block (state, slots, pending, dead, flags
+ * for every item), taken from the step's free list when one is there (its slots are all NULL
+ * then); the frame's items are made ready for the iteration. */
+static iter_state *iter_new(cf_step *st, int sid, int64_t id) {
   tfc_executor *ex = st->ex;
   size_t n = (size_t)ex->n_items;
   iter_state *it = st->free_iters;
@@ -466,19 +502,34 @@ static iter_state *iter_new(cf_step *st, int64_t id) {
   it->outstanding_ops = 0;
   it->outstanding_frames = 0;
   it->next_free = NULL;
-  memcpy(it->pending, st->p->init_pending, sizeof(int) * n);
-  memset(it->dead, 0, sizeof(int) * n);
-  memset(it->flags, 0, n);
+  const tfc_cf_plan *p = st->p;
+  if (p->frame_dense[sid]) {
+    memcpy(it->pending, p->init_pending, sizeof(int) * n);
+    memset(it->dead, 0, sizeof(int) * n);
+    memset(it->flags, 0, n);
+    return it;
+  }
+  for (int k = p->frame_start[sid]; k < p->frame_start[sid + 1]; k++) {
+    int i = p->frame_items[k];
+    it->pending[i] = p->init_pending[i];
+    it->dead[i] = 0;
+    it->flags[i] = 0;
+  }
   return it;
 }
 
-/* Releases what the iteration still holds (inputs of nodes that never ran) and puts it on the
- * step's free list. */
-static void iter_release(cf_step *st, iter_state *it) {
+/* Releases what iteration `it` of static frame sid still holds (inputs of its frame's nodes
+ * that never ran) and puts it on the step's free list. */
+static void iter_release(cf_step *st, int sid, iter_state *it) {
   if (!it) return;
-  for (int i = 0; i < st->ex->n_slots; i++) {
-    tfc_tensor_unref(it->slots[i]);
-    it->slots[i] = NULL;
+  const tfc_cf_plan *p = st->p;
+  if (p->frame_dense[sid]) {
+    for (int k = 0; k < st->ex->n_slots; k++) drop(&it->slots[k]);
+  } else {
+    for (int k = p->frame_start[sid]; k < p->frame_start[sid + 1]; k++) {
+      const exec_item *x = &st->ex->items[p->frame_items[k]];
+      for (int j = 0; j < x->n_inputs; j++) drop(&it->slots[x->input_start + j]);
+    }
   }
   it->next_free = st->free_iters;
   st->free_iters = it;
@@ -500,7 +551,7 @@ static frame_state *frame_new(cf_step *st, int sid, frame_state *parent, int64_t
   f->pending_inputs = st->p->frames[sid].n_enters;
   f->outstanding_iters = 1;
   f->ring = calloc((size_t)ring, sizeof *f->ring);
-  if (!f->ring || !(f->ring[0] = iter_new(st, 0))) {
+  if (!f->ring || !(f->ring[0] = iter_new(st, sid, 0))) {
     free(f->ring);
     free(f);
     return NULL;
@@ -513,7 +564,7 @@ static frame_state *frame_new(cf_step *st, int sid, frame_state *parent, int64_t
 static void frame_free(cf_step *st, frame_state *f) {
   for (frame_state **pp = &st->live; *pp; pp = &(*pp)->next_live)
     if (*pp == f) { *pp = f->next_live; break; }
-  for (int i = 0; i <= f->ring_mask; i++) iter_release(st, f->ring[i]);
+  for (int i = 0; i <= f->ring_mask; i++) iter_release(st, f->sid, f->ring[i]);
   for (int i = 0; i < f->n_next; i++) tfc_tensor_unref(f->next_roots[i].t);
   for (int i = 0; i < f->n_inv; i++) tfc_tensor_unref(f->inv[i].t);
   free(f->ring); free(f->next_roots); free(f->inv); free(f->dead_exits); free(f);
@@ -528,13 +579,6 @@ static inline void push_ready(cf_step *st, int item, frame_state *f, iter_state 
   st->work[st->n_work++] = (task){item, f, is};
 }
 
-/* A reference given up (NULL is fine), inline for the common NULL. */
-static inline void drop(tfc_tensor **t) {
-  if (*t) {
-    tfc_tensor_unref(*t);
-    *t = NULL;
-  }
-}
 
 /* One arrival at Merge dst's input slot `slot` (-1: control edge) in (f, is); t is taken
  * (NULL: dead). `from_enter` marks an arrival from an Enter (a dead one kills a Merge at
@@ -601,7 +645,7 @@ static frame_state *child_frame(cf_step *st, frame_state *f, iter_state *is, int
 /* Starts iteration iter_count + 1 of f: gives it the frame's invariants. */
 static iter_state *next_iteration(cf_step *st, frame_state *f) {
   int64_t id = f->iter_count + 1;
-  iter_state *is = iter_new(st, id);
+  iter_state *is = iter_new(st, f->sid, id);
   if (!is) { fail_oom(st); return NULL; }
   f->ring[id & f->ring_mask] = is;
   f->iter_count = id;
@@ -617,7 +661,7 @@ static void cleanup(cf_step *st, frame_state *f) {
   while (f->outstanding_iters > 0) {
     iter_state *is = iter_at(f, f->oldest);
     if (!is || is->outstanding_ops || is->outstanding_frames || (f->oldest == 0 && f->pending_inputs)) break;
-    iter_release(st, is);
+    iter_release(st, f->sid, is);
     f->ring[f->oldest & f->ring_mask] = NULL;
     f->oldest++;
     f->outstanding_iters--;
