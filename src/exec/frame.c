@@ -49,6 +49,12 @@
  * with is_input_dead (it sends a dead token); a _Recv that receives one sets is_output_dead
  * and its data outputs are dead.
  *
+ * Speed. Enter, Exit, NextIteration, LoopCond, Identity, Switch and Merge do not go through a
+ * kernel context: the run loop moves the input to the output. An output's last consumer takes
+ * the producer's reference. Iteration states are reused, and starting or releasing one costs
+ * the frame's size, not the graph's. A scalar while_loop costs about 4,000 instructions per
+ * iteration, most of them its Less and Add kernels (bench/while_loop.c).
+ *
  * Errors: the first kernel error stops the step (formatted by tfc_exec_node_error); every
  * frame, iteration and slot still held is freed.
  */
