@@ -763,7 +763,10 @@ static inline void task_end(cf_step *st, task t, tfc_tensor **outs, int dead, tf
     tfc_exec_node_error(st->ex, st->args->rendezvous, it, ks, &st->status);
     st->failed = 1;
   }
-  if (!st->failed) propagate(st, t.item, outs, dead, t.f, is);
+  if (!st->failed) {
+    if (st->p->items[t.item].plain) deliver(st, t.item, outs, dead, 1, t.f, is);
+    else propagate(st, t.item, outs, dead, t.f, is);
+  }
   for (int j = 0; outs && j < it->n_outputs; j++) drop(&outs[j]);
   tfc_tensor **in = is->slots + it->input_start;
   for (int j = 0; j < it->n_inputs; j++) drop(&in[j]);
@@ -932,7 +935,9 @@ static void run_one(cf_step *st, task t) {
     TFC_OOM(&ks);
     task_end(st, t, NULL, dead, &ks);
   } else {
-    for (int j = 0; j < it->n_outputs; j++) outs[j] = NULL;
+    if (it->n_outputs <= 2) outs[0] = outs[1] = NULL;
+    else
+      for (int j = 0; j < it->n_outputs; j++) outs[j] = NULL;
     /* A dead node does not run, but a _Send does: it sends a dead token. */
     if (!dead || ci->xfer == X_SEND) {
       tfc_kernel_ctx c = tfc_exec_kernel_ctx(st->ex, st->args, it, in, outs, &ks);
