@@ -5,6 +5,8 @@
 #ifndef TFC_EXEC_EXEC_INT_H
 #define TFC_EXEC_EXEC_INT_H
 
+#include <string.h>
+
 #include "exec/executor.h"
 
 struct tfc_cf_plan;
@@ -74,26 +76,36 @@ static inline __attribute__((always_inline)) int tfc_exec_worth_a_thread(const e
 }
 
 /* The kernel context of item `it` in a step with `args`: inputs `in` (the item's slots),
- * outputs `outs`, the kernel's status `ks`. Borrows everything; the executor's fast path and
- * the control-flow path (exec/frame.c) both build contexts here. */
+ * outputs `outs`, the kernel's status `ks`, written into *c (the fields not named here zero).
+ * Borrows everything; the executor's fast path and the control-flow path (exec/frame.c) both
+ * build contexts here. */
+static inline __attribute__((always_inline)) void
+tfc_exec_kernel_ctx_init(tfc_kernel_ctx *c, const tfc_executor *ex, const tfc_exec_args *args, const exec_item *it,
+                         tfc_tensor **in, tfc_tensor **outs, tfc_status *ks) {
+  memset(c, 0, sizeof *c);
+  c->node = it->node;
+  c->state = it->state;
+  c->n_inputs = it->n_inputs;
+  c->inputs = in;
+  c->n_outputs = it->n_outputs;
+  c->outputs = outs;
+  c->device = ex->device;
+  c->pool = ex->device->pool;
+  c->max_parallel = ex->device->intra_op_threads;
+  c->frame = args->frame;
+  c->step_id = args->step_id;
+  c->rendezvous = args->rendezvous;
+  c->txn = args->txn;
+  c->status = ks;
+  c->host_memory_out = it->kernel->host_memory_out;
+}
+
 static inline __attribute__((always_inline)) tfc_kernel_ctx
 tfc_exec_kernel_ctx(const tfc_executor *ex, const tfc_exec_args *args, const exec_item *it, tfc_tensor **in,
                     tfc_tensor **outs, tfc_status *ks) {
-  return (tfc_kernel_ctx){.node = it->node,
-                          .state = it->state,
-                          .n_inputs = it->n_inputs,
-                          .inputs = in,
-                          .n_outputs = it->n_outputs,
-                          .outputs = outs,
-                          .device = ex->device,
-                          .pool = ex->device->pool,
-                          .max_parallel = ex->device->intra_op_threads,
-                          .frame = args->frame,
-                          .step_id = args->step_id,
-                          .rendezvous = args->rendezvous,
-                          .txn = args->txn,
-                          .status = ks,
-                          .host_memory_out = it->kernel->host_memory_out};
+  tfc_kernel_ctx c;
+  tfc_exec_kernel_ctx_init(&c, ex, args, it, in, outs, ks);
+  return c;
 }
 
 #endif

@@ -940,7 +940,8 @@ static void run_one(cf_step *st, task t) {
       for (int j = 0; j < it->n_outputs; j++) outs[j] = NULL;
     /* A dead node does not run, but a _Send does: it sends a dead token. */
     if (!dead || ci->xfer == X_SEND) {
-      tfc_kernel_ctx c = tfc_exec_kernel_ctx(st->ex, st->args, it, in, outs, &ks);
+      tfc_kernel_ctx c;
+      tfc_exec_kernel_ctx_init(&c, st->ex, st->args, it, in, outs, &ks);
       c.frame_id = t.f->id;
       c.iter_id = is->id;
       c.is_input_dead = dead;
