@@ -920,6 +920,10 @@ static void run_one(cf_step *st, task t) {
       return;
     }
   }
+  if (dead && !ci->xfer && it->n_outputs <= 8) { /* a dead node does not run: deadness goes on */
+    task_end(st, t, NULL, 1, NULL);
+    return;
+  }
   if (it->async && (!dead || ci->xfer)) {
     start_async(st, t, dead);
     return;
