@@ -5,6 +5,8 @@
 #ifndef TFC_EXEC_EXEC_INT_H
 #define TFC_EXEC_EXEC_INT_H
 
+#include <string.h>
+
 #include "exec/executor.h"
 
 struct tfc_cf_plan;
@@ -57,27 +59,53 @@ void tfc_exec_node_error(const tfc_executor *ex, struct tfc_rendezvous *rv, cons
  * Returns 0, or the code of ks (FAILED_PRECONDITION for an uninitialized variable). */
 int tfc_exec_deref_inputs(const exec_item *it, tfc_tensor **in, tfc_status *ks);
 
+/* A thread hand-off (a wake-up, a cache of someone else's) costs several microseconds: an
+ * EXPENSIVE kernel earns one only when its inputs are large. Below this many input elements a
+ * MatMul or Conv2D finishes in about the time the hand-off takes, so it runs inline. */
+#define TFC_EXEC_HANDOFF_MIN_ELEMS 16384
+
+/* 1 when ready item `it` (inputs `in`) should go to the inter-op pool: an expensive kernel on
+ * large inputs. */
+static inline __attribute__((always_inline)) int tfc_exec_worth_a_thread(const exec_item *it,
+                                                                          tfc_tensor *const *in) {
+  if (!it->expensive) return 0;
+  int64_t n = 0;
+  for (int j = 0; j < it->n_inputs; j++)
+    if (in[j]) n += in[j]->n_elems;
+  return n >= TFC_EXEC_HANDOFF_MIN_ELEMS;
+}
+
 /* The kernel context of item `it` in a step with `args`: inputs `in` (the item's slots),
- * outputs `outs`, the kernel's status `ks`. Borrows everything; the executor's fast path and
- * the control-flow path (exec/frame.c) both build contexts here. */
+ * outputs `outs`, the kernel's status `ks`, written into *c (the fields not named here zero).
+ * Borrows everything; the executor's fast path and the control-flow path (exec/frame.c) both
+ * build contexts here. */
+static inline __attribute__((always_inline)) void
+tfc_exec_kernel_ctx_init(tfc_kernel_ctx *c, const tfc_executor *ex, const tfc_exec_args *args, const exec_item *it,
+                         tfc_tensor **in, tfc_tensor **outs, tfc_status *ks) {
+  memset(c, 0, sizeof *c);
+  c->node = it->node;
+  c->state = it->state;
+  c->n_inputs = it->n_inputs;
+  c->inputs = in;
+  c->n_outputs = it->n_outputs;
+  c->outputs = outs;
+  c->device = ex->device;
+  c->pool = ex->device->pool;
+  c->max_parallel = ex->device->intra_op_threads;
+  c->frame = args->frame;
+  c->step_id = args->step_id;
+  c->rendezvous = args->rendezvous;
+  c->txn = args->txn;
+  c->status = ks;
+  c->host_memory_out = it->kernel->host_memory_out;
+}
+
 static inline __attribute__((always_inline)) tfc_kernel_ctx
 tfc_exec_kernel_ctx(const tfc_executor *ex, const tfc_exec_args *args, const exec_item *it, tfc_tensor **in,
                     tfc_tensor **outs, tfc_status *ks) {
-  return (tfc_kernel_ctx){.node = it->node,
-                          .state = it->state,
-                          .n_inputs = it->n_inputs,
-                          .inputs = in,
-                          .n_outputs = it->n_outputs,
-                          .outputs = outs,
-                          .device = ex->device,
-                          .pool = ex->device->pool,
-                          .max_parallel = ex->device->intra_op_threads,
-                          .frame = args->frame,
-                          .step_id = args->step_id,
-                          .rendezvous = args->rendezvous,
-                          .txn = args->txn,
-                          .status = ks,
-                          .host_memory_out = it->kernel->host_memory_out};
+  tfc_kernel_ctx c;
+  tfc_exec_kernel_ctx_init(&c, ex, args, it, in, outs, ks);
+  return c;
 }
 
 #endif

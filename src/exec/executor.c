@@ -439,21 +439,6 @@ static int schedule(step *st, int item) {
   return -1;
 }
 
-/* A thread hand-off (a wake-up, a cache of someone else's) costs several microseconds: an
- * EXPENSIVE kernel earns one only when its inputs are large. Below this many input elements a
- * MatMul or Conv2D finishes in about the time the hand-off takes, so it runs inline. */
-#define HANDOFF_MIN_ELEMS 16384
-
-/* 1 when ready item `it` should go to the pool: an expensive kernel on large inputs. */
-HOT int worth_a_thread(step *st, const exec_item *it) {
-  if (!it->expensive) return 0;
-  int64_t n = 0;
-  tfc_tensor **in = st->slots + it->input_start;
-  for (int j = 0; j < it->n_inputs; j++)
-    if (in[j]) n += in[j]->n_elems;
-  return n >= HANDOFF_MIN_ELEMS;
-}
-
 /* Grows a small int stack (small: caller's storage of 64). Returns 0 or -1 on out of memory. */
 static int grow(int **v, int *cap, int top, const int *small) {
   int *nv = malloc(sizeof(int) * (size_t)*cap * 2);
@@ -521,7 +506,8 @@ static void run_from(step *st, const int *firsts, int n_first, async_call *resum
     if (n_ready) atomic_fetch_add_explicit(&st->outstanding, n_ready, memory_order_relaxed);
     for (int r = 0; r < n_ready; r++) {
       int id = ready[r];
-      int inline_it = !st->pool || (r == n_ready - 1 && top == 0) || !worth_a_thread(st, &ex->items[id]);
+      int inline_it = !st->pool || (r == n_ready - 1 && top == 0) ||
+                      !tfc_exec_worth_a_thread(&ex->items[id], st->slots + ex->items[id].input_start);
       if (!inline_it && schedule(st, id) == 0) continue;
       if (top == cap && grow(&stack, &cap, top, stack_small) != 0) {
         run_from(st, &id, 1, NULL);

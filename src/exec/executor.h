@@ -10,7 +10,7 @@
  * further node starts, the step's rendezvous is aborted with it, and the error comes back
  * prefixed with the node and device ("<message>\n\t [[{{node name}}]] (device: <device>)",
  * TF 1.15's node suffix). A graph with TF1 control flow (Switch, Merge, Enter, ...) runs its
- * steps through exec/frame.h instead (dead tensors, frames, iterations), on the calling thread.
+ * steps through exec/frame.h instead (dead tensors, frames, iterations).
  *
  * Ownership: the executor borrows its graph and device (both must outlive it).
  * Thread-safety: tfc_executor_run may be called concurrently from many threads; all per-step

@@ -35,7 +35,12 @@
  * the owner gives the step up and returns: the next callback resumes it, on the inter-op pool
  * (or, without one, on the calling thread, queued behind any run loop that thread is inside).
  * So no executor holds a thread while it waits, and two executors whose loops exchange tensors
- * each iteration both make progress. A deadline or another executor's error aborts the step's
+ * each iteration both make progress. An expensive kernel on large inputs (executor.c's rule,
+ * tfc_exec_worth_a_thread) that becomes ready while other nodes are ready too runs on the
+ * inter-op pool the same way, as a call whose end goes through the inbox, so iterations of a
+ * loop with parallel_iterations > 1 overlap their heavy work; the pool thread that finishes a
+ * kernel continues the step itself when its run loop had stopped. Cheap nodes always run on
+ * the owner, without a lock. A deadline or another executor's error aborts the step's
  * rendezvous, which completes every waiting _Recv with that status.
  *
  * Transfers in loops. Every kernel context carries frame_id:iter_id, the frame instance's id
@@ -43,6 +48,12 @@
  * root) and the iteration. _Send and _Recv run even when dead, as in TF: a dead _Send runs
  * with is_input_dead (it sends a dead token); a _Recv that receives one sets is_output_dead
  * and its data outputs are dead.
+ *
+ * Speed. Enter, Exit, NextIteration, LoopCond, Identity, Switch and Merge do not go through a
+ * kernel context: the run loop moves the input to the output. An output's last consumer takes
+ * the producer's reference. Iteration states are reused, and starting or releasing one costs
+ * the frame's size, not the graph's. A scalar while_loop costs about 4,000 instructions per
+ * iteration, most of them its Less and Add kernels (bench/while_loop.c).
  *
  * Errors: the first kernel error stops the step (formatted by tfc_exec_node_error); every
  * frame, iteration and slot still held is freed.
@@ -67,9 +78,16 @@ typedef struct cf_item {
   int n_ctrl;      /* control in-edges */
   int n_data;      /* data in-edges */
   int xfer;        /* X_SEND, X_RECV: runs even when dead; else 0 */
+  int fast;        /* FAST_*: the executor does the kernel's work itself; else 0 */
+  int plain;       /* outputs go to the same frame and iteration (not Enter, Exit, NextIteration) */
+  tfc_tensor **value_index; /* Merge with FAST_MERGE and a consumer of output 1: n_data scalars */
 } cf_item;
 
 enum { X_SEND = 1, X_RECV = 2 };
+/* Kernels the run loop does inline, without a kernel context: pass-throughs (Enter, Exit,
+ * NextIteration, LoopCond, Identity: output 0 is input 0), Switch on a scalar bool predicate,
+ * Merge (value_index from the plan's scalars). */
+enum { FAST_PASS = 1, FAST_SWITCH, FAST_MERGE };
 
 typedef struct cf_frame_info {
   char *name;
@@ -78,11 +96,27 @@ typedef struct cf_frame_info {
   int n_enters;
 } cf_frame_info;
 
+typedef struct cf_edge {
+  int dst;
+  int slot;       /* absolute input slot; -1 for a control edge */
+  int src_output;
+  unsigned char last;  /* the last data edge of its output: takes the producer's reference */
+  unsigned char merge; /* dst is a Merge */
+} cf_edge;
+
 struct tfc_cf_plan {
+  int n_items;
   cf_item *items;
   cf_frame_info *frames;
   int n_frames;
   int *init_pending; /* per item: a fresh iteration's pending count (Merge: control in-edges) */
+  cf_edge *edges; /* the executor's out-edges, in its order, with what the run loop asks */
+  /* The items of each static frame: frame_items[frame_start[f] .. frame_start[f + 1]). An
+   * iteration of frame f touches only their pending counts and slots, so starting and
+   * releasing one costs the frame's size, not the graph's. */
+  int *frame_items;
+  int *frame_start;
+  unsigned char *frame_dense; /* a frame with most of the graph's items: whole arrays are faster */
 };
 
 static int kind_of(int op) {
@@ -98,12 +132,57 @@ static int kind_of(int op) {
   }
 }
 
+/* Whether item i runs inline (FAST_*, or 0) and, for a Merge whose value_index is consumed, its
+ * index scalars (*vidx). Returns 0 or RESOURCE_EXHAUSTED. */
+static int fast_kind(const tfc_executor *e, int i, tfc_status *s, int *fast, tfc_tensor ***vidx) {
+  const exec_item *it = &e->items[i];
+  *fast = 0;
+  *vidx = NULL;
+  if (it->n_deref || it->async) return TFC_OK;
+  switch (it->node->op->id) {
+    case TFC_OP_Enter: case TFC_OP_RefEnter: case TFC_OP_Exit: case TFC_OP_RefExit:
+    case TFC_OP_NextIteration: case TFC_OP_RefNextIteration: case TFC_OP_LoopCond: case TFC_OP_Identity:
+      if (it->n_inputs == 1 && it->n_outputs == 1) *fast = FAST_PASS;
+      return TFC_OK;
+    case TFC_OP_Switch: case TFC_OP_RefSwitch:
+      *fast = FAST_SWITCH;
+      return TFC_OK;
+    case TFC_OP_Merge: case TFC_OP_RefMerge:
+      break;
+    default:
+      return TFC_OK;
+  }
+  if (it->n_outputs < 2 || it->consumers[1] == 0) {
+    *fast = FAST_MERGE;
+    return TFC_OK;
+  }
+  /* value_index is a host tensor; elsewhere than on a CPU the kernel makes it */
+  if (strcmp(e->device->type, "CPU") != 0) return TFC_OK;
+  tfc_tensor **v = calloc((size_t)it->n_inputs, sizeof *v);
+  if (!v) return TFC_OOM(s);
+  *vidx = v;
+  for (int k = 0; k < it->n_inputs; k++) {
+    if (!(v[k] = tfc_tensor_new(TFC_DT_INT32, NULL, 0, s))) return s->code;
+    *(int32_t *)v[k]->data = k;
+  }
+  *fast = FAST_MERGE;
+  return TFC_OK;
+}
+
 void tfc_cf_plan_free(tfc_cf_plan *p) {
   if (!p) return;
   for (int i = 0; i < p->n_frames; i++) free(p->frames[i].name);
+  for (int i = 0; p->items && i < p->n_items; i++) {
+    for (int k = 0; p->items[i].value_index && k < p->items[i].n_data; k++) tfc_tensor_unref(p->items[i].value_index[k]);
+    free(p->items[i].value_index);
+  }
   free(p->frames);
   free(p->items);
   free(p->init_pending);
+  free(p->edges);
+  free(p->frame_items);
+  free(p->frame_start);
+  free(p->frame_dense);
   free(p);
 }
 
@@ -135,16 +214,51 @@ int tfc_cf_plan_build(tfc_executor *e, tfc_cf_plan **out, tfc_status *s) {
   }
   p->n_frames = 1;
   p->frames[0].parent = -1;
+  p->n_items = e->n_items;
+  int n_edges = 0;
+  for (int i = 0; i < e->n_items; i++) n_edges += e->items[i].n_edges;
+  if (!(p->edges = calloc((size_t)n_edges + 1, sizeof *p->edges))) {
+    free(queue);
+    tfc_cf_plan_free(p);
+    return TFC_OOM(s);
+  }
+  for (int i = 0; i < e->n_items; i++) {
+    const exec_item *it = &e->items[i];
+    int seen_small[8], *seen = it->n_outputs <= 8 ? seen_small : calloc((size_t)it->n_outputs, sizeof(int));
+    if (!seen) {
+      free(queue);
+      tfc_cf_plan_free(p);
+      return TFC_OOM(s);
+    }
+    for (int j = 0; j < it->n_outputs; j++) seen[j] = 0;
+    for (int k = it->n_edges - 1; k >= 0; k--) {
+      const exec_edge *ed = &e->edges[it->edge_start + k];
+      cf_edge *ce = &p->edges[it->edge_start + k];
+      *ce = (cf_edge){.dst = ed->dst, .slot = ed->dst_slot, .src_output = ed->src_output,
+                      .merge = kind_of(e->items[ed->dst].node->op->id) == K_MERGE};
+      if (ed->dst_slot >= 0 && !seen[ed->src_output]) {
+        seen[ed->src_output] = 1;
+        ce->last = 1;
+      }
+    }
+    if (seen != seen_small) free(seen);
+  }
   for (int i = 0; i < e->n_items; i++) {
     cf_item *ci = &p->items[i];
     int k = kind_of(e->items[i].node->op->id);
     ci->kind = k < 0 ? K_NORMAL : k;
+    ci->plain = ci->kind != K_ENTER && ci->kind != K_EXIT && ci->kind != K_NEXT;
     ci->frame = -1;
     ci->n_data = e->items[i].n_inputs;
     ci->n_ctrl = e->items[i].node->n_control_inputs;
     int op = e->items[i].node->op->id;
     ci->xfer = op == TFC_OP__Send || op == TFC_OP__HostSend ? X_SEND : op == TFC_OP__Recv || op == TFC_OP__HostRecv ? X_RECV : 0;
     p->init_pending[i] = ci->kind == K_MERGE ? ci->n_ctrl : ci->n_data + ci->n_ctrl;
+    if (fast_kind(e, i, s, &ci->fast, &ci->value_index)) {
+      free(queue);
+      tfc_cf_plan_free(p);
+      return s->code;
+    }
     if (ci->kind == K_ENTER) {
       const tfc_attr_value *fn = tfc_node_attr(e->items[i].node, "frame_name");
       if (!fn || fn->kind != TFC_ATTR_STRING || fn->u.s.len == 0) {
@@ -212,10 +326,28 @@ int tfc_cf_plan_build(tfc_executor *e, tfc_cf_plan **out, tfc_status *s) {
     }
   }
   free(queue);
+  int *cursor = NULL;
+  if (r == TFC_OK && (!(p->frame_items = malloc(sizeof(int) * (size_t)(e->n_items + 1))) ||
+                      !(p->frame_start = calloc((size_t)p->n_frames + 1, sizeof(int))) ||
+                      !(p->frame_dense = calloc((size_t)p->n_frames, 1)) ||
+                      !(cursor = malloc(sizeof(int) * (size_t)p->n_frames))))
+    r = TFC_OOM(s);
   if (r != TFC_OK) {
+    free(cursor);
     tfc_cf_plan_free(p);
     return r;
   }
+  for (int i = 0; i < e->n_items; i++) {
+    if (p->items[i].frame < 0) p->items[i].frame = 0; /* never reached: counted with the root */
+    p->frame_start[p->items[i].frame + 1]++;
+  }
+  for (int f = 0; f < p->n_frames; f++) {
+    p->frame_start[f + 1] += p->frame_start[f];
+    cursor[f] = p->frame_start[f];
+  }
+  for (int i = 0; i < e->n_items; i++) p->frame_items[cursor[p->items[i].frame]++] = i;
+  free(cursor);
+  for (int f = 0; f < p->n_frames; f++) p->frame_dense[f] = 2 * (p->frame_start[f + 1] - p->frame_start[f]) > e->n_items;
   *out = p;
   return TFC_OK;
 }
@@ -246,11 +378,12 @@ typedef struct frame_state {
   struct frame_state *parent;
   int64_t parent_iter;
   int max_par;
+  int ring_mask; /* ring size - 1: a power of two > max_par */
   int pending_inputs; /* Enters still to fire */
   int64_t iter_count; /* newest iteration */
   int64_t oldest;     /* oldest iteration still alive */
   int outstanding_iters;
-  iter_state **ring; /* max_par + 1 */
+  iter_state **ring;
   parked *next_roots;
   int n_next, cap_next;
   parked *inv; /* is_constant Enter values (item = the Enter) */
@@ -263,17 +396,19 @@ typedef struct frame_state {
 typedef struct task {
   int item;
   frame_state *f;
-  int64_t iter;
+  iter_state *is; /* alive while the task is outstanding in it */
 } task;
 
 typedef struct cf_step cf_step;
 
-/* An async kernel in flight. c comes first: done(c) finds the rest. */
+/* An async kernel in flight, or a synchronous one on the inter-op pool. c comes first: done(c)
+ * finds the rest. */
 typedef struct cf_call {
   tfc_kernel_ctx c;
   cf_step *st;
   task t;
   int dead;         /* the node itself was dead (a transfer node runs anyway) */
+  int on_pool;      /* a synchronous kernel run on the inter-op pool */
   atomic_int phase; /* 0, then 1 once compute_async returned or done ran: the second continues */
   tfc_status ks;
   struct cf_call *next; /* the step's inbox */
@@ -291,7 +426,7 @@ struct cf_step {
   frame_state *live;
   iter_state *free_iters; /* released iteration states, reused by iter_new */
   int failed;
-  int n_async; /* async kernels started and not yet finished here (owner only) */
+  int n_async; /* calls (async kernels, pool kernels) started and not yet ended here (owner only) */
   tfc_status status;
   /* Shared with the async kernels' callbacks, under mu. */
   pthread_mutex_t mu;
@@ -318,6 +453,12 @@ static uint64_t frame_instance_id(uint64_t parent_id, int64_t parent_iter, uint6
   return h ? h : 1;
 }
 
+/* Iteration-state blocks made and not yet freed, process-wide (frame.h). */
+static atomic_llong iter_states_made, iter_states_live;
+
+int64_t tfc_cf_iter_states_made(void) { return atomic_load(&iter_states_made); }
+int64_t tfc_cf_iter_states_live(void) { return atomic_load(&iter_states_live); }
+
 static int grow_to(void **v, int *cap, int need, size_t elem) {
   if (need <= *cap) return 0;
   int nc = *cap ? *cap * 2 : 16;
@@ -334,9 +475,18 @@ static void fail_oom(cf_step *st) {
   st->failed = 1;
 }
 
-/* A fresh iteration state: one block (state, slots, pending, dead, flags), taken from the
- * step's free list when one is there. */
-static iter_state *iter_new(cf_step *st, int64_t id) {
+/* A reference given up (NULL is fine), inline for the common NULL. */
+static inline void drop(tfc_tensor **t) {
+  if (*t) {
+    tfc_tensor_unref(*t);
+    *t = NULL;
+  }
+}
+
+/* A fresh iteration state of static frame sid: one block (state, slots, pending, dead, flags
+ * for every item), taken from the step's free list when one is there (its slots are all NULL
+ * then); the frame's items are made ready for the iteration. */
+static iter_state *iter_new(cf_step *st, int sid, int64_t id) {
   tfc_executor *ex = st->ex;
   size_t n = (size_t)ex->n_items;
   iter_state *it = st->free_iters;
@@ -347,6 +497,8 @@ static iter_state *iter_new(cf_step *st, int64_t id) {
     size_t dead_off = pending_off + sizeof(int) * n, flags_off = dead_off + sizeof(int) * n;
     it = calloc(1, flags_off + n + 1);
     if (!it) return NULL;
+    atomic_fetch_add_explicit(&iter_states_made, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&iter_states_live, 1, memory_order_relaxed);
     it->slots = (tfc_tensor **)((char *)it + slots_off);
     it->pending = (int *)((char *)it + pending_off);
     it->dead = (int *)((char *)it + dead_off);
@@ -356,25 +508,40 @@ static iter_state *iter_new(cf_step *st, int64_t id) {
   it->outstanding_ops = 0;
   it->outstanding_frames = 0;
   it->next_free = NULL;
-  memcpy(it->pending, st->p->init_pending, sizeof(int) * n);
-  memset(it->dead, 0, sizeof(int) * n);
-  memset(it->flags, 0, n);
+  const tfc_cf_plan *p = st->p;
+  if (p->frame_dense[sid]) {
+    memcpy(it->pending, p->init_pending, sizeof(int) * n);
+    memset(it->dead, 0, sizeof(int) * n);
+    memset(it->flags, 0, n);
+    return it;
+  }
+  for (int k = p->frame_start[sid]; k < p->frame_start[sid + 1]; k++) {
+    int i = p->frame_items[k];
+    it->pending[i] = p->init_pending[i];
+    it->dead[i] = 0;
+    it->flags[i] = 0;
+  }
   return it;
 }
 
-/* Releases what the iteration still holds (inputs of nodes that never ran) and puts it on the
- * step's free list. */
-static void iter_release(cf_step *st, iter_state *it) {
+/* Releases what iteration `it` of static frame sid still holds (inputs of its frame's nodes
+ * that never ran) and puts it on the step's free list. */
+static void iter_release(cf_step *st, int sid, iter_state *it) {
   if (!it) return;
-  for (int i = 0; i < st->ex->n_slots; i++) {
-    tfc_tensor_unref(it->slots[i]);
-    it->slots[i] = NULL;
+  const tfc_cf_plan *p = st->p;
+  if (p->frame_dense[sid]) {
+    for (int k = 0; k < st->ex->n_slots; k++) drop(&it->slots[k]);
+  } else {
+    for (int k = p->frame_start[sid]; k < p->frame_start[sid + 1]; k++) {
+      const exec_item *x = &st->ex->items[p->frame_items[k]];
+      for (int j = 0; j < x->n_inputs; j++) drop(&it->slots[x->input_start + j]);
+    }
   }
   it->next_free = st->free_iters;
   st->free_iters = it;
 }
 
-static iter_state *iter_at(frame_state *f, int64_t id) { return f->ring[id % (f->max_par + 1)]; }
+static inline iter_state *iter_at(frame_state *f, int64_t id) { return f->ring[id & f->ring_mask]; }
 
 static frame_state *frame_new(cf_step *st, int sid, frame_state *parent, int64_t parent_iter, int max_par) {
   frame_state *f = calloc(1, sizeof *f);
@@ -384,10 +551,13 @@ static frame_state *frame_new(cf_step *st, int sid, frame_state *parent, int64_t
   f->parent = parent;
   f->parent_iter = parent_iter;
   f->max_par = max_par;
+  int ring = 1;
+  while (ring <= max_par) ring *= 2;
+  f->ring_mask = ring - 1;
   f->pending_inputs = st->p->frames[sid].n_enters;
   f->outstanding_iters = 1;
-  f->ring = calloc((size_t)max_par + 1, sizeof *f->ring);
-  if (!f->ring || !(f->ring[0] = iter_new(st, 0))) {
+  f->ring = calloc((size_t)ring, sizeof *f->ring);
+  if (!f->ring || !(f->ring[0] = iter_new(st, sid, 0))) {
     free(f->ring);
     free(f);
     return NULL;
@@ -400,29 +570,28 @@ static frame_state *frame_new(cf_step *st, int sid, frame_state *parent, int64_t
 static void frame_free(cf_step *st, frame_state *f) {
   for (frame_state **pp = &st->live; *pp; pp = &(*pp)->next_live)
     if (*pp == f) { *pp = f->next_live; break; }
-  for (int i = 0; i <= f->max_par; i++) iter_release(st, f->ring[i]);
+  for (int i = 0; i <= f->ring_mask; i++) iter_release(st, f->sid, f->ring[i]);
   for (int i = 0; i < f->n_next; i++) tfc_tensor_unref(f->next_roots[i].t);
   for (int i = 0; i < f->n_inv; i++) tfc_tensor_unref(f->inv[i].t);
   free(f->ring); free(f->next_roots); free(f->inv); free(f->dead_exits); free(f);
 }
 
-static void push_ready(cf_step *st, int item, frame_state *f, iter_state *is) {
-  if (grow_to((void **)&st->work, &st->cap_work, st->n_work + 1, sizeof(task))) { fail_oom(st); return; }
-  is->outstanding_ops++;
-  st->work[st->n_work++] = (task){item, f, is->id};
-}
-
-/* One arrival at dst's input slot `slot` (-1: control edge) in (f, is); t is taken (NULL:
- * dead). `from_enter` marks an arrival from an Enter (a dead one kills a Merge at once). */
-static void arrive(cf_step *st, int dst, int slot, tfc_tensor *t, int dead, int from_enter, frame_state *f,
-                   iter_state *is) {
-  const cf_item *ci = &st->p->items[dst];
-  if (ci->kind != K_MERGE) {
-    if (slot >= 0) is->slots[slot] = t;
-    if (dead) is->dead[dst]++;
-    if (--is->pending[dst] == 0) push_ready(st, dst, f, is);
+static inline void push_ready(cf_step *st, int item, frame_state *f, iter_state *is) {
+  if (st->n_work == st->cap_work && grow_to((void **)&st->work, &st->cap_work, st->n_work + 1, sizeof(task))) {
+    fail_oom(st);
     return;
   }
+  is->outstanding_ops++;
+  st->work[st->n_work++] = (task){item, f, is};
+}
+
+
+/* One arrival at Merge dst's input slot `slot` (-1: control edge) in (f, is); t is taken
+ * (NULL: dead). `from_enter` marks an arrival from an Enter (a dead one kills a Merge at
+ * once). */
+static void arrive_merge(cf_step *st, int dst, int slot, tfc_tensor *t, int dead, int from_enter, frame_state *f,
+                         iter_state *is) {
+  const cf_item *ci = &st->p->items[dst];
   if (is->flags[dst] & F_STARTED) { tfc_tensor_unref(t); return; }
   if (slot < 0) {
     if (--is->pending[dst] > 0) return;
@@ -444,40 +613,51 @@ static void arrive(cf_step *st, int dst, int slot, tfc_tensor *t, int dead, int 
 }
 
 /* Delivers item src's outputs (outs[j] NULL: dead; dead: the node was dead) along its
- * out-edges into (f, is). Borrows outs. */
-static void deliver(cf_step *st, int src, tfc_tensor **outs, int dead, frame_state *f, iter_state *is) {
+ * out-edges into (f, is). With `take`, the last data edge of each output takes outs[j]'s
+ * reference (outs[j] becomes NULL); otherwise every edge gets a new reference. */
+static inline __attribute__((always_inline)) void deliver(cf_step *st, int src, tfc_tensor **outs, int dead, int take, frame_state *f,
+                           iter_state *is) {
   const exec_item *it = &st->ex->items[src];
   int from_enter = st->p->items[src].kind == K_ENTER;
-  for (int k = 0; k < it->n_edges; k++) {
-    const exec_edge *ed = &st->ex->edges[it->edge_start + k];
-    if (ed->dst_slot < 0) {
-      arrive(st, ed->dst, -1, NULL, dead, from_enter, f, is);
-    } else {
-      tfc_tensor *t = dead ? NULL : outs[ed->src_output];
-      arrive(st, ed->dst, ed->dst_slot, t ? tfc_tensor_ref(t) : NULL, t == NULL, from_enter, f, is);
+  const cf_edge *ed = st->p->edges + it->edge_start, *end = ed + it->n_edges;
+  for (; ed < end; ed++) {
+    tfc_tensor *t = NULL;
+    int d = dead;
+    if (ed->slot >= 0) {
+      if (!dead) t = outs[ed->src_output];
+      if (!t) d = 1;
+      else if (take && ed->last) outs[ed->src_output] = NULL;
+      else tfc_tensor_ref(t);
     }
+    if (ed->merge) {
+      arrive_merge(st, ed->dst, ed->slot, t, d, from_enter, f, is);
+      continue;
+    }
+    if (ed->slot >= 0) is->slots[ed->slot] = t;
+    if (d) is->dead[ed->dst]++;
+    if (--is->pending[ed->dst] == 0) push_ready(st, ed->dst, f, is);
   }
 }
 
-static frame_state *child_frame(cf_step *st, frame_state *f, int64_t iter, int sid, int par) {
+static frame_state *child_frame(cf_step *st, frame_state *f, iter_state *is, int sid, int par) {
   for (frame_state *c = st->live; c; c = c->next_live)
-    if (c->parent == f && c->parent_iter == iter && c->sid == sid) return c;
-  frame_state *c = frame_new(st, sid, f, iter, par);
+    if (c->parent == f && c->parent_iter == is->id && c->sid == sid) return c;
+  frame_state *c = frame_new(st, sid, f, is->id, par);
   if (!c) { fail_oom(st); return NULL; }
-  iter_at(f, iter)->outstanding_frames++;
+  is->outstanding_frames++;
   return c;
 }
 
 /* Starts iteration iter_count + 1 of f: gives it the frame's invariants. */
 static iter_state *next_iteration(cf_step *st, frame_state *f) {
   int64_t id = f->iter_count + 1;
-  iter_state *is = iter_new(st, id);
+  iter_state *is = iter_new(st, f->sid, id);
   if (!is) { fail_oom(st); return NULL; }
-  f->ring[id % (f->max_par + 1)] = is;
+  f->ring[id & f->ring_mask] = is;
   f->iter_count = id;
   f->outstanding_iters++;
   f->n_dead_exits = 0;
-  for (int k = 0; k < f->n_inv; k++) deliver(st, f->inv[k].item, &f->inv[k].t, 0, f, is);
+  for (int k = 0; k < f->n_inv; k++) deliver(st, f->inv[k].item, &f->inv[k].t, 0, 0, f, is);
   return is;
 }
 
@@ -487,42 +667,41 @@ static void cleanup(cf_step *st, frame_state *f) {
   while (f->outstanding_iters > 0) {
     iter_state *is = iter_at(f, f->oldest);
     if (!is || is->outstanding_ops || is->outstanding_frames || (f->oldest == 0 && f->pending_inputs)) break;
-    iter_release(st, is);
-    f->ring[f->oldest % (f->max_par + 1)] = NULL;
+    iter_release(st, f->sid, is);
+    f->ring[f->oldest & f->ring_mask] = NULL;
     f->oldest++;
     f->outstanding_iters--;
     if (f->n_next && !st->failed) { /* a parked NextIteration may start its iteration now */
       iter_state *n = next_iteration(st, f);
       if (!n) return;
-      for (int k = 0; k < f->n_next; k++) {
-        deliver(st, f->next_roots[k].item, &f->next_roots[k].t, 0, f, n);
-        tfc_tensor_unref(f->next_roots[k].t);
-      }
+      for (int k = 0; k < f->n_next; k++) deliver(st, f->next_roots[k].item, &f->next_roots[k].t, 0, 1, f, n);
+      for (int k = 0; k < f->n_next; k++) tfc_tensor_unref(f->next_roots[k].t);
       f->n_next = 0;
     }
   }
   if (f->pending_inputs || f->outstanding_iters) return;
   frame_state *parent = f->parent;
   iter_state *pis = iter_at(parent, f->parent_iter);
-  for (int k = 0; k < f->n_dead_exits && !st->failed; k++) deliver(st, f->dead_exits[k], NULL, 1, parent, pis);
+  for (int k = 0; k < f->n_dead_exits && !st->failed; k++) deliver(st, f->dead_exits[k], NULL, 1, 0, parent, pis);
   frame_free(st, f);
   pis->outstanding_frames--;
   cleanup(st, parent);
 }
 
-/* Hands on what item i (in f, iteration is) produced and finishes it there. */
+/* Hands on what item i (in f, iteration is) produced; takes outs' references (what is left in
+ * outs afterwards is the caller's to release). */
 static void propagate(cf_step *st, int i, tfc_tensor **outs, int dead, frame_state *f, iter_state *is) {
   const cf_item *ci = &st->p->items[i];
   switch (ci->kind) {
     case K_ENTER: {
-      frame_state *c = child_frame(st, f, is->id, ci->child, ci->par);
+      frame_state *c = child_frame(st, f, is, ci->child, ci->par);
       if (!c) break;
       if (!dead && ci->is_constant) {
         if (grow_to((void **)&c->inv, &c->cap_inv, c->n_inv + 1, sizeof(parked))) { fail_oom(st); break; }
         c->inv[c->n_inv++] = (parked){i, tfc_tensor_ref(outs[0])};
-        for (int64_t k = c->oldest; k <= c->iter_count; k++) deliver(st, i, outs, 0, c, iter_at(c, k));
+        for (int64_t k = c->oldest; k <= c->iter_count; k++) deliver(st, i, outs, 0, 0, c, iter_at(c, k));
       } else {
-        deliver(st, i, outs, dead, c, iter_at(c, 0));
+        deliver(st, i, outs, dead, 1, c, iter_at(c, 0));
       }
       c->pending_inputs--;
       cleanup(st, c);
@@ -530,9 +709,9 @@ static void propagate(cf_step *st, int i, tfc_tensor **outs, int dead, frame_sta
     }
     case K_EXIT:
       if (!f->parent) {
-        deliver(st, i, outs, dead, f, is);
+        deliver(st, i, outs, dead, 1, f, is);
       } else if (!dead) {
-        deliver(st, i, outs, 0, f->parent, iter_at(f->parent, f->parent_iter));
+        deliver(st, i, outs, 0, 1, f->parent, iter_at(f->parent, f->parent_iter));
       } else if (is->id == f->iter_count) {
         if (grow_to((void **)&f->dead_exits, &f->cap_dead_exits, f->n_dead_exits + 1, sizeof(int))) fail_oom(st);
         else f->dead_exits[f->n_dead_exits++] = i;
@@ -542,28 +721,20 @@ static void propagate(cf_step *st, int i, tfc_tensor **outs, int dead, frame_sta
       if (dead) break;
       if (is->id == f->iter_count && f->outstanding_iters == f->max_par) {
         if (grow_to((void **)&f->next_roots, &f->cap_next, f->n_next + 1, sizeof(parked))) { fail_oom(st); break; }
-        f->next_roots[f->n_next++] = (parked){i, tfc_tensor_ref(outs[0])};
+        f->next_roots[f->n_next++] = (parked){i, outs[0]};
+        outs[0] = NULL;
       } else {
         iter_state *n = is->id == f->iter_count ? next_iteration(st, f) : iter_at(f, is->id + 1);
-        if (n) deliver(st, i, outs, 0, f, n);
+        if (n) deliver(st, i, outs, 0, 1, f, n);
       }
       break;
     default:
-      deliver(st, i, outs, dead, f, is);
+      deliver(st, i, outs, dead, 1, f, is);
   }
 }
 
-/* The kernel context of task t: item `it`'s inputs in `is`, outputs `outs`, status ks. */
-static tfc_kernel_ctx task_ctx(cf_step *st, task t, const exec_item *it, iter_state *is, tfc_tensor **outs,
-                               tfc_status *ks) {
-  tfc_kernel_ctx c = tfc_exec_kernel_ctx(st->ex, st->args, it, is->slots + it->input_start, outs, ks);
-  c.frame_id = t.f->id;
-  c.iter_id = t.iter;
-  return c;
-}
-
 /* Checks what item i's kernel produced (its status ks). Returns 0 or the error code (in ks). */
-static int check_outputs(cf_step *st, int i, tfc_tensor **outs, int output_dead, tfc_status *ks) {
+static inline int check_outputs(cf_step *st, int i, tfc_tensor **outs, int output_dead, tfc_status *ks) {
   const exec_item *it = &st->ex->items[i];
   if (!tfc_status_ok(ks)) return ks->code;
   const cf_item *ci = &st->p->items[i];
@@ -582,37 +753,33 @@ static int check_outputs(cf_step *st, int i, tfc_tensor **outs, int output_dead,
   return TFC_OK;
 }
 
-/* Ends task t: on OK status (ks NULL: the kernel did not run) hands on what it produced (outs,
- * NULL only on an error; dead: the node was dead), releases its inputs and outputs and lets
- * its iteration go. On an error the step fails. */
-static void task_end(cf_step *st, task t, tfc_tensor **outs, int dead, tfc_status *ks) {
+/* Ends task t: on OK status (ks NULL or OK) hands on what it produced (outs, NULL only on an
+ * error; dead: the node was dead), releases its inputs and what is left of its outputs, and
+ * lets its iteration go. On an error the step fails. */
+static inline void task_end(cf_step *st, task t, tfc_tensor **outs, int dead, tfc_status *ks) {
   const exec_item *it = &st->ex->items[t.item];
-  iter_state *is = iter_at(t.f, t.iter);
+  iter_state *is = t.is;
   if (ks && !tfc_status_ok(ks) && !st->failed) {
     tfc_exec_node_error(st->ex, st->args->rendezvous, it, ks, &st->status);
     st->failed = 1;
   }
-  if (!st->failed) propagate(st, t.item, outs, dead, t.f, is);
-  for (int j = 0; outs && j < it->n_outputs; j++) {
-    tfc_tensor_unref(outs[j]);
-    outs[j] = NULL;
+  if (!st->failed) {
+    if (st->p->items[t.item].plain) deliver(st, t.item, outs, dead, 1, t.f, is);
+    else propagate(st, t.item, outs, dead, t.f, is);
   }
+  for (int j = 0; outs && j < it->n_outputs; j++) drop(&outs[j]);
   tfc_tensor **in = is->slots + it->input_start;
-  for (int j = 0; j < it->n_inputs; j++) {
-    tfc_tensor_unref(in[j]);
-    in[j] = NULL;
-  }
-  is->outstanding_ops--;
-  if (!st->failed) cleanup(st, t.f);
+  for (int j = 0; j < it->n_inputs; j++) drop(&in[j]);
+  if (--is->outstanding_ops == 0 && !st->failed) cleanup(st, t.f);
 }
 
 static void resume(cf_step *st);
+static void resume_entry(void *arg);
 
 /* Hands a finished async call on (on the owner's thread). Frees it. */
 static void call_end(cf_step *st, cf_call *a) {
   st->n_async--;
-  int out_dead = a->c.is_output_dead;
-  check_outputs(st, a->t.item, a->outs, out_dead, &a->ks);
+  check_outputs(st, a->t.item, a->outs, a->c.is_output_dead, &a->ks);
   task_end(st, a->t, a->outs, a->dead, &a->ks);
   tfc_status_fini(&a->ks);
   free(a);
@@ -631,14 +798,47 @@ static void call_done(tfc_kernel_ctx *c) {
   atomic_store_explicit(&st->has_inbox, 1, memory_order_release);
   int wake = !st->running;
   st->running = 1;
+  int on_pool = a->on_pool; /* a is the owner's once unlocked */
   pthread_mutex_unlock(&st->mu);
-  if (wake) resume(st);
+  if (!wake) return;
+  if (on_pool) resume_entry(st); /* this pool thread's kernel is done: it continues the step */
+  else resume(st);
+}
+
+/* A pool thread: runs the kernel of call a and hands it to the step. */
+static void pool_run(void *arg) {
+  cf_call *a = arg;
+  const exec_item *it = &a->st->ex->items[a->t.item];
+  if (it->n_deref == 0 || tfc_exec_deref_inputs(it, a->c.inputs, &a->ks) == TFC_OK) it->kernel->compute(&a->c);
+  call_done(&a->c);
+}
+
+/* Hands live task t, an expensive kernel, to the inter-op pool so that the run loop goes on
+ * with other ready nodes (other iterations' among them). Returns 0, or -1 when it could not
+ * (the caller runs it here). */
+static int start_on_pool(cf_step *st, task t) {
+  const exec_item *it = &st->ex->items[t.item];
+  cf_call *a = calloc(1, sizeof *a + sizeof(tfc_tensor *) * (size_t)it->n_outputs);
+  if (!a) return -1;
+  a->st = st;
+  a->t = t;
+  a->on_pool = 1;
+  atomic_init(&a->phase, 1); /* its end always goes through the inbox */
+  tfc_status_init(&a->ks);
+  a->c = tfc_exec_kernel_ctx(st->ex, st->args, it, t.is->slots + it->input_start, a->outs, &a->ks);
+  a->c.frame_id = t.f->id;
+  a->c.iter_id = t.is->id;
+  st->n_async++;
+  if (tfc_threadpool_schedule(st->args->inter_pool, pool_run, a) == 0) return 0;
+  st->n_async--;
+  tfc_status_fini(&a->ks);
+  free(a);
+  return -1;
 }
 
 /* Starts async item t.item (dead: the node is dead, a _Recv runs anyway). */
 static void start_async(cf_step *st, task t, int dead) {
   const exec_item *it = &st->ex->items[t.item];
-  iter_state *is = iter_at(t.f, t.iter);
   cf_call *a = calloc(1, sizeof *a + sizeof(tfc_tensor *) * (size_t)it->n_outputs);
   if (!a) {
     tfc_status ks;
@@ -653,7 +853,9 @@ static void start_async(cf_step *st, task t, int dead) {
   a->dead = dead;
   atomic_init(&a->phase, 0);
   tfc_status_init(&a->ks);
-  a->c = task_ctx(st, t, it, is, a->outs, &a->ks);
+  a->c = tfc_exec_kernel_ctx(st->ex, st->args, it, t.is->slots + it->input_start, a->outs, &a->ks);
+  a->c.frame_id = t.f->id;
+  a->c.iter_id = t.is->id;
   a->c.done = call_done;
   st->n_async++;
   if (it->n_deref && tfc_exec_deref_inputs(it, a->c.inputs, &a->ks)) {
@@ -666,17 +868,70 @@ static void start_async(cf_step *st, task t, int dead) {
   call_end(st, a);
 }
 
+/* Does the work of a FAST_* item inline: moves its inputs to its outputs (outs, cleared).
+ * Returns 0, or -1 when the kernel has to run instead (a Switch predicate that is not a
+ * scalar bool, for the kernel's error). */
+static inline int run_fast(cf_step *st, const cf_item *ci, const exec_item *it, tfc_tensor **in,
+                           tfc_tensor **outs) {
+  switch (ci->fast) {
+    case FAST_PASS:
+      outs[0] = in[0];
+      in[0] = NULL;
+      return 0;
+    case FAST_SWITCH: {
+      const tfc_tensor *pred = in[1];
+      if (!pred || pred->ndims != 0 || pred->dtype != TFC_DT_BOOL) return -1;
+      int taken = *(const uint8_t *)pred->data ? 1 : 0;
+      outs[taken] = in[0];
+      outs[!taken] = NULL;
+      in[0] = NULL;
+      return 0;
+    }
+    default: /* FAST_MERGE: the one live input */
+      for (int k = 0; k < it->n_inputs; k++) {
+        if (!in[k]) continue;
+        outs[0] = in[k];
+        in[k] = NULL;
+        if (it->n_outputs > 1) outs[1] = ci->value_index ? tfc_tensor_ref(ci->value_index[k]) : NULL;
+        return 0;
+      }
+      (void)st;
+      return -1;
+  }
+}
+
 /* Runs task t (its inputs have all arrived). */
 static void run_one(cf_step *st, task t) {
   const exec_item *it = &st->ex->items[t.item];
   const cf_item *ci = &st->p->items[t.item];
-  iter_state *is = iter_at(t.f, t.iter);
+  iter_state *is = t.is;
+  tfc_tensor **in = is->slots + it->input_start;
   int dead = is->dead[t.item] > 0 && ci->kind != K_TRIGGER;
-  if (it->async && !st->failed && (!dead || ci->xfer)) {
+  tfc_tensor *outs_small[8];
+  if (ci->fast && !dead) {
+    outs_small[0] = outs_small[1] = NULL;
+    if (run_fast(st, ci, it, in, outs_small) == 0) {
+      if (ci->plain) deliver(st, t.item, outs_small, 0, 1, t.f, is);
+      else propagate(st, t.item, outs_small, 0, t.f, is);
+      drop(&outs_small[0]);
+      if (it->n_outputs > 1) drop(&outs_small[1]);
+      if (ci->fast == FAST_SWITCH) drop(&in[1]);
+      if (--is->outstanding_ops == 0 && !st->failed) cleanup(st, t.f);
+      return;
+    }
+  }
+  if (dead && !ci->xfer && it->n_outputs <= 8) { /* a dead node does not run: deadness goes on */
+    task_end(st, t, NULL, 1, NULL);
+    return;
+  }
+  if (it->async && (!dead || ci->xfer)) {
     start_async(st, t, dead);
     return;
   }
-  tfc_tensor *outs_small[8];
+  /* Expensive work goes to the pool while other nodes are ready to run here. */
+  if (it->expensive && !dead && st->n_work > 0 && st->args->inter_pool && tfc_exec_worth_a_thread(it, in) &&
+      start_on_pool(st, t) == 0)
+    return;
   tfc_tensor **outs = it->n_outputs <= 8 ? outs_small : calloc((size_t)it->n_outputs, sizeof *outs);
   tfc_status ks;
   tfc_status_init(&ks);
@@ -684,12 +939,17 @@ static void run_one(cf_step *st, task t) {
     TFC_OOM(&ks);
     task_end(st, t, NULL, dead, &ks);
   } else {
-    for (int j = 0; j < it->n_outputs; j++) outs[j] = NULL;
+    if (it->n_outputs <= 2) outs[0] = outs[1] = NULL;
+    else
+      for (int j = 0; j < it->n_outputs; j++) outs[j] = NULL;
     /* A dead node does not run, but a _Send does: it sends a dead token. */
-    if (!st->failed && (!dead || ci->xfer == X_SEND)) {
-      tfc_kernel_ctx c = task_ctx(st, t, it, is, outs, &ks);
+    if (!dead || ci->xfer == X_SEND) {
+      tfc_kernel_ctx c;
+      tfc_exec_kernel_ctx_init(&c, st->ex, st->args, it, in, outs, &ks);
+      c.frame_id = t.f->id;
+      c.iter_id = is->id;
       c.is_input_dead = dead;
-      if (it->n_deref == 0 || tfc_exec_deref_inputs(it, c.inputs, &ks) == TFC_OK) it->kernel->compute(&c);
+      if (it->n_deref == 0 || tfc_exec_deref_inputs(it, in, &ks) == TFC_OK) it->kernel->compute(&c);
       check_outputs(st, t.item, outs, 0, &ks);
     }
     task_end(st, t, outs, dead, &ks);
@@ -705,6 +965,7 @@ static void step_end(cf_step *st) {
     iter_state *it = st->free_iters;
     st->free_iters = it->next_free;
     free(it);
+    atomic_fetch_sub_explicit(&iter_states_live, 1, memory_order_relaxed);
   }
   free(st->work);
   tfc_exec_done done = st->done;
@@ -735,12 +996,12 @@ static void drain_inbox(cf_step *st) {
  * in flight), or gives the step up until the next async kernel finishes (call_done resumes
  * it), so a step waiting for a _Recv holds no thread. */
 static void run_loop(cf_step *st) {
-  const tfc_exec_args *args = st->args;
+  tfc_rendezvous *rv = st->args->rendezvous;
   for (;;) {
     while (st->n_work > 0 && !st->failed) {
       if (atomic_load_explicit(&st->has_inbox, memory_order_acquire)) drain_inbox(st);
-      if (args->rendezvous && tfc_rendezvous_aborted(args->rendezvous)) {
-        tfc_rendezvous_status(args->rendezvous, &st->status);
+      if (rv && tfc_rendezvous_aborted(rv)) {
+        tfc_rendezvous_status(rv, &st->status);
         st->failed = 1;
         break;
       }
