@@ -143,10 +143,14 @@ int tfc_kernel_error(tfc_kernel_ctx *c, int code, const char *fmt, ...) {
 }
 
 /* Below about 32K element-operations a hop to another thread costs more than it saves. */
-#define MIN_WORK_PER_SHARD 32768
+#define MIN_WORK_PER_SHARD (TFC_KERNEL_SMALL_WORK / 2)
 
 void tfc_kernel_parallel_for(tfc_kernel_ctx *c, int64_t n, int64_t cost_per_item,
                              void (*fn)(int64_t, int64_t, void *), void *arg) {
+  if (!c->pool || n < 2) { /* nothing to split: no setup */
+    fn(0, n, arg);
+    return;
+  }
   if (cost_per_item < 1) cost_per_item = 1;
   int64_t min_shard = MIN_WORK_PER_SHARD / cost_per_item;
   if (min_shard < 1) min_shard = 1;

@@ -151,6 +151,10 @@ tfc_tensor *tfc_kernel_forward_or_alloc(tfc_kernel_ctx *c, int in, int i, int dt
 void tfc_kernel_set_output(tfc_kernel_ctx *c, int i, tfc_tensor *t);
 int tfc_kernel_error(tfc_kernel_ctx *c, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* Work (items times cost per item) below which tfc_kernel_parallel_for runs fn on the calling
+ * thread: a hop to another thread costs more than it saves. A kernel may test it first and skip
+ * its setup for the pool. */
+#define TFC_KERNEL_SMALL_WORK 65536
 /* Splits [0, n) over the intra-op pool when n * cost_per_item is large enough to pay off. */
 void tfc_kernel_parallel_for(tfc_kernel_ctx *c, int64_t n, int64_t cost_per_item,
                              void (*fn)(int64_t begin, int64_t end, void *arg), void *arg);

@@ -9,8 +9,8 @@
  * How a binary op runs: the broadcast plan collapses both operands into at most a few dims;
  * the innermost collapsed dim is a contiguous run handled by one of three loops (both
  * operands advance, y is a scalar, x is a scalar), each a plain restrict-qualified loop the
- * compiler vectorizes. Same-shape and scalar operands therefore take the flat loop directly;
- * other broadcasts walk the outer dims with an odometer, one run per row. Large outputs are
+ * compiler vectorizes. Same-shape and scalar operands take the flat loop directly, without
+ * a broadcast plan, and a small output runs it on the calling thread; other broadcasts walk the outer dims with an odometer, one run per row. Large outputs are
  * split over the intra-op pool. The output reuses an operand's buffer when the kernel holds
  * the only reference and the operand is not broadcast (z may then alias x or y exactly:
  * element i is read before it is written, the one overlap the loops allow).
@@ -356,12 +356,39 @@ static tfc_tensor *cwise_output(tfc_kernel_ctx *c, int n_in, int dtype, const in
   return tfc_kernel_alloc_output(c, 0, dtype, dims, ndims);
 }
 
+/* The kernel's status for a run's ERR_* code. */
+static int bin_err(tfc_kernel_ctx *c, int err) {
+  switch (err) {
+    case ERR_DIV_ZERO: return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Integer division by zero");
+    case ERR_NEG_POW:
+      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Integers to negative integer powers are not allowed");
+    default: return TFC_OK;
+  }
+}
+
 static int binary_run(tfc_kernel_ctx *c, const bin_fn *fns, int bool_out, int64_t cost) {
   const tfc_tensor *x = c->inputs[0], *y = c->inputs[1];
   bin_fn fn = x->dtype > 0 && x->dtype < TFC_DT_COUNT ? fns[x->dtype] : NULL;
   if (!fn || x->dtype != y->dtype)
     return tfc_kernel_error(c, TFC_UNIMPLEMENTED, "%s is not implemented for %s", c->node->op->name,
                             tfc_dtype_name(x->dtype));
+  /* Same shapes, or a scalar operand: one flat run, no broadcast plan. */
+  int same = x->ndims == y->ndims && memcmp(x->dims, y->dims, sizeof(int64_t) * (size_t)x->ndims) == 0;
+  if (same || x->ndims == 0 || y->ndims == 0) {
+    const tfc_tensor *big = same || y->ndims == 0 ? x : y;
+    int odt = bool_out ? TFC_DT_BOOL : x->dtype;
+    int64_t n = big->n_elems;
+    tfc_tensor *z = cwise_output(c, 2, odt, big->dims, big->ndims, n);
+    if (!z) return c->status->code;
+    if (n == 0) return TFC_OK;
+    int mode = same || (x->ndims == 0 && y->ndims == 0) ? 0 : (y->ndims == 0 ? 1 : 2);
+    if (n < TFC_KERNEL_SMALL_WORK / cost) return bin_err(c, fn(x->data, y->data, z->data, n, mode));
+    bin_job j = {.fn = fn, .x = x->data, .y = y->data, .z = z->data, .xs = tfc_dtype_size(x->dtype),
+                 .zs = tfc_dtype_size(odt), .mode = mode};
+    atomic_init(&j.err, ERR_NONE);
+    tfc_kernel_parallel_for(c, n, cost, bin_flat_shard, &j);
+    return bin_err(c, atomic_load(&j.err));
+  }
   tfc_cwise_bcast b;
   const tfc_tensor *ins[2] = {x, y};
   if (tfc_cwise_bcast_init(&b, 2, ins)) {
@@ -392,12 +419,7 @@ static int binary_run(tfc_kernel_ctx *c, const bin_fn *fns, int bool_out, int64_
   atomic_init(&j.err, ERR_NONE);
   if (b.rank == 1) tfc_kernel_parallel_for(c, b.n_out, cost, bin_flat_shard, &j);
   else tfc_kernel_parallel_for(c, b.n_out / j.inner, cost * j.inner, bin_rows_shard, &j);
-  switch (atomic_load(&j.err)) {
-    case ERR_DIV_ZERO: return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Integer division by zero");
-    case ERR_NEG_POW:
-      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Integers to negative integer powers are not allowed");
-    default: return TFC_OK;
-  }
+  return bin_err(c, atomic_load(&j.err));
 }
 
 /* Relative cost per element, for deciding when to split over the pool. */
