@@ -50,7 +50,8 @@
  * and its data outputs are dead.
  *
  * Speed. Enter, Exit, NextIteration, LoopCond, Identity, Switch and Merge do not go through a
- * kernel context: the run loop moves the input to the output. An output's last consumer takes
+ * kernel context: the run loop moves the input to the output; nor does a Const on a CPU (a
+ * constant inside a loop runs every iteration, on its control edge from the loop's Identity). An output's last consumer takes
  * the producer's reference. Iteration states are reused, and starting or releasing one costs
  * the frame's size, not the graph's. A scalar while_loop costs about 4,000 instructions per
  * iteration, most of them its Less and Add kernels (bench/while_loop.c).
@@ -81,13 +82,14 @@ typedef struct cf_item {
   int fast;        /* FAST_*: the executor does the kernel's work itself; else 0 */
   int plain;       /* outputs go to the same frame and iteration (not Enter, Exit, NextIteration) */
   tfc_tensor **value_index; /* Merge with FAST_MERGE and a consumer of output 1: n_data scalars */
+  tfc_tensor *value;        /* Const with FAST_CONST: its value attr's tensor (borrowed from the node) */
 } cf_item;
 
 enum { X_SEND = 1, X_RECV = 2 };
 /* Kernels the run loop does inline, without a kernel context: pass-throughs (Enter, Exit,
  * NextIteration, LoopCond, Identity: output 0 is input 0), Switch on a scalar bool predicate,
- * Merge (value_index from the plan's scalars). */
-enum { FAST_PASS = 1, FAST_SWITCH, FAST_MERGE };
+ * Merge (value_index from the plan's scalars), Const on a CPU (a new reference to its value). */
+enum { FAST_PASS = 1, FAST_SWITCH, FAST_MERGE, FAST_CONST };
 
 typedef struct cf_frame_info {
   char *name;
@@ -134,12 +136,25 @@ static int kind_of(int op) {
 
 /* Whether item i runs inline (FAST_*, or 0) and, for a Merge whose value_index is consumed, its
  * index scalars (*vidx). Returns 0 or RESOURCE_EXHAUSTED. */
-static int fast_kind(const tfc_executor *e, int i, tfc_status *s, int *fast, tfc_tensor ***vidx) {
+static int fast_kind(const tfc_executor *e, int i, tfc_status *s, int *fast, tfc_tensor ***vidx,
+                     tfc_tensor **value) {
   const exec_item *it = &e->items[i];
   *fast = 0;
   *vidx = NULL;
+  *value = NULL;
   if (it->n_deref || it->async) return TFC_OK;
   switch (it->node->op->id) {
+    case TFC_OP_Const: {
+      /* the CPU kernel's work; a value of another dtype is left to the kernel's checks */
+      const tfc_attr_value *v = tfc_node_attr(it->node, "value");
+      if (strcmp(e->device->type, "CPU") == 0 && it->n_inputs == 0 && it->n_outputs == 1 && v &&
+          v->kind == TFC_ATTR_TENSOR && v->u.tensor &&
+          v->u.tensor->dtype == tfc_dtype_base(it->node->output_types[0])) {
+        *value = v->u.tensor;
+        *fast = FAST_CONST;
+      }
+      return TFC_OK;
+    }
     case TFC_OP_Enter: case TFC_OP_RefEnter: case TFC_OP_Exit: case TFC_OP_RefExit:
     case TFC_OP_NextIteration: case TFC_OP_RefNextIteration: case TFC_OP_LoopCond: case TFC_OP_Identity:
       if (it->n_inputs == 1 && it->n_outputs == 1) *fast = FAST_PASS;
@@ -254,7 +269,7 @@ int tfc_cf_plan_build(tfc_executor *e, tfc_cf_plan **out, tfc_status *s) {
     int op = e->items[i].node->op->id;
     ci->xfer = op == TFC_OP__Send || op == TFC_OP__HostSend ? X_SEND : op == TFC_OP__Recv || op == TFC_OP__HostRecv ? X_RECV : 0;
     p->init_pending[i] = ci->kind == K_MERGE ? ci->n_ctrl : ci->n_data + ci->n_ctrl;
-    if (fast_kind(e, i, s, &ci->fast, &ci->value_index)) {
+    if (fast_kind(e, i, s, &ci->fast, &ci->value_index, &ci->value)) {
       free(queue);
       tfc_cf_plan_free(p);
       return s->code;
@@ -887,6 +902,9 @@ static inline int run_fast(cf_step *st, const cf_item *ci, const exec_item *it, 
       in[0] = NULL;
       return 0;
     }
+    case FAST_CONST:
+      outs[0] = tfc_tensor_ref(ci->value);
+      return 0;
     default: /* FAST_MERGE: the one live input */
       for (int k = 0; k < it->n_inputs; k++) {
         if (!in[k]) continue;
