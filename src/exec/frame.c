@@ -98,12 +98,14 @@ typedef struct cf_frame_info {
   int n_enters;
 } cf_frame_info;
 
+enum { M_MERGE = 1, M_FROM_ENTER = 2 };
+
 typedef struct cf_edge {
   int dst;
   int slot;       /* absolute input slot; -1 for a control edge */
   int src_output;
   unsigned char last;  /* the last data edge of its output: takes the producer's reference */
-  unsigned char merge; /* dst is a Merge */
+  unsigned char merge; /* dst is a Merge: M_MERGE, or M_FROM_ENTER when the source is an Enter */
 } cf_edge;
 
 struct tfc_cf_plan {
@@ -250,7 +252,9 @@ int tfc_cf_plan_build(tfc_executor *e, tfc_cf_plan **out, tfc_status *s) {
       const exec_edge *ed = &e->edges[it->edge_start + k];
       cf_edge *ce = &p->edges[it->edge_start + k];
       *ce = (cf_edge){.dst = ed->dst, .slot = ed->dst_slot, .src_output = ed->src_output,
-                      .merge = kind_of(e->items[ed->dst].node->op->id) == K_MERGE};
+                      .merge = kind_of(e->items[ed->dst].node->op->id) != K_MERGE ? 0
+                               : kind_of(it->node->op->id) == K_ENTER ? M_FROM_ENTER
+                                                                       : M_MERGE};
       if (ed->dst_slot >= 0 && !seen[ed->src_output]) {
         seen[ed->src_output] = 1;
         ce->last = 1;
@@ -526,8 +530,7 @@ static iter_state *iter_new(cf_step *st, int sid, int64_t id) {
   const tfc_cf_plan *p = st->p;
   if (p->frame_dense[sid]) {
     memcpy(it->pending, p->init_pending, sizeof(int) * n);
-    memset(it->dead, 0, sizeof(int) * n);
-    memset(it->flags, 0, n);
+    memset(it->dead, 0, sizeof(int) * n + n); /* dead and flags, adjacent */
     return it;
   }
   for (int k = p->frame_start[sid]; k < p->frame_start[sid + 1]; k++) {
@@ -545,7 +548,10 @@ static void iter_release(cf_step *st, int sid, iter_state *it) {
   if (!it) return;
   const tfc_cf_plan *p = st->p;
   if (p->frame_dense[sid]) {
-    for (int k = 0; k < st->ex->n_slots; k++) drop(&it->slots[k]);
+    /* Usually every node ran and took its inputs: a branch-free look first. */
+    uintptr_t any = 0;
+    for (int k = 0; k < st->ex->n_slots; k++) any |= (uintptr_t)it->slots[k];
+    for (int k = 0; any && k < st->ex->n_slots; k++) drop(&it->slots[k]);
   } else {
     for (int k = p->frame_start[sid]; k < p->frame_start[sid + 1]; k++) {
       const exec_item *x = &st->ex->items[p->frame_items[k]];
@@ -633,7 +639,6 @@ static void arrive_merge(cf_step *st, int dst, int slot, tfc_tensor *t, int dead
 static inline __attribute__((always_inline)) void deliver(cf_step *st, int src, tfc_tensor **outs, int dead, int take, frame_state *f,
                            iter_state *is) {
   const exec_item *it = &st->ex->items[src];
-  int from_enter = st->p->items[src].kind == K_ENTER;
   const cf_edge *ed = st->p->edges + it->edge_start, *end = ed + it->n_edges;
   for (; ed < end; ed++) {
     tfc_tensor *t = NULL;
@@ -645,7 +650,7 @@ static inline __attribute__((always_inline)) void deliver(cf_step *st, int src, 
       else tfc_tensor_ref(t);
     }
     if (ed->merge) {
-      arrive_merge(st, ed->dst, ed->slot, t, d, from_enter, f, is);
+      arrive_merge(st, ed->dst, ed->slot, t, d, ed->merge == M_FROM_ENTER, f, is);
       continue;
     }
     if (ed->slot >= 0) is->slots[ed->slot] = t;
