@@ -978,7 +978,7 @@ static void run_one(cf_step *st, task t) {
     task_end(st, t, outs, dead, &ks);
     if (outs != outs_small) free(outs);
   }
-  tfc_status_fini(&ks);
+  if (ks.msg) tfc_status_fini(&ks); /* an OK status holds nothing to free */
 }
 
 /* Frees the step and reports it: nothing is running and no async kernel is in flight. */
