@@ -22,7 +22,11 @@ enum { TFC_SIMD_BASE = 0, TFC_SIMD_AVX2 = 1, TFC_SIMD_AVX512 = 2 };
 #define TFC_SIMD_X86 1
 /* AVX2 with FMA (x86-64-v3); AVX-512 F/VL/DQ/BW with 512-bit vectors preferred. */
 #define TFC_SIMD_TARGET_AVX2 __attribute__((target("avx2,fma")))
+#if defined(__clang__)
+#define TFC_SIMD_TARGET_AVX512 __attribute__((target("avx2,fma,avx512f,avx512vl,avx512dq,avx512bw")))
+#else
 #define TFC_SIMD_TARGET_AVX512 __attribute__((target("avx2,fma,avx512f,avx512vl,avx512dq,avx512bw,prefer-vector-width=512")))
+#endif
 #else
 #define TFC_SIMD_X86 0
 #define TFC_SIMD_TARGET_AVX2
