@@ -7,7 +7,9 @@
  * run "train": the gradient While, GradientDescent). The same GraphDef with the same feeds
  * and thread counts then runs in TensorFlow itself (PyPI's, through a Python subprocess in
  * the same invocation); without TensorFlow for that Python the peer is skipped with a
- * message. Target: ratio >= 1.5. Ratios > 1 mean tfc is faster.
+ * message. Target: ratio >= 1.5. Ratios > 1 mean tfc is faster. Each side also reports the CPU
+ * time of its process per run (all threads, median of the same rounds): on a machine shared
+ * with other work the wall times swing with the load, the CPU times much less.
  *
  * Usage: bench_lstm [threads] [python] [graph.pb]
  *        (defaults: all cores, python3, bench/lstm.pb of the source tree)
@@ -74,23 +76,29 @@ static void run_once(run *r) {
   TF_DeleteTensor(out);
 }
 
-/* Median over ROUNDS rounds of ~0.5 s of milliseconds per run, after one warm-up round. */
-static double ms_per_run(run *r) {
-  double ms[ROUNDS];
+/* Median over ROUNDS rounds of ~0.5 s of milliseconds per run, after one warm-up round; *cpu
+ * gets the median CPU milliseconds per run. */
+static double ms_per_run(run *r, double *cpu) {
+  double ms[ROUNDS], cms[ROUNDS];
   for (int round = -1; round < ROUNDS; round++) {
     int n = 0;
-    double t0 = bench_now(), t;
+    double t0 = bench_now(), c0 = bench_cpu_now(), t;
     do {
       run_once(r);
       n++;
       t = bench_now();
     } while (t - t0 < 0.5);
-    if (round >= 0) ms[round] = (t - t0) / n * 1e3;
+    if (round >= 0) {
+      ms[round] = (t - t0) / n * 1e3;
+      cms[round] = (bench_cpu_now() - c0) / n * 1e3;
+    }
   }
+  *cpu = bench_median(cms, ROUNDS);
   return bench_median(ms, ROUNDS);
 }
 
-static void tfc_times(const char *path, int threads, double *infer, double *train, double *out0, double *loss) {
+static void tfc_times(const char *path, int threads, double *infer, double *train, double *cpu, double *out0,
+                      double *loss) {
   FILE *f = fopen(path, "rb");
   if (!f) {
     fprintf(stderr, "cannot open %s (make it with bench/gen_lstm.py)\n", path);
@@ -122,10 +130,10 @@ static void tfc_times(const char *path, int threads, double *infer, double *trai
   check("init");
   TF_Tensor *x = wave(0, FEATURES), *y = wave(1, UNITS);
   run inf = {sess, {output(g, "x")}, {x}, 1, output(g, "outputs"), NULL, 0};
-  *infer = ms_per_run(&inf);
+  *infer = ms_per_run(&inf, &cpu[0]);
   *out0 = inf.last;
   run tr = {sess, {output(g, "x"), output(g, "y")}, {x, y}, 2, output(g, "loss"), TF_GraphOperationByName(g, "train"), 0};
-  *train = ms_per_run(&tr);
+  *train = ms_per_run(&tr, &cpu[1]);
   *loss = tr.last;
   TF_DeleteTensor(x);
   TF_DeleteTensor(y);
@@ -135,7 +143,7 @@ static void tfc_times(const char *path, int threads, double *infer, double *trai
 }
 
 /* The same graph, feeds, thread counts and timing in TensorFlow; prints "infer_ms train_ms
- * out0" or nothing. */
+ * out0 infer_cpu_ms train_cpu_ms" or nothing. */
 static int tf_times(const char *python, const char *path, int threads, double *v) {
   char cmd[8192];
   snprintf(cmd, sizeof cmd,
@@ -150,25 +158,25 @@ static int tf_times(const char *python, const char *path, int threads, double *v
            "x = (0.5 * np.sin(0.01 * np.arange(%d))).astype(np.float32).reshape(%d, %d, %d)\n"
            "y = (0.5 * np.cos(0.01 * np.arange(%d))).astype(np.float32).reshape(%d, %d, %d)\n"
            "def ms(f):\n"
-           "  r = []\n"
+           "  r = []; c = []\n"
            "  for k in range(%d):\n"
-           "    n = 0; t0 = time.perf_counter()\n"
+           "    n = 0; t0 = time.perf_counter(); c0 = time.process_time()\n"
            "    while True:\n"
            "      f(); n += 1; t = time.perf_counter()\n"
            "      if t - t0 >= 0.5: break\n"
-           "    if k: r.append((t - t0) / n * 1e3)\n"
-           "  return sorted(r)[len(r) // 2]\n"
+           "    if k: r.append((t - t0) / n * 1e3); c.append((time.process_time() - c0) / n * 1e3)\n"
+           "  return sorted(r)[len(r) // 2], sorted(c)[len(c) // 2]\n"
            "o = s.run('outputs:0', {'x:0': x})\n"
            "a = ms(lambda: s.run('outputs:0', {'x:0': x}))\n"
            "b = ms(lambda: s.run(['loss:0', 'train'], {'x:0': x, 'y:0': y}))\n"
-           "print(a, b, o.flat[0])\" 2>/dev/null",
+           "print(a[0], b[0], o.flat[0], a[1], b[1])\" 2>/dev/null",
            python, path, threads, threads, BATCH * STEPS * FEATURES, BATCH, STEPS, FEATURES, BATCH * STEPS * UNITS,
            BATCH, STEPS, UNITS, ROUNDS + 1);
   FILE *p = popen(cmd, "r");
   if (!p) return -1;
-  int n = fscanf(p, "%lf %lf %lf", &v[0], &v[1], &v[2]);
+  int n = fscanf(p, "%lf %lf %lf %lf %lf", &v[0], &v[1], &v[2], &v[3], &v[4]);
   pclose(p);
-  return n == 3 ? 0 : -1;
+  return n == 5 ? 0 : -1;
 }
 
 int main(int argc, char **argv) {
@@ -179,15 +187,18 @@ int main(int argc, char **argv) {
   status = TF_NewStatus();
   printf("dynamic_rnn LSTMCell(%d), batch %d, %d steps, %d features; %d threads; %s\n", UNITS, BATCH, STEPS, FEATURES,
          threads, path);
-  double infer, train, out0, loss;
-  tfc_times(path, threads, &infer, &train, &out0, &loss);
+  double infer, train, cpu[2], out0, loss;
+  tfc_times(path, threads, &infer, &train, cpu, &out0, &loss);
   printf("tfc:        inference %8.2f ms/run   training step %8.2f ms/step   (outputs[0] %.6g, loss %.6g)\n",
          infer, train, out0, loss);
-  double tf[3];
+  printf("            CPU       %8.2f ms/run   CPU           %8.2f ms/step\n", cpu[0], cpu[1]);
+  double tf[5];
   if (tf_times(python, path, threads, tf) == 0) {
     printf("TensorFlow: inference %8.2f ms/run   training step %8.2f ms/step   (outputs[0] %.6g)\n", tf[0], tf[1],
            tf[2]);
-    printf("ratio TF/tfc: inference %.2f, training %.2f (target >= 1.5)\n", tf[0] / infer, tf[1] / train);
+    printf("            CPU       %8.2f ms/run   CPU           %8.2f ms/step\n", tf[3], tf[4]);
+    printf("ratio TF/tfc: inference %.2f, training %.2f (target >= 1.5); CPU time: inference %.2f, training %.2f\n",
+           tf[0] / infer, tf[1] / train, tf[3] / cpu[0], tf[4] / cpu[1]);
   } else {
     printf("TensorFlow: n/a (no tensorflow for %s)\n", python);
   }

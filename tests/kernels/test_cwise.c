@@ -2,6 +2,7 @@
  * against double-precision references computed here, with numpy broadcasting. */
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "harness.h"
 #include "kernel_util.c"
@@ -675,7 +676,54 @@ static void select_v2_broadcasts_all_operands(void) {
   for (int k = 0; k < 3; k++) tfc_tensor_unref(in[k]);
 }
 
+/* Float Add, Sub, Mul and AddN run per vector unit (TFC_SIMD caps the level; each test is its
+ * own process): every length up to 40 (each lane position of a tail), scalar operands on
+ * either side, and results that must equal the correctly rounded float op exactly. */
+static void check_float_arith(void) {
+  const char *ops[4] = {"Add", "Sub", "Mul", "AddN"};
+  tfc_status s;
+  tfc_status_init(&s);
+  for (int64_t n = 1; n <= 40; n++) {
+    float xv[40], yv[40];
+    for (int i = 0; i < n; i++) xv[i] = 0.1f * (float)(i + 1) - 1.7f, yv[i] = 1.0f / (float)(i + 3);
+    for (int o = 0; o < 4; o++)
+      for (int mode = 0; mode < (o == 3 ? 1 : 3); mode++) {
+        int64_t one = 1;
+        tfc_tensor *in[2] = {ku_f32(mode == 2 ? &one : &n, 1, xv), ku_f32(mode == 1 ? &one : &n, 1, yv)}, *out = NULL;
+        int sizes[1] = {2};
+        EXPECT_EQ(ku_run(ops[o], NULL, 0, in, 2, o == 3 ? sizes : NULL, &out, 1, &s), TFC_OK);
+        EXPECT_EQ(out->n_elems, n);
+        for (int i = 0; i < n; i++) {
+          float a = xv[mode == 2 ? 0 : i], b = yv[mode == 1 ? 0 : i];
+          volatile float want = o == 1 ? a - b : o == 2 ? a * b : a + b;
+          if (((float *)out->data)[i] != want)
+            tfc_test_fail(__FILE__, __LINE__, "%s n=%d mode=%d [%d]: %.9g, want %.9g", ops[o], (int)n, mode, i,
+                          ((float *)out->data)[i], (double)want);
+        }
+        tfc_tensor_unref(out);
+        tfc_tensor_unref(in[0]);
+        tfc_tensor_unref(in[1]);
+      }
+  }
+  tfc_status_fini(&s);
+}
+
+static void float_arith_is_exact_on_the_best_vector_unit(void) { check_float_arith(); }
+
+static void float_arith_is_exact_with_avx2(void) {
+  setenv("TFC_SIMD", "avx2", 1);
+  check_float_arith();
+}
+
+static void float_arith_is_exact_on_the_baseline_vector_unit(void) {
+  setenv("TFC_SIMD", "base", 1);
+  check_float_arith();
+}
+
 static const tfc_test tests[] = {TFC_TEST(add_sub_mul_all_types_and_broadcasts),
+                                 TFC_TEST(float_arith_is_exact_on_the_best_vector_unit),
+                                 TFC_TEST(float_arith_is_exact_with_avx2),
+                                 TFC_TEST(float_arith_is_exact_on_the_baseline_vector_unit),
                                  TFC_TEST(division_ops_match_tf_semantics),
                                  TFC_TEST(integer_division_edge_values),
                                  TFC_TEST(integer_division_by_zero_fails),

@@ -5,6 +5,7 @@
  * messages, buffer forwarding and the multi-threaded paths are checked here directly. */
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "harness.h"
 #include "kernel_util.c"
@@ -338,44 +339,96 @@ static void outputs_forward_sole_input_buffers(void) {
   tfc_status_fini(&s);
 }
 
-static void float_sigmoid_tanh_exp_are_accurate_across_the_range(void) {
+/* Sigmoid, Tanh and Softplus against libm in double: a fine sweep of [-20, 20] and a coarse one
+ * of [-100, 100] (where sigmoid reaches denormals, so an absolute floor of 1e-37), lengths
+ * that leave vector tails, the extremes, +-inf and NaN, and the (y, dy) gradients. Run once
+ * per vector unit (TFC_SIMD caps the level; each test is its own process). */
+static void check_float_activations(void) {
   enum { N = 40001 };
   int64_t d[1] = {N};
-  tfc_tensor *x = ku_typed(TFC_DT_FLOAT, d, 1, NULL);
-  for (int i = 0; i < N; i++) ((float *)x->data)[i] = (float)(-20.0 + i * 0.001);
   tfc_status s;
   tfc_status_init(&s);
   const char *ops[3] = {"Sigmoid", "Tanh", "Softplus"};
-  for (int o = 0; o < 3; o++) {
-    tfc_tensor *keep = tfc_tensor_ref(x), *out = NULL;
-    EXPECT_EQ(run(ops[o], NULL, 0, &x, 1, &out, 1, &s), TFC_OK);
-    for (int i = 0; i < N; i++) {
-      double a = ((float *)x->data)[i], got = ((float *)out->data)[i];
-      double want = o == 0 ? 1 / (1 + exp(-a)) : o == 1 ? tanh(a) : log1p(exp(a));
-      /* relative to the value itself: the exp-based paths keep relative accuracy */
-      if (!(fabs(got - want) <= 1e-6 * fabs(want) + 1e-30))
-        tfc_test_fail(__FILE__, __LINE__, "%s(%.9g) = %.9g, want %.9g", ops[o], a, got, want);
+  for (int sweep = 0; sweep < 2; sweep++) {
+    tfc_tensor *x = ku_typed(TFC_DT_FLOAT, d, 1, NULL);
+    for (int i = 0; i < N; i++) ((float *)x->data)[i] = (float)(sweep ? -100.0 + i * 0.005 : -20.0 + i * 0.001);
+    for (int o = 0; o < 3; o++) {
+      tfc_tensor *keep = tfc_tensor_ref(x), *out = NULL;
+      EXPECT_EQ(run(ops[o], NULL, 0, &x, 1, &out, 1, &s), TFC_OK);
+      for (int i = 0; i < N; i++) {
+        double a = ((float *)x->data)[i], got = ((float *)out->data)[i];
+        double want = o == 0 ? 1 / (1 + exp(-a)) : o == 1 ? tanh(a) : log1p(exp(a));
+        /* relative to the value itself: the exp-based paths keep relative accuracy */
+        if (!(fabs(got - want) <= 1e-6 * fabs(want) + 1e-37))
+          tfc_test_fail(__FILE__, __LINE__, "%s(%.9g) = %.9g, want %.9g", ops[o], a, got, want);
+      }
+      tfc_tensor_unref(out);
+      tfc_tensor_unref(keep);
     }
-    tfc_tensor_unref(out);
-    tfc_tensor_unref(keep);
+    tfc_tensor_unref(x);
   }
-  tfc_tensor_unref(x);
-  /* extremes and NaN */
-  int64_t d6[1] = {6};
-  const double v[6] = {-1000, -100, 100, 1000, NAN, 0};
-  tfc_tensor *y = mk_f(TFC_DT_FLOAT, d6, 1, v), *out = NULL;
+  /* every length up to 40: each lane position of a tail, and the same value wherever it is */
+  for (int64_t n = 1; n <= 40; n++) {
+    double v[40];
+    for (int i = 0; i < n; i++) v[i] = (i % 2 ? -1 : 1) * (0.3 + 0.37 * i);
+    for (int o = 0; o < 2; o++) {
+      tfc_tensor *x = mk_f(TFC_DT_FLOAT, &n, 1, v), *out = NULL;
+      EXPECT_EQ(run(ops[o], NULL, 0, &x, 1, &out, 1, &s), TFC_OK);
+      for (int i = 0; i < n; i++) {
+        double want = o == 0 ? 1 / (1 + exp(-(double)(float)v[i])) : tanh((double)(float)v[i]);
+        EXPECT_NEAR(((float *)out->data)[i], want, 1e-6 * fabs(want));
+      }
+      tfc_tensor_unref(out);
+      tfc_tensor_unref(x);
+    }
+  }
+  /* extremes, infinities and NaN */
+  int64_t d8[1] = {8};
+  const double v[8] = {-1000, -100, 100, 1000, NAN, 0, INFINITY, -INFINITY};
+  tfc_tensor *y = mk_f(TFC_DT_FLOAT, d8, 1, v), *out = NULL;
   EXPECT_EQ(run("Sigmoid", NULL, 0, &y, 1, &out, 1, &s), TFC_OK);
   float *o = out->data;
   EXPECT_TRUE(o[0] >= 0 && o[0] < 1e-30 && o[1] >= 0 && o[1] < 1e-30 && o[2] == 1 && o[3] == 1 && isnan(o[4]) && o[5] == 0.5f);
+  EXPECT_TRUE(o[6] == 1 && o[7] == 0);
   tfc_tensor_unref(out);
   tfc_tensor_unref(y);
-  y = mk_f(TFC_DT_FLOAT, d6, 1, v);
+  y = mk_f(TFC_DT_FLOAT, d8, 1, v);
   EXPECT_EQ(run("Tanh", NULL, 0, &y, 1, &out, 1, &s), TFC_OK);
   o = out->data;
   EXPECT_TRUE(o[0] == -1 && o[1] == -1 && o[2] == 1 && o[3] == 1 && isnan(o[4]) && o[5] == 0);
+  EXPECT_TRUE(o[6] == 1 && o[7] == -1 && !signbit(o[5]));
   tfc_tensor_unref(out);
   tfc_tensor_unref(y);
+  /* gradients (y, dy) over lengths with tails */
+  const char *gops[2] = {"SigmoidGrad", "TanhGrad"};
+  for (int64_t n = 1; n <= 37; n += 4) {
+    double yv[37], dy[37];
+    for (int i = 0; i < n; i++) yv[i] = 0.9 - 0.05 * i, dy[i] = 1.5 - 0.1 * i;
+    for (int g = 0; g < 2; g++) {
+      tfc_tensor *in[2] = {mk_f(TFC_DT_FLOAT, &n, 1, yv), mk_f(TFC_DT_FLOAT, &n, 1, dy)};
+      EXPECT_EQ(run(gops[g], NULL, 0, in, 2, &out, 1, &s), TFC_OK);
+      for (int i = 0; i < n; i++) {
+        double a = (float)yv[i], b = (float)dy[i];
+        double want = g == 0 ? b * a * (1 - a) : b * (1 - a * a);
+        EXPECT_NEAR(((float *)out->data)[i], want, 1e-6 * (fabs(want) + 1));
+      }
+      tfc_tensor_unref(out);
+      unref_all(in, 2);
+    }
+  }
   tfc_status_fini(&s);
+}
+
+static void float_sigmoid_tanh_exp_are_accurate_across_the_range(void) { check_float_activations(); }
+
+static void float_activations_are_accurate_on_the_baseline_vector_unit(void) {
+  setenv("TFC_SIMD", "base", 1);
+  check_float_activations();
+}
+
+static void float_activations_are_accurate_with_avx2(void) {
+  setenv("TFC_SIMD", "avx2", 1);
+  check_float_activations();
 }
 
 static void softmax_row_with_nan_is_nan_and_others_untouched(void) {
@@ -466,6 +519,8 @@ static const tfc_test tests[] = {
     TFC_TEST(activation_grads_require_equal_shapes),
     TFC_TEST(outputs_forward_sole_input_buffers),
     TFC_TEST(float_sigmoid_tanh_exp_are_accurate_across_the_range),
+    TFC_TEST(float_activations_are_accurate_on_the_baseline_vector_unit),
+    TFC_TEST(float_activations_are_accurate_with_avx2),
     TFC_TEST(softmax_row_with_nan_is_nan_and_others_untouched),
     TFC_TEST(large_tensors_match_serial_references),
     {0}};

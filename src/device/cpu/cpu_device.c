@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/malloc_tune.h"
 #include "device/cpu/cpu_kernels.h"
 #include "device/device.h"
 
@@ -19,6 +20,7 @@ static void build_table(void) {
   tfc_status *s = &cpu_table_status;
   if (tfc_ops_init(s)) return;
   tfc_cpu_blas_init();
+  tfc_malloc_tune(); /* keeps the heap from shrinking and growing every step */
   int (*families[])(tfc_kernel_table *, tfc_status *) = {
       tfc_cpu_kernels_core, tfc_cpu_kernels_matmul, tfc_cpu_kernels_cwise,
       tfc_cpu_kernels_reduce, tfc_cpu_kernels_array, tfc_cpu_kernels_sendrecv, tfc_cpu_kernels_state,

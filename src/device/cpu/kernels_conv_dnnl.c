@@ -42,6 +42,7 @@ void tfc_dnn_single_thread(void) {
   /* The OpenMP nthreads ICV is per thread (each native thread has its own initial task), so
    * this limits only oneDNN calls made from this thread. */
   static __thread int done;
+  if (!done) pthread_once(&engine_once, engine_create); /* looks omp_set_num_threads up */
   if (!done && omp_set_threads) {
     omp_set_threads(1);
     done = 1;

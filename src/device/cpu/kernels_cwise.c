@@ -23,6 +23,7 @@
 #include <stdatomic.h>
 #include <string.h>
 
+#include "base/simd.h"
 #include "device/cpu/cwise_int.h"
 
 /* ---- broadcast plan ---- */
@@ -225,9 +226,36 @@ static inline double fmod_f64(double a, double b) {
 
 /* ---- the ops ---- */
 
-FOR_REAL(BIN_WRAP, add, +)
-FOR_REAL(BIN_WRAP, sub, -)
-FOR_REAL(BIN_WRAP, mul, *)
+/* Float add, sub and mul (the bulk of a recurrent cell's element-wise work besides the
+ * activations) are compiled once per vector unit (base/simd.h) and picked at run time. A
+ * target attribute starts from the command line's options, so -O3 is asked for again. */
+#if TFC_SIMD_X86
+#if defined(__GNUC__) && !defined(__clang__)
+#define CW_O3 __attribute__((optimize("O3")))
+#else
+#define CW_O3
+#endif
+#define BIN_F32_SIMD(name, OP)                                                                    \
+  CW_BIN(name##_base, f32, f32, a OP b)                                                           \
+  TFC_SIMD_TARGET_AVX2 CW_O3 CW_BIN(name##_avx2, f32, f32, a OP b)                                \
+  TFC_SIMD_TARGET_AVX512 CW_O3 CW_BIN(name##_avx512, f32, f32, a OP b)                            \
+  static int name##_f32(const void *x, const void *y, void *z, int64_t n, int mode) {             \
+    int l = tfc_simd_level();                                                                     \
+    return l >= TFC_SIMD_AVX512 ? name##_avx512_f32(x, y, z, n, mode)                             \
+           : l >= TFC_SIMD_AVX2 ? name##_avx2_f32(x, y, z, n, mode)                               \
+                                : name##_base_f32(x, y, z, n, mode);                              \
+  }
+#else
+#define BIN_F32_SIMD(name, OP) CW_BIN(name, f32, f32, a OP b)
+#endif
+#define FOR_REAL_BUT_F32(M, name, ...)                                                            \
+  M(name, f64, __VA_ARGS__) FOR_SINT(M, name, __VA_ARGS__) FOR_UINT(M, name, __VA_ARGS__)
+BIN_F32_SIMD(add, +)
+BIN_F32_SIMD(sub, -)
+BIN_F32_SIMD(mul, *)
+FOR_REAL_BUT_F32(BIN_WRAP, add, +)
+FOR_REAL_BUT_F32(BIN_WRAP, sub, -)
+FOR_REAL_BUT_F32(BIN_WRAP, mul, *)
 FOR_FLOAT(BIN_SAME, div, a / b)
 #define DIV_S(name, T, unused) CW_BIN_CHECKED(name, T, b == 0, ERR_DIV_ZERO, tdiv_##T(a, b))
 #define DIV_U(name, T, unused) CW_BIN_CHECKED(name, T, b == 0, ERR_DIV_ZERO, a / b)

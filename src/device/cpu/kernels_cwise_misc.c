@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "device/array_plan.h"
+#include "base/simd.h"
 #include "device/cpu/cwise_int.h"
 
 /* ---- Cast ---- */
@@ -210,14 +211,34 @@ static int cast_compute(tfc_kernel_ctx *c) {
 typedef void (*addn_fn)(void *z, const void *a, const void *b, int64_t n);
 
 /* z = a + b; z may be a or b exactly. Integers wrap. */
-#define ADDN(T)                                                                                   \
-  static void addn_##T(void *zv, const void *av, const void *bv, int64_t n) {                    \
+#define ADDN(T) ADDN_NAMED(addn_##T, T, )
+#define ADDN_NAMED(name, T, ATTRS)                                                                \
+  ATTRS static void name(void *zv, const void *av, const void *bv, int64_t n) {                  \
     T *restrict z = zv;                                                                           \
     const T *restrict a = av;                                                                     \
     const T *restrict b = bv;                                                                     \
     for (int64_t i = 0; i < n; i++) z[i] = (T)((w_##T)a[i] + (w_##T)b[i]);                        \
   }
+/* Float sums (gradient accumulation) once per vector unit (base/simd.h); a target attribute
+ * starts from the command line's options, so -O3 is asked for again. */
+#if TFC_SIMD_X86
+#if defined(__GNUC__) && !defined(__clang__)
+#define ADDN_O3 __attribute__((optimize("O3")))
+#else
+#define ADDN_O3
+#endif
+ADDN_NAMED(addn_base_f32, f32, )
+ADDN_NAMED(addn_avx2_f32, f32, TFC_SIMD_TARGET_AVX2 ADDN_O3)
+ADDN_NAMED(addn_avx512_f32, f32, TFC_SIMD_TARGET_AVX512 ADDN_O3)
+static void addn_f32(void *z, const void *a, const void *b, int64_t n) {
+  int l = tfc_simd_level();
+  if (l >= TFC_SIMD_AVX512) addn_avx512_f32(z, a, b, n);
+  else if (l >= TFC_SIMD_AVX2) addn_avx2_f32(z, a, b, n);
+  else addn_base_f32(z, a, b, n);
+}
+#else
 ADDN(f32)
+#endif
 ADDN(f64)
 ADDN(i32)
 ADDN(i64)

@@ -1,8 +1,11 @@
 /*
  * kernels_matmul — MatMul on the CPU, and the sharded GEMM every CPU matrix product uses.
  *
- * float and double go to OpenBLAS (cblas_sgemm/dgemm) with OpenBLAS's own threads turned
- * off: tfc_cpu_gemm cuts the output into as many row (or column) blocks as the device has
+ * float goes to oneDNN's sgemm (single-threaded in the calling thread), double to OpenBLAS
+ * (cblas_dgemm) with OpenBLAS's own threads turned off. For the shapes of recurrent cells
+ * (32x256 @ 256x512 and its gradients) oneDNN's sgemm takes about two thirds of OpenBLAS's
+ * time, and no more on large products; tiny products (under 32K multiply-adds) stay on
+ * OpenBLAS, whose call overhead is lower. tfc_cpu_gemm cuts the output into as many row (or column) blocks as the device has
  * threads and runs one single-threaded GEMM per block on the intra-op pool. So a device with
  * half the cores uses half the cores, two devices side by side do not oversubscribe the
  * machine, and a single device still uses every core. Integer types use a plain i-k-j loop
@@ -13,6 +16,7 @@
 #include <string.h>
 
 #include "device/cpu/cpu_kernels.h"
+#include "device/cpu/kernels_conv_int.h"
 #include "device/matmul_plan.h"
 
 #define INT_MATMUL(T)                                                                              \
@@ -35,6 +39,9 @@ INT_MATMUL(int32_t)
 INT_MATMUL(int64_t)
 
 void tfc_cpu_blas_init(void) { openblas_set_num_threads(1); }
+
+#define SGEMM_DNNL_MIN ((int64_t)32 << 10)
+#define GEMM_MIN_FLOP_PER_BLOCK ((int64_t)8 << 20)
 
 typedef struct gemm_job {
   int dtype, ta, tb, by_rows;
@@ -60,6 +67,13 @@ static void gemm_block(int64_t begin, int64_t end, void *arg) {
     n = end - begin;
   }
   enum CBLAS_TRANSPOSE tA = j->ta ? CblasTrans : CblasNoTrans, tB = j->tb ? CblasTrans : CblasNoTrans;
+  if (j->dtype == TFC_DT_FLOAT && m * n * j->k >= SGEMM_DNNL_MIN) {
+    tfc_dnn_single_thread();
+    /* Cannot fail for valid shapes; a refusal falls through to OpenBLAS. */
+    if (dnnl_sgemm(j->ta ? 'T' : 'N', j->tb ? 'T' : 'N', m, n, j->k, 1.0f, (const float *)a, j->lda,
+                   (const float *)b, j->ldb, 0.0f, (float *)out, j->ldc) == dnnl_success)
+      return;
+  }
   if (j->dtype == TFC_DT_FLOAT)
     cblas_sgemm(CblasRowMajor, tA, tB, (int)m, (int)n, (int)j->k, 1.0f, (const float *)a, (int)j->lda,
                 (const float *)b, (int)j->ldb, 0.0f, (float *)out, (int)j->ldc);
@@ -72,13 +86,19 @@ void tfc_cpu_gemm(tfc_kernel_ctx *c, int dtype, int ta, int tb, int64_t m, int64
                   int64_t lda, const void *b, int64_t ldb, void *out, int64_t ldc) {
   gemm_job j = {dtype, ta, tb, m >= n, m, n, k, lda, ldb, ldc, a, b, out};
   int64_t items = j.by_rows ? m : n;
-  /* Below ~4 MFLOP a second thread costs more than it saves; a block of fewer than 16 rows
-   * (columns) loses more to packing than it gains. */
-  if (!c || !c->pool || c->max_parallel == 1 || 2 * m * n * k < (4 << 20) || items < 32) {
+  /* A block gets at least GEMM_MIN_FLOP_PER_BLOCK (about 60 us on one core): below that the
+   * hop to a pool thread (its wake-up, and its cold cache for its share of B) costs more than
+   * it saves, by far on a machine shared with other work (an LSTM step's 32x256 @ 256x512
+   * product, 8 MFLOP, took 50% more CPU in two blocks than in one). A block of fewer than 16
+   * rows (columns) loses more to packing than it gains. */
+  int64_t by_work = 2 * m * n * k / GEMM_MIN_FLOP_PER_BLOCK;
+  if (!c || !c->pool || c->max_parallel == 1 || by_work < 2 || items < 32) {
     gemm_block(0, items, &j);
     return;
   }
-  tfc_threadpool_parallel_for(c->pool, items, 16, c->max_parallel, gemm_block, &j);
+  int limit = c->max_parallel > 0 ? c->max_parallel : tfc_threadpool_size(c->pool) + 1;
+  if (by_work < limit) limit = (int)by_work;
+  tfc_threadpool_parallel_for(c->pool, items, 16, limit, gemm_block, &j);
 }
 
 static int matmul_compute(tfc_kernel_ctx *c) {
