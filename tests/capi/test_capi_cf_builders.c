@@ -61,87 +61,14 @@ static TF_Output num_op(const TFC_Scope *sc, const char *type, const char *name,
 
 /* ---- the fixture ---- */
 
-static char *fixture_section(const char *header) {
-  TF_Buffer *b = capi_read_fixture("cf_builders.txt");
-  char *text = malloc(b->length + 1);
-  memcpy(text, b->data, b->length);
-  text[b->length] = 0;
-  TF_DeleteBuffer(b);
-  char *sec = strstr(text, header);
-  if (!sec) tfc_test_fail(__FILE__, __LINE__, "no section %s in the fixture", header);
-  char *start = strchr(sec, '\n') + 1, *end = strstr(start, "\n\n");
-  if (end) end[1] = 0;
-  char *out = strdup(start);
-  free(text);
-  return out;
-}
-
-/* Python's dump format: "name op in,^ctl[ frame_name=f is_constant=b parallel_iterations=n]
- * [ _class=loc:@a,...]". */
-static void dump(TF_Graph *g, char *buf, size_t cap) {
-  size_t pos = 0, len = 0;
-  TF_Operation *o;
-  TF_Status *s = TF_NewStatus();
-  buf[0] = 0;
-  while ((o = TF_GraphNextOperation(g, &pos)) != NULL) {
-    len += (size_t)snprintf(buf + len, cap - len, "%s %s ", TF_OperationName(o), TF_OperationOpType(o));
-    int n = TF_OperationNumInputs(o);
-    for (int i = 0; i < n; i++) {
-      TF_Output src = TF_OperationInput((TF_Input){o, i});
-      len += (size_t)snprintf(buf + len, cap - len, "%s%s:%d", i ? "," : "", TF_OperationName(src.oper), src.index);
-    }
-    TF_Operation *ctl[8];
-    int nc = TF_OperationGetControlInputs(o, ctl, 8);
-    for (int i = 0; i < nc; i++)
-      len += (size_t)snprintf(buf + len, cap - len, "%s^%s", n || i ? "," : "", TF_OperationName(ctl[i]));
-    if (strcmp(TF_OperationOpType(o), "Enter") == 0) {
-      char frame[128] = {0};
-      int64_t pi = 0;
-      unsigned char ic = 0;
-      TF_OperationGetAttrString(o, "frame_name", frame, sizeof frame - 1, s);
-      TF_OperationGetAttrInt(o, "parallel_iterations", &pi, s);
-      TF_OperationGetAttrBool(o, "is_constant", &ic, s);
-      OK(s);
-      len += (size_t)snprintf(buf + len, cap - len, " frame_name=%s is_constant=%d parallel_iterations=%d", frame, ic,
-                              (int)pi);
-    }
-    TF_AttrMetadata m = TF_OperationGetAttrMetadata(o, "_class", s);
-    if (TF_GetCode(s) == TF_OK && m.list_size > 0) {
-      void *vals[8];
-      size_t lens[8];
-      char store[512];
-      int k = m.list_size < 8 ? (int)m.list_size : 8;
-      TF_OperationGetAttrStringList(o, "_class", vals, lens, k, store, sizeof store, s);
-      OK(s);
-      len += (size_t)snprintf(buf + len, cap - len, " _class=");
-      for (int i = 0; i < k; i++)
-        len += (size_t)snprintf(buf + len, cap - len, "%s%.*s", i ? "," : "", (int)lens[i], (const char *)vals[i]);
-    }
-    TF_SetStatus(s, TF_OK, "");
-    len += (size_t)snprintf(buf + len, cap - len, "\n");
-  }
-  TF_DeleteStatus(s);
-}
-
 /* The graph's nodes are exactly the section's (in any order); outputs are named as "= ...";
  * running with the feeds gives the "values" line. */
 static void expect_as_tf(TF_Graph *g, const char *header, const TF_Output *outs, int n_outs, const char **feed_names,
                          const float *feed_vals, const int *feed_bool, int n_feeds) {
   static char got[65536];
-  dump(g, got, sizeof got);
-  char *want = fixture_section(header);
-  size_t total = 0;
-  char *line = want;
-  while (*line && line[0] != '=') {
-    char *end = strchr(line, '\n');
-    char save = end[1];
-    end[1] = 0;
-    if (!strstr(got, line)) tfc_test_fail(__FILE__, __LINE__, "%s: missing node line\n%sin:\n%s", header, line, got);
-    total += strlen(line);
-    end[1] = save;
-    line = end + 1;
-  }
-  if (strlen(got) != total) tfc_test_fail(__FILE__, __LINE__, "%s: extra nodes in:\n%s", header, got);
+  capi_dump_nodes(g, got, sizeof got, CAPI_DUMP_ENTER | CAPI_DUMP_CLASS);
+  char *want = capi_fixture_section("cf_builders.txt", header);
+  const char *line = capi_expect_node_lines(got, want, header);
   /* "= name:i ..." */
   char names[512] = "=";
   for (int i = 0; i < n_outs; i++) {
@@ -149,7 +76,7 @@ static void expect_as_tf(TF_Graph *g, const char *header, const TF_Output *outs,
     snprintf(names + l, sizeof names - l, " %s:%d", TF_OperationName(outs[i].oper), outs[i].index);
   }
   if (strncmp(line, names, strlen(names)) != 0) tfc_test_fail(__FILE__, __LINE__, "%s: outputs %s", header, names);
-  char *vals = strstr(line, "values ");
+  const char *vals = strstr(line, "values ");
   EXPECT_TRUE(vals != NULL);
   /* Run. */
   TF_Status *s = TF_NewStatus();
@@ -166,9 +93,11 @@ static void expect_as_tf(TF_Graph *g, const char *header, const TF_Output *outs,
   }
   TF_SessionRun(sess, NULL, fo, fv, n_feeds, outs, ov, n_outs, NULL, 0, NULL, s);
   OK(s);
-  char *p = vals + 7;
+  const char *p = vals + 7;
   for (int i = 0; i < n_outs; i++) {
-    double w = strtod(p, &p);
+    char *e;
+    double w = strtod(p, &e);
+    p = e;
     double v = TF_TensorType(ov[i]) == TF_INT32 ? *(int *)TF_TensorData(ov[i]) : *(float *)TF_TensorData(ov[i]);
     EXPECT_NEAR(v, w, 1e-5);
     TF_DeleteTensor(ov[i]);
@@ -362,13 +291,6 @@ static void cond_in_while_matches_tf(void) {
 
 /* ---- errors ---- */
 
-static int num_ops(TF_Graph *g) {
-  size_t pos = 0;
-  int n = 0;
-  while (TF_GraphNextOperation(g, &pos)) n++;
-  return n;
-}
-
 static void uncaptured_x_times_2(const TFC_Scope *sc, void *arg, TF_Output *outs, TF_Status *s) {
   TF_OperationDescription *d = TFC_ScopeNewOperation(sc, "Mul", "mul");
   TF_AddInput(d, ((env *)arg)->x);
@@ -390,29 +312,29 @@ static void cond_errors_leave_the_graph_unchanged(void) {
   TFC_Scope *root = TFC_NewRootScope(g);
   env e = {placeholder(g, "x", TF_FLOAT, s), {NULL, 0}};
   TF_Output p = placeholder(g, "p", TF_BOOL, s), y = {NULL, 0};
-  int before = num_ops(g);
+  int before = capi_num_ops(g);
   /* An outside tensor read without TFC_Capture. */
   TFC_Cond(root, p, uncaptured_x_times_2, &e, x_plus_1, &e, 1, NULL, &y, s);
   EXPECT_EQ(TF_GetCode(s), TF_INVALID_ARGUMENT);
   EXPECT_STREQ(TF_Message(s),
                "Node 'cond/mul' in the true branch reads 'x:0', which was made outside it; bring the tensor in "
                "with TFC_Capture");
-  EXPECT_EQ(num_ops(g), before);
+  EXPECT_EQ(capi_num_ops(g), before);
   /* Branch results of different dtypes. */
   TFC_Cond(root, p, x_times_2, &e, int_one, &e, 1, NULL, &y, s);
   EXPECT_EQ(TF_GetCode(s), TF_INVALID_ARGUMENT);
   EXPECT_STREQ(TF_Message(s), "Outputs of true_fn and false_fn must have the same type: float32, int32");
-  EXPECT_EQ(num_ops(g), before);
+  EXPECT_EQ(capi_num_ops(g), before);
   /* A failing branch: its error, nothing left. */
   TFC_Cond(root, p, x_times_2, &e, fails, &e, 1, NULL, &y, s);
   EXPECT_EQ(TF_GetCode(s), TF_UNAVAILABLE);
   EXPECT_STREQ(TF_Message(s), "branch failed");
-  EXPECT_EQ(num_ops(g), before);
+  EXPECT_EQ(capi_num_ops(g), before);
   /* A non-bool pred. */
   TFC_Cond(root, e.x, x_times_2, &e, x_plus_1, &e, 1, NULL, &y, s);
   EXPECT_EQ(TF_GetCode(s), TF_INVALID_ARGUMENT);
   EXPECT_STREQ(TF_Message(s), "cond: pred must be a bool tensor, got float32 from 'x:0'");
-  EXPECT_EQ(num_ops(g), before);
+  EXPECT_EQ(capi_num_ops(g), before);
   /* After the errors the names are free again: the next cond is "cond". */
   TFC_Cond(root, p, x_times_2, &e, x_plus_1, &e, 1, NULL, &y, s);
   OK(s);
@@ -439,18 +361,18 @@ static void while_errors_leave_the_graph_unchanged(void) {
   TF_Status *s = TF_NewStatus();
   TFC_Scope *root = TFC_NewRootScope(g);
   TF_Output x = placeholder(g, "x", TF_FLOAT, s), r;
-  int before = num_ops(g);
+  int before = capi_num_ops(g);
   TFC_WhileLoop(root, v_below_100, double_v, NULL, &x, 0, NULL, NULL, &r, s);
   EXPECT_EQ(TF_GetCode(s), TF_INVALID_ARGUMENT);
   EXPECT_STREQ(TF_Message(s), "No loop variables provided");
   TFC_WhileLoop(root, int_cond, double_v, NULL, &x, 1, NULL, NULL, &r, s);
   EXPECT_EQ(TF_GetCode(s), TF_INVALID_ARGUMENT);
   EXPECT_STREQ(TF_Message(s), "while_loop: cond must return a bool tensor, got float32");
-  EXPECT_EQ(num_ops(g), before);
+  EXPECT_EQ(capi_num_ops(g), before);
   TFC_WhileLoop(root, v_below_100, to_int, NULL, &x, 1, NULL, NULL, &r, s);
   EXPECT_EQ(TF_GetCode(s), TF_INVALID_ARGUMENT);
   EXPECT_STREQ(TF_Message(s), "while_loop: body output 0 has type int32, but loop variable 0 has type float32");
-  EXPECT_EQ(num_ops(g), before);
+  EXPECT_EQ(capi_num_ops(g), before);
   TFC_WhileLoop(root, v_below_100, double_v, NULL, &x, 1, NULL, NULL, &r, s);
   OK(s);
   EXPECT_STREQ(TF_OperationName(r.oper), "while/Exit");

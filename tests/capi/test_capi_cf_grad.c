@@ -232,20 +232,7 @@ static void square_loop_with_maximum_iterations_gradient(void) {
 
 /* ---- conds, checked against TF (tests/fixtures/cf_builders.txt, "# grad ...") ---- */
 
-static char *fixture_section(const char *header) {
-  TF_Buffer *b = capi_read_fixture("cf_builders.txt");
-  char *text = malloc(b->length + 1);
-  memcpy(text, b->data, b->length);
-  text[b->length] = 0;
-  TF_DeleteBuffer(b);
-  char *sec = strstr(text, header);
-  if (!sec) tfc_test_fail(__FILE__, __LINE__, "no section %s in the fixture", header);
-  char *start = strchr(sec, '\n') + 1, *end = strstr(start, "\n\n");
-  if (end) end[1] = 0;
-  char *out = strdup(start);
-  free(text);
-  return out;
-}
+static char *fixture_section(const char *header) { return capi_fixture_section("cf_builders.txt", header); }
 
 /* The section's "values" line. */
 static int fixture_values(const char *header, double *v, int cap) {
