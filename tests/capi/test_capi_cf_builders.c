@@ -12,51 +12,13 @@
 #include <string.h>
 
 #include "capi_util.h"
-#include "tfc/control_flow.h"
+#include "cf_ops.h"
 
 /* ---- building ops the way Python's operators name them ---- */
 
-static TF_Output placeholder(TF_Graph *g, const char *name, TF_DataType dt, TF_Status *s) {
-  TF_OperationDescription *d = TF_NewOperation(g, "Placeholder", name);
-  TF_SetAttrType(d, "dtype", dt);
-  TF_SetAttrShape(d, "shape", NULL, 0);
-  TF_Output o = {TF_FinishOperation(d, s), 0};
-  OK(s);
-  return o;
-}
-
-/* A scalar Const `name` under sc (tf.constant; float32 or int32). */
-static TF_Output constant(const TFC_Scope *sc, const char *name, TF_DataType dt, double v, TF_Status *s) {
-  TF_Tensor *t = TF_AllocateTensor(dt, NULL, 0, 4);
-  if (dt == TF_FLOAT) *(float *)TF_TensorData(t) = (float)v;
-  else *(int *)TF_TensorData(t) = (int)v;
-  TF_OperationDescription *d = TFC_ScopeNewOperation(sc, "Const", name);
-  TF_SetAttrTensor(d, "value", t, s);
-  TF_SetAttrType(d, "dtype", dt);
-  TF_Output o = {TF_FinishOperation(d, s), 0};
-  TF_DeleteTensor(t);
-  return o;
-}
-
-/* Python's `a <op> b` (b.oper NULL: the number bv as "<op>/y" of a's dtype) or `<op>(a)` (unary):
- * the inputs captured under the op's name, the name scope opened, the op named after it. */
-static TF_Output op(const TFC_Scope *sc, const char *type, const char *name, TF_Output a, int unary, TF_Output b,
-                    double bv, TF_Status *s) {
-  a = TFC_Capture(sc, a, name, s);
-  if (!unary && b.oper) b = TFC_Capture(sc, b, name, s);
-  TFC_Scope *sub = TFC_NewSubScope(sc, name);
-  if (!unary && !b.oper) b = constant(sub, "y", TF_OperationOutputType(a), bv, s);
-  TF_OperationDescription *d = TF_NewOperation(TFC_ScopeGraph(sc), type, TFC_ScopeName(sub));
-  TF_AddInput(d, a);
-  if (!unary) TF_AddInput(d, b);
-  TF_Output o = {TF_FinishOperation(d, s), 0};
-  TFC_DeleteScope(sub);
-  return o;
-}
-
 static TF_Output num_op(const TFC_Scope *sc, const char *type, const char *name, TF_Output a, double bv,
                         TF_Status *s) {
-  return op(sc, type, name, a, 0, (TF_Output){NULL, 0}, bv, s);
+  return cf_op(sc, type, name, a, 0, (TF_Output){NULL, 0}, bv, s);
 }
 
 /* ---- the fixture ---- */
@@ -128,8 +90,8 @@ static void cond_matches_tf(void) {
     TF_Graph *g = TF_NewGraph();
     TF_Status *s = TF_NewStatus();
     TFC_Scope *root = TFC_NewRootScope(g);
-    env e = {placeholder(g, "x", TF_FLOAT, s), {NULL, 0}};
-    TF_Output p = placeholder(g, "p", TF_BOOL, s), y;
+    env e = {cf_placeholder(g, "x", TF_FLOAT, s), {NULL, 0}};
+    TF_Output p = cf_placeholder(g, "p", TF_BOOL, s), y;
     TFC_Cond(root, p, x_times_2, &e, x_plus_1, &e, 1, NULL, &y, s);
     OK(s);
     const char *fn[2] = {"x", "p"};
@@ -144,12 +106,12 @@ static void cond_matches_tf(void) {
 
 static void pair_true(const TFC_Scope *sc, void *arg, TF_Output *outs, TF_Status *s) {
   TF_Output x = ((env *)arg)->x;
-  TF_Output sq = op(sc, "Mul", "mul", x, 0, x, 0, s);
+  TF_Output sq = cf_op(sc, "Mul", "mul", x, 0, x, 0, s);
   outs[0] = x; /* an outside tensor as a result: captured by the builder */
   outs[1] = sq;
 }
 static void pair_false(const TFC_Scope *sc, void *arg, TF_Output *outs, TF_Status *s) {
-  outs[0] = constant(sc, "Const", TF_FLOAT, 7, s);
+  outs[0] = cf_constant(sc, "Const", TF_FLOAT, 7, s);
   outs[1] = num_op(sc, "Sub", "sub", ((env *)arg)->x, 1, s);
 }
 
@@ -157,8 +119,8 @@ static void two_output_cond_matches_tf(void) {
   TF_Graph *g = TF_NewGraph();
   TF_Status *s = TF_NewStatus();
   TFC_Scope *root = TFC_NewRootScope(g);
-  env e = {placeholder(g, "x", TF_FLOAT, s), {NULL, 0}};
-  TF_Output p = placeholder(g, "p", TF_BOOL, s), y[2];
+  env e = {cf_placeholder(g, "x", TF_FLOAT, s), {NULL, 0}};
+  TF_Output p = cf_placeholder(g, "p", TF_BOOL, s), y[2];
   TFC_Cond(root, p, pair_true, &e, pair_false, &e, 2, "pick", y, s);
   OK(s);
   const char *fn[2] = {"x", "p"};
@@ -171,7 +133,7 @@ static void two_output_cond_matches_tf(void) {
 }
 
 static void neg_x(const TFC_Scope *sc, void *arg, TF_Output *outs, TF_Status *s) {
-  outs[0] = op(sc, "Neg", "Neg", ((env *)arg)->x, 1, (TF_Output){NULL, 0}, 0, s);
+  outs[0] = cf_op(sc, "Neg", "Neg", ((env *)arg)->x, 1, (TF_Output){NULL, 0}, 0, s);
 }
 static void x_times_3(const TFC_Scope *sc, void *arg, TF_Output *outs, TF_Status *s) {
   outs[0] = num_op(sc, "Mul", "mul", ((env *)arg)->x, 3, s);
@@ -187,7 +149,7 @@ static void case_matches_tf(void) {
     TF_Graph *g = TF_NewGraph();
     TF_Status *s = TF_NewStatus();
     TFC_Scope *root = TFC_NewRootScope(g);
-    env e = {placeholder(g, "x", TF_FLOAT, s), {NULL, 0}};
+    env e = {cf_placeholder(g, "x", TF_FLOAT, s), {NULL, 0}};
     TFC_CaseBranch br[2] = {{num_op(root, "Less", "Less", e.x, 0, s), neg_x, &e},
                             {num_op(root, "Less", "Less", e.x, 10, s), x_times_3, &e}};
     TF_Output y;
@@ -203,20 +165,20 @@ static void case_matches_tf(void) {
 }
 
 static void v_less_n(const TFC_Scope *sc, void *arg, const TF_Output *vars, TF_Output *out, TF_Status *s) {
-  *out = op(sc, "Less", "Less", vars[1], 0, ((env *)arg)->n, 0, s);
+  *out = cf_op(sc, "Less", "Less", vars[1], 0, ((env *)arg)->n, 0, s);
 }
 static void inc_and_square(const TFC_Scope *sc, void *arg, const TF_Output *vars, TF_Output *outs, TF_Status *s) {
   (void)arg;
   outs[0] = num_op(sc, "AddV2", "add", vars[0], 1, s);
-  outs[1] = op(sc, "Mul", "mul", vars[1], 0, vars[1], 0, s);
+  outs[1] = cf_op(sc, "Mul", "mul", vars[1], 0, vars[1], 0, s);
 }
 
 static void while_loop_matches_tf(void) {
   TF_Graph *g = TF_NewGraph();
   TF_Status *s = TF_NewStatus();
   TFC_Scope *root = TFC_NewRootScope(g);
-  env e = {placeholder(g, "x", TF_FLOAT, s), placeholder(g, "n", TF_FLOAT, s)};
-  TF_Output vars[2] = {constant(root, "Const", TF_INT32, 0, s), e.x}, r[2];
+  env e = {cf_placeholder(g, "x", TF_FLOAT, s), cf_placeholder(g, "n", TF_FLOAT, s)};
+  TF_Output vars[2] = {cf_constant(root, "Const", TF_INT32, 0, s), e.x}, r[2];
   TFC_WhileLoop(root, v_less_n, inc_and_square, &e, vars, 2, NULL, NULL, r, s);
   OK(s);
   const char *fn[2] = {"x", "n"};
@@ -241,7 +203,7 @@ static void while_loop_with_maximum_iterations_matches_tf(void) {
   TF_Graph *g = TF_NewGraph();
   TF_Status *s = TF_NewStatus();
   TFC_Scope *root = TFC_NewRootScope(g);
-  TF_Output x = placeholder(g, "x", TF_FLOAT, s), r;
+  TF_Output x = cf_placeholder(g, "x", TF_FLOAT, s), r;
   TFC_WhileOptions o = TFC_DefaultWhileOptions();
   o.maximum_iterations = 3;
   o.parallel_iterations = 1;
@@ -277,7 +239,7 @@ static void cond_in_while_matches_tf(void) {
   TF_Graph *g = TF_NewGraph();
   TF_Status *s = TF_NewStatus();
   TFC_Scope *root = TFC_NewRootScope(g);
-  TF_Output x = placeholder(g, "x", TF_FLOAT, s), r;
+  TF_Output x = cf_placeholder(g, "x", TF_FLOAT, s), r;
   TFC_WhileLoop(root, v_below_20, cond_body, NULL, &x, 1, NULL, NULL, &r, s);
   OK(s);
   const char *fn[1] = {"x"};
@@ -299,7 +261,7 @@ static void uncaptured_x_times_2(const TFC_Scope *sc, void *arg, TF_Output *outs
 }
 static void int_one(const TFC_Scope *sc, void *arg, TF_Output *outs, TF_Status *s) {
   (void)arg;
-  outs[0] = constant(sc, "Const", TF_INT32, 1, s);
+  outs[0] = cf_constant(sc, "Const", TF_INT32, 1, s);
 }
 static void fails(const TFC_Scope *sc, void *arg, TF_Output *outs, TF_Status *s) {
   (void)sc, (void)arg, (void)outs;
@@ -310,8 +272,8 @@ static void cond_errors_leave_the_graph_unchanged(void) {
   TF_Graph *g = TF_NewGraph();
   TF_Status *s = TF_NewStatus();
   TFC_Scope *root = TFC_NewRootScope(g);
-  env e = {placeholder(g, "x", TF_FLOAT, s), {NULL, 0}};
-  TF_Output p = placeholder(g, "p", TF_BOOL, s), y = {NULL, 0};
+  env e = {cf_placeholder(g, "x", TF_FLOAT, s), {NULL, 0}};
+  TF_Output p = cf_placeholder(g, "p", TF_BOOL, s), y = {NULL, 0};
   int before = capi_num_ops(g);
   /* An outside tensor read without TFC_Capture. */
   TFC_Cond(root, p, uncaptured_x_times_2, &e, x_plus_1, &e, 1, NULL, &y, s);
@@ -360,7 +322,7 @@ static void while_errors_leave_the_graph_unchanged(void) {
   TF_Graph *g = TF_NewGraph();
   TF_Status *s = TF_NewStatus();
   TFC_Scope *root = TFC_NewRootScope(g);
-  TF_Output x = placeholder(g, "x", TF_FLOAT, s), r;
+  TF_Output x = cf_placeholder(g, "x", TF_FLOAT, s), r;
   int before = capi_num_ops(g);
   TFC_WhileLoop(root, v_below_100, double_v, NULL, &x, 0, NULL, NULL, &r, s);
   EXPECT_EQ(TF_GetCode(s), TF_INVALID_ARGUMENT);
