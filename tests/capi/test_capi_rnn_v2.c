@@ -1,7 +1,7 @@
 /*
  * Dynamic RNNs in control flow v2, written by real TensorFlow (tests/fixtures/gen_rnn_v2.py
- * writes rnn2_NAME.pb and the session script rnn2_NAME.session; both are committed): tf.compat.v1.nn.dynamic_rnn
- * with LSTMCell and GRUCell and a different sequence length per row, whose time loop is a
+ * writes rnn2_NAME.pb and the session script rnn2_NAME.session; both are committed):
+ * tf.compat.v1.nn.dynamic_rnn with LSTMCell and GRUCell and a different sequence length per row, whose time loop is a
  * StatelessWhile over library functions carrying TensorLists. Run through the public C API:
  * the outputs and final states right after init must be within 1e-5 of TensorFlow's, and a
  * training graph (the gradient While, fed by TensorList accumulators) must reproduce
@@ -13,24 +13,17 @@
 #include "../fixtures/session_script.h"
 #include "harness.h"
 
-static void run_fixture(const char *name) {
-  char pb[256], script[256];
-  snprintf(pb, sizeof pb, "%s.pb", name);
-  snprintf(script, sizeof script, "%s.session", name);
-  ss_replay_files(pb, script);
-}
-
-static void lstm_inference_matches_tensorflow(void) { run_fixture("rnn2_lstm_infer"); }
-static void gru_inference_matches_tensorflow(void) { run_fixture("rnn2_gru_infer"); }
-static void lstm_adam_training_matches_tensorflow(void) { run_fixture("rnn2_lstm_adam"); }
-static void lstm_gradient_descent_training_matches_tensorflow(void) { run_fixture("rnn2_lstm_gd"); }
-static void gru_adam_training_matches_tensorflow(void) { run_fixture("rnn2_gru_adam"); }
-static void gru_gradient_descent_training_matches_tensorflow(void) { run_fixture("rnn2_gru_gd"); }
-static void map_fn_and_its_gradient_match_tensorflow(void) { run_fixture("tl_map_fn"); }
-static void scan_and_its_gradient_match_tensorflow(void) { run_fixture("tl_scan"); }
-static void dynamic_size_tensor_array_in_a_loop_matches_tensorflow(void) { run_fixture("tl_dynamic"); }
-static void tensor_array_scatter_gather_and_reads_in_a_loop_match_tensorflow(void) { run_fixture("tl_scatter"); }
-static void tensor_array_split_and_concat_match_tensorflow(void) { run_fixture("tl_concat"); }
+static void lstm_inference_matches_tensorflow(void) { ss_replay_fixture("rnn2_lstm_infer"); }
+static void gru_inference_matches_tensorflow(void) { ss_replay_fixture("rnn2_gru_infer"); }
+static void lstm_adam_training_matches_tensorflow(void) { ss_replay_fixture("rnn2_lstm_adam"); }
+static void lstm_gradient_descent_training_matches_tensorflow(void) { ss_replay_fixture("rnn2_lstm_gd"); }
+static void gru_adam_training_matches_tensorflow(void) { ss_replay_fixture("rnn2_gru_adam"); }
+static void gru_gradient_descent_training_matches_tensorflow(void) { ss_replay_fixture("rnn2_gru_gd"); }
+static void map_fn_and_its_gradient_match_tensorflow(void) { ss_replay_fixture("tl_map_fn"); }
+static void scan_and_its_gradient_match_tensorflow(void) { ss_replay_fixture("tl_scan"); }
+static void dynamic_size_tensor_array_in_a_loop_matches_tensorflow(void) { ss_replay_fixture("tl_dynamic"); }
+static void tensor_array_scatter_gather_and_reads_in_a_loop_match_tensorflow(void) { ss_replay_fixture("tl_scatter"); }
+static void tensor_array_split_and_concat_match_tensorflow(void) { ss_replay_fixture("tl_concat"); }
 
 static const tfc_test tests[] = {
     TFC_TEST(lstm_inference_matches_tensorflow),
