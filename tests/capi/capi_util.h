@@ -1,12 +1,16 @@
 /*
  * capi_util — what the C API tests of the builders share (header-only: each test stays one
- * program): a status check and reading a TF-made GraphDef fixture, or loading it into a new graph.
+ * program): a status check, reading a TF-made fixture (a GraphDef into a new graph, or a
+ * section of a text fixture), and a graph's nodes as text lines to compare with the node
+ * lines TF's Python wrote (gen_capi_while*.py, gen_cf_builders.py).
  */
 #ifndef TFC_TESTS_CAPI_UTIL_H
 #define TFC_TESTS_CAPI_UTIL_H
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "harness.h"
 #include "tensorflow/c/c_api.h"
@@ -46,6 +50,103 @@ static inline TF_Graph *capi_load_fixture(const char *file) {
   TF_DeleteBuffer(buf);
   TF_DeleteStatus(s);
   return g;
+}
+
+/* The number of operations in g. */
+static inline int capi_num_ops(TF_Graph *g) {
+  size_t pos = 0;
+  int n = 0;
+  while (TF_GraphNextOperation(g, &pos)) n++;
+  return n;
+}
+
+/* The text of TFC_FIXTURE_DIR/file from the line after the first `header` up to the next
+ * blank line (a new string; the caller frees it). Fails the test when there is no header. */
+static inline char *capi_fixture_section(const char *file, const char *header) {
+  TF_Buffer *b = capi_read_fixture(file);
+  char *text = malloc(b->length + 1);
+  memcpy(text, b->data, b->length);
+  text[b->length] = 0;
+  TF_DeleteBuffer(b);
+  char *sec = strstr(text, header);
+  if (!sec) tfc_test_fail(__FILE__, __LINE__, "no section %s in %s", header, file);
+  char *start = strchr(sec, '\n') + 1, *end = strstr(start, "\n\n");
+  if (end) end[1] = 0;
+  char *out = strdup(start);
+  free(text);
+  return out;
+}
+
+enum {
+  CAPI_DUMP_ENTER = 1, /* Enter nodes add " frame_name=F is_constant=B parallel_iterations=N" */
+  CAPI_DUMP_CLASS = 2, /* nodes with a _class attr add " _class=loc:@a,..." */
+};
+
+/* g's nodes in graph order into buf, one line each: "name op in:k,in:k,^ctl" and what
+ * `flags` adds (the format of the node lines in the fixtures). */
+static inline void capi_dump_nodes(TF_Graph *g, char *buf, size_t cap, int flags) {
+  size_t pos = 0, len = 0;
+  TF_Operation *o;
+  TF_Status *s = TF_NewStatus();
+  buf[0] = 0;
+  while ((o = TF_GraphNextOperation(g, &pos)) != NULL && len < cap) {
+    len += (size_t)snprintf(buf + len, cap - len, "%s %s ", TF_OperationName(o), TF_OperationOpType(o));
+    int n = TF_OperationNumInputs(o);
+    for (int i = 0; i < n && len < cap; i++) {
+      TF_Output src = TF_OperationInput((TF_Input){o, i});
+      len += (size_t)snprintf(buf + len, cap - len, "%s%s:%d", i ? "," : "", TF_OperationName(src.oper), src.index);
+    }
+    TF_Operation *ctl[8];
+    int nc = TF_OperationGetControlInputs(o, ctl, 8);
+    for (int i = 0; i < nc && len < cap; i++)
+      len += (size_t)snprintf(buf + len, cap - len, "%s^%s", n || i ? "," : "", TF_OperationName(ctl[i]));
+    if ((flags & CAPI_DUMP_ENTER) && strcmp(TF_OperationOpType(o), "Enter") == 0 && len < cap) {
+      char frame[128] = {0};
+      int64_t pi = 0;
+      unsigned char ic = 0;
+      TF_OperationGetAttrString(o, "frame_name", frame, sizeof frame - 1, s);
+      TF_OperationGetAttrInt(o, "parallel_iterations", &pi, s);
+      TF_OperationGetAttrBool(o, "is_constant", &ic, s);
+      OK(s);
+      len += (size_t)snprintf(buf + len, cap - len, " frame_name=%s is_constant=%d parallel_iterations=%d", frame, ic,
+                              (int)pi);
+    }
+    TF_AttrMetadata m = TF_OperationGetAttrMetadata(o, "_class", s);
+    if ((flags & CAPI_DUMP_CLASS) && TF_GetCode(s) == TF_OK && m.list_size > 0 && len < cap) {
+      void *vals[8];
+      size_t lens[8];
+      char store[512];
+      int k = m.list_size < 8 ? (int)m.list_size : 8;
+      TF_OperationGetAttrStringList(o, "_class", vals, lens, k, store, sizeof store, s);
+      OK(s);
+      len += (size_t)snprintf(buf + len, cap - len, " _class=");
+      for (int i = 0; i < k && len < cap; i++)
+        len += (size_t)snprintf(buf + len, cap - len, "%s%.*s", i ? "," : "", (int)lens[i], (const char *)vals[i]);
+    }
+    TF_SetStatus(s, TF_OK, "");
+    if (len < cap) len += (size_t)snprintf(buf + len, cap - len, "\n");
+  }
+  if (len >= cap) tfc_test_fail(__FILE__, __LINE__, "the graph's node lines pass %zu bytes", cap);
+  TF_DeleteStatus(s);
+}
+
+/* Fails the test unless the node lines `got` (capi_dump_nodes) are exactly the lines at
+ * `want` up to its end or a line starting with '=' (in any order; `what` names the case).
+ * Returns where it stopped in want. */
+static inline const char *capi_expect_node_lines(const char *got, const char *want, const char *what) {
+  size_t total = 0;
+  const char *line = want;
+  while (*line && line[0] != '=') {
+    const char *end = strchr(line, '\n');
+    size_t n = end ? (size_t)(end - line) + 1 : strlen(line);
+    char *one = strndup(line, n); /* the line with its newline */
+    if (!strstr(got, one)) tfc_test_fail(__FILE__, __LINE__, "%s: missing node line\n%sin:\n%s", what, one, got);
+    free(one);
+    total += n;
+    line += n;
+  }
+  if (strlen(got) != total) tfc_test_fail(__FILE__, __LINE__, "%s: other nodes than TF's in:\n%s", what, got);
+  return line;
 }
 
 #endif

@@ -12,136 +12,25 @@
 #include <string.h>
 
 #include "capi_util.h"
-#include "tfc/control_flow.h"
+#include "cf_ops.h"
 
 /* ---- building ops the way Python's operators name them ---- */
 
-static TF_Output placeholder(TF_Graph *g, const char *name, TF_DataType dt, TF_Status *s) {
-  TF_OperationDescription *d = TF_NewOperation(g, "Placeholder", name);
-  TF_SetAttrType(d, "dtype", dt);
-  TF_SetAttrShape(d, "shape", NULL, 0);
-  TF_Output o = {TF_FinishOperation(d, s), 0};
-  OK(s);
-  return o;
-}
-
-/* A scalar Const `name` under sc (tf.constant; float32 or int32). */
-static TF_Output constant(const TFC_Scope *sc, const char *name, TF_DataType dt, double v, TF_Status *s) {
-  TF_Tensor *t = TF_AllocateTensor(dt, NULL, 0, 4);
-  if (dt == TF_FLOAT) *(float *)TF_TensorData(t) = (float)v;
-  else *(int *)TF_TensorData(t) = (int)v;
-  TF_OperationDescription *d = TFC_ScopeNewOperation(sc, "Const", name);
-  TF_SetAttrTensor(d, "value", t, s);
-  TF_SetAttrType(d, "dtype", dt);
-  TF_Output o = {TF_FinishOperation(d, s), 0};
-  TF_DeleteTensor(t);
-  return o;
-}
-
-/* Python's `a <op> b` (b.oper NULL: the number bv as "<op>/y" of a's dtype) or `<op>(a)` (unary):
- * the inputs captured under the op's name, the name scope opened, the op named after it. */
-static TF_Output op(const TFC_Scope *sc, const char *type, const char *name, TF_Output a, int unary, TF_Output b,
-                    double bv, TF_Status *s) {
-  a = TFC_Capture(sc, a, name, s);
-  if (!unary && b.oper) b = TFC_Capture(sc, b, name, s);
-  TFC_Scope *sub = TFC_NewSubScope(sc, name);
-  if (!unary && !b.oper) b = constant(sub, "y", TF_OperationOutputType(a), bv, s);
-  TF_OperationDescription *d = TF_NewOperation(TFC_ScopeGraph(sc), type, TFC_ScopeName(sub));
-  TF_AddInput(d, a);
-  if (!unary) TF_AddInput(d, b);
-  TF_Output o = {TF_FinishOperation(d, s), 0};
-  TFC_DeleteScope(sub);
-  return o;
-}
-
 static TF_Output num_op(const TFC_Scope *sc, const char *type, const char *name, TF_Output a, double bv,
                         TF_Status *s) {
-  return op(sc, type, name, a, 0, (TF_Output){NULL, 0}, bv, s);
+  return cf_op(sc, type, name, a, 0, (TF_Output){NULL, 0}, bv, s);
 }
 
 /* ---- the fixture ---- */
-
-static char *fixture_section(const char *header) {
-  TF_Buffer *b = capi_read_fixture("cf_builders.txt");
-  char *text = malloc(b->length + 1);
-  memcpy(text, b->data, b->length);
-  text[b->length] = 0;
-  TF_DeleteBuffer(b);
-  char *sec = strstr(text, header);
-  if (!sec) tfc_test_fail(__FILE__, __LINE__, "no section %s in the fixture", header);
-  char *start = strchr(sec, '\n') + 1, *end = strstr(start, "\n\n");
-  if (end) end[1] = 0;
-  char *out = strdup(start);
-  free(text);
-  return out;
-}
-
-/* Python's dump format: "name op in,^ctl[ frame_name=f is_constant=b parallel_iterations=n]
- * [ _class=loc:@a,...]". */
-static void dump(TF_Graph *g, char *buf, size_t cap) {
-  size_t pos = 0, len = 0;
-  TF_Operation *o;
-  TF_Status *s = TF_NewStatus();
-  buf[0] = 0;
-  while ((o = TF_GraphNextOperation(g, &pos)) != NULL) {
-    len += (size_t)snprintf(buf + len, cap - len, "%s %s ", TF_OperationName(o), TF_OperationOpType(o));
-    int n = TF_OperationNumInputs(o);
-    for (int i = 0; i < n; i++) {
-      TF_Output src = TF_OperationInput((TF_Input){o, i});
-      len += (size_t)snprintf(buf + len, cap - len, "%s%s:%d", i ? "," : "", TF_OperationName(src.oper), src.index);
-    }
-    TF_Operation *ctl[8];
-    int nc = TF_OperationGetControlInputs(o, ctl, 8);
-    for (int i = 0; i < nc; i++)
-      len += (size_t)snprintf(buf + len, cap - len, "%s^%s", n || i ? "," : "", TF_OperationName(ctl[i]));
-    if (strcmp(TF_OperationOpType(o), "Enter") == 0) {
-      char frame[128] = {0};
-      int64_t pi = 0;
-      unsigned char ic = 0;
-      TF_OperationGetAttrString(o, "frame_name", frame, sizeof frame - 1, s);
-      TF_OperationGetAttrInt(o, "parallel_iterations", &pi, s);
-      TF_OperationGetAttrBool(o, "is_constant", &ic, s);
-      OK(s);
-      len += (size_t)snprintf(buf + len, cap - len, " frame_name=%s is_constant=%d parallel_iterations=%d", frame, ic,
-                              (int)pi);
-    }
-    TF_AttrMetadata m = TF_OperationGetAttrMetadata(o, "_class", s);
-    if (TF_GetCode(s) == TF_OK && m.list_size > 0) {
-      void *vals[8];
-      size_t lens[8];
-      char store[512];
-      int k = m.list_size < 8 ? (int)m.list_size : 8;
-      TF_OperationGetAttrStringList(o, "_class", vals, lens, k, store, sizeof store, s);
-      OK(s);
-      len += (size_t)snprintf(buf + len, cap - len, " _class=");
-      for (int i = 0; i < k; i++)
-        len += (size_t)snprintf(buf + len, cap - len, "%s%.*s", i ? "," : "", (int)lens[i], (const char *)vals[i]);
-    }
-    TF_SetStatus(s, TF_OK, "");
-    len += (size_t)snprintf(buf + len, cap - len, "\n");
-  }
-  TF_DeleteStatus(s);
-}
 
 /* The graph's nodes are exactly the section's (in any order); outputs are named as "= ...";
  * running with the feeds gives the "values" line. */
 static void expect_as_tf(TF_Graph *g, const char *header, const TF_Output *outs, int n_outs, const char **feed_names,
                          const float *feed_vals, const int *feed_bool, int n_feeds) {
   static char got[65536];
-  dump(g, got, sizeof got);
-  char *want = fixture_section(header);
-  size_t total = 0;
-  char *line = want;
-  while (*line && line[0] != '=') {
-    char *end = strchr(line, '\n');
-    char save = end[1];
-    end[1] = 0;
-    if (!strstr(got, line)) tfc_test_fail(__FILE__, __LINE__, "%s: missing node line\n%sin:\n%s", header, line, got);
-    total += strlen(line);
-    end[1] = save;
-    line = end + 1;
-  }
-  if (strlen(got) != total) tfc_test_fail(__FILE__, __LINE__, "%s: extra nodes in:\n%s", header, got);
+  capi_dump_nodes(g, got, sizeof got, CAPI_DUMP_ENTER | CAPI_DUMP_CLASS);
+  char *want = capi_fixture_section("cf_builders.txt", header);
+  const char *line = capi_expect_node_lines(got, want, header);
   /* "= name:i ..." */
   char names[512] = "=";
   for (int i = 0; i < n_outs; i++) {
@@ -149,7 +38,7 @@ static void expect_as_tf(TF_Graph *g, const char *header, const TF_Output *outs,
     snprintf(names + l, sizeof names - l, " %s:%d", TF_OperationName(outs[i].oper), outs[i].index);
   }
   if (strncmp(line, names, strlen(names)) != 0) tfc_test_fail(__FILE__, __LINE__, "%s: outputs %s", header, names);
-  char *vals = strstr(line, "values ");
+  const char *vals = strstr(line, "values ");
   EXPECT_TRUE(vals != NULL);
   /* Run. */
   TF_Status *s = TF_NewStatus();
@@ -166,9 +55,11 @@ static void expect_as_tf(TF_Graph *g, const char *header, const TF_Output *outs,
   }
   TF_SessionRun(sess, NULL, fo, fv, n_feeds, outs, ov, n_outs, NULL, 0, NULL, s);
   OK(s);
-  char *p = vals + 7;
+  const char *p = vals + 7;
   for (int i = 0; i < n_outs; i++) {
-    double w = strtod(p, &p);
+    char *e;
+    double w = strtod(p, &e);
+    p = e;
     double v = TF_TensorType(ov[i]) == TF_INT32 ? *(int *)TF_TensorData(ov[i]) : *(float *)TF_TensorData(ov[i]);
     EXPECT_NEAR(v, w, 1e-5);
     TF_DeleteTensor(ov[i]);
@@ -199,8 +90,8 @@ static void cond_matches_tf(void) {
     TF_Graph *g = TF_NewGraph();
     TF_Status *s = TF_NewStatus();
     TFC_Scope *root = TFC_NewRootScope(g);
-    env e = {placeholder(g, "x", TF_FLOAT, s), {NULL, 0}};
-    TF_Output p = placeholder(g, "p", TF_BOOL, s), y;
+    env e = {cf_placeholder(g, "x", TF_FLOAT, s), {NULL, 0}};
+    TF_Output p = cf_placeholder(g, "p", TF_BOOL, s), y;
     TFC_Cond(root, p, x_times_2, &e, x_plus_1, &e, 1, NULL, &y, s);
     OK(s);
     const char *fn[2] = {"x", "p"};
@@ -215,12 +106,12 @@ static void cond_matches_tf(void) {
 
 static void pair_true(const TFC_Scope *sc, void *arg, TF_Output *outs, TF_Status *s) {
   TF_Output x = ((env *)arg)->x;
-  TF_Output sq = op(sc, "Mul", "mul", x, 0, x, 0, s);
+  TF_Output sq = cf_op(sc, "Mul", "mul", x, 0, x, 0, s);
   outs[0] = x; /* an outside tensor as a result: captured by the builder */
   outs[1] = sq;
 }
 static void pair_false(const TFC_Scope *sc, void *arg, TF_Output *outs, TF_Status *s) {
-  outs[0] = constant(sc, "Const", TF_FLOAT, 7, s);
+  outs[0] = cf_constant(sc, "Const", TF_FLOAT, 7, s);
   outs[1] = num_op(sc, "Sub", "sub", ((env *)arg)->x, 1, s);
 }
 
@@ -228,8 +119,8 @@ static void two_output_cond_matches_tf(void) {
   TF_Graph *g = TF_NewGraph();
   TF_Status *s = TF_NewStatus();
   TFC_Scope *root = TFC_NewRootScope(g);
-  env e = {placeholder(g, "x", TF_FLOAT, s), {NULL, 0}};
-  TF_Output p = placeholder(g, "p", TF_BOOL, s), y[2];
+  env e = {cf_placeholder(g, "x", TF_FLOAT, s), {NULL, 0}};
+  TF_Output p = cf_placeholder(g, "p", TF_BOOL, s), y[2];
   TFC_Cond(root, p, pair_true, &e, pair_false, &e, 2, "pick", y, s);
   OK(s);
   const char *fn[2] = {"x", "p"};
@@ -242,7 +133,7 @@ static void two_output_cond_matches_tf(void) {
 }
 
 static void neg_x(const TFC_Scope *sc, void *arg, TF_Output *outs, TF_Status *s) {
-  outs[0] = op(sc, "Neg", "Neg", ((env *)arg)->x, 1, (TF_Output){NULL, 0}, 0, s);
+  outs[0] = cf_op(sc, "Neg", "Neg", ((env *)arg)->x, 1, (TF_Output){NULL, 0}, 0, s);
 }
 static void x_times_3(const TFC_Scope *sc, void *arg, TF_Output *outs, TF_Status *s) {
   outs[0] = num_op(sc, "Mul", "mul", ((env *)arg)->x, 3, s);
@@ -258,7 +149,7 @@ static void case_matches_tf(void) {
     TF_Graph *g = TF_NewGraph();
     TF_Status *s = TF_NewStatus();
     TFC_Scope *root = TFC_NewRootScope(g);
-    env e = {placeholder(g, "x", TF_FLOAT, s), {NULL, 0}};
+    env e = {cf_placeholder(g, "x", TF_FLOAT, s), {NULL, 0}};
     TFC_CaseBranch br[2] = {{num_op(root, "Less", "Less", e.x, 0, s), neg_x, &e},
                             {num_op(root, "Less", "Less", e.x, 10, s), x_times_3, &e}};
     TF_Output y;
@@ -274,20 +165,20 @@ static void case_matches_tf(void) {
 }
 
 static void v_less_n(const TFC_Scope *sc, void *arg, const TF_Output *vars, TF_Output *out, TF_Status *s) {
-  *out = op(sc, "Less", "Less", vars[1], 0, ((env *)arg)->n, 0, s);
+  *out = cf_op(sc, "Less", "Less", vars[1], 0, ((env *)arg)->n, 0, s);
 }
 static void inc_and_square(const TFC_Scope *sc, void *arg, const TF_Output *vars, TF_Output *outs, TF_Status *s) {
   (void)arg;
   outs[0] = num_op(sc, "AddV2", "add", vars[0], 1, s);
-  outs[1] = op(sc, "Mul", "mul", vars[1], 0, vars[1], 0, s);
+  outs[1] = cf_op(sc, "Mul", "mul", vars[1], 0, vars[1], 0, s);
 }
 
 static void while_loop_matches_tf(void) {
   TF_Graph *g = TF_NewGraph();
   TF_Status *s = TF_NewStatus();
   TFC_Scope *root = TFC_NewRootScope(g);
-  env e = {placeholder(g, "x", TF_FLOAT, s), placeholder(g, "n", TF_FLOAT, s)};
-  TF_Output vars[2] = {constant(root, "Const", TF_INT32, 0, s), e.x}, r[2];
+  env e = {cf_placeholder(g, "x", TF_FLOAT, s), cf_placeholder(g, "n", TF_FLOAT, s)};
+  TF_Output vars[2] = {cf_constant(root, "Const", TF_INT32, 0, s), e.x}, r[2];
   TFC_WhileLoop(root, v_less_n, inc_and_square, &e, vars, 2, NULL, NULL, r, s);
   OK(s);
   const char *fn[2] = {"x", "n"};
@@ -312,7 +203,7 @@ static void while_loop_with_maximum_iterations_matches_tf(void) {
   TF_Graph *g = TF_NewGraph();
   TF_Status *s = TF_NewStatus();
   TFC_Scope *root = TFC_NewRootScope(g);
-  TF_Output x = placeholder(g, "x", TF_FLOAT, s), r;
+  TF_Output x = cf_placeholder(g, "x", TF_FLOAT, s), r;
   TFC_WhileOptions o = TFC_DefaultWhileOptions();
   o.maximum_iterations = 3;
   o.parallel_iterations = 1;
@@ -348,7 +239,7 @@ static void cond_in_while_matches_tf(void) {
   TF_Graph *g = TF_NewGraph();
   TF_Status *s = TF_NewStatus();
   TFC_Scope *root = TFC_NewRootScope(g);
-  TF_Output x = placeholder(g, "x", TF_FLOAT, s), r;
+  TF_Output x = cf_placeholder(g, "x", TF_FLOAT, s), r;
   TFC_WhileLoop(root, v_below_20, cond_body, NULL, &x, 1, NULL, NULL, &r, s);
   OK(s);
   const char *fn[1] = {"x"};
@@ -362,13 +253,6 @@ static void cond_in_while_matches_tf(void) {
 
 /* ---- errors ---- */
 
-static int num_ops(TF_Graph *g) {
-  size_t pos = 0;
-  int n = 0;
-  while (TF_GraphNextOperation(g, &pos)) n++;
-  return n;
-}
-
 static void uncaptured_x_times_2(const TFC_Scope *sc, void *arg, TF_Output *outs, TF_Status *s) {
   TF_OperationDescription *d = TFC_ScopeNewOperation(sc, "Mul", "mul");
   TF_AddInput(d, ((env *)arg)->x);
@@ -377,7 +261,7 @@ static void uncaptured_x_times_2(const TFC_Scope *sc, void *arg, TF_Output *outs
 }
 static void int_one(const TFC_Scope *sc, void *arg, TF_Output *outs, TF_Status *s) {
   (void)arg;
-  outs[0] = constant(sc, "Const", TF_INT32, 1, s);
+  outs[0] = cf_constant(sc, "Const", TF_INT32, 1, s);
 }
 static void fails(const TFC_Scope *sc, void *arg, TF_Output *outs, TF_Status *s) {
   (void)sc, (void)arg, (void)outs;
@@ -388,31 +272,31 @@ static void cond_errors_leave_the_graph_unchanged(void) {
   TF_Graph *g = TF_NewGraph();
   TF_Status *s = TF_NewStatus();
   TFC_Scope *root = TFC_NewRootScope(g);
-  env e = {placeholder(g, "x", TF_FLOAT, s), {NULL, 0}};
-  TF_Output p = placeholder(g, "p", TF_BOOL, s), y = {NULL, 0};
-  int before = num_ops(g);
+  env e = {cf_placeholder(g, "x", TF_FLOAT, s), {NULL, 0}};
+  TF_Output p = cf_placeholder(g, "p", TF_BOOL, s), y = {NULL, 0};
+  int before = capi_num_ops(g);
   /* An outside tensor read without TFC_Capture. */
   TFC_Cond(root, p, uncaptured_x_times_2, &e, x_plus_1, &e, 1, NULL, &y, s);
   EXPECT_EQ(TF_GetCode(s), TF_INVALID_ARGUMENT);
   EXPECT_STREQ(TF_Message(s),
                "Node 'cond/mul' in the true branch reads 'x:0', which was made outside it; bring the tensor in "
                "with TFC_Capture");
-  EXPECT_EQ(num_ops(g), before);
+  EXPECT_EQ(capi_num_ops(g), before);
   /* Branch results of different dtypes. */
   TFC_Cond(root, p, x_times_2, &e, int_one, &e, 1, NULL, &y, s);
   EXPECT_EQ(TF_GetCode(s), TF_INVALID_ARGUMENT);
   EXPECT_STREQ(TF_Message(s), "Outputs of true_fn and false_fn must have the same type: float32, int32");
-  EXPECT_EQ(num_ops(g), before);
+  EXPECT_EQ(capi_num_ops(g), before);
   /* A failing branch: its error, nothing left. */
   TFC_Cond(root, p, x_times_2, &e, fails, &e, 1, NULL, &y, s);
   EXPECT_EQ(TF_GetCode(s), TF_UNAVAILABLE);
   EXPECT_STREQ(TF_Message(s), "branch failed");
-  EXPECT_EQ(num_ops(g), before);
+  EXPECT_EQ(capi_num_ops(g), before);
   /* A non-bool pred. */
   TFC_Cond(root, e.x, x_times_2, &e, x_plus_1, &e, 1, NULL, &y, s);
   EXPECT_EQ(TF_GetCode(s), TF_INVALID_ARGUMENT);
   EXPECT_STREQ(TF_Message(s), "cond: pred must be a bool tensor, got float32 from 'x:0'");
-  EXPECT_EQ(num_ops(g), before);
+  EXPECT_EQ(capi_num_ops(g), before);
   /* After the errors the names are free again: the next cond is "cond". */
   TFC_Cond(root, p, x_times_2, &e, x_plus_1, &e, 1, NULL, &y, s);
   OK(s);
@@ -438,19 +322,19 @@ static void while_errors_leave_the_graph_unchanged(void) {
   TF_Graph *g = TF_NewGraph();
   TF_Status *s = TF_NewStatus();
   TFC_Scope *root = TFC_NewRootScope(g);
-  TF_Output x = placeholder(g, "x", TF_FLOAT, s), r;
-  int before = num_ops(g);
+  TF_Output x = cf_placeholder(g, "x", TF_FLOAT, s), r;
+  int before = capi_num_ops(g);
   TFC_WhileLoop(root, v_below_100, double_v, NULL, &x, 0, NULL, NULL, &r, s);
   EXPECT_EQ(TF_GetCode(s), TF_INVALID_ARGUMENT);
   EXPECT_STREQ(TF_Message(s), "No loop variables provided");
   TFC_WhileLoop(root, int_cond, double_v, NULL, &x, 1, NULL, NULL, &r, s);
   EXPECT_EQ(TF_GetCode(s), TF_INVALID_ARGUMENT);
   EXPECT_STREQ(TF_Message(s), "while_loop: cond must return a bool tensor, got float32");
-  EXPECT_EQ(num_ops(g), before);
+  EXPECT_EQ(capi_num_ops(g), before);
   TFC_WhileLoop(root, v_below_100, to_int, NULL, &x, 1, NULL, NULL, &r, s);
   EXPECT_EQ(TF_GetCode(s), TF_INVALID_ARGUMENT);
   EXPECT_STREQ(TF_Message(s), "while_loop: body output 0 has type int32, but loop variable 0 has type float32");
-  EXPECT_EQ(num_ops(g), before);
+  EXPECT_EQ(capi_num_ops(g), before);
   TFC_WhileLoop(root, v_below_100, double_v, NULL, &x, 1, NULL, NULL, &r, s);
   OK(s);
   EXPECT_STREQ(TF_OperationName(r.oper), "while/Exit");

@@ -11,42 +11,12 @@
 #include <string.h>
 
 #include "capi_util.h"
-#include "tfc/control_flow.h"
-
-static TF_Output placeholder(TF_Graph *g, const char *name, TF_Status *s) {
-  TF_OperationDescription *d = TF_NewOperation(g, "Placeholder", name);
-  TF_SetAttrType(d, "dtype", TF_FLOAT);
-  TF_SetAttrShape(d, "shape", NULL, 0);
-  TF_Output o = {TF_FinishOperation(d, s), 0};
-  OK(s);
-  return o;
-}
-
-static TF_Output constant(const TFC_Scope *sc, const char *name, TF_DataType dt, double v, TF_Status *s) {
-  TF_Tensor *t = TF_AllocateTensor(dt, NULL, 0, 4);
-  if (dt == TF_FLOAT) *(float *)TF_TensorData(t) = (float)v;
-  else *(int *)TF_TensorData(t) = (int)v;
-  TF_OperationDescription *d = TFC_ScopeNewOperation(sc, "Const", name);
-  TF_SetAttrTensor(d, "value", t, s);
-  TF_SetAttrType(d, "dtype", dt);
-  TF_Output o = {TF_FinishOperation(d, s), 0};
-  TF_DeleteTensor(t);
-  return o;
-}
+#include "cf_ops.h"
 
 /* a <type> b, b a number when b.oper is NULL; outside inputs captured first. */
 static TF_Output op(const TFC_Scope *sc, const char *type, const char *name, TF_Output a, TF_Output b, double bv,
                     TF_Status *s) {
-  a = TFC_Capture(sc, a, name, s);
-  if (b.oper) b = TFC_Capture(sc, b, name, s);
-  TFC_Scope *sub = TFC_NewSubScope(sc, name);
-  if (!b.oper) b = constant(sub, "y", TF_OperationOutputType(a), bv, s);
-  TF_OperationDescription *d = TF_NewOperation(TFC_ScopeGraph(sc), type, TFC_ScopeName(sub));
-  TF_AddInput(d, a);
-  TF_AddInput(d, b);
-  TF_Output o = {TF_FinishOperation(d, s), 0};
-  TFC_DeleteScope(sub);
-  return o;
+  return cf_op(sc, type, name, a, 0, b, bv, s);
 }
 
 static const TF_Output NONE = {NULL, 0};
@@ -104,10 +74,10 @@ static void body_fn(const TFC_Scope *sc, void *arg, const TF_Output *vars, TF_Ou
 /* The loop's result y and dy/dx (TFC_Gradients) for one program. */
 static void build(TF_Graph *g, prog *p, const TFC_WhileOptions *o, TF_Output *y, TF_Output *dx, TF_Status *s) {
   TFC_Scope *root = TFC_NewRootScope(g);
-  TF_Output x = placeholder(g, "x", s);
+  TF_Output x = cf_placeholder(g, "x", TF_FLOAT, s);
   TF_Output vars[2], outs[2];
   int n = 0;
-  if (p->counted) vars[n++] = constant(root, "i", TF_INT32, 0, s);
+  if (p->counted) vars[n++] = cf_constant(root, "i", TF_INT32, 0, s);
   vars[n++] = x;
   TFC_WhileLoop(root, cond_fn, body_fn, p, vars, n, o, NULL, outs, s);
   OK(s);
@@ -124,7 +94,7 @@ static float central(prog *p, const TFC_WhileOptions *o, float x, float w) {
     TF_Graph *g = TF_NewGraph();
     TF_Status *s = TF_NewStatus();
     prog q = *p;
-    if (p->w.oper) q.w = placeholder(g, "w", s);
+    if (p->w.oper) q.w = cf_placeholder(g, "w", TF_FLOAT, s);
     TF_Output y, dx;
     build(g, &q, o, &y, &dx, s);
     v[k] = run(g, y, k ? x - h : x + h, w);
@@ -137,7 +107,7 @@ static float central(prog *p, const TFC_WhileOptions *o, float x, float w) {
 static void check(prog *p, const TFC_WhileOptions *o, float x, float w, double want_y, double want_dx) {
   TF_Graph *g = TF_NewGraph();
   TF_Status *s = TF_NewStatus();
-  if (p->w.oper) p->w = placeholder(g, "w", s);
+  if (p->w.oper) p->w = cf_placeholder(g, "w", TF_FLOAT, s);
   TF_Output y, dx;
   build(g, p, o, &y, &dx, s);
   EXPECT_TRUE(dx.oper != NULL);
@@ -166,9 +136,9 @@ static void square_loop_with_maximum_iterations_tensor(void) {
   TF_Graph *g = TF_NewGraph();
   TF_Status *s = TF_NewStatus();
   TFC_Scope *root = TFC_NewRootScope(g);
-  TF_Output x = placeholder(g, "x", s), y, dx;
+  TF_Output x = cf_placeholder(g, "x", TF_FLOAT, s), y, dx;
   TFC_WhileOptions o = TFC_DefaultWhileOptions();
-  o.maximum_iterations_tensor = constant(root, "max", TF_INT32, 3, s);
+  o.maximum_iterations_tensor = cf_constant(root, "max", TF_INT32, 3, s);
   prog p = {NONE, 0};
   TFC_WhileLoop(root, cond_fn, body_fn, &p, &x, 1, &o, NULL, &y, s);
   OK(s);
@@ -190,7 +160,7 @@ static void loop_without_back_prop_passes_no_gradient(void) {
   TF_Graph *g = TF_NewGraph();
   TF_Status *s = TF_NewStatus();
   TFC_Scope *root = TFC_NewRootScope(g);
-  TF_Output x = placeholder(g, "x", s), l, dx[2];
+  TF_Output x = cf_placeholder(g, "x", TF_FLOAT, s), l, dx[2];
   TF_Output z = op(root, "Mul", "mul", x, NONE, 3, s);
   TFC_WhileOptions o = TFC_DefaultWhileOptions();
   o.back_prop = 0;
@@ -232,20 +202,7 @@ static void square_loop_with_maximum_iterations_gradient(void) {
 
 /* ---- conds, checked against TF (tests/fixtures/cf_builders.txt, "# grad ...") ---- */
 
-static char *fixture_section(const char *header) {
-  TF_Buffer *b = capi_read_fixture("cf_builders.txt");
-  char *text = malloc(b->length + 1);
-  memcpy(text, b->data, b->length);
-  text[b->length] = 0;
-  TF_DeleteBuffer(b);
-  char *sec = strstr(text, header);
-  if (!sec) tfc_test_fail(__FILE__, __LINE__, "no section %s in the fixture", header);
-  char *start = strchr(sec, '\n') + 1, *end = strstr(start, "\n\n");
-  if (end) end[1] = 0;
-  char *out = strdup(start);
-  free(text);
-  return out;
-}
+static char *fixture_section(const char *header) { return capi_fixture_section("cf_builders.txt", header); }
 
 /* The section's "values" line. */
 static int fixture_values(const char *header, double *v, int cap) {
@@ -274,7 +231,7 @@ static void cond_gradient_matches_tf(void) {
   TF_Graph *g = TF_NewGraph();
   TF_Status *s = TF_NewStatus();
   TFC_Scope *root = TFC_NewRootScope(g);
-  TF_Output x = placeholder(g, "x", s), y, dx;
+  TF_Output x = cf_placeholder(g, "x", TF_FLOAT, s), y, dx;
   TF_OperationDescription *d = TF_NewOperation(g, "Placeholder", "w"); /* the pred, fed as "w" */
   TF_SetAttrType(d, "dtype", TF_BOOL);
   TF_SetAttrShape(d, "shape", NULL, 0);
@@ -359,7 +316,7 @@ static void loop_gradients_match_tf(void) {
     TF_Graph *g = TF_NewGraph();
     TF_Status *s = TF_NewStatus();
     TFC_Scope *root = TFC_NewRootScope(g);
-    TF_Output x = placeholder(g, "x", s), y, dx;
+    TF_Output x = cf_placeholder(g, "x", TF_FLOAT, s), y, dx;
     double limit = k ? 20 : 100;
     TFC_WhileLoop(root, below, k ? cond_sq_body : sq_body, &limit, &x, 1, NULL, NULL, &y, s);
     OK(s);
@@ -384,7 +341,7 @@ static void tuple_wrapped_cond_and_loop_gradients(void) {
   TF_Graph *g = TF_NewGraph();
   TF_Status *s = TF_NewStatus();
   TFC_Scope *root = TFC_NewRootScope(g);
-  TF_Output x = placeholder(g, "x", s), y, l, dx[2];
+  TF_Output x = cf_placeholder(g, "x", TF_FLOAT, s), y, l, dx[2];
   TF_OperationDescription *d = TF_NewOperation(g, "Placeholder", "w");
   TF_SetAttrType(d, "dtype", TF_BOOL);
   TF_SetAttrShape(d, "shape", NULL, 0);
@@ -417,7 +374,7 @@ static void finished_context_refuses_captures(void) {
   TF_Graph *g = TF_NewGraph();
   TF_Status *s = TF_NewStatus();
   TFC_Scope *root = TFC_NewRootScope(g);
-  TF_Output x = placeholder(g, "x", s), y;
+  TF_Output x = cf_placeholder(g, "x", TF_FLOAT, s), y;
   TF_OperationDescription *d = TF_NewOperation(g, "Placeholder", "w");
   TF_SetAttrType(d, "dtype", TF_BOOL);
   TF_Output p = {TF_FinishOperation(d, s), 0};
@@ -458,8 +415,8 @@ static void loop_invariant_gradient_matches_tf(void) {
   TF_Graph *g = TF_NewGraph();
   TF_Status *s = TF_NewStatus();
   TFC_Scope *root = TFC_NewRootScope(g);
-  TF_Output x = placeholder(g, "x", s), w = placeholder(g, "w", s), r[2], d[2];
-  TF_Output vars[2] = {constant(root, "Const", TF_INT32, 0, s), x};
+  TF_Output x = cf_placeholder(g, "x", TF_FLOAT, s), w = cf_placeholder(g, "w", TF_FLOAT, s), r[2], d[2];
+  TF_Output vars[2] = {cf_constant(root, "Const", TF_INT32, 0, s), x};
   TFC_WhileLoop(root, rnn_cond, rnn_body, &w, vars, 2, NULL, NULL, r, s);
   OK(s);
   TF_Output xs[2] = {x, w};

@@ -30,13 +30,6 @@
 /* ---------------- helpers ---------------- */
 
 
-static int num_ops(TF_Graph *g) {
-  int n = 0;
-  size_t pos = 0;
-  while (TF_GraphNextOperation(g, &pos)) n++;
-  return n;
-}
-
 static TF_Output finish(TF_OperationDescription *d) {
   TF_Status *s = TF_NewStatus();
   EXPECT_TRUE(d != NULL);
@@ -205,7 +198,7 @@ static void pipeline_matches_tf_graph(void) {
   pipeline p;
   build_pipeline(ours, &p);
   TF_Graph *fx = capi_load_fixture("input_pipeline.pb");
-  EXPECT_EQ(num_ops(ours), num_ops(fx));
+  EXPECT_EQ(capi_num_ops(ours), capi_num_ops(fx));
   size_t pos = 0;
   TF_Operation *op;
   while ((op = TF_GraphNextOperation(fx, &pos)) != NULL) {
@@ -427,7 +420,7 @@ static void scope_device_and_names_apply(void) {
 static void expect_failure(TF_Status *s, TF_Code code, const char *msg, TF_Graph *g, int before) {
   EXPECT_EQ(TF_GetCode(s), code);
   EXPECT_CONTAINS(TF_Message(s), msg);
-  EXPECT_EQ(num_ops(g), before);
+  EXPECT_EQ(capi_num_ops(g), before);
 }
 
 static void producer_errors_are_pythons(void) {
@@ -450,13 +443,13 @@ static void producer_errors_are_pythons(void) {
   EXPECT_STREQ(name_of(q.oper), "input_producer");
   EXPECT_EQ(TFC_CollectionSize(g, "queue_runners"), 1);
   EXPECT_EQ(TFC_CollectionSize(g, "summaries"), 1);
-  int before = num_ops(g);
+  int before = capi_num_ops(g);
   TF_Output key, value;
   TFC_TFRecordReaderRead(root, q, "LZ4", NULL, &key, &value, s);
   expect_failure(s, TF_INVALID_ARGUMENT, "Unsupported compression_type: 'LZ4'", g, before);
   EXPECT_TRUE(key.oper == NULL && value.oper == NULL);
   TF_Output notq = TFC_ScalarConst(root, "k", TF_FLOAT, 1, s);
-  before = num_ops(g);
+  before = capi_num_ops(g);
   TFC_TFRecordReaderRead(root, notq, NULL, NULL, &key, &value, s);
   expect_failure(s, TF_INVALID_ARGUMENT, "queue 'k:0' is a float tensor, not a queue handle", g, before);
   TFC_DeleteScope(root);
@@ -469,7 +462,7 @@ static void parse_errors_name_the_feature(void) {
   TF_Status *s = TF_NewStatus();
   TFC_Scope *root = TFC_NewRootScope(g);
   TF_Output ser = placeholder(root, "ser", TF_STRING, NULL, 0);
-  int before = num_ops(g);
+  int before = capi_num_ops(g);
   TF_Output v[3];
   TFC_ParseSingleExample(root, ser, NULL, 0, v, s);
   expect_failure(s, TF_INVALID_ARGUMENT, "Missing features.", g, before);
@@ -490,7 +483,7 @@ static void parse_errors_name_the_feature(void) {
   expect_failure(s, TF_INVALID_ARGUMENT, "feature 'a' is given twice", g, before);
   int64_t two = 2;
   TF_Output vec = placeholder(root, "vec", TF_STRING, &two, 1);
-  before = num_ops(g);
+  before = capi_num_ops(g);
   TFC_FixedLenFeature ok = {"a", TF_INT64, NULL, 0, d};
   TFC_ParseSingleExample(root, vec, &ok, 1, v, s);
   expect_failure(s, TF_INVALID_ARGUMENT, "Input serialized must be a scalar", g, before);
@@ -514,7 +507,7 @@ static void batch_errors_are_pythons(void) {
   TF_Output known = placeholder(root, "known", TF_FLOAT, &d4, 1);
   TF_Output partial = placeholder(root, "partial", TF_FLOAT, d3, 2);
   TF_Output unknown = placeholder(root, "unknown", TF_FLOAT, NULL, -1);
-  int before = num_ops(g);
+  int before = capi_num_ops(g);
   TF_Output out[2];
   TFC_ShuffleBatch(root, &known, 1, 4, 10, 10, 1, 0, NULL, out, s);
   expect_failure(s, TF_INVALID_ARGUMENT, "capacity 10 must be bigger than min_after_dequeue 10.", g, before);

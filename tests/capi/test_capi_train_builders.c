@@ -26,13 +26,6 @@
 /* ---------------- helpers ---------------- */
 
 
-static int num_ops(TF_Graph *g) {
-  int n = 0;
-  size_t pos = 0;
-  while (TF_GraphNextOperation(g, &pos)) n++;
-  return n;
-}
-
 static TF_Output finish(TF_OperationDescription *d) {
   TF_Status *s = TF_NewStatus();
   EXPECT_TRUE(d != NULL);
@@ -259,7 +252,7 @@ static void compare_with_fixture(int kind, const char *file) {
   TF_Graph *ours = TF_NewGraph();
   build_mlp(ours, kind);
   TF_Graph *fx = capi_load_fixture(file);
-  EXPECT_EQ(num_ops(ours), num_ops(fx));
+  EXPECT_EQ(capi_num_ops(ours), capi_num_ops(fx));
   size_t pos = 0;
   TF_Operation *op;
   while ((op = TF_GraphNextOperation(fx, &pos)) != NULL) {
@@ -459,12 +452,12 @@ static void bad_initial_value_shape_is_invalid_argument(void) {
   TFC_Scope *root = TFC_NewRootScope(g);
   int64_t dx[2] = {-1, 32};
   TF_Output x = placeholder(root, "x", TF_FLOAT, dx, 2);
-  int before = num_ops(g);
+  int before = capi_num_ops(g);
   TFC_Variable v = TFC_NewVariable(root, "w", x, 1, s);
   EXPECT_EQ(TF_GetCode(s), TF_INVALID_ARGUMENT);
   EXPECT_CONTAINS(TF_Message(s), "initial_value must have a shape specified: Tensor(\"x:0\", shape=(?, 32), dtype=float");
   EXPECT_TRUE(v.variable == NULL);
-  EXPECT_EQ(num_ops(g), before);
+  EXPECT_EQ(capi_num_ops(g), before);
   EXPECT_EQ(TFC_GlobalVariables(g, NULL, 0), 0);
   /* The name was not taken: the next variable "w" is "w". */
   v = TFC_NewVariable(root, "w", TFC_ScalarConst(root, NULL, TF_FLOAT, 1, s), 1, s);
@@ -472,18 +465,18 @@ static void bad_initial_value_shape_is_invalid_argument(void) {
   EXPECT_STREQ(name_of(v.variable), "w");
   /* Unknown rank too; and bad random shapes. */
   TF_Output u = placeholder(root, "u", TF_FLOAT, NULL, -1);
-  before = num_ops(g);
+  before = capi_num_ops(g);
   TFC_NewVariable(root, "u_var", u, 1, s);
   EXPECT_EQ(TF_GetCode(s), TF_INVALID_ARGUMENT);
   int64_t bad[2] = {3, -2};
   TF_Output r = TFC_TruncatedNormal(root, bad, 2, 0, 1, TF_FLOAT, 0, s);
   EXPECT_EQ(TF_GetCode(s), TF_INVALID_ARGUMENT);
   EXPECT_TRUE(r.oper == NULL);
-  EXPECT_EQ(num_ops(g), before);
+  EXPECT_EQ(capi_num_ops(g), before);
   TFC_L2Regularizer(root, -1, u, s);
   EXPECT_EQ(TF_GetCode(s), TF_INVALID_ARGUMENT);
   EXPECT_CONTAINS(TF_Message(s), "Setting a scale less than 0 on a regularizer: -1");
-  EXPECT_EQ(num_ops(g), before);
+  EXPECT_EQ(capi_num_ops(g), before);
   TFC_DeleteScope(root);
   TF_DeleteStatus(s);
   TF_DeleteGraph(g);
@@ -499,20 +492,20 @@ static void apply_without_gradients_fails_and_changes_nothing(void) {
   TFC_Optimizer *adam = TFC_NewAdamOptimizer(0.1, 0.9, 0.999, 1e-8, NULL);
   TF_Output grads[2] = {{NULL, -1}, {NULL, -1}};
   TFC_Variable vars[2] = {v, w};
-  int before = num_ops(g);
+  int before = capi_num_ops(g);
   TF_Operation *op = TFC_ApplyGradients(adam, root, grads, vars, 2, NULL, "train", s);
   EXPECT_TRUE(op == NULL);
   EXPECT_EQ(TF_GetCode(s), TF_INVALID_ARGUMENT);
   EXPECT_CONTAINS(TF_Message(s), "No gradients provided for any variable: ['v:0', 'w:0']");
-  EXPECT_EQ(num_ops(g), before);
+  EXPECT_EQ(capi_num_ops(g), before);
   /* Minimize of a loss that no variable reaches. */
   TF_Output c = const_f(root, "c", NULL, 0, 1);
   TF_Output loss = op1(root, "Square", NULL, c);
-  before = num_ops(g);
+  before = capi_num_ops(g);
   EXPECT_TRUE(TFC_Minimize(adam, root, loss, NULL, "train", s) == NULL);
   EXPECT_EQ(TF_GetCode(s), TF_INVALID_ARGUMENT);
   EXPECT_CONTAINS(TF_Message(s), "No gradients provided for any variable");
-  EXPECT_EQ(num_ops(g), before);
+  EXPECT_EQ(capi_num_ops(g), before);
   /* A failure after the gradients were built (a learning rate from another graph) rolls them
    * back too, with the optimizer's slots. */
   TF_Graph *other = TF_NewGraph();
@@ -520,11 +513,11 @@ static void apply_without_gradients_fails_and_changes_nothing(void) {
   TF_Output foreign = TFC_ScalarConst(oroot, "lr", TF_FLOAT, 0.1, s);
   OK(s);
   TF_Output loss2 = op1(root, "Square", NULL, v.value);
-  before = num_ops(g);
+  before = capi_num_ops(g);
   TFC_OptimizerSetLearningRate(adam, foreign);
   EXPECT_TRUE(TFC_Minimize(adam, root, loss2, NULL, "train", s) == NULL);
   EXPECT_EQ(TF_GetCode(s), TF_INVALID_ARGUMENT);
-  EXPECT_EQ(num_ops(g), before);
+  EXPECT_EQ(capi_num_ops(g), before);
   EXPECT_TRUE(TF_GraphOperationByName(g, "gradients/Square_1_grad/Mul") == NULL);
   EXPECT_EQ(TFC_GlobalVariables(g, NULL, 0), 2);
   /* Then a good call gets the names the failed ones would have had. */

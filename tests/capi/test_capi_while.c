@@ -50,51 +50,14 @@ static void run_ints(TF_Graph *g, const TF_Output *outs, int n, int *vals) {
   TF_DeleteStatus(s);
 }
 
-/* "name op in1,in2,^ctl" per node, in graph order, into buf. */
-static void dump(TF_Graph *g, char *buf, size_t cap) {
-  size_t pos = 0, len = 0;
-  TF_Operation *o;
-  buf[0] = 0;
-  while ((o = TF_GraphNextOperation(g, &pos)) != NULL) {
-    len += (size_t)snprintf(buf + len, cap - len, "%s %s ", TF_OperationName(o), TF_OperationOpType(o));
-    int n = TF_OperationNumInputs(o);
-    for (int i = 0; i < n; i++) {
-      TF_Output src = TF_OperationInput((TF_Input){o, i});
-      len += (size_t)snprintf(buf + len, cap - len, "%s%s:%d", i ? "," : "", TF_OperationName(src.oper), src.index);
-    }
-    TF_Operation *ctl[8];
-    int nc = TF_OperationGetControlInputs(o, ctl, 8);
-    for (int i = 0; i < nc; i++)
-      len += (size_t)snprintf(buf + len, cap - len, "%s^%s", n || i ? "," : "", TF_OperationName(ctl[i]));
-    len += (size_t)snprintf(buf + len, cap - len, "\n");
-  }
-}
-
 /* Expects the graph's nodes to be exactly those of the section starting with `header` in
  * tests/fixtures/capi_while_nodes.txt (up to the next blank line), in any order. */
 static void expect_nodes_as_tf(TF_Graph *g, const char *header) {
   static char got[16384];
-  dump(g, got, sizeof got);
-  TF_Buffer *b = capi_read_fixture("capi_while_nodes.txt");
-  char *text = malloc(b->length + 1);
-  memcpy(text, b->data, b->length);
-  text[b->length] = 0;
-  TF_DeleteBuffer(b);
-  char *sec = strstr(text, header);
-  EXPECT_TRUE(sec != NULL);
-  char *line = strchr(sec, '\n') + 1;
-  size_t total = 0;
-  while (*line && *line != '\n') {
-    char *end = strchr(line, '\n');
-    char save = end[1];
-    end[1] = 0; /* the line with its newline */
-    if (!strstr(got, line)) tfc_test_fail(__FILE__, __LINE__, "missing node line %s in:\n%s", line, got);
-    total += strlen(line);
-    end[1] = save;
-    line = end + 1;
-  }
-  free(text);
-  EXPECT_EQ(strlen(got), total); /* nothing else (no placeholders) */
+  capi_dump_nodes(g, got, sizeof got, 0);
+  char *want = capi_fixture_section("capi_while_nodes.txt", header);
+  capi_expect_node_lines(got, want, header); /* nothing else (no placeholders) */
+  free(want);
 }
 
 /* TF's BasicLoop: while a < b: a = a + (b + 1); from (-9, 2) -> (3, 2). */
@@ -263,13 +226,6 @@ static void vector_cond_fails_at_run(void) {
   TF_DeleteStatus(s);
 }
 
-static int num_ops(TF_Graph *g) {
-  size_t pos = 0;
-  int n = 0;
-  while (TF_GraphNextOperation(g, &pos)) n++;
-  return n;
-}
-
 static void errors_leave_the_graph_unchanged(void) {
   TF_Graph *g = TF_NewGraph();
   TF_Status *s = TF_NewStatus();
@@ -287,12 +243,12 @@ static void errors_leave_the_graph_unchanged(void) {
   EXPECT_TRUE(zb.cond_graph == NULL);
 
   TF_WhileParams p = basic_params(g, s);
-  int before = num_ops(g);
+  int before = capi_num_ops(g);
   p.name = NULL;
   TF_FinishWhile(&p, s, o);
   EXPECT_EQ(TF_GetCode(s), TF_INVALID_ARGUMENT);
   EXPECT_STREQ(TF_Message(s), "TF_WhileParams `name` field is null");
-  EXPECT_EQ(num_ops(g), before);
+  EXPECT_EQ(capi_num_ops(g), before);
 
   TF_Output ins[2] = {{TF_GraphOperationByName(g, "a0"), 0}, {TF_GraphOperationByName(g, "b0"), 0}};
   TF_WhileParams p2 = TF_NewWhile(g, ins, 2, s);
@@ -303,7 +259,7 @@ static void errors_leave_the_graph_unchanged(void) {
   p2.name = "w";
   TF_FinishWhile(&p2, s, o);
   EXPECT_STREQ(TF_Message(s), "BuildWhileLoop: 'cond' argument must return a boolean output, got int32");
-  EXPECT_EQ(num_ops(g), before);
+  EXPECT_EQ(capi_num_ops(g), before);
 
   TF_WhileParams p3 = TF_NewWhile(g, ins, 2, s);
   OK(s);
@@ -313,7 +269,7 @@ static void errors_leave_the_graph_unchanged(void) {
   p3.name = "w";
   TF_FinishWhile(&p3, s, o);
   EXPECT_STREQ(TF_Message(s), "Requested return tensor 'a0:0' not found in graph def");
-  EXPECT_EQ(num_ops(g), before);
+  EXPECT_EQ(capi_num_ops(g), before);
 
   TF_WhileParams p4 = TF_NewWhile(g, ins, 2, s);
   OK(s);
@@ -322,7 +278,7 @@ static void errors_leave_the_graph_unchanged(void) {
   p4.name = "w";
   TF_FinishWhile(&p4, s, o);
   EXPECT_STREQ(TF_Message(s), "TF_WhileParams `body_outputs[1]` field isn't set");
-  EXPECT_EQ(num_ops(g), before);
+  EXPECT_EQ(capi_num_ops(g), before);
 
   /* TF accepts this one (and leaves a Merge mixing types); tfc refuses it. */
   TF_WhileParams p6 = TF_NewWhile(g, ins, 2, s);
@@ -339,7 +295,7 @@ static void errors_leave_the_graph_unchanged(void) {
   EXPECT_EQ(TF_GetCode(s), TF_INVALID_ARGUMENT);
   EXPECT_STREQ(TF_Message(s),
                "Input 1 of node w/Merge was passed float from w/NextIteration:0 incompatible with expected int32.");
-  EXPECT_EQ(num_ops(g), before);
+  EXPECT_EQ(capi_num_ops(g), before);
 
   /* A second loop of the same name (TF's text; TF itself leaves the nodes it built). */
   TF_WhileParams p7 = TF_NewWhile(g, ins, 2, s);
@@ -350,7 +306,7 @@ static void errors_leave_the_graph_unchanged(void) {
   p7.name = "w";
   TF_FinishWhile(&p7, s, o);
   OK(s);
-  int after_w = num_ops(g);
+  int after_w = capi_num_ops(g);
   TF_WhileParams p8 = TF_NewWhile(g, ins, 2, s);
   OK(s);
   p8.cond_output = binop(p8.cond_graph, "Less", "less", p8.cond_inputs[0], p8.cond_inputs[1], s);
@@ -360,7 +316,7 @@ static void errors_leave_the_graph_unchanged(void) {
   TF_FinishWhile(&p8, s, o);
   EXPECT_EQ(TF_GetCode(s), TF_INVALID_ARGUMENT);
   EXPECT_STREQ(TF_Message(s), "WhileContext with frame name 'w' already exists");
-  EXPECT_EQ(num_ops(g), after_w);
+  EXPECT_EQ(capi_num_ops(g), after_w);
   before = after_w;
 
   /* A parent tensor used inside the body: TF's C API has no captures (pass it as a loop
@@ -374,7 +330,7 @@ static void errors_leave_the_graph_unchanged(void) {
   EXPECT_EQ(TF_GetCode(s), TF_INVALID_ARGUMENT);
   EXPECT_CONTAINS(TF_Message(s), "from another graph");
   TF_AbortWhile(&p9);
-  EXPECT_EQ(num_ops(g), before);
+  EXPECT_EQ(capi_num_ops(g), before);
 
   /* A NULL status is tolerated (nothing reported). */
   TF_WhileParams pn = TF_NewWhile(g, ins, 2, NULL);
@@ -384,12 +340,12 @@ static void errors_leave_the_graph_unchanged(void) {
   pn.body_outputs[1] = pn.body_inputs[1];
   pn.name = "wn";
   TF_FinishWhile(&pn, NULL, o);
-  EXPECT_EQ(num_ops(g), before);
+  EXPECT_EQ(capi_num_ops(g), before);
 
   TF_WhileParams p5 = TF_NewWhile(g, ins, 2, s);
   OK(s);
   TF_AbortWhile(&p5);
-  EXPECT_EQ(num_ops(g), before);
+  EXPECT_EQ(capi_num_ops(g), before);
   TF_DeleteGraph(g);
   TF_DeleteStatus(s);
 }

@@ -109,54 +109,8 @@ static int run_floats(TF_Graph *g, const TF_Output *outs, int n, float *vals, ch
   return code;
 }
 
-/* "name op in1,in2,^ctl[ frame=... parallel_iterations=... is_constant=...]" per node. */
-static void dump(TF_Graph *g, char *buf, size_t cap) {
-  size_t pos = 0, len = 0;
-  TF_Operation *o;
-  TF_Status *s = TF_NewStatus();
-  buf[0] = 0;
-  while ((o = TF_GraphNextOperation(g, &pos)) != NULL) {
-    len += (size_t)snprintf(buf + len, cap - len, "%s %s ", TF_OperationName(o), TF_OperationOpType(o));
-    int n = TF_OperationNumInputs(o);
-    for (int i = 0; i < n; i++) {
-      TF_Output src = TF_OperationInput((TF_Input){o, i});
-      len += (size_t)snprintf(buf + len, cap - len, "%s%s:%d", i ? "," : "", TF_OperationName(src.oper), src.index);
-    }
-    TF_Operation *ctl[8];
-    int nc = TF_OperationGetControlInputs(o, ctl, 8);
-    for (int i = 0; i < nc; i++)
-      len += (size_t)snprintf(buf + len, cap - len, "%s^%s", n || i ? "," : "", TF_OperationName(ctl[i]));
-    if (strcmp(TF_OperationOpType(o), "Enter") == 0) {
-      char frame[128] = {0};
-      int64_t pi = 0;
-      unsigned char ic = 0;
-      TF_OperationGetAttrString(o, "frame_name", frame, sizeof frame - 1, s);
-      TF_OperationGetAttrInt(o, "parallel_iterations", &pi, s);
-      TF_OperationGetAttrBool(o, "is_constant", &ic, s);
-      OK(s);
-      len += (size_t)snprintf(buf + len, cap - len, " frame=%s parallel_iterations=%d is_constant=%d", frame, (int)pi,
-                              ic);
-    }
-    len += (size_t)snprintf(buf + len, cap - len, "\n");
-  }
-  TF_DeleteStatus(s);
-}
-
 /* The fixture text from the line after `header` up to the next blank line (a new string). */
-static char *fixture_section(const char *header) {
-  TF_Buffer *b = capi_read_fixture("capi_while_grad.txt");
-  char *text = malloc(b->length + 1);
-  memcpy(text, b->data, b->length);
-  text[b->length] = 0;
-  TF_DeleteBuffer(b);
-  char *sec = strstr(text, header);
-  if (!sec) tfc_test_fail(__FILE__, __LINE__, "no section %s in the fixture", header);
-  char *start = strchr(sec, '\n') + 1, *end = strstr(start, "\n\n");
-  if (end) end[1] = 0;
-  char *out = strdup(start);
-  free(text);
-  return out;
-}
+static char *fixture_section(const char *header) { return capi_fixture_section("capi_while_grad.txt", header); }
 
 /* 1 for a line the gradient body's nodes decide: a body node, or a node that reads one
  * (the gradient loop's NextIteration reads the body's result, which differs by registry). */
@@ -168,7 +122,7 @@ static int body_line(const char *line, size_t len) {
  * the others line for line; g has no other node outside the gradient body. */
 static void expect_nodes_as_tf(TF_Graph *g, const char *header) {
   static char got[32768];
-  dump(g, got, sizeof got);
+  capi_dump_nodes(g, got, sizeof got, CAPI_DUMP_ENTER);
   char *want = fixture_section(header);
   size_t total = 0;
   for (char *line = want; *line;) {
@@ -296,13 +250,6 @@ static void body_needing_forward_values_fails_at_run_as_in_tf(void) {
   TF_DeleteGraph(g);
 }
 
-static int num_ops(TF_Graph *g) {
-  size_t pos = 0;
-  int n = 0;
-  while (TF_GraphNextOperation(g, &pos)) n++;
-  return n;
-}
-
 /* An Exit whose gradient is cut (StopGradient): TF's UNIMPLEMENTED, the graph unchanged. */
 static void exit_without_gradient_is_unimplemented(void) {
   TF_Graph *g = TF_NewGraph();
@@ -311,13 +258,13 @@ static void exit_without_gradient_is_unimplemented(void) {
   build(g, TWO, 1.5f, 0.5f, ins, outs, s);
   TF_Output sg = node(g, "StopGradient", "sg", &outs[1], 1, 0, s);
   TF_Output ys[2] = {outs[0], sg}, dys[2] = {f32_const(g, "dy0", 1, s), f32_const(g, "dy1", 1, s)};
-  int before = num_ops(g);
+  int before = capi_num_ops(g);
   TF_AddGradients(g, ys, 2, ins, 2, dys, s, dx);
   char *want = fixture_section("# error stop");
   EXPECT_EQ((int)TF_GetCode(s), atoi(want));
   EXPECT_STREQ(TF_Message(s), "Missing gradient into while loop not yet implemented");
   EXPECT_TRUE(strstr(want, TF_Message(s)) != NULL);
-  EXPECT_EQ(num_ops(g), before);
+  EXPECT_EQ(capi_num_ops(g), before);
   free(want);
   TF_DeleteStatus(s);
   TF_DeleteGraph(g);
@@ -388,12 +335,12 @@ static void nested_loop_gradient_is_unimplemented(void) {
   p.name = "outer";
   TF_FinishWhile(&p, s, &out);
   OK(s);
-  int before = num_ops(g);
+  int before = capi_num_ops(g);
   TF_AddGradients(g, &out, 1, &x, 1, NULL, s, &dx);
   EXPECT_EQ(TF_GetCode(s), TF_UNIMPLEMENTED);
   EXPECT_STREQ(TF_Message(s),
                "Gradients of nested while loops are not supported: loop 'inner' is inside the body of loop 'outer'");
-  EXPECT_EQ(num_ops(g), before);
+  EXPECT_EQ(capi_num_ops(g), before);
   TF_DeleteStatus(s);
   TF_DeleteGraph(g);
 }

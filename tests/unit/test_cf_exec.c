@@ -14,10 +14,8 @@
 #include <stdio.h>
 #include <sys/resource.h>
 
-#include "device/device.h"
-#include "exec/executor.h"
 #include "exec/frame.h"
-#include "graph/graph.h"
+#include "exec_fixture.h"
 #include "harness.h"
 #include "rendezvous/rendezvous.h"
 
@@ -113,20 +111,9 @@ static tfc_kernel_table table; /* the test's rows, then the CPU's */
 
 /* ---------------- graphs ---------------- */
 
-typedef struct fixture {
-  tfc_graph *g;
-  tfc_threadpool *pool;
-  tfc_device *dev;
-  tfc_status s;
-} fixture;
-
+/* The fixture's CPU device with the test's transfer kernels ahead of the CPU's. */
 static void fixture_init(fixture *f, int device_id) {
-  tfc_status_init(&f->s);
-  if (tfc_ops_init(&f->s) != TFC_OK) tfc_test_fail(__FILE__, __LINE__, "ops: %s", tfc_status_msg(&f->s));
-  f->g = tfc_graph_new();
-  f->pool = tfc_threadpool_new(4, "cf-test");
-  f->dev = tfc_cpu_device_new("localhost", 0, 0, device_id, f->pool, 2, &f->s);
-  if (!f->dev) tfc_test_fail(__FILE__, __LINE__, "device: %s", tfc_status_msg(&f->s));
+  fixture_init_dev(f, device_id);
   if (!table.defs) {
     for (int k = 0; k < f->dev->kernels->n_defs; k++)
       if (f->dev->kernels->defs[k].op == TFC_OP_MatMul) cpu_matmul = &f->dev->kernels->defs[k];
@@ -136,19 +123,6 @@ static void fixture_init(fixture *f, int device_id) {
       tfc_test_fail(__FILE__, __LINE__, "kernels: %s", tfc_status_msg(&f->s));
   }
   f->dev->kernels = &table;
-}
-
-static void fixture_fini(fixture *f) {
-  tfc_device_free(f->dev);
-  tfc_graph_free(f->g);
-  tfc_threadpool_free(f->pool);
-  tfc_status_fini(&f->s);
-}
-
-static tfc_node *finish(fixture *f, tfc_node_desc *d, int line) {
-  tfc_node *n = tfc_node_desc_finish(d, &f->s);
-  if (!n) tfc_test_fail(__FILE__, line, "node: %s", tfc_status_msg(&f->s));
-  return n;
 }
 
 static void set_string(tfc_node_desc *d, const char *attr, const char *v) {
@@ -169,20 +143,20 @@ static tfc_node *const_i32(fixture *f, const char *name, int32_t v, tfc_node *ct
   a = tfc_attr_type(TFC_DT_INT32);
   tfc_node_desc_set_attr(d, "dtype", &a);
   if (ctrl) tfc_node_desc_add_control(d, ctrl);
-  return finish(f, d, __LINE__);
+  return finish_or_fail(d, &f->s, __LINE__);
 }
 
 static tfc_node *op1(fixture *f, const char *op, const char *name, tfc_endpoint a) {
   tfc_node_desc *d = tfc_node_desc_new(f->g, op, name);
   tfc_node_desc_add_input(d, a);
-  return finish(f, d, __LINE__);
+  return finish_or_fail(d, &f->s, __LINE__);
 }
 
 static tfc_node *op2(fixture *f, const char *op, const char *name, tfc_endpoint a, tfc_endpoint b) {
   tfc_node_desc *d = tfc_node_desc_new(f->g, op, name);
   tfc_node_desc_add_input(d, a);
   tfc_node_desc_add_input(d, b);
-  return finish(f, d, __LINE__);
+  return finish_or_fail(d, &f->s, __LINE__);
 }
 
 static tfc_endpoint out(tfc_node *n, int i) { return (tfc_endpoint){n, i}; }
@@ -195,7 +169,7 @@ static tfc_node *enter(fixture *f, const char *name, tfc_node *in, const char *f
   tfc_node_desc_set_attr(d, "is_constant", &a);
   a = tfc_attr_int(par);
   tfc_node_desc_set_attr(d, "parallel_iterations", &a);
-  return finish(f, d, __LINE__);
+  return finish_or_fail(d, &f->s, __LINE__);
 }
 
 /* Merge(first, first): input 1 becomes the back edge once its NextIteration exists. */
@@ -203,7 +177,7 @@ static tfc_node *merge2(fixture *f, const char *name, tfc_endpoint a, tfc_endpoi
   tfc_node_desc *d = tfc_node_desc_new(f->g, "Merge", name);
   tfc_endpoint ins[2] = {a, b};
   tfc_node_desc_add_input_list(d, ins, 2);
-  return finish(f, d, __LINE__);
+  return finish_or_fail(d, &f->s, __LINE__);
 }
 
 static tfc_node *send(fixture *f, const char *name, tfc_endpoint in, const char *tensor) {
@@ -214,7 +188,7 @@ static tfc_node *send(fixture *f, const char *name, tfc_endpoint in, const char 
   set_string(d, "recv_device", f->dev->name);
   tfc_attr_value a = tfc_attr_int(1);
   tfc_node_desc_set_attr(d, "send_device_incarnation", &a);
-  return finish(f, d, __LINE__);
+  return finish_or_fail(d, &f->s, __LINE__);
 }
 
 static tfc_node *recv(fixture *f, const char *name, const char *tensor, tfc_node *ctrl) {
@@ -227,7 +201,7 @@ static tfc_node *recv(fixture *f, const char *name, const char *tensor, tfc_node
   a = tfc_attr_type(TFC_DT_INT32);
   tfc_node_desc_set_attr(d, "tensor_type", &a);
   if (ctrl) tfc_node_desc_add_control(d, ctrl);
-  return finish(f, d, __LINE__);
+  return finish_or_fail(d, &f->s, __LINE__);
 }
 
 static tfc_node *retval(fixture *f, const char *name, tfc_endpoint in, int index) {
@@ -235,7 +209,7 @@ static tfc_node *retval(fixture *f, const char *name, tfc_endpoint in, int index
   tfc_node_desc_add_input(d, in);
   tfc_attr_value a = tfc_attr_int(index);
   tfc_node_desc_set_attr(d, "index", &a);
-  return finish(f, d, __LINE__);
+  return finish_or_fail(d, &f->s, __LINE__);
 }
 
 /* A loop variable of frame L: Merge(Enter(init), NextIteration) -> Switch on the loop
@@ -289,40 +263,6 @@ static tfc_executor *executor(fixture *f) {
 }
 
 static int32_t i32(const tfc_tensor *t) { return *(const int32_t *)t->data; }
-
-/* ---------------- steps ---------------- */
-
-typedef struct step_end {
-  pthread_mutex_t mu;
-  pthread_cond_t cv;
-  int done;
-  int code;
-  char msg[512];
-} step_end;
-
-static void step_end_init(step_end *e) {
-  memset(e, 0, sizeof *e);
-  pthread_mutex_init(&e->mu, NULL);
-  pthread_cond_init(&e->cv, NULL);
-}
-
-static void on_step_end(void *arg, const tfc_status *s) {
-  step_end *e = arg;
-  pthread_mutex_lock(&e->mu);
-  e->done++;
-  e->code = s->code;
-  snprintf(e->msg, sizeof e->msg, "%s", tfc_status_msg(s));
-  pthread_cond_broadcast(&e->cv);
-  pthread_mutex_unlock(&e->mu);
-}
-
-static void step_end_wait(step_end *e) {
-  pthread_mutex_lock(&e->mu);
-  while (!e->done) pthread_cond_wait(&e->cv, &e->mu);
-  pthread_mutex_unlock(&e->mu);
-  pthread_mutex_destroy(&e->mu);
-  pthread_cond_destroy(&e->cv);
-}
 
 /* ---------------- tests ---------------- */
 
@@ -512,7 +452,7 @@ static void dead_send_in_untaken_branch_makes_the_recv_dead(void) {
   tfc_node_desc_set_attr(d, "T", &a);
   a = tfc_attr_int(0);
   tfc_node_desc_set_attr(d, "index", &a);
-  tfc_node *p = finish(&f, d, __LINE__);
+  tfc_node *p = finish_or_fail(d, &f.s, __LINE__);
   tfc_node *x = const_i32(&f, "x", 3, NULL);
   tfc_node *sw = op2(&f, "Switch", "s", out(x, 0), out(p, 0));
   tfc_node *t = op1(&f, "Identity", "t", out(sw, 1));
@@ -561,7 +501,7 @@ static tfc_node *const_fill(fixture *f, const char *name, int dtype, const int64
   a = tfc_attr_type(dtype);
   tfc_node_desc_set_attr(d, "dtype", &a);
   if (ctrl) tfc_node_desc_add_control(d, ctrl);
-  return finish(f, d, __LINE__);
+  return finish_or_fail(d, &f->s, __LINE__);
 }
 
 /* v = 0, acc = zeros(128, 128); while v < 20: acc += MatMul(A * v, B); v += 1, with A and B
@@ -631,7 +571,7 @@ static void build_counter(fixture *f, int par) {
   tfc_node_desc_set_attr(d, "T", &a);
   a = tfc_attr_int(0);
   tfc_node_desc_set_attr(d, "index", &a);
-  tfc_node *n = finish(f, d, __LINE__);
+  tfc_node *n = finish_or_fail(d, &f->s, __LINE__);
   tfc_node *zero = const_i32(f, "zero", 0, NULL);
   loop_var i = loop_var_new(f, "i", zero, par);
   tfc_node *ne = enter(f, "n/enter", n, "L", 1, par);

@@ -4,43 +4,11 @@
 #include <time.h>
 
 #include "base/clock.h"
-#include "device/device.h"
-#include "exec/executor.h"
-#include "graph/graph.h"
+#include "exec_fixture.h"
 #include "harness.h"
 #include "rendezvous/rendezvous.h"
 
-typedef struct fixture {
-  tfc_graph *g;
-  tfc_threadpool *pool;
-  tfc_device *dev;
-  tfc_status s;
-} fixture;
-
-/* A graph and a CPU device with id `device_id`. */
-static void fixture_init_dev(fixture *f, int device_id) {
-  tfc_status_init(&f->s);
-  if (tfc_ops_init(&f->s) != TFC_OK) tfc_test_fail(__FILE__, __LINE__, "ops: %s", tfc_status_msg(&f->s));
-  f->g = tfc_graph_new();
-  f->pool = tfc_threadpool_new(4, "exec-test");
-  f->dev = tfc_cpu_device_new("localhost", 0, 0, device_id, f->pool, 2, &f->s);
-  if (!f->dev) tfc_test_fail(__FILE__, __LINE__, "device: %s", tfc_status_msg(&f->s));
-}
-
 static void fixture_init(fixture *f) { fixture_init_dev(f, 0); }
-
-static void fixture_fini(fixture *f) {
-  tfc_device_free(f->dev);
-  tfc_graph_free(f->g);
-  tfc_threadpool_free(f->pool);
-  tfc_status_fini(&f->s);
-}
-
-static tfc_node *finish_or_fail(tfc_node_desc *d, tfc_status *s, int line) {
-  tfc_node *n = tfc_node_desc_finish(d, s);
-  if (!n) tfc_test_fail(__FILE__, line, "node: %s", tfc_status_msg(s));
-  return n;
-}
 
 static tfc_node *const_f32(fixture *f, const char *name, const int64_t *dims, int ndims,
                            const float *vals) {
@@ -373,39 +341,6 @@ static void two_fini(two *t) {
   tfc_executor_free(t->eb);
   fixture_fini(&t->a);
   fixture_fini(&t->b);
-}
-
-/* The end of one async step, waited on by the test. */
-typedef struct step_end {
-  pthread_mutex_t mu;
-  pthread_cond_t cv;
-  int done;
-  int code;
-  char msg[512];
-} step_end;
-
-static void step_end_init(step_end *e) {
-  memset(e, 0, sizeof *e);
-  pthread_mutex_init(&e->mu, NULL);
-  pthread_cond_init(&e->cv, NULL);
-}
-
-static void on_step_end(void *arg, const tfc_status *s) {
-  step_end *e = arg;
-  pthread_mutex_lock(&e->mu);
-  e->done++;
-  e->code = s->code;
-  snprintf(e->msg, sizeof e->msg, "%s", tfc_status_msg(s));
-  pthread_cond_broadcast(&e->cv);
-  pthread_mutex_unlock(&e->mu);
-}
-
-static void step_end_wait(step_end *e) {
-  pthread_mutex_lock(&e->mu);
-  while (!e->done) pthread_cond_wait(&e->cv, &e->mu);
-  pthread_mutex_unlock(&e->mu);
-  pthread_mutex_destroy(&e->mu);
-  pthread_cond_destroy(&e->cv);
 }
 
 /* Runs one step of both partitions, started in the given order, and checks B's fetch. */
