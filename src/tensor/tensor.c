@@ -30,12 +30,8 @@ static inline int drop_last_ref(atomic_int *refs) {
          atomic_fetch_sub_explicit(refs, 1, memory_order_acq_rel) == 1;
 }
 
-/* Validates dtype and dims and sizes the payload. Writes *n_elems and *n_bytes on every path
- * (0 on error), so no caller can read them unset. */
-static int check_dims(int dtype, const int64_t *dims, int ndims, int64_t *n_elems, size_t *n_bytes,
-                      tfc_status *s) {
-  *n_elems = 0;
-  *n_bytes = 0;
+/* check_dims' errors, out of its inlined fast path. Always returns the code set in s. */
+static __attribute__((noinline, cold)) int dims_error(int dtype, const int64_t *dims, int ndims, tfc_status *s) {
   if (!tfc_dtype_valid(dtype) || tfc_dtype_size(dtype) == 0)
     return tfc_status_set(s, TFC_INVALID_ARGUMENT, "unsupported tensor dtype %s (%d)",
                           tfc_dtype_name(dtype), dtype);
@@ -48,10 +44,21 @@ static int check_dims(int dtype, const int64_t *dims, int ndims, int64_t *n_elem
     return tfc_status_set(s, TFC_INVALID_ARGUMENT, "invalid tensor dims %s",
                           tfc_dims_str(dims, ndims, buf, sizeof buf));
   }
-  size_t es = tfc_dtype_size(dtype);
-  if ((uint64_t)n > SIZE_MAX / es / 2)
-    return tfc_status_set(s, TFC_RESOURCE_EXHAUSTED, "tensor of %lld elements is too large",
-                          (long long)n);
+  return tfc_status_set(s, TFC_RESOURCE_EXHAUSTED, "tensor of %lld elements is too large", (long long)n);
+}
+
+/* Validates dtype and dims and sizes the payload. Writes *n_elems and *n_bytes on every path
+ * (0 on error), so no caller can read them unset. */
+static inline int check_dims(int dtype, const int64_t *dims, int ndims, int64_t *n_elems, size_t *n_bytes,
+                             tfc_status *s) {
+  size_t es = tfc_dtype_valid(dtype) ? tfc_dtype_sizes[dtype] : 0;
+  int64_t n = es && ndims >= 0 && ndims <= TFC_MAX_DIMS ? tfc_dims_num_elements(dims, ndims) : -1;
+  /* es <= 16: most sizes pass the bound without the division */
+  if (n < 0 || ((uint64_t)n > SIZE_MAX / 2 / 16 && (uint64_t)n > SIZE_MAX / es / 2)) {
+    *n_elems = 0;
+    *n_bytes = 0;
+    return dims_error(dtype, dims, ndims, s);
+  }
   *n_elems = n;
   *n_bytes = (size_t)n * es;
   return TFC_OK;
