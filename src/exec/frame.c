@@ -551,9 +551,13 @@ static void iter_release(cf_step *st, int sid, iter_state *it) {
   const tfc_cf_plan *p = st->p;
   if (p->frame_dense[sid]) {
     /* Usually every node ran and took its inputs: a branch-free look first. */
+    tfc_tensor *const *sl = it->slots;
+    int n = st->ex->n_slots, k = 0;
     uintptr_t any = 0;
-    for (int k = 0; k < st->ex->n_slots; k++) any |= (uintptr_t)it->slots[k];
-    for (int k = 0; any && k < st->ex->n_slots; k++) drop(&it->slots[k]);
+    for (; k + 4 <= n; k += 4) /* four slots a turn: a quarter of the loop's own work */
+      any |= ((uintptr_t)sl[k] | (uintptr_t)sl[k + 1]) | ((uintptr_t)sl[k + 2] | (uintptr_t)sl[k + 3]);
+    for (; k < n; k++) any |= (uintptr_t)sl[k];
+    for (k = 0; any && k < n; k++) drop(&it->slots[k]);
   } else {
     for (int k = p->frame_start[sid]; k < p->frame_start[sid + 1]; k++) {
       const exec_item *x = &st->ex->items[p->frame_items[k]];
