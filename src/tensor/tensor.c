@@ -116,8 +116,8 @@ static tfc_buffer *block_new(size_t extra, size_t size) {
   return b;
 }
 
-void tfc_buffer_unref(tfc_buffer *b) {
-  if (!drop_last_ref(&b->refs)) return;
+/* Frees b after its last reference went: strings, accounting, then the bytes. */
+static inline void buffer_free(tfc_buffer *b) {
   if (b->n_strings) {
     tfc_tstring *str = b->data;
     for (int i = 0; i < b->n_strings; i++) free(str[i].data);
@@ -132,6 +132,10 @@ void tfc_buffer_unref(tfc_buffer *b) {
   } else {
     tfc_block_free(b, HEADER_SPACE + (b->has_header ? TENSOR_SPACE : 0) + b->size);
   }
+}
+
+void tfc_buffer_unref(tfc_buffer *b) {
+  if (drop_last_ref(&b->refs)) buffer_free(b);
 }
 
 tfc_tensor *tfc_tensor_new(int dtype, const int64_t *dims, int ndims, tfc_status *s) {
@@ -272,7 +276,7 @@ void tfc_tensor_unref(tfc_tensor *t) {
   if (!t || !drop_last_ref(&t->refs)) return;
   tfc_buffer *b = t->buf;
   if (!t->in_block) free(t); /* an in-block header goes with its buffer's block */
-  tfc_buffer_unref(b);
+  if (drop_last_ref(&b->refs)) buffer_free(b);
 }
 
 int tfc_tensor_can_forward(const tfc_tensor *t) {
