@@ -42,8 +42,10 @@ typedef struct small_cache {
   void *blk[SMALL_CLASSES][SMALL_KEEP];
 } small_cache;
 
-static _Thread_local small_cache tl_small;
-static _Thread_local int tl_small_registered;
+/* The thread's cache, made at its first small free. A pointer with the initial-exec TLS model
+ * reads in one instruction (the default model for a shared library calls __tls_get_addr on
+ * every access), and takes only 8 bytes of the static TLS a dlopen'ed library may use. */
+static _Thread_local small_cache *tl_small __attribute__((tls_model("initial-exec")));
 static pthread_key_t small_key;
 static pthread_once_t small_once = PTHREAD_ONCE_INIT;
 
@@ -53,10 +55,29 @@ static void small_trim(small_cache *c) {
   }
 }
 
-static void small_thread_end(void *c) { small_trim(c); }
+static void small_thread_end(void *c) {
+  small_trim(c);
+  free(c);
+  tl_small = NULL;
+}
 
 static void small_key_init(void) {
   if (pthread_key_create(&small_key, small_thread_end) != 0) small_key = (pthread_key_t)-1;
+}
+
+/* The calling thread's cache, registered to go when the thread does; NULL when none can be
+ * made (the caller frees blocks directly). */
+static __attribute__((noinline)) small_cache *small_cache_new(void) {
+  pthread_once(&small_once, small_key_init);
+  if (small_key == (pthread_key_t)-1) return NULL;
+  small_cache *c = calloc(1, sizeof *c);
+  if (!c) return NULL;
+  if (pthread_setspecific(small_key, c) != 0) {
+    free(c);
+    return NULL;
+  }
+  tl_small = c;
+  return c;
 }
 
 /* The size class of an allocation of `size` bytes (< SMALL_CLASSES), or -1. */
@@ -68,8 +89,8 @@ static int small_class(size_t size) {
 void *tfc_block_alloc(size_t size) {
   int k = small_class(size);
   if (k >= 0) {
-    small_cache *c = &tl_small;
-    if (c->n[k] > 0) return c->blk[k][--c->n[k]];
+    small_cache *c = tl_small;
+    if (c && c->n[k] > 0) return c->blk[k][--c->n[k]];
     return aligned_alloc(TFC_ALIGN, (size_t)(k + 1) * TFC_ALIGN);
   }
   if (size < BLOCK_MIN) return tfc_aligned_alloc(size);
@@ -93,16 +114,9 @@ void tfc_block_free(void *p, size_t size) {
   if (!p) return;
   int k = small_class(size);
   if (k >= 0) {
-    small_cache *c = &tl_small;
-    if (c->n[k] < SMALL_KEEP) {
-      if (!tl_small_registered) { /* the thread's cache goes when the thread does */
-        pthread_once(&small_once, small_key_init);
-        if (small_key == (pthread_key_t)-1 || pthread_setspecific(small_key, c) != 0) {
-          free(p);
-          return;
-        }
-        tl_small_registered = 1;
-      }
+    small_cache *c = tl_small;
+    if (!c) c = small_cache_new();
+    if (c && c->n[k] < SMALL_KEEP) {
       c->blk[k][c->n[k]++] = p;
       return;
     }
@@ -126,7 +140,7 @@ void tfc_block_free(void *p, size_t size) {
 }
 
 void tfc_block_cache_trim(void) {
-  small_trim(&tl_small);
+  if (tl_small) small_trim(tl_small);
   pthread_mutex_lock(&cache.mu);
   for (int i = 0; i < cache.n; i++) free(cache.ptr[i]);
   cache.n = 0;

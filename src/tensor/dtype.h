@@ -45,8 +45,6 @@ typedef struct tfc_tstring {
   size_t len;
 } tfc_tstring;
 
-/* Bytes per element; sizeof(tfc_tstring) for STRING inside the runtime; 0 when unknown. */
-size_t tfc_dtype_size(int dtype);
 /* TF's name: "float", "int32", "string", "float_ref"; "invalid" for unknown values. */
 const char *tfc_dtype_name(int dtype);
 /* Parses TF's name (also "float32"-style aliases are not TF's and are rejected). -1 if unknown. */
@@ -56,7 +54,15 @@ static inline int tfc_dtype_base(int dtype) {
   return dtype > TFC_DT_REF_OFFSET ? dtype - TFC_DT_REF_OFFSET : dtype;
 }
 /* A valid, non-ref value of the enum. */
-int tfc_dtype_valid(int dtype);
+static inline int tfc_dtype_valid(int dtype) { return dtype > 0 && dtype < TFC_DT_COUNT; }
+/* Bytes per element of each valid dtype (dtype.c); 0 for INVALID. */
+extern const uint8_t tfc_dtype_sizes[TFC_DT_COUNT];
+/* Bytes per element; sizeof(tfc_tstring) for STRING inside the runtime; 0 when unknown. Ref
+ * types have their base type's size. Inline: tensor allocation asks it on every tensor. */
+static inline size_t tfc_dtype_size(int dtype) {
+  dtype = tfc_dtype_base(dtype);
+  return tfc_dtype_valid(dtype) ? tfc_dtype_sizes[dtype] : 0;
+}
 /* IEEE half and bfloat16 bits to float, exactly (every value of both is a float). The other
  * way, rounding to nearest even, is tfc_philox_float_to_half / _bfloat16 (base/philox.h). */
 float tfc_half_to_float(uint16_t h);

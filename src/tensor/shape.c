@@ -25,16 +25,6 @@ int tfc_shape_fully_defined(const tfc_shape *s) {
   return 1;
 }
 
-int64_t tfc_dims_num_elements(const int64_t *dims, int rank) {
-  int64_t n = 1;
-  for (int i = 0; i < rank; i++) {
-    if (dims[i] < 0) return -1;
-    if (dims[i] != 0 && n > INT64_MAX / dims[i]) return -1;
-    n *= dims[i];
-  }
-  return n;
-}
-
 int64_t tfc_shape_num_elements(const tfc_shape *s) {
   if (!tfc_shape_fully_defined(s)) return -1;
   return tfc_dims_num_elements(s->dims, s->rank);

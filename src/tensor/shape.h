@@ -33,8 +33,16 @@ tfc_shape tfc_shape_vector(int64_t n);
 int tfc_shape_fully_defined(const tfc_shape *s);
 /* Product of dims; -1 when not fully defined. Saturates at INT64_MAX on overflow. */
 int64_t tfc_shape_num_elements(const tfc_shape *s);
-/* Product of `dims`; -1 on overflow or a negative dim. */
-int64_t tfc_dims_num_elements(const int64_t *dims, int rank);
+/* Product of `dims`; -1 on overflow or a negative dim. Inline: every tensor allocation asks. */
+static inline int64_t tfc_dims_num_elements(const int64_t *dims, int rank) {
+  int64_t n = 1;
+  for (int i = 0; i < rank; i++) {
+    if (dims[i] < 0) return -1;
+    if (dims[i] != 0 && n > INT64_MAX / dims[i]) return -1;
+    n *= dims[i];
+  }
+  return n;
+}
 int tfc_shape_equal(const tfc_shape *a, const tfc_shape *b);
 /* Compatible: could describe the same tensor (unknowns match anything). */
 int tfc_shape_compatible(const tfc_shape *a, const tfc_shape *b);

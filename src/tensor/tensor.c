@@ -2,7 +2,13 @@
  * tensor — see tensor.h.
  *
  * A buffer the runtime allocates is one aligned block: the tfc_buffer header, then the data
- * at the next 64-byte boundary. One allocation per tensor payload keeps tiny-op overhead low.
+ * at the next 64-byte boundary. A tensor tfc_tensor_new makes puts its header between the two
+ * (HEADER_SPACE + TENSOR_SPACE): one allocation and one free per tensor keeps tiny-op overhead
+ * low (a scalar's block comes from base/mem.c's per-thread cache of small blocks).
+ *
+ * Reference counts: the holder of the only reference drops it without an atomic
+ * read-modify-write (no one else can be taking one), so a tensor made and released by one
+ * kernel after another costs no locked instruction at its release.
  */
 #include "tensor/tensor.h"
 
@@ -14,13 +20,18 @@
 #include "tensor/allocator.h"
 
 #define HEADER_SPACE ((sizeof(tfc_buffer) + TFC_ALIGN - 1) & ~(size_t)(TFC_ALIGN - 1))
+#define TENSOR_SPACE ((sizeof(tfc_tensor) + TFC_ALIGN - 1) & ~(size_t)(TFC_ALIGN - 1))
 
-/* Validates dtype and dims and sizes the payload. Writes *n_elems and *n_bytes on every path
- * (0 on error), so no caller can read them unset. */
-static int check_dims(int dtype, const int64_t *dims, int ndims, int64_t *n_elems, size_t *n_bytes,
-                      tfc_status *s) {
-  *n_elems = 0;
-  *n_bytes = 0;
+/* Drops one of the references in *refs; true when it was the last. The sole holder skips the
+ * atomic subtraction: with one reference, held by the caller, no other thread can touch the
+ * count. The acquire load orders the release after every other holder's drop. */
+static inline int drop_last_ref(atomic_int *refs) {
+  return atomic_load_explicit(refs, memory_order_acquire) == 1 ||
+         atomic_fetch_sub_explicit(refs, 1, memory_order_acq_rel) == 1;
+}
+
+/* check_dims' errors, out of its inlined fast path. Always returns the code set in s. */
+static __attribute__((noinline, cold)) int dims_error(int dtype, const int64_t *dims, int ndims, tfc_status *s) {
   if (!tfc_dtype_valid(dtype) || tfc_dtype_size(dtype) == 0)
     return tfc_status_set(s, TFC_INVALID_ARGUMENT, "unsupported tensor dtype %s (%d)",
                           tfc_dtype_name(dtype), dtype);
@@ -33,10 +44,21 @@ static int check_dims(int dtype, const int64_t *dims, int ndims, int64_t *n_elem
     return tfc_status_set(s, TFC_INVALID_ARGUMENT, "invalid tensor dims %s",
                           tfc_dims_str(dims, ndims, buf, sizeof buf));
   }
-  size_t es = tfc_dtype_size(dtype);
-  if ((uint64_t)n > SIZE_MAX / es / 2)
-    return tfc_status_set(s, TFC_RESOURCE_EXHAUSTED, "tensor of %lld elements is too large",
-                          (long long)n);
+  return tfc_status_set(s, TFC_RESOURCE_EXHAUSTED, "tensor of %lld elements is too large", (long long)n);
+}
+
+/* Validates dtype and dims and sizes the payload. Writes *n_elems and *n_bytes on every path
+ * (0 on error), so no caller can read them unset. */
+static inline int check_dims(int dtype, const int64_t *dims, int ndims, int64_t *n_elems, size_t *n_bytes,
+                             tfc_status *s) {
+  size_t es = tfc_dtype_valid(dtype) ? tfc_dtype_sizes[dtype] : 0;
+  int64_t n = es && ndims >= 0 && ndims <= TFC_MAX_DIMS ? tfc_dims_num_elements(dims, ndims) : -1;
+  /* es <= 16: most sizes pass the bound without the division */
+  if (n < 0 || ((uint64_t)n > SIZE_MAX / 2 / 16 && (uint64_t)n > SIZE_MAX / es / 2)) {
+    *n_elems = 0;
+    *n_bytes = 0;
+    return dims_error(dtype, dims, ndims, s);
+  }
   *n_elems = n;
   *n_bytes = (size_t)n * es;
   return TFC_OK;
@@ -55,24 +77,47 @@ static void noop_release(void *data, size_t size, void *arg) {
   (void)arg;
 }
 
-static tfc_tensor *header_new(int dtype, const int64_t *dims, int ndims, int64_t n_elems,
-                              size_t n_bytes, tfc_buffer *buf, tfc_status *s) {
-  tfc_tensor *t = malloc(sizeof *t);
-  if (!t) { TFC_OOM(s); return NULL; }
+/* Fills a header over buf (whose reference the header takes over). */
+static void header_init(tfc_tensor *t, int dtype, const int64_t *dims, int ndims, int64_t n_elems,
+                        size_t n_bytes, tfc_buffer *buf, int in_block) {
   atomic_init(&t->refs, 1);
   t->dtype = dtype;
   t->var = NULL;
   t->ndims = ndims;
+  t->in_block = in_block;
   t->n_elems = n_elems;
   t->n_bytes = n_bytes;
   t->buf = buf;
   t->data = buf->data;
   if (ndims) memcpy(t->dims, dims, sizeof(int64_t) * (size_t)ndims);
+}
+
+static tfc_tensor *header_new(int dtype, const int64_t *dims, int ndims, int64_t n_elems,
+                              size_t n_bytes, tfc_buffer *buf, tfc_status *s) {
+  tfc_tensor *t = malloc(sizeof *t);
+  if (!t) { TFC_OOM(s); return NULL; }
+  header_init(t, dtype, dims, ndims, n_elems, n_bytes, buf, 0);
   return t;
 }
 
-void tfc_buffer_unref(tfc_buffer *b) {
-  if (atomic_fetch_sub_explicit(&b->refs, 1, memory_order_acq_rel) != 1) return;
+/* A block of the buffer header, `extra` bytes (a tensor header's room, or none), then `size`
+ * bytes of data; the buffer holds one reference and no strings. NULL when memory runs out. */
+static tfc_buffer *block_new(size_t extra, size_t size) {
+  tfc_buffer *b = tfc_block_alloc(HEADER_SPACE + extra + size);
+  if (!b) return NULL;
+  atomic_init(&b->refs, 1);
+  b->has_header = extra != 0;
+  b->data = (char *)b + HEADER_SPACE + extra;
+  b->size = size;
+  b->n_strings = 0;
+  b->release = NULL;
+  b->release_arg = NULL;
+  b->allocator = NULL;
+  return b;
+}
+
+/* Frees b after its last reference went: strings, accounting, then the bytes. */
+static inline void buffer_free(tfc_buffer *b) {
   if (b->n_strings) {
     tfc_tstring *str = b->data;
     for (int i = 0; i < b->n_strings; i++) free(str[i].data);
@@ -85,8 +130,12 @@ void tfc_buffer_unref(tfc_buffer *b) {
     b->release(b->data, b->size, b->release_arg);
     free(b);
   } else {
-    tfc_block_free(b, HEADER_SPACE + b->size);
+    tfc_block_free(b, HEADER_SPACE + (b->has_header ? TENSOR_SPACE : 0) + b->size);
   }
+}
+
+void tfc_buffer_unref(tfc_buffer *b) {
+  if (drop_last_ref(&b->refs)) buffer_free(b);
 }
 
 tfc_tensor *tfc_tensor_new(int dtype, const int64_t *dims, int ndims, tfc_status *s) {
@@ -98,18 +147,12 @@ tfc_tensor *tfc_tensor_new(int dtype, const int64_t *dims, int ndims, tfc_status
                    (long long)n);
     return NULL;
   }
-  tfc_buffer *b = tfc_block_alloc(HEADER_SPACE + bytes);
+  tfc_buffer *b = block_new(TENSOR_SPACE, bytes);
   if (!b) { TFC_OOM(s); return NULL; }
-  atomic_init(&b->refs, 1);
-  b->data = (char *)b + HEADER_SPACE;
-  b->size = bytes;
-  b->release = NULL;
-  b->release_arg = NULL;
-  b->allocator = NULL;
   b->n_strings = dtype == TFC_DT_STRING ? (int)n : 0;
   if (b->n_strings) memset(b->data, 0, bytes);
-  tfc_tensor *t = header_new(dtype, dims, ndims, n, bytes, b, s);
-  if (!t) tfc_buffer_unref(b);
+  tfc_tensor *t = (tfc_tensor *)((char *)b + HEADER_SPACE);
+  header_init(t, dtype, dims, ndims, n, bytes, b, 1);
   return t;
 }
 
@@ -153,6 +196,7 @@ tfc_tensor *tfc_tensor_wrap(int dtype, const int64_t *dims, int ndims, void *dat
   b = malloc(sizeof *b);
   if (!b) { TFC_OOM(s); goto fail; }
   atomic_init(&b->refs, 1);
+  b->has_header = 0;
   b->data = data;
   b->size = size;
   b->n_strings = 0;
@@ -229,10 +273,10 @@ tfc_tensor *tfc_tensor_copy(const tfc_tensor *t, tfc_status *s) {
 }
 
 void tfc_tensor_unref(tfc_tensor *t) {
-  if (!t) return;
-  if (atomic_fetch_sub_explicit(&t->refs, 1, memory_order_acq_rel) != 1) return;
-  tfc_buffer_unref(t->buf);
-  free(t);
+  if (!t || !drop_last_ref(&t->refs)) return;
+  tfc_buffer *b = t->buf;
+  if (!t->in_block) free(t); /* an in-block header goes with its buffer's block */
+  if (drop_last_ref(&b->refs)) buffer_free(b);
 }
 
 int tfc_tensor_can_forward(const tfc_tensor *t) {
@@ -288,18 +332,7 @@ const char *tfc_tensor_shape_str(const tfc_tensor *t, char *buf, size_t n) {
   return tfc_dims_str(t->dims, t->ndims, buf, n);
 }
 
-tfc_buffer *tfc_buffer_new(size_t size) {
-  tfc_buffer *b = tfc_block_alloc(HEADER_SPACE + size);
-  if (!b) return NULL;
-  atomic_init(&b->refs, 1);
-  b->data = (char *)b + HEADER_SPACE;
-  b->size = size;
-  b->n_strings = 0;
-  b->release = NULL;
-  b->release_arg = NULL;
-  b->allocator = NULL;
-  return b;
-}
+tfc_buffer *tfc_buffer_new(size_t size) { return block_new(0, size); }
 
 tfc_buffer *tfc_buffer_wrap(void *data, size_t size, void (*release)(void *, size_t, void *), void *arg) {
   tfc_buffer *b = malloc(sizeof *b);
@@ -308,6 +341,7 @@ tfc_buffer *tfc_buffer_wrap(void *data, size_t size, void (*release)(void *, siz
     return NULL;
   }
   atomic_init(&b->refs, 1);
+  b->has_header = 0;
   b->data = data;
   b->size = size;
   b->n_strings = 0;

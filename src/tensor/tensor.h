@@ -7,6 +7,11 @@
  *
  * DT_STRING tensors hold tfc_tstring elements whose bytes the buffer owns and frees.
  *
+ * A tensor tfc_tensor_new makes is one block: buffer header, tensor header, data. The tensor
+ * header still holds a reference to the buffer like any other, so views, reshapes and
+ * tfc_tensor_from_buffer headers over the buffer keep the whole block alive; the block goes
+ * at the buffer's last reference.
+ *
  * Ownership: every function returning a tfc_tensor * gives the caller one reference;
  * tfc_tensor_unref(NULL) is a no-op. Reference counts are atomic: tensors may be shared
  * across threads; their contents must not be written once shared.
@@ -26,6 +31,9 @@ typedef struct tfc_allocator tfc_allocator; /* tensor/allocator.h */
 
 typedef struct tfc_buffer {
   atomic_int refs;
+  /* 1: the block also holds the header of the tensor made with the buffer (tensor.c), freed
+   * with the block. */
+  int has_header;
   void *data;
   size_t size;
   int n_strings; /* > 0 only for string buffers: elements to free */
@@ -42,6 +50,9 @@ typedef struct tfc_tensor {
    * (not counted) whose value a ref edge carries. */
   struct tfc_var *var;
   int ndims;
+  /* 1: the header lives in its buffer's block (tfc_tensor_new: one allocation for both) and
+   * goes when the buffer does; its last unref only drops the buffer reference it holds. */
+  int in_block;
   int64_t n_elems;
   size_t n_bytes;
   void *data; /* = buf->data */

@@ -577,6 +577,47 @@ static void tensor_same_shape_compares_dims(void) {
 }
 
 
+/* A new tensor's header shares one block with its buffer: headers over the buffer (a reshape,
+ * a view, one from the buffer itself) keep the bytes alive after the first header goes, and
+ * forwarding sees them. Run under ASan and valgrind to catch an early free. */
+static void tensor_headers_over_a_new_tensors_buffer_outlive_it(void) {
+  tfc_status s = {0};
+  int64_t d[2] = {2, 3}, d2[1] = {6};
+  tfc_tensor *t = tfc_tensor_new(TFC_DT_INT32, d, 2, &s);
+  EXPECT_TRUE(t != NULL);
+  for (int i = 0; i < 6; i++) ((int32_t *)t->data)[i] = 10 + i;
+  EXPECT_TRUE(tfc_tensor_can_forward(t));
+  tfc_tensor *r = tfc_tensor_reshaped(t, d2, 1, &s);
+  tfc_tensor *v = tfc_tensor_view(t, 2 * sizeof(int32_t), d + 1, 1, &s);
+  tfc_tensor *h = tfc_tensor_from_buffer(TFC_DT_INT32, d2, 1, t->buf, &s);
+  EXPECT_TRUE(r != NULL && v != NULL && h != NULL);
+  EXPECT_TRUE(!tfc_tensor_can_forward(t));
+  tfc_tensor_unref(t);
+  EXPECT_TRUE(!tfc_tensor_can_forward(r));
+  EXPECT_EQ(((int32_t *)r->data)[5], 15);
+  EXPECT_EQ(((int32_t *)v->data)[0], 12);
+  EXPECT_EQ(((int32_t *)h->data)[1], 11);
+  tfc_tensor_unref(r);
+  tfc_tensor_unref(h);
+  EXPECT_TRUE(tfc_tensor_can_forward(v));
+  EXPECT_EQ(((int32_t *)v->data)[2], 14);
+  tfc_tensor_unref(v);
+  /* and the other order: the first header outlives the others */
+  t = tfc_tensor_new(TFC_DT_FLOAT, NULL, 0, &s);
+  EXPECT_TRUE(t != NULL);
+  r = tfc_tensor_reshaped(t, d2, 0, &s);
+  EXPECT_TRUE(r != NULL);
+  tfc_tensor_unref(r);
+  EXPECT_TRUE(tfc_tensor_can_forward(t));
+  *(float *)t->data = 2.5f;
+  EXPECT_TRUE(tfc_tensor_get_f64(t, 0) == 2.5);
+  tfc_tensor_unref(t);
+  EXPECT_EQ(tfc_dtype_size(TFC_DT_COMPLEX128), 16u);
+  EXPECT_EQ(tfc_dtype_size(TFC_DT_INT16 + TFC_DT_REF_OFFSET), 2u);
+  EXPECT_EQ(tfc_dtype_size(TFC_DT_COUNT), 0u);
+  EXPECT_EQ(tfc_dtype_size(-3), 0u);
+}
+
 /* ---- views, variants, lists ---- */
 
 static void tensor_view_shares_bytes_and_reshape_keeps_the_offset(void) {
@@ -687,6 +728,7 @@ static const tfc_test tests[] = {
     TFC_TEST(tensor_from_buffer_takes_its_own_reference),
     TFC_TEST(tensor_unref_null_is_noop),
     TFC_TEST(tensor_view_shares_bytes_and_reshape_keeps_the_offset),
+    TFC_TEST(tensor_headers_over_a_new_tensors_buffer_outlive_it),
     TFC_TEST(variant_tensor_holds_a_list_until_the_last_reference),
     TFC_TEST(tensor_same_shape_compares_dims),
     {0}};
