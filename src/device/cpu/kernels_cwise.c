@@ -401,7 +401,9 @@ static int binary_run(tfc_kernel_ctx *c, const bin_fn *fns, int bool_out, int64_
     return tfc_kernel_error(c, TFC_UNIMPLEMENTED, "%s is not implemented for %s", c->node->op->name,
                             tfc_dtype_name(x->dtype));
   /* Same shapes, or a scalar operand: one flat run, no broadcast plan. */
-  int same = x->ndims == y->ndims && memcmp(x->dims, y->dims, sizeof(int64_t) * (size_t)x->ndims) == 0;
+  /* Compared inline: a library memcmp call per run costs more than the few dims it reads. */
+  int same = x->ndims == y->ndims;
+  for (int i = 0; same && i < x->ndims; i++) same = x->dims[i] == y->dims[i];
   if (same || x->ndims == 0 || y->ndims == 0) {
     const tfc_tensor *big = same || y->ndims == 0 ? x : y;
     int odt = bool_out ? TFC_DT_BOOL : x->dtype;
