@@ -21,7 +21,8 @@
  * are kept and given to every iteration as it starts); NextIteration -> next iteration
  * (started on demand, or parked while parallel_iterations are outstanding); Exit -> the
  * parent frame's iteration. A dead Exit is kept only from the newest iteration and delivered
- * when the frame ends. An iteration is done when it has no node outstanding, no child frame
+ * when the frame ends (one that becomes ready dead while its iteration has a task outstanding
+ * is kept at once, without a task of its own). An iteration is done when it has no node outstanding, no child frame
  * alive, and its predecessor is gone (iteration 0: every Enter of the frame fired); done
  * iterations are freed in order, each freeing one a parked NextIteration may use. A frame is
  * done when all its Enters fired and no iteration is left; freeing it releases its parent
@@ -643,6 +644,23 @@ static void arrive_merge(cf_step *st, int dst, int slot, tfc_tensor *t, int dead
 /* Delivers item src's outputs (outs[j] NULL: dead; dead: the node was dead) along its
  * out-edges into (f, is). With `take`, the last data edge of each output takes outs[j]'s
  * reference (outs[j] becomes NULL); otherwise every edge gets a new reference. */
+/* A loop's Exit that became ready dead in (f, is) while another task of `is` is outstanding
+ * (so its end, not this, lets the iteration go): what its task would do, done now without
+ * one (once per iteration of every while_loop). Kept when `is` is the newest iteration, to be
+ * delivered when the frame ends; its inputs are released. Returns 0 (nothing done) for any
+ * other node, in the root frame, or after a failure: the caller queues it as usual. */
+static int dead_exit_now(cf_step *st, int i, frame_state *f, iter_state *is) {
+  if (st->p->items[i].kind != K_EXIT || !f->parent || st->failed || is->outstanding_ops == 0) return 0;
+  if (is->id == f->iter_count) {
+    if (grow_to((void **)&f->dead_exits, &f->cap_dead_exits, f->n_dead_exits + 1, sizeof(int))) fail_oom(st);
+    else f->dead_exits[f->n_dead_exits++] = i;
+  }
+  const exec_item *it = &st->ex->items[i];
+  tfc_tensor **in = is->slots + it->input_start;
+  for (int j = 0; j < it->n_inputs; j++) drop(&in[j]);
+  return 1;
+}
+
 static inline __attribute__((always_inline)) void deliver(cf_step *st, int src, tfc_tensor **outs, int dead, int take, frame_state *f,
                            iter_state *is) {
   const exec_item *it = &st->ex->items[src];
@@ -662,7 +680,7 @@ static inline __attribute__((always_inline)) void deliver(cf_step *st, int src, 
     }
     if (ed->slot >= 0) is->slots[ed->slot] = t;
     if (d) is->dead[ed->dst]++;
-    if (--is->pending[ed->dst] == 0) push_ready(st, ed->dst, f, is);
+    if (--is->pending[ed->dst] == 0 && !(d && dead_exit_now(st, ed->dst, f, is))) push_ready(st, ed->dst, f, is);
   }
 }
 
