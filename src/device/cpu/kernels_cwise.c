@@ -412,7 +412,9 @@ static int binary_run(tfc_kernel_ctx *c, const bin_fn *fns, int bool_out, int64_
     if (!z) return c->status->code;
     if (n == 0) return TFC_OK;
     int mode = same || (x->ndims == 0 && y->ndims == 0) ? 0 : (y->ndims == 0 ? 1 : 2);
-    if (n < TFC_KERNEL_SMALL_WORK / cost) return bin_err(c, fn(x->data, y->data, z->data, n, mode));
+    /* n < SMALL_WORK / cost, without a division per run (n >= 1, cost >= 1). */
+    if (n < TFC_KERNEL_SMALL_WORK && (n + 1) * cost <= TFC_KERNEL_SMALL_WORK)
+      return bin_err(c, fn(x->data, y->data, z->data, n, mode));
     bin_job j = {.fn = fn, .x = x->data, .y = y->data, .z = z->data, .xs = tfc_dtype_size(x->dtype),
                  .zs = tfc_dtype_size(odt), .mode = mode};
     atomic_init(&j.err, ERR_NONE);
