@@ -55,7 +55,7 @@
  * constant inside a loop runs every iteration, on its control edge from the loop's Identity).
  * An output's last consumer takes the producer's reference. Iteration states are reused, and
  * starting or releasing one costs the frame's size, not the graph's. A scalar while_loop costs
- * about 2,800 instructions per iteration: some 520 in its Less and Add kernels (160 of that
+ * about 2,650 instructions per iteration: some 480 in its Less and Add kernels (160 of that
  * the new tensor for Less's result, one block from a per-thread cache; its release, 120 more,
  * comes when its last consumer is done), the rest moving values through nine nodes
  * (bench/while_loop.c).
