@@ -1,6 +1,6 @@
 /*
  * capi_util — what the C API tests of the builders share (header-only: each test stays one
- * program): a status check, reading a TF-made fixture (a GraphDef into a new graph, or a
+ * program): a status check, Const and two-input node builders, reading a TF-made fixture (a GraphDef into a new graph, or a
  * section of a text fixture), and a graph's nodes as text lines to compare with the node
  * lines TF's Python wrote (gen_capi_while*.py, gen_cf_builders.py).
  */
@@ -20,6 +20,32 @@
   do {                                                                                            \
     if (TF_GetCode(s) != TF_OK) tfc_test_fail(__FILE__, __LINE__, "status: %s", TF_Message(s)); \
   } while (0)
+
+/* A Const `name` of dtype dt and shape dims[ndims] (ndims 0: a scalar) holding the `bytes`
+ * bytes at v; fails the test when the graph refuses it. */
+static inline TF_Output capi_const(TF_Graph *g, const char *name, TF_DataType dt, const int64_t *dims, int ndims,
+                                   const void *v, size_t bytes, TF_Status *s) {
+  TF_Tensor *t = TF_AllocateTensor(dt, dims, ndims, bytes);
+  memcpy(TF_TensorData(t), v, bytes);
+  TF_OperationDescription *d = TF_NewOperation(g, "Const", name);
+  TF_SetAttrTensor(d, "value", t, s);
+  TF_SetAttrType(d, "dtype", dt);
+  TF_Operation *op = TF_FinishOperation(d, s);
+  OK(s);
+  TF_DeleteTensor(t);
+  return (TF_Output){op, 0};
+}
+
+/* A node `name` of op `type` with inputs a and b; fails the test when the graph refuses it. */
+static inline TF_Output capi_op2(TF_Graph *g, const char *type, const char *name, TF_Output a, TF_Output b,
+                                 TF_Status *s) {
+  TF_OperationDescription *d = TF_NewOperation(g, type, name);
+  TF_AddInput(d, a);
+  TF_AddInput(d, b);
+  TF_Operation *op = TF_FinishOperation(d, s);
+  OK(s);
+  return (TF_Output){op, 0};
+}
 
 /* The bytes of TFC_FIXTURE_DIR/file in a new buffer (the caller deletes it). */
 static inline TF_Buffer *capi_read_fixture(const char *file) {

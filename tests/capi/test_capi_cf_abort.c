@@ -13,25 +13,9 @@
 
 static TF_Output i32_const(TF_Graph *g, const char *name, const int *v, int n, int scalar, TF_Status *s) {
   int64_t dims[1] = {n};
-  TF_Tensor *t = TF_AllocateTensor(TF_INT32, dims, scalar ? 0 : 1, sizeof(int) * (size_t)n);
-  memcpy(TF_TensorData(t), v, sizeof(int) * (size_t)n);
-  TF_OperationDescription *d = TF_NewOperation(g, "Const", name);
-  TF_SetAttrTensor(d, "value", t, s);
-  TF_SetAttrType(d, "dtype", TF_INT32);
-  TF_Operation *op = TF_FinishOperation(d, s);
-  OK(s);
-  TF_DeleteTensor(t);
-  return (TF_Output){op, 0};
+  return capi_const(g, name, TF_INT32, dims, scalar ? 0 : 1, v, sizeof(int) * (size_t)n, s);
 }
 
-static TF_Output op2(TF_Graph *g, const char *type, const char *name, TF_Output a, TF_Output b, TF_Status *s) {
-  TF_OperationDescription *d = TF_NewOperation(g, type, name);
-  TF_AddInput(d, a);
-  TF_AddInput(d, b);
-  TF_Operation *op = TF_FinishOperation(d, s);
-  OK(s);
-  return (TF_Output){op, 0};
-}
 
 /* i = 0; while i < limit: i = i + 1 (+ table[i] with a table of 500 zeros: iteration 500
  * gathers out of range when limit > 500), a loop named `name` (the C API's
@@ -44,8 +28,8 @@ static TF_Output build_loop(TF_Graph *g, const char *name, int limit, int gather
   TF_WhileParams p = TF_NewWhile(g, &i0, 1, s);
   OK(s);
   TF_Output lim = i32_const(p.cond_graph, "limit", &limit, 1, 1, s);
-  p.cond_output = op2(p.cond_graph, "Less", "less", p.cond_inputs[0], lim, s);
-  TF_Output next = op2(p.body_graph, "AddV2", "next", p.body_inputs[0], i32_const(p.body_graph, "one", &one, 1, 1, s), s);
+  p.cond_output = capi_op2(p.cond_graph, "Less", "less", p.cond_inputs[0], lim, s);
+  TF_Output next = capi_op2(p.body_graph, "AddV2", "next", p.body_inputs[0], i32_const(p.body_graph, "one", &one, 1, 1, s), s);
   if (gather) {
     int *zeros = calloc(500, sizeof(int));
     TF_Output table = i32_const(p.body_graph, "table", zeros, 500, 0, s);
@@ -56,7 +40,7 @@ static TF_Output build_loop(TF_Graph *g, const char *name, int limit, int gather
     TF_AddInput(d, i32_const(p.body_graph, "axis", &zero, 1, 1, s));
     TF_Output gathered = {TF_FinishOperation(d, s), 0};
     OK(s);
-    next = op2(p.body_graph, "AddV2", "next_1", next, gathered, s);
+    next = capi_op2(p.body_graph, "AddV2", "next_1", next, gathered, s);
   }
   p.body_outputs[0] = next;
   p.name = name;

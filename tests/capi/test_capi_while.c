@@ -11,25 +11,9 @@
 #include "capi_util.h"
 
 static TF_Output i32_const(TF_Graph *g, const char *name, int v, TF_Status *s) {
-  TF_Tensor *t = TF_AllocateTensor(TF_INT32, NULL, 0, sizeof(int));
-  *(int *)TF_TensorData(t) = v;
-  TF_OperationDescription *d = TF_NewOperation(g, "Const", name);
-  TF_SetAttrTensor(d, "value", t, s);
-  TF_SetAttrType(d, "dtype", TF_INT32);
-  TF_Operation *op = TF_FinishOperation(d, s);
-  OK(s);
-  TF_DeleteTensor(t);
-  return (TF_Output){op, 0};
+  return capi_const(g, name, TF_INT32, NULL, 0, &v, sizeof v, s);
 }
 
-static TF_Output binop(TF_Graph *g, const char *type, const char *name, TF_Output a, TF_Output b, TF_Status *s) {
-  TF_OperationDescription *d = TF_NewOperation(g, type, name);
-  TF_AddInput(d, a);
-  TF_AddInput(d, b);
-  TF_Operation *op = TF_FinishOperation(d, s);
-  OK(s);
-  return (TF_Output){op, 0};
-}
 
 /* Runs the graph and fetches n int32 scalars. */
 static void run_ints(TF_Graph *g, const TF_Output *outs, int n, int *vals) {
@@ -65,10 +49,10 @@ static TF_WhileParams basic_params(TF_Graph *g, TF_Status *s) {
   TF_Output ins[2] = {i32_const(g, "a0", -9, s), i32_const(g, "b0", 2, s)};
   TF_WhileParams p = TF_NewWhile(g, ins, 2, s);
   OK(s);
-  p.cond_output = binop(p.cond_graph, "Less", "less", p.cond_inputs[0], p.cond_inputs[1], s);
+  p.cond_output = capi_op2(p.cond_graph, "Less", "less", p.cond_inputs[0], p.cond_inputs[1], s);
   TF_Output one = i32_const(p.body_graph, "one", 1, s);
-  TF_Output add = binop(p.body_graph, "Add", "add", p.body_inputs[1], one, s);
-  p.body_outputs[0] = binop(p.body_graph, "Add", "add_1", p.body_inputs[0], add, s);
+  TF_Output add = capi_op2(p.body_graph, "Add", "add", p.body_inputs[1], one, s);
+  p.body_outputs[0] = capi_op2(p.body_graph, "Add", "add_1", p.body_inputs[0], add, s);
   p.body_outputs[1] = p.body_inputs[1];
   p.name = "test_loop";
   return p;
@@ -108,8 +92,8 @@ static void counter_loop_runs(void) {
   TF_Output in = i32_const(g, "i0", 0, s);
   TF_WhileParams p = TF_NewWhile(g, &in, 1, s);
   OK(s);
-  p.cond_output = binop(p.cond_graph, "Less", "less", p.cond_inputs[0], i32_const(p.cond_graph, "ten", 10, s), s);
-  p.body_outputs[0] = binop(p.body_graph, "Add", "add", p.body_inputs[0], i32_const(p.body_graph, "one", 1, s), s);
+  p.cond_output = capi_op2(p.cond_graph, "Less", "less", p.cond_inputs[0], i32_const(p.cond_graph, "ten", 10, s), s);
+  p.body_outputs[0] = capi_op2(p.body_graph, "Add", "add", p.body_inputs[0], i32_const(p.body_graph, "one", 1, s), s);
   p.name = "counter";
   TF_Output out;
   TF_FinishWhile(&p, s, &out);
@@ -129,19 +113,19 @@ static void nested_loop_runs(void) {
   TF_Output ins[2] = {i32_const(g, "i0", 0, s), i32_const(g, "k0", 0, s)};
   TF_WhileParams p = TF_NewWhile(g, ins, 2, s);
   OK(s);
-  p.cond_output = binop(p.cond_graph, "Less", "less", p.cond_inputs[0], i32_const(p.cond_graph, "three", 3, s), s);
+  p.cond_output = capi_op2(p.cond_graph, "Less", "less", p.cond_inputs[0], i32_const(p.cond_graph, "three", 3, s), s);
   TF_Graph *b = p.body_graph;
   TF_Output j0 = i32_const(b, "j0", 0, s);
   TF_WhileParams q = TF_NewWhile(b, &j0, 1, s);
   OK(s);
-  q.cond_output = binop(q.cond_graph, "Less", "less", q.cond_inputs[0], i32_const(q.cond_graph, "four", 4, s), s);
-  q.body_outputs[0] = binop(q.body_graph, "Add", "add", q.body_inputs[0], i32_const(q.body_graph, "one", 1, s), s);
+  q.cond_output = capi_op2(q.cond_graph, "Less", "less", q.cond_inputs[0], i32_const(q.cond_graph, "four", 4, s), s);
+  q.body_outputs[0] = capi_op2(q.body_graph, "Add", "add", q.body_inputs[0], i32_const(q.body_graph, "one", 1, s), s);
   q.name = "inner";
   TF_Output jn;
   TF_FinishWhile(&q, s, &jn);
   OK(s);
-  p.body_outputs[0] = binop(b, "Add", "inc", p.body_inputs[0], i32_const(b, "one", 1, s), s);
-  p.body_outputs[1] = binop(b, "Add", "acc", p.body_inputs[1], jn, s);
+  p.body_outputs[0] = capi_op2(b, "Add", "inc", p.body_inputs[0], i32_const(b, "one", 1, s), s);
+  p.body_outputs[1] = capi_op2(b, "Add", "acc", p.body_inputs[1], jn, s);
   p.name = "outer";
   TF_Output outs[2];
   TF_FinishWhile(&p, s, outs);
@@ -205,7 +189,7 @@ static void vector_cond_fails_at_run(void) {
   TF_Output v = {TF_FinishOperation(d, s), 0};
   OK(s);
   TF_DeleteTensor(t);
-  p.cond_output = binop(p.cond_graph, "Less", "less", p.cond_inputs[0], v, s);
+  p.cond_output = capi_op2(p.cond_graph, "Less", "less", p.cond_inputs[0], v, s);
   p.body_outputs[0] = p.body_inputs[0];
   p.name = "w";
   TF_Output out;
@@ -263,7 +247,7 @@ static void errors_leave_the_graph_unchanged(void) {
 
   TF_WhileParams p3 = TF_NewWhile(g, ins, 2, s);
   OK(s);
-  p3.cond_output = binop(p3.cond_graph, "Less", "less", p3.cond_inputs[0], p3.cond_inputs[1], s);
+  p3.cond_output = capi_op2(p3.cond_graph, "Less", "less", p3.cond_inputs[0], p3.cond_inputs[1], s);
   p3.body_outputs[0] = ins[0]; /* a tensor of the parent graph */
   p3.body_outputs[1] = p3.body_inputs[1];
   p3.name = "w";
@@ -273,7 +257,7 @@ static void errors_leave_the_graph_unchanged(void) {
 
   TF_WhileParams p4 = TF_NewWhile(g, ins, 2, s);
   OK(s);
-  p4.cond_output = binop(p4.cond_graph, "Less", "less", p4.cond_inputs[0], p4.cond_inputs[1], s);
+  p4.cond_output = capi_op2(p4.cond_graph, "Less", "less", p4.cond_inputs[0], p4.cond_inputs[1], s);
   p4.body_outputs[0] = p4.body_inputs[0];
   p4.name = "w";
   TF_FinishWhile(&p4, s, o);
@@ -283,7 +267,7 @@ static void errors_leave_the_graph_unchanged(void) {
   /* TF accepts this one (and leaves a Merge mixing types); tfc refuses it. */
   TF_WhileParams p6 = TF_NewWhile(g, ins, 2, s);
   OK(s);
-  p6.cond_output = binop(p6.cond_graph, "Less", "less", p6.cond_inputs[0], p6.cond_inputs[1], s);
+  p6.cond_output = capi_op2(p6.cond_graph, "Less", "less", p6.cond_inputs[0], p6.cond_inputs[1], s);
   TF_OperationDescription *d = TF_NewOperation(p6.body_graph, "Cast", "cast");
   TF_AddInput(d, p6.body_inputs[0]);
   TF_SetAttrType(d, "DstT", TF_FLOAT);
@@ -300,7 +284,7 @@ static void errors_leave_the_graph_unchanged(void) {
   /* A second loop of the same name (TF's text; TF itself leaves the nodes it built). */
   TF_WhileParams p7 = TF_NewWhile(g, ins, 2, s);
   OK(s);
-  p7.cond_output = binop(p7.cond_graph, "Less", "less", p7.cond_inputs[0], p7.cond_inputs[1], s);
+  p7.cond_output = capi_op2(p7.cond_graph, "Less", "less", p7.cond_inputs[0], p7.cond_inputs[1], s);
   p7.body_outputs[0] = p7.body_inputs[0];
   p7.body_outputs[1] = p7.body_inputs[1];
   p7.name = "w";
@@ -309,7 +293,7 @@ static void errors_leave_the_graph_unchanged(void) {
   int after_w = capi_num_ops(g);
   TF_WhileParams p8 = TF_NewWhile(g, ins, 2, s);
   OK(s);
-  p8.cond_output = binop(p8.cond_graph, "Less", "less", p8.cond_inputs[0], p8.cond_inputs[1], s);
+  p8.cond_output = capi_op2(p8.cond_graph, "Less", "less", p8.cond_inputs[0], p8.cond_inputs[1], s);
   p8.body_outputs[0] = p8.body_inputs[0];
   p8.body_outputs[1] = p8.body_inputs[1];
   p8.name = "w";

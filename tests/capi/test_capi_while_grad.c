@@ -14,27 +14,11 @@
 #include "capi_util.h"
 
 static TF_Output f32_const(TF_Graph *g, const char *name, float v, TF_Status *s) {
-  TF_Tensor *t = TF_AllocateTensor(TF_FLOAT, NULL, 0, sizeof(float));
-  *(float *)TF_TensorData(t) = v;
-  TF_OperationDescription *d = TF_NewOperation(g, "Const", name);
-  TF_SetAttrTensor(d, "value", t, s);
-  TF_SetAttrType(d, "dtype", TF_FLOAT);
-  TF_Operation *op = TF_FinishOperation(d, s);
-  OK(s);
-  TF_DeleteTensor(t);
-  return (TF_Output){op, 0};
+  return capi_const(g, name, TF_FLOAT, NULL, 0, &v, sizeof v, s);
 }
 
 static TF_Output i32_const(TF_Graph *g, const char *name, int v, TF_Status *s) {
-  TF_Tensor *t = TF_AllocateTensor(TF_INT32, NULL, 0, sizeof(int));
-  *(int *)TF_TensorData(t) = v;
-  TF_OperationDescription *d = TF_NewOperation(g, "Const", name);
-  TF_SetAttrTensor(d, "value", t, s);
-  TF_SetAttrType(d, "dtype", TF_INT32);
-  TF_Operation *op = TF_FinishOperation(d, s);
-  OK(s);
-  TF_DeleteTensor(t);
-  return (TF_Output){op, 0};
+  return capi_const(g, name, TF_INT32, NULL, 0, &v, sizeof v, s);
 }
 
 /* op(ins) with the inputs as one list (AddN) or one per arg. */
