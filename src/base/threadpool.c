@@ -1,6 +1,14 @@
 /*
  * threadpool — see threadpool.h.
  *
+ * Waking a sleeping thread costs tens of microseconds on a virtual machine (a futex wake, then
+ * the scheduler), as long as a recurrent cell's whole GEMM: split over two threads, the
+ * product would finish later than on one. So an idle worker spins a little (SPIN_NS) on the
+ * queue's length before it sleeps on the condition variable, and a task queued while one
+ * spins is taken without a wake-up; schedule signals only when a worker sleeps. The caller of
+ * parallel_for waits for its helpers the same way. The spin is short and bounded, so a
+ * machine shared with other work loses at most that much per idle period.
+ *
  * parallel_for keeps its shared state on the heap with a reference count: helpers queued on a
  * busy pool may start after the caller has finished every shard itself and returned, and
  * then only drop their reference.
@@ -10,7 +18,20 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define CPU_RELAX() _mm_pause()
+#elif defined(__aarch64__)
+#define CPU_RELAX() __asm__ __volatile__("yield")
+#else
+#define CPU_RELAX() ((void)0)
+#endif
+
+/* How long an idle thread spins before it sleeps. */
+#define SPIN_NS 50000
 
 typedef struct task {
   void (*fn)(void *);
@@ -22,6 +43,8 @@ struct tfc_threadpool {
   pthread_mutex_t mu;
   pthread_cond_t cv;
   task *head, *tail;
+  atomic_int n_queued;   /* tasks in the queue, read by spinning workers without the lock */
+  int n_sleeping;        /* workers waiting on cv (under mu) */
   int stopping;
   int n_threads;
   pthread_t *threads;
@@ -32,15 +55,43 @@ int tfc_num_cores(void) {
   return n > 0 ? (int)n : 1;
 }
 
+static int64_t now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Spins until *v is nonzero (returns 1) or SPIN_NS have passed (returns 0). */
+static int spin_until_nonzero(atomic_int *v) {
+  int64_t deadline = 0;
+  for (int k = 0;; k++) {
+    if (atomic_load_explicit(v, memory_order_acquire)) return 1;
+    CPU_RELAX();
+    if ((k & 63) == 63) { /* the clock now and then: a pause costs from 10 to 150 cycles */
+      int64_t t = now_ns();
+      if (!deadline) deadline = t + SPIN_NS;
+      else if (t >= deadline) return 0;
+    }
+  }
+}
+
 static void *worker(void *arg) {
   tfc_threadpool *p = arg;
   pthread_mutex_lock(&p->mu);
   for (;;) {
-    while (!p->head && !p->stopping) pthread_cond_wait(&p->cv, &p->mu);
+    if (!p->head && !p->stopping) {
+      pthread_mutex_unlock(&p->mu);
+      spin_until_nonzero(&p->n_queued);
+      pthread_mutex_lock(&p->mu);
+      p->n_sleeping++;
+      while (!p->head && !p->stopping) pthread_cond_wait(&p->cv, &p->mu);
+      p->n_sleeping--;
+    }
     task *t = p->head;
     if (!t) break; /* stopping and drained */
     p->head = t->next;
     if (!p->head) p->tail = NULL;
+    atomic_fetch_sub_explicit(&p->n_queued, 1, memory_order_relaxed);
     pthread_mutex_unlock(&p->mu);
     t->fn(t->arg);
     free(t);
@@ -59,6 +110,7 @@ tfc_threadpool *tfc_threadpool_new(int n_threads, const char *name) {
   if (!p->threads) { free(p); return NULL; }
   pthread_mutex_init(&p->mu, NULL);
   pthread_cond_init(&p->cv, NULL);
+  atomic_init(&p->n_queued, 0);
   for (int i = 0; i < n_threads; i++) {
     if (pthread_create(&p->threads[i], NULL, worker, p) != 0) break;
     p->n_threads++;
@@ -91,7 +143,8 @@ int tfc_threadpool_schedule(tfc_threadpool *p, void (*fn)(void *), void *arg) {
   pthread_mutex_lock(&p->mu);
   if (p->tail) p->tail->next = t; else p->head = t;
   p->tail = t;
-  pthread_cond_signal(&p->cv);
+  atomic_fetch_add_explicit(&p->n_queued, 1, memory_order_release);
+  if (p->n_sleeping) pthread_cond_signal(&p->cv);
   pthread_mutex_unlock(&p->mu);
   return 0;
 }
@@ -100,6 +153,7 @@ typedef struct pfor {
   atomic_int refs;
   atomic_llong next_shard;
   atomic_llong shards_done;
+  atomic_int all_done; /* shards_done reached n_shards */
   int64_t n, shard_size, n_shards;
   void (*fn)(int64_t, int64_t, void *);
   void *arg;
@@ -124,6 +178,7 @@ static void pfor_drain(pfor *f) {
     if (e > f->n) e = f->n;
     f->fn(b, e, f->arg);
     if (atomic_fetch_add(&f->shards_done, 1) + 1 == f->n_shards) {
+      atomic_store_explicit(&f->all_done, 1, memory_order_release);
       pthread_mutex_lock(&f->mu);
       pthread_cond_broadcast(&f->cv);
       pthread_mutex_unlock(&f->mu);
@@ -154,6 +209,7 @@ void tfc_threadpool_parallel_for(tfc_threadpool *p, int64_t n, int64_t min_shard
   f->arg = arg;
   atomic_init(&f->next_shard, 0);
   atomic_init(&f->shards_done, 0);
+  atomic_init(&f->all_done, 0);
   atomic_init(&f->refs, 1);
   pthread_mutex_init(&f->mu, NULL);
   pthread_cond_init(&f->cv, NULL);
@@ -162,6 +218,7 @@ void tfc_threadpool_parallel_for(tfc_threadpool *p, int64_t n, int64_t min_shard
     if (tfc_threadpool_schedule(p, pfor_helper, f) != 0) { atomic_fetch_sub(&f->refs, 1); break; }
   }
   pfor_drain(f);
+  if (atomic_load(&f->shards_done) < f->n_shards) spin_until_nonzero(&f->all_done);
   pthread_mutex_lock(&f->mu);
   while (atomic_load(&f->shards_done) < f->n_shards) pthread_cond_wait(&f->cv, &f->mu);
   pthread_mutex_unlock(&f->mu);

@@ -41,7 +41,7 @@ INT_MATMUL(int64_t)
 void tfc_cpu_blas_init(void) { openblas_set_num_threads(1); }
 
 #define SGEMM_DNNL_MIN ((int64_t)32 << 10)
-#define GEMM_MIN_FLOP_PER_BLOCK ((int64_t)8 << 20)
+#define GEMM_MIN_FLOP_PER_BLOCK ((int64_t)2 << 20)
 
 typedef struct gemm_job {
   int dtype, ta, tb, by_rows;
@@ -86,11 +86,12 @@ void tfc_cpu_gemm(tfc_kernel_ctx *c, int dtype, int ta, int tb, int64_t m, int64
                   int64_t lda, const void *b, int64_t ldb, void *out, int64_t ldc) {
   gemm_job j = {dtype, ta, tb, m >= n, m, n, k, lda, ldb, ldc, a, b, out};
   int64_t items = j.by_rows ? m : n;
-  /* A block gets at least GEMM_MIN_FLOP_PER_BLOCK (about 60 us on one core): below that the
-   * hop to a pool thread (its wake-up, and its cold cache for its share of B) costs more than
-   * it saves, by far on a machine shared with other work (an LSTM step's 32x256 @ 256x512
-   * product, 8 MFLOP, took 50% more CPU in two blocks than in one). A block of fewer than 16
-   * rows (columns) loses more to packing than it gains. */
+  /* A block gets at least GEMM_MIN_FLOP_PER_BLOCK (about 20 us on one core): below that the
+   * hop to a pool thread (the cache lines of the job, its cold cache for its share of B) costs
+   * more than it saves. Pool threads spin a while before they sleep (base/threadpool.c), so
+   * an LSTM step's 32x256 @ 256x512 product (8 MFLOP) pays to split in two: bench_lstm's
+   * inference, a chain of 50 such products, went from 4.9 to 3.7 ms on two cores. A block of fewer than 16 rows
+   * (columns) loses more to packing than it gains. */
   int64_t by_work = 2 * m * n * k / GEMM_MIN_FLOP_PER_BLOCK;
   if (!c || !c->pool || c->max_parallel == 1 || by_work < 2 || items < 32) {
     gemm_block(0, items, &j);
