@@ -75,6 +75,12 @@ typedef struct tfc_kernel_def {
   int (*compute)(tfc_kernel_ctx *c);
   void (*compute_async)(tfc_kernel_ctx *c); /* instead of compute when flags has TFC_KF_ASYNC */
   void (*free_state)(void *state);
+  /* Optional (CPU rows): the work on host-memory scalar inputs without a kernel context, which
+   * the control-flow executor runs inline for the loop counters and predicates of while
+   * loops. Sets *out (a new reference: allocated from `a`, or an input taken over from in[],
+   * whose slot is then NULL) and returns 0; or returns nonzero with nothing changed, and
+   * compute runs instead (and gives any error). */
+  int (*compute_scalar)(tfc_tensor **in, tfc_tensor **out, struct tfc_allocator *a);
 } tfc_kernel_def;
 
 typedef struct tfc_kernel_table {

@@ -92,8 +92,9 @@ typedef struct cf_item {
 enum { X_SEND = 1, X_RECV = 2 };
 /* Kernels the run loop does inline, without a kernel context: pass-throughs (Enter, Exit,
  * NextIteration, LoopCond, Identity: output 0 is input 0), Switch on a scalar bool predicate,
- * Merge (value_index from the plan's scalars), Const on a CPU (a new reference to its value). */
-enum { FAST_PASS = 1, FAST_SWITCH, FAST_MERGE, FAST_CONST };
+ * Merge (value_index from the plan's scalars), Const on a CPU (a new reference to its value),
+ * and a CPU kernel's compute_scalar on scalar inputs (kernel.h: Less, Add, ...). */
+enum { FAST_PASS = 1, FAST_SWITCH, FAST_MERGE, FAST_CONST, FAST_SCALAR };
 
 typedef struct cf_frame_info {
   char *name;
@@ -171,6 +172,8 @@ static int fast_kind(const tfc_executor *e, int i, tfc_status *s, int *fast, tfc
     case TFC_OP_Merge: case TFC_OP_RefMerge:
       break;
     default:
+      if (it->kernel->compute_scalar && it->n_outputs == 1 && strcmp(e->device->type, "CPU") == 0)
+        *fast = FAST_SCALAR;
       return TFC_OK;
   }
   if (it->n_outputs < 2 || it->consumers[1] == 0) {
@@ -935,6 +938,8 @@ static inline int run_fast(cf_step *st, const cf_item *ci, const exec_item *it, 
     case FAST_CONST:
       outs[0] = tfc_tensor_ref(ci->value);
       return 0;
+    case FAST_SCALAR:
+      return it->kernel->compute_scalar(in, outs, st->ex->device->allocator) ? -1 : 0;
     default: /* FAST_MERGE: the one live input */
       for (int k = 0; k < it->n_inputs; k++) {
         if (!in[k]) continue;
@@ -943,7 +948,6 @@ static inline int run_fast(cf_step *st, const cf_item *ci, const exec_item *it, 
         if (it->n_outputs > 1) outs[1] = ci->value_index ? tfc_tensor_ref(ci->value_index[k]) : NULL;
         return 0;
       }
-      (void)st;
       return -1;
   }
 }
@@ -963,7 +967,11 @@ static void run_one(cf_step *st, task t) {
       else propagate(st, t.item, outs_small, 0, t.f, is);
       drop(&outs_small[0]);
       if (it->n_outputs > 1) drop(&outs_small[1]);
-      if (ci->fast == FAST_SWITCH) drop(&in[1]);
+      if (ci->fast == FAST_SWITCH) {
+        drop(&in[1]);
+      } else if (ci->fast == FAST_SCALAR) {
+        for (int j = 0; j < it->n_inputs; j++) drop(&in[j]);
+      }
       if (--is->outstanding_ops == 0 && !st->failed) cleanup(st, t.f);
       return;
     }

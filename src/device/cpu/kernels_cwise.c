@@ -25,6 +25,7 @@
 
 #include "base/simd.h"
 #include "device/cpu/cwise_int.h"
+#include "tensor/allocator.h"
 
 /* ---- broadcast plan ---- */
 
@@ -459,49 +460,88 @@ static int binary_run(tfc_kernel_ctx *c, const bin_fn *fns, int bool_out, int64_
 #define DIVIDE 4
 #define MATH_FN 20
 
+/* compute_scalar (kernel.h) of the ops whose element functions never fail: two host scalars
+ * of one numeric or bool dtype, the output forwarded from an input the kernel holds alone (as
+ * cwise_output would) or else allocated from `a`. */
+static int binary_scalar(tfc_tensor **in, tfc_tensor **out, tfc_allocator *a, const bin_fn *fns, int bool_out) {
+  tfc_tensor *x = in[0], *y = in[1];
+  if ((x->ndims | y->ndims) != 0 || x->dtype != y->dtype || x->dtype <= 0 || x->dtype >= TFC_DT_COUNT ||
+      x->dtype == TFC_DT_STRING || !fns[x->dtype])
+    return -1;
+  int odt = bool_out ? TFC_DT_BOOL : x->dtype;
+  tfc_tensor *z;
+  if (odt == x->dtype && tfc_tensor_can_forward(x)) {
+    z = x;
+    in[0] = NULL;
+  } else if (odt == y->dtype && tfc_tensor_can_forward(y)) {
+    z = y;
+    in[1] = NULL;
+  } else {
+    tfc_status s;
+    tfc_status_init(&s);
+    z = tfc_allocator_tensor(a, odt, NULL, 0, &s);
+    if (!z) {
+      tfc_status_fini(&s);
+      return -1;
+    }
+  }
+  fns[x->dtype](x->data, y->data, z->data, 1, 0);
+  *out = z;
+  return 0;
+}
+
 #define BINARY_KERNEL(fname, fns, bool_out, cost)                                                 \
   static int fname##_compute(tfc_kernel_ctx *c) { return binary_run(c, fns, bool_out, cost); }
-BINARY_KERNEL(add, add_fns, 0, CHEAP)
-BINARY_KERNEL(sub, sub_fns, 0, CHEAP)
-BINARY_KERNEL(mul, mul_fns, 0, CHEAP)
+/* ... and its compute_scalar, for an op whose element functions never fail */
+#define BINARY_KERNEL_SCALAR(fname, fns, bool_out, cost)                                          \
+  BINARY_KERNEL(fname, fns, bool_out, cost)                                                        \
+  static int fname##_scalar(tfc_tensor **in, tfc_tensor **out, tfc_allocator *a) {                \
+    return binary_scalar(in, out, a, fns, bool_out);                                               \
+  }
+BINARY_KERNEL_SCALAR(add, add_fns, 0, CHEAP)
+BINARY_KERNEL_SCALAR(sub, sub_fns, 0, CHEAP)
+BINARY_KERNEL_SCALAR(mul, mul_fns, 0, CHEAP)
 BINARY_KERNEL(div, div_fns, 0, DIVIDE)
 BINARY_KERNEL(floordiv, floordiv_fns, 0, DIVIDE)
 BINARY_KERNEL(floormod, floormod_fns, 0, MATH_FN)
-BINARY_KERNEL(maximum, maximum_fns, 0, CHEAP)
-BINARY_KERNEL(minimum, minimum_fns, 0, CHEAP)
+BINARY_KERNEL_SCALAR(maximum, maximum_fns, 0, CHEAP)
+BINARY_KERNEL_SCALAR(minimum, minimum_fns, 0, CHEAP)
 BINARY_KERNEL(pow, pow_fns, 0, MATH_FN)
-BINARY_KERNEL(less, less_fns, 1, CHEAP)
-BINARY_KERNEL(less_equal, less_equal_fns, 1, CHEAP)
-BINARY_KERNEL(greater, greater_fns, 1, CHEAP)
-BINARY_KERNEL(greater_equal, greater_equal_fns, 1, CHEAP)
+BINARY_KERNEL_SCALAR(less, less_fns, 1, CHEAP)
+BINARY_KERNEL_SCALAR(less_equal, less_equal_fns, 1, CHEAP)
+BINARY_KERNEL_SCALAR(greater, greater_fns, 1, CHEAP)
+BINARY_KERNEL_SCALAR(greater_equal, greater_equal_fns, 1, CHEAP)
 BINARY_KERNEL(equal, equal_fns, 1, CHEAP)
 BINARY_KERNEL(not_equal, not_equal_fns, 1, CHEAP)
-BINARY_KERNEL(logical_and, logical_and_fns, 1, CHEAP)
-BINARY_KERNEL(logical_or, logical_or_fns, 1, CHEAP)
+BINARY_KERNEL_SCALAR(logical_and, logical_and_fns, 1, CHEAP)
+BINARY_KERNEL_SCALAR(logical_or, logical_or_fns, 1, CHEAP)
 
 #define ROW(opname, mask, fn) {.op = TFC_OP_##opname, .type_attr = "T", .types = (mask), .compute = fn##_compute}
-#define ROW_NOATTR(opname, fn) {.op = TFC_OP_##opname, .compute = fn##_compute}
+#define ROW_S(opname, mask, fn)                                                                   \
+  {.op = TFC_OP_##opname, .type_attr = "T", .types = (mask), .compute = fn##_compute,               \
+   .compute_scalar = fn##_scalar}
+#define ROW_NOATTR_S(opname, fn) {.op = TFC_OP_##opname, .compute = fn##_compute, .compute_scalar = fn##_scalar}
 
 static const tfc_kernel_def defs[] = {
-    ROW(Add, M_REAL, add),
-    ROW(AddV2, M_REAL, add),
-    ROW(Sub, M_REAL, sub),
-    ROW(Mul, M_REAL, mul),
+    ROW_S(Add, M_REAL, add),
+    ROW_S(AddV2, M_REAL, add),
+    ROW_S(Sub, M_REAL, sub),
+    ROW_S(Mul, M_REAL, mul),
     ROW(Div, M_REAL, div),
     ROW(RealDiv, M_FLOAT, div),
     ROW(FloorDiv, M_REAL, floordiv),
     ROW(FloorMod, M_FLOAT | TFC_T(TFC_DT_INT32) | TFC_T(TFC_DT_INT64), floormod),
-    ROW(Maximum, M_REAL, maximum),
-    ROW(Minimum, M_REAL, minimum),
+    ROW_S(Maximum, M_REAL, maximum),
+    ROW_S(Minimum, M_REAL, minimum),
     ROW(Pow, M_FLOAT | TFC_T(TFC_DT_INT32) | TFC_T(TFC_DT_INT64), pow),
-    ROW(Less, M_REAL, less),
-    ROW(LessEqual, M_REAL, less_equal),
-    ROW(Greater, M_REAL, greater),
-    ROW(GreaterEqual, M_REAL, greater_equal),
+    ROW_S(Less, M_REAL, less),
+    ROW_S(LessEqual, M_REAL, less_equal),
+    ROW_S(Greater, M_REAL, greater),
+    ROW_S(GreaterEqual, M_REAL, greater_equal),
     ROW(Equal, M_REAL | TFC_T(TFC_DT_BOOL) | TFC_T(TFC_DT_STRING), equal),
     ROW(NotEqual, M_REAL | TFC_T(TFC_DT_BOOL) | TFC_T(TFC_DT_STRING), not_equal),
-    ROW_NOATTR(LogicalAnd, logical_and),
-    ROW_NOATTR(LogicalOr, logical_or),
+    ROW_NOATTR_S(LogicalAnd, logical_and),
+    ROW_NOATTR_S(LogicalOr, logical_or),
 };
 
 int tfc_cpu_kernels_cwise(tfc_kernel_table *t, tfc_status *s) {
