@@ -89,6 +89,16 @@ typedef struct cf_item {
   tfc_tensor *value;        /* Const with FAST_CONST: its value attr's tensor (borrowed from the node) */
 } cf_item;
 
+/* What the run loop reads of every node it runs, in one 32-byte record (the plan's hot[]):
+ * the executor's item and the cf_item above, for the common path, without their multiply. */
+typedef struct cf_hot {
+  int input_start;
+  int edge_start, n_edges;
+  int n_inputs, n_outputs;
+  unsigned char kind, fast, plain, xfer;
+  const tfc_kernel_def *kernel;
+} cf_hot;
+
 enum { X_SEND = 1, X_RECV = 2 };
 /* Kernels the run loop does inline, without a kernel context: pass-throughs (Enter, Exit,
  * NextIteration, LoopCond, Identity: output 0 is input 0), Switch on a scalar bool predicate,
@@ -116,6 +126,7 @@ typedef struct cf_edge {
 struct tfc_cf_plan {
   int n_items;
   cf_item *items;
+  cf_hot *hot; /* per item */
   cf_frame_info *frames;
   int n_frames;
   int *init_pending; /* per item: a fresh iteration's pending count (Merge: control in-edges) */
@@ -202,6 +213,7 @@ void tfc_cf_plan_free(tfc_cf_plan *p) {
   }
   free(p->frames);
   free(p->items);
+  free(p->hot);
   free(p->init_pending);
   free(p->edges);
   free(p->frame_items);
@@ -230,6 +242,7 @@ int tfc_cf_plan_build(tfc_executor *e, tfc_cf_plan **out, tfc_status *s) {
   tfc_cf_plan *p = calloc(1, sizeof *p);
   int *queue = malloc(sizeof(int) * (size_t)(2 * e->n_items + 2));
   if (!p || !queue || !(p->items = calloc((size_t)e->n_items, sizeof *p->items)) ||
+      !(p->hot = calloc((size_t)e->n_items, sizeof *p->hot)) ||
       !(p->init_pending = calloc((size_t)e->n_items, sizeof(int))) || !(p->frames = calloc(1, sizeof *p->frames)) ||
       !(p->frames[0].name = strdup(""))) {
     free(queue);
@@ -300,6 +313,11 @@ int tfc_cf_plan_build(tfc_executor *e, tfc_cf_plan **out, tfc_status *s) {
       ci->par = par > 0 ? (int)par : 1;
       ci->is_constant = c;
     }
+    const exec_item *it = &e->items[i];
+    p->hot[i] = (cf_hot){.input_start = it->input_start, .edge_start = it->edge_start, .n_edges = it->n_edges,
+                         .n_inputs = it->n_inputs, .n_outputs = it->n_outputs, .kind = (unsigned char)ci->kind,
+                         .fast = (unsigned char)ci->fast, .plain = (unsigned char)ci->plain,
+                         .xfer = (unsigned char)ci->xfer, .kernel = it->kernel};
   }
   /* walk from the roots: each node's frame, checked against every input's */
   int head = 0, tail = 0, r = TFC_OK;
@@ -644,46 +662,52 @@ static void arrive_merge(cf_step *st, int dst, int slot, tfc_tensor *t, int dead
   push_ready(st, dst, f, is);
 }
 
-/* Delivers item src's outputs (outs[j] NULL: dead; dead: the node was dead) along its
- * out-edges into (f, is). With `take`, the last data edge of each output takes outs[j]'s
- * reference (outs[j] becomes NULL); otherwise every edge gets a new reference. */
 /* A loop's Exit that became ready dead in (f, is) while another task of `is` is outstanding
  * (so its end, not this, lets the iteration go): what its task would do, done now without
  * one (once per iteration of every while_loop). Kept when `is` is the newest iteration, to be
  * delivered when the frame ends; its inputs are released. Returns 0 (nothing done) for any
  * other node, in the root frame, or after a failure: the caller queues it as usual. */
 static int dead_exit_now(cf_step *st, int i, frame_state *f, iter_state *is) {
-  if (st->p->items[i].kind != K_EXIT || !f->parent || st->failed || is->outstanding_ops == 0) return 0;
+  const cf_hot *h = &st->p->hot[i];
+  if (h->kind != K_EXIT || !f->parent || st->failed || is->outstanding_ops == 0) return 0;
   if (is->id == f->iter_count) {
     if (grow_to((void **)&f->dead_exits, &f->cap_dead_exits, f->n_dead_exits + 1, sizeof(int))) fail_oom(st);
     else f->dead_exits[f->n_dead_exits++] = i;
   }
-  const exec_item *it = &st->ex->items[i];
-  tfc_tensor **in = is->slots + it->input_start;
-  for (int j = 0; j < it->n_inputs; j++) drop(&in[j]);
+  tfc_tensor **in = is->slots + h->input_start;
+  for (int j = 0; j < h->n_inputs; j++) drop(&in[j]);
   return 1;
 }
 
-static inline __attribute__((always_inline)) void deliver(cf_step *st, int src, tfc_tensor **outs, int dead, int take, frame_state *f,
-                           iter_state *is) {
-  const exec_item *it = &st->ex->items[src];
-  const cf_edge *ed = st->p->edges + it->edge_start, *end = ed + it->n_edges;
+/* Delivers item src's outputs (outs[j] NULL: dead; dead: the node was dead) along its
+ * out-edges into (f, is). With `take`, the last data edge of each output takes outs[j]'s
+ * reference (outs[j] becomes NULL); otherwise every edge gets a new reference. */
+static inline __attribute__((always_inline)) void deliver(cf_step *st, int src, tfc_tensor **outs, int dead,
+                                                          int take, frame_state *f, iter_state *is) {
+  const cf_hot *h = &st->p->hot[src];
+  const cf_edge *ed = st->p->edges + h->edge_start, *end = ed + h->n_edges;
+  tfc_tensor **slots = is->slots;
+  int *pending = is->pending;
   for (; ed < end; ed++) {
+    int dst = ed->dst, d = dead;
     tfc_tensor *t = NULL;
-    int d = dead;
     if (ed->slot >= 0) {
-      if (!dead) t = outs[ed->src_output];
-      if (!t) d = 1;
-      else if (take && ed->last) outs[ed->src_output] = NULL;
-      else tfc_tensor_ref(t);
+      if (!dead && (t = outs[ed->src_output]) != NULL) {
+        if (take && ed->last) outs[ed->src_output] = NULL;
+        else tfc_tensor_ref(t);
+      } else {
+        d = 1;
+      }
+      if (!ed->merge) slots[ed->slot] = t;
     }
     if (ed->merge) {
-      arrive_merge(st, ed->dst, ed->slot, t, d, ed->merge == M_FROM_ENTER, f, is);
-      continue;
+      arrive_merge(st, dst, ed->slot, t, d, ed->merge == M_FROM_ENTER, f, is);
+    } else if (!d) {
+      if (--pending[dst] == 0) push_ready(st, dst, f, is);
+    } else {
+      is->dead[dst]++;
+      if (--pending[dst] == 0 && !dead_exit_now(st, dst, f, is)) push_ready(st, dst, f, is);
     }
-    if (ed->slot >= 0) is->slots[ed->slot] = t;
-    if (d) is->dead[ed->dst]++;
-    if (--is->pending[ed->dst] == 0 && !(d && dead_exit_now(st, ed->dst, f, is))) push_ready(st, ed->dst, f, is);
   }
 }
 
@@ -805,19 +829,19 @@ static inline int check_outputs(cf_step *st, int i, tfc_tensor **outs, int outpu
  * error; dead: the node was dead), releases its inputs and what is left of its outputs, and
  * lets its iteration go. On an error the step fails. */
 static inline void task_end(cf_step *st, task t, tfc_tensor **outs, int dead, tfc_status *ks) {
-  const exec_item *it = &st->ex->items[t.item];
+  const cf_hot *h = &st->p->hot[t.item];
   iter_state *is = t.is;
   if (ks && !tfc_status_ok(ks) && !st->failed) {
-    tfc_exec_node_error(st->ex, st->args->rendezvous, it, ks, &st->status);
+    tfc_exec_node_error(st->ex, st->args->rendezvous, &st->ex->items[t.item], ks, &st->status);
     st->failed = 1;
   }
   if (!st->failed) {
-    if (st->p->items[t.item].plain) deliver(st, t.item, outs, dead, 1, t.f, is);
+    if (h->plain) deliver(st, t.item, outs, dead, 1, t.f, is);
     else propagate(st, t.item, outs, dead, t.f, is);
   }
-  for (int j = 0; outs && j < it->n_outputs; j++) drop(&outs[j]);
-  tfc_tensor **in = is->slots + it->input_start;
-  for (int j = 0; j < it->n_inputs; j++) drop(&in[j]);
+  for (int j = 0; outs && j < h->n_outputs; j++) drop(&outs[j]);
+  tfc_tensor **in = is->slots + h->input_start;
+  for (int j = 0; j < h->n_inputs; j++) drop(&in[j]);
   if (--is->outstanding_ops == 0 && !st->failed) cleanup(st, t.f);
 }
 
@@ -916,12 +940,11 @@ static void start_async(cf_step *st, task t, int dead) {
   call_end(st, a);
 }
 
-/* Does the work of a FAST_* item inline: moves its inputs to its outputs (outs, cleared).
- * Returns 0, or -1 when the kernel has to run instead (a Switch predicate that is not a
- * scalar bool, for the kernel's error). */
-static inline int run_fast(cf_step *st, const cf_item *ci, const exec_item *it, tfc_tensor **in,
-                           tfc_tensor **outs) {
-  switch (ci->fast) {
+/* Does the work of FAST_* item `item` (h) inline: moves its inputs to its outputs (outs,
+ * cleared). Returns 0, or -1 when the kernel has to run instead (a Switch predicate that is
+ * not a scalar bool, for the kernel's error; a compute_scalar that declines). */
+static inline int run_fast(cf_step *st, int item, const cf_hot *h, tfc_tensor **in, tfc_tensor **outs) {
+  switch (h->fast) {
     case FAST_PASS:
       outs[0] = in[0];
       in[0] = NULL;
@@ -936,16 +959,19 @@ static inline int run_fast(cf_step *st, const cf_item *ci, const exec_item *it, 
       return 0;
     }
     case FAST_CONST:
-      outs[0] = tfc_tensor_ref(ci->value);
+      outs[0] = tfc_tensor_ref(st->p->items[item].value);
       return 0;
     case FAST_SCALAR:
-      return it->kernel->compute_scalar(in, outs, st->ex->device->allocator) ? -1 : 0;
+      return h->kernel->compute_scalar(in, outs, st->ex->device->allocator) ? -1 : 0;
     default: /* FAST_MERGE: the one live input */
-      for (int k = 0; k < it->n_inputs; k++) {
+      for (int k = 0; k < h->n_inputs; k++) {
         if (!in[k]) continue;
         outs[0] = in[k];
         in[k] = NULL;
-        if (it->n_outputs > 1) outs[1] = ci->value_index ? tfc_tensor_ref(ci->value_index[k]) : NULL;
+        if (h->n_outputs > 1) {
+          tfc_tensor **vidx = st->p->items[item].value_index;
+          outs[1] = vidx ? tfc_tensor_ref(vidx[k]) : NULL;
+        }
         return 0;
       }
       return -1;
@@ -954,28 +980,29 @@ static inline int run_fast(cf_step *st, const cf_item *ci, const exec_item *it, 
 
 /* Runs task t (its inputs have all arrived). */
 static void run_one(cf_step *st, task t) {
-  const exec_item *it = &st->ex->items[t.item];
-  const cf_item *ci = &st->p->items[t.item];
+  const cf_hot *h = &st->p->hot[t.item];
   iter_state *is = t.is;
-  tfc_tensor **in = is->slots + it->input_start;
-  int dead = is->dead[t.item] > 0 && ci->kind != K_TRIGGER;
+  tfc_tensor **in = is->slots + h->input_start;
+  int dead = is->dead[t.item] > 0 && h->kind != K_TRIGGER;
   tfc_tensor *outs_small[8];
-  if (ci->fast && !dead) {
+  if (h->fast && !dead) {
     outs_small[0] = outs_small[1] = NULL;
-    if (run_fast(st, ci, it, in, outs_small) == 0) {
-      if (ci->plain) deliver(st, t.item, outs_small, 0, 1, t.f, is);
+    if (run_fast(st, t.item, h, in, outs_small) == 0) {
+      if (h->plain) deliver(st, t.item, outs_small, 0, 1, t.f, is);
       else propagate(st, t.item, outs_small, 0, t.f, is);
       drop(&outs_small[0]);
-      if (it->n_outputs > 1) drop(&outs_small[1]);
-      if (ci->fast == FAST_SWITCH) {
+      if (h->n_outputs > 1) drop(&outs_small[1]);
+      if (h->fast == FAST_SWITCH) {
         drop(&in[1]);
-      } else if (ci->fast == FAST_SCALAR) {
-        for (int j = 0; j < it->n_inputs; j++) drop(&in[j]);
+      } else if (h->fast == FAST_SCALAR) {
+        for (int j = 0; j < h->n_inputs; j++) drop(&in[j]);
       }
       if (--is->outstanding_ops == 0 && !st->failed) cleanup(st, t.f);
       return;
     }
   }
+  const exec_item *it = &st->ex->items[t.item];
+  const cf_item *ci = &st->p->items[t.item];
   if (dead && !ci->xfer && it->n_outputs <= 8) { /* a dead node does not run: deadness goes on */
     task_end(st, t, NULL, 1, NULL);
     return;

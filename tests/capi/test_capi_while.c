@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "capi_util.h"
+#include "tfc/tfc.h"
 
 static TF_Output i32_const(TF_Graph *g, const char *name, int v, TF_Status *s) {
   return capi_const(g, name, TF_INT32, NULL, 0, &v, sizeof v, s);
@@ -334,6 +335,79 @@ static void errors_leave_the_graph_unchanged(void) {
   TF_DeleteStatus(s);
 }
 
+/* Scalar comparisons and arithmetic in a loop run inline (exec/frame.c's FAST_SCALAR, through
+ * the kernel rows' compute_scalar), a vector loop variable through the kernels: float, int64
+ * and bool scalars, results as the same loop computed here; the device's memory in use is
+ * back to the fetched results alone afterwards. */
+static void scalar_ops_inline_match_kernels(void) {
+  TF_Graph *g = TF_NewGraph();
+  TF_Status *s = TF_NewStatus();
+  float x0 = 3.0f, v0[2] = {1.0f, -2.0f};
+  int64_t k0 = 0, two = 2;
+  unsigned char flag0 = 1;
+  TF_Output ins[4] = {capi_const(g, "x0", TF_FLOAT, NULL, 0, &x0, sizeof x0, s),
+                      capi_const(g, "k0", TF_INT64, NULL, 0, &k0, sizeof k0, s),
+                      capi_const(g, "flag0", TF_BOOL, NULL, 0, &flag0, 1, s),
+                      capi_const(g, "v0", TF_FLOAT, &two, 1, v0, sizeof v0, s)};
+  TF_WhileParams p = TF_NewWhile(g, ins, 4, s);
+  OK(s);
+  int64_t seven = 7;
+  TF_Output k_lt = capi_op2(p.cond_graph, "Less", "k_lt",
+                            p.cond_inputs[1], capi_const(p.cond_graph, "seven", TF_INT64, NULL, 0, &seven, 8, s), s);
+  p.cond_output = capi_op2(p.cond_graph, "LogicalAnd", "and", k_lt, p.cond_inputs[2], s);
+  TF_Graph *b = p.body_graph;
+  float f15 = 1.5f, f025 = 0.25f, cap = 20.0f, fm = -1.0f;
+  int64_t one = 1;
+  TF_Output mul = capi_op2(b, "Mul", "mul", p.body_inputs[0], capi_const(b, "f15", TF_FLOAT, NULL, 0, &f15, 4, s), s);
+  TF_Output sub = capi_op2(b, "Sub", "sub", p.body_inputs[0], capi_const(b, "f025", TF_FLOAT, NULL, 0, &f025, 4, s), s);
+  TF_Output mx = capi_op2(b, "Maximum", "max", mul, sub, s);
+  p.body_outputs[0] = capi_op2(b, "Minimum", "min", mx, capi_const(b, "cap", TF_FLOAT, NULL, 0, &cap, 4, s), s);
+  p.body_outputs[1] = capi_op2(b, "AddV2", "add", p.body_inputs[1], capi_const(b, "one", TF_INT64, NULL, 0, &one, 8, s), s);
+  TF_Output ge = capi_op2(b, "GreaterEqual", "ge", p.body_outputs[0], capi_const(b, "fm", TF_FLOAT, NULL, 0, &fm, 4, s), s);
+  TF_Output lt = capi_op2(b, "Less", "lt", p.body_outputs[0], capi_const(b, "capb", TF_FLOAT, NULL, 0, &cap, 4, s), s);
+  p.body_outputs[2] = capi_op2(b, "LogicalAnd", "both", ge, lt, s);
+  p.body_outputs[3] = capi_op2(b, "Sub", "vsub", p.body_inputs[3], p.body_inputs[0], s); /* vector - scalar */
+  p.name = "scalars";
+  TF_Output outs[4];
+  TF_FinishWhile(&p, s, outs);
+  OK(s);
+
+  float x = x0, v[2] = {v0[0], v0[1]};
+  int64_t k = k0;
+  int flag = flag0;
+  while (k < 7 && flag) {
+    v[0] -= x;
+    v[1] -= x;
+    float m = x * 1.5f, d = x - 0.25f;
+    x = m > d ? m : d;
+    x = x < 20.0f ? x : 20.0f;
+    k += 1;
+    flag = x >= -1.0f && x < 20.0f;
+  }
+
+  TF_SessionOptions *so = TF_NewSessionOptions();
+  TF_Session *sess = TF_NewSession(g, so, s);
+  OK(s);
+  TF_Tensor *r[4] = {NULL, NULL, NULL, NULL};
+  TF_SessionRun(sess, NULL, NULL, NULL, 0, outs, r, 4, NULL, 0, NULL, s);
+  OK(s);
+  EXPECT_TRUE(*(float *)TF_TensorData(r[0]) == x);
+  EXPECT_EQ(*(int64_t *)TF_TensorData(r[1]), k);
+  EXPECT_EQ(*(unsigned char *)TF_TensorData(r[2]), flag);
+  EXPECT_TRUE(((float *)TF_TensorData(r[3]))[0] == v[0] && ((float *)TF_TensorData(r[3]))[1] == v[1]);
+  EXPECT_TRUE(k < 7); /* the loop ended on the flag, computed by the inline comparisons */
+  int64_t in_use = -1, peak = -1;
+  TFC_SessionDeviceMemory(sess, "/job:localhost/replica:0/task:0/device:CPU:0", &in_use, &peak, s);
+  OK(s);
+  EXPECT_EQ(in_use, (int64_t)(sizeof(float) + sizeof(int64_t) + sizeof v)); /* x, k and v; the flag is shared */
+  for (int i = 0; i < 4; i++) TF_DeleteTensor(r[i]);
+  TF_CloseSession(sess, s);
+  TF_DeleteSession(sess, s);
+  TF_DeleteSessionOptions(so);
+  TF_DeleteGraph(g);
+  TF_DeleteStatus(s);
+}
+
 static const tfc_test tests[] = {
     TFC_TEST(basic_loop_matches_tf),
     TFC_TEST(counter_loop_runs),
@@ -341,6 +415,7 @@ static const tfc_test tests[] = {
     TFC_TEST(loop_survives_graphdef_round_trip),
     TFC_TEST(vector_cond_fails_at_run),
     TFC_TEST(errors_leave_the_graph_unchanged),
+    TFC_TEST(scalar_ops_inline_match_kernels),
     {0},
 };
 

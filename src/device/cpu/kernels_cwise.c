@@ -20,6 +20,7 @@
  * divisor is INVALID_ARGUMENT "Integer division by zero"; Pow rejects negative exponents.
  */
 #include <math.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
 
@@ -460,14 +461,43 @@ static int binary_run(tfc_kernel_ctx *c, const bin_fn *fns, int bool_out, int64_
 #define DIVIDE 4
 #define MATH_FN 20
 
+/* The bool scalars false and true, made once and kept for the life of the process: a
+ * comparison of two scalars hands out a new reference to one of them instead of a new tensor
+ * (a while loop's predicate, every iteration). No one writes into them: a kernel writes into
+ * an input only when it holds the only reference (tfc_tensor_can_forward), and the table keeps
+ * one of its own. NULL when making them failed (then the result is allocated). */
+static tfc_tensor *bool_scalars[2];
+static pthread_once_t bool_scalars_once = PTHREAD_ONCE_INIT;
+
+static void bool_scalars_init(void) {
+  for (int v = 0; v < 2; v++) {
+    tfc_status s;
+    tfc_status_init(&s);
+    tfc_tensor *t = tfc_tensor_new(TFC_DT_BOOL, NULL, 0, &s);
+    if (t) *(uint8_t *)t->data = (uint8_t)v;
+    bool_scalars[v] = t;
+    tfc_status_fini(&s);
+  }
+}
+
 /* compute_scalar (kernel.h) of the ops whose element functions never fail: two host scalars
- * of one numeric or bool dtype, the output forwarded from an input the kernel holds alone (as
- * cwise_output would) or else allocated from `a`. */
+ * of one numeric or bool dtype. A bool result is one of bool_scalars; any other is forwarded
+ * from an input the kernel holds alone (as cwise_output would) or else allocated from `a`. */
 static int binary_scalar(tfc_tensor **in, tfc_tensor **out, tfc_allocator *a, const bin_fn *fns, int bool_out) {
   tfc_tensor *x = in[0], *y = in[1];
   if ((x->ndims | y->ndims) != 0 || x->dtype != y->dtype || x->dtype <= 0 || x->dtype >= TFC_DT_COUNT ||
       x->dtype == TFC_DT_STRING || !fns[x->dtype])
     return -1;
+  if (bool_out) {
+    pthread_once(&bool_scalars_once, bool_scalars_init);
+    uint8_t v = 0;
+    fns[x->dtype](x->data, y->data, &v, 1, 0);
+    tfc_tensor *b = bool_scalars[v != 0];
+    if (b) {
+      *out = tfc_tensor_ref(b);
+      return 0;
+    }
+  }
   int odt = bool_out ? TFC_DT_BOOL : x->dtype;
   tfc_tensor *z;
   if (odt == x->dtype && tfc_tensor_can_forward(x)) {
