@@ -121,6 +121,7 @@ typedef struct cf_edge {
   int src_output;
   unsigned char last;  /* the last data edge of its output: takes the producer's reference */
   unsigned char merge; /* dst is a Merge: M_MERGE, or M_FROM_ENTER when the source is an Enter */
+  unsigned char plain_last; /* a last data edge into a node other than a Merge: deliver's fast path */
 } cf_edge;
 
 struct tfc_cf_plan {
@@ -278,6 +279,7 @@ int tfc_cf_plan_build(tfc_executor *e, tfc_cf_plan **out, tfc_status *s) {
       if (ed->dst_slot >= 0 && !seen[ed->src_output]) {
         seen[ed->src_output] = 1;
         ce->last = 1;
+        ce->plain_last = !ce->merge;
       }
     }
     if (seen != seen_small) free(seen);
@@ -682,31 +684,49 @@ static int dead_exit_now(cf_step *st, int i, frame_state *f, iter_state *is) {
 /* Delivers item src's outputs (outs[j] NULL: dead; dead: the node was dead) along its
  * out-edges into (f, is). With `take`, the last data edge of each output takes outs[j]'s
  * reference (outs[j] becomes NULL); otherwise every edge gets a new reference. */
+static inline __attribute__((always_inline)) void deliver_edge(cf_step *st, const cf_edge *ed, tfc_tensor **outs,
+                                                               int dead, int take, frame_state *f, iter_state *is) {
+  int dst = ed->dst, d = dead;
+  tfc_tensor *t = NULL;
+  if (ed->slot >= 0) {
+    if (!dead && (t = outs[ed->src_output]) != NULL) {
+      if (take && ed->last) outs[ed->src_output] = NULL;
+      else tfc_tensor_ref(t);
+    } else {
+      d = 1;
+    }
+    if (!ed->merge) is->slots[ed->slot] = t;
+  }
+  if (ed->merge) {
+    arrive_merge(st, dst, ed->slot, t, d, ed->merge == M_FROM_ENTER, f, is);
+  } else if (!d) {
+    if (--is->pending[dst] == 0) push_ready(st, dst, f, is);
+  } else {
+    is->dead[dst]++;
+    if (--is->pending[dst] == 0 && !dead_exit_now(st, dst, f, is)) push_ready(st, dst, f, is);
+  }
+}
+
 static inline __attribute__((always_inline)) void deliver(cf_step *st, int src, tfc_tensor **outs, int dead,
                                                           int take, frame_state *f, iter_state *is) {
   const cf_hot *h = &st->p->hot[src];
   const cf_edge *ed = st->p->edges + h->edge_start, *end = ed + h->n_edges;
+  if (dead || !take) {
+    for (; ed < end; ed++) deliver_edge(st, ed, outs, dead, take, f, is);
+    return;
+  }
+  /* A live node handing its outputs on: most edges are the last of their output into an
+   * ordinary node, which takes the reference. */
   tfc_tensor **slots = is->slots;
   int *pending = is->pending;
   for (; ed < end; ed++) {
-    int dst = ed->dst, d = dead;
-    tfc_tensor *t = NULL;
-    if (ed->slot >= 0) {
-      if (!dead && (t = outs[ed->src_output]) != NULL) {
-        if (take && ed->last) outs[ed->src_output] = NULL;
-        else tfc_tensor_ref(t);
-      } else {
-        d = 1;
-      }
-      if (!ed->merge) slots[ed->slot] = t;
-    }
-    if (ed->merge) {
-      arrive_merge(st, dst, ed->slot, t, d, ed->merge == M_FROM_ENTER, f, is);
-    } else if (!d) {
-      if (--pending[dst] == 0) push_ready(st, dst, f, is);
+    tfc_tensor *t;
+    if (ed->plain_last && (t = outs[ed->src_output]) != NULL) {
+      outs[ed->src_output] = NULL;
+      slots[ed->slot] = t;
+      if (--pending[ed->dst] == 0) push_ready(st, ed->dst, f, is);
     } else {
-      is->dead[dst]++;
-      if (--pending[dst] == 0 && !dead_exit_now(st, dst, f, is)) push_ready(st, dst, f, is);
+      deliver_edge(st, ed, outs, 0, 1, f, is);
     }
   }
 }
