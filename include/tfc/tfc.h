@@ -61,6 +61,26 @@ TF_CAPI_EXPORT extern void TFC_SessionDeviceMemory(TF_Session* session, const ch
                                                    int64_t* bytes_in_use, int64_t* peak_bytes_in_use,
                                                    TF_Status* status);
 
+/* Runs that another thread may stop (TensorFlow 1.x has none: a blocked TF_SessionRun cannot
+ * be interrupted). TFC_SessionRunWithCancellation is TF_SessionRun with a cancellation
+ * manager: once TFC_CancellationManagerStartCancel is called on it — before or during the run,
+ * from any thread — the run ends with CANCELLED "Run call was cancelled": ops blocked on
+ * queues or on tensors from other devices or tasks wake, no further op starts, variables are
+ * left as they were before the run, and the session stays usable. A remote session's run is
+ * cancelled on the master too. A manager is cancelled for good; several runs may share one.
+ * TFC_NewCancellationManager returns NULL when out of memory; delete a manager only once no
+ * run uses it. NULL managers are accepted (not cancellable; a no-op; 0). */
+typedef struct TFC_CancellationManager TFC_CancellationManager;
+TF_CAPI_EXPORT extern TFC_CancellationManager* TFC_NewCancellationManager(void);
+TF_CAPI_EXPORT extern void TFC_DeleteCancellationManager(TFC_CancellationManager* manager);
+TF_CAPI_EXPORT extern void TFC_CancellationManagerStartCancel(TFC_CancellationManager* manager);
+TF_CAPI_EXPORT extern unsigned char TFC_CancellationManagerIsCancelled(TFC_CancellationManager* manager);
+TF_CAPI_EXPORT extern void TFC_SessionRunWithCancellation(
+    TF_Session* session, const TF_Buffer* run_options, const TF_Output* inputs,
+    TF_Tensor* const* input_values, int ninputs, const TF_Output* outputs, TF_Tensor** output_values,
+    int noutputs, const TF_Operation* const* target_opers, int ntargets, TF_Buffer* run_metadata,
+    TFC_CancellationManager* manager, TF_Status* status);
+
 #ifdef __cplusplus
 }
 #endif

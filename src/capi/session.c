@@ -1,10 +1,12 @@
 /*
  * capi/session — TF_SessionOptions, TF_Session, TF_SessionRun and device lists: argument
- * checks and translation to session/session.h.
+ * checks and translation to session/session.h; TFC_SessionRunWithCancellation and its
+ * TFC_CancellationManager (a base/cancel.h manager) for runs another thread may stop.
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/cancel.h"
 #include "base/mem.h"
 #include "capi/capi_internal.h"
 #include "dist/grpc_session.h"
@@ -120,11 +122,11 @@ TFC_EXPORT void TF_DeleteSession(TF_Session *ts, TF_Status *status) {
   free(ts);
 }
 
-TFC_EXPORT void TF_SessionRun(TF_Session *ts, const TF_Buffer *run_options, const TF_Output *inputs,
-                              TF_Tensor *const *input_values, int ninputs, const TF_Output *outputs,
-                              TF_Tensor **output_values, int noutputs, const TF_Operation *const *target_opers,
-                              int ntargets, TF_Buffer *run_metadata, TF_Status *status) {
-  (void)run_metadata;
+/* TF_SessionRun, cancellable through `cancel` when not NULL. */
+static void session_run(TF_Session *ts, const TF_Buffer *run_options, const TF_Output *inputs,
+                        TF_Tensor *const *input_values, int ninputs, const TF_Output *outputs,
+                        TF_Tensor **output_values, int noutputs, const TF_Operation *const *target_opers,
+                        int ntargets, tfc_cancel *cancel, TF_Status *status) {
   tfc_status local, *s = tfc_capi_status_or(status, &local);
   for (int i = 0; i < noutputs; i++) output_values[i] = NULL;
   tfc_run_options ro;
@@ -138,6 +140,7 @@ TFC_EXPORT void TF_SessionRun(TF_Session *ts, const TF_Buffer *run_options, cons
     tfc_status_fini(&local);
     return;
   }
+  ro.cancel = cancel;
   tfc_endpoint *feed_eps = calloc((size_t)ninputs + 1, sizeof *feed_eps);
   tfc_endpoint *fetch_eps = calloc((size_t)noutputs + 1, sizeof *fetch_eps);
   tfc_tensor **feeds = calloc((size_t)ninputs + 1, sizeof *feeds);
@@ -185,6 +188,54 @@ done:
   free(outs);
   free(targets);
   tfc_status_fini(&local);
+}
+
+TFC_EXPORT void TF_SessionRun(TF_Session *ts, const TF_Buffer *run_options, const TF_Output *inputs,
+                              TF_Tensor *const *input_values, int ninputs, const TF_Output *outputs,
+                              TF_Tensor **output_values, int noutputs, const TF_Operation *const *target_opers,
+                              int ntargets, TF_Buffer *run_metadata, TF_Status *status) {
+  (void)run_metadata;
+  session_run(ts, run_options, inputs, input_values, ninputs, outputs, output_values, noutputs, target_opers,
+              ntargets, NULL, status);
+}
+
+struct TFC_CancellationManager {
+  tfc_cancel *c;
+};
+
+TFC_EXPORT TFC_CancellationManager *TFC_NewCancellationManager(void) {
+  TFC_CancellationManager *m = malloc(sizeof *m);
+  if (!m) return NULL;
+  if (!(m->c = tfc_cancel_new())) {
+    free(m);
+    return NULL;
+  }
+  return m;
+}
+
+TFC_EXPORT void TFC_DeleteCancellationManager(TFC_CancellationManager *m) {
+  if (!m) return;
+  tfc_cancel_free(m->c);
+  free(m);
+}
+
+TFC_EXPORT void TFC_CancellationManagerStartCancel(TFC_CancellationManager *m) {
+  if (m) tfc_cancel_start(m->c);
+}
+
+TFC_EXPORT unsigned char TFC_CancellationManagerIsCancelled(TFC_CancellationManager *m) {
+  return m && tfc_cancel_is_cancelled(m->c) ? 1 : 0;
+}
+
+TFC_EXPORT void TFC_SessionRunWithCancellation(TF_Session *ts, const TF_Buffer *run_options, const TF_Output *inputs,
+                                               TF_Tensor *const *input_values, int ninputs,
+                                               const TF_Output *outputs, TF_Tensor **output_values, int noutputs,
+                                               const TF_Operation *const *target_opers, int ntargets,
+                                               TF_Buffer *run_metadata, TFC_CancellationManager *cancel,
+                                               TF_Status *status) {
+  (void)run_metadata;
+  session_run(ts, run_options, inputs, input_values, ninputs, outputs, output_values, noutputs, target_opers,
+              ntargets, cancel ? cancel->c : NULL, status);
 }
 
 TFC_EXPORT void TF_SessionPRunSetup(TF_Session *ts, const TF_Output *inputs, int ninputs, const TF_Output *outputs,

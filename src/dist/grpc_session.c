@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/cancel.h"
 #include "base/clock.h"
 #include "base/mem.h"
 #include "dist/rpc.h"
@@ -59,14 +60,38 @@ tfc_grpc_session *tfc_grpc_session_new(const char *target, tfc_graph *g, const t
  * caller when resp_desc is NULL and out_in is given). */
 /* UNAVAILABLE says which master. RunStep's own errors come in its response body
  * (store_errors_in_response_body), so a failed RunStep call is always the transport's. */
+/* A RunStep that a cancellation manager may stop: while the call is in flight, cancelling
+ * the manager cancels the call, and the master aborts the step (master_service.c). */
+typedef struct run_watch {
+  tfc_cancel *cancel;
+  int64_t token;
+} run_watch;
+
+static void cancel_rpc(void *pending) { tfc_rpc_cancel(pending); }
+
+static void watch_run(void *arg, tfc_rpc_pending *p) {
+  run_watch *w = arg;
+  if (p) {
+    w->token = tfc_cancel_register(w->cancel, cancel_rpc, p);
+    if (w->token == 0) tfc_rpc_cancel(p); /* cancelled as the call started */
+  } else {
+    tfc_cancel_deregister(w->cancel, w->token);
+    w->token = 0;
+  }
+}
+
+/* A call of the master's `method`; with `cancel` (RunStep), one its manager may stop. */
 static int call_master(tfc_grpc_session *gs, const char *method, tfc_msg_in **out, tfc_msg_out *m,
-                       int64_t deadline_us, tfc_status *s) {
+                       int64_t deadline_us, tfc_cancel *cancel, tfc_status *s) {
   char full[96];
   snprintf(full, sizeof full, "/tensorflow.MasterService/%s", method);
   tfc_status err;
   tfc_status_init(&err);
-  if (tfc_rpc_call_sync(gs->ch, full, m, deadline_us, 0, out, &err)) {
-    if (err.code == TFC_UNAVAILABLE && strcmp(method, "RunStep") == 0)
+  run_watch w = {cancel, 0};
+  if (tfc_rpc_call_sync_watched(gs->ch, full, m, deadline_us, 0, cancel ? watch_run : NULL, &w, out, &err)) {
+    if (cancel && tfc_cancel_is_cancelled(cancel) && err.code == TFC_CANCELLED)
+      tfc_status_set(s, TFC_CANCELLED, "Run call was cancelled");
+    else if (err.code == TFC_UNAVAILABLE && strcmp(method, "RunStep") == 0)
       tfc_status_set(s, err.code, "RunStep to the master at %s failed: %s", gs->target, tfc_status_msg(&err));
     else if (err.code == TFC_UNAVAILABLE)
       tfc_status_set(s, err.code, "%s (master at %s): %s", method, gs->target, tfc_status_msg(&err));
@@ -87,7 +112,7 @@ static int simple_call(tfc_grpc_session *gs, const char *method, const ProtobufC
     return s->code;
   }
   tfc_msg_in *resp = NULL;
-  if (call_master(gs, method, &resp, m, deadline_us, s) == TFC_OK) {
+  if (call_master(gs, method, &resp, m, deadline_us, NULL, s) == TFC_OK) {
     tfc_wire_tensors none;
     tfc_wire_tensors_init(&none);
     tfc_wire_get_message(resp, resp_desc, 0, 0, resp_desc->short_name, out, &none, s);
@@ -216,7 +241,12 @@ int tfc_grpc_session_run(tfc_grpc_session *gs, const tfc_run_options *ro, const 
   }
   if (tfc_status_ok(s)) {
     int64_t deadline = timeout > 0 ? tfc_deadline_after_ms(timeout + ANSWER_MARGIN_MS) : 0;
-    call_master(gs, "RunStep", &resp, m, deadline, s);
+    if (ro && ro->cancel && tfc_cancel_is_cancelled(ro->cancel)) {
+      tfc_msg_out_free(m);
+      tfc_status_set(s, TFC_CANCELLED, "Run call was cancelled");
+    } else {
+      call_master(gs, "RunStep", &resp, m, deadline, ro ? ro->cancel : NULL, s);
+    }
     m = NULL;
   }
   if (tfc_status_ok(s)) {

@@ -51,6 +51,9 @@ typedef struct tfc_session_config {
 /* RunOptions, per TF_SessionRun. */
 typedef struct tfc_run_options {
   int64_t timeout_in_ms; /* 0: the session's operation_timeout_in_ms, if any */
+  /* The run ends with CANCELLED once this is cancelled (TFC_SessionRunWithCancellation;
+   * borrowed); NULL: not cancellable. */
+  struct tfc_cancel *cancel;
 } tfc_run_options;
 
 void tfc_session_config_init(tfc_session_config *c);

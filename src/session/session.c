@@ -4,6 +4,10 @@
  * Plans are keyed by the signature text "feeds|fetches|targets" of node ids and output
  * indexes. A graph is append-only, so a plan built for a signature stays right for it however
  * the graph grows later.
+ *
+ * A run with a deadline, a cancellation manager (tfc_run_options.cancel) or an op that may
+ * block gets a rendezvous for its step; the deadline, a cancellation or the first error aborts
+ * it, which wakes blocked ops and stops every executor before its next node.
  */
 #include "session/session.h"
 
@@ -15,6 +19,7 @@
 #include <string.h>
 
 #include "base/hashmap.h"
+#include "base/cancel.h"
 #include "base/clock.h"
 #include "base/mem.h"
 #include "base/strbuf.h"
@@ -305,13 +310,24 @@ static void part_start_entry(void *arg) {
   tfc_executor_run_async(ps->exec, ps->args, part_done, ps->sync);
 }
 
+/* A cancellation manager's callback for a run: aborts its step's rendezvous, which wakes
+ * blocked ops and stops every executor before its next node. */
+static void cancel_step(void *arg) {
+  tfc_status st;
+  tfc_status_init(&st);
+  tfc_status_set(&st, TFC_CANCELLED, "Run call was cancelled");
+  tfc_rendezvous_abort(arg, &st);
+  tfc_status_fini(&st);
+}
+
 /* Runs the plan's executors; the step's status lands in s. */
 static int run_partitions(tfc_session *sess, plan *p, tfc_call_frame *frame, int64_t timeout_ms,
-                          tfc_var_txn *txn, tfc_status *s) {
+                          tfc_cancel *cancel, tfc_var_txn *txn, tfc_status *s) {
   int64_t step_id = atomic_fetch_add(&sess->next_step_id, 1);
-  /* A lone partition without a deadline runs on this thread with nothing to meet — unless it
-   * may block on a queue: then a rendezvous lets its first error wake the blocked op. */
-  if (p->n_parts == 1 && timeout_ms <= 0 && !tfc_executor_has_blocking(p->parts[0].exec)) {
+  /* A lone partition without a deadline or a cancellation runs on this thread with nothing to
+   * meet — unless it may block on a queue: then a rendezvous lets its first error wake the
+   * blocked op. */
+  if (p->n_parts == 1 && timeout_ms <= 0 && !cancel && !tfc_executor_has_blocking(p->parts[0].exec)) {
     tfc_exec_args args = {frame, sess->pool, step_id, NULL, txn};
     return tfc_executor_run(p->parts[0].exec, &args, s);
   }
@@ -321,6 +337,13 @@ static int run_partitions(tfc_session *sess, plan *p, tfc_call_frame *frame, int
     tfc_rendezvous_unref(rdv);
     free(starts);
     return TFC_OOM(s);
+  }
+  int64_t cancel_token = cancel ? tfc_cancel_register(cancel, cancel_step, rdv) : 0;
+  if (cancel && cancel_token <= 0) {
+    tfc_rendezvous_unref(rdv);
+    free(starts);
+    if (cancel_token < 0) return TFC_OOM(s);
+    return tfc_status_set(s, TFC_CANCELLED, "Run call was cancelled");
   }
   tfc_exec_args args = {frame, sess->pool, step_id, rdv, txn};
   step_sync ss;
@@ -369,6 +392,7 @@ static int run_partitions(tfc_session *sess, plan *p, tfc_call_frame *frame, int
     pthread_mutex_lock(&ss.mu);
   }
   pthread_mutex_unlock(&ss.mu);
+  tfc_cancel_deregister(cancel, cancel_token);
   /* An executor that stopped because another one failed reports the rendezvous's abort
    * status, which is that first error: whichever executor reports first, it is the cause. */
   int code = tfc_status_move(s, &ss.status);
@@ -382,10 +406,11 @@ static int run_partitions(tfc_session *sess, plan *p, tfc_call_frame *frame, int
 
 /* One step: the partitions, then the variables' journal is committed when the step
  * succeeded and rolled back when it failed, so a failed run leaves every variable as it was. */
-static int run_step(tfc_session *sess, plan *p, tfc_call_frame *frame, int64_t timeout_ms, tfc_status *s) {
+static int run_step(tfc_session *sess, plan *p, tfc_call_frame *frame, int64_t timeout_ms, tfc_cancel *cancel,
+                    tfc_status *s) {
   tfc_var_txn txn;
   tfc_var_txn_init(&txn);
-  int code = run_partitions(sess, p, frame, timeout_ms, &txn, s);
+  int code = run_partitions(sess, p, frame, timeout_ms, cancel, &txn, s);
   if (code) tfc_var_txn_rollback(&txn);
   tfc_var_txn_fini(&txn);
   return code;
@@ -442,7 +467,7 @@ int tfc_session_run(tfc_session *sess, const tfc_run_options *ro, const tfc_endp
   /* RunOptions.timeout_in_ms wins over ConfigProto.operation_timeout_in_ms, as in TF. */
   int64_t timeout_ms = ro && ro->timeout_in_ms > 0 ? ro->timeout_in_ms : sess->cfg.operation_timeout_in_ms;
   tfc_call_frame frame = {n_feeds, feeds, n_fetches, out};
-  run_step(sess, p, &frame, timeout_ms, s);
+  run_step(sess, p, &frame, timeout_ms, ro ? ro->cancel : NULL, s);
   pthread_mutex_lock(&sess->mu);
   if (--sess->runs_in_flight == 0) pthread_cond_broadcast(&sess->idle);
   pthread_mutex_unlock(&sess->mu);

@@ -3,7 +3,7 @@
  * client through the TF C API (TF_SetTarget "grpc://localhost:<port>"), as a TF 1.x program
  * talks to a cluster of tf.train.Server tasks.
  *
- * Covered: an in-process create_local_server; a node placed on another task, with the
+ * Covered: an in-process create_local_server, and a run on it cancelled by the client; a node placed on another task, with the
  * placement log on the master task; a task that starts late; a task that never starts; ps/
  * worker between-graph replication of variables; a 120 MB tensor across tasks; a task killed
  * during a step (worker, and ps holding a variable the step reads); a client killed during a
@@ -17,6 +17,7 @@
 #include "dist_util.h"
 #include "tensorflow/tensorflow_server.pb-c.h"
 #include "tfc/server.h"
+#include "tfc/tfc.h"
 
 /* Exact float comparison with both values in the failure message. */
 #define EXPECT_FEQ(a, b) EXPECT_NEAR(a, b, 0)
@@ -62,6 +63,72 @@ static void local_server_says_hello(void) {
   TF_DeleteGraph(g);
   TF_ServerStop(srv, s);
   EXPECT_EQ(TF_GetCode(s), TF_OK);
+  TF_DeleteServer(srv);
+  TF_DeleteStatus(s);
+}
+
+typedef struct cancel_after {
+  TFC_CancellationManager *m;
+  int ms;
+} cancel_after;
+
+static void *cancel_after_run(void *arg) {
+  cancel_after *c = arg;
+  dist_sleep_ms(c->ms);
+  TFC_CancellationManagerStartCancel(c->m);
+  return NULL;
+}
+
+/* TFC_SessionRunWithCancellation through the master: a dequeue blocked on the server's queue
+ * ends with CANCELLED when the client cancels (the RunStep call is cancelled and the master
+ * aborts the step), and the session and queue work afterwards. */
+static void remote_run_is_cancelled(void) {
+  TF_Status *s = TF_NewStatus();
+  TF_Buffer *def = TFC_NewLocalServerDef(s);
+  EXPECT_EQ(TF_GetCode(s), TF_OK);
+  TF_Server *srv = TF_NewServer(def->data, def->length, s);
+  EXPECT_EQ(TF_GetCode(s), TF_OK);
+  TF_DeleteBuffer(def);
+  TF_ServerStart(srv, s);
+  EXPECT_EQ(TF_GetCode(s), TF_OK);
+  TF_Graph *g = TF_NewGraph();
+  TF_OperationDescription *d = dist_op(g, "FIFOQueueV2", "q", NULL);
+  TF_DataType dt = TF_FLOAT;
+  TF_SetAttrTypeList(d, "component_types", &dt, 1);
+  TF_Operation *q = dist_finish(d, "q");
+  d = dist_op(g, "QueueDequeueV2", "deq", NULL);
+  TF_AddInput(d, (TF_Output){q, 0});
+  TF_SetAttrTypeList(d, "component_types", &dt, 1);
+  TF_Operation *deq = dist_finish(d, "deq");
+  TF_Output v = {dist_const_f(g, "v", NULL, 2.5f), 0};
+  d = dist_op(g, "QueueEnqueueV2", "enq", NULL);
+  TF_AddInput(d, (TF_Output){q, 0});
+  TF_AddInputList(d, &v, 1);
+  TF_Operation *enq = dist_finish(d, "enq");
+  TF_Session *sess = dist_session(g, TF_ServerTarget(srv), NULL);
+
+  cancel_after c = {TFC_NewCancellationManager(), 200};
+  pthread_t th;
+  EXPECT_EQ(pthread_create(&th, NULL, cancel_after_run, &c), 0);
+  TF_Output fetch = {deq, 0};
+  TF_Tensor *out = NULL;
+  TFC_SessionRunWithCancellation(sess, NULL, NULL, NULL, 0, &fetch, &out, 1, NULL, 0, NULL, c.m, s);
+  pthread_join(th, NULL);
+  EXPECT_EQ(TF_GetCode(s), TF_CANCELLED);
+  EXPECT_CONTAINS(TF_Message(s), "Run call was cancelled");
+  EXPECT_TRUE(out == NULL);
+  TFC_DeleteCancellationManager(c.m);
+
+  TF_SessionRun(sess, NULL, NULL, NULL, 0, NULL, NULL, 0, (const TF_Operation *const *)&enq, 1, NULL, s);
+  EXPECT_EQ(TF_GetCode(s), TF_OK);
+  TF_SessionRun(sess, NULL, NULL, NULL, 0, &fetch, &out, 1, NULL, 0, NULL, s);
+  EXPECT_EQ(TF_GetCode(s), TF_OK);
+  EXPECT_FEQ(*(float *)TF_TensorData(out), 2.5f);
+  TF_DeleteTensor(out);
+  TF_CloseSession(sess, s);
+  TF_DeleteSession(sess, s);
+  TF_DeleteGraph(g);
+  TF_ServerStop(srv, s);
   TF_DeleteServer(srv);
   TF_DeleteStatus(s);
 }
@@ -808,6 +875,7 @@ static void server_from_def_file_and_port_in_use(void) {
 
 static const tfc_test tests[] = {
     TFC_TEST(local_server_says_hello),
+    TFC_TEST(remote_run_is_cancelled),
     TFC_TEST(node_on_other_task_runs_there_and_is_logged),
     TFC_TEST(task_that_starts_late_is_waited_for),
     TFC_TEST(task_that_never_starts_is_unavailable),
