@@ -117,7 +117,11 @@ def _feed_value(tensor, value, np_type, shape):
         arr = np.asarray(value, dtype=object)
     else:
         if isinstance(value, int) and not isinstance(value, bool):
-            if np_type(value) != value:
+            try:
+                fits = np_type(value) == value
+            except OverflowError:
+                fits = False
+            if not fits:
                 raise TypeError("Type of feed value " + str(value) + " with type " + str(type(value)) +
                                 " is not compatible with Tensor type " + str(np_type) + ". Try explicitly "
                                 "setting the type of the feed tensor to a larger type (e.g. int64).")

@@ -392,8 +392,7 @@ class Graph(object):
         else:
             entry = []
             for c in control_inputs:
-                if hasattr(c, "_as_graph_element") and not isinstance(c, (Tensor, Operation)):
-                    c = c._as_graph_element()
+                c = self.as_graph_element(c)
                 if isinstance(c, Tensor):
                     c = c.op
                 if not isinstance(c, Operation):
