@@ -521,11 +521,9 @@ static PyObject *graph_import(PyObject *self, PyObject *args) {
   if (!PyArg_ParseTuple(args, "Oy#s", &g, &data, &len, &prefix)) return NULL;
   TF_Graph *graph = graph_arg(g);
   if (!graph) return NULL;
-  size_t pos = 0;
+  size_t pos = 0, before = 0;
   TF_Operation *op;
-  while ((op = TF_GraphNextOperation(graph, &pos))) {
-  }
-  size_t first_new = pos;
+  while ((op = TF_GraphNextOperation(graph, &pos))) before++;
   TF_Buffer *b = TF_NewBufferFromString(data, (size_t)len);
   TF_ImportGraphDefOptions *opts = TF_NewImportGraphDefOptions();
   if (prefix[0]) TF_ImportGraphDefOptionsSetPrefix(opts, prefix);
@@ -537,8 +535,9 @@ static PyObject *graph_import(PyObject *self, PyObject *args) {
   TF_DeleteStatus(s);
   if (bad) return NULL;
   PyObject *l = PyList_New(0);
-  pos = first_new;
-  while (l && (op = TF_GraphNextOperation(graph, &pos))) {
+  pos = 0;
+  for (size_t i = 0; l && (op = TF_GraphNextOperation(graph, &pos)); i++) {
+    if (i < before) continue;
     PyObject *h = op_handle(op);
     if (!h || PyList_Append(l, h) < 0) Py_CLEAR(l);
     Py_XDECREF(h);

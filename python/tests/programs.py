@@ -375,7 +375,20 @@ def strings_feed(tf):
         return {"scalar": _val(s.run(y, {x: "héllo"})), "vec": _val(s.run(y, {x: [b"a", b"", b"xyz" * 50]}))}
 
 
-PROGRAMS = [naming, operators, float_operators, indexing, constants, constant_too_many, constant_bad_type,
+def config_bytes(tf):
+    cfgs = [tf.ConfigProto(log_device_placement=True), tf.ConfigProto(allow_soft_placement=True),
+            tf.ConfigProto(device_count={"GPU": 0}), tf.ConfigProto(intra_op_parallelism_threads=2,
+                                                                    inter_op_parallelism_threads=3),
+            tf.ConfigProto(gpu_options=tf.GPUOptions(allow_growth=True, per_process_gpu_memory_fraction=0.5)),
+            tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE, timeout_in_ms=100)]
+    c = tf.ConfigProto()
+    c.gpu_options.allow_growth = True
+    c.graph_options.optimizer_options.opt_level = tf.OptimizerOptions.L0
+    cfgs.append(c)
+    return [x.SerializeToString().hex() for x in cfgs]
+
+
+PROGRAMS = [config_bytes, naming, operators, float_operators, indexing, constants, constant_too_many, constant_bad_type,
             constant_none, shape_error, add_mismatch, div_mismatch, fetch_structures, feed_cast,
             feed_shape_error, feed_overflow, feed_tensor_value, feed_bad_key, fetch_none, fetch_unknown,
             fetch_bad_output, unfed_placeholder, closed_session, empty_graph, graph_lookup_errors,

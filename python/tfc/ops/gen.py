@@ -210,6 +210,8 @@ def _outputs(op, op_def):
         return op
     if len(args) == 1 and not args[0]["number_attr"] and not args[0]["type_list_attr"]:
         return outs[0]
+    if len(args) == 1:
+        return outs  # one list output: the list itself
     result, i = [], 0
     for arg in args:
         if arg["number_attr"] or arg["type_list_attr"]:
