@@ -1,6 +1,9 @@
 """10,000 sess.run calls with a feed and a fetch do not grow the process (RSS) by 1 MB or more:
 nothing per run is leaked by the extension or the session's plan cache."""
+import os
+
 import numpy as np
+import pytest
 
 import tfc.compat.v1 as tf
 
@@ -10,6 +13,8 @@ def _rss_bytes():
         return int(f.read().split()[1]) * 4096
 
 
+@pytest.mark.skipif(os.environ.get("TFC_SANITIZED") == "1",
+                    reason="AddressSanitizer's quarantine holds freed memory: RSS says nothing there")
 def test_runs_do_not_grow_the_process():
     x = tf.placeholder(tf.float32, [None], name="x")
     y = x * 2.0
