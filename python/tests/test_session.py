@@ -217,3 +217,31 @@ def test_roundtrip_all_numeric_dtypes():
         np.testing.assert_array_equal(r, v)
         s = _pywrap.tensor_roundtrip(dt.as_datatype_enum, v[1, 2])
         assert isinstance(s, np.generic) and s == v[1, 2]
+
+
+def _aligned(n, dtype=np.float32, align=64):
+    raw = np.zeros(n * np.dtype(dtype).itemsize + align, np.uint8)
+    off = (-raw.ctypes.data) % align
+    return raw[off:off + n * np.dtype(dtype).itemsize].view(dtype)
+
+
+def test_aligned_feeds_are_lent_and_given_back():
+    import sys
+    x = tf.placeholder(tf.float32, [None], name="x")
+    y = x * 2.0
+    q = tf.raw_ops.FIFOQueueV2(component_types=[tf.float32], shapes=[[4096]], capacity=2)
+    enq = tf.raw_ops.QueueEnqueueV2(handle=q, components=[x])
+    deq = tf.raw_ops.QueueDequeueV2(handle=q, component_types=[tf.float32])
+    a = _aligned(4096)
+    a[:] = np.arange(4096)
+    refs = sys.getrefcount(a)
+    with tf.Session() as s:
+        for _ in range(3):
+            np.testing.assert_array_equal(s.run(y, {x: a}), a * 2)
+        assert sys.getrefcount(a) == refs  # the runtime let go of the lent array
+        s.run(enq, {x: a})  # the queue keeps the fed tensor, and so the array
+        assert sys.getrefcount(a) == refs + 1
+        got = s.run(deq)[0]
+        np.testing.assert_array_equal(got, a)
+        s.run(y, {x: a})
+        assert sys.getrefcount(a) == refs
