@@ -72,3 +72,16 @@ def test_snake_case_names():
     from tfc.ops.raw_ops import _snake
     assert [_snake(n) for n in ("MatMul", "AddN", "AddV2", "StridedSlice", "BiasAddV1", "FIFOQueueV2")] == \
         ["mat_mul", "add_n", "add_v2", "strided_slice", "bias_add_v1", "fifo_queue_v2"]
+
+
+def test_attr_value_errors_and_defaults():
+    with pytest.raises(TypeError, match="^Expected bool for argument 'transpose_a' not 1.$"):
+        tf.raw_ops.MatMul(a=[[1.0]], b=[[1.0]], transpose_a=1)
+    with pytest.raises(TypeError, match="^Expected int for argument 'axis' not 0.5.$"):
+        tf.raw_ops.Pack(values=[1], axis=0.5)
+    with pytest.raises(TypeError, match="^Expected list for 'shapes' argument to 'FIFOQueueV2' Op, not 3.$"):
+        tf.raw_ops.FIFOQueueV2(component_types=[tf.float32], shapes=3)
+    m = tf.raw_ops.MatMul(a=[[1.0]], b=[[1.0]], transpose_b=None)  # None: the OpDef's default
+    assert m.op.get_attr("transpose_a") is False and m.op.get_attr("transpose_b") is False
+    p = tf.raw_ops.Placeholder(dtype=tf.int64)
+    assert p.shape.ndims is None and p.op.get_attr("shape").ndims is None

@@ -3,8 +3,8 @@
 apply(op_type, name, **kwargs): inputs by their arg names, attrs by name. Type attrs are
 inferred from the inputs (the first input fixes a type attr; later ones must match: TypeError
 "Input 'y' of 'AddV2' Op has type float32 that does not match type int32 of argument 'x'."),
-number attrs from list lengths, type-list attrs from the list's dtypes; other attrs take their
-OpDef default when not given. Python values for inputs become Consts named after the arg
+number attrs from list lengths, type-list attrs from the list's dtypes; an attr not given (or
+given as None) takes its OpDef default, filled in by the library. Python values for inputs become Consts named after the arg
 inside the op's name scope (`Add/y`). The op is named by that scope.
 
 Returns what TF's generated wrappers return: the Operation when the op has no outputs, the
@@ -19,68 +19,60 @@ from tfc.framework import ops
 from tfc.framework import tensor_shape
 
 
+def _str_bytes(v):
+    if not isinstance(v, (bytes, str)):
+        raise TypeError(v)
+    return v.encode("utf-8") if isinstance(v, str) else v
+
+
+def _strict_int(v):
+    if isinstance(v, (bool, float)) or not isinstance(v, (int, np.integer)):
+        raise TypeError(v)
+    return int(v)
+
+
+def _strict_bool(v):
+    if not isinstance(v, (bool, np.bool_)):
+        raise TypeError(v)
+    return bool(v)
+
+
+def _tensor_attr(v):
+    from tfc.framework import constant_op
+    arr, dt = constant_op.to_ndarray(v)
+    return (dt.as_datatype_enum, arr)
+
+
+def _func_name(v):
+    return (v if isinstance(v, str) else v.name).encode("utf-8")
+
+
+_SCALAR = {
+    "type": lambda v: dtypes.as_dtype(v).base_dtype.as_datatype_enum,
+    "shape": lambda v: tensor_shape.as_shape(v)._as_c_dims(),
+    "int": _strict_int,
+    "float": float,
+    "bool": _strict_bool,
+    "string": _str_bytes,
+    "tensor": _tensor_attr,
+    "func": _func_name,
+}
+
+
 def _attr_value(op_type, attr, value):
-    """The extension's (kind, value) for a Python attr value of OpDef type attr['type']."""
-    kind = attr["type"]
-    name = attr["name"]
+    """The extension's (kind, value) for a Python attr value of OpDef type attr['type'];
+    TypeError naming the attr when the value does not fit."""
+    kind, name = attr["type"], attr["name"]
+    is_list = kind.startswith("list(")
+    conv = _SCALAR.get(kind[5:-1] if is_list else kind)
+    if conv is None:
+        raise TypeError("attr '%s' of '%s' has unsupported type %s" % (name, op_type, kind))
+    if is_list and not isinstance(value, (list, tuple)):
+        raise TypeError("Expected list for '%s' argument to '%s' Op, not %r." % (name, op_type, value))
     try:
-        if kind == "type":
-            return kind, dtypes.as_dtype(value).base_dtype.as_datatype_enum
-        if kind == "list(type)":
-            return kind, [dtypes.as_dtype(v).base_dtype.as_datatype_enum for v in value]
-        if kind == "shape":
-            return kind, tensor_shape.as_shape(value)._as_c_dims()
-        if kind == "list(shape)":
-            return kind, [tensor_shape.as_shape(v)._as_c_dims() for v in value]
-        if kind == "int":
-            if isinstance(value, (bool, float)) or not isinstance(value, (int, np.integer)):
-                raise TypeError("Expected int for argument '%s' not %r." % (name, value))
-            return kind, int(value)
-        if kind == "list(int)":
-            if not isinstance(value, (list, tuple)):
-                raise TypeError("Expected list for '%s' argument to '%s' Op, not %r." % (name, op_type, value))
-            return kind, [int(v) for v in value]
-        if kind == "float":
-            return kind, float(value)
-        if kind == "list(float)":
-            return kind, [float(v) for v in value]
-        if kind == "bool":
-            if not isinstance(value, (bool, np.bool_)):
-                raise TypeError("Expected bool for argument '%s' not %r." % (name, value))
-            return kind, bool(value)
-        if kind == "list(bool)":
-            return kind, [bool(v) for v in value]
-        if kind == "string":
-            if not isinstance(value, (bytes, str)):
-                raise TypeError("Expected string for argument '%s' not %r." % (name, value))
-            return kind, value.encode("utf-8") if isinstance(value, str) else value
-        if kind == "list(string)":
-            return kind, [v.encode("utf-8") if isinstance(v, str) else v for v in value]
-        if kind == "tensor":
-            from tfc.framework import constant_op
-            arr, dt = constant_op.to_ndarray(value)
-            return kind, (dt.as_datatype_enum, arr)
-        if kind == "func":
-            return kind, (value if isinstance(value, str) else value.name).encode("utf-8")
-    except (TypeError, ValueError) as e:
-        if "argument" in str(e) or "Op," in str(e):
-            raise
+        return kind, [conv(v) for v in value] if is_list else conv(value)
+    except (TypeError, ValueError):
         raise TypeError("Expected %s for argument '%s' not %r." % (kind, name, value))
-    raise TypeError("attr '%s' of '%s' has unsupported type %s" % (name, op_type, kind))
-
-
-def _default_value(attr):
-    """The extension's (kind, value) for an OpDef default (already Python data)."""
-    kind, v = attr["type"], attr["default"]
-    if kind == "shape":
-        return kind, None if v is None else [None if d < 0 else d for d in v]
-    if kind == "list(shape)":
-        return kind, [None if s is None else [None if d < 0 else d for d in s] for s in v]
-    if kind == "tensor":
-        return "proto", None  # handled by the caller
-    if kind == "func":
-        return "func", v
-    return kind, v
 
 
 def _allowed(op_type, attr, dt, arg_name):
@@ -181,20 +173,13 @@ def apply(op_type, name=None, **kwargs):
                     if attr["type"] == "type" and dtypes.as_dtype(given) != v:
                         raise TypeError("Input has type %s, but attr %s is %s" % (v.name, an, dtypes.as_dtype(given).name))
                 attrs.append((an,) + _attr_value(op_type, attr, v))
-            elif an in kwargs:
+            elif an in kwargs and not (kwargs[an] is None and "default" in attr):
                 v = kwargs.pop(an)
-                if v is None and "default" in attr:
-                    kind, dv = _default_value(attr)
-                    if kind != "proto":
-                        attrs.append((an, kind, dv))
-                    continue
                 if attr["type"] == "type":
                     _allowed(op_type, attr, dtypes.as_dtype(v), an)
                 attrs.append((an,) + _attr_value(op_type, attr, v))
             elif "default" in attr:
-                kind, dv = _default_value(attr)
-                if kind != "proto" and dv is not None or kind == "shape":
-                    attrs.append((an, kind, dv))
+                kwargs.pop(an, None)  # the library fills in the OpDef's default
             else:
                 raise TypeError("%s missing required argument '%s'" % (op_type, an))
         if kwargs:
