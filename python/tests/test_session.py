@@ -245,3 +245,16 @@ def test_aligned_feeds_are_lent_and_given_back():
         np.testing.assert_array_equal(got, a)
         s.run(y, {x: a})
         assert sys.getrefcount(a) == refs
+
+
+def test_cached_plans_keep_each_structure():
+    a = tf.constant(1.0)
+    b = tf.constant(2.0)
+    P = collections.namedtuple("P", "x y")
+    with tf.Session() as s:
+        for _ in range(2):
+            assert type(s.run((a, b))) is tuple
+            assert type(s.run(P(a, b))) is P
+            assert type(s.run([a, b])) is list
+            assert type(s.run(((a, b),))[0]) is tuple and type(s.run((P(a, b),))[0]) is P
+            assert s.run({"k": [a]}) == {"k": [1.0]}

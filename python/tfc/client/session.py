@@ -80,6 +80,16 @@ def _flatten_fetches(fetches, graph, out, index):
     return lambda r: r[i]
 
 
+def _structure_key(fetches):
+    """A hashable key for a fetch structure holding lists or dicts: the container types (they
+    decide the result's types) and the leaves."""
+    if isinstance(fetches, (list, tuple)):
+        return (type(fetches), tuple(_structure_key(f) for f in fetches))
+    if isinstance(fetches, dict):
+        return (type(fetches), tuple((k, _structure_key(v)) for k, v in fetches.items()))
+    return fetches
+
+
 class _Plan(object):
     """One prepared run shape: feeds (Tensors), fetches, targets and the Runner over them."""
 
@@ -214,15 +224,17 @@ class BaseSession(object):
             keys = tuple(feed_dict)
         else:
             keys = ()
+        # containers are keyed by their structure (a namedtuple equals a tuple, but not its result)
+        key = (_structure_key(fetches) if isinstance(fetches, (list, tuple, dict)) else fetches, keys)
         try:
-            plan = self._plans[(fetches, keys)]
+            plan = self._plans[key]
         except (KeyError, TypeError):
-            plan = self._make_plan(fetches, keys)
+            plan = self._make_plan(fetches, keys, key)
         values = [_feed_value(t, feed_dict[k], nt, sh)
                   for t, k, nt, sh in zip(plan.feed_tensors, keys, plan.np_types, plan.shapes)]
         return self._call(plan, values, options, run_metadata)
 
-    def _make_plan(self, fetches, keys):
+    def _make_plan(self, fetches, keys, cache_key):
         if self._graph.version == 0:
             raise RuntimeError("The Session graph is empty.  Add operations to the graph before calling run().")
         feed_tensors = [_feed_tensor(self._graph, k) for k in keys]
@@ -230,9 +242,9 @@ class BaseSession(object):
         try:
             if len(self._plans) > 256:
                 self._plans.clear()
-            self._plans[(fetches, keys)] = plan
+            self._plans[cache_key] = plan
         except TypeError:
-            pass  # unhashable fetches (lists, dicts): planned again next time
+            pass  # a leaf that cannot be hashed: planned again next time
         return plan
 
     def _call(self, plan, values, options=None, run_metadata=None):
