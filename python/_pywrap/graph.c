@@ -8,6 +8,7 @@
  * (shape inference, bad attrs) raise the registered class for their code; the Python layer turns
  * them into ValueError as TensorFlow does while building. Operation handles are ints (pywrap.h). */
 #include "pywrap.h"
+#include "tfc/train.h"
 
 static PyObject *graph_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
   PyTFGraph *g = (PyTFGraph *)type->tp_alloc(type, 0);
@@ -545,7 +546,26 @@ static PyObject *graph_import(PyObject *self, PyObject *args) {
   return l;
 }
 
+/* unique_name(graph, full_name, mark_as_used) -> str: TFC_GraphUniqueName, the one table of
+ * names in use that the C builders share. */
+static PyObject *unique_name(PyObject *self, PyObject *args) {
+  PyObject *g;
+  const char *name;
+  int mark;
+  if (!PyArg_ParseTuple(args, "Osp", &g, &name, &mark)) return NULL;
+  TF_Graph *graph = graph_arg(g);
+  if (!graph) return NULL;
+  TF_Buffer *b = TF_NewBuffer();
+  TF_Status *s = TF_NewStatus();
+  TFC_GraphUniqueName(graph, name, (unsigned char)mark, b, s);
+  PyObject *r = pywrap_raise_status(s) ? NULL : PyUnicode_FromStringAndSize(b->data, (Py_ssize_t)b->length);
+  TF_DeleteStatus(s);
+  TF_DeleteBuffer(b);
+  return r;
+}
+
 PyMethodDef pywrap_graph_methods[] = {
+    {"unique_name", unique_name, METH_VARARGS, "A unique name from the graph's names in use."},
     {"finish_op", finish_op, METH_VARARGS, "Builds one op; returns its handle."},
     {"op_name", op_name, METH_O, NULL},
     {"op_type", op_type, METH_O, NULL},

@@ -582,6 +582,27 @@ TFC_EXPORT TFC_Scope *TFC_NewSubScope(const TFC_Scope *scope, const char *name) 
   return sc;
 }
 
+TFC_EXPORT void TFC_GraphUniqueName(TF_Graph *graph, const char *name, unsigned char mark_as_used,
+                                    TF_Buffer *output, TF_Status *status) {
+  tfc_status scratch;
+  bld_call c;
+  if (!name || !*name || !output) {
+    tfc_status *s = tfc_capi_status_or(status, &scratch);
+    tfc_status_set(s, TFC_INVALID_ARGUMENT, "TFC_GraphUniqueName: %s is %s", !output ? "output" : "name",
+                   !output ? "NULL" : "empty");
+    tfc_status_fini(&scratch);
+    return;
+  }
+  if (bld_begin(&c, graph, status, &scratch)) {
+    tfc_status_fini(&scratch);
+    return;
+  }
+  char *full = mark_as_used ? bld_unique(&c, NULL, name) : bld_peek_unique(&c, NULL, name);
+  if (full) tfc_capi_fill_buffer(output, full, strlen(full), c.s); /* owns full, even on error */
+  bld_end(&c);
+  tfc_status_fini(&scratch);
+}
+
 TFC_EXPORT TFC_Scope *TFC_ScopeWithDevice(const TFC_Scope *scope, const char *device) {
   if (!scope) return NULL;
   char *dev = device && *device ? merge_device(scope->device, device) : tfc_strdup("");

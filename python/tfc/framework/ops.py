@@ -3,9 +3,10 @@
 Design: a Graph wraps a C TF_Graph (_pywrap.Graph); every op is built in C with one
 _pywrap.finish_op call (TF_NewOperation .. TF_FinishOperation), after Python has fixed its
 name, device and control inputs, so nothing is changed on an op after it exists. Python keeps
-only what TF's Python keeps: the name -> Operation map, the shared table of used names (ops and
-name scopes, lowercase keys), collections, the version, and per-thread context (name scope,
-device stack, control dependencies). Shapes and dtypes are always read from C.
+the name -> Operation map, collections, the version, and per-thread context (name scope, device
+stack, control dependencies). The names in use (ops and name scopes, lowercase keys) are the C
+builders' table (TFC_GraphUniqueName), so Python and include/tfc/ builders name alike and never
+collide. Shapes and dtypes are always read from C.
 
 Errors follow TF 1.15: a failed TF_FinishOperation with INVALID_ARGUMENT (shape inference, bad
 attrs) raises ValueError with the C message; lookups raise KeyError/ValueError/TypeError with
@@ -276,7 +277,6 @@ class Graph(object):
         self._ops = []                  # creation order
         self._nodes_by_name = {}
         self._ops_by_handle = {}
-        self._names_in_use = {}
         self._collections = {}
         self._finalized = False
         self._version = 0
@@ -319,22 +319,13 @@ class Graph(object):
         return self._state.name_stack
 
     def unique_name(self, name, mark_as_used=True):
+        """TF's Graph.unique_name: scope/name, or scope/name_<k> when taken (ops and name
+        scopes share the table, compared lower-cased). The table is the C builders' own
+        (TFC_GraphUniqueName), so names made here and by the builders never collide."""
         stack = self._state.name_stack
         if stack:
             name = stack + "/" + name
-        key = name.lower()
-        i = self._names_in_use.get(key, 0)
-        if mark_as_used:
-            self._names_in_use[key] = i + 1
-        if i > 0:
-            base_key = key
-            while key in self._names_in_use:
-                key = "%s_%d" % (base_key, i)
-                i += 1
-            if mark_as_used:
-                self._names_in_use[key] = 1
-            name = "%s_%d" % (name, i - 1)
-        return name
+        return _pywrap.unique_name(self._c_graph, name, mark_as_used)
 
     @contextlib.contextmanager
     def name_scope(self, name):
@@ -447,7 +438,6 @@ class Graph(object):
             self._ops.append(op)
             self._nodes_by_name[name] = op
             self._ops_by_handle[c_op] = op
-            self._names_in_use.setdefault(name.lower(), 1)
             self._version += 1
         return op
 
@@ -571,7 +561,6 @@ class Graph(object):
                 self._ops.append(op)
                 self._nodes_by_name[op.name] = op
                 self._ops_by_handle[h] = op
-                self._names_in_use.setdefault(op.name.lower(), 1)
                 new.append(op)
             self._version += len(new)
             return new
