@@ -65,6 +65,12 @@ TF_CAPI_EXPORT extern TFC_Scope* TFC_ScopeWithDevice(const TFC_Scope* scope, con
  * ignore control dependencies (Python builds them under init_scope). */
 TF_CAPI_EXPORT extern TFC_Scope* TFC_ScopeWithControlDependencies(const TFC_Scope* scope,
                                                                   TF_Operation* const* ops, int n);
+/* What nested tf.device strings give: `inner` merged onto `outer` (inner's fields win, unset
+ * ones come from outer), printed canonically ("/gpu:1" -> "/device:GPU:1"; "" for none), as
+ * TFC_ScopeWithDevice merges. NULL is "". The bytes go to `output` (no NUL). INVALID_ARGUMENT
+ * "Malformed device specification '<spec>'" when either is malformed. */
+TF_CAPI_EXPORT extern void TFC_MergeDeviceSpec(const char* outer, const char* inner,
+                                               TF_Buffer* output, TF_Status* status);
 TF_CAPI_EXPORT extern void TFC_DeleteScope(TFC_Scope* scope); /* NULL: no-op */
 TF_CAPI_EXPORT extern TF_Graph* TFC_ScopeGraph(const TFC_Scope* scope);
 /* "tower_0/conv1", or "" for the root. Owned by the scope. */

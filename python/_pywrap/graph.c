@@ -564,7 +564,21 @@ static PyObject *unique_name(PyObject *self, PyObject *args) {
   return r;
 }
 
+/* merge_device(outer, inner) -> str: TFC_MergeDeviceSpec (nested tf.device strings). */
+static PyObject *merge_device(PyObject *self, PyObject *args) {
+  const char *outer, *inner;
+  if (!PyArg_ParseTuple(args, "ss", &outer, &inner)) return NULL;
+  TF_Buffer *b = TF_NewBuffer();
+  TF_Status *s = TF_NewStatus();
+  TFC_MergeDeviceSpec(outer, inner, b, s);
+  PyObject *r = pywrap_raise_status(s) ? NULL : PyUnicode_FromStringAndSize(b->data, (Py_ssize_t)b->length);
+  TF_DeleteStatus(s);
+  TF_DeleteBuffer(b);
+  return r;
+}
+
 PyMethodDef pywrap_graph_methods[] = {
+    {"merge_device", merge_device, METH_VARARGS, "inner merged onto outer, canonical."},
     {"unique_name", unique_name, METH_VARARGS, "A unique name from the graph's names in use."},
     {"finish_op", finish_op, METH_VARARGS, "Builds one op; returns its handle."},
     {"op_name", op_name, METH_O, NULL},

@@ -423,6 +423,34 @@ static void graph_unique_name_shares_the_builders_names(void) {
   TF_DeleteGraph(g);
 }
 
+static void merge_device_spec(const char *outer, const char *inner, const char *want) {
+  TF_Buffer *b = TF_NewBuffer();
+  TF_Status *s = TF_NewStatus();
+  TFC_MergeDeviceSpec(outer, inner, b, s);
+  OK(s);
+  EXPECT_EQ((int)b->length, (int)strlen(want));
+  EXPECT_TRUE(memcmp(b->data, want, b->length) == 0);
+  TF_DeleteBuffer(b);
+  TF_DeleteStatus(s);
+}
+
+static void device_specs_merge_as_nested_tf_device(void) {
+  merge_device_spec("", "/gpu:2", "/device:GPU:2");
+  merge_device_spec(NULL, "/cpu:0", "/device:CPU:0");
+  merge_device_spec("/job:worker", "/gpu:1", "/job:worker/device:GPU:1");
+  merge_device_spec("/job:ps/task:0", "/device:CPU:1", "/job:ps/task:0/device:CPU:1");
+  merge_device_spec("/job:local/task:1", "", "/job:local/task:1");
+  merge_device_spec("/job:a/cpu:0", "/job:b", "/job:b/device:CPU:0");
+  merge_device_spec("", "", "");
+  TF_Buffer *b = TF_NewBuffer();
+  TF_Status *s = TF_NewStatus();
+  TFC_MergeDeviceSpec("", "/bogus:x", b, s);
+  EXPECT_EQ(TF_GetCode(s), TF_INVALID_ARGUMENT);
+  EXPECT_STREQ(TF_Message(s), "Malformed device specification '/bogus:x'");
+  TF_DeleteBuffer(b);
+  TF_DeleteStatus(s);
+}
+
 static void scope_device_applies_to_every_node(void) {
   TF_Graph *g = TF_NewGraph();
   TF_Status *s = TF_NewStatus();
@@ -758,6 +786,7 @@ static const tfc_test tests[] = {
     TFC_TEST(random_initializer_seeds_follow_tf115),
     TFC_TEST(scope_names_are_unique_as_python_makes_them),
     TFC_TEST(graph_unique_name_shares_the_builders_names),
+    TFC_TEST(device_specs_merge_as_nested_tf_device),
     TFC_TEST(scope_device_applies_to_every_node),
     TFC_TEST(scope_control_dependencies_apply_as_in_python),
     TFC_TEST(bad_initial_value_shape_is_invalid_argument),
