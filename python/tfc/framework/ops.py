@@ -8,6 +8,12 @@ stack, control dependencies). The names in use (ops and name scopes, lowercase k
 builders' table (TFC_GraphUniqueName), so Python and include/tfc/ builders name alike and never
 collide. Shapes and dtypes are always read from C.
 
+Graph._create_op is the one place ops are made. When Python wraps the C builders of
+include/tfc/ (cond, while_loop, variables, optimizers), a builder's callback scope (a TFC_Scope
+carrying a control-flow context) becomes part of the per-thread context and _create_op makes
+the op through it, so captures and pivots are the builders'; their variable collections are
+the graph's C state, which Graph's collections must then read.
+
 Errors follow TF 1.15: a failed TF_FinishOperation with INVALID_ARGUMENT (shape inference, bad
 attrs) raises ValueError with the C message; lookups raise KeyError/ValueError/TypeError with
 TF's texts (see as_graph_element).
