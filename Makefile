@@ -66,6 +66,7 @@ install: build
 bench: build
 	@$(MAKE) deps DEB_PACKAGES="python3-torch python3-numpy"
 	@cd $(BUILD) && for b in bench_*; do ./$$b; done
+	@if [ -d $(BUILD)/python/tfc ]; then PYTHONPATH=$(BUILD)/python python3 bench/python_run.py; fi
 
 clean:
 	rm -rf $(BUILD) $(BUILD)-asan
