@@ -22,8 +22,6 @@ import contextlib
 import re
 import threading
 
-import numpy as np
-
 from tfc import _pywrap
 from tfc.framework import device as pydev
 from tfc.framework import dtypes
@@ -609,11 +607,7 @@ def _stack_controller(stack, obj):
             stack.stack.remove(obj)
 
 
-class _DefaultGraphStack(_DefaultStack):
-    pass
-
-
-_default_graph_stack = _DefaultGraphStack()
+_default_graph_stack = _DefaultStack()
 _global_default_graph = [None]
 _global_lock = threading.Lock()
 
@@ -753,7 +747,3 @@ def convert_n_to_tensor(values, dtype=None, name=None, preferred_dtype=None):
 
 def is_tensor(x):
     return isinstance(x, Tensor)
-
-
-def _as_numpy_for(value):
-    return np.asarray(value)
