@@ -8,7 +8,9 @@ PREFIX ?= /usr/local
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-DEB_PACKAGES = build-essential cmake pkg-config libopenblas-dev libprotobuf-c-dev protobuf-c-compiler libdnnl-dev zlib1g-dev libgrpc-dev dataset-fashion-mnist valgrind
+DEB_PACKAGES = build-essential cmake pkg-config libopenblas-dev libprotobuf-c-dev protobuf-c-compiler libdnnl-dev zlib1g-dev libgrpc-dev dataset-fashion-mnist valgrind python3-dev python3-pip
+# The Python package's build and tests: numpy and pytest for the python3 on PATH (pip).
+PY_PACKAGES = numpy pytest
 
 .PHONY: all deps configure build demo test test-asan install bench clean
 
@@ -23,6 +25,12 @@ deps:
 	    echo "installing:$$missing"; \
 	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing) >/dev/null; \
 	  else echo "missing Debian packages:$$missing (run as root or install them)"; exit 1; fi; \
+	fi
+	@missing=""; for p in $(PY_PACKAGES); do \
+	  python3 -c "import $$p" >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing for python3:$$missing"; \
+	  python3 -m pip install -q $$missing || python3 -m pip install -q --break-system-packages $$missing; \
 	fi
 
 configure: deps
@@ -58,6 +66,7 @@ install: build
 bench: build
 	@$(MAKE) deps DEB_PACKAGES="python3-torch python3-numpy"
 	@cd $(BUILD) && for b in bench_*; do ./$$b; done
+	@if [ -d $(BUILD)/python/tfc ]; then PYTHONPATH=$(BUILD)/python python3 bench/python_run.py; fi
 
 clean:
 	rm -rf $(BUILD) $(BUILD)-asan

@@ -65,10 +65,27 @@ TF_CAPI_EXPORT extern TFC_Scope* TFC_ScopeWithDevice(const TFC_Scope* scope, con
  * ignore control dependencies (Python builds them under init_scope). */
 TF_CAPI_EXPORT extern TFC_Scope* TFC_ScopeWithControlDependencies(const TFC_Scope* scope,
                                                                   TF_Operation* const* ops, int n);
+/* What nested tf.device strings give: `inner` merged onto `outer` (inner's fields win, unset
+ * ones come from outer), printed canonically ("/gpu:1" -> "/device:GPU:1"; "" for none), as
+ * TFC_ScopeWithDevice merges. NULL is "". The bytes go to `output` (no NUL). INVALID_ARGUMENT
+ * "Malformed device specification '<spec>'" when either is malformed. */
+TF_CAPI_EXPORT extern void TFC_MergeDeviceSpec(const char* outer, const char* inner,
+                                               TF_Buffer* output, TF_Status* status);
 TF_CAPI_EXPORT extern void TFC_DeleteScope(TFC_Scope* scope); /* NULL: no-op */
 TF_CAPI_EXPORT extern TF_Graph* TFC_ScopeGraph(const TFC_Scope* scope);
 /* "tower_0/conv1", or "" for the root. Owned by the scope. */
 TF_CAPI_EXPORT extern const char* TFC_ScopeName(const TFC_Scope* scope);
+/* TF Python's Graph.unique_name over the graph's names in use, the table the builders use
+ * (op names and name scopes share it; compared lower-cased; ops added with plain
+ * TF_NewOperation count, with every '/'-separated prefix of their names, unless their name was
+ * taken here first): `name` (a full name, "scope/base") when free, else the first free
+ * "<name>_<k>". With mark_as_used the result is taken. The name's bytes go to `output` (no
+ * terminating NUL; freed with the buffer). INVALID_ARGUMENT for a NULL graph or output or an
+ * empty name. This is how a client keeping its own name scopes (the Python package) shares
+ * one naming with the builders. */
+TF_CAPI_EXPORT extern void TFC_GraphUniqueName(TF_Graph* graph, const char* name,
+                                               unsigned char mark_as_used, TF_Buffer* output,
+                                               TF_Status* status);
 /* Starts an operation of `op_type` named "<scope>/<name>" (name NULL: the op type), unique in
  * the graph, with the scope's device and control dependencies. Finish it with
  * TF_FinishOperation as usual (the name stays taken even if it is never finished). NULL when

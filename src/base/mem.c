@@ -44,8 +44,16 @@ typedef struct small_cache {
 
 /* The thread's cache, made at its first small free. A pointer with the initial-exec TLS model
  * reads in one instruction (the default model for a shared library calls __tls_get_addr on
- * every access), and takes only 8 bytes of the static TLS a dlopen'ed library may use. */
+ * every access). But one initial-exec access puts the library's whole TLS segment in the
+ * static TLS a dlopen'ed library may use (a few KiB at most), and a CUDA build's segment holds
+ * the static CUDA runtime's 4 KiB block aligned to 4 KiB: dlopen (Python's import of the
+ * extension over libtfc) then fails with "cannot allocate memory in static TLS block". So a
+ * CUDA build keeps the default model. */
+#ifdef TFC_HAVE_CUDA
+static _Thread_local small_cache *tl_small;
+#else
 static _Thread_local small_cache *tl_small __attribute__((tls_model("initial-exec")));
+#endif
 static pthread_key_t small_key;
 static pthread_once_t small_once = PTHREAD_ONCE_INIT;
 

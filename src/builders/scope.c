@@ -403,6 +403,26 @@ static char *merge_device(const char *base, const char *req) {
   return out;
 }
 
+TFC_EXPORT void TFC_MergeDeviceSpec(const char *outer, const char *inner, TF_Buffer *output,
+                                    TF_Status *status) {
+  tfc_status scratch, *s = tfc_capi_status_or(status, &scratch);
+  tfc_devname b, r;
+  if (tfc_devname_parse(inner, &r) != 0 || tfc_devname_parse(outer, &b) != 0) {
+    tfc_status_set(s, TFC_INVALID_ARGUMENT, "Malformed device specification '%s'",
+                   tfc_devname_parse(inner, &r) != 0 ? inner : outer);
+  } else {
+    tfc_devname_merge_override(&b, &r);
+    tfc_strbuf sb;
+    tfc_strbuf_init(&sb);
+    tfc_devname_print(&b, &sb);
+    char *str = tfc_strbuf_ok(&sb) ? tfc_strdup(tfc_strbuf_str(&sb)) : NULL;
+    tfc_strbuf_fini(&sb);
+    if (!str) TFC_OOM(s);
+    else tfc_capi_fill_buffer(output, str, strlen(str), s); /* owns str, even on error */
+  }
+  tfc_status_fini(&scratch);
+}
+
 tfc_node *bld_group(bld_call *c, const bld_where *w, tfc_node *const *ops, int n, const char *name) {
   if (!tfc_status_ok(c->s)) return NULL;
   /* Python's group: inputs by device; one device -> one NoOp on it, else a NoOp per device
@@ -580,6 +600,27 @@ TFC_EXPORT TFC_Scope *TFC_NewSubScope(const TFC_Scope *scope, const char *name) 
   free(full);
   if (sc) bld_scope_set_cf(sc, scope->cf);
   return sc;
+}
+
+TFC_EXPORT void TFC_GraphUniqueName(TF_Graph *graph, const char *name, unsigned char mark_as_used,
+                                    TF_Buffer *output, TF_Status *status) {
+  tfc_status scratch;
+  bld_call c;
+  if (!name || !*name || !output) {
+    tfc_status *s = tfc_capi_status_or(status, &scratch);
+    tfc_status_set(s, TFC_INVALID_ARGUMENT, "TFC_GraphUniqueName: %s is %s", !output ? "output" : "name",
+                   !output ? "NULL" : "empty");
+    tfc_status_fini(&scratch);
+    return;
+  }
+  if (bld_begin(&c, graph, status, &scratch)) {
+    tfc_status_fini(&scratch);
+    return;
+  }
+  char *full = mark_as_used ? bld_unique(&c, NULL, name) : bld_peek_unique(&c, NULL, name);
+  if (full) tfc_capi_fill_buffer(output, full, strlen(full), c.s); /* owns full, even on error */
+  bld_end(&c);
+  tfc_status_fini(&scratch);
 }
 
 TFC_EXPORT TFC_Scope *TFC_ScopeWithDevice(const TFC_Scope *scope, const char *device) {

@@ -367,6 +367,90 @@ static void scope_names_are_unique_as_python_makes_them(void) {
   TF_DeleteGraph(g);
 }
 
+static char *unique_name(TF_Graph *g, const char *name, int mark) {
+  TF_Buffer *b = TF_NewBuffer();
+  TF_Status *s = TF_NewStatus();
+  TFC_GraphUniqueName(g, name, (unsigned char)mark, b, s);
+  OK(s);
+  char *r = calloc(1, b->length + 1);
+  memcpy(r, b->data, b->length);
+  TF_DeleteBuffer(b);
+  TF_DeleteStatus(s);
+  return r;
+}
+
+/* A client keeping its own scopes (Python) names through the builders' table: its names and
+ * the builders' never collide, and a name it took first keeps its prefixes free. */
+static void graph_unique_name_shares_the_builders_names(void) {
+  TF_Graph *g = TF_NewGraph();
+  TF_Status *s = TF_NewStatus();
+  char *n[8];
+  n[0] = unique_name(g, "foo", 1);
+  n[1] = unique_name(g, "Foo", 1);
+  n[2] = unique_name(g, "foo_1", 1);
+  n[3] = unique_name(g, "bar", 0);
+  n[4] = unique_name(g, "bar", 0); /* peeking takes nothing */
+  EXPECT_STREQ(n[0], "foo");
+  EXPECT_STREQ(n[1], "Foo_1");
+  EXPECT_STREQ(n[2], "foo_1_1");
+  EXPECT_STREQ(n[3], "bar");
+  EXPECT_STREQ(n[4], "bar");
+  /* a name taken here, then an op made with it: its prefix "x" stays free */
+  n[5] = unique_name(g, "x/y", 1);
+  finish(TF_NewOperation(g, "NoOp", n[5]));
+  n[6] = unique_name(g, "x", 1);
+  EXPECT_STREQ(n[6], "x");
+  /* the builders see the names taken here, and the other way round */
+  TFC_Scope *root = TFC_NewRootScope(g);
+  TFC_Scope *bar = TFC_NewSubScope(root, "bar");
+  EXPECT_STREQ(TFC_ScopeName(bar), "bar");
+  TFC_Scope *foo = TFC_NewSubScope(root, "foo");
+  EXPECT_STREQ(TFC_ScopeName(foo), "foo_2");
+  n[7] = unique_name(g, "bar", 1);
+  EXPECT_STREQ(n[7], "bar_1");
+  for (int i = 0; i < 8; i++) free(n[i]);
+  TF_Buffer *b = TF_NewBuffer();
+  TFC_GraphUniqueName(g, "", 1, b, s);
+  EXPECT_EQ(TF_GetCode(s), TF_INVALID_ARGUMENT);
+  EXPECT_STREQ(TF_Message(s), "TFC_GraphUniqueName: name is empty");
+  TFC_GraphUniqueName(NULL, "a", 1, b, s);
+  EXPECT_EQ(TF_GetCode(s), TF_INVALID_ARGUMENT);
+  TF_DeleteBuffer(b);
+  TFC_DeleteScope(foo);
+  TFC_DeleteScope(bar);
+  TFC_DeleteScope(root);
+  TF_DeleteStatus(s);
+  TF_DeleteGraph(g);
+}
+
+static void merge_device_spec(const char *outer, const char *inner, const char *want) {
+  TF_Buffer *b = TF_NewBuffer();
+  TF_Status *s = TF_NewStatus();
+  TFC_MergeDeviceSpec(outer, inner, b, s);
+  OK(s);
+  EXPECT_EQ((int)b->length, (int)strlen(want));
+  EXPECT_TRUE(memcmp(b->data, want, b->length) == 0);
+  TF_DeleteBuffer(b);
+  TF_DeleteStatus(s);
+}
+
+static void device_specs_merge_as_nested_tf_device(void) {
+  merge_device_spec("", "/gpu:2", "/device:GPU:2");
+  merge_device_spec(NULL, "/cpu:0", "/device:CPU:0");
+  merge_device_spec("/job:worker", "/gpu:1", "/job:worker/device:GPU:1");
+  merge_device_spec("/job:ps/task:0", "/device:CPU:1", "/job:ps/task:0/device:CPU:1");
+  merge_device_spec("/job:local/task:1", "", "/job:local/task:1");
+  merge_device_spec("/job:a/cpu:0", "/job:b", "/job:b/device:CPU:0");
+  merge_device_spec("", "", "");
+  TF_Buffer *b = TF_NewBuffer();
+  TF_Status *s = TF_NewStatus();
+  TFC_MergeDeviceSpec("", "/bogus:x", b, s);
+  EXPECT_EQ(TF_GetCode(s), TF_INVALID_ARGUMENT);
+  EXPECT_STREQ(TF_Message(s), "Malformed device specification '/bogus:x'");
+  TF_DeleteBuffer(b);
+  TF_DeleteStatus(s);
+}
+
 static void scope_device_applies_to_every_node(void) {
   TF_Graph *g = TF_NewGraph();
   TF_Status *s = TF_NewStatus();
@@ -701,6 +785,8 @@ static const tfc_test tests[] = {
     TFC_TEST(mlp_momentum_matches_tf_graph),
     TFC_TEST(random_initializer_seeds_follow_tf115),
     TFC_TEST(scope_names_are_unique_as_python_makes_them),
+    TFC_TEST(graph_unique_name_shares_the_builders_names),
+    TFC_TEST(device_specs_merge_as_nested_tf_device),
     TFC_TEST(scope_device_applies_to_every_node),
     TFC_TEST(scope_control_dependencies_apply_as_in_python),
     TFC_TEST(bad_initial_value_shape_is_invalid_argument),

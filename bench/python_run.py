@@ -1,0 +1,66 @@
+#!/usr/bin/env python3
+"""µs per sess.run from Python of a one-node graph (a Placeholder fed, its Identity fetched) with
+one feed and one fetch: tfc (import tfc.compat.v1) against TensorFlow's tf.compat.v1.Session.run
+in the same invocation, and the ratio. TensorFlow is optional (pip install tensorflow-cpu).
+
+  PYTHONPATH=build/python python3 bench/python_run.py [--runs N] [--repeats R]
+
+Each figure is the median over R repeats of N runs (after a warm-up of N runs).
+tfc is imported first and binds its extension to libtfc (RTLD_DEEPBIND), so the two coexist.
+"""
+import argparse
+import os
+import statistics
+import time
+
+import numpy as np
+
+
+def time_runs(run, runs, repeats):
+    for _ in range(runs):
+        run()
+    per = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        for _ in range(runs):
+            run()
+        per.append((time.perf_counter() - t0) / runs * 1e6)
+    return statistics.median(per)
+
+
+def bench(tf, runs, repeats):
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.placeholder(tf.float32, [], name="x")
+        y = tf.identity(x)
+    sess = tf.Session(graph=g)
+    feed = np.float32(1.5)
+    assert sess.run(y, {x: feed}) == 1.5
+    us = time_runs(lambda: sess.run(y, {x: feed}), runs, repeats)
+    sess.close()
+    return us
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--runs", type=int, default=20000)
+    ap.add_argument("--repeats", type=int, default=7)
+    a = ap.parse_args()
+    import tfc.compat.v1 as tfc
+    t = bench(tfc, a.runs, a.repeats)
+    print("tfc        sess.run, 1 feed + 1 fetch: %8.2f us" % t)
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    try:
+        import tensorflow.compat.v1 as tf
+    except ImportError:
+        print("tensorflow not installed: no ratio")
+        return
+    tf.disable_eager_execution()
+    r = bench(tf, max(a.runs // 10, 1000), a.repeats)
+    print("tensorflow sess.run, 1 feed + 1 fetch: %8.2f us (%s)" % (r, tf.__version__ if hasattr(tf, "__version__")
+                                                                     else "compat.v1"))
+    print("ratio: tfc is %.1fx faster" % (r / t))
+
+
+if __name__ == "__main__":
+    main()

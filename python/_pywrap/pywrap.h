@@ -1,0 +1,72 @@
+/* tfc._pywrap: the one CPython extension under the tfc package.
+ *
+ * Design: a thin layer over libtfc's TF C API (include/tensorflow/c/c_api.h). The Python package
+ * (python/tfc/) keeps the API objects (Graph, Operation, Tensor, Session); this module holds
+ * only what must be C: the TF_Graph/TF_Session handles, op construction, shape queries, the
+ * numpy <-> TF_Tensor conversions and TF_SessionRun with the GIL released.
+ *
+ * - Graph (graph.c) owns a TF_Graph. Operations are passed to and from Python as integers (the
+ *   TF_Operation address); they live as long as their graph, which the Python Operation keeps
+ *   alive. These integers never reach user code.
+ * - Session and Runner (session.c): a Runner is a prepared (feeds, fetches, targets) triple of
+ *   TF_Outputs; calling it with a tuple of feed values runs the session once.
+ * - ndarray.c converts numpy arrays to TF_Tensors (numeric arrays aligned for the runtime are
+ *   lent, not copied; the array is released when the runtime lets go) and TF_Tensors to numpy
+ *   (the array wraps the tensor's memory when the runtime gives it up, else a copy).
+ * - oplist.c reads the serialized OpList of TF_GetAllOpList into plain Python data.
+ * - Errors: a non-OK TF_Status raises the class registered for its code by tfc.errors
+ *   (set_error_classes), constructed as cls(None, None, message); bad arguments raise
+ *   TypeError/ValueError. Nothing here aborts the interpreter on bad input.
+ */
+#ifndef TFC_PYWRAP_H
+#define TFC_PYWRAP_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
+#define PY_ARRAY_UNIQUE_SYMBOL tfc_pywrap_ARRAY_API
+#ifndef TFC_PYWRAP_MAIN
+#define NO_IMPORT_ARRAY
+#endif
+#include <numpy/arrayobject.h>
+
+#include "tensorflow/c/c_api.h"
+
+typedef struct {
+  PyObject_HEAD
+  TF_Graph *graph;
+} PyTFGraph;
+
+extern PyTypeObject PyTFGraph_Type;
+extern PyTypeObject PyTFSession_Type;
+extern PyTypeObject PyTFRunner_Type;
+extern PyTypeObject PyTFTensorOwner_Type;
+
+/* Raises the registered class for a non-OK status and returns 1; returns 0 when OK. */
+int pywrap_raise_status(TF_Status *s);
+/* Raises the registered class for code with message msg; returns NULL. */
+PyObject *pywrap_raise_code(int code, const char *msg);
+
+/* Reads a Python int holding a TF_Operation address (graph.c's encoding). NULL + exception on
+ * a non-int or 0. */
+TF_Operation *pywrap_op(PyObject *o);
+/* Reads (op, index) into *out; 0 on success, -1 with an exception set. */
+int pywrap_output(PyObject *o, TF_Output *out);
+
+/* The numpy dtype number for a TF_DataType (NPY_OBJECT for strings); -1 when there is none. */
+int pywrap_npy_type(TF_DataType dt);
+/* ndarray.c: a new TF_Tensor holding arr's values as dtype dt (arr is converted to dt's numpy
+ * type first). NULL with an exception set on failure. The caller owns the tensor. */
+TF_Tensor *pywrap_tensor_from_ndarray(PyObject *value, TF_DataType dt);
+/* ndarray.c: a new ndarray (or numpy scalar for rank 0) for t; takes ownership of t in all
+ * cases. NULL with an exception set on failure. */
+PyObject *pywrap_ndarray_from_tensor(TF_Tensor *t);
+/* Releases arrays lent to the runtime whose tensors were freed off the GIL. Needs the GIL. */
+void pywrap_drain_released(void);
+
+/* Module functions defined in the other files. */
+extern PyMethodDef pywrap_graph_methods[];
+extern PyMethodDef pywrap_oplist_methods[];
+extern PyMethodDef pywrap_ndarray_methods[];
+
+#endif

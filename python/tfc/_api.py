@@ -1,0 +1,92 @@
+"""The TF 1.x API namespace: what `import tfc.compat.v1 as tf` and `import tfc as tf` see.
+
+Only names are gathered here; each lives in its module under framework/, ops/ or client/.
+Submodules of the namespace (tf.nn, tf.errors, tf.raw_ops, tf.compat) are module objects.
+"""
+import types as _types
+
+from tfc.framework import dtypes as _dtypes
+from tfc.framework import errors  # noqa: F401 (tf.errors)
+from tfc.framework import ops as _ops
+from tfc.framework import tensor_shape as _tensor_shape
+from tfc.framework import config as _config
+from tfc.framework import constant_op as _constant_op
+from tfc.client import session as _session
+from tfc.ops import array_ops as _array_ops
+from tfc.ops import math_ops as _math_ops
+from tfc.ops import nn_ops as _nn_ops
+from tfc.ops import raw_ops  # noqa: F401 (tf.raw_ops)
+
+# dtypes
+DType = _dtypes.DType
+as_dtype = _dtypes.as_dtype
+for _n in ("float16", "half", "float32", "float64", "double", "bfloat16", "int8", "int16", "int32",
+           "int64", "uint8", "uint16", "uint32", "uint64", "string", "bool", "complex64", "complex128",
+           "qint8", "quint8", "qint16", "quint16", "qint32", "resource", "variant"):
+    globals()[_n] = getattr(_dtypes, _n)
+
+# shapes
+TensorShape = _tensor_shape.TensorShape
+Dimension = _tensor_shape.Dimension
+dimension_value = _tensor_shape.dimension_value
+
+# graph
+Graph = _ops.Graph
+Operation = _ops.Operation
+Tensor = _ops.Tensor
+GraphKeys = _ops.GraphKeys
+get_default_graph = _ops.get_default_graph
+reset_default_graph = _ops.reset_default_graph
+name_scope = _ops.name_scope
+device = _ops.device
+control_dependencies = _ops.control_dependencies
+add_to_collection = _ops.add_to_collection
+add_to_collections = _ops.add_to_collections
+get_collection = _ops.get_collection
+get_collection_ref = _ops.get_collection_ref
+convert_to_tensor = _ops.convert_to_tensor
+register_tensor_conversion_function = _ops.register_tensor_conversion_function
+is_tensor = _ops.is_tensor
+constant = _constant_op.constant
+OperatorNotAllowedInGraphError = errors.OperatorNotAllowedInGraphError
+
+# session and config
+Session = _session.Session
+InteractiveSession = _session.InteractiveSession
+get_default_session = _session.get_default_session
+ConfigProto = _config.ConfigProto
+GPUOptions = _config.GPUOptions
+GraphOptions = _config.GraphOptions
+OptimizerOptions = _config.OptimizerOptions
+RunOptions = _config.RunOptions
+RunMetadata = _config.RunMetadata
+
+# ops
+placeholder = _array_ops.placeholder
+placeholder_with_default = _array_ops.placeholder_with_default
+identity = _array_ops.identity
+reshape = _array_ops.reshape
+shape = _array_ops.shape
+stack = _array_ops.stack
+strided_slice = _array_ops.strided_slice
+add = _math_ops.add
+subtract = _math_ops.subtract
+multiply = _math_ops.multiply
+negative = _math_ops.negative
+cast = _math_ops.cast
+truediv = _math_ops.truediv
+divide = _math_ops.divide
+matmul = _math_ops.matmul
+reduce_sum = _math_ops.reduce_sum
+reduce_mean = _math_ops.reduce_mean
+reduce_max = _math_ops.reduce_max
+reduce_min = _math_ops.reduce_min
+reduce_prod = _math_ops.reduce_prod
+
+nn = _types.ModuleType("tfc.nn", "tf.nn")
+nn.relu = _nn_ops.relu
+nn.softmax = _nn_ops.softmax
+
+newaxis = None
+__version__ = "1.15.0"
+VERSION = __version__
