@@ -86,7 +86,7 @@ PyMODINIT_FUNC PyInit__pywrap(void) {
       goto fail;
     }
   }
-  if (add_methods(m, module_methods) || add_methods(m, pywrap_graph_methods) ||
+  if (pywrap_interrupt_init() || add_methods(m, module_methods) || add_methods(m, pywrap_graph_methods) ||
       add_methods(m, pywrap_oplist_methods) || add_methods(m, pywrap_ndarray_methods))
     goto fail;
   return m;

@@ -64,6 +64,14 @@ PyObject *pywrap_ndarray_from_tensor(TF_Tensor *t);
 /* Releases arrays lent to the runtime whose tensors were freed off the GIL. Needs the GIL. */
 void pywrap_drain_released(void);
 
+/* interrupt.c: Ctrl-C during runs on the main thread. init at import; begin before a run
+ * (the GIL held) returns the manager for TFC_SessionRunWithCancellation, or NULL when the run
+ * is not to be interruptible; end after it (the GIL held) returns 1 when SIGINT arrived. */
+struct TFC_CancellationManager;
+int pywrap_interrupt_init(void);
+struct TFC_CancellationManager *pywrap_interrupt_begin(void);
+int pywrap_interrupt_end(struct TFC_CancellationManager *m);
+
 /* Module functions defined in the other files. */
 extern PyMethodDef pywrap_graph_methods[];
 extern PyMethodDef pywrap_oplist_methods[];

@@ -11,8 +11,10 @@
  * released and returns the list of fetched values (numpy arrays, numpy scalars, bytes).
  * runner(values, run_options_bytes, want_metadata) returns (values, metadata_bytes or None).
  * A closed session raises RuntimeError('Attempted to use a closed Session.'); a failed run
- * raises the class registered for the status code. */
+ * raises the class registered for the status code. On the main thread, Ctrl-C ends a run at
+ * once with KeyboardInterrupt and leaves the session usable (interrupt.c). */
 #include "pywrap.h"
+#include "tfc/tfc.h"
 
 typedef struct {
   PyObject_HEAD
@@ -240,10 +242,17 @@ static PyObject *runner_call(PyTFRunner *r, PyObject *args, PyObject *kw) {
   }
   if (want_meta) meta = TF_NewBuffer();
   TF_Status *s = TF_NewStatus();
+  TFC_CancellationManager *cancel = pywrap_interrupt_begin();
   Py_BEGIN_ALLOW_THREADS
-  TF_SessionRun(r->sess->session, opts, r->feeds, in, r->nfeeds, r->fetches, out, r->nfetches,
-                (const TF_Operation *const *)r->targets, r->ntargets, meta, s);
+  TFC_SessionRunWithCancellation(r->sess->session, opts, r->feeds, in, r->nfeeds, r->fetches, out, r->nfetches,
+                                 (const TF_Operation *const *)r->targets, r->ntargets, meta, cancel, s);
   Py_END_ALLOW_THREADS
+  /* Ctrl-C: Python's handler runs now (KeyboardInterrupt); the run's results are dropped. */
+  if (pywrap_interrupt_end(cancel) && PyErr_CheckSignals() < 0) {
+    TF_DeleteStatus(s);
+    for (int i = 0; i < r->nfetches; i++) TF_DeleteTensor(out[i]);
+    goto out;
+  }
   if (pywrap_raise_status(s)) {
     TF_DeleteStatus(s);
     for (int i = 0; i < r->nfetches; i++) TF_DeleteTensor(out[i]);

@@ -1,5 +1,5 @@
 """Session: fetch structures, feeds, errors from runs, the closed session, contexts, options,
-make_callable, zero-copy fetches, the GIL released during runs."""
+make_callable, zero-copy fetches, the GIL released during runs, Ctrl-C during a run."""
 import collections
 import threading
 
@@ -206,6 +206,31 @@ def test_gil_is_released_during_run():
         s.run(enq)  # runs only if the blocked dequeue released the GIL
         t.join(60)
     assert not t.is_alive() and len(got) == 1 and got[0] == [4.0]
+
+
+def test_ctrl_c_interrupts_a_blocked_run_and_the_session_stays_usable():
+    import os
+    import signal
+    import time
+    q = tf.raw_ops.FIFOQueueV2(component_types=[tf.float32], shapes=[[]], capacity=1)
+    deq = tf.raw_ops.QueueDequeueV2(handle=q, component_types=[tf.float32])
+    enq = tf.raw_ops.QueueEnqueueV2(handle=q, components=[tf.constant(4.0)])
+    with tf.Session() as s:
+        ctrl_c = threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT))
+        # Were the run not interrupted, this would end it (with a value) after 30 s.
+        guard = threading.Timer(30, lambda: s.run(enq))
+        ctrl_c.start()
+        guard.start()
+        t0 = time.monotonic()
+        with pytest.raises(KeyboardInterrupt):
+            s.run(deq)
+        waited = time.monotonic() - t0
+        guard.cancel()
+        ctrl_c.join()
+        assert waited < 15  # interrupted, not ended by the guard's enqueue
+        s.run(enq)
+        assert s.run(deq) == [4.0]
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
 
 def test_roundtrip_all_numeric_dtypes():
