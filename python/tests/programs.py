@@ -3,8 +3,14 @@ under tfc (test_differential.py compares). Each takes the `tf` module and return
 plain data; what it raises is recorded as the exception's class name and message.
 
 A program builds in a fresh default graph. Fetched values are recorded with their dtype.
+This module's programs are the graph core's; each area of the API keeps its own in a module
+programs_<area>.py beside it (a PROGRAMS list, and optionally TF115: {program name: 1.15's
+expectation, or a function fixing the recorded one in place}), recorded into
+expectations_<area>.json. The helpers below (_ops, _val, run_program) are theirs too.
 """
 import collections
+import glob
+import os
 
 import numpy as np
 
@@ -395,6 +401,17 @@ PROGRAMS = [config_bytes, naming, operators, float_operators, indexing, constant
             tensor_misuse, dtypes, collections_, finalized, devices, control_deps, reductions,
             raw_ops_calls, raw_ops_positional, session_config, config_bad_field, session_positional_config,
             eval_no_session, eval_default, interactive, make_callable, reset_nested, strings_feed]
+
+
+def program_modules():
+    """The names of the program modules: programs and every programs_<area>."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    return sorted(os.path.basename(p)[:-3] for p in glob.glob(os.path.join(here, "programs*.py")))
+
+
+def expectations_file(module_name):
+    """programs -> expectations.json, programs_<area> -> expectations_<area>.json."""
+    return "expectations" + module_name[len("programs"):] + ".json"
 
 
 def run_program(tf, prog):

@@ -1,5 +1,6 @@
-"""tfc against TensorFlow: every program of programs.py, compared with what TensorFlow gave
-(expectations.json, recorded by gen_expectations.py; CI does not need TensorFlow).
+"""tfc against TensorFlow: every program of programs.py and of each programs_<area>.py,
+compared with what TensorFlow gave (expectations.json / expectations_<area>.json, recorded by
+gen_expectations.py; CI does not need TensorFlow).
 
 The recording comes from TensorFlow 2.x's tf.compat.v1 in graph mode. Where 2.x changed a text
 or a name that TF 1.15 had, tfc keeps 1.15's (the API facts are 1.15's) and TF115 below gives
@@ -7,6 +8,7 @@ or a name that TF 1.15 had, tfc keeps 1.15's (the API facts are 1.15's) and TF11
 subclasses) must have the same class, and tfc's first message line must be in TF's message
 (2.x wraps it in a "Graph execution error" preamble with Python frames).
 """
+import importlib
 import json
 import os
 
@@ -16,8 +18,12 @@ import programs
 import tfc.compat.v1 as tf
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-with open(os.path.join(HERE, "expectations.json")) as _f:
-    EXPECTED = json.load(_f)["programs"]
+MODULES = [importlib.import_module(m) for m in programs.program_modules()]
+EXPECTED = {}
+for _m in MODULES:
+    with open(os.path.join(HERE, programs.expectations_file(_m.__name__))) as _f:
+        EXPECTED[_m.__name__] = json.load(_f)["programs"]
+CASES = [(m, p) for m in MODULES for p in m.PROGRAMS]
 
 
 def _err(cls, msg):
@@ -76,9 +82,9 @@ TF115 = {
 _OPERRORS = {c.__name__ for c in tf.errors._CODE_TO_CLASS.values()}
 
 
-def _expected(name):
-    e = json.loads(json.dumps(EXPECTED[name]))
-    fix = TF115.get(name)
+def _expected(module, name):
+    e = json.loads(json.dumps(EXPECTED[module.__name__][name]))
+    fix = (TF115 if module is programs else getattr(module, "TF115", {})).get(name)
     if callable(fix):
         fix(e)
     elif fix is not None:
@@ -86,10 +92,10 @@ def _expected(name):
     return e
 
 
-@pytest.mark.parametrize("prog", programs.PROGRAMS, ids=lambda p: p.__name__)
-def test_program_matches_tensorflow(prog):
+@pytest.mark.parametrize("module,prog", CASES, ids=["%s.%s" % (m.__name__, p.__name__) for m, p in CASES])
+def test_program_matches_tensorflow(module, prog):
     got = json.loads(json.dumps(programs.run_program(tf, prog), sort_keys=True, default=str))
-    want = _expected(prog.__name__)
+    want = _expected(module, prog.__name__)
     if "error" in want and want["error"][0] in _OPERRORS:
         assert "error" in got, got
         assert got["error"][0] == want["error"][0]
@@ -99,5 +105,6 @@ def test_program_matches_tensorflow(prog):
     assert got == want
 
 
-def test_every_program_was_recorded():
-    assert sorted(p.__name__ for p in programs.PROGRAMS) == sorted(EXPECTED)
+@pytest.mark.parametrize("module", MODULES, ids=lambda m: m.__name__)
+def test_every_program_was_recorded(module):
+    assert sorted(p.__name__ for p in module.PROGRAMS) == sorted(EXPECTED[module.__name__])
