@@ -156,6 +156,27 @@ typedef struct TFC_Variable {
 TF_CAPI_EXPORT extern TFC_Variable TFC_NewVariable(const TFC_Scope* scope, const char* name,
                                                   TF_Output initial_value, unsigned char trainable,
                                                   TF_Status* status);
+/* Bits of TFC_NewVariableWithFlags's and TFC_SetVariableCollections's flags. */
+#define TFC_VARIABLE_EXACT_NAME 1 /* the name is used as is: the caller reserved it */
+#define TFC_VARIABLE_GLOBAL 2     /* in the global variables ("variables") */
+#define TFC_VARIABLE_TRAINABLE 4  /* in the trainable variables ("trainable_variables") */
+#define TFC_VARIABLE_LOCAL 8      /* in the local variables ("local_variables") */
+/* tf.Variable(..., collections=...) as a client keeping its own name scopes calls it: as
+ * TFC_NewVariable, with the collections the variable joins given by the TFC_VARIABLE_GLOBAL /
+ * TRAINABLE / LOCAL bits, and with TFC_VARIABLE_EXACT_NAME the variable named exactly
+ * "<scope>/<name>" (the caller took that name from TFC_GraphUniqueName, e.g. as the name
+ * scope its initial value was built in; it is not made unique again). An exact name must not
+ * be empty (INVALID_ARGUMENT). */
+TF_CAPI_EXPORT extern TFC_Variable TFC_NewVariableWithFlags(const TFC_Scope* scope, const char* name,
+                                                           TF_Output initial_value, int flags,
+                                                           TF_Status* status);
+/* Sets which variable collections `var` is in (the TFC_VARIABLE_GLOBAL / TRAINABLE / LOCAL
+ * bits of flags; other bits are ignored): tf.add_to_collection of a variable, or a variable the
+ * builders did not make (an imported graph), which is then recorded last. The builders that
+ * read the collections (TFC_Minimize, TFC_GlobalVariablesInitializer, savers) see the change.
+ * INVALID_ARGUMENT when an operation of var is missing or of another graph. */
+TF_CAPI_EXPORT extern void TFC_SetVariableCollections(TF_Graph* graph, const TFC_Variable* var, int flags,
+                                                     TF_Status* status);
 /* The graph's global / trainable variables in creation order: fills up to `max` and returns
  * how many there are. */
 TF_CAPI_EXPORT extern int TFC_GlobalVariables(TF_Graph* graph, TFC_Variable* out, int max);
@@ -166,6 +187,12 @@ TF_CAPI_EXPORT extern int TFC_TrainableVariables(TF_Graph* graph, TFC_Variable* 
 TF_CAPI_EXPORT extern TF_Operation* TFC_GlobalVariablesInitializer(const TFC_Scope* scope,
                                                                   const char* name,
                                                                   TF_Status* status);
+/* tf.group(*ops, name=name) (control_flow_ops.group): a NoOp `name` (NULL: "group_deps")
+ * under the scope waiting for ops (borrowed, of the scope's graph); ops on several devices get
+ * one NoOp per device first, sorted by device. No ops: a plain NoOp. INVALID_ARGUMENT for an
+ * operation of another graph. */
+TF_CAPI_EXPORT extern TF_Operation* TFC_Group(const TFC_Scope* scope, TF_Operation* const* ops,
+                                             int num_ops, const char* name, TF_Status* status);
 /* tf.train.get_or_create_global_step(): the int64 scalar "global_step" (root name scope, the
  * scope's device, "global_step/Initializer/zeros"), not trainable. An existing one is returned:
  * made here before, or a VariableV2 named "global_step" (an imported graph). */

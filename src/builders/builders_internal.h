@@ -54,8 +54,9 @@ struct TFC_Scope {
 
 typedef struct bld_var {
   TFC_Variable v;
-  int trainable;
-  int local; /* in "local_variables" (tf.local_variables), not in the global variables */
+  int global;    /* in "variables" (tf.global_variables) */
+  int trainable; /* in "trainable_variables" */
+  int local;     /* in "local_variables" (tf.local_variables) */
 } bld_var;
 
 /* A cond's Merge or one of its branches' capture Switches, with the cond's pred_id and the
