@@ -26,6 +26,16 @@
 #include "tensor/dtype.h"
 #include "tfc/input.h"
 
+/* Python's name of a dtype ("float32" where the C++ name is "float"). */
+static const char *python_dtype_name(int dtype) {
+  switch (dtype) {
+    case TFC_DT_FLOAT: return "float32";
+    case TFC_DT_DOUBLE: return "float64";
+    case TFC_DT_HALF: return "float16";
+    default: return tfc_dtype_name(dtype);
+  }
+}
+
 /* Python's Tensor repr for messages: Tensor("x:0", shape=(?, 32), dtype=float32). */
 static void tensor_repr(tfc_endpoint e, char *buf, size_t n) {
   const tfc_shape *sh = bld_shape(e);
@@ -40,7 +50,7 @@ static void tensor_repr(tfc_endpoint e, char *buf, size_t n) {
     if (k < sizeof dims) snprintf(dims + k, sizeof dims - k, sh->rank == 1 ? ",)" : ")");
   }
   snprintf(buf, n, "Tensor(\"%s:%d\", shape=%s, dtype=%s)", e.node->name, e.index, dims,
-           tfc_dtype_name(bld_dtype(e)));
+           python_dtype_name(bld_dtype(e)));
 }
 
 static int record(bld_call *c, const TFC_Variable *v, int trainable) {

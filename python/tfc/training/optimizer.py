@@ -20,7 +20,7 @@ from tfc.framework import ops
 from tfc.ops import variables
 
 GATE_NONE, GATE_OP, GATE_GRAPH = 0, 1, 2
-_FLOATS = (dtypes.float16, dtypes.bfloat16, dtypes.float32, dtypes.float64)
+_FLOATS = (dtypes.float32, dtypes.float64, dtypes.float16, dtypes.bfloat16)  # TF's order in messages
 
 
 def _number(x, what):
