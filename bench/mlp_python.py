@@ -1,0 +1,85 @@
+#!/usr/bin/env python3
+"""Training steps per second of seed 003's MLP driven from Python (x [batch,32] -> tanh 16 ->
+tanh 8, sum-of-squares cost, Adam; one step = sess.run(train, feed_dict) with the batch fed):
+tfc (import tfc.compat.v1) against TensorFlow's tf.compat.v1 in the same invocation, and the
+ratio. TensorFlow is optional (pip install tensorflow-cpu).
+
+  PYTHONPATH=build/python python3 bench/mlp_python.py [--batch B] [--steps N] [--repeats R]
+
+Each figure is the median over R repeats of N steps (after a warm-up of N steps); both train
+the same graph, built by the same program text, on the same data. tfc is imported first and
+binds its extension to libtfc (RTLD_DEEPBIND), so the two coexist.
+"""
+import argparse
+import os
+import statistics
+import time
+
+import numpy as np
+
+
+def build(tf):
+    """The seed program's graph (examples/python/mlp.py) in a fresh graph."""
+    g = tf.Graph()
+    with g.as_default():
+        tf.set_random_seed(20261121)
+        x = tf.placeholder(tf.float32, [None, 32], name="x")
+        y = tf.placeholder(tf.float32, [None, 8], name="y")
+        w1 = tf.Variable(tf.truncated_normal([32, 16], stddev=0.1), name="w1")
+        b1 = tf.Variable(tf.constant(0.0, shape=[16]), name="b1")
+        w2 = tf.Variable(tf.truncated_normal([16, 8], stddev=0.1), name="w2")
+        b2 = tf.Variable(tf.constant(0.0, shape=[8]), name="b2")
+        a = tf.nn.tanh(tf.nn.bias_add(tf.matmul(x, w1), b1))
+        y_out = tf.nn.tanh(tf.nn.bias_add(tf.matmul(a, w2), b2), name="y_out")
+        cost = tf.reduce_sum(tf.square(y - y_out), name="cost")
+        train = tf.train.AdamOptimizer(learning_rate=0.01).minimize(cost, name="train")
+        init = tf.initialize_variables(tf.all_variables(), name="init_all_vars_op")
+    return g, x, y, cost, train, init
+
+
+def bench(tf, batch, steps, repeats):
+    g, x, y, cost, train, init = build(tf)
+    rng = np.random.RandomState(0)
+    feed = {x: rng.uniform(-1, 1, (batch, 32)).astype(np.float32),
+            y: rng.uniform(-1, 1, (batch, 8)).astype(np.float32)}
+    sess = tf.Session(graph=g)
+    sess.run(init)
+    first = sess.run(cost, feed)
+    for _ in range(steps):
+        sess.run(train, feed)
+    per = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        for _ in range(steps):
+            sess.run(train, feed)
+        per.append(steps / (time.perf_counter() - t0))
+    last = sess.run(cost, feed)
+    sess.close()
+    assert last < first, (first, last)
+    return statistics.median(per), first, last
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--batch", type=int, default=64)
+    ap.add_argument("--steps", type=int, default=2000)
+    ap.add_argument("--repeats", type=int, default=5)
+    a = ap.parse_args()
+    import tfc.compat.v1 as tfc
+    t, f0, f1 = bench(tfc, a.batch, a.steps, a.repeats)
+    print("tfc        MLP training, batch %d: %10.0f steps/s (cost %.2f -> %.2f)" % (a.batch, t, f0, f1))
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    try:
+        import tensorflow.compat.v1 as tf
+    except ImportError:
+        print("tensorflow not installed: no ratio")
+        return
+    tf.disable_eager_execution()
+    tf.disable_resource_variables()
+    r, f0, f1 = bench(tf, a.batch, max(a.steps // 5, 200), a.repeats)
+    print("tensorflow MLP training, batch %d: %10.0f steps/s (cost %.2f -> %.2f)" % (a.batch, r, f0, f1))
+    print("ratio: tfc trains %.1fx the steps per second" % (t / r))
+
+
+if __name__ == "__main__":
+    main()
