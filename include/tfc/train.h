@@ -226,6 +226,19 @@ TF_CAPI_EXPORT extern TFC_Optimizer* TFC_NewMomentumOptimizer(double learning_ra
 TF_CAPI_EXPORT extern TFC_Optimizer* TFC_NewAdamOptimizer(double learning_rate, double beta1,
                                                          double beta2, double epsilon,
                                                          const char* name);
+/* tf.train.AdagradOptimizer(learning_rate, initial_accumulator_value) ("Adagrad"): slot
+ * "<var>/Adagrad" from constant_initializer(initial_accumulator_value) ("<var>/Adagrad/
+ * Initializer/Const"), updates ApplyAdagrad. tf.train.RMSPropOptimizer(learning_rate, decay,
+ * momentum, epsilon, centered) ("RMSProp"): slots "<var>/RMSProp" (ones), with `centered`
+ * "<var>/RMSProp_1" (zeros), then the momentum slot (zeros); constants "learning_rate",
+ * "decay", "momentum", "epsilon"; updates ApplyRMSProp / ApplyCenteredRMSProp. The Python
+ * constructors' argument checks (initial_accumulator_value > 0) are the caller's. */
+TF_CAPI_EXPORT extern TFC_Optimizer* TFC_NewAdagradOptimizer(double learning_rate,
+                                                            double initial_accumulator_value,
+                                                            const char* name);
+TF_CAPI_EXPORT extern TFC_Optimizer* TFC_NewRMSPropOptimizer(double learning_rate, double decay,
+                                                            double momentum, double epsilon,
+                                                            unsigned char centered, const char* name);
 /* Uses a tensor (a float scalar, e.g. TFC_ExponentialDecay's) as the learning rate. */
 TF_CAPI_EXPORT extern void TFC_OptimizerSetLearningRate(TFC_Optimizer* opt, TF_Output learning_rate);
 TF_CAPI_EXPORT extern void TFC_DeleteOptimizer(TFC_Optimizer* opt); /* NULL: no-op */

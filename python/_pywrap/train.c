@@ -455,7 +455,8 @@ static void optimizer_dealloc(PyTFOptimizer *o) {
 }
 
 /* Optimizer(kind, name, learning_rate, a, b, c, flag): kind "GradientDescent", "Momentum"
- * (a momentum, flag use_nesterov), "Adam" (a beta1, b beta2, c epsilon). */
+ * (a momentum, flag use_nesterov), "Adam" (a beta1, b beta2, c epsilon), "Adagrad" (a
+ * initial_accumulator_value), "RMSProp" (a decay, b momentum, c epsilon, flag centered). */
 static PyObject *optimizer_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
   const char *kind, *name;
   double lr, a = 0, b = 0, c = 0;
@@ -465,6 +466,8 @@ static PyObject *optimizer_new(PyTypeObject *type, PyObject *args, PyObject *kw)
   if (!strcmp(kind, "GradientDescent")) opt = TFC_NewGradientDescentOptimizer(lr, name);
   else if (!strcmp(kind, "Momentum")) opt = TFC_NewMomentumOptimizer(lr, a, (unsigned char)flag, name);
   else if (!strcmp(kind, "Adam")) opt = TFC_NewAdamOptimizer(lr, a, b, c, name);
+  else if (!strcmp(kind, "Adagrad")) opt = TFC_NewAdagradOptimizer(lr, a, name);
+  else if (!strcmp(kind, "RMSProp")) opt = TFC_NewRMSPropOptimizer(lr, a, b, c, (unsigned char)flag, name);
   else return PyErr_Format(PyExc_ValueError, "unknown optimizer kind '%s'", kind);
   if (!opt) return PyErr_NoMemory();
   PyTFOptimizer *o = (PyTFOptimizer *)type->tp_alloc(type, 0);

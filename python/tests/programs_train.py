@@ -416,3 +416,24 @@ def _random_uniform(e):
 TF115 = {"random_ops": _random_uniform, "gradients": _seed_ones, "train_gradient_descent": _train_graph,
          "train_momentum": _train_graph, "train_nesterov": _train_graph, "train_adam": _train_graph,
          "train_decayed_gd": _train_graph}
+
+
+def train_adagrad(tf):
+    return _mlp(tf, lambda tf, s: tf.train.AdagradOptimizer(0.1, initial_accumulator_value=0.2))
+
+
+def train_rmsprop(tf):
+    return _mlp(tf, lambda tf, s: tf.train.RMSPropOptimizer(0.01))
+
+
+def train_rmsprop_centered(tf):
+    return _mlp(tf, lambda tf, s: tf.train.RMSPropOptimizer(0.01, decay=0.8, momentum=0.5, epsilon=1e-6,
+                                                             centered=True))
+
+
+def adagrad_bad_accumulator(tf):
+    tf.train.AdagradOptimizer(0.1, initial_accumulator_value=0.0)
+
+
+PROGRAMS += [train_adagrad, train_rmsprop, train_rmsprop_centered, adagrad_bad_accumulator]
+TF115.update({"train_adagrad": _train_graph, "train_rmsprop": _train_graph, "train_rmsprop_centered": _train_graph})

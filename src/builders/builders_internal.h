@@ -192,12 +192,21 @@ void bld_collections_truncate(bld_state *st, int mark);
  * zeros/shape_as_tensor and zeros/Const. */
 tfc_endpoint bld_zeros(bld_call *c, const bld_where *w, const int64_t *dims, int nd, int dtype);
 
+/* What a filled initial value is (bld_init.fill, bld_filled). */
+enum { BLD_FILL_NONE = 0, BLD_FILL_ZEROS = 1, BLD_FILL_ONES = 2, BLD_FILL_CONST = 3 };
+/* An initializer's value under `w`: zeros_initializer (bld_zeros), ones_initializer (tf.ones:
+ * "ones", Const or Fill as zeros) or constant_initializer(v) (Const "Const" of the whole
+ * shape). Float, double, int32, int64. */
+tfc_endpoint bld_filled(bld_call *c, const bld_where *w, const int64_t *dims, int nd, int dtype, int fill,
+                        double v);
+
 /* ---- variables (variables.c) ---- */
 
 /* How a variable gets its initial value. */
 typedef struct bld_init {
   tfc_endpoint value;    /* an existing tensor (node NULL: use the fields below) */
-  int zeros;             /* 1: zeros of shape/dtype under "<var>/Initializer" */
+  int fill;              /* BLD_FILL_*: an initializer's value of shape/dtype under
+                            "<var>/Initializer" (BLD_FILL_CONST: filled with `scalar`) */
   double scalar;         /* else: a scalar Const "<var>/initial_value" of dtype */
   int dtype;
   int nd;

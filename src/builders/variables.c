@@ -104,7 +104,7 @@ int bld_variable(bld_call *c, const bld_where *w0, const char *name, int exact_n
       tensor_repr(value, repr, sizeof repr);
       tfc_status_set(c->s, TFC_INVALID_ARGUMENT, "initial_value must have a shape specified: %s", repr);
     }
-  } else if (init->zeros) {
+  } else if (init->fill) {
     /* An initializer function runs under attr_scope(_class loc:@<var>) and device(None). */
     shape = tfc_shape_make(init->dims, init->nd);
     dtype = init->dtype;
@@ -118,7 +118,7 @@ int bld_variable(bld_call *c, const bld_where *w0, const char *name, int exact_n
         iw.coloc_name = full;
         iw.device = "";
       }
-      if (!bld_mark_used(c, scope)) value = bld_zeros(c, &iw, init->dims, init->nd, dtype);
+      if (!bld_mark_used(c, scope)) value = bld_filled(c, &iw, init->dims, init->nd, dtype, init->fill, init->scalar);
       free(scope);
     }
   } else {

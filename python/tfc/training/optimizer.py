@@ -9,8 +9,7 @@ gradients, dtypes); the builder builds what TF's Python builds (slots "<var>/Ada
 "Adam/update_<var>/ApplyAdam", the AssignAdd on the global step named after the scope).
 
 Only the hyperparameters the builders take as numbers may be Python numbers; the learning rate
-may also be a scalar float tensor (e.g. exponential_decay's). Adagrad and RMSProp are not
-built by tfc yet: their constructors raise NotImplementedError.
+may also be a scalar float tensor (e.g. exponential_decay's).
 """
 import numbers
 
