@@ -61,7 +61,7 @@ def bench(tf, batch, steps, repeats):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--batch", type=int, default=64)
+    ap.add_argument("--batch", type=int, default=100)  # the seed trainer's batch (mlp_train)
     ap.add_argument("--steps", type=int, default=2000)
     ap.add_argument("--repeats", type=int, default=5)
     a = ap.parse_args()

@@ -239,6 +239,13 @@ TF_CAPI_EXPORT extern TFC_Optimizer* TFC_NewAdagradOptimizer(double learning_rat
 TF_CAPI_EXPORT extern TFC_Optimizer* TFC_NewRMSPropOptimizer(double learning_rate, double decay,
                                                             double momentum, double epsilon,
                                                             unsigned char centered, const char* name);
+/* optimizer.get_slot(var, name): the slot variable `slot_name` ("momentum" for Momentum;
+ * "m", "v" for Adam; "accumulator" for Adagrad; "rms", "momentum", "mg" for RMSProp) that this
+ * optimizer made for `variable` in `graph`: 1 and *out filled (out may be NULL), or 0 when there
+ * is none (not made yet, another graph, or a name the optimizer does not have). */
+TF_CAPI_EXPORT extern int TFC_OptimizerGetSlot(const TFC_Optimizer* opt, TF_Graph* graph,
+                                              TF_Operation* variable, const char* slot_name,
+                                              TFC_Variable* out);
 /* Uses a tensor (a float scalar, e.g. TFC_ExponentialDecay's) as the learning rate. */
 TF_CAPI_EXPORT extern void TFC_OptimizerSetLearningRate(TFC_Optimizer* opt, TF_Output learning_rate);
 TF_CAPI_EXPORT extern void TFC_DeleteOptimizer(TFC_Optimizer* opt); /* NULL: no-op */

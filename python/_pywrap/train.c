@@ -591,7 +591,20 @@ static PyObject *opt_minimize(PyTFOptimizer *o, PyObject *args) {
   return checked(s, TF_GetCode(s) == TF_OK ? PyLong_FromVoidPtr(op) : NULL);
 }
 
+/* get_slot(graph, variable op, name) -> variable or None */
+static PyObject *opt_get_slot(PyTFOptimizer *o, PyObject *args) {
+  PyObject *g, *vo;
+  const char *name;
+  if (!PyArg_ParseTuple(args, "O!Os", &PyTFGraph_Type, &g, &vo, &name)) return NULL;
+  TF_Operation *var = pywrap_op(vo);
+  if (!var) return NULL;
+  TFC_Variable slot;
+  if (!TFC_OptimizerGetSlot(o->opt, ((PyTFGraph *)g)->graph, var, name, &slot)) Py_RETURN_NONE;
+  return variable_obj(slot);
+}
+
 static PyMethodDef optimizer_methods[] = {
+    {"get_slot", (PyCFunction)opt_get_slot, METH_VARARGS, NULL},
     {"set_learning_rate", (PyCFunction)opt_set_learning_rate, METH_O, NULL},
     {"compute_gradients", (PyCFunction)opt_compute_gradients, METH_VARARGS, NULL},
     {"apply_gradients", (PyCFunction)opt_apply_gradients, METH_VARARGS, NULL},

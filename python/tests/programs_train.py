@@ -435,5 +435,22 @@ def adagrad_bad_accumulator(tf):
     tf.train.AdagradOptimizer(0.1, initial_accumulator_value=0.0)
 
 
-PROGRAMS += [train_adagrad, train_rmsprop, train_rmsprop_centered, adagrad_bad_accumulator]
+def slots(tf):
+    w = tf.Variable([1.0, 2.0], name="w")
+    b = tf.Variable(3.0, name="b")
+    loss = tf.reduce_sum(w * w) + b
+    out = {}
+    for opt in (tf.train.MomentumOptimizer(0.1, 0.9), tf.train.AdamOptimizer(), tf.train.AdagradOptimizer(0.1),
+                tf.train.RMSPropOptimizer(0.1), tf.train.RMSPropOptimizer(0.1, centered=True),
+                tf.train.GradientDescentOptimizer(0.1)):
+        opt.minimize(loss)
+        names = opt.get_slot_names()
+        out[opt.get_name() + str(len(out))] = {
+            "names": names, "w": [opt.get_slot(w, n).name for n in names],
+            "none": [opt.get_slot(w, "nope") is None, opt.get_slot(loss, names[0]) is None if names else True],
+            "vars": [v.name for v in opt.variables()]}
+    return out
+
+
+PROGRAMS += [slots, train_adagrad, train_rmsprop, train_rmsprop_centered, adagrad_bad_accumulator]
 TF115.update({"train_adagrad": _train_graph, "train_rmsprop": _train_graph, "train_rmsprop_centered": _train_graph})

@@ -138,6 +138,33 @@ static const TFC_Variable *find_slot(const TFC_Optimizer *o, TF_Graph *graph, co
   return NULL;
 }
 
+/* Python's slot names per optimizer, by `which`. */
+static int slot_which(int kind, const char *name) {
+  static const struct {
+    int kind;
+    const char *name;
+    int which;
+  } names[] = {{OPT_MOMENTUM, "momentum", SLOT_FIRST}, {OPT_ADAM, "m", SLOT_FIRST},
+               {OPT_ADAM, "v", SLOT_SECOND},          {OPT_ADAGRAD, "accumulator", SLOT_FIRST},
+               {OPT_RMSPROP, "rms", SLOT_FIRST},      {OPT_RMSPROP, "momentum", SLOT_SECOND},
+               {OPT_RMSPROP, "mg", SLOT_MG}};
+  for (size_t i = 0; name && i < sizeof names / sizeof names[0]; i++)
+    if (names[i].kind == kind && !strcmp(names[i].name, name)) return names[i].which;
+  return -1;
+}
+
+TFC_EXPORT int TFC_OptimizerGetSlot(const TFC_Optimizer *opt, TF_Graph *graph, TF_Operation *variable,
+                                    const char *slot_name, TFC_Variable *out) {
+  if (!opt || !graph || !variable) return 0;
+  int which = slot_which(opt->kind, slot_name);
+  if (which < 0) return 0;
+  tfc_graph_lock(graph->g);
+  const TFC_Variable *v = find_slot(opt, graph, tfc_capi_node(variable), which);
+  if (v && out) *out = *v;
+  tfc_graph_unlock(graph->g);
+  return v != NULL;
+}
+
 /* _zeros_slot / _get_or_make_slot_with_initializer(var, which, optimizer name): "<var>/<name>"
  * (unique), colocated with var, its value a BLD_FILL_* initializer's (`v` for BLD_FILL_CONST). */
 static const TFC_Variable *make_slot(bld_call *c, TFC_Optimizer *o, const TFC_Scope *scope, tfc_node *var,

@@ -1,7 +1,7 @@
 /* C API contract tests: TFC_NewAdagradOptimizer and TFC_NewRMSPropOptimizer (include/tfc/
  * train.h): the slots, constants and updates TF's Python builds (names as AdagradOptimizer /
- * RMSPropOptimizer give them), and one training step's value against the update rule computed
- * by hand. (The whole-model comparison with TensorFlow is python/tests/programs_train.py.) */
+ * RMSPropOptimizer give them), one training step's value against the update rule computed by
+ * hand, and TFC_OptimizerGetSlot. (The whole-model comparison with TensorFlow is python/tests/programs_train.py.) */
 #include <math.h>
 #include <string.h>
 
@@ -145,7 +145,32 @@ static void centered_rmsprop_keeps_the_mean_gradient(void) {
   done(&q);
 }
 
+static void get_slot_finds_slots_by_pythons_names(void) {
+  quad q = quadratic();
+  TF_Status *s = TF_NewStatus();
+  TFC_Optimizer *rms = TFC_NewRMSPropOptimizer(0.01, 0.9, 0.0, 1e-10, 1, NULL);
+  TFC_Variable slot;
+  EXPECT_EQ(TFC_OptimizerGetSlot(rms, q.g, q.w.variable, "rms", &slot), 0); /* not made yet */
+  TFC_Minimize(rms, q.root, q.loss, NULL, NULL, s);
+  OK(s);
+  EXPECT_EQ(TFC_OptimizerGetSlot(rms, q.g, q.w.variable, "rms", &slot), 1);
+  EXPECT_STREQ(TF_OperationName(slot.variable), "w/RMSProp");
+  EXPECT_STREQ(TF_OperationName(slot.initializer), "w/RMSProp/Assign");
+  EXPECT_EQ(TFC_OptimizerGetSlot(rms, q.g, q.w.variable, "mg", &slot), 1);
+  EXPECT_STREQ(TF_OperationName(slot.variable), "w/RMSProp_1");
+  EXPECT_EQ(TFC_OptimizerGetSlot(rms, q.g, q.w.variable, "momentum", NULL), 1);
+  EXPECT_EQ(TFC_OptimizerGetSlot(rms, q.g, q.w.variable, "m", &slot), 0); /* Adam's name */
+  EXPECT_EQ(TFC_OptimizerGetSlot(rms, q.g, q.loss.oper, "rms", &slot), 0);
+  TFC_Optimizer *ada = TFC_NewAdagradOptimizer(0.1, 0.1, NULL);
+  EXPECT_EQ(TFC_OptimizerGetSlot(ada, q.g, q.w.variable, "accumulator", &slot), 0); /* another optimizer */
+  TFC_DeleteOptimizer(ada);
+  TFC_DeleteOptimizer(rms);
+  TF_DeleteStatus(s);
+  done(&q);
+}
+
 static const tfc_test tests[] = {
+    TFC_TEST(get_slot_finds_slots_by_pythons_names),
     TFC_TEST(adagrad_builds_pythons_nodes_and_steps),
     TFC_TEST(rmsprop_builds_pythons_nodes_and_steps),
     TFC_TEST(centered_rmsprop_keeps_the_mean_gradient),

@@ -115,6 +115,39 @@ class Optimizer(object):
                              % ([str(v) for _, v in grads_and_vars], loss))
         return self.apply_gradients(grads_and_vars, global_step=global_step, name=name)
 
+    _SLOT_NAMES = ()
+
+    def get_slot_names(self):
+        return sorted(self._SLOT_NAMES)
+
+    def get_slot(self, var, name):
+        """The slot variable `name` this optimizer made for var (TFC_OptimizerGetSlot), or None."""
+        if not isinstance(var, variables.Variable):
+            return None
+        t = self._c.get_slot(var.graph._c_graph, var.op._c_op, name)
+        return None if t is None else variables._wrap(var.graph, t)
+
+    def variables(self):
+        """The slot variables this optimizer made in the default graph (and Adam's beta powers)."""
+        g = ops.get_default_graph()
+        out = []
+        for v in variables.global_variables():
+            for n in self._SLOT_NAMES:
+                s = self.get_slot(v, n)
+                if s is not None and s not in out:
+                    out.append(s)
+        for name in self._NON_SLOT:
+            try:
+                op = g.get_operation_by_name(name)
+            except KeyError:
+                continue
+            wrapped = variables._variables_of(g).get(op._c_op)
+            if wrapped is not None:
+                out.append(wrapped)
+        return sorted(out, key=lambda v: v.name)
+
+    _NON_SLOT = ()
+
     def _assert_valid_dtypes(self, tensors):
         for t in tensors:
             dtype = t.dtype.base_dtype
@@ -129,12 +162,17 @@ class GradientDescentOptimizer(Optimizer):
 
 
 class MomentumOptimizer(Optimizer):
+    _SLOT_NAMES = ("momentum",)
+
     def __init__(self, learning_rate, momentum, use_locking=False, name="Momentum", use_nesterov=False):
         super(MomentumOptimizer, self).__init__(use_locking, name)
         self._make("Momentum", learning_rate, _number(momentum, "momentum"), 0.0, 0.0, bool(use_nesterov))
 
 
 class AdamOptimizer(Optimizer):
+    _SLOT_NAMES = ("m", "v")
+    _NON_SLOT = ("beta1_power", "beta2_power")
+
     def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-08, use_locking=False, name="Adam"):
         super(AdamOptimizer, self).__init__(use_locking, name)
         self._make("Adam", learning_rate, _number(beta1, "beta1"), _number(beta2, "beta2"),
@@ -142,6 +180,8 @@ class AdamOptimizer(Optimizer):
 
 
 class AdagradOptimizer(Optimizer):
+    _SLOT_NAMES = ("accumulator",)
+
     def __init__(self, learning_rate, initial_accumulator_value=0.1, use_locking=False, name="Adagrad"):
         if initial_accumulator_value <= 0.0:
             raise ValueError("initial_accumulator_value must be positive: %s" % initial_accumulator_value)
@@ -155,3 +195,4 @@ class RMSPropOptimizer(Optimizer):
         super(RMSPropOptimizer, self).__init__(use_locking, name)
         self._make("RMSProp", learning_rate, _number(decay, "decay"), _number(momentum, "momentum"),
                    _number(epsilon, "epsilon"), bool(centered))
+        self._SLOT_NAMES = ("rms", "momentum", "mg") if centered else ("rms", "momentum")
