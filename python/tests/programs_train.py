@@ -452,5 +452,20 @@ def slots(tf):
     return out
 
 
-PROGRAMS += [slots, train_adagrad, train_rmsprop, train_rmsprop_centered, adagrad_bad_accumulator]
+def custom_getter(tf):
+    seen = []
+
+    def my_getter(getter, name, *args, **kwargs):
+        seen.append(name)
+        kwargs["trainable"] = False
+        return getter(name, *args, **kwargs)
+    with tf.variable_scope("cg", custom_getter=my_getter):
+        a = tf.get_variable("a", [2])
+        with tf.variable_scope("inner"):
+            b = tf.get_variable("b", [1])
+    return {"seen": seen, "names": [a.name, b.name], "trainable": [v.name for v in tf.trainable_variables()],
+            "globals": [v.name for v in tf.global_variables()]}
+
+
+PROGRAMS += [custom_getter, slots, train_adagrad, train_rmsprop, train_rmsprop_centered, adagrad_bad_accumulator]
 TF115.update({"train_adagrad": _train_graph, "train_rmsprop": _train_graph, "train_rmsprop_centered": _train_graph})

@@ -108,9 +108,23 @@ class VariableScope(object):
             initializer = self._initializer
         if dtype is None:
             dtype = self._dtype
-        with ops.name_scope(None):
-            return var_store.get_variable(full_name, shape, dtype, initializer, regularizer, reuse, trainable,
+        if partitioner is None:
+            partitioner = self._partitioner
+        if partitioner is not None:
+            raise NotImplementedError("get_variable: partitioned variables are not supported by tfc yet")
+        custom_getter = custom_getter if custom_getter is not None else self._custom_getter
+
+        def true_getter(name, shape=None, dtype=dtypes.float32, initializer=None, regularizer=None, reuse=None,
+                        trainable=None, collections=None, validate_shape=True, **unused):
+            return var_store.get_variable(name, shape, dtype, initializer, regularizer, reuse, trainable,
                                           collections, validate_shape)
+        with ops.name_scope(None):
+            if custom_getter is not None:
+                return custom_getter(getter=true_getter, name=full_name, shape=shape, dtype=dtype, initializer=initializer,
+                                     regularizer=regularizer, reuse=reuse, trainable=trainable,
+                                     collections=collections, validate_shape=validate_shape)
+            return true_getter(full_name, shape, dtype, initializer, regularizer, reuse, trainable, collections,
+                               validate_shape)
 
 
 class _VariableStore(object):
@@ -214,7 +228,8 @@ def get_variable(name, shape=None, dtype=None, initializer=None, regularizer=Non
                  aggregation=None):
     return get_variable_scope().get_variable(_store(), name, shape=shape, dtype=dtype, initializer=initializer,
                                              regularizer=regularizer, trainable=trainable,
-                                             collections=collections, validate_shape=validate_shape)
+                                             collections=collections, partitioner=partitioner,
+                                             validate_shape=validate_shape, custom_getter=custom_getter)
 
 
 def _unique_default(state, prefix):
