@@ -71,6 +71,11 @@ TF_CAPI_EXPORT extern TFC_Scope* TFC_ScopeWithControlDependencies(const TFC_Scop
  * "Malformed device specification '<spec>'" when either is malformed. */
 TF_CAPI_EXPORT extern void TFC_MergeDeviceSpec(const char* outer, const char* inner,
                                                TF_Buffer* output, TF_Status* status);
+/* The same scope whose builder calls open their own name scope as `name` (made unique as
+ * usual) instead of their default ("gradients", "truncated_normal" / "random_normal" /
+ * "random_uniform", "ExponentialDecay", "l2_regularizer"): Python's name= argument of those
+ * functions. Scopes derived from it do not keep the name. NULL for a NULL or empty name. */
+TF_CAPI_EXPORT extern TFC_Scope* TFC_ScopeWithBuilderName(const TFC_Scope* scope, const char* name);
 TF_CAPI_EXPORT extern void TFC_DeleteScope(TFC_Scope* scope); /* NULL: no-op */
 TF_CAPI_EXPORT extern TF_Graph* TFC_ScopeGraph(const TFC_Scope* scope);
 /* "tower_0/conv1", or "" for the root. Owned by the scope. */

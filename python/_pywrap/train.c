@@ -36,11 +36,13 @@ static void scope_dealloc(PyTFScope *s) {
   Py_TYPE(s)->tp_free((PyObject *)s);
 }
 
-/* Scope(graph, name_prefix, device, [control op, ...]) */
+/* Scope(graph, name_prefix, device, [control op, ...][, builder name]) */
 static PyObject *scope_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
   PyObject *g, *controls;
-  const char *name, *device;
-  if (!PyArg_ParseTuple(args, "O!ssO!", &PyTFGraph_Type, &g, &name, &device, &PyList_Type, &controls)) return NULL;
+  const char *name, *device, *builder_name = NULL;
+  if (!PyArg_ParseTuple(args, "O!ssO!|z", &PyTFGraph_Type, &g, &name, &device, &PyList_Type, &controls,
+                        &builder_name))
+    return NULL;
   TF_Graph *graph = ((PyTFGraph *)g)->graph;
   Py_ssize_t n = PyList_GET_SIZE(controls);
   TF_Operation **ops = malloc(sizeof *ops * (size_t)(n ? n : 1));
@@ -76,6 +78,11 @@ static PyObject *scope_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
     sc = t;
   }
   free(ops);
+  if (sc && builder_name && builder_name[0]) {
+    t = TFC_ScopeWithBuilderName(sc, builder_name);
+    TFC_DeleteScope(sc);
+    sc = t;
+  }
   if (!sc) return PyErr_NoMemory();
   PyTFScope *s = (PyTFScope *)type->tp_alloc(type, 0);
   if (!s) {

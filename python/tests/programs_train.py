@@ -467,5 +467,21 @@ def custom_getter(tf):
             "globals": [v.name for v in tf.global_variables()]}
 
 
-PROGRAMS += [custom_getter, slots, train_adagrad, train_rmsprop, train_rmsprop_centered, adagrad_bad_accumulator]
-TF115.update({"train_adagrad": _train_graph, "train_rmsprop": _train_graph, "train_rmsprop_centered": _train_graph})
+def builder_names(tf):
+    x = tf.placeholder(tf.float32, [2], name="x")
+    r = tf.random_normal([2], name="noise")
+    t = tf.truncated_normal([2], name="noise")
+    u = tf.random_uniform([3], -1.0, 1.0, name="u")
+    y = tf.reduce_sum(x * x)
+    g = tf.gradients(y, x, name="grads")
+    g2 = tf.gradients(y, x, name="grads")
+    step = tf.train.get_or_create_global_step()
+    lr = tf.train.exponential_decay(0.5, step, 10.0, 0.9, name="lr")
+    with tf.Session() as sess:
+        sess.run(step.initializer)
+        vals = sess.run([g[0], g2[0], lr], {x: [1.0, 3.0]})
+    return {"ops": _ops(tf), "names": [v.name for v in (r, t, u, g[0], g2[0], lr)], "values": [_r(v) for v in vals]}
+
+
+PROGRAMS += [builder_names, custom_getter, slots, train_adagrad, train_rmsprop, train_rmsprop_centered, adagrad_bad_accumulator]
+TF115.update({"builder_names": _seed_ones, "train_adagrad": _train_graph, "train_rmsprop": _train_graph, "train_rmsprop_centered": _train_graph})

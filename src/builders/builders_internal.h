@@ -50,6 +50,7 @@ struct TFC_Scope {
   int n_frames;
   bld_frame **frames;
   struct bld_cf_ctx *cf; /* the cond branch or while loop being built here (a reference), or NULL */
+  char *builder_name;    /* TFC_ScopeWithBuilderName's name, or NULL (not inherited) */
 };
 
 typedef struct bld_var {
@@ -168,6 +169,9 @@ tfc_endpoint bld_cast(bld_call *c, const bld_where *w, tfc_endpoint x, int dtype
 /* control_flow_ops.group(ops, name): one NoOp waiting for ops, or (ops on several devices)
  * one NoOp per device under the scope and a final one. name as in bld_op. */
 tfc_node *bld_group(bld_call *c, const bld_where *w, tfc_node *const *ops, int n, const char *name);
+/* The name scope a builder opens for itself: the scope's builder name when it has one (Python's
+ * name= argument), else `dflt`. */
+const char *bld_builder_name(const TFC_Scope *scope, const char *dflt);
 /* The where of a public scope (device, frames) at scope name `scope_name`. */
 bld_where bld_where_of(const TFC_Scope *scope, const char *scope_name);
 

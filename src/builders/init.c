@@ -129,7 +129,7 @@ static tfc_endpoint random_init(bld_call *c, const bld_where *w, int kind, const
                    tfc_dtype_name(dtype));
     return none;
   }
-  char *scope = bld_unique(c, w->scope, scope_names[kind]);
+  char *scope = bld_unique(c, w->scope, bld_builder_name(w->frames_from, scope_names[kind]));
   char *exact = scope ? slash(scope) : NULL;
   if (!exact) {
     if (tfc_status_ok(c->s)) TFC_OOM(c->s);

@@ -492,6 +492,10 @@ done:
   return r;
 }
 
+const char *bld_builder_name(const TFC_Scope *scope, const char *dflt) {
+  return scope && scope->builder_name ? scope->builder_name : dflt;
+}
+
 bld_where bld_where_of(const TFC_Scope *scope, const char *scope_name) {
   bld_where w = {scope_name ? scope_name : scope->name, scope->device, NULL, NULL, scope, NULL, 0};
   return w;
@@ -653,8 +657,21 @@ TFC_EXPORT TFC_Scope *TFC_ScopeWithControlDependencies(const TFC_Scope *scope, T
   return sc;
 }
 
+TFC_EXPORT TFC_Scope *TFC_ScopeWithBuilderName(const TFC_Scope *scope, const char *name) {
+  if (!scope || !name || !*name) return NULL;
+  TFC_Scope *sc = scope_new(scope->graph, scope->name, scope->device, scope->frames, scope->n_frames, NULL);
+  if (!sc) return NULL;
+  bld_scope_set_cf(sc, scope->cf);
+  if (!(sc->builder_name = tfc_strdup(name))) {
+    TFC_DeleteScope(sc);
+    return NULL;
+  }
+  return sc;
+}
+
 TFC_EXPORT void TFC_DeleteScope(TFC_Scope *scope) {
   if (!scope) return;
+  free(scope->builder_name);
   for (int i = 0; i < scope->n_frames; i++) frame_unref(scope->frames[i]);
   bld_scope_set_cf(scope, NULL);
   free(scope->frames);

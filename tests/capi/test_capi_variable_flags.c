@@ -2,7 +2,8 @@
  * of the training builders (include/tfc/train.h): variables with exact names and chosen
  * collections (TFC_NewVariableWithFlags), collection membership changed afterwards
  * (TFC_SetVariableCollections) and seen by the builders that read it, tf.group (TFC_Group),
- * and tf.gradients' Identity on a given seed. */
+ * tf.gradients' Identity on a given seed, and a function's name= for the builder's own scope
+ * (TFC_ScopeWithBuilderName). */
 #include <string.h>
 
 #include "capi_util.h"
@@ -202,7 +203,40 @@ static void gradients_pass_a_given_seed_through_identity(void) {
   TF_DeleteGraph(g);
 }
 
+static void builder_name_replaces_the_builders_scope_name(void) {
+  TF_Graph *g = TF_NewGraph();
+  TF_Status *s = TF_NewStatus();
+  TFC_Scope *root = TFC_NewRootScope(g);
+  TFC_Scope *named = TFC_ScopeWithBuilderName(root, "noise");
+  EXPECT_TRUE(TFC_ScopeWithBuilderName(root, "") == NULL);
+  int64_t dims[1] = {2};
+  TF_Output r = TFC_RandomNormal(named, dims, 1, 0, 1, TF_FLOAT, 0, s);
+  OK(s);
+  EXPECT_STREQ(TF_OperationName(r.oper), "noise");
+  EXPECT_TRUE(TF_GraphOperationByName(g, "noise/RandomStandardNormal") != NULL);
+  r = TFC_TruncatedNormal(named, dims, 1, 0, 1, TF_FLOAT, 0, s);
+  OK(s);
+  EXPECT_STREQ(TF_OperationName(r.oper), "noise_1");
+  /* A scope derived from it builds under the defaults again. */
+  TFC_Scope *sub = TFC_NewSubScope(named, "sub");
+  r = TFC_RandomUniform(sub, dims, 1, 0, 1, TF_FLOAT, 0, s);
+  OK(s);
+  EXPECT_STREQ(TF_OperationName(r.oper), "sub/random_uniform");
+  TFC_Scope *grads = TFC_ScopeWithBuilderName(root, "grads");
+  TF_Output dx;
+  TFC_Gradients(grads, &r, 1, &r, 1, NULL, 1, &dx, s);
+  OK(s);
+  EXPECT_TRUE(TF_GraphOperationByName(g, "grads/grad_ys_0") != NULL);
+  TFC_DeleteScope(grads);
+  TFC_DeleteScope(sub);
+  TFC_DeleteScope(named);
+  TFC_DeleteScope(root);
+  TF_DeleteStatus(s);
+  TF_DeleteGraph(g);
+}
+
 static const tfc_test tests[] = {
+    TFC_TEST(builder_name_replaces_the_builders_scope_name),
     TFC_TEST(exact_name_is_used_as_given),
     TFC_TEST(flags_choose_the_collections),
     TFC_TEST(set_collections_records_foreign_variables_and_checks_them),

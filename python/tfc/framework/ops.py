@@ -455,14 +455,15 @@ class Graph(object):
         return op
 
     # ---- the C builders' bridge (see the module comment) ----
-    def _builder_scope(self, op_type="NoOp", name=None, prefix=None):
+    def _builder_scope(self, op_type="NoOp", name=None, prefix=None, builder_name=None):
         """The context as a _pywrap.Scope: name prefix (default the current name scope, taken
-        as is), the device an op of op_type named name would get, the control dependencies."""
+        as is), the device an op of op_type named name would get, the control dependencies;
+        builder_name replaces the builder's own default scope name (a function's name=)."""
         self._check_not_finalized()
         stack = self._state.name_stack if prefix is None else prefix
         device = self._device_for(op_type, name or stack or op_type)
         controls = [c._c_op for c in self._control_inputs_for(())]
-        return _pywrap.Scope(self._c_graph, stack, device, controls)
+        return _pywrap.Scope(self._c_graph, stack, device, controls, builder_name)
 
     def _sync_c_ops(self):
         """Wraps the operations a C builder added; returns them in creation order."""

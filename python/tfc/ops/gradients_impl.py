@@ -5,8 +5,8 @@ optimizers use) and adds the nodes TF's Python adds: the unique scope "gradients
 "<op>_grad/" scopes, and with gate_gradients the "tuple/control_dependency" wrapping. A
 Variable in xs is differentiated through its reference output (TF converts xs with
 as_ref=True), a Variable in ys through its value. Unconnected xs give None (unconnected_gradients="zero" is
-not supported). A missing gradient raises LookupError with the walk's message. `name` is not
-honoured yet (the scope is always "gradients", made unique); aggregation_method,
+not supported). A missing gradient raises LookupError with the walk's message. `name` is the
+scope's (made unique; TFC_ScopeWithBuilderName); aggregation_method,
 colocate_gradients_with_ops and stop_gradients are not supported (TypeError for the last, as
 ignoring it would change the results).
 """
@@ -40,7 +40,7 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
         if len(gys) != len(ys):
             raise ValueError("Passed %d grad_ys for %d ys" % (len(gys), len(ys)))
     g = ops.get_default_graph()
-    sc = g._builder_scope("AddN", "gradients")
+    sc = g._builder_scope("AddN", "gradients", builder_name=name or "gradients")
     try:
         out = variables.call_builder(g, _pywrap.gradients, sc, [y._as_tf_output() for y in ys],
                                      [x._as_tf_output() for x in xs],

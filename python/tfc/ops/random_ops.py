@@ -6,8 +6,8 @@ variables.py for the bridge): the scope "random_normal" (unique) holding shape, 
 (min/max), the random op, [sub,] mul, and the AddV2 named after the scope. Seeds follow TF
 1.15 (tf.set_random_seed; an op seed not given is the number of ops in the graph), so graphs
 made by TF 2.x's compat.v1 differ in seed2 only. The builders take static shapes and Python
-numbers for the parameters; a tensor for either raises TypeError. `name` is not honoured yet:
-the nodes take the default scope name.
+numbers for the parameters; a tensor for either raises TypeError. `name` replaces the scope
+name (TFC_ScopeWithBuilderName).
 
 tf.zeros / tf.ones build what array_ops does: a Const named after the scope for fewer than
 1000 elements, else Fill of "<scope>/shape_as_tensor" and "<scope>/Const".
@@ -43,22 +43,22 @@ def _number(x, what):
     raise TypeError("%s: tfc's builder takes a Python number here, got %r" % (what, x))
 
 
-def _random(kind, shape, a, b, dtype, seed, what):
+def _random(kind, shape, a, b, dtype, seed, what, name=None):
     dims = _static_shape(shape, what)
     dtype = dtypes.as_dtype(dtype)
     g = ops.get_default_graph()
-    sc = g._builder_scope(_OP_TYPES[kind])
+    sc = g._builder_scope(_OP_TYPES[kind], builder_name=name)
     op, index = variables.call_builder(g, _pywrap.random, sc, kind, dims, _number(a, what), _number(b, what),
                                        dtype.as_datatype_enum, int(seed or 0))
     return g._ops_by_handle[op].outputs[index]
 
 
 def random_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=None):
-    return _random(_NORMAL, shape, mean, stddev, dtype, seed, "random_normal")
+    return _random(_NORMAL, shape, mean, stddev, dtype, seed, "random_normal", name)
 
 
 def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=None):
-    return _random(_TRUNCATED, shape, mean, stddev, dtype, seed, "truncated_normal")
+    return _random(_TRUNCATED, shape, mean, stddev, dtype, seed, "truncated_normal", name)
 
 
 def random_uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None, name=None):
@@ -67,7 +67,7 @@ def random_uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None
         if dtype.is_integer:
             raise ValueError("Must specify maxval for integer dtype %r" % dtype)
         maxval = 1
-    return _random(_UNIFORM, shape, minval, maxval, dtype, seed, "random_uniform")
+    return _random(_UNIFORM, shape, minval, maxval, dtype, seed, "random_uniform", name)
 
 
 def _filled(value, shape, dtype, name, default):

@@ -62,7 +62,7 @@ def exponential_decay(learning_rate, global_step, decay_steps, decay_rate, stair
     for what, x in (("learning_rate", learning_rate), ("decay_steps", decay_steps), ("decay_rate", decay_rate)):
         if not isinstance(x, numbers.Real) or isinstance(x, bool):
             raise TypeError("exponential_decay: tfc's builder takes a Python number for %s, got %r" % (what, x))
-    sc = g._builder_scope("Pow", "ExponentialDecay")
+    sc = g._builder_scope("Pow", "ExponentialDecay", builder_name=name)
     op, i = variables.call_builder(g, _pywrap.exponential_decay, sc, float(learning_rate), step._as_tf_output(),
                                    float(decay_steps), float(decay_rate), bool(staircase))
     return g._ops_by_handle[op].outputs[i]
@@ -142,7 +142,7 @@ def l2_regularizer(scale, scope=None):
 
     def l2(weights):
         g = ops.get_default_graph()
-        sc = g._builder_scope("L2Loss", "l2_regularizer")
+        sc = g._builder_scope("L2Loss", "l2_regularizer", builder_name=scope)
         out = variables.call_builder(g, _pywrap.l2_regularizer, sc, float(scale), _value(weights)._as_tf_output())
         return None if out is None else g._ops_by_handle[out[0]].outputs[out[1]]
     return l2
