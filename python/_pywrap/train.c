@@ -273,6 +273,55 @@ static PyObject *set_variable_collections(PyObject *self, PyObject *args) {
   return checked(s, Py_None);
 }
 
+/* add_to_collection(graph, name, [op, ...]): one entry of a builders' collection. */
+static PyObject *add_to_collection(PyObject *self, PyObject *args) {
+  PyObject *g, *lo;
+  const char *name;
+  if (!PyArg_ParseTuple(args, "O!sO!", &PyTFGraph_Type, &g, &name, &PyList_Type, &lo)) return NULL;
+  Py_ssize_t n = PyList_GET_SIZE(lo);
+  TF_Operation **ops = malloc(sizeof *ops * (size_t)(n ? n : 1));
+  if (!ops) return PyErr_NoMemory();
+  for (Py_ssize_t i = 0; i < n; i++)
+    if (!(ops[i] = pywrap_op(PyList_GET_ITEM(lo, i)))) {
+      free(ops);
+      return NULL;
+    }
+  TF_Status *s = TF_NewStatus();
+  TFC_AddToCollection(((PyTFGraph *)g)->graph, name, ops, (int)n, s);
+  free(ops);
+  Py_INCREF(Py_None);
+  return checked(s, Py_None);
+}
+
+/* collection_entries(graph, name) -> [[op, ...], ...] in the order added. */
+static PyObject *collection_entries(PyObject *self, PyObject *args) {
+  PyObject *g;
+  const char *name;
+  if (!PyArg_ParseTuple(args, "O!s", &PyTFGraph_Type, &g, &name)) return NULL;
+  TF_Graph *graph = ((PyTFGraph *)g)->graph;
+  int n = TFC_CollectionSize(graph, name);
+  PyObject *l = PyList_New(n);
+  for (int i = 0; l && i < n; i++) {
+    int k = TFC_CollectionEntry(graph, name, i, NULL, 0);
+    TF_Operation **ops = malloc(sizeof *ops * (size_t)(k ? k : 1));
+    if (!ops) {
+      Py_CLEAR(l);
+      return PyErr_NoMemory();
+    }
+    k = TFC_CollectionEntry(graph, name, i, ops, k);
+    PyObject *e = PyList_New(k);
+    for (int j = 0; e && j < k; j++) {
+      PyObject *h = PyLong_FromVoidPtr(ops[j]);
+      if (!h) Py_CLEAR(e);
+      else PyList_SET_ITEM(e, j, h);
+    }
+    free(ops);
+    if (!e) Py_CLEAR(l);
+    else PyList_SET_ITEM(l, i, e);
+  }
+  return l;
+}
+
 /* ---------------- builders ---------------- */
 
 /* new_variable(scope, name, initial value, flags) -> variable */
@@ -633,6 +682,8 @@ PyMethodDef pywrap_train_methods[] = {
     {"set_random_seed", set_random_seed, METH_VARARGS, "TFC_SetRandomSeed."},
     {"list_variables", list_variables, METH_VARARGS, "The global (0), trainable (1) or local (2) variables."},
     {"set_variable_collections", set_variable_collections, METH_VARARGS, "TFC_SetVariableCollections."},
+    {"add_to_collection", add_to_collection, METH_VARARGS, "TFC_AddToCollection."},
+    {"collection_entries", collection_entries, METH_VARARGS, "The entries of a builders' collection."},
     {"new_variable", new_variable, METH_VARARGS, "TFC_NewVariableWithFlags."},
     {"group", group, METH_VARARGS, "TFC_Group."},
     {"random", random_op, METH_VARARGS, "TFC_TruncatedNormal / RandomNormal / RandomUniform."},

@@ -215,3 +215,28 @@ def test_seed_mlp_program_builds_tensorflows_graph_and_trains(tmp_path):
             costs.append(sess.run("cost:0", {"x:0": xs, "y:0": ys}))
             sess.run("train", {"x:0": xs, "y:0": ys})
     assert costs[-1] < costs[0] * 0.5
+
+
+def test_op_tuple_collections_are_shared_with_the_builders():
+    from tfc import _pywrap
+    from tfc.framework import builder_collections
+    from tfc.framework import ops
+    bridge = builder_collections.OpTupleCollection(
+        "test_ops", lambda g, ops_: ops_[0].outputs[0], lambda v: [v.op] if isinstance(v, tf.Tensor) else None)
+    ops.register_collection_bridge("test_ops", bridge)
+    try:
+        a = tf.constant(1.0, name="a")
+        tf.add_to_collection("test_ops", a)
+        tf.add_to_collection("test_ops", "not an op")
+        g = tf.get_default_graph()
+        # The C side holds the tensor's op; Python gets the same object back, then its extra.
+        assert _pywrap.collection_entries(g._c_graph, "test_ops") == [[a.op._c_op]]
+        assert tf.get_collection("test_ops") == [a, "not an op"]
+        # An entry a builder (or the C API) added shows up as a Python object.
+        b = tf.constant(2.0, name="b")
+        _pywrap.add_to_collection(g._c_graph, "test_ops", [b.op._c_op])
+        assert tf.get_collection("test_ops")[:2] == [a, b]
+        with pytest.raises(NotImplementedError):
+            g.clear_collection("test_ops")
+    finally:
+        del ops._collection_bridges["test_ops"]

@@ -20,7 +20,7 @@ theirs in C, and the bridge joins the two (python/tfc/ops/variables.py has the d
   builders' C state (the variable collections: the builders read and write them); Graph's
   get_collection/add_to_collection/clear_collection go through the bridge for that key, and
   keep any entry the bridge does not take in the Python list beside it. Other keys are Python
-  lists only.
+  lists only. framework/builder_collections.py bridges the builders' op-tuple collections.
 
 Errors follow TF 1.15: a failed TF_FinishOperation with INVALID_ARGUMENT (shape inference, bad
 attrs) raises ValueError with the C message; lookups raise KeyError/ValueError/TypeError with
