@@ -483,5 +483,39 @@ def builder_names(tf):
     return {"ops": _ops(tf), "names": [v.name for v in (r, t, u, g[0], g2[0], lr)], "values": [_r(v) for v in vals]}
 
 
-PROGRAMS += [builder_names, custom_getter, slots, train_adagrad, train_rmsprop, train_rmsprop_centered, adagrad_bad_accumulator]
-TF115.update({"builder_names": _seed_ones, "train_adagrad": _train_graph, "train_rmsprop": _train_graph, "train_rmsprop_centered": _train_graph})
+def towers(tf):
+    """The multi-tower pattern (cifar10_multi_gpu_train): shared variables by get_variable with
+    reuse across name scopes, per-tower gradients averaged, one apply with a global step. (No
+    broadcasting binary op: TF 2.x, unlike 1.15 and tfc, folds the broadcast gradient of an
+    operand of fully known shape into constants.)"""
+    step = tf.train.get_or_create_global_step()
+    opt = tf.train.MomentumOptimizer(0.1, 0.9)
+    xs = [tf.placeholder(tf.float32, [None, 3], name="x%d" % i) for i in range(2)]
+    tower_grads = []
+    with tf.variable_scope(tf.get_variable_scope()):
+        for i in range(2):
+            with tf.name_scope("tower_%d" % i) as scope:
+                with tf.variable_scope("fc"):
+                    w = tf.get_variable("w", [3, 2], initializer=tf.constant_initializer(0.5))
+                    b = tf.get_variable("b", [2], initializer=tf.zeros_initializer())
+                y = tf.nn.tanh(tf.nn.bias_add(tf.matmul(xs[i], w), b))
+                loss = tf.reduce_sum(tf.square(y), name="loss")
+                tf.get_variable_scope().reuse_variables()
+                tower_grads.append(opt.compute_gradients(loss))
+                names = scope
+    avg = []
+    for gv in zip(*tower_grads):
+        g = (gv[0][0] + gv[1][0]) * 0.5
+        avg.append((g, gv[0][1]))
+    train = opt.apply_gradients(avg, global_step=step)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        for _ in range(3):
+            sess.run(train, {xs[0]: [[1.0, 2.0, 3.0]], xs[1]: [[0.5, -1.0, 0.0]]})
+        vals = sess.run([w, b, step])
+    return {"ops": _ops(tf), "last_scope": names, "vars": [v.name for v in tf.global_variables()],
+            "values": [_r(v) for v in vals], "train": train.name}
+
+
+PROGRAMS += [towers, builder_names, custom_getter, slots, train_adagrad, train_rmsprop, train_rmsprop_centered, adagrad_bad_accumulator]
+TF115.update({"towers": _train_graph, "builder_names": _seed_ones, "train_adagrad": _train_graph, "train_rmsprop": _train_graph, "train_rmsprop_centered": _train_graph})
