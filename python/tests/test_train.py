@@ -30,7 +30,8 @@ def test_variable_api():
     assert w.name == "w:0" and w.op.type == "VariableV2" and w.dtype == tf.float32._as_ref
     assert w.shape.as_list() == [1, 2] and w.get_shape().as_list() == [1, 2]
     assert w.initializer.name == "w/Assign" and w.initial_value.name == "w/initial_value:0"
-    assert w.value().name == "w/read:0" and w.read_value().op.type == "Identity"
+    assert w.value().name == "w/read:0" and w.read_value().op.type == "Identity" and w.trainable
+    assert not tf.Variable(1.0, trainable=False).trainable
     assert repr(w) == "<tf.Variable 'w:0' shape=(1, 2) dtype=float32_ref>"
     assert tf.get_default_graph().get_operation_by_name("w/read").type == "Identity"
     with tf.Session() as sess:

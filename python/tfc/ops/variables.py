@@ -142,14 +142,18 @@ class Variable(object):
             sc = g._builder_scope("VariableV2", full, prefix="")
             triple = call_builder(g, _pywrap.new_variable, sc, full, initial_value._as_tf_output(), flags)
         self._init(g, triple)
+        self._trainable = bool(trainable)
         for key in collections:
             if key not in _FLAG_OF_KEY:
                 g.add_to_collection(key, self)
 
     @classmethod
     def _from_triple(cls, graph, triple):
+        """A variable a builder made (a slot, the global step): trainable as its collections say."""
         v = cls.__new__(cls)
         v._init(graph, triple)
+        held = _pywrap.list_variables(graph._c_graph, _LIST_OF_KEY[ops.GraphKeys.TRAINABLE_VARIABLES])
+        v._trainable = triple[0] in [t[0] for t in held]
         return v
 
     def _init(self, graph, triple):
@@ -198,7 +202,7 @@ class Variable(object):
 
     @property
     def trainable(self):
-        return self in self._graph.get_collection(ops.GraphKeys.TRAINABLE_VARIABLES)
+        return self._trainable
 
     def value(self):
         return self._snapshot
