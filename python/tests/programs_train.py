@@ -517,5 +517,17 @@ def towers(tf):
             "values": [_r(v) for v in vals], "train": train.name}
 
 
-PROGRAMS += [towers, builder_names, custom_getter, slots, train_adagrad, train_rmsprop, train_rmsprop_centered, adagrad_bad_accumulator]
+def group_devices(tf):
+    with tf.device("/cpu:0"):
+        a = tf.Variable(1.0, name="a")
+    with tf.device("/cpu:1"):
+        b = tf.Variable(2.0, name="b")
+    i = tf.global_variables_initializer()
+    g = tf.group(a.initializer, b.initializer)
+    noops = [[o.name, o.device, sorted(c.name for c in o.control_inputs)]
+             for o in tf.get_default_graph().get_operations() if o.type == "NoOp"]
+    return {"noops": noops, "names": [i.name, g.name]}
+
+
+PROGRAMS += [group_devices, towers, builder_names, custom_getter, slots, train_adagrad, train_rmsprop, train_rmsprop_centered, adagrad_bad_accumulator]
 TF115.update({"towers": _train_graph, "builder_names": _seed_ones, "train_adagrad": _train_graph, "train_rmsprop": _train_graph, "train_rmsprop_centered": _train_graph})

@@ -167,7 +167,8 @@ tfc_endpoint bld_scalar(bld_call *c, const bld_where *w, const char *name, int d
 /* x converted to dtype: x itself when it already has it, else Cast named `name` ("Cast"). */
 tfc_endpoint bld_cast(bld_call *c, const bld_where *w, tfc_endpoint x, int dtype, const char *name);
 /* control_flow_ops.group(ops, name): one NoOp waiting for ops, or (ops on several devices)
- * one NoOp per device under the scope and a final one. name as in bld_op. */
+ * one NoOp per device inside the name scope `name` ("init/NoOp", "init/NoOp_1") and a final
+ * one named after that scope. name as in bld_op (NULL: "group_deps"). */
 tfc_node *bld_group(bld_call *c, const bld_where *w, tfc_node *const *ops, int n, const char *name);
 /* The name scope a builder opens for itself: the scope's builder name when it has one (Python's
  * name= argument), else `dflt`. */

@@ -431,6 +431,7 @@ tfc_node *bld_group(bld_call *c, const bld_where *w, tfc_node *const *ops, int n
   tfc_node **deps = calloc((size_t)n + 1, sizeof *deps);
   tfc_node **sub = calloc((size_t)n + 1, sizeof *sub);
   tfc_node *r = NULL;
+  char *gscope = NULL, *gexact = NULL;
   int n_devs = 0;
   if (!devs || !deps || !sub) {
     TFC_OOM(c->s);
@@ -447,6 +448,26 @@ tfc_node *bld_group(bld_call *c, const bld_where *w, tfc_node *const *ops, int n
       devs[j] = devs[j - 1];
       devs[j - 1] = t;
     }
+  /* Several devices: Python's group opens the name scope `name` first; the per-device NoOps
+   * live in it ("init/NoOp") and the last NoOp is named exactly after it. */
+  if (n_devs > 1) {
+    const char *base = name ? name : "group_deps";
+    size_t bl = strlen(base);
+    if (bl && base[bl - 1] == '/') {
+      char *b = tfc_strndup(base, bl - 1);
+      gscope = b ? bld_join(w->scope, b) : NULL;
+      free(b);
+      if (!gscope) TFC_OOM(c->s);
+      else bld_mark_used(c, gscope);
+    } else {
+      gscope = bld_unique(c, w->scope, base);
+    }
+    if (gscope && asprintf(&gexact, "%s/", gscope) < 0) {
+      gexact = NULL;
+      TFC_OOM(c->s);
+    }
+    if (!gexact) goto done;
+  }
   int n_sub = 0;
   for (int k = 0; k < (n_devs ? n_devs : 1); k++) {
     int nd = 0;
@@ -470,6 +491,7 @@ tfc_node *bld_group(bld_call *c, const bld_where *w, tfc_node *const *ops, int n
     gw.coloc_name = NULL;
     gw.ctrl = deps;
     gw.n_ctrl = nd;
+    if (gscope) gw.scope = gscope;
     tfc_node *noop = bld_op(c, &gw, "NoOp", n_devs > 1 ? NULL : name, NULL, 0, NULL, 0);
     free(dev);
     if (!noop) goto done;
@@ -483,9 +505,12 @@ tfc_node *bld_group(bld_call *c, const bld_where *w, tfc_node *const *ops, int n
     gw.coloc_name = NULL;
     gw.ctrl = sub;
     gw.n_ctrl = n_sub;
-    r = bld_op(c, &gw, "NoOp", name, NULL, 0, NULL, 0);
+    gw.scope = "";
+    r = bld_op(c, &gw, "NoOp", gexact, NULL, 0, NULL, 0);
   }
 done:
+  free(gscope);
+  free(gexact);
   free(devs);
   free(deps);
   free(sub);

@@ -162,9 +162,23 @@ static void group_waits_for_its_ops(void) {
   TF_Operation *grp2 = TFC_Group(root, ops, 1, NULL, s);
   OK(s);
   EXPECT_STREQ(name_of(grp2), "group_deps_1");
-  TF_Operation *empty = TFC_Group(root, NULL, 0, "init", s);
+  /* Ops on two devices: a NoOp per device inside the group's name scope. */
+  TFC_Scope *cpu0 = TFC_ScopeWithDevice(root, "/cpu:0"), *cpu1 = TFC_ScopeWithDevice(root, "/cpu:1");
+  TF_Operation *spread[2] = {scalar(cpu0, "c0", 1).oper, scalar(cpu1, "c1", 2).oper};
+  TF_Operation *two = TFC_Group(root, spread, 2, "init", s);
   OK(s);
-  EXPECT_STREQ(name_of(empty), "init");
+  EXPECT_STREQ(name_of(two), "init");
+  TF_Operation *subs[2];
+  EXPECT_EQ(TF_OperationGetControlInputs(two, subs, 2), 2);
+  EXPECT_STREQ(name_of(subs[0]), "init/NoOp");
+  EXPECT_STREQ(TF_OperationDevice(subs[0]), "/device:CPU:0");
+  EXPECT_STREQ(name_of(subs[1]), "init/NoOp_1");
+  EXPECT_STREQ(TF_OperationDevice(subs[1]), "/device:CPU:1");
+  TFC_DeleteScope(cpu0);
+  TFC_DeleteScope(cpu1);
+  TF_Operation *empty = TFC_Group(root, NULL, 0, "init_1", s);
+  OK(s);
+  EXPECT_STREQ(name_of(empty), "init_1");
   EXPECT_EQ(TF_OperationNumControlInputs(empty), 0);
   /* Ops of another graph are refused, and nothing is added. */
   TF_Graph *other = TF_NewGraph();
