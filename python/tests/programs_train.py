@@ -529,5 +529,23 @@ def group_devices(tf):
     return {"noops": noops, "names": [i.name, g.name]}
 
 
-PROGRAMS += [group_devices, towers, builder_names, custom_getter, slots, train_adagrad, train_rmsprop, train_rmsprop_centered, adagrad_bad_accumulator]
+def moving_average_num_updates(tf):
+    step = tf.train.get_or_create_global_step()
+    w = tf.Variable([1.0, 2.0], name="w")
+    ema = tf.train.ExponentialMovingAverage(0.99, num_updates=step)
+    update = ema.apply()
+    bump = tf.assign_add(step, 5)
+    set_w = w.assign([3.0, 6.0])
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run([set_w, bump])
+        sess.run(update)
+        v = sess.run(ema.average(w))
+    # Not the ops: TF initializes the shadow through initialized_value()'s cond here, tfc from
+    # the variable's initial value directly (TFC_ExponentialMovingAverage); values agree.
+    return {"value": _r(v), "avg": ema.average(w).name,
+            "shadow_init": ema.average(w).initializer.name}
+
+
+PROGRAMS += [moving_average_num_updates, group_devices, towers, builder_names, custom_getter, slots, train_adagrad, train_rmsprop, train_rmsprop_centered, adagrad_bad_accumulator]
 TF115.update({"towers": _train_graph, "builder_names": _seed_ones, "train_adagrad": _train_graph, "train_rmsprop": _train_graph, "train_rmsprop_centered": _train_graph})
