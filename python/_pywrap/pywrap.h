@@ -41,6 +41,8 @@ extern PyTypeObject PyTFGraph_Type;
 extern PyTypeObject PyTFSession_Type;
 extern PyTypeObject PyTFRunner_Type;
 extern PyTypeObject PyTFTensorOwner_Type;
+extern PyTypeObject PyTFScope_Type;     /* train.c */
+extern PyTypeObject PyTFOptimizer_Type; /* train.c */
 
 /* Raises the registered class for a non-OK status and returns 1; returns 0 when OK. */
 int pywrap_raise_status(TF_Status *s);
@@ -76,5 +78,6 @@ int pywrap_interrupt_end(struct TFC_CancellationManager *m);
 extern PyMethodDef pywrap_graph_methods[];
 extern PyMethodDef pywrap_oplist_methods[];
 extern PyMethodDef pywrap_ndarray_methods[];
+extern PyMethodDef pywrap_train_methods[];
 
 #endif
