@@ -66,6 +66,22 @@ TF_CAPI_EXPORT extern void TFC_Case(const TFC_Scope* scope, const TFC_CaseBranch
                                     int num_outputs, const char* name, TF_Output* outputs,
                                     TF_Status* status);
 
+/* TFC_Cond and TFC_Case whose output count is the first branch built's, as Python's tf.cond
+ * learns it from true_fn's results: every branch gets `outputs` of room max_outputs, all unset;
+ * the true branch (for case, the first pair's fn) sets a prefix, the first unset slot ending it;
+ * the other branches must set at least as many (slots past the count are ignored).
+ * *num_outputs gets the count (outputs[0, count) the Merges); errors as TFC_Cond / TFC_Case
+ * (INVALID_ARGUMENT for a NULL num_outputs or max_outputs < 0). */
+TF_CAPI_EXPORT extern void TFC_CondDynamic(const TFC_Scope* scope, TF_Output pred,
+                                           TFC_BranchFn true_fn, void* true_arg,
+                                           TFC_BranchFn false_fn, void* false_arg, int max_outputs,
+                                           int* num_outputs, const char* name, TF_Output* outputs,
+                                           TF_Status* status);
+TF_CAPI_EXPORT extern void TFC_CaseDynamic(const TFC_Scope* scope, const TFC_CaseBranch* branches,
+                                           int num_branches, TFC_BranchFn default_fn,
+                                           void* default_arg, int max_outputs, int* num_outputs,
+                                           const char* name, TF_Output* outputs, TF_Status* status);
+
 /* A loop's cond: *out = a bool scalar from vars. A loop's body: outs[i] = the next value of
  * vars[i], of the same dtype. */
 typedef void (*TFC_WhileCondFn)(const TFC_Scope* scope, void* arg, const TF_Output* vars,

@@ -74,10 +74,19 @@ int pywrap_interrupt_init(void);
 struct TFC_CancellationManager *pywrap_interrupt_begin(void);
 int pywrap_interrupt_end(struct TFC_CancellationManager *m);
 
+/* train.c: Scope objects. wrap takes ownership of sc (NULL: MemoryError) and returns a new
+ * Scope of graph (a _pywrap.Graph); pywrap_scope reads one (NULL + TypeError for another
+ * object); pywrap_scope_graph is its graph (borrowed). */
+struct TFC_Scope;
+PyObject *pywrap_scope_wrap(PyObject *graph, struct TFC_Scope *sc);
+const struct TFC_Scope *pywrap_scope(PyObject *o);
+PyObject *pywrap_scope_graph(PyObject *o);
+
 /* Module functions defined in the other files. */
 extern PyMethodDef pywrap_graph_methods[];
 extern PyMethodDef pywrap_oplist_methods[];
 extern PyMethodDef pywrap_ndarray_methods[];
+extern PyMethodDef pywrap_cf_methods[]; /* control_flow.c */
 extern PyMethodDef pywrap_train_methods[];
 
 #endif

@@ -36,13 +36,19 @@ static void scope_dealloc(PyTFScope *s) {
   Py_TYPE(s)->tp_free((PyObject *)s);
 }
 
-/* Scope(graph, name_prefix, device, [control op, ...][, builder name]) */
+/* Scope(graph, name_prefix, device, [control op, ...][, builder name][, parent scope]): with a
+ * parent (a cond branch's or loop's callback scope), the new scope derives from it and keeps its
+ * control-flow context and control dependencies. */
 static PyObject *scope_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
-  PyObject *g, *controls;
+  PyObject *g, *controls, *parent = Py_None;
   const char *name, *device, *builder_name = NULL;
-  if (!PyArg_ParseTuple(args, "O!ssO!|z", &PyTFGraph_Type, &g, &name, &device, &PyList_Type, &controls,
-                        &builder_name))
+  if (!PyArg_ParseTuple(args, "O!ssO!|zO", &PyTFGraph_Type, &g, &name, &device, &PyList_Type, &controls,
+                        &builder_name, &parent))
     return NULL;
+  if (parent != Py_None && !PyObject_TypeCheck(parent, &PyTFScope_Type)) {
+    PyErr_SetString(PyExc_TypeError, "parent must be a _pywrap.Scope or None");
+    return NULL;
+  }
   TF_Graph *graph = ((PyTFGraph *)g)->graph;
   Py_ssize_t n = PyList_GET_SIZE(controls);
   TF_Operation **ops = malloc(sizeof *ops * (size_t)(n ? n : 1));
@@ -52,7 +58,9 @@ static PyObject *scope_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
       free(ops);
       return NULL;
     }
-  TFC_Scope *sc = TFC_NewRootScope(graph), *t;
+  TFC_Scope *sc = parent == Py_None ? TFC_NewRootScope(graph)
+                                     : TFC_ScopeWithControlDependencies(((PyTFScope *)parent)->scope, NULL, 0),
+            *t;
   if (sc && name[0]) {
     size_t len = strlen(name);
     char *exact = malloc(len + 2);
@@ -109,6 +117,29 @@ PyTypeObject PyTFScope_Type = {
     .tp_getset = scope_getset,
     .tp_doc = "A TFC_Scope: (graph, exact name prefix, device, control dependencies).",
 };
+
+PyObject *pywrap_scope_wrap(PyObject *graph, TFC_Scope *sc) {
+  if (!sc) return PyErr_NoMemory();
+  PyTFScope *s = PyObject_New(PyTFScope, &PyTFScope_Type);
+  if (!s) {
+    TFC_DeleteScope(sc);
+    return NULL;
+  }
+  Py_INCREF(graph);
+  s->graph = graph;
+  s->scope = sc;
+  return (PyObject *)s;
+}
+
+const TFC_Scope *pywrap_scope(PyObject *o) {
+  if (!PyObject_TypeCheck(o, &PyTFScope_Type)) {
+    PyErr_SetString(PyExc_TypeError, "expected a _pywrap.Scope");
+    return NULL;
+  }
+  return ((PyTFScope *)o)->scope;
+}
+
+PyObject *pywrap_scope_graph(PyObject *o) { return ((PyTFScope *)o)->graph; }
 
 static const TFC_Scope *scope_arg(PyObject *o) {
   if (!PyObject_TypeCheck(o, &PyTFScope_Type)) {

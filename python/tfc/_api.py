@@ -121,6 +121,10 @@ for _n in ("zeros_initializer", "ones_initializer", "constant_initializer", "ran
 for _n in ("random_normal", "truncated_normal", "random_uniform", "zeros", "ones"):
     globals()[_n] = getattr(_random_ops, _n)
 gradients = _gradients_impl.gradients
+
+# control flow (tfc/ops/control_flow_ops.py: include/tfc/control_flow.h's builders)
+from tfc.ops import control_flow_ops as _cf  # noqa: E402
+cond, case, while_loop = _cf.cond, _cf.case, _cf.while_loop
 for _n in ("tanh", "sigmoid", "square"):
     globals().setdefault(_n, getattr(_train_math_ops, _n))
 for _n in ("tanh", "sigmoid", "bias_add", "l2_loss"):

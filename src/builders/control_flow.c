@@ -242,7 +242,8 @@ static void run_branch(const TFC_Scope *sc, void *p, TF_Status *st) {
 
 /* cond_v1 under `scope`: see the header. out[n_out] get the Merges. */
 static int cond_build(bld_call *c, const TFC_Scope *scope, tfc_endpoint pred, TFC_BranchFn fns[2], void *args[2],
-                      int n_out, const char *name, TF_Status *status, tfc_endpoint *out) {
+                      int *n_out_p, int dynamic, const char *name, TF_Status *status, tfc_endpoint *out) {
+  int cap = *n_out_p, n_out = cap;
   if (bld_dtype(pred) != TFC_DT_BOOL)
     return tfc_status_set(c->s, TFC_INVALID_ARGUMENT, "cond: pred must be a bool tensor, got %s from '%s:%d'",
                           py_dtype(bld_dtype(pred)), pred.node->name, pred.index);
@@ -260,8 +261,8 @@ static int cond_build(bld_call *c, const TFC_Scope *scope, tfc_endpoint pred, TF
   /* The pivots mark their branch too (ops without inputs wait for them). */
   if (pred_id) record_cond(c, piv[1], pred_id, 1);
   if (pred_id) record_cond(c, piv[0], pred_id, 0);
-  tfc_endpoint *res = calloc(2 * (size_t)n_out + 1, sizeof *res);
-  TF_Output *outs = calloc((size_t)n_out + 1, sizeof *outs);
+  tfc_endpoint *res = calloc(2 * (size_t)cap + 1, sizeof *res);
+  TF_Output *outs = calloc((size_t)cap + 1, sizeof *outs);
   if (!res || !outs) TFC_OOM(c->s);
   /* The true branch first, then the false one, each in its own context. */
   for (int br = 1; br >= 0 && tfc_status_ok(c->s); br--) {
@@ -271,30 +272,34 @@ static int cond_build(bld_call *c, const TFC_Scope *scope, tfc_endpoint pred, TF
     x->pred = pred_id;
     x->branch = br;
     x->pivot = piv[br];
-    memset(outs, 0, sizeof *outs * (size_t)n_out);
+    memset(outs, 0, sizeof *outs * (size_t)cap);
     branch_run b = {fns[br], args[br], outs};
     char what[64];
-    if (run_callback(c, scope, cs, x, status, run_branch, &b) == TFC_OK)
+    int ran = run_callback(c, scope, cs, x, status, run_branch, &b) == TFC_OK;
+    if (ran && dynamic && br == 1) /* the true branch's results give the count */
+      for (n_out = 0; n_out < cap && outs[n_out].oper;) n_out++;
+    if (ran)
       for (int i = 0; i < n_out && tfc_status_ok(c->s); i++) {
         snprintf(what, sizeof what, "%s_fn output %d", br ? "true" : "false", i);
-        res[br * n_out + i] = take_output(c, x, outs[i], cs, NULL, what);
+        res[br * cap + i] = take_output(c, x, outs[i], cs, NULL, what);
       }
     if (tfc_status_ok(c->s)) finish_part(c, x, x->start_id, br ? "the true branch" : "the false branch");
     x->done = 1;
     ctx_unref(x);
   }
   for (int i = 0; i < n_out && tfc_status_ok(c->s); i++)
-    if (bld_dtype(res[n_out + i]) != bld_dtype(res[i]))
+    if (bld_dtype(res[cap + i]) != bld_dtype(res[i]))
       tfc_status_set(c->s, TFC_INVALID_ARGUMENT, "Outputs of true_fn and false_fn must have the same type: %s, %s",
-                     py_dtype(bld_dtype(res[n_out + i])), py_dtype(bld_dtype(res[i])));
+                     py_dtype(bld_dtype(res[cap + i])), py_dtype(bld_dtype(res[i])));
   for (int i = 0; i < n_out && tfc_status_ok(c->s); i++) {
-    tfc_endpoint m[2] = {res[i], res[n_out + i]};
+    tfc_endpoint m[2] = {res[i], res[cap + i]};
     out[i] = bld_op0(c, &w, "Merge", "Merge", m, 2, NULL, 0);
     record_cond(c, out[i].node, pred_id, -1);
   }
   free(res);
   free(outs);
   free(cs);
+  *n_out_p = n_out;
   return c->s->code;
 }
 
@@ -314,26 +319,41 @@ static void end_outputs(bld_call *c, const tfc_endpoint *res, int n, TF_Output *
   for (int i = 0; i < n; i++) outputs[i] = (TF_Output){tfc_capi_oper(res[i].node), res[i].index};
 }
 
-TFC_EXPORT void TFC_Cond(const TFC_Scope *scope, TF_Output pred, TFC_BranchFn true_fn, void *true_arg,
-                         TFC_BranchFn false_fn, void *false_arg, int num_outputs, const char *name,
-                         TF_Output *outputs, TF_Status *status) {
+static void cond_call(const TFC_Scope *scope, TF_Output pred, TFC_BranchFn true_fn, void *true_arg,
+                      TFC_BranchFn false_fn, void *false_arg, int *num_outputs, int dynamic, const char *name,
+                      TF_Output *outputs, TF_Status *status) {
   tfc_status scratch;
   bld_call c;
-  if (begin(&c, scope, num_outputs, outputs, status, &scratch, "TFC_Cond") != TFC_OK) {
+  if (begin(&c, scope, *num_outputs, outputs, status, &scratch, dynamic ? "TFC_CondDynamic" : "TFC_Cond") != TFC_OK) {
     tfc_status_fini(&scratch);
     return;
   }
-  tfc_endpoint *res = calloc((size_t)num_outputs + 1, sizeof *res);
+  tfc_endpoint *res = calloc((size_t)*num_outputs + 1, sizeof *res);
   if (!res) TFC_OOM(c.s);
   else if (!true_fn || !false_fn) tfc_status_set(c.s, TFC_INVALID_ARGUMENT, "TFC_Cond: true_fn and false_fn must be given");
   else if (!bld_check_output(&c, pred, "pred")) {
     TFC_BranchFn fns[2] = {false_fn, true_fn};
     void *args[2] = {false_arg, true_arg};
-    cond_build(&c, scope, tfc_capi_endpoint(pred), fns, args, num_outputs, name, status, res);
+    cond_build(&c, scope, tfc_capi_endpoint(pred), fns, args, num_outputs, dynamic, name, status, res);
   }
-  end_outputs(&c, res, num_outputs, outputs);
+  end_outputs(&c, res, *num_outputs, outputs);
   free(res);
   tfc_status_fini(&scratch);
+}
+
+TFC_EXPORT void TFC_Cond(const TFC_Scope *scope, TF_Output pred, TFC_BranchFn true_fn, void *true_arg,
+                         TFC_BranchFn false_fn, void *false_arg, int num_outputs, const char *name,
+                         TF_Output *outputs, TF_Status *status) {
+  cond_call(scope, pred, true_fn, true_arg, false_fn, false_arg, &num_outputs, 0, name, outputs, status);
+}
+
+TFC_EXPORT void TFC_CondDynamic(const TFC_Scope *scope, TF_Output pred, TFC_BranchFn true_fn, void *true_arg,
+                                TFC_BranchFn false_fn, void *false_arg, int max_outputs, int *num_outputs,
+                                const char *name, TF_Output *outputs, TF_Status *status) {
+  int n = max_outputs;
+  if (!num_outputs) n = -1; /* begin() refuses it */
+  cond_call(scope, pred, true_fn, true_arg, false_fn, false_arg, &n, 1, name, outputs, status);
+  if (num_outputs) *num_outputs = n;
 }
 
 /* ---------------- case: nested conds ---------------- */
@@ -344,7 +364,8 @@ typedef struct case_run {
   int n, k; /* the cond of branch k; its false side is branch k + 1's cond (or the default) */
   TFC_BranchFn dflt;
   void *dflt_arg;
-  int n_out;
+  int *n_out;  /* level 0 may set it (dynamic); the later levels read it */
+  int dynamic;
 } case_run;
 
 static int case_level(bld_call *c, const TFC_Scope *scope, case_run *r, int k, TF_Status *status, tfc_endpoint *out);
@@ -358,14 +379,14 @@ static void case_false(const TFC_Scope *sc, void *p, TF_Output *outputs, TF_Stat
     tfc_status_fini(&scratch);
     return;
   }
-  tfc_endpoint *res = calloc((size_t)r->n_out + 1, sizeof *res);
+  tfc_endpoint *res = calloc((size_t)*r->n_out + 1, sizeof *res);
   if (!res) TFC_OOM(c.s);
   else {
     case_run next = *r;
     next.k = r->k + 1;
     case_level(&c, sc, &next, next.k, st, res);
   }
-  end_outputs(&c, res, r->n_out, outputs);
+  end_outputs(&c, res, *r->n_out, outputs);
   free(res);
   tfc_status_fini(&scratch);
 }
@@ -388,12 +409,15 @@ static int case_level(bld_call *c, const TFC_Scope *scope, case_run *r, int k, T
   case_run here = *r;
   here.k = k;
   if (k + 1 < r->n) args[0] = &here;
-  return cond_build(c, scope, tfc_capi_endpoint(b->pred), fns, args, r->n_out, NULL, status, out);
+  if (k == 0) return cond_build(c, scope, tfc_capi_endpoint(b->pred), fns, args, r->n_out, r->dynamic, NULL, status, out);
+  int n = *r->n_out;
+  return cond_build(c, scope, tfc_capi_endpoint(b->pred), fns, args, &n, 0, NULL, status, out);
 }
 
-TFC_EXPORT void TFC_Case(const TFC_Scope *scope, const TFC_CaseBranch *branches, int num_branches,
-                         TFC_BranchFn default_fn, void *default_arg, int num_outputs, const char *name,
-                         TF_Output *outputs, TF_Status *status) {
+static void case_call(const TFC_Scope *scope, const TFC_CaseBranch *branches, int num_branches,
+                      TFC_BranchFn default_fn, void *default_arg, int *n_out, int dynamic, const char *name,
+                      TF_Output *outputs, TF_Status *status) {
+  int num_outputs = *n_out;
   tfc_status scratch;
   bld_call c;
   if (begin(&c, scope, num_outputs, outputs, status, &scratch, "TFC_Case") != TFC_OK) {
@@ -427,13 +451,27 @@ TFC_EXPORT void TFC_Case(const TFC_Scope *scope, const TFC_CaseBranch *branches,
     free(re);
   }
   if (cs) {
-    case_run r = {&c, branches, num_branches, 0, default_fn, default_arg, num_outputs};
+    case_run r = {&c, branches, num_branches, 0, default_fn, default_arg, n_out, dynamic};
     case_level(&c, cs, &r, 0, status, res);
   }
   TFC_DeleteScope(cs);
-  end_outputs(&c, res, num_outputs, outputs);
+  end_outputs(&c, res, *n_out, outputs);
   free(res);
   tfc_status_fini(&scratch);
+}
+
+TFC_EXPORT void TFC_Case(const TFC_Scope *scope, const TFC_CaseBranch *branches, int num_branches,
+                         TFC_BranchFn default_fn, void *default_arg, int num_outputs, const char *name,
+                         TF_Output *outputs, TF_Status *status) {
+  case_call(scope, branches, num_branches, default_fn, default_arg, &num_outputs, 0, name, outputs, status);
+}
+
+TFC_EXPORT void TFC_CaseDynamic(const TFC_Scope *scope, const TFC_CaseBranch *branches, int num_branches,
+                                TFC_BranchFn default_fn, void *default_arg, int max_outputs, int *num_outputs,
+                                const char *name, TF_Output *outputs, TF_Status *status) {
+  int n = num_outputs ? max_outputs : -1;
+  case_call(scope, branches, num_branches, default_fn, default_arg, &n, 1, name, outputs, status);
+  if (num_outputs) *num_outputs = n;
 }
 
 /* ---------------- while_loop ---------------- */

@@ -14,8 +14,11 @@ theirs in C, and the bridge joins the two (python/tfc/ops/variables.py has the d
   TFC_Scope): the current name scope as an exact, already-taken prefix, the device the device
   stack gives an op of that type and name (strings merged, functions called), and the control
   dependencies in force. A builder call takes it; Graph._sync_c_ops() then wraps the ops the
-  builder added. Builders that call back into Python (cond, while_loop) will hand their
-  callback scope to the per-thread context so that _create_op makes ops through it.
+  builder added. Builders that call back into Python (cond, case, while_loop) hand their
+  callback scope to the per-thread context (_ThreadState.cf_scope, set by
+  ops/control_flow_ops.py): _create_op then brings each input in through TFC_Capture (the
+  Switch/Enter TF's context adds for an outside tensor), and _builder_scope derives from it, so
+  builders called inside (a nested cond) see the context.
 - Collections: a key with a registered bridge (register_collection_bridge) is held by the
   builders' C state (the variable collections: the builders read and write them); Graph's
   get_collection/add_to_collection/clear_collection go through the bridge for that key, and
@@ -278,6 +281,7 @@ class _ThreadState(threading.local):
         self.name_stack = ""
         self.device_stack = []          # str, callable, or None (reset)
         self.control_stack = []         # lists of ops, or None (reset)
+        self.cf_scope = None            # the cond branch's / loop's callback _pywrap.Scope
 
 
 class Graph(object):
@@ -439,6 +443,8 @@ class Graph(object):
                 c_inputs.append([self._check_input(x, data_ops) for x in t])
             else:
                 c_inputs.append(self._check_input(t, data_ops))
+        if self._state.cf_scope is not None:
+            c_inputs = self._capture_inputs(name, c_inputs)
         controls = self._control_inputs_for(data_ops)
         device = self._device_for(op_type, name)
         with self._lock:
@@ -463,7 +469,28 @@ class Graph(object):
         stack = self._state.name_stack if prefix is None else prefix
         device = self._device_for(op_type, name or stack or op_type)
         controls = [c._c_op for c in self._control_inputs_for(())]
-        return _pywrap.Scope(self._c_graph, stack, device, controls, builder_name)
+        return _pywrap.Scope(self._c_graph, stack, device, controls, builder_name, self._state.cf_scope)
+
+    def _capture_inputs(self, name, c_inputs):
+        """Inside a cond branch or loop body (a control-flow builder's callback): each input
+        as the context sees it (TFC_Capture: a Switch or Enter named "<op name>/Switch" for a
+        tensor made outside, as TF's context adds one when the op is created)."""
+        scope = None
+        seen = {}
+
+        def cap(x):
+            nonlocal scope
+            if x in seen:
+                return seen[x]
+            if scope is None:
+                scope = _pywrap.Scope(self._c_graph, name, "", [], None, self._state.cf_scope)
+            r = _pywrap.capture(scope, x, None)
+            seen[x] = r
+            return r
+
+        out = [[cap(x) for x in t] if isinstance(t, list) else cap(t) for t in c_inputs]
+        self._sync_c_ops()
+        return out
 
     def _sync_c_ops(self):
         """Wraps the operations a C builder added; returns them in creation order."""
