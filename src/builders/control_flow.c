@@ -117,7 +117,7 @@ int bld_cond_of(const bld_state *st, const tfc_node *n, bld_cond_rec *out) {
 static tfc_endpoint capture(bld_call *c, bld_cf_ctx *x, tfc_endpoint v, const char *scope, const char *op_rel) {
   tfc_endpoint none = {NULL, 0};
   if (!tfc_status_ok(c->s)) return none;
-  if (!x || v.node->id >= x->start_id) return v;
+  if (!x || v.node->id >= x->start_id || v.node == x->pivot) return v; /* the pivot is inside too */
   if (x->done) {
     tfc_status_set(c->s, TFC_FAILED_PRECONDITION, "TFC_Capture: the %s whose scope this is is already built",
                    x->is_while ? "while loop" : "cond branch");
@@ -133,17 +133,19 @@ static tfc_endpoint capture(bld_call *c, bld_cf_ctx *x, tfc_endpoint v, const ch
     return none;
   }
   tfc_endpoint r = none;
+  /* A ref input (a variable) keeps its ref: RefEnter / RefSwitch, as Python's context picks. */
+  int ref = tfc_dtype_is_ref(o.node->output_types[o.index]);
   if (x->is_while) {
     bld_where w = {sub, "", NULL, NULL, NULL, NULL, 0};
     bld_attr a[3] = {{"frame_name", {0}}, {"is_constant", tfc_attr_bool(1)},
                      {"parallel_iterations", tfc_attr_int(x->parallel_iterations)}};
     if (tfc_attr_string(x->frame, strlen(x->frame), &a[0].v, c->s) == TFC_OK)
-      r = bld_op0(c, &w, "Enter", "Enter", &o, 1, a, 3);
+      r = bld_op0(c, &w, ref ? "RefEnter" : "Enter", "Enter", &o, 1, a, 3);
   } else {
     /* Python's _SwitchRefOrTensor colocates the Switch with its data. */
     bld_where w = {sub, "", o.node, NULL, NULL, NULL, 0};
     tfc_endpoint ins[2] = {o, {x->pred, 0}};
-    r = (tfc_endpoint){bld_op(c, &w, "Switch", "Switch", ins, 2, NULL, 0), x->branch};
+    r = (tfc_endpoint){bld_op(c, &w, ref ? "RefSwitch" : "Switch", "Switch", ins, 2, NULL, 0), x->branch};
     if (r.node) record_cond(c, r.node, x->pred, x->branch);
   }
   free(sub);
@@ -172,7 +174,7 @@ static int finish_part(bld_call *c, bld_cf_ctx *x, int from, const char *what) {
     tfc_node *n = c->g->nodes[i];
     if (is_capture(x, n)) continue;
     for (int j = 0; j < n->n_inputs; j++)
-      if (n->inputs[j].node->id < x->start_id)
+      if (n->inputs[j].node->id < x->start_id && n->inputs[j].node != x->pivot)
         return tfc_status_set(c->s, TFC_INVALID_ARGUMENT,
                               "Node '%s' in %s reads '%s:%d', which was made outside it; bring the tensor in "
                               "with TFC_Capture",
@@ -276,8 +278,10 @@ static int cond_build(bld_call *c, const TFC_Scope *scope, tfc_endpoint pred, TF
     branch_run b = {fns[br], args[br], outs};
     char what[64];
     int ran = run_callback(c, scope, cs, x, status, run_branch, &b) == TFC_OK;
-    if (ran && dynamic && br == 1) /* the true branch's results give the count */
+    if (ran && dynamic && br == 1) { /* the true branch's results give the count (case_false reads it) */
       for (n_out = 0; n_out < cap && outs[n_out].oper;) n_out++;
+      *n_out_p = n_out;
+    }
     if (ran)
       for (int i = 0; i < n_out && tfc_status_ok(c->s); i++) {
         snprintf(what, sizeof what, "%s_fn output %d", br ? "true" : "false", i);

@@ -339,6 +339,8 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
                                 "type of bool." % r.dtype.name)
             return r._as_tf_output()
 
+    body_result = []
+
     def body_cb(scope, vars_):
         with _in_context(g, scope):
             ins = _tensors(g, vars_)
@@ -349,6 +351,7 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
             if single or not isinstance(loop_vars, (list, tuple)):
                 first, second = [pack_sequence_as(loop_vars, ins)], [r]
             assert_same_structure(first, second)
+            body_result.append(r if _is_seq(r) else [r])
             flat = [ops.convert_to_tensor(v) for v in flatten(r)]
             for i, (a, b) in enumerate(zip(ins, flat)):
                 if a.dtype.base_dtype != b.dtype.base_dtype:
@@ -361,7 +364,7 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
                     parallel_iterations, bool(back_prop), max_n,
                     None if max_t is None else max_t._as_tf_output(), name)
     exits = _tensors(g, outs)
-    packed = pack_sequence_as(loop_vars, exits)
+    packed = pack_sequence_as(body_result[0], exits)  # TF packs the exits as the body's result
     if return_same_structure:
         return packed
     if len(exits) == 1:
