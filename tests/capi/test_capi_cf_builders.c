@@ -251,6 +251,74 @@ static void cond_in_while_matches_tf(void) {
   TF_DeleteGraph(g);
 }
 
+/* ---- the count taken from the first branch (TFC_CondDynamic, TFC_CaseDynamic) ---- */
+
+static void dynamic_cond_and_case_match_tf(void) {
+  /* The same graphs as TFC_Cond / TFC_Case with the count given: the fixture's sections. */
+  TF_Graph *g = TF_NewGraph();
+  TF_Status *s = TF_NewStatus();
+  TFC_Scope *root = TFC_NewRootScope(g);
+  env e = {cf_placeholder(g, "x", TF_FLOAT, s), {NULL, 0}};
+  TF_Output p = cf_placeholder(g, "p", TF_BOOL, s), y[8];
+  int n = -1;
+  TFC_CondDynamic(root, p, pair_true, &e, pair_false, &e, 8, &n, "pick", y, s);
+  OK(s);
+  EXPECT_EQ(n, 2);
+  const char *fn[2] = {"x", "p"};
+  float fvals[2] = {3, 1};
+  int fb[2] = {0, 1};
+  expect_as_tf(g, "# cond2", y, 2, fn, fvals, fb, 2);
+  /* A NULL count is refused. */
+  TFC_CondDynamic(root, p, x_times_2, &e, x_plus_1, &e, 1, NULL, NULL, y, s);
+  EXPECT_EQ(TF_GetCode(s), TF_INVALID_ARGUMENT);
+  TFC_DeleteScope(root);
+  TF_DeleteGraph(g);
+  const float xs[1] = {4};
+  g = TF_NewGraph();
+  root = TFC_NewRootScope(g);
+  e = (env){cf_placeholder(g, "x", TF_FLOAT, s), {NULL, 0}};
+  TFC_CaseBranch br[2] = {{num_op(root, "Less", "Less", e.x, 0, s), neg_x, &e},
+                          {num_op(root, "Less", "Less", e.x, 10, s), x_times_3, &e}};
+  n = -1;
+  TFC_CaseDynamic(root, br, 2, x_plus_100, &e, 8, &n, NULL, y, s);
+  OK(s);
+  EXPECT_EQ(n, 1);
+  const char *fx[1] = {"x"};
+  int fb1[1] = {0};
+  expect_as_tf(g, "# case x=4", y, 1, fx, xs, fb1, 1);
+  TFC_DeleteScope(root);
+  TF_DeleteStatus(s);
+  TF_DeleteGraph(g);
+}
+
+/* A branch may read its pivot (switch_t / switch_f) directly: it is inside the branch, as in
+ * TF's CondContext (Python's with_dependencies on a branch that returns an operation). */
+static void pivot_of(const TFC_Scope *sc, void *arg, TF_Output *outs, TF_Status *s) {
+  char name[128];
+  snprintf(name, sizeof name, "%s/%s", TFC_ScopeName(sc), (const char *)arg);
+  TF_Operation *pivot = TF_GraphOperationByName(TFC_ScopeGraph(sc), name);
+  TF_OperationDescription *d = TFC_ScopeNewOperation(sc, "Identity", "control_dependency");
+  TF_AddInput(d, (TF_Output){pivot, 0});
+  outs[0] = (TF_Output){TF_FinishOperation(d, s), 0};
+}
+
+static void branches_read_their_pivots(void) {
+  TF_Graph *g = TF_NewGraph();
+  TF_Status *s = TF_NewStatus();
+  TFC_Scope *root = TFC_NewRootScope(g);
+  TF_Output p = cf_placeholder(g, "p", TF_BOOL, s), y;
+  TFC_Cond(root, p, pivot_of, "switch_t", pivot_of, "switch_f", 1, NULL, &y, s);
+  OK(s);
+  TF_Operation *id = TF_GraphOperationByName(g, "cond/control_dependency");
+  EXPECT_TRUE(id != NULL);
+  TF_Input in = {id, 0};
+  EXPECT_STREQ(TF_OperationName(TF_OperationInput(in).oper), "cond/switch_t");
+  EXPECT_TRUE(TF_GraphOperationByName(g, "cond/control_dependency/Switch") == NULL);
+  TFC_DeleteScope(root);
+  TF_DeleteStatus(s);
+  TF_DeleteGraph(g);
+}
+
 /* ---- errors ---- */
 
 static void uncaptured_x_times_2(const TFC_Scope *sc, void *arg, TF_Output *outs, TF_Status *s) {
@@ -350,6 +418,8 @@ static const tfc_test tests[] = {
     TFC_TEST(while_loop_matches_tf),
     TFC_TEST(while_loop_with_maximum_iterations_matches_tf),
     TFC_TEST(cond_in_while_matches_tf),
+    TFC_TEST(dynamic_cond_and_case_match_tf),
+    TFC_TEST(branches_read_their_pivots),
     TFC_TEST(cond_errors_leave_the_graph_unchanged),
     TFC_TEST(while_errors_leave_the_graph_unchanged),
     {0},
