@@ -119,6 +119,14 @@ TF_CAPI_EXPORT extern void TFC_WhileLoop(const TFC_Scope* scope, TFC_WhileCondFn
 TF_CAPI_EXPORT extern TF_Output TFC_Capture(const TFC_Scope* scope, TF_Output value,
                                             const char* op_name, TF_Status* status);
 
+/* While a branch or loop callback runs: `op`, just made by code that builds outside the
+ * control-flow contexts (Python's init_scope / control_dependencies(None), e.g. a variable's
+ * initial value), is not part of the open contexts: it gets no pivot, and ops inside read it
+ * through a capture. Builder calls given a scope without a context (a root scope) are outside
+ * already. No-op when no callback runs; INVALID_ARGUMENT for a NULL graph or op. */
+TF_CAPI_EXPORT extern void TFC_MarkOutsideControlFlow(TF_Graph* graph, TF_Operation* op,
+                                                      TF_Status* status);
+
 #ifdef __cplusplus
 } /* end extern "C" */
 #endif

@@ -235,7 +235,22 @@ static PyObject *py_capture(PyObject *self, PyObject *args) {
   return res;
 }
 
+/* mark_outside(graph, op): TFC_MarkOutsideControlFlow */
+static PyObject *py_mark_outside(PyObject *self, PyObject *args) {
+  PyObject *g, *op;
+  if (!PyArg_ParseTuple(args, "O!O", &PyTFGraph_Type, &g, &op)) return NULL;
+  TF_Operation *o = pywrap_op(op);
+  if (!o) return NULL;
+  TF_Status *st = TF_NewStatus();
+  TFC_MarkOutsideControlFlow(((PyTFGraph *)g)->graph, o, st);
+  int bad = pywrap_raise_status(st);
+  TF_DeleteStatus(st);
+  if (bad) return NULL;
+  Py_RETURN_NONE;
+}
+
 PyMethodDef pywrap_cf_methods[] = {
+    {"mark_outside", py_mark_outside, METH_VARARGS, "TFC_MarkOutsideControlFlow."},
     {"cond", py_cond, METH_VARARGS, "TFC_CondDynamic with Python branches."},
     {"case", py_case, METH_VARARGS, "TFC_CaseDynamic with Python branches."},
     {"while_loop", py_while_loop, METH_VARARGS, "TFC_WhileLoop with a Python cond and body."},

@@ -83,6 +83,11 @@ typedef struct bld_state {
   int n_entries, cap_entries;
   bld_cond_rec *conds;       /* control_flow.c; rolled back with the call */
   int n_conds, cap_conds;
+  /* control_flow.c: node id ranges [from, to) that builder calls made with a scope outside
+   * any control-flow context while a cond branch or loop callback ran (variables made from a
+   * root scope, as Python makes them under init_scope): they are not in that context. */
+  int *lifted, n_lifted, cap_lifted;
+  int open_cf; /* callbacks running */
 } bld_state;
 
 /* One entry of a named collection: a tuple of nodes (a summary: one; a queue runner: the
@@ -100,6 +105,7 @@ typedef struct bld_call {
   bld_state *st;
   tfc_status *s;
   int graph_mark, names_mark, vars_mark, has_global_step, entries_mark, conds_mark;
+  int lift, lifted_mark; /* lift: the call's nodes are made outside the open contexts */
 } bld_call;
 
 typedef struct bld_where {
@@ -130,6 +136,11 @@ int bld_begin_scope(bld_call *c, const TFC_Scope *scope, TF_Status *status, tfc_
 /* Ends a call: on error rolls back graph, names and collections; releases the lock. Returns
  * the status code. */
 int bld_end(bld_call *c);
+/* 1 when n was made outside the control-flow contexts open at the time (see bld_state). */
+int bld_lifted(const bld_state *st, const tfc_node *n);
+/* Records nodes [from, to) as made outside the open contexts (memory errors ignored: the
+ * nodes then stay inside). */
+void bld_lift(bld_state *st, int from, int to);
 /* bld_end, then e as a TF_Output ({NULL, 0} when the call failed or e is empty). */
 TF_Output bld_end_output(bld_call *c, tfc_endpoint e);
 /* Temporarily releases the lock around a call that takes it itself (the gradient walk); the

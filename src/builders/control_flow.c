@@ -117,7 +117,8 @@ int bld_cond_of(const bld_state *st, const tfc_node *n, bld_cond_rec *out) {
 static tfc_endpoint capture(bld_call *c, bld_cf_ctx *x, tfc_endpoint v, const char *scope, const char *op_rel) {
   tfc_endpoint none = {NULL, 0};
   if (!tfc_status_ok(c->s)) return none;
-  if (!x || v.node->id >= x->start_id || v.node == x->pivot) return v; /* the pivot is inside too */
+  if (!x || v.node == x->pivot || (v.node->id >= x->start_id && !bld_lifted(c->st, v.node)))
+    return v; /* made inside (the pivot too) */
   if (x->done) {
     tfc_status_set(c->s, TFC_FAILED_PRECONDITION, "TFC_Capture: the %s whose scope this is is already built",
                    x->is_while ? "while loop" : "cond branch");
@@ -172,16 +173,18 @@ static tfc_endpoint capture(bld_call *c, bld_cf_ctx *x, tfc_endpoint v, const ch
 static int finish_part(bld_call *c, bld_cf_ctx *x, int from, const char *what) {
   for (int i = from; i < c->g->n_nodes && tfc_status_ok(c->s); i++) {
     tfc_node *n = c->g->nodes[i];
-    if (is_capture(x, n)) continue;
+    if (is_capture(x, n) || bld_lifted(c->st, n)) continue;
     for (int j = 0; j < n->n_inputs; j++)
-      if (n->inputs[j].node->id < x->start_id && n->inputs[j].node != x->pivot)
+      if ((n->inputs[j].node->id < x->start_id || bld_lifted(c->st, n->inputs[j].node)) &&
+          n->inputs[j].node != x->pivot)
         return tfc_status_set(c->s, TFC_INVALID_ARGUMENT,
                               "Node '%s' in %s reads '%s:%d', which was made outside it; bring the tensor in "
                               "with TFC_Capture",
                               n->name, what, n->inputs[j].node->name, n->inputs[j].index);
     if (n->n_inputs > 0) continue;
     int inside = 0;
-    for (int k = 0; k < n->n_control_inputs && !inside; k++) inside = n->control_inputs[k]->id >= x->start_id;
+    for (int k = 0; k < n->n_control_inputs && !inside; k++)
+      inside = n->control_inputs[k]->id >= x->start_id && !bld_lifted(c->st, n->control_inputs[k]);
     if (inside) continue;
     tfc_node **v = realloc(n->control_inputs, sizeof *v * (size_t)(n->n_control_inputs + 1));
     if (!v) return TFC_OOM(c->s);
@@ -204,9 +207,11 @@ static int run_callback(bld_call *c, const TFC_Scope *parent, const char *name, 
   TF_Status *st = status ? status : TF_NewStatus();
   if (sc && st) {
     bld_scope_set_cf(sc, x);
+    c->st->open_cf++;
     fn(sc, ctx, st);
   }
   bld_resume(c);
+  if (sc && st) c->st->open_cf--;
   if (!sc || !st) TFC_OOM(c->s);
   else if (st != status && TF_GetCode(st) != TF_OK) tfc_status_set(c->s, (int)TF_GetCode(st), "%s", TF_Message(st));
   if (st && st != status) TF_DeleteStatus(st);
@@ -709,4 +714,17 @@ TFC_EXPORT TF_Output TFC_Capture(const TFC_Scope *scope, TF_Output value, const 
   if (bld_end(&c) == TFC_OK) r = (TF_Output){tfc_capi_oper(e.node), e.index};
   tfc_status_fini(&scratch);
   return r;
+}
+
+TFC_EXPORT void TFC_MarkOutsideControlFlow(TF_Graph *graph, TF_Operation *op, TF_Status *status) {
+  tfc_status scratch;
+  bld_call c;
+  if (!op) {
+    tfc_status_set(tfc_capi_status_or(status, &scratch), TFC_INVALID_ARGUMENT, "TFC_MarkOutsideControlFlow: op is NULL");
+  } else if (bld_begin(&c, graph, status, &scratch) == TFC_OK) {
+    int id = tfc_capi_node(op)->id;
+    if (c.st->open_cf > 0) bld_lift(c.st, id, id + 1);
+    bld_end(&c);
+  }
+  tfc_status_fini(&scratch);
 }

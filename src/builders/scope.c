@@ -34,6 +34,7 @@ static void state_free(void *p) {
   free(st->used_log);
   free(st->vars);
   free(st->conds);
+  free(st->lifted);
   bld_collections_truncate(st, 0);
   free(st->entries);
   free(st);
@@ -130,6 +131,7 @@ int bld_begin(bld_call *c, TF_Graph *graph, TF_Status *status, tfc_status *scrat
   c->has_global_step = c->st->has_global_step;
   c->entries_mark = c->st->n_entries;
   c->conds_mark = c->st->n_conds;
+  c->lifted_mark = c->st->n_lifted;
   return TFC_OK;
 }
 
@@ -142,13 +144,43 @@ int bld_end(bld_call *c) {
     c->st->has_global_step = c->has_global_step;
     bld_collections_truncate(c->st, c->entries_mark);
     if (c->st->n_conds > c->conds_mark) c->st->n_conds = c->conds_mark;
+    if (c->st->n_lifted > c->lifted_mark) c->st->n_lifted = c->lifted_mark;
+  } else if (c->lift && c->g->n_nodes > c->graph_mark) {
+    bld_lift(c->st, c->graph_mark, c->g->n_nodes);
   }
   tfc_graph_unlock(c->g);
   return c->s->code;
 }
 
+void bld_lift(bld_state *st, int from, int to) {
+  if (st->n_lifted >= 2 && st->lifted[st->n_lifted - 1] == from) {
+    st->lifted[st->n_lifted - 1] = to;
+    return;
+  }
+  if (st->n_lifted + 2 > st->cap_lifted) {
+    int cap = st->cap_lifted ? 2 * st->cap_lifted : 16;
+    int *v = realloc(st->lifted, sizeof *v * (size_t)cap);
+    if (v) st->lifted = v, st->cap_lifted = cap;
+  }
+  /* Out of memory only leaves the nodes inside the context (as before lifting). */
+  if (st->n_lifted + 2 <= st->cap_lifted) {
+    st->lifted[st->n_lifted++] = from;
+    st->lifted[st->n_lifted++] = to;
+  }
+}
+
+int bld_lifted(const bld_state *st, const tfc_node *n) {
+  for (int i = 0; i + 1 < st->n_lifted; i += 2)
+    if (n->id >= st->lifted[i] && n->id < st->lifted[i + 1]) return 1;
+  return 0;
+}
+
 int bld_begin_scope(bld_call *c, const TFC_Scope *scope, TF_Status *status, tfc_status *scratch) {
-  if (scope) return bld_begin(c, scope->graph, status, scratch);
+  if (scope) {
+    int rc = bld_begin(c, scope->graph, status, scratch);
+    if (rc == TFC_OK) c->lift = !scope->cf && c->st->open_cf > 0;
+    return rc;
+  }
   return tfc_status_set(tfc_capi_status_or(status, scratch), TFC_INVALID_ARGUMENT, "scope is NULL");
 }
 

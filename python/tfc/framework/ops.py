@@ -282,6 +282,7 @@ class _ThreadState(threading.local):
         self.device_stack = []          # str, callable, or None (reset)
         self.control_stack = []         # lists of ops, or None (reset)
         self.cf_scope = None            # the cond branch's / loop's callback _pywrap.Scope
+        self.cf_depth = 0               # control-flow callbacks running
 
 
 class Graph(object):
@@ -407,10 +408,15 @@ class Graph(object):
                     raise TypeError("Control input must be Operation or Tensor: %s" % c)
                 entry.append(c)
         self._state.control_stack.append(entry)
+        # As in TF, control_dependencies(None) also leaves the cond/while context (init_scope).
+        old_cf = self._state.cf_scope
+        if entry is None:
+            self._state.cf_scope = None
         try:
             yield
         finally:
             self._state.control_stack.pop()
+            self._state.cf_scope = old_cf
 
     def _control_inputs_for(self, data_ops):
         out = []
@@ -458,6 +464,8 @@ class Graph(object):
             self._nodes_by_name[name] = op
             self._ops_by_handle[c_op] = op
             self._version += 1
+        if self._state.cf_depth and self._state.cf_scope is None:
+            _pywrap.mark_outside(self._c_graph, c_op)  # made outside the running callback's context
         return op
 
     # ---- the C builders' bridge (see the module comment) ----
@@ -469,7 +477,10 @@ class Graph(object):
         stack = self._state.name_stack if prefix is None else prefix
         device = self._device_for(op_type, name or stack or op_type)
         controls = [c._c_op for c in self._control_inputs_for(())]
-        return _pywrap.Scope(self._c_graph, stack, device, controls, builder_name, self._state.cf_scope)
+        # Inside a control-flow callback the scope derives from the callback's (its context);
+        # an explicit root prefix ("", variables) does not: the parent's name would replace it.
+        parent = self._state.cf_scope if stack else None
+        return _pywrap.Scope(self._c_graph, stack, device, controls, builder_name, parent)
 
     def _capture_inputs(self, name, c_inputs):
         """Inside a cond branch or loop body (a control-flow builder's callback): each input

@@ -146,10 +146,12 @@ def _in_context(g, scope):
     st = g._state
     old = st.cf_scope, st.name_stack
     st.cf_scope, st.name_stack = scope, scope.name
+    st.cf_depth += 1
     try:
         yield
     finally:
         st.cf_scope, st.name_stack = old
+        st.cf_depth -= 1
 
 
 def _tensors(g, outs):
