@@ -185,6 +185,26 @@ def cond_assign(tf):
     return {"ops": _sops(tf), "result": [r.name, r.dtype.name], "values": _val(got)}
 
 
+def variables_in_branches(tf):
+    p = tf.placeholder(tf.bool, [], name="p")
+
+    def make():
+        v = tf.get_variable("v", [], initializer=tf.constant_initializer(3.0))
+        return v * 2.0
+
+    def body(i, a):
+        with tf.variable_scope("body", reuse=tf.AUTO_REUSE):
+            w = tf.get_variable("w", [], initializer=tf.constant_initializer(0.5))
+        return i + 1, a + w
+
+    r = tf.cond(p, make, lambda: tf.constant(1.0))
+    loop = tf.while_loop(lambda i, a: i < 4, body, [0, tf.constant(0.0)])
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())  # needs no feed: the variables are outside
+        vals = [s.run(r, {p: True}), s.run(r, {p: False}), s.run(loop)]
+    return {"ops": _sops(tf), "variables": [v.name for v in tf.global_variables()], "values": _val(vals)}
+
+
 def _errors(tf, fns):
     out = []
     for f in fns:
@@ -262,5 +282,5 @@ TF115 = {"cond_gradients": _seed_ones}
 
 PROGRAMS = [cond_basic, cond_structures, cond_variables, cond_nested, case_basic, while_basic, while_structures,
             while_maximum_iterations, while_captures, cond_in_while, while_in_cond, cond_gradients,
-            while_gradients, train_loop_model, cond_assign, cond_errors, cond_error_messages, cond_user_exception,
+            while_gradients, train_loop_model, cond_assign, variables_in_branches, cond_errors, cond_error_messages, cond_user_exception,
             while_errors]

@@ -319,6 +319,63 @@ static void branches_read_their_pivots(void) {
   TF_DeleteGraph(g);
 }
 
+/* Ops a branch makes outside the context (TFC_MarkOutsideControlFlow, a builder with a root
+ * scope: Python's variables under init_scope) get no pivot and are read through a capture. */
+static void outside_const_times_x(const TFC_Scope *sc, void *arg, TF_Output *outs, TF_Status *s) {
+  TF_Graph *g = TFC_ScopeGraph(sc);
+  TFC_Scope *root = TFC_NewRootScope(g);
+  TF_Output c = TFC_ScalarConst(root, "outside", TF_FLOAT, 4, s); /* a builder call: outside already */
+  TF_OperationDescription *d = TF_NewOperation(g, "Identity", "outside_id");
+  TF_AddInput(d, c);
+  TF_Operation *id = TF_FinishOperation(d, s);
+  TFC_MarkOutsideControlFlow(g, id, s);
+  TFC_DeleteScope(root);
+  TF_Output in = TFC_Capture(sc, (TF_Output){id, 0}, "mul", s);
+  d = TFC_ScopeNewOperation(sc, "Mul", "mul");
+  TF_AddInput(d, in);
+  TF_AddInput(d, in);
+  (void)arg;
+  outs[0] = (TF_Output){TF_FinishOperation(d, s), 0};
+}
+
+static void ops_made_outside_the_branch(void) {
+  TF_Graph *g = TF_NewGraph();
+  TF_Status *s = TF_NewStatus();
+  TFC_Scope *root = TFC_NewRootScope(g);
+  env e = {cf_placeholder(g, "x", TF_FLOAT, s), {NULL, 0}};
+  TF_Output p = cf_placeholder(g, "p", TF_BOOL, s), y;
+  TFC_MarkOutsideControlFlow(g, p.oper, s); /* no callback runs: nothing to do */
+  OK(s);
+  TFC_Cond(root, p, outside_const_times_x, &e, x_plus_1, &e, 1, NULL, &y, s);
+  OK(s);
+  TF_Operation *c = TF_GraphOperationByName(g, "outside");
+  EXPECT_TRUE(c != NULL);
+  EXPECT_EQ(TF_OperationNumControlInputs(c), 0);
+  TF_Operation *mul = TF_GraphOperationByName(g, "cond/mul");
+  TF_Input in0 = {mul, 0}, in1 = {mul, 1};
+  EXPECT_STREQ(TF_OperationName(TF_OperationInput(in0).oper), "cond/mul/Switch");
+  EXPECT_STREQ(TF_OperationName(TF_OperationInput(in1).oper), "cond/mul/Switch");
+  TF_Input sw = {TF_OperationInput(in0).oper, 0};
+  EXPECT_STREQ(TF_OperationName(TF_OperationInput(sw).oper), "outside_id");
+  /* The outside ops run without the cond: fetching "outside_id" needs no feed of p. */
+  TF_SessionOptions *so = TF_NewSessionOptions();
+  TF_Session *sess = TF_NewSession(g, so, s);
+  TF_Output fo = {TF_GraphOperationByName(g, "outside_id"), 0};
+  TF_Tensor *v = NULL;
+  TF_SessionRun(sess, NULL, NULL, NULL, 0, &fo, &v, 1, NULL, 0, NULL, s);
+  OK(s);
+  EXPECT_NEAR(*(float *)TF_TensorData(v), 4, 0);
+  TF_DeleteTensor(v);
+  TF_CloseSession(sess, s);
+  TF_DeleteSession(sess, s);
+  TF_DeleteSessionOptions(so);
+  TFC_MarkOutsideControlFlow(g, NULL, s);
+  EXPECT_EQ(TF_GetCode(s), TF_INVALID_ARGUMENT);
+  TFC_DeleteScope(root);
+  TF_DeleteStatus(s);
+  TF_DeleteGraph(g);
+}
+
 /* ---- errors ---- */
 
 static void uncaptured_x_times_2(const TFC_Scope *sc, void *arg, TF_Output *outs, TF_Status *s) {
@@ -420,6 +477,7 @@ static const tfc_test tests[] = {
     TFC_TEST(cond_in_while_matches_tf),
     TFC_TEST(dynamic_cond_and_case_match_tf),
     TFC_TEST(branches_read_their_pivots),
+    TFC_TEST(ops_made_outside_the_branch),
     TFC_TEST(cond_errors_leave_the_graph_unchanged),
     TFC_TEST(while_errors_leave_the_graph_unchanged),
     {0},
