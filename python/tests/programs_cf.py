@@ -205,6 +205,24 @@ def variables_in_branches(tf):
     return {"ops": _sops(tf), "variables": [v.name for v in tf.global_variables()], "values": _val(vals)}
 
 
+def tuple_gates(tf):
+    a = tf.constant(1.0, name="a")
+    b = tf.constant(2.0, name="b")
+    t = tf.tuple([a, b, None])
+    t2 = tf.tuple([a * 2.0], name="tp", control_inputs=[b.op])
+    ops = [[o.name, o.type, sorted(c.name for c in o.control_inputs)]
+           for o in tf.get_default_graph().get_operations()]
+    with tf.Session() as s:
+        vals = s.run([t[0], t[1], t2[0]])
+    err = None
+    try:
+        tf.tuple([None])
+    except ValueError as e:
+        err = str(e)
+    return {"ops": ops, "names": [x.name if x is not None else None for x in t + t2], "values": _val(vals),
+            "error": err}
+
+
 def _errors(tf, fns):
     out = []
     for f in fns:
@@ -282,5 +300,5 @@ TF115 = {"cond_gradients": _seed_ones}
 
 PROGRAMS = [cond_basic, cond_structures, cond_variables, cond_nested, case_basic, while_basic, while_structures,
             while_maximum_iterations, while_captures, cond_in_while, while_in_cond, cond_gradients,
-            while_gradients, train_loop_model, cond_assign, variables_in_branches, cond_errors, cond_error_messages, cond_user_exception,
+            while_gradients, train_loop_model, cond_assign, variables_in_branches, tuple_gates, cond_errors, cond_error_messages, cond_user_exception,
             while_errors]

@@ -153,3 +153,6 @@ if not hasattr(contrib, "layers"):
     contrib.layers = _types.ModuleType("tfc.contrib.layers", "tf.contrib.layers")
 contrib.layers.l2_regularizer = _training_util.l2_regularizer
 contrib.layers.xavier_initializer = _init_ops.xavier_initializer
+
+# tf.tuple shadows the builtin here: kept last, so nothing above sees it.
+globals()["tuple"] = _cf.tuple_

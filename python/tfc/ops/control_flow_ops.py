@@ -1,4 +1,4 @@
-"""tf.cond, tf.case and tf.while_loop over include/tfc/control_flow.h's builders.
+"""tf.cond, tf.case and tf.while_loop over include/tfc/control_flow.h's builders, and tf.tuple.
 
 Design: the graph logic (Switch/Merge/pivots, Enter/Merge/LoopCond/Switch/Identity/
 NextIteration/Exit, the captures of outside tensors, the names) is the C builders'
@@ -377,3 +377,36 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
 def _as_list(s, v):
     from tfc.framework import tensor_shape
     return tensor_shape.TensorShape(s).as_list() if tensor_shape.TensorShape(s).ndims is not None else None
+
+
+# ---------------- tuple ----------------
+
+def tuple_(tensors, name=None, control_inputs=None):
+    """tf.tuple (exported as tuple; named tuple_ here so as not to hide the builtin): each tensor through an Identity "<name>/control_dependency[_k]" that waits for
+    a group of all their ops (and control_inputs), "<name>/group_deps"; Operations in the
+    list come back as groups waiting for it, None as None."""
+    from tfc.ops import array_ops
+    from tfc.ops import variables
+    g = ops.get_default_graph()
+    with ops.name_scope(name, "tuple", [t for t in tensors if isinstance(t, ops.Tensor)]):
+        tensors = [t if t is None or isinstance(t, (ops.Operation, ops.Tensor)) else ops.convert_to_tensor(t)
+                   for t in tensors]
+        gating = [t if isinstance(t, ops.Operation) else t.op for t in tensors if t is not None]
+        for c in control_inputs or ():
+            c = g.as_graph_element(c)
+            gating.append(c.op if isinstance(c, ops.Tensor) else c)
+        gating = sorted(set(gating), key=lambda op: op._id)
+        if not gating:
+            raise ValueError("'tensors' must have at least one Tensor. Received: %s." % (tensors,))
+        gate = variables.group(*gating)
+        out = []
+        for t in tensors:
+            if isinstance(t, ops.Tensor):
+                with g.control_dependencies([gate]):
+                    out.append(array_ops.identity(t, name="control_dependency"))
+            elif isinstance(t, ops.Operation):
+                with g.control_dependencies([gate]):
+                    out.append(variables.group(t))
+            else:
+                out.append(None)
+        return out
