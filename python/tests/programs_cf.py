@@ -281,6 +281,7 @@ def while_errors(tf):
         lambda: tf.while_loop(1, lambda a: a + 1., [x]),
         lambda: tf.while_loop(lambda a: a < 1., lambda a: a + 1., []),
         lambda: tf.while_loop(lambda a: a < 1., lambda a: a + 1., [x], parallel_iterations=0),
+        lambda: tf.while_loop(lambda a: a < 1., lambda a: a + 1., [x], shape_invariants=[tf.TensorShape([2])]),
     ])}
 
 

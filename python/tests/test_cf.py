@@ -176,3 +176,14 @@ def test_training_through_a_loop():
             s.run(train)
         assert s.run(w) == pytest.approx(3.0, abs=1e-3)
         assert np.isclose(s.run(loss), 0.0, atol=1e-4)
+
+
+def test_shape_invariants_restating_the_shapes():
+    x = tf.constant([1.0, 2.0], name="x")
+    r = tf.while_loop(lambda a: tf.reduce_sum(a) < 10.0, lambda a: a * 2.0, [x],
+                      shape_invariants=[tf.TensorShape([2])])
+    with tf.Session() as s:
+        assert s.run(r).tolist() == [4.0, 8.0]
+    with pytest.raises(NotImplementedError):
+        tf.while_loop(lambda a: tf.reduce_sum(a) < 10.0, lambda a: a * 2.0, [x],
+                      shape_invariants=[tf.TensorShape([None])])

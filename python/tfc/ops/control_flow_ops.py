@@ -16,13 +16,13 @@ the builder, which rolls the C graph back; _guarded() then drops the Python wrap
 made meanwhile, so the Graph is as before, and the same exception reaches the caller.
 Builder errors with code INVALID_ARGUMENT are ValueError, as TF raises while building.
 """
-import collections
 import contextlib
 
 from tfc import _pywrap
 from tfc.framework import dtypes
 from tfc.framework import errors
 from tfc.framework import ops
+from tfc.framework import tensor_shape
 
 
 # ---------------- nested structures (what tf.nest does for lists, tuples, dicts) ----------------
@@ -323,7 +323,12 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
                 max_t = ops.convert_to_tensor(maximum_iterations, name="maximum_iterations")
     if shape_invariants is not None:
         for v, s in zip(tensors, flatten(shape_invariants)):
-            if not v.shape.is_compatible_with(s) or v.shape.as_list() != _as_list(s, v):
+            s = tensor_shape.TensorShape(s)
+            if not v.shape.is_compatible_with(s):
+                raise ValueError("The shape invariant specified for %s is not compatible with the initial shape "
+                                 "of the loop variable. It enters the loop with shape %s, but the specified "
+                                 "shape invariant is %s." % (v.name, v.shape, s))
+            if s.ndims != v.shape.ndims or (s.ndims is not None and s.as_list() != v.shape.as_list()):
                 raise NotImplementedError("tfc: tf.while_loop's shape_invariants may only restate the loop "
                                           "variables' shapes")
     single = not _is_seq(loop_vars)
@@ -372,11 +377,6 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
     if len(exits) == 1:
         return exits[0]
     return packed
-
-
-def _as_list(s, v):
-    from tfc.framework import tensor_shape
-    return tensor_shape.TensorShape(s).as_list() if tensor_shape.TensorShape(s).ndims is not None else None
 
 
 # ---------------- tuple ----------------
