@@ -187,3 +187,20 @@ def test_shape_invariants_restating_the_shapes():
     with pytest.raises(NotImplementedError):
         tf.while_loop(lambda a: tf.reduce_sum(a) < 10.0, lambda a: a * 2.0, [x],
                       shape_invariants=[tf.TensorShape([None])])
+
+
+def test_exception_in_a_nested_cond_unwinds_both():
+    p = tf.placeholder(tf.bool, [], name="p")
+    x = tf.placeholder(tf.float32, [], name="x")
+    before = _names()
+
+    def inner_bad():
+        raise RuntimeError("inner")
+
+    def outer_true():
+        return tf.cond(p, lambda: x * 2.0, inner_bad)
+    with pytest.raises(RuntimeError, match="inner"):
+        tf.while_loop(lambda a: a < 10.0, lambda a: tf.cond(p, outer_true, lambda: a), [x])
+    assert _names() == before
+    r = tf.cond(p, lambda: x, lambda: x + 1.0)
+    assert r.name == "cond/Merge:0"
