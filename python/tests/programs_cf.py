@@ -223,6 +223,23 @@ def tuple_gates(tf):
             "error": err}
 
 
+def while_shapes(tf):
+    x = tf.placeholder(tf.float32, [None, 3], name="x")
+    r = tf.while_loop(lambda i, a: i < 2, lambda i, a: (i + 1, a * 2.0), [0, x])
+    inside = []
+
+    def body(a):
+        inside.append(str(a.shape))
+        return a + 1.0
+    r2 = tf.while_loop(lambda a: tf.reduce_sum(a) < 10.0, body, [tf.constant([1.0, 2.0])])
+    return {"shapes": [str(t.shape) for t in r] + [str(r2.shape)], "inside": inside}
+
+
+def while_shape_error(tf):
+    x = tf.placeholder(tf.float32, [], name="x")
+    tf.while_loop(lambda a: a < 1., lambda a: tf.stack([a, a]), [x])
+
+
 def _errors(tf, fns):
     out = []
     for f in fns:
@@ -299,7 +316,8 @@ def _seed_ones(e):
 
 TF115 = {"cond_gradients": _seed_ones}
 
-PROGRAMS = [cond_basic, cond_structures, cond_variables, cond_nested, case_basic, while_basic, while_structures,
-            while_maximum_iterations, while_captures, cond_in_while, while_in_cond, cond_gradients,
-            while_gradients, train_loop_model, cond_assign, variables_in_branches, tuple_gates, cond_errors, cond_error_messages, cond_user_exception,
-            while_errors]
+PROGRAMS = [cond_basic, cond_structures, cond_variables, cond_nested, case_basic, while_basic,
+            while_structures, while_maximum_iterations, while_captures, cond_in_while, while_in_cond,
+            cond_gradients, while_gradients, train_loop_model, cond_assign, variables_in_branches,
+            tuple_gates, while_shapes, while_shape_error, cond_errors, cond_error_messages,
+            cond_user_exception, while_errors]

@@ -583,7 +583,12 @@ static int loop_build(bld_call *c, const TFC_Scope *scope, TFC_WhileCondFn cond,
   bld_cf_ctx *x = tfc_status_ok(c->s) ? ctx_new(c, scope->cf, 1) : NULL;
   if (x && !(x->frame = tfc_strdup(frame))) TFC_OOM(c->s);
   if (x) x->parallel_iterations = par;
-  for (int i = 0; i < n && x && tfc_status_ok(c->s); i++) merge[i] = (tfc_endpoint){enter_node(c, &w, vars[i], frame, par), 0};
+  for (int i = 0; i < n && x && tfc_status_ok(c->s); i++) {
+    merge[i] = (tfc_endpoint){enter_node(c, &w, vars[i], frame, par), 0};
+    /* Python sets each Enter's shape to its variable's (the shape invariant); Enter's own
+     * shape function gives an unknown shape. */
+    if (merge[i].node) merge[i].node->output_shapes[0] = *bld_shape(vars[i]);
+  }
   for (int i = 0; i < n && x && tfc_status_ok(c->s); i++) {
     tfc_endpoint two[2] = {merge[i], merge[i]}; /* input 1 becomes the back edge */
     merge[i] = bld_op0(c, &w, "Merge", "Merge", two, 2, NULL, 0);

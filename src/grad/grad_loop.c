@@ -482,6 +482,9 @@ static tfc_endpoint remap(void *ctx, tfc_endpoint e, tfc_status *s) {
   tfc_grad_attr a[1] = {TFC_GRAD_ATTR_TYPE("elem_type", tfc_dtype_base(e.node->output_types[e.index]))};
   st->value[k] = (tfc_endpoint){
       tfc_grad_node_in(b->g, st->body_scope, "StackPopV2", NULL, &h, 1, -1, 0, a, 1, st->b_pivot, s), 0};
+  /* The pop has the saved value's static shape (Python sets it): the gradient functions then
+   * take the same shape-dependent paths as in the dry run that chose what to save. */
+  if (st->value[k].node) st->value[k].node->output_shapes[0] = e.node->output_shapes[e.index];
   return st->value[k];
 }
 
