@@ -15,6 +15,8 @@ from tfc.client import session as _session
 from tfc.ops import array_ops as _array_ops
 from tfc.ops import math_ops as _math_ops
 from tfc.ops import nn_ops as _nn_ops
+from tfc.ops import clip_ops as _clip_ops
+from tfc.ops import random_ops as _random_ops
 from tfc.ops import raw_ops  # noqa: F401 (tf.raw_ops)
 
 # dtypes
@@ -86,6 +88,41 @@ reduce_prod = _math_ops.reduce_prod
 nn = _types.ModuleType("tfc.nn", "tf.nn")
 nn.relu = _nn_ops.relu
 nn.softmax = _nn_ops.softmax
+
+# math, array, nn, random and clip functions (ops/*.py): tf.*, tf.math.*, tf.nn.*, tf.random.*
+math = _types.ModuleType("tfc.math", "tf.math")
+random = _types.ModuleType("tfc.random", "tf.random")
+_MATH = ("add_n abs negative square sqrt rsqrt exp log log1p expm1 tanh sigmoid sign floor ceil round pow "
+         "maximum minimum equal not_equal less less_equal greater greater_equal logical_and logical_or "
+         "logical_not logical_xor argmax argmin reduce_all reduce_any reduce_logsumexp reduce_sum reduce_mean "
+         "reduce_max reduce_min reduce_prod count_nonzero cumsum cumprod squared_difference floordiv floormod "
+         "mod truediv divide realdiv reciprocal sin cos add subtract multiply scalar_mul").split()
+for _n in _MATH:
+    setattr(math, _n, getattr(_math_ops, _n))
+for _n in _MATH + "div to_float to_double to_int32 to_int64 to_bfloat16 saturate_cast".split():
+    globals()[_n] = getattr(_math_ops, _n)
+for _n in ("concat split unstack expand_dims squeeze transpose tile pad gather one_hot zeros ones zeros_like "
+           "ones_like fill range slice reverse reverse_v2 where where_v2 size rank shape_n identity_n "
+           "sequence_mask meshgrid stop_gradient").split():
+    globals()[_n] = getattr(_array_ops, _n)
+for _n in "clip_by_value clip_by_norm global_norm clip_by_global_norm clip_by_average_norm".split():
+    globals()[_n] = getattr(_clip_ops, _n)
+for _n in "random_normal truncated_normal random_uniform random_shuffle set_random_seed".split():
+    globals()[_n] = getattr(_random_ops, _n)
+random.normal, random.truncated_normal, random.uniform, random.shuffle, random.set_random_seed = (
+    _random_ops.random_normal, _random_ops.truncated_normal, _random_ops.random_uniform,
+    _random_ops.random_shuffle, _random_ops.set_random_seed)
+math.in_top_k = _nn_ops.in_top_k
+math.sigmoid, math.tanh, math.softplus = _math_ops.sigmoid, _math_ops.tanh, _nn_ops.softplus
+for _n in ("relu6 elu selu leaky_relu softplus softsign sigmoid tanh bias_add xw_plus_b relu_layer log_softmax "
+           "l2_loss l2_normalize sparse_softmax_cross_entropy_with_logits softmax_cross_entropy_with_logits "
+           "softmax_cross_entropy_with_logits_v2 sigmoid_cross_entropy_with_logits "
+           "weighted_cross_entropy_with_logits in_top_k moments batch_normalization fused_batch_norm conv2d "
+           "max_pool avg_pool dropout embedding_lookup").split():
+    setattr(nn, _n, getattr(_nn_ops, _n))
+nn.softmax_cross_entropy_with_logits_v2 = _nn_ops.softmax_cross_entropy_with_logits_v2
+nn.log_softmax = _nn_ops.log_softmax
+math.log_softmax, math.softmax = _nn_ops.log_softmax, _nn_ops.softmax
 
 newaxis = None
 __version__ = "1.15.0"
