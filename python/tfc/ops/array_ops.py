@@ -6,6 +6,8 @@ begin_mask/end_mask, `...` sets ellipsis_mask, None sets new_axis_mask, an int o
 k gives [k, k+1) with shrink_axis_mask. Constant begin/end/strides become Consts `stack`,
 `stack_1`, `stack_2` inside the `strided_slice` scope.
 """
+import builtins
+
 import numpy as np
 
 from tfc.framework import constant_op
@@ -52,6 +54,8 @@ def size(input, name=None, out_type=dtypes.int32):  # noqa: A002
         x = ops.convert_to_tensor(input)
         if x.shape.is_fully_defined():
             return constant_op.constant(x.shape.num_elements(), dtype=out_type, name=name)
+        if x.shape.ndims and any(d == 0 for d in x.shape.as_list()):
+            return constant_op.constant(0, dtype=out_type, name=name)
         return gen.apply("Size", name, input=x, out_type=out_type)
 
 
@@ -75,7 +79,7 @@ def stop_gradient(input, name=None):  # noqa: A002
 def expand_dims(input, axis=None, name=None, dim=None):  # noqa: A002
     if dim is not None:
         if axis is not None:
-            raise ValueError("Cannot specify both 'axis' and 'dim'")
+            raise ValueError("Cannot specify both 'dim' and 'axis'")
         axis = dim
     if axis is None:
         raise ValueError("Must specify an axis argument to tf.expand_dims()")
@@ -85,7 +89,7 @@ def expand_dims(input, axis=None, name=None, dim=None):  # noqa: A002
 def squeeze(input, axis=None, name=None, squeeze_dims=None):  # noqa: A002
     if squeeze_dims is not None:
         if axis is not None:
-            raise ValueError("Cannot specify both 'axis' and 'squeeze_dims'")
+            raise ValueError("Cannot specify both 'squeeze_dims' and 'axis'")
         axis = squeeze_dims
     if isinstance(axis, (int, np.integer)):
         axis = [axis]
@@ -94,15 +98,14 @@ def squeeze(input, axis=None, name=None, squeeze_dims=None):  # noqa: A002
 
 def transpose(a, perm=None, name="transpose", conjugate=False):
     """Transpose; perm defaults to the reversed axes (a Const "perm" when the rank is known,
-    else computed from Rank: Sub and Range)."""
+    else Range(Rank - 1, -1, -1))."""
     with ops.name_scope(name, "transpose", [a]) as name:
         if perm is None:
             a = ops.convert_to_tensor(a, name="a")
             r = a.shape.ndims
             if r is None:
                 rk = gen.apply("Rank", None, input=a)
-                perm = gen.apply("Sub", None, x=gen.apply("Sub", None, x=rk, y=1),
-                                 y=gen.apply("Range", None, start=0, limit=rk, delta=1))
+                perm = gen.apply("Range", None, start=rk - 1, limit=-1, delta=-1)
             else:
                 perm = np.arange(r - 1, -1, -1, dtype=np.int32)
         return gen.apply("Transpose", name, x=a, perm=perm)
@@ -131,8 +134,12 @@ def gather(params, indices, validate_indices=None, name=None, axis=None, batch_d
 
 def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None):
     with ops.name_scope(name, "one_hot", [indices, depth, on_value, off_value, axis, dtype]) as name:
-        on_dtype = ops.convert_to_tensor(on_value).dtype.base_dtype if on_value is not None else None
-        off_dtype = ops.convert_to_tensor(off_value).dtype.base_dtype if off_value is not None else None
+        if on_value is not None:
+            on_value = ops.convert_to_tensor(on_value)
+        if off_value is not None:
+            off_value = ops.convert_to_tensor(off_value)
+        on_dtype = on_value.dtype.base_dtype if on_value is not None else None
+        off_dtype = off_value.dtype.base_dtype if off_value is not None else None
         if dtype is not None:
             dtype = dtypes.as_dtype(dtype)
         if on_value is not None or off_value is not None:
@@ -257,7 +264,7 @@ def where_v2(condition, x=None, y=None, name=None):
 
 
 def concat(values, axis, name="concat"):
-    """ConcatV2 named `name`; one value gives an Identity "<name>/<name>" after checking that
+    """ConcatV2 named `name`; one value gives an Identity "<scope>/<name>" after checking that
     axis is an int32 scalar."""
     if not isinstance(values, (list, tuple)):
         values = [values]
@@ -266,7 +273,7 @@ def concat(values, axis, name="concat"):
             ax = ops.convert_to_tensor(axis, name="concat_dim", dtype=dtypes.int32)
             if ax.shape.ndims is not None and ax.shape.ndims != 0:
                 raise ValueError("Shape %s must have rank 0" % ax.shape)
-            return identity(values[0], name=scope)
+            return identity(values[0], name=name)
     return gen.apply("ConcatV2", name, values=list(values), axis=axis)
 
 
@@ -305,10 +312,11 @@ def sequence_mask(lengths, maxlen=None, dtype=dtypes.bool, name=None):
         lengths = ops.convert_to_tensor(lengths)
         if maxlen is None:
             r = lengths.shape.ndims
-            maxlen = gen.apply("Max", None, input=lengths,
-                               reduction_indices=np.arange(r, dtype=np.int32) if r is not None else
-                               gen.apply("Range", None, start=0, limit=gen.apply("Rank", None, input=lengths),
-                                         delta=1))
+            if r is not None:
+                dims = constant_op.constant(np.arange(r, dtype=np.int32))
+            else:
+                dims = gen.apply("Range", None, start=0, limit=gen.apply("Rank", None, input=lengths), delta=1)
+            maxlen = gen.apply("Max", None, input=lengths, reduction_indices=dims)
             maxlen = gen.apply("Maximum", None, x=constant_op.constant(0, dtype=maxlen.dtype), y=maxlen)
         else:
             maxlen = ops.convert_to_tensor(maxlen)
@@ -389,7 +397,7 @@ def _slice_helper(tensor, slice_spec, var=None):
     begin, end, strides = [], [], []
     begin_mask = end_mask = ellipsis_mask = new_axis_mask = shrink_axis_mask = 0
     for index, s in enumerate(slice_spec):
-        if isinstance(s, slice):
+        if isinstance(s, builtins.slice):
             if s.start is not None:
                 _check_index(s.start)
                 begin.append(s.start)

@@ -121,7 +121,7 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
 def _reduction_dims(x, axis, reduction_indices):
     if reduction_indices is not None:
         if axis is not None:
-            raise ValueError("Can not specify both 'axis' and 'reduction_indices'.")
+            raise ValueError("Cannot specify both 'reduction_indices' and 'axis'")
         axis = reduction_indices
     if axis is not None:
         return axis
@@ -133,7 +133,7 @@ def _reduction_dims(x, axis, reduction_indices):
 
 def _keep(keepdims, keep_dims):
     if keepdims is not None and keep_dims is not None:
-        raise ValueError("Cannot specify both 'keepdims' and 'keep_dims'.")
+        raise ValueError("Cannot specify both 'keep_dims' and 'keepdims'")
     v = keepdims if keepdims is not None else keep_dims
     return bool(v) if v is not None else False
 
@@ -190,7 +190,7 @@ def reduce_logsumexp(input_tensor, axis=None, keepdims=None, name=None, reductio
     keepdims = _keep(keepdims, keep_dims)
     if reduction_indices is not None:
         if axis is not None:
-            raise ValueError("Can not specify both 'axis' and 'reduction_indices'.")
+            raise ValueError("Cannot specify both 'reduction_indices' and 'axis'")
         axis = reduction_indices
     with ops.name_scope(name, "ReduceLogSumExp", [input_tensor]) as name:
         x = ops.convert_to_tensor(input_tensor)
@@ -212,25 +212,27 @@ def count_nonzero(input_tensor=None, axis=None, keepdims=None, dtype=dtypes.int6
                   reduction_indices=None, keep_dims=None, input=None):  # noqa: A002
     if input is not None:
         if input_tensor is not None:
-            raise ValueError("Cannot specify both 'input' and 'input_tensor'.")
+            raise ValueError("Cannot specify both 'input' and 'input_tensor'")
         input_tensor = input
     keepdims = _keep(keepdims, keep_dims)
     if reduction_indices is not None:
         if axis is not None:
-            raise ValueError("Can not specify both 'axis' and 'reduction_indices'.")
+            raise ValueError("Cannot specify both 'reduction_indices' and 'axis'")
         axis = reduction_indices
     with ops.name_scope(name, "count_nonzero", [input_tensor]):
         x = ops.convert_to_tensor(input_tensor, name="input_tensor")
         from tfc.ops import array_ops
-        zero = array_ops.zeros([], dtype=x.dtype)
-        return cast(reduce_sum(cast(gen.apply("NotEqual", None, x=x, y=zero), dtypes.int64), axis=axis,
-                               keepdims=keepdims), dtype=dtype)
+        if x.dtype == dtypes.bool:
+            predicate = x
+        else:
+            predicate = gen.apply("NotEqual", None, x=x, y=array_ops.zeros([], dtype=x.dtype))
+        return cast(reduce_sum(cast(predicate, dtypes.int64), axis=axis, keepdims=keepdims), dtype=dtype)
 
 
 def _arg_minmax(op_type, input, axis, name, dimension, output_type):  # noqa: A002
     if dimension is not None:
         if axis is not None:
-            raise ValueError("Cannot specify both 'axis' and 'dimension'")
+            raise ValueError("Cannot specify both 'dimension' and 'axis'")
         axis = dimension
     if axis is None:
         axis = 0
@@ -355,8 +357,7 @@ def scalar_mul(scalar, x, name=None):
     scalar = ops.convert_to_tensor(scalar, dtype=x.dtype.base_dtype, name="scalar")
     if scalar.shape.ndims != 0:
         raise ValueError("Only scalar multiply works, got shape %s" % scalar.shape)
-    with ops.name_scope(name, "scalar_mul", [scalar, x]) as name:
-        return multiply(scalar, x, name=name)
+    return gen.apply("Mul", name, x=scalar, y=x)
 
 
 def _cum(op_type, scope):

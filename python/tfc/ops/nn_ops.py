@@ -100,7 +100,7 @@ def relu_layer(x, weights, biases, name=None):
 def _axis_arg(axis, dim, default):
     if dim is not None:
         if axis is not None:
-            raise ValueError("Cannot specify both 'axis' and 'dim'")
+            raise ValueError("Cannot specify both 'dim' and 'axis'")
         axis = dim
     return default if axis is None else axis
 
@@ -189,12 +189,12 @@ def sparse_softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits
             raise ValueError("Shape mismatch: The shape of labels (received %s) should equal the shape of logits "
                              "except for the last dimension (received %s)." % (labels_static, lshape))
         if lshape.ndims == 2:
-            cost, _ = gen.apply("SparseSoftmaxCrossEntropyWithLogits", None, features=precise, labels=labels)
+            cost, _ = gen.apply("SparseSoftmaxCrossEntropyWithLogits", name, features=precise, labels=labels)
             return math_ops.cast(cost, dtypes.float16) if logits.dtype == dtypes.float16 else cost
         num_classes = array_ops.shape(logits)[array_ops.rank(logits) - 1]
         precise = array_ops.reshape(precise, [-1, num_classes])
         labels = array_ops.reshape(labels, [-1])
-        cost, _ = gen.apply("SparseSoftmaxCrossEntropyWithLogits", None, features=precise, labels=labels)
+        cost, _ = gen.apply("SparseSoftmaxCrossEntropyWithLogits", name, features=precise, labels=labels)
         cost = array_ops.reshape(cost, labels_shape)
         cost.set_shape(labels_static)
         return math_ops.cast(cost, dtypes.float16) if logits.dtype == dtypes.float16 else cost
@@ -246,7 +246,7 @@ def softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, 
     ("softmax_cross_entropy_with_logits_sg/labels_stop_gradient") first."""
     if axis is not None:
         if dim != -1:
-            raise ValueError("Cannot specify both 'axis' and 'dim'")
+            raise ValueError("Cannot specify both 'dim' and 'axis'")
         dim = axis
     _ensure_xent_args("softmax_cross_entropy_with_logits", _sentinel, labels, logits)
     with ops.name_scope(name, "softmax_cross_entropy_with_logits_sg", [logits, labels]) as name:
@@ -426,7 +426,7 @@ def dropout(x, keep_prob=None, noise_shape=None, seed=None, name=None, rate=None
         raise ValueError("keep_prob must be a floating point number or Tensor (got %r)" % (keep_prob,))
     if keep is not None:
         if rate is not None:
-            raise ValueError("Cannot specify both 'rate' and 'keep_prob'")
+            raise ValueError("Cannot specify both 'keep_prob' and 'rate'")
         rate = keep
     if rate is None:
         raise ValueError("You must provide a rate to dropout.")
