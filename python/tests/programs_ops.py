@@ -108,7 +108,14 @@ def logsumexp(tf):
     inf = tf.constant([[-np.inf, -np.inf], [1.0, 2.0]], name="inf")
     r = [tf.reduce_logsumexp(x), tf.reduce_logsumexp(x, 1), tf.reduce_logsumexp(x, 0, keepdims=True),
          tf.reduce_logsumexp(inf, 1)]
-    return {"names": [t.name for t in r], "shapes": [str(t.shape) for t in r], "values": _r(_run(tf, r))}
+    return {"ops": _ops(tf), "names": [t.name for t in r], "shapes": [str(t.shape) for t in r],
+            "values": _r(_run(tf, r))}
+
+
+def classifications(tf):
+    v = tf.constant([1.0, np.inf, -np.inf, np.nan], name="v")
+    r = [tf.is_finite(v), tf.is_nan(v), tf.math.is_inf(v, name="inf")]
+    return {"ops": _ops(tf), "values": _val(_run(tf, r))}
 
 
 def both_axis_args(tf):
@@ -257,6 +264,24 @@ def slices_and_selects(tf):
          tf.identity(x, name="idt")]
     r += tf.identity_n([x, cond])
     return {"ops": _ops(tf), "names": [t.name for t in r], "values": _val(_run(tf, r))}
+
+
+def masks_and_where(tf):
+    x = tf.constant(np.arange(12, dtype=np.float32).reshape(2, 3, 2), name="x")
+    m = tf.constant([[True, False, True], [False, False, True]], name="m")
+    r = [tf.where(m), tf.where([[0.0, 1.5], [-2.0, 0.0]], name="w"), tf.boolean_mask(x, m),
+         tf.boolean_mask(x, [False, True], axis=2, name="bm"), tf.boolean_mask(x, tf.constant([True, False])),
+         x[m], x[tf.constant([[True, True, False], [False, True, False]])]]
+    return {"ops": _ops(tf), "names": [t.name for t in r], "shapes": [str(t.shape) for t in r],
+            "values": _val(_run(tf, r))}
+
+
+def boolean_mask_scalar(tf):
+    tf.boolean_mask(tf.constant([1]), True)
+
+
+def boolean_mask_unknown_rank(tf):
+    tf.boolean_mask(tf.constant([1]), tf.placeholder(tf.bool))
 
 
 def where_one_arg(tf):
@@ -440,11 +465,11 @@ def random_bad_dtype(tf):
 
 
 PROGRAMS = [
-    math_unary, math_binary, add_n, add_n_empty, add_n_mixed, arg_min_max, argmax_both, reductions, logsumexp,
+    math_unary, math_binary, add_n, add_n_empty, add_n_mixed, arg_min_max, argmax_both, reductions, logsumexp, classifications,
     both_axis_args, casts, matmul_flags, matmul_transpose_and_adjoint, clipping,
     concat_split, split_rank0, unstack_bad_axis, shapes_and_transposes, expand_dims_no_axis,
     pad_bad_mode, squeeze_bad, gather_one_hot, one_hot_dtype_mismatch, one_hot_on_off_mismatch, fills,
-    ranges, slices_and_selects, where_one_arg, masks_and_grids,
+    ranges, slices_and_selects, masks_and_where, boolean_mask_scalar, boolean_mask_unknown_rank, where_one_arg, masks_and_grids,
     activations, softmaxes, softmax_bad_axis, cross_entropies, xent_positional, xent_missing, xent_rank_mismatch,
     xent_axis, xent_shape_mismatch, sigmoid_xent_shapes, norms_and_stats, fused_batch_norms,
     fused_batch_norm_inference_needs_stats, convolutions, conv_bad_shapes, dropout_and_embeddings, dropout_bad_rate,
@@ -521,11 +546,28 @@ def _random_uniform(e):
         r["names"][k] = scope + ":0"
 
 
+def _logsumexp(e):
+    """1.15 replaces infinite maxima with where(IsFinite, max, zeros_like(max)) (Select), reshapes
+    by tf.shape (a Const for known shapes) and adds with Add; 2.x: SelectV2 of a 0 Const, a
+    Shape op, AddV2."""
+    for op in e["result"]["ops"]:
+        scope, _, last = op[0].rpartition("/")
+        if op[0].endswith("/SelectV2/e"):
+            op[:] = [op[0][:-len("SelectV2/e")] + "zeros_like", "Const"]
+        elif last == "SelectV2":
+            op[:] = [scope + "/Select", "Select"]
+        elif last == "Shape":
+            op[1] = "Const"
+        elif op[1] == "AddV2" and op[0].startswith("ReduceLogSumExp") and "/" not in op[0]:
+            op[1] = "Add"
+
+
 _XENT = "Only call `%s` with named arguments (labels=..., logits=..., ...)"
 TF115 = {
     # 1.15's tf.add and math_ops.add build Add (2.x: AddV2)
     "math_binary": _retype({"Add"}, "Add"),
     "cross_entropies": _retype({"logistic_loss", "sx"}, "Add"),
+    "logsumexp": _logsumexp,
     # 1.15's deprecated_argument_lookup: no trailing period
     "argmax_both": _err("ValueError", "Cannot specify both 'dimension' and 'axis'"),
     "both_axis_args": _err("ValueError", "Cannot specify both 'reduction_indices' and 'axis'"),

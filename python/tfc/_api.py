@@ -96,14 +96,15 @@ _MATH = ("add_n abs negative square sqrt rsqrt exp log log1p expm1 tanh sigmoid 
          "maximum minimum equal not_equal less less_equal greater greater_equal logical_and logical_or "
          "logical_not logical_xor argmax argmin reduce_all reduce_any reduce_logsumexp reduce_sum reduce_mean "
          "reduce_max reduce_min reduce_prod count_nonzero cumsum cumprod squared_difference floordiv floormod "
-         "mod truediv divide realdiv reciprocal sin cos add subtract multiply scalar_mul").split()
+         "mod truediv divide realdiv reciprocal sin cos add subtract multiply scalar_mul is_finite is_nan "
+         "is_inf").split()
 for _n in _MATH:
     setattr(math, _n, getattr(_math_ops, _n))
 for _n in _MATH + "div to_float to_double to_int32 to_int64 to_bfloat16 saturate_cast".split():
     globals()[_n] = getattr(_math_ops, _n)
 for _n in ("concat split unstack expand_dims squeeze transpose tile pad gather one_hot zeros ones zeros_like "
            "ones_like fill range slice reverse reverse_v2 where where_v2 size rank shape_n identity_n "
-           "sequence_mask meshgrid stop_gradient").split():
+           "sequence_mask meshgrid stop_gradient boolean_mask").split():
     globals()[_n] = getattr(_array_ops, _n)
 for _n in "clip_by_value clip_by_norm global_norm clip_by_global_norm clip_by_average_norm".split():
     globals()[_n] = getattr(_clip_ops, _n)

@@ -923,3 +923,10 @@ int tfc_shape_reverse_sequence(tfc_shape_ctx *c) {
   c->output_shapes[0] = out;
   return TFC_OK;
 }
+
+/* Where: a matrix with one row per true entry (unknown count) and one column per input dim. */
+int tfc_shape_where(tfc_shape_ctx *c) {
+  const int64_t dims[2] = {-1, c->input_shapes[0].rank};
+  c->output_shapes[0] = tfc_shape_make(dims, 2);
+  return TFC_OK;
+}

@@ -246,10 +246,12 @@ reverse_v2 = reverse
 
 
 def where(condition, x=None, y=None, name=None):
-    """TF 1.x where: Select(condition, x, y); with neither x nor y the coordinates of true
-    entries (the Where op, which the op table lacks: NotImplementedError)."""
+    """TF 1.x where: Select(condition, x, y); with neither x nor y, the int64 coordinates of the
+    true entries (Where under a "Where" scope)."""
     if x is None and y is None:
-        raise NotImplementedError("tf.where(condition) needs the Where op, which this library lacks")
+        with ops.name_scope(name, "Where", [condition]) as name:
+            condition = ops.convert_to_tensor(condition, preferred_dtype=dtypes.bool, name="condition")
+            return gen.apply("Where", name, input=condition)
     if x is None or y is None:
         raise ValueError("x and y must both be non-None or both be None.")
     return gen.apply("Select", name, condition=condition, t=x, e=y)
@@ -257,10 +259,40 @@ def where(condition, x=None, y=None, name=None):
 
 def where_v2(condition, x=None, y=None, name=None):
     if x is None and y is None:
-        raise NotImplementedError("tf.where(condition) needs the Where op, which this library lacks")
+        with ops.name_scope(name, "Where", [condition]) as name:
+            condition = ops.convert_to_tensor(condition, preferred_dtype=dtypes.bool, name="condition")
+            return gen.apply("Where", name, input=condition)
     if x is None or y is None:
         raise ValueError("x and y must both be non-None or both be None.")
     return gen.apply("SelectV2", name, condition=condition, t=x, e=y)
+
+
+def boolean_mask(tensor, mask, name="boolean_mask", axis=None):
+    """The entries of tensor where mask (a bool tensor of known rank over dims axis..) is true:
+    the masked dims flattened into one (Prod, Reshape), then GatherV2 of Where's rows."""
+    with ops.name_scope(name, values=[tensor, mask]):
+        tensor = ops.convert_to_tensor(tensor, name="tensor")
+        mask = ops.convert_to_tensor(mask, name="mask")
+        shape_mask = mask.shape
+        ndims_mask = shape_mask.ndims
+        shape_tensor = tensor.shape
+        if ndims_mask == 0:
+            raise ValueError("mask cannot be scalar.")
+        if ndims_mask is None:
+            raise ValueError("Number of mask dimensions must be specified, even if some dimensions are None.  "
+                             "E.g. shape=[None] is ok, but shape=None is not.")
+        axis = 0 if axis is None else axis
+        if shape_tensor.ndims is not None:
+            tensor_shape.TensorShape(shape_tensor.dims[axis:axis + ndims_mask]).assert_is_compatible_with(shape_mask)
+        leading_size = gen.apply("Prod", None, input=shape(tensor)[axis:axis + ndims_mask], reduction_indices=[0])
+        tensor = reshape(tensor, concat([shape(tensor)[:axis], [leading_size], shape(tensor)[axis + ndims_mask:]], 0))
+        if shape_tensor.ndims is not None:
+            dims = shape_tensor.as_list()
+            masked = tensor_shape.TensorShape(dims[axis:axis + ndims_mask]).num_elements()
+            tensor.set_shape(dims[:axis] + [masked] + dims[axis + ndims_mask:])
+        mask = reshape(mask, [-1])
+        indices = squeeze(where(mask), axis=[1])
+        return gather(tensor, indices, axis=axis)
 
 
 def concat(values, axis, name="concat"):
@@ -391,7 +423,7 @@ def _slice_helper(tensor, slice_spec, var=None):
     if isinstance(slice_spec, bool) or \
             (isinstance(slice_spec, ops.Tensor) and slice_spec.dtype == dtypes.bool) or \
             (isinstance(slice_spec, np.ndarray) and slice_spec.dtype == bool):
-        raise NotImplementedError("boolean_mask indexing is not supported yet")
+        return boolean_mask(tensor=tensor, mask=slice_spec)
     if not isinstance(slice_spec, (list, tuple)):
         slice_spec = [slice_spec]
     begin, end, strides = [], [], []

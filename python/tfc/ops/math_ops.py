@@ -184,27 +184,23 @@ def reduce_any(input_tensor, axis=None, keepdims=None, name=None, reduction_indi
 
 def reduce_logsumexp(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
                      keep_dims=None):
-    """log(sum(exp(x - m))) + m under "ReduceLogSumExp", m the max with infinities replaced by 0.
-    TF tests finiteness with IsFinite, which the op table lacks: here m - m == 0 (Sub, Equal)
-    tests it, so two nodes differ from TF's graph; the values are TF's."""
+    """log(sum(exp(x - m))) + m under "ReduceLogSumExp", m the max with infinities replaced by 0
+    (IsFinite, Select, StopGradient)."""
     keepdims = _keep(keepdims, keep_dims)
     if reduction_indices is not None:
         if axis is not None:
             raise ValueError("Cannot specify both 'reduction_indices' and 'axis'")
         axis = reduction_indices
+    from tfc.ops import array_ops
     with ops.name_scope(name, "ReduceLogSumExp", [input_tensor]) as name:
         x = ops.convert_to_tensor(input_tensor)
         raw_max = reduce_max(x, axis=axis, keepdims=True)
-        finite = gen.apply("Equal", None, x=gen.apply("Sub", None, x=raw_max, y=raw_max),
-                           y=constant_op.constant(0, dtype=raw_max.dtype))
-        from tfc.ops import array_ops
-        my_max = gen.apply("StopGradient", None, input=gen.apply(
-            "Select", None, condition=finite, t=raw_max, e=array_ops.zeros_like(raw_max)))
-        result = gen.apply("Log", None, x=reduce_sum(
-            gen.apply("Exp", None, x=gen.apply("Sub", None, x=x, y=my_max)), axis, keepdims=keepdims))
+        my_max = array_ops.stop_gradient(array_ops.where(
+            is_finite(raw_max), raw_max, array_ops.zeros_like(raw_max)))
+        result = log(reduce_sum(exp(subtract(x, my_max)), axis, keepdims=keepdims))
         if not keepdims:
             my_max = array_ops.reshape(my_max, array_ops.shape(result))
-        result = gen.apply("AddV2", name, x=result, y=my_max)
+        result = gen.apply("Add", name, x=result, y=my_max)
         return _may_reduce_to_scalar(keepdims, axis, result)
 
 
@@ -302,6 +298,9 @@ cos = _gen_unary("Cos", "cos")
 tanh = _gen_unary("Tanh", "tanh", scoped=True)
 sigmoid = _gen_unary("Sigmoid", "sigmoid", scoped=True)
 logical_not = _gen_unary("LogicalNot", "logical_not")
+is_finite = _gen_unary("IsFinite", "is_finite")
+is_nan = _gen_unary("IsNan", "is_nan")
+is_inf = _gen_unary("IsInf", "is_inf")
 
 maximum = _gen_binary("Maximum", "maximum")
 minimum = _gen_binary("Minimum", "minimum")

@@ -1,8 +1,8 @@
 /*
  * kernels_array_extra — CPU kernels of the array ops the gradient builders and input
  * pipelines need: Pad, PadV2 and MirrorPad (one padded copy), UnsortedSegmentSum,
- * InvertPermutation, StridedSliceGrad (a strided scatter into zeros), ConcatOffset and
- * OneHot. Registered by tfc_cpu_kernels_array (kernels_array.c), which also gets the scan
+ * InvertPermutation, StridedSliceGrad (a strided scatter into zeros), ConcatOffset, OneHot
+ * and Where (the coordinates of nonzero entries, for boolean_mask and one-argument where). Registered by tfc_cpu_kernels_array (kernels_array.c), which also gets the scan
  * kernels (Cumsum, Cumprod; kernels_scan.c) and DynamicStitch (kernels_stitch.c) through
  * tfc_cpu_kernels_array_extra.
  *
@@ -327,6 +327,48 @@ static int one_hot_compute(tfc_kernel_ctx *c) {
   return TFC_OK;
 }
 
+/* ---- Where ---- */
+
+/* Whether element i of t is nonzero (false for -0.0, as TF's `!= T(0)`). */
+static int nonzero_at(const tfc_tensor *t, int64_t i) {
+  const char *p = (const char *)t->data;
+  switch (t->dtype) {
+    case TFC_DT_FLOAT: return ((const float *)p)[i] != 0.0f;
+    case TFC_DT_DOUBLE: return ((const double *)p)[i] != 0.0;
+    case TFC_DT_HALF:
+    case TFC_DT_BFLOAT16: return (((const uint16_t *)p)[i] & 0x7fffu) != 0;
+    case TFC_DT_COMPLEX64: return ((const float *)p)[2 * i] != 0.0f || ((const float *)p)[2 * i + 1] != 0.0f;
+    case TFC_DT_COMPLEX128: return ((const double *)p)[2 * i] != 0.0 || ((const double *)p)[2 * i + 1] != 0.0;
+    default: break;
+  }
+  size_t es = tfc_dtype_size(t->dtype);
+  for (size_t b = 0; b < es; b++)
+    if (p[(size_t)i * es + b]) return 1;
+  return 0;
+}
+
+static int where_compute(tfc_kernel_ctx *c) {
+  const tfc_tensor *x = c->inputs[0];
+  if (x->ndims < 1)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "WhereOp : Unhandled input dimensions: %d", x->ndims);
+  int64_t n = 0;
+  for (int64_t i = 0; i < x->n_elems; i++) n += nonzero_at(x, i);
+  const int64_t dims[2] = {n, x->ndims};
+  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, TFC_DT_INT64, dims, 2);
+  if (!out) return c->status->code;
+  int64_t *o = out->data;
+  for (int64_t i = 0; i < x->n_elems; i++) {
+    if (!nonzero_at(x, i)) continue;
+    int64_t r = i;
+    for (int d = x->ndims - 1; d >= 0; d--) {
+      o[d] = r % x->dims[d];
+      r /= x->dims[d];
+    }
+    o += x->ndims;
+  }
+  return TFC_OK;
+}
+
 /* ---- registration ---- */
 
 static const tfc_kernel_def defs[] = {
@@ -381,6 +423,7 @@ static const tfc_kernel_def defs[] = {
      .types = TFC_ARRAY_POD_TYPES,
      .host_memory_in = TFC_HOST(1),
      .compute = one_hot_compute},
+    {.op = TFC_OP_Where, .host_memory_out = 1u, .compute = where_compute},
 };
 
 int tfc_cpu_kernels_array_extra(tfc_kernel_table *t, tfc_status *s) {

@@ -1,0 +1,68 @@
+/* Where and the float classifications IsFinite / IsNan / IsInf: values TensorFlow computed for
+ * the same inputs, and TF's error for a scalar Where. */
+#include <math.h>
+#include <stdint.h>
+
+#include "harness.h"
+#include "kernel_util.c"
+
+static void expect_i64(const tfc_tensor *t, int64_t rows, int64_t cols, const int64_t *want) {
+  EXPECT_EQ(t->dtype, TFC_DT_INT64);
+  EXPECT_EQ(t->ndims, 2);
+  EXPECT_EQ(t->dims[0], rows);
+  EXPECT_EQ(t->dims[1], cols);
+  for (int64_t i = 0; i < rows * cols; i++) EXPECT_EQ(((const int64_t *)t->data)[i], want[i]);
+}
+
+static void where_gives_coordinates_of_true_entries(void) {
+  tfc_status s;
+  tfc_status_init(&s);
+  tfc_tensor *in = ku_bool((int64_t[]){2, 3}, 2, (uint8_t[]){1, 0, 1, 0, 0, 1}), *out = NULL;
+  EXPECT_EQ(ku_run("Where", NULL, 0, &in, 1, NULL, &out, 1, &s), TFC_OK);
+  expect_i64(out, 3, 2, (int64_t[]){0, 0, 0, 2, 1, 2});
+  tfc_tensor_unref(out);
+  tfc_tensor_unref(in);
+  /* numbers: -0.0 is zero, NaN is not */
+  in = ku_f32((int64_t[]){2, 3}, 2, (float[]){0.0f, -0.0f, 1.5f, NAN, 0.0f, -2.0f});
+  EXPECT_EQ(ku_run("Where", NULL, 0, &in, 1, NULL, &out, 1, &s), TFC_OK);
+  expect_i64(out, 3, 2, (int64_t[]){0, 2, 1, 0, 1, 2});
+  tfc_tensor_unref(out);
+  tfc_tensor_unref(in);
+  /* nothing true: [0, rank] */
+  in = ku_i32((int64_t[]){0, 2}, 2, NULL);
+  EXPECT_EQ(ku_run("Where", NULL, 0, &in, 1, NULL, &out, 1, &s), TFC_OK);
+  expect_i64(out, 0, 2, NULL);
+  tfc_tensor_unref(out);
+  tfc_tensor_unref(in);
+  in = ku_i32(NULL, 0, (int32_t[]){3});
+  EXPECT_EQ(ku_run("Where", NULL, 0, &in, 1, NULL, &out, 1, &s), TFC_INVALID_ARGUMENT);
+  EXPECT_STREQ(tfc_status_msg(&s), "WhereOp : Unhandled input dimensions: 0");
+  tfc_tensor_unref(in);
+  tfc_status_fini(&s);
+}
+
+static void classifications_of_floats(void) {
+  static const char *const ops[3] = {"IsFinite", "IsNan", "IsInf"};
+  static const uint8_t want[3][4] = {{1, 0, 0, 0}, {0, 0, 0, 1}, {0, 1, 1, 0}};
+  tfc_status s;
+  tfc_status_init(&s);
+  tfc_tensor *f = ku_f32((int64_t[]){4}, 1, (float[]){1.0f, INFINITY, -INFINITY, NAN});
+  tfc_tensor *d = ku_f64((int64_t[]){4}, 1, (double[]){1.0, INFINITY, -INFINITY, NAN});
+  for (int k = 0; k < 3; k++)
+    for (int t = 0; t < 2; t++) {
+      tfc_tensor *out = NULL;
+      EXPECT_EQ(ku_run(ops[k], NULL, 0, t ? &d : &f, 1, NULL, &out, 1, &s), TFC_OK);
+      EXPECT_EQ(out->dtype, TFC_DT_BOOL);
+      EXPECT_EQ(out->n_elems, 4);
+      for (int i = 0; i < 4; i++) EXPECT_EQ(((const uint8_t *)out->data)[i], want[k][i]);
+      tfc_tensor_unref(out);
+    }
+  tfc_tensor_unref(f);
+  tfc_tensor_unref(d);
+  tfc_status_fini(&s);
+}
+
+static const tfc_test tests[] = {TFC_TEST(where_gives_coordinates_of_true_entries),
+                                 TFC_TEST(classifications_of_floats), {0}};
+
+TFC_TEST_MAIN(tests)
