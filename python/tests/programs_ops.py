@@ -225,6 +225,24 @@ def gather_one_hot(tf):
             "values": _val(_run(tf, r))}
 
 
+def gather_nd_and_top_k(tf):
+    p = tf.constant(np.arange(6, dtype=np.float32).reshape(2, 3), name="p")
+    x = tf.constant([[3.0, 1.0, 3.0, 2.0], [0.5, 9.0, -1.0, 4.0]], name="x")
+    v, i = tf.nn.top_k(x, 2)
+    v2, i2 = tf.nn.top_k(tf.constant([[5, 7, 7, 1]]), k=3, name="tk")
+    v3, i3 = tf.nn.top_k(x)
+    r = [tf.gather_nd(p, [[1, 2], [0, 0]]), tf.gather_nd(p, [[1]]), tf.gather_nd(p, [[[0, 1]], [[1, 0]]], name="g"),
+         v, i, v2, i2, v3, i3]
+    return {"ops": _ops(tf), "names": [t.name for t in r], "shapes": [str(t.shape) for t in r],
+            "values": _val(_run(tf, r))}
+
+
+def gather_nd_out_of_range(tf):
+    p = tf.constant(np.arange(6, dtype=np.float32).reshape(2, 3), name="p")
+    with tf.Session() as s:
+        s.run(tf.gather_nd(p, [[0, 1], [0, 3]]))
+
+
 def one_hot_dtype_mismatch(tf):
     tf.one_hot([0], 2, on_value=1.0, dtype=tf.int32)
 
@@ -468,7 +486,7 @@ PROGRAMS = [
     math_unary, math_binary, add_n, add_n_empty, add_n_mixed, arg_min_max, argmax_both, reductions, logsumexp, classifications,
     both_axis_args, casts, matmul_flags, matmul_transpose_and_adjoint, clipping,
     concat_split, split_rank0, unstack_bad_axis, shapes_and_transposes, expand_dims_no_axis,
-    pad_bad_mode, squeeze_bad, gather_one_hot, one_hot_dtype_mismatch, one_hot_on_off_mismatch, fills,
+    pad_bad_mode, squeeze_bad, gather_one_hot, gather_nd_and_top_k, gather_nd_out_of_range, one_hot_dtype_mismatch, one_hot_on_off_mismatch, fills,
     ranges, slices_and_selects, masks_and_where, boolean_mask_scalar, boolean_mask_unknown_rank, where_one_arg, masks_and_grids,
     activations, softmaxes, softmax_bad_axis, cross_entropies, xent_positional, xent_missing, xent_rank_mismatch,
     xent_axis, xent_shape_mismatch, sigmoid_xent_shapes, norms_and_stats, fused_batch_norms,

@@ -93,6 +93,12 @@ def test_shape_inference_errors_are_value_errors():
         tf.reshape(x, [4, 2])
     with pytest.raises(ValueError, match=r"^Dimension size must be evenly divisible by 2 but is 3"):
         tf.split(x, 2, 1)
+    with pytest.raises(ValueError, match=r"^input must have last dimension >= k = 4 but is 3 for 'TopKV2' "
+                                         r"\(op: 'TopKV2'\) with input shapes: \[2,3\], \[\]"):
+        tf.nn.top_k(x, 4)
+    with pytest.raises(ValueError, match=r"^indices.shape\[-1\] must be <= params.rank, but saw indices shape: "
+                                         r"\[1,3\] and params shape: \[2,3\]"):
+        tf.gather_nd(x, [[0, 1, 2]])
 
 
 def test_both_spellings_of_an_argument():

@@ -104,7 +104,7 @@ for _n in _MATH + "div to_float to_double to_int32 to_int64 to_bfloat16 saturate
     globals()[_n] = getattr(_math_ops, _n)
 for _n in ("concat split unstack expand_dims squeeze transpose tile pad gather one_hot zeros ones zeros_like "
            "ones_like fill range slice reverse reverse_v2 where where_v2 size rank shape_n identity_n "
-           "sequence_mask meshgrid stop_gradient boolean_mask").split():
+           "sequence_mask meshgrid stop_gradient boolean_mask gather_nd").split():
     globals()[_n] = getattr(_array_ops, _n)
 for _n in "clip_by_value clip_by_norm global_norm clip_by_global_norm clip_by_average_norm".split():
     globals()[_n] = getattr(_clip_ops, _n)
@@ -113,13 +113,13 @@ for _n in "random_normal truncated_normal random_uniform random_shuffle set_rand
 random.normal, random.truncated_normal, random.uniform, random.shuffle, random.set_random_seed = (
     _random_ops.random_normal, _random_ops.truncated_normal, _random_ops.random_uniform,
     _random_ops.random_shuffle, _random_ops.set_random_seed)
-math.in_top_k = _nn_ops.in_top_k
+math.in_top_k, math.top_k = _nn_ops.in_top_k, _nn_ops.top_k
 math.sigmoid, math.tanh, math.softplus = _math_ops.sigmoid, _math_ops.tanh, _nn_ops.softplus
 for _n in ("relu6 elu selu leaky_relu softplus softsign sigmoid tanh bias_add xw_plus_b relu_layer log_softmax "
            "l2_loss l2_normalize sparse_softmax_cross_entropy_with_logits softmax_cross_entropy_with_logits "
            "softmax_cross_entropy_with_logits_v2 sigmoid_cross_entropy_with_logits "
            "weighted_cross_entropy_with_logits in_top_k moments batch_normalization fused_batch_norm conv2d "
-           "max_pool avg_pool dropout embedding_lookup").split():
+           "max_pool avg_pool dropout embedding_lookup top_k").split():
     setattr(nn, _n, getattr(_nn_ops, _n))
 nn.softmax_cross_entropy_with_logits_v2 = _nn_ops.softmax_cross_entropy_with_logits_v2
 nn.log_softmax = _nn_ops.log_softmax

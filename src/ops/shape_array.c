@@ -930,3 +930,27 @@ int tfc_shape_where(tfc_shape_ctx *c) {
   c->output_shapes[0] = tfc_shape_make(dims, 2);
   return TFC_OK;
 }
+
+/* GatherNd (TF's GatherNdShape): params and indices rank >= 1; with params' rank and r =
+ * indices.shape[-1] known, the output is indices.shape[:-1] + params.shape[r:]. */
+int tfc_shape_gather_nd(tfc_shape_ctx *c) {
+  const tfc_shape *p = &c->input_shapes[0], *ix = &c->input_shapes[1];
+  if (p->rank == 0 || ix->rank == 0)
+    return tfc_shape_ctx_error(c, "Shape must be at least rank 1 but is rank 0");
+  if (p->rank < 0 || ix->rank < 0 || ix->dims[ix->rank - 1] < 0) return TFC_OK;
+  int64_t r = ix->dims[ix->rank - 1];
+  if (r > p->rank) {
+    char a[TFC_SHAPE_STR_MAX], b[TFC_SHAPE_STR_MAX];
+    return tfc_shape_ctx_error(c, "indices.shape[-1] must be <= params.rank, but saw indices shape: %s and params "
+                                  "shape: %s", tfc_shape_str(ix, a, sizeof a), tfc_shape_str(p, b, sizeof b));
+  }
+  int rank = ix->rank - 1 + p->rank - (int)r;
+  TFC_TRY(check_rank_le_max(c, rank));
+  tfc_shape out;
+  out.rank = rank;
+  int j = 0;
+  for (int i = 0; i < ix->rank - 1; i++) out.dims[j++] = ix->dims[i];
+  for (int i = (int)r; i < p->rank; i++) out.dims[j++] = p->dims[i];
+  c->output_shapes[0] = out;
+  return TFC_OK;
+}

@@ -40,6 +40,7 @@ int tfc_shape_invert_permutation(tfc_shape_ctx *c);
 int tfc_shape_strided_slice_grad(tfc_shape_ctx *c);
 int tfc_shape_concat_offset(tfc_shape_ctx *c);
 int tfc_shape_one_hot(tfc_shape_ctx *c);
+int tfc_shape_gather_nd(tfc_shape_ctx *c); /* GatherNd: indices[:-1] + params[r:] */
 int tfc_shape_where(tfc_shape_ctx *c); /* Where: [?, rank of the input] */
 /* DynamicStitch, ParallelDynamicStitch: [max index + 1, or unknown unless every indices input
  * is constant] + data[0].shape[rank(indices[0]):], merged over the partitions. */

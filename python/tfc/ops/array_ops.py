@@ -132,6 +132,12 @@ def gather(params, indices, validate_indices=None, name=None, axis=None, batch_d
     return gen.apply("GatherV2", name, params=params, indices=indices, axis=axis, batch_dims=batch_dims)
 
 
+def gather_nd(params, indices, name=None, batch_dims=0):
+    if batch_dims != 0:
+        raise NotImplementedError("gather_nd with batch_dims is not supported")
+    return gen.apply("GatherNd", name, params=params, indices=indices)
+
+
 def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None):
     with ops.name_scope(name, "one_hot", [indices, depth, on_value, off_value, axis, dtype]) as name:
         if on_value is not None:

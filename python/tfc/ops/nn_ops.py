@@ -5,8 +5,8 @@ Each builds the graph TF 1.15's Python builds: the same name scopes ("moments/me
 Everything goes through gen.apply and the math/array functions; no graph logic here is
 duplicated in the C builders (include/tfc/ has none of these functions).
 
-Not here, because the op table lacks their ops: top_k (TopKV2), lrn (LRN), the
-Where-based paths, and embedding_lookup over more than one partition (DynamicPartition).
+Not here, because the op table lacks their ops: lrn (LRN) and embedding_lookup over more than
+one partition (DynamicPartition).
 """
 import numbers
 
@@ -290,6 +290,11 @@ def weighted_cross_entropy_with_logits(targets, logits, pos_weight, name=None):
 def in_top_k(predictions, targets, k, name=None):
     with ops.name_scope(name, "in_top_k"):
         return gen.apply("InTopKV2", name, predictions=predictions, targets=targets, k=k)
+
+
+def top_k(input, k=1, sorted=True, name=None):  # noqa: A002 (TF's names)
+    """(values, indices) of the k largest entries of each last-axis row (TopKV2)."""
+    return gen.apply("TopKV2", name, input=input, k=k, sorted=sorted)
 
 
 # ---------------- statistics and normalization ----------------

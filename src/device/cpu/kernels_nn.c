@@ -1,8 +1,9 @@
 /*
  * kernels_nn — CPU kernels of the neural-network family: BiasAdd (NHWC/NCHW), BiasAddV1,
  * BiasAddGrad, Softmax, LogSoftmax, SoftmaxCrossEntropyWithLogits, the sparse variant, L2Loss,
- * InTopK / InTopKV2 and CheckNumerics. tfc_cpu_kernels_nn also registers the element-wise
- * activations and math of kernels_nn_act.c.
+ * InTopK / InTopKV2, TopKV2 (a sort of each row: larger first, ties by lower index, NaN
+ * largest) and CheckNumerics. tfc_cpu_kernels_nn also registers the element-wise activations
+ * and math of kernels_nn_act.c.
  *
  * Layout of the work: everything here is row-shaped. BiasAdd adds the bias to each row (NHWC)
  * or each (batch, channel) plane (NCHW); softmax and the losses work on one row of classes at
@@ -567,6 +568,74 @@ static int in_top_k_compute(tfc_kernel_ctx *c) {
   return TFC_OK;
 }
 
+/* ---- TopKV2 ---- */
+
+typedef struct topk_item {
+  double d;  /* float kinds */
+  int64_t i; /* integer kinds */
+  int32_t at;
+} topk_item;
+
+/* Larger first, NaN largest; ties keep the lower index first. */
+static int topk_cmp_float(const void *a, const void *b) {
+  const topk_item *x = a, *y = b;
+  int xn = isnan(x->d), yn = isnan(y->d);
+  if (xn != yn) return xn ? -1 : 1;
+  if (!xn && x->d != y->d) return x->d > y->d ? -1 : 1;
+  return (x->at > y->at) - (x->at < y->at);
+}
+
+static int topk_cmp_int(const void *a, const void *b) {
+  const topk_item *x = a, *y = b;
+  if (x->i != y->i) return x->i > y->i ? -1 : 1;
+  return (x->at > y->at) - (x->at < y->at);
+}
+
+static int top_k_compute(tfc_kernel_ctx *c) {
+  const tfc_tensor *x = c->inputs[0], *kt = c->inputs[1];
+  int64_t k = tfc_tensor_get_i64(kt, 0);
+  if (k < 0) return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Need k >= 0, got %lld", (long long)k);
+  if (x->ndims < 1) {
+    char sb[TFC_SHAPE_STR_MAX];
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "input must be >= 1-D, got shape %s",
+                            tfc_tensor_shape_str(x, sb, sizeof sb));
+  }
+  int64_t n = x->dims[x->ndims - 1];
+  if (n < k)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "input must have at least k columns. Had %lld, needed %lld",
+                            (long long)n, (long long)k);
+  int64_t dims[TFC_MAX_DIMS];
+  for (int d = 0; d < x->ndims; d++) dims[d] = x->dims[d];
+  dims[x->ndims - 1] = k;
+  tfc_tensor *vals = tfc_kernel_alloc_output(c, 0, x->dtype, dims, x->ndims);
+  if (!vals) return c->status->code;
+  tfc_tensor *idx = tfc_kernel_alloc_output(c, 1, TFC_DT_INT32, dims, x->ndims);
+  if (!idx) return c->status->code;
+  int64_t rows = n ? x->n_elems / n : 0;
+  if (k == 0 || rows == 0) return TFC_OK;
+  topk_item *items = malloc((size_t)n * sizeof *items);
+  if (!items) return tfc_kernel_error(c, TFC_RESOURCE_EXHAUSTED, "TopKV2: out of memory");
+  int is_float = x->dtype == TFC_DT_FLOAT || x->dtype == TFC_DT_DOUBLE;
+  size_t es = tfc_dtype_size(x->dtype);
+  for (int64_t r = 0; r < rows; r++) {
+    for (int64_t j = 0; j < n; j++) {
+      int64_t e = r * n + j;
+      items[j].at = (int32_t)j;
+      if (x->dtype == TFC_DT_FLOAT) items[j].d = ((const float *)x->data)[e];
+      else if (x->dtype == TFC_DT_DOUBLE) items[j].d = ((const double *)x->data)[e];
+      else items[j].i = tfc_tensor_get_i64(x, e);
+    }
+    qsort(items, (size_t)n, sizeof *items, is_float ? topk_cmp_float : topk_cmp_int);
+    for (int64_t j = 0; j < k; j++) {
+      memcpy((char *)vals->data + (size_t)(r * k + j) * es, (const char *)x->data + (size_t)(r * n + items[j].at) * es,
+             es);
+      ((int32_t *)idx->data)[r * k + j] = items[j].at;
+    }
+  }
+  free(items);
+  return TFC_OK;
+}
+
 /* ---- CheckNumerics ---- */
 
 typedef struct check_job {
@@ -619,6 +688,8 @@ static const tfc_kernel_def defs[] = {
     {.op = TFC_OP_InTopKV2, .type_attr = "T", .types = TFC_TYPES_INT, .host_memory_in = 1u << 2,
      .compute = in_top_k_compute},
     {.op = TFC_OP_CheckNumerics, .type_attr = "T", .types = M_F, .compute = check_numerics_compute},
+    {.op = TFC_OP_TopKV2, .type_attr = "T", .types = TFC_TYPES_FLOAT | TFC_TYPES_INT, .host_memory_in = 1u << 1,
+     .compute = top_k_compute},
 };
 
 int tfc_cpu_kernels_nn(tfc_kernel_table *t, tfc_status *s) {
