@@ -144,6 +144,15 @@ def matmul_flags(tf):
     return {"ops": _ops(tf), "attrs": attrs, "shapes": [str(t.shape) for t in r], "values": _val(_run(tf, r))}
 
 
+def tensordots(tf):
+    a = tf.constant(np.arange(24, dtype=np.float32).reshape(2, 3, 4), name="a")
+    b = tf.constant(np.arange(12, dtype=np.float32).reshape(4, 3), name="b")
+    r = [tf.tensordot(a, b, 1), tf.tensordot(a, b, [[1, 2], [1, 0]]), tf.tensordot(b, b, axes=[[0], [0]], name="td"),
+         tf.tensordot(b, b, 0)]
+    return {"ops": _ops(tf), "names": [t.name for t in r], "shapes": [str(t.shape) for t in r],
+            "values": _val(_run(tf, r))}
+
+
 def matmul_transpose_and_adjoint(tf):
     a = tf.constant(np.ones((2, 2), np.float32))
     tf.matmul(a, a, transpose_a=True, adjoint_a=True)
@@ -484,7 +493,7 @@ def random_bad_dtype(tf):
 
 PROGRAMS = [
     math_unary, math_binary, add_n, add_n_empty, add_n_mixed, arg_min_max, argmax_both, reductions, logsumexp, classifications,
-    both_axis_args, casts, matmul_flags, matmul_transpose_and_adjoint, clipping,
+    both_axis_args, casts, matmul_flags, tensordots, matmul_transpose_and_adjoint, clipping,
     concat_split, split_rank0, unstack_bad_axis, shapes_and_transposes, expand_dims_no_axis,
     pad_bad_mode, squeeze_bad, gather_one_hot, gather_nd_and_top_k, gather_nd_out_of_range, one_hot_dtype_mismatch, one_hot_on_off_mismatch, fills,
     ranges, slices_and_selects, masks_and_where, boolean_mask_scalar, boolean_mask_unknown_rank, where_one_arg, masks_and_grids,

@@ -359,6 +359,64 @@ def scalar_mul(scalar, x, name=None):
     return gen.apply("Mul", name, x=scalar, y=x)
 
 
+def tensordot(a, b, axes, name=None):
+    """Sum over axes of a and b (an int n: a's last n with b's first n; or two lists): a and b
+    transposed and reshaped into matrices (each step left out when it would change nothing),
+    MatMul, and a Reshape named after "Tensordot" when the product's shape is not the result's.
+    Shapes must be fully known (the dynamic-shape form is not supported)."""
+    from tfc.ops import array_ops
+
+    def _axes(t, ax):
+        if isinstance(ax, (int, np.integer)):
+            if ax < 0:
+                raise ValueError("'axes' must be at least 0.")
+            nd = t.shape.ndims
+            if nd is None:
+                raise NotImplementedError("tensordot of a tensor of unknown rank is not supported")
+            if ax > nd:
+                raise ValueError("'axes' must not be larger than the number of dimensions of tensor %s." % t)
+            return list(range(nd - ax, nd)), list(range(ax))
+        if isinstance(ax, (list, tuple)):
+            if len(ax) != 2:
+                raise ValueError("'axes' must be an integer or have length 2.")
+            a_axes, b_axes = ax
+            if isinstance(a_axes, (int, np.integer)) and isinstance(b_axes, (int, np.integer)):
+                a_axes, b_axes = [a_axes], [b_axes]
+            if len(a_axes) != len(b_axes):
+                raise ValueError("Different number of contraction axes 'a' and 'b', %s != %s."
+                                 % (len(a_axes), len(b_axes)))
+            return list(a_axes), list(b_axes)
+        raise NotImplementedError("tensordot with tensor axes is not supported")
+
+    def _reshape(t, ax, flipped=False):
+        if not t.shape.is_fully_defined():
+            raise NotImplementedError("tensordot of tensors with unknown dims is not supported")
+        dims = t.shape.as_list()
+        ax = [i if i >= 0 else i + len(dims) for i in ax]
+        free = [i for i in range(len(dims)) if i not in ax]
+        free_dims = [dims[i] for i in free]
+        prod_free = int(np.prod([dims[i] for i in free]))
+        prod_axes = int(np.prod([dims[i] for i in ax]))
+        perm = list(ax) + free if flipped else free + list(ax)
+        new_shape = [prod_axes, prod_free] if flipped else [prod_free, prod_axes]
+        if perm != list(range(len(dims))):
+            t = array_ops.transpose(t, perm)
+        if t.shape.as_list() != new_shape:
+            t = array_ops.reshape(t, new_shape)
+        return t, free_dims
+
+    with ops.name_scope(name, "Tensordot", [a, b, axes]) as name:
+        a = ops.convert_to_tensor(a, name="a")
+        b = ops.convert_to_tensor(b, name="b")
+        a_axes, b_axes = _axes(a, axes)
+        a_reshape, a_free = _reshape(a, a_axes)
+        b_reshape, b_free = _reshape(b, b_axes, True)
+        product = matmul(a_reshape, b_reshape)
+        if product.shape.as_list() == a_free + b_free:
+            return product
+        return array_ops.reshape(product, a_free + b_free, name=name)
+
+
 def _cum(op_type, scope):
     def fn(x, axis=0, exclusive=False, reverse=False, name=None):
         with ops.name_scope(name, scope, [x]) as name:
