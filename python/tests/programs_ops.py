@@ -283,6 +283,12 @@ def ranges(tf):
             "values": _val(_run(tf, r))}
 
 
+def linspaces(tf):
+    r = [tf.linspace(0.0, 1.0, 5), tf.lin_space(-1.0, 2.0, 4, name="ls"),
+         tf.linspace(tf.constant(3.0, tf.float64), 7.0, 3)]
+    return {"ops": _ops(tf), "names": [t.name for t in r], "values": _val(_run(tf, r))}
+
+
 def slices_and_selects(tf):
     x = tf.constant(X, name="x")
     cond = tf.constant([[True, False, True], [False, False, True]], name="cond")
@@ -496,7 +502,7 @@ PROGRAMS = [
     both_axis_args, casts, matmul_flags, tensordots, matmul_transpose_and_adjoint, clipping,
     concat_split, split_rank0, unstack_bad_axis, shapes_and_transposes, expand_dims_no_axis,
     pad_bad_mode, squeeze_bad, gather_one_hot, gather_nd_and_top_k, gather_nd_out_of_range, one_hot_dtype_mismatch, one_hot_on_off_mismatch, fills,
-    ranges, slices_and_selects, masks_and_where, boolean_mask_scalar, boolean_mask_unknown_rank, where_one_arg, masks_and_grids,
+    ranges, linspaces, slices_and_selects, masks_and_where, boolean_mask_scalar, boolean_mask_unknown_rank, where_one_arg, masks_and_grids,
     activations, softmaxes, softmax_bad_axis, cross_entropies, xent_positional, xent_missing, xent_rank_mismatch,
     xent_axis, xent_shape_mismatch, sigmoid_xent_shapes, norms_and_stats, fused_batch_norms,
     fused_batch_norm_inference_needs_stats, convolutions, conv_bad_shapes, dropout_and_embeddings, dropout_bad_rate,
@@ -589,12 +595,25 @@ def _logsumexp(e):
             op[1] = "Add"
 
 
+# 1.15's tf.linspace is the LinSpace op (2.x's compat.v1 builds linspace_nd's graph)
+_LINSPACE = {"result": {"names": ["LinSpace:0", "ls:0", "LinSpace_1:0"], "ops": [
+    ["LinSpace/start", "Const"], ["LinSpace/stop", "Const"], ["LinSpace/num", "Const"], ["LinSpace", "LinSpace"],
+    ["ls/start", "Const"], ["ls/stop", "Const"], ["ls/num", "Const"], ["ls", "LinSpace"], ["Const", "Const"],
+    ["LinSpace_1/stop", "Const"], ["LinSpace_1/num", "Const"], ["LinSpace_1", "LinSpace"]]}}
+
+
+def _linspaces(e):
+    e["result"]["names"] = _LINSPACE["result"]["names"]
+    e["result"]["ops"] = _LINSPACE["result"]["ops"]
+
+
 _XENT = "Only call `%s` with named arguments (labels=..., logits=..., ...)"
 TF115 = {
     # 1.15's tf.add and math_ops.add build Add (2.x: AddV2)
     "math_binary": _retype({"Add"}, "Add"),
     "cross_entropies": _retype({"logistic_loss", "sx"}, "Add"),
     "logsumexp": _logsumexp,
+    "linspaces": _linspaces,
     # 1.15's deprecated_argument_lookup: no trailing period
     "argmax_both": _err("ValueError", "Cannot specify both 'dimension' and 'axis'"),
     "both_axis_args": _err("ValueError", "Cannot specify both 'reduction_indices' and 'axis'"),

@@ -97,7 +97,7 @@ _MATH = ("add_n abs negative square sqrt rsqrt exp log log1p expm1 tanh sigmoid 
          "logical_not logical_xor argmax argmin reduce_all reduce_any reduce_logsumexp reduce_sum reduce_mean "
          "reduce_max reduce_min reduce_prod count_nonzero cumsum cumprod squared_difference floordiv floormod "
          "mod truediv divide realdiv reciprocal sin cos add subtract multiply scalar_mul is_finite is_nan "
-         "is_inf tensordot").split()
+         "is_inf tensordot linspace lin_space").split()
 for _n in _MATH:
     setattr(math, _n, getattr(_math_ops, _n))
 for _n in _MATH + "div to_float to_double to_int32 to_int64 to_bfloat16 saturate_cast".split():

@@ -954,3 +954,14 @@ int tfc_shape_gather_nd(tfc_shape_ctx *c) {
   c->output_shapes[0] = out;
   return TFC_OK;
 }
+
+/* LinSpace: scalar start, stop and num; the output is [num] (num > 0) when num is const. */
+int tfc_shape_lin_space(tfc_shape_ctx *c) {
+  for (int i = 0; i < 3; i++)
+    if (c->input_shapes[i].rank > 0)
+      return tfc_shape_ctx_error(c, "Shape must be rank 0 but is rank %d", c->input_shapes[i].rank);
+  int64_t num = -1;
+  if (const_scalar(c, 2, &num) && num <= 0) return tfc_shape_ctx_error(c, "Requires num > 0: %lld", (long long)num);
+  c->output_shapes[0] = tfc_shape_vector(num);
+  return TFC_OK;
+}

@@ -1,4 +1,4 @@
-/* Where, GatherNd, TopKV2 and the float classifications IsFinite / IsNan / IsInf: values
+/* Where, GatherNd, TopKV2, LinSpace and the float classifications IsFinite / IsNan / IsInf: values
  * TensorFlow computed for the same inputs, and TF's error texts. */
 #include <math.h>
 #include <stdint.h>
@@ -145,7 +145,29 @@ static void top_k_sorts_rows_ties_by_index(void) {
   tfc_status_fini(&s);
 }
 
-static const tfc_test tests[] = {TFC_TEST(where_gives_coordinates_of_true_entries),
+static void lin_space_includes_both_ends(void) {
+  tfc_status s;
+  tfc_status_init(&s);
+  tfc_tensor *in[3] = {ku_f32(NULL, 0, (float[]){-1.0f}), ku_f32(NULL, 0, (float[]){2.0f}),
+                       ku_i32(NULL, 0, (int32_t[]){4})};
+  tfc_tensor *out = NULL;
+  EXPECT_EQ(ku_run("LinSpace", NULL, 0, in, 3, NULL, &out, 1, &s), TFC_OK);
+  expect_f32(out, 4, (float[]){-1, 0, 1, 2});
+  tfc_tensor_unref(out);
+  tfc_tensor_unref(in[2]);
+  in[2] = ku_i32(NULL, 0, (int32_t[]){1});
+  EXPECT_EQ(ku_run("LinSpace", NULL, 0, in, 3, NULL, &out, 1, &s), TFC_OK);
+  expect_f32(out, 1, (float[]){-1});
+  tfc_tensor_unref(out);
+  tfc_tensor_unref(in[2]);
+  in[2] = ku_i32(NULL, 0, (int32_t[]){0});
+  EXPECT_EQ(ku_run("LinSpace", NULL, 0, in, 3, NULL, &out, 1, &s), TFC_INVALID_ARGUMENT);
+  EXPECT_STREQ(tfc_status_msg(&s), "Requires num > 0: 0");
+  for (int i = 0; i < 3; i++) tfc_tensor_unref(in[i]);
+  tfc_status_fini(&s);
+}
+
+static const tfc_test tests[] = {TFC_TEST(lin_space_includes_both_ends), TFC_TEST(where_gives_coordinates_of_true_entries),
                                  TFC_TEST(classifications_of_floats), TFC_TEST(gather_nd_gathers_elements_and_slices),
                                  TFC_TEST(top_k_sorts_rows_ties_by_index), {0}};
 

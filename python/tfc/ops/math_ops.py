@@ -417,6 +417,14 @@ def tensordot(a, b, axes, name=None):
         return array_ops.reshape(product, a_free + b_free, name=name)
 
 
+def linspace(start, stop, num, name=None):
+    """TF 1.x tf.linspace / tf.lin_space: the LinSpace op."""
+    return gen.apply("LinSpace", name, start=start, stop=stop, num=num)
+
+
+lin_space = linspace
+
+
 def _cum(op_type, scope):
     def fn(x, axis=0, exclusive=False, reverse=False, name=None):
         with ops.name_scope(name, scope, [x]) as name:
