@@ -451,6 +451,13 @@ def conv_bad_shapes(tf):
                  [1, 1, 1, 1], "SAME")
 
 
+def lrns(tf):
+    x = tf.constant((np.arange(24, dtype=np.float32).reshape(1, 2, 2, 6) - 11) / 4, name="x")
+    r = [tf.nn.lrn(x), tf.nn.local_response_normalization(x, depth_radius=2, bias=1.5, alpha=0.3, beta=0.75,
+                                                          name="n")]
+    return {"ops": _ops(tf), "names": [t.name for t in r], "values": _r(_run(tf, r))}
+
+
 def dropout_and_embeddings(tf):
     x = tf.constant(np.arange(1, 13, dtype=np.float32).reshape(3, 4), name="x")
     params = tf.constant(np.arange(15, dtype=np.float32).reshape(5, 3), name="params")
@@ -505,7 +512,7 @@ PROGRAMS = [
     ranges, linspaces, slices_and_selects, masks_and_where, boolean_mask_scalar, boolean_mask_unknown_rank, where_one_arg, masks_and_grids,
     activations, softmaxes, softmax_bad_axis, cross_entropies, xent_positional, xent_missing, xent_rank_mismatch,
     xent_axis, xent_shape_mismatch, sigmoid_xent_shapes, norms_and_stats, fused_batch_norms,
-    fused_batch_norm_inference_needs_stats, convolutions, conv_bad_shapes, dropout_and_embeddings, dropout_bad_rate,
+    fused_batch_norm_inference_needs_stats, convolutions, lrns, conv_bad_shapes, dropout_and_embeddings, dropout_bad_rate,
     dropout_int, dropout_no_rate,
     random_tensors, random_uniform_int_no_max, random_bad_dtype,
 ]

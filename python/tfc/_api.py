@@ -119,7 +119,7 @@ for _n in ("relu6 elu selu leaky_relu softplus softsign sigmoid tanh bias_add xw
            "l2_loss l2_normalize sparse_softmax_cross_entropy_with_logits softmax_cross_entropy_with_logits "
            "softmax_cross_entropy_with_logits_v2 sigmoid_cross_entropy_with_logits "
            "weighted_cross_entropy_with_logits in_top_k moments batch_normalization fused_batch_norm conv2d "
-           "max_pool avg_pool dropout embedding_lookup top_k").split():
+           "max_pool avg_pool dropout embedding_lookup top_k lrn local_response_normalization").split():
     setattr(nn, _n, getattr(_nn_ops, _n))
 nn.softmax_cross_entropy_with_logits_v2 = _nn_ops.softmax_cross_entropy_with_logits_v2
 nn.log_softmax = _nn_ops.log_softmax

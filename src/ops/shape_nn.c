@@ -181,6 +181,24 @@ int tfc_shape_top_k(tfc_shape_ctx *c) {
   return TFC_OK;
 }
 
+/* LRN / LRNGrad: every input is rank 4 and they agree; the output has their shape. */
+int tfc_shape_lrn(tfc_shape_ctx *c) {
+  tfc_shape out = c->input_shapes[0];
+  TFC_TRY(with_rank(c, &out, 4));
+  for (int i = 1; i < c->n_inputs; i++) {
+    const tfc_shape *s = &c->input_shapes[i];
+    TFC_TRY(with_rank(c, s, 4));
+    if (s->rank < 0) continue;
+    if (out.rank < 0) {
+      out = *s;
+      continue;
+    }
+    for (int d = 0; d < 4; d++) TFC_TRY(merge_dim(c, out.dims[d], s->dims[d], &out.dims[d]));
+  }
+  c->output_shapes[0] = out;
+  return TFC_OK;
+}
+
 /* FusedBatchNorm*: x is rank 4 (rank 5 for NDHWC / NCDHW); the per-channel vector inputs
  * (inputs first_vec .. first_vec + n_vec - 1) are rank 1 and agree with x's channel dim. */
 static int batch_norm_x(tfc_shape_ctx *c, int x_in, int first_vec, int n_vec, tfc_shape *x, int64_t *chans) {

@@ -5,8 +5,8 @@ Each builds the graph TF 1.15's Python builds: the same name scopes ("moments/me
 Everything goes through gen.apply and the math/array functions; no graph logic here is
 duplicated in the C builders (include/tfc/ has none of these functions).
 
-Not here, because the op table lacks their ops: lrn (LRN) and embedding_lookup over more than
-one partition (DynamicPartition).
+Not here, because the op table lacks its op: embedding_lookup over more than one partition
+(DynamicPartition).
 """
 import numbers
 
@@ -290,6 +290,15 @@ def weighted_cross_entropy_with_logits(targets, logits, pos_weight, name=None):
 def in_top_k(predictions, targets, k, name=None):
     with ops.name_scope(name, "in_top_k"):
         return gen.apply("InTopKV2", name, predictions=predictions, targets=targets, k=k)
+
+
+def lrn(input, depth_radius=5, bias=1, alpha=1, beta=0.5, name=None):  # noqa: A002
+    """Local response normalization over the last axis (the LRN op)."""
+    return gen.apply("LRN", name, input=input, depth_radius=depth_radius, bias=float(bias), alpha=float(alpha),
+                     beta=float(beta))
+
+
+local_response_normalization = lrn
 
 
 def top_k(input, k=1, sorted=True, name=None):  # noqa: A002 (TF's names)

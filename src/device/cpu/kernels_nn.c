@@ -1,7 +1,7 @@
 /*
  * kernels_nn — CPU kernels of the neural-network family: BiasAdd (NHWC/NCHW), BiasAddV1,
  * BiasAddGrad, Softmax, LogSoftmax, SoftmaxCrossEntropyWithLogits, the sparse variant, L2Loss,
- * InTopK / InTopKV2, TopKV2 (a sort of each row: larger first, ties by lower index, NaN
+ * InTopK / InTopKV2, LRN / LRNGrad (float), TopKV2 (a sort of each row: larger first, ties by lower index, NaN
  * largest) and CheckNumerics. tfc_cpu_kernels_nn also registers the element-wise activations
  * and math of kernels_nn_act.c.
  *
@@ -568,6 +568,69 @@ static int in_top_k_compute(tfc_kernel_ctx *c) {
   return TFC_OK;
 }
 
+/* ---- LRN, LRNGrad ---- */
+
+typedef struct lrn_params {
+  int64_t radius;
+  float bias, alpha, beta;
+} lrn_params;
+
+static int lrn_init(const tfc_node *n, void **state, tfc_status *s) {
+  lrn_params *p = calloc(1, sizeof *p);
+  if (!p) return TFC_OOM(s);
+  const tfc_attr_value *v;
+  p->radius = (v = tfc_node_attr(n, "depth_radius")) && v->kind == TFC_ATTR_INT ? v->u.i : 5;
+  p->bias = (v = tfc_node_attr(n, "bias")) && v->kind == TFC_ATTR_FLOAT ? v->u.f : 1.0f;
+  p->alpha = (v = tfc_node_attr(n, "alpha")) && v->kind == TFC_ATTR_FLOAT ? v->u.f : 1.0f;
+  p->beta = (v = tfc_node_attr(n, "beta")) && v->kind == TFC_ATTR_FLOAT ? v->u.f : 0.5f;
+  *state = p;
+  return TFC_OK;
+}
+
+/* TF's CPU kernels: out = in / (bias + alpha * sum over [d - r, d + r] of in^2)^beta; the
+ * gradient adds, for each output j in the window of k, dy_j * (delta_jk * norm_j^-beta -
+ * 2 alpha beta in_k out_j / norm_j). Accumulation in float as TF. */
+static int lrn_compute(tfc_kernel_ctx *c) {
+  const lrn_params *p = c->state;
+  int grad = c->node->op->id == TFC_OP_LRNGrad;
+  const tfc_tensor *x = c->inputs[grad ? 1 : 0];
+  for (int i = 0; i < c->n_inputs; i++)
+    if (c->inputs[i]->ndims != 4)
+      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, grad ? "inputs must be 4-dimensional" : "in must be 4-dimensional");
+  if (grad && (!tfc_tensor_same_shape(c->inputs[0], x) || !tfc_tensor_same_shape(c->inputs[2], x)))
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "input_grads, input_image and output_image must have the "
+                            "same shape");
+  int64_t depth = x->dims[3], rows = depth ? x->n_elems / depth : 0;
+  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, TFC_DT_FLOAT, x->dims, 4);
+  if (!out) return c->status->code;
+  const float *in = x->data;
+  float *o = out->data;
+  if (grad) memset(o, 0, (size_t)x->n_elems * sizeof *o);
+  for (int64_t r = 0; r < rows; r++) {
+    const float *xr = in + r * depth;
+    float *orow = o + r * depth;
+    for (int64_t j = 0; j < depth; j++) {
+      int64_t lo = j - p->radius < 0 ? 0 : j - p->radius;
+      int64_t hi = j + p->radius + 1 > depth ? depth : j + p->radius + 1;
+      float sum = 0.0f;
+      for (int64_t k = lo; k < hi; k++) sum += xr[k] * xr[k];
+      float norm = p->bias + p->alpha * sum;
+      if (!grad) {
+        orow[j] = xr[j] / powf(norm, p->beta);
+        continue;
+      }
+      float dy = ((const float *)c->inputs[0]->data)[r * depth + j];
+      float yj = ((const float *)c->inputs[2]->data)[r * depth + j];
+      for (int64_t k = lo; k < hi; k++) {
+        float d = -2.0f * p->alpha * p->beta * xr[k] * yj / norm;
+        if (k == j) d += powf(norm, -p->beta);
+        orow[k] += d * dy;
+      }
+    }
+  }
+  return TFC_OK;
+}
+
 /* ---- TopKV2 ---- */
 
 typedef struct topk_item {
@@ -688,6 +751,10 @@ static const tfc_kernel_def defs[] = {
     {.op = TFC_OP_InTopKV2, .type_attr = "T", .types = TFC_TYPES_INT, .host_memory_in = 1u << 2,
      .compute = in_top_k_compute},
     {.op = TFC_OP_CheckNumerics, .type_attr = "T", .types = M_F, .compute = check_numerics_compute},
+    {.op = TFC_OP_LRN, .type_attr = "T", .types = TFC_T(TFC_DT_FLOAT), .init = lrn_init, .compute = lrn_compute,
+     .free_state = free},
+    {.op = TFC_OP_LRNGrad, .type_attr = "T", .types = TFC_T(TFC_DT_FLOAT), .init = lrn_init,
+     .compute = lrn_compute, .free_state = free},
     {.op = TFC_OP_TopKV2, .type_attr = "T", .types = TFC_TYPES_FLOAT | TFC_TYPES_INT, .host_memory_in = 1u << 1,
      .compute = top_k_compute},
 };
