@@ -469,6 +469,18 @@ def dropout_and_embeddings(tf):
     return {"ops": _ops(tf), "names": [t.name for t in r], "same": same, "values": _val(_run(tf, r))}
 
 
+def partitioned_embeddings(tf):
+    p0 = tf.constant(np.arange(6, dtype=np.float32).reshape(3, 2), name="p0")
+    p1 = tf.constant(np.arange(6, 10, dtype=np.float32).reshape(2, 2), name="p1")
+    ids = tf.constant([[4, 0], [1, 3]], name="ids")
+    r = [tf.nn.embedding_lookup([p0, p1], ids), tf.nn.embedding_lookup([p0, p1], [2, 3, 4], partition_strategy="div",
+                                                                       name="div")]
+    parts = tf.dynamic_partition(tf.constant([10, 20, 30, 40]), [1, 0, 1, 1], 2)
+    r += parts + [tf.dynamic_stitch([[0, 2], [1, 3]], [[1.0, 2.0], [3.0, 4.0]])]
+    return {"ops": _ops(tf), "names": [t.name for t in r], "shapes": [str(t.shape) for t in r],
+            "values": _val(_run(tf, r))}
+
+
 def dropout_bad_rate(tf):
     tf.nn.dropout(tf.constant([1.0]), rate=1.5)
 
@@ -512,7 +524,7 @@ PROGRAMS = [
     ranges, linspaces, slices_and_selects, masks_and_where, boolean_mask_scalar, boolean_mask_unknown_rank, where_one_arg, masks_and_grids,
     activations, softmaxes, softmax_bad_axis, cross_entropies, xent_positional, xent_missing, xent_rank_mismatch,
     xent_axis, xent_shape_mismatch, sigmoid_xent_shapes, norms_and_stats, fused_batch_norms,
-    fused_batch_norm_inference_needs_stats, convolutions, lrns, conv_bad_shapes, dropout_and_embeddings, dropout_bad_rate,
+    fused_batch_norm_inference_needs_stats, convolutions, lrns, conv_bad_shapes, dropout_and_embeddings, partitioned_embeddings, dropout_bad_rate,
     dropout_int, dropout_no_rate,
     random_tensors, random_uniform_int_no_max, random_bad_dtype,
 ]

@@ -174,9 +174,17 @@ def test_dropout_keeps_and_scales():
     assert set(np.unique(v2).tolist()) == {0.0, 2.0}
 
 
-def test_missing_ops_raise_clearly():
-    with pytest.raises(NotImplementedError, match="more than one partition"):
-        tf.nn.embedding_lookup([tf.zeros([2, 2]), tf.zeros([2, 2])], [0])
+def test_embedding_lookup_arguments():
+    p = [tf.zeros([3, 2]), tf.ones([2, 2])]
+    with pytest.raises(NotImplementedError, match="max_norm"):
+        tf.nn.embedding_lookup(p, [0], max_norm=1.0)
+    with pytest.raises(ValueError, match="^Unrecognized partition strategy: x$"):
+        tf.nn.embedding_lookup(p, [0], partition_strategy="x")
+    with pytest.raises(ValueError, match="^Need at least one param$"):
+        tf.nn.embedding_lookup([], [0])
+    # "div" over 5 rows in 2 partitions: ids 0-2 in the first, 3-4 in the second
+    v = _run(tf.nn.embedding_lookup(p, [2, 3], partition_strategy="div"))[0]
+    np.testing.assert_array_equal(v, [[0.0, 0.0], [1.0, 1.0]])
 
 
 def test_softmax_over_an_inner_axis_matches_numpy():

@@ -965,3 +965,25 @@ int tfc_shape_lin_space(tfc_shape_ctx *c) {
   c->output_shapes[0] = tfc_shape_vector(num);
   return TFC_OK;
 }
+
+/* DynamicPartition (TF's DynamicPartitionShape): data's shape starts with partitions'; every
+ * output is [?] followed by the rest of data's dims. Unknown partitions rank: unknown. */
+int tfc_shape_dynamic_partition(tfc_shape_ctx *c) {
+  const tfc_shape *data = &c->input_shapes[0], *part = &c->input_shapes[1];
+  if (part->rank < 0) return TFC_OK;
+  tfc_shape out = tfc_shape_unknown();
+  if (data->rank >= 0) {
+    if (data->rank < part->rank)
+      return tfc_shape_ctx_error(c, "Shape must be at least rank %d but is rank %d", part->rank, data->rank);
+    for (int d = 0; d < part->rank; d++)
+      if (merge_dim(data->dims[d], part->dims[d]) == -2)
+        return tfc_shape_ctx_error(c, "Dimensions must be equal, but are %lld and %lld", (long long)data->dims[d],
+                                   (long long)part->dims[d]);
+    int rank = 1 + data->rank - part->rank;
+    out.rank = rank;
+    out.dims[0] = -1;
+    for (int d = 1; d < rank; d++) out.dims[d] = data->dims[part->rank + d - 1];
+  }
+  for (int i = 0; i < c->n_outputs; i++) c->output_shapes[i] = out;
+  return TFC_OK;
+}

@@ -46,6 +46,7 @@ int tfc_shape_lin_space(tfc_shape_ctx *c); /* LinSpace: [num] */ /* Where: [?, r
 /* DynamicStitch, ParallelDynamicStitch: [max index + 1, or unknown unless every indices input
  * is constant] + data[0].shape[rank(indices[0]):], merged over the partitions. */
 int tfc_shape_dynamic_stitch(tfc_shape_ctx *c);
+int tfc_shape_dynamic_partition(tfc_shape_ctx *c); /* each output: [?] + data.shape[rank(partitions):] */
 int tfc_shape_reverse_v2(tfc_shape_ctx *c);       /* the input's; const axes checked */
 int tfc_shape_reverse_sequence(tfc_shape_ctx *c); /* the input's, batch dim merged with len(seq_lengths) */
 

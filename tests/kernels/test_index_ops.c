@@ -1,4 +1,4 @@
-/* Where, GatherNd, TopKV2, LinSpace and the float classifications IsFinite / IsNan / IsInf: values
+/* Where, GatherNd, TopKV2, LinSpace, DynamicPartition and the float classifications IsFinite / IsNan / IsInf: values
  * TensorFlow computed for the same inputs, and TF's error texts. */
 #include <math.h>
 #include <stdint.h>
@@ -167,7 +167,30 @@ static void lin_space_includes_both_ends(void) {
   tfc_status_fini(&s);
 }
 
-static const tfc_test tests[] = {TFC_TEST(lin_space_includes_both_ends), TFC_TEST(where_gives_coordinates_of_true_entries),
+static void dynamic_partition_sends_rows_in_order(void) {
+  tfc_status s;
+  tfc_status_init(&s);
+  tfc_tensor *in[2] = {ku_f32((int64_t[]){5, 2}, 2, (float[]){0, 1, 2, 3, 4, 5, 6, 7, 8, 9}),
+                       ku_i32((int64_t[]){5}, 1, (int32_t[]){0, 1, 0, 2, 1})};
+  tfc_tensor *out[3] = {NULL, NULL, NULL};
+  ku_attr a[1] = {{"num_partitions", tfc_attr_int(3)}};
+  EXPECT_EQ(ku_run("DynamicPartition", a, 1, in, 2, NULL, out, 3, &s), TFC_OK);
+  expect_f32(out[0], 4, (float[]){0, 1, 4, 5});
+  expect_f32(out[1], 4, (float[]){2, 3, 8, 9});
+  expect_f32(out[2], 2, (float[]){6, 7});
+  EXPECT_EQ(out[2]->ndims, 2);
+  EXPECT_EQ(out[2]->dims[0], 1);
+  for (int i = 0; i < 3; i++) tfc_tensor_unref(out[i]);
+  tfc_tensor_unref(in[1]);
+  in[1] = ku_i32((int64_t[]){5}, 1, (int32_t[]){0, 1, 0, 3, 1});
+  a[0] = (ku_attr){"num_partitions", tfc_attr_int(3)};
+  EXPECT_EQ(ku_run("DynamicPartition", a, 1, in, 2, NULL, out, 3, &s), TFC_INVALID_ARGUMENT);
+  EXPECT_STREQ(tfc_status_msg(&s), "partitions[3] = 3 is not in [0, 3)");
+  for (int i = 0; i < 2; i++) tfc_tensor_unref(in[i]);
+  tfc_status_fini(&s);
+}
+
+static const tfc_test tests[] = {TFC_TEST(dynamic_partition_sends_rows_in_order), TFC_TEST(lin_space_includes_both_ends), TFC_TEST(where_gives_coordinates_of_true_entries),
                                  TFC_TEST(classifications_of_floats), TFC_TEST(gather_nd_gathers_elements_and_slices),
                                  TFC_TEST(top_k_sorts_rows_ties_by_index), {0}};
 

@@ -132,6 +132,18 @@ def gather(params, indices, validate_indices=None, name=None, axis=None, batch_d
     return gen.apply("GatherV2", name, params=params, indices=indices, axis=axis, batch_dims=batch_dims)
 
 
+def dynamic_partition(data, partitions, num_partitions, name=None):
+    return gen.apply("DynamicPartition", name, data=data, partitions=partitions, num_partitions=num_partitions)
+
+
+def dynamic_stitch(indices, data, name=None):
+    return gen.apply("DynamicStitch", name, indices=list(indices), data=list(data))
+
+
+def parallel_dynamic_stitch(indices, data, name=None):
+    return gen.apply("ParallelDynamicStitch", name, indices=list(indices), data=list(data))
+
+
 def gather_nd(params, indices, name=None, batch_dims=0):
     if batch_dims != 0:
         raise NotImplementedError("gather_nd with batch_dims is not supported")

@@ -5,8 +5,7 @@ Each builds the graph TF 1.15's Python builds: the same name scopes ("moments/me
 Everything goes through gen.apply and the math/array functions; no graph logic here is
 duplicated in the C builders (include/tfc/ has none of these functions).
 
-Not here, because the op table lacks its op: embedding_lookup over more than one partition
-(DynamicPartition).
+embedding_lookup's max_norm is not supported.
 """
 import numbers
 
@@ -474,17 +473,56 @@ def dropout_v2(x, rate, noise_shape=None, seed=None, name=None):
 # ---------------- embeddings ----------------
 
 def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_indices=True, max_norm=None):
-    """Gather from one params tensor (a list of one, or the tensor) under "embedding_lookup",
-    then an Identity. More than one partition needs DynamicPartition, which the op table lacks."""
+    """Rows of params (a tensor, or a list of partitions of one) for ids, under
+    "embedding_lookup". One partition: GatherV2 and an Identity. Several: ids assigned to
+    partitions by `partition_strategy` ("mod": id % n; "div": contiguous ranges), DynamicPartition
+    of the ids and their positions, one GatherV2 per partition, ParallelDynamicStitch, and a
+    Reshape to ids.shape + the row shape. max_norm is not supported."""
     if params is None or (isinstance(params, (list, tuple)) and not params):
         raise ValueError("Need at least one param")
     if not isinstance(params, (list, tuple)):
         params = [params]
-    if len(params) != 1:
-        raise NotImplementedError("embedding_lookup over more than one partition is not supported")
     if max_norm is not None:
         raise NotImplementedError("embedding_lookup with max_norm is not supported")
+    if partition_strategy not in ("mod", "div"):
+        raise ValueError("Unrecognized partition strategy: " + partition_strategy)
     with ops.name_scope(name, "embedding_lookup", list(params) + [ids]) as name:
+        n = len(params)
+        params = [ops.convert_to_tensor(p) for p in params]
         ids = ops.convert_to_tensor(ids, name="ids")
-        result = array_ops.gather(params[0], ids, name=name)
-        return array_ops.identity(result)
+        if n == 1:
+            return array_ops.identity(array_ops.gather(params[0], ids, name=name))
+        flat_ids = array_ops.reshape(ids, [-1])
+        original_indices = array_ops.range(array_ops.size(flat_ids))
+        if partition_strategy == "mod":
+            p_assignments = flat_ids % n
+            new_ids = flat_ids // n
+        else:
+            total = 0
+            for p in params:
+                d = p.shape.as_list()[0] if p.shape.ndims else None
+                if d is None:
+                    raise NotImplementedError("embedding_lookup 'div' over partitions of unknown size is not supported")
+                total += d
+            num_total_ids = constant_op.constant(total, flat_ids.dtype)
+            ids_per_partition = num_total_ids // n
+            extras = num_total_ids % n
+            p_assignments = math_ops.maximum(flat_ids // (ids_per_partition + 1),
+                                             (flat_ids - extras) // ids_per_partition)
+            new_ids = array_ops.where(p_assignments < extras, flat_ids % (ids_per_partition + 1),
+                                      (flat_ids - extras) % ids_per_partition)
+        p_assignments = math_ops.cast(p_assignments, dtypes.int32)
+        gather_ids = array_ops.dynamic_partition(new_ids, p_assignments, n)
+        pindices = array_ops.dynamic_partition(original_indices, p_assignments, n)
+        partitioned = [array_ops.gather(params[p], gather_ids[p]) for p in range(n)]
+        ret = array_ops.parallel_dynamic_stitch(pindices, partitioned, name=name)
+        element_shape = params[0].shape[1:]
+        for p in params[1:]:
+            element_shape = element_shape.merge_with(p.shape[1:])
+        if element_shape.is_fully_defined():
+            element_shape_d = element_shape.as_list()
+        else:
+            element_shape_d = array_ops.shape(params[0])[1:]
+        ret = array_ops.reshape(ret, array_ops.concat([array_ops.shape(ids), element_shape_d], 0))
+        ret.set_shape(ids.shape.concatenate(element_shape))
+        return ret
