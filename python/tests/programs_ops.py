@@ -189,6 +189,10 @@ def split_uneven(tf):
     tf.split(tf.constant(X), 2, 1)
 
 
+def stack_bad_axis(tf):
+    tf.stack([tf.constant([1]), tf.constant([2])], axis=2)
+
+
 def unstack_bad_axis(tf):
     tf.unstack(tf.constant(X), axis=2)
 
@@ -519,7 +523,7 @@ def random_bad_dtype(tf):
 PROGRAMS = [
     math_unary, math_binary, add_n, add_n_empty, add_n_mixed, arg_min_max, argmax_both, reductions, logsumexp, classifications,
     both_axis_args, casts, matmul_flags, tensordots, matmul_transpose_and_adjoint, clipping,
-    concat_split, split_rank0, unstack_bad_axis, shapes_and_transposes, expand_dims_no_axis,
+    concat_split, split_rank0, stack_bad_axis, unstack_bad_axis, shapes_and_transposes, expand_dims_no_axis,
     pad_bad_mode, squeeze_bad, gather_one_hot, gather_nd_and_top_k, gather_nd_out_of_range, one_hot_dtype_mismatch, one_hot_on_off_mismatch, fills,
     ranges, linspaces, slices_and_selects, masks_and_where, boolean_mask_scalar, boolean_mask_unknown_rank, where_one_arg, masks_and_grids,
     activations, softmaxes, softmax_bad_axis, cross_entropies, xent_positional, xent_missing, xent_rank_mismatch,
@@ -644,6 +648,7 @@ TF115 = {
     "clipping": _rename(r"(ones_like(_\d+)?/Shape)/shape_as_tensor$", r"\1"),
     "fills": _rename(r"(ones_like(_\d+)?/Shape)/shape_as_tensor$", r"\1"),
     "matmul_transpose_and_adjoint": _err("ValueError", "Only one of transpose_a and adjoint_a can be True."),
+    "stack_bad_axis": _err("ValueError", "axis = 2 not in [-2, 2)"),
     "unstack_bad_axis": _err("ValueError", "axis = 2 not in [-2, 2)"),
     "pad_bad_mode": _err("ValueError", "Unknown padding mode: WRAP"),
     "squeeze_bad": _err("ValueError", "Can not squeeze dim[0], expected a dimension of 1, got 2 for 'Squeeze' "

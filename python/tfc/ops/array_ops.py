@@ -414,6 +414,11 @@ def stack(values, axis=0, name="stack"):
             return ops.convert_to_tensor(values, name=name)
         except (TypeError, ValueError):
             pass
+    value_shape = ops.convert_to_tensor(values[0], name=name).shape
+    if value_shape.ndims is not None:
+        expanded = value_shape.ndims + 1
+        if axis < -expanded or axis >= expanded:
+            raise ValueError("axis = %d not in [%d, %d)" % (axis, -expanded, expanded))
     with ops.name_scope(name) as scope:
         return gen.apply("Pack", scope, values=list(values), axis=axis)
 
