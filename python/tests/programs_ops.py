@@ -94,7 +94,8 @@ def argmax_both(tf):
 def reductions(tf):
     x = tf.constant(X, name="x")
     b = tf.constant([[True, False], [True, True]], name="b")
-    r = [tf.reduce_all(b), tf.reduce_any(b, 1), tf.reduce_all(b, axis=0, keepdims=True), tf.reduce_any(b, keep_dims=True),
+    r = [tf.reduce_all(b), tf.reduce_any(b, 1), tf.reduce_all(b, axis=0, keepdims=True),
+         tf.reduce_any(b, keep_dims=True),
          tf.reduce_sum(x, reduction_indices=[1]), tf.reduce_max(x, 0), tf.reduce_min(x, -1), tf.reduce_prod(x),
          tf.reduce_mean(x, [0, 1], keepdims=True), tf.count_nonzero(x), tf.count_nonzero(x, 1, dtype=tf.int32),
          tf.count_nonzero(b, keepdims=True), tf.cumsum(x, 1), tf.cumsum(x, 1, exclusive=True),
@@ -174,7 +175,8 @@ def clipping(tf):
 def concat_split(tf):
     x = tf.constant(X, name="x")
     r = [tf.concat([x, x], 0), tf.concat([x, x], axis=1, name="c1"), tf.concat([x], 0), tf.concat(x, -1)]
-    s = tf.split(x, 3, axis=1) + tf.split(x, [1, 2], 1) + tf.split(x, 2) + tf.split(x, tf.constant([2, 1]), 1, name="sv")
+    s = (tf.split(x, 3, axis=1) + tf.split(x, [1, 2], 1) + tf.split(x, 2) +
+         tf.split(x, tf.constant([2, 1]), 1, name="sv"))
     u = tf.unstack(x) + tf.unstack(x, axis=1) + [tf.stack([x, x], axis=1), tf.stack([x[0], x[1]])]
     r += s + u
     return {"ops": _ops(tf), "names": [t.name for t in r], "shapes": [str(t.shape) for t in r],
@@ -521,16 +523,16 @@ def random_bad_dtype(tf):
 
 
 PROGRAMS = [
-    math_unary, math_binary, add_n, add_n_empty, add_n_mixed, arg_min_max, argmax_both, reductions, logsumexp, classifications,
-    both_axis_args, casts, matmul_flags, tensordots, matmul_transpose_and_adjoint, clipping,
+    math_unary, math_binary, add_n, add_n_empty, add_n_mixed, arg_min_max, argmax_both, reductions, logsumexp,
+    classifications, both_axis_args, casts, matmul_flags, tensordots, matmul_transpose_and_adjoint, clipping,
     concat_split, split_rank0, stack_bad_axis, unstack_bad_axis, shapes_and_transposes, expand_dims_no_axis,
-    pad_bad_mode, squeeze_bad, gather_one_hot, gather_nd_and_top_k, gather_nd_out_of_range, one_hot_dtype_mismatch, one_hot_on_off_mismatch, fills,
-    ranges, linspaces, slices_and_selects, masks_and_where, boolean_mask_scalar, boolean_mask_unknown_rank, where_one_arg, masks_and_grids,
-    activations, softmaxes, softmax_bad_axis, cross_entropies, xent_positional, xent_missing, xent_rank_mismatch,
-    xent_axis, xent_shape_mismatch, sigmoid_xent_shapes, norms_and_stats, fused_batch_norms,
-    fused_batch_norm_inference_needs_stats, convolutions, lrns, conv_bad_shapes, dropout_and_embeddings, partitioned_embeddings, dropout_bad_rate,
-    dropout_int, dropout_no_rate,
-    random_tensors, random_uniform_int_no_max, random_bad_dtype,
+    pad_bad_mode, squeeze_bad, gather_one_hot, gather_nd_and_top_k, gather_nd_out_of_range, one_hot_dtype_mismatch,
+    one_hot_on_off_mismatch, fills, ranges, linspaces, slices_and_selects, masks_and_where, boolean_mask_scalar,
+    boolean_mask_unknown_rank, where_one_arg, masks_and_grids, activations, softmaxes, softmax_bad_axis,
+    cross_entropies, xent_positional, xent_missing, xent_rank_mismatch, xent_axis, xent_shape_mismatch,
+    sigmoid_xent_shapes, norms_and_stats, fused_batch_norms, fused_batch_norm_inference_needs_stats, convolutions,
+    lrns, conv_bad_shapes, dropout_and_embeddings, partitioned_embeddings, dropout_bad_rate, dropout_int,
+    dropout_no_rate, random_tensors, random_uniform_int_no_max, random_bad_dtype,
 ]
 
 

@@ -163,9 +163,11 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
         if on_value is not None or off_value is not None:
             if dtype is not None:
                 if on_value is not None and on_dtype != dtype:
-                    raise TypeError("dtype {0} of on_value does not match dtype parameter {1}".format(on_dtype, dtype))
+                    raise TypeError("dtype {0} of on_value does not match dtype parameter {1}".format(
+                        on_dtype, dtype))
                 if off_value is not None and off_dtype != dtype:
-                    raise TypeError("dtype {0} of off_value does not match dtype parameter {1}".format(off_dtype, dtype))
+                    raise TypeError("dtype {0} of off_value does not match dtype parameter {1}".format(
+                        off_dtype, dtype))
             else:
                 dtype = on_dtype if on_value is not None else off_dtype
         elif dtype is None:
