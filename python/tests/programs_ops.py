@@ -164,6 +164,7 @@ def clipping(tf):
     y = tf.constant([3.0, 4.0], name="y")
     r = [tf.clip_by_value(x, -1.0, 1.0), tf.clip_by_value(x, 0.0, 2.0, name="cv"), tf.clip_by_norm(y, 2.5),
          tf.clip_by_norm(x, 1.0, axes=[1])]
+    r.append(tf.clip_by_average_norm(x, 0.5))
     clipped, norm = tf.clip_by_global_norm([x, y], 2.0)
     g = tf.global_norm([x, y])
     r += clipped + [norm, g]
@@ -344,7 +345,7 @@ def activations(tf):
     x4 = tf.constant(np.arange(12, dtype=np.float32).reshape(1, 3, 2, 2) - 6, name="x4")
     r = [tf.nn.relu(x), tf.nn.relu6(x * 3.0), tf.nn.elu(x), tf.nn.selu(x), tf.nn.leaky_relu(x),
          tf.nn.leaky_relu(x, alpha=0.5, name="lr"), tf.nn.softplus(x), tf.nn.softsign(x), tf.nn.sigmoid(x),
-         tf.nn.tanh(x), tf.nn.bias_add(x, b), tf.nn.bias_add(x4, [1.0, -1.0, 0.5], data_format="NCHW"),
+         tf.nn.tanh(x), tf.sin(x), tf.cos(x), tf.nn.bias_add(x, b), tf.nn.bias_add(x4, [1.0, -1.0, 0.5], data_format="NCHW"),
          tf.nn.relu6([-1.0, 7.0]), tf.nn.leaky_relu(tf.constant([-2, 3]))]
     return {"ops": _ops(tf), "names": [t.name for t in r], "values": _r(_run(tf, r))}
 
@@ -373,7 +374,8 @@ def cross_entropies(tf):
          tf.nn.softmax_cross_entropy_with_logits_v2(labels=onehot, logits=logits),
          tf.nn.softmax_cross_entropy_with_logits(labels=onehot, logits=logits),
          tf.nn.sigmoid_cross_entropy_with_logits(labels=onehot, logits=logits),
-         tf.nn.sigmoid_cross_entropy_with_logits(labels=onehot, logits=logits, name="sx")]
+         tf.nn.sigmoid_cross_entropy_with_logits(labels=onehot, logits=logits, name="sx"),
+         tf.nn.weighted_cross_entropy_with_logits(onehot, logits, 2.0)]
     return {"ops": _ops(tf), "names": [t.name for t in r], "shapes": [str(t.shape) for t in r],
             "values": _r(_run(tf, r))}
 
@@ -636,7 +638,7 @@ _XENT = "Only call `%s` with named arguments (labels=..., logits=..., ...)"
 TF115 = {
     # 1.15's tf.add and math_ops.add build Add (2.x: AddV2)
     "math_binary": _retype({"Add"}, "Add"),
-    "cross_entropies": _retype({"logistic_loss", "sx"}, "Add"),
+    "cross_entropies": _retype({"logistic_loss", "sx", "logistic_loss_1"}, "Add"),
     "logsumexp": _logsumexp,
     "linspaces": _linspaces,
     # 1.15's deprecated_argument_lookup: no trailing period
