@@ -132,6 +132,14 @@ def casts(tf):
     return {"ops": _ops(tf), "names": [t.name for t in r], "same": r[4] is x, "values": _val(_run(tf, r))}
 
 
+def cast_edges(tf):
+    f = tf.constant([0.0, -0.0, 0.5, -2.5, np.nan], name="f")
+    i = tf.constant([-1, 256, 255, 70000], name="i")
+    r = [tf.cast(f, tf.bool), tf.cast(i, tf.uint8), tf.cast(i, tf.int16), tf.cast(f[2:4], tf.int64),
+         tf.cast(tf.constant([True, False]), tf.float64), tf.cast(i, tf.float16), tf.to_int32(tf.constant([2.9, -2.9]))]
+    return {"ops": _ops(tf), "values": _val(_run(tf, r))}
+
+
 def matmul_flags(tf):
     a = tf.constant(np.arange(6, dtype=np.float32).reshape(2, 3), name="a")
     b = tf.constant(np.arange(6, dtype=np.float32).reshape(3, 2), name="b")
@@ -526,15 +534,16 @@ def random_bad_dtype(tf):
 
 PROGRAMS = [
     math_unary, math_binary, add_n, add_n_empty, add_n_mixed, arg_min_max, argmax_both, reductions, logsumexp,
-    classifications, both_axis_args, casts, matmul_flags, tensordots, matmul_transpose_and_adjoint, clipping,
-    concat_split, split_rank0, stack_bad_axis, unstack_bad_axis, shapes_and_transposes, expand_dims_no_axis,
-    pad_bad_mode, squeeze_bad, gather_one_hot, gather_nd_and_top_k, gather_nd_out_of_range, one_hot_dtype_mismatch,
-    one_hot_on_off_mismatch, fills, ranges, linspaces, slices_and_selects, masks_and_where, boolean_mask_scalar,
-    boolean_mask_unknown_rank, where_one_arg, masks_and_grids, activations, softmaxes, softmax_bad_axis,
-    cross_entropies, xent_positional, xent_missing, xent_rank_mismatch, xent_axis, xent_shape_mismatch,
-    sigmoid_xent_shapes, norms_and_stats, fused_batch_norms, fused_batch_norm_inference_needs_stats, convolutions,
-    lrns, conv_bad_shapes, dropout_and_embeddings, partitioned_embeddings, dropout_bad_rate, dropout_int,
-    dropout_no_rate, random_tensors, random_uniform_int_no_max, random_bad_dtype,
+    classifications, both_axis_args, casts, cast_edges, matmul_flags, tensordots, matmul_transpose_and_adjoint,
+    clipping, concat_split, split_rank0, stack_bad_axis, unstack_bad_axis, shapes_and_transposes,
+    expand_dims_no_axis, pad_bad_mode, squeeze_bad, gather_one_hot, gather_nd_and_top_k, gather_nd_out_of_range,
+    one_hot_dtype_mismatch, one_hot_on_off_mismatch, fills, ranges, linspaces, slices_and_selects, masks_and_where,
+    boolean_mask_scalar, boolean_mask_unknown_rank, where_one_arg, masks_and_grids, activations, softmaxes,
+    softmax_bad_axis, cross_entropies, xent_positional, xent_missing, xent_rank_mismatch, xent_axis,
+    xent_shape_mismatch, sigmoid_xent_shapes, norms_and_stats, fused_batch_norms,
+    fused_batch_norm_inference_needs_stats, convolutions, lrns, conv_bad_shapes, dropout_and_embeddings,
+    partitioned_embeddings, dropout_bad_rate, dropout_int, dropout_no_rate, random_tensors,
+    random_uniform_int_no_max, random_bad_dtype,
 ]
 
 
