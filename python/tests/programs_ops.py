@@ -524,6 +524,16 @@ def random_tensors(tf):
     return {"ops": _ops(tf), "names": [t.name for t in r], "seeds": seeds, "values": _r(vals)}
 
 
+def multinomials(tf):
+    a = tf.multinomial([[0.0, 1.0, 2.0], [3.0, -np.inf, 0.5]], 5, seed=3)
+    b = tf.multinomial(tf.constant([[1.0, 1.0]], tf.float64), 9, seed=4, output_dtype=tf.int32, name="mn")
+    c = tf.random.categorical([[0.0, 0.0, 0.0, 0.0]], 6, seed=5)
+    with tf.Session() as s:
+        runs = [s.run([a, b, c]), s.run([a, b, c])]
+    return {"ops": _ops(tf), "names": [t.name for t in (a, b, c)], "shapes": [str(t.shape) for t in (a, b, c)],
+            "seeds": [[t.op.get_attr("seed"), t.op.get_attr("seed2")] for t in (a, b, c)], "values": _val(runs)}
+
+
 def random_uniform_int_no_max(tf):
     tf.random_uniform([2], dtype=tf.int32)
 
@@ -542,7 +552,7 @@ PROGRAMS = [
     softmax_bad_axis, cross_entropies, xent_positional, xent_missing, xent_rank_mismatch, xent_axis,
     xent_shape_mismatch, sigmoid_xent_shapes, norms_and_stats, fused_batch_norms,
     fused_batch_norm_inference_needs_stats, convolutions, lrns, conv_bad_shapes, dropout_and_embeddings,
-    partitioned_embeddings, dropout_bad_rate, dropout_int, dropout_no_rate, random_tensors,
+    partitioned_embeddings, dropout_bad_rate, dropout_int, dropout_no_rate, random_tensors, multinomials,
     random_uniform_int_no_max, random_bad_dtype,
 ]
 

@@ -109,11 +109,12 @@ for _n in ("concat split unstack expand_dims squeeze transpose tile pad gather o
     globals()[_n] = getattr(_array_ops, _n)
 for _n in "clip_by_value clip_by_norm global_norm clip_by_global_norm clip_by_average_norm".split():
     globals()[_n] = getattr(_clip_ops, _n)
-for _n in "random_normal truncated_normal random_uniform random_shuffle set_random_seed".split():
+for _n in "random_normal truncated_normal random_uniform random_shuffle set_random_seed multinomial".split():
     globals()[_n] = getattr(_random_ops, _n)
 random.normal, random.truncated_normal, random.uniform, random.shuffle, random.set_random_seed = (
     _random_ops.random_normal, _random_ops.truncated_normal, _random_ops.random_uniform,
     _random_ops.random_shuffle, _random_ops.set_random_seed)
+random.multinomial, random.categorical = _random_ops.multinomial, _random_ops.categorical
 math.in_top_k, math.top_k = _nn_ops.in_top_k, _nn_ops.top_k
 math.sigmoid, math.tanh, math.softplus = _math_ops.sigmoid, _math_ops.tanh, _nn_ops.softplus
 for _n in ("relu6 elu selu leaky_relu softplus softsign sigmoid tanh bias_add xw_plus_b relu_layer log_softmax "

@@ -11,7 +11,7 @@ and by the builders number alike.
 Graphs: random_normal / truncated_normal / random_uniform open their scope, convert the shape
 ("shape"), mean/stddev or min/max, then build the random op, Mul and the final AddV2 named
 after the scope (the C builders' graph, include/tfc/train.h); integer random_uniform is one
-RandomUniformInt. Not here: multinomial (the op table has no Multinomial).
+RandomUniformInt. multinomial / random.categorical are one Multinomial under their scope.
 """
 import numpy as np
 
@@ -114,3 +114,21 @@ def random_uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None
 
 def random_shuffle(value, seed=None, name=None):
     return gen.apply("RandomShuffle", name, value=value, **_seed_attrs(seed))
+
+
+def _multinomial(logits, num_samples, dtype, seed):
+    logits = ops.convert_to_tensor(logits, name="logits")
+    return gen.apply("Multinomial", None, logits=logits, num_samples=num_samples, output_dtype=dtype,
+                     **_seed_attrs(seed))
+
+
+def multinomial(logits, num_samples, seed=None, name=None, output_dtype=None):
+    """num_samples class indices per row of logits, under "multinomial" (int64 unless
+    output_dtype)."""
+    with ops.name_scope(name, "multinomial", [logits]):
+        return _multinomial(logits, num_samples, output_dtype, seed)
+
+
+def categorical(logits, num_samples, dtype=None, seed=None, name=None):
+    with ops.name_scope(name, "categorical", [logits]):
+        return _multinomial(logits, num_samples, dtype, seed)
