@@ -642,6 +642,6 @@ const tfc_grad_entry tfc_grad_math_entries[] = {
     /* Not differentiable (TF's NotDifferentiable list for these ops). */
     {"Less", NULL}, {"LessEqual", NULL}, {"Greater", NULL}, {"GreaterEqual", NULL},
     {"Equal", NULL}, {"NotEqual", NULL}, {"IsFinite", NULL}, {"IsNan", NULL}, {"IsInf", NULL},
-    {"Where", NULL}, {"LinSpace", NULL}, {"LogicalNot", NULL}, {"LogicalAnd", NULL},
+    {"Where", NULL}, {"LinSpace", NULL}, {"Multinomial", NULL}, {"LogicalNot", NULL}, {"LogicalAnd", NULL},
     {"LogicalOr", NULL}, {"ArgMax", NULL}, {"ArgMin", NULL}, {"FloorDiv", none_grad},
     {NULL, NULL}};
