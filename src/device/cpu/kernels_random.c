@@ -143,7 +143,7 @@ static int multinomial_compute(tfc_kernel_ctx *c) {
 #define ROW(opname, init_fn)                                                                      \
   {.op = TFC_OP_##opname, .type_attr = "dtype", .types = M_RANDOM_FLOAT, .type_attr2 = "T",       \
    .types2 = M_RANDOM_INT, .host_memory_in = 0x1, .init = init_fn, .compute = tfc_random_compute, \
-   .free_state = tfc_random_free}
+   .free_state = tfc_random_free, .flags = TFC_KF_SHARED_STATE}
 
 static const tfc_kernel_def defs[] = {
     ROW(RandomUniform, uniform_init),
@@ -151,9 +151,9 @@ static const tfc_kernel_def defs[] = {
     ROW(TruncatedNormal, truncated_init),
     {.op = TFC_OP_RandomUniformInt, .type_attr = "Tout", .types = M_RANDOM_INT, .type_attr2 = "T",
      .types2 = M_RANDOM_INT, .host_memory_in = 0x7, .init = uniform_int_init,
-     .compute = tfc_random_uniform_int_compute, .free_state = tfc_random_free},
+     .compute = tfc_random_uniform_int_compute, .free_state = tfc_random_free, .flags = TFC_KF_SHARED_STATE},
     {.op = TFC_OP_Multinomial, .type_attr = "T", .types = TFC_T(TFC_DT_FLOAT) | TFC_T(TFC_DT_DOUBLE),
-     .host_memory_in = 0x2, .init = multinomial_init, .compute = multinomial_compute, .free_state = tfc_random_free},
+     .host_memory_in = 0x2, .init = multinomial_init, .compute = multinomial_compute, .free_state = tfc_random_free, .flags = TFC_KF_SHARED_STATE},
 };
 
 int tfc_cpu_kernels_random(tfc_kernel_table *t, tfc_status *s) {
