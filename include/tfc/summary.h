@@ -108,6 +108,11 @@ TF_CAPI_EXPORT extern void TFC_EventWriterAddGraph(TFC_EventWriter* writer, TF_G
 TF_CAPI_EXPORT extern void TFC_EventWriterAddSessionLog(TFC_EventWriter* writer, int status,
                                                        const char* checkpoint_path, int64_t step,
                                                        TF_Status* status_out);
+/* FileWriter.add_event(event): serialized_event, a serialized Event, is appended as it is (its
+ * wall_time and step are the caller's); INVALID_ARGUMENT "Unparseable Event" when the bytes
+ * are not one. */
+TF_CAPI_EXPORT extern void TFC_EventWriterAddEvent(TFC_EventWriter* writer, const void* serialized_event,
+                                                  size_t len, TF_Status* status);
 /* Hands buffered events to the OS. */
 TF_CAPI_EXPORT extern void TFC_EventWriterFlush(TFC_EventWriter* writer, TF_Status* status);
 /* Flushes and closes the file; later Add* calls fail with FAILED_PRECONDITION. Idempotent. */

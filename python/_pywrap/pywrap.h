@@ -41,6 +41,7 @@ extern PyTypeObject PyTFGraph_Type;
 extern PyTypeObject PyTFSession_Type;
 extern PyTypeObject PyTFRunner_Type;
 extern PyTypeObject PyTFTensorOwner_Type;
+extern PyTypeObject PyTFHandle_Type; /* io.c */
 
 /* Raises the registered class for a non-OK status and returns 1; returns 0 when OK. */
 int pywrap_raise_status(TF_Status *s);
@@ -52,6 +53,10 @@ PyObject *pywrap_raise_code(int code, const char *msg);
 TF_Operation *pywrap_op(PyObject *o);
 /* Reads (op, index) into *out; 0 on success, -1 with an exception set. */
 int pywrap_output(PyObject *o, TF_Output *out);
+
+/* session.c: the TF_Session of a _pywrap.Session; NULL + exception for another object or a
+ * closed session. */
+TF_Session *pywrap_session(PyObject *o);
 
 /* The numpy dtype number for a TF_DataType (NPY_OBJECT for strings); -1 when there is none. */
 int pywrap_npy_type(TF_DataType dt);
@@ -76,5 +81,6 @@ int pywrap_interrupt_end(struct TFC_CancellationManager *m);
 extern PyMethodDef pywrap_graph_methods[];
 extern PyMethodDef pywrap_oplist_methods[];
 extern PyMethodDef pywrap_ndarray_methods[];
+extern PyMethodDef pywrap_io_methods[];
 
 #endif

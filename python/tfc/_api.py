@@ -90,3 +90,7 @@ nn.softmax = _nn_ops.softmax
 newaxis = None
 __version__ = "1.15.0"
 VERSION = __version__
+
+# input pipelines, records, summaries, servers, app (their module adds the names)
+from tfc import _api_io as _api_io  # noqa: E402
+_api_io.export(globals())

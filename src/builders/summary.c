@@ -364,6 +364,16 @@ TFC_EXPORT void TFC_EventWriterAddSessionLog(TFC_EventWriter *writer, int status
   tfc_status_fini(&scratch);
 }
 
+TFC_EXPORT void TFC_EventWriterAddEvent(TFC_EventWriter *writer, const void *serialized_event, size_t len,
+                                       TF_Status *status) {
+  tfc_status scratch;
+  tfc_status *s = writer_status(writer, "TFC_EventWriterAddEvent", status, &scratch);
+  if (tfc_status_ok(s) && !serialized_event && len)
+    tfc_status_set(s, TFC_INVALID_ARGUMENT, "TFC_EventWriterAddEvent: serialized_event is NULL");
+  if (tfc_status_ok(s)) tfc_event_writer_add_event(writer->w, serialized_event ? serialized_event : "", len, s);
+  tfc_status_fini(&scratch);
+}
+
 TFC_EXPORT void TFC_EventWriterFlush(TFC_EventWriter *writer, TF_Status *status) {
   tfc_status scratch;
   tfc_status *s = writer_status(writer, "TFC_EventWriterFlush", status, &scratch);
