@@ -73,6 +73,16 @@ def _make_queue(op_type, name, **attrs):
         return gen.apply(op_type, name, **attrs)
 
 
+def _first_dim(t):
+    """The size of t's first dimension (None when unknown); ValueError for a scalar."""
+    shape = t.get_shape()
+    if shape.dims is None:
+        return None
+    if len(shape.dims) < 1:
+        raise ValueError("Shape %s must have rank at least 1" % shape)
+    return tensor_shape.dimension_value(shape.dims[0])
+
+
 class QueueBase(object):
     """A queue over its resource handle (tf.QueueBase)."""
 
@@ -151,12 +161,11 @@ class QueueBase(object):
     def enqueue_many(self, vals, name=None):
         with ops.name_scope(name, "%s_EnqueueMany" % self._name) as scope:
             vals = self._check_enqueue_dtypes(vals)
-            batch_dim = tensor_shape.Dimension(tensor_shape.dimension_value(
-                vals[0].get_shape().with_rank_at_least(1)[0]))
+            batch_dim = tensor_shape.Dimension(_first_dim(vals[0]))
             for val, shape in zip(vals, self._shapes):
-                d = tensor_shape.Dimension(tensor_shape.dimension_value(val.get_shape().with_rank_at_least(1)[0]))
-                batch_dim = batch_dim.merge_with(d)
-                val.get_shape()[1:].assert_is_compatible_with(shape)
+                batch_dim = batch_dim.merge_with(tensor_shape.Dimension(_first_dim(val)))
+                if val.get_shape().dims is not None:
+                    tensor_shape.TensorShape(val.get_shape().dims[1:]).assert_is_compatible_with(shape)
             return gen.apply("QueueEnqueueManyV2", scope, handle=self._queue_ref, components=vals)
 
     def _dequeue_return_value(self, tensors):
