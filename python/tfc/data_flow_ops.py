@@ -416,7 +416,7 @@ def parse_single_example(serialized, features, name=None, example_names=None):
     dense = sorted(dense)
     with ops.name_scope(name, "ParseSingleExample") as scope:
         defaults = _dense_defaults(dense)
-        r = gen.apply("ParseSingleExample", scope[:-1] + "/ParseSingleExample", serialized=serialized,
+        r = gen.apply("ParseSingleExample", name or "ParseSingleExample", serialized=serialized,
                       dense_defaults=defaults, num_sparse=len(sparse), sparse_keys=[k for k, _ in sparse],
                       dense_keys=[k for k, _ in dense], sparse_types=[f.dtype for _, f in sparse],
                       dense_shapes=[_dense_spec(k, f)[2] for k, f in dense])
@@ -436,16 +436,10 @@ def parse_example(serialized, features, name=None, example_names=None):
     dense = sorted((k, f) for k, f in features.items() if isinstance(f, FixedLenFeature))
     sparse = sorted((k, f) for k, f in features.items() if isinstance(f, VarLenFeature))
     with ops.name_scope(name, "ParseExample") as scope:
-        serialized = ops.convert_to_tensor(serialized, dtype=_dtypes.string, name="serialized")
-        names = ops.convert_to_tensor(example_names if example_names is not None else [],
-                                      dtype=_dtypes.string, name="names") \
-            if example_names is not None else ops.convert_to_tensor(np.zeros([0], dtype=object),
-                                                                   dtype=_dtypes.string, name="Const")
         defaults = _dense_defaults(dense)
-        sparse_keys = [ops.convert_to_tensor(k, dtype=_dtypes.string) for k, _ in sparse]
-        dense_keys = [ops.convert_to_tensor(k, dtype=_dtypes.string) for k, _ in dense]
-        r = gen.apply("ParseExample", scope[:-1] + "/ParseExample", serialized=serialized, names=names,
-                      sparse_keys=sparse_keys, dense_keys=dense_keys, dense_defaults=defaults,
+        names = list(example_names) if example_names is not None else np.zeros([0], dtype=object)
+        r = gen.apply("ParseExample", name or "ParseExample", serialized=serialized, names=names,
+                      sparse_keys=[k for k, _ in sparse], dense_keys=[k for k, _ in dense], dense_defaults=defaults,
                       sparse_types=[f.dtype for _, f in sparse],
                       dense_shapes=[_dense_spec(k, f)[2] for k, f in dense])
         idx, vals, shapes, dvals = r

@@ -439,14 +439,23 @@ def _unpack_packed(kind, raw):
     return out
 
 
+_ESCAPES = {9: "\\t", 10: "\\n", 13: "\\r", 34: '\\"', 39: "\\'", 92: "\\\\"}
+
+
 def _fmt_scalar(kind, v):
+    """A value as protobuf's text format prints it."""
     if kind in ("string", "bytes"):
         b = v.encode("utf-8") if isinstance(v, str) else v
-        return '"%s"' % "".join(chr(c) if 32 <= c < 127 and c not in (34, 92) else "\\%03o" % c for c in b)
+        return '"%s"' % "".join(_ESCAPES.get(c) or (chr(c) if 32 <= c < 127 else "\\%03o" % c) for c in b)
     if kind == "bool":
         return "true" if v else "false"
     if kind in ("float", "double"):
-        return "%g" % v if v == v and abs(v) != float("inf") else ("nan" if v != v else "inf" if v > 0 else "-inf")
+        if v != v:
+            return "nan"
+        if v in (float("inf"), float("-inf")):
+            return "inf" if v > 0 else "-inf"
+        import numpy as np
+        return str(np.float32(v)) if kind == "float" else repr(float(v))
     return str(v)
 
 
@@ -454,13 +463,18 @@ def _text(m, indent):
     lines = []
     for name, v in m.ListFields():
         kind = m._fmap()[name][1]
+        enum_names = getattr(m, "_ENUM_NAMES", {}).get(name)
+        if enum_names is not None:
+            for x in (v if kind.startswith("rep_") else [v]):
+                lines.append("%s%s: %s\n" % (indent, name, enum_names.get(x, str(x))))
+            continue
         if kind.startswith("msg:"):
             lines.append("%s%s {\n%s%s}\n" % (indent, name, _text(v, indent + "  "), indent))
         elif kind.startswith("rep_msg:"):
             for x in v:
                 lines.append("%s%s {\n%s%s}\n" % (indent, name, _text(x, indent + "  "), indent))
         elif kind.startswith("map_msg:"):
-            for k, x in v.items():
+            for k, x in sorted(v.items()):
                 lines.append('%s%s {\n%s  key: %s\n%s  value {\n%s%s  }\n%s}\n' % (
                     indent, name, indent, _fmt_scalar("string", k), indent, _text(x, indent + "    "), indent, indent))
         elif kind.startswith("rep_"):
