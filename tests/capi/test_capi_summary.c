@@ -431,7 +431,61 @@ static void writer_errors_name_the_path(void) {
   TF_DeleteStatus(s);
 }
 
+/* TFC_EventWriterAddEvent appends a serialized Event as given (FileWriter.add_event): its
+ * wall_time and step are kept; bytes that are not an Event, a NULL writer and a closed
+ * writer fail. */
+static void add_event_keeps_the_callers_event(void) {
+  TF_Status *s = TF_NewStatus();
+  char dir[1024];
+  snprintf(dir, sizeof dir, "%s/tests/capi_summary_add_event", TFC_BINARY_DIR);
+  TFC_EventWriter *ew = TFC_NewEventWriter(dir, s);
+  OK(s);
+  Tensorflow__Event in = TENSORFLOW__EVENT__INIT;
+  in.wall_time = 123.5;
+  in.step = 42;
+  in.what_case = TENSORFLOW__EVENT__WHAT_FILE_VERSION;
+  in.file_version = "custom";
+  size_t len = tensorflow__event__get_packed_size(&in);
+  uint8_t *buf = malloc(len);
+  tensorflow__event__pack(&in, buf);
+  TFC_EventWriterAddEvent(ew, buf, len, s);
+  OK(s);
+  TFC_EventWriterAddEvent(ew, "\x0a\xff", 2, s);
+  EXPECT_EQ(TF_GetCode(s), TF_INVALID_ARGUMENT);
+  EXPECT_CONTAINS(TF_Message(s), "Unparseable Event");
+  TFC_EventWriterAddEvent(NULL, buf, len, s);
+  EXPECT_STREQ(TF_Message(s), "TFC_EventWriterAddEvent: writer is NULL");
+  char *path = strdup(TFC_EventWriterPath(ew));
+  TFC_CloseEventWriter(ew, s);
+  OK(s);
+  TFC_EventWriterAddEvent(ew, buf, len, s);
+  EXPECT_EQ(TF_GetCode(s), TF_FAILED_PRECONDITION);
+
+  tfc_status st;
+  tfc_status_init(&st);
+  tfc_event_reader *r = tfc_event_reader_open(path, &st);
+  EXPECT_TRUE(r != NULL);
+  Tensorflow__Event *e = NULL;
+  EXPECT_EQ(tfc_event_reader_next(r, &e, &st), 0);
+  EXPECT_STREQ(e->file_version, "brain.Event:2");
+  tensorflow__event__free_unpacked(e, NULL);
+  EXPECT_EQ(tfc_event_reader_next(r, &e, &st), 0);
+  EXPECT_TRUE(e->wall_time == 123.5);
+  EXPECT_EQ(e->step, 42);
+  EXPECT_STREQ(e->file_version, "custom");
+  tensorflow__event__free_unpacked(e, NULL);
+  EXPECT_EQ(tfc_event_reader_next(r, &e, &st), TFC_OUT_OF_RANGE);
+  tfc_event_reader_free(r);
+  tfc_status_fini(&st);
+  free(path);
+  free(buf);
+  TFC_DeleteEventWriter(ew);
+  nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+  TF_DeleteStatus(s);
+}
+
 static const tfc_test tests[] = {
+    TFC_TEST(add_event_keeps_the_callers_event),
     TFC_TEST(builders_match_tf_graph),
     TFC_TEST(session_summaries_and_placed_graph_round_trip),
     TFC_TEST(graph_without_session_keeps_requested_devices),
