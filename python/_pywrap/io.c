@@ -483,19 +483,23 @@ static PyObject *b_decode_raw(PyObject *self, PyObject *args) {
   return status_result(s, TF_GetCode(s) == TF_OK ? output_tuple(o) : NULL);
 }
 
-/* b_batch(graph, scope, [tensor, ...], batch_size, capacity, num_threads,
- * allow_smaller_final_batch, name or None) -> [output, ...]
- * b_shuffle_batch(graph, scope, [tensor, ...], batch_size, capacity, min_after_dequeue,
- * num_threads, seed, name or None) -> [output, ...] */
-static PyObject *b_batch_common(PyObject *args, int shuffle) {
+/* b_batch(graph, scope, [tensor, ...], shuffle, batch_size, capacity, num_threads,
+ * min_after_dequeue, seed, enqueue_many, allow_smaller_final_batch, name or None)
+ * -> [output, ...]: TFC_BatchWithOptions. */
+static PyObject *b_batch(PyObject *self, PyObject *args) {
   PyObject *go, *spec, *tl, *name;
-  int batch_size, capacity, third, num_threads = 0, allow = 0;
-  long long seed = 0;
-  int okp = shuffle ? PyArg_ParseTuple(args, "OOOiiiiLO", &go, &spec, &tl, &batch_size, &capacity, &third,
-                                       &num_threads, &seed, &name)
-                    : PyArg_ParseTuple(args, "OOOiiipO", &go, &spec, &tl, &batch_size, &capacity, &third, &allow,
-                                       &name);
-  if (!okp) return NULL;
+  TFC_BatchOptions o;
+  int shuffle, many, smaller;
+  long long seed;
+  memset(&o, 0, sizeof o);
+  if (!PyArg_ParseTuple(args, "OOOpiiiiLppO", &go, &spec, &tl, &shuffle, &o.batch_size, &o.capacity, &o.num_threads,
+                        &o.min_after_dequeue, &seed, &many, &smaller, &name))
+    return NULL;
+  o.shuffle = (unsigned char)shuffle;
+  o.seed = (int64_t)seed;
+  o.enqueue_many = (unsigned char)many;
+  o.allow_smaller_final_batch = (unsigned char)smaller;
+  o.name = opt_str(name);
   int n;
   TF_Output *in = outputs_of(tl, &n);
   if (!in) return NULL;
@@ -506,10 +510,7 @@ static PyObject *b_batch_common(PyObject *args, int shuffle) {
   if (!out) PyErr_NoMemory();
   if (sc) {
     TF_Status *s = TF_NewStatus();
-    if (shuffle)
-      TFC_ShuffleBatch(sc, in, n, batch_size, capacity, third, num_threads, (int64_t)seed, opt_str(name), out, s);
-    else
-      TFC_Batch(sc, in, n, batch_size, capacity, third, (unsigned char)allow, opt_str(name), out, s);
+    TFC_BatchWithOptions(sc, in, n, &o, out, s);
     TFC_DeleteScope(sc);
     r = status_result(s, TF_GetCode(s) == TF_OK ? output_list(out, n) : NULL);
   }
@@ -517,9 +518,6 @@ static PyObject *b_batch_common(PyObject *args, int shuffle) {
   free(out);
   return r;
 }
-
-static PyObject *b_batch(PyObject *self, PyObject *args) { return b_batch_common(args, 0); }
-static PyObject *b_shuffle_batch(PyObject *self, PyObject *args) { return b_batch_common(args, 1); }
 
 /* b_local_variables_initializer(graph, scope, name or None) -> op */
 static PyObject *b_local_variables_initializer(PyObject *self, PyObject *args) {
@@ -836,7 +834,6 @@ PyMethodDef pywrap_io_methods[] = {
     {"b_parse_single_example", b_parse_single_example, METH_VARARGS, NULL},
     {"b_decode_raw", b_decode_raw, METH_VARARGS, NULL},
     {"b_batch", b_batch, METH_VARARGS, NULL},
-    {"b_shuffle_batch", b_shuffle_batch, METH_VARARGS, NULL},
     {"b_local_variables_initializer", b_local_variables_initializer, METH_VARARGS, NULL},
     {"b_scalar_summary", b_scalar_summary, METH_VARARGS, NULL},
     {"b_histogram_summary", b_histogram_summary, METH_VARARGS, NULL},

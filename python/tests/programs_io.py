@@ -201,6 +201,28 @@ def shuffle_batch_pipeline(tf):
         shutil.rmtree(d)
 
 
+def batch_enqueue_many(tf):
+    rows = tf.constant([[1, 2], [3, 4], [5, 6], [7, 8], [9, 10]], name="rows")
+    labels = tf.constant([0, 1, 2, 3, 4], dtype=tf.int64, name="labels")
+    b = tf.train.batch({"x": rows, "y": labels}, batch_size=2, enqueue_many=True, capacity=8)
+    sb = tf.train.shuffle_batch([labels], batch_size=4, capacity=20, min_after_dequeue=1, enqueue_many=True,
+                                allow_smaller_final_batch=True, seed=1)
+    out = {"ops": _ops(tf), "keys": sorted(b), "shapes": [str(b["x"].shape), str(b["y"].shape), str(sb.shape)]}
+    try:
+        tf.train.batch([tf.constant(1.0)], 2, enqueue_many=True)
+    except ValueError as e:
+        out["scalar"] = str(e)
+    with tf.Session() as sess:
+        coord = tf.train.Coordinator()
+        threads = tf.train.start_queue_runners(sess, coord)
+        out["first"] = _val(sess.run(b))
+        got = sess.run(sb)  # which labels depends on how far the runner got: only their range is fixed
+        out["shuffled"] = [len(got), all(0 <= int(v) <= 4 for v in got)]
+        coord.request_stop()
+        coord.join(threads)
+    return out
+
+
 def batch_errors(tf):
     out = {}
     x = tf.placeholder(tf.float32, [None])
@@ -311,4 +333,4 @@ def flags(tf):
 
 
 PROGRAMS = [queue_ops, queue_named, random_shuffle_queue, example_proto, records, record_missing, input_pipeline,
-            shuffle_batch_pipeline, batch_errors, summaries, merge_all_empty, file_writer, cluster_spec, flags]
+            shuffle_batch_pipeline, batch_enqueue_many, batch_errors, summaries, merge_all_empty, file_writer, cluster_spec, flags]

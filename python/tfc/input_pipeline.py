@@ -11,9 +11,9 @@ the builder's local variable "limit_epochs/epochs": run local_variables_initiali
 builder's TFC_LocalVariablesInitializer, which initializes the C builders' local variables)
 before starting the queue runners.
 
-Not done here: enqueue_many=True, dynamic_pad, shapes= overrides, shared_name and SparseTensor
-inputs (NotImplementedError naming the argument): the builders take one element per enqueue
-with fully defined shapes.
+batch and shuffle_batch are TFC_BatchWithOptions (enqueue_many and allow_smaller_final_batch
+included). Not done: dynamic_pad, shapes= overrides, shared_name and SparseTensor inputs
+(NotImplementedError naming the argument): the builders need fully defined shapes.
 
 Errors: the builders' INVALID_ARGUMENT texts as ValueError ("capacity 10 must be bigger than
 min_after_dequeue 10.", "All shapes must be fully defined: [...]", "num_epochs must be > 0 not
@@ -66,9 +66,7 @@ def _as_original_type(original, keys, tensors):
     return tensors
 
 
-def _prepare(tensors, enqueue_many, shapes, dynamic_pad, shared_name):
-    if enqueue_many:
-        _unsupported("enqueue_many=True")
+def _prepare(tensors, shapes, dynamic_pad, shared_name):
     if shapes is not None:
         _unsupported("shapes")
     if dynamic_pad:
@@ -78,31 +76,32 @@ def _prepare(tensors, enqueue_many, shapes, dynamic_pad, shared_name):
     keys, tl = _as_tensor_list(tensors)
     if not tl:
         raise ValueError("Expected at least one tensor in batch().")
-    tl = [ops.convert_to_tensor(t) for t in tl]
     for t in tl:
         if isinstance(t, data_flow_ops.SparseTensor):
             _unsupported("SparseTensor inputs")
-    return keys, tl
+    return keys, [ops.convert_to_tensor(t) for t in tl]
+
+
+def _batch(tensors, shuffle, batch_size, capacity, num_threads, min_after_dequeue, seed, enqueue_many, shapes,
+           dynamic_pad, allow_smaller_final_batch, shared_name, name):
+    keys, tl = _prepare(tensors, shapes, dynamic_pad, shared_name)
+    g = ops.get_default_graph()
+    outs = _c_builders.call(_pywrap.b_batch, g, [t._as_tf_output() for t in tl], bool(shuffle), int(batch_size),
+                            int(capacity), int(num_threads), int(min_after_dequeue), int(seed or 0),
+                            bool(enqueue_many), bool(allow_smaller_final_batch), name)
+    return _as_original_type(tensors, keys, [_c_builders.output(g, o) for o in outs])
 
 
 def batch(tensors, batch_size, num_threads=1, capacity=32, enqueue_many=False, shapes=None, dynamic_pad=False,
           allow_smaller_final_batch=False, shared_name=None, name=None):
-    keys, tl = _prepare(tensors, enqueue_many, shapes, dynamic_pad, shared_name)
-    g = ops.get_default_graph()
-    outs = _c_builders.call(_pywrap.b_batch, g, [t._as_tf_output() for t in tl], int(batch_size), int(capacity),
-                            int(num_threads), bool(allow_smaller_final_batch), name)
-    return _as_original_type(tensors, keys, [_c_builders.output(g, o) for o in outs])
+    return _batch(tensors, False, batch_size, capacity, num_threads, 0, None, enqueue_many, shapes, dynamic_pad,
+                  allow_smaller_final_batch, shared_name, name)
 
 
 def shuffle_batch(tensors, batch_size, capacity, min_after_dequeue, num_threads=1, seed=None, enqueue_many=False,
                   shapes=None, allow_smaller_final_batch=False, shared_name=None, name=None):
-    if allow_smaller_final_batch:
-        _unsupported("allow_smaller_final_batch=True in shuffle_batch")
-    keys, tl = _prepare(tensors, enqueue_many, shapes, False, shared_name)
-    g = ops.get_default_graph()
-    outs = _c_builders.call(_pywrap.b_shuffle_batch, g, [t._as_tf_output() for t in tl], int(batch_size),
-                            int(capacity), int(min_after_dequeue), int(num_threads), int(seed or 0), name)
-    return _as_original_type(tensors, keys, [_c_builders.output(g, o) for o in outs])
+    return _batch(tensors, True, batch_size, capacity, num_threads, min_after_dequeue, seed, enqueue_many, shapes,
+                  False, allow_smaller_final_batch, shared_name, name)
 
 
 def local_variables_initializer():
