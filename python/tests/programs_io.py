@@ -333,4 +333,5 @@ def flags(tf):
 
 
 PROGRAMS = [queue_ops, queue_named, random_shuffle_queue, example_proto, records, record_missing, input_pipeline,
-            shuffle_batch_pipeline, batch_enqueue_many, batch_errors, summaries, merge_all_empty, file_writer, cluster_spec, flags]
+            shuffle_batch_pipeline, batch_enqueue_many, batch_errors, summaries, merge_all_empty, file_writer,
+            cluster_spec, flags]

@@ -414,7 +414,7 @@ def parse_single_example(serialized, features, name=None, example_names=None):
         outs = _c_builders.call(_pywrap.b_parse_single_example, g, serialized._as_tf_output(), specs)
         return {k: _c_builders.output(g, o) for (k, _), o in zip(dense, outs)}
     dense = sorted(dense)
-    with ops.name_scope(name, "ParseSingleExample") as scope:
+    with ops.name_scope(name, "ParseSingleExample"):
         defaults = _dense_defaults(dense)
         r = gen.apply("ParseSingleExample", name or "ParseSingleExample", serialized=serialized,
                       dense_defaults=defaults, num_sparse=len(sparse), sparse_keys=[k for k, _ in sparse],
@@ -435,7 +435,7 @@ def parse_example(serialized, features, name=None, example_names=None):
     _check_features(features)
     dense = sorted((k, f) for k, f in features.items() if isinstance(f, FixedLenFeature))
     sparse = sorted((k, f) for k, f in features.items() if isinstance(f, VarLenFeature))
-    with ops.name_scope(name, "ParseExample") as scope:
+    with ops.name_scope(name, "ParseExample"):
         defaults = _dense_defaults(dense)
         names = list(example_names) if example_names is not None else np.zeros([0], dtype=object)
         r = gen.apply("ParseExample", name or "ParseExample", serialized=serialized, names=names,
