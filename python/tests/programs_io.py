@@ -131,6 +131,49 @@ def record_missing(tf):
     return list(tf.python_io.tf_record_iterator("/nonexistent_tfc_dir/nope.tfrecord"))
 
 
+def text_and_whole_file_readers(tf):
+    d = _tmp()
+    try:
+        a, b = os.path.join(d, "a.csv"), os.path.join(d, "b.csv")
+        with open(a, "wb") as f:
+            f.write(b"h1,h2\n1,2\r\n3,4\n\n5,6")
+        with open(b, "wb") as f:
+            f.write(b"header\n7,8\n")
+        files = tf.train.string_input_producer([a, b], num_epochs=1, shuffle=False)
+        key, line = tf.TextLineReader(skip_header_lines=1).read(files)
+        whole_q = tf.FIFOQueue(5, tf.string, shapes=[[]])
+        fill = whole_q.enqueue_many([[a, b]])
+        close = whole_q.close()
+        wkey, contents = tf.WholeFileReader().read(whole_q)
+        up_q = tf.FIFOQueue(5, tf.string, shapes=[[]])
+        up_fill = up_q.enqueue_many([[a]])
+        up_close = up_q.close()
+        ukeys, ulines = tf.TextLineReader().read_up_to(up_q, 10)
+        out = {"ops": [o for o in _ops(tf) if not o[0].startswith("input_producer")], "lines": []}
+        with tf.Session() as sess:
+            sess.run(tf.local_variables_initializer())
+            coord = tf.train.Coordinator()
+            threads = tf.train.start_queue_runners(sess, coord)
+            try:
+                while True:
+                    k, v = sess.run([key, line])
+                    out["lines"].append([os.path.basename(k.decode()), _val(v)])
+            except tf.errors.OutOfRangeError as e:
+                out["end"] = type(e).__name__
+            coord.request_stop()
+            coord.join(threads)
+            sess.run(fill)
+            sess.run(close)
+            out["whole"] = [[os.path.basename(x.decode()) for x in [sess.run(wkey)]], _val(sess.run(contents))]
+            sess.run(up_fill)
+            sess.run(up_close)
+            ks, ls = sess.run([ukeys, ulines])
+            out["up_to"] = [[os.path.basename(k.decode()) for k in ks], _val(ls)]
+        return out
+    finally:
+        shutil.rmtree(d)
+
+
 def _pipeline_ops(tf):
     # TF 2.x's compat.v1 builds parse_single_example as ParseExampleV2 (TF 1.15: one
     # ParseSingleExample op): those nodes are compared by the focused tests instead.
@@ -333,5 +376,5 @@ def flags(tf):
 
 
 PROGRAMS = [queue_ops, queue_named, random_shuffle_queue, example_proto, records, record_missing, input_pipeline,
-            shuffle_batch_pipeline, batch_enqueue_many, batch_errors, summaries, merge_all_empty, file_writer,
-            cluster_spec, flags]
+            shuffle_batch_pipeline, batch_enqueue_many, text_and_whole_file_readers, batch_errors, summaries,
+            merge_all_empty, file_writer, cluster_spec, flags]

@@ -141,6 +141,24 @@ def test_record_errors(tmp_path):
         tf.python_io.TFRecordWriter(str(tmp_path / "x"), options="LZ4")
 
 
+def test_text_line_reader_errors(tmp_path):
+    q = tf.FIFOQueue(3, tf.string, shapes=[[]])
+    fill = q.enqueue_many([[str(tmp_path / "missing.txt"), str(tmp_path / "ok.txt")]])
+    (tmp_path / "ok.txt").write_bytes(b"only\n")
+    key, line = tf.TextLineReader().read(q)
+    with tf.Session() as sess:
+        sess.run(fill)
+        with pytest.raises(tf.errors.NotFoundError, match="missing.txt; No such file or directory"):
+            sess.run(line)
+        k, v = sess.run([key, line])  # the failed file is skipped, as TF's reader does
+        assert (k.decode().endswith("ok.txt:1"), v) == (True, b"only")
+    bad = tf.TextLineReader(skip_header_lines=-1).read(q)[1]
+    with tf.Session() as sess:
+        sess.run(fill)
+        with pytest.raises(tf.errors.InvalidArgumentError, match="skip_header_lines must be >= 0 not -1"):
+            sess.run(bad)
+
+
 # ---------------------------------------------------------------- coordinator and runners
 
 def test_coordinator_reraises_and_stop_on_exception():

@@ -315,13 +315,19 @@ class TFRecordReader(ReaderBase):
 
 
 class WholeFileReader(ReaderBase):
+    """tf.WholeFileReader(name=None): one record per file, keyed by the file name."""
+
     def __init__(self, name=None):
-        _unsupported("WholeFileReaderV2")
+        super(WholeFileReader, self).__init__(gen.apply("WholeFileReaderV2", name))
 
 
 class TextLineReader(ReaderBase):
+    """tf.TextLineReader(skip_header_lines=None, name=None): one record per line, keyed
+    "<file>:<line number>"."""
+
     def __init__(self, skip_header_lines=None, name=None):
-        _unsupported("TextLineReaderV2")
+        super(TextLineReader, self).__init__(gen.apply("TextLineReaderV2", name,
+                                                       skip_header_lines=skip_header_lines))
 
 
 # ---------------------------------------------------------------- parsing
