@@ -202,6 +202,7 @@ def test_runners_end_when_session_closes():
     coord = tf.train.Coordinator()
     threads = tf.train.start_queue_runners(sess, coord)
     assert len(threads) == 2
+    assert tf.train.start_queue_runners(sess, coord) == []  # already running for this session
     assert sess.run(q.dequeue()) == 1
     sess.close()  # blocked enqueues are cancelled; the threads end quietly
     coord.join(threads, stop_grace_period_secs=10)

@@ -84,6 +84,7 @@ class QueueRunner(object):
             queue_closed_exception_types = (errors.OutOfRangeError, errors.CancelledError)
         self._queue_closed_exception_types = tuple(queue_closed_exception_types)
         self._own_coords = weakref.WeakKeyDictionary()
+        self._groups = weakref.WeakKeyDictionary()
         self._exceptions_raised = []
 
     @classmethod
@@ -97,6 +98,7 @@ class QueueRunner(object):
         r._enqueue_ops = [get(h) for h in entry[3:]]
         r._queue_closed_exception_types = (errors.OutOfRangeError, errors.CancelledError)
         r._own_coords = weakref.WeakKeyDictionary()
+        r._groups = weakref.WeakKeyDictionary()
         r._exceptions_raised = []
         return r
 
@@ -112,12 +114,17 @@ class QueueRunner(object):
         return self._queue.name
 
     def create_threads(self, sess, coord=None, daemon=False, start=False):
-        """One thread object per enqueue op; with start the C threads run at once."""
+        """One thread object per enqueue op; with start the C threads run at once. While this
+        runner's threads for sess are running, another call returns [] (TF's rule)."""
+        running = self._groups.get(sess)
+        if running is not None and running.watcher is not None and running.watcher.is_alive():
+            return []
         if coord is None:
             coord = self._own_coords.get(sess)
             if coord is None:
                 coord = self._own_coords[sess] = _coordinator.Coordinator()
         group = _ThreadGroup(self, sess, coord)
+        self._groups[sess] = group
         threads = [_RunnerThread(group, "QueueRunnerThread-%s-%d" % (self.name, i))
                    for i in range(len(self._enqueue_ops))]
         if start:
