@@ -16,6 +16,7 @@ FailedPreconditionError naming the path). tf.summary.image raises NotImplemented
 runtime has no ImageSummary kernel.
 """
 import os
+import threading
 
 from tfc import _c_builders
 from tfc import _pywrap
@@ -94,6 +95,7 @@ class FileWriter(object):
             raise NotImplementedError("FileWriter(session=...) is not supported by tfc")
         self._logdir = str(logdir)
         self._suffix = filename_suffix or ""
+        self._lock = threading.Lock()  # close() frees the C writer: never under a running add
         self._writer = _pywrap.event_writer(self._logdir, self._suffix)
         self._closed = False
         if graph is not None or graph_def is not None:
@@ -110,9 +112,10 @@ class FileWriter(object):
         return _pywrap.event_writer_path(self._writer)
 
     def add_summary(self, summary, global_step=None):
-        if self._closed:
-            return
-        _pywrap.event_writer_add_summary(self._writer, _serialized(summary), int(global_step or 0))
+        data = _serialized(summary)
+        with self._lock:
+            if not self._closed:
+                _pywrap.event_writer_add_summary(self._writer, data, int(global_step or 0))
 
     def add_graph(self, graph, global_step=None, graph_def=None):
         if self._closed:
@@ -120,7 +123,9 @@ class FileWriter(object):
         if graph is not None and graph_def is not None:
             raise ValueError("Please pass only graph, or graph_def (deprecated), but not both.")
         if graph is not None and hasattr(graph, "_c_graph"):
-            _pywrap.event_writer_add_graph(self._writer, graph._c_graph)
+            with self._lock:
+                if not self._closed:
+                    _pywrap.event_writer_add_graph(self._writer, graph._c_graph)
         else:
             gd = graph_def if graph_def is not None else graph
             if gd is None:
@@ -131,15 +136,16 @@ class FileWriter(object):
             self.add_event(ev)
 
     def add_event(self, event):
-        if self._closed:
-            return
-        _pywrap.event_writer_add_event(self._writer, _serialized(event))
+        data = _serialized(event)
+        with self._lock:
+            if not self._closed:
+                _pywrap.event_writer_add_event(self._writer, data)
 
     def add_session_log(self, session_log, global_step=None):
-        if self._closed:
-            return
-        _pywrap.event_writer_add_session_log(self._writer, int(session_log.status),
-                                             session_log.checkpoint_path or None, int(global_step or 0))
+        with self._lock:
+            if not self._closed:
+                _pywrap.event_writer_add_session_log(self._writer, int(session_log.status),
+                                                     session_log.checkpoint_path or None, int(global_step or 0))
 
     def add_run_metadata(self, run_metadata, tag, global_step=None):
         if self._closed:
@@ -151,23 +157,25 @@ class FileWriter(object):
         self.add_event(ev)
 
     def flush(self):
-        if self._closed:
-            return
-        _pywrap.event_writer_flush(self._writer)
+        with self._lock:
+            if not self._closed:
+                _pywrap.event_writer_flush(self._writer)
 
     def close(self):
-        if self._closed:
-            return
-        try:
-            _pywrap.event_writer_flush(self._writer)
-        finally:
-            _pywrap.handle_close(self._writer)
-            self._closed = True
+        with self._lock:
+            if self._closed:
+                return
+            try:
+                _pywrap.event_writer_flush(self._writer)
+            finally:
+                _pywrap.handle_close(self._writer)
+                self._closed = True
 
     def reopen(self):
-        if self._closed:
-            self._writer = _pywrap.event_writer(self._logdir, self._suffix)
-            self._closed = False
+        with self._lock:
+            if self._closed:
+                self._writer = _pywrap.event_writer(self._logdir, self._suffix)
+                self._closed = False
 
     def __enter__(self):
         return self
