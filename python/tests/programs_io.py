@@ -7,6 +7,8 @@ import os
 import shutil
 import tempfile
 
+import numpy as np
+
 from programs import _ops, _val
 
 
@@ -71,6 +73,36 @@ def queue_named(tf):
     with tf.Session() as sess:
         sess.run(enq)
         out["value"] = _val(sess.run(deq))
+    return out
+
+
+def padding_queue(tf):
+    q = tf.PaddingFIFOQueue(5, [tf.int32, tf.string], shapes=[[None, 2], [None]])
+    x = tf.placeholder(tf.int32, [None, 2])
+    s = tf.placeholder(tf.string, [None])
+    enq = q.enqueue([x, s])
+    free = tf.placeholder(tf.int32)
+    enq_free = q.enqueue([free, s])
+    many = q.dequeue_many(3)
+    up_to = q.dequeue_up_to(3)
+    close = q.close()
+    out = {"ops": _ops(tf), "shapes": [str(t.shape) for t in many + up_to]}
+    with tf.Session() as sess:
+        sess.run(enq, {x: [[1, 2]], s: ["a"]})
+        sess.run(enq, {x: [[3, 4], [5, 6], [7, 8]], s: []})
+        sess.run(enq, {x: np.zeros([0, 2], np.int32), s: ["b", "cc"]})
+        out["many"] = _val(sess.run(many))
+        sess.run(enq, {x: [[9, 9]], s: ["z"]})
+        sess.run(close)
+        out["up_to"] = _val(sess.run(up_to))
+        try:
+            sess.run(enq_free, {free: [[1, 2, 3]], s: []})
+        except tf.errors.OpError as e:
+            out["bad_shape"] = type(e).__name__
+    try:
+        tf.PaddingFIFOQueue(2, [tf.int32], shapes=None)
+    except (ValueError, TypeError) as e:
+        out["no_shapes"] = [type(e).__name__, str(e)]
     return out
 
 
@@ -375,6 +407,6 @@ def flags(tf):
     return out
 
 
-PROGRAMS = [queue_ops, queue_named, random_shuffle_queue, example_proto, records, record_missing, input_pipeline,
+PROGRAMS = [queue_ops, queue_named, padding_queue, random_shuffle_queue, example_proto, records, record_missing, input_pipeline,
             shuffle_batch_pipeline, batch_enqueue_many, text_and_whole_file_readers, batch_errors, summaries,
             merge_all_empty, file_writer, cluster_spec, flags]

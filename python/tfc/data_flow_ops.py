@@ -37,6 +37,8 @@ def _as_type_list(dts):
 
 def _as_shape_list(shapes, dts, unknown_dim_allowed=False, unknown_rank_allowed=False):
     if shapes is None:
+        if unknown_dim_allowed:
+            raise ValueError("When providing partial shapes, a list of shapes must be provided.")
         return None
     if isinstance(shapes, tensor_shape.TensorShape):
         shapes = [shapes]
@@ -258,10 +260,13 @@ class PaddingFIFOQueue(QueueBase):
     def __init__(self, capacity, dtypes, shapes, names=None, shared_name=None, name="padding_fifo_queue"):
         dtypes = _as_type_list(dtypes)
         shapes = _as_shape_list(shapes, dtypes, unknown_dim_allowed=True)
+        names = _as_name_list(names, dtypes)
         if len(dtypes) != len(shapes):
             raise ValueError("Shapes must be provided for all components, but received %d dtypes and %d shapes."
                              % (len(dtypes), len(shapes)))
-        _unsupported("PaddingFIFOQueueV2")
+        ref = _make_queue("PaddingFIFOQueueV2", name, component_types=dtypes, shapes=shapes, capacity=capacity,
+                          shared_name=shared_name or "")
+        super(PaddingFIFOQueue, self).__init__(dtypes, shapes, names, ref)
 
 
 # ---------------------------------------------------------------- readers
