@@ -484,17 +484,18 @@ static PyObject *b_decode_raw(PyObject *self, PyObject *args) {
 }
 
 /* b_batch(graph, scope, [tensor, ...], shuffle, batch_size, capacity, num_threads,
- * min_after_dequeue, seed, enqueue_many, allow_smaller_final_batch, name or None)
+ * min_after_dequeue, seed, enqueue_many, allow_smaller_final_batch, dynamic_pad, name or None)
  * -> [output, ...]: TFC_BatchWithOptions. */
 static PyObject *b_batch(PyObject *self, PyObject *args) {
   PyObject *go, *spec, *tl, *name;
   TFC_BatchOptions o;
-  int shuffle, many, smaller;
+  int shuffle, many, smaller, pad;
   long long seed;
   memset(&o, 0, sizeof o);
-  if (!PyArg_ParseTuple(args, "OOOpiiiiLppO", &go, &spec, &tl, &shuffle, &o.batch_size, &o.capacity, &o.num_threads,
-                        &o.min_after_dequeue, &seed, &many, &smaller, &name))
+  if (!PyArg_ParseTuple(args, "OOOpiiiiLpppO", &go, &spec, &tl, &shuffle, &o.batch_size, &o.capacity, &o.num_threads,
+                        &o.min_after_dequeue, &seed, &many, &smaller, &pad, &name))
     return NULL;
+  o.dynamic_pad = (unsigned char)pad;
   o.shuffle = (unsigned char)shuffle;
   o.seed = (int64_t)seed;
   o.enqueue_many = (unsigned char)many;

@@ -298,6 +298,24 @@ def batch_enqueue_many(tf):
     return out
 
 
+def batch_dynamic_pad(tf):
+    q = tf.FIFOQueue(5, tf.int64, shapes=[[]])
+    n = q.dequeue()
+    seq = tf.raw_ops.Range(start=tf.constant(0, tf.int64), limit=n, delta=tf.constant(1, tf.int64))
+    label = n * 10
+    b = tf.train.batch([seq, label], batch_size=2, dynamic_pad=True, name="padded")
+    out = {"ops": _ops(tf), "shapes": [str(t.shape) for t in b]}
+    with tf.Session() as sess:
+        sess.run(q.enqueue_many([[2, 4, 1, 3]]))
+        coord = tf.train.Coordinator()
+        threads = tf.train.start_queue_runners(sess, coord)
+        out["batches"] = [_val(sess.run(b)), _val(sess.run(b))]
+        coord.request_stop()
+        sess.run(q.close(cancel_pending_enqueues=True))
+        coord.join(threads)
+    return out
+
+
 def batch_errors(tf):
     out = {}
     x = tf.placeholder(tf.float32, [None])
@@ -407,6 +425,6 @@ def flags(tf):
     return out
 
 
-PROGRAMS = [queue_ops, queue_named, padding_queue, random_shuffle_queue, example_proto, records, record_missing, input_pipeline,
-            shuffle_batch_pipeline, batch_enqueue_many, text_and_whole_file_readers, batch_errors, summaries,
-            merge_all_empty, file_writer, cluster_spec, flags]
+PROGRAMS = [queue_ops, queue_named, padding_queue, random_shuffle_queue, example_proto, records, record_missing,
+            input_pipeline, shuffle_batch_pipeline, batch_enqueue_many, batch_dynamic_pad, text_and_whole_file_readers,
+            batch_errors, summaries, merge_all_empty, file_writer, cluster_spec, flags]

@@ -114,6 +114,9 @@ class QueueBase(object):
             shapes = op.get_attr("shapes")
         except ValueError:
             shapes = []
+        # the attr's dims, -1 where unknown (a padding queue's)
+        shapes = [s if s is None or isinstance(s, tensor_shape.TensorShape)
+                  else [None if d is not None and d < 0 else d for d in s] for s in shapes]
         QueueBase.__init__(q, [_dtypes.as_dtype(t) for t in types], shapes if shapes else None, None, op.outputs[0])
         return q
 

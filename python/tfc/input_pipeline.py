@@ -11,9 +11,9 @@ the builder's local variable "limit_epochs/epochs": run local_variables_initiali
 builder's TFC_LocalVariablesInitializer, which initializes the C builders' local variables)
 before starting the queue runners.
 
-batch and shuffle_batch are TFC_BatchWithOptions (enqueue_many and allow_smaller_final_batch
-included). Not done: dynamic_pad, shapes= overrides, shared_name and SparseTensor inputs
-(NotImplementedError naming the argument): the builders need fully defined shapes.
+batch and shuffle_batch are TFC_BatchWithOptions (enqueue_many, allow_smaller_final_batch and
+batch's dynamic_pad included). Not done: shapes= overrides, shared_name and SparseTensor inputs
+(NotImplementedError naming the argument).
 
 Errors: the builders' INVALID_ARGUMENT texts as ValueError ("capacity 10 must be bigger than
 min_after_dequeue 10.", "All shapes must be fully defined: [...]", "num_epochs must be > 0 not
@@ -66,11 +66,9 @@ def _as_original_type(original, keys, tensors):
     return tensors
 
 
-def _prepare(tensors, shapes, dynamic_pad, shared_name):
+def _prepare(tensors, shapes, shared_name):
     if shapes is not None:
         _unsupported("shapes")
-    if dynamic_pad:
-        _unsupported("dynamic_pad=True")
     if shared_name:
         _unsupported("shared_name")
     keys, tl = _as_tensor_list(tensors)
@@ -84,11 +82,11 @@ def _prepare(tensors, shapes, dynamic_pad, shared_name):
 
 def _batch(tensors, shuffle, batch_size, capacity, num_threads, min_after_dequeue, seed, enqueue_many, shapes,
            dynamic_pad, allow_smaller_final_batch, shared_name, name):
-    keys, tl = _prepare(tensors, shapes, dynamic_pad, shared_name)
+    keys, tl = _prepare(tensors, shapes, shared_name)
     g = ops.get_default_graph()
     outs = _c_builders.call(_pywrap.b_batch, g, [t._as_tf_output() for t in tl], bool(shuffle), int(batch_size),
                             int(capacity), int(num_threads), int(min_after_dequeue), int(seed or 0),
-                            bool(enqueue_many), bool(allow_smaller_final_batch), name)
+                            bool(enqueue_many), bool(allow_smaller_final_batch), bool(dynamic_pad), name)
     return _as_original_type(tensors, keys, [_c_builders.output(g, o) for o in outs])
 
 

@@ -501,7 +501,9 @@ static void parse_errors_name_the_feature(void) {
 
 /* TFC_BatchWithOptions: enqueue_many enqueues batches (QueueEnqueueManyV2 "<q>_EnqueueMany",
  * element shapes without the first dim); the shuffle with allow_smaller_final_batch dequeues up
- * to a batch; a scalar with enqueue_many and NULL options fail and leave the graph alone. */
+ * to a batch; dynamic_pad batches through a PaddingFIFOQueueV2 and keeps unknown dims; a
+ * partial shape without it, a scalar with enqueue_many and NULL options fail and leave the
+ * graph alone. */
 static void batch_with_options(void) {
   TF_Graph *g = TF_NewGraph();
   TF_Status *s = TF_NewStatus();
@@ -509,7 +511,7 @@ static void batch_with_options(void) {
   int64_t d[2] = {5, 3};
   TF_Output rows = placeholder(root, "rows", TF_FLOAT, d, 2);
   TF_Output scalar = placeholder(root, "scalar", TF_FLOAT, NULL, 0);
-  TFC_BatchOptions o = {0, 4, 10, 2, 0, 0, 1, 0, NULL};
+  TFC_BatchOptions o = {0, 4, 10, 2, 0, 0, 1, 0, NULL, 0};
   TF_Output out[1];
   TFC_BatchWithOptions(root, &rows, 1, &o, out, s);
   OK(s);
@@ -523,7 +525,7 @@ static void batch_with_options(void) {
   EXPECT_EQ(nd, 2);
   EXPECT_EQ(dims[0], 4);
   EXPECT_EQ(dims[1], 3);
-  TFC_BatchOptions sh = {1, 2, 10, 1, 3, 0, 0, 1, "sb"};
+  TFC_BatchOptions sh = {1, 2, 10, 1, 3, 0, 0, 1, "sb", 0};
   TFC_BatchWithOptions(root, &scalar, 1, &sh, out, s);
   OK(s);
   EXPECT_STREQ(name_of(out[0].oper), "sb");
@@ -531,7 +533,24 @@ static void batch_with_options(void) {
   dims_of(g, out[0], dims, &nd);
   EXPECT_EQ(nd, 1);
   EXPECT_EQ(dims[0], -1);
+  /* dynamic_pad: a padding queue; the unknown dim stays unknown in the batch. */
+  int64_t pd[2] = {-1, 3};
+  TF_Output ragged = placeholder(root, "ragged", TF_FLOAT, pd, 2);
+  TFC_BatchOptions pad = {0, 2, 10, 1, 0, 0, 0, 0, "padded", 1};
+  TFC_BatchWithOptions(root, &ragged, 1, &pad, out, s);
+  OK(s);
+  TF_Operation *pq = TF_GraphOperationByName(g, "padded/padding_fifo_queue");
+  EXPECT_TRUE(pq != NULL);
+  EXPECT_STREQ(TF_OperationOpType(pq), "PaddingFIFOQueueV2");
+  dims_of(g, out[0], dims, &nd);
+  EXPECT_EQ(nd, 3);
+  EXPECT_EQ(dims[0], 2);
+  EXPECT_EQ(dims[1], -1);
+  EXPECT_EQ(dims[2], 3);
   int before = capi_num_ops(g);
+  pad.dynamic_pad = 0;
+  TFC_BatchWithOptions(root, &ragged, 1, &pad, out, s);
+  expect_failure(s, TF_INVALID_ARGUMENT, "All shapes must be fully defined", g, before);
   TFC_BatchWithOptions(root, &scalar, 1, &o, out, s);
   expect_failure(s, TF_INVALID_ARGUMENT, "Shape () must have rank at least 1", g, before);
   TFC_BatchWithOptions(root, &rows, 1, NULL, out, s);
