@@ -51,6 +51,16 @@ TF_CAPI_EXPORT extern TF_Output TFC_ScalarSummary(const TFC_Scope* scope, const 
  * INVALID_ARGUMENT "Nan in summary histogram for: <node name>" ("Infinity in ..."). */
 TF_CAPI_EXPORT extern TF_Output TFC_HistogramSummary(const TFC_Scope* scope, const char* name,
                                                     TF_Output values, TF_Status* status);
+/* tf.summary.scalar / tf.summary.histogram with family=family (NULL: none, as the functions
+ * above): the name scope is "<family>/<name>" and the tag "<family>/<scope name>"
+ * ("fam/fam/loss"; "fam/train/fam/loss" under "train"), family cleaned as names are. A family
+ * empty once cleaned is INVALID_ARGUMENT. */
+TF_CAPI_EXPORT extern TF_Output TFC_ScalarSummaryWithFamily(const TFC_Scope* scope, const char* name,
+                                                           const char* family, TF_Output value,
+                                                           TF_Status* status);
+TF_CAPI_EXPORT extern TF_Output TFC_HistogramSummaryWithFamily(const TFC_Scope* scope, const char* name,
+                                                              const char* family, TF_Output values,
+                                                              TF_Status* status);
 /* tf.summary.merge(inputs, name): a name scope `name` (NULL: "Merge") holding the
  * MergeSummary op (named `name`, NULL: "MergeSummary"): "Merge/MergeSummary", or "m/m" for
  * name "m". Not added to any collection. num_inputs >= 1 string tensors, else

@@ -532,14 +532,16 @@ static PyObject *b_local_variables_initializer(PyObject *self, PyObject *args) {
 
 /* ---------------------------------------------------------------- summaries */
 
-/* b_scalar_summary / b_histogram_summary(graph, scope, name or None, value) -> output */
+/* b_scalar_summary / b_histogram_summary(graph, scope, name or None, value, family or None)
+ * -> output */
 static PyObject *b_value_summary(PyObject *args, int histogram) {
-  PyObject *go, *spec, *name, *vo;
-  if (!PyArg_ParseTuple(args, "OOOO", &go, &spec, &name, &vo)) return NULL;
+  PyObject *go, *spec, *name, *vo, *family;
+  if (!PyArg_ParseTuple(args, "OOOOO", &go, &spec, &name, &vo, &family)) return NULL;
   TF_Output v;
   if (pywrap_output(vo, &v) < 0) return NULL;
   BUILDER_PROLOGUE(go, spec);
-  TF_Output o = histogram ? TFC_HistogramSummary(sc, opt_str(name), v, s) : TFC_ScalarSummary(sc, opt_str(name), v, s);
+  TF_Output o = histogram ? TFC_HistogramSummaryWithFamily(sc, opt_str(name), opt_str(family), v, s)
+                          : TFC_ScalarSummaryWithFamily(sc, opt_str(name), opt_str(family), v, s);
   TFC_DeleteScope(sc);
   return status_result(s, TF_GetCode(s) == TF_OK ? output_tuple(o) : NULL);
 }

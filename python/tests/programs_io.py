@@ -351,6 +351,18 @@ def summaries(tf):
             "merged_tags": [v.tag for v in tf.Summary.FromString(mv).value]}
 
 
+def summary_family(tf):
+    x = tf.placeholder(tf.float32, [2], name="x")
+    a = tf.summary.scalar("loss", x[0], family="fam")
+    with tf.name_scope("train"):
+        b = tf.summary.histogram("w", x, family="my fam")
+        c = tf.summary.scalar("loss", x[1], family="fam")
+    with tf.Session() as sess:
+        vals = sess.run([a, b, c], {x: [1.0, 2.0]})
+    return {"ops": _ops(tf), "names": [t.name for t in (a, b, c)],
+            "tags": [[v.tag for v in tf.Summary.FromString(m).value] for m in vals]}
+
+
 def merge_all_empty(tf):
     tf.constant(1)
     return {"merge_all": tf.summary.merge_all()}
@@ -427,4 +439,4 @@ def flags(tf):
 
 PROGRAMS = [queue_ops, queue_named, padding_queue, random_shuffle_queue, example_proto, records, record_missing,
             input_pipeline, shuffle_batch_pipeline, batch_enqueue_many, batch_dynamic_pad, text_and_whole_file_readers,
-            batch_errors, summaries, merge_all_empty, file_writer, cluster_spec, flags]
+            batch_errors, summaries, summary_family, merge_all_empty, file_writer, cluster_spec, flags]

@@ -37,11 +37,9 @@ def _add_collections(graph, t, collections):
 
 
 def _value_summary(fn, name, values, collections, family):
-    if family is not None:
-        raise NotImplementedError("the family argument of tf.summary ops is not supported by tfc yet")
     g = ops.get_default_graph()
     t = ops.convert_to_tensor(values)
-    out = _c_builders.output(g, _c_builders.call(fn, g, name, t._as_tf_output()))
+    out = _c_builders.output(g, _c_builders.call(fn, g, name, t._as_tf_output(), family))
     _add_collections(g, out, collections)
     return out
 

@@ -431,6 +431,55 @@ static void writer_errors_name_the_path(void) {
   TF_DeleteStatus(s);
 }
 
+/* The tag Const's value of summary op `op` (its first input), as a C string the caller frees. */
+static char *tag_of(TF_Operation *op) {
+  TF_Output in = TF_OperationInput((TF_Input){op, 0});
+  TF_Tensor *t = NULL;
+  TF_Status *s = TF_NewStatus();
+  TF_OperationGetAttrTensor(in.oper, "value", &t, s);
+  OK(s);
+  const char *dst = NULL;
+  size_t len = 0; /* a scalar string tensor: one 8-byte offset, then the encoded string */
+  TF_StringDecode((const char *)TF_TensorData(t) + 8, TF_TensorByteSize(t) - 8, &dst, &len, s);
+  OK(s);
+  char *r = strndup(dst, len);
+  TF_DeleteStatus(s);
+  TF_DeleteTensor(t);
+  return r;
+}
+
+/* family: scope "<family>/<name>", tag "<family>/<scope>" (TF's summary_scope); an empty
+ * family fails and leaves the graph as it was. */
+static void family_names_scope_and_tag(void) {
+  TF_Graph *g = TF_NewGraph();
+  TF_Status *s = TF_NewStatus();
+  TFC_Scope *root = TFC_NewRootScope(g);
+  int64_t d = 2;
+  TF_Output x = placeholder(root, "x", &d, 1);
+  TF_Output a = TFC_HistogramSummaryWithFamily(root, "w", "my fam", x, s);
+  OK(s);
+  EXPECT_STREQ(TF_OperationName(a.oper), "my_fam/w");
+  char *tag = tag_of(a.oper);
+  EXPECT_STREQ(tag, "my_fam/my_fam/w");
+  free(tag);
+  TFC_Scope *train = TFC_NewSubScope(root, "train");
+  TF_Output b = TFC_HistogramSummaryWithFamily(train, "w", "my fam", x, s);
+  OK(s);
+  EXPECT_STREQ(TF_OperationName(b.oper), "train/my_fam/w");
+  tag = tag_of(b.oper);
+  EXPECT_STREQ(tag, "my_fam/train/my_fam/w");
+  free(tag);
+  int before = capi_num_ops(g);
+  TFC_HistogramSummaryWithFamily(root, "w", "", x, s);
+  EXPECT_EQ(TF_GetCode(s), TF_INVALID_ARGUMENT);
+  EXPECT_EQ(capi_num_ops(g), before);
+  EXPECT_EQ(TFC_CollectionSize(g, "summaries"), 2);
+  TFC_DeleteScope(train);
+  TFC_DeleteScope(root);
+  TF_DeleteStatus(s);
+  TF_DeleteGraph(g);
+}
+
 /* TFC_EventWriterAddEvent appends a serialized Event as given (FileWriter.add_event): its
  * wall_time and step are kept; bytes that are not an Event, a NULL writer and a closed
  * writer fail. */
@@ -486,6 +535,7 @@ static void add_event_keeps_the_callers_event(void) {
 
 static const tfc_test tests[] = {
     TFC_TEST(add_event_keeps_the_callers_event),
+    TFC_TEST(family_names_scope_and_tag),
     TFC_TEST(builders_match_tf_graph),
     TFC_TEST(session_summaries_and_placed_graph_round_trip),
     TFC_TEST(graph_without_session_keeps_requested_devices),
