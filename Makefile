@@ -47,6 +47,9 @@ demo: build
 	  echo "--- soft_placement: a graph pinned to /device:GPU:2" && ./soft_placement && \
 	  echo "--- mlp_build: seed 003's MLP with Adam, built in C" && ./mlp_build mlp.pb && \
 	  echo "--- mlp_train: seed 003's trainer, in C" && ./mlp_train mlp.pb && \
+	  { [ ! -d python/tfc ] || { echo "--- examples/python/mlp.py: seed 003's program in Python, trained by mlp_train" && \
+	    mkdir -p python_mlp && PYTHONPATH=python python3 $(CURDIR)/examples/python/mlp.py python_mlp && \
+	    ./mlp_train python_mlp/mlp.pb; }; } && \
 	  echo "--- distributed: seed 004's cluster programs (local server, two tasks, ps and workers)" && ./distributed && \
 	  echo "--- fashion_mnist: seed 004's CNN on Fashion-MNIST, one tower per device" && \
 	  ./tfc data fashion-mnist --out fashion_mnist_data && rm -rf fashion_mnist_train && \
@@ -66,7 +69,8 @@ install: build
 bench: build
 	@$(MAKE) deps DEB_PACKAGES="python3-torch python3-numpy"
 	@cd $(BUILD) && for b in bench_*; do ./$$b; done
-	@if [ -d $(BUILD)/python/tfc ]; then PYTHONPATH=$(BUILD)/python python3 bench/python_run.py; fi
+	@if [ -d $(BUILD)/python/tfc ]; then PYTHONPATH=$(BUILD)/python python3 bench/python_run.py && \
+	  PYTHONPATH=$(BUILD)/python python3 bench/mlp_python.py; fi
 
 clean:
 	rm -rf $(BUILD) $(BUILD)-asan

@@ -71,6 +71,11 @@ TF_CAPI_EXPORT extern TFC_Scope* TFC_ScopeWithControlDependencies(const TFC_Scop
  * "Malformed device specification '<spec>'" when either is malformed. */
 TF_CAPI_EXPORT extern void TFC_MergeDeviceSpec(const char* outer, const char* inner,
                                                TF_Buffer* output, TF_Status* status);
+/* The same scope whose builder calls open their own name scope as `name` (made unique as
+ * usual) instead of their default ("gradients", "truncated_normal" / "random_normal" /
+ * "random_uniform", "ExponentialDecay", "l2_regularizer"): Python's name= argument of those
+ * functions. Scopes derived from it do not keep the name. NULL for a NULL or empty name. */
+TF_CAPI_EXPORT extern TFC_Scope* TFC_ScopeWithBuilderName(const TFC_Scope* scope, const char* name);
 TF_CAPI_EXPORT extern void TFC_DeleteScope(TFC_Scope* scope); /* NULL: no-op */
 TF_CAPI_EXPORT extern TF_Graph* TFC_ScopeGraph(const TFC_Scope* scope);
 /* "tower_0/conv1", or "" for the root. Owned by the scope. */
@@ -156,6 +161,27 @@ typedef struct TFC_Variable {
 TF_CAPI_EXPORT extern TFC_Variable TFC_NewVariable(const TFC_Scope* scope, const char* name,
                                                   TF_Output initial_value, unsigned char trainable,
                                                   TF_Status* status);
+/* Bits of TFC_NewVariableWithFlags's and TFC_SetVariableCollections's flags. */
+#define TFC_VARIABLE_EXACT_NAME 1 /* the name is used as is: the caller reserved it */
+#define TFC_VARIABLE_GLOBAL 2     /* in the global variables ("variables") */
+#define TFC_VARIABLE_TRAINABLE 4  /* in the trainable variables ("trainable_variables") */
+#define TFC_VARIABLE_LOCAL 8      /* in the local variables ("local_variables") */
+/* tf.Variable(..., collections=...) as a client keeping its own name scopes calls it: as
+ * TFC_NewVariable, with the collections the variable joins given by the TFC_VARIABLE_GLOBAL /
+ * TRAINABLE / LOCAL bits, and with TFC_VARIABLE_EXACT_NAME the variable named exactly
+ * "<scope>/<name>" (the caller took that name from TFC_GraphUniqueName, e.g. as the name
+ * scope its initial value was built in; it is not made unique again). An exact name must not
+ * be empty (INVALID_ARGUMENT). */
+TF_CAPI_EXPORT extern TFC_Variable TFC_NewVariableWithFlags(const TFC_Scope* scope, const char* name,
+                                                           TF_Output initial_value, int flags,
+                                                           TF_Status* status);
+/* Sets which variable collections `var` is in (the TFC_VARIABLE_GLOBAL / TRAINABLE / LOCAL
+ * bits of flags; other bits are ignored): tf.add_to_collection of a variable, or a variable the
+ * builders did not make (an imported graph), which is then recorded last. The builders that
+ * read the collections (TFC_Minimize, TFC_GlobalVariablesInitializer, savers) see the change.
+ * INVALID_ARGUMENT when an operation of var is missing or of another graph. */
+TF_CAPI_EXPORT extern void TFC_SetVariableCollections(TF_Graph* graph, const TFC_Variable* var, int flags,
+                                                     TF_Status* status);
 /* The graph's global / trainable variables in creation order: fills up to `max` and returns
  * how many there are. */
 TF_CAPI_EXPORT extern int TFC_GlobalVariables(TF_Graph* graph, TFC_Variable* out, int max);
@@ -166,6 +192,12 @@ TF_CAPI_EXPORT extern int TFC_TrainableVariables(TF_Graph* graph, TFC_Variable* 
 TF_CAPI_EXPORT extern TF_Operation* TFC_GlobalVariablesInitializer(const TFC_Scope* scope,
                                                                   const char* name,
                                                                   TF_Status* status);
+/* tf.group(*ops, name=name) (control_flow_ops.group): a NoOp `name` (NULL: "group_deps")
+ * under the scope waiting for ops (borrowed, of the scope's graph); ops on several devices get
+ * one NoOp per device first, sorted by device. No ops: a plain NoOp. INVALID_ARGUMENT for an
+ * operation of another graph. */
+TF_CAPI_EXPORT extern TF_Operation* TFC_Group(const TFC_Scope* scope, TF_Operation* const* ops,
+                                             int num_ops, const char* name, TF_Status* status);
 /* tf.train.get_or_create_global_step(): the int64 scalar "global_step" (root name scope, the
  * scope's device, "global_step/Initializer/zeros"), not trainable. An existing one is returned:
  * made here before, or a VariableV2 named "global_step" (an imported graph). */
@@ -199,6 +231,26 @@ TF_CAPI_EXPORT extern TFC_Optimizer* TFC_NewMomentumOptimizer(double learning_ra
 TF_CAPI_EXPORT extern TFC_Optimizer* TFC_NewAdamOptimizer(double learning_rate, double beta1,
                                                          double beta2, double epsilon,
                                                          const char* name);
+/* tf.train.AdagradOptimizer(learning_rate, initial_accumulator_value) ("Adagrad"): slot
+ * "<var>/Adagrad" from constant_initializer(initial_accumulator_value) ("<var>/Adagrad/
+ * Initializer/Const"), updates ApplyAdagrad. tf.train.RMSPropOptimizer(learning_rate, decay,
+ * momentum, epsilon, centered) ("RMSProp"): slots "<var>/RMSProp" (ones), with `centered`
+ * "<var>/RMSProp_1" (zeros), then the momentum slot (zeros); constants "learning_rate",
+ * "decay", "momentum", "epsilon"; updates ApplyRMSProp / ApplyCenteredRMSProp. The Python
+ * constructors' argument checks (initial_accumulator_value > 0) are the caller's. */
+TF_CAPI_EXPORT extern TFC_Optimizer* TFC_NewAdagradOptimizer(double learning_rate,
+                                                            double initial_accumulator_value,
+                                                            const char* name);
+TF_CAPI_EXPORT extern TFC_Optimizer* TFC_NewRMSPropOptimizer(double learning_rate, double decay,
+                                                            double momentum, double epsilon,
+                                                            unsigned char centered, const char* name);
+/* optimizer.get_slot(var, name): the slot variable `slot_name` ("momentum" for Momentum;
+ * "m", "v" for Adam; "accumulator" for Adagrad; "rms", "momentum", "mg" for RMSProp) that this
+ * optimizer made for `variable` in `graph`: 1 and *out filled (out may be NULL), or 0 when there
+ * is none (not made yet, another graph, or a name the optimizer does not have). */
+TF_CAPI_EXPORT extern int TFC_OptimizerGetSlot(const TFC_Optimizer* opt, TF_Graph* graph,
+                                              TF_Operation* variable, const char* slot_name,
+                                              TFC_Variable* out);
 /* Uses a tensor (a float scalar, e.g. TFC_ExponentialDecay's) as the learning rate. */
 TF_CAPI_EXPORT extern void TFC_OptimizerSetLearningRate(TFC_Optimizer* opt, TF_Output learning_rate);
 TF_CAPI_EXPORT extern void TFC_DeleteOptimizer(TFC_Optimizer* opt); /* NULL: no-op */

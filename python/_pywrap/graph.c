@@ -407,8 +407,12 @@ static PyObject *op_consumers(PyObject *self, PyObject *args) {
   return l;
 }
 
-static PyObject *buffer_bytes(TF_Buffer *b) {
-  PyObject *r = PyBytes_FromStringAndSize(b->data, (Py_ssize_t)b->length);
+/* What a call that filled b with status s gave: the buffer's bytes, or NULL with the status
+ * raised. Deletes b and s. */
+static PyObject *buffer_result(TF_Buffer *b, TF_Status *s) {
+  int bad = pywrap_raise_status(s);
+  TF_DeleteStatus(s);
+  PyObject *r = bad ? NULL : PyBytes_FromStringAndSize(b->data, (Py_ssize_t)b->length);
   TF_DeleteBuffer(b);
   return r;
 }
@@ -422,13 +426,7 @@ static PyObject *op_attr(PyObject *self, PyObject *args) {
   TF_Buffer *b = TF_NewBuffer();
   TF_Status *s = TF_NewStatus();
   TF_OperationGetAttrValueProto(op, name, b, s);
-  if (pywrap_raise_status(s)) {
-    TF_DeleteStatus(s);
-    TF_DeleteBuffer(b);
-    return NULL;
-  }
-  TF_DeleteStatus(s);
-  return buffer_bytes(b);
+  return buffer_result(b, s);
 }
 
 static PyObject *op_node_def(PyObject *self, PyObject *a) {
@@ -436,13 +434,7 @@ static PyObject *op_node_def(PyObject *self, PyObject *a) {
   TF_Buffer *b = TF_NewBuffer();
   TF_Status *s = TF_NewStatus();
   TF_OperationToNodeDef(op, b, s);
-  if (pywrap_raise_status(s)) {
-    TF_DeleteStatus(s);
-    TF_DeleteBuffer(b);
-    return NULL;
-  }
-  TF_DeleteStatus(s);
-  return buffer_bytes(b);
+  return buffer_result(b, s);
 }
 
 /* tensor_shape(graph, op, index) -> None (unknown rank) or [int or None, ...] */
@@ -505,13 +497,7 @@ static PyObject *graph_to_graph_def(PyObject *self, PyObject *g) {
   TF_Buffer *b = TF_NewBuffer();
   TF_Status *s = TF_NewStatus();
   TF_GraphToGraphDef(graph, b, s);
-  if (pywrap_raise_status(s)) {
-    TF_DeleteStatus(s);
-    TF_DeleteBuffer(b);
-    return NULL;
-  }
-  TF_DeleteStatus(s);
-  return buffer_bytes(b);
+  return buffer_result(b, s);
 }
 
 /* graph_import(graph, graph_def bytes, prefix) -> [new op, ...] in the graph's order */

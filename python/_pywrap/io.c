@@ -11,10 +11,9 @@
  *   `keep` holds Python objects the C object borrows (a coordinator keeps the sessions its
  *   threads run, so a session is never freed under a running thread: the coordinator is
  *   deleted, which joins its threads, before the sessions are released).
- * - Builders take (graph, scope) where scope is (name_stack, device, [control op, ...]): the
- *   TFC_Scope the builder runs under is the Python context's. The builders' new nodes are
- *   found afterwards with graph_ops_after (positions of TF_GraphNextOperation) and their
- *   collection entries with collection_entries, so the Python Graph adopts them.
+ * - Builders take (graph, scope) where scope is a _pywrap.Scope (train.c; Graph._builder_scope
+ *   makes it from the Python context); the Python Graph wraps the new nodes afterwards
+ *   (Graph._sync_c_ops) and reads the builders' collections through its bridges.
  * - Errors: a non-OK TF_Status raises the class registered for its code (pywrap.h); bad
  *   argument types raise TypeError. Blocking calls (coordinator join, server join) release
  *   the GIL. */
@@ -218,52 +217,6 @@ static TF_Graph *graph_of(PyObject *o) {
   return ((PyTFGraph *)o)->graph;
 }
 
-/* A new scope for (name_stack, device, [control op, ...]); NULL with an exception. */
-static TFC_Scope *scope_of(TF_Graph *g, PyObject *spec) {
-  const char *stack, *device;
-  PyObject *controls;
-  if (!PyArg_ParseTuple(spec, "ssO!", &stack, &device, &PyList_Type, &controls)) return NULL;
-  TFC_Scope *sc = TFC_NewRootScope(g);
-  if (sc && stack[0]) {
-    size_t n = strlen(stack);
-    char *name = malloc(n + 2);
-    TFC_Scope *sub = NULL;
-    if (name) {
-      memcpy(name, stack, n);
-      name[n] = '/';
-      name[n + 1] = 0;
-      sub = TFC_NewSubScope(sc, name);
-      free(name);
-    }
-    TFC_DeleteScope(sc);
-    sc = sub;
-  }
-  if (sc && device[0]) {
-    TFC_Scope *d = TFC_ScopeWithDevice(sc, device);
-    TFC_DeleteScope(sc);
-    sc = d;
-  }
-  Py_ssize_t nc = PyList_GET_SIZE(controls);
-  if (sc && nc > 0) {
-    TF_Operation **ops = malloc(sizeof(TF_Operation *) * (size_t)nc);
-    TFC_Scope *c = NULL;
-    if (ops) {
-      int ok = 1;
-      for (Py_ssize_t i = 0; i < nc && ok; i++) ok = (ops[i] = pywrap_op(PyList_GET_ITEM(controls, i))) != NULL;
-      if (ok) c = TFC_ScopeWithControlDependencies(sc, ops, (int)nc);
-      free(ops);
-    }
-    TFC_DeleteScope(sc);
-    sc = c;
-    if (PyErr_Occurred()) {
-      TFC_DeleteScope(sc);
-      return NULL;
-    }
-  }
-  if (!sc) PyErr_NoMemory();
-  return sc;
-}
-
 static PyObject *output_tuple(TF_Output o) { return Py_BuildValue("(Ni)", PyLong_FromVoidPtr(o.oper), o.index); }
 
 static PyObject *output_list(const TF_Output *o, int n) {
@@ -297,76 +250,11 @@ static TF_Output *outputs_of(PyObject *list, int *n) {
   return o;
 }
 
-/* graph_ops_after(graph, pos) -> ([op, ...], new_pos): operations after position pos of
- * TF_GraphNextOperation (0: from the start), in the graph's order. */
-static PyObject *graph_ops_after(PyObject *self, PyObject *args) {
-  PyObject *go;
-  unsigned long long pos0;
-  if (!PyArg_ParseTuple(args, "OK", &go, &pos0)) return NULL;
-  TF_Graph *g = graph_of(go);
-  if (!g) return NULL;
-  size_t pos = (size_t)pos0, last = pos;
-  PyObject *l = PyList_New(0);
-  TF_Operation *op;
-  while (l && (op = TF_GraphNextOperation(g, &pos))) {
-    last = pos;
-    PyObject *h = PyLong_FromVoidPtr(op);
-    if (!h || PyList_Append(l, h) < 0) Py_CLEAR(l);
-    Py_XDECREF(h);
-  }
-  if (!l) return NULL;
-  return Py_BuildValue("(NK)", l, (unsigned long long)last);
-}
-
-/* collection_entries(graph, name, start) -> [(op, ...), ...]: the C collection's entries from
- * index start on (train.h's TFC_CollectionEntry). */
-static PyObject *collection_entries(PyObject *self, PyObject *args) {
-  PyObject *go;
-  const char *name;
-  int start;
-  if (!PyArg_ParseTuple(args, "Osi", &go, &name, &start)) return NULL;
-  TF_Graph *g = graph_of(go);
-  if (!g) return NULL;
-  int n = TFC_CollectionSize(g, name);
-  PyObject *l = PyList_New(0);
-  for (int i = start < 0 ? 0 : start; l && i < n; i++) {
-    int k = TFC_CollectionEntry(g, name, i, NULL, 0);
-    TF_Operation **ops = malloc(sizeof(TF_Operation *) * (size_t)(k > 0 ? k : 1));
-    if (!ops) {
-      Py_DECREF(l);
-      return PyErr_NoMemory();
-    }
-    k = TFC_CollectionEntry(g, name, i, ops, k);
-    PyObject *t = PyTuple_New(k);
-    for (int j = 0; t && j < k; j++) {
-      PyObject *h = PyLong_FromVoidPtr(ops[j]);
-      if (!h) Py_CLEAR(t);
-      else PyTuple_SET_ITEM(t, j, h);
-    }
-    free(ops);
-    if (!t || PyList_Append(l, t) < 0) Py_CLEAR(l);
-    Py_XDECREF(t);
-  }
-  return l;
-}
-
-/* set_random_seed(graph, seed): TFC_SetRandomSeed (the graph seed the builders read). */
-static PyObject *set_random_seed(PyObject *self, PyObject *args) {
-  PyObject *go;
-  long long seed;
-  if (!PyArg_ParseTuple(args, "OL", &go, &seed)) return NULL;
-  TF_Graph *g = graph_of(go);
-  if (!g) return NULL;
-  TFC_SetRandomSeed(g, (int64_t)seed);
-  Py_RETURN_NONE;
-}
-
 /* Parses (graph, scope) at the front of a builder's arguments. */
-#define BUILDER_PROLOGUE(go, spec)       \
-  TF_Graph *g = graph_of(go);            \
-  if (!g) return NULL;                   \
-  TFC_Scope *sc = scope_of(g, spec);     \
-  if (!sc) return NULL;                  \
+#define BUILDER_PROLOGUE(go, spec)           \
+  if (!graph_of(go)) return NULL;            \
+  const TFC_Scope *sc = pywrap_scope(spec);  \
+  if (!sc) return NULL;                      \
   TF_Status *s = TF_NewStatus()
 
 static const char *opt_str(PyObject *o) { return o == Py_None ? NULL : PyUnicode_AsUTF8(o); }
@@ -391,8 +279,7 @@ static PyObject *b_string_input_producer(PyObject *self, PyObject *args) {
       return NULL;
     }
   }
-  TF_Graph *g = graph_of(go);
-  TFC_Scope *sc = g ? scope_of(g, spec) : NULL;
+  const TFC_Scope *sc = graph_of(go) ? pywrap_scope(spec) : NULL;
   if (!sc) {
     free(names);
     return NULL;
@@ -401,7 +288,6 @@ static PyObject *b_string_input_producer(PyObject *self, PyObject *args) {
   TF_Output q = TFC_StringInputProducer(sc, names, n, (int64_t)epochs, (unsigned char)shuffle, (int64_t)seed,
                                         capacity, opt_str(name), s);
   free(names);
-  TFC_DeleteScope(sc);
   return status_result(s, TF_GetCode(s) == TF_OK ? output_tuple(q) : NULL);
 }
 
@@ -415,7 +301,6 @@ static PyObject *b_tfrecord_reader_read(PyObject *self, PyObject *args) {
   BUILDER_PROLOGUE(go, spec);
   TF_Output kv[2];
   TFC_TFRecordReaderRead(sc, q, comp, opt_str(name), &kv[0], &kv[1], s);
-  TFC_DeleteScope(sc);
   return status_result(s, TF_GetCode(s) == TF_OK ? output_list(kv, 2) : NULL);
 }
 
@@ -451,13 +336,11 @@ static PyObject *b_parse_single_example(PyObject *self, PyObject *args) {
     if (ok && dflt != Py_None) ok = (f[i].default_value = pywrap_tensor_from_ndarray(dflt, f[i].dtype)) != NULL;
   }
   if (ok) {
-    TF_Graph *g = graph_of(go);
-    TFC_Scope *sc = g ? scope_of(g, spec) : NULL;
+    const TFC_Scope *sc = graph_of(go) ? pywrap_scope(spec) : NULL;
     if (sc) {
       TF_Status *s = TF_NewStatus();
       TFC_ParseSingleExample(sc, ser, f, n, out, s);
-      TFC_DeleteScope(sc);
-      result = status_result(s, TF_GetCode(s) == TF_OK ? output_list(out, n) : NULL);
+          result = status_result(s, TF_GetCode(s) == TF_OK ? output_list(out, n) : NULL);
     }
   }
   for (int i = 0; f && dims && i < n; i++) {
@@ -479,7 +362,6 @@ static PyObject *b_decode_raw(PyObject *self, PyObject *args) {
   if (pywrap_output(bo, &in) < 0) return NULL;
   BUILDER_PROLOGUE(go, spec);
   TF_Output o = TFC_DecodeRaw(sc, in, (TF_DataType)dt, (unsigned char)le, s);
-  TFC_DeleteScope(sc);
   return status_result(s, TF_GetCode(s) == TF_OK ? output_tuple(o) : NULL);
 }
 
@@ -505,29 +387,17 @@ static PyObject *b_batch(PyObject *self, PyObject *args) {
   TF_Output *in = outputs_of(tl, &n);
   if (!in) return NULL;
   TF_Output *out = calloc((size_t)(n > 0 ? n : 1), sizeof *out);
-  TF_Graph *g = graph_of(go);
-  TFC_Scope *sc = g && out ? scope_of(g, spec) : NULL;
+  const TFC_Scope *sc = out && graph_of(go) ? pywrap_scope(spec) : NULL;
   PyObject *r = NULL;
   if (!out) PyErr_NoMemory();
   if (sc) {
     TF_Status *s = TF_NewStatus();
     TFC_BatchWithOptions(sc, in, n, &o, out, s);
-    TFC_DeleteScope(sc);
-    r = status_result(s, TF_GetCode(s) == TF_OK ? output_list(out, n) : NULL);
+      r = status_result(s, TF_GetCode(s) == TF_OK ? output_list(out, n) : NULL);
   }
   free(in);
   free(out);
   return r;
-}
-
-/* b_local_variables_initializer(graph, scope, name or None) -> op */
-static PyObject *b_local_variables_initializer(PyObject *self, PyObject *args) {
-  PyObject *go, *spec, *name;
-  if (!PyArg_ParseTuple(args, "OOO", &go, &spec, &name)) return NULL;
-  BUILDER_PROLOGUE(go, spec);
-  TF_Operation *op = TFC_LocalVariablesInitializer(sc, opt_str(name), s);
-  TFC_DeleteScope(sc);
-  return status_result(s, TF_GetCode(s) == TF_OK ? PyLong_FromVoidPtr(op) : NULL);
 }
 
 /* ---------------------------------------------------------------- summaries */
@@ -542,7 +412,6 @@ static PyObject *b_value_summary(PyObject *args, int histogram) {
   BUILDER_PROLOGUE(go, spec);
   TF_Output o = histogram ? TFC_HistogramSummaryWithFamily(sc, opt_str(name), opt_str(family), v, s)
                           : TFC_ScalarSummaryWithFamily(sc, opt_str(name), opt_str(family), v, s);
-  TFC_DeleteScope(sc);
   return status_result(s, TF_GetCode(s) == TF_OK ? output_tuple(o) : NULL);
 }
 
@@ -556,14 +425,12 @@ static PyObject *b_merge_summary(PyObject *self, PyObject *args) {
   int n;
   TF_Output *in = outputs_of(tl, &n);
   if (!in) return NULL;
-  TF_Graph *g = graph_of(go);
-  TFC_Scope *sc = g ? scope_of(g, spec) : NULL;
+  const TFC_Scope *sc = graph_of(go) ? pywrap_scope(spec) : NULL;
   PyObject *r = NULL;
   if (sc) {
     TF_Status *s = TF_NewStatus();
     TF_Output o = TFC_MergeSummary(sc, in, n, opt_str(name), s);
-    TFC_DeleteScope(sc);
-    r = status_result(s, TF_GetCode(s) == TF_OK ? output_tuple(o) : NULL);
+      r = status_result(s, TF_GetCode(s) == TF_OK ? output_tuple(o) : NULL);
   }
   free(in);
   return r;
@@ -829,15 +696,11 @@ PyMethodDef pywrap_io_methods[] = {
     {"record_writer_close", record_writer_close, METH_O, NULL},
     {"record_reader", record_reader, METH_VARARGS, NULL},
     {"record_reader_next", record_reader_next, METH_O, NULL},
-    {"graph_ops_after", graph_ops_after, METH_VARARGS, NULL},
-    {"collection_entries", collection_entries, METH_VARARGS, NULL},
-    {"set_random_seed", set_random_seed, METH_VARARGS, NULL},
     {"b_string_input_producer", b_string_input_producer, METH_VARARGS, NULL},
     {"b_tfrecord_reader_read", b_tfrecord_reader_read, METH_VARARGS, NULL},
     {"b_parse_single_example", b_parse_single_example, METH_VARARGS, NULL},
     {"b_decode_raw", b_decode_raw, METH_VARARGS, NULL},
     {"b_batch", b_batch, METH_VARARGS, NULL},
-    {"b_local_variables_initializer", b_local_variables_initializer, METH_VARARGS, NULL},
     {"b_scalar_summary", b_scalar_summary, METH_VARARGS, NULL},
     {"b_histogram_summary", b_histogram_summary, METH_VARARGS, NULL},
     {"b_merge_summary", b_merge_summary, METH_VARARGS, NULL},

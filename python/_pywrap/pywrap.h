@@ -41,6 +41,8 @@ extern PyTypeObject PyTFGraph_Type;
 extern PyTypeObject PyTFSession_Type;
 extern PyTypeObject PyTFRunner_Type;
 extern PyTypeObject PyTFTensorOwner_Type;
+extern PyTypeObject PyTFScope_Type;     /* train.c */
+extern PyTypeObject PyTFOptimizer_Type; /* train.c */
 extern PyTypeObject PyTFHandle_Type; /* io.c */
 
 /* Raises the registered class for a non-OK status and returns 1; returns 0 when OK. */
@@ -53,6 +55,11 @@ PyObject *pywrap_raise_code(int code, const char *msg);
 TF_Operation *pywrap_op(PyObject *o);
 /* Reads (op, index) into *out; 0 on success, -1 with an exception set. */
 int pywrap_output(PyObject *o, TF_Output *out);
+
+/* train.c: the TFC_Scope of a _pywrap.Scope (borrowed: the Scope owns it); NULL + TypeError
+ * for another object. */
+struct TFC_Scope;
+const struct TFC_Scope *pywrap_scope(PyObject *o);
 
 /* session.c: the TF_Session of a _pywrap.Session; NULL + exception for another object or a
  * closed session. */
@@ -81,6 +88,7 @@ int pywrap_interrupt_end(struct TFC_CancellationManager *m);
 extern PyMethodDef pywrap_graph_methods[];
 extern PyMethodDef pywrap_oplist_methods[];
 extern PyMethodDef pywrap_ndarray_methods[];
+extern PyMethodDef pywrap_train_methods[];
 extern PyMethodDef pywrap_io_methods[];
 
 #endif

@@ -91,6 +91,65 @@ newaxis = None
 __version__ = "1.15.0"
 VERSION = __version__
 
+# variables and training (tfc/ops/variables.py: the bridge to include/tfc/train.h's builders)
+from tfc.ops import variables as _variables  # noqa: E402
+from tfc.ops import variable_scope as _vs  # noqa: E402
+from tfc.ops import init_ops as _init_ops  # noqa: E402
+from tfc.ops import random_ops as _random_ops  # noqa: E402
+from tfc.ops import gradients_impl as _gradients_impl  # noqa: E402
+from tfc.ops import train_math_ops as _train_math_ops  # noqa: E402
+from tfc.training import optimizer as _optimizer  # noqa: E402
+from tfc.training import training_util as _training_util  # noqa: E402
+
+Variable = _variables.Variable
+VariableScope = _vs.VariableScope
+variable_scope = _vs.variable_scope
+variable_op_scope = _vs.variable_op_scope
+get_variable = _vs.get_variable
+get_variable_scope = _vs.get_variable_scope
+AUTO_REUSE = _vs.AUTO_REUSE
+for _n in ("global_variables", "all_variables", "trainable_variables", "local_variables", "model_variables",
+           "moving_average_variables", "variables_initializer", "initialize_variables",
+           "global_variables_initializer", "initialize_all_variables", "local_variables_initializer",
+           "initialize_local_variables", "set_random_seed", "group", "assign", "assign_add", "assign_sub",
+           "is_variable_initialized"):
+    globals()[_n] = getattr(_variables, _n)
+for _n in ("zeros_initializer", "ones_initializer", "constant_initializer", "random_uniform_initializer",
+           "random_normal_initializer", "truncated_normal_initializer", "glorot_uniform_initializer",
+           "glorot_normal_initializer", "variance_scaling_initializer"):
+    globals()[_n] = getattr(_init_ops, _n)
+for _n in ("random_normal", "truncated_normal", "random_uniform", "zeros", "ones"):
+    globals()[_n] = getattr(_random_ops, _n)
+gradients = _gradients_impl.gradients
+for _n in ("tanh", "sigmoid", "square"):
+    globals().setdefault(_n, getattr(_train_math_ops, _n))
+for _n in ("tanh", "sigmoid", "bias_add", "l2_loss"):
+    if not hasattr(nn, _n):
+        setattr(nn, _n, getattr(_train_math_ops, _n))
+initializers = _types.ModuleType("tfc.initializers", "tf.initializers")
+initializers.zeros, initializers.ones = _init_ops.Zeros, _init_ops.Ones
+initializers.constant, initializers.glorot_uniform = _init_ops.Constant, _init_ops.GlorotUniform
+initializers.random_normal, initializers.random_uniform = _init_ops.RandomNormal, _init_ops.RandomUniform
+initializers.truncated_normal = _init_ops.TruncatedNormal
+initializers.global_variables = _variables.global_variables_initializer
+initializers.local_variables = _variables.local_variables_initializer
+initializers.variables = _variables.variables_initializer
+
+train = globals().get("train") or _types.ModuleType("tfc.train", "tf.train")
+for _n in ("Optimizer", "GradientDescentOptimizer", "MomentumOptimizer", "AdamOptimizer", "AdagradOptimizer",
+           "RMSPropOptimizer"):
+    setattr(train, _n, getattr(_optimizer, _n))
+for _n in ("get_global_step", "get_or_create_global_step", "create_global_step", "exponential_decay",
+           "ExponentialMovingAverage"):
+    setattr(train, _n, getattr(_training_util, _n))
+if not hasattr(train, "write_graph"):
+    train.write_graph = _training_util.write_graph
+contrib = globals().get("contrib") or _types.ModuleType("tfc.contrib", "tf.contrib")
+if not hasattr(contrib, "layers"):
+    contrib.layers = _types.ModuleType("tfc.contrib.layers", "tf.contrib.layers")
+contrib.layers.l2_regularizer = _training_util.l2_regularizer
+contrib.layers.xavier_initializer = _init_ops.xavier_initializer
+
 # input pipelines, records, summaries, servers, app (their module adds the names)
 from tfc import _api_io as _api_io  # noqa: E402
 _api_io.export(globals())

@@ -45,8 +45,6 @@ def export(ns):
 
     _set(ns, queue_names + reader_names + parse_names + ("SparseTensor", "SparseTensorValue"), _dfo)
     _set(ns, proto_names, _pb)
-    _set(ns, ("local_variables_initializer",), _input)
-    ns.setdefault("initialize_local_variables", _input.local_variables_initializer)
     # TF 0.x names TF 1.x programs still use (removed in 1.0; tfc keeps them as aliases).
     ns.setdefault("scalar_summary", _summary.scalar)
     ns.setdefault("histogram_summary", _summary.histogram)

@@ -1,28 +1,18 @@
-"""Calling include/tfc/ graph builders from Python and adopting what they add.
+"""Calling the input and summary builders of include/tfc/ from Python, and the bridges of
+their collections.
 
-Design: a builder runs under the TFC_Scope of the calling thread's Python context (its name
-scope, its device when the device stack holds strings or functions of no op, its control
-dependencies), made in C from (name_stack, device, [control op]) — see python/_pywrap/io.c.
-The builder adds nodes and collection entries to the C graph; call() then adopts them: every
-operation the Python Graph does not know yet (found by TF_GraphNextOperation positions after
-the last adoption) becomes an Operation, and the entries of the C collections "summaries" and
-"queue_runners" added since the last adoption go into the Graph's collections (summaries as
-their Tensors, queue runners as QueueRunner objects), in the order the builder made them.
-
-Errors: the builder's INVALID_ARGUMENT becomes ValueError with its message (TF's Python raises
-ValueError for the same bad arguments while building); other codes raise their OpError class.
-A failed builder leaves the graph as it was (include/tfc/train.h).
+Design: a builder runs under Graph._builder_scope() (the calling thread's name scope, device
+and control dependencies as a _pywrap.Scope) through variables.call_builder (INVALID_ARGUMENT
+raised as ValueError, as TF's Python raises it while building; the new ops wrapped by
+Graph._sync_c_ops afterwards). The collections the builders write, "summaries" (one summary op
+per entry) and "queue_runners" (queue, close op, cancel op, enqueue ops), are held by the C
+graph: OpTupleCollection bridges turn an entry into a summary Tensor or a QueueRunner, and a
+summary or QueueRunner that Python adds into a C entry, so get_collection sees one list in
+creation order whoever made the entry.
 """
-from tfc import _pywrap
-from tfc.framework import errors
+from tfc.framework import builder_collections
 from tfc.framework import ops
-
-
-def scope_spec(graph):
-    """(name_stack, device, [control op handles]) of the calling thread's context."""
-    device = graph._device_for("", "")
-    controls = [c._c_op for c in graph._control_inputs_for(set())]
-    return (graph._state.name_stack, device or "", controls)
+from tfc.ops import variables as _variables
 
 
 def output(graph, pair):
@@ -30,57 +20,37 @@ def output(graph, pair):
     return graph._ops_by_handle[pair[0]].outputs[pair[1]]
 
 
-def adopt(graph):
-    """Registers the C graph's new operations and C collection entries with the Python Graph.
-    Returns nothing; needs the graph's lock (taken here)."""
-    from tfc import queue_runner  # the QueueRunner class; imported late (it imports ops)
-    with graph._lock:
-        pos = getattr(graph, "_c_adopt_pos", 0)
-        handles, pos = _pywrap.graph_ops_after(graph._c_graph, pos)
-        for h in handles:
-            if h in graph._ops_by_handle:
-                continue
-            op = ops.Operation(h, graph)
-            graph._ops.append(op)
-            graph._nodes_by_name[op.name] = op
-            graph._ops_by_handle[h] = op
-            graph._version += 1
-        graph._c_adopt_pos = pos
-        seen = getattr(graph, "_c_collections_seen", None)
-        if seen is None:
-            seen = graph._c_collections_seen = {}
-        for name in (ops.GraphKeys.SUMMARIES, ops.GraphKeys.QUEUE_RUNNERS):
-            start = seen.get(name, 0)
-            entries = _pywrap.collection_entries(graph._c_graph, name, start)
-            seen[name] = start + len(entries)
-            for e in entries:
-                if name == ops.GraphKeys.SUMMARIES:
-                    graph._collections.setdefault(name, []).append(graph._ops_by_handle[e[0]].outputs[0])
-                else:
-                    qr = queue_runner.QueueRunner._from_c_entry(graph, e)
-                    graph._collections.setdefault(name, []).append(qr)
+def call(fn, graph, *args, **kw):
+    """fn(c_graph, scope, *args) under graph's context (op_type=: the op type a device function
+    is asked about); returns fn's result (handles and (op, index) pairs, for output())."""
+    sc = graph._builder_scope(kw.get("op_type", "NoOp"))
+    return _variables.call_builder(graph, fn, graph._c_graph, sc, *args)
 
 
-def skip_c_collection(graph, name):
-    """Marks the C collection's present entries as seen (they were added to Python already)."""
-    seen = getattr(graph, "_c_collections_seen", None)
-    if seen is None:
-        seen = graph._c_collections_seen = {}
-    seen[name] = len(_pywrap.collection_entries(graph._c_graph, name, 0))
+def _summary_to_python(graph, op_list):
+    return op_list[0].outputs[0]
 
 
-def call(fn, graph, *args):
-    """Runs builder fn(c_graph, scope_spec, *args) under graph's context, adopts what it made
-    and returns its result (handles and (op, index) pairs, for output())."""
-    graph._check_not_finalized()
-    adopt(graph)  # ops made by other means first, so positions stay in creation order
-    if graph.seed is not None:
-        _pywrap.set_random_seed(graph._c_graph, int(graph.seed))
-    with graph._lock:
-        try:
-            result = fn(graph._c_graph, scope_spec(graph), *args)
-        except errors.InvalidArgumentError as e:
-            raise ValueError(e.message) from None
-        finally:
-            adopt(graph)
-    return result
+def _summary_from_python(value):
+    return [value.op] if isinstance(value, ops.Tensor) and value.value_index == 0 else None
+
+
+def _runner_to_python(graph, op_list):
+    from tfc import queue_runner
+    return queue_runner.QueueRunner._from_ops(op_list)
+
+
+def _runner_from_python(value):
+    from tfc import queue_runner
+    if not isinstance(value, queue_runner.QueueRunner):
+        return None
+    q = value.queue.queue_ref.op if hasattr(value.queue, "queue_ref") else None
+    if q is None or value.close_op is None or value.cancel_op is None:
+        return None
+    return [q, value.close_op, value.cancel_op] + list(value.enqueue_ops)
+
+
+ops.register_collection_bridge(ops.GraphKeys.SUMMARIES, builder_collections.OpTupleCollection(
+    ops.GraphKeys.SUMMARIES, _summary_to_python, _summary_from_python))
+ops.register_collection_bridge(ops.GraphKeys.QUEUE_RUNNERS, builder_collections.OpTupleCollection(
+    ops.GraphKeys.QUEUE_RUNNERS, _runner_to_python, _runner_from_python))

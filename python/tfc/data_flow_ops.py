@@ -425,7 +425,8 @@ def parse_single_example(serialized, features, name=None, example_names=None):
     sparse = sorted((k, f) for k, f in features.items() if isinstance(f, VarLenFeature))
     if not sparse and name is None:
         specs = [_dense_spec(k, f) for k, f in dense]
-        outs = _c_builders.call(_pywrap.b_parse_single_example, g, serialized._as_tf_output(), specs)
+        outs = _c_builders.call(_pywrap.b_parse_single_example, g, serialized._as_tf_output(), specs,
+                                op_type="ParseSingleExample")
         return {k: _c_builders.output(g, o) for (k, _), o in zip(dense, outs)}
     dense = sorted(dense)
     with ops.name_scope(name, "ParseSingleExample"):
@@ -474,5 +475,6 @@ def decode_raw(input_bytes=None, out_type=None, little_endian=True, name=None, b
     dt = _dtypes.as_dtype(out_type)
     if name is not None:
         return gen.apply("DecodeRaw", name, bytes=t, out_type=dt, little_endian=little_endian)
-    o = _c_builders.call(_pywrap.b_decode_raw, g, t._as_tf_output(), dt.as_datatype_enum, bool(little_endian))
+    o = _c_builders.call(_pywrap.b_decode_raw, g, t._as_tf_output(), dt.as_datatype_enum, bool(little_endian),
+                         op_type="DecodeRaw")
     return _c_builders.output(g, o)

@@ -1,5 +1,5 @@
-"""TF 1.x queue input pipelines: tf.train.string_input_producer, tf.train.batch,
-tf.train.shuffle_batch, tf.local_variables and tf.local_variables_initializer.
+"""TF 1.x queue input pipelines: tf.train.string_input_producer, tf.train.batch and
+tf.train.shuffle_batch.
 
 Design: each function is include/tfc/input.h's builder called through _c_builders, so the
 nodes, names, seeds, queue runners (QueueRunner objects in the QUEUE_RUNNERS collection) and
@@ -7,9 +7,8 @@ fill-level summaries (in SUMMARIES) are the builders' and line up with TF 1.15's
 only argument handling: structures (a list, a tuple or a dict of tensors in, the same
 structure out; one tensor given in a list comes back as one tensor, as TF's dequeue returns
 it), conversions to tensors and TF's argument checks. string_input_producer's num_epochs is
-the builder's local variable "limit_epochs/epochs": run local_variables_initializer() (the
-builder's TFC_LocalVariablesInitializer, which initializes the C builders' local variables)
-before starting the queue runners.
+the builder's local variable "limit_epochs/epochs" (in tf.local_variables(), which the builders
+hold): run tf.local_variables_initializer() before starting the queue runners.
 
 batch and shuffle_batch are TFC_BatchWithOptions (enqueue_many, allow_smaller_final_batch and
 batch's dynamic_pad included). Not done: shapes= overrides, shared_name and SparseTensor inputs
@@ -45,7 +44,7 @@ def string_input_producer(string_tensor, num_epochs=None, shuffle=True, seed=Non
         raise ValueError("num_epochs must be > 0 not %d." % num_epochs)
     g = ops.get_default_graph()
     q = _c_builders.call(_pywrap.b_string_input_producer, g, names, int(num_epochs or 0), bool(shuffle),
-                         int(seed or 0), int(capacity), name)
+                         int(seed or 0), int(capacity), name, op_type="FIFOQueueV2")
     return data_flow_ops.QueueBase._from_op(_c_builders.output(g, q).op)
 
 
@@ -86,7 +85,8 @@ def _batch(tensors, shuffle, batch_size, capacity, num_threads, min_after_dequeu
     g = ops.get_default_graph()
     outs = _c_builders.call(_pywrap.b_batch, g, [t._as_tf_output() for t in tl], bool(shuffle), int(batch_size),
                             int(capacity), int(num_threads), int(min_after_dequeue), int(seed or 0),
-                            bool(enqueue_many), bool(allow_smaller_final_batch), bool(dynamic_pad), name)
+                            bool(enqueue_many), bool(allow_smaller_final_batch), bool(dynamic_pad), name,
+                            op_type="RandomShuffleQueueV2" if shuffle else "FIFOQueueV2")
     return _as_original_type(tensors, keys, [_c_builders.output(g, o) for o in outs])
 
 
@@ -100,11 +100,3 @@ def shuffle_batch(tensors, batch_size, capacity, min_after_dequeue, num_threads=
                   shapes=None, allow_smaller_final_batch=False, shared_name=None, name=None):
     return _batch(tensors, True, batch_size, capacity, num_threads, min_after_dequeue, seed, enqueue_many, shapes,
                   False, allow_smaller_final_batch, shared_name, name)
-
-
-def local_variables_initializer():
-    """tf.local_variables_initializer(): TFC_LocalVariablesInitializer, a NoOp "init" waiting
-    for the initializers of the local variables the builders made."""
-    g = ops.get_default_graph()
-    h = _c_builders.call(_pywrap.b_local_variables_initializer, g, None)
-    return g._ops_by_handle[h]

@@ -7,8 +7,9 @@ threads running TF_SessionRun without the GIL, with TF's rules (queue_runner.h):
 ends a thread quietly and the last one closes the queue; another error stops the coordinator
 and is re-raised by coord.join(). The thread objects returned are Python proxies, one per
 enqueue op: start() starts the runner's C threads (once), is_alive()/join() follow the
-watcher that waits for them (coordinator.py). The builders' queue runners (string_input_producer,
-batch, shuffle_batch) are QueueRunners made from their C collection entries (_c_builders).
+watcher that waits for them (coordinator.py). The QUEUE_RUNNERS collection is the builders'
+(string_input_producer, batch and shuffle_batch add to it in C): its entries come back as
+QueueRunners, and add_queue_runner adds a C entry (_c_builders' bridge).
 
 The coordinator keeps the session's C handle alive while its threads run; closing the session
 ends them (CANCELLED), as in TF.
@@ -88,14 +89,13 @@ class QueueRunner(object):
         self._exceptions_raised = []
 
     @classmethod
-    def _from_c_entry(cls, graph, entry):
-        """A runner for a C "queue_runners" entry (queue, close, cancel, enqueue ...)."""
+    def _from_ops(cls, entry):
+        """A runner for a C "queue_runners" entry: [queue, close, cancel, enqueue ...] Operations."""
         from tfc import data_flow_ops
         r = cls.__new__(cls)
-        get = graph._ops_by_handle.__getitem__
-        r._queue = data_flow_ops.QueueBase._from_op(get(entry[0]))
-        r._close_op, r._cancel_op = get(entry[1]), get(entry[2])
-        r._enqueue_ops = [get(h) for h in entry[3:]]
+        r._queue = data_flow_ops.QueueBase._from_op(entry[0])
+        r._close_op, r._cancel_op = entry[1], entry[2]
+        r._enqueue_ops = list(entry[3:])
         r._queue_closed_exception_types = (errors.OutOfRangeError, errors.CancelledError)
         r._own_coords = weakref.WeakKeyDictionary()
         r._groups = weakref.WeakKeyDictionary()
@@ -138,7 +138,6 @@ def add_queue_runner(qr, collection=ops.GraphKeys.QUEUE_RUNNERS):
 
 def start_queue_runners(sess=None, coord=None, daemon=True, start=True, collection=ops.GraphKeys.QUEUE_RUNNERS):
     from tfc.client import session as _session
-    from tfc import _c_builders
     if sess is None:
         sess = _session.get_default_session()
         if not sess:
@@ -146,7 +145,6 @@ def start_queue_runners(sess=None, coord=None, daemon=True, start=True, collecti
                              "sess.as_default()` or pass an explicit session to tf.start_queue_runners(sess=sess)")
     if not isinstance(sess, _session.BaseSession):
         raise TypeError("sess must be a `tf.Session` object. Given class: %s" % sess.__class__)
-    _c_builders.adopt(sess.graph)
     threads = []
     for qr in sess.graph.get_collection(collection):
         threads.extend(qr.create_threads(sess, coord=coord, daemon=daemon, start=start))

@@ -25,21 +25,17 @@ from tfc.framework import ops
 
 
 def _add_collections(graph, t, collections):
-    """TF's collections argument: the builder put t in SUMMARIES; move it where asked."""
-    if collections is None:
-        return
-    summaries = graph.get_collection_ref(ops.GraphKeys.SUMMARIES)
-    if t in summaries and ops.GraphKeys.SUMMARIES not in collections:
-        summaries.remove(t)
-    for c in collections:
-        if c != ops.GraphKeys.SUMMARIES or t not in summaries:
+    """TF's collections argument: t is also added to each of them. The builder has put t in
+    SUMMARIES, which the builders hold and which cannot drop entries: it stays there."""
+    for c in collections or ():
+        if c != ops.GraphKeys.SUMMARIES:
             graph.add_to_collection(c, t)
 
 
 def _value_summary(fn, name, values, collections, family):
     g = ops.get_default_graph()
     t = ops.convert_to_tensor(values)
-    out = _c_builders.output(g, _c_builders.call(fn, g, name, t._as_tf_output(), family))
+    out = _c_builders.output(g, _c_builders.call(fn, g, name, t._as_tf_output(), family, op_type="ScalarSummary"))
     _add_collections(g, out, collections)
     return out
 
@@ -59,7 +55,8 @@ def image(name, tensor, max_outputs=3, collections=None, family=None):
 def merge(inputs, collections=None, name=None):
     g = ops.get_default_graph()
     ts = [ops.convert_to_tensor(i) for i in inputs]
-    out = _c_builders.output(g, _c_builders.call(_pywrap.b_merge_summary, g, [t._as_tf_output() for t in ts], name))
+    out = _c_builders.output(g, _c_builders.call(_pywrap.b_merge_summary, g, [t._as_tf_output() for t in ts], name,
+                                                 op_type="MergeSummary"))
     if collections:
         for c in collections:
             g.add_to_collection(c, out)
@@ -68,7 +65,6 @@ def merge(inputs, collections=None, name=None):
 
 def merge_all(key=ops.GraphKeys.SUMMARIES, scope=None, name=None):
     g = ops.get_default_graph()
-    _c_builders.adopt(g)
     summary_ops = g.get_collection(key, scope=scope)
     if not summary_ops:
         return None

@@ -50,12 +50,14 @@ struct TFC_Scope {
   int n_frames;
   bld_frame **frames;
   struct bld_cf_ctx *cf; /* the cond branch or while loop being built here (a reference), or NULL */
+  char *builder_name;    /* TFC_ScopeWithBuilderName's name, or NULL (not inherited) */
 };
 
 typedef struct bld_var {
   TFC_Variable v;
-  int trainable;
-  int local; /* in "local_variables" (tf.local_variables), not in the global variables */
+  int global;    /* in "variables" (tf.global_variables) */
+  int trainable; /* in "trainable_variables" */
+  int local;     /* in "local_variables" (tf.local_variables) */
 } bld_var;
 
 /* A cond's Merge or one of its branches' capture Switches, with the cond's pred_id and the
@@ -165,8 +167,12 @@ tfc_endpoint bld_scalar(bld_call *c, const bld_where *w, const char *name, int d
 /* x converted to dtype: x itself when it already has it, else Cast named `name` ("Cast"). */
 tfc_endpoint bld_cast(bld_call *c, const bld_where *w, tfc_endpoint x, int dtype, const char *name);
 /* control_flow_ops.group(ops, name): one NoOp waiting for ops, or (ops on several devices)
- * one NoOp per device under the scope and a final one. name as in bld_op. */
+ * one NoOp per device inside the name scope `name` ("init/NoOp", "init/NoOp_1") and a final
+ * one named after that scope. name as in bld_op (NULL: "group_deps"). */
 tfc_node *bld_group(bld_call *c, const bld_where *w, tfc_node *const *ops, int n, const char *name);
+/* The name scope a builder opens for itself: the scope's builder name when it has one (Python's
+ * name= argument), else `dflt`. */
+const char *bld_builder_name(const TFC_Scope *scope, const char *dflt);
 /* The where of a public scope (device, frames) at scope name `scope_name`. */
 bld_where bld_where_of(const TFC_Scope *scope, const char *scope_name);
 
@@ -191,12 +197,21 @@ void bld_collections_truncate(bld_state *st, int mark);
  * zeros/shape_as_tensor and zeros/Const. */
 tfc_endpoint bld_zeros(bld_call *c, const bld_where *w, const int64_t *dims, int nd, int dtype);
 
+/* What a filled initial value is (bld_init.fill, bld_filled). */
+enum { BLD_FILL_NONE = 0, BLD_FILL_ZEROS = 1, BLD_FILL_ONES = 2, BLD_FILL_CONST = 3 };
+/* An initializer's value under `w`: zeros_initializer (bld_zeros), ones_initializer (tf.ones:
+ * "ones", Const or Fill as zeros) or constant_initializer(v) (Const "Const" of the whole
+ * shape). Float, double, int32, int64. */
+tfc_endpoint bld_filled(bld_call *c, const bld_where *w, const int64_t *dims, int nd, int dtype, int fill,
+                        double v);
+
 /* ---- variables (variables.c) ---- */
 
 /* How a variable gets its initial value. */
 typedef struct bld_init {
   tfc_endpoint value;    /* an existing tensor (node NULL: use the fields below) */
-  int zeros;             /* 1: zeros of shape/dtype under "<var>/Initializer" */
+  int fill;              /* BLD_FILL_*: an initializer's value of shape/dtype under
+                            "<var>/Initializer" (BLD_FILL_CONST: filled with `scalar`) */
   double scalar;         /* else: a scalar Const "<var>/initial_value" of dtype */
   int dtype;
   int nd;

@@ -35,7 +35,7 @@ static int cond_of(void *ctx, const tfc_node *n, tfc_node **pred, int *branch) {
 int bld_gradients(bld_call *c, const TFC_Scope *scope, const tfc_endpoint *ys, int ny, const tfc_endpoint *xs,
                   int nx, const tfc_endpoint *grad_ys, int tuples, tfc_endpoint *out) {
   if (!tfc_status_ok(c->s)) return c->s->code;
-  char *prefix = bld_unique(c, scope->name, "gradients");
+  char *prefix = bld_unique(c, scope->name, bld_builder_name(scope, "gradients"));
   if (!prefix) return c->s->code;
   tfc_grad_options opt = tfc_grad_options_python();
   opt.prefix = prefix;

@@ -54,14 +54,43 @@ static tfc_endpoint shape_const(bld_call *c, const bld_where *w, const char *nam
   return bld_const(c, w, name, t);
 }
 
+/* A tensor of dtype (float, double, int32, int64) and dims holding v everywhere. */
+static tfc_tensor *filled_tensor(bld_call *c, int dtype, const int64_t *dims, int nd, double v) {
+  tfc_tensor *t = v == 0 ? tfc_tensor_zeros(dtype, dims, nd, c->s) : tfc_tensor_new(dtype, dims, nd, c->s);
+  int64_t n = tfc_dims_num_elements(dims, nd);
+  for (int64_t i = 0; t && v != 0 && i < n; i++) {
+    switch (dtype) {
+      case TFC_DT_FLOAT: ((float *)t->data)[i] = (float)v; break;
+      case TFC_DT_DOUBLE: ((double *)t->data)[i] = v; break;
+      case TFC_DT_INT32: ((int32_t *)t->data)[i] = (int32_t)v; break;
+      default: ((int64_t *)t->data)[i] = (int64_t)v; break;
+    }
+  }
+  return t;
+}
+
 tfc_endpoint bld_zeros(bld_call *c, const bld_where *w, const int64_t *dims, int nd, int dtype) {
+  return bld_filled(c, w, dims, nd, dtype, BLD_FILL_ZEROS, 0);
+}
+
+tfc_endpoint bld_filled(bld_call *c, const bld_where *w, const int64_t *dims, int nd, int dtype, int fill,
+                        double v) {
+  static const char *const names[] = {"", "zeros", "ones", "Const"};
   tfc_endpoint none = {NULL, 0};
   if (!tfc_status_ok(c->s) || check_dims(c, dims, nd)) return none;
-  if (dtype != TFC_DT_FLOAT && dtype != TFC_DT_DOUBLE && dtype != TFC_DT_INT32 && dtype != TFC_DT_INT64) {
-    tfc_status_set(c->s, TFC_INVALID_ARGUMENT, "unsupported dtype %s for zeros", tfc_dtype_name(dtype));
+  if (fill < BLD_FILL_ZEROS || fill > BLD_FILL_CONST) {
+    tfc_status_set(c->s, TFC_INTERNAL, "bld_filled: unknown fill %d", fill);
     return none;
   }
-  char *scope = bld_unique(c, w->scope, "zeros");
+  if (dtype != TFC_DT_FLOAT && dtype != TFC_DT_DOUBLE && dtype != TFC_DT_INT32 && dtype != TFC_DT_INT64) {
+    tfc_status_set(c->s, TFC_INVALID_ARGUMENT, "unsupported dtype %s for %s", tfc_dtype_name(dtype), names[fill]);
+    return none;
+  }
+  if (fill == BLD_FILL_ZEROS) v = 0;
+  if (fill == BLD_FILL_ONES) v = 1;
+  /* constant_initializer: one Const of the whole shape, whatever its size. */
+  if (fill == BLD_FILL_CONST) return bld_const(c, w, "Const", filled_tensor(c, dtype, dims, nd, v));
+  char *scope = bld_unique(c, w->scope, names[fill]);
   char *exact = scope ? slash(scope) : NULL;
   if (!exact) {
     if (tfc_status_ok(c->s)) TFC_OOM(c->s);
@@ -71,13 +100,13 @@ tfc_endpoint bld_zeros(bld_call *c, const bld_where *w, const int64_t *dims, int
   bld_where in = *w, root = root_of(w);
   in.scope = scope;
   tfc_endpoint r;
-  /* array_ops.zeros: a constant below 1000 elements keeps GraphDefs small either way. */
+  /* array_ops.zeros / ones: a constant below 1000 elements keeps GraphDefs small either way. */
   if (tfc_dims_num_elements(dims, nd) < 1000) {
-    r = bld_const(c, &root, exact, tfc_tensor_zeros(dtype, dims, nd, c->s));
+    r = bld_const(c, &root, exact, filled_tensor(c, dtype, dims, nd, v));
   } else {
     tfc_endpoint ins[2];
     ins[0] = shape_const(c, &in, "shape_as_tensor", dims, nd);
-    ins[1] = bld_scalar(c, &in, "Const", dtype, 0.0);
+    ins[1] = bld_scalar(c, &in, "Const", dtype, v);
     r = bld_op0(c, &root, "Fill", exact, ins, 2, NULL, 0);
   }
   free(scope);
@@ -100,7 +129,7 @@ static tfc_endpoint random_init(bld_call *c, const bld_where *w, int kind, const
                    tfc_dtype_name(dtype));
     return none;
   }
-  char *scope = bld_unique(c, w->scope, scope_names[kind]);
+  char *scope = bld_unique(c, w->scope, bld_builder_name(w->frames_from, scope_names[kind]));
   char *exact = scope ? slash(scope) : NULL;
   if (!exact) {
     if (tfc_status_ok(c->s)) TFC_OOM(c->s);

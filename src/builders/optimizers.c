@@ -1,15 +1,18 @@
 /*
- * builders/optimizers — tf.train.GradientDescentOptimizer, MomentumOptimizer and
- * AdamOptimizer as graph builders over the Apply* ops (DESIGN.md §6): they add ordinary
+ * builders/optimizers — tf.train.GradientDescentOptimizer, MomentumOptimizer, AdamOptimizer,
+ * AdagradOptimizer and RMSPropOptimizer as graph builders over the Apply* ops (DESIGN.md §6): they add ordinary
  * nodes, so placement and partitioning treat them like any other.
  *
  * apply_gradients builds what TF 1.x's Optimizer.apply_gradients builds, in its order:
  *   1. slots (init_scope: no control dependencies), colocated with their variable and named
- *      by the optimizer: "<var>/Momentum", "<var>/Adam" and "<var>/Adam_1" (zeros); Adam first
+ *      by the optimizer: "<var>/Momentum", "<var>/Adam" and "<var>/Adam_1" (zeros),
+ *      "<var>/Adagrad" (constant initial_accumulator_value), "<var>/RMSProp" (rms, ones),
+ *      [centered: "<var>/RMSProp_1" (mg, zeros),] then the momentum slot (zeros); Adam first
  *      makes "beta1_power" / "beta2_power" in the caller's name scope, colocated with the
  *      variable whose name sorts first;
  *   2. the name scope "<name>" (unique) with _prepare's constants "learning_rate",
- *      "momentum" / "beta1", "beta2", "epsilon" (float32; skipped for a tensor learning rate);
+ *      "momentum" / "beta1", "beta2", "epsilon" / "decay", "momentum", "epsilon" (float32;
+ *      the learning rate's is skipped for a tensor learning rate);
  *   3. per variable "update_<var>/Apply*", colocated with the variable (Cast when its dtype
  *      differs from a hyperparameter's);
  *   4. _finish: Adam's "mul" / "Assign" and "mul_1" / "Assign_1" updating the beta powers
@@ -27,20 +30,24 @@
 #include "builders/builders_internal.h"
 #include "tensor/dtype.h"
 
-enum { OPT_GD = 0, OPT_MOMENTUM = 1, OPT_ADAM = 2 };
+enum { OPT_GD = 0, OPT_MOMENTUM = 1, OPT_ADAM = 2, OPT_ADAGRAD = 3, OPT_RMSPROP = 4 };
+
+/* Which slot of a variable: Momentum's accumulator, Adam's m, Adagrad's accumulator and
+ * RMSProp's rms are 0; Adam's v and RMSProp's momentum 1; centered RMSProp's mg 2. */
+enum { SLOT_FIRST = 0, SLOT_SECOND = 1, SLOT_MG = 2 };
 
 typedef struct opt_slot {
   TF_Graph *graph;
   tfc_node *var;
-  int which; /* 0: m / momentum, 1: Adam's v */
+  int which;
   TFC_Variable slot;
 } opt_slot;
 
 struct TFC_Optimizer {
   int kind;
   char *name;
-  double lr, momentum, beta1, beta2, epsilon;
-  int nesterov;
+  double lr, momentum, beta1, beta2, epsilon, decay, initial_accumulator;
+  int nesterov, centered;
   TF_Output lr_tensor;
   opt_slot *slots;
   int n_slots, cap_slots;
@@ -89,6 +96,29 @@ TFC_EXPORT TFC_Optimizer *TFC_NewAdamOptimizer(double learning_rate, double beta
   return o;
 }
 
+TFC_EXPORT TFC_Optimizer *TFC_NewAdagradOptimizer(double learning_rate, double initial_accumulator_value,
+                                                 const char *name) {
+  TFC_Optimizer *o = opt_new(OPT_ADAGRAD, name, "Adagrad");
+  if (o) {
+    o->lr = learning_rate;
+    o->initial_accumulator = initial_accumulator_value;
+  }
+  return o;
+}
+
+TFC_EXPORT TFC_Optimizer *TFC_NewRMSPropOptimizer(double learning_rate, double decay, double momentum, double epsilon,
+                                                 unsigned char centered, const char *name) {
+  TFC_Optimizer *o = opt_new(OPT_RMSPROP, name, "RMSProp");
+  if (o) {
+    o->lr = learning_rate;
+    o->decay = decay;
+    o->momentum = momentum;
+    o->epsilon = epsilon;
+    o->centered = centered != 0;
+  }
+  return o;
+}
+
 TFC_EXPORT void TFC_OptimizerSetLearningRate(TFC_Optimizer *opt, TF_Output learning_rate) {
   if (opt) opt->lr_tensor = learning_rate;
 }
@@ -108,9 +138,37 @@ static const TFC_Variable *find_slot(const TFC_Optimizer *o, TF_Graph *graph, co
   return NULL;
 }
 
-/* _zeros_slot(var, which, optimizer name): "<var>/<name>" (unique), colocated with var. */
-static const TFC_Variable *zeros_slot(bld_call *c, TFC_Optimizer *o, const TFC_Scope *scope, tfc_node *var,
-                                      int which) {
+/* Python's slot names per optimizer, by `which`. */
+static int slot_which(int kind, const char *name) {
+  static const struct {
+    int kind;
+    const char *name;
+    int which;
+  } names[] = {{OPT_MOMENTUM, "momentum", SLOT_FIRST}, {OPT_ADAM, "m", SLOT_FIRST},
+               {OPT_ADAM, "v", SLOT_SECOND},          {OPT_ADAGRAD, "accumulator", SLOT_FIRST},
+               {OPT_RMSPROP, "rms", SLOT_FIRST},      {OPT_RMSPROP, "momentum", SLOT_SECOND},
+               {OPT_RMSPROP, "mg", SLOT_MG}};
+  for (size_t i = 0; name && i < sizeof names / sizeof names[0]; i++)
+    if (names[i].kind == kind && !strcmp(names[i].name, name)) return names[i].which;
+  return -1;
+}
+
+TFC_EXPORT int TFC_OptimizerGetSlot(const TFC_Optimizer *opt, TF_Graph *graph, TF_Operation *variable,
+                                    const char *slot_name, TFC_Variable *out) {
+  if (!opt || !graph || !variable) return 0;
+  int which = slot_which(opt->kind, slot_name);
+  if (which < 0) return 0;
+  tfc_graph_lock(graph->g);
+  const TFC_Variable *v = find_slot(opt, graph, tfc_capi_node(variable), which);
+  if (v && out) *out = *v;
+  tfc_graph_unlock(graph->g);
+  return v != NULL;
+}
+
+/* _zeros_slot / _get_or_make_slot_with_initializer(var, which, optimizer name): "<var>/<name>"
+ * (unique), colocated with var, its value a BLD_FILL_* initializer's (`v` for BLD_FILL_CONST). */
+static const TFC_Variable *make_slot(bld_call *c, TFC_Optimizer *o, const TFC_Scope *scope, tfc_node *var,
+                                     int which, int fill, double v) {
   const TFC_Variable *have = find_slot(o, c->graph, var, which);
   if (have || !tfc_status_ok(c->s)) return have;
   const tfc_shape *sh = &var->output_shapes[0];
@@ -136,7 +194,7 @@ static const TFC_Variable *zeros_slot(bld_call *c, TFC_Optimizer *o, const TFC_S
   }
   /* Slot names come from variable scopes, which are absolute: the root name scope. */
   bld_where w = {"", scope->device, NULL, NULL, NULL, NULL, 0};
-  bld_init init = {{NULL, 0}, 1, 0, tfc_dtype_base(var->output_types[0]), sh->rank, {0}};
+  bld_init init = {{NULL, 0}, fill, v, tfc_dtype_base(var->output_types[0]), sh->rank, {0}};
   for (int i = 0; i < sh->rank; i++) init.dims[i] = sh->dims[i];
   opt_slot *s = &o->slots[o->n_slots];
   int rc = bld_variable(c, &w, base, 0, &init, 0, var, 0, &s->slot);
@@ -170,8 +228,16 @@ static int create_slots(bld_call *c, TFC_Optimizer *o, const TFC_Scope *scope, t
     o->beta_graph = c->graph;
   }
   for (int i = 0; i < n && o->kind != OPT_GD; i++) {
-    zeros_slot(c, o, scope, vars[i], 0);
-    if (o->kind == OPT_ADAM) zeros_slot(c, o, scope, vars[i], 1);
+    if (o->kind == OPT_ADAGRAD) {
+      make_slot(c, o, scope, vars[i], SLOT_FIRST, BLD_FILL_CONST, o->initial_accumulator);
+    } else if (o->kind == OPT_RMSPROP) {
+      make_slot(c, o, scope, vars[i], SLOT_FIRST, BLD_FILL_ONES, 0);
+      if (o->centered) make_slot(c, o, scope, vars[i], SLOT_MG, BLD_FILL_ZEROS, 0);
+      make_slot(c, o, scope, vars[i], SLOT_SECOND, BLD_FILL_ZEROS, 0);
+    } else {
+      make_slot(c, o, scope, vars[i], SLOT_FIRST, BLD_FILL_ZEROS, 0);
+      if (o->kind == OPT_ADAM) make_slot(c, o, scope, vars[i], SLOT_SECOND, BLD_FILL_ZEROS, 0);
+    }
   }
   return c->s->code;
 }
@@ -230,8 +296,10 @@ static tfc_node *apply_locked(bld_call *c, TFC_Optimizer *o, const TFC_Scope *sc
   }
   bld_where w = bld_where_of(scope, scope_name);
   tfc_endpoint lr = o->lr_tensor.oper ? ep(o->lr_tensor) : bld_scalar(c, &w, "learning_rate", TFC_DT_FLOAT, o->lr);
-  tfc_endpoint mom = {NULL, 0}, b1 = {NULL, 0}, b2 = {NULL, 0}, eps = {NULL, 0};
-  if (o->kind == OPT_MOMENTUM) mom = bld_scalar(c, &w, "momentum", TFC_DT_FLOAT, o->momentum);
+  tfc_endpoint mom = {NULL, 0}, b1 = {NULL, 0}, b2 = {NULL, 0}, eps = {NULL, 0}, rho = {NULL, 0};
+  if (o->kind == OPT_RMSPROP) rho = bld_scalar(c, &w, "decay", TFC_DT_FLOAT, o->decay);
+  if (o->kind == OPT_MOMENTUM || o->kind == OPT_RMSPROP) mom = bld_scalar(c, &w, "momentum", TFC_DT_FLOAT, o->momentum);
+  if (o->kind == OPT_RMSPROP) eps = bld_scalar(c, &w, "epsilon", TFC_DT_FLOAT, o->epsilon);
   if (o->kind == OPT_ADAM) {
     b1 = bld_scalar(c, &w, "beta1", TFC_DT_FLOAT, o->beta1);
     b2 = bld_scalar(c, &w, "beta2", TFC_DT_FLOAT, o->beta2);
@@ -265,6 +333,25 @@ static tfc_node *apply_locked(bld_call *c, TFC_Optimizer *o, const TFC_Scope *sc
       tfc_endpoint m_t = bld_cast(c, &uw, mom, dt, NULL);
       tfc_endpoint ins[5] = {ref, {tfc_capi_node(accum->variable), 0}, lr_t, glist[i], m_t};
       updates[n_up++] = bld_op(c, &uw, "ApplyMomentum", NULL, ins, 5, a, 2);
+    } else if (o->kind == OPT_ADAGRAD) {
+      const TFC_Variable *accum = find_slot(o, c->graph, var, SLOT_FIRST);
+      tfc_endpoint ins[4] = {ref, {tfc_capi_node(accum->variable), 0}, lr_t, glist[i]};
+      updates[n_up++] = bld_op(c, &uw, "ApplyAdagrad", NULL, ins, 4, a, 1);
+      tfc_attr_value_fini(&a[1].v);
+    } else if (o->kind == OPT_RMSPROP) {
+      const TFC_Variable *ms = find_slot(o, c->graph, var, SLOT_FIRST), *mo = find_slot(o, c->graph, var, SLOT_SECOND);
+      tfc_endpoint ms_e = {tfc_capi_node(ms->variable), 0}, mo_e = {tfc_capi_node(mo->variable), 0};
+      tfc_endpoint rho_t = bld_cast(c, &uw, rho, dt, NULL), m_t = bld_cast(c, &uw, mom, dt, NULL);
+      tfc_endpoint eps_t = bld_cast(c, &uw, eps, dt, NULL);
+      if (o->centered) {
+        const TFC_Variable *mg = find_slot(o, c->graph, var, SLOT_MG);
+        tfc_endpoint ins[9] = {ref, {tfc_capi_node(mg->variable), 0}, ms_e, mo_e, lr_t, rho_t, m_t, eps_t, glist[i]};
+        updates[n_up++] = bld_op(c, &uw, "ApplyCenteredRMSProp", NULL, ins, 9, a, 1);
+      } else {
+        tfc_endpoint ins[8] = {ref, ms_e, mo_e, lr_t, rho_t, m_t, eps_t, glist[i]};
+        updates[n_up++] = bld_op(c, &uw, "ApplyRMSProp", NULL, ins, 8, a, 1);
+      }
+      tfc_attr_value_fini(&a[1].v);
     } else {
       const TFC_Variable *m = find_slot(o, c->graph, var, 0), *v = find_slot(o, c->graph, var, 1);
       tfc_endpoint p1 = bld_cast(c, &uw, ep(o->beta1_power.value), dt, NULL);

@@ -197,7 +197,7 @@ TFC_EXPORT TFC_Saver *TFC_NewSaver(const TFC_Scope *scope, const char *const *na
     if (!globals) TFC_OOM(c.s);
     n = 0;
     for (int i = 0; globals && i < c.st->n_vars; i++)
-      if (!c.st->vars[i].local) globals[n++] = c.st->vars[i].v;
+      if (c.st->vars[i].global) globals[n++] = c.st->vars[i].v;
   }
   if (tfc_status_ok(c.s) && n == 0) tfc_status_set(c.s, TFC_INVALID_ARGUMENT, "No variables to save");
   if (tfc_status_ok(c.s)) {

@@ -87,7 +87,7 @@ TFC_EXPORT TF_Output TFC_ExponentialDecay(const TFC_Scope *scope, double learnin
   }
   tfc_endpoint r = {NULL, 0};
   char *sc = NULL, *ex = NULL;
-  if (!bld_check_output(&c, global_step, "global_step") && !open_scope(&c, scope->name, "ExponentialDecay", &sc, &ex)) {
+  if (!bld_check_output(&c, global_step, "global_step") && !open_scope(&c, scope->name, bld_builder_name(scope, "ExponentialDecay"), &sc, &ex)) {
     bld_where w = bld_where_of(scope, sc), root = bld_where_of(scope, "");
     tfc_endpoint none = {NULL, 0};
     tfc_endpoint lr = bld_scalar(&c, &w, "initial_learning_rate", TFC_DT_FLOAT, learning_rate);
@@ -236,7 +236,7 @@ TFC_EXPORT TF_Output TFC_L2Regularizer(const TFC_Scope *scope, double scale, TF_
   } else if (scale > 0 && !bld_check_output(&c, weights, "weights")) {
     /* scale 0 disables the regularizer (Python returns None): nothing is added. */
     char *sc = NULL, *ex = NULL;
-    if (!open_scope(&c, scope->name, "l2_regularizer", &sc, &ex)) {
+    if (!open_scope(&c, scope->name, bld_builder_name(scope, "l2_regularizer"), &sc, &ex)) {
       bld_where w = bld_where_of(scope, sc), root = bld_where_of(scope, "");
       tfc_endpoint wt = tfc_capi_endpoint(weights);
       tfc_endpoint s = bld_scalar(&c, &w, "scale", bld_dtype(wt), scale);

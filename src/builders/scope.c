@@ -431,6 +431,7 @@ tfc_node *bld_group(bld_call *c, const bld_where *w, tfc_node *const *ops, int n
   tfc_node **deps = calloc((size_t)n + 1, sizeof *deps);
   tfc_node **sub = calloc((size_t)n + 1, sizeof *sub);
   tfc_node *r = NULL;
+  char *gscope = NULL, *gexact = NULL;
   int n_devs = 0;
   if (!devs || !deps || !sub) {
     TFC_OOM(c->s);
@@ -447,6 +448,26 @@ tfc_node *bld_group(bld_call *c, const bld_where *w, tfc_node *const *ops, int n
       devs[j] = devs[j - 1];
       devs[j - 1] = t;
     }
+  /* Several devices: Python's group opens the name scope `name` first; the per-device NoOps
+   * live in it ("init/NoOp") and the last NoOp is named exactly after it. */
+  if (n_devs > 1) {
+    const char *base = name ? name : "group_deps";
+    size_t bl = strlen(base);
+    if (bl && base[bl - 1] == '/') {
+      char *b = tfc_strndup(base, bl - 1);
+      gscope = b ? bld_join(w->scope, b) : NULL;
+      free(b);
+      if (!gscope) TFC_OOM(c->s);
+      else bld_mark_used(c, gscope);
+    } else {
+      gscope = bld_unique(c, w->scope, base);
+    }
+    if (gscope && asprintf(&gexact, "%s/", gscope) < 0) {
+      gexact = NULL;
+      TFC_OOM(c->s);
+    }
+    if (!gexact) goto done;
+  }
   int n_sub = 0;
   for (int k = 0; k < (n_devs ? n_devs : 1); k++) {
     int nd = 0;
@@ -470,6 +491,7 @@ tfc_node *bld_group(bld_call *c, const bld_where *w, tfc_node *const *ops, int n
     gw.coloc_name = NULL;
     gw.ctrl = deps;
     gw.n_ctrl = nd;
+    if (gscope) gw.scope = gscope;
     tfc_node *noop = bld_op(c, &gw, "NoOp", n_devs > 1 ? NULL : name, NULL, 0, NULL, 0);
     free(dev);
     if (!noop) goto done;
@@ -483,13 +505,20 @@ tfc_node *bld_group(bld_call *c, const bld_where *w, tfc_node *const *ops, int n
     gw.coloc_name = NULL;
     gw.ctrl = sub;
     gw.n_ctrl = n_sub;
-    r = bld_op(c, &gw, "NoOp", name, NULL, 0, NULL, 0);
+    gw.scope = "";
+    r = bld_op(c, &gw, "NoOp", gexact, NULL, 0, NULL, 0);
   }
 done:
+  free(gscope);
+  free(gexact);
   free(devs);
   free(deps);
   free(sub);
   return r;
+}
+
+const char *bld_builder_name(const TFC_Scope *scope, const char *dflt) {
+  return scope && scope->builder_name ? scope->builder_name : dflt;
 }
 
 bld_where bld_where_of(const TFC_Scope *scope, const char *scope_name) {
@@ -653,8 +682,21 @@ TFC_EXPORT TFC_Scope *TFC_ScopeWithControlDependencies(const TFC_Scope *scope, T
   return sc;
 }
 
+TFC_EXPORT TFC_Scope *TFC_ScopeWithBuilderName(const TFC_Scope *scope, const char *name) {
+  if (!scope || !name || !*name) return NULL;
+  TFC_Scope *sc = scope_new(scope->graph, scope->name, scope->device, scope->frames, scope->n_frames, NULL);
+  if (!sc) return NULL;
+  bld_scope_set_cf(sc, scope->cf);
+  if (!(sc->builder_name = tfc_strdup(name))) {
+    TFC_DeleteScope(sc);
+    return NULL;
+  }
+  return sc;
+}
+
 TFC_EXPORT void TFC_DeleteScope(TFC_Scope *scope) {
   if (!scope) return;
+  free(scope->builder_name);
   for (int i = 0; i < scope->n_frames; i++) frame_unref(scope->frames[i]);
   bld_scope_set_cf(scope, NULL);
   free(scope->frames);

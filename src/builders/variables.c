@@ -26,6 +26,16 @@
 #include "tensor/dtype.h"
 #include "tfc/input.h"
 
+/* Python's name of a dtype ("float32" where the C++ name is "float"). */
+static const char *python_dtype_name(int dtype) {
+  switch (dtype) {
+    case TFC_DT_FLOAT: return "float32";
+    case TFC_DT_DOUBLE: return "float64";
+    case TFC_DT_HALF: return "float16";
+    default: return tfc_dtype_name(dtype);
+  }
+}
+
 /* Python's Tensor repr for messages: Tensor("x:0", shape=(?, 32), dtype=float32). */
 static void tensor_repr(tfc_endpoint e, char *buf, size_t n) {
   const tfc_shape *sh = bld_shape(e);
@@ -40,7 +50,7 @@ static void tensor_repr(tfc_endpoint e, char *buf, size_t n) {
     if (k < sizeof dims) snprintf(dims + k, sizeof dims - k, sh->rank == 1 ? ",)" : ")");
   }
   snprintf(buf, n, "Tensor(\"%s:%d\", shape=%s, dtype=%s)", e.node->name, e.index, dims,
-           tfc_dtype_name(bld_dtype(e)));
+           python_dtype_name(bld_dtype(e)));
 }
 
 static int record(bld_call *c, const TFC_Variable *v, int trainable) {
@@ -53,6 +63,7 @@ static int record(bld_call *c, const TFC_Variable *v, int trainable) {
     st->cap_vars = cap;
   }
   st->vars[st->n_vars].v = *v;
+  st->vars[st->n_vars].global = 1;
   st->vars[st->n_vars].trainable = trainable;
   st->vars[st->n_vars].local = 0;
   st->n_vars++;
@@ -93,7 +104,7 @@ int bld_variable(bld_call *c, const bld_where *w0, const char *name, int exact_n
       tensor_repr(value, repr, sizeof repr);
       tfc_status_set(c->s, TFC_INVALID_ARGUMENT, "initial_value must have a shape specified: %s", repr);
     }
-  } else if (init->zeros) {
+  } else if (init->fill) {
     /* An initializer function runs under attr_scope(_class loc:@<var>) and device(None). */
     shape = tfc_shape_make(init->dims, init->nd);
     dtype = init->dtype;
@@ -107,7 +118,7 @@ int bld_variable(bld_call *c, const bld_where *w0, const char *name, int exact_n
         iw.coloc_name = full;
         iw.device = "";
       }
-      if (!bld_mark_used(c, scope)) value = bld_zeros(c, &iw, init->dims, init->nd, dtype);
+      if (!bld_mark_used(c, scope)) value = bld_filled(c, &iw, init->dims, init->nd, dtype, init->fill, init->scalar);
       free(scope);
     }
   } else {
@@ -174,12 +185,64 @@ TFC_EXPORT TFC_Variable TFC_NewVariable(const TFC_Scope *scope, const char *name
   return v;
 }
 
+static void set_flags(bld_var *v, int flags) {
+  v->global = (flags & TFC_VARIABLE_GLOBAL) != 0;
+  v->trainable = (flags & TFC_VARIABLE_TRAINABLE) != 0;
+  v->local = (flags & TFC_VARIABLE_LOCAL) != 0;
+}
+
+TFC_EXPORT TFC_Variable TFC_NewVariableWithFlags(const TFC_Scope *scope, const char *name, TF_Output initial_value,
+                                                int flags, TF_Status *status) {
+  TFC_Variable v = {NULL, NULL, {NULL, 0}};
+  tfc_status scratch;
+  bld_call c;
+  if (bld_begin_scope(&c, scope, status, &scratch) == TFC_OK) {
+    int exact = (flags & TFC_VARIABLE_EXACT_NAME) != 0;
+    if (exact && (!name || !*name)) {
+      tfc_status_set(c.s, TFC_INVALID_ARGUMENT, "TFC_NewVariableWithFlags: an exact name must not be empty");
+    } else if (!bld_check_output(&c, initial_value, "initial_value")) {
+      bld_where w = bld_where_of(scope, NULL);
+      bld_init init = {tfc_capi_endpoint(initial_value), 0, 0, 0, 0, {0}};
+      TFC_Variable r;
+      if (!bld_variable(&c, &w, name ? name : "Variable", exact, &init, 0, NULL, 0, &r)) {
+        set_flags(&c.st->vars[c.st->n_vars - 1], flags);
+        v = r;
+      }
+    }
+    if (bld_end(&c) != TFC_OK) v = (TFC_Variable){NULL, NULL, {NULL, 0}};
+  }
+  tfc_status_fini(&scratch);
+  return v;
+}
+
+TFC_EXPORT void TFC_SetVariableCollections(TF_Graph *graph, const TFC_Variable *var, int flags, TF_Status *status) {
+  tfc_status scratch;
+  bld_call c;
+  if (bld_begin(&c, graph, status, &scratch) != TFC_OK) {
+    tfc_status_fini(&scratch);
+    return;
+  }
+  if (!var || !var->variable || !var->initializer || !var->value.oper) {
+    tfc_status_set(c.s, TFC_INVALID_ARGUMENT, "TFC_SetVariableCollections: the variable is missing an operation");
+  } else if (!bld_check_output(&c, (TF_Output){var->variable, 0}, "variable") &&
+             !bld_check_output(&c, (TF_Output){var->initializer, 0}, "initializer") &&
+             !bld_check_output(&c, var->value, "value")) {
+    bld_var *found = NULL;
+    for (int i = 0; i < c.st->n_vars && !found; i++)
+      if (c.st->vars[i].v.variable == var->variable) found = &c.st->vars[i];
+    if (!found && !record(&c, var, 0)) found = &c.st->vars[c.st->n_vars - 1];
+    if (found) set_flags(found, flags);
+  }
+  bld_end(&c);
+  tfc_status_fini(&scratch);
+}
+
 /* Which variables a listing takes. */
 enum { LIST_GLOBAL = 0, LIST_TRAINABLE = 1, LIST_LOCAL = 2 };
 
 static int wanted(const bld_var *v, int which) {
   if (which == LIST_LOCAL) return v->local;
-  return !v->local && (which == LIST_GLOBAL || v->trainable);
+  return which == LIST_GLOBAL ? v->global : v->trainable;
 }
 
 static int list_vars(TF_Graph *graph, TFC_Variable *out, int max, int which) {
@@ -212,6 +275,7 @@ int bld_local_variable(bld_call *c, const bld_where *w, const char *name, tfc_en
                        TFC_Variable *out) {
   bld_init init = {initial_value, 0, 0, 0, 0, {0}};
   TFC_TRY(bld_variable(c, w, name, 0, &init, 0, NULL, 0, out));
+  c->st->vars[c->st->n_vars - 1].global = 0;
   c->st->vars[c->st->n_vars - 1].local = 1;
   return TFC_OK;
 }
@@ -253,6 +317,37 @@ static TF_Operation *initializer(const TFC_Scope *scope, const char *name, int w
              : bld_op(&c, &w, "NoOp", name ? name : "init", NULL, 0, NULL, 0);
     }
     free(inits);
+    if (bld_end(&c) == TFC_OK) r = tfc_capi_oper(op);
+  }
+  tfc_status_fini(&scratch);
+  return r;
+}
+
+TFC_EXPORT TF_Operation *TFC_Group(const TFC_Scope *scope, TF_Operation *const *ops, int num_ops, const char *name,
+                                  TF_Status *status) {
+  tfc_status scratch;
+  bld_call c;
+  TF_Operation *r = NULL;
+  if (bld_begin_scope(&c, scope, status, &scratch) == TFC_OK) {
+    bld_where w = bld_where_of(scope, NULL);
+    tfc_node **nodes = calloc((size_t)(num_ops > 0 ? num_ops : 0) + 1, sizeof *nodes);
+    tfc_node *op = NULL;
+    if (!nodes) {
+      TFC_OOM(c.s);
+    } else if (num_ops < 0 || (num_ops > 0 && !ops)) {
+      tfc_status_set(c.s, TFC_INVALID_ARGUMENT, "TFC_Group: invalid operation list");
+    } else {
+      for (int i = 0; i < num_ops && tfc_status_ok(c.s); i++) {
+        if (!ops[i] || tfc_capi_node(ops[i])->graph != c.g)
+          tfc_status_set(c.s, TFC_INVALID_ARGUMENT, "TFC_Group: operation %d is not in this graph", i);
+        else
+          nodes[i] = tfc_capi_node(ops[i]);
+      }
+      if (tfc_status_ok(c.s))
+        op = num_ops ? bld_group(&c, &w, nodes, num_ops, name ? name : "group_deps")
+                     : bld_op(&c, &w, "NoOp", name ? name : "group_deps", NULL, 0, NULL, 0);
+    }
+    free(nodes);
     if (bld_end(&c) == TFC_OK) r = tfc_capi_oper(op);
   }
   tfc_status_fini(&scratch);

@@ -24,13 +24,13 @@
 #include "tensor/dtype.h"
 
 tfc_grad_options tfc_grad_options_capi(void) {
-  tfc_grad_options o = {NULL, 0, TFC_GRAD_MISSING_ERROR, TFC_GRAD_MISSING_ZEROS, 0, NULL, NULL};
+  tfc_grad_options o = {NULL, 0, TFC_GRAD_MISSING_ERROR, TFC_GRAD_MISSING_ZEROS, 0, NULL, NULL, 0};
   return o;
 }
 
 /* tf.gradients' own default is gate_gradients=False; optimizers (GATE_OP) set tuple_wrap. */
 tfc_grad_options tfc_grad_options_python(void) {
-  tfc_grad_options o = {NULL, 0, TFC_GRAD_MISSING_NONE, TFC_GRAD_MISSING_NONE, 1, NULL, NULL};
+  tfc_grad_options o = {NULL, 0, TFC_GRAD_MISSING_NONE, TFC_GRAD_MISSING_NONE, 1, NULL, NULL, 1};
   return o;
 }
 
@@ -577,6 +577,11 @@ static int seed(walk *w, const tfc_endpoint *y, int ny, const tfc_endpoint *grad
       tfc_endpoint one = tfc_grad_const_scalar_in(w->g, w->prefix, cname, dt, 1.0, w->s);
       tfc_endpoint ins[2] = {shape, one};
       gy = (tfc_endpoint){tfc_grad_node_in(w->g, w->prefix, "Fill", NULL, ins, 2, -1, 0, NULL, 0, NULL, w->s), 0};
+      if (!gy.node) return w->s->code;
+    } else if (w->opt->identity_grad_ys) {
+      char cname[32];
+      snprintf(cname, sizeof cname, "grad_ys_%d", i);
+      gy = (tfc_endpoint){tfc_grad_node_in(w->g, w->prefix, "Identity", cname, &gy, 1, -1, 0, NULL, 0, NULL, w->s), 0};
       if (!gy.node) return w->s->code;
     }
     TFC_TRY(add_grad(w, y[i], gy));

@@ -62,13 +62,15 @@ typedef struct tfc_grad_options {
    * none: NOT_FOUND). Called with the graph lock held. */
   int (*cond_of)(void *ctx, const tfc_node *n, tfc_node **pred, int *branch);
   void *cond_ctx;
+  int identity_grad_ys; /* 1: a given seed first passes through Identity <prefix>/grad_ys_<i>, as
+                           tf.gradients names it; 0 (TF's C API): it is used as given */
 } tfc_grad_options;
 
 /* The options of TF_AddGradients: no tuple wrapping, unreachable x is TF's error, an x that
  * is reachable but receives nothing gets zeros (TF 1.15's C API hands back a NULL operation
  * there; zeros are what every client then builds by hand). */
 tfc_grad_options tfc_grad_options_capi(void);
-/* tf.gradients' options: tuple wrapping, None for both cases. */
+/* tf.gradients' options: tuple wrapping, None for both cases, given seeds through Identity. */
 tfc_grad_options tfc_grad_options_python(void);
 
 /*

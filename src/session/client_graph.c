@@ -224,14 +224,34 @@ tfc_graph *tfc_client_graph_build_for(const tfc_client_graph_spec *spec, const c
   return b.client;
 }
 
+/* Appends the decimal digits of v (>= 0; ids and output indexes) and then `sep`: the key is
+ * built on every run, where printf would cost more than the rest of a small step. */
+static void put_id(tfc_strbuf *b, int v, char sep) {
+  char buf[16];
+  int n = (int)sizeof buf;
+  buf[--n] = sep;
+  unsigned u = v < 0 ? 0u : (unsigned)v;
+  do {
+    buf[--n] = (char)('0' + u % 10);
+    u /= 10;
+  } while (u);
+  tfc_strbuf_append(b, buf + n, sizeof buf - (size_t)n);
+}
+
 char *tfc_client_graph_signature(const tfc_endpoint *feeds, int n_feeds, const tfc_endpoint *fetches, int n_fetches,
                                  tfc_node *const *targets, int n_targets) {
   tfc_strbuf b;
   tfc_strbuf_init(&b);
-  for (int i = 0; i < n_feeds; i++) tfc_strbuf_printf(&b, "%d:%d,", feeds[i].node->id, feeds[i].index);
-  tfc_strbuf_puts(&b, "|");
-  for (int i = 0; i < n_fetches; i++) tfc_strbuf_printf(&b, "%d:%d,", fetches[i].node->id, fetches[i].index);
-  tfc_strbuf_puts(&b, "|");
-  for (int i = 0; i < n_targets; i++) tfc_strbuf_printf(&b, "%d,", targets[i]->id);
+  for (int i = 0; i < n_feeds; i++) {
+    put_id(&b, feeds[i].node->id, ':');
+    put_id(&b, feeds[i].index, ',');
+  }
+  tfc_strbuf_append(&b, "|", 1);
+  for (int i = 0; i < n_fetches; i++) {
+    put_id(&b, fetches[i].node->id, ':');
+    put_id(&b, fetches[i].index, ',');
+  }
+  tfc_strbuf_append(&b, "|", 1);
+  for (int i = 0; i < n_targets; i++) put_id(&b, targets[i]->id, ',');
   return tfc_strbuf_take(&b);
 }

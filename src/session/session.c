@@ -324,12 +324,26 @@ static void cancel_step(void *arg) {
 static int run_partitions(tfc_session *sess, plan *p, tfc_call_frame *frame, int64_t timeout_ms,
                           tfc_cancel *cancel, tfc_var_txn *txn, tfc_status *s) {
   int64_t step_id = atomic_fetch_add(&sess->next_step_id, 1);
-  /* A lone partition without a deadline or a cancellation runs on this thread with nothing to
-   * meet — unless it may block on a queue: then a rendezvous lets its first error wake the
-   * blocked op. */
-  if (p->n_parts == 1 && timeout_ms <= 0 && !cancel && !tfc_executor_has_blocking(p->parts[0].exec)) {
-    tfc_exec_args args = {frame, sess->pool, step_id, NULL, txn};
-    return tfc_executor_run(p->parts[0].exec, &args, s);
+  /* A lone partition without a deadline runs on this thread with nothing to meet. It gets a
+   * rendezvous only when something must be able to stop it: a cancellation, or the first
+   * error waking an op blocked on a queue. */
+  if (p->n_parts == 1 && timeout_ms <= 0) {
+    if (!cancel && !tfc_executor_has_blocking(p->parts[0].exec)) {
+      tfc_exec_args args = {frame, sess->pool, step_id, NULL, txn};
+      return tfc_executor_run(p->parts[0].exec, &args, s);
+    }
+    tfc_rendezvous *rdv = tfc_rendezvous_new();
+    if (!rdv) return TFC_OOM(s);
+    int64_t token = cancel ? tfc_cancel_register(cancel, cancel_step, rdv) : 0;
+    if (token < 0) TFC_OOM(s);
+    else if (cancel && token == 0) tfc_status_set(s, TFC_CANCELLED, "Run call was cancelled");
+    else {
+      tfc_exec_args args = {frame, sess->pool, step_id, rdv, txn};
+      tfc_executor_run(p->parts[0].exec, &args, s);
+    }
+    tfc_cancel_deregister(cancel, token);
+    tfc_rendezvous_unref(rdv);
+    return s->code;
   }
   tfc_rendezvous *rdv = tfc_rendezvous_new();
   part_start *starts = calloc((size_t)p->n_parts, sizeof *starts);

@@ -36,6 +36,15 @@ static inline TF_Output capi_const(TF_Graph *g, const char *name, TF_DataType dt
   return (TF_Output){op, 0};
 }
 
+/* Finishes d; fails the test when the graph refuses it. */
+static inline TF_Operation *capi_finish(TF_OperationDescription *d) {
+  TF_Status *s = TF_NewStatus();
+  TF_Operation *op = TF_FinishOperation(d, s);
+  OK(s);
+  TF_DeleteStatus(s);
+  return op;
+}
+
 /* A node `name` of op `type` with inputs a and b; fails the test when the graph refuses it. */
 static inline TF_Output capi_op2(TF_Graph *g, const char *type, const char *name, TF_Output a, TF_Output b,
                                  TF_Status *s) {

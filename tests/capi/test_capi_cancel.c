@@ -11,30 +11,23 @@
 #include "capi_util.h"
 #include "tfc/tfc.h"
 
-static TF_Operation *finish(TF_OperationDescription *d) {
-  TF_Status *s = TF_NewStatus();
-  TF_Operation *op = TF_FinishOperation(d, s);
-  OK(s);
-  TF_DeleteStatus(s);
-  return op;
-}
 
 /* A FIFOQueueV2 of float scalars and its dequeue and enqueue(v) nodes. */
 static TF_Operation *fifo(TF_Graph *g, TF_Operation **deq, TF_Operation **enq, TF_Status *s) {
   TF_OperationDescription *d = TF_NewOperation(g, "FIFOQueueV2", "q");
   TF_DataType dt = TF_FLOAT;
   TF_SetAttrTypeList(d, "component_types", &dt, 1);
-  TF_Operation *q = finish(d);
+  TF_Operation *q = capi_finish(d);
   d = TF_NewOperation(g, "QueueDequeueV2", "deq");
   TF_AddInput(d, (TF_Output){q, 0});
   TF_SetAttrTypeList(d, "component_types", &dt, 1);
-  *deq = finish(d);
+  *deq = capi_finish(d);
   float v = 4.5f;
   TF_Output c = capi_const(g, "v", TF_FLOAT, NULL, 0, &v, sizeof v, s);
   d = TF_NewOperation(g, "QueueEnqueueV2", "enq");
   TF_AddInput(d, (TF_Output){q, 0});
   TF_AddInputList(d, &c, 1);
-  *enq = finish(d);
+  *enq = capi_finish(d);
   return q;
 }
 
@@ -173,7 +166,7 @@ static void cancelled_step_leaves_variables_as_they_were(void) {
   TF_OperationDescription *d = TF_NewOperation(g, "VariableV2", "w");
   TF_SetAttrType(d, "dtype", TF_FLOAT);
   TF_SetAttrShape(d, "shape", NULL, 0);
-  TF_Operation *w = finish(d);
+  TF_Operation *w = capi_finish(d);
   float one = 1.0f, seven = 7.0f;
   TF_Output c1 = capi_const(g, "one", TF_FLOAT, NULL, 0, &one, sizeof one, s);
   TF_Output c7 = capi_const(g, "seven", TF_FLOAT, NULL, 0, &seven, sizeof seven, s);
@@ -183,11 +176,11 @@ static void cancelled_step_leaves_variables_as_they_were(void) {
   d = TF_NewOperation(g, "Assign", "set7");
   TF_AddInput(d, (TF_Output){w, 0});
   TF_AddInput(d, c7);
-  TF_Operation *set7 = finish(d);
+  TF_Operation *set7 = capi_finish(d);
   d = TF_NewOperation(g, "Identity", "after");
   TF_AddInput(d, (TF_Output){deq, 0});
   TF_AddControlInput(d, set7);
-  TF_Operation *after = finish(d);
+  TF_Operation *after = capi_finish(d);
   TF_Session *sess = new_session(g, s);
   TF_SessionRun(sess, NULL, NULL, NULL, 0, NULL, NULL, 0, (const TF_Operation *const *)&init, 1, NULL, s);
   OK(s);

@@ -266,13 +266,6 @@ typedef struct g2f_graph {
   TF_Operation *a, *b, *add, *mul, *split, *ident, *v;
 } g2f_graph;
 
-static TF_Operation *finish(TF_OperationDescription *d) {
-  TF_Status *s = TF_NewStatus();
-  TF_Operation *o = TF_FinishOperation(d, s);
-  OK(s);
-  TF_DeleteStatus(s);
-  return o;
-}
 
 static TF_Output out(TF_Operation *o, int k) {
   TF_Output r = {o, k};
@@ -286,30 +279,30 @@ static g2f_graph g2f_build(void) {
   TF_OperationDescription *d = TF_NewOperation(G.g, "Placeholder", "Feed/A");
   TF_SetAttrType(d, "dtype", TF_FLOAT);
   TF_SetAttrShape(d, "shape", &two, 1);
-  G.a = finish(d);
+  G.a = capi_finish(d);
   d = TF_NewOperation(G.g, "Placeholder", "b");
   TF_SetAttrType(d, "dtype", TF_FLOAT);
-  G.b = finish(d);
+  G.b = capi_finish(d);
   d = TF_NewOperation(G.g, "AddV2", "add");
   TF_AddInput(d, out(G.a, 0));
   TF_AddInput(d, out(G.b, 0));
-  G.add = finish(d);
+  G.add = capi_finish(d);
   d = TF_NewOperation(G.g, "Mul", "mul");
   TF_AddInput(d, out(G.add, 0));
   TF_AddInput(d, out(G.a, 0));
-  G.mul = finish(d);
+  G.mul = capi_finish(d);
   d = TF_NewOperation(G.g, "Unpack", "split");
   TF_AddInput(d, out(G.mul, 0));
   TF_SetAttrInt(d, "num", 2);
-  G.split = finish(d);
+  G.split = capi_finish(d);
   d = TF_NewOperation(G.g, "Identity", "ident");
   TF_AddInput(d, out(G.split, 1));
   TF_AddControlInput(d, G.add);
-  G.ident = finish(d);
+  G.ident = capi_finish(d);
   d = TF_NewOperation(G.g, "VariableV2", "v");
   TF_SetAttrType(d, "dtype", TF_FLOAT);
   TF_SetAttrShape(d, "shape", NULL, 0);
-  G.v = finish(d);
+  G.v = capi_finish(d);
   return G;
 }
 

@@ -16,13 +16,6 @@
 #include "tfc/train.h"
 
 
-static TF_Operation *finish(TF_OperationDescription *d) {
-  TF_Status *s = TF_NewStatus();
-  TF_Operation *op = TF_FinishOperation(d, s);
-  OK(s);
-  TF_DeleteStatus(s);
-  return op;
-}
 
 static TF_Operation *queue(TF_Graph *g, const char *name, const char *type, TF_DataType dt, int scalar_shape,
                            int64_t cap, const char *shared) {
@@ -35,7 +28,7 @@ static TF_Operation *queue(TF_Graph *g, const char *name, const char *type, TF_D
   }
   TF_SetAttrInt(d, "capacity", cap);
   if (shared) TF_SetAttrString(d, "shared_name", shared, strlen(shared));
-  return finish(d);
+  return capi_finish(d);
 }
 
 static TF_Operation *fconst(TF_Graph *g, const char *name, const float *v, int64_t n, int vector) {
@@ -48,14 +41,14 @@ static TF_Operation *fconst(TF_Graph *g, const char *name, const float *v, int64
   TF_SetAttrType(d, "dtype", TF_FLOAT);
   TF_DeleteStatus(s);
   TF_DeleteTensor(t);
-  return finish(d);
+  return capi_finish(d);
 }
 
 static TF_Operation *enqueue(TF_Graph *g, const char *name, const char *type, TF_Operation *q, TF_Output v) {
   TF_OperationDescription *d = TF_NewOperation(g, type, name);
   TF_AddInput(d, (TF_Output){q, 0});
   TF_AddInputList(d, &v, 1);
-  return finish(d);
+  return capi_finish(d);
 }
 
 static TF_Operation *unary(TF_Graph *g, const char *name, const char *type, TF_Operation *q) {
@@ -65,14 +58,14 @@ static TF_Operation *unary(TF_Graph *g, const char *name, const char *type, TF_O
     TF_DataType dt = TF_FLOAT;
     TF_SetAttrTypeList(d, "component_types", &dt, 1);
   }
-  return finish(d);
+  return capi_finish(d);
 }
 
 static TF_Operation *close_op(TF_Graph *g, const char *name, TF_Operation *q, int cancel) {
   TF_OperationDescription *d = TF_NewOperation(g, "QueueCloseV2", name);
   TF_AddInput(d, (TF_Output){q, 0});
   TF_SetAttrBool(d, "cancel_pending_enqueues", (unsigned char)cancel);
-  return finish(d);
+  return capi_finish(d);
 }
 
 static TF_Session *new_session(TF_Graph *g) {
@@ -171,7 +164,7 @@ static void failing_node_wakes_blocked_dequeue_in_same_step(void) {
   TF_SetAttrTensor(d, "value", f, s);
   OK(s);
   TF_SetAttrType(d, "dtype", TF_BOOL);
-  TF_Operation *cond = finish(d);
+  TF_Operation *cond = capi_finish(d);
   TF_DeleteTensor(f);
   float one = 1;
   TF_Operation *c = fconst(g, "c", &one, 1, 0);
@@ -179,11 +172,11 @@ static void failing_node_wakes_blocked_dequeue_in_same_step(void) {
   TF_AddInput(d, (TF_Output){cond, 0});
   TF_Output data = {c, 0};
   TF_AddInputList(d, &data, 1);
-  TF_Operation *check = finish(d);
+  TF_Operation *check = capi_finish(d);
   d = TF_NewOperation(g, "NoOp", "both");
   TF_AddControlInput(d, deq);
   TF_AddControlInput(d, check);
-  TF_Operation *both = finish(d);
+  TF_Operation *both = capi_finish(d);
   TF_Session *sess = new_session(g);
   char msg[1024];
   EXPECT_EQ(run(sess, both, NULL, NULL, 0, msg, sizeof msg), TF_INVALID_ARGUMENT);
@@ -294,7 +287,7 @@ static TF_Operation *string_const(TF_Graph *g, const char *name, char **v, int n
   TF_SetAttrType(d, "dtype", TF_STRING);
   TF_DeleteStatus(s);
   TF_DeleteTensor(t);
-  return finish(d);
+  return capi_finish(d);
 }
 
 static void string_at(TF_Tensor *t, int i, char *out, size_t cap) {
@@ -327,17 +320,17 @@ static void reader_reads_files_in_order_with_keys_then_out_of_range(void) {
   TF_Operation *enq = enqueue(g, "files_EnqueueMany", "QueueEnqueueManyV2", files, (TF_Output){c, 0});
   TF_Operation *cl = close_op(g, "files_Close", files, 0);
   TF_OperationDescription *d = TF_NewOperation(g, "TFRecordReaderV2", "rdr");
-  TF_Operation *rdr = finish(d);
+  TF_Operation *rdr = capi_finish(d);
   d = TF_NewOperation(g, "ReaderReadV2", "ReaderReadV2");
   TF_AddInput(d, (TF_Output){rdr, 0});
   TF_AddInput(d, (TF_Output){files, 0});
-  TF_Operation *read = finish(d);
+  TF_Operation *read = capi_finish(d);
   d = TF_NewOperation(g, "ReaderNumRecordsProducedV2", "produced");
   TF_AddInput(d, (TF_Output){rdr, 0});
-  TF_Operation *produced = finish(d);
+  TF_Operation *produced = capi_finish(d);
   d = TF_NewOperation(g, "ReaderNumWorkUnitsCompletedV2", "completed");
   TF_AddInput(d, (TF_Output){rdr, 0});
-  TF_Operation *completed = finish(d);
+  TF_Operation *completed = capi_finish(d);
   TF_Session *sess = new_session(g);
   char msg[1024];
   EXPECT_EQ(run(sess, enq, NULL, NULL, 0, msg, sizeof msg), TF_OK);
@@ -394,11 +387,11 @@ static int read_file_records(const char *path, const char *compression, int n, c
   TF_Operation *cl = close_op(g, "files_Close", files, 0);
   TF_OperationDescription *d = TF_NewOperation(g, "TFRecordReaderV2", "rdr");
   TF_SetAttrString(d, "compression_type", compression, strlen(compression));
-  TF_Operation *rdr = finish(d);
+  TF_Operation *rdr = capi_finish(d);
   d = TF_NewOperation(g, "ReaderReadV2", "ReaderReadV2");
   TF_AddInput(d, (TF_Output){rdr, 0});
   TF_AddInput(d, (TF_Output){files, 0});
-  TF_Operation *read = finish(d);
+  TF_Operation *read = capi_finish(d);
   TF_Session *sess = new_session(g);
   EXPECT_EQ(run(sess, enq, NULL, NULL, 0, msg, cap), TF_OK);
   EXPECT_EQ(run(sess, cl, NULL, NULL, 0, msg, cap), TF_OK);

@@ -539,7 +539,7 @@ static void bad_initial_value_shape_is_invalid_argument(void) {
   int before = capi_num_ops(g);
   TFC_Variable v = TFC_NewVariable(root, "w", x, 1, s);
   EXPECT_EQ(TF_GetCode(s), TF_INVALID_ARGUMENT);
-  EXPECT_CONTAINS(TF_Message(s), "initial_value must have a shape specified: Tensor(\"x:0\", shape=(?, 32), dtype=float");
+  EXPECT_CONTAINS(TF_Message(s), "initial_value must have a shape specified: Tensor(\"x:0\", shape=(?, 32), dtype=float32)");
   EXPECT_TRUE(v.variable == NULL);
   EXPECT_EQ(capi_num_ops(g), before);
   EXPECT_EQ(TFC_GlobalVariables(g, NULL, 0), 0);

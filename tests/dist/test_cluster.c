@@ -27,8 +27,8 @@
 
 /* ---------------- in-process server ---------------- */
 
-static void local_server_says_hello(void) {
-  TF_Status *s = TF_NewStatus();
+/* A started create_local_server() server. */
+static TF_Server *local_server(TF_Status *s) {
   TF_Buffer *def = TFC_NewLocalServerDef(s);
   EXPECT_EQ(TF_GetCode(s), TF_OK);
   TF_Server *srv = TF_NewServer(def->data, def->length, s);
@@ -36,6 +36,12 @@ static void local_server_says_hello(void) {
   TF_DeleteBuffer(def);
   TF_ServerStart(srv, s);
   EXPECT_EQ(TF_GetCode(s), TF_OK);
+  return srv;
+}
+
+static void local_server_says_hello(void) {
+  TF_Status *s = TF_NewStatus();
+  TF_Server *srv = local_server(s);
   const char *target = TF_ServerTarget(srv);
   EXPECT_TRUE(strncmp(target, "grpc://localhost:", 17) == 0);
   EXPECT_TRUE(atoi(target + 17) > 0);
@@ -84,13 +90,7 @@ static void *cancel_after_run(void *arg) {
  * aborts the step), and the session and queue work afterwards. */
 static void remote_run_is_cancelled(void) {
   TF_Status *s = TF_NewStatus();
-  TF_Buffer *def = TFC_NewLocalServerDef(s);
-  EXPECT_EQ(TF_GetCode(s), TF_OK);
-  TF_Server *srv = TF_NewServer(def->data, def->length, s);
-  EXPECT_EQ(TF_GetCode(s), TF_OK);
-  TF_DeleteBuffer(def);
-  TF_ServerStart(srv, s);
-  EXPECT_EQ(TF_GetCode(s), TF_OK);
+  TF_Server *srv = local_server(s);
   TF_Graph *g = TF_NewGraph();
   TF_OperationDescription *d = dist_op(g, "FIFOQueueV2", "q", NULL);
   TF_DataType dt = TF_FLOAT;

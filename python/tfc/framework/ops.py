@@ -8,11 +8,19 @@ stack, control dependencies). The names in use (ops and name scopes, lowercase k
 builders' table (TFC_GraphUniqueName), so Python and include/tfc/ builders name alike and never
 collide. Shapes and dtypes are always read from C.
 
-Graph._create_op is the one place ops are made. When Python wraps the C builders of
-include/tfc/ (cond, while_loop, variables, optimizers), a builder's callback scope (a TFC_Scope
-carrying a control-flow context) becomes part of the per-thread context and _create_op makes
-the op through it, so captures and pivots are the builders'; their variable collections are
-the graph's C state, which Graph's collections must then read.
+Graph._create_op is the one place Python makes ops; the C builders of include/tfc/ make
+theirs in C, and the bridge joins the two (python/tfc/ops/variables.py has the details):
+- Graph._builder_scope(op_type, name) turns the per-thread context into a _pywrap.Scope (a
+  TFC_Scope): the current name scope as an exact, already-taken prefix, the device the device
+  stack gives an op of that type and name (strings merged, functions called), and the control
+  dependencies in force. A builder call takes it; Graph._sync_c_ops() then wraps the ops the
+  builder added. Builders that call back into Python (cond, while_loop) will hand their
+  callback scope to the per-thread context so that _create_op makes ops through it.
+- Collections: a key with a registered bridge (register_collection_bridge) is held by the
+  builders' C state (the variable collections: the builders read and write them); Graph's
+  get_collection/add_to_collection/clear_collection go through the bridge for that key, and
+  keep any entry the bridge does not take in the Python list beside it. Other keys are Python
+  lists only. framework/builder_collections.py bridges the builders' op-tuple collections.
 
 Errors follow TF 1.15: a failed TF_FinishOperation with INVALID_ARGUMENT (shape inference, bad
 attrs) raises ValueError with the C message; lookups raise KeyError/ValueError/TypeError with
@@ -287,6 +295,7 @@ class Graph(object):
         self._state = _ThreadState()
         self._building_function = False
         self._seed = None
+        self._c_pos = 0                 # TF_GraphNextOperation's position after the last sync
 
     # ---- default graph ----
     def as_default(self):
@@ -445,6 +454,33 @@ class Graph(object):
             self._version += 1
         return op
 
+    # ---- the C builders' bridge (see the module comment) ----
+    def _builder_scope(self, op_type="NoOp", name=None, prefix=None, builder_name=None):
+        """The context as a _pywrap.Scope: name prefix (default the current name scope, taken
+        as is), the device an op of op_type named name would get, the control dependencies;
+        builder_name replaces the builder's own default scope name (a function's name=)."""
+        self._check_not_finalized()
+        stack = self._state.name_stack if prefix is None else prefix
+        device = self._device_for(op_type, name or stack or op_type)
+        controls = [c._c_op for c in self._control_inputs_for(())]
+        return _pywrap.Scope(self._c_graph, stack, device, controls, builder_name)
+
+    def _sync_c_ops(self):
+        """Wraps the operations a C builder added; returns them in creation order."""
+        with self._lock:
+            handles, self._c_pos = _pywrap.graph_ops_since(self._c_graph, self._c_pos)
+            new = []
+            for h in handles:
+                if h in self._ops_by_handle:
+                    continue
+                op = Operation(h, self)
+                self._ops.append(op)
+                self._nodes_by_name[op.name] = op
+                self._ops_by_handle[h] = op
+                new.append(op)
+            self._version += len(new)
+            return new
+
     def _check_input(self, t, data_ops):
         if not isinstance(t, Tensor):
             raise TypeError("Input must be a Tensor, got %r" % (t,))
@@ -520,6 +556,9 @@ class Graph(object):
     # ---- collections ----
     def add_to_collection(self, name, value):
         self._check_not_finalized()
+        bridge = _collection_bridges.get(name)
+        if bridge is not None and bridge.add(self, value):
+            return
         with self._lock:
             self._collections.setdefault(name, []).append(value)
 
@@ -529,12 +568,20 @@ class Graph(object):
             self.add_to_collection(n, value)
 
     def get_collection_ref(self, name):
+        """The list itself; for a bridged key (the variables) a fresh list: edits to it do
+        not reach the builders."""
+        if name in _collection_bridges:
+            return self.get_collection(name)
         with self._lock:
             return self._collections.setdefault(name, [])
 
     def get_collection(self, name, scope=None):
         with self._lock:
             items = self._collections.get(name)
+            bridge = _collection_bridges.get(name)
+            if bridge is not None:
+                held = bridge.get(self)
+                items = held + [i for i in items or () if i not in held]
             if items is None:
                 return []
             if scope is None:
@@ -544,10 +591,14 @@ class Graph(object):
 
     def get_all_collection_keys(self):
         with self._lock:
-            return [k for k, v in self._collections.items() if isinstance(v, list)]
+            keys = [k for k, v in self._collections.items() if isinstance(v, list)]
+            return keys + [k for k, b in _collection_bridges.items() if k not in keys and b.get(self)]
 
     def clear_collection(self, name):
         self._check_not_finalized()
+        bridge = _collection_bridges.get(name)
+        if bridge is not None:
+            bridge.clear(self)
         with self._lock:
             self._collections.pop(name, None)
 
@@ -583,6 +634,18 @@ class _PendingOp(object):
     @property
     def op(self):
         return self.type
+
+
+# ---------------- collections held by the C builders ----------------
+
+_collection_bridges = {}
+
+
+def register_collection_bridge(key, bridge):
+    """Makes the builders' C state hold collection `key`. bridge.get(graph) -> the entries
+    (Python objects, in order); bridge.add(graph, value) -> True when it took value (else the
+    Python list beside it keeps it); bridge.clear(graph) empties the C side."""
+    _collection_bridges[key] = bridge
 
 
 # ---------------- the default graph ----------------
