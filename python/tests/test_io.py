@@ -18,9 +18,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def _have(module):
-    """Whether module imports here. Not under the sanitizers: the runtime is loaded without
-    RTLD_DEEPBIND there, so TensorFlow's TF_* symbols would collide with libtfc's."""
-    if os.environ.get("TFC_SANITIZED") == "1":
+    """Whether module imports here. Not under the sanitizers (the runtime is loaded without
+    RTLD_DEEPBIND there, so TensorFlow's TF_* symbols would collide with libtfc's) nor under
+    valgrind (TFC_NO_TENSORFLOW=1: TensorFlow's own import would dominate the run)."""
+    if os.environ.get("TFC_SANITIZED") == "1" or os.environ.get("TFC_NO_TENSORFLOW") == "1":
         return False
     try:
         __import__(module)
