@@ -65,10 +65,6 @@ def _as_name_list(names, dts):
     return list(names)
 
 
-def _unsupported(op_type):
-    raise NotImplementedError("%s is not in tfc's op table: the runtime has no kernel for it." % op_type)
-
-
 def _make_queue(op_type, name, **attrs):
     g = ops.get_default_graph()
     with g.control_dependencies(None):

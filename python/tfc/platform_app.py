@@ -142,10 +142,6 @@ class FlagValues(object):
         self.__dict__["_parsed"] = True
         return rest
 
-    def _reset_for_tests(self):
-        self.__dict__["_flags"] = {}
-        self.__dict__["_parsed"] = False
-
 
 FLAGS = FlagValues()
 
