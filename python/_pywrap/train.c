@@ -118,6 +118,8 @@ static const TFC_Scope *scope_arg(PyObject *o) {
   return ((PyTFScope *)o)->scope;
 }
 
+const TFC_Scope *pywrap_scope(PyObject *o) { return scope_arg(o); }
+
 /* ---------------- conversions ---------------- */
 
 static PyObject *output_obj(TF_Output o) { return Py_BuildValue("(Ni)", PyLong_FromVoidPtr(o.oper), o.index); }
