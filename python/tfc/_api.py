@@ -174,8 +174,6 @@ for _n in ("Optimizer", "GradientDescentOptimizer", "MomentumOptimizer", "AdamOp
 for _n in ("get_global_step", "get_or_create_global_step", "create_global_step", "exponential_decay",
            "ExponentialMovingAverage"):
     setattr(train, _n, getattr(_training_util, _n))
-if not hasattr(train, "write_graph"):
-    train.write_graph = _training_util.write_graph
 contrib = globals().get("contrib") or _types.ModuleType("tfc.contrib", "tf.contrib")
 if not hasattr(contrib, "layers"):
     contrib.layers = _types.ModuleType("tfc.contrib.layers", "tf.contrib.layers")
