@@ -136,6 +136,31 @@ TF_CAPI_EXPORT extern void TFC_Batch(const TFC_Scope* scope, const TF_Output* te
                                     unsigned char allow_smaller_final_batch, const char* name,
                                     TF_Output* batched, TF_Status* status);
 
+/* Every argument of tf.train.batch / tf.train.shuffle_batch that the builders take, for
+ * TFC_BatchWithOptions. */
+typedef struct TFC_BatchOptions {
+  unsigned char shuffle; /* 0: tf.train.batch; 1: tf.train.shuffle_batch */
+  int batch_size, capacity, num_threads;
+  int min_after_dequeue; /* shuffle only */
+  int64_t seed;          /* shuffle only; 0: from the graph seed */
+  unsigned char enqueue_many;
+  unsigned char allow_smaller_final_batch;
+  const char* name; /* NULL: "batch" / "shuffle_batch" */
+  unsigned char dynamic_pad; /* batch only: PaddingFIFOQueueV2 "padding_fifo_queue" */
+} TFC_BatchOptions;
+
+/* TFC_Batch or TFC_ShuffleBatch (by options->shuffle) with the rest of TF's arguments:
+ * allow_smaller_final_batch for the shuffle too (QueueDequeueUpToV2, an unknown first dim), and
+ * enqueue_many: each tensor is a batch of elements along its first dimension (element shapes
+ * drop it; Python's with_rank_at_least(1): a scalar is INVALID_ARGUMENT "Shape () must have rank
+ * at least 1"), enqueued by QueueEnqueueManyV2 "<q>_EnqueueMany"; and for the batch,
+ * dynamic_pad: the queue is PaddingFIFOQueueV2 "padding_fifo_queue", whose shapes need a known
+ * rank only (unknown dims stay unknown in the batch; each batch is padded to its longest
+ * element). Errors as TFC_ShuffleBatch; options NULL: INVALID_ARGUMENT. */
+TF_CAPI_EXPORT extern void TFC_BatchWithOptions(const TFC_Scope* scope, const TF_Output* tensors, int n,
+                                               const TFC_BatchOptions* options, TF_Output* batched,
+                                               TF_Status* status);
+
 /* ---------------------------------------------------------------- local variables */
 
 /* tf.Variable(initial_value, name=name, trainable=False,

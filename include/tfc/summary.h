@@ -51,6 +51,16 @@ TF_CAPI_EXPORT extern TF_Output TFC_ScalarSummary(const TFC_Scope* scope, const 
  * INVALID_ARGUMENT "Nan in summary histogram for: <node name>" ("Infinity in ..."). */
 TF_CAPI_EXPORT extern TF_Output TFC_HistogramSummary(const TFC_Scope* scope, const char* name,
                                                     TF_Output values, TF_Status* status);
+/* tf.summary.scalar / tf.summary.histogram with family=family (NULL: none, as the functions
+ * above): the name scope is "<family>/<name>" and the tag "<family>/<scope name>"
+ * ("fam/fam/loss"; "fam/train/fam/loss" under "train"), family cleaned as names are. A family
+ * empty once cleaned is INVALID_ARGUMENT. */
+TF_CAPI_EXPORT extern TF_Output TFC_ScalarSummaryWithFamily(const TFC_Scope* scope, const char* name,
+                                                           const char* family, TF_Output value,
+                                                           TF_Status* status);
+TF_CAPI_EXPORT extern TF_Output TFC_HistogramSummaryWithFamily(const TFC_Scope* scope, const char* name,
+                                                              const char* family, TF_Output values,
+                                                              TF_Status* status);
 /* tf.summary.merge(inputs, name): a name scope `name` (NULL: "Merge") holding the
  * MergeSummary op (named `name`, NULL: "MergeSummary"): "Merge/MergeSummary", or "m/m" for
  * name "m". Not added to any collection. num_inputs >= 1 string tensors, else
@@ -108,6 +118,11 @@ TF_CAPI_EXPORT extern void TFC_EventWriterAddGraph(TFC_EventWriter* writer, TF_G
 TF_CAPI_EXPORT extern void TFC_EventWriterAddSessionLog(TFC_EventWriter* writer, int status,
                                                        const char* checkpoint_path, int64_t step,
                                                        TF_Status* status_out);
+/* FileWriter.add_event(event): serialized_event, a serialized Event, is appended as it is (its
+ * wall_time and step are the caller's); INVALID_ARGUMENT "Unparseable Event" when the bytes
+ * are not one. */
+TF_CAPI_EXPORT extern void TFC_EventWriterAddEvent(TFC_EventWriter* writer, const void* serialized_event,
+                                                  size_t len, TF_Status* status);
 /* Hands buffered events to the OS. */
 TF_CAPI_EXPORT extern void TFC_EventWriterFlush(TFC_EventWriter* writer, TF_Status* status);
 /* Flushes and closes the file; later Add* calls fail with FAILED_PRECONDITION. Idempotent. */

@@ -43,6 +43,7 @@ extern PyTypeObject PyTFRunner_Type;
 extern PyTypeObject PyTFTensorOwner_Type;
 extern PyTypeObject PyTFScope_Type;     /* train.c */
 extern PyTypeObject PyTFOptimizer_Type; /* train.c */
+extern PyTypeObject PyTFHandle_Type; /* io.c */
 
 /* Raises the registered class for a non-OK status and returns 1; returns 0 when OK. */
 int pywrap_raise_status(TF_Status *s);
@@ -54,6 +55,15 @@ PyObject *pywrap_raise_code(int code, const char *msg);
 TF_Operation *pywrap_op(PyObject *o);
 /* Reads (op, index) into *out; 0 on success, -1 with an exception set. */
 int pywrap_output(PyObject *o, TF_Output *out);
+
+/* train.c: the TFC_Scope of a _pywrap.Scope (borrowed: the Scope owns it); NULL + TypeError
+ * for another object. */
+struct TFC_Scope;
+const struct TFC_Scope *pywrap_scope(PyObject *o);
+
+/* session.c: the TF_Session of a _pywrap.Session; NULL + exception for another object or a
+ * closed session. */
+TF_Session *pywrap_session(PyObject *o);
 
 /* The numpy dtype number for a TF_DataType (NPY_OBJECT for strings); -1 when there is none. */
 int pywrap_npy_type(TF_DataType dt);
@@ -74,12 +84,10 @@ int pywrap_interrupt_init(void);
 struct TFC_CancellationManager *pywrap_interrupt_begin(void);
 int pywrap_interrupt_end(struct TFC_CancellationManager *m);
 
-/* train.c: Scope objects. wrap takes ownership of sc (NULL: MemoryError) and returns a new
- * Scope of graph (a _pywrap.Graph); pywrap_scope reads one (NULL + TypeError for another
- * object); pywrap_scope_graph is its graph (borrowed). */
-struct TFC_Scope;
+/* train.c: pywrap_scope_wrap takes ownership of sc (NULL: MemoryError) and returns a new
+ * Scope of graph (a _pywrap.Graph); pywrap_scope_graph is a Scope's graph (borrowed; o must be
+ * a Scope pywrap_scope accepted). */
 PyObject *pywrap_scope_wrap(PyObject *graph, struct TFC_Scope *sc);
-const struct TFC_Scope *pywrap_scope(PyObject *o);
 PyObject *pywrap_scope_graph(PyObject *o);
 
 /* Module functions defined in the other files. */
@@ -88,5 +96,6 @@ extern PyMethodDef pywrap_oplist_methods[];
 extern PyMethodDef pywrap_ndarray_methods[];
 extern PyMethodDef pywrap_cf_methods[]; /* control_flow.c */
 extern PyMethodDef pywrap_train_methods[];
+extern PyMethodDef pywrap_io_methods[];
 
 #endif

@@ -99,6 +99,16 @@ static PyObject *closed_error(void) {
   return NULL;
 }
 
+TF_Session *pywrap_session(PyObject *o) {
+  if (!PyObject_TypeCheck(o, &PyTFSession_Type)) {
+    PyErr_SetString(PyExc_TypeError, "expected a _pywrap.Session");
+    return NULL;
+  }
+  PyTFSession *self = (PyTFSession *)o;
+  if (self->closed) return (TF_Session *)closed_error();
+  return self->session;
+}
+
 /* list_devices() -> [(name, type, memory_limit_bytes, incarnation), ...] */
 static PyObject *session_list_devices(PyTFSession *self, PyObject *unused) {
   if (self->closed) return closed_error();

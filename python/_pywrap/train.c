@@ -131,14 +131,6 @@ PyObject *pywrap_scope_wrap(PyObject *graph, TFC_Scope *sc) {
   return (PyObject *)s;
 }
 
-const TFC_Scope *pywrap_scope(PyObject *o) {
-  if (!PyObject_TypeCheck(o, &PyTFScope_Type)) {
-    PyErr_SetString(PyExc_TypeError, "expected a _pywrap.Scope");
-    return NULL;
-  }
-  return ((PyTFScope *)o)->scope;
-}
-
 PyObject *pywrap_scope_graph(PyObject *o) { return ((PyTFScope *)o)->graph; }
 
 static const TFC_Scope *scope_arg(PyObject *o) {
@@ -148,6 +140,8 @@ static const TFC_Scope *scope_arg(PyObject *o) {
   }
   return ((PyTFScope *)o)->scope;
 }
+
+const TFC_Scope *pywrap_scope(PyObject *o) { return scope_arg(o); }
 
 /* ---------------- conversions ---------------- */
 
@@ -163,30 +157,6 @@ static int variable_arg(PyObject *o, TFC_Variable *v) {
   if (!PyArg_ParseTuple(o, "OOO", &var, &init, &value)) return -1;
   if (!(v->variable = pywrap_op(var)) || !(v->initializer = pywrap_op(init))) return -1;
   return pywrap_output(value, &v->value);
-}
-
-/* dims from a sequence of ints; *n its length. malloc'd (never NULL on success). */
-static int64_t *dims_arg(PyObject *o, int *n) {
-  PyObject *seq = PySequence_Fast(o, "a shape must be a sequence of ints");
-  if (!seq) return NULL;
-  Py_ssize_t len = PySequence_Fast_GET_SIZE(seq);
-  int64_t *dims = malloc(sizeof *dims * (size_t)(len ? len : 1));
-  if (!dims) {
-    Py_DECREF(seq);
-    PyErr_NoMemory();
-    return NULL;
-  }
-  for (Py_ssize_t i = 0; i < len; i++) {
-    dims[i] = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(seq, i));
-    if (dims[i] == -1 && PyErr_Occurred()) {
-      free(dims);
-      Py_DECREF(seq);
-      return NULL;
-    }
-  }
-  Py_DECREF(seq);
-  *n = (int)len;
-  return dims;
 }
 
 /* A list of outputs (or, with allow_none, None entries: {NULL, 0}). malloc'd. */
@@ -388,26 +358,6 @@ static PyObject *group(PyObject *self, PyObject *args) {
   TF_Operation *op = TFC_Group(sc, ops, (int)n, name, s);
   free(ops);
   return checked(s, TF_GetCode(s) == TF_OK ? PyLong_FromVoidPtr(op) : NULL);
-}
-
-/* random(scope, kind, dims, a, b, dtype, seed) -> output; kind 0 truncated normal, 1 normal,
- * 2 uniform; (a, b) = (mean, stddev) or (minval, maxval). */
-static PyObject *random_op(PyObject *self, PyObject *args) {
-  PyObject *so, *dimo;
-  int kind, dtype, n;
-  double a, b;
-  long long seed;
-  if (!PyArg_ParseTuple(args, "OiOddiL", &so, &kind, &dimo, &a, &b, &dtype, &seed)) return NULL;
-  const TFC_Scope *sc = scope_arg(so);
-  if (!sc) return NULL;
-  int64_t *dims = dims_arg(dimo, &n);
-  if (!dims) return NULL;
-  TF_Status *s = TF_NewStatus();
-  TF_Output o = kind == 0   ? TFC_TruncatedNormal(sc, dims, n, a, b, (TF_DataType)dtype, seed, s)
-                : kind == 1 ? TFC_RandomNormal(sc, dims, n, a, b, (TF_DataType)dtype, seed, s)
-                            : TFC_RandomUniform(sc, dims, n, a, b, (TF_DataType)dtype, seed, s);
-  free(dims);
-  return checked(s, TF_GetCode(s) == TF_OK ? output_obj(o) : NULL);
 }
 
 /* gradients(scope, ys, xs, grad_ys or None, tuples) -> [output or None, ...] */
@@ -717,7 +667,6 @@ PyMethodDef pywrap_train_methods[] = {
     {"collection_entries", collection_entries, METH_VARARGS, "The entries of a builders' collection."},
     {"new_variable", new_variable, METH_VARARGS, "TFC_NewVariableWithFlags."},
     {"group", group, METH_VARARGS, "TFC_Group."},
-    {"random", random_op, METH_VARARGS, "TFC_TruncatedNormal / RandomNormal / RandomUniform."},
     {"gradients", gradients, METH_VARARGS, "TFC_Gradients."},
     {"global_step", global_step, METH_O, "TFC_GetOrCreateGlobalStep."},
     {"exponential_decay", exponential_decay, METH_VARARGS, "TFC_ExponentialDecay."},

@@ -15,6 +15,8 @@ from tfc.client import session as _session
 from tfc.ops import array_ops as _array_ops
 from tfc.ops import math_ops as _math_ops
 from tfc.ops import nn_ops as _nn_ops
+from tfc.ops import clip_ops as _clip_ops
+from tfc.ops import random_ops as _random_ops
 from tfc.ops import raw_ops  # noqa: F401 (tf.raw_ops)
 
 # dtypes
@@ -87,6 +89,44 @@ nn = _types.ModuleType("tfc.nn", "tf.nn")
 nn.relu = _nn_ops.relu
 nn.softmax = _nn_ops.softmax
 
+# math, array, nn, random and clip functions (ops/*.py): tf.*, tf.math.*, tf.nn.*, tf.random.*
+math = _types.ModuleType("tfc.math", "tf.math")
+random = _types.ModuleType("tfc.random", "tf.random")
+_MATH = ("add_n abs negative square sqrt rsqrt exp log log1p expm1 tanh sigmoid sign floor ceil round pow "
+         "maximum minimum equal not_equal less less_equal greater greater_equal logical_and logical_or "
+         "logical_not logical_xor argmax argmin reduce_all reduce_any reduce_logsumexp reduce_sum reduce_mean "
+         "reduce_max reduce_min reduce_prod count_nonzero cumsum cumprod squared_difference floordiv floormod "
+         "mod truediv divide realdiv reciprocal sin cos add subtract multiply scalar_mul is_finite is_nan "
+         "is_inf tensordot linspace lin_space").split()
+for _n in _MATH:
+    setattr(math, _n, getattr(_math_ops, _n))
+for _n in _MATH + "div to_float to_double to_int32 to_int64 to_bfloat16 saturate_cast".split():
+    globals()[_n] = getattr(_math_ops, _n)
+for _n in ("concat split unstack expand_dims squeeze transpose tile pad gather one_hot zeros ones zeros_like "
+           "ones_like fill range slice reverse reverse_v2 where where_v2 size rank shape_n identity_n "
+           "sequence_mask meshgrid stop_gradient boolean_mask gather_nd dynamic_partition dynamic_stitch "
+           "parallel_dynamic_stitch").split():
+    globals()[_n] = getattr(_array_ops, _n)
+for _n in "clip_by_value clip_by_norm global_norm clip_by_global_norm clip_by_average_norm".split():
+    globals()[_n] = getattr(_clip_ops, _n)
+for _n in "random_normal truncated_normal random_uniform random_shuffle multinomial".split():
+    globals()[_n] = getattr(_random_ops, _n)
+random.normal, random.truncated_normal, random.uniform, random.shuffle = (
+    _random_ops.random_normal, _random_ops.truncated_normal, _random_ops.random_uniform,
+    _random_ops.random_shuffle)
+random.multinomial, random.categorical = _random_ops.multinomial, _random_ops.categorical
+math.in_top_k, math.top_k = _nn_ops.in_top_k, _nn_ops.top_k
+math.sigmoid, math.tanh, math.softplus = _math_ops.sigmoid, _math_ops.tanh, _nn_ops.softplus
+for _n in ("relu6 elu selu leaky_relu softplus softsign sigmoid tanh bias_add xw_plus_b relu_layer log_softmax "
+           "l2_loss l2_normalize sparse_softmax_cross_entropy_with_logits softmax_cross_entropy_with_logits "
+           "softmax_cross_entropy_with_logits_v2 sigmoid_cross_entropy_with_logits "
+           "weighted_cross_entropy_with_logits in_top_k moments batch_normalization fused_batch_norm conv2d "
+           "max_pool avg_pool dropout embedding_lookup top_k lrn local_response_normalization").split():
+    setattr(nn, _n, getattr(_nn_ops, _n))
+nn.softmax_cross_entropy_with_logits_v2 = _nn_ops.softmax_cross_entropy_with_logits_v2
+nn.log_softmax = _nn_ops.log_softmax
+math.log_softmax, math.softmax = _nn_ops.log_softmax, _nn_ops.softmax
+
 newaxis = None
 __version__ = "1.15.0"
 VERSION = __version__
@@ -95,9 +135,7 @@ VERSION = __version__
 from tfc.ops import variables as _variables  # noqa: E402
 from tfc.ops import variable_scope as _vs  # noqa: E402
 from tfc.ops import init_ops as _init_ops  # noqa: E402
-from tfc.ops import random_ops as _random_ops  # noqa: E402
 from tfc.ops import gradients_impl as _gradients_impl  # noqa: E402
-from tfc.ops import train_math_ops as _train_math_ops  # noqa: E402
 from tfc.training import optimizer as _optimizer  # noqa: E402
 from tfc.training import training_util as _training_util  # noqa: E402
 
@@ -118,18 +156,12 @@ for _n in ("zeros_initializer", "ones_initializer", "constant_initializer", "ran
            "random_normal_initializer", "truncated_normal_initializer", "glorot_uniform_initializer",
            "glorot_normal_initializer", "variance_scaling_initializer"):
     globals()[_n] = getattr(_init_ops, _n)
-for _n in ("random_normal", "truncated_normal", "random_uniform", "zeros", "ones"):
-    globals()[_n] = getattr(_random_ops, _n)
+random.set_random_seed = _variables.set_random_seed
 gradients = _gradients_impl.gradients
 
 # control flow (tfc/ops/control_flow_ops.py: include/tfc/control_flow.h's builders)
 from tfc.ops import control_flow_ops as _cf  # noqa: E402
 cond, case, while_loop = _cf.cond, _cf.case, _cf.while_loop
-for _n in ("tanh", "sigmoid", "square"):
-    globals().setdefault(_n, getattr(_train_math_ops, _n))
-for _n in ("tanh", "sigmoid", "bias_add", "l2_loss"):
-    if not hasattr(nn, _n):
-        setattr(nn, _n, getattr(_train_math_ops, _n))
 initializers = _types.ModuleType("tfc.initializers", "tf.initializers")
 initializers.zeros, initializers.ones = _init_ops.Zeros, _init_ops.Ones
 initializers.constant, initializers.glorot_uniform = _init_ops.Constant, _init_ops.GlorotUniform
@@ -146,13 +178,15 @@ for _n in ("Optimizer", "GradientDescentOptimizer", "MomentumOptimizer", "AdamOp
 for _n in ("get_global_step", "get_or_create_global_step", "create_global_step", "exponential_decay",
            "ExponentialMovingAverage"):
     setattr(train, _n, getattr(_training_util, _n))
-if not hasattr(train, "write_graph"):
-    train.write_graph = _training_util.write_graph
 contrib = globals().get("contrib") or _types.ModuleType("tfc.contrib", "tf.contrib")
 if not hasattr(contrib, "layers"):
     contrib.layers = _types.ModuleType("tfc.contrib.layers", "tf.contrib.layers")
 contrib.layers.l2_regularizer = _training_util.l2_regularizer
 contrib.layers.xavier_initializer = _init_ops.xavier_initializer
+
+# input pipelines, records, summaries, servers, app (their module adds the names)
+from tfc import _api_io as _api_io  # noqa: E402
+_api_io.export(globals())
 
 # tf.tuple shadows the builtin here: kept last, so nothing above sees it.
 globals()["tuple"] = _cf.tuple_

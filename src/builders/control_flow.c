@@ -333,7 +333,8 @@ static void cond_call(const TFC_Scope *scope, TF_Output pred, TFC_BranchFn true_
                       TF_Output *outputs, TF_Status *status) {
   tfc_status scratch;
   bld_call c;
-  if (begin(&c, scope, *num_outputs, outputs, status, &scratch, dynamic ? "TFC_CondDynamic" : "TFC_Cond") != TFC_OK) {
+  const char *fn = dynamic ? "TFC_CondDynamic" : "TFC_Cond";
+  if (begin(&c, scope, *num_outputs, outputs, status, &scratch, fn) != TFC_OK) {
     tfc_status_fini(&scratch);
     return;
   }
@@ -418,7 +419,8 @@ static int case_level(bld_call *c, const TFC_Scope *scope, case_run *r, int k, T
   case_run here = *r;
   here.k = k;
   if (k + 1 < r->n) args[0] = &here;
-  if (k == 0) return cond_build(c, scope, tfc_capi_endpoint(b->pred), fns, args, r->n_out, r->dynamic, NULL, status, out);
+  if (k == 0)
+    return cond_build(c, scope, tfc_capi_endpoint(b->pred), fns, args, r->n_out, r->dynamic, NULL, status, out);
   int n = *r->n_out;
   return cond_build(c, scope, tfc_capi_endpoint(b->pred), fns, args, &n, 0, NULL, status, out);
 }
@@ -725,7 +727,8 @@ TFC_EXPORT void TFC_MarkOutsideControlFlow(TF_Graph *graph, TF_Operation *op, TF
   tfc_status scratch;
   bld_call c;
   if (!op) {
-    tfc_status_set(tfc_capi_status_or(status, &scratch), TFC_INVALID_ARGUMENT, "TFC_MarkOutsideControlFlow: op is NULL");
+    tfc_status_set(tfc_capi_status_or(status, &scratch), TFC_INVALID_ARGUMENT,
+                   "TFC_MarkOutsideControlFlow: op is NULL");
   } else if (bld_begin(&c, graph, status, &scratch) == TFC_OK) {
     int id = tfc_capi_node(op)->id;
     if (c.st->open_cf > 0) bld_lift(c.st, id, id + 1);

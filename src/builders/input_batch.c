@@ -1,9 +1,10 @@
 /*
- * builders/input_batch — tf.train.batch and tf.train.shuffle_batch (enqueue_many=False) as
+ * builders/input_batch — tf.train.batch and tf.train.shuffle_batch (and enqueue_many) as
  * TF 1.15's training/input.py builds them (include/tfc/input.h):
  *
  *   <scope>/Const                      keep_input (True), as _validate_keep_input makes it
  *   <scope>/fifo_queue | random_shuffle_queue   shapes fully defined, seeds for the shuffle
+ *   (<scope>/padding_fifo_queue with dynamic_pad: shapes of known rank)
  *   <scope>/<q>_enqueue                one QueueEnqueueV2, listed num_threads times in the
  *                                      queue runner (Python's [op] * threads)
  *   <scope>/<q>_Close, <q>_Close_1     the runner's close and cancel ops
@@ -34,6 +35,8 @@ typedef struct batch_spec {
   int64_t seed;
   int smaller_final; /* dequeue_up_to */
   const char *name;
+  int enqueue_many; /* each input is a batch of elements: shapes drop their first dim */
+  int dynamic_pad;  /* a PaddingFIFOQueue: shapes need a known rank only */
 } batch_spec;
 
 /* Python's dtype names (tf.float32), where they differ from TF's type names. */
@@ -101,8 +104,11 @@ static int check_args(bld_call *c, const batch_spec *b, const TF_Output *tensors
   return TFC_OK;
 }
 
-/* _shapes then _as_shape_list: every rank known, then every shape fully defined. */
-static int check_shapes(bld_call *c, const tfc_endpoint *ins, int n, tfc_shape *shapes, int *dtypes) {
+/* _shapes then _as_shape_list: every rank known, then every shape fully defined. With
+ * enqueue_many the element shapes are the inputs' without their first dimension (Python's
+ * with_rank_at_least(1)[1:]). */
+static int check_shapes(bld_call *c, const tfc_endpoint *ins, int n, int enqueue_many, int dynamic_pad,
+                        tfc_shape *shapes, int *dtypes) {
   for (int i = 0; i < n; i++) {
     if (bld_shape(ins[i])->rank < 0) {
       char repr[512];
@@ -112,7 +118,11 @@ static int check_shapes(bld_call *c, const tfc_endpoint *ins, int n, tfc_shape *
     shapes[i] = *bld_shape(ins[i]);
     dtypes[i] = bld_dtype(ins[i]);
   }
-  for (int i = 0; i < n; i++)
+  for (int i = 0; enqueue_many && i < n; i++) {
+    if (shapes[i].rank < 1) return tfc_status_set(c->s, TFC_INVALID_ARGUMENT, "Shape () must have rank at least 1");
+    shapes[i] = tfc_shape_make(shapes[i].dims + 1, shapes[i].rank - 1);
+  }
+  for (int i = 0; !dynamic_pad && i < n; i++)
     if (!tfc_shape_fully_defined(&shapes[i])) {
       char repr[2048];
       shapes_repr(shapes, n, repr, sizeof repr);
@@ -132,6 +142,7 @@ static tfc_node *make_queue(bld_call *c, const bld_where *in, const batch_spec *
   bld_where qw = inp_queue_where(in);
   if (!b->shuffle) {
     bld_attr a[3] = {{"component_types", types}, {"shapes", shp}, {"capacity", tfc_attr_int(b->capacity)}};
+    if (b->dynamic_pad) return bld_op(c, &qw, "PaddingFIFOQueueV2", "padding_fifo_queue", NULL, 0, a, 3);
     return bld_op(c, &qw, "FIFOQueueV2", "fifo_queue", NULL, 0, a, 3);
   }
   int64_t s1, s2;
@@ -145,11 +156,13 @@ static tfc_node *make_queue(bld_call *c, const bld_where *in, const batch_spec *
   return bld_op(c, &qw, "RandomShuffleQueueV2", "random_shuffle_queue", NULL, 0, a, 6);
 }
 
-/* queue.enqueue(tensors): QueueEnqueueV2 named after the "<q>_enqueue" scope. */
-static tfc_node *enqueue(bld_call *c, const bld_where *in, tfc_node *queue, const tfc_endpoint *ins, int n) {
+/* queue.enqueue(tensors): QueueEnqueueV2 named after the "<q>_enqueue" scope; with many,
+ * queue.enqueue_many(tensors): QueueEnqueueManyV2 in "<q>_EnqueueMany". */
+static tfc_node *enqueue(bld_call *c, const bld_where *in, tfc_node *queue, const tfc_endpoint *ins, int n,
+                         int many) {
   if (!queue) return NULL;
   char *base = NULL;
-  if (asprintf(&base, "%s_enqueue", inp_queue_name(queue)) < 0) {
+  if (asprintf(&base, many ? "%s_EnqueueMany" : "%s_enqueue", inp_queue_name(queue)) < 0) {
     TFC_OOM(c->s);
     return NULL;
   }
@@ -162,7 +175,7 @@ static tfc_node *enqueue(bld_call *c, const bld_where *in, tfc_node *queue, cons
   } else if (scope) {
     all[0] = (tfc_endpoint){queue, 0};
     memcpy(all + 1, ins, (size_t)n * sizeof *all);
-    r = inp_op_exact(c, in, "QueueEnqueueV2", scope, all, n + 1, NULL, 0);
+    r = inp_op_exact(c, in, many ? "QueueEnqueueManyV2" : "QueueEnqueueV2", scope, all, n + 1, NULL, 0);
   }
   free(all);
   free(scope);
@@ -208,9 +221,9 @@ static int build_batch(bld_call *c, const bld_where *w, const batch_spec *b, con
   tfc_tensor *keep = tfc_tensor_new(TFC_DT_BOOL, NULL, 0, c->s);
   if (keep) *(unsigned char *)keep->data = 1;
   bld_const(c, &in, "Const", keep);
-  if (check_shapes(c, ins, n, shapes, dtypes)) goto done;
+  if (check_shapes(c, ins, n, b->enqueue_many, b->dynamic_pad, shapes, dtypes)) goto done;
   tfc_node *queue = make_queue(c, &in, b, shapes, dtypes, n);
-  tfc_node *enq = enqueue(c, &in, queue, ins, n);
+  tfc_node *enq = enqueue(c, &in, queue, ins, n, b->enqueue_many);
   inp_queue_runner(c, &in, queue, enq, b->num_threads);
   fill_summary(c, &in, b, queue);
   /* 2. The dequeue named after the scope, with Python's static shapes. */
@@ -267,13 +280,26 @@ static void batch_public(const TFC_Scope *scope, const batch_spec *b, const TF_O
 TFC_EXPORT void TFC_ShuffleBatch(const TFC_Scope *scope, const TF_Output *tensors, int n, int batch_size,
                                 int capacity, int min_after_dequeue, int num_threads, int64_t seed, const char *name,
                                 TF_Output *batched, TF_Status *status) {
-  batch_spec b = {1, batch_size, capacity, min_after_dequeue, num_threads, seed, 0, name};
+  batch_spec b = {1, batch_size, capacity, min_after_dequeue, num_threads, seed, 0, name, 0, 0};
   batch_public(scope, &b, tensors, n, batched, status);
 }
 
 TFC_EXPORT void TFC_Batch(const TFC_Scope *scope, const TF_Output *tensors, int n, int batch_size, int capacity,
                          int num_threads, unsigned char allow_smaller_final_batch, const char *name,
                          TF_Output *batched, TF_Status *status) {
-  batch_spec b = {0, batch_size, capacity, 0, num_threads, 0, allow_smaller_final_batch != 0, name};
+  batch_spec b = {0, batch_size, capacity, 0, num_threads, 0, allow_smaller_final_batch != 0, name, 0, 0};
+  batch_public(scope, &b, tensors, n, batched, status);
+}
+
+TFC_EXPORT void TFC_BatchWithOptions(const TFC_Scope *scope, const TF_Output *tensors, int n,
+                                    const TFC_BatchOptions *options, TF_Output *batched, TF_Status *status) {
+  if (!options) {
+    if (status) TF_SetStatus(status, TF_INVALID_ARGUMENT, "TFC_BatchWithOptions: options is NULL");
+    for (int i = 0; batched && i < n; i++) batched[i] = (TF_Output){NULL, 0};
+    return;
+  }
+  batch_spec b = {options->shuffle != 0, options->batch_size, options->capacity, options->min_after_dequeue,
+                  options->num_threads, options->seed, options->allow_smaller_final_batch != 0, options->name,
+                  options->enqueue_many != 0, options->dynamic_pad != 0 && !options->shuffle};
   batch_public(scope, &b, tensors, n, batched, status);
 }

@@ -93,41 +93,55 @@ static tfc_tensor *string_scalar(const char *text, tfc_status *s) {
 
 /* ---------------------------------------------------------------- scalar, histogram */
 
-/* summary_scope(name) as (tag, scope): Const "<scope>/<tag_input>" = tag and the op named after
- * the scope, collected in "summaries". */
+/* summary_scope(name, family) as (tag, scope): Const "<scope>/<tag_input>" = tag and the op
+ * named after the scope, collected in "summaries". With a family (cleaned as the name) the
+ * scope is "<family>/<name>" and the tag "<family>/<scope>", as Python's summary_scope. */
 static tfc_endpoint tagged_summary(bld_call *c, const TFC_Scope *scope, const char *what, const char *name,
-                                   const char *default_name, const char *type, const char *tag_input,
-                                   TF_Output value) {
+                                   const char *default_name, const char *family, const char *type,
+                                   const char *tag_input, TF_Output value) {
   tfc_endpoint r = {NULL, 0};
   if (bld_check_output(c, value, what)) return r;
   char *clean = summary_name(c, what, name, default_name);
-  char *sc = clean ? summary_scope(c, scope->name, clean) : NULL;
-  char *exact = NULL;
+  char *fam = clean && family ? summary_name(c, what, family, NULL) : NULL;
+  char *base = NULL, *sc = NULL, *exact = NULL, *tag = NULL;
+  if (fam && asprintf(&base, "%s/%s", fam, clean) < 0) {
+    base = NULL;
+    TFC_OOM(c->s);
+  }
+  if (clean && (!family || base)) sc = summary_scope(c, scope->name, family ? base : clean);
   if (sc && asprintf(&exact, "%s/", sc) < 0) {
     exact = NULL;
     TFC_OOM(c->s);
   }
-  if (exact) {
+  if (exact && (fam ? asprintf(&tag, "%s/%s", fam, sc) : asprintf(&tag, "%s", sc)) < 0) {
+    tag = NULL;
+    TFC_OOM(c->s);
+  }
+  if (tag) {
     bld_where in = bld_where_of(scope, sc), root = bld_where_of(scope, "");
-    tfc_endpoint ins[2] = {bld_const(c, &in, tag_input, string_scalar(sc, c->s)), tfc_capi_endpoint(value)};
+    tfc_endpoint ins[2] = {bld_const(c, &in, tag_input, string_scalar(tag, c->s)), tfc_capi_endpoint(value)};
     tfc_node *n = bld_op(c, &root, type, exact, ins, 2, NULL, 0);
     if (n && !bld_collection_add(c, SUMMARIES, &n, 1)) r = (tfc_endpoint){n, 0};
   }
   free(clean);
+  free(fam);
+  free(base);
   free(sc);
   free(exact);
+  free(tag);
   return r;
 }
 
 static TF_Output run_tagged(const TFC_Scope *scope, const char *what, const char *name, const char *default_name,
-                            const char *type, const char *tag_input, TF_Output value, TF_Status *status) {
+                            const char *family, const char *type, const char *tag_input, TF_Output value,
+                            TF_Status *status) {
   tfc_status scratch;
   bld_call c;
   if (bld_begin_scope(&c, scope, status, &scratch) != TFC_OK) {
     tfc_status_fini(&scratch);
     return (TF_Output){NULL, 0};
   }
-  tfc_endpoint r = tagged_summary(&c, scope, what, name, default_name, type, tag_input, value);
+  tfc_endpoint r = tagged_summary(&c, scope, what, name, default_name, family, type, tag_input, value);
   TF_Output o = bld_end_output(&c, r);
   tfc_status_fini(&scratch);
   return o;
@@ -135,13 +149,24 @@ static TF_Output run_tagged(const TFC_Scope *scope, const char *what, const char
 
 TFC_EXPORT TF_Output TFC_ScalarSummary(const TFC_Scope *scope, const char *name, TF_Output value,
                                       TF_Status *status) {
-  return run_tagged(scope, "TFC_ScalarSummary", name, NULL, "ScalarSummary", "tags", value, status);
+  return run_tagged(scope, "TFC_ScalarSummary", name, NULL, NULL, "ScalarSummary", "tags", value, status);
 }
 
 TFC_EXPORT TF_Output TFC_HistogramSummary(const TFC_Scope *scope, const char *name, TF_Output values,
                                          TF_Status *status) {
-  return run_tagged(scope, "TFC_HistogramSummary", name, "HistogramSummary", "HistogramSummary", "tag", values,
+  return run_tagged(scope, "TFC_HistogramSummary", name, "HistogramSummary", NULL, "HistogramSummary", "tag", values,
                     status);
+}
+
+TFC_EXPORT TF_Output TFC_ScalarSummaryWithFamily(const TFC_Scope *scope, const char *name, const char *family,
+                                                TF_Output value, TF_Status *status) {
+  return run_tagged(scope, "TFC_ScalarSummary", name, NULL, family, "ScalarSummary", "tags", value, status);
+}
+
+TFC_EXPORT TF_Output TFC_HistogramSummaryWithFamily(const TFC_Scope *scope, const char *name, const char *family,
+                                                   TF_Output values, TF_Status *status) {
+  return run_tagged(scope, "TFC_HistogramSummary", name, "HistogramSummary", family, "HistogramSummary", "tag",
+                    values, status);
 }
 
 /* ---------------------------------------------------------------- merge */
@@ -361,6 +386,16 @@ TFC_EXPORT void TFC_EventWriterAddSessionLog(TFC_EventWriter *writer, int status
   tfc_status scratch;
   tfc_status *s = writer_status(writer, "TFC_EventWriterAddSessionLog", status_out, &scratch);
   if (tfc_status_ok(s)) tfc_event_writer_add_session_log(writer->w, status, checkpoint_path, step, s);
+  tfc_status_fini(&scratch);
+}
+
+TFC_EXPORT void TFC_EventWriterAddEvent(TFC_EventWriter *writer, const void *serialized_event, size_t len,
+                                       TF_Status *status) {
+  tfc_status scratch;
+  tfc_status *s = writer_status(writer, "TFC_EventWriterAddEvent", status, &scratch);
+  if (tfc_status_ok(s) && !serialized_event && len)
+    tfc_status_set(s, TFC_INVALID_ARGUMENT, "TFC_EventWriterAddEvent: serialized_event is NULL");
+  if (tfc_status_ok(s)) tfc_event_writer_add_event(writer->w, serialized_event ? serialized_event : "", len, s);
   tfc_status_fini(&scratch);
 }
 

@@ -58,7 +58,10 @@ enum tfc_kernel_flag {
   TFC_KF_BLOCKING = 1 << 2,
   /* The node's last input lives in host memory (ConcatV2's axis, whose flat index moves with
    * N, so host_memory_in cannot name it). */
-  TFC_KF_HOST_LAST_INPUT = 1 << 3
+  TFC_KF_HOST_LAST_INPUT = 1 << 3,
+  /* The node's state is one per session, shared by all the session's executors (the random
+   * ops' generators: exec/segment.h), as TF's OpSegment shares stateful kernels. */
+  TFC_KF_SHARED_STATE = 1 << 4
 };
 
 typedef struct tfc_kernel_def {

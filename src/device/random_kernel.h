@@ -9,7 +9,8 @@
  *
  * State. Each node owns one generator, as TF's GuardedPhiloxRandom: init seeds it from the
  * seed/seed2 attrs (both 0: two random 64-bit seeds, so the stream differs per process and per
- * node). compute may run concurrently in several steps, so the generator sits behind a mutex;
+ * node). The rows are TFC_KF_SHARED_STATE: a session's executors share the node's generator
+ * (exec/segment.h), so whatever fetches run the node, its runs draw one stream, as in TF. compute may run concurrently in several steps, so the generator sits behind a mutex;
  * a run locks only to reserve its samples: it copies the generator and skips the shared one
  * ahead by 256 samples per output element (TF's ReserveRandomOutputs(n, 256)), then fills from
  * the copy without the lock. Runs 1, 2, 3 of a node therefore produce TF's runs 1, 2, 3,

@@ -294,7 +294,7 @@ int tfc_worker_register_graph(tfc_worker *w, const char *session_handle, tfc_gra
     g->n_parts++;
   }
   for (int i = 0; i < g->n_parts; i++) {
-    g->parts[i].exec = tfc_executor_new(g->parts[i].graph, g->parts[i].device, s);
+    g->parts[i].exec = tfc_executor_new(g->parts[i].graph, g->parts[i].device, NULL, s);
     if (!g->parts[i].exec) goto fail;
   }
   if (call_arity(g, "_Arg", &g->n_args, s) || call_arity(g, "_Retval", &g->n_rets, s)) goto fail;

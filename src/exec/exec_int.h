@@ -32,6 +32,7 @@ typedef struct exec_item {
   int *consumers; /* data edges per output (n_outputs) */
   int n_deref;    /* inputs fed by a ref output into a non-ref arg: read the variable */
   int *deref;     /* their input indexes */
+  int shared_state; /* state belongs to the session's segment, not to this executor */
 } exec_item;
 
 struct tfc_executor {

@@ -34,6 +34,7 @@
 #include <string.h>
 
 #include "exec/frame.h"
+#include "exec/segment.h"
 #include "rendezvous/rendezvous.h"
 #include "state/variable.h"
 
@@ -66,7 +67,7 @@ typedef struct async_call {
 
 /* ---------------- build ---------------- */
 
-tfc_executor *tfc_executor_new(const tfc_graph *g, tfc_device *device, tfc_status *s) {
+tfc_executor *tfc_executor_new(const tfc_graph *g, tfc_device *device, tfc_kernel_segment *seg, tfc_status *s) {
   tfc_executor *e = calloc(1, sizeof *e);
   if (!e) { TFC_OOM(s); return NULL; }
   e->graph = g;
@@ -145,7 +146,9 @@ tfc_executor *tfc_executor_new(const tfc_graph *g, tfc_device *device, tfc_statu
     it->blocking = (it->kernel->flags & TFC_KF_BLOCKING) != 0;
     e->any_blocking |= it->blocking;
     it->async = (it->kernel->flags & TFC_KF_ASYNC) != 0;
-    if (it->kernel->init && it->kernel->init(it->node, &it->state, s)) {
+    it->shared_state = seg && (it->kernel->flags & TFC_KF_SHARED_STATE);
+    if (it->shared_state ? tfc_kernel_segment_acquire(seg, device->name, it->node, it->kernel, &it->state, s)
+                         : it->kernel->init && it->kernel->init(it->node, &it->state, s)) {
       tfc_status_prefix(s, "node '%s' (%s): ", it->node->name, it->node->op->name);
       goto fail;
     }
@@ -166,7 +169,7 @@ void tfc_executor_free(tfc_executor *e) {
   if (!e) return;
   for (int i = 0; i < e->n_items; i++) {
     exec_item *it = &e->items[i];
-    if (it->state && it->kernel && it->kernel->free_state) it->kernel->free_state(it->state);
+    if (it->state && it->kernel && it->kernel->free_state && !it->shared_state) it->kernel->free_state(it->state);
     free(it->consumers);
     free(it->deref);
   }

@@ -12,7 +12,8 @@
  * TF 1.15's node suffix). A graph with TF1 control flow (Switch, Merge, Enter, ...) runs its
  * steps through exec/frame.h instead (dead tensors, frames, iterations).
  *
- * Ownership: the executor borrows its graph and device (both must outlive it).
+ * Ownership: the executor borrows its graph and device (both must outlive it), and its
+ * segment when given (exec/segment.h: the states of TFC_KF_SHARED_STATE rows).
  * Thread-safety: tfc_executor_run may be called concurrently from many threads; all per-step
  * state lives in the step.
  */
@@ -27,6 +28,7 @@
 #include "graph/graph.h"
 
 struct tfc_rendezvous;
+struct tfc_kernel_segment;
 struct tfc_var_txn;
 
 typedef struct tfc_executor tfc_executor;
@@ -48,9 +50,11 @@ typedef struct tfc_exec_args {
  * OK, the first kernel error, or the rendezvous's abort status). */
 typedef void (*tfc_exec_done)(void *arg, const tfc_status *s);
 
-/* Builds the executor: looks up and initializes every node's kernel on `device`. Errors name
- * the node (missing kernel: TF's "No OpKernel was registered ..." text). */
-tfc_executor *tfc_executor_new(const tfc_graph *g, tfc_device *device, tfc_status *s);
+/* Builds the executor: looks up and initializes every node's kernel on `device`; a row with
+ * TFC_KF_SHARED_STATE takes its state from `seg` (NULL: a state of its own). Errors name the
+ * node (missing kernel: TF's "No OpKernel was registered ..." text). */
+tfc_executor *tfc_executor_new(const tfc_graph *g, tfc_device *device, struct tfc_kernel_segment *seg,
+                               tfc_status *s);
 void tfc_executor_free(tfc_executor *e);
 /* 1 when some node's kernel is EXPENSIVE (worth a thread of its own), else 0. */
 int tfc_executor_has_expensive(const tfc_executor *e);

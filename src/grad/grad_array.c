@@ -4,8 +4,8 @@
  * InvertPermutation), joins and splits (ConcatV2 and Concat through ConcatOffset + Slice,
  * Split, SplitV, Pack, Unpack), Tile, BroadcastTo and Fill, windows (Slice through Pad,
  * StridedSlice through StridedSliceGrad, Pad/PadV2 through Slice), gathers (GatherV2,
- * Gather) and UnsortedSegmentSum, reversals (ReverseV2, ReverseSequence: reversed back),
- * plus the non-differentiable rows (Shape, Size, Rank,
+ * Gather), UnsortedSegmentSum and DynamicPartition (its positions stitched back), reversals
+ * (ReverseV2, ReverseSequence: reversed back), plus the non-differentiable rows (Shape, Size, Rank,
  * ZerosLike, OnesLike, StopGradient, OneHot, ...) and PreventGradient's error.
  *
  * Math and node order follow TF's array_ops / array_grad.py. Python's array_ops.shape, rank
@@ -418,6 +418,37 @@ static int dynamic_stitch_grad(tfc_grad_ctx *c) {
   return c->s->code;
 }
 
+/* DynamicPartition (TF's _DynamicPartitionGrads): the positions of data's rows partitioned the
+ * same way (Range over the partitions' shape, Reshape, DynamicPartition) stitch the incoming
+ * gradients back (ParallelDynamicStitch), reshaped to data's shape; the partitions get none. */
+static int dynamic_partition_grad(tfc_grad_ctx *c) {
+  int64_t np = 0;
+  tfc_node_attr_int(c->op, "num_partitions", &np);
+  if (np < 1 || np > 1 << 20) return tfc_status_set(c->s, TFC_INVALID_ARGUMENT, "bad num_partitions %lld",
+                                                    (long long)np);
+  tfc_endpoint data = tfc_grad_in(c, 0), parts = tfc_grad_in(c, 1);
+  tfc_endpoint prefix = tfc_grad_shape_opt(c, parts, TFC_DT_INT32);
+  tfc_endpoint n = tfc_grad_binary(c, "Prod", NULL, prefix, tfc_grad_const_ivec(c, "Const", (int64_t[]){0}, 1));
+  tfc_endpoint rng[3] = {tfc_grad_const_scalar(c, "range/start", TFC_DT_INT32, 0, NULL), n,
+                         tfc_grad_const_scalar(c, "range/delta", TFC_DT_INT32, 1, NULL)};
+  tfc_endpoint original = tfc_grad_reshape(c, tfc_grad_op(c, "Range", "range", rng, 3, NULL, 0), prefix);
+  tfc_endpoint pin[2] = {original, parts};
+  tfc_grad_attr a[1] = {TFC_GRAD_ATTR_INT("num_partitions", np)};
+  tfc_node *part = tfc_grad_node(c, "DynamicPartition", NULL, pin, 2, -1, 0, a, 1, NULL);
+  if (!part) return c->s->code;
+  tfc_endpoint *ins = calloc((size_t)(2 * np), sizeof *ins);
+  if (!ins) return TFC_OOM(c->s);
+  for (int64_t i = 0; i < np; i++) {
+    ins[i] = (tfc_endpoint){part, (int)i};
+    ins[np + i] = c->dy[i];
+  }
+  tfc_endpoint stitched = tfc_grad_op_lists(c, "ParallelDynamicStitch", NULL, ins, 2, (int)np);
+  free(ins);
+  if (c->s->code) return c->s->code;
+  c->dx[0] = tfc_grad_reshape(c, stitched, tfc_grad_shape_opt(c, data, TFC_DT_INT32));
+  return c->s->code;
+}
+
 const tfc_grad_entry tfc_grad_array_entries[] = {
     {"Identity", pass_grad}, {"Snapshot", pass_grad}, {"PlaceholderWithDefault", pass_grad},
     {"Reshape", reshape_to_input_grad}, {"ExpandDims", reshape_to_input_grad},
@@ -429,6 +460,7 @@ const tfc_grad_entry tfc_grad_array_entries[] = {
     {"MirrorPad", mirror_pad_grad}, {"MirrorPadGrad", mirror_pad_grad},
     {"GatherV2", gather_v2_grad}, {"Gather", gather_grad}, {"UnsortedSegmentSum", unsorted_segment_sum_grad},
     {"DynamicStitch", dynamic_stitch_grad}, {"ParallelDynamicStitch", dynamic_stitch_grad},
+    {"DynamicPartition", dynamic_partition_grad},
     {"ReverseV2", reverse_v2_grad}, {"ReverseSequence", reverse_sequence_grad},
     /* Not differentiable, as in TF. */
     {"StopGradient", NULL}, {"Shape", NULL}, {"ShapeN", NULL}, {"Size", NULL}, {"Rank", NULL},

@@ -641,6 +641,7 @@ const tfc_grad_entry tfc_grad_math_entries[] = {
     {"Cumsum", cumsum_grad}, {"Cumprod", cumprod_grad}, {"FloorMod", floor_mod_grad},
     /* Not differentiable (TF's NotDifferentiable list for these ops). */
     {"Less", NULL}, {"LessEqual", NULL}, {"Greater", NULL}, {"GreaterEqual", NULL},
-    {"Equal", NULL}, {"NotEqual", NULL}, {"LogicalNot", NULL}, {"LogicalAnd", NULL},
+    {"Equal", NULL}, {"NotEqual", NULL}, {"IsFinite", NULL}, {"IsNan", NULL}, {"IsInf", NULL},
+    {"Where", NULL}, {"LinSpace", NULL}, {"Multinomial", NULL}, {"LogicalNot", NULL}, {"LogicalAnd", NULL},
     {"LogicalOr", NULL}, {"ArgMax", NULL}, {"ArgMin", NULL}, {"FloorDiv", none_grad},
     {NULL, NULL}};

@@ -1,7 +1,7 @@
 /*
  * grad_nn — gradient builders of the neural-network family: BiasAdd, the activations (through
- * TF's fused *Grad ops), softmax and log-softmax, the two softmax cross-entropy losses and
- * L2Loss, FusedBatchNorm*. Rows name ops by string, so they become active as the ops land in ops_nn.def.
+ * TF's fused *Grad ops), LRN, softmax and log-softmax, the two softmax cross-entropy losses
+ * and L2Loss, FusedBatchNorm*. Rows name ops by string, so they become active as the ops land in ops_nn.def.
  *
  * Math, argument order of the fused gradient ops and node names follow TF's nn_grad.py.
  */
@@ -47,6 +47,17 @@ static int leaky_relu_grad(tfc_grad_ctx *c) {
   copy_attr(c, "LeakyReluGrad", "alpha", a, &n);
   tfc_endpoint ins[2] = {c->dy[0], tfc_grad_in(c, 0)};
   c->dx[0] = tfc_grad_op(c, "LeakyReluGrad", NULL, ins, 2, a, n);
+  return c->s->code;
+}
+
+/* LRNGrad(dy, input, output) with the forward op's attrs (TF's _LRNGrad). */
+static int lrn_grad(tfc_grad_ctx *c) {
+  tfc_grad_attr a[4];
+  int n = 0;
+  static const char *const names[4] = {"depth_radius", "bias", "alpha", "beta"};
+  for (int i = 0; i < 4; i++) copy_attr(c, "LRNGrad", names[i], a, &n);
+  tfc_endpoint ins[3] = {c->dy[0], tfc_grad_in(c, 0), tfc_grad_out(c, 0)};
+  c->dx[0] = tfc_grad_op(c, "LRNGrad", NULL, ins, 3, a, n);
   return c->s->code;
 }
 
@@ -165,7 +176,7 @@ static int fused_batch_norm_grad(tfc_grad_ctx *c) {
 
 const tfc_grad_entry tfc_grad_nn_entries[] = {
     {"BiasAdd", bias_add_grad}, {"BiasAddV1", bias_add_grad}, {"Relu", relu_grad}, {"Relu6", relu6_grad},
-    {"Elu", elu_grad}, {"Selu", selu_grad}, {"LeakyRelu", leaky_relu_grad}, {"Softplus", softplus_grad},
+    {"Elu", elu_grad}, {"Selu", selu_grad}, {"LeakyRelu", leaky_relu_grad}, {"LRN", lrn_grad}, {"Softplus", softplus_grad},
     {"Softsign", softsign_grad}, {"Softmax", softmax_grad}, {"LogSoftmax", log_softmax_grad},
     {"SoftmaxCrossEntropyWithLogits", softmax_xent_grad},
     {"SparseSoftmaxCrossEntropyWithLogits", sparse_softmax_xent_grad}, {"L2Loss", l2_loss_grad},

@@ -200,6 +200,17 @@ int tfc_event_writer_add_summary(tfc_event_writer *w, const void *summary, size_
   return rc;
 }
 
+int tfc_event_writer_add_event(tfc_event_writer *w, const void *event, size_t len, tfc_status *s) {
+  Tensorflow__Event *e = (Tensorflow__Event *)tfc_pb_unpack(&tensorflow__event__descriptor, event, len, "Event", s);
+  if (!e) return s->code;
+  protobuf_c_message_free_unpacked(&e->base, NULL);
+  pthread_mutex_lock(&w->mu);
+  int rc = w->rec ? tfc_record_write(w->rec, event, len, s)
+                  : tfc_status_set(s, TFC_FAILED_PRECONDITION, "event file %s is closed", w->path);
+  pthread_mutex_unlock(&w->mu);
+  return rc;
+}
+
 int tfc_event_writer_add_graph_def(tfc_event_writer *w, const void *graph_def, size_t len, tfc_status *s) {
   Tensorflow__Event e = TENSORFLOW__EVENT__INIT;
   e.what_case = TENSORFLOW__EVENT__WHAT_GRAPH_DEF;

@@ -52,6 +52,10 @@ int tfc_event_writer_write(tfc_event_writer *w, Tensorflow__Event *e, tfc_status
 /* An Event{step, summary} from a serialized Summary (what a summary op outputs). */
 int tfc_event_writer_add_summary(tfc_event_writer *w, const void *summary, size_t len, int64_t step,
                                  tfc_status *s);
+/* Appends the serialized Event `event` as it is (its wall_time and step included), as Python's
+ * FileWriter.add_event writes; bytes that are not an Event are INVALID_ARGUMENT ("Unparseable
+ * Event", as tfc_pb_unpack says it). */
+int tfc_event_writer_add_event(tfc_event_writer *w, const void *event, size_t len, tfc_status *s);
 /* An Event{graph_def} holding serialized GraphDef bytes (step 0, as Python writes it). */
 int tfc_event_writer_add_graph_def(tfc_event_writer *w, const void *graph_def, size_t len, tfc_status *s);
 /* An Event{step, session_log{status, checkpoint_path}}; status is SessionLog's enum (START 1,

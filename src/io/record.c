@@ -76,9 +76,11 @@ static int errno_code(int err) {
   }
 }
 
-static int io_error(tfc_status *s, int err, const char *path) {
+int tfc_io_file_error(tfc_status *s, int err, const char *path) {
   return tfc_status_set(s, errno_code(err), "%s; %s", path, strerror(err));
 }
+
+static int io_error(tfc_status *s, int err, const char *path) { return tfc_io_file_error(s, err, path); }
 
 int tfc_compression_parse(const char *name, tfc_compression *out, tfc_status *s) {
   if (!name || !*name) {

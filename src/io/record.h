@@ -36,6 +36,10 @@ typedef enum tfc_compression {
 } tfc_compression;
 
 /* "" -> NONE, "ZLIB", "GZIP"; anything else is INVALID_ARGUMENT naming it. Pure. */
+/* TF's IOError for a file operation that failed with errno err: "<path>; <strerror>", the
+ * code from errno as TF maps it (ENOENT: NOT_FOUND, EACCES: PERMISSION_DENIED, ...). Returns
+ * the code. */
+int tfc_io_file_error(tfc_status *s, int err, const char *path);
 int tfc_compression_parse(const char *name, tfc_compression *out, tfc_status *s);
 
 typedef struct tfc_record_reader tfc_record_reader;

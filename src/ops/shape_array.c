@@ -923,3 +923,67 @@ int tfc_shape_reverse_sequence(tfc_shape_ctx *c) {
   c->output_shapes[0] = out;
   return TFC_OK;
 }
+
+/* Where: a matrix with one row per true entry (unknown count) and one column per input dim. */
+int tfc_shape_where(tfc_shape_ctx *c) {
+  const int64_t dims[2] = {-1, c->input_shapes[0].rank};
+  c->output_shapes[0] = tfc_shape_make(dims, 2);
+  return TFC_OK;
+}
+
+/* GatherNd (TF's GatherNdShape): params and indices rank >= 1; with params' rank and r =
+ * indices.shape[-1] known, the output is indices.shape[:-1] + params.shape[r:]. */
+int tfc_shape_gather_nd(tfc_shape_ctx *c) {
+  const tfc_shape *p = &c->input_shapes[0], *ix = &c->input_shapes[1];
+  if (p->rank == 0 || ix->rank == 0)
+    return tfc_shape_ctx_error(c, "Shape must be at least rank 1 but is rank 0");
+  if (p->rank < 0 || ix->rank < 0 || ix->dims[ix->rank - 1] < 0) return TFC_OK;
+  int64_t r = ix->dims[ix->rank - 1];
+  if (r > p->rank) {
+    char a[TFC_SHAPE_STR_MAX], b[TFC_SHAPE_STR_MAX];
+    return tfc_shape_ctx_error(c, "indices.shape[-1] must be <= params.rank, but saw indices shape: %s and params "
+                                  "shape: %s", tfc_shape_str(ix, a, sizeof a), tfc_shape_str(p, b, sizeof b));
+  }
+  int rank = ix->rank - 1 + p->rank - (int)r;
+  TFC_TRY(check_rank_le_max(c, rank));
+  tfc_shape out;
+  out.rank = rank;
+  int j = 0;
+  for (int i = 0; i < ix->rank - 1; i++) out.dims[j++] = ix->dims[i];
+  for (int i = (int)r; i < p->rank; i++) out.dims[j++] = p->dims[i];
+  c->output_shapes[0] = out;
+  return TFC_OK;
+}
+
+/* LinSpace: scalar start, stop and num; the output is [num] (num > 0) when num is const. */
+int tfc_shape_lin_space(tfc_shape_ctx *c) {
+  for (int i = 0; i < 3; i++)
+    if (c->input_shapes[i].rank > 0)
+      return tfc_shape_ctx_error(c, "Shape must be rank 0 but is rank %d", c->input_shapes[i].rank);
+  int64_t num = -1;
+  if (const_scalar(c, 2, &num) && num <= 0) return tfc_shape_ctx_error(c, "Requires num > 0: %lld", (long long)num);
+  c->output_shapes[0] = tfc_shape_vector(num);
+  return TFC_OK;
+}
+
+/* DynamicPartition (TF's DynamicPartitionShape): data's shape starts with partitions'; every
+ * output is [?] followed by the rest of data's dims. Unknown partitions rank: unknown. */
+int tfc_shape_dynamic_partition(tfc_shape_ctx *c) {
+  const tfc_shape *data = &c->input_shapes[0], *part = &c->input_shapes[1];
+  if (part->rank < 0) return TFC_OK;
+  tfc_shape out = tfc_shape_unknown();
+  if (data->rank >= 0) {
+    if (data->rank < part->rank)
+      return tfc_shape_ctx_error(c, "Shape must be at least rank %d but is rank %d", part->rank, data->rank);
+    for (int d = 0; d < part->rank; d++)
+      if (merge_dim(data->dims[d], part->dims[d]) == -2)
+        return tfc_shape_ctx_error(c, "Dimensions must be equal, but are %lld and %lld", (long long)data->dims[d],
+                                   (long long)part->dims[d]);
+    int rank = 1 + data->rank - part->rank;
+    out.rank = rank;
+    out.dims[0] = -1;
+    for (int d = 1; d < rank; d++) out.dims[d] = data->dims[part->rank + d - 1];
+  }
+  for (int i = 0; i < c->n_outputs; i++) c->output_shapes[i] = out;
+  return TFC_OK;
+}

@@ -40,9 +40,13 @@ int tfc_shape_invert_permutation(tfc_shape_ctx *c);
 int tfc_shape_strided_slice_grad(tfc_shape_ctx *c);
 int tfc_shape_concat_offset(tfc_shape_ctx *c);
 int tfc_shape_one_hot(tfc_shape_ctx *c);
+int tfc_shape_gather_nd(tfc_shape_ctx *c); /* GatherNd: indices[:-1] + params[r:] */
+int tfc_shape_where(tfc_shape_ctx *c);
+int tfc_shape_lin_space(tfc_shape_ctx *c); /* LinSpace: [num] */ /* Where: [?, rank of the input] */
 /* DynamicStitch, ParallelDynamicStitch: [max index + 1, or unknown unless every indices input
  * is constant] + data[0].shape[rank(indices[0]):], merged over the partitions. */
 int tfc_shape_dynamic_stitch(tfc_shape_ctx *c);
+int tfc_shape_dynamic_partition(tfc_shape_ctx *c); /* each output: [?] + data.shape[rank(partitions):] */
 int tfc_shape_reverse_v2(tfc_shape_ctx *c);       /* the input's; const axes checked */
 int tfc_shape_reverse_sequence(tfc_shape_ctx *c); /* the input's, batch dim merged with len(seq_lengths) */
 

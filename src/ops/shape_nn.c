@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "ops/opdef.h"
+#include "tensor/tensor.h"
 
 static int with_rank(tfc_shape_ctx *c, const tfc_shape *s, int rank) {
   if (s->rank >= 0 && s->rank != rank)
@@ -152,6 +153,49 @@ int tfc_shape_in_top_k(tfc_shape_ctx *c) {
   int64_t batch = -1;
   TFC_TRY(merge_dim(c, p->rank == 2 ? p->dims[0] : -1, t->rank == 1 ? t->dims[0] : -1, &batch));
   c->output_shapes[0] = tfc_shape_vector(batch);
+  return TFC_OK;
+}
+
+/* TopKV2: input rank >= 1; k (a scalar input) replaces the last dim; a known last dim below a
+ * known k is an error. */
+int tfc_shape_top_k(tfc_shape_ctx *c) {
+  tfc_shape in = c->input_shapes[0];
+  TFC_TRY(with_rank_at_least(c, &in, 1));
+  TFC_TRY(with_rank(c, &c->input_shapes[1], 0));
+  int64_t k = -1;
+  const tfc_tensor *kt = c->input_tensors ? c->input_tensors[1] : NULL;
+  if (kt && kt->n_elems == 1) {
+    k = tfc_tensor_get_i64(kt, 0);
+    if (k < 0)
+      return tfc_shape_ctx_error(c, "Dimension size, given by scalar input 1, must be non-negative but is %lld",
+                                 (long long)k);
+  }
+  if (in.rank < 0) return TFC_OK;
+  int64_t last = in.dims[in.rank - 1];
+  if (last >= 0 && k >= 0 && last < k)
+    return tfc_shape_ctx_error(c, "input must have last dimension >= k = %lld but is %lld", (long long)k,
+                               (long long)last);
+  in.dims[in.rank - 1] = k;
+  c->output_shapes[0] = in;
+  c->output_shapes[1] = in;
+  return TFC_OK;
+}
+
+/* LRN / LRNGrad: every input is rank 4 and they agree; the output has their shape. */
+int tfc_shape_lrn(tfc_shape_ctx *c) {
+  tfc_shape out = c->input_shapes[0];
+  TFC_TRY(with_rank(c, &out, 4));
+  for (int i = 1; i < c->n_inputs; i++) {
+    const tfc_shape *s = &c->input_shapes[i];
+    TFC_TRY(with_rank(c, s, 4));
+    if (s->rank < 0) continue;
+    if (out.rank < 0) {
+      out = *s;
+      continue;
+    }
+    for (int d = 0; d < 4; d++) TFC_TRY(merge_dim(c, out.dims[d], s->dims[d], &out.dims[d]));
+  }
+  c->output_shapes[0] = out;
   return TFC_OK;
 }
 

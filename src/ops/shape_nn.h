@@ -14,6 +14,8 @@ int tfc_shape_softmax(tfc_shape_ctx *c);             /* unchanged, rank >= 1 */
 int tfc_shape_softmax_xent(tfc_shape_ctx *c);        /* dense labels, may broadcast */
 int tfc_shape_sparse_softmax_xent(tfc_shape_ctx *c); /* [batch, classes] and [batch] */
 int tfc_shape_in_top_k(tfc_shape_ctx *c);            /* InTopK, InTopKV2 */
+int tfc_shape_top_k(tfc_shape_ctx *c);
+int tfc_shape_lrn(tfc_shape_ctx *c);                 /* LRN, LRNGrad: rank-4 inputs, merged */               /* TopKV2: last dim becomes k */
 int tfc_shape_fused_batch_norm(tfc_shape_ctx *c);      /* FusedBatchNorm, V2, V3 */
 int tfc_shape_fused_batch_norm_grad(tfc_shape_ctx *c); /* FusedBatchNormGrad, V2, V3 */
 

@@ -49,3 +49,15 @@ int tfc_shape_random_uniform_int(tfc_shape_ctx *c) {
   TFC_TRY(with_rank(c, 2, 0));
   return tfc_shape_random(c);
 }
+
+int tfc_shape_multinomial(tfc_shape_ctx *c) {
+  TFC_TRY(with_rank(c, 0, 2));
+  TFC_TRY(with_rank(c, 1, 0));
+  const tfc_shape *l = &c->input_shapes[0];
+  int64_t n = -1;
+  const tfc_tensor *t = c->input_tensors ? c->input_tensors[1] : NULL;
+  if (t && t->n_elems == 1) n = tfc_tensor_get_i64(t, 0);
+  const int64_t dims[2] = {l->rank == 2 ? l->dims[0] : -1, n};
+  c->output_shapes[0] = tfc_shape_make(dims, 2);
+  return TFC_OK;
+}

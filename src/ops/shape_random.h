@@ -11,5 +11,7 @@ typedef struct tfc_shape_ctx tfc_shape_ctx;
 int tfc_shape_random(tfc_shape_ctx *c);
 /* RandomUniformInt: minval and maxval must be rank 0, then as tfc_shape_random. */
 int tfc_shape_random_uniform_int(tfc_shape_ctx *c);
+/* Multinomial: logits a matrix, num_samples a scalar; [batch, num_samples]. */
+int tfc_shape_multinomial(tfc_shape_ctx *c);
 
 #endif

@@ -25,6 +25,7 @@
 #include "base/strbuf.h"
 #include "device/registry.h"
 #include "exec/executor.h"
+#include "exec/segment.h"
 #include "partition/partition.h"
 #include "place/placer.h"
 #include "rendezvous/rendezvous.h"
@@ -55,6 +56,7 @@ struct tfc_session {
   int n_placed, cap_placed;
   tfc_hashmap plans;
   plan *all_plans;
+  tfc_kernel_segment *segment; /* the stateful kernels' states, shared by every plan */
   int closed;
   /* Runs between their plan lookup and their return; freeing waits for them (a run blocked
    * in a queue wakes when closing cancels the devices' resources). */
@@ -115,6 +117,10 @@ tfc_session *tfc_session_new(tfc_graph *g, const tfc_session_config *cfg, tfc_st
   if (tfc_session_devices_create(&sess->cfg, "localhost", 0, sess->pool, intra, &sess->devices, &sess->n_devices, s))
     goto fail;
   atomic_init(&sess->next_step_id, 1);
+  if (!(sess->segment = tfc_kernel_segment_new())) {
+    TFC_OOM(s);
+    goto fail;
+  }
   if (sess->cfg.log_device_placement) print_device_mapping(sess->devices, sess->n_devices);
   return sess;
 fail:
@@ -144,6 +150,7 @@ void tfc_session_free(tfc_session *sess) {
     plan_free(p);
   }
   tfc_hashmap_fini(&sess->plans);
+  tfc_kernel_segment_free(sess->segment);
   for (int i = 0; i < sess->n_devices; i++) tfc_device_free(sess->devices[i]);
   free(sess->devices);
   tfc_threadpool_free(sess->pool);
@@ -258,7 +265,7 @@ static plan *build_plan(tfc_session *sess, const tfc_endpoint *feeds, int n_feed
   }
   for (int i = 0; i < p->n_parts; i++) {
     plan_part *pt = &p->parts[i];
-    pt->exec = tfc_executor_new(pt->graph, pt->device, s);
+    pt->exec = tfc_executor_new(pt->graph, pt->device, sess->segment, s);
     if (!pt->exec) goto fail;
   }
   tfc_partitions_fini(&parts);

@@ -30,6 +30,7 @@
 #include "base/philox.h"
 #include "base/strbuf.h"
 #include "rendezvous/rendezvous.h"
+#include "tensor/dtype.h"
 
 typedef struct waiter {
   struct waiter *prev, *next;
@@ -63,7 +64,15 @@ struct tfc_queue {
 };
 
 static const char *kind_name(const tfc_queue *q) {
-  return q->type == TFC_QUEUE_RANDOM_SHUFFLE ? "RandomShuffleQueue" : "FIFOQueue";
+  return q->type == TFC_QUEUE_RANDOM_SHUFFLE ? "RandomShuffleQueue"
+         : q->type == TFC_QUEUE_PADDING_FIFO ? "PaddingFIFOQueue"
+                                             : "FIFOQueue";
+}
+
+static const char *op_name_of(int type) {
+  return type == TFC_QUEUE_RANDOM_SHUFFLE ? "RandomShuffleQueueV2"
+         : type == TFC_QUEUE_PADDING_FIFO ? "PaddingFIFOQueueV2"
+                                          : "FIFOQueueV2";
 }
 
 /* ---------------- lifecycle ---------------- */
@@ -103,8 +112,13 @@ tfc_queue *tfc_queue_new(const tfc_queue_options *o, tfc_status *s) {
                    o->n_shapes, o->n_components);
     return NULL;
   }
+  if (o->type == TFC_QUEUE_PADDING_FIFO && o->n_shapes != o->n_components) {
+    tfc_status_set(s, TFC_INVALID_ARGUMENT, "Shapes must be provided for all components, but received %d dtypes and %d shapes.",
+                   o->n_components, o->n_shapes);
+    return NULL;
+  }
   for (int i = 0; i < o->n_shapes; i++)
-    if (!tfc_shape_fully_defined(&o->shapes[i])) {
+    if (o->type == TFC_QUEUE_PADDING_FIFO ? o->shapes[i].rank < 0 : !tfc_shape_fully_defined(&o->shapes[i])) {
       char b[TFC_SHAPE_STR_MAX];
       tfc_status_set(s, TFC_INVALID_ARGUMENT, "Queue '%s' component %d has shape %s, which is not fully defined", o->name, i,
                      tfc_shape_str(&o->shapes[i], b, sizeof b));
@@ -174,8 +188,8 @@ static void shapes_str(const tfc_shape *sh, int n, char *buf, size_t cap) {
 
 int tfc_queue_check_shared(const tfc_queue *q, const tfc_queue_options *o, const char *node_name, const char *op,
                            tfc_status *s) {
-  const char *want = o->type == TFC_QUEUE_RANDOM_SHUFFLE ? "RandomShuffleQueueV2" : "FIFOQueueV2";
-  const char *have = q->type == TFC_QUEUE_RANDOM_SHUFFLE ? "RandomShuffleQueueV2" : "FIFOQueueV2";
+  const char *want = op_name_of(o->type);
+  const char *have = op_name_of(q->type);
   if (q->type != o->type)
     return tfc_status_set(s, TFC_INVALID_ARGUMENT, "Shared queue '%s' has type '%s' that does not match type of Node '%s': %s",
                           q->name, have, node_name, op ? op : want);
@@ -389,6 +403,12 @@ static int signature_mismatch(tfc_queue *q, tfc_tensor *const *c, int n, tfc_sta
   return s->code;
 }
 
+/* Whether an element's shape fits the queue's: equal, or for a padding queue compatible
+ * (unknown dims match any size). */
+static int shape_matches(const tfc_queue *q, const tfc_shape *got, const tfc_shape *want) {
+  return q->type == TFC_QUEUE_PADDING_FIFO ? tfc_shape_compatible(got, want) : tfc_shape_equal(got, want);
+}
+
 /* TF's ValidateTuple / ValidateManyTuple; *batch gets the batch size (1 for one element). */
 static int validate(tfc_queue *q, tfc_tensor *const *c, int n, int many, int64_t *batch, tfc_status *s) {
   if (n != q->n_comp) return signature_mismatch(q, c, n, s);
@@ -399,7 +419,7 @@ static int validate(tfc_queue *q, tfc_tensor *const *c, int n, int many, int64_t
     *batch = 1;
     for (int i = 0; q->has_shapes && i < n; i++) {
       tfc_shape got = tfc_tensor_shape(c[i]);
-      if (!tfc_shape_equal(&got, &q->shapes[i]))
+      if (!shape_matches(q, &got, &q->shapes[i]))
         return tfc_status_set(s, TFC_INVALID_ARGUMENT, "Shape mismatch in tuple component %d. Expected %s, got %s", i,
                               tfc_shape_str(&q->shapes[i], a, sizeof a), tfc_shape_str(&got, b, sizeof b));
     }
@@ -423,7 +443,7 @@ static int validate(tfc_queue *q, tfc_tensor *const *c, int n, int many, int64_t
       memmove(want.dims + 1, want.dims, sizeof want.dims[0] * (size_t)want.rank);
       want.dims[0] = *batch;
       want.rank++;
-      if (!tfc_shape_equal(&got, &want))
+      if (!shape_matches(q, &got, &want))
         return tfc_status_set(s, TFC_INVALID_ARGUMENT, "Shape mismatch in tuple component %d. Expected %s, got %s", i,
                               tfc_shape_str(&want, a, sizeof a), tfc_shape_str(&got, b, sizeof b));
     } else if (i > 0 && c[i]->dims[0] != *batch) {
@@ -515,8 +535,59 @@ int tfc_queue_enqueue(tfc_queue *q, tfc_tensor *const *components, int n, int ma
 
 /* ---------------- dequeue ---------------- */
 
+/* Copies element e into the padded slot `r` of t ([k] + padded dims, zero-filled): e's
+ * innermost rows one at a time, each to its place under t's strides. */
+static int copy_padded(tfc_tensor *t, int64_t r, const tfc_tensor *e, tfc_status *s) {
+  int rank = e->ndims;
+  size_t esize = t->dtype == TFC_DT_STRING ? 0 : tfc_dtype_size(t->dtype);
+  int64_t inner = rank ? e->dims[rank - 1] : 1;
+  int64_t outer = inner ? e->n_elems / inner : 0;
+  int64_t idx[TFC_MAX_DIMS] = {0};
+  for (int64_t o = 0; o < outer; o++) {
+    /* the destination offset of (r, idx[0..rank-2], 0) */
+    int64_t off = r;
+    for (int d = 0; d < rank; d++) off = off * t->dims[d + 1] + (d < rank - 1 ? idx[d] : 0);
+    int64_t src = o * inner;
+    if (t->dtype == TFC_DT_STRING) {
+      for (int64_t j = 0; j < inner; j++)
+        TFC_TRY(tfc_tstring_assign(&tfc_tensor_strings(t)[off + j], tfc_tensor_strings(e)[src + j].data,
+                                   tfc_tensor_strings(e)[src + j].len, s));
+    } else if (inner) {
+      memcpy((char *)t->data + (size_t)off * esize, (const char *)e->data + (size_t)src * esize, (size_t)inner * esize);
+    }
+    for (int d = rank - 2; d >= 0; d--) { /* next outer index */
+      if (++idx[d] < e->dims[d]) break;
+      idx[d] = 0;
+    }
+  }
+  return TFC_OK;
+}
+
+/* A padding queue's DequeueMany: each component padded to the largest size of each of its
+ * dimensions among the k elements (zeros, empty strings). */
+static int stack_padded(tfc_queue *q, tfc_tensor **taken, int64_t k, tfc_tensor **out, tfc_status *s) {
+  for (int c = 0; c < q->n_comp; c++) {
+    const tfc_shape *sh = &q->shapes[c];
+    int64_t dims[TFC_MAX_DIMS];
+    dims[0] = k;
+    for (int d = 0; d < sh->rank; d++) dims[d + 1] = sh->dims[d] >= 0 ? sh->dims[d] : 0;
+    for (int64_t r = 0; r < k; r++) {
+      const tfc_tensor *e = taken[r * q->n_comp + c];
+      for (int d = 0; d < sh->rank; d++)
+        if (e->dims[d] > dims[d + 1]) dims[d + 1] = e->dims[d];
+    }
+    tfc_tensor *t = tfc_tensor_new(q->dtypes[c], dims, sh->rank + 1, s);
+    if (!t) return s->code;
+    out[c] = t;
+    if (t->dtype != TFC_DT_STRING && t->n_bytes) memset(t->data, 0, t->n_bytes);
+    for (int64_t r = 0; r < k; r++) TFC_TRY(copy_padded(t, r, taken[r * q->n_comp + c], s));
+  }
+  return TFC_OK;
+}
+
 /* Stacks taken[0..k) (elements) into out[c] = [k] + shape[c]. */
 static int stack(tfc_queue *q, tfc_tensor **taken, int64_t k, tfc_tensor **out, tfc_status *s) {
+  if (q->type == TFC_QUEUE_PADDING_FIFO) return stack_padded(q, taken, k, out, s);
   for (int c = 0; c < q->n_comp; c++) {
     int64_t dims[TFC_MAX_DIMS];
     dims[0] = k;

@@ -1,5 +1,5 @@
 /*
- * queue — TF's FIFOQueue and RandomShuffleQueue: bounded queues of tuples of tensors that
+ * queue — TF's FIFOQueue, RandomShuffleQueue and PaddingFIFOQueue: bounded queues of tuples of tensors that
  * steps enqueue into and dequeue from, shared by the steps of a session as resources of the
  * device the queue op is placed on (resource_mgr.h).
  *
@@ -14,6 +14,10 @@
  *   - Waiting operations are served in arrival order, enqueuers and dequeuers each: the first
  *     waiting DequeueMany gets the next elements, and one EnqueueMany's elements stay
  *     together.
+ *   - A PaddingFIFOQueue is a FIFOQueue whose shapes may have unknown dimensions: elements
+ *     match them where they are known, and DequeueMany/UpTo pad each component to the
+ *     largest size of each dimension among the elements taken, with zeros (empty strings)
+ *     (padding_fifo_queue.cc).
  *   - capacity < 0 is unbounded. A RandomShuffleQueue dequeues a uniformly random element
  *     (Philox4x32-10 from seed/seed2; both 0: a random seed), and only while more than
  *     min_after_dequeue elements remain, unless closed.
@@ -55,7 +59,12 @@ struct tfc_rendezvous;
 
 typedef struct tfc_queue tfc_queue;
 
-enum tfc_queue_type { TFC_QUEUE_FIFO = 0, TFC_QUEUE_RANDOM_SHUFFLE = 1, TFC_QUEUE_TYPE_COUNT = 2 };
+enum tfc_queue_type {
+  TFC_QUEUE_FIFO = 0,
+  TFC_QUEUE_RANDOM_SHUFFLE = 1,
+  TFC_QUEUE_PADDING_FIFO = 2,
+  TFC_QUEUE_TYPE_COUNT = 3
+};
 
 /* The kind of every queue (TF's QueueInterface). */
 extern const tfc_resource_kind tfc_queue_kind;
@@ -66,7 +75,8 @@ typedef struct tfc_queue_options {
   int n_components;        /* >= 1 */
   const int *dtypes;       /* n_components */
   int n_shapes;            /* 0 (unspecified) or n_components */
-  const tfc_shape *shapes; /* fully defined */
+  const tfc_shape *shapes; /* fully defined; a padding queue's: every component's, rank known,
+                              dims may be unknown (-1) */
   int64_t capacity;        /* < 0: unbounded */
   int64_t min_after_dequeue; /* RandomShuffleQueue */
   int64_t seed, seed2;       /* RandomShuffleQueue */

@@ -8,6 +8,7 @@
  */
 #include "state/reader.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,20 +17,32 @@
 #include "base/strbuf.h"
 #include "io/record.h"
 
+/* What the records of a file are. */
+typedef enum reader_type { READER_TFRECORD = 0, READER_TEXT_LINE = 1, READER_WHOLE_FILE = 2 } reader_type;
+
 struct tfc_reader {
   tfc_resource base; /* first: the reader is a resource */
   pthread_mutex_t mu;
   char *name;
-  tfc_compression compression;
+  reader_type type;
+  tfc_compression compression; /* TFRecord */
+  int64_t skip_header_lines;   /* text line */
   /* guarded by mu */
   char *work;               /* current file name, NULL when none */
-  tfc_record_reader *file;  /* open while the work is in progress */
+  tfc_record_reader *file;  /* TFRecord: open while the work is in progress */
+  FILE *text;               /* text line: open while the work is in progress */
+  int64_t line_number;      /* text line: lines read from the current file */
+  char *line;               /* text line: the last line read (getline's buffer) */
+  size_t line_cap, line_len;
+  tfc_strbuf value;         /* whole file: the last file read */
   int64_t work_started, work_finished, produced;
 };
 
 static void reader_close_work(tfc_reader *r) {
   tfc_record_reader_free(r->file);
   r->file = NULL;
+  if (r->text) fclose(r->text);
+  r->text = NULL;
   free(r->work);
   r->work = NULL;
 }
@@ -37,6 +50,8 @@ static void reader_close_work(tfc_reader *r) {
 static void reader_free(tfc_resource *res) {
   tfc_reader *r = (tfc_reader *)res;
   reader_close_work(r);
+  tfc_strbuf_fini(&r->value);
+  free(r->line);
   free(r->name);
   pthread_mutex_destroy(&r->mu);
   free(r);
@@ -44,9 +59,7 @@ static void reader_free(tfc_resource *res) {
 
 const tfc_resource_kind tfc_reader_kind = {"N10tensorflow15ReaderInterfaceE", reader_free, NULL};
 
-tfc_reader *tfc_reader_new_tfrecord(const char *name, const char *compression, tfc_status *s) {
-  tfc_compression c;
-  if (tfc_compression_parse(compression, &c, s)) return NULL;
+static tfc_reader *reader_new(const char *name, reader_type type, tfc_status *s) {
   tfc_reader *r = calloc(1, sizeof *r);
   if (!r || !(r->name = strdup(name))) {
     free(r);
@@ -55,8 +68,84 @@ tfc_reader *tfc_reader_new_tfrecord(const char *name, const char *compression, t
   }
   tfc_resource_init(&r->base, &tfc_reader_kind);
   pthread_mutex_init(&r->mu, NULL);
-  r->compression = c;
+  tfc_strbuf_init(&r->value);
+  r->type = type;
   return r;
+}
+
+tfc_reader *tfc_reader_new_tfrecord(const char *name, const char *compression, tfc_status *s) {
+  tfc_compression c;
+  if (tfc_compression_parse(compression, &c, s)) return NULL;
+  tfc_reader *r = reader_new(name, READER_TFRECORD, s);
+  if (r) r->compression = c;
+  return r;
+}
+
+tfc_reader *tfc_reader_new_text_line(const char *name, int64_t skip_header_lines, tfc_status *s) {
+  if (skip_header_lines < 0) {
+    tfc_status_set(s, TFC_INVALID_ARGUMENT, "skip_header_lines must be >= 0 not %lld", (long long)skip_header_lines);
+    return NULL;
+  }
+  tfc_reader *r = reader_new(name, READER_TEXT_LINE, s);
+  if (r) r->skip_header_lines = skip_header_lines;
+  return r;
+}
+
+tfc_reader *tfc_reader_new_whole_file(const char *name, tfc_status *s) {
+  return reader_new(name, READER_WHOLE_FILE, s);
+}
+
+/* The next line of the text file into r->line (without "\n" and a "\r" before it; r->line_len
+ * bytes). Returns 1 with a line, 0 at the end of the file, -1 with s set on a read error. */
+static int next_line(tfc_reader *r, tfc_status *s) {
+  errno = 0;
+  ssize_t n = getline(&r->line, &r->line_cap, r->text);
+  if (n < 0) {
+    if (ferror(r->text)) {
+      tfc_io_file_error(s, errno ? errno : EIO, r->work);
+      return -1;
+    }
+    if (errno == ENOMEM) {
+      TFC_OOM(s);
+      return -1;
+    }
+    return 0;
+  }
+  if (n > 0 && r->line[n - 1] == '\n') n--;
+  if (n > 0 && r->line[n - 1] == '\r') n--;
+  r->line_len = (size_t)n;
+  r->line_number++;
+  return 1;
+}
+
+/* Opens the current work for a text-line reader and skips its header lines. */
+static int open_text(tfc_reader *r, tfc_status *s) {
+  r->text = fopen(r->work, "rb");
+  if (!r->text) return tfc_io_file_error(s, errno, r->work);
+  r->line_number = 0;
+  for (int64_t i = 0; i < r->skip_header_lines; i++) {
+    int got = next_line(r, s);
+    if (got < 0) return s->code;
+    if (!got) break;
+  }
+  return TFC_OK;
+}
+
+/* The whole file of the current work into r->value. */
+static int read_whole(tfc_reader *r, tfc_status *s) {
+  FILE *f = fopen(r->work, "rb");
+  if (!f) return tfc_io_file_error(s, errno, r->work);
+  r->value.len = 0;
+  char buf[16384];
+  size_t got;
+  int rc = TFC_OK;
+  while (rc == TFC_OK && (got = fread(buf, 1, sizeof buf, f)) > 0) {
+    tfc_strbuf_append(&r->value, buf, got);
+    if (!tfc_strbuf_ok(&r->value)) rc = TFC_OOM(s);
+  }
+  if (rc == TFC_OK && ferror(f)) rc = tfc_io_file_error(s, errno ? errno : EIO, r->work);
+  fclose(f);
+  return rc;
 }
 
 static int in_progress(const tfc_reader *r) { return r->work_finished < r->work_started; }
@@ -83,8 +172,15 @@ static int next_work(tfc_reader *r, tfc_queue *q, tfc_queue_cancel *cx, tfc_stat
   if (name->len) memcpy(r->work, name->data, name->len);
   r->work[name->len] = 0;
   tfc_tensor_unref(t);
-  r->file = tfc_record_reader_open(r->work, r->compression, s);
-  if (!r->file) return s->code;
+  if (r->type == READER_TFRECORD) {
+    r->file = tfc_record_reader_open(r->work, r->compression, s);
+    if (!r->file) return s->code;
+  } else if (r->type == READER_TEXT_LINE) {
+    if (open_text(r, s)) {
+      reader_close_work(r);
+      return s->code;
+    }
+  }
   r->work_started++;
   return TFC_OK;
 }
@@ -99,6 +195,34 @@ static int string_scalar(const char *data, size_t len, tfc_tensor **out, tfc_sta
  * is done. */
 static int read_locked(tfc_reader *r, tfc_strbuf *key, const char **value, size_t *len, int *produced, int *at_end,
                        tfc_status *s) {
+  if (r->type != READER_TFRECORD) {
+    if (r->type == READER_WHOLE_FILE) {
+      TFC_TRY(read_whole(r, s));
+      *at_end = 1;
+    } else {
+      int got = next_line(r, s);
+      if (got < 0) return s->code;
+      if (!got) {
+        *at_end = 1;
+        return TFC_OK;
+      }
+    }
+    if (r->type == READER_WHOLE_FILE) {
+      *value = r->value.data ? r->value.data : "";
+      *len = r->value.len;
+    } else {
+      *value = r->line;
+      *len = r->line_len;
+    }
+    key->len = 0;
+    if (key->data) key->data[0] = 0;
+    if (r->type == READER_WHOLE_FILE)
+      tfc_strbuf_append(key, r->work, strlen(r->work));
+    else
+      tfc_strbuf_printf(key, "%s:%lld", r->work, (long long)r->line_number);
+    *produced = 1;
+    return TFC_OK;
+  }
   uint64_t offset = 0;
   tfc_status rs;
   tfc_status_init(&rs);

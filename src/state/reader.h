@@ -1,6 +1,7 @@
 /*
- * reader — TF's ReaderBase with the TFRecord reader behind it: a resource that turns a queue
- * of file names into (key, value) records, as TFRecordReaderV2 and ReaderReadV2 do.
+ * reader — TF's ReaderBase with the TFRecord, text-line and whole-file readers behind it: a
+ * resource that turns a queue of file names into (key, value) records, as TFRecordReaderV2,
+ * TextLineReaderV2, WholeFileReaderV2 and ReaderReadV2 do.
  *
  * Semantics are TF 1.15's (kernels/reader_base.cc, tf_record_reader_op.cc):
  *   - A read takes the next record of the current file (the "work"); when there is none it
@@ -9,6 +10,11 @@
  *     insufficient elements (requested 1, current size 0)"), opens it and reads from there.
  *     A file at its end counts as a completed work unit and the read moves on.
  *   - Keys are "<file name>:<offset of the record>" (offsets of the uncompressed stream).
+ *   - A text-line reader's records are the file's lines without their "\n" (and a "\r"
+ *     before it; a last line without "\n" counts), keyed "<file name>:<line number>" (from 1,
+ *     the skipped header lines counted), after skipping skip_header_lines lines of each file
+ *     (TF's text_line_reader_op.cc). A whole-file reader's one record per file is the file's
+ *     contents keyed by its name (whole_file_read_ops.cc).
  *   - ReadUpTo(n) returns up to n records, stopping early at the end of a file once it has
  *     at least one.
  *   - A corrupt record is DATA_LOSS naming the file and offset (io/record.h); the reader
@@ -41,6 +47,11 @@ extern const tfc_resource_kind tfc_reader_kind;
 /* A TFRecord reader named name (for messages); compression "" / "ZLIB" / "GZIP", else
  * INVALID_ARGUMENT. One reference. */
 tfc_reader *tfc_reader_new_tfrecord(const char *name, const char *compression, tfc_status *s);
+/* A text-line reader skipping skip_header_lines (>= 0, else INVALID_ARGUMENT) lines of each
+ * file. One reference. */
+tfc_reader *tfc_reader_new_text_line(const char *name, int64_t skip_header_lines, tfc_status *s);
+/* A whole-file reader. One reference. */
+tfc_reader *tfc_reader_new_whole_file(const char *name, tfc_status *s);
 static inline tfc_reader *tfc_reader_from_resource(tfc_resource *r) { return (tfc_reader *)r; }
 static inline tfc_resource *tfc_reader_resource(tfc_reader *r) { return (tfc_resource *)r; }
 

@@ -499,6 +499,68 @@ static void parse_errors_name_the_feature(void) {
   TF_DeleteGraph(g);
 }
 
+/* TFC_BatchWithOptions: enqueue_many enqueues batches (QueueEnqueueManyV2 "<q>_EnqueueMany",
+ * element shapes without the first dim); the shuffle with allow_smaller_final_batch dequeues up
+ * to a batch; dynamic_pad batches through a PaddingFIFOQueueV2 and keeps unknown dims; a
+ * partial shape without it, a scalar with enqueue_many and NULL options fail and leave the
+ * graph alone. */
+static void batch_with_options(void) {
+  TF_Graph *g = TF_NewGraph();
+  TF_Status *s = TF_NewStatus();
+  TFC_Scope *root = TFC_NewRootScope(g);
+  int64_t d[2] = {5, 3};
+  TF_Output rows = placeholder(root, "rows", TF_FLOAT, d, 2);
+  TF_Output scalar = placeholder(root, "scalar", TF_FLOAT, NULL, 0);
+  TFC_BatchOptions o = {0, 4, 10, 2, 0, 0, 1, 0, NULL, 0};
+  TF_Output out[1];
+  TFC_BatchWithOptions(root, &rows, 1, &o, out, s);
+  OK(s);
+  EXPECT_STREQ(name_of(out[0].oper), "batch");
+  TF_Operation *enq = TF_GraphOperationByName(g, "batch/fifo_queue_EnqueueMany");
+  EXPECT_TRUE(enq != NULL);
+  EXPECT_STREQ(TF_OperationOpType(enq), "QueueEnqueueManyV2");
+  int64_t dims[8];
+  int nd;
+  dims_of(g, out[0], dims, &nd);
+  EXPECT_EQ(nd, 2);
+  EXPECT_EQ(dims[0], 4);
+  EXPECT_EQ(dims[1], 3);
+  TFC_BatchOptions sh = {1, 2, 10, 1, 3, 0, 0, 1, "sb", 0};
+  TFC_BatchWithOptions(root, &scalar, 1, &sh, out, s);
+  OK(s);
+  EXPECT_STREQ(name_of(out[0].oper), "sb");
+  EXPECT_STREQ(TF_OperationOpType(out[0].oper), "QueueDequeueUpToV2");
+  dims_of(g, out[0], dims, &nd);
+  EXPECT_EQ(nd, 1);
+  EXPECT_EQ(dims[0], -1);
+  /* dynamic_pad: a padding queue; the unknown dim stays unknown in the batch. */
+  int64_t pd[2] = {-1, 3};
+  TF_Output ragged = placeholder(root, "ragged", TF_FLOAT, pd, 2);
+  TFC_BatchOptions pad = {0, 2, 10, 1, 0, 0, 0, 0, "padded", 1};
+  TFC_BatchWithOptions(root, &ragged, 1, &pad, out, s);
+  OK(s);
+  TF_Operation *pq = TF_GraphOperationByName(g, "padded/padding_fifo_queue");
+  EXPECT_TRUE(pq != NULL);
+  EXPECT_STREQ(TF_OperationOpType(pq), "PaddingFIFOQueueV2");
+  dims_of(g, out[0], dims, &nd);
+  EXPECT_EQ(nd, 3);
+  EXPECT_EQ(dims[0], 2);
+  EXPECT_EQ(dims[1], -1);
+  EXPECT_EQ(dims[2], 3);
+  int before = capi_num_ops(g);
+  pad.dynamic_pad = 0;
+  TFC_BatchWithOptions(root, &ragged, 1, &pad, out, s);
+  expect_failure(s, TF_INVALID_ARGUMENT, "All shapes must be fully defined", g, before);
+  TFC_BatchWithOptions(root, &scalar, 1, &o, out, s);
+  expect_failure(s, TF_INVALID_ARGUMENT, "Shape () must have rank at least 1", g, before);
+  TFC_BatchWithOptions(root, &rows, 1, NULL, out, s);
+  expect_failure(s, TF_INVALID_ARGUMENT, "TFC_BatchWithOptions: options is NULL", g, before);
+  EXPECT_TRUE(out[0].oper == NULL);
+  TFC_DeleteScope(root);
+  TF_DeleteStatus(s);
+  TF_DeleteGraph(g);
+}
+
 static void batch_errors_are_pythons(void) {
   TF_Graph *g = TF_NewGraph();
   TF_Status *s = TF_NewStatus();
@@ -761,6 +823,7 @@ static void shuffle_batch_reads_every_example_once(void) {
 
 static const tfc_test tests[] = {
     TFC_TEST(pipeline_matches_tf_graph),
+    TFC_TEST(batch_with_options),
     TFC_TEST(collections_match_tf),
     TFC_TEST(builders_return_pythons_tensors),
     TFC_TEST(seeds_follow_tf115),

@@ -431,7 +431,111 @@ static void writer_errors_name_the_path(void) {
   TF_DeleteStatus(s);
 }
 
+/* The tag Const's value of summary op `op` (its first input), as a C string the caller frees. */
+static char *tag_of(TF_Operation *op) {
+  TF_Output in = TF_OperationInput((TF_Input){op, 0});
+  TF_Tensor *t = NULL;
+  TF_Status *s = TF_NewStatus();
+  TF_OperationGetAttrTensor(in.oper, "value", &t, s);
+  OK(s);
+  const char *dst = NULL;
+  size_t len = 0; /* a scalar string tensor: one 8-byte offset, then the encoded string */
+  TF_StringDecode((const char *)TF_TensorData(t) + 8, TF_TensorByteSize(t) - 8, &dst, &len, s);
+  OK(s);
+  char *r = strndup(dst, len);
+  TF_DeleteStatus(s);
+  TF_DeleteTensor(t);
+  return r;
+}
+
+/* family: scope "<family>/<name>", tag "<family>/<scope>" (TF's summary_scope); an empty
+ * family fails and leaves the graph as it was. */
+static void family_names_scope_and_tag(void) {
+  TF_Graph *g = TF_NewGraph();
+  TF_Status *s = TF_NewStatus();
+  TFC_Scope *root = TFC_NewRootScope(g);
+  int64_t d = 2;
+  TF_Output x = placeholder(root, "x", &d, 1);
+  TF_Output a = TFC_HistogramSummaryWithFamily(root, "w", "my fam", x, s);
+  OK(s);
+  EXPECT_STREQ(TF_OperationName(a.oper), "my_fam/w");
+  char *tag = tag_of(a.oper);
+  EXPECT_STREQ(tag, "my_fam/my_fam/w");
+  free(tag);
+  TFC_Scope *train = TFC_NewSubScope(root, "train");
+  TF_Output b = TFC_HistogramSummaryWithFamily(train, "w", "my fam", x, s);
+  OK(s);
+  EXPECT_STREQ(TF_OperationName(b.oper), "train/my_fam/w");
+  tag = tag_of(b.oper);
+  EXPECT_STREQ(tag, "my_fam/train/my_fam/w");
+  free(tag);
+  int before = capi_num_ops(g);
+  TFC_HistogramSummaryWithFamily(root, "w", "", x, s);
+  EXPECT_EQ(TF_GetCode(s), TF_INVALID_ARGUMENT);
+  EXPECT_EQ(capi_num_ops(g), before);
+  EXPECT_EQ(TFC_CollectionSize(g, "summaries"), 2);
+  TFC_DeleteScope(train);
+  TFC_DeleteScope(root);
+  TF_DeleteStatus(s);
+  TF_DeleteGraph(g);
+}
+
+/* TFC_EventWriterAddEvent appends a serialized Event as given (FileWriter.add_event): its
+ * wall_time and step are kept; bytes that are not an Event, a NULL writer and a closed
+ * writer fail. */
+static void add_event_keeps_the_callers_event(void) {
+  TF_Status *s = TF_NewStatus();
+  char dir[1024];
+  snprintf(dir, sizeof dir, "%s/tests/capi_summary_add_event", TFC_BINARY_DIR);
+  TFC_EventWriter *ew = TFC_NewEventWriter(dir, s);
+  OK(s);
+  Tensorflow__Event in = TENSORFLOW__EVENT__INIT;
+  in.wall_time = 123.5;
+  in.step = 42;
+  in.what_case = TENSORFLOW__EVENT__WHAT_FILE_VERSION;
+  in.file_version = "custom";
+  size_t len = tensorflow__event__get_packed_size(&in);
+  uint8_t *buf = malloc(len);
+  tensorflow__event__pack(&in, buf);
+  TFC_EventWriterAddEvent(ew, buf, len, s);
+  OK(s);
+  TFC_EventWriterAddEvent(ew, "\x0a\xff", 2, s);
+  EXPECT_EQ(TF_GetCode(s), TF_INVALID_ARGUMENT);
+  EXPECT_CONTAINS(TF_Message(s), "Unparseable Event");
+  TFC_EventWriterAddEvent(NULL, buf, len, s);
+  EXPECT_STREQ(TF_Message(s), "TFC_EventWriterAddEvent: writer is NULL");
+  char *path = strdup(TFC_EventWriterPath(ew));
+  TFC_CloseEventWriter(ew, s);
+  OK(s);
+  TFC_EventWriterAddEvent(ew, buf, len, s);
+  EXPECT_EQ(TF_GetCode(s), TF_FAILED_PRECONDITION);
+
+  tfc_status st;
+  tfc_status_init(&st);
+  tfc_event_reader *r = tfc_event_reader_open(path, &st);
+  EXPECT_TRUE(r != NULL);
+  Tensorflow__Event *e = NULL;
+  EXPECT_EQ(tfc_event_reader_next(r, &e, &st), 0);
+  EXPECT_STREQ(e->file_version, "brain.Event:2");
+  tensorflow__event__free_unpacked(e, NULL);
+  EXPECT_EQ(tfc_event_reader_next(r, &e, &st), 0);
+  EXPECT_TRUE(e->wall_time == 123.5);
+  EXPECT_EQ(e->step, 42);
+  EXPECT_STREQ(e->file_version, "custom");
+  tensorflow__event__free_unpacked(e, NULL);
+  EXPECT_EQ(tfc_event_reader_next(r, &e, &st), TFC_OUT_OF_RANGE);
+  tfc_event_reader_free(r);
+  tfc_status_fini(&st);
+  free(path);
+  free(buf);
+  TFC_DeleteEventWriter(ew);
+  nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+  TF_DeleteStatus(s);
+}
+
 static const tfc_test tests[] = {
+    TFC_TEST(add_event_keeps_the_callers_event),
+    TFC_TEST(family_names_scope_and_tag),
     TFC_TEST(builders_match_tf_graph),
     TFC_TEST(session_summaries_and_placed_graph_round_trip),
     TFC_TEST(graph_without_session_keeps_requested_devices),

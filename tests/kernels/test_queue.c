@@ -355,7 +355,52 @@ static void assert_summarizes_data_as_tf(void) {
   tfc_status_fini(&s);
 }
 
+/* A PaddingFIFOQueue: shapes required (rank known, dims may be unknown); elements match the
+ * known dims; DequeueMany pads each component to the largest size of each dimension with
+ * zeros; the texts are TF's. */
+static void padding_queue_pads_dequeue_many(void) {
+  int dt = TFC_DT_FLOAT;
+  int64_t pd[2] = {-1, 2};
+  tfc_shape sh = tfc_shape_make(pd, 2);
+  tfc_status s;
+  tfc_status_init(&s);
+  tfc_queue_options none = {TFC_QUEUE_PADDING_FIFO, "_2_pq", 1, &dt, 0, NULL, 10, 0, 0, 0};
+  EXPECT_TRUE(tfc_queue_new(&none, &s) == NULL);
+  EXPECT_STREQ(tfc_status_msg(&s), "Shapes must be provided for all components, but received 1 dtypes and 0 shapes.");
+  tfc_status_fini(&s);
+  tfc_status_init(&s);
+  tfc_queue_options o = {TFC_QUEUE_PADDING_FIFO, "_2_pq", 1, &dt, 1, &sh, 10, 0, 0, 0};
+  tfc_queue *q = tfc_queue_new(&o, &s);
+  EXPECT_TRUE(q != NULL);
+  int64_t d1[2] = {1, 2}, d3[2] = {3, 2}, bad[2] = {1, 3};
+  tfc_tensor *a = tfc_tensor_new(TFC_DT_FLOAT, d1, 2, &s), *b = tfc_tensor_new(TFC_DT_FLOAT, d3, 2, &s);
+  for (int i = 0; i < 2; i++) ((float *)a->data)[i] = (float)(i + 1);
+  for (int i = 0; i < 6; i++) ((float *)b->data)[i] = (float)(10 + i);
+  EXPECT_EQ(tfc_queue_enqueue(q, &a, 1, 0, NULL, &s), TFC_OK);
+  EXPECT_EQ(tfc_queue_enqueue(q, &b, 1, 0, NULL, &s), TFC_OK);
+  tfc_tensor *c = tfc_tensor_new(TFC_DT_FLOAT, bad, 2, &s);
+  EXPECT_EQ(tfc_queue_enqueue(q, &c, 1, 0, NULL, &s), TFC_INVALID_ARGUMENT);
+  EXPECT_STREQ(tfc_status_msg(&s), "Shape mismatch in tuple component 0. Expected [?,2], got [1,3]");
+  tfc_status_fini(&s);
+  tfc_status_init(&s);
+  tfc_tensor *out = NULL;
+  EXPECT_EQ(tfc_queue_dequeue(q, 2, 0, NULL, &out, &s), TFC_OK);
+  EXPECT_EQ(out->ndims, 3);
+  EXPECT_EQ(out->dims[0], 2);
+  EXPECT_EQ(out->dims[1], 3);
+  EXPECT_EQ(out->dims[2], 2);
+  const float want[12] = {1, 2, 0, 0, 0, 0, 10, 11, 12, 13, 14, 15};
+  for (int i = 0; i < 12; i++) EXPECT_TRUE(((float *)out->data)[i] == want[i]);
+  tfc_tensor_unref(out);
+  tfc_tensor_unref(a);
+  tfc_tensor_unref(b);
+  tfc_tensor_unref(c);
+  tfc_resource_unref(tfc_queue_resource(q));
+  tfc_status_fini(&s);
+}
+
 static const tfc_test tests[] = {
+    TFC_TEST(padding_queue_pads_dequeue_many),
     TFC_TEST(fifo_order_close_and_drain),
     TFC_TEST(dequeue_many_after_close_restores_and_up_to_returns_partial),
     TFC_TEST(dequeue_many_needs_shapes_and_checks_texts),

@@ -1,6 +1,6 @@
 /*
  * Kernel tests: the random ops (RandomUniform, RandomUniformInt, RandomStandardNormal,
- * TruncatedNormal) against TensorFlow's own outputs, bit for bit.
+ * TruncatedNormal, Multinomial) against TensorFlow's own outputs, bit for bit.
  *
  * tests/fixtures/random_ops.txt (written by tests/fixtures/gen_random.py from real TF; format
  * in that script's header) records, per case, three consecutive runs of one node. Here each
@@ -11,6 +11,7 @@
  * Also: values do not depend on the intra-op thread count, seed = seed2 = 0 draws fresh
  * seeds, and bad inputs give TF's error codes and texts (kernel and shape function).
  */
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -506,7 +507,34 @@ static void failed_run_does_not_advance_the_stream(void) {
   tfc_tensor_unref(bad);
 }
 
+/* Multinomial: TF's first run for logits [[0, 1, 2], [3, -inf, 0.5]], 5 samples, seeds
+ * (87654321, 3) (tf.multinomial(..., seed=3)); -inf logits are never drawn. */
+static void multinomial_matches_tf_first_run(void) {
+  tfc_status s;
+  tfc_status_init(&s);
+  float lv[6] = {0.0f, 1.0f, 2.0f, 3.0f, -INFINITY, 0.5f};
+  tfc_tensor *in[2] = {ku_f32((int64_t[]){2, 3}, 2, lv), ku_i32(NULL, 0, (int32_t[]){5})}, *out = NULL;
+  ku_attr attrs[2] = {{"seed", tfc_attr_int(87654321)}, {"seed2", tfc_attr_int(3)}};
+  EXPECT_EQ(ku_run("Multinomial", attrs, 2, in, 2, NULL, &out, 1, &s), TFC_OK);
+  EXPECT_EQ(out->dtype, TFC_DT_INT64);
+  const int64_t want[10] = {1, 2, 0, 2, 2, 0, 0, 0, 0, 0};
+  for (int i = 0; i < 10; i++) EXPECT_EQ(((const int64_t *)out->data)[i], want[i]);
+  tfc_tensor_unref(out);
+  tfc_tensor_unref(in[1]);
+  in[1] = ku_i32(NULL, 0, (int32_t[]){-1});
+  EXPECT_EQ(ku_run_unknown("Multinomial", NULL, 0, in, 2, &out, 1, &s), TFC_INVALID_ARGUMENT);
+  EXPECT_STREQ(tfc_status_msg(&s), "num_samples should be nonnegative, got -1");
+  tfc_status_clear(&s);
+  tfc_tensor_unref(in[0]);
+  in[0] = ku_f32((int64_t[]){3}, 1, lv);
+  EXPECT_EQ(ku_run_unknown("Multinomial", NULL, 0, in, 2, &out, 1, &s), TFC_INVALID_ARGUMENT);
+  EXPECT_STREQ(tfc_status_msg(&s), "logits should be a matrix, got shape [3]");
+  for (int i = 0; i < 2; i++) tfc_tensor_unref(in[i]);
+  tfc_status_fini(&s);
+}
+
 static const tfc_test tests[] = {
+    TFC_TEST(multinomial_matches_tf_first_run),
     TFC_TEST(random_uniform_matches_tf_bit_for_bit),
     TFC_TEST(random_standard_normal_matches_tf_bit_for_bit),
     TFC_TEST(truncated_normal_matches_tf_bit_for_bit),

@@ -257,7 +257,7 @@ static tfc_node *loop_cond(fixture *f, loop_var *i, int32_t n, int par) {
 }
 
 static tfc_executor *executor(fixture *f) {
-  tfc_executor *e = tfc_executor_new(f->g, f->dev, &f->s);
+  tfc_executor *e = tfc_executor_new(f->g, f->dev, NULL, &f->s);
   if (!e) tfc_test_fail(__FILE__, __LINE__, "executor: %s", tfc_status_msg(&f->s));
   return e;
 }

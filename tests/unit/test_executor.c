@@ -79,7 +79,7 @@ static void executor_runs_matmul_graph_with_call_frame(void) {
   fixture f;
   fixture_init(&f);
   build_matmul_graph(&f);
-  tfc_executor *e = tfc_executor_new(f.g, f.dev, &f.s);
+  tfc_executor *e = tfc_executor_new(f.g, f.dev, NULL, &f.s);
   if (!e) tfc_test_fail(__FILE__, __LINE__, "executor: %s", tfc_status_msg(&f.s));
   int64_t dx[2] = {1, 2};
   float xv[2] = {1, 1};
@@ -131,7 +131,7 @@ static void executor_diamond_graph_with_inter_op_pool(void) {
   tfc_node *r2 = binary(&f, "MatMul", "right2", r1, in);      /* 2a */
   tfc_node *j = binary(&f, "AddV2", "join", l2, r2);          /* [9,14,21,30] */
   retval_node(&f, "out", j, 0);
-  tfc_executor *e = tfc_executor_new(f.g, f.dev, &f.s);
+  tfc_executor *e = tfc_executor_new(f.g, f.dev, NULL, &f.s);
   if (!e) tfc_test_fail(__FILE__, __LINE__, "executor: %s", tfc_status_msg(&f.s));
   for (int step = 0; step < 50; step++) {
     tfc_tensor *ret = NULL;
@@ -154,7 +154,7 @@ static void executor_node_error_names_node_and_step_returns(void) {
   fixture f;
   fixture_init(&f);
   build_matmul_graph(&f);
-  tfc_executor *e = tfc_executor_new(f.g, f.dev, &f.s);
+  tfc_executor *e = tfc_executor_new(f.g, f.dev, NULL, &f.s);
   if (!e) tfc_test_fail(__FILE__, __LINE__, "executor: %s", tfc_status_msg(&f.s));
   for (int with_pool = 0; with_pool < 2; with_pool++) {
     int64_t dx[2] = {1, 3};
@@ -232,7 +232,7 @@ static void executor_concurrent_runs_from_four_threads(void) {
   fixture f;
   fixture_init(&f);
   build_matmul_graph(&f);
-  tfc_executor *e = tfc_executor_new(f.g, f.dev, &f.s);
+  tfc_executor *e = tfc_executor_new(f.g, f.dev, NULL, &f.s);
   if (!e) tfc_test_fail(__FILE__, __LINE__, "executor: %s", tfc_status_msg(&f.s));
   worker w[4];
   pthread_t th[4];
@@ -255,7 +255,7 @@ static void executor_new_fails_for_missing_kernel(void) {
   retval_node(&f, "out", m, 0);
   tfc_status s;
   tfc_status_init(&s);
-  tfc_executor *e = tfc_executor_new(f.g, f.dev, &s);
+  tfc_executor *e = tfc_executor_new(f.g, f.dev, NULL, &s);
   EXPECT_TRUE(e == NULL);
   EXPECT_TRUE(!tfc_status_ok(&s));
   EXPECT_CONTAINS(tfc_status_msg(&s), "No OpKernel was registered to support Op 'MatMul'");
@@ -331,8 +331,8 @@ static void two_init(two *t) {
   tfc_node *r = recv_node(&t->a, &t->b, "m/_recv", "edge_3_m");
   tfc_node *y = binary(&t->b, "AddV2", "y", r, r);
   retval_node(&t->b, "out0", y, 0);
-  t->ea = tfc_executor_new(t->a.g, t->a.dev, &t->a.s);
-  t->eb = tfc_executor_new(t->b.g, t->b.dev, &t->b.s);
+  t->ea = tfc_executor_new(t->a.g, t->a.dev, NULL, &t->a.s);
+  t->eb = tfc_executor_new(t->b.g, t->b.dev, NULL, &t->b.s);
   if (!t->ea || !t->eb) tfc_test_fail(__FILE__, __LINE__, "executor: %s%s", tfc_status_msg(&t->a.s), tfc_status_msg(&t->b.s));
 }
 
@@ -475,7 +475,7 @@ static void executor_starts_no_node_once_rendezvous_is_aborted(void) {
   fixture f;
   fixture_init(&f);
   build_matmul_graph(&f);
-  tfc_executor *e = tfc_executor_new(f.g, f.dev, &f.s);
+  tfc_executor *e = tfc_executor_new(f.g, f.dev, NULL, &f.s);
   if (!e) tfc_test_fail(__FILE__, __LINE__, "executor: %s", tfc_status_msg(&f.s));
   int64_t dx[2] = {1, 2};
   float xv[2] = {1, 1};
@@ -556,8 +556,8 @@ static void build_ping_pong(two *t) {
     cur = (h & 1) ? unary(to, "Identity", name, r) : binary(to, "AddV2", name, r, inc);
   }
   retval_node((HOPS & 1) ? &t->b : &t->a, "out", cur, 0);
-  t->ea = tfc_executor_new(t->a.g, t->a.dev, &t->a.s);
-  t->eb = tfc_executor_new(t->b.g, t->b.dev, &t->b.s);
+  t->ea = tfc_executor_new(t->a.g, t->a.dev, NULL, &t->a.s);
+  t->eb = tfc_executor_new(t->b.g, t->b.dev, NULL, &t->b.s);
   if (!t->ea || !t->eb) tfc_test_fail(__FILE__, __LINE__, "executor: %s%s", tfc_status_msg(&t->a.s), tfc_status_msg(&t->b.s));
 }
 

@@ -2,8 +2,8 @@
  * test_grad_check_array — finite-difference checks (float64) of the array family's gradients:
  * reshapes, Transpose (constant and computed permutations), ConcatV2/Concat (ConcatOffset
  * and, past 16 inputs, SplitV), Split, Pack/Unpack, Tile, BroadcastTo, Slice, StridedSlice
- * with each mask, GatherV2 on several axes (constant and fed) and Gather, Pad/PadV2 and
- * UnsortedSegmentSum, ReverseV2 and ReverseSequence. Each builds y from
+ * with each mask, GatherV2 on several axes (constant and fed) and Gather, DynamicPartition,
+ * Pad/PadV2 and UnsortedSegmentSum, ReverseV2 and ReverseSequence. Each builds y from
  * x through the op and a Square (so the gradient depends on the values), then checks every
  * element against central differences.
  */
@@ -289,7 +289,35 @@ static void grad_dynamic_stitch(void) {
   gc_check("ParallelDynamicStitch", build_stitch, (void *)"ParallelDynamicStitch", in, 2);
 }
 
+/* DynamicPartition of x's rows by const partitions [0, 1, 0, 2, 1], its three outputs joined
+ * again by ConcatV2 (in another order than x's), squared. */
+static TF_Output build_dynamic_partition(TF_Graph *g, TF_Output *x, int nx, void *arg) {
+  (void)nx;
+  (void)arg;
+  double pv[5] = {0, 1, 0, 2, 1};
+  int64_t pd[1] = {5};
+  TF_Output parts = gc_const(g, "parts", TF_INT32, pd, 1, pv);
+  TF_OperationDescription *d = TF_NewOperation(g, "DynamicPartition", "dp");
+  TF_AddInput(d, x[0]);
+  TF_AddInput(d, parts);
+  TF_SetAttrInt(d, "num_partitions", 3);
+  TF_Operation *dp = gc_finish(d);
+  double zero = 0;
+  TF_Output axis = gc_const(g, "cat_axis", TF_INT32, NULL, 0, &zero);
+  TF_OperationDescription *c = TF_NewOperation(g, "ConcatV2", "cat");
+  TF_Output list[3] = {{dp, 2}, {dp, 0}, {dp, 1}};
+  TF_AddInputList(c, list, 3);
+  TF_AddInput(c, axis);
+  return sq(g, (TF_Output){gc_finish(c), 0});
+}
+
+static void grad_dynamic_partition(void) {
+  gc_input in = IN(-1, 1, 2, 5, 2);
+  gc_check("DynamicPartition", build_dynamic_partition, NULL, &in, 1);
+}
+
 static const tfc_test tests[] = {
+    TFC_TEST(grad_dynamic_partition),
     TFC_TEST(grad_reshape_expand_squeeze), TFC_TEST(grad_transpose_const_perm),
     TFC_TEST(grad_concat_then_split),      TFC_TEST(grad_pack_then_unpack),
     TFC_TEST(grad_tile),                   TFC_TEST(grad_broadcast_to),

@@ -2,7 +2,8 @@
  * test_grad_check_nn — finite-difference checks (float64) of the nn family's gradients built
  * by TF_AddGradients: BiasAdd in both layouts, the activations (inputs drawn away from their
  * kinks), softmax and log-softmax, both cross-entropy losses (logits and labels), L2Loss and
- * the element-wise math the activations lean on (SquaredDifference, Sin, Cos, Log1p, Expm1).
+ * the element-wise math the activations lean on (SquaredDifference, Sin, Cos, Log1p, Expm1),
+ * and LRN (in float).
  */
 #include "grad_check.h"
 
@@ -148,8 +149,27 @@ static void grad_sparse_softmax_cross_entropy(void) {
   gc_check("SparseSoftmaxCrossEntropyWithLogits int32", build_sparse_xent, &narrow, &in, 1);
 }
 
+static TF_Output build_lrn(TF_Graph *g, TF_Output *x, int nx, void *arg) {
+  (void)nx;
+  (void)arg;
+  TF_OperationDescription *d = TF_NewOperation(g, "LRN", "y");
+  TF_AddInput(d, x[0]);
+  TF_SetAttrInt(d, "depth_radius", 2);
+  TF_SetAttrFloat(d, "bias", 1.5f);
+  TF_SetAttrFloat(d, "alpha", 0.3f);
+  TF_SetAttrFloat(d, "beta", 0.75f);
+  return (TF_Output){gc_finish(d), 0};
+}
+
+/* LRN is float-only, so the check runs in float with a larger step and tolerance. */
+static void grad_lrn(void) {
+  gc_input in = IN(-1.5, 1.5, 4, 2, 2, 1, 7);
+  gc_check_ex("LRN", build_lrn, NULL, &in, 1, TF_FLOAT, 1e-2, 2e-2);
+}
+
 static const tfc_test tests[] = {
     TFC_TEST(grad_bias_add_nhwc_and_nchw),
+    TFC_TEST(grad_lrn),
     TFC_TEST(grad_smooth_activations),
     TFC_TEST(grad_piecewise_activations),
     TFC_TEST(grad_softmax_and_log_softmax),

@@ -64,6 +64,10 @@ def _flatten_fetches(fetches, graph, out, index):
                 d[k] = s(r)
             return d
         return build
+    if hasattr(fetches, "_fetch_components"):  # a composite (SparseTensor): its parts, rebuilt
+        parts, rebuild = fetches._fetch_components()
+        subs = [_flatten_fetches(p, graph, out, index) for p in parts]
+        return lambda r: rebuild([s(r) for s in subs])
     try:
         el = graph.as_graph_element(fetches, allow_tensor=True, allow_operation=True)
     except TypeError as e:

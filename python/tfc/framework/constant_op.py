@@ -149,11 +149,36 @@ def constant(value, dtype=None, shape=None, name="Const", verify_shape=False):
     return op.outputs[0]
 
 
+def _first_dtype(values):
+    for v in values:
+        if isinstance(v, ops.Tensor):
+            return v.dtype.base_dtype
+        if isinstance(v, (list, tuple)):
+            d = _first_dtype(v)
+            if d is not None:
+                return d
+    return None
+
+
 def _autopack(values, dtype, name):
+    """A list holding Tensors as one Pack named by the scope `name`, as TF's autopacking: other
+    elements become Consts named by their index ("packed/0") of the first Tensor's dtype;
+    nested lists pack in scopes named by their index."""
     from tfc.ops import gen
-    elems = [ops.convert_to_tensor(v, dtype=dtype) if not isinstance(v, (list, tuple))
-             else _autopack(v, dtype, "packed") for v in values]
+    if dtype is None:
+        dtype = _first_dtype(values)
     with ops.name_scope(name) as scope:
+        elems = []
+        for i, v in enumerate(values):
+            if isinstance(v, ops.Tensor):
+                if dtype is not None and v.dtype.base_dtype != dtype:
+                    raise TypeError("Cannot convert a list containing a tensor of dtype %s to %s (Tensor is: %r)"
+                                    % (v.dtype, dtype, v))
+                elems.append(v)
+            elif isinstance(v, (list, tuple)) and ops._has_tensor(v):
+                elems.append(_autopack(v, dtype, str(i)))
+            else:
+                elems.append(constant(v, dtype=dtype, name=str(i)))
         return gen.apply("Pack", scope, values=elems, axis=0)
 
 

@@ -109,6 +109,10 @@ def apply(op_type, name=None, **kwargs):
                 elif arg["type_attr"] in kwargs:
                     dt = dtypes.as_dtype(kwargs[arg["type_attr"]])
                 ts = []
+                given = [v.dtype.base_dtype for v in value if isinstance(v, ops.Tensor)]
+                if len(set(given)) > 1:
+                    raise TypeError("Tensors in list passed to '%s' of '%s' Op have types [%s] that don't all "
+                                    "match." % (an, op_type, ", ".join(d.name for d in given)))
                 for v in value:
                     if dt is None and isinstance(v, ops.Tensor):
                         dt = v.dtype.base_dtype

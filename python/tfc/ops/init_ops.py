@@ -1,12 +1,13 @@
 """TF 1.x initializers (init_ops.py): objects called as init(shape, dtype=None,
 partition_info=None) that build an initial value in the current name scope (tf.Variable and
-get_variable call them under "<var>/Initializer/"). The random ones build through the C
-builders (random_ops.py); constants are Consts.
+get_variable call them under "<var>/Initializer/"). The random ones build through
+random_ops.py; constants are Consts, zeros and ones array_ops'.
 """
 import math
 
 from tfc.framework import constant_op
 from tfc.framework import dtypes
+from tfc.ops import array_ops
 from tfc.ops import random_ops
 
 
@@ -31,7 +32,7 @@ class Zeros(Initializer):
         self.dtype = dtypes.as_dtype(dtype)
 
     def __call__(self, shape, dtype=None, partition_info=None):
-        return random_ops.zeros(shape, _dtype(dtype, self.dtype))
+        return array_ops.zeros(shape, _dtype(dtype, self.dtype))
 
 
 class Ones(Initializer):
@@ -39,7 +40,7 @@ class Ones(Initializer):
         self.dtype = dtypes.as_dtype(dtype)
 
     def __call__(self, shape, dtype=None, partition_info=None):
-        return random_ops.ones(shape, _dtype(dtype, self.dtype))
+        return array_ops.ones(shape, _dtype(dtype, self.dtype))
 
 
 class Constant(Initializer):

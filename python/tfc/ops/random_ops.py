@@ -1,92 +1,130 @@
-"""tf.random_normal / truncated_normal / random_uniform over the C builders (TFC_RandomNormal,
-TFC_TruncatedNormal, TFC_RandomUniform), and tf.zeros / tf.ones.
+"""Random tensors with TF 1.x signatures (random_ops.py) and TF 1.15's seed rule
+(random_seed.get_seed).
 
-The random ops are built by include/tfc/train.h's builders under the current context (see
-variables.py for the bridge): the scope "random_normal" (unique) holding shape, mean/stddev
-(min/max), the random op, [sub,] mul, and the AddV2 named after the scope. Seeds follow TF
-1.15 (tf.set_random_seed; an op seed not given is the number of ops in the graph), so graphs
-made by TF 2.x's compat.v1 differ in seed2 only. The builders take static shapes and Python
-numbers for the parameters; a tensor for either raises TypeError. `name` replaces the scope
-name (TFC_ScopeWithBuilderName).
+Seeds: the graph-level seed is Graph.seed (what tf.set_random_seed, variables.py, sets for
+this module and for the C builders); get_seed(op_seed)
+gives the (seed, seed2) attrs: graph seed set -> (graph seed, op seed or the number of ops in
+the graph so far, TF 1.15's _last_id); only an op seed -> (87654321, op seed); neither -> no
+attrs (0, 0: a fresh seed every run). Both are taken mod 2**31-1 and (0, 0) becomes
+(0, 2**31-1). This is the rule of the C builders' seeds (TFC_SetRandomSeed), so ops made here
+and by the builders number alike.
 
-tf.zeros / tf.ones build what array_ops does: a Const named after the scope for fewer than
-1000 elements, else Fill of "<scope>/shape_as_tensor" and "<scope>/Const".
+Graphs: random_normal / truncated_normal / random_uniform open their scope, convert the shape
+("shape"), mean/stddev or min/max, then build the random op, Mul and the final AddV2 named
+after the scope (the C builders' graph, include/tfc/train.h); integer random_uniform is one
+RandomUniformInt. multinomial / random.categorical are one Multinomial under their scope.
 """
-import numbers
-
 import numpy as np
 
-from tfc import _pywrap
-from tfc.framework import constant_op
 from tfc.framework import dtypes
 from tfc.framework import ops
 from tfc.framework import tensor_shape
-from tfc.ops import variables
+from tfc.ops import gen
 
-_TRUNCATED, _NORMAL, _UNIFORM = 0, 1, 2
-_OP_TYPES = ("TruncatedNormal", "RandomStandardNormal", "RandomUniform")
-
-
-def _static_shape(shape, what):
-    if isinstance(shape, ops.Tensor):
-        raise TypeError("%s: tfc's builder takes a static shape (a list of ints), not the tensor %s"
-                        % (what, shape.name))
-    dims = tensor_shape.as_shape(shape)
-    if not dims.is_fully_defined():
-        raise ValueError("%s: the shape must be fully defined, got %s" % (what, dims))
-    return [int(d) for d in dims.as_list()]
+DEFAULT_GRAPH_SEED = 87654321
+_MAXINT32 = 2 ** 31 - 1
 
 
-def _number(x, what):
-    if isinstance(x, (numbers.Real, np.number)) and not isinstance(x, bool):
-        return float(x)
-    raise TypeError("%s: tfc's builder takes a Python number here, got %r" % (what, x))
+def _truncate_seed(seed):
+    return seed % _MAXINT32
 
 
-def _random(kind, shape, a, b, dtype, seed, what, name=None):
-    dims = _static_shape(shape, what)
-    dtype = dtypes.as_dtype(dtype)
+def get_seed(op_seed):
+    """(seed, seed2) for an op: see the module comment. (None, None) when neither is set."""
     g = ops.get_default_graph()
-    sc = g._builder_scope(_OP_TYPES[kind], builder_name=name)
-    op, index = variables.call_builder(g, _pywrap.random, sc, kind, dims, _number(a, what), _number(b, what),
-                                       dtype.as_datatype_enum, int(seed or 0))
-    return g._ops_by_handle[op].outputs[index]
+    global_seed = g.seed
+    if global_seed is not None:
+        if op_seed is None:
+            op_seed = len(g._ops)
+        seeds = _truncate_seed(global_seed), _truncate_seed(op_seed)
+    elif op_seed is not None:
+        seeds = DEFAULT_GRAPH_SEED, _truncate_seed(op_seed)
+    else:
+        seeds = None, None
+    if seeds == (0, 0):
+        return 0, _MAXINT32
+    return seeds
+
+
+def _shape_tensor(shape):
+    """A shape argument as an int32 (int64 when needed) tensor named "shape"."""
+    if isinstance(shape, ops.Tensor):
+        return shape
+    if isinstance(shape, tensor_shape.TensorShape):
+        shape = shape.as_list()
+    dtype = None
+    if isinstance(shape, (list, tuple)) and not ops._has_tensor(shape):
+        arr = np.asarray(shape)
+        if arr.size and arr.dtype.kind in "iu" and (arr.max() >= 2 ** 31 or arr.min() < -2 ** 31):
+            dtype = dtypes.int64
+        else:
+            dtype = dtypes.int32
+        if not shape:
+            return ops.convert_to_tensor(np.zeros([0], np.int32), name="shape")
+    return ops.convert_to_tensor(shape, dtype=dtype, name="shape")
+
+
+def _seed_attrs(seed):
+    s1, s2 = get_seed(seed)
+    return {"seed": s1, "seed2": s2}
 
 
 def random_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=None):
-    return _random(_NORMAL, shape, mean, stddev, dtype, seed, "random_normal", name)
+    with ops.name_scope(name, "random_normal", [shape, mean, stddev]) as name:
+        shape_tensor = _shape_tensor(shape)
+        mean_tensor = ops.convert_to_tensor(mean, dtype=dtype, name="mean")
+        stddev_tensor = ops.convert_to_tensor(stddev, dtype=dtype, name="stddev")
+        rnd = gen.apply("RandomStandardNormal", None, shape=shape_tensor, dtype=dtype, **_seed_attrs(seed))
+        mul = rnd * stddev_tensor
+        return gen.apply("AddV2", name, x=mul, y=mean_tensor)
 
 
 def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=None):
-    return _random(_TRUNCATED, shape, mean, stddev, dtype, seed, "truncated_normal", name)
+    with ops.name_scope(name, "truncated_normal", [shape, mean, stddev]) as name:
+        shape_tensor = _shape_tensor(shape)
+        mean_tensor = ops.convert_to_tensor(mean, dtype=dtype, name="mean")
+        stddev_tensor = ops.convert_to_tensor(stddev, dtype=dtype, name="stddev")
+        rnd = gen.apply("TruncatedNormal", None, shape=shape_tensor, dtype=dtype, **_seed_attrs(seed))
+        mul = rnd * stddev_tensor
+        return gen.apply("AddV2", name, x=mul, y=mean_tensor)
 
 
 def random_uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None, name=None):
     dtype = dtypes.as_dtype(dtype)
+    if dtype not in (dtypes.float16, dtypes.bfloat16, dtypes.float32, dtypes.float64, dtypes.int32, dtypes.int64):
+        raise ValueError("Invalid dtype %r" % dtype)
     if maxval is None:
         if dtype.is_integer:
             raise ValueError("Must specify maxval for integer dtype %r" % dtype)
         maxval = 1
-    return _random(_UNIFORM, shape, minval, maxval, dtype, seed, "random_uniform", name)
+    with ops.name_scope(name, "random_uniform", [shape, minval, maxval]) as name:
+        shape = _shape_tensor(shape)
+        minval = ops.convert_to_tensor(minval, dtype=dtype, name="min")
+        maxval = ops.convert_to_tensor(maxval, dtype=dtype, name="max")
+        if dtype.is_integer:
+            return gen.apply("RandomUniformInt", name, shape=shape, minval=minval, maxval=maxval,
+                             **_seed_attrs(seed))
+        rnd = gen.apply("RandomUniform", None, shape=shape, dtype=dtype, **_seed_attrs(seed))
+        return gen.apply("AddV2", name, x=rnd * (maxval - minval), y=minval)
 
 
-def _filled(value, shape, dtype, name, default):
-    """array_ops.zeros / ones: Const below 1000 elements, else Fill."""
-    dtype = dtypes.as_dtype(dtype).base_dtype
-    g = ops.get_default_graph()
-    with g.name_scope(name or default) as scope:
-        dims = [int(d) for d in tensor_shape.as_shape(shape).as_list()]
-        if int(np.prod(dims)) < 1000:
-            return constant_op.constant(value, dtype=dtype, shape=dims, name=scope)
-        shape_t = constant_op.constant(np.array(dims, np.int32), name="shape_as_tensor")
-        fill_value = constant_op.constant(value, dtype=dtype, name="Const")
-        from tfc.ops import gen
-        return gen.apply("Fill", scope, dims=shape_t, value=fill_value)
+def random_shuffle(value, seed=None, name=None):
+    return gen.apply("RandomShuffle", name, value=value, **_seed_attrs(seed))
 
 
-def zeros(shape, dtype=dtypes.float32, name=None):
-    return _filled(0, shape, dtype, name, "zeros")
+def _multinomial(logits, num_samples, dtype, seed):
+    logits = ops.convert_to_tensor(logits, name="logits")
+    return gen.apply("Multinomial", None, logits=logits, num_samples=num_samples, output_dtype=dtype,
+                     **_seed_attrs(seed))
 
 
-def ones(shape, dtype=dtypes.float32, name=None):
-    return _filled(1, shape, dtype, name, "ones")
+def multinomial(logits, num_samples, seed=None, name=None, output_dtype=None):
+    """num_samples class indices per row of logits, under "multinomial" (int64 unless
+    output_dtype)."""
+    with ops.name_scope(name, "multinomial", [logits]):
+        return _multinomial(logits, num_samples, output_dtype, seed)
+
+
+def categorical(logits, num_samples, dtype=None, seed=None, name=None):
+    with ops.name_scope(name, "categorical", [logits]):
+        return _multinomial(logits, num_samples, dtype, seed)

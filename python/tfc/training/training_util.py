@@ -146,22 +146,3 @@ def l2_regularizer(scale, scope=None):
         out = variables.call_builder(g, _pywrap.l2_regularizer, sc, float(scale), _value(weights)._as_tf_output())
         return None if out is None else g._ops_by_handle[out[0]].outputs[out[1]]
     return l2
-
-
-def write_graph(graph_or_graph_def, logdir, name, as_text=True):
-    """tf.train.write_graph: the graph's GraphDef into logdir/name (the directory is made).
-    Binary only here (as_text=False); returns the path."""
-    import os
-    if as_text:
-        raise NotImplementedError("tf.train.write_graph(as_text=True) is not supported by tfc yet; "
-                                  "pass as_text=False")
-    data = graph_or_graph_def.as_graph_def() if isinstance(graph_or_graph_def, ops.Graph) else graph_or_graph_def
-    if not isinstance(data, bytes):
-        data = data.SerializeToString()
-    os.makedirs(logdir, exist_ok=True)
-    path = os.path.join(logdir, name)
-    tmp = path + ".tmp%d" % os.getpid()
-    with open(tmp, "wb") as f:
-        f.write(data)
-    os.replace(tmp, path)
-    return path

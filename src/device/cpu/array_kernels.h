@@ -19,7 +19,7 @@ int tfc_cpu_kernels_array_extra(tfc_kernel_table *t, tfc_status *s);
 int tfc_cpu_kernels_array_reverse(tfc_kernel_table *t, tfc_status *s);
 /* kernels_scan.c: Cumsum, Cumprod. */
 int tfc_cpu_kernels_scan(tfc_kernel_table *t, tfc_status *s);
-/* kernels_stitch.c: DynamicStitch, ParallelDynamicStitch. */
+/* kernels_stitch.c: DynamicStitch, ParallelDynamicStitch, DynamicPartition. */
 int tfc_cpu_kernels_stitch(tfc_kernel_table *t, tfc_status *s);
 
 #endif

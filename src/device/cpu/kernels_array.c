@@ -288,6 +288,35 @@ static int range_compute(tfc_kernel_ctx *c) {
   }
 }
 
+/* ---- LinSpace ---- */
+
+/* As TF's kernel: step = (stop - start) / (num - 1) in the element type, element i = start +
+ * step * i, and the last element is stop itself. */
+static int lin_space_compute(tfc_kernel_ctx *c) {
+  static const char *names[3] = {"start", "stop", "num"};
+  char buf[TFC_SHAPE_STR_MAX];
+  for (int i = 0; i < 3; i++)
+    if (c->inputs[i]->ndims != 0)
+      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "%s must be a scalar, not shape %s", names[i],
+                              tfc_tensor_shape_str(c->inputs[i], buf, sizeof buf));
+  int64_t num = tfc_tensor_get_i64(c->inputs[2], 0);
+  if (num <= 0) return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Requires num > 0: %lld", (long long)num);
+  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, c->inputs[0]->dtype, &num, 1);
+  if (!out) return c->status->code;
+  if (out->dtype == TFC_DT_FLOAT) {
+    float start = *(const float *)c->inputs[0]->data, stop = *(const float *)c->inputs[1]->data;
+    float *o = out->data, step = num > 1 ? (stop - start) / (float)(num - 1) : 0.0f;
+    for (int64_t i = 0; i + 1 < num; i++) o[i] = start + step * (float)i;
+    o[num - 1] = num > 1 ? stop : start;
+  } else {
+    double start = *(const double *)c->inputs[0]->data, stop = *(const double *)c->inputs[1]->data;
+    double *o = out->data, step = num > 1 ? (stop - start) / (double)(num - 1) : 0.0;
+    for (int64_t i = 0; i + 1 < num; i++) o[i] = start + step * (double)i;
+    o[num - 1] = num > 1 ? stop : start;
+  }
+  return TFC_OK;
+}
+
 /* ---- BroadcastGradientArgs ---- */
 
 static void join_dims(const int64_t *v, int64_t n, char *buf, size_t cap) {
@@ -380,6 +409,11 @@ static const tfc_kernel_def defs[] = {
      .types = TFC_TYPES_FLOAT | TFC_TYPES_INT,
      .host_memory_in = TFC_HOST(0) | TFC_HOST(1) | TFC_HOST(2),
      .compute = range_compute},
+    {.op = TFC_OP_LinSpace,
+     .type_attr = "T",
+     .types = TFC_TYPES_FLOAT,
+     .host_memory_in = TFC_HOST(0) | TFC_HOST(1) | TFC_HOST(2),
+     .compute = lin_space_compute},
     {.op = TFC_OP_BroadcastGradientArgs,
      .type_attr = "T",
      .types = TFC_TYPES_INT,

@@ -1,8 +1,9 @@
 /*
  * kernels_array_extra — CPU kernels of the array ops the gradient builders and input
  * pipelines need: Pad, PadV2 and MirrorPad (one padded copy), UnsortedSegmentSum,
- * InvertPermutation, StridedSliceGrad (a strided scatter into zeros), ConcatOffset and
- * OneHot. Registered by tfc_cpu_kernels_array (kernels_array.c), which also gets the scan
+ * InvertPermutation, StridedSliceGrad (a strided scatter into zeros), ConcatOffset, OneHot,
+ * GatherNd and Where (the coordinates of nonzero entries, for boolean_mask and one-argument
+ * where). Registered by tfc_cpu_kernels_array (kernels_array.c), which also gets the scan
  * kernels (Cumsum, Cumprod; kernels_scan.c) and DynamicStitch (kernels_stitch.c) through
  * tfc_cpu_kernels_array_extra.
  *
@@ -327,6 +328,95 @@ static int one_hot_compute(tfc_kernel_ctx *c) {
   return TFC_OK;
 }
 
+/* ---- GatherNd ---- */
+
+/* Each row of indices (its last axis, r long) addresses a slice params[i0, .., ir-1, ...];
+ * the slices are copied in order. An out-of-range row fails with TF's text. */
+static int gather_nd_compute(tfc_kernel_ctx *c) {
+  const tfc_tensor *p = c->inputs[0], *ix = c->inputs[1];
+  if (p->ndims < 1 || ix->ndims < 1)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "params and indices must be at least 1-D");
+  int64_t r = ix->dims[ix->ndims - 1];
+  if (r > p->ndims) {
+    char a[TFC_SHAPE_STR_MAX], b[TFC_SHAPE_STR_MAX];
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "index innermost dimension length must be <= params rank; "
+                            "saw: %lld vs. %d (indices %s, params %s)", (long long)r, p->ndims,
+                            tfc_tensor_shape_str(ix, a, sizeof a), tfc_tensor_shape_str(p, b, sizeof b));
+  }
+  int64_t dims[TFC_MAX_DIMS];
+  int rank = 0;
+  for (int i = 0; i < ix->ndims - 1; i++) dims[rank++] = ix->dims[i];
+  for (int i = (int)r; i < p->ndims; i++) dims[rank++] = p->dims[i];
+  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, p->dtype, dims, rank);
+  if (!out) return c->status->code;
+  int64_t n_rows = r ? ix->n_elems / r : tfc_dims_num_elements(ix->dims, ix->ndims - 1);
+  size_t es = tfc_dtype_size(p->dtype);
+  int64_t slice = 1;
+  for (int i = (int)r; i < p->ndims; i++) slice *= p->dims[i];
+  for (int64_t row = 0; row < n_rows; row++) {
+    int64_t at = 0;
+    for (int64_t d = 0; d < r; d++) {
+      int64_t v = tfc_tensor_get_i64(ix, row * r + d);
+      if (v < 0 || v >= p->dims[d]) {
+        char where[TFC_SHAPE_STR_MAX], coord[TFC_SHAPE_STR_MAX], ps[TFC_SHAPE_STR_MAX];
+        coord_str(row, ix->dims, ix->ndims - 1, where, sizeof where);
+        size_t off = 0;
+        for (int64_t e = 0; e < r && off < sizeof coord; e++)
+          off += (size_t)snprintf(coord + off, sizeof coord - off, "%s%lld", e ? ", " : "",
+                                  (long long)tfc_tensor_get_i64(ix, row * r + e));
+        return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "indices[%s] = [%s] does not index into param shape %s",
+                                where, coord, tfc_tensor_shape_str(p, ps, sizeof ps));
+      }
+      at = at * p->dims[d] + v;
+    }
+    if (slice) memcpy((char *)out->data + (size_t)(row * slice) * es, (const char *)p->data + (size_t)(at * slice) * es,
+                      (size_t)slice * es);
+  }
+  return TFC_OK;
+}
+
+/* ---- Where ---- */
+
+/* Whether element i of t is nonzero (false for -0.0, as TF's `!= T(0)`). */
+static int nonzero_at(const tfc_tensor *t, int64_t i) {
+  const char *p = (const char *)t->data;
+  switch (t->dtype) {
+    case TFC_DT_FLOAT: return ((const float *)p)[i] != 0.0f;
+    case TFC_DT_DOUBLE: return ((const double *)p)[i] != 0.0;
+    case TFC_DT_HALF:
+    case TFC_DT_BFLOAT16: return (((const uint16_t *)p)[i] & 0x7fffu) != 0;
+    case TFC_DT_COMPLEX64: return ((const float *)p)[2 * i] != 0.0f || ((const float *)p)[2 * i + 1] != 0.0f;
+    case TFC_DT_COMPLEX128: return ((const double *)p)[2 * i] != 0.0 || ((const double *)p)[2 * i + 1] != 0.0;
+    default: break;
+  }
+  size_t es = tfc_dtype_size(t->dtype);
+  for (size_t b = 0; b < es; b++)
+    if (p[(size_t)i * es + b]) return 1;
+  return 0;
+}
+
+static int where_compute(tfc_kernel_ctx *c) {
+  const tfc_tensor *x = c->inputs[0];
+  if (x->ndims < 1)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "WhereOp : Unhandled input dimensions: %d", x->ndims);
+  int64_t n = 0;
+  for (int64_t i = 0; i < x->n_elems; i++) n += nonzero_at(x, i);
+  const int64_t dims[2] = {n, x->ndims};
+  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, TFC_DT_INT64, dims, 2);
+  if (!out) return c->status->code;
+  int64_t *o = out->data;
+  for (int64_t i = 0; i < x->n_elems; i++) {
+    if (!nonzero_at(x, i)) continue;
+    int64_t r = i;
+    for (int d = x->ndims - 1; d >= 0; d--) {
+      o[d] = r % x->dims[d];
+      r /= x->dims[d];
+    }
+    o += x->ndims;
+  }
+  return TFC_OK;
+}
+
 /* ---- registration ---- */
 
 static const tfc_kernel_def defs[] = {
@@ -381,6 +471,13 @@ static const tfc_kernel_def defs[] = {
      .types = TFC_ARRAY_POD_TYPES,
      .host_memory_in = TFC_HOST(1),
      .compute = one_hot_compute},
+    {.op = TFC_OP_Where, .host_memory_out = 1u, .compute = where_compute},
+    {.op = TFC_OP_GatherNd,
+     .type_attr = "Tparams",
+     .types = TFC_ARRAY_POD_TYPES,
+     .type_attr2 = "Tindices",
+     .types2 = TFC_TYPES_INT,
+     .compute = gather_nd_compute},
 };
 
 int tfc_cpu_kernels_array_extra(tfc_kernel_table *t, tfc_status *s) {

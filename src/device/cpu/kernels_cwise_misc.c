@@ -1,5 +1,6 @@
 /*
- * kernels_cwise_misc — CPU kernels of Cast, AddN, Select and SelectV2.
+ * kernels_cwise_misc — CPU kernels of Cast, AddN, Select, SelectV2 and the float
+ * classifications IsFinite, IsNan and IsInf (float and double).
  *
  * Cast converts between every pair of bool, the integer types, float, double, half and
  * bfloat16. Values convert as TF's static_cast does on x86-64: integers wrap, floats truncate
@@ -426,12 +427,36 @@ static int select_v2_compute(tfc_kernel_ctx *c) {
   (TFC_T(TFC_DT_FLOAT) | TFC_T(TFC_DT_DOUBLE) | TFC_T(TFC_DT_INT32) | TFC_T(TFC_DT_INT64) |        \
    TFC_T(TFC_DT_UINT8) | TFC_T(TFC_DT_INT8) | TFC_T(TFC_DT_INT16) | TFC_T(TFC_DT_UINT16))
 
+/* ---- IsFinite, IsNan, IsInf ---- */
+
+#define CLASSIFY(name, TEST)                                                                      \
+  static int name##_compute(tfc_kernel_ctx *c) {                                                  \
+    const tfc_tensor *x = c->inputs[0];                                                           \
+    tfc_tensor *z = tfc_kernel_alloc_output(c, 0, TFC_DT_BOOL, x->dims, x->ndims);               \
+    if (!z) return c->status->code;                                                               \
+    uint8_t *o = z->data;                                                                         \
+    if (x->dtype == TFC_DT_FLOAT) {                                                               \
+      const float *v = x->data;                                                                   \
+      for (int64_t i = 0; i < x->n_elems; i++) o[i] = (uint8_t)(TEST(v[i]) != 0);                \
+    } else {                                                                                      \
+      const double *v = x->data;                                                                  \
+      for (int64_t i = 0; i < x->n_elems; i++) o[i] = (uint8_t)(TEST(v[i]) != 0);                \
+    }                                                                                             \
+    return TFC_OK;                                                                                \
+  }
+CLASSIFY(is_finite, isfinite)
+CLASSIFY(is_nan, isnan)
+CLASSIFY(is_inf, isinf)
+
 static const tfc_kernel_def defs[] = {
     {.op = TFC_OP_Cast, .type_attr = "SrcT", .types = M_CAST, .type_attr2 = "DstT", .types2 = M_CAST,
      .compute = cast_compute},
     {.op = TFC_OP_AddN, .type_attr = "T", .types = M_ADDN, .compute = addn_compute},
     {.op = TFC_OP_Select, .compute = select_compute},
     {.op = TFC_OP_SelectV2, .compute = select_v2_compute},
+    {.op = TFC_OP_IsFinite, .type_attr = "T", .types = TFC_TYPES_FLOAT, .compute = is_finite_compute},
+    {.op = TFC_OP_IsNan, .type_attr = "T", .types = TFC_TYPES_FLOAT, .compute = is_nan_compute},
+    {.op = TFC_OP_IsInf, .type_attr = "T", .types = TFC_TYPES_FLOAT, .compute = is_inf_compute},
 };
 
 int tfc_cpu_kernels_cwise_misc(tfc_kernel_table *t, tfc_status *s) {

@@ -265,7 +265,8 @@ static int count_up_to_compute(tfc_kernel_ctx *c) {
 }
 
 static const tfc_kernel_def data_kernels[] = {
-    {.op = TFC_OP_RandomShuffle, .init = shuffle_init, .compute = shuffle_compute, .free_state = shuffle_free},
+    {.op = TFC_OP_RandomShuffle, .flags = TFC_KF_SHARED_STATE, .init = shuffle_init, .compute = shuffle_compute,
+     .free_state = shuffle_free},
     {.op = TFC_OP_Assert, .host_memory_in = 0xffffffffu, .compute = assert_compute},
     {.op = TFC_OP_CountUpTo, .type_attr = "T", .types = TFC_TYPES_INT, .compute = count_up_to_compute},
 };

@@ -1,8 +1,9 @@
 /*
  * kernels_nn — CPU kernels of the neural-network family: BiasAdd (NHWC/NCHW), BiasAddV1,
  * BiasAddGrad, Softmax, LogSoftmax, SoftmaxCrossEntropyWithLogits, the sparse variant, L2Loss,
- * InTopK / InTopKV2 and CheckNumerics. tfc_cpu_kernels_nn also registers the element-wise
- * activations and math of kernels_nn_act.c.
+ * InTopK / InTopKV2, LRN / LRNGrad (float), TopKV2 (a sort of each row: larger first, ties by lower index, NaN
+ * largest) and CheckNumerics. tfc_cpu_kernels_nn also registers the element-wise activations
+ * and math of kernels_nn_act.c.
  *
  * Layout of the work: everything here is row-shaped. BiasAdd adds the bias to each row (NHWC)
  * or each (batch, channel) plane (NCHW); softmax and the losses work on one row of classes at
@@ -567,6 +568,137 @@ static int in_top_k_compute(tfc_kernel_ctx *c) {
   return TFC_OK;
 }
 
+/* ---- LRN, LRNGrad ---- */
+
+typedef struct lrn_params {
+  int64_t radius;
+  float bias, alpha, beta;
+} lrn_params;
+
+static int lrn_init(const tfc_node *n, void **state, tfc_status *s) {
+  lrn_params *p = calloc(1, sizeof *p);
+  if (!p) return TFC_OOM(s);
+  const tfc_attr_value *v;
+  p->radius = (v = tfc_node_attr(n, "depth_radius")) && v->kind == TFC_ATTR_INT ? v->u.i : 5;
+  p->bias = (v = tfc_node_attr(n, "bias")) && v->kind == TFC_ATTR_FLOAT ? v->u.f : 1.0f;
+  p->alpha = (v = tfc_node_attr(n, "alpha")) && v->kind == TFC_ATTR_FLOAT ? v->u.f : 1.0f;
+  p->beta = (v = tfc_node_attr(n, "beta")) && v->kind == TFC_ATTR_FLOAT ? v->u.f : 0.5f;
+  *state = p;
+  return TFC_OK;
+}
+
+/* TF's CPU kernels: out = in / (bias + alpha * sum over [d - r, d + r] of in^2)^beta; the
+ * gradient adds, for each output j in the window of k, dy_j * (delta_jk * norm_j^-beta -
+ * 2 alpha beta in_k out_j / norm_j). Accumulation in float as TF. */
+static int lrn_compute(tfc_kernel_ctx *c) {
+  const lrn_params *p = c->state;
+  int grad = c->node->op->id == TFC_OP_LRNGrad;
+  const tfc_tensor *x = c->inputs[grad ? 1 : 0];
+  for (int i = 0; i < c->n_inputs; i++)
+    if (c->inputs[i]->ndims != 4)
+      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, grad ? "inputs must be 4-dimensional" : "in must be 4-dimensional");
+  if (grad && (!tfc_tensor_same_shape(c->inputs[0], x) || !tfc_tensor_same_shape(c->inputs[2], x)))
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "input_grads, input_image and output_image must have the "
+                            "same shape");
+  int64_t depth = x->dims[3], rows = depth ? x->n_elems / depth : 0;
+  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, TFC_DT_FLOAT, x->dims, 4);
+  if (!out) return c->status->code;
+  const float *in = x->data;
+  float *o = out->data;
+  if (grad) memset(o, 0, (size_t)x->n_elems * sizeof *o);
+  for (int64_t r = 0; r < rows; r++) {
+    const float *xr = in + r * depth;
+    float *orow = o + r * depth;
+    for (int64_t j = 0; j < depth; j++) {
+      int64_t lo = j - p->radius < 0 ? 0 : j - p->radius;
+      int64_t hi = j + p->radius + 1 > depth ? depth : j + p->radius + 1;
+      float sum = 0.0f;
+      for (int64_t k = lo; k < hi; k++) sum += xr[k] * xr[k];
+      float norm = p->bias + p->alpha * sum;
+      if (!grad) {
+        orow[j] = xr[j] / powf(norm, p->beta);
+        continue;
+      }
+      float dy = ((const float *)c->inputs[0]->data)[r * depth + j];
+      float yj = ((const float *)c->inputs[2]->data)[r * depth + j];
+      for (int64_t k = lo; k < hi; k++) {
+        float d = -2.0f * p->alpha * p->beta * xr[k] * yj / norm;
+        if (k == j) d += powf(norm, -p->beta);
+        orow[k] += d * dy;
+      }
+    }
+  }
+  return TFC_OK;
+}
+
+/* ---- TopKV2 ---- */
+
+typedef struct topk_item {
+  double d;  /* float kinds */
+  int64_t i; /* integer kinds */
+  int32_t at;
+} topk_item;
+
+/* Larger first, NaN largest; ties keep the lower index first. */
+static int topk_cmp_float(const void *a, const void *b) {
+  const topk_item *x = a, *y = b;
+  int xn = isnan(x->d), yn = isnan(y->d);
+  if (xn != yn) return xn ? -1 : 1;
+  if (!xn && x->d != y->d) return x->d > y->d ? -1 : 1;
+  return (x->at > y->at) - (x->at < y->at);
+}
+
+static int topk_cmp_int(const void *a, const void *b) {
+  const topk_item *x = a, *y = b;
+  if (x->i != y->i) return x->i > y->i ? -1 : 1;
+  return (x->at > y->at) - (x->at < y->at);
+}
+
+static int top_k_compute(tfc_kernel_ctx *c) {
+  const tfc_tensor *x = c->inputs[0], *kt = c->inputs[1];
+  int64_t k = tfc_tensor_get_i64(kt, 0);
+  if (k < 0) return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Need k >= 0, got %lld", (long long)k);
+  if (x->ndims < 1) {
+    char sb[TFC_SHAPE_STR_MAX];
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "input must be >= 1-D, got shape %s",
+                            tfc_tensor_shape_str(x, sb, sizeof sb));
+  }
+  int64_t n = x->dims[x->ndims - 1];
+  if (n < k)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "input must have at least k columns. Had %lld, needed %lld",
+                            (long long)n, (long long)k);
+  int64_t dims[TFC_MAX_DIMS];
+  for (int d = 0; d < x->ndims; d++) dims[d] = x->dims[d];
+  dims[x->ndims - 1] = k;
+  tfc_tensor *vals = tfc_kernel_alloc_output(c, 0, x->dtype, dims, x->ndims);
+  if (!vals) return c->status->code;
+  tfc_tensor *idx = tfc_kernel_alloc_output(c, 1, TFC_DT_INT32, dims, x->ndims);
+  if (!idx) return c->status->code;
+  int64_t rows = n ? x->n_elems / n : 0;
+  if (k == 0 || rows == 0) return TFC_OK;
+  topk_item *items = malloc((size_t)n * sizeof *items);
+  if (!items) return tfc_kernel_error(c, TFC_RESOURCE_EXHAUSTED, "TopKV2: out of memory");
+  int is_float = x->dtype == TFC_DT_FLOAT || x->dtype == TFC_DT_DOUBLE;
+  size_t es = tfc_dtype_size(x->dtype);
+  for (int64_t r = 0; r < rows; r++) {
+    for (int64_t j = 0; j < n; j++) {
+      int64_t e = r * n + j;
+      items[j].at = (int32_t)j;
+      if (x->dtype == TFC_DT_FLOAT) items[j].d = ((const float *)x->data)[e];
+      else if (x->dtype == TFC_DT_DOUBLE) items[j].d = ((const double *)x->data)[e];
+      else items[j].i = tfc_tensor_get_i64(x, e);
+    }
+    qsort(items, (size_t)n, sizeof *items, is_float ? topk_cmp_float : topk_cmp_int);
+    for (int64_t j = 0; j < k; j++) {
+      memcpy((char *)vals->data + (size_t)(r * k + j) * es, (const char *)x->data + (size_t)(r * n + items[j].at) * es,
+             es);
+      ((int32_t *)idx->data)[r * k + j] = items[j].at;
+    }
+  }
+  free(items);
+  return TFC_OK;
+}
+
 /* ---- CheckNumerics ---- */
 
 typedef struct check_job {
@@ -619,6 +751,12 @@ static const tfc_kernel_def defs[] = {
     {.op = TFC_OP_InTopKV2, .type_attr = "T", .types = TFC_TYPES_INT, .host_memory_in = 1u << 2,
      .compute = in_top_k_compute},
     {.op = TFC_OP_CheckNumerics, .type_attr = "T", .types = M_F, .compute = check_numerics_compute},
+    {.op = TFC_OP_LRN, .type_attr = "T", .types = TFC_T(TFC_DT_FLOAT), .init = lrn_init, .compute = lrn_compute,
+     .free_state = free},
+    {.op = TFC_OP_LRNGrad, .type_attr = "T", .types = TFC_T(TFC_DT_FLOAT), .init = lrn_init,
+     .compute = lrn_compute, .free_state = free},
+    {.op = TFC_OP_TopKV2, .type_attr = "T", .types = TFC_TYPES_FLOAT | TFC_TYPES_INT, .host_memory_in = 1u << 1,
+     .compute = top_k_compute},
 };
 
 int tfc_cpu_kernels_nn(tfc_kernel_table *t, tfc_status *s) {

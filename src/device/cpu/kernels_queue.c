@@ -1,6 +1,6 @@
 /*
- * kernels_queue — CPU kernels of the queue ops (ops_data.def): FIFOQueueV2 and
- * RandomShuffleQueueV2 find or create their queue in the device's resources and output a
+ * kernels_queue — CPU kernels of the queue ops (ops_data.def): FIFOQueueV2,
+ * RandomShuffleQueueV2 and PaddingFIFOQueueV2 find or create their queue in the device's resources and output a
  * DT_RESOURCE handle to it; the other ops act on the queue behind their handle input.
  * Semantics, blocking and cancellation are state/queue.h's.
  *
@@ -23,7 +23,7 @@
 #include "device/cpu/kernels_data_int.h"
 #include "state/queue.h"
 
-/* ---------------- FIFOQueueV2, RandomShuffleQueueV2 ---------------- */
+/* ---------------- FIFOQueueV2, RandomShuffleQueueV2, PaddingFIFOQueueV2 ---------------- */
 
 typedef struct queue_op {
   tfc_queue_options o;
@@ -47,7 +47,9 @@ static int queue_op_init(const tfc_node *n, void **state, tfc_status *s) {
   atomic_init(&st->res, NULL);
   st->node_name = n->name;
   st->op_name = n->op->name;
-  st->o.type = n->op->id == TFC_OP_RandomShuffleQueueV2 ? TFC_QUEUE_RANDOM_SHUFFLE : TFC_QUEUE_FIFO;
+  st->o.type = n->op->id == TFC_OP_RandomShuffleQueueV2 ? TFC_QUEUE_RANDOM_SHUFFLE
+                : n->op->id == TFC_OP_PaddingFIFOQueueV2 ? TFC_QUEUE_PADDING_FIFO
+                                                         : TFC_QUEUE_FIFO;
   const tfc_attr_value *types = tfc_node_attr(n, "component_types");
   const tfc_attr_value *shapes = tfc_node_attr(n, "shapes");
   if (!types || types->kind != TFC_ATTR_LIST) {
@@ -244,6 +246,8 @@ static const tfc_kernel_def queue_kernels[] = {
     {.op = TFC_OP_FIFOQueueV2, .host_memory_out = HANDLE, .init = queue_op_init, .compute = queue_op_compute,
      .free_state = queue_op_free},
     {.op = TFC_OP_RandomShuffleQueueV2, .host_memory_out = HANDLE, .init = queue_op_init,
+     .compute = queue_op_compute, .free_state = queue_op_free},
+    {.op = TFC_OP_PaddingFIFOQueueV2, .host_memory_out = HANDLE, .init = queue_op_init,
      .compute = queue_op_compute, .free_state = queue_op_free},
     {.op = TFC_OP_QueueEnqueueV2, .host_memory_in = HANDLE, .flags = TFC_KF_BLOCKING, .compute = enqueue_compute},
     {.op = TFC_OP_QueueEnqueueManyV2, .host_memory_in = HANDLE, .flags = TFC_KF_BLOCKING,

@@ -1,7 +1,8 @@
 /*
  * kernels_random — CPU kernels of the stateful random ops: RandomUniform,
- * RandomStandardNormal, TruncatedNormal (half, bfloat16, float, double) and RandomUniformInt
- * (int32, int64), bit for bit with TF's (Philox4x32-10, src/base/philox.h).
+ * RandomStandardNormal, TruncatedNormal (half, bfloat16, float, double), RandomUniformInt
+ * (int32, int64) and Multinomial (float and double logits), bit for bit with TF's
+ * (Philox4x32-10, src/base/philox.h).
  *
  * The generator state, its seeding, the reservation of each run's samples and the input checks
  * are shared with the GPU kernels (device/random_kernel.h); this file is the CPU's fill.
@@ -11,6 +12,10 @@
  * result does not depend on the thread count. Per-group costs are TF's (4 samples times the
  * generator's cost of 10 plus the distribution's: uniform 3, normal 70, truncated normal 90).
  */
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+
 #include "device/cpu/cpu_kernels.h"
 #include "device/random_kernel.h"
 
@@ -45,13 +50,100 @@ static int uniform_int_init(const tfc_node *n, void **st, tfc_status *s) {
   return tfc_random_init(n, st, TFC_PHILOX_UNIFORM_INT, "Tout", cpu_fill, "", s);
 }
 
+/* ---- Multinomial ---- */
+
+/* The node's generator, seeded as every random op's; its distribution and fill are unused
+ * (the kernel draws its own samples). */
+static int multinomial_init(const tfc_node *n, void **st, tfc_status *s) {
+  return tfc_random_init(n, st, TFC_PHILOX_UNIFORM_INT, "output_dtype", cpu_fill, "", s);
+}
+
+/* TF's CPU kernel, one shard: the run reserves batch * ceil4(num_samples) * 2 outputs; each row
+ * takes the max of its finite logits, an unnormalized CDF of exp(logit - max) over the finite
+ * ones (in double), and per sample a double in [0, 1) from two uint32s of the generator (single
+ * samples, TF's SimplePhilox) scaled by the total; the class is the first CDF entry above it.
+ * TF splits large batches over threads, each shard skipping ahead by its first row; for the
+ * sizes TF runs as one shard the samples are TF's bit for bit. */
+static int multinomial_compute(tfc_kernel_ctx *c) {
+  tfc_random_state *st = c->state;
+  const tfc_tensor *logits = c->inputs[0], *ns = c->inputs[1];
+  char buf[TFC_SHAPE_STR_MAX];
+  if (logits->ndims != 2)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "logits should be a matrix, got shape %s",
+                            tfc_dims_str(logits->dims, logits->ndims, buf, sizeof buf));
+  if (ns->ndims != 0)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "num_samples should be a scalar, got shape %s",
+                            tfc_dims_str(ns->dims, ns->ndims, buf, sizeof buf));
+  int64_t num_samples = tfc_tensor_get_i64(ns, 0);
+  if (num_samples < 0)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "num_samples should be nonnegative, got %lld",
+                            (long long)num_samples);
+  int64_t batch = logits->dims[0], classes = logits->dims[1];
+  if (batch > 0 && classes <= 0)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "num_classes should be positive, got %lld", (long long)classes);
+  const int64_t dims[2] = {batch, num_samples};
+  int odt = c->node->output_types[0];
+  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, odt, dims, 2);
+  if (!out) return c->status->code;
+  if (batch == 0 || num_samples == 0) return TFC_OK;
+  uint64_t outputs = (uint64_t)batch * (uint64_t)((num_samples + 3) / 4 * 4) * 2;
+  tfc_philox gen;
+  pthread_mutex_lock(&st->mu);
+  gen = st->gen;
+  tfc_philox_skip(&st->gen, outputs * TFC_PHILOX_SAMPLES_PER_OUTPUT);
+  pthread_mutex_unlock(&st->mu);
+  double *cdf = malloc((size_t)classes * sizeof *cdf);
+  if (!cdf) return tfc_kernel_error(c, TFC_RESOURCE_EXHAUSTED, "Multinomial: out of memory");
+  uint32_t block[4];
+  int used = 4;
+  for (int64_t b = 0; b < batch; b++) {
+    double max = -HUGE_VAL;
+    int any = 0;
+    for (int64_t j = 0; j < classes; j++) {
+      double v = tfc_tensor_get_f64(logits, b * classes + j);
+      if (isfinite(v) && (!any || v > max)) {
+        max = v;
+        any = 1;
+      }
+    }
+    if (!any) max = logits->dtype == TFC_DT_DOUBLE ? -DBL_MAX : -FLT_MAX; /* T's lowest() */
+    double total = 0;
+    for (int64_t j = 0; j < classes; j++) {
+      double v = tfc_tensor_get_f64(logits, b * classes + j);
+      if (isfinite(v)) total += exp(v - max);
+      cdf[j] = total;
+    }
+    for (int64_t k = 0; k < num_samples; k++) {
+      uint32_t x[2];
+      for (int h = 0; h < 2; h++) {
+        if (used == 4) {
+          tfc_philox_next(&gen, block);
+          used = 0;
+        }
+        x[h] = block[used++];
+      }
+      double to_find = tfc_philox_uint64_to_double(x[0], x[1]) * total;
+      int64_t lo = 0, hi = classes; /* first cdf[i] > to_find */
+      while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (cdf[mid] > to_find) hi = mid;
+        else lo = mid + 1;
+      }
+      if (odt == TFC_DT_INT32) ((int32_t *)out->data)[b * num_samples + k] = (int32_t)lo;
+      else ((int64_t *)out->data)[b * num_samples + k] = lo;
+    }
+  }
+  free(cdf);
+  return TFC_OK;
+}
+
 #define M_RANDOM_FLOAT                                                                            \
   (TFC_T(TFC_DT_HALF) | TFC_T(TFC_DT_BFLOAT16) | TFC_T(TFC_DT_FLOAT) | TFC_T(TFC_DT_DOUBLE))
 #define M_RANDOM_INT (TFC_T(TFC_DT_INT32) | TFC_T(TFC_DT_INT64))
 #define ROW(opname, init_fn)                                                                      \
   {.op = TFC_OP_##opname, .type_attr = "dtype", .types = M_RANDOM_FLOAT, .type_attr2 = "T",       \
    .types2 = M_RANDOM_INT, .host_memory_in = 0x1, .init = init_fn, .compute = tfc_random_compute, \
-   .free_state = tfc_random_free}
+   .free_state = tfc_random_free, .flags = TFC_KF_SHARED_STATE}
 
 static const tfc_kernel_def defs[] = {
     ROW(RandomUniform, uniform_init),
@@ -59,7 +151,9 @@ static const tfc_kernel_def defs[] = {
     ROW(TruncatedNormal, truncated_init),
     {.op = TFC_OP_RandomUniformInt, .type_attr = "Tout", .types = M_RANDOM_INT, .type_attr2 = "T",
      .types2 = M_RANDOM_INT, .host_memory_in = 0x7, .init = uniform_int_init,
-     .compute = tfc_random_uniform_int_compute, .free_state = tfc_random_free},
+     .compute = tfc_random_uniform_int_compute, .free_state = tfc_random_free, .flags = TFC_KF_SHARED_STATE},
+    {.op = TFC_OP_Multinomial, .type_attr = "T", .types = TFC_T(TFC_DT_FLOAT) | TFC_T(TFC_DT_DOUBLE),
+     .host_memory_in = 0x2, .init = multinomial_init, .compute = multinomial_compute, .free_state = tfc_random_free, .flags = TFC_KF_SHARED_STATE},
 };
 
 int tfc_cpu_kernels_random(tfc_kernel_table *t, tfc_status *s) {

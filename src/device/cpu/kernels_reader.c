@@ -1,6 +1,6 @@
 /*
- * kernels_reader — CPU kernels of the reader ops (ops_data.def): TFRecordReaderV2 finds or
- * creates its reader in the device's resources (shared_name, else private to the node as
+ * kernels_reader — CPU kernels of the reader ops (ops_data.def): TFRecordReaderV2,
+ * TextLineReaderV2 and WholeFileReaderV2 find or create their reader in the device's resources (shared_name, else private to the node as
  * TF's "_<id>_<node name>") and outputs a handle; ReaderReadV2 / ReaderReadUpToV2 read
  * through it from a queue of file names (state/reader.h), blocking on the queue like a
  * dequeue (and woken the same way when the step aborts or the session closes).
@@ -14,8 +14,12 @@
 #include "device/device.h"
 #include "state/reader.h"
 
+typedef enum reader_op_type { READER_OP_TFRECORD = 0, READER_OP_TEXT_LINE = 1, READER_OP_WHOLE_FILE = 2 } reader_op_type;
+
 typedef struct reader_op {
   const char *container, *shared_name, *compression, *node_name;
+  reader_op_type type;
+  int64_t skip_header_lines;
   _Atomic(tfc_resource *) res;
 } reader_op;
 
@@ -25,19 +29,34 @@ static void reader_op_free(void *state) {
   free(st);
 }
 
-static int reader_op_init(const tfc_node *n, void **state, tfc_status *s) {
+static int reader_op_init_type(const tfc_node *n, reader_op_type type, void **state, tfc_status *s) {
   reader_op *st = calloc(1, sizeof *st);
   if (!st) return TFC_OOM(s);
   atomic_init(&st->res, NULL);
   st->node_name = n->name;
+  st->type = type;
+  st->compression = "";
   if (tfc_kernel_attr_string(n, "container", &st->container, s) ||
       tfc_kernel_attr_string(n, "shared_name", &st->shared_name, s) ||
-      tfc_kernel_attr_string(n, "compression_type", &st->compression, s)) {
+      (type == READER_OP_TFRECORD && tfc_kernel_attr_string(n, "compression_type", &st->compression, s)) ||
+      (type == READER_OP_TEXT_LINE && tfc_kernel_attr_int(n, "skip_header_lines", &st->skip_header_lines, s))) {
     free(st);
     return s->code;
   }
   *state = st;
   return TFC_OK;
+}
+
+static int reader_op_init(const tfc_node *n, void **state, tfc_status *s) {
+  return reader_op_init_type(n, READER_OP_TFRECORD, state, s);
+}
+
+static int text_line_op_init(const tfc_node *n, void **state, tfc_status *s) {
+  return reader_op_init_type(n, READER_OP_TEXT_LINE, state, s);
+}
+
+static int whole_file_op_init(const tfc_node *n, void **state, tfc_status *s) {
+  return reader_op_init_type(n, READER_OP_WHOLE_FILE, state, s);
 }
 
 /* What reader_create needs (on the creating compute's stack: two steps may create at once). */
@@ -59,7 +78,9 @@ static tfc_resource *reader_create(void *arg, tfc_status *s) {
     TFC_OOM(s);
     return NULL;
   }
-  tfc_reader *r = tfc_reader_new_tfrecord(name, st->compression, s);
+  tfc_reader *r = st->type == READER_OP_TEXT_LINE    ? tfc_reader_new_text_line(name, st->skip_header_lines, s)
+                  : st->type == READER_OP_WHOLE_FILE ? tfc_reader_new_whole_file(name, s)
+                                                     : tfc_reader_new_tfrecord(name, st->compression, s);
   free(name);
   return r ? tfc_reader_resource(r) : NULL;
 }
@@ -160,6 +181,10 @@ static int reset_compute(tfc_kernel_ctx *c) {
 static const tfc_kernel_def reader_kernels[] = {
     {.op = TFC_OP_TFRecordReaderV2, .host_memory_out = HANDLE, .init = reader_op_init, .compute = reader_op_compute,
      .free_state = reader_op_free},
+    {.op = TFC_OP_TextLineReaderV2, .host_memory_out = HANDLE, .init = text_line_op_init,
+     .compute = reader_op_compute, .free_state = reader_op_free},
+    {.op = TFC_OP_WholeFileReaderV2, .host_memory_out = HANDLE, .init = whole_file_op_init,
+     .compute = reader_op_compute, .free_state = reader_op_free},
     {.op = TFC_OP_ReaderReadV2, .host_memory_in = HANDLE | TFC_HOST(1), .flags = TFC_KF_BLOCKING,
      .compute = read_compute},
     {.op = TFC_OP_ReaderReadUpToV2, .flags = TFC_KF_BLOCKING,

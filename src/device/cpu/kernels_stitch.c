@@ -1,7 +1,8 @@
 /*
  * kernels_stitch — CPU kernels of DynamicStitch and ParallelDynamicStitch:
  * merged[indices[m][i], ...] = data[m][i, ...], the output's first dim being the largest index
- * plus one (0 without indices) and its rest data[0].shape[rank(indices[0]):].
+ * plus one (0 without indices) and its rest data[0].shape[rank(indices[0]):]; and of their
+ * inverse DynamicPartition (rows of data sent to the output their partition names, in order).
  *
  * Partitions are copied in order m = 0..N-1 and elements in order i, so a later duplicate
  * overwrites an earlier one: DynamicStitch's "last one wins". ParallelDynamicStitch leaves the
@@ -11,6 +12,7 @@
  * order: every index in range first, then each data[m]'s shape against indices[m] and data[0].
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "device/cpu/array_copy.h"
@@ -75,6 +77,62 @@ static int stitch_compute(tfc_kernel_ctx *c) {
   return TFC_OK;
 }
 
+/* DynamicPartition: output p holds the rows of data (data.shape[rank(partitions):] each) whose
+ * partition is p, in order. */
+static int partition_compute(tfc_kernel_ctx *c) {
+  const tfc_tensor *data = c->inputs[0], *part = c->inputs[1];
+  int np = c->n_outputs;
+  char a[TFC_SHAPE_STR_MAX], b[TFC_SHAPE_STR_MAX];
+  int prefix = data->ndims >= part->ndims;
+  for (int d = 0; prefix && d < part->ndims; d++) prefix = data->dims[d] == part->dims[d];
+  if (!prefix)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "data.shape must start with partitions.shape, got data.shape = %s, "
+                            "partitions.shape = %s", tfc_tensor_shape_str(data, a, sizeof a),
+                            tfc_tensor_shape_str(part, b, sizeof b));
+  const int32_t *pv = part->data;
+  int64_t counts[256], *cnt = np <= 256 ? counts : calloc((size_t)np, sizeof *cnt);
+  if (!cnt) return tfc_kernel_error(c, TFC_RESOURCE_EXHAUSTED, "DynamicPartition: out of memory");
+  memset(cnt, 0, (size_t)np * sizeof *cnt);
+  int rc = TFC_OK;
+  for (int64_t i = 0; i < part->n_elems && rc == TFC_OK; i++) {
+    if (pv[i] < 0 || pv[i] >= np) {
+      char where[64] = "";
+      size_t off = 0;
+      int64_t coord[TFC_MAX_DIMS], r = i;
+      for (int d = part->ndims - 1; d >= 0; d--) {
+        coord[d] = part->dims[d] ? r % part->dims[d] : 0;
+        r = part->dims[d] ? r / part->dims[d] : 0;
+      }
+      for (int d = 0; d < part->ndims && off < sizeof where; d++)
+        off += (size_t)snprintf(where + off, sizeof where - off, "%s%lld", d ? "," : "", (long long)coord[d]);
+      rc = tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "partitions%s%s%s = %d is not in [0, %d)", part->ndims ? "[" : "",
+                            where, part->ndims ? "]" : "", pv[i], np);
+    } else {
+      cnt[pv[i]]++;
+    }
+  }
+  int rank = 1 + data->ndims - part->ndims;
+  int64_t dims[TFC_MAX_DIMS];
+  memcpy(dims + 1, data->dims + part->ndims, sizeof(int64_t) * (size_t)(rank - 1));
+  int64_t row = tfc_dims_num_elements(dims + 1, rank - 1);
+  size_t es = tfc_dtype_size(data->dtype);
+  for (int p = 0; p < np && rc == TFC_OK; p++) {
+    dims[0] = cnt[p];
+    tfc_tensor *out = tfc_kernel_alloc_output(c, p, data->dtype, dims, rank);
+    if (!out) {
+      rc = c->status->code;
+      break;
+    }
+    int64_t k = 0;
+    for (int64_t i = 0; i < part->n_elems && rc == TFC_OK; i++)
+      if (pv[i] == p)
+        rc = tfc_array_copy((char *)out->data + (size_t)(k++ * row) * es, (const char *)data->data + (size_t)(i * row) * es,
+                            row, data->dtype, c->status);
+  }
+  if (cnt != counts) free(cnt);
+  return rc;
+}
+
 /* TF registers both on CPU for every POD type, strings and the quantized types. */
 #define STITCH_TYPES                                                                               \
   (TFC_ARRAY_COPY_TYPES | TFC_T(TFC_DT_QINT8) | TFC_T(TFC_DT_QUINT8) | TFC_T(TFC_DT_QINT32))
@@ -82,6 +140,7 @@ static int stitch_compute(tfc_kernel_ctx *c) {
 static const tfc_kernel_def defs[] = {
     {.op = TFC_OP_DynamicStitch, .type_attr = "T", .types = STITCH_TYPES, .compute = stitch_compute},
     {.op = TFC_OP_ParallelDynamicStitch, .type_attr = "T", .types = STITCH_TYPES, .compute = stitch_compute},
+    {.op = TFC_OP_DynamicPartition, .type_attr = "T", .types = STITCH_TYPES, .compute = partition_compute},
 };
 
 int tfc_cpu_kernels_stitch(tfc_kernel_table *t, tfc_status *s) {

@@ -39,7 +39,7 @@ static int uniform_int_init(const tfc_node *n, void **st, tfc_status *s) {
 #define G_I (TFC_T(TFC_DT_INT32) | TFC_T(TFC_DT_INT64))
 #define ROW(opname, init_fn)                                                                      \
   {.op = TFC_OP_##opname, .type_attr = "dtype", .types = G_F, .type_attr2 = "T", .types2 = G_I,    \
-   .host_memory_in = TFC_HOST(0), .init = init_fn, .compute = tfc_random_compute, .free_state = tfc_random_free}
+   .host_memory_in = TFC_HOST(0), .init = init_fn, .compute = tfc_random_compute, .free_state = tfc_random_free, .flags = TFC_KF_SHARED_STATE}
 
 static const tfc_kernel_def defs[] = {
     ROW(RandomUniform, uniform_init),
@@ -47,7 +47,7 @@ static const tfc_kernel_def defs[] = {
     ROW(TruncatedNormal, truncated_init),
     {.op = TFC_OP_RandomUniformInt, .type_attr = "Tout", .types = G_I, .type_attr2 = "T", .types2 = G_I,
      .host_memory_in = TFC_HOST(0) | TFC_HOST(1) | TFC_HOST(2), .init = uniform_int_init,
-     .compute = tfc_random_uniform_int_compute, .free_state = tfc_random_free},
+     .compute = tfc_random_uniform_int_compute, .free_state = tfc_random_free, .flags = TFC_KF_SHARED_STATE},
 };
 
 int tfc_cuda_kernels_random(tfc_kernel_table *t, tfc_status *s) {
