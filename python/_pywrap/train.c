@@ -159,48 +159,38 @@ static int variable_arg(PyObject *o, TFC_Variable *v) {
   return pywrap_output(value, &v->value);
 }
 
-/* A list of outputs (or, with allow_none, None entries: {NULL, 0}). malloc'd. */
-static TF_Output *outputs_arg(PyObject *o, Py_ssize_t *n, int allow_none) {
-  PyObject *seq = PySequence_Fast(o, "expected a sequence of outputs");
+/* The items of sequence o (`what` names it in the TypeError) converted by conv, each into
+ * elem_size bytes of a malloc'd array (with allow_none, None items stay zeroed); *n the count.
+ * NULL with an exception on failure. */
+static void *seq_array(PyObject *o, const char *what, size_t elem_size, int allow_none,
+                       int (*conv)(PyObject *item, void *dst), Py_ssize_t *n) {
+  PyObject *seq = PySequence_Fast(o, what);
   if (!seq) return NULL;
   *n = PySequence_Fast_GET_SIZE(seq);
-  TF_Output *outs = calloc((size_t)(*n ? *n : 1), sizeof *outs);
-  if (!outs) {
-    Py_DECREF(seq);
-    PyErr_NoMemory();
-    return NULL;
-  }
-  for (Py_ssize_t i = 0; i < *n; i++) {
+  char *arr = calloc((size_t)(*n ? *n : 1), elem_size);
+  if (!arr) PyErr_NoMemory();
+  for (Py_ssize_t i = 0; arr && i < *n; i++) {
     PyObject *it = PySequence_Fast_GET_ITEM(seq, i);
     if (allow_none && it == Py_None) continue;
-    if (pywrap_output(it, &outs[i]) < 0) {
-      free(outs);
-      Py_DECREF(seq);
-      return NULL;
+    if (conv(it, arr + (size_t)i * elem_size) < 0) {
+      free(arr);
+      arr = NULL;
     }
   }
   Py_DECREF(seq);
-  return outs;
+  return arr;
+}
+
+static int output_conv(PyObject *o, void *dst) { return pywrap_output(o, dst); }
+static int variable_conv(PyObject *o, void *dst) { return variable_arg(o, dst); }
+
+/* A list of outputs (or, with allow_none, None entries: {NULL, 0}). malloc'd. */
+static TF_Output *outputs_arg(PyObject *o, Py_ssize_t *n, int allow_none) {
+  return seq_array(o, "expected a sequence of outputs", sizeof(TF_Output), allow_none, output_conv, n);
 }
 
 static TFC_Variable *variables_arg(PyObject *o, Py_ssize_t *n) {
-  PyObject *seq = PySequence_Fast(o, "expected a sequence of variables");
-  if (!seq) return NULL;
-  *n = PySequence_Fast_GET_SIZE(seq);
-  TFC_Variable *vs = calloc((size_t)(*n ? *n : 1), sizeof *vs);
-  if (!vs) {
-    Py_DECREF(seq);
-    PyErr_NoMemory();
-    return NULL;
-  }
-  for (Py_ssize_t i = 0; i < *n; i++)
-    if (variable_arg(PySequence_Fast_GET_ITEM(seq, i), &vs[i]) < 0) {
-      free(vs);
-      Py_DECREF(seq);
-      return NULL;
-    }
-  Py_DECREF(seq);
-  return vs;
+  return seq_array(o, "expected a sequence of variables", sizeof(TFC_Variable), 0, variable_conv, n);
 }
 
 /* Returns r, or NULL with the status's exception when it is not OK (then r is released). */
