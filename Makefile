@@ -49,7 +49,10 @@ demo: build
 	  echo "--- mlp_train: seed 003's trainer, in C" && ./mlp_train mlp.pb && \
 	  { [ ! -d python/tfc ] || { echo "--- examples/python/mlp.py: seed 003's program in Python, trained by mlp_train" && \
 	    mkdir -p python_mlp && PYTHONPATH=python python3 $(CURDIR)/examples/python/mlp.py python_mlp && \
-	    ./mlp_train python_mlp/mlp.pb; }; } && \
+	    ./mlp_train python_mlp/mlp.pb && \
+	    for p in multi_tower in_graph_replication soft_placement; do \
+	      echo "--- examples/python/$$p.py: the same seed program in Python" && \
+	      PYTHONPATH=python python3 $(CURDIR)/examples/python/$$p.py || exit 1; done; }; } && \
 	  echo "--- distributed: seed 004's cluster programs (local server, two tasks, ps and workers)" && ./distributed && \
 	  echo "--- fashion_mnist: seed 004's CNN on Fashion-MNIST, one tower per device" && \
 	  ./tfc data fashion-mnist --out fashion_mnist_data && rm -rf fashion_mnist_train && \
