@@ -36,6 +36,35 @@ static void scope_dealloc(PyTFScope *s) {
   Py_TYPE(s)->tp_free((PyObject *)s);
 }
 
+/* The items of sequence o (`what` names it in the TypeError) converted by conv, each into
+ * elem_size bytes of a malloc'd array (with allow_none, None items stay zeroed); *n the count.
+ * NULL with an exception on failure. */
+static void *seq_array(PyObject *o, const char *what, size_t elem_size, int allow_none,
+                       int (*conv)(PyObject *item, void *dst), Py_ssize_t *n) {
+  PyObject *seq = PySequence_Fast(o, what);
+  if (!seq) return NULL;
+  *n = PySequence_Fast_GET_SIZE(seq);
+  char *arr = calloc((size_t)(*n ? *n : 1), elem_size);
+  if (!arr) PyErr_NoMemory();
+  for (Py_ssize_t i = 0; arr && i < *n; i++) {
+    PyObject *it = PySequence_Fast_GET_ITEM(seq, i);
+    if (allow_none && it == Py_None) continue;
+    if (conv(it, arr + (size_t)i * elem_size) < 0) {
+      free(arr);
+      arr = NULL;
+    }
+  }
+  Py_DECREF(seq);
+  return arr;
+}
+
+static int op_conv(PyObject *o, void *dst) { return (*(TF_Operation **)dst = pywrap_op(o)) ? 0 : -1; }
+
+/* A list of operations as a malloc'd array; *n its length. NULL with an exception. */
+static TF_Operation **ops_arg(PyObject *o, Py_ssize_t *n) {
+  return seq_array(o, "expected a sequence of operations", sizeof(TF_Operation *), 0, op_conv, n);
+}
+
 /* Scope(graph, name_prefix, device, [control op, ...][, builder name][, parent scope]): with a
  * parent (a cond branch's or loop's callback scope), the new scope derives from it and keeps its
  * control-flow context and control dependencies. */
@@ -50,14 +79,9 @@ static PyObject *scope_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
     return NULL;
   }
   TF_Graph *graph = ((PyTFGraph *)g)->graph;
-  Py_ssize_t n = PyList_GET_SIZE(controls);
-  TF_Operation **ops = malloc(sizeof *ops * (size_t)(n ? n : 1));
-  if (!ops) return PyErr_NoMemory();
-  for (Py_ssize_t i = 0; i < n; i++)
-    if (!(ops[i] = pywrap_op(PyList_GET_ITEM(controls, i)))) {
-      free(ops);
-      return NULL;
-    }
+  Py_ssize_t n;
+  TF_Operation **ops = ops_arg(controls, &n);
+  if (!ops) return NULL;
   TFC_Scope *sc = parent == Py_None ? TFC_NewRootScope(graph)
                                      : TFC_ScopeWithControlDependencies(((PyTFScope *)parent)->scope, NULL, 0),
             *t;
@@ -159,28 +183,6 @@ static int variable_arg(PyObject *o, TFC_Variable *v) {
   return pywrap_output(value, &v->value);
 }
 
-/* The items of sequence o (`what` names it in the TypeError) converted by conv, each into
- * elem_size bytes of a malloc'd array (with allow_none, None items stay zeroed); *n the count.
- * NULL with an exception on failure. */
-static void *seq_array(PyObject *o, const char *what, size_t elem_size, int allow_none,
-                       int (*conv)(PyObject *item, void *dst), Py_ssize_t *n) {
-  PyObject *seq = PySequence_Fast(o, what);
-  if (!seq) return NULL;
-  *n = PySequence_Fast_GET_SIZE(seq);
-  char *arr = calloc((size_t)(*n ? *n : 1), elem_size);
-  if (!arr) PyErr_NoMemory();
-  for (Py_ssize_t i = 0; arr && i < *n; i++) {
-    PyObject *it = PySequence_Fast_GET_ITEM(seq, i);
-    if (allow_none && it == Py_None) continue;
-    if (conv(it, arr + (size_t)i * elem_size) < 0) {
-      free(arr);
-      arr = NULL;
-    }
-  }
-  Py_DECREF(seq);
-  return arr;
-}
-
 static int output_conv(PyObject *o, void *dst) { return pywrap_output(o, dst); }
 static int variable_conv(PyObject *o, void *dst) { return variable_arg(o, dst); }
 
@@ -269,14 +271,9 @@ static PyObject *add_to_collection(PyObject *self, PyObject *args) {
   PyObject *g, *lo;
   const char *name;
   if (!PyArg_ParseTuple(args, "O!sO!", &PyTFGraph_Type, &g, &name, &PyList_Type, &lo)) return NULL;
-  Py_ssize_t n = PyList_GET_SIZE(lo);
-  TF_Operation **ops = malloc(sizeof *ops * (size_t)(n ? n : 1));
-  if (!ops) return PyErr_NoMemory();
-  for (Py_ssize_t i = 0; i < n; i++)
-    if (!(ops[i] = pywrap_op(PyList_GET_ITEM(lo, i)))) {
-      free(ops);
-      return NULL;
-    }
+  Py_ssize_t n;
+  TF_Operation **ops = ops_arg(lo, &n);
+  if (!ops) return NULL;
   TF_Status *s = TF_NewStatus();
   TFC_AddToCollection(((PyTFGraph *)g)->graph, name, ops, (int)n, s);
   free(ops);
@@ -336,14 +333,9 @@ static PyObject *group(PyObject *self, PyObject *args) {
   if (!PyArg_ParseTuple(args, "OO!s", &so, &PyList_Type, &lo, &name)) return NULL;
   const TFC_Scope *sc = scope_arg(so);
   if (!sc) return NULL;
-  Py_ssize_t n = PyList_GET_SIZE(lo);
-  TF_Operation **ops = malloc(sizeof *ops * (size_t)(n ? n : 1));
-  if (!ops) return PyErr_NoMemory();
-  for (Py_ssize_t i = 0; i < n; i++)
-    if (!(ops[i] = pywrap_op(PyList_GET_ITEM(lo, i)))) {
-      free(ops);
-      return NULL;
-    }
+  Py_ssize_t n;
+  TF_Operation **ops = ops_arg(lo, &n);
+  if (!ops) return NULL;
   TF_Status *s = TF_NewStatus();
   TF_Operation *op = TFC_Group(sc, ops, (int)n, name, s);
   free(ops);
