@@ -912,6 +912,7 @@ TFC_EXPORT void TFC_ImportMetaGraph(TF_Graph *graph, const TFC_MetaGraph *mg, co
   buf->data = cleared ? cleared : (const void *)gd->data;
   buf->length = cleared ? cleared_len : gd->len;
   if (scope) TF_ImportGraphDefOptionsSetPrefix(opts, scope);
+  if (flags & TFC_META_GRAPH_UNIQUIFY_NAMES) TF_ImportGraphDefOptionsSetUniquifyNames(opts, 1);
   TF_Status *st = TF_NewStatus();
   if (!st) {
     TFC_OOM(s);
