@@ -281,6 +281,29 @@ def write_graph_file(tf):
         shutil.rmtree(d, ignore_errors=True)
 
 
+def checkpoint_reader(tf):
+    d = _tmp()
+    try:
+        w, b, n = _model(tf)
+        s = tf.train.Saver({"w": w, "bias": b, "count": n})
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            p = s.save(sess, os.path.join(d, "r"), global_step=2, write_meta_graph=False)
+        r = tf.train.NewCheckpointReader(p)
+        out = {"shapes": sorted(r.get_variable_to_shape_map().items()),
+               "dtypes": sorted((k, v.name) for k, v in r.get_variable_to_dtype_map().items()),
+               "has": [r.has_tensor("w"), r.has_tensor("nope")],
+               "w": _val(r.get_tensor("w")), "count": _val(r.get_tensor("count")),
+               "list": tf.train.list_variables(d),
+               "load": _val(tf.train.load_variable(d, "bias")),
+               "load_file": _val(tf.train.load_variable(p, "w:0")),
+               "missing_key": _error(lambda: r.get_tensor("nope")),
+               "missing_file": _rel(_error(lambda: tf.train.NewCheckpointReader(os.path.join(d, "none"))), d)}
+        return out
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
 def _meta_graph_round_trip_115(e):
     # TF 1.15's gradients name the ones Fill "gradients/Fill" of Const "gradients/grad_ys_0"
     # (TF 2.x: "gradients/grad_ys_0" of "gradients/grad_ys_0/Const").
@@ -299,4 +322,4 @@ def _meta_graph_files_115(e):
 TF115 = {"meta_graph_round_trip": _meta_graph_round_trip_115, "meta_graph_files": _meta_graph_files_115}
 
 PROGRAMS = [saver_graph, save_restore_steps, save_options, set_and_recover_last, restore_by_other_names,
-            saver_errors, meta_graph_round_trip, meta_graph_files, write_graph_file]
+            saver_errors, meta_graph_round_trip, meta_graph_files, write_graph_file, checkpoint_reader]

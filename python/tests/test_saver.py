@@ -279,3 +279,19 @@ def test_write_graph_failure_leaves_the_previous_file(tmp_path, monkeypatch):
     with open(p) as f:
         assert f.read() == before
     assert os.listdir(tmp_path) == ["g.pbtxt"]
+
+
+def test_checkpoint_reader_reads_tensorflows_checkpoint():
+    d = os.path.join(FIXTURES, "meta_graph_tf")
+    with open(os.path.join(d, "expected.json")) as f:
+        expected = json.load(f)
+    reader = tf.train.NewCheckpointReader(os.path.join(d, "model.ckpt-5"))
+    assert reader.get_variable_to_shape_map() == {"w": [2, 3], "b": [3], "global_step": []}
+    assert reader.get_variable_to_dtype_map()["global_step"] == tf.int64
+    np.testing.assert_allclose(reader.get_tensor("w"), expected["values"]["w:0"], rtol=1e-6)
+    assert tf.train.list_variables(d) == [("b", [3]), ("global_step", []), ("w", [2, 3])]
+    assert tf.train.load_variable(d, "global_step") == 5
+    with pytest.raises(tf.errors.NotFoundError, match="^Key nope not found in checkpoint$"):
+        reader.get_tensor("nope")
+    with pytest.raises(ValueError, match="^Couldn't find 'checkpoint' file"):
+        tf.train.load_checkpoint(FIXTURES)

@@ -10,6 +10,8 @@
  *     imported, its collections recorded, restored and fetched with TF's values.
  * (4) Errors: bad bytes, missing files, names not in the graph, TF's forward-compatibility rule
  *     for attrs the local op lacks.
+ * (5) TFC_NewCheckpointReader over TensorFlow's checkpoint: names, dtypes, shapes, values, TF's
+ *     texts for a missing key or checkpoint.
  */
 #include <dirent.h>
 #include <stdint.h>
@@ -488,7 +490,40 @@ static void state_file_functions_and_latest_filename(void) {
   TF_DeleteStatus(s);
 }
 
+static void checkpoint_reader_lists_and_reads_tensorflows_checkpoint(void) {
+  TF_Status *s = TF_NewStatus();
+  TFC_CheckpointReader *r = TFC_NewCheckpointReader(TFC_FIXTURE_DIR "/meta_graph_tf/model.ckpt-5", s);
+  OK(s);
+  EXPECT_EQ(TFC_CheckpointReaderNumTensors(r), 3);
+  EXPECT_STREQ(TFC_CheckpointReaderTensorName(r, 0), "b");
+  EXPECT_STREQ(TFC_CheckpointReaderTensorName(r, 1), "global_step");
+  EXPECT_STREQ(TFC_CheckpointReaderTensorName(r, 2), "w");
+  TF_DataType dt;
+  int64_t dims[4];
+  EXPECT_EQ(TFC_CheckpointReaderTensorInfo(r, "w", &dt, dims, 4, s), 2);
+  OK(s);
+  EXPECT_EQ(dt, TF_FLOAT);
+  EXPECT_EQ(dims[0], 2);
+  EXPECT_EQ(dims[1], 3);
+  TF_Tensor *w = TFC_CheckpointReaderGetTensor(r, "w", s);
+  OK(s);
+  for (int i = 0; i < 6; i++) EXPECT_NEAR(((float *)TF_TensorData(w))[i], TF_W[i], 1e-6);
+  TF_DeleteTensor(w);
+  EXPECT_TRUE(TFC_CheckpointReaderGetTensor(r, "nope", s) == NULL);
+  EXPECT_EQ(TF_GetCode(s), TF_NOT_FOUND);
+  EXPECT_STREQ(TF_Message(s), "Key nope not found in checkpoint");
+  EXPECT_EQ(TFC_CheckpointReaderTensorInfo(r, "nope", &dt, dims, 4, s), -1);
+  EXPECT_EQ(TF_GetCode(s), TF_NOT_FOUND);
+  TFC_DeleteCheckpointReader(r);
+  EXPECT_TRUE(TFC_NewCheckpointReader(TFC_BINARY_DIR "/no/ckpt", s) == NULL);
+  EXPECT_EQ(TF_GetCode(s), TF_NOT_FOUND);
+  EXPECT_STREQ(TF_Message(s), "Unsuccessful TensorSliceReader constructor: Failed to find any matching files for "
+                              TFC_BINARY_DIR "/no/ckpt");
+  TF_DeleteStatus(s);
+}
+
 static const tfc_test tests[] = {
+    TFC_TEST(checkpoint_reader_lists_and_reads_tensorflows_checkpoint),
     TFC_TEST(export_writes_variable_defs_saver_def_and_op_list),
     TFC_TEST(round_trip_imports_under_scope_and_restores),
     TFC_TEST(imports_and_restores_tensorflow_meta_graph),
