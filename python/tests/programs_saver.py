@@ -304,6 +304,32 @@ def checkpoint_reader(tf):
         shutil.rmtree(d, ignore_errors=True)
 
 
+def savers_collection_and_sessions(tf):
+    d = _tmp()
+    try:
+        w, b, n = _model(tf)
+        s = tf.train.Saver({"w": w}, max_to_keep=4, name="only_w")
+        tf.add_to_collection("savers", s)
+        mg = tf.train.export_meta_graph(collection_list=["savers", "variables"])
+        out = {"kinds": {k: mg.collection_def[k].WhichOneof("kind") for k in sorted(mg.collection_def.keys())}}
+        other = tf.Graph()
+        with other.as_default():
+            tf.constant(1.0, name="x")
+        with tf.Session(graph=other) as sess:
+            out["other_graph_save"] = _error(lambda: s.save(sess, os.path.join(d, "m")))
+        tf.reset_default_graph()
+        tf.train.import_meta_graph(mg, import_scope="again")
+        savers = tf.get_collection("savers")
+        out["savers"] = [_saver_def(x) for x in savers]
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            out["saved"] = _rel(savers[0].save(sess, os.path.join(d, "via_collection"), write_meta_graph=False), d)
+        out["files"] = _listing(d)
+        return out
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
 def _meta_graph_round_trip_115(e):
     # TF 1.15's gradients name the ones Fill "gradients/Fill" of Const "gradients/grad_ys_0"
     # (TF 2.x: "gradients/grad_ys_0" of "gradients/grad_ys_0/Const").
@@ -322,4 +348,5 @@ def _meta_graph_files_115(e):
 TF115 = {"meta_graph_round_trip": _meta_graph_round_trip_115, "meta_graph_files": _meta_graph_files_115}
 
 PROGRAMS = [saver_graph, save_restore_steps, save_options, set_and_recover_last, restore_by_other_names,
-            saver_errors, meta_graph_round_trip, meta_graph_files, write_graph_file, checkpoint_reader]
+            saver_errors, meta_graph_round_trip, meta_graph_files, write_graph_file, checkpoint_reader,
+            savers_collection_and_sessions]

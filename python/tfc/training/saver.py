@@ -187,15 +187,33 @@ class Saver(object):
         if not self.saver_def.restore_op_name:
             raise ValueError("saver_def must specify the restore_op_name: %s" % str(self.saver_def))
 
-    def _c_saver(self):
-        """The C saver; for a saver_def given by the caller, made over its nodes on first use."""
-        if self._c is None:
-            d = self.saver_def
-            g = self._graph or ops.get_default_graph()
-            g._sync_c_ops()
-            self._c = _pywrap.saver_from_def(g._c_graph, d.filename_tensor_name, d.save_tensor_name,
-                                             d.restore_op_name, d.max_to_keep, float(d.keep_checkpoint_every_n_hours))
-        return self._c
+    def _c_saver(self, graph=None):
+        """The C saver over graph's nodes (the saver's graph by default). Like TF, which runs
+        the saver_def's names in the session's graph, a session of another graph gets a C saver
+        made over that graph's nodes of those names (TypeError, TF's text, when absent); so
+        does a saver_def given by the caller, on first use."""
+        g = graph or self._graph or ops.get_default_graph()
+        if g is (self._graph or g) and self._c is not None:
+            return self._c
+        others = self.__dict__.setdefault("_c_by_graph", {})
+        key = id(g)
+        if key in others and others[key][0] is g:
+            return others[key][1]
+        d = self.saver_def
+        for name in (d.filename_tensor_name, d.save_tensor_name):
+            try:
+                g.as_graph_element(name)
+            except (KeyError, ValueError) as e:
+                raise TypeError("Cannot interpret feed_dict key as Tensor: " + (e.args[0] if e.args else str(e)))
+        g._sync_c_ops()
+        c = _pywrap.saver_from_def(g._c_graph, d.filename_tensor_name, d.save_tensor_name, d.restore_op_name,
+                                   d.max_to_keep, float(d.keep_checkpoint_every_n_hours))
+        if g is (self._graph or g) and self._c is None:
+            self._graph = g
+            self._c = c
+        else:
+            others[key] = (g, c)
+        return c
 
     # ---- the SaverDef ----
     def as_saver_def(self):
@@ -281,7 +299,7 @@ class Saver(object):
             if self._pad_step_number:
                 flags |= 4                   # TFC_SAVER_PAD_STEP_NUMBER
             try:
-                model_checkpoint_path = self._c_saver().save(c_session, save_path, step, latest_filename,
+                model_checkpoint_path = self._c_saver(sess.graph).save(c_session, save_path, step, latest_filename,
                                                              meta_graph_suffix, flags)
             except (errors.FailedPreconditionError, errors.NotFoundError) as exc:
                 if not os.path.isdir(save_path_parent or "."):
@@ -303,7 +321,7 @@ class Saver(object):
             raise ValueError("The passed save_path is not a valid checkpoint: " + checkpoint_prefix)
         c_session = _c_session(sess)
         try:
-            self._c_saver().restore(c_session, checkpoint_prefix)
+            self._c_saver(sess.graph).restore(c_session, checkpoint_prefix)
         except errors.NotFoundError as err:
             raise _wrap_restore_error(err, "a Variable name or other graph key that is missing")
         except errors.InvalidArgumentError as err:
