@@ -135,6 +135,9 @@ def _read(filename):
 def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None, **kwargs):
     """tf.train.import_meta_graph: imports the MetaGraphDef into the default graph, recreates
     its collections and returns its Saver (or None)."""
+    unsupported = sorted(k for k in ("input_map", "return_elements") if kwargs.get(k))
+    if unsupported:
+        raise NotImplementedError("tfc: import_meta_graph's %s not supported" % " and ".join(unsupported))
     if isinstance(meta_graph_or_file, MetaGraphDef):
         data, filename = meta_graph_or_file.SerializeToString(), None
     else:

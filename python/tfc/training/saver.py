@@ -17,7 +17,7 @@ ignored; V1 checkpoints are not written (write_version is recorded only).
 import glob
 import numbers
 import os
-import time
+import threading
 
 from tfc import _pywrap
 from tfc.framework import errors
@@ -26,9 +26,6 @@ from tfc.training import saver_pb
 
 SaverDef = saver_pb.SaverDef
 CheckpointState = saver_pb.CheckpointState
-
-_NOT_VARIABLE_OPS = None
-
 
 def _as_str(s):
     return s.decode("utf-8") if isinstance(s, bytes) else str(s)
@@ -133,6 +130,7 @@ class Saver(object):
         self._filename = filename
         self._c = None
         self._graph = None
+        self._lock = threading.Lock()  # one C call at a time: a C saver is one thread's at a time
         self._save_relative_paths = save_relative_paths
         if not defer_build:
             self.build()
@@ -144,7 +142,7 @@ class Saver(object):
     def build(self):
         self._build(self._filename, build_save=True, build_restore=True)
 
-    def _build(self, checkpoint_path, build_save, build_restore):  # noqa: C901
+    def _build(self, checkpoint_path, build_save, build_restore):
         if self._is_built:
             return
         self._is_built = True
@@ -177,7 +175,6 @@ class Saver(object):
             for f in ("filename_tensor_name", "save_tensor_name", "restore_op_name"):
                 setattr(self.saver_def, f, _prepend_name_scope(getattr(self.saver_def, f), self._name))
         self._check_saver_def()
-        self._next_checkpoint_time = time.time() + self.saver_def.keep_checkpoint_every_n_hours * 3600
 
     def _check_saver_def(self):
         if not isinstance(self.saver_def, SaverDef):
@@ -242,17 +239,22 @@ class Saver(object):
         return [p for p, _ in self._last()]
 
     def _last(self):
-        return [] if self._is_empty else self._c_saver().last_checkpoints()
+        if self._is_empty:
+            return []
+        with self._lock:
+            return self._c_saver().last_checkpoints()
 
     def set_last_checkpoints(self, last_checkpoints):
         assert isinstance(last_checkpoints, list)
         if not self._is_empty:
-            self._c_saver().set_last_checkpoints([(_as_str(p), None) for p in last_checkpoints])
+            with self._lock:
+                self._c_saver().set_last_checkpoints([(_as_str(p), None) for p in last_checkpoints])
 
     def set_last_checkpoints_with_time(self, last_checkpoints_with_time):
         assert isinstance(last_checkpoints_with_time, list)
         if not self._is_empty:
-            self._c_saver().set_last_checkpoints([(_as_str(p), float(t)) for p, t in last_checkpoints_with_time])
+            with self._lock:
+                self._c_saver().set_last_checkpoints([(_as_str(p), float(t)) for p, t in last_checkpoints_with_time])
 
     def recover_last_checkpoints(self, checkpoint_paths):
         with_times = []
@@ -299,8 +301,9 @@ class Saver(object):
             if self._pad_step_number:
                 flags |= 4                   # TFC_SAVER_PAD_STEP_NUMBER
             try:
-                model_checkpoint_path = self._c_saver(sess.graph).save(c_session, save_path, step, latest_filename,
-                                                             meta_graph_suffix, flags)
+                with self._lock:
+                    model_checkpoint_path = self._c_saver(sess.graph).save(
+                        c_session, save_path, step, latest_filename, meta_graph_suffix, flags)
             except (errors.FailedPreconditionError, errors.NotFoundError) as exc:
                 if not os.path.isdir(save_path_parent or "."):
                     raise ValueError("Parent directory of {} doesn't exist, can't save.".format(save_path))
@@ -321,7 +324,8 @@ class Saver(object):
             raise ValueError("The passed save_path is not a valid checkpoint: " + checkpoint_prefix)
         c_session = _c_session(sess)
         try:
-            self._c_saver(sess.graph).restore(c_session, checkpoint_prefix)
+            with self._lock:
+                self._c_saver(sess.graph).restore(c_session, checkpoint_prefix)
         except errors.NotFoundError as err:
             raise _wrap_restore_error(err, "a Variable name or other graph key that is missing")
         except errors.InvalidArgumentError as err:
