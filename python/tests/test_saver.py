@@ -295,3 +295,12 @@ def test_checkpoint_reader_reads_tensorflows_checkpoint():
         reader.get_tensor("nope")
     with pytest.raises(ValueError, match="^Couldn't find 'checkpoint' file"):
         tf.train.load_checkpoint(FIXTURES)
+
+
+def test_export_skips_collections_it_cannot_write():
+    _model()
+    tf.add_to_collection(("a", "tuple", "key"), 1)
+    tf.add_to_collection("objects", object())
+    tf.add_to_collection("ints", 4)
+    mg = tf.train.export_meta_graph()
+    assert sorted(mg.collection_def.keys()) == ["ints", "trainable_variables", "variables"]

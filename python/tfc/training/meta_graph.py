@@ -106,7 +106,7 @@ def export_meta_graph(filename=None, meta_info_def=None, graph_def=None, saver_d
     graph._sync_c_ops()
     keys = None if collection_list is None else [str(k) for k in collection_list]
     extra = []
-    for key in sorted(graph._collections):
+    for key in sorted(k for k in graph._collections if isinstance(k, str)):  # a map<string, ...>
         if key in _C_KEYS or (keys is not None and key not in keys):
             continue
         values = graph._collections[key]
