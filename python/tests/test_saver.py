@@ -304,3 +304,24 @@ def test_export_skips_collections_it_cannot_write():
     tf.add_to_collection("ints", 4)
     mg = tf.train.export_meta_graph()
     assert sorted(mg.collection_def.keys()) == ["ints", "trainable_variables", "variables"]
+
+
+def test_queue_runners_and_summaries_survive_a_meta_graph(tmp_path):
+    q = tf.train.string_input_producer(["a", "b"], shuffle=False)
+    q.dequeue(name="next")
+    tf.summary.scalar("v", tf.Variable(1.0, name="v"))
+    path = str(tmp_path / "qr.meta")
+    mg = tf.train.export_meta_graph(path)
+    assert mg.collection_def["queue_runners"].WhichOneof("kind") == "bytes_list"
+    tf.reset_default_graph()
+    tf.train.import_meta_graph(path)
+    runners = tf.get_collection("queue_runners")
+    assert len(runners) == 1
+    assert [t.name for t in tf.get_collection("summaries")] == ["input_producer/fraction_of_32_full:0", "v_1:0"]
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        coord = tf.train.Coordinator()
+        threads = tf.train.start_queue_runners(sess, coord)
+        assert [sess.run("next:0") for _ in range(3)] == [b"a", b"b", b"a"]
+        coord.request_stop()
+        coord.join(threads)
