@@ -325,3 +325,35 @@ def test_queue_runners_and_summaries_survive_a_meta_graph(tmp_path):
         assert [sess.run("next:0") for _ in range(3)] == [b"a", b"b", b"a"]
         coord.request_stop()
         coord.join(threads)
+
+
+def _tensorflow_available():
+    import importlib.util
+    if os.environ.get("TFC_SANITIZED") == "1" or os.environ.get("TFC_NO_TENSORFLOW") == "1":
+        return False
+    return importlib.util.find_spec("tensorflow") is not None
+
+
+@pytest.mark.skipif(not _tensorflow_available(), reason="TensorFlow is not installed (development check)")
+def test_tensorflow_imports_and_restores_what_tfc_wrote(tmp_path):
+    import subprocess
+    train = gen_meta_graph.build(tf)
+    saver = tf.train.Saver()
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        for _ in range(5):
+            sess.run(train)
+        saver.save(sess, str(tmp_path / "model.ckpt"), global_step=5)
+        values = {k: np.asarray(sess.run(k)).tolist() for k in gen_meta_graph.FETCHES}
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
+    env.pop("PYTHONPATH", None)
+    out = subprocess.run([sys.executable, os.path.join(FIXTURES, "gen_meta_graph.py"), "--check", str(tmp_path)],
+                         env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    lines = [json.loads(line) for line in out.stdout.splitlines() if line.startswith("{")]
+    restored, stepped, collections = lines
+    for k, v in values.items():
+        np.testing.assert_allclose(restored[k], v, rtol=1e-6)
+    assert stepped["after_step"]["global_step:0"] == 6
+    assert collections["train_op"] == ["GradientDescent"]
+    assert collections["variables"] == ["b:0", "global_step:0", "w:0"]
