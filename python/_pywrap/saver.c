@@ -1,5 +1,5 @@
-/* tfc._pywrap savers, checkpoint state files and meta graphs: include/tfc/saver.h and
- * include/tfc/meta_graph.h called from Python.
+/* tfc._pywrap savers, checkpoint state files, checkpoint readers and meta graphs:
+ * include/tfc/saver.h and include/tfc/meta_graph.h called from Python.
  *
  * Design: python/tfc/training/saver.py keeps tf.train.Saver's Python object (argument checks,
  * the SaverDef message, the global step); this file holds the C saver (one _pywrap.Saver per
@@ -8,7 +8,8 @@
  * GIL. Meta graphs travel as serialized MetaGraphDef bytes: export_meta_graph builds them in C
  * (TFC_ExportMetaGraph over the graph, its builder collections, a saver def and the
  * collections only Python holds, passed in as (key, kind, values)); import_meta_graph imports
- * them in C and returns what Python must recreate (the saver def and every collection).
+ * them in C; Python then recreates its own objects from the message (the saver def and the
+ * collections the builders do not hold). A CheckpointReader owns a TFC_CheckpointReader.
  *
  * Errors: a non-OK TF_Status raises the class registered for its code (pywrap.h); bad
  * argument types raise TypeError.
