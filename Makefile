@@ -54,6 +54,8 @@ demo: build
 	      echo "--- examples/python/$$p.py: the same seed program in Python" && \
 	      PYTHONPATH=python python3 $(CURDIR)/examples/python/$$p.py || exit 1; done; }; } && \
 	  echo "--- distributed: seed 004's cluster programs (local server, two tasks, ps and workers)" && ./distributed && \
+	  { [ ! -d python/tfc ] || { echo "--- examples/python/distributed.py: the same, in Python (the second task and the ps are child processes)" && \
+	    PYTHONPATH=python python3 $(CURDIR)/examples/python/distributed.py; }; } && \
 	  echo "--- fashion_mnist: seed 004's CNN on Fashion-MNIST, one tower per device" && \
 	  ./tfc data fashion-mnist --out fashion_mnist_data && rm -rf fashion_mnist_train && \
 	  ./fashion_mnist --data fashion_mnist_data --out fashion_mnist_train $(DEMO_FLAGS)
