@@ -108,3 +108,69 @@ def test_distributed_child_task_ends_with_its_parent():
         time.sleep(0.1)
     os.kill(child, 9)
     raise AssertionError("the child task %d outlived its parent" % child)
+
+
+def _tfc_tool():
+    """The build tree's `tfc` tool, beside the package this suite imports (build/python/tfc)."""
+    import tfc
+    return os.path.normpath(os.path.join(os.path.dirname(tfc.__file__), "..", "..", "tfc"))
+
+
+def _fashion_mnist_data(tmp_path, limit=600):
+    import pytest
+    tool = _tfc_tool()
+    if not os.access(tool, os.X_OK):
+        pytest.skip("no tfc tool at %s" % tool)
+    data = str(tmp_path / "data")
+    p = subprocess.run([tool, "data", "fashion-mnist", "--out", data, "--limit", str(limit)],
+                       capture_output=True, text=True, timeout=300)
+    if p.returncode != 0 and "dataset-fashion-mnist" in p.stderr:
+        pytest.skip("Debian's dataset-fashion-mnist is not installed")
+    assert p.returncode == 0, p.stderr
+    return data
+
+
+def _fashion_mnist(*args):
+    p = subprocess.run([sys.executable, os.path.join(EXAMPLES, "fashion_mnist.py")] + list(args),
+                       capture_output=True, text=True, timeout=600, env=dict(os.environ))
+    assert p.returncode == 0, p.stdout + p.stderr
+    return p.stdout
+
+
+def test_fashion_mnist_trains_two_towers_checkpoints_and_evaluates(tmp_path):
+    import re
+    data = _fashion_mnist_data(tmp_path)
+    out = str(tmp_path / "train")
+    common = ["--data", data, "--out", out, "--devices", "2", "--batch_size", "25", "--save_every", "20",
+              "--summary_every", "10", "--seed", "4"]
+    text = _fashion_mnist(*(common + ["--max_steps", "40"]))
+    lines = text.splitlines()
+    assert lines[0] == "2 towers on /cpu:0, /cpu:1 x 25 examples per step, 12 steps per epoch; from step 0 to 40"
+    step_re = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+: step (\d+), loss = (\d+\.\d\d) "
+                         r"\((\d+\.\d) examples/sec; (\d+\.\d{3}) sec/batch\)$")
+    steps = [step_re.match(line) for line in lines[1:5]]
+    assert all(steps), lines
+    assert [int(m.group(1)) for m in steps] == [10, 20, 30, 40]
+    losses = [float(m.group(2)) for m in steps]
+    assert losses[-1] < losses[0], losses
+    assert all(float(m.group(3)) > 0 for m in steps)
+    assert re.match(r"^trained 40 steps in [\d.]+ s: [\d.]+ examples/sec; checkpoint %s$"
+                    % re.escape(os.path.join(out, "model.ckpt-40")), lines[5]), lines[5]
+    acc = re.match(r"^\d{4}-\d\d-\d\d [\d:.]+: precision @ 1 = (\d\.\d{4}) \((\d+) of 600 test images, moving "
+                   r"averages of %s\)$" % re.escape(os.path.join(out, "model.ckpt-40")), lines[6])
+    assert acc, lines[6]
+    assert float(acc.group(1)) > 0.3  # chance is 0.1
+    assert len(lines) == 7
+    files = os.listdir(out)
+    assert any(f.startswith("events.out.tfevents.") for f in files)
+    assert {"checkpoint", "model.ckpt-20.index", "model.ckpt-40.index", "model.ckpt-40.meta"} <= set(files)
+    with open(os.path.join(out, "checkpoint")) as f:
+        assert f.readline() == 'model_checkpoint_path: "model.ckpt-40"\n'
+
+    # Started again on the same directory, it continues from the latest checkpoint.
+    text = _fashion_mnist(*(common + ["--max_steps", "50", "--noeval"]))
+    lines = text.splitlines()
+    assert lines[0] == "restored %s" % os.path.join(out, "model.ckpt-40")
+    assert lines[1].endswith("; from step 40 to 50")
+    assert step_re.match(lines[2]).group(1) == "50"
+    assert lines[3].startswith("trained 10 steps in ")
