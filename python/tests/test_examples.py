@@ -165,7 +165,7 @@ def test_fashion_mnist_trains_two_towers_checkpoints_and_evaluates(tmp_path):
     assert any(f.startswith("events.out.tfevents.") for f in files)
     assert {"checkpoint", "model.ckpt-20.index", "model.ckpt-40.index", "model.ckpt-40.meta"} <= set(files)
     with open(os.path.join(out, "checkpoint")) as f:
-        assert f.readline() == 'model_checkpoint_path: "model.ckpt-40"\n'
+        assert f.readline() == 'model_checkpoint_path: "%s"\n' % os.path.join(out, "model.ckpt-40")
 
     # Started again on the same directory, it continues from the latest checkpoint.
     text = _fashion_mnist(*(common + ["--max_steps", "50", "--noeval"]))
