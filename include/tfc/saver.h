@@ -26,8 +26,14 @@
  * (what Python writes for a relative save_path, and with save_relative_paths=True), so the
  * directory can be moved. Like Python, a new saver does not read an existing state file: call
  * TFC_SaverRecoverLastCheckpoints when resuming so that max_to_keep also covers the
- * checkpoints of earlier runs. Not written: the ".meta" MetaGraphDef (export the graph with
- * TF_GraphToGraphDef instead).
+ * checkpoints of earlier runs. TFC_SaverSave does not write the ".meta" MetaGraphDef: export
+ * it with TFC_ExportMetaGraph (tfc/meta_graph.h), as Python's Saver.save does.
+ *
+ * A saver can also be made over nodes already in the graph (an imported MetaGraphDef's
+ * saver_def: TFC_NewSaverFromDef), as Python's Saver(saver_def=...). TFC_SaverSaveWithOptions
+ * gives Python's save arguments (latest_filename, write_state, pad_step_number, paths in the
+ * state file as given); keep_checkpoint_every_n_hours keeps, of the checkpoints falling off
+ * the list, one per that many hours (TFC_SaverSetKeepCheckpointEveryNHours).
  *
  * Ownership: the saver is the caller's (TFC_DeleteSaver); it borrows the graph, which must
  * outlive it. Operations and outputs returned belong to the graph. Errors are reported in the
@@ -49,7 +55,8 @@ extern "C" {
 
 typedef struct TFC_Saver TFC_Saver;
 
-/* tf.compat.v1.train.Saver(var_list, max_to_keep=max_to_keep) under `scope`'s name scope (the
+/* tf.compat.v1.train.Saver(var_list, max_to_keep=max_to_keep) under `scope`'s name scope "save"
+ * (TFC_ScopeWithBuilderName gives Saver(name=...)'s name instead; made unique either way) (the
  * RestoreV2 nodes also take "/cpu:0" merged onto the scope's device). vars[i] is a reference
  * variable's output (a VariableV2: TFC_Variable.variable's output 0) saved under names[i], or,
  * with names NULL, under the variable's op name. num_vars 0 (vars NULL): every global variable
@@ -84,6 +91,20 @@ TF_CAPI_EXPORT extern TF_Operation* TFC_SaverRestoreOp(const TFC_Saver* saver); 
 TF_CAPI_EXPORT extern int TFC_SaverSave(TFC_Saver* saver, TF_Session* session, const char* save_path,
                                        int64_t global_step, char* out_path, size_t out_len,
                                        TF_Status* status);
+/* Bits of TFC_SaverSaveWithOptions's flags. */
+#define TFC_SAVER_NO_STATE 1         /* write_state=False: no tracking, state file or pruning */
+#define TFC_SAVER_PATHS_AS_GIVEN 2   /* the state file lists the paths as given (Python's default;
+                                        without it they are relative to the directory) */
+#define TFC_SAVER_PAD_STEP_NUMBER 4  /* "<save_path>-%08d" (pad_step_number=True) */
+/* TFC_SaverSave with Python's options: the state file is save_path's directory's
+ * latest_filename (NULL: "checkpoint"; one with a '/' is INVALID_ARGUMENT "'latest_filename'
+ * must not contain path components"), and a pruned checkpoint's meta graph file is
+ * "<prefix>.<meta_suffix>" (NULL: "meta"). flags: TFC_SAVER_* bits. */
+TF_CAPI_EXPORT extern int TFC_SaverSaveWithOptions(TFC_Saver* saver, TF_Session* session,
+                                                  const char* save_path, int64_t global_step,
+                                                  const char* latest_filename, const char* meta_suffix,
+                                                  int flags, char* out_path, size_t out_len,
+                                                  TF_Status* status);
 /* saver.restore(sess, save_path): runs save/restore_all with the prefix fed. NOT_FOUND "The
  * passed save_path is not a valid checkpoint: <path>" when "<path>.index" does not exist;
  * otherwise RestoreV2's and Assign's errors (a missing key is NOT_FOUND "Key w not found in
@@ -97,6 +118,36 @@ TF_CAPI_EXPORT extern void TFC_SaverRestore(TFC_Saver* saver, TF_Session* sessio
  * entry i (owned by the saver; valid until its next save, recover or delete). */
 TF_CAPI_EXPORT extern int TFC_SaverNumLastCheckpoints(const TFC_Saver* saver);
 TF_CAPI_EXPORT extern const char* TFC_SaverLastCheckpoint(const TFC_Saver* saver, int i);
+/* The time (seconds since the epoch) checkpoint i was saved, as tracked. */
+TF_CAPI_EXPORT extern double TFC_SaverLastCheckpointTime(const TFC_Saver* saver, int i);
+/* saver.set_last_checkpoints_with_time(zip(paths, times)): replaces the tracked list (copied;
+ * not truncated to max_to_keep, as Python). times NULL: never deleted when they fall off the
+ * list (Python's set_last_checkpoints, which gives them an infinite time). */
+TF_CAPI_EXPORT extern void TFC_SaverSetLastCheckpoints(TFC_Saver* saver, const char* const* paths,
+                                                      const double* times, int n, TF_Status* status);
+/* keep_checkpoint_every_n_hours (Python's default 10000): a checkpoint falling off the list
+ * that was saved more than `hours` after the previous one kept (or after this call) is kept. */
+TF_CAPI_EXPORT extern void TFC_SaverSetKeepCheckpointEveryNHours(TFC_Saver* saver, double hours);
+
+/* The SaverDef message's fields (tensorflow/core/protobuf/saver.proto), as C values. */
+typedef struct TFC_SaverDef {
+  const char* filename_tensor_name; /* "save/Const:0": feed the prefix */
+  const char* save_tensor_name;     /* "save/control_dependency:0": fetch to save */
+  const char* restore_op_name;      /* "save/restore_all": run to restore */
+  int max_to_keep;
+  unsigned char sharded;
+  double keep_checkpoint_every_n_hours;
+  int version; /* 2: V2 checkpoints */
+} TFC_SaverDef;
+/* saver.as_saver_def(): the strings are the saver's (valid while it lives); sharded is 0. */
+TF_CAPI_EXPORT extern void TFC_SaverGetDef(const TFC_Saver* saver, TFC_SaverDef* out);
+/* Saver(saver_def=def): a saver over nodes already in graph (borrowed; must outlive it), with
+ * def's max_to_keep and keep_checkpoint_every_n_hours (0: Python's default). Errors:
+ * INVALID_ARGUMENT "saver_def must specify the save_tensor_name" / "... the
+ * restore_op_name"; NOT_FOUND naming a field whose node is not in the graph. NULL on error. */
+TF_CAPI_EXPORT extern TFC_Saver* TFC_NewSaverFromDef(TF_Graph* graph, const TFC_SaverDef* def,
+                                                    TF_Status* status);
+
 /* saver.recover_last_checkpoints(state.all_model_checkpoint_paths): reads checkpoint_dir's
  * state file and tracks the listed checkpoints whose index file exists (the newest max_to_keep
  * of them), so later saves also delete those. No state file: nothing changes, OK. An
@@ -112,6 +163,28 @@ TF_CAPI_EXPORT extern void TFC_SaverRecoverLastCheckpoints(TFC_Saver* saver,
  * too small). Thread-safe. */
 TF_CAPI_EXPORT extern int TFC_LatestCheckpoint(const char* checkpoint_dir, char* out, size_t out_len,
                                               TF_Status* status);
+
+/* tf.train.get_checkpoint_state(checkpoint_dir, latest_filename): the state file
+ * checkpoint_dir/latest_filename (NULL: "checkpoint") read, its relative paths joined to
+ * checkpoint_dir. NULL with status OK when there is no such file; NULL with DATA_LOSS naming
+ * an unparseable one. The caller owns the result (TFC_DeleteCheckpointState); the strings
+ * are the state's. Thread-safe. */
+typedef struct TFC_CheckpointState TFC_CheckpointState;
+TF_CAPI_EXPORT extern TFC_CheckpointState* TFC_GetCheckpointState(const char* checkpoint_dir,
+                                                                 const char* latest_filename,
+                                                                 TF_Status* status);
+TF_CAPI_EXPORT extern void TFC_DeleteCheckpointState(TFC_CheckpointState* state); /* NULL: no-op */
+TF_CAPI_EXPORT extern const char* TFC_CheckpointStateModelPath(const TFC_CheckpointState* state); /* "" if unset */
+TF_CAPI_EXPORT extern int TFC_CheckpointStateNumPaths(const TFC_CheckpointState* state);
+TF_CAPI_EXPORT extern const char* TFC_CheckpointStatePath(const TFC_CheckpointState* state, int i);
+/* tf.train.update_checkpoint_state(save_dir, model_checkpoint_path, all_model_checkpoint_paths,
+ * latest_filename): rewrites the state file (temp file + rename) listing the paths, the model
+ * path appended when the list does not end with it; paths_as_given 0 writes them relative to
+ * save_dir. Errors name the file. */
+TF_CAPI_EXPORT extern void TFC_UpdateCheckpointState(const char* save_dir, const char* model_checkpoint_path,
+                                                    const char* const* all_model_checkpoint_paths, int n,
+                                                    const char* latest_filename, int paths_as_given,
+                                                    TF_Status* status);
 
 /* Whether the checkpoint at prefix can be restored whole: its index file opens and parses,
  * and every tensor it lists is in the data files with its size and checksum right (each byte

@@ -44,6 +44,7 @@ extern PyTypeObject PyTFTensorOwner_Type;
 extern PyTypeObject PyTFScope_Type;     /* train.c */
 extern PyTypeObject PyTFOptimizer_Type; /* train.c */
 extern PyTypeObject PyTFHandle_Type; /* io.c */
+extern PyTypeObject PyTFSaver_Type;  /* saver.c */
 
 /* Raises the registered class for a non-OK status and returns 1; returns 0 when OK. */
 int pywrap_raise_status(TF_Status *s);
@@ -97,5 +98,6 @@ extern PyMethodDef pywrap_ndarray_methods[];
 extern PyMethodDef pywrap_cf_methods[]; /* control_flow.c */
 extern PyMethodDef pywrap_train_methods[];
 extern PyMethodDef pywrap_io_methods[];
+extern PyMethodDef pywrap_saver_methods[]; /* saver.c */
 
 #endif

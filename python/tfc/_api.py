@@ -187,6 +187,8 @@ contrib.layers.xavier_initializer = _init_ops.xavier_initializer
 # input pipelines, records, summaries, servers, app (their module adds the names)
 from tfc import _api_io as _api_io  # noqa: E402
 _api_io.export(globals())
+from tfc import _api_saver as _api_saver  # noqa: E402
+_api_saver.export(globals())
 
 # tf.tuple shadows the builtin here: kept last, so nothing above sees it.
 globals()["tuple"] = _cf.tuple_

@@ -13,10 +13,12 @@
  * escapes as Python's text_format writes them; see state_write / state_read.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/strbuf.h"
@@ -25,16 +27,30 @@
 #include "io/table.h"
 #include "tfc/saver.h"
 
+typedef struct tracked {
+  char *path;
+  double time; /* when it was saved (seconds since the epoch) */
+} tracked;
+
 struct TFC_Saver {
   TF_Graph *graph;
   TF_Output filename; /* save/Const:0 */
   TF_Output save;     /* save/control_dependency:0 */
   TF_Operation *save_op, *restore_op;
+  char *def_names[3]; /* the SaverDef's tensor and op names (TFC_SaverGetDef) */
   int max_to_keep;
-  char **last; /* tracked checkpoints, oldest first */
+  double keep_hours;  /* keep_checkpoint_every_n_hours */
+  double next_keep;   /* a dropped checkpoint saved after this time is kept */
+  tracked *last;      /* tracked checkpoints, oldest first */
   int n_last;
   char *swept; /* the save_path whose stale temporaries were removed (first save to it) */
 };
+
+static double now_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
 
 /* ---------------------------------------------------------------- building */
 
@@ -72,7 +88,8 @@ static tfc_attr_value dtype_list(bld_call *c, const saveable *sv, int n) {
 
 /* The saver's nodes under a unique "save" scope below scope_name. */
 static void build(bld_call *c, const TFC_Scope *scope, const char *cpu_device, saveable *sv, int n, TFC_Saver *sv_out) {
-  char *save = bld_unique(c, scope->name, "save");
+  /* Python's name_scope(name, "save"): the saver's name, made unique, when given. */
+  char *save = bld_unique(c, scope->name, bld_builder_name(scope, "save"));
   char *fscope = save ? bld_unique(c, save, "filename") : NULL;
   char *sscope = fscope ? bld_unique(c, save, "SaveV2") : NULL;
   char *cscope = NULL, *rscope = NULL;
@@ -157,6 +174,20 @@ done:
   free(rscope);
 }
 
+/* The fields every saver gets once its nodes are known: the SaverDef's names (from the
+ * nodes; NULL when out of memory, which TFC_SaverGetDef reports as ""), Python's defaults
+ * for the bookkeeping. */
+static void saver_init(TFC_Saver *sv, TF_Graph *graph, int max_to_keep) {
+  sv->graph = graph;
+  sv->max_to_keep = max_to_keep;
+  if (asprintf(&sv->def_names[0], "%s:%d", TF_OperationName(sv->filename.oper), sv->filename.index) < 0)
+    sv->def_names[0] = NULL;
+  if (asprintf(&sv->def_names[1], "%s:%d", TF_OperationName(sv->save.oper), sv->save.index) < 0)
+    sv->def_names[1] = NULL;
+  sv->def_names[2] = strdup(TF_OperationName(sv->restore_op));
+  TFC_SaverSetKeepCheckpointEveryNHours(sv, 10000.0);
+}
+
 /* The variable behind a saver input: a reference variable op's output 0. */
 static int check_var(bld_call *c, TF_Output o, int i, tfc_node **out) {
   char what[64];
@@ -222,8 +253,7 @@ TFC_EXPORT TFC_Saver *TFC_NewSaver(const TFC_Scope *scope, const char *const *na
   }
   if (tfc_status_ok(c.s)) build(&c, scope, cpu, sv, n, saver);
   if (bld_end(&c) == TFC_OK) {
-    saver->graph = scope->graph;
-    saver->max_to_keep = max_to_keep;
+    saver_init(saver, scope->graph, max_to_keep);
   } else {
     free(saver);
     saver = NULL;
@@ -237,7 +267,7 @@ TFC_EXPORT TFC_Saver *TFC_NewSaver(const TFC_Scope *scope, const char *const *na
 }
 
 static void free_last(TFC_Saver *s) {
-  for (int i = 0; i < s->n_last; i++) free(s->last[i]);
+  for (int i = 0; i < s->n_last; i++) free(s->last[i].path);
   free(s->last);
   s->last = NULL;
   s->n_last = 0;
@@ -246,6 +276,7 @@ static void free_last(TFC_Saver *s) {
 TFC_EXPORT void TFC_DeleteSaver(TFC_Saver *saver) {
   if (!saver) return;
   free_last(saver);
+  for (int i = 0; i < 3; i++) free(saver->def_names[i]);
   free(saver->swept);
   free(saver);
 }
@@ -256,7 +287,7 @@ TFC_EXPORT TF_Operation *TFC_SaverSaveOp(const TFC_Saver *saver) { return saver-
 TFC_EXPORT TF_Operation *TFC_SaverRestoreOp(const TFC_Saver *saver) { return saver->restore_op; }
 TFC_EXPORT int TFC_SaverNumLastCheckpoints(const TFC_Saver *saver) { return saver->n_last; }
 TFC_EXPORT const char *TFC_SaverLastCheckpoint(const TFC_Saver *saver, int i) {
-  return i >= 0 && i < saver->n_last ? saver->last[i] : NULL;
+  return i >= 0 && i < saver->n_last ? saver->last[i].path : NULL;
 }
 
 /* ---------------------------------------------------------------- the state file */
@@ -297,11 +328,13 @@ static void put_quoted(tfc_strbuf *b, const char *s) {
   tfc_strbuf_puts(b, "\"");
 }
 
-/* Writes dir/checkpoint (temp file + rename): model path, then every tracked path. */
-static int state_write(const char *dir, const char *model, char *const *all, int n_all, tfc_status *s) {
+/* Writes dir/<fname> (temp file + rename): model path, then every path of all (relative to
+ * dir, or as given with as_given). */
+static int state_write(const char *dir, const char *fname, const char *model, const char *const *all, int n_all,
+                       int as_given, tfc_status *s) {
   tfc_strbuf b;
   tfc_strbuf_init(&b);
-  char *rel = relative_to(model, dir);
+  char *rel = as_given ? strdup(model) : relative_to(model, dir);
   tfc_strbuf_puts(&b, "model_checkpoint_path: ");
   put_quoted(&b, rel ? rel : model);
   tfc_strbuf_puts(&b, "\n");
@@ -311,15 +344,15 @@ static int state_write(const char *dir, const char *model, char *const *all, int
   for (int i = 0; i <= n_all; i++) {
     const char *p = i < n_all ? all[i] : (ends_with_model ? NULL : model);
     if (!p) break;
-    char *r = relative_to(p, dir);
+    char *r = as_given ? strdup(p) : relative_to(p, dir);
     tfc_strbuf_puts(&b, "all_model_checkpoint_paths: ");
     put_quoted(&b, r ? r : p);
     tfc_strbuf_puts(&b, "\n");
     free(r);
   }
   char *path = NULL, *tmp = NULL;
-  if (!tfc_strbuf_ok(&b) || asprintf(&path, "%s/checkpoint", dir) < 0 ||
-      asprintf(&tmp, "%s/checkpoint.tmp%ld", dir, (long)getpid()) < 0) {
+  if (!tfc_strbuf_ok(&b) || asprintf(&path, "%s/%s", dir, fname) < 0 ||
+      asprintf(&tmp, "%s/%s.tmp%ld", dir, fname, (long)getpid()) < 0) {
     tfc_strbuf_fini(&b);
     free(path);
     return TFC_OOM(s);
@@ -393,12 +426,12 @@ static char *unquote(const char **p) {
   return tfc_strbuf_take(&b);
 }
 
-/* Reads dir/checkpoint. 1: read; 0: no such file; error code with status otherwise. Relative
+/* Reads dir/<fname>. 1: read; 0: no such file; error code with status otherwise. Relative
  * paths are joined to dir. */
-static int state_read(const char *dir, state *st, tfc_status *s) {
+static int state_read(const char *dir, const char *fname, state *st, tfc_status *s) {
   memset(st, 0, sizeof *st);
   char *path = NULL;
-  if (asprintf(&path, "%s/checkpoint", dir) < 0) return TFC_OOM(s);
+  if (asprintf(&path, "%s/%s", dir, fname) < 0) return TFC_OOM(s);
   FILE *f = fopen(path, "rb");
   if (!f) {
     int err = errno;
@@ -481,45 +514,74 @@ static TF_Tensor *string_scalar(const char *text, tfc_status *s) {
   return out;
 }
 
-/* Python's _RecordLastCheckpoint: path moves to the end; returns the dropped oldest (caller
- * frees) or NULL. */
-static char *record_last(TFC_Saver *sv, const char *path, tfc_status *s) {
-  if (sv->max_to_keep <= 0) return NULL;
+/* Python's _RecordLastCheckpoint: path moves to the end (saved now); the oldest beyond
+ * max_to_keep is dropped into *out_dropped (caller frees; else NULL). */
+static int record_last(TFC_Saver *sv, const char *path, tracked *out_dropped, tfc_status *s) {
+  *out_dropped = (tracked){NULL, 0};
+  if (sv->max_to_keep <= 0) return TFC_OK;
   int k = 0;
   for (int i = 0; i < sv->n_last; i++) {
-    if (strcmp(sv->last[i], path) == 0) free(sv->last[i]);
+    if (strcmp(sv->last[i].path, path) == 0) free(sv->last[i].path);
     else sv->last[k++] = sv->last[i];
   }
   sv->n_last = k;
-  char **l = realloc(sv->last, sizeof(char *) * (size_t)(sv->n_last + 1));
+  tracked *l = realloc(sv->last, sizeof *l * (size_t)(sv->n_last + 1));
   char *copy = strdup(path);
   if (!l || !copy) {
     if (l) sv->last = l;
     free(copy);
-    TFC_OOM(s);
-    return NULL;
+    return TFC_OOM(s);
   }
   sv->last = l;
-  sv->last[sv->n_last++] = copy;
-  if (sv->n_last <= sv->max_to_keep) return NULL;
-  char *oldest = sv->last[0];
-  memmove(sv->last, sv->last + 1, sizeof(char *) * (size_t)(sv->n_last - 1));
+  sv->last[sv->n_last++] = (tracked){copy, now_seconds()};
+  if (sv->n_last <= sv->max_to_keep) return TFC_OK;
+  *out_dropped = sv->last[0];
+  memmove(sv->last, sv->last + 1, sizeof *sv->last * (size_t)(sv->n_last - 1));
   sv->n_last--;
-  return oldest;
+  return TFC_OK;
+}
+
+/* Python's _MaybeDeleteOldCheckpoints for one dropped checkpoint: kept when saved after the
+ * next keep time (which then moves on by keep_hours), else its files and meta graph go. */
+static void maybe_delete(TFC_Saver *sv, const tracked *dropped, const char *meta_suffix) {
+  if (!dropped->path) return;
+  if (dropped->time > sv->next_keep) {
+    sv->next_keep += sv->keep_hours * 3600.0;
+    return;
+  }
+  tfc_bundle_delete(dropped->path);
+  char *meta = NULL;
+  if (asprintf(&meta, "%s.%s", dropped->path, meta_suffix && *meta_suffix ? meta_suffix : "meta") >= 0) {
+    unlink(meta);
+    free(meta);
+  }
 }
 
 TFC_EXPORT int TFC_SaverSave(TFC_Saver *saver, TF_Session *session, const char *save_path, int64_t global_step,
                              char *out_path, size_t out_len, TF_Status *status) {
+  return TFC_SaverSaveWithOptions(saver, session, save_path, global_step, NULL, NULL, 0, out_path, out_len, status);
+}
+
+TFC_EXPORT int TFC_SaverSaveWithOptions(TFC_Saver *saver, TF_Session *session, const char *save_path,
+                                        int64_t global_step, const char *latest_filename, const char *meta_suffix,
+                                        int flags, char *out_path, size_t out_len, TF_Status *status) {
   tfc_status scratch;
   tfc_status *s = tfc_capi_status_or(status, &scratch);
-  char *prefix = NULL, *dir = NULL, *dropped = NULL;
+  char *prefix = NULL, *dir = NULL;
+  tracked dropped = {NULL, 0};
   TF_Tensor *feed = NULL, *fetched = NULL;
+  const char *fname = latest_filename && *latest_filename ? latest_filename : "checkpoint";
   if (!saver || !session || !save_path || !*save_path) {
     tfc_status_set(s, TFC_INVALID_ARGUMENT, "TFC_SaverSave: %s", !saver ? "saver is NULL" : !session ? "session is NULL"
                                                                                                : "save_path is empty");
     goto done;
   }
-  if (global_step >= 0 ? asprintf(&prefix, "%s-%lld", save_path, (long long)global_step) < 0
+  if (strchr(fname, '/')) {
+    tfc_status_set(s, TFC_INVALID_ARGUMENT, "'latest_filename' must not contain path components");
+    goto done;
+  }
+  int pad = (flags & TFC_SAVER_PAD_STEP_NUMBER) != 0;
+  if (global_step >= 0 ? asprintf(&prefix, pad ? "%s-%08lld" : "%s-%lld", save_path, (long long)global_step) < 0
                        : !(prefix = strdup(save_path))) {
     prefix = NULL;
     TFC_OOM(s);
@@ -543,19 +605,22 @@ TFC_EXPORT int TFC_SaverSave(TFC_Saver *saver, TF_Session *session, const char *
   TF_DeleteStatus(run);
   if (!tfc_status_ok(s)) goto done;
   /* 2. Track it, rewrite the state file, then delete what fell off the list. */
-  dropped = record_last(saver, prefix, s);
-  if (!tfc_status_ok(s) || !(dir = dir_of(save_path))) {
-    if (tfc_status_ok(s)) TFC_OOM(s);
-    goto done;
-  }
-  if (state_write(dir, prefix, saver->last, saver->n_last, s)) goto done;
-  if (dropped) {
-    tfc_bundle_delete(dropped);
-    char *meta = NULL;
-    if (asprintf(&meta, "%s.meta", dropped) >= 0) {
-      unlink(meta);
-      free(meta);
+  if (!(flags & TFC_SAVER_NO_STATE)) {
+    if (record_last(saver, prefix, &dropped, s)) goto done;
+    if (!(dir = dir_of(save_path))) {
+      TFC_OOM(s);
+      goto done;
     }
+    const char **all = calloc((size_t)saver->n_last + 1, sizeof *all);
+    if (!all) {
+      TFC_OOM(s);
+      goto done;
+    }
+    for (int i = 0; i < saver->n_last; i++) all[i] = saver->last[i].path;
+    state_write(dir, fname, prefix, all, saver->n_last, (flags & TFC_SAVER_PATHS_AS_GIVEN) != 0, s);
+    free(all);
+    if (!tfc_status_ok(s)) goto done;
+    maybe_delete(saver, &dropped, meta_suffix);
   }
   copy_out(prefix, out_path, out_len, s);
 done:
@@ -563,7 +628,7 @@ done:
   TF_DeleteTensor(fetched);
   free(prefix);
   free(dir);
-  free(dropped);
+  free(dropped.path);
   int ok = tfc_status_ok(s);
   tfc_status_fini(&scratch);
   return ok;
@@ -601,13 +666,14 @@ TFC_EXPORT void TFC_SaverRecoverLastCheckpoints(TFC_Saver *saver, const char *ch
   if (!saver || !checkpoint_dir) {
     tfc_status_set(s, TFC_INVALID_ARGUMENT, "TFC_SaverRecoverLastCheckpoints: %s is NULL",
                    !saver ? "saver" : "checkpoint_dir");
-  } else if (state_read(*checkpoint_dir ? checkpoint_dir : ".", &st, s) == 1) {
+  } else if (state_read(*checkpoint_dir ? checkpoint_dir : ".", "checkpoint", &st, s) == 1) {
     /* Existing ones, newest max_to_keep (all when max_to_keep <= 0 tracks none, as Python). */
     free_last(saver);
     for (int i = 0; i < st.n_all; i++) {
       if (!tfc_bundle_exists(st.all[i])) continue;
-      char *dropped = record_last(saver, st.all[i], s);
-      free(dropped);
+      tracked dropped;
+      record_last(saver, st.all[i], &dropped, s);
+      free(dropped.path);
     }
     state_free(&st);
   }
@@ -622,7 +688,7 @@ TFC_EXPORT int TFC_LatestCheckpoint(const char *checkpoint_dir, char *out, size_
   if (!checkpoint_dir) {
     tfc_status_set(s, TFC_INVALID_ARGUMENT, "TFC_LatestCheckpoint: checkpoint_dir is NULL");
   } else {
-    int r = state_read(*checkpoint_dir ? checkpoint_dir : ".", &st, s);
+    int r = state_read(*checkpoint_dir ? checkpoint_dir : ".", "checkpoint", &st, s);
     if (r == 0) found = 0;
     if (r == 1) {
       found = st.model && tfc_bundle_exists(st.model);
@@ -653,7 +719,7 @@ TFC_EXPORT int TFC_LatestIntactCheckpoint(const char *checkpoint_dir, char *out,
   if (!checkpoint_dir) {
     tfc_status_set(s, TFC_INVALID_ARGUMENT, "TFC_LatestIntactCheckpoint: checkpoint_dir is NULL");
   } else {
-    int r = state_read(*checkpoint_dir ? checkpoint_dir : ".", &st, s);
+    int r = state_read(*checkpoint_dir ? checkpoint_dir : ".", "checkpoint", &st, s);
     if (r == 0) found = 0;
     if (r == 1) {
       /* Newest first: the model path, then the list from its end; each path once. */
@@ -682,4 +748,159 @@ TFC_EXPORT int TFC_LatestIntactCheckpoint(const char *checkpoint_dir, char *out,
   }
   tfc_status_fini(&scratch);
   return found;
+}
+
+/* ---------------------------------------------------------------- saver defs and state */
+
+/* The output "op:k" (":k" optional) of graph, or an oper-NULL output. */
+static TF_Output output_named(TF_Graph *graph, const char *name) {
+  TF_Output o = {NULL, 0};
+  const char *colon = name ? strrchr(name, ':') : NULL;
+  char *op = name ? (colon ? strndup(name, (size_t)(colon - name)) : strdup(name)) : NULL;
+  if (!op) return o;
+  char *end = NULL;
+  long k = colon ? strtol(colon + 1, &end, 10) : 0;
+  if (!colon || (end && !*end && end != colon + 1 && k >= 0)) {
+    o.oper = TF_GraphOperationByName(graph, op);
+    o.index = (int)k;
+    if (o.oper && o.index >= TF_OperationNumOutputs(o.oper)) o.oper = NULL;
+  }
+  free(op);
+  return o;
+}
+
+TFC_EXPORT TFC_Saver *TFC_NewSaverFromDef(TF_Graph *graph, const TFC_SaverDef *def, TF_Status *status) {
+  tfc_status scratch;
+  tfc_status *s = tfc_capi_status_or(status, &scratch);
+  TFC_Saver *sv = NULL;
+  if (!graph || !def) {
+    tfc_status_set(s, TFC_INVALID_ARGUMENT, "TFC_NewSaverFromDef: %s is NULL", !graph ? "graph" : "def");
+  } else if (!def->save_tensor_name || !*def->save_tensor_name) {
+    tfc_status_set(s, TFC_INVALID_ARGUMENT, "saver_def must specify the save_tensor_name");
+  } else if (!def->restore_op_name || !*def->restore_op_name) {
+    tfc_status_set(s, TFC_INVALID_ARGUMENT, "saver_def must specify the restore_op_name");
+  } else if (!(sv = calloc(1, sizeof *sv))) {
+    TFC_OOM(s);
+  } else {
+    const char *names[3] = {def->filename_tensor_name, def->save_tensor_name, def->restore_op_name};
+    sv->filename = output_named(graph, names[0]);
+    sv->save = output_named(graph, names[1]);
+    sv->restore_op = strchr(names[2], ':') ? NULL : TF_GraphOperationByName(graph, names[2]);
+    for (int i = 0; i < 3 && tfc_status_ok(s); i++)
+      if (!(i == 0 ? sv->filename.oper : i == 1 ? sv->save.oper : (TF_Operation *)sv->restore_op))
+        tfc_status_set(s, TFC_NOT_FOUND, "The saver_def's %s '%s' is not in the graph",
+                       i == 0 ? "filename_tensor_name" : i == 1 ? "save_tensor_name" : "restore_op_name",
+                       names[i] ? names[i] : "");
+    if (tfc_status_ok(s)) {
+      saver_init(sv, graph, def->max_to_keep);
+      if (def->keep_checkpoint_every_n_hours > 0)
+        TFC_SaverSetKeepCheckpointEveryNHours(sv, def->keep_checkpoint_every_n_hours);
+    } else {
+      free(sv);
+      sv = NULL;
+    }
+  }
+  tfc_status_fini(&scratch);
+  return sv;
+}
+
+TFC_EXPORT void TFC_SaverGetDef(const TFC_Saver *saver, TFC_SaverDef *out) {
+  out->filename_tensor_name = saver->def_names[0] ? saver->def_names[0] : "";
+  out->save_tensor_name = saver->def_names[1] ? saver->def_names[1] : "";
+  out->restore_op_name = saver->def_names[2] ? saver->def_names[2] : "";
+  out->max_to_keep = saver->max_to_keep;
+  out->sharded = 0;
+  out->keep_checkpoint_every_n_hours = saver->keep_hours;
+  out->version = 2;
+}
+
+TFC_EXPORT void TFC_SaverSetKeepCheckpointEveryNHours(TFC_Saver *saver, double hours) {
+  saver->keep_hours = hours;
+  saver->next_keep = now_seconds() + hours * 3600.0;
+}
+
+TFC_EXPORT double TFC_SaverLastCheckpointTime(const TFC_Saver *saver, int i) {
+  return i >= 0 && i < saver->n_last ? saver->last[i].time : 0;
+}
+
+TFC_EXPORT void TFC_SaverSetLastCheckpoints(TFC_Saver *saver, const char *const *paths, const double *times, int n,
+                                            TF_Status *status) {
+  tfc_status scratch;
+  tfc_status *s = tfc_capi_status_or(status, &scratch);
+  tracked *l = n > 0 ? calloc((size_t)n, sizeof *l) : NULL;
+  if (!saver || n < 0 || (n > 0 && !paths)) {
+    tfc_status_set(s, TFC_INVALID_ARGUMENT, "TFC_SaverSetLastCheckpoints: %s", !saver ? "saver is NULL" : "bad paths");
+  } else if (n > 0 && !l) {
+    TFC_OOM(s);
+  } else {
+    for (int i = 0; i < n && tfc_status_ok(s); i++) {
+      l[i] = (tracked){paths[i] ? strdup(paths[i]) : NULL, times ? times[i] : INFINITY};
+      if (!l[i].path) tfc_status_set(s, paths[i] ? TFC_RESOURCE_EXHAUSTED : TFC_INVALID_ARGUMENT,
+                                     "TFC_SaverSetLastCheckpoints: path %d %s", i, paths[i] ? "not copied" : "is NULL");
+    }
+    if (tfc_status_ok(s)) {
+      free_last(saver);
+      saver->last = l;
+      saver->n_last = n;
+      l = NULL;
+    }
+  }
+  for (int i = 0; l && i < n; i++) free(l[i].path);
+  free(l);
+  tfc_status_fini(&scratch);
+}
+
+struct TFC_CheckpointState {
+  state st;
+};
+
+TFC_EXPORT TFC_CheckpointState *TFC_GetCheckpointState(const char *checkpoint_dir, const char *latest_filename,
+                                                       TF_Status *status) {
+  tfc_status scratch;
+  tfc_status *s = tfc_capi_status_or(status, &scratch);
+  TFC_CheckpointState *cs = NULL;
+  const char *fname = latest_filename && *latest_filename ? latest_filename : "checkpoint";
+  if (!checkpoint_dir) {
+    tfc_status_set(s, TFC_INVALID_ARGUMENT, "TFC_GetCheckpointState: checkpoint_dir is NULL");
+  } else if (!(cs = calloc(1, sizeof *cs))) {
+    TFC_OOM(s);
+  } else if (state_read(*checkpoint_dir ? checkpoint_dir : ".", fname, &cs->st, s) != 1) {
+    free(cs);
+    cs = NULL;
+  }
+  tfc_status_fini(&scratch);
+  return cs;
+}
+
+TFC_EXPORT void TFC_DeleteCheckpointState(TFC_CheckpointState *state) {
+  if (!state) return;
+  state_free(&state->st);
+  free(state);
+}
+
+TFC_EXPORT const char *TFC_CheckpointStateModelPath(const TFC_CheckpointState *state) {
+  return state->st.model ? state->st.model : "";
+}
+
+TFC_EXPORT int TFC_CheckpointStateNumPaths(const TFC_CheckpointState *state) { return state->st.n_all; }
+
+TFC_EXPORT const char *TFC_CheckpointStatePath(const TFC_CheckpointState *state, int i) {
+  return i >= 0 && i < state->st.n_all ? state->st.all[i] : NULL;
+}
+
+TFC_EXPORT void TFC_UpdateCheckpointState(const char *save_dir, const char *model_checkpoint_path,
+                                          const char *const *all_model_checkpoint_paths, int n,
+                                          const char *latest_filename, int paths_as_given, TF_Status *status) {
+  tfc_status scratch;
+  tfc_status *s = tfc_capi_status_or(status, &scratch);
+  const char *fname = latest_filename && *latest_filename ? latest_filename : "checkpoint";
+  if (!save_dir || !model_checkpoint_path || n < 0 || (n > 0 && !all_model_checkpoint_paths))
+    tfc_status_set(s, TFC_INVALID_ARGUMENT, "TFC_UpdateCheckpointState: %s is NULL",
+                   !save_dir ? "save_dir" : !model_checkpoint_path ? "model_checkpoint_path" : "the path list");
+  else if (strchr(fname, '/'))
+    tfc_status_set(s, TFC_INVALID_ARGUMENT, "'latest_filename' must not contain path components");
+  else
+    state_write(*save_dir ? save_dir : ".", fname, model_checkpoint_path, all_model_checkpoint_paths, n,
+                paths_as_given, s);
+  tfc_status_fini(&scratch);
 }

@@ -1,0 +1,302 @@
+/* tfc._pywrap savers, checkpoint state files and meta graphs: include/tfc/saver.h and
+ * include/tfc/meta_graph.h called from Python.
+ *
+ * Design: python/tfc/training/saver.py keeps tf.train.Saver's Python object (argument checks,
+ * the SaverDef message, the global step); this file holds the C saver (one _pywrap.Saver per
+ * TFC_Saver, freed in tp_dealloc; it keeps its _pywrap.Graph alive, since the saver borrows the
+ * TF_Graph) and converts arguments. The save and restore runs and the file work release the
+ * GIL. Meta graphs travel as serialized MetaGraphDef bytes: export_meta_graph builds them in C
+ * (TFC_ExportMetaGraph over the graph, its builder collections, a saver def and the
+ * collections only Python holds, passed in as (key, kind, values)); import_meta_graph imports
+ * them in C and returns what Python must recreate (the saver def and every collection).
+ *
+ * Errors: a non-OK TF_Status raises the class registered for its code (pywrap.h); bad
+ * argument types raise TypeError.
+ */
+#include <math.h>
+
+#include "pywrap.h"
+#include "tfc/saver.h"
+#include "tfc/train.h"
+
+/* ---------------------------------------------------------------- Saver */
+
+typedef struct {
+  PyObject_HEAD
+  TFC_Saver *saver;
+  PyObject *graph; /* the _pywrap.Graph (owned reference) */
+} PyTFSaver;
+
+static void saver_dealloc(PyTFSaver *s) {
+  TFC_DeleteSaver(s->saver);
+  Py_XDECREF(s->graph);
+  Py_TYPE(s)->tp_free((PyObject *)s);
+}
+
+PyTypeObject PyTFSaver_Type;
+
+static PyObject *saver_wrap(PyObject *graph, TFC_Saver *sv) {
+  PyTFSaver *s = PyObject_New(PyTFSaver, &PyTFSaver_Type);
+  if (!s) {
+    TFC_DeleteSaver(sv);
+    return NULL;
+  }
+  Py_INCREF(graph);
+  s->graph = graph;
+  s->saver = sv;
+  return (PyObject *)s;
+}
+
+/* save(session, save_path, global_step (-1: none), latest_filename, meta_suffix, flags) -> the
+ * prefix written. */
+static PyObject *saver_save(PyTFSaver *self, PyObject *args) {
+  PyObject *sess;
+  const char *path, *latest = NULL, *suffix = NULL;
+  long long step;
+  int flags;
+  if (!PyArg_ParseTuple(args, "OsLzzi", &sess, &path, &step, &latest, &suffix, &flags)) return NULL;
+  TF_Session *session = pywrap_session(sess);
+  if (!session) return NULL;
+  size_t cap = strlen(path) + 32;
+  char *out = malloc(cap);
+  TF_Status *s = TF_NewStatus();
+  if (!out || !s) {
+    free(out);
+    TF_DeleteStatus(s);
+    return PyErr_NoMemory();
+  }
+  int ok;
+  Py_BEGIN_ALLOW_THREADS
+  ok = TFC_SaverSaveWithOptions(self->saver, session, path, (int64_t)step, latest, suffix, flags, out, cap, s);
+  Py_END_ALLOW_THREADS
+  PyObject *r = ok ? PyUnicode_FromString(out) : NULL;
+  if (pywrap_raise_status(s)) Py_CLEAR(r);
+  free(out);
+  TF_DeleteStatus(s);
+  return r;
+}
+
+/* restore(session, save_path) */
+static PyObject *saver_restore(PyTFSaver *self, PyObject *args) {
+  PyObject *sess;
+  const char *path;
+  if (!PyArg_ParseTuple(args, "Os", &sess, &path)) return NULL;
+  TF_Session *session = pywrap_session(sess);
+  if (!session) return NULL;
+  TF_Status *s = TF_NewStatus();
+  if (!s) return PyErr_NoMemory();
+  Py_BEGIN_ALLOW_THREADS
+  TFC_SaverRestore(self->saver, session, path, s);
+  Py_END_ALLOW_THREADS
+  int bad = pywrap_raise_status(s);
+  TF_DeleteStatus(s);
+  if (bad) return NULL;
+  Py_RETURN_NONE;
+}
+
+/* last_checkpoints() -> [(path, time), ...], oldest first */
+static PyObject *saver_last(PyTFSaver *self, PyObject *unused) {
+  int n = TFC_SaverNumLastCheckpoints(self->saver);
+  PyObject *l = PyList_New(n);
+  for (int i = 0; l && i < n; i++) {
+    PyObject *t = Py_BuildValue("(sd)", TFC_SaverLastCheckpoint(self->saver, i), TFC_SaverLastCheckpointTime(self->saver, i));
+    if (!t) Py_CLEAR(l);
+    else PyList_SET_ITEM(l, i, t);
+  }
+  return l;
+}
+
+/* set_last_checkpoints([(path, time or None), ...]) */
+static PyObject *saver_set_last(PyTFSaver *self, PyObject *arg) {
+  PyObject *seq = PySequence_Fast(arg, "expected a list of (path, time) pairs");
+  if (!seq) return NULL;
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+  const char **paths = calloc((size_t)n + 1, sizeof *paths);
+  double *times = calloc((size_t)n + 1, sizeof *times);
+  PyObject *r = NULL;
+  if (!paths || !times) {
+    PyErr_NoMemory();
+    goto done;
+  }
+  for (Py_ssize_t i = 0; i < n; i++) {
+    PyObject *path, *time;
+    if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(seq, i), "OO", &path, &time)) goto done;
+    if (!(paths[i] = PyUnicode_AsUTF8(path))) goto done;
+    times[i] = time == Py_None ? INFINITY : PyFloat_AsDouble(time);
+    if (times[i] == -1.0 && PyErr_Occurred()) goto done;
+  }
+  TF_Status *s = TF_NewStatus();
+  if (!s) {
+    PyErr_NoMemory();
+    goto done;
+  }
+  TFC_SaverSetLastCheckpoints(self->saver, paths, times, (int)n, s);
+  if (!pywrap_raise_status(s)) {
+    Py_INCREF(Py_None);
+    r = Py_None;
+  }
+  TF_DeleteStatus(s);
+done:
+  free(paths);
+  free(times);
+  Py_DECREF(seq);
+  return r;
+}
+
+static PyObject *saver_set_keep_hours(PyTFSaver *self, PyObject *arg) {
+  double h = PyFloat_AsDouble(arg);
+  if (h == -1.0 && PyErr_Occurred()) return NULL;
+  TFC_SaverSetKeepCheckpointEveryNHours(self->saver, h);
+  Py_RETURN_NONE;
+}
+
+/* saver_def() -> (filename_tensor_name, save_tensor_name, restore_op_name, max_to_keep,
+ * keep_checkpoint_every_n_hours) */
+static PyObject *saver_def(PyTFSaver *self, PyObject *unused) {
+  TFC_SaverDef d;
+  TFC_SaverGetDef(self->saver, &d);
+  return Py_BuildValue("(sssid)", d.filename_tensor_name, d.save_tensor_name, d.restore_op_name, d.max_to_keep,
+                       d.keep_checkpoint_every_n_hours);
+}
+
+static PyMethodDef saver_methods[] = {
+    {"save", (PyCFunction)saver_save, METH_VARARGS, "TFC_SaverSaveWithOptions."},
+    {"restore", (PyCFunction)saver_restore, METH_VARARGS, "TFC_SaverRestore."},
+    {"last_checkpoints", (PyCFunction)saver_last, METH_NOARGS, "The tracked checkpoints with their times."},
+    {"set_last_checkpoints", (PyCFunction)saver_set_last, METH_O, "TFC_SaverSetLastCheckpoints."},
+    {"set_keep_hours", (PyCFunction)saver_set_keep_hours, METH_O, "TFC_SaverSetKeepCheckpointEveryNHours."},
+    {"saver_def", (PyCFunction)saver_def, METH_NOARGS, "TFC_SaverGetDef."},
+    {NULL, NULL, 0, NULL}};
+
+PyTypeObject PyTFSaver_Type = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "tfc._pywrap.Saver",
+    .tp_basicsize = sizeof(PyTFSaver),
+    .tp_dealloc = (destructor)saver_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_methods = saver_methods,
+    .tp_doc = "A TFC_Saver (include/tfc/saver.h).",
+};
+
+/* new_saver(scope, [name, ...], [(op, index), ...], max_to_keep) -> Saver */
+static PyObject *new_saver(PyObject *self, PyObject *args) {
+  PyObject *scope, *names, *vars;
+  int max_to_keep;
+  if (!PyArg_ParseTuple(args, "OO!O!i", &scope, &PyList_Type, &names, &PyList_Type, &vars, &max_to_keep)) return NULL;
+  const struct TFC_Scope *sc = pywrap_scope(scope);
+  if (!sc) return NULL;
+  Py_ssize_t n = PyList_GET_SIZE(vars);
+  if (PyList_GET_SIZE(names) != n) {
+    PyErr_SetString(PyExc_ValueError, "names and variables differ in length");
+    return NULL;
+  }
+  const char **cn = calloc((size_t)n + 1, sizeof *cn);
+  TF_Output *outs = calloc((size_t)n + 1, sizeof *outs);
+  PyObject *r = NULL;
+  if (!cn || !outs) {
+    PyErr_NoMemory();
+    goto done;
+  }
+  for (Py_ssize_t i = 0; i < n; i++) {
+    if (!(cn[i] = PyUnicode_AsUTF8(PyList_GET_ITEM(names, i)))) goto done;
+    if (pywrap_output(PyList_GET_ITEM(vars, i), &outs[i]) < 0) goto done;
+  }
+  TF_Status *s = TF_NewStatus();
+  if (!s) {
+    PyErr_NoMemory();
+    goto done;
+  }
+  TFC_Saver *sv = TFC_NewSaver(sc, cn, outs, (int)n, max_to_keep, s);
+  if (!pywrap_raise_status(s)) r = sv ? saver_wrap(pywrap_scope_graph(scope), sv) : PyErr_NoMemory();
+  TF_DeleteStatus(s);
+done:
+  free(cn);
+  free(outs);
+  return r;
+}
+
+/* saver_from_def(graph, filename_tensor_name, save_tensor_name, restore_op_name, max_to_keep,
+ * keep_checkpoint_every_n_hours) -> Saver */
+static PyObject *saver_from_def(PyObject *self, PyObject *args) {
+  PyObject *g;
+  TFC_SaverDef d = {0};
+  if (!PyArg_ParseTuple(args, "O!sssid", &PyTFGraph_Type, &g, &d.filename_tensor_name, &d.save_tensor_name,
+                        &d.restore_op_name, &d.max_to_keep, &d.keep_checkpoint_every_n_hours))
+    return NULL;
+  d.version = 2;
+  TF_Status *s = TF_NewStatus();
+  if (!s) return PyErr_NoMemory();
+  TFC_Saver *sv = TFC_NewSaverFromDef(((PyTFGraph *)g)->graph, &d, s);
+  PyObject *r = NULL;
+  if (!pywrap_raise_status(s)) r = sv ? saver_wrap(g, sv) : PyErr_NoMemory();
+  TF_DeleteStatus(s);
+  return r;
+}
+
+/* ---------------------------------------------------------------- state files */
+
+/* get_checkpoint_state(dir, latest_filename) -> None or (model_checkpoint_path, [path, ...]) */
+static PyObject *get_checkpoint_state(PyObject *self, PyObject *args) {
+  const char *dir, *latest = NULL;
+  if (!PyArg_ParseTuple(args, "s|z", &dir, &latest)) return NULL;
+  TF_Status *s = TF_NewStatus();
+  if (!s) return PyErr_NoMemory();
+  TFC_CheckpointState *st;
+  Py_BEGIN_ALLOW_THREADS
+  st = TFC_GetCheckpointState(dir, latest, s);
+  Py_END_ALLOW_THREADS
+  PyObject *r = NULL;
+  if (!pywrap_raise_status(s)) {
+    if (!st) {
+      {
+        Py_INCREF(Py_None);
+        r = Py_None;
+      }
+    } else {
+      int n = TFC_CheckpointStateNumPaths(st);
+      PyObject *l = PyList_New(n);
+      for (int i = 0; l && i < n; i++) {
+        PyObject *p = PyUnicode_FromString(TFC_CheckpointStatePath(st, i));
+        if (!p) Py_CLEAR(l);
+        else PyList_SET_ITEM(l, i, p);
+      }
+      if (l) r = Py_BuildValue("(sN)", TFC_CheckpointStateModelPath(st), l);
+    }
+  }
+  TFC_DeleteCheckpointState(st);
+  TF_DeleteStatus(s);
+  return r;
+}
+
+/* update_checkpoint_state(dir, model_path, [path, ...], latest_filename, paths_as_given) */
+static PyObject *update_checkpoint_state(PyObject *self, PyObject *args) {
+  const char *dir, *model, *latest = NULL;
+  PyObject *paths;
+  int as_given;
+  if (!PyArg_ParseTuple(args, "ssO!zp", &dir, &model, &PyList_Type, &paths, &latest, &as_given)) return NULL;
+  Py_ssize_t n = PyList_GET_SIZE(paths);
+  const char **cp = calloc((size_t)n + 1, sizeof *cp);
+  if (!cp) return PyErr_NoMemory();
+  for (Py_ssize_t i = 0; i < n; i++)
+    if (!(cp[i] = PyUnicode_AsUTF8(PyList_GET_ITEM(paths, i)))) {
+      free(cp);
+      return NULL;
+    }
+  TF_Status *s = TF_NewStatus();
+  if (!s) {
+    free(cp);
+    return PyErr_NoMemory();
+  }
+  TFC_UpdateCheckpointState(dir, model, cp, (int)n, latest, as_given, s);
+  int bad = pywrap_raise_status(s);
+  TF_DeleteStatus(s);
+  free(cp);
+  if (bad) return NULL;
+  Py_RETURN_NONE;
+}
+
+PyMethodDef pywrap_saver_methods[] = {
+    {"new_saver", new_saver, METH_VARARGS, "TFC_NewSaver."},
+    {"saver_from_def", saver_from_def, METH_VARARGS, "TFC_NewSaverFromDef."},
+    {"get_checkpoint_state", get_checkpoint_state, METH_VARARGS, "TFC_GetCheckpointState."},
+    {"update_checkpoint_state", update_checkpoint_state, METH_VARARGS, "TFC_UpdateCheckpointState."},
+    {NULL, NULL, 0, NULL}};
