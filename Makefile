@@ -58,7 +58,10 @@ demo: build
 	    PYTHONPATH=python python3 $(CURDIR)/examples/python/distributed.py; }; } && \
 	  echo "--- fashion_mnist: seed 004's CNN on Fashion-MNIST, one tower per device" && \
 	  ./tfc data fashion-mnist --out fashion_mnist_data && rm -rf fashion_mnist_train && \
-	  ./fashion_mnist --data fashion_mnist_data --out fashion_mnist_train $(DEMO_FLAGS)
+	  ./fashion_mnist --data fashion_mnist_data --out fashion_mnist_train $(DEMO_FLAGS) && \
+	  { [ ! -d python/tfc ] || { echo "--- examples/python/fashion_mnist.py: the same program in Python (one epoch)" && \
+	    rm -rf fashion_mnist_train_python && PYTHONPATH=python python3 $(CURDIR)/examples/python/fashion_mnist.py \
+	      --data fashion_mnist_data --out fashion_mnist_train_python; }; }
 
 test: build
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
