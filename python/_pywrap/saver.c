@@ -16,6 +16,7 @@
 #include <math.h>
 
 #include "pywrap.h"
+#include "tfc/meta_graph.h"
 #include "tfc/saver.h"
 #include "tfc/train.h"
 
@@ -294,9 +295,128 @@ static PyObject *update_checkpoint_state(PyObject *self, PyObject *args) {
   Py_RETURN_NONE;
 }
 
+/* ---------------------------------------------------------------- meta graphs */
+
+/* Adds one (key, kind, values) collection: kind 1 names (str), 2 bytes, 3 ints, 4 floats. */
+static int add_collection(TFC_MetaGraph *mg, PyObject *item, TF_Status *s) {
+  const char *key;
+  int kind;
+  PyObject *values;
+  if (!PyArg_ParseTuple(item, "siO!", &key, &kind, &PyList_Type, &values)) return -1;
+  Py_ssize_t n = PyList_GET_SIZE(values);
+  int rc = -1;
+  const void **ptrs = calloc((size_t)n + 1, sizeof *ptrs);
+  size_t *lens = calloc((size_t)n + 1, sizeof *lens);
+  int64_t *ints = calloc((size_t)n + 1, sizeof *ints);
+  float *floats = calloc((size_t)n + 1, sizeof *floats);
+  if (!ptrs || !lens || !ints || !floats) {
+    PyErr_NoMemory();
+    goto done;
+  }
+  for (Py_ssize_t i = 0; i < n; i++) {
+    PyObject *v = PyList_GET_ITEM(values, i);
+    if (kind == TFC_COLLECTION_NODE_LIST) {
+      if (!(ptrs[i] = PyUnicode_AsUTF8(v))) goto done;
+    } else if (kind == TFC_COLLECTION_BYTES_LIST) {
+      char *b;
+      Py_ssize_t len;
+      if (PyBytes_AsStringAndSize(v, &b, &len) < 0) goto done;
+      ptrs[i] = b;
+      lens[i] = (size_t)len;
+    } else if (kind == TFC_COLLECTION_INT64_LIST) {
+      ints[i] = PyLong_AsLongLong(v);
+      if (ints[i] == -1 && PyErr_Occurred()) goto done;
+    } else {
+      double d = PyFloat_AsDouble(v);
+      if (d == -1.0 && PyErr_Occurred()) goto done;
+      floats[i] = (float)d;
+    }
+  }
+  if (kind == TFC_COLLECTION_NODE_LIST) TFC_MetaGraphAddNodeList(mg, key, (const char *const *)ptrs, (int)n, s);
+  else if (kind == TFC_COLLECTION_BYTES_LIST) TFC_MetaGraphAddBytesList(mg, key, ptrs, lens, (int)n, s);
+  else if (kind == TFC_COLLECTION_INT64_LIST) TFC_MetaGraphAddInt64List(mg, key, ints, (int)n, s);
+  else TFC_MetaGraphAddFloatList(mg, key, floats, (int)n, s);
+  rc = pywrap_raise_status(s) ? -1 : 0;
+done:
+  free(ptrs);
+  free(lens);
+  free(ints);
+  free(floats);
+  return rc;
+}
+
+/* export_meta_graph(graph, saver_def tuple or None, collection_list or None, flags,
+ * [(key, kind, values), ...]) -> bytes. saver_def: (filename_tensor_name, save_tensor_name,
+ * restore_op_name, max_to_keep, sharded, keep_checkpoint_every_n_hours, version). */
+static PyObject *export_meta_graph(PyObject *self, PyObject *args) {
+  PyObject *g, *sd, *keys, *extra;
+  int flags;
+  if (!PyArg_ParseTuple(args, "O!OOiO!", &PyTFGraph_Type, &g, &sd, &keys, &flags, &PyList_Type, &extra)) return NULL;
+  TFC_SaverDef d = {0};
+  if (sd != Py_None && !PyArg_ParseTuple(sd, "sssipdi", &d.filename_tensor_name, &d.save_tensor_name,
+                                         &d.restore_op_name, &d.max_to_keep, &d.sharded,
+                                         &d.keep_checkpoint_every_n_hours, &d.version))
+    return NULL;
+  Py_ssize_t nk = 0;
+  const char **names = NULL;
+  if (keys != Py_None) {
+    if (!PyList_Check(keys)) {
+      PyErr_SetString(PyExc_TypeError, "collection_list must be a list or None");
+      return NULL;
+    }
+    nk = PyList_GET_SIZE(keys);
+    if (!(names = calloc((size_t)nk + 1, sizeof *names))) return PyErr_NoMemory();
+    for (Py_ssize_t i = 0; i < nk; i++)
+      if (!(names[i] = PyUnicode_AsUTF8(PyList_GET_ITEM(keys, i)))) {
+        free(names);
+        return NULL;
+      }
+  }
+  TF_Status *s = TF_NewStatus();
+  TF_Buffer *out = TF_NewBuffer();
+  PyObject *r = NULL;
+  TFC_MetaGraph *mg = NULL;
+  if (!s || !out) {
+    PyErr_NoMemory();
+    goto done;
+  }
+  mg = TFC_ExportMetaGraph(((PyTFGraph *)g)->graph, sd == Py_None ? NULL : &d, names, (int)nk, flags, s);
+  if (pywrap_raise_status(s)) goto done;
+  for (Py_ssize_t i = 0; i < PyList_GET_SIZE(extra); i++)
+    if (add_collection(mg, PyList_GET_ITEM(extra, i), s) < 0) goto done;
+  TFC_MetaGraphToBuffer(mg, out, s);
+  if (!pywrap_raise_status(s)) r = PyBytes_FromStringAndSize(out->data, (Py_ssize_t)out->length);
+done:
+  TFC_DeleteMetaGraph(mg);
+  TF_DeleteBuffer(out);
+  TF_DeleteStatus(s);
+  free(names);
+  return r;
+}
+
+/* import_meta_graph(graph, bytes, import_scope, flags): the graph part of TF's import. */
+static PyObject *import_meta_graph(PyObject *self, PyObject *args) {
+  PyObject *g;
+  const char *data, *scope = NULL;
+  Py_ssize_t len;
+  int flags;
+  if (!PyArg_ParseTuple(args, "O!y#zi", &PyTFGraph_Type, &g, &data, &len, &scope, &flags)) return NULL;
+  TF_Status *s = TF_NewStatus();
+  if (!s) return PyErr_NoMemory();
+  TFC_MetaGraph *mg = TFC_NewMetaGraphFromBuffer(data, (size_t)len, s);
+  if (mg) TFC_ImportMetaGraph(((PyTFGraph *)g)->graph, mg, scope, flags, s);
+  int bad = pywrap_raise_status(s);
+  TFC_DeleteMetaGraph(mg);
+  TF_DeleteStatus(s);
+  if (bad) return NULL;
+  Py_RETURN_NONE;
+}
+
 PyMethodDef pywrap_saver_methods[] = {
     {"new_saver", new_saver, METH_VARARGS, "TFC_NewSaver."},
     {"saver_from_def", saver_from_def, METH_VARARGS, "TFC_NewSaverFromDef."},
     {"get_checkpoint_state", get_checkpoint_state, METH_VARARGS, "TFC_GetCheckpointState."},
     {"update_checkpoint_state", update_checkpoint_state, METH_VARARGS, "TFC_UpdateCheckpointState."},
+    {"export_meta_graph", export_meta_graph, METH_VARARGS, "TFC_ExportMetaGraph and TFC_MetaGraphAdd*List."},
+    {"import_meta_graph", import_meta_graph, METH_VARARGS, "TFC_ImportMetaGraph."},
     {NULL, NULL, 0, NULL}};

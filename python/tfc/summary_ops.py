@@ -202,21 +202,33 @@ class FileWriterCache(object):
 
 
 def write_graph(graph_or_graph_def, logdir, name, as_text=True):
-    """tf.train.write_graph: the GraphDef in logdir/name (made as mkdir -p), binary or text
-    format; returns the path."""
-    if hasattr(graph_or_graph_def, "as_graph_def"):
-        data = graph_or_graph_def.as_graph_def()
+    """tf.train.write_graph: the GraphDef (or another message: a MetaGraphDef) in logdir/name
+    (the directory made as mkdir -p), binary or in protobuf's text format, written to a
+    temporary file renamed into place; returns the path."""
+    from tfc.training import saver_pb
+    if isinstance(graph_or_graph_def, str):
+        text, data = graph_or_graph_def, None
+    elif hasattr(graph_or_graph_def, "as_graph_def"):
+        text, data = None, graph_or_graph_def.as_graph_def()
     else:
-        data = _serialized(graph_or_graph_def)
-    if not isinstance(data, bytes):
+        text, data = None, graph_or_graph_def
+    if text is None and as_text and isinstance(data, saver_pb.MetaGraphDef):
+        from tfc.training import meta_graph
+        text = meta_graph._text(data)
+    if text is None:
         data = _serialized(data)
+        if as_text:
+            from tfc import graph_text
+            text = graph_text.graph_def_to_text(data)
     os.makedirs(logdir, exist_ok=True) if logdir else None
     path = os.path.join(logdir, name)
-    if as_text:
-        from tfc import graph_text
-        with open(path, "w") as f:
-            f.write(graph_text.graph_def_to_text(data))
-    else:
-        with open(path, "wb") as f:
-            f.write(data)
+    tmp = "%s.tmp%d" % (path, os.getpid())
+    try:
+        with open(tmp, "w" if text is not None else "wb") as f:
+            f.write(text if text is not None else data)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+        raise
     return path

@@ -79,10 +79,13 @@ def _saveables(var_list):
 
 
 def _prepend_name_scope(name, scope):
+    """ops.prepend_name_scope: scope/name (also after a leading '^' or 'loc:@')."""
     if not scope:
         return name
-    if name.startswith("^"):
-        return "^" + scope + "/" + name[1:]
+    scope = scope[:-1] if scope.endswith("/") else scope
+    for lead in ("^", "loc:@"):
+        if name.startswith(lead):
+            return lead + scope + "/" + name[len(lead):]
     return scope + "/" + name
 
 
