@@ -97,6 +97,9 @@ int main(int argc, char **argv) {
   if (n < 1 || data->length != (size_t)n * per) {
     fprintf(stderr, "bench_cnn_graph: %s holds %zu bytes, not whole batches of %d examples\n", data_path,
             data->length, batch);
+    TF_DeleteBuffer(data);
+    TF_DeleteGraph(g);
+    TF_DeleteStatus(status);
     return 1;
   }
   TF_Tensor **images = calloc((size_t)n, sizeof *images), **labels = calloc((size_t)n, sizeof *labels);
