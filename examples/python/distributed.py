@@ -9,10 +9,11 @@
 #
 # The other task of (2) and the ps of (3) are this same script run as a child process with
 # --job_name/--task_index/--cluster: it starts its server, says "ready" on stdout and serves until
-# its stdin closes, which happens when the parent ends in any way (even killed), so no server
-# outlives the program. The ports are picked free at run time.
+# its stdin closes, which happens when the parent ends in any way (Ctrl-C, an error, even
+# SIGKILL), so no server outlives the program. The ports are picked free at run time.
 import os
 import select
+import signal
 import socket
 import subprocess
 import sys
@@ -95,6 +96,7 @@ class Task(object):
 
 def serve():
     """The child: one task's server, until the parent closes our stdin."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle; it ends us
     cluster = tf.train.ClusterSpec(parse_cluster_flag(FLAGS.cluster))
     server = tf.train.Server(cluster, job_name=FLAGS.job_name, task_index=FLAGS.task_index)
     sys.stdout.write("ready\n")
