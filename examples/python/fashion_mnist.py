@@ -131,7 +131,7 @@ def tower_loss(scope, images, labels):
                                                                    name='cross_entropy_per_example')
     tf.add_to_collection('losses', tf.reduce_mean(cross_entropy, name='cross_entropy'))
     total_loss = tf.add_n(tf.get_collection('losses', scope), name='total_loss')
-    tf.summary.scalar(total_loss.op.name, total_loss)
+    tf.summary.scalar('loss', total_loss)  # in the tower's name scope: tag tower_i/loss
     return total_loss
 
 

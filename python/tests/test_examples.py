@@ -162,7 +162,20 @@ def test_fashion_mnist_trains_two_towers_checkpoints_and_evaluates(tmp_path):
     assert float(acc.group(1)) > 0.3  # chance is 0.1
     assert len(lines) == 7
     files = os.listdir(out)
-    assert any(f.startswith("events.out.tfevents.") for f in files)
+    events = [f for f in files if f.startswith("events.out.tfevents.")]
+    assert len(events) == 1, files
+    import tfc.compat.v1 as tf
+    tags = {}  # step -> the summary tags written at it
+    for record in tf.python_io.tf_record_iterator(os.path.join(out, events[0])):
+        event = tf.Event()
+        event.ParseFromString(record)
+        if event.summary.value:
+            tags[event.step] = [v.tag for v in event.summary.value]
+    assert sorted(tags) == [10, 20, 30, 40]
+    assert tags[40] == ["input_producer/fraction_of_32_full", "shuffle_batch/fraction_over_2000_of_150_full",
+                        "tower_0/loss", "tower_1/loss", "learning_rate", "conv1/weights_1",
+                        "conv1/biases_1", "conv2/weights_1", "conv2/biases_1", "local3/weights_1", "local3/biases_1",
+                        "softmax_linear/weights_1", "softmax_linear/biases_1"]
     assert {"checkpoint", "model.ckpt-20.index", "model.ckpt-40.index", "model.ckpt-40.meta"} <= set(files)
     with open(os.path.join(out, "checkpoint")) as f:
         assert f.readline() == 'model_checkpoint_path: "%s"\n' % os.path.join(out, "model.ckpt-40")
