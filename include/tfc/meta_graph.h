@@ -56,6 +56,9 @@ typedef struct TFC_MetaGraph TFC_MetaGraph;
 
 /* Bits of the flags of TFC_ExportMetaGraph and TFC_ImportMetaGraph. */
 #define TFC_META_GRAPH_CLEAR_DEVICES 1 /* clear_devices=True: every node's device emptied */
+#define TFC_META_GRAPH_UNIQUIFY_NAMES 2 /* import: a node whose name is taken gets the first free
+                                           "<name>_<k>" (Python's import does this), instead of
+                                           failing the import */
 
 /* The kinds of a collection (CollectionDef's oneof): 0 when there is no such collection. */
 #define TFC_COLLECTION_NODE_LIST 1

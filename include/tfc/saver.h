@@ -186,6 +186,27 @@ TF_CAPI_EXPORT extern void TFC_UpdateCheckpointState(const char* save_dir, const
                                                     const char* latest_filename, int paths_as_given,
                                                     TF_Status* status);
 
+/* tf.train.NewCheckpointReader(prefix) (py_checkpoint_reader): the tensors of the V2
+ * checkpoint at prefix, read without a graph or session. NOT_FOUND "Unsuccessful
+ * TensorSliceReader constructor: Failed to find any matching files for <prefix>" when there is
+ * no "<prefix>.index"; DATA_LOSS naming a malformed index. The caller owns the reader
+ * (TFC_DeleteCheckpointReader); names are the reader's. One thread at a time per reader. */
+typedef struct TFC_CheckpointReader TFC_CheckpointReader;
+TF_CAPI_EXPORT extern TFC_CheckpointReader* TFC_NewCheckpointReader(const char* prefix, TF_Status* status);
+TF_CAPI_EXPORT extern void TFC_DeleteCheckpointReader(TFC_CheckpointReader* reader); /* NULL: no-op */
+/* The tensors, in the index's (sorted) order: how many, and name i. */
+TF_CAPI_EXPORT extern int TFC_CheckpointReaderNumTensors(const TFC_CheckpointReader* reader);
+TF_CAPI_EXPORT extern const char* TFC_CheckpointReaderTensorName(const TFC_CheckpointReader* reader, int i);
+/* The dtype and shape saved under name: returns the rank (dims filled up to max_dims) and sets
+ * *out_dtype; -1 with NOT_FOUND "Key <name> not found in checkpoint" when absent. */
+TF_CAPI_EXPORT extern int TFC_CheckpointReaderTensorInfo(TFC_CheckpointReader* reader, const char* name,
+                                                        TF_DataType* out_dtype, int64_t* dims, int max_dims,
+                                                        TF_Status* status);
+/* reader.get_tensor(name): a new tensor the caller owns; NULL with NOT_FOUND "Key <name> not
+ * found in checkpoint", or DATA_LOSS naming the data file whose checksum fails. */
+TF_CAPI_EXPORT extern TF_Tensor* TFC_CheckpointReaderGetTensor(TFC_CheckpointReader* reader, const char* name,
+                                                              TF_Status* status);
+
 /* Whether the checkpoint at prefix can be restored whole: its index file opens and parses,
  * and every tensor it lists is in the data files with its size and checksum right (each byte
  * is read once; no session needed). Returns 1 (status OK) when intact, else 0 with status

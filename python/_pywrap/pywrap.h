@@ -45,6 +45,7 @@ extern PyTypeObject PyTFScope_Type;     /* train.c */
 extern PyTypeObject PyTFOptimizer_Type; /* train.c */
 extern PyTypeObject PyTFHandle_Type; /* io.c */
 extern PyTypeObject PyTFSaver_Type;  /* saver.c */
+extern PyTypeObject PyTFReader_Type; /* saver.c */
 
 /* Raises the registered class for a non-OK status and returns 1; returns 0 when OK. */
 int pywrap_raise_status(TF_Status *s);

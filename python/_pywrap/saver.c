@@ -412,6 +412,106 @@ static PyObject *import_meta_graph(PyObject *self, PyObject *args) {
   Py_RETURN_NONE;
 }
 
+/* ---------------------------------------------------------------- checkpoint readers */
+
+typedef struct {
+  PyObject_HEAD
+  TFC_CheckpointReader *reader;
+} PyTFReader;
+
+static void reader_dealloc(PyTFReader *r) {
+  TFC_DeleteCheckpointReader(r->reader);
+  Py_TYPE(r)->tp_free((PyObject *)r);
+}
+
+/* names() -> [name, ...] in the index's order */
+static PyObject *reader_names(PyTFReader *self, PyObject *unused) {
+  int n = TFC_CheckpointReaderNumTensors(self->reader);
+  PyObject *l = PyList_New(n);
+  for (int i = 0; l && i < n; i++) {
+    PyObject *v = PyUnicode_FromString(TFC_CheckpointReaderTensorName(self->reader, i));
+    if (!v) Py_CLEAR(l);
+    else PyList_SET_ITEM(l, i, v);
+  }
+  return l;
+}
+
+/* info(name) -> (dtype, [dim, ...]) */
+static PyObject *reader_info(PyTFReader *self, PyObject *args) {
+  const char *name;
+  if (!PyArg_ParseTuple(args, "s", &name)) return NULL;
+  TF_Status *s = TF_NewStatus();
+  if (!s) return PyErr_NoMemory();
+  int64_t dims[64];
+  TF_DataType dt = 0;
+  int rank = TFC_CheckpointReaderTensorInfo(self->reader, name, &dt, dims, 64, s);
+  PyObject *r = NULL;
+  if (!pywrap_raise_status(s)) {
+    PyObject *l = PyList_New(rank);
+    for (int i = 0; l && i < rank; i++) {
+      PyObject *v = PyLong_FromLongLong(dims[i]);
+      if (!v) Py_CLEAR(l);
+      else PyList_SET_ITEM(l, i, v);
+    }
+    if (l) r = Py_BuildValue("(iN)", (int)dt, l);
+  }
+  TF_DeleteStatus(s);
+  return r;
+}
+
+/* get(name) -> ndarray (numpy scalar for rank 0) */
+static PyObject *reader_get(PyTFReader *self, PyObject *args) {
+  const char *name;
+  if (!PyArg_ParseTuple(args, "s", &name)) return NULL;
+  TF_Status *s = TF_NewStatus();
+  if (!s) return PyErr_NoMemory();
+  TF_Tensor *t;
+  Py_BEGIN_ALLOW_THREADS
+  t = TFC_CheckpointReaderGetTensor(self->reader, name, s);
+  Py_END_ALLOW_THREADS
+  PyObject *r = NULL;
+  if (!pywrap_raise_status(s)) r = pywrap_ndarray_from_tensor(t);
+  else TF_DeleteTensor(t);
+  TF_DeleteStatus(s);
+  return r;
+}
+
+static PyMethodDef reader_methods[] = {
+    {"names", (PyCFunction)reader_names, METH_NOARGS, "The tensor names."},
+    {"info", (PyCFunction)reader_info, METH_VARARGS, "TFC_CheckpointReaderTensorInfo."},
+    {"get", (PyCFunction)reader_get, METH_VARARGS, "TFC_CheckpointReaderGetTensor."},
+    {NULL, NULL, 0, NULL}};
+
+PyTypeObject PyTFReader_Type = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "tfc._pywrap.CheckpointReader",
+    .tp_basicsize = sizeof(PyTFReader),
+    .tp_dealloc = (destructor)reader_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_methods = reader_methods,
+    .tp_doc = "A TFC_CheckpointReader (include/tfc/saver.h).",
+};
+
+/* checkpoint_reader(prefix) -> CheckpointReader */
+static PyObject *checkpoint_reader(PyObject *self, PyObject *args) {
+  const char *prefix;
+  if (!PyArg_ParseTuple(args, "s", &prefix)) return NULL;
+  TF_Status *s = TF_NewStatus();
+  if (!s) return PyErr_NoMemory();
+  TFC_CheckpointReader *cr;
+  Py_BEGIN_ALLOW_THREADS
+  cr = TFC_NewCheckpointReader(prefix, s);
+  Py_END_ALLOW_THREADS
+  PyObject *r = NULL;
+  if (!pywrap_raise_status(s)) {
+    PyTFReader *o = PyObject_New(PyTFReader, &PyTFReader_Type);
+    if (o) o->reader = cr;
+    else TFC_DeleteCheckpointReader(cr);
+    r = (PyObject *)o;
+  }
+  TF_DeleteStatus(s);
+  return r;
+}
+
 PyMethodDef pywrap_saver_methods[] = {
     {"new_saver", new_saver, METH_VARARGS, "TFC_NewSaver."},
     {"saver_from_def", saver_from_def, METH_VARARGS, "TFC_NewSaverFromDef."},
@@ -419,4 +519,5 @@ PyMethodDef pywrap_saver_methods[] = {
     {"update_checkpoint_state", update_checkpoint_state, METH_VARARGS, "TFC_UpdateCheckpointState."},
     {"export_meta_graph", export_meta_graph, METH_VARARGS, "TFC_ExportMetaGraph and TFC_MetaGraphAdd*List."},
     {"import_meta_graph", import_meta_graph, METH_VARARGS, "TFC_ImportMetaGraph."},
+    {"checkpoint_reader", checkpoint_reader, METH_VARARGS, "TFC_NewCheckpointReader."},
     {NULL, NULL, 0, NULL}};

@@ -20,11 +20,11 @@ def _module(ns, name):
 def export(ns):
     train = _module(ns, "train")
     for n in ("Saver", "latest_checkpoint", "get_checkpoint_state", "checkpoint_exists", "get_checkpoint_mtimes",
-              "update_checkpoint_state", "remove_checkpoint", "SaverDef", "CheckpointState"):
+              "update_checkpoint_state", "remove_checkpoint", "SaverDef", "CheckpointState", "NewCheckpointReader",
+              "load_checkpoint", "load_variable", "list_variables"):
         setattr(train, n, getattr(_saver, n))
-    for n in ("export_meta_graph", "import_meta_graph", "NewCheckpointReader", "list_variables", "load_variable"):
-        if hasattr(_meta_graph, n):
-            setattr(train, n, getattr(_meta_graph, n))
+    for n in ("export_meta_graph", "import_meta_graph"):
+        setattr(train, n, getattr(_meta_graph, n))
     train.MetaGraphDef = _saver_pb.MetaGraphDef
     ns.setdefault("MetaGraphDef", _saver_pb.MetaGraphDef)
     ns.setdefault("SaverDef", _saver_pb.SaverDef)

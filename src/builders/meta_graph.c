@@ -23,6 +23,7 @@
 #include "proto/pb_util.h"
 #include "tensorflow/graph.pb-c.h"
 #include "tensorflow/meta_graph.pb-c.h"
+#include "tensorflow/op_def.pb-c.h"
 #include "tensorflow/queue_runner.pb-c.h"
 #include "tensorflow/variable.pb-c.h"
 #include "tfc/meta_graph.h"
@@ -102,17 +103,119 @@ static TF_Operation *lookup(TF_Graph *graph, const char *scope, const char *name
   return tfc_status_ok(s) ? o : NULL;
 }
 
+/* Whether two messages serialize to the same bytes. */
+static int same_message(const ProtobufCMessage *x, const ProtobufCMessage *y) {
+  size_t nx = protobuf_c_message_get_packed_size(x), ny = protobuf_c_message_get_packed_size(y);
+  if (nx != ny) return 0;
+  uint8_t *bx = malloc(nx + 1), *by = malloc(ny + 1);
+  int same = bx && by && protobuf_c_message_pack(x, bx) == nx && protobuf_c_message_pack(y, by) == ny &&
+             memcmp(bx, by, nx) == 0;
+  free(bx);
+  free(by);
+  return same;
+}
+
+static const Tensorflow__OpDef__AttrDef *attr_def(const Tensorflow__OpDef *op, const char *name) {
+  for (size_t i = 0; op && i < op->n_attr; i++)
+    if (strcmp(op->attr[i]->name, name) == 0) return op->attr[i];
+  return NULL;
+}
+
+typedef struct local_op {
+  const char *type;
+  Tensorflow__OpDef *def; /* NULL: no such op here (a function) */
+} local_op;
+
+/* This process's OpDef of type (cached in *cache). */
+static Tensorflow__OpDef *local_def(TF_Graph *graph, const char *type, local_op **cache, int *n, tfc_status *s) {
+  for (int i = 0; i < *n; i++)
+    if (strcmp((*cache)[i].type, type) == 0) return (*cache)[i].def;
+  local_op *c = realloc(*cache, sizeof *c * (size_t)(*n + 1));
+  if (!c) {
+    TFC_OOM(s);
+    return NULL;
+  }
+  *cache = c;
+  Tensorflow__OpDef *def = NULL;
+  TF_Buffer *b = TF_NewBuffer();
+  TF_Status *st = TF_NewStatus();
+  if (b && st) {
+    TF_GraphGetOpDef(graph, type, b, st);
+    tfc_status ignored;
+    tfc_status_init(&ignored);
+    if (TF_GetCode(st) == TF_OK)
+      def = (Tensorflow__OpDef *)tfc_pb_unpack(&tensorflow__op_def__descriptor, b->data, b->length, "OpDef", &ignored);
+    tfc_status_fini(&ignored);
+  }
+  TF_DeleteBuffer(b);
+  TF_DeleteStatus(st);
+  c[(*n)++] = (local_op){type, def};
+  return def;
+}
+
+/* The GraphDef made ready for import: devices cleared (clear), and TF's forward-compatibility
+ * rule applied with the producer's op list (importer._RemoveDefaultAttrs): an attr this
+ * process's OpDef lacks is dropped when the producer's OpDef has it with that value as its
+ * default. *out is heap bytes, or NULL when nothing changed. */
+static int prepare_graph_def(TF_Graph *graph, const ProtobufCBinaryData *gd, const ProtobufCBinaryData *producer,
+                             int clear, void **out, size_t *out_len, tfc_status *s) {
+  *out = NULL;
+  *out_len = 0;
+  if (!clear && !producer->len) return TFC_OK;
+  Tensorflow__GraphDef *g = (Tensorflow__GraphDef *)tfc_pb_unpack(&tensorflow__graph_def__descriptor, gd->data,
+                                                                  gd->len, "GraphDef", s);
+  if (!g) return s->code;
+  Tensorflow__OpList *ops = producer->len ? (Tensorflow__OpList *)tfc_pb_unpack(&tensorflow__op_list__descriptor,
+                                                                                 producer->data, producer->len,
+                                                                                 "stripped_op_list", s)
+                                          : NULL;
+  local_op *cache = NULL;
+  int n_cache = 0, changed = 0;
+  for (size_t i = 0; tfc_status_ok(s) && i < g->n_node; i++) {
+    Tensorflow__NodeDef *nd = g->node[i];
+    if (clear && nd->device && nd->device[0]) {
+      nd->device[0] = '\0';
+      changed = 1;
+    }
+    const Tensorflow__OpDef *theirs = NULL;
+    for (size_t k = 0; ops && k < ops->n_op && !theirs; k++)
+      if (strcmp(ops->op[k]->name, nd->op) == 0) theirs = ops->op[k];
+    if (!theirs) continue;
+    const Tensorflow__OpDef *ours = local_def(graph, nd->op, &cache, &n_cache, s);
+    if (!ours) continue;
+    size_t kept = 0;
+    for (size_t k = 0; k < nd->n_attr; k++) {
+      Tensorflow__NodeDef__AttrEntry *e = nd->attr[k];
+      const Tensorflow__OpDef__AttrDef *d = e->key[0] == '_' || attr_def(ours, e->key) ? NULL : attr_def(theirs, e->key);
+      if (d && d->default_value && e->value && same_message(&d->default_value->base, &e->value->base)) {
+        protobuf_c_message_free_unpacked(&e->base, NULL);
+        changed = 1;
+      } else {
+        nd->attr[kept++] = e;
+      }
+    }
+    nd->n_attr = kept;
+  }
+  if (tfc_status_ok(s) && changed) tfc_pb_pack(&g->base, out, out_len, s);
+  for (int i = 0; i < n_cache; i++)
+    if (cache[i].def) protobuf_c_message_free_unpacked(&cache[i].def->base, NULL);
+  free(cache);
+  if (ops) protobuf_c_message_free_unpacked(&ops->base, NULL);
+  protobuf_c_message_free_unpacked(&g->base, NULL);
+  return s->code;
+}
+
 /* A GraphDef's bytes rewritten with every node's device cleared (heap; *out_len). */
 static int clear_devices(const void *gd, size_t len, void **out, size_t *out_len, tfc_status *s) {
-  Tensorflow__GraphDef *g = (Tensorflow__GraphDef *)tfc_pb_unpack(&tensorflow__graph_def__descriptor, gd, len,
-                                                                  "GraphDef", s);
-  if (!g) return s->code;
-  for (size_t i = 0; i < g->n_node; i++) {
-    if (g->node[i]->device && g->node[i]->device[0]) g->node[i]->device[0] = '\0';
+  ProtobufCBinaryData b = {len, (uint8_t *)gd}, none = {0, NULL};
+  if (prepare_graph_def(NULL, &b, &none, 1, out, out_len, s)) return s->code;
+  if (!*out) { /* nothing to clear: the bytes as they are */
+    *out = malloc(len + 1);
+    if (!*out) return TFC_OOM(s);
+    memcpy(*out, gd, len);
+    *out_len = len;
   }
-  int rc = tfc_pb_pack(&g->base, out, out_len, s);
-  protobuf_c_message_free_unpacked(&g->base, NULL);
-  return rc;
+  return TFC_OK;
 }
 
 /* ---------------------------------------------------------------- export */
@@ -318,25 +421,28 @@ static int stripped_op_list(TF_Graph *graph, uint8_t **out, size_t *out_len, tfc
   qsort(types, n, sizeof *types, strcmp_ptr);
   size_t len = 0;
   uint8_t *buf = NULL;
-  TF_Buffer *def = TF_NewBuffer();
   TF_Status *st = TF_NewStatus();
-  for (size_t i = 0; def && st && i < n && tfc_status_ok(s); i++) {
+  if (!st) TFC_OOM(s);
+  for (size_t i = 0; st && i < n && tfc_status_ok(s); i++) {
     if (i > 0 && strcmp(types[i], types[i - 1]) == 0) continue;
-    TF_GraphGetOpDef(graph, types[i], def, st);
-    if (TF_GetCode(st) != TF_OK) continue; /* a function's name: no OpDef */
-    uint8_t *b = realloc(buf, len + def->length + 11);
-    if (!b) {
+    TF_Buffer *def = TF_NewBuffer();
+    if (!def) {
       TFC_OOM(s);
       break;
     }
-    buf = b;
-    buf[len++] = 0x0a; /* field 1, length-delimited */
-    len += tfc_pb_put_varint(buf + len, def->length);
-    memcpy(buf + len, def->data, def->length);
-    len += def->length;
+    TF_GraphGetOpDef(graph, types[i], def, st);
+    uint8_t *b = TF_GetCode(st) == TF_OK ? realloc(buf, len + def->length + 11) : buf; /* a function: no OpDef */
+    if (!b) {
+      TFC_OOM(s);
+    } else if (TF_GetCode(st) == TF_OK) {
+      buf = b;
+      buf[len++] = 0x0a; /* field 1, length-delimited */
+      len += tfc_pb_put_varint(buf + len, def->length);
+      memcpy(buf + len, def->data, def->length);
+      len += def->length;
+    }
+    TF_DeleteBuffer(def);
   }
-  if (!def || !st) TFC_OOM(s);
-  TF_DeleteBuffer(def);
   TF_DeleteStatus(st);
   free(types);
   if (!tfc_status_ok(s)) {
@@ -793,8 +899,12 @@ TFC_EXPORT void TFC_ImportMetaGraph(TF_Graph *graph, const TFC_MetaGraph *mg, co
     goto done;
   }
   /* 1. The graph (devices cleared on request), under the scope. */
+  const ProtobufCBinaryData none = {0, NULL};
+  const ProtobufCBinaryData *producer = mg->m->meta_info_def ? &mg->m->meta_info_def->stripped_op_list : &none;
+  if (prepare_graph_def(graph, &mg->m->graph_def, producer, (flags & TFC_META_GRAPH_CLEAR_DEVICES) != 0, &cleared,
+                        &cleared_len, s))
+    goto done;
   const ProtobufCBinaryData *gd = &mg->m->graph_def;
-  if ((flags & TFC_META_GRAPH_CLEAR_DEVICES) && clear_devices(gd->data, gd->len, &cleared, &cleared_len, s)) goto done;
   if (!(buf = TF_NewBuffer()) || !(opts = TF_NewImportGraphDefOptions())) {
     TFC_OOM(s);
     goto done;
@@ -802,6 +912,7 @@ TFC_EXPORT void TFC_ImportMetaGraph(TF_Graph *graph, const TFC_MetaGraph *mg, co
   buf->data = cleared ? cleared : (const void *)gd->data;
   buf->length = cleared ? cleared_len : gd->len;
   if (scope) TF_ImportGraphDefOptionsSetPrefix(opts, scope);
+  if (flags & TFC_META_GRAPH_UNIQUIFY_NAMES) TF_ImportGraphDefOptionsSetUniquifyNames(opts, 1);
   TF_Status *st = TF_NewStatus();
   if (!st) {
     TFC_OOM(s);

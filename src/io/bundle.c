@@ -875,6 +875,20 @@ static int collect_key(void *arg, const char *key, size_t key_len, const char *v
   return 0;
 }
 
+int tfc_bundle_reader_keys(tfc_bundle_reader *r, char ***out_keys, int *out_n, tfc_status *s) {
+  key_list l = {NULL, 0, 0, s};
+  *out_keys = NULL;
+  *out_n = 0;
+  if (tfc_table_visit(r->index, collect_key, &l, s) != TFC_OK || !tfc_status_ok(s)) {
+    for (int i = 0; i < l.n; i++) free(l.keys[i]);
+    free(l.keys);
+    return s->code ? s->code : TFC_INTERNAL;
+  }
+  *out_keys = l.keys;
+  *out_n = l.n;
+  return TFC_OK;
+}
+
 int tfc_bundle_verify(const char *prefix, tfc_status *s) {
   tfc_bundle_reader *r = tfc_bundle_reader_open(prefix, s);
   if (!r) return s->code;

@@ -105,6 +105,9 @@ int tfc_bundle_reader_lookup(tfc_bundle_reader *r, const char *key, int *out_dty
 int tfc_bundle_reader_read_into(tfc_bundle_reader *r, const char *key, tfc_tensor *dst, tfc_status *s);
 /* Lookup + a new tensor + read_into. */
 tfc_tensor *tfc_bundle_reader_read(tfc_bundle_reader *r, const char *key, tfc_status *s);
+/* Every tensor name of the bundle, in the index's (bytewise) order: a malloc'd array of
+ * malloc'd strings (the caller frees both) and its length. Reading errors as for lookup. */
+int tfc_bundle_reader_keys(tfc_bundle_reader *r, char ***out_keys, int *out_n, tfc_status *s);
 
 /* ---------------------------------------------------------------- merging */
 

@@ -147,7 +147,8 @@ def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None
     graph = ops.get_default_graph()
     graph._check_not_finalized()
     try:
-        _pywrap.import_meta_graph(graph._c_graph, data, import_scope or None, 1 if clear_devices else 0)
+        _pywrap.import_meta_graph(graph._c_graph, data, import_scope or None,
+                                  (1 if clear_devices else 0) | 2)  # TFC_META_GRAPH_UNIQUIFY_NAMES
     except errors.InvalidArgumentError as e:
         if filename is not None and "MetaGraphDef" in e.message:
             raise IOError("Cannot parse file %s: %s." % (filename, e.message))
@@ -201,10 +202,21 @@ def _restore_collection(graph, key, cd, scope):
             elif key in ("cond_context", "while_context"):
                 return
             else:
-                graph.add_to_collection(key, data)
+                graph.add_to_collection(key, _prefixed_value(data, scope))
     elif kind == "int64_list":
         for v in cd.int64_list.value:
-            graph.add_to_collection(key, v)
+            graph.add_to_collection(key, int(v))
     elif kind == "float_list":
         for v in cd.float_list.value:
             graph.add_to_collection(key, v)
+
+
+def _prefixed_value(value, scope):
+    """TF passes plain bytes_list values through prepend_name_scope too: under an import
+    scope they come back as the str "<scope>/<value>"."""
+    if not scope:
+        return value
+    try:
+        return _saver._prepend_name_scope(value.decode("utf-8"), scope)
+    except UnicodeDecodeError:
+        return value

@@ -378,3 +378,59 @@ def remove_checkpoint(checkpoint_prefix, checkpoint_format_version=SaverDef.V2, 
     for f in glob.glob(checkpoint_prefix + ".index") + glob.glob(checkpoint_prefix + ".data-?????-of-?????") + \
             glob.glob(checkpoint_prefix + "." + meta_graph_suffix):
         os.remove(f)
+
+
+# ---------------------------------------------------------------- reading checkpoints
+
+class CheckpointReader(object):
+    """tf.train.NewCheckpointReader's object over TFC_NewCheckpointReader: the tensors of a
+    V2 checkpoint by name, read without a graph."""
+
+    def __init__(self, prefix):
+        self._reader = _pywrap.checkpoint_reader(_as_str(prefix))
+        self._names = self._reader.names()
+
+    def has_tensor(self, tensor_str):
+        return _as_str(tensor_str) in self._names
+
+    def get_tensor(self, tensor_str):
+        return self._reader.get(_as_str(tensor_str))
+
+    def get_variable_to_shape_map(self):
+        return {n: self._reader.info(n)[1] for n in self._names}
+
+    def get_variable_to_dtype_map(self):
+        from tfc.framework import dtypes
+        return {n: dtypes.as_dtype(self._reader.info(n)[0]) for n in self._names}
+
+
+def NewCheckpointReader(filepattern):  # noqa: N802 (TF's name)
+    return CheckpointReader(filepattern)
+
+
+def _checkpoint_filename(ckpt_dir_or_file):
+    ckpt_dir_or_file = _as_str(ckpt_dir_or_file)
+    if os.path.isdir(ckpt_dir_or_file):
+        return latest_checkpoint(ckpt_dir_or_file)
+    return ckpt_dir_or_file
+
+
+def load_checkpoint(ckpt_dir_or_file):
+    """tf.train.load_checkpoint: a CheckpointReader of the file, or of a directory's newest."""
+    filename = _checkpoint_filename(ckpt_dir_or_file)
+    if filename is None:
+        raise ValueError("Couldn't find 'checkpoint' file or checkpoints in given directory %s" % ckpt_dir_or_file)
+    return NewCheckpointReader(filename)
+
+
+def load_variable(ckpt_dir_or_file, name):
+    """tf.train.load_variable: one tensor's value (a trailing ":0" ignored)."""
+    if name.endswith(":0"):
+        name = name[:-2]
+    return load_checkpoint(ckpt_dir_or_file).get_tensor(name)
+
+
+def list_variables(ckpt_dir_or_file):
+    """tf.train.list_variables: [(name, shape)] sorted by name."""
+    shapes = load_checkpoint(ckpt_dir_or_file).get_variable_to_shape_map()
+    return [(n, shapes[n]) for n in sorted(shapes)]
