@@ -188,5 +188,8 @@ contrib.layers.xavier_initializer = _init_ops.xavier_initializer
 from tfc import _api_io as _api_io  # noqa: E402
 _api_io.export(globals())
 
+# colocation, tf.layers, tf.contrib.layers' layers and regularizers, tf.losses (tfc/layers/)
+colocate_with = _ops.colocate_with
+
 # tf.tuple shadows the builtin here: kept last, so nothing above sees it.
 globals()["tuple"] = _cf.tuple_
