@@ -190,6 +190,15 @@ _api_io.export(globals())
 
 # colocation, tf.layers, tf.contrib.layers' layers and regularizers, tf.losses (tfc/layers/)
 colocate_with = _ops.colocate_with
+from tfc.layers import base as _layers_base, core as _layers_core  # noqa: E402
+from tfc.layers import convolutional as _layers_conv, normalization as _layers_norm  # noqa: E402
+layers = _types.ModuleType("tfc.layers", "tf.layers")
+for _m, _names in ((_layers_base, "Layer InputSpec"), (_layers_core, "Dense Dropout Flatten dense dropout flatten"),
+                   (_layers_conv, "Conv2D Convolution2D MaxPooling2D MaxPool2D AveragePooling2D AvgPool2D conv2d "
+                                  "max_pooling2d average_pooling2d"),
+                   (_layers_norm, "BatchNormalization batch_normalization")):
+    for _n in _names.split():
+        setattr(layers, _n, getattr(_m, _n))
 
 # tf.tuple shadows the builtin here: kept last, so nothing above sees it.
 globals()["tuple"] = _cf.tuple_

@@ -448,6 +448,20 @@ class Graph(object):
             state.device_stack.pop()
             state.colocation_stack = saved
 
+    @contextlib.contextmanager
+    def _colocate_with_name(self, name):
+        """TF's attr_scope({"_class": [loc:@name]}) around a variable's initializer function,
+        made before the variable `name` exists: ops made in the block get that group and no
+        device from it. An open colocate_with block wins, as its _class replaces TF's attr."""
+        state = self._state
+        saved = state.colocation_stack
+        if not saved:
+            state.colocation_stack = [_NamedGroup(name)]
+        try:
+            yield
+        finally:
+            state.colocation_stack = saved
+
     def _colocation_for(self, device):
         """(device, "_class" value or None) for an op made now: the groups of the ops of the
         colocation stack (sorted, without repeats) and the device of the innermost one that has
@@ -709,6 +723,17 @@ class Graph(object):
                 new.append(op)
             self._version += len(new)
             return new
+
+
+class _NamedGroup(object):
+    """A colocation stack entry naming an op that does not exist yet (_colocate_with_name)."""
+    device = ""
+
+    def __init__(self, name):
+        self._group = ("loc:@%s" % name).encode()
+
+    def colocation_groups(self):
+        return [self._group]
 
 
 class _PendingOp(object):
