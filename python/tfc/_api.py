@@ -199,6 +199,12 @@ for _m, _names in ((_layers_base, "Layer InputSpec"), (_layers_core, "Dense Drop
                    (_layers_norm, "BatchNormalization batch_normalization")):
     for _n in _names.split():
         setattr(layers, _n, getattr(_m, _n))
+from tfc.layers import losses as _losses  # noqa: E402
+losses = _types.ModuleType("tfc.losses", "tf.losses")
+for _n in ("Reduction compute_weighted_loss add_loss mean_squared_error absolute_difference sparse_softmax_cross_entropy "
+           "softmax_cross_entropy sigmoid_cross_entropy get_losses get_regularization_losses "
+           "get_regularization_loss get_total_loss").split():
+    setattr(losses, _n, getattr(_losses, _n))
 
 # tf.tuple shadows the builtin here: kept last, so nothing above sees it.
 globals()["tuple"] = _cf.tuple_

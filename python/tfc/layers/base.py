@@ -213,13 +213,15 @@ class Layer(object):
         return v
 
     def add_update(self, updates, inputs=None):
-        """Records update ops (callables are called now, as TF 1.x graph mode does) in the layer
-        and in UPDATE_OPS."""
+        """Records update ops (callables are called now, as TF 1.x graph mode does; a tensor
+        stands for its op) in the layer and in UPDATE_OPS."""
         for u in _to_list(updates):
             if callable(u):
                 u = u()
             if isinstance(u, tf_variables.Variable):
                 continue
+            if isinstance(u, ops.Tensor):
+                u = u.op                # the collection holds the update ops, as TF's
             self._updates.append(u)
             if u not in ops.get_collection(ops.GraphKeys.UPDATE_OPS):
                 ops.add_to_collection(ops.GraphKeys.UPDATE_OPS, u)
