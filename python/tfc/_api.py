@@ -199,6 +199,10 @@ for _m, _names in ((_layers_base, "Layer InputSpec"), (_layers_core, "Dense Drop
                    (_layers_norm, "BatchNormalization batch_normalization")):
     for _n in _names.split():
         setattr(layers, _n, getattr(_m, _n))
+from tfc.layers import contrib as _contrib_layers  # noqa: E402
+for _n in ("fully_connected convolution2d conv2d max_pool2d flatten l1_regularizer sum_regularizer "
+           "apply_regularization variance_scaling_initializer xavier_initializer xavier_initializer_conv2d").split():
+    setattr(contrib.layers, _n, getattr(_contrib_layers, _n))
 from tfc.layers import losses as _losses  # noqa: E402
 losses = _types.ModuleType("tfc.losses", "tf.losses")
 for _n in ("Reduction compute_weighted_loss add_loss mean_squared_error absolute_difference sparse_softmax_cross_entropy "
