@@ -205,8 +205,8 @@ for _n in ("fully_connected convolution2d conv2d max_pool2d flatten l1_regulariz
     setattr(contrib.layers, _n, getattr(_contrib_layers, _n))
 from tfc.layers import losses as _losses  # noqa: E402
 losses = _types.ModuleType("tfc.losses", "tf.losses")
-for _n in ("Reduction compute_weighted_loss add_loss mean_squared_error absolute_difference sparse_softmax_cross_entropy "
-           "softmax_cross_entropy sigmoid_cross_entropy get_losses get_regularization_losses "
+for _n in ("Reduction compute_weighted_loss add_loss mean_squared_error absolute_difference "
+           "sparse_softmax_cross_entropy softmax_cross_entropy sigmoid_cross_entropy get_losses get_regularization_losses "
            "get_regularization_loss get_total_loss").split():
     setattr(losses, _n, getattr(_losses, _n))
 
