@@ -328,3 +328,29 @@ def test_losses_errors():
     with pytest.raises(ValueError, match="inputs must be a list of at least one"):
         tf.losses.get_total_loss()
     assert tf.losses.get_regularization_loss().op.type == "Const"
+
+
+def test_contrib_batch_norm_fused_2d_and_core_4d():
+    x = tf.placeholder(tf.float32, [4, 2], name="x")
+    y = tf.contrib.layers.batch_norm(x, decay=0.5)
+    x4 = tf.placeholder(tf.float32, [2, 2, 2, 3], name="x4")
+    y4 = tf.contrib.layers.batch_norm(x4, scale=True, is_training=False)
+    assert (y.name, y4.name) == ("BatchNorm/Reshape_1:0", "BatchNorm_1/FusedBatchNormV3:0")
+    assert [v.name for v in tf.model_variables()] == [
+        "BatchNorm/beta:0", "BatchNorm/moving_mean:0", "BatchNorm/moving_variance:0", "BatchNorm_1/gamma:0",
+        "BatchNorm_1/beta:0", "BatchNorm_1/moving_mean:0", "BatchNorm_1/moving_variance:0"]
+    updates = tf.get_collection(tf.GraphKeys.UPDATE_OPS)
+    assert [u.name for u in updates] == ["BatchNorm/AssignMovingAvg:0", "BatchNorm/AssignMovingAvg_1:0"]
+    feed = np.array([[1, 2], [3, 4], [5, 6], [7, 12]], np.float32)
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        out = s.run(y, {x: feed})
+        s.run(updates, {x: feed})
+        mm, mv = s.run(["BatchNorm/moving_mean:0", "BatchNorm/moving_variance:0"])
+    np.testing.assert_allclose(out, (feed - feed.mean(0)) / np.sqrt(feed.var(0) + 1e-3), rtol=1e-5)
+    np.testing.assert_allclose(mm, 0.5 * feed.mean(0), rtol=1e-6)
+    np.testing.assert_allclose(mv, 0.5 + 0.5 * feed.var(0, ddof=1), rtol=1e-6)   # fused: Bessel-corrected
+    forced = tf.contrib.layers.batch_norm(x, updates_collections=None, scope="forced")
+    assert forced.op.type == "Reshape" and len(tf.get_collection(tf.GraphKeys.UPDATE_OPS)) == 2
+    with pytest.raises(NotImplementedError, match="need a 2-D or 4-D input"):   # TF's unfused contrib path
+        tf.contrib.layers.batch_norm(tf.placeholder(tf.float32, [2, 2, 2], name="x3"), updates_collections=None)

@@ -7,7 +7,11 @@ variables to contrib's names ("<scope>/weights", "<scope>/biases") and puts them
 MODEL_VARIABLES too; the activation (relu by default) runs in that scope. A normalizer_fn
 replaces the bias. max_pool2d and flatten run under a name scope ("MaxPool2D", "Flatten").
 The weights and biases also join the `variables_collections` given, and the outputs the
-`outputs_collections`. l2_regularizer is the C builder's (training_util); l1, sum and
+`outputs_collections`. batch_norm (scope "BatchNorm"; decay 0.999, center, no scale, training
+by default) is tf.layers.BatchNormalization with model variables, or, for 2-D inputs,
+non-default updates_collections or zero_debias_moving_mean, contrib's own fused form (the
+input reshaped to [N, 1, 1, C], FusedBatchNormV3, "AssignMovingAvg" updates put in
+updates_collections, or run before the output when that is None). l2_regularizer is the C builder's (training_util); l1, sum and
 apply_regularization are TF's Python. Errors are TF 1.15's texts.
 """
 import math
@@ -16,8 +20,11 @@ import numbers
 from tfc.framework import constant_op
 from tfc.framework import dtypes
 from tfc.framework import ops
+from tfc.layers import base
 from tfc.layers import convolutional
 from tfc.layers import core
+from tfc.layers import normalization
+from tfc.ops import array_ops
 from tfc.ops import init_ops
 from tfc.ops import math_ops
 from tfc.ops import nn_ops
@@ -241,6 +248,149 @@ def flatten(inputs, outputs_collections=None, scope=None):
         inputs = ops.convert_to_tensor(inputs)
         outputs = core.flatten(inputs)
         return _outputs(outputs_collections, sc, outputs)
+
+
+def _model_variable(name, shape, initializer, regularizer=None, collections=None, trainable=True):
+    """contrib.framework.model_variable: a get_variable in GLOBAL and MODEL_VARIABLES."""
+    collections = list(collections or []) + [ops.GraphKeys.GLOBAL_VARIABLES, ops.GraphKeys.MODEL_VARIABLES]
+    return vs.get_variable(name, shape=shape, dtype=dtypes.float32, initializer=initializer, regularizer=regularizer,
+                           collections=collections, trainable=trainable)
+
+
+def _collections_for(variables_collections, key):
+    if isinstance(variables_collections, dict):
+        variables_collections = variables_collections.get(key)
+    if isinstance(variables_collections, str):
+        variables_collections = [variables_collections]
+    return list(variables_collections or [])
+
+
+def _assign_moving_average(variable, value, decay, zero_debias):
+    """moving_averages.assign_moving_average (zero_debias False): variable -= (variable - value)
+    * (1 - decay), "AssignMovingAvg" colocated with the variable."""
+    if zero_debias:
+        raise NotImplementedError("contrib.layers.batch_norm: zero_debias_moving_mean is not supported by tfc")
+    with ops.name_scope(None, "AssignMovingAvg", [variable, value, decay]) as scope:
+        with ops.colocate_with(variable):
+            decay = ops.convert_to_tensor(1.0 - decay, name="decay")
+            if decay.dtype != variable.dtype.base_dtype:
+                decay = math_ops.cast(decay, variable.dtype.base_dtype)
+            from tfc.ops import variables as tf_variables
+            return tf_variables.assign_sub(variable, (variable - value) * decay, name=scope)
+
+
+def _fused_batch_norm(inputs, decay, center, scale, epsilon, activation_fn, param_initializers,
+                      param_regularizers, updates_collections, is_training, reuse, variables_collections,
+                      outputs_collections, trainable, data_format, zero_debias_moving_mean, scope):
+    with vs.variable_scope(scope, "BatchNorm", [inputs], reuse=reuse) as sc:
+        inputs = ops.convert_to_tensor(inputs)
+        original_shape, original_inputs = inputs.shape, inputs
+        rank = original_shape.ndims
+        if rank is None:
+            raise ValueError("Inputs %s has undefined rank" % inputs.name)
+        if rank not in (2, 4):
+            raise ValueError("Inputs %s has unsupported rank. Expected 2 or 4 but got %d" % (inputs.name, rank))
+        if rank == 2:
+            channels = original_shape.as_list()[-1]
+            if channels is None:
+                raise ValueError("`C` dimension must be known but is None")
+            inputs = array_ops.reshape(inputs, [-1, channels, 1, 1] if data_format == "NCHW" else [-1, 1, 1, channels])
+        inputs_shape = inputs.shape
+        params_shape = inputs_shape[-1:] if data_format == "NHWC" else inputs_shape[1:2]
+        if not params_shape.is_fully_defined():
+            raise ValueError("Inputs %s has undefined `C` dimension %s." % (inputs.name, params_shape))
+        inits, regs = param_initializers or {}, param_regularizers or {}
+        if center:
+            beta = _model_variable("beta", params_shape, inits.get("beta", init_ops.zeros_initializer()),
+                                   regs.get("beta"), _collections_for(variables_collections, "beta"), trainable)
+        else:
+            beta = constant_op.constant(0.0, dtype=dtypes.float32, shape=params_shape.as_list())
+        if scale:
+            gamma = _model_variable("gamma", params_shape, inits.get("gamma", init_ops.ones_initializer()),
+                                    regs.get("gamma"), _collections_for(variables_collections, "gamma"), trainable)
+        else:
+            gamma = constant_op.constant(1.0, dtype=dtypes.float32, shape=params_shape.as_list())
+        moving_mean = _model_variable("moving_mean", params_shape,
+                                      inits.get("moving_mean", init_ops.zeros_initializer()),
+                                      collections=_collections_for(variables_collections, "moving_mean"),
+                                      trainable=False)
+        moving_variance = _model_variable("moving_variance", params_shape,
+                                          inits.get("moving_variance", init_ops.ones_initializer()),
+                                          collections=_collections_for(variables_collections, "moving_variance"),
+                                          trainable=False)
+
+        def train():
+            return nn_ops.fused_batch_norm(inputs, gamma, beta, epsilon=epsilon, data_format=data_format)
+
+        def infer():
+            return nn_ops.fused_batch_norm(inputs, gamma, beta, mean=moving_mean, variance=moving_variance,
+                                           epsilon=epsilon, is_training=False, data_format=data_format)
+        outputs, mean, variance = base.smart_cond(is_training, train, infer)
+        known = base.constant_value(is_training)
+        if known is None or known:
+            def updates():
+                return (_assign_moving_average(moving_mean, mean, decay, zero_debias_moving_mean),
+                        _assign_moving_average(moving_variance, variance, decay, False))
+            if updates_collections is None:
+                def force():
+                    with ops.control_dependencies(list(updates())):
+                        return array_ops.identity(outputs)
+                outputs = base.smart_cond(is_training, force, lambda: outputs)
+            else:
+                um, uv = base.smart_cond(is_training, updates, lambda: (moving_mean, moving_variance))
+                ops.add_to_collections(updates_collections, um)
+                ops.add_to_collections(updates_collections, uv)
+        outputs.set_shape(inputs_shape)
+        if rank == 2:
+            outputs = array_ops.reshape(outputs, array_ops.shape(original_inputs))
+        if activation_fn is not None:
+            outputs = activation_fn(outputs)
+        return _outputs(outputs_collections, sc.name, outputs)
+
+
+def batch_norm(inputs, decay=0.999, center=True, scale=False, epsilon=0.001, activation_fn=None,
+               param_initializers=None, param_regularizers=None, updates_collections=ops.GraphKeys.UPDATE_OPS,
+               is_training=True, reuse=None, variables_collections=None, outputs_collections=None, trainable=True,
+               batch_weights=None, fused=None, data_format="NHWC", zero_debias_moving_mean=False, scope=None,
+               renorm=False, renorm_clipping=None, renorm_decay=0.99, adjustment=None):
+    """contrib.layers.batch_norm (see the module comment)."""
+    if batch_weights is not None or renorm or adjustment is not None:
+        raise NotImplementedError("contrib.layers.batch_norm: batch_weights, renorm and adjustment are not "
+                                  "supported by tfc")
+    if fused is None:
+        fused = True
+    inputs = ops.convert_to_tensor(inputs)
+    rank = inputs.shape.ndims
+    if fused and rank in (2, 4) and (zero_debias_moving_mean or rank == 2
+                                     or updates_collections is not ops.GraphKeys.UPDATE_OPS):
+        return _fused_batch_norm(inputs, decay, center, scale, epsilon, activation_fn, param_initializers,
+                                 param_regularizers, updates_collections, is_training, reuse, variables_collections,
+                                 outputs_collections, trainable, data_format, zero_debias_moving_mean, scope)
+    if data_format not in ("NCHW", "NHWC"):
+        raise ValueError("data_format has to be either NCHW or NHWC.")
+    if updates_collections is not ops.GraphKeys.UPDATE_OPS or zero_debias_moving_mean:
+        raise NotImplementedError("contrib.layers.batch_norm: updates_collections other than UPDATE_OPS and "
+                                  "zero_debias_moving_mean need a 2-D or 4-D input in tfc")
+    with vs.variable_scope(scope, "BatchNorm", [inputs], reuse=reuse, custom_getter=_model_variable_getter) as sc:
+        inits, regs = param_initializers or {}, param_regularizers or {}
+        layer = normalization.BatchNormalization(
+            axis=1 if data_format == "NCHW" else -1, momentum=decay, epsilon=epsilon, center=center, scale=scale,
+            beta_initializer=inits.get("beta", init_ops.zeros_initializer()),
+            gamma_initializer=inits.get("gamma", init_ops.ones_initializer()),
+            moving_mean_initializer=inits.get("moving_mean", init_ops.zeros_initializer()),
+            moving_variance_initializer=inits.get("moving_variance", init_ops.ones_initializer()),
+            beta_regularizer=regs.get("beta"), gamma_regularizer=regs.get("gamma"), trainable=trainable,
+            name=sc.name, _scope=sc, _reuse=reuse, fused=fused)
+        outputs = layer.apply(inputs, training=is_training)
+        _add_to_collections(layer.moving_mean, variables_collections, "moving_mean")
+        _add_to_collections(layer.moving_variance, variables_collections, "moving_variance")
+        if layer.beta is not None:
+            _add_to_collections(layer.beta, variables_collections, "beta")
+        if layer.gamma is not None:
+            _add_to_collections(layer.gamma, variables_collections, "gamma")
+        if activation_fn is not None:
+            outputs = activation_fn(outputs)
+        return _outputs(outputs_collections, sc.name, outputs)
 
 
 conv2d = convolution2d
