@@ -116,6 +116,10 @@ def test_dense_errors_are_tf115s():
         tf.layers.dense(tf.placeholder(tf.float32, [3]), 2)
     with pytest.raises(TypeError, match="Keyword argument not understood"):
         tf.layers.Dense(2, bogus=1)
+    with pytest.raises(ValueError, match=r"^None values not supported\.$"):
+        tf.layers.dense(None, 2)
+    y = tf.layers.dense(np.ones([1, 2], np.float32), 1, kernel_initializer=tf.ones_initializer())
+    assert _run([y])[0].tolist() == [[2.0]]
 
 
 def test_dense_class_shares_its_variables_across_calls():

@@ -247,9 +247,10 @@ class Layer(object):
 
     def __call__(self, inputs, *args, **kwargs):
         scope = kwargs.pop("scope", None)
-        if not isinstance(inputs, (list, tuple)) and not isinstance(inputs, ops.Tensor):
-            if isinstance(inputs, (np.ndarray, float, int)) or isinstance(inputs, tf_variables.Variable):
-                inputs = ops.convert_to_tensor(inputs)
+        if isinstance(inputs, (list, tuple)) and any(isinstance(x, ops.Tensor) for x in inputs):
+            inputs = [ops.convert_to_tensor(x) for x in inputs]
+        elif not isinstance(inputs, ops.Tensor):
+            inputs = ops.convert_to_tensor(inputs)      # numbers, arrays, variables; None: TF's ValueError
         g = inputs[0].graph if isinstance(inputs, (list, tuple)) else inputs.graph
         self._graph = g
         with g.as_default():
