@@ -267,6 +267,20 @@ def test_contrib_layers_names_collections_and_reuse():
         tf.contrib.layers.fully_connected(f, 2.0)
 
 
+def test_contrib_dropout_avg_pool_and_linear():
+    x = tf.placeholder(tf.float32, [1, 4, 4, 1], name="x")
+    a = tf.contrib.layers.avg_pool2d(x, [2, 2])
+    d = tf.contrib.layers.dropout(x, keep_prob=0.5)
+    e = tf.contrib.layers.dropout(x, is_training=False)
+    f = tf.contrib.layers.linear(tf.contrib.layers.flatten(a), 1, weights_initializer=tf.ones_initializer())
+    assert (a.name, e.name, f.name) == ("AvgPool2D/AvgPool:0", "Dropout_1/Identity:0", "fully_connected/BiasAdd:0")
+    assert d.name.startswith("Dropout/dropout_1/")   # as TF: the layer took "Dropout/Dropout" (names ignore case)
+    feed = np.arange(16, dtype=np.float32).reshape(1, 4, 4, 1)
+    va, vd, vf = _run([a, d, f], {x: feed + 1})
+    assert va.ravel().tolist() == [3.5, 5.5, 11.5, 13.5] and vf.tolist() == [[34.0]]
+    assert all(v in (0.0, 2 * (i + 1)) for i, v in enumerate(vd.ravel().tolist()))
+
+
 def test_contrib_regularizers():
     w = tf.constant([[1.0, -2.0], [3.0, -4.0]], name="w")
     l1 = tf.contrib.layers.l1_regularizer(0.5)(w)

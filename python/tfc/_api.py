@@ -202,7 +202,7 @@ for _m, _names in ((_layers_base, "Layer InputSpec"), (_layers_core, "Dense Drop
 from tfc.layers import contrib as _contrib_layers  # noqa: E402
 for _n in ("fully_connected convolution2d conv2d max_pool2d flatten l1_regularizer sum_regularizer "
            "apply_regularization variance_scaling_initializer xavier_initializer xavier_initializer_conv2d "
-           "batch_norm").split():
+           "batch_norm avg_pool2d dropout linear").split():
     setattr(contrib.layers, _n, getattr(_contrib_layers, _n))
 from tfc.layers import losses as _losses  # noqa: E402
 losses = _types.ModuleType("tfc.losses", "tf.losses")

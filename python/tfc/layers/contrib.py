@@ -11,8 +11,9 @@ The weights and biases also join the `variables_collections` given, and the outp
 by default) is tf.layers.BatchNormalization with model variables, or, for 2-D inputs,
 non-default updates_collections or zero_debias_moving_mean, contrib's own fused form (the
 input reshaped to [N, 1, 1, C], FusedBatchNormV3, "AssignMovingAvg" updates put in
-updates_collections, or run before the output when that is None). l2_regularizer is the C builder's (training_util); l1, sum and
-apply_regularization are TF's Python. Errors are TF 1.15's texts.
+updates_collections, or run before the output when that is None). dropout, avg_pool2d and
+linear are thin forms of the same. l2_regularizer is the C builder's (training_util); l1, sum
+and apply_regularization are TF's Python. Errors are TF 1.15's texts.
 """
 import math
 import numbers
@@ -240,6 +241,41 @@ def max_pool2d(inputs, kernel_size, stride=2, padding="VALID", data_format="NHWC
         outputs = nn_ops.max_pool(inputs, ksize=ksize, strides=st,
                                   padding=convolutional.normalize_padding(padding).upper(), data_format=data_format)
         return _outputs(outputs_collections, sc, outputs)
+
+
+def avg_pool2d(inputs, kernel_size, stride=2, padding="VALID", data_format="NHWC", outputs_collections=None,
+               scope=None):
+    """contrib.layers.avg_pool2d: AvgPool "AvgPool2D/AvgPool", stride 2, VALID by default."""
+    if data_format not in ("NCHW", "NHWC"):
+        raise ValueError("data_format has to be either NCHW or NHWC.")
+    with ops.name_scope(scope, "AvgPool2D", [inputs]) as sc:
+        inputs = ops.convert_to_tensor(inputs)
+        pool = convolutional.normalize_tuple(kernel_size, 2, "pool_size")
+        strides = convolutional.normalize_tuple(stride, 2, "strides")
+        if data_format == "NHWC":
+            ksize, st = [1] + list(pool) + [1], [1] + list(strides) + [1]
+        else:
+            ksize, st = [1, 1] + list(pool), [1, 1] + list(strides)
+        outputs = nn_ops.avg_pool(inputs, ksize=ksize, strides=st,
+                                  padding=convolutional.normalize_padding(padding).upper(), data_format=data_format)
+        return _outputs(outputs_collections, sc, outputs)
+
+
+def dropout(inputs, keep_prob=0.5, noise_shape=None, is_training=True, outputs_collections=None, scope=None,
+            seed=None):
+    """contrib.layers.dropout: tf.layers.Dropout(rate=1 - keep_prob) in scope "Dropout", training
+    by default."""
+    with vs.variable_scope(scope, "Dropout", [inputs], custom_getter=_model_variable_getter) as sc:
+        inputs = ops.convert_to_tensor(inputs)
+        layer = core.Dropout(rate=1 - keep_prob, noise_shape=noise_shape, seed=seed, name=sc.name, _scope=sc)
+        outputs = layer.apply(inputs, training=is_training)
+        return _outputs(outputs_collections, sc.name, outputs)
+
+
+def linear(inputs, num_outputs, **kwargs):
+    """contrib.layers.linear: fully_connected without an activation."""
+    kwargs["activation_fn"] = None
+    return fully_connected(inputs, num_outputs, **kwargs)
 
 
 def flatten(inputs, outputs_collections=None, scope=None):
