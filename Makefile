@@ -52,7 +52,9 @@ demo: build
 	    ./mlp_train python_mlp/mlp.pb && \
 	    for p in multi_tower in_graph_replication soft_placement; do \
 	      echo "--- examples/python/$$p.py: the same seed program in Python" && \
-	      PYTHONPATH=python python3 $(CURDIR)/examples/python/$$p.py || exit 1; done; }; } && \
+	      PYTHONPATH=python python3 $(CURDIR)/examples/python/$$p.py || exit 1; done && \
+	    echo "--- examples/python/matpow.py: seed 000's benchmark in Python, on /cpu:0 and /cpu:1" && \
+	    PYTHONPATH=python python3 $(CURDIR)/examples/python/matpow.py --cpu --size 500; }; } && \
 	  echo "--- distributed: seed 004's cluster programs (local server, two tasks, ps and workers)" && ./distributed && \
 	  { [ ! -d python/tfc ] || { echo "--- examples/python/distributed.py: the same, in Python (the second task and the ps are child processes)" && \
 	    PYTHONPATH=python python3 $(CURDIR)/examples/python/distributed.py; }; } && \

@@ -1,8 +1,9 @@
 """The seeds' programs in examples/python/, run as programs (a fresh interpreter each, as a user
 runs them) with their printed results checked: seed 000's towers, seed 001's in-graph
-replication, seed 002's soft placement, seed 004's cluster programs and its Fashion-MNIST
-training. (Seed 003's MLP is the ctest entry python_example_mlp.)"""
+replication, seed 002's soft placement, seed 000's matpow benchmark, seed 004's cluster programs
+and its Fashion-MNIST training. (Seed 003's MLP is the ctest entry python_example_mlp.)"""
 import os
+import re
 import subprocess
 import sys
 
@@ -10,9 +11,9 @@ EXAMPLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", 
 DEV = "/job:localhost/replica:0/task:0/device:"
 
 
-def _run(name):
-    p = subprocess.run([sys.executable, os.path.join(EXAMPLES, name)], capture_output=True, text=True,
-                       timeout=300, env=dict(os.environ))
+def _run(name, *args):
+    p = subprocess.run([sys.executable, os.path.join(EXAMPLES, name)] + list(args), capture_output=True,
+                       text=True, timeout=300, env=dict(os.environ))
     assert p.returncode == 0, p.stderr
     return p.stdout
 
@@ -187,3 +188,12 @@ def test_fashion_mnist_trains_two_towers_checkpoints_and_evaluates(tmp_path):
     assert lines[1].endswith("; from step 40 to 50")
     assert step_re.match(lines[2]).group(1) == "50"
     assert lines[3].startswith("trained 10 steps in ")
+def test_matpow_times_one_device_and_two_and_they_agree():
+    out = _run("matpow.py", "--cpu", "--size", "64", "--log")
+    for i in (0, 1):
+        assert ": (MatMul): %sCPU:%d" % (DEV, i) in out
+    assert "AddN_1: (AddN): %sCPU:0" % DEV in out
+    lines = out.rstrip().split("\n")
+    assert re.match(r"^Single GPU computation time: \d+:\d\d:\d\d(\.\d+)?$", lines[-3])
+    assert re.match(r"^Multi GPU computation time: \d+:\d\d:\d\d(\.\d+)?$", lines[-2])
+    assert lines[-1] == "Both runs give the same A^n + B^n: True"
