@@ -52,11 +52,18 @@ demo: build
 	    ./mlp_train python_mlp/mlp.pb && \
 	    for p in multi_tower in_graph_replication soft_placement; do \
 	      echo "--- examples/python/$$p.py: the same seed program in Python" && \
-	      PYTHONPATH=python python3 $(CURDIR)/examples/python/$$p.py || exit 1; done; }; } && \
+	      PYTHONPATH=python python3 $(CURDIR)/examples/python/$$p.py || exit 1; done && \
+	    echo "--- examples/python/matpow.py: seed 000's benchmark in Python, on /cpu:0 and /cpu:1" && \
+	    PYTHONPATH=python python3 $(CURDIR)/examples/python/matpow.py --cpu --size 500; }; } && \
 	  echo "--- distributed: seed 004's cluster programs (local server, two tasks, ps and workers)" && ./distributed && \
+	  { [ ! -d python/tfc ] || { echo "--- examples/python/distributed.py: the same, in Python (the second task and the ps are child processes)" && \
+	    PYTHONPATH=python python3 $(CURDIR)/examples/python/distributed.py; }; } && \
 	  echo "--- fashion_mnist: seed 004's CNN on Fashion-MNIST, one tower per device" && \
 	  ./tfc data fashion-mnist --out fashion_mnist_data && rm -rf fashion_mnist_train && \
-	  ./fashion_mnist --data fashion_mnist_data --out fashion_mnist_train $(DEMO_FLAGS)
+	  ./fashion_mnist --data fashion_mnist_data --out fashion_mnist_train $(DEMO_FLAGS) && \
+	  { [ ! -d python/tfc ] || { echo "--- examples/python/fashion_mnist.py: the same program in Python (one epoch)" && \
+	    rm -rf fashion_mnist_train_python && PYTHONPATH=python python3 $(CURDIR)/examples/python/fashion_mnist.py \
+	      --data fashion_mnist_data --out fashion_mnist_train_python; }; }
 
 test: build
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
@@ -68,12 +75,14 @@ test-asan:
 install: build
 	@cmake --install $(BUILD) --prefix $(PREFIX) >/dev/null && echo "installed into $(PREFIX)"
 
-# The peers the benchmarks compare against (PyTorch for per-op overhead).
+# The peers the benchmarks compare against (PyTorch for per-op overhead). bench_cnn_graph is
+# bench/cnn_python.py's C side, run by it.
 bench: build
 	@$(MAKE) deps DEB_PACKAGES="python3-torch python3-numpy"
-	@cd $(BUILD) && for b in bench_*; do ./$$b; done
+	@cd $(BUILD) && for b in bench_*; do [ $$b = bench_cnn_graph ] || ./$$b; done
 	@if [ -d $(BUILD)/python/tfc ]; then PYTHONPATH=$(BUILD)/python python3 bench/python_run.py && \
-	  PYTHONPATH=$(BUILD)/python python3 bench/mlp_python.py; fi
+	  PYTHONPATH=$(BUILD)/python python3 bench/mlp_python.py && \
+	  PYTHONPATH=$(BUILD)/python python3 bench/cnn_python.py; fi
 
 clean:
 	rm -rf $(BUILD) $(BUILD)-asan

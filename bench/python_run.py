@@ -4,7 +4,10 @@ one feed and one fetch: tfc (import tfc.compat.v1) against TensorFlow's tf.compa
 in the same invocation, and the ratio. TensorFlow is optional (pip install tensorflow-cpu).
 Then a 64 MiB fetch: a run that fills 64 MiB and fetches it, against the same run fetching only
 an element of it (the difference is what the fetch costs) and against a memcpy of 64 MiB in
-numpy; the fetched array must wrap the runtime's buffer (no copy).
+numpy; the fetched array must wrap the runtime's buffer (no copy). Last, two Python threads
+each running a session of its own (a chain of matmuls on one intra-op thread): their combined
+runs/s against one thread's, which is the number of cores they use at once (the GIL is released
+during runs; at most min(2, cores)).
 
   PYTHONPATH=build/python python3 bench/python_run.py [--runs N] [--repeats R]
 
@@ -72,6 +75,41 @@ def bench_big_fetch(tf, repeats):
     return fetch, slice_only, copy
 
 
+def bench_two_threads(tf, repeats):
+    import threading
+    g = tf.Graph()
+    with g.as_default():
+        m = tf.constant(np.full((256, 256), 0.001, np.float32))
+        y = m
+        for _ in range(20):
+            y = tf.matmul(y, m)
+    config = tf.ConfigProto(intra_op_parallelism_threads=1, inter_op_parallelism_threads=1)
+    sessions = [tf.Session(graph=g, config=config) for _ in range(2)]
+    for s in sessions:
+        s.run(y)
+    runs = 20
+
+    def loop(s):
+        for _ in range(runs):
+            s.run(y)
+
+    def timed(n):
+        ts = []
+        for _ in range(repeats):
+            threads = [threading.Thread(target=loop, args=(sessions[i],)) for i in range(n)]
+            t0 = time.perf_counter()
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+            ts.append(n * runs / (time.perf_counter() - t0))
+        return statistics.median(ts)
+    one, two = timed(1), timed(2)
+    for s in sessions:
+        s.close()
+    return one, two
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--runs", type=int, default=20000)
@@ -83,6 +121,9 @@ def main():
     fetch, slice_only, copy = bench_big_fetch(tfc, a.repeats)
     print("tfc        fill 64 MiB and fetch it: %.2f ms; fill and fetch one element: %.2f ms; the fetch: %.2f ms "
           "(no copy), against memcpy of 64 MiB: %.2f ms" % (fetch, slice_only, fetch - slice_only, copy))
+    one, two = bench_two_threads(tfc, a.repeats)
+    print("tfc        two threads, two sessions: %.1f runs/s against one thread's %.1f: %.2f cores at once "
+          "(%d on this machine)" % (two, one, two / one, os.cpu_count()))
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
     try:
         import tensorflow.compat.v1 as tf

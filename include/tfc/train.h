@@ -166,6 +166,9 @@ TF_CAPI_EXPORT extern TFC_Variable TFC_NewVariable(const TFC_Scope* scope, const
 #define TFC_VARIABLE_GLOBAL 2     /* in the global variables ("variables") */
 #define TFC_VARIABLE_TRAINABLE 4  /* in the trainable variables ("trainable_variables") */
 #define TFC_VARIABLE_LOCAL 8      /* in the local variables ("local_variables") */
+/* The VariableV2 carries _class [loc:@<itself>], as TF's variables initialized from a function
+ * (tf.get_variable's) do: Python builds those under attr_scope(_class loc:@<var>). */
+#define TFC_VARIABLE_SELF_COLOCATE 16
 /* tf.Variable(..., collections=...) as a client keeping its own name scopes calls it: as
  * TFC_NewVariable, with the collections the variable joins given by the TFC_VARIABLE_GLOBAL /
  * TRAINABLE / LOCAL bits, and with TFC_VARIABLE_EXACT_NAME the variable named exactly

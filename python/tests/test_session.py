@@ -208,6 +208,54 @@ def test_gil_is_released_during_run():
     assert not t.is_alive() and len(got) == 1 and got[0] == [4.0]
 
 
+def test_two_threads_run_two_sessions_at_once():
+    # Thread A makes one long compute-bound run (a chain of matmuls on one intra-op thread);
+    # thread B meanwhile makes short runs of its own session and notes when each ends. Were
+    # the GIL held during TF_SessionRun, B could not run a bytecode while A was in the C
+    # library, so none of B's runs could end in the middle of A's. They do: the two sessions
+    # compute at once, on two cores where there are two (bench/python_run.py measures it).
+    import time
+    g = tf.Graph()
+    with g.as_default():
+        m = tf.constant(np.full((256, 256), 0.001, np.float32))
+        y = m
+        for _ in range(60):
+            y = tf.matmul(y, m)
+    config = tf.ConfigProto(intra_op_parallelism_threads=1, inter_op_parallelism_threads=1)
+    long_run, ends, started = [], [], threading.Event()
+
+    def a():
+        with tf.Session(graph=g, config=config) as s:
+            s.run(y)  # warm
+            started.wait(60)
+            for _ in range(3):
+                t0 = time.monotonic()
+                s.run(y)
+                long_run.append((t0, time.monotonic()))
+
+    def b():
+        x = tf.placeholder(tf.float32, [], name="x")
+        z = x + 1.0
+        with tf.Session(graph=x.graph, config=config) as s:
+            started.set()
+            while len(long_run) < 3 and len(ends) < 10 ** 6:
+                s.run(z, {x: 1.0})
+                ends.append(time.monotonic())
+
+    threads = [threading.Thread(target=a), threading.Thread(target=b)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    assert len(long_run) == 3
+
+    def inside(t0, t1):
+        q = (t1 - t0) / 4
+        return any(t0 + q < e < t1 - q for e in ends)
+
+    assert any(inside(*r) for r in long_run), (long_run, len(ends))
+
+
 def test_ctrl_c_interrupts_a_blocked_run_and_the_session_stays_usable():
     import os
     import signal

@@ -190,5 +190,28 @@ _api_io.export(globals())
 from tfc import _api_saver as _api_saver  # noqa: E402
 _api_saver.export(globals())
 
+# colocation, tf.layers, tf.contrib.layers' layers and regularizers, tf.losses (tfc/layers/)
+colocate_with = _ops.colocate_with
+from tfc.layers import base as _layers_base, core as _layers_core  # noqa: E402
+from tfc.layers import convolutional as _layers_conv, normalization as _layers_norm  # noqa: E402
+layers = _types.ModuleType("tfc.layers", "tf.layers")
+for _m, _names in ((_layers_base, "Layer InputSpec"), (_layers_core, "Dense Dropout Flatten dense dropout flatten"),
+                   (_layers_conv, "Conv2D Convolution2D MaxPooling2D MaxPool2D AveragePooling2D AvgPool2D conv2d "
+                                  "max_pooling2d average_pooling2d"),
+                   (_layers_norm, "BatchNormalization batch_normalization")):
+    for _n in _names.split():
+        setattr(layers, _n, getattr(_m, _n))
+from tfc.layers import contrib as _contrib_layers  # noqa: E402
+for _n in ("fully_connected convolution2d conv2d max_pool2d flatten l1_regularizer sum_regularizer "
+           "apply_regularization variance_scaling_initializer xavier_initializer xavier_initializer_conv2d "
+           "batch_norm avg_pool2d dropout linear").split():
+    setattr(contrib.layers, _n, getattr(_contrib_layers, _n))
+from tfc.layers import losses as _losses  # noqa: E402
+losses = _types.ModuleType("tfc.losses", "tf.losses")
+for _n in ("Reduction compute_weighted_loss add_loss mean_squared_error absolute_difference "
+           "sparse_softmax_cross_entropy softmax_cross_entropy sigmoid_cross_entropy get_losses get_regularization_losses "
+           "get_regularization_loss get_total_loss").split():
+    setattr(losses, _n, getattr(_losses, _n))
+
 # tf.tuple shadows the builtin here: kept last, so nothing above sees it.
 globals()["tuple"] = _cf.tuple_

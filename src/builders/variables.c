@@ -204,7 +204,8 @@ TFC_EXPORT TFC_Variable TFC_NewVariableWithFlags(const TFC_Scope *scope, const c
       bld_where w = bld_where_of(scope, NULL);
       bld_init init = {tfc_capi_endpoint(initial_value), 0, 0, 0, 0, {0}};
       TFC_Variable r;
-      if (!bld_variable(&c, &w, name ? name : "Variable", exact, &init, 0, NULL, 0, &r)) {
+      int self_coloc = (flags & TFC_VARIABLE_SELF_COLOCATE) != 0;
+      if (!bld_variable(&c, &w, name ? name : "Variable", exact, &init, 0, NULL, self_coloc, &r)) {
         set_flags(&c.st->vars[c.st->n_vars - 1], flags);
         v = r;
       }

@@ -77,6 +77,19 @@ static int div_common(tfc_grad_ctx *c, const char *name) {
   return c->s->code;
 }
 static int realdiv_grad(tfc_grad_ctx *c) { return div_common(c, NULL); }
+/* DivNoNan (tf.div_no_nan, tf.losses' "value"): the same math with div_no_nan for each division,
+ * so a zero y gives zero gradients: dx = g div_no_nan y, dy = g * ((-x div_no_nan y) div_no_nan y). */
+static int div_no_nan_grad(tfc_grad_ctx *c) {
+  tfc_endpoint x = tfc_grad_in(c, 0), y = tfc_grad_in(c, 1), g = c->dy[0];
+  tfc_grad_bcast b;
+  tfc_grad_bcast_args(c, x, y, &b);
+  c->dx[0] = tfc_grad_bcast_reduce(c, tfc_grad_binary(c, "DivNoNan", "div_no_nan", g, y), b.rx, b.sx);
+  tfc_endpoint nx = tfc_grad_unary(c, "Neg", NULL, x);
+  tfc_endpoint q = tfc_grad_binary(c, "DivNoNan", "div_no_nan", nx, y);
+  q = tfc_grad_binary(c, "DivNoNan", "div_no_nan", q, y);
+  c->dx[1] = tfc_grad_bcast_reduce(c, tfc_grad_binary(c, "Mul", "mul", g, q), b.ry, b.sy);
+  return c->s->code;
+}
 static int div_grad(tfc_grad_ctx *c) { return div_common(c, "truediv"); }
 
 static int maxmin_common(tfc_grad_ctx *c, const char *selector) {
@@ -627,7 +640,8 @@ static int select_v2_grad(tfc_grad_ctx *c) {
 
 const tfc_grad_entry tfc_grad_math_entries[] = {
     {"Add", add_grad}, {"AddV2", add_grad}, {"Sub", sub_grad}, {"Mul", mul_grad},
-    {"Div", div_grad}, {"RealDiv", realdiv_grad}, {"Maximum", maximum_grad}, {"Minimum", minimum_grad},
+    {"Div", div_grad}, {"RealDiv", realdiv_grad}, {"DivNoNan", div_no_nan_grad},
+    {"Maximum", maximum_grad}, {"Minimum", minimum_grad},
     {"SquaredDifference", squared_difference_grad}, {"Pow", pow_grad},
     {"Neg", neg_grad}, {"Square", square_grad}, {"Sqrt", sqrt_grad}, {"Rsqrt", rsqrt_grad},
     {"Reciprocal", reciprocal_grad}, {"Inv", reciprocal_grad}, {"Exp", exp_grad}, {"Log", log_grad},

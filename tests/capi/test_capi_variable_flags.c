@@ -3,7 +3,7 @@
  * collections (TFC_NewVariableWithFlags), collection membership changed afterwards
  * (TFC_SetVariableCollections) and seen by the builders that read it, tf.group (TFC_Group),
  * tf.gradients' Identity on a given seed, and a function's name= for the builder's own scope
- * (TFC_ScopeWithBuilderName). */
+ * (TFC_ScopeWithBuilderName), and a variable colocated with itself (TFC_VARIABLE_SELF_COLOCATE). */
 #include <string.h>
 
 #include "capi_util.h"
@@ -58,6 +58,47 @@ static void exact_name_is_used_as_given(void) {
   EXPECT_CONTAINS(TF_Message(s), "an exact name must not be empty");
   EXPECT_TRUE(bad.variable == NULL);
   EXPECT_EQ(capi_num_ops(g), before);
+  TFC_DeleteScope(root);
+  TF_DeleteStatus(s);
+  TF_DeleteGraph(g);
+}
+
+/* The _class strings of op ("" when it has none), joined by ','. */
+static const char *class_of(TF_Operation *op) {
+  static char out[256];
+  TF_Status *s = TF_NewStatus();
+  TF_AttrMetadata m = TF_OperationGetAttrMetadata(op, "_class", s);
+  out[0] = 0;
+  if (TF_GetCode(s) == TF_OK && m.list_size == 1) {
+    void *vals[1];
+    size_t lens[1];
+    char storage[128];
+    TF_OperationGetAttrStringList(op, "_class", vals, lens, 1, storage, sizeof storage, s);
+    OK(s);
+    memcpy(out, vals[0], lens[0]);
+    out[lens[0]] = 0;
+  }
+  TF_DeleteStatus(s);
+  return out;
+}
+
+static void self_colocate_puts_the_class_on_the_variable(void) {
+  TF_Graph *g = TF_NewGraph();
+  TF_Status *s = TF_NewStatus();
+  TFC_Scope *root = TFC_NewRootScope(g);
+  TFC_Scope *dev = TFC_ScopeWithDevice(root, "/cpu:0");
+  TF_Output one = scalar(root, NULL, 1);
+  TFC_Variable v = TFC_NewVariableWithFlags(dev, "v", one, TFC_VARIABLE_GLOBAL | TFC_VARIABLE_SELF_COLOCATE, s);
+  OK(s);
+  EXPECT_STREQ(class_of(v.variable), "loc:@v");
+  EXPECT_STREQ(TF_OperationDevice(v.variable), "/device:CPU:0");
+  EXPECT_STREQ(class_of(v.initializer), "loc:@v");
+  /* Without the flag the variable itself has no _class (its Assign and read still do). */
+  TFC_Variable u = TFC_NewVariableWithFlags(root, "u", one, TFC_VARIABLE_GLOBAL, s);
+  OK(s);
+  EXPECT_STREQ(class_of(u.variable), "");
+  EXPECT_STREQ(class_of(u.initializer), "loc:@u");
+  TFC_DeleteScope(dev);
   TFC_DeleteScope(root);
   TF_DeleteStatus(s);
   TF_DeleteGraph(g);
@@ -253,6 +294,7 @@ static const tfc_test tests[] = {
     TFC_TEST(builder_name_replaces_the_builders_scope_name),
     TFC_TEST(exact_name_is_used_as_given),
     TFC_TEST(flags_choose_the_collections),
+    TFC_TEST(self_colocate_puts_the_class_on_the_variable),
     TFC_TEST(set_collections_records_foreign_variables_and_checks_them),
     TFC_TEST(group_waits_for_its_ops),
     TFC_TEST(gradients_pass_a_given_seed_through_identity),

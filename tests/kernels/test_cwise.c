@@ -333,6 +333,30 @@ static void equal_compares_strings_by_bytes(void) {
   tfc_tensor_unref(y);
 }
 
+/* DivNoNan (tf.div_no_nan): x / y, and 0 where y is 0 (even 0/0 and inf/0); y broadcasts. */
+static void div_no_nan_is_zero_where_y_is_zero(void) {
+  int64_t d[2] = {2, 3}, dy[1] = {3};
+  float x[6] = {1, -2, 3, 0, INFINITY, 6}, y[3] = {2, 0, 4};
+  double xd[6] = {1, -2, 3, 0, 5, 6}, yd[3] = {0, 0.5, 0};
+  tfc_tensor *in[2] = {ku_f32(d, 2, x), ku_f32(dy, 1, y)}, *ind[2] = {ku_f64(d, 2, xd), ku_f64(dy, 1, yd)};
+  tfc_tensor *out = NULL;
+  tfc_status s;
+  tfc_status_init(&s);
+  EXPECT_EQ(ku_run("DivNoNan", NULL, 0, in, 2, NULL, &out, 1, &s), TFC_OK);
+  const float want[6] = {0.5f, 0, 0.75f, 0, 0, 1.5f};
+  for (int i = 0; i < 6; i++) EXPECT_NEAR(((float *)out->data)[i], want[i], 0);
+  tfc_tensor_unref(out);
+  EXPECT_EQ(ku_run("DivNoNan", NULL, 0, ind, 2, NULL, &out, 1, &s), TFC_OK);
+  const double wantd[6] = {0, -4, 0, 0, 10, 0};
+  for (int i = 0; i < 6; i++) EXPECT_NEAR(((double *)out->data)[i], wantd[i], 0);
+  tfc_tensor_unref(out);
+  for (int k = 0; k < 2; k++) {
+    tfc_tensor_unref(in[k]);
+    tfc_tensor_unref(ind[k]);
+  }
+  tfc_status_fini(&s);
+}
+
 static void output_reuses_sole_input_buffer(void) {
   int64_t d[1] = {4};
   float x[4] = {1, 2, 3, 4}, y = 2;
@@ -736,6 +760,7 @@ static const tfc_test tests[] = {TFC_TEST(add_sub_mul_all_types_and_broadcasts),
                                  TFC_TEST(incompatible_shapes_fail_at_graph_build_and_run_time),
                                  TFC_TEST(equal_with_incompatible_shapes_allowed_gives_scalar),
                                  TFC_TEST(equal_compares_strings_by_bytes),
+                                 TFC_TEST(div_no_nan_is_zero_where_y_is_zero),
                                  TFC_TEST(output_reuses_sole_input_buffer),
                                  TFC_TEST(unsupported_dtype_lists_registered_kernels),
                                  TFC_TEST(unary_ops_all_types),

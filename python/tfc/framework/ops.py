@@ -2,7 +2,8 @@
 
 Design: a Graph wraps a C TF_Graph (_pywrap.Graph); every op is built in C with one
 _pywrap.finish_op call (TF_NewOperation .. TF_FinishOperation), after Python has fixed its
-name, device and control inputs, so nothing is changed on an op after it exists. Python keeps
+name, device, colocation ("_class", from the colocate_with stack) and control inputs, so nothing
+is changed on an op after it exists. Python keeps
 the name -> Operation map, collections, the version, and per-thread context (name scope, device
 stack, control dependencies). The names in use (ops and name scopes, lowercase keys) are the C
 builders' table (TFC_GraphUniqueName), so Python and include/tfc/ builders name alike and never
@@ -283,6 +284,7 @@ class _ThreadState(threading.local):
         self.control_stack = []         # lists of ops, or None (reset)
         self.cf_scope = None            # the cond branch's / loop's callback _pywrap.Scope
         self.cf_depth = 0               # control-flow callbacks running
+        self.colocation_stack = []      # ops of the open colocate_with blocks, innermost last
 
 
 class Graph(object):
@@ -418,6 +420,64 @@ class Graph(object):
             self._state.control_stack.pop()
             self._state.cf_scope = old_cf
 
+    # ---- colocation (TF's Graph.colocate_with) ----
+    @contextlib.contextmanager
+    def colocate_with(self, op, ignore_existing=False):
+        """Ops made in the block get the colocation groups of `op` (and of the ops of the outer
+        blocks, unless ignore_existing) as their "_class" attr, and the device of the innermost
+        of those ops that has one. As in TF, the block starts with an empty device stack (an
+        outer tf.device does not apply; one opened inside does, unless a colocation op has a
+        device). `op` may be an Operation, a Tensor or Variable (its op), or anything
+        convert_to_tensor takes (a constant is made). None with ignore_existing clears the
+        colocation; None alone is TF's ValueError."""
+        if op is None and not ignore_existing:
+            raise ValueError("Trying to reset colocation (op is None) but ignore_existing is not True")
+        if op is not None and not isinstance(op, Operation):
+            inner = getattr(op, "op", None)
+            op = inner if isinstance(inner, Operation) else convert_to_tensor(op).op
+        state = self._state
+        saved = state.colocation_stack
+        if ignore_existing:
+            state.colocation_stack = []
+        if op is not None:
+            state.colocation_stack = state.colocation_stack + [op]
+        state.device_stack.append(None)     # resets the device functions (tf.device(None))
+        try:
+            yield
+        finally:
+            state.device_stack.pop()
+            state.colocation_stack = saved
+
+    @contextlib.contextmanager
+    def _colocate_with_name(self, name):
+        """TF's attr_scope({"_class": [loc:@name]}) around a variable's initializer function,
+        made before the variable `name` exists: ops made in the block get that group and no
+        device from it. An open colocate_with block wins, as its _class replaces TF's attr."""
+        state = self._state
+        saved = state.colocation_stack
+        if not saved:
+            state.colocation_stack = [_NamedGroup(name)]
+        try:
+            yield
+        finally:
+            state.colocation_stack = saved
+
+    def _colocation_for(self, device):
+        """(device, "_class" value or None) for an op made now: the groups of the ops of the
+        colocation stack (sorted, without repeats) and the device of the innermost one that has
+        a device, else `device` (what the device stack gave)."""
+        stack = self._state.colocation_stack
+        if not stack:
+            return device, None
+        groups = set()
+        for c in stack:
+            groups.update(c.colocation_groups())
+        for c in reversed(stack):
+            if c.device:
+                device = c.device
+                break
+        return device, sorted(groups)
+
     def _control_inputs_for(self, data_ops):
         out = []
         seen = set(data_ops)
@@ -453,6 +513,9 @@ class Graph(object):
             c_inputs = self._capture_inputs(name, c_inputs)
         controls = self._control_inputs_for(data_ops)
         device = self._device_for(op_type, name)
+        device, coloc = self._colocation_for(device)
+        if coloc is not None:           # tf.colocate_with: _class replaces any given one
+            attrs = [a for a in attrs if a[0] != "_class"] + [("_class", "list(string)", coloc)]
         with self._lock:
             try:
                 c_op = _pywrap.finish_op(self._c_graph, op_type, name, device, c_inputs, attrs,
@@ -476,6 +539,9 @@ class Graph(object):
         self._check_not_finalized()
         stack = self._state.name_stack if prefix is None else prefix
         device = self._device_for(op_type, name or stack or op_type)
+        # Under colocate_with the builders' ops get the colocation device (not the "_class":
+        # TFC_Scope carries no colocation).
+        device = self._colocation_for(device)[0]
         controls = [c._c_op for c in self._control_inputs_for(())]
         # Inside a control-flow callback the scope derives from the callback's (its context);
         # an explicit root prefix ("", variables) does not: the parent's name would replace it.
@@ -659,6 +725,17 @@ class Graph(object):
             return new
 
 
+class _NamedGroup(object):
+    """A colocation stack entry naming an op that does not exist yet (_colocate_with_name)."""
+    device = ""
+
+    def __init__(self, name):
+        self._group = ("loc:@%s" % name).encode()
+
+    def colocation_groups(self):
+        return [self._group]
+
+
 class _PendingOp(object):
     """What a device function sees of an op about to be created."""
 
@@ -767,6 +844,10 @@ def device(device_name_or_function):
 
 def control_dependencies(control_inputs):
     return get_default_graph().control_dependencies(control_inputs)
+
+
+def colocate_with(op, ignore_existing=False):
+    return get_default_graph().colocate_with(op, ignore_existing)
 
 
 def add_to_collection(name, value):

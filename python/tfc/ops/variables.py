@@ -33,6 +33,7 @@ GLOBAL = 2      # TFC_VARIABLE_GLOBAL
 TRAINABLE = 4   # TFC_VARIABLE_TRAINABLE
 LOCAL = 8       # TFC_VARIABLE_LOCAL
 EXACT_NAME = 1  # TFC_VARIABLE_EXACT_NAME
+SELF_COLOCATE = 16  # TFC_VARIABLE_SELF_COLOCATE
 
 _FLAG_OF_KEY = {ops.GraphKeys.GLOBAL_VARIABLES: GLOBAL, ops.GraphKeys.TRAINABLE_VARIABLES: TRAINABLE,
                 ops.GraphKeys.LOCAL_VARIABLES: LOCAL}
@@ -130,12 +131,12 @@ class Variable(object):
         g = ops.get_default_graph()
         with g.control_dependencies(None), g.name_scope(name or "Variable") as scope:
             full = scope[:-1]
-            if init_from_fn:
-                with g.name_scope("Initializer"), g.device(None):
+            if init_from_fn:  # TF: attr_scope(_class loc:@<var>) and device(None), the VariableV2 too
+                with g._colocate_with_name(full), g.name_scope("Initializer"), g.device(None):
                     initial_value = ops.convert_to_tensor(initial_value(), name="initial_value", dtype=dtype)
             else:
                 initial_value = ops.convert_to_tensor(initial_value, name="initial_value", dtype=dtype)
-            flags = EXACT_NAME
+            flags = EXACT_NAME | (SELF_COLOCATE if init_from_fn else 0)
             for key, bit in _FLAG_OF_KEY.items():
                 if key in collections:
                     flags |= bit

@@ -1,7 +1,7 @@
 /*
  * kernels_cwise — CPU kernels of the element-wise binary ops: arithmetic (Add, AddV2, Sub,
- * Mul, Div, RealDiv, FloorDiv, FloorMod, Maximum, Minimum, Pow), comparisons (Equal and
- * NotEqual also on strings) and the logical ops, plus the numpy broadcast plan that the other
+ * Mul, Div, RealDiv, DivNoNan, FloorDiv, FloorMod, Maximum, Minimum, Pow), comparisons (Equal
+ * and NotEqual also on strings) and the logical ops, plus the numpy broadcast plan that the other
  * math-family files share. The family's
  * registration entry point (tfc_cpu_kernels_cwise) also registers the unary ops, Cast, AddN,
  * Select and the batched matrix products from their own files.
@@ -259,6 +259,7 @@ FOR_REAL_BUT_F32(BIN_WRAP, add, +)
 FOR_REAL_BUT_F32(BIN_WRAP, sub, -)
 FOR_REAL_BUT_F32(BIN_WRAP, mul, *)
 FOR_FLOAT(BIN_SAME, div, a / b)
+FOR_FLOAT(BIN_SAME, div_no_nan, b == 0 ? 0 : a / b) /* 0 where y is 0, x/y elsewhere */
 #define DIV_S(name, T, unused) CW_BIN_CHECKED(name, T, b == 0, ERR_DIV_ZERO, tdiv_##T(a, b))
 #define DIV_U(name, T, unused) CW_BIN_CHECKED(name, T, b == 0, ERR_DIV_ZERO, a / b)
 FOR_SINT(DIV_S, div, 0)
@@ -302,6 +303,7 @@ static const bin_fn add_fns[TFC_DT_COUNT] = {ENTRIES_REAL(add)};
 static const bin_fn sub_fns[TFC_DT_COUNT] = {ENTRIES_REAL(sub)};
 static const bin_fn mul_fns[TFC_DT_COUNT] = {ENTRIES_REAL(mul)};
 static const bin_fn div_fns[TFC_DT_COUNT] = {ENTRIES_REAL(div)};
+static const bin_fn div_no_nan_fns[TFC_DT_COUNT] = {ENTRIES_FLOAT(div_no_nan)};
 static const bin_fn floordiv_fns[TFC_DT_COUNT] = {ENTRIES_REAL(floordiv)};
 static const bin_fn floormod_fns[TFC_DT_COUNT] = {ENTRIES_FLOAT(floormod) ENTRY(floormod, i32)
                                                       ENTRY(floormod, i64)};
@@ -532,6 +534,7 @@ BINARY_KERNEL_SCALAR(add, add_fns, 0, CHEAP)
 BINARY_KERNEL_SCALAR(sub, sub_fns, 0, CHEAP)
 BINARY_KERNEL_SCALAR(mul, mul_fns, 0, CHEAP)
 BINARY_KERNEL(div, div_fns, 0, DIVIDE)
+BINARY_KERNEL(div_no_nan, div_no_nan_fns, 0, DIVIDE)
 BINARY_KERNEL(floordiv, floordiv_fns, 0, DIVIDE)
 BINARY_KERNEL(floormod, floormod_fns, 0, MATH_FN)
 BINARY_KERNEL_SCALAR(maximum, maximum_fns, 0, CHEAP)
@@ -559,6 +562,7 @@ static const tfc_kernel_def defs[] = {
     ROW_S(Mul, M_REAL, mul),
     ROW(Div, M_REAL, div),
     ROW(RealDiv, M_FLOAT, div),
+    ROW(DivNoNan, M_FLOAT, div_no_nan),
     ROW(FloorDiv, M_REAL, floordiv),
     ROW(FloorMod, M_FLOAT | TFC_T(TFC_DT_INT32) | TFC_T(TFC_DT_INT64), floormod),
     ROW_S(Maximum, M_REAL, maximum),
