@@ -187,6 +187,9 @@ contrib.layers.xavier_initializer = _init_ops.xavier_initializer
 # input pipelines, records, summaries, servers, app (their module adds the names)
 from tfc import _api_io as _api_io  # noqa: E402
 _api_io.export(globals())
+# TensorArray, dynamic_rnn and the RNN cells (tf.nn.rnn_cell, tf.contrib.rnn)
+from tfc import _api_rnn as _api_rnn  # noqa: E402
+_api_rnn.export(globals())
 
 # tf.tuple shadows the builtin here: kept last, so nothing above sees it.
 globals()["tuple"] = _cf.tuple_
