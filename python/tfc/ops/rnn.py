@@ -102,8 +102,7 @@ def _rnn_step(time, sequence_length, zero_output, state, call_cell):
             return new_output
         if output.shape.ndims == 0:
             return new_output
-        with ops.colocate_with(new_output):
-            return array_ops.where(copy_cond, output, new_output)
+        return array_ops.where(copy_cond, output, new_output)
 
     new_output, new_state = call_cell()
     control_flow_ops.assert_same_structure(zero_output, new_output)
