@@ -39,6 +39,9 @@ def _transpose_batch_time(x):
     static = x.shape
     if static.ndims is not None and static.ndims < 2:
         return x
+    if static.ndims is None:
+        # TF 1.15 reads the unknown shape's dims here and fails so.
+        raise TypeError("'NoneType' object is not subscriptable")
     x_rank = array_ops.rank(x)
     x_t = array_ops.transpose(x, array_ops.concat(([1, 0], array_ops.range(2, x_rank)), axis=0))
     if static.ndims is not None:
@@ -251,7 +254,7 @@ def static_rnn(cell, inputs, initial_state=None, dtype=None, sequence_length=Non
         if input_shape.ndims is not None and input_shape.ndims < 1:
             raise ValueError("Expected inputs.shape to have rank at least 1, saw shape: %s" % input_shape)
         for flat in _flatten(inputs[0]):
-            s = flat.shape.with_rank_at_least(2) if hasattr(flat.shape, "with_rank_at_least") else flat.shape
+            s = flat.shape
             if s.ndims is not None and _dim(s.dims[-1]) is None:
                 raise ValueError("Input size (dimension %d of inputs) must be accessible via shape inference,"
                                  " but saw value None." % (s.ndims - 1))

@@ -175,9 +175,7 @@ class TensorArray(object):
         from tfc.ops import math_ops
         with ops.name_scope(name, "TensorArraySplit", [self._handle, value, lengths]):
             value = ops.convert_to_tensor(value, preferred_dtype=self._dtype, name="value")
-            lengths_64 = ops.convert_to_tensor(lengths, preferred_dtype=dtypes.int64)
-            if lengths_64.dtype.base_dtype != dtypes.int64:
-                lengths_64 = math_ops.cast(lengths_64, dtypes.int64)
+            lengths_64 = math_ops.cast(lengths, dtypes.int64)
             if value.shape.ndims is not None and value.shape.ndims >= 1 and isinstance(lengths, (list, tuple)):
                 if lengths and len(set(int(v) for v in lengths)) == 1:
                     self._merge_element_shape(tensor_shape.TensorShape([int(lengths[0])]).concatenate(
