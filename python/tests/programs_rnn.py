@@ -292,6 +292,17 @@ def rnn_two_cells_one_graph(tf):
     return [[v.name, v.shape.as_list()] for v in tf.global_variables()]
 
 
+def rnn_graphs(tf):
+    """The nodes (names, op types) dynamic_rnn builds for each cell, with sequence_length."""
+    out = {}
+    for kind in ("basic_lstm", "basic_lstm_concat", "lstm_peep_proj", "gru", "basic_rnn", "multi", "dropout"):
+        tf.reset_default_graph()
+        x = tf.placeholder(tf.float32, [2, 3, 4], name="x")
+        tf.nn.dynamic_rnn(_cell(tf, kind), x, dtype=tf.float32, sequence_length=[3, 2])
+        out[kind] = sorted(_ops(tf))
+    return out
+
+
 def rnn_error_no_dtype(tf):
     x = tf.placeholder(tf.float32, [2, 3, 4], name="x")
     tf.nn.dynamic_rnn(tf.nn.rnn_cell.GRUCell(2), x)
@@ -326,7 +337,7 @@ PROGRAMS = [
     ta_operations, ta_dynamic_size, ta_errors, ta_loop_gradients, ta_concat_split_gradients,
     rnn_basic_lstm, rnn_basic_lstm_seq, rnn_basic_lstm_concat_state, rnn_lstm, rnn_lstm_peepholes_projection,
     rnn_gru, rnn_gru_seq, rnn_basic_rnn_time_major, rnn_multi, rnn_dropout_wrapper, rnn_initializers,
-    rnn_training_steps, rnn_initial_state, rnn_static, rnn_contrib_aliases, rnn_two_cells_one_graph,
+    rnn_training_steps, rnn_initial_state, rnn_static, rnn_graphs, rnn_contrib_aliases, rnn_two_cells_one_graph,
     rnn_error_no_dtype, rnn_error_unknown_rank, rnn_error_rank_two, rnn_error_unknown_depth,
     rnn_error_sequence_length_matrix, rnn_error_not_a_cell,
 ]
@@ -338,8 +349,17 @@ def _err(cls, msg):
     return fix
 
 
+def _basic_lstm_add(e):
+    """TF 1.15's BasicLSTMCell adds with math_ops.add, which is the op Add there (AddV2 in 2.x)."""
+    for ops in e["result"].values():
+        for op in ops:
+            if re.search(r"basic_lstm_cell/Add(_\d+)?$", op[0]) and op[1] == "AddV2":
+                op[1] = "Add"
+
+
 # TF 1.15's texts where TF 2.x's compat.v1 words its errors differently (rnn.py of 1.15).
 TF115 = {
+    "rnn_graphs": _basic_lstm_add,
     "rnn_error_no_dtype": _err("ValueError", "If there is no initial_state, you must give a dtype."),
     "rnn_error_sequence_length_matrix": _err("ValueError", "sequence_length must be a vector of length batch_size, "
                                                            "but saw shape: (1, 2)"),

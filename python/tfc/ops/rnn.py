@@ -86,11 +86,16 @@ def _assert_has_shape(x, shape):
     packed_shape = array_ops.stack(shape)
     cond = math_ops.reduce_all(math_ops.equal(x_shape, packed_shape))
     data = ["Expected shape for Tensor %s is " % x.name, packed_shape, " but saw shape: ", x_shape]
-    with ops.name_scope(None, "Assert", [cond] + [d for d in data if isinstance(d, ops.Tensor)]) as name:
-        with ops.name_scope("Assert"):
+    # TF's control_flow_ops.Assert: the data converted once for its dtype check ("Const",
+    # "Const_1"), then the op "Assert" with its string data as "Assert/data_<i>".
+    with ops.name_scope(None, "Assert", [cond] + [d for d in data if isinstance(d, ops.Tensor)]):
+        for d in data:
+            if not isinstance(d, ops.Tensor):
+                constant_op.constant(d)
+        with ops.name_scope("Assert") as name:
             data = [d if isinstance(d, ops.Tensor) else constant_op.constant(d, name="data_%d" % i)
                     for i, d in enumerate(data)]
-        return gen.apply("Assert", name + "Assert", condition=cond, data=data, summarize=3)
+            return gen.apply("Assert", name, condition=cond, data=data, summarize=3)
 
 
 def _rnn_step(time, sequence_length, zero_output, state, call_cell):
@@ -197,8 +202,7 @@ def _dynamic_rnn_loop(cell, inputs, initial_state, parallel_iterations, swap_mem
         parallel_iterations=parallel_iterations, maximum_iterations=time_steps, swap_memory=swap_memory)
     final_outputs = tuple(ta.stack() for ta in output_final_ta)
     for output, output_size in zip(final_outputs, flat_output_size):
-        output.set_shape(tensor_shape.TensorShape([const_time_steps, const_batch_size]).concatenate(
-            _shape_of_size(output_size)))
+        output.set_shape(rnn_cell_impl._concat([const_time_steps, const_batch_size], output_size, static=True))
     final_outputs = _pack_as(cell.output_size, final_outputs)
     return final_outputs, final_state
 

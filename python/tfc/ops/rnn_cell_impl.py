@@ -187,7 +187,19 @@ class RNNCell(object):
 
     add_weight = add_variable
 
+    _layer_cell = True  # TF's LayerRNNCell; MultiRNNCell is a plain RNNCell (see __call__)
+
     def __call__(self, inputs, state, scope=None):
+        if not self._layer_cell and scope is None:
+            # TF's RNNCell.__call__: the variable scope current at the first call, reentered
+            # (its last name component opened as a name scope: "rnn/while/rnn/multi_rnn_cell").
+            if getattr(self, "_rnncell_scope", None) is None:
+                self._rnncell_scope = vs.get_variable_scope()
+            with vs.variable_scope(self._rnncell_scope):
+                return self._layer_call(inputs, state, None)
+        return self._layer_call(inputs, state, scope)
+
+    def _layer_call(self, inputs, state, scope):
         if scope is not None and self._scope is None:
             with vs.variable_scope(scope) as sc:
                 self._scope = sc
@@ -444,6 +456,8 @@ class LSTMCell(RNNCell):
 class MultiRNNCell(RNNCell):
     """Cells stacked: cell i runs under "cell_<i>" on the previous cell's output."""
 
+    _layer_cell = False
+
     def __init__(self, cells, state_is_tuple=True):
         super(MultiRNNCell, self).__init__()
         if not cells:
@@ -520,6 +534,9 @@ class DropoutWrapper(RNNCell):
             if not isinstance(prob, ops.Tensor) and (prob < 0.0 or prob > 1.0):
                 raise ValueError("Parameter %s must be between 0 and 1: %d" % (attr, prob))
         self.cell = cell
+        with ops.name_scope("DropoutWrapperInit"):  # TF converts the probabilities here
+            for prob in (input_keep_prob, state_keep_prob, output_keep_prob):
+                ops.convert_to_tensor(prob)
         self._input_keep_prob = input_keep_prob
         self._output_keep_prob = output_keep_prob
         self._state_keep_prob = state_keep_prob
