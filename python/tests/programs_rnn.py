@@ -292,6 +292,24 @@ def rnn_two_cells_one_graph(tf):
     return [[v.name, v.shape.as_list()] for v in tf.global_variables()]
 
 
+def rnn_bidirectional(tf):
+    x = tf.placeholder(tf.float32, [2, 3, 4], name="x")
+    rc = tf.nn.rnn_cell
+    (of, ob), (sf, sb) = tf.nn.bidirectional_dynamic_rnn(rc.BasicLSTMCell(3), rc.GRUCell(2), x, dtype=tf.float32,
+                                                         sequence_length=[3, 2])
+    (of2, ob2), _ = tf.nn.bidirectional_dynamic_rnn(rc.GRUCell(2), rc.GRUCell(2), x, dtype=tf.float32,
+                                                    scope="nolen")
+    graph = sorted(_ops(tf))
+    loss = tf.reduce_sum(of * of) + tf.reduce_sum(ob) + tf.reduce_sum(sb) + tf.reduce_sum(of2 * ob2)
+    vs = tf.trainable_variables()
+    g = tf.gradients(loss, [x] + vs)
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        _fix_weights(tf, s, vs)
+        r = s.run([of, ob, list(sf), sb, of2, ob2] + g, {x: _inputs([2, 3, 4])})
+    return {"variables": [v.name for v in vs], "values": _r(r), "ops": graph}
+
+
 def rnn_graphs(tf):
     """The nodes (names, op types) dynamic_rnn builds for each cell, with sequence_length."""
     out = {}
@@ -337,7 +355,7 @@ PROGRAMS = [
     ta_operations, ta_dynamic_size, ta_errors, ta_loop_gradients, ta_concat_split_gradients,
     rnn_basic_lstm, rnn_basic_lstm_seq, rnn_basic_lstm_concat_state, rnn_lstm, rnn_lstm_peepholes_projection,
     rnn_gru, rnn_gru_seq, rnn_basic_rnn_time_major, rnn_multi, rnn_dropout_wrapper, rnn_initializers,
-    rnn_training_steps, rnn_initial_state, rnn_static, rnn_graphs, rnn_contrib_aliases, rnn_two_cells_one_graph,
+    rnn_training_steps, rnn_initial_state, rnn_static, rnn_graphs, rnn_bidirectional, rnn_contrib_aliases, rnn_two_cells_one_graph,
     rnn_error_no_dtype, rnn_error_unknown_rank, rnn_error_rank_two, rnn_error_unknown_depth,
     rnn_error_sequence_length_matrix, rnn_error_not_a_cell,
 ]
@@ -360,6 +378,7 @@ def _basic_lstm_add(e):
 # TF 1.15's texts where TF 2.x's compat.v1 words its errors differently (rnn.py of 1.15).
 TF115 = {
     "rnn_graphs": _basic_lstm_add,
+    "rnn_bidirectional": lambda e: _basic_lstm_add({"result": {"ops": e["result"]["ops"]}}),
     "rnn_error_no_dtype": _err("ValueError", "If there is no initial_state, you must give a dtype."),
     "rnn_error_sequence_length_matrix": _err("ValueError", "sequence_length must be a vector of length batch_size, "
                                                            "but saw shape: (1, 2)"),

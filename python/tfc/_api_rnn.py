@@ -1,5 +1,5 @@
 """The TF 1.x names of recurrent networks and TensorArrays, added to the API namespace by
-_api.py (export(namespace)): tf.TensorArray, tf.nn.dynamic_rnn / static_rnn, tf.nn.rnn_cell.*
+_api.py (export(namespace)): tf.TensorArray, tf.nn.dynamic_rnn / static_rnn / bidirectional_dynamic_rnn, tf.nn.rnn_cell.*
 and their tf.contrib.rnn aliases.
 """
 import types as _types
@@ -26,6 +26,7 @@ def export(ns):
     nn = ns["nn"]
     nn.dynamic_rnn = _rnn.dynamic_rnn
     nn.static_rnn = _rnn.static_rnn
+    nn.bidirectional_dynamic_rnn = _rnn.bidirectional_dynamic_rnn
     rnn_cell = _module(nn, "rnn_cell", "nn.rnn_cell")
     contrib = ns["contrib"]
     contrib_rnn = _module(contrib, "rnn", "contrib.rnn")

@@ -242,6 +242,38 @@ def dynamic_rnn(cell, inputs, sequence_length=None, initial_state=None, dtype=No
         return outputs, final_state
 
 
+def bidirectional_dynamic_rnn(cell_fw, cell_bw, inputs, sequence_length=None, initial_state_fw=None,
+                              initial_state_bw=None, dtype=None, parallel_iterations=None, swap_memory=False,
+                              time_major=False, scope=None):
+    """TF 1.x's tf.nn.bidirectional_dynamic_rnn: dynamic_rnn forward under "fw" and over the
+    reversed sequences under "bw" (ReverseSequence with sequence_length, else ReverseV2);
+    ((output_fw, output_bw), (state_fw, state_bw))."""
+    rnn_cell_impl.assert_like_rnncell("cell_fw", cell_fw)
+    rnn_cell_impl.assert_like_rnncell("cell_bw", cell_bw)
+    time_axis, batch_axis = (0, 1) if time_major else (1, 0)
+
+    def _reverse(input_):
+        if sequence_length is not None:
+            return gen.apply("ReverseSequence", None, input=input_, seq_lengths=sequence_length,
+                             seq_dim=time_axis, batch_dim=batch_axis)
+        return array_ops.reverse(input_, axis=[time_axis])
+
+    with vs.variable_scope(scope or "bidirectional_rnn"):
+        with vs.variable_scope("fw") as fw_scope:
+            output_fw, output_state_fw = dynamic_rnn(
+                cell=cell_fw, inputs=inputs, sequence_length=sequence_length, initial_state=initial_state_fw,
+                dtype=dtype, parallel_iterations=parallel_iterations, swap_memory=swap_memory,
+                time_major=time_major, scope=fw_scope)
+        with vs.variable_scope("bw") as bw_scope:
+            inputs_reverse = _pack_as(inputs, [_reverse(i) for i in _flatten(inputs)])
+            tmp, output_state_bw = dynamic_rnn(
+                cell=cell_bw, inputs=inputs_reverse, sequence_length=sequence_length,
+                initial_state=initial_state_bw, dtype=dtype, parallel_iterations=parallel_iterations,
+                swap_memory=swap_memory, time_major=time_major, scope=bw_scope)
+    output_bw = _reverse(tmp)
+    return (output_fw, output_bw), (output_state_fw, output_state_bw)
+
+
 def static_rnn(cell, inputs, initial_state=None, dtype=None, sequence_length=None, scope=None):
     """TF 1.x's tf.nn.static_rnn: the cell unrolled over the list `inputs`; (outputs, state)."""
     rnn_cell_impl.assert_like_rnncell("cell", cell)
