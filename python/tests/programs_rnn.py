@@ -310,6 +310,20 @@ def rnn_bidirectional(tf):
     return {"variables": [v.name for v in vs], "values": _r(r), "ops": graph}
 
 
+def rnn_unknown_batch_and_time(tf):
+    """Batch and time known only when run (placeholders [None, None, 4]), fed twice."""
+    x = tf.placeholder(tf.float32, [None, None, 4], name="x")
+    n = tf.placeholder(tf.int32, [None], name="n")
+    o, s = tf.nn.dynamic_rnn(tf.nn.rnn_cell.LSTMCell(3), x, dtype=tf.float32, sequence_length=n)
+    g = tf.gradients(tf.reduce_sum(o * o) + tf.reduce_sum(s.c), [x] + tf.trainable_variables())
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        _fix_weights(tf, sess, tf.trainable_variables())
+        r1 = sess.run([o, list(s)] + g, {x: _inputs([3, 4, 4]), n: [4, 1, 2]})
+        r2 = sess.run([o, list(s)] + g, {x: _inputs([1, 2, 4]), n: [2]})
+    return {"shapes": [str(o.shape), str(s.c.shape)], "first": _r(r1), "second": _r(r2)}
+
+
 def rnn_graphs(tf):
     """The nodes (names, op types) dynamic_rnn builds for each cell, with sequence_length."""
     out = {}
@@ -355,7 +369,7 @@ PROGRAMS = [
     ta_operations, ta_dynamic_size, ta_errors, ta_loop_gradients, ta_concat_split_gradients,
     rnn_basic_lstm, rnn_basic_lstm_seq, rnn_basic_lstm_concat_state, rnn_lstm, rnn_lstm_peepholes_projection,
     rnn_gru, rnn_gru_seq, rnn_basic_rnn_time_major, rnn_multi, rnn_dropout_wrapper, rnn_initializers,
-    rnn_training_steps, rnn_initial_state, rnn_static, rnn_graphs, rnn_bidirectional, rnn_contrib_aliases, rnn_two_cells_one_graph,
+    rnn_training_steps, rnn_initial_state, rnn_static, rnn_graphs, rnn_bidirectional, rnn_unknown_batch_and_time, rnn_contrib_aliases, rnn_two_cells_one_graph,
     rnn_error_no_dtype, rnn_error_unknown_rank, rnn_error_rank_two, rnn_error_unknown_depth,
     rnn_error_sequence_length_matrix, rnn_error_not_a_cell,
 ]

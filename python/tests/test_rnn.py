@@ -180,3 +180,17 @@ def test_errors_are_tf_115s():
         tf.nn.dynamic_rnn(3, x, dtype=tf.float32)
     with pytest.raises(ValueError, match="Must specify at least one cell for MultiRNNCell."):
         tf.nn.rnn_cell.MultiRNNCell([])
+
+
+def test_loop_variable_may_come_back_more_specific():
+    """A zero state of shape (?, ?) whose step gives (?, 3) is accepted, as TF's
+    _ShapeLessThanOrEqual accepts it; a less specific result is still refused."""
+    v = tf.placeholder(tf.float32, [None, None], name="v")
+    _, r = tf.while_loop(lambda i, v: i < 2, lambda i, v: (i + 1, tf.reshape(v, [-1, 3]) * 2.0), (0, v))
+    assert r.shape.as_list() == [None, None]
+    with tf.Session() as s:
+        np.testing.assert_allclose(s.run(r, {v: np.ones([2, 3])}), np.full([2, 3], 4.0))
+    w = tf.placeholder(tf.float32, [2, 3], name="w")
+    with pytest.raises(ValueError, match=r"Input tensor 'w:0' enters the loop with shape \(2, 3\), but has shape "
+                                         r"\(\?, "):
+        tf.while_loop(lambda i, v: i < 2, lambda i, v: (i + 1, tf.zeros(tf.stack([i + 2, 3]))), (0, w))

@@ -152,8 +152,11 @@ def _dynamic_rnn_loop(cell, inputs, initial_state, parallel_iterations, swap_mem
             raise ValueError("Batch_size is not the same for all the elements in the input.")
 
     def _create_zero_arrays(size):
-        size = rnn_cell_impl._concat(batch_size, size)
-        return array_ops.zeros(size, _infer_state_dtype(dtype, state))
+        z = array_ops.zeros(rnn_cell_impl._concat(batch_size, size), _infer_state_dtype(dtype, state))
+        # as TF's shape inference gives (batch, size...), without the constants _concat makes
+        batch = batch_size if isinstance(batch_size, int) else None
+        z.set_shape(tensor_shape.TensorShape([batch]).concatenate(_shape_of_size(size)))
+        return z
 
     flat_zero_output = tuple(_create_zero_arrays(output) for output in flat_output_size)
     zero_output = _pack_as(cell.output_size, flat_zero_output)

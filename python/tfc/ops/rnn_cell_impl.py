@@ -72,7 +72,9 @@ def _concat(prefix, suffix, static=False):
     static, a TensorShape)."""
     if isinstance(prefix, ops.Tensor):
         p = prefix
-        p_static = tensor_shape.TensorShape(None)
+        # TF's C++ shape inference evaluates the shape tensor this makes partially, so a
+        # dynamic batch size gives zeros of shape (?, n); the static shape says so here.
+        p_static = tensor_shape.TensorShape([None] if p.shape.ndims == 0 else None)
         if p.shape.ndims == 0:
             p = array_ops.expand_dims(p, 0)
     else:
