@@ -99,6 +99,19 @@ def ta_errors(tf):
     return out
 
 
+def ta_in_cond(tf):
+    """A TensorArray returned by tf.cond's branches comes back as a TensorArray."""
+    p = tf.placeholder(tf.bool, [], name="p")
+    x = tf.placeholder(tf.float32, [2], name="x")
+    ta = tf.TensorArray(tf.float32, size=2)
+    r = tf.cond(p, lambda: ta.write(0, x).write(1, x * 2.0), lambda: ta.write(0, x * 3.0).write(1, -x))
+    st = r.stack()
+    g = tf.gradients(tf.reduce_sum(st * st), x)
+    with tf.Session() as s:
+        vals = [s.run([st] + g, {p: b, x: [1.0, -2.0]}) for b in (True, False)]
+    return {"type": type(r).__name__, "values": _r(vals)}
+
+
 def ta_loop_gradients(tf):
     x = tf.placeholder(tf.float32, [4, 3], name="x")
     w = tf.constant(np.arange(3, dtype=np.float32) * 0.5 + 0.2, name="w")
@@ -366,7 +379,7 @@ def rnn_error_not_a_cell(tf):
 
 
 PROGRAMS = [
-    ta_operations, ta_dynamic_size, ta_errors, ta_loop_gradients, ta_concat_split_gradients,
+    ta_operations, ta_dynamic_size, ta_errors, ta_in_cond, ta_loop_gradients, ta_concat_split_gradients,
     rnn_basic_lstm, rnn_basic_lstm_seq, rnn_basic_lstm_concat_state, rnn_lstm, rnn_lstm_peepholes_projection,
     rnn_gru, rnn_gru_seq, rnn_basic_rnn_time_major, rnn_multi, rnn_dropout_wrapper, rnn_initializers,
     rnn_training_steps, rnn_initial_state, rnn_static, rnn_graphs, rnn_bidirectional, rnn_unknown_batch_and_time, rnn_contrib_aliases, rnn_two_cells_one_graph,

@@ -172,10 +172,13 @@ def _branch_results(g, scope, branch, fn, what):
         res = fn()
         if res is None:
             raise ValueError("'%s' must have a return value." % what)
+        from tfc.ops import tensor_array_ops as _ta
         flat = []
         for v in flatten(res):
             if isinstance(v, ops.Operation):
                 v = _with_dependency(g, scope, branch, v)
+            elif isinstance(v, _ta.TensorArray):
+                v = v.flow  # a TensorArray leaves the branch as its flow (TF's cond does so)
             elif not isinstance(v, ops.Tensor):
                 v = ops.convert_to_tensor(v)
             flat.append(v)
@@ -248,6 +251,8 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
 
 
 def _pack_result(structure, merges, strict):
+    from tfc.ops import tensor_array_ops as _ta
+    merges = [_ta._flow_to_ta(t, m) for t, m in zip(flatten(structure), merges)]
     packed = pack_sequence_as(structure, merges)
     if not strict and isinstance(packed, (list, tuple)) and len(packed) == 1 and not hasattr(packed, "_fields"):
         return packed[0]
