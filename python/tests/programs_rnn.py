@@ -112,6 +112,20 @@ def ta_in_cond(tf):
     return {"type": type(r).__name__, "values": _r(vals)}
 
 
+def ta_dynamic_size_gradients(tf):
+    """A growing array written and read back in a loop, stacked and concatenated after it."""
+    x = tf.placeholder(tf.float32, [3], name="x")
+    ta = tf.TensorArray(tf.float32, size=0, dynamic_size=True, clear_after_read=False)
+
+    def body(i, ta, acc):
+        ta = ta.write(i, x * tf.cast(i + 1, tf.float32))
+        return i + 1, ta, acc + ta.read(i) * 0.5
+    _, ta, acc = tf.while_loop(lambda i, *_: i < 4, body, (0, ta, tf.zeros([3])), parallel_iterations=1)
+    y = tf.reduce_sum(ta.stack() ** 2) + tf.reduce_sum(acc * acc) + tf.reduce_sum(ta.concat())
+    with tf.Session() as s:
+        return _r(s.run([y, ta.size()] + tf.gradients(y, x), {x: [1.0, -0.5, 2.0]}))
+
+
 def ta_loop_gradients(tf):
     x = tf.placeholder(tf.float32, [4, 3], name="x")
     w = tf.constant(np.arange(3, dtype=np.float32) * 0.5 + 0.2, name="w")
@@ -379,7 +393,7 @@ def rnn_error_not_a_cell(tf):
 
 
 PROGRAMS = [
-    ta_operations, ta_dynamic_size, ta_errors, ta_in_cond, ta_loop_gradients, ta_concat_split_gradients,
+    ta_operations, ta_dynamic_size, ta_errors, ta_in_cond, ta_dynamic_size_gradients, ta_loop_gradients, ta_concat_split_gradients,
     rnn_basic_lstm, rnn_basic_lstm_seq, rnn_basic_lstm_concat_state, rnn_lstm, rnn_lstm_peepholes_projection,
     rnn_gru, rnn_gru_seq, rnn_basic_rnn_time_major, rnn_multi, rnn_dropout_wrapper, rnn_initializers,
     rnn_training_steps, rnn_initial_state, rnn_static, rnn_graphs, rnn_bidirectional, rnn_unknown_batch_and_time, rnn_contrib_aliases, rnn_two_cells_one_graph,
