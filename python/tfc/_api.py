@@ -212,6 +212,9 @@ for _n in ("Reduction compute_weighted_loss add_loss mean_squared_error absolute
            "sparse_softmax_cross_entropy softmax_cross_entropy sigmoid_cross_entropy get_losses get_regularization_losses "
            "get_regularization_loss get_total_loss").split():
     setattr(losses, _n, getattr(_losses, _n))
+# TensorArray, dynamic_rnn and the RNN cells (tf.nn.rnn_cell, tf.contrib.rnn)
+from tfc import _api_rnn as _api_rnn  # noqa: E402
+_api_rnn.export(globals())
 
 # tf.tuple shadows the builtin here: kept last, so nothing above sees it.
 globals()["tuple"] = _cf.tuple_

@@ -535,6 +535,17 @@ static tfc_endpoint binary(bld_call *c, const char *scope, const char *op, const
 }
 
 /* "(2, 3)", "(?,)", "()" or "<unknown>" as Python prints TensorShape. */
+/* Python's _ShapeLessThanOrEqual: `a` (a body result) is as specific as `b` (its loop
+ * variable) or more: b of unknown rank, or the same rank with a's dims equal to b's known
+ * ones (a zero state of shape (?, ?) may come back as (?, 3)). */
+static int shape_at_most(const tfc_shape *a, const tfc_shape *b) {
+  if (b->rank < 0) return 1;
+  if (a->rank != b->rank) return 0;
+  for (int i = 0; i < b->rank; i++)
+    if (b->dims[i] >= 0 && a->dims[i] != b->dims[i]) return 0;
+  return 1;
+}
+
 static void py_shape(const tfc_shape *s, char *buf, size_t n) {
   if (s->rank < 0) {
     snprintf(buf, n, "<unknown>");
@@ -657,7 +668,7 @@ static int loop_build(bld_call *c, const TFC_Scope *scope, TFC_WhileCondFn cond,
    *    without shape invariants), then Exit. */
   for (int i = 0; i < n && lc && tfc_status_ok(c->s); i++) {
     const tfc_shape *ms = bld_shape(merge[i]), *ns = bld_shape(next[i]);
-    if (!tfc_shape_equal(ms, ns) && !(ms->rank < 0)) {
+    if (!shape_at_most(ns, ms)) {
       char a[96], b[96];
       py_shape(ms, a, sizeof a);
       py_shape(ns, b, sizeof b);

@@ -43,6 +43,7 @@ extern const tfc_grad_entry tfc_grad_math_entries[];
 extern const tfc_grad_entry tfc_grad_array_entries[];
 extern const tfc_grad_entry tfc_grad_nn_entries[];
 extern const tfc_grad_entry tfc_grad_conv_entries[];
+extern const tfc_grad_entry tfc_grad_tensor_array_entries[];
 
 /* Registry lookup by op id, built once from the tables (ops not in tfc's op table are
  * skipped, so rows may name ops that land later). Returns 1 and sets *out_fn (NULL: no
@@ -135,8 +136,9 @@ typedef struct tfc_grad_walk_args {
   const tfc_endpoint *grad_ys; /* NULL or ny seeds */
   const tfc_grad_options *opt;
   const char *scope;           /* the nodes' scope, used as given (no uniqueness check) */
-  int stop_at_ys;              /* 1: the forward marking does not go past a y (TF's C++
-                                  walk), which keeps a loop's back edge out of a body walk */
+  int stop_at_ys;              /* 1: the forward marking does not go from a y into a
+                                  NextIteration, which keeps a loop's back edge out of a body
+                                  walk (a y feeding another y still passes its gradient) */
   const char *body_of;         /* the frame whose body this walk differentiates, or NULL */
 } tfc_grad_walk_args;
 

@@ -137,6 +137,10 @@ static int build_consumers(walk *w) {
   return TFC_OK;
 }
 
+static int is_next_iteration(const tfc_node *n) {
+  return strcmp(n->op->name, "NextIteration") == 0 || strcmp(n->op->name, "RefNextIteration") == 0;
+}
+
 static void mark_forward(walk *w, const tfc_endpoint *x, int nx) {
   int head = 0, tail = 0;
   for (int i = 0; i < nx; i++)
@@ -147,10 +151,13 @@ static void mark_forward(walk *w, const tfc_endpoint *x, int nx) {
   while (head < tail) {
     int u = w->queue[head++];
     const tfc_node *n = w->g->nodes[u];
-    if (w->stop_at_ys && w->is_y[u]) continue;
+    int stop = w->stop_at_ys && w->is_y[u];
     for (int p = w->cons_start[u]; p < w->cons_start[u + 1]; p++) {
       int v = w->cons_node[p];
       if (w->fwd[v] || !backpropagatable(n->output_types[w->cons_out[p]])) continue;
+      /* From a y, only the loop's back edge (its NextIteration) is not followed: a body output
+       * that also feeds another one (h written to a TensorArray as h * 2) passes its gradient. */
+      if (stop && is_next_iteration(w->g->nodes[v])) continue;
       w->fwd[v] = 1;
       w->queue[tail++] = v;
     }

@@ -172,10 +172,13 @@ def _branch_results(g, scope, branch, fn, what):
         res = fn()
         if res is None:
             raise ValueError("'%s' must have a return value." % what)
+        from tfc.ops import tensor_array_ops as _ta
         flat = []
         for v in flatten(res):
             if isinstance(v, ops.Operation):
                 v = _with_dependency(g, scope, branch, v)
+            elif isinstance(v, _ta.TensorArray):
+                v = v.flow  # a TensorArray leaves the branch as its flow (TF's cond does so)
             elif not isinstance(v, ops.Tensor):
                 v = ops.convert_to_tensor(v)
             flat.append(v)
@@ -248,6 +251,8 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
 
 
 def _pack_result(structure, merges, strict):
+    from tfc.ops import tensor_array_ops as _ta
+    merges = [_ta._flow_to_ta(t, m) for t, m in zip(flatten(structure), merges)]
     packed = pack_sequence_as(structure, merges)
     if not strict and isinstance(packed, (list, tuple)) and len(packed) == 1 and not hasattr(packed, "_fields"):
         return packed[0]
@@ -307,6 +312,14 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
     flat_in = flatten(loop_vars)
     if not flat_in or loop_vars is None:
         raise ValueError("'loop_vars' must be provided.")
+    # TensorArrays travel as their flows (TF's _convert_tensorarray_to_flow) and are rebuilt
+    # around the loop's tensors for cond, body and the results.
+    from tfc.ops import tensor_array_ops as _ta
+    templates = flat_in
+    flat_in = [_ta._ta_to_flow(v) for v in flat_in]
+
+    def with_arrays(tmpl, vs):
+        return [_ta._flow_to_ta(t, v) for t, v in zip(tmpl, vs)]
     g = ops.get_default_graph()
     base = name or "while"
     # Python values become tensors in the loop's name scope (the name the builder will take).
@@ -334,7 +347,7 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
     single = not _is_seq(loop_vars)
 
     def args_of(vs):
-        packed = pack_sequence_as(loop_vars, vs)
+        packed = pack_sequence_as(loop_vars, with_arrays(templates, vs))
         return (packed,) if single else tuple(packed) if not isinstance(packed, dict) else (packed,)
 
     def cond_cb(scope, vars_):
@@ -356,10 +369,10 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
             first = list(packed) if not single else [packed[0]]
             second = list(r) if _is_seq(r) and not single else [r]
             if single or not isinstance(loop_vars, (list, tuple)):
-                first, second = [pack_sequence_as(loop_vars, ins)], [r]
+                first, second = [pack_sequence_as(loop_vars, with_arrays(templates, ins))], [r]
             assert_same_structure(first, second)
             body_result.append(r if _is_seq(r) else [r])
-            flat = [ops.convert_to_tensor(v) for v in flatten(r)]
+            flat = [ops.convert_to_tensor(_ta._ta_to_flow(v)) for v in flatten(r)]
             for i, (a, b) in enumerate(zip(ins, flat)):
                 if a.dtype.base_dtype != b.dtype.base_dtype:
                     raise ValueError("Loop variable %d enters the loop as %s, but the body returns %s"
@@ -370,7 +383,7 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
     outs = _guarded(g, _pywrap.while_loop, sc, cond_cb, body_cb, [t._as_tf_output() for t in tensors],
                     parallel_iterations, bool(back_prop), max_n,
                     None if max_t is None else max_t._as_tf_output(), name)
-    exits = _tensors(g, outs)
+    exits = with_arrays(flatten(body_result[0]), _tensors(g, outs))
     packed = pack_sequence_as(body_result[0], exits)  # TF packs the exits as the body's result
     if return_same_structure:
         return packed
