@@ -216,5 +216,9 @@ for _n in ("Reduction compute_weighted_loss add_loss mean_squared_error absolute
 from tfc import _api_rnn as _api_rnn  # noqa: E402
 _api_rnn.export(globals())
 
+# map_fn, scan, foldl, foldr: while loops over TensorArrays (tfc/ops/functional_ops.py)
+from tfc.ops import functional_ops as _functional  # noqa: E402
+map_fn, scan, foldl, foldr = _functional.map_fn, _functional.scan, _functional.foldl, _functional.foldr
+
 # tf.tuple shadows the builtin here: kept last, so nothing above sees it.
 globals()["tuple"] = _cf.tuple_

@@ -208,6 +208,16 @@ class TensorShape(object):
             raise ValueError("Shape %s must have rank %d" % (self, rank))
         return self.merge_with(unknown_shape(rank)) if self._dims is None else self
 
+    def with_rank_at_least(self, rank):
+        if self._dims is not None and len(self._dims) < rank:
+            raise ValueError("Shape %s must have rank at least %d" % (self, rank))
+        return self
+
+    def with_rank_at_most(self, rank):
+        if self._dims is not None and len(self._dims) > rank:
+            raise ValueError("Shape %s must have rank at most %d" % (self, rank))
+        return self
+
     def assert_has_rank(self, rank):
         if self._dims is not None and len(self._dims) != rank:
             raise ValueError("Shape %s must have rank %d" % (self, rank))
