@@ -287,6 +287,57 @@ TF_CAPI_EXPORT extern TF_Output TFC_ExponentialDecay(const TFC_Scope* scope, dou
                                                     TF_Output global_step, double decay_steps,
                                                     double decay_rate, unsigned char staircase,
                                                     TF_Status* status);
+/* The other tf.train schedules, each under its Python name scope (or the scope's builder name)
+ * with TF's node names; the step is any real scalar (cast to float), the numbers are Python's
+ * (Python ints become float "Cast/x" constants here, where Python makes an int Const and a Cast):
+ * - TFC_NaturalExpDecay: lr * exp(-decay_rate) ^ (step / decay_steps) ("Neg/x", "Neg", "Exp" in
+ *   the caller's scope, then "ExponentialDecay" as TFC_ExponentialDecay builds it);
+ * - TFC_PolynomialDecay ("PolynomialDecay"): (lr - end) * (1 - min(step, steps) / steps) ^
+ *   power + end; with cycle, steps *= (step == 0 ? 1 : ceil(step / steps)) and no min;
+ * - TFC_InverseTimeDecay ("InverseTimeDecay"): lr / (1 + rate * step / steps), floored when
+ *   staircase;
+ * - TFC_CosineDecay ("CosineDecay", result "CosineDecay/Mul_3" as in Python): lr * ((1 - alpha)
+ *   * 0.5 * (1 + cos(pi * min(step, steps) / steps)) + alpha);
+ * - TFC_CosineDecayRestarts ("SGDRDecay"): SGDR's warm restarts; Python chooses the restart
+ *   arithmetic with a cond on t_mul == 1, here t_mul is a number and the branch's nodes go
+ *   under "SGDRDecay/cond/" with no If/Switch;
+ * - TFC_LinearCosineDecay ("LinearCosineDecay"): lr * ((alpha + linear) * cosine + beta).
+ * Errors: those of TF_FinishOperation (a non-real step). Ownership as every builder. */
+TF_CAPI_EXPORT extern TF_Output TFC_NaturalExpDecay(const TFC_Scope* scope, double learning_rate,
+                                                   TF_Output global_step, double decay_steps,
+                                                   double decay_rate, unsigned char staircase,
+                                                   TF_Status* status);
+TF_CAPI_EXPORT extern TF_Output TFC_PolynomialDecay(const TFC_Scope* scope, double learning_rate,
+                                                   TF_Output global_step, double decay_steps,
+                                                   double end_learning_rate, double power,
+                                                   unsigned char cycle, TF_Status* status);
+TF_CAPI_EXPORT extern TF_Output TFC_InverseTimeDecay(const TFC_Scope* scope, double learning_rate,
+                                                    TF_Output global_step, double decay_steps,
+                                                    double decay_rate, unsigned char staircase,
+                                                    TF_Status* status);
+TF_CAPI_EXPORT extern TF_Output TFC_CosineDecay(const TFC_Scope* scope, double learning_rate,
+                                               TF_Output global_step, double decay_steps,
+                                               double alpha, TF_Status* status);
+TF_CAPI_EXPORT extern TF_Output TFC_CosineDecayRestarts(const TFC_Scope* scope, double learning_rate,
+                                                       TF_Output global_step,
+                                                       double first_decay_steps, double t_mul,
+                                                       double m_mul, double alpha, TF_Status* status);
+TF_CAPI_EXPORT extern TF_Output TFC_LinearCosineDecay(const TFC_Scope* scope, double learning_rate,
+                                                     TF_Output global_step, double decay_steps,
+                                                     double num_periods, double alpha, double beta,
+                                                     TF_Status* status);
+/* tf.train.piecewise_constant(x, boundaries, values): values[0] while x <= boundaries[0],
+ * values[i] while boundaries[i-1] < x <= boundaries[i], values[n] after. The boundaries take
+ * x's type (float, double, int32, int64), the values value_dtype. Python builds a case of
+ * conds; tfc builds it branch-free under "PiecewiseConstant": Consts "boundaries" and "values",
+ * Greater, Cast, the Sum "index" (how many boundaries x exceeds) and the GatherV2
+ * "PiecewiseConstant" (the result; Python's is "PiecewiseConstant/case/cond/Merge").
+ * INVALID_ARGUMENT "The length of boundaries should be 1 less than the length of values" (also
+ * for no boundary), and for another type of x or values. */
+TF_CAPI_EXPORT extern TF_Output TFC_PiecewiseConstant(const TFC_Scope* scope, TF_Output x,
+                                                     const double* boundaries, int num_boundaries,
+                                                     const double* values, int num_values,
+                                                     TF_DataType value_dtype, TF_Status* status);
 /* tf.train.ExponentialMovingAverage(decay, num_updates).apply(vars): a shadow variable
  * "<var>/ExponentialMovingAverage" per variable (averages[i], may be NULL) and the update op
  * "ExponentialMovingAverage" (returned): shadow -= (shadow - var) * (1 - d), d = decay or, with

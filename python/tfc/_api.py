@@ -178,6 +178,10 @@ for _n in ("Optimizer", "GradientDescentOptimizer", "MomentumOptimizer", "AdamOp
 for _n in ("get_global_step", "get_or_create_global_step", "create_global_step", "exponential_decay",
            "ExponentialMovingAverage"):
     setattr(train, _n, getattr(_training_util, _n))
+from tfc.training import learning_rate_decay as _lr_decay  # noqa: E402
+for _n in ("piecewise_constant", "polynomial_decay", "natural_exp_decay", "inverse_time_decay", "cosine_decay",
+           "cosine_decay_restarts", "linear_cosine_decay"):
+    setattr(train, _n, getattr(_lr_decay, _n))
 contrib = globals().get("contrib") or _types.ModuleType("tfc.contrib", "tf.contrib")
 if not hasattr(contrib, "layers"):
     contrib.layers = _types.ModuleType("tfc.contrib.layers", "tf.contrib.layers")
