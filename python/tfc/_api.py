@@ -188,6 +188,9 @@ if not hasattr(contrib, "layers"):
 contrib.layers.l2_regularizer = _training_util.l2_regularizer
 contrib.layers.xavier_initializer = _init_ops.xavier_initializer
 
+# tf.losses (tfc/losses/): a package, exported as the module object
+from tfc import losses  # noqa: E402,F401
+
 # input pipelines, records, summaries, servers, app (their module adds the names)
 from tfc import _api_io as _api_io  # noqa: E402
 _api_io.export(globals())
