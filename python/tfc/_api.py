@@ -190,6 +190,7 @@ contrib.layers.xavier_initializer = _init_ops.xavier_initializer
 
 # tf.losses (tfc/losses/): a package, exported as the module object
 from tfc import losses  # noqa: E402,F401
+from tfc import metrics  # noqa: E402,F401
 
 # input pipelines, records, summaries, servers, app (their module adds the names)
 from tfc import _api_io as _api_io  # noqa: E402
