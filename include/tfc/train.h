@@ -244,8 +244,40 @@ TF_CAPI_EXPORT extern TFC_Optimizer* TFC_NewAdagradOptimizer(double learning_rat
 TF_CAPI_EXPORT extern TFC_Optimizer* TFC_NewRMSPropOptimizer(double learning_rate, double decay,
                                                             double momentum, double epsilon,
                                                             unsigned char centered, const char* name);
+/* tf.train.AdadeltaOptimizer(learning_rate, rho, epsilon) ("Adadelta"): slots "<var>/Adadelta"
+ * (accum) and "<var>/Adadelta_1" (accum_update), zeros; constants "lr", "rho", "epsilon";
+ * updates ApplyAdadelta.
+ * tf.train.FtrlOptimizer(learning_rate, learning_rate_power, initial_accumulator_value,
+ * l1_regularization_strength, l2_regularization_strength,
+ * l2_shrinkage_regularization_strength) ("Ftrl"): slots "<var>/Ftrl" (accum, from
+ * constant_initializer(initial_accumulator_value)) and "<var>/Ftrl_1" (linear, zeros);
+ * constants "learning_rate", "l1_regularization_strength", "l2_regularization_strength",
+ * "l2_shrinkage_regularization_strength", "learning_rate_power"; updates ApplyFtrl, or
+ * ApplyFtrlV2 when l2_shrinkage > 0.
+ * tf.train.ProximalGradientDescentOptimizer(learning_rate, l1, l2) ("ProximalGradientDescent"):
+ * no slot; constants "learning_rate", "l1_regularization_strength", "l2_regularization_strength";
+ * updates ApplyProximalGradientDescent.
+ * tf.train.ProximalAdagradOptimizer(learning_rate, initial_accumulator_value, l1, l2)
+ * ("ProximalAdagrad"): slot "<var>/ProximalAdagrad" (accumulator, constant
+ * initial_accumulator_value); the same constants; updates ApplyProximalAdagrad.
+ * As for the others, the Python constructors' argument checks (signs) are the caller's. Where
+ * TF 1.15's Python makes a slot's constant initial value in the caller's name scope ("Const"),
+ * these name it "<slot>/Initializer/Const" as Adagrad's; the slots' names and values agree. */
+TF_CAPI_EXPORT extern TFC_Optimizer* TFC_NewAdadeltaOptimizer(double learning_rate, double rho,
+                                                             double epsilon, const char* name);
+TF_CAPI_EXPORT extern TFC_Optimizer* TFC_NewFtrlOptimizer(double learning_rate,
+                                                         double learning_rate_power,
+                                                         double initial_accumulator_value,
+                                                         double l1, double l2, double l2_shrinkage,
+                                                         const char* name);
+TF_CAPI_EXPORT extern TFC_Optimizer* TFC_NewProximalGradientDescentOptimizer(double learning_rate,
+                                                                            double l1, double l2,
+                                                                            const char* name);
+TF_CAPI_EXPORT extern TFC_Optimizer* TFC_NewProximalAdagradOptimizer(
+    double learning_rate, double initial_accumulator_value, double l1, double l2, const char* name);
 /* optimizer.get_slot(var, name): the slot variable `slot_name` ("momentum" for Momentum;
- * "m", "v" for Adam; "accumulator" for Adagrad; "rms", "momentum", "mg" for RMSProp) that this
+ * "m", "v" for Adam; "accumulator" for Adagrad and ProximalAdagrad; "rms", "momentum", "mg" for
+ * RMSProp; "accum", "accum_update" for Adadelta; "accum", "linear" for Ftrl) that this
  * optimizer made for `variable` in `graph`: 1 and *out filled (out may be NULL), or 0 when there
  * is none (not made yet, another graph, or a name the optimizer does not have). */
 TF_CAPI_EXPORT extern int TFC_OptimizerGetSlot(const TFC_Optimizer* opt, TF_Graph* graph,

@@ -530,20 +530,27 @@ static void optimizer_dealloc(PyTFOptimizer *o) {
   Py_TYPE(o)->tp_free((PyObject *)o);
 }
 
-/* Optimizer(kind, name, learning_rate, a, b, c, flag): kind "GradientDescent", "Momentum"
+/* Optimizer(kind, name, learning_rate, a, b, c, flag, d, e): kind "GradientDescent", "Momentum"
  * (a momentum, flag use_nesterov), "Adam" (a beta1, b beta2, c epsilon), "Adagrad" (a
- * initial_accumulator_value), "RMSProp" (a decay, b momentum, c epsilon, flag centered). */
+ * initial_accumulator_value), "RMSProp" (a decay, b momentum, c epsilon, flag centered),
+ * "Adadelta" (a rho, b epsilon), "Ftrl" (a learning_rate_power, b initial_accumulator_value,
+ * c l1, d l2, e l2_shrinkage), "ProximalGradientDescent" (a l1, b l2), "ProximalAdagrad" (a
+ * initial_accumulator_value, b l1, c l2). */
 static PyObject *optimizer_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
   const char *kind, *name;
-  double lr, a = 0, b = 0, c = 0;
+  double lr, a = 0, b = 0, c = 0, d = 0, e = 0;
   int flag = 0;
-  if (!PyArg_ParseTuple(args, "ssd|dddp", &kind, &name, &lr, &a, &b, &c, &flag)) return NULL;
+  if (!PyArg_ParseTuple(args, "ssd|dddpdd", &kind, &name, &lr, &a, &b, &c, &flag, &d, &e)) return NULL;
   TFC_Optimizer *opt = NULL;
   if (!strcmp(kind, "GradientDescent")) opt = TFC_NewGradientDescentOptimizer(lr, name);
   else if (!strcmp(kind, "Momentum")) opt = TFC_NewMomentumOptimizer(lr, a, (unsigned char)flag, name);
   else if (!strcmp(kind, "Adam")) opt = TFC_NewAdamOptimizer(lr, a, b, c, name);
   else if (!strcmp(kind, "Adagrad")) opt = TFC_NewAdagradOptimizer(lr, a, name);
   else if (!strcmp(kind, "RMSProp")) opt = TFC_NewRMSPropOptimizer(lr, a, b, c, (unsigned char)flag, name);
+  else if (!strcmp(kind, "Adadelta")) opt = TFC_NewAdadeltaOptimizer(lr, a, b, name);
+  else if (!strcmp(kind, "Ftrl")) opt = TFC_NewFtrlOptimizer(lr, a, b, c, d, e, name);
+  else if (!strcmp(kind, "ProximalGradientDescent")) opt = TFC_NewProximalGradientDescentOptimizer(lr, a, b, name);
+  else if (!strcmp(kind, "ProximalAdagrad")) opt = TFC_NewProximalAdagradOptimizer(lr, a, b, c, name);
   else return PyErr_Format(PyExc_ValueError, "unknown optimizer kind '%s'", kind);
   if (!opt) return PyErr_NoMemory();
   PyTFOptimizer *o = (PyTFOptimizer *)type->tp_alloc(type, 0);

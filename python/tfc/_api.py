@@ -173,7 +173,8 @@ initializers.variables = _variables.variables_initializer
 
 train = globals().get("train") or _types.ModuleType("tfc.train", "tf.train")
 for _n in ("Optimizer", "GradientDescentOptimizer", "MomentumOptimizer", "AdamOptimizer", "AdagradOptimizer",
-           "RMSPropOptimizer"):
+           "RMSPropOptimizer", "AdadeltaOptimizer", "FtrlOptimizer", "ProximalGradientDescentOptimizer",
+           "ProximalAdagradOptimizer"):
     setattr(train, _n, getattr(_optimizer, _n))
 for _n in ("get_global_step", "get_or_create_global_step", "create_global_step", "exponential_decay",
            "ExponentialMovingAverage"):
