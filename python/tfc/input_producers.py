@@ -148,10 +148,12 @@ def _element_shapes(lists, enqueue_many):
     return out
 
 
-def _result(original, keys, tensors):
+def _result(first, keys, tensors):
+    """The dequeued tensors in the structure of one input list (`first`): a dict, one tensor (a
+    tensor or a one-element list given), or a list."""
     if keys is not None:
         return dict(zip(keys, tensors))
-    if isinstance(original[0], ops.Tensor) or len(tensors) == 1:
+    if isinstance(first, ops.Tensor) or len(tensors) == 1:
         return tensors[0]
     return tensors
 
@@ -187,7 +189,7 @@ def _join(tensors_list, batch_size, capacity, enqueue_many, shapes, allow_smalle
             out = queue.dequeue_many(batch_size, name=scope)
         if isinstance(out, ops.Tensor):
             out = [out]
-        return _result(original[0] if isinstance(original[0], (list, tuple)) else [original[0]], keys, list(out))
+        return _result(original[0], keys, list(out))
 
 
 def batch_join(tensors_list, batch_size, capacity=32, enqueue_many=False, shapes=None, dynamic_pad=False,
