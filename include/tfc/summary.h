@@ -61,6 +61,17 @@ TF_CAPI_EXPORT extern TF_Output TFC_ScalarSummaryWithFamily(const TFC_Scope* sco
 TF_CAPI_EXPORT extern TF_Output TFC_HistogramSummaryWithFamily(const TFC_Scope* scope, const char* name,
                                                               const char* family, TF_Output values,
                                                               TF_Status* status);
+/* tf.summary.tensor_summary(name, tensor, summary_metadata=..., family=family) and, with the
+ * metadata's plugin_name "text", tf.summary.text: under the name scope <name> (or
+ * "<family>/<name>"; name cleaned as for the others, required) the string Consts "tag" and
+ * "serialized_summary_metadata" (the serialized SummaryMetadata, metadata_len bytes copied; NULL
+ * for none) and the TensorSummaryV2 op named after the scope, collected in "summaries". Any
+ * tensor type. At run time the op outputs a Summary whose one value holds the tag, the metadata
+ * and the tensor as a TensorProto; unparseable metadata is INVALID_ARGUMENT (TF ignores it). */
+TF_CAPI_EXPORT extern TF_Output TFC_TensorSummary(const TFC_Scope* scope, const char* name,
+                                                 const char* family, TF_Output tensor,
+                                                 const void* serialized_metadata,
+                                                 size_t metadata_len, TF_Status* status);
 /* tf.summary.merge(inputs, name): a name scope `name` (NULL: "Merge") holding the
  * MergeSummary op (named `name`, NULL: "MergeSummary"): "Merge/MergeSummary", or "m/m" for
  * name "m". Not added to any collection. num_inputs >= 1 string tensors, else

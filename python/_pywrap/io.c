@@ -491,6 +491,20 @@ static PyObject *b_value_summary(PyObject *args, int histogram) {
 static PyObject *b_scalar_summary(PyObject *self, PyObject *args) { return b_value_summary(args, 0); }
 static PyObject *b_histogram_summary(PyObject *self, PyObject *args) { return b_value_summary(args, 1); }
 
+/* b_tensor_summary(graph, scope, name or None, tensor, serialized metadata (bytes), family or
+ * None) -> output */
+static PyObject *b_tensor_summary(PyObject *self, PyObject *args) {
+  PyObject *go, *spec, *name, *vo, *family;
+  const char *meta;
+  Py_ssize_t meta_len;
+  if (!PyArg_ParseTuple(args, "OOOOy#O", &go, &spec, &name, &vo, &meta, &meta_len, &family)) return NULL;
+  TF_Output v;
+  if (pywrap_output(vo, &v) < 0) return NULL;
+  BUILDER_PROLOGUE(go, spec);
+  TF_Output o = TFC_TensorSummary(sc, opt_str(name), opt_str(family), v, meta, (size_t)meta_len, s);
+  return status_result(s, TF_GetCode(s) == TF_OK ? output_tuple(o) : NULL);
+}
+
 /* b_merge_summary(graph, scope, [input, ...], name or None) -> output */
 static PyObject *b_merge_summary(PyObject *self, PyObject *args) {
   PyObject *go, *spec, *tl, *name;
@@ -780,6 +794,7 @@ PyMethodDef pywrap_io_methods[] = {
     {"b_scalar_summary", b_scalar_summary, METH_VARARGS, NULL},
     {"b_histogram_summary", b_histogram_summary, METH_VARARGS, NULL},
     {"b_merge_summary", b_merge_summary, METH_VARARGS, NULL},
+    {"b_tensor_summary", b_tensor_summary, METH_VARARGS, NULL},
     {"event_writer", event_writer, METH_VARARGS, NULL},
     {"event_writer_path", event_writer_path, METH_O, NULL},
     {"event_writer_add_summary", event_writer_add_summary, METH_VARARGS, NULL},

@@ -79,7 +79,8 @@ def export(ns):
     train.queue_runner = qr_module
 
     summary = _module(ns, "summary")
-    _set(summary, ("scalar", "histogram", "image", "merge", "merge_all", "FileWriter", "FileWriterCache"), _summary)
+    _set(summary, ("scalar", "histogram", "image", "merge", "merge_all", "FileWriter", "FileWriterCache",
+                   "tensor_summary", "text"), _summary)
     _set(summary, ("Summary", "Event", "SessionLog", "SummaryMetadata"), _pb)
 
     app = _module(ns, "app")

@@ -1,4 +1,5 @@
-"""tf.summary (scalar, histogram, image, merge, merge_all, FileWriter, FileWriterCache) and
+"""tf.summary (scalar, histogram, tensor_summary, text, image, merge, merge_all, FileWriter,
+FileWriterCache) and
 tf.train.write_graph, over include/tfc/summary.h.
 
 Design: the summary ops are the builders' (TFC_ScalarSummary, TFC_HistogramSummary,
@@ -21,6 +22,7 @@ import threading
 from tfc import _c_builders
 from tfc import _pywrap
 from tfc import example_pb
+from tfc.framework import dtypes
 from tfc.framework import ops
 
 
@@ -42,6 +44,33 @@ def _value_summary(fn, name, values, collections, family):
 
 def scalar(name, tensor, collections=None, family=None):
     return _value_summary(_pywrap.b_scalar_summary, name, tensor, collections, family)
+
+
+def tensor_summary(name, tensor, summary_description=None, collections=None, summary_metadata=None, family=None,
+                   display_name=None):
+    """A TensorSummaryV2 of tensor (TFC_TensorSummary) with the serialized SummaryMetadata."""
+    if summary_metadata is None:
+        summary_metadata = example_pb.SummaryMetadata()
+    if summary_description is not None:
+        summary_metadata.summary_description = summary_description
+    if display_name is not None:
+        summary_metadata.display_name = display_name
+    g = ops.get_default_graph()
+    t = ops.convert_to_tensor(tensor)
+    out = _c_builders.output(g, _c_builders.call(_pywrap.b_tensor_summary, g, name, t._as_tf_output(),
+                                                 summary_metadata.SerializeToString(), family,
+                                                 op_type="TensorSummaryV2"))
+    _add_collections(g, out, collections)
+    return out
+
+
+def text(name, tensor, collections=None):
+    """A tensor summary of a string tensor for TensorBoard's text plugin."""
+    t = ops.convert_to_tensor(tensor)
+    if t.dtype != dtypes.string:
+        raise ValueError("Expected tensor %s to have dtype string, got %s" % (t.name, t.dtype))
+    metadata = example_pb.SummaryMetadata(plugin_data=example_pb.SummaryMetadata.PluginData(plugin_name="text"))
+    return tensor_summary(name=name, tensor=t, summary_metadata=metadata, collections=collections)
 
 
 def histogram(name, values, collections=None, family=None):

@@ -98,7 +98,7 @@ static tfc_tensor *string_scalar(const char *text, tfc_status *s) {
  * scope is "<family>/<name>" and the tag "<family>/<scope>", as Python's summary_scope. */
 static tfc_endpoint tagged_summary(bld_call *c, const TFC_Scope *scope, const char *what, const char *name,
                                    const char *default_name, const char *family, const char *type,
-                                   const char *tag_input, TF_Output value) {
+                                   const char *tag_input, TF_Output value, const tfc_tensor *meta) {
   tfc_endpoint r = {NULL, 0};
   if (bld_check_output(c, value, what)) return r;
   char *clean = summary_name(c, what, name, default_name);
@@ -119,8 +119,11 @@ static tfc_endpoint tagged_summary(bld_call *c, const TFC_Scope *scope, const ch
   }
   if (tag) {
     bld_where in = bld_where_of(scope, sc), root = bld_where_of(scope, "");
-    tfc_endpoint ins[2] = {bld_const(c, &in, tag_input, string_scalar(tag, c->s)), tfc_capi_endpoint(value)};
-    tfc_node *n = bld_op(c, &root, type, exact, ins, 2, NULL, 0);
+    tfc_endpoint ins[3] = {bld_const(c, &in, tag_input, string_scalar(tag, c->s)), tfc_capi_endpoint(value),
+                           {NULL, 0}};
+    /* TensorSummaryV2's third input: the serialized metadata (reference taken by bld_const). */
+    if (meta) ins[2] = bld_const(c, &in, "serialized_summary_metadata", tfc_tensor_ref((tfc_tensor *)meta));
+    tfc_node *n = bld_op(c, &root, type, exact, ins, meta ? 3 : 2, NULL, 0);
     if (n && !bld_collection_add(c, SUMMARIES, &n, 1)) r = (tfc_endpoint){n, 0};
   }
   free(clean);
@@ -141,7 +144,27 @@ static TF_Output run_tagged(const TFC_Scope *scope, const char *what, const char
     tfc_status_fini(&scratch);
     return (TF_Output){NULL, 0};
   }
-  tfc_endpoint r = tagged_summary(&c, scope, what, name, default_name, family, type, tag_input, value);
+  tfc_endpoint r = tagged_summary(&c, scope, what, name, default_name, family, type, tag_input, value, NULL);
+  TF_Output o = bld_end_output(&c, r);
+  tfc_status_fini(&scratch);
+  return o;
+}
+
+TFC_EXPORT TF_Output TFC_TensorSummary(const TFC_Scope *scope, const char *name, const char *family,
+                                      TF_Output tensor, const void *serialized_metadata, size_t metadata_len,
+                                      TF_Status *status) {
+  tfc_status scratch;
+  bld_call c;
+  if (bld_begin_scope(&c, scope, status, &scratch) != TFC_OK) {
+    tfc_status_fini(&scratch);
+    return (TF_Output){NULL, 0};
+  }
+  tfc_endpoint r = {NULL, 0};
+  tfc_tensor *meta = tfc_tensor_new(TFC_DT_STRING, NULL, 0, c.s);
+  if (meta && !tfc_tstring_assign(tfc_tensor_strings(meta), serialized_metadata ? serialized_metadata : "",
+                                  serialized_metadata ? metadata_len : 0, c.s))
+    r = tagged_summary(&c, scope, "TFC_TensorSummary", name, NULL, family, "TensorSummaryV2", "tag", tensor, meta);
+  tfc_tensor_unref(meta);
   TF_Output o = bld_end_output(&c, r);
   tfc_status_fini(&scratch);
   return o;

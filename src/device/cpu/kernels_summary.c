@@ -1,6 +1,6 @@
 /*
  * kernels_summary — CPU kernels of the summary family (ops/ops_summary.def): ScalarSummary,
- * HistogramSummary and MergeSummary. Each outputs one serialized tensorflow.Summary
+ * HistogramSummary, TensorSummaryV2 and MergeSummary. Each outputs one serialized tensorflow.Summary
  * (proto/tensorflow/summary.proto) in a string scalar, byte for byte what TF 1.15's
  * summary_op.cc serializes for the same inputs (tests/kernels/test_summary.c checks the bytes
  * against TF's own, tests/fixtures/gen_events.py).
@@ -35,6 +35,7 @@
 #include "base/hashmap.h"
 #include "device/cpu/cpu_kernels.h"
 #include "proto/pb_util.h"
+#include "proto/tensor_codec.h"
 #include "tensorflow/summary.pb-c.h"
 
 /* ---- element conversion ---- */
@@ -144,6 +145,41 @@ static int scalar_summary_compute(tfc_kernel_ctx *c) {
   for (int64_t i = 0; i < made; i++) free(vals[i].tag);
   free(vals);
   free(ptrs);
+  return c->status->code;
+}
+
+/* ---- TensorSummaryV2 ---- */
+
+/* TF's TensorSummaryV2Op: the tag (a scalar), the metadata parsed from its serialized form and
+ * the tensor as a TensorProto (strings in string_val, numbers in tensor_content, as TF's
+ * AsProtoField / AsProtoTensorContent choose). Unlike TF, which ignores a parse failure of the
+ * metadata, unparseable metadata is INVALID_ARGUMENT. */
+static int tensor_summary_compute(tfc_kernel_ctx *c) {
+  const tfc_tensor *tag = c->inputs[0], *t = c->inputs[1], *meta = c->inputs[2];
+  if (tag->ndims != 0) return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "tag must be scalar");
+  if (meta->ndims != 0) return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "serialized_summary_metadata must be scalar");
+  const tfc_tstring *ms = tfc_tensor_strings(meta);
+  Tensorflow__SummaryMetadata *md = (Tensorflow__SummaryMetadata *)tfc_pb_unpack(
+      &tensorflow__summary_metadata__descriptor, ms->data, ms->len, "SummaryMetadata", c->status);
+  if (!md) return c->status->code;
+  tfc_pb_arena a;
+  tfc_pb_arena_init(&a);
+  Tensorflow__TensorProto tp = TENSORFLOW__TENSOR_PROTO__INIT;
+  Tensorflow__Summary__Value v = TENSORFLOW__SUMMARY__VALUE__INIT;
+  Tensorflow__Summary__Value *vp = &v;
+  Tensorflow__Summary sum = TENSORFLOW__SUMMARY__INIT;
+  v.tag = tag_copy(c, tfc_tensor_strings(tag));
+  if (v.tag && !tfc_tensor_to_proto(t, &a, &tp, c->status)) {
+    v.metadata = md;
+    v.value_case = TENSORFLOW__SUMMARY__VALUE__VALUE_TENSOR;
+    v.tensor = &tp;
+    sum.n_value = 1;
+    sum.value = &vp;
+    output_message(c, &sum.base);
+  }
+  free(v.tag);
+  tfc_pb_arena_fini(&a);
+  protobuf_c_message_free_unpacked(&md->base, NULL);
   return c->status->code;
 }
 
@@ -353,6 +389,8 @@ static const tfc_kernel_def summary_kernels[] = {
                                                                TFC_T(TFC_DT_UINT64) | TFC_T(TFC_DT_HALF) |
                                                                TFC_T(TFC_DT_BFLOAT16),
      .host_memory_in = ALL_HOST, .host_memory_out = ALL_HOST, .compute = histogram_summary_compute},
+    {.op = TFC_OP_TensorSummaryV2, .host_memory_in = ALL_HOST, .host_memory_out = ALL_HOST,
+     .compute = tensor_summary_compute},
     {.op = TFC_OP_MergeSummary, .host_memory_in = ALL_HOST, .host_memory_out = ALL_HOST,
      .compute = merge_summary_compute},
 };
