@@ -405,7 +405,24 @@ def shuffle_batch_join(tf):
             "summaries": [t.name for t in tf.get_collection(tf.GraphKeys.SUMMARIES)]}
 
 
-PROGRAMS = [schedules, piecewise_constant, piecewise_constant_lengths, piecewise_constant_value_dtypes,
+# ---------------- summaries ----------------
+
+def summaries_tensor_and_text(tf):
+    t = tf.summary.text("notes", tf.constant(["hello", "world"]))
+    ts = tf.summary.tensor_summary("t", tf.constant([[1., 2.], [3., 4.]]), summary_description="desc")
+    fi = tf.summary.tensor_summary("i", tf.constant(7), family="fam", display_name="D")
+    with tf.Session() as sess:
+        vals = sess.run([t, ts, fi])
+    return {"names": [x.name for x in (t, ts, fi)], "values": _val(vals),
+            "ops": [[o.name, o.type] for o in tf.get_default_graph().get_operations()],
+            "summaries": [x.name for x in tf.get_collection(tf.GraphKeys.SUMMARIES)]}
+
+
+def summary_text_not_string(tf):
+    tf.summary.text("bad", tf.constant(1.0, name="x"))
+
+
+PROGRAMS = [summaries_tensor_and_text, summary_text_not_string, schedules, piecewise_constant, piecewise_constant_lengths, piecewise_constant_value_dtypes,
             piecewise_constant_boundary_dtype, decay_with_global_step_variable,
             train_adadelta, train_adadelta_defaults, train_ftrl, train_ftrl_power, train_ftrl_shrinkage,
             train_proximal_gradient_descent, train_proximal_gradient_descent_plain, train_proximal_adagrad,
