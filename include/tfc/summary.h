@@ -72,6 +72,17 @@ TF_CAPI_EXPORT extern TF_Output TFC_TensorSummary(const TFC_Scope* scope, const 
                                                  const char* family, TF_Output tensor,
                                                  const void* serialized_metadata,
                                                  size_t metadata_len, TF_Status* status);
+/* tf.summary.audio(name, tensor, sample_rate, max_outputs, family=family): under the name scope
+ * as TFC_TensorSummary, the float Const "sample_rate", the string Const "tag" and the
+ * AudioSummaryV2 op named after the scope (attr max_outputs >= 1, else INVALID_ARGUMENT),
+ * collected in "summaries". tensor: float [batch, frames] or [batch, frames, channels] in
+ * [-1, 1]. At run time the first max_outputs entries become values "<tag>/audio/<i>" ("<tag>/audio"
+ * for max_outputs 1) holding 16-bit PCM WAV files; another rank is TF's INVALID_ARGUMENT
+ * "Tensor must be 3-D or 2-D, got: [2]", a sample rate <= 0 "sample_rate must be > 0". */
+TF_CAPI_EXPORT extern TF_Output TFC_AudioSummary(const TFC_Scope* scope, const char* name,
+                                                const char* family, TF_Output tensor,
+                                                float sample_rate, int max_outputs,
+                                                TF_Status* status);
 /* tf.summary.merge(inputs, name): a name scope `name` (NULL: "Merge") holding the
  * MergeSummary op (named `name`, NULL: "MergeSummary"): "Merge/MergeSummary", or "m/m" for
  * name "m". Not added to any collection. num_inputs >= 1 string tensors, else

@@ -505,6 +505,20 @@ static PyObject *b_tensor_summary(PyObject *self, PyObject *args) {
   return status_result(s, TF_GetCode(s) == TF_OK ? output_tuple(o) : NULL);
 }
 
+/* b_audio_summary(graph, scope, name or None, tensor, sample_rate, max_outputs, family or None)
+ * -> output */
+static PyObject *b_audio_summary(PyObject *self, PyObject *args) {
+  PyObject *go, *spec, *name, *vo, *family;
+  float rate;
+  int max_outputs;
+  if (!PyArg_ParseTuple(args, "OOOOfiO", &go, &spec, &name, &vo, &rate, &max_outputs, &family)) return NULL;
+  TF_Output v;
+  if (pywrap_output(vo, &v) < 0) return NULL;
+  BUILDER_PROLOGUE(go, spec);
+  TF_Output o = TFC_AudioSummary(sc, opt_str(name), opt_str(family), v, rate, max_outputs, s);
+  return status_result(s, TF_GetCode(s) == TF_OK ? output_tuple(o) : NULL);
+}
+
 /* b_merge_summary(graph, scope, [input, ...], name or None) -> output */
 static PyObject *b_merge_summary(PyObject *self, PyObject *args) {
   PyObject *go, *spec, *tl, *name;
@@ -795,6 +809,7 @@ PyMethodDef pywrap_io_methods[] = {
     {"b_histogram_summary", b_histogram_summary, METH_VARARGS, NULL},
     {"b_merge_summary", b_merge_summary, METH_VARARGS, NULL},
     {"b_tensor_summary", b_tensor_summary, METH_VARARGS, NULL},
+    {"b_audio_summary", b_audio_summary, METH_VARARGS, NULL},
     {"event_writer", event_writer, METH_VARARGS, NULL},
     {"event_writer_path", event_writer_path, METH_O, NULL},
     {"event_writer_add_summary", event_writer_add_summary, METH_VARARGS, NULL},

@@ -418,11 +418,25 @@ def summaries_tensor_and_text(tf):
             "summaries": [x.name for x in tf.get_collection(tf.GraphKeys.SUMMARIES)]}
 
 
+def summaries_audio(tf):
+    a = tf.summary.audio("snd", tf.constant([[0.5, -1.5, 0.25], [0.1, 0.2, 0.3]]), 8000., max_outputs=3)
+    b = tf.summary.audio("st", tf.constant([[[0.5, -0.5], [1.0, 0.0]]]), 16000., max_outputs=1, family="f")
+    with tf.Session() as sess:
+        vals = sess.run([a, b])
+    return {"names": [a.name, b.name], "values": _val(vals),
+            "ops": [[o.name, o.type] for o in tf.get_default_graph().get_operations()]}
+
+
+def summary_audio_rank(tf):
+    with tf.Session() as sess:
+        sess.run(tf.summary.audio("bad", tf.constant([1., 2.]), 8000.))
+
+
 def summary_text_not_string(tf):
     tf.summary.text("bad", tf.constant(1.0, name="x"))
 
 
-PROGRAMS = [summaries_tensor_and_text, summary_text_not_string, schedules, piecewise_constant, piecewise_constant_lengths, piecewise_constant_value_dtypes,
+PROGRAMS = [summaries_tensor_and_text, summary_text_not_string, summaries_audio, summary_audio_rank, schedules, piecewise_constant, piecewise_constant_lengths, piecewise_constant_value_dtypes,
             piecewise_constant_boundary_dtype, decay_with_global_step_variable,
             train_adadelta, train_adadelta_defaults, train_ftrl, train_ftrl_power, train_ftrl_shrinkage,
             train_proximal_gradient_descent, train_proximal_gradient_descent_plain, train_proximal_adagrad,

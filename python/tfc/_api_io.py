@@ -80,7 +80,7 @@ def export(ns):
 
     summary = _module(ns, "summary")
     _set(summary, ("scalar", "histogram", "image", "merge", "merge_all", "FileWriter", "FileWriterCache",
-                   "tensor_summary", "text"), _summary)
+                   "tensor_summary", "text", "audio"), _summary)
     _set(summary, ("Summary", "Event", "SessionLog", "SummaryMetadata"), _pb)
 
     app = _module(ns, "app")

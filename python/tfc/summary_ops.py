@@ -1,4 +1,4 @@
-"""tf.summary (scalar, histogram, tensor_summary, text, image, merge, merge_all, FileWriter,
+"""tf.summary (scalar, histogram, tensor_summary, text, audio, image, merge, merge_all, FileWriter,
 FileWriterCache) and
 tf.train.write_graph, over include/tfc/summary.h.
 
@@ -60,6 +60,20 @@ def tensor_summary(name, tensor, summary_description=None, collections=None, sum
     out = _c_builders.output(g, _c_builders.call(_pywrap.b_tensor_summary, g, name, t._as_tf_output(),
                                                  summary_metadata.SerializeToString(), family,
                                                  op_type="TensorSummaryV2"))
+    _add_collections(g, out, collections)
+    return out
+
+
+def audio(name, tensor, sample_rate, max_outputs=3, collections=None, family=None):
+    """WAV clips of a float [batch, frames(, channels)] tensor (TFC_AudioSummary). The sample
+    rate is a number here (TF also takes a tensor)."""
+    if isinstance(sample_rate, ops.Tensor):
+        raise TypeError("tf.summary.audio: tfc's builder takes a Python number for sample_rate")
+    g = ops.get_default_graph()
+    t = ops.convert_to_tensor(tensor, dtype=dtypes.float32)
+    out = _c_builders.output(g, _c_builders.call(_pywrap.b_audio_summary, g, name, t._as_tf_output(),
+                                                 float(sample_rate), int(max_outputs), family,
+                                                 op_type="AudioSummaryV2"))
     _add_collections(g, out, collections)
     return out
 
