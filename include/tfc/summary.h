@@ -7,8 +7,8 @@
  * "<scope>/tags" holding the tag, and the ScalarSummary op named after the scope itself; the
  * tag is the full scope name ("train/loss"), so tags are unique as node names are. Names are
  * cleaned as Python's clean_tag does (characters outside [-/A-Za-z0-9_.] become '_', leading
- * '/' dropped; bytes >= 0x80 are kept, as Python's Unicode \w keeps letters). Scalar and
- * histogram summaries are added to the graph's "summaries" collection (train.h's
+ * '/' dropped; bytes >= 0x80 are kept, as Python's Unicode \w keeps letters). Scalar,
+ * histogram, tensor and audio summaries are added to the graph's "summaries" collection (train.h's
  * TFC_CollectionEntry reads it), which TFC_MergeAllSummaries merges. The builders follow
  * train.h's rules: nodes get the scope's device and control dependencies, a failed call leaves
  * the graph as it was, and the status may be NULL. Thread-safety: as train.h's builders.

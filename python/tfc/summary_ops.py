@@ -1,10 +1,9 @@
-"""tf.summary (scalar, histogram, tensor_summary, text, audio, image, merge, merge_all, FileWriter,
-FileWriterCache) and
-tf.train.write_graph, over include/tfc/summary.h.
+"""tf.summary (scalar, histogram, tensor_summary, text, audio, image, merge, merge_all,
+FileWriter, FileWriterCache) and tf.train.write_graph, over include/tfc/summary.h.
 
 Design: the summary ops are the builders' (TFC_ScalarSummary, TFC_HistogramSummary,
-TFC_MergeSummary through _c_builders: TF 1.15's names, tags cleaned as TF cleans them, the
-SUMMARIES collection); merge_all merges the Python SUMMARIES collection (the builders' entries
+TFC_TensorSummary for tensor_summary and text, TFC_AudioSummary, TFC_MergeSummary through
+_c_builders: TF 1.15's names, tags cleaned as TF cleans them, the SUMMARIES collection); merge_all merges the Python SUMMARIES collection (the builders' entries
 plus what a program added itself). FileWriter is TFC_EventWriter: the file
 events.out.tfevents.<seconds>.<host><suffix> in logdir, TFRecord-framed Events that
 TensorBoard reads. Events are written by the C writer as they come (its own buffer, flushed by
