@@ -62,6 +62,7 @@ int tfc_apply_init(const tfc_node *n, void **state, tfc_apply_run_fn run, tfc_st
   /* Attrs only some rows have; absent ones keep TF's defaults. */
   if (tfc_node_attr_bool(n, "use_nesterov", &st->nesterov)) st->nesterov = 0;
   if (tfc_node_attr_bool(n, "update_slots", &st->update_slots)) st->update_slots = 1;
+  if (tfc_node_attr_bool(n, "multiply_linear_by_lr", &st->multiply_linear_by_lr)) st->multiply_linear_by_lr = 0;
   st->run = run;
   *state = st;
   return TFC_OK;
@@ -162,6 +163,7 @@ int tfc_apply_compute(tfc_kernel_ctx *c) {
   memset(&a, 0, sizeof a);
   a.nesterov = st->nesterov;
   a.update_slots = st->update_slots;
+  a.multiply_linear_by_lr = st->multiply_linear_by_lr;
   if (apply_validate(c, st, &u, &a) == TFC_OK) {
     int ok = 1;
     for (int k = 0; k < sp->n_vars && ok; k++) {

@@ -129,6 +129,7 @@ typedef struct tfc_apply_args {
                                         * from T (half included) */
   int nesterov;
   int update_slots;
+  int multiply_linear_by_lr; /* Ftrl: TF 2.3's variant (linear holds lr * the 1.15 linear) */
 } tfc_apply_args;
 
 typedef struct tfc_apply_state tfc_apply_state;
@@ -143,6 +144,7 @@ struct tfc_apply_state {
   int dtype;    /* T */
   int nesterov;
   int update_slots;
+  int multiply_linear_by_lr;
   tfc_apply_run_fn run;
 };
 

@@ -174,7 +174,7 @@ static const op_info *find_op(const char *name) {
 
 #define FX_MAX_ELEMS 16
 #define FX_MAX_STEPS 16
-#define FX_MAX_CASES 32
+#define FX_MAX_CASES 48
 
 typedef struct fx_step {
   double scalars[8];
@@ -283,6 +283,8 @@ static void replay(const fx_case *fc, int resource, int tile, int intra_op) {
   }
   if (!strcmp(fc->op, "ApplyMomentum") || !strcmp(fc->op, "ApplyAdam")) TF_SetAttrBool(d, "use_nesterov", (unsigned char)fc->nesterov);
   if (!strcmp(fc->op, "ApplyAdagrad")) TF_SetAttrBool(d, "update_slots", (unsigned char)fc->update_slots);
+  /* The fixture's nesterov column is multiply_linear_by_lr for the Ftrl ops. */
+  if (!strncmp(fc->op, "ApplyFtrl", 9)) TF_SetAttrBool(d, "multiply_linear_by_lr", (unsigned char)fc->nesterov);
   TF_Operation *apply = finish(d, __LINE__);
   TF_Session *sess = session(g, intra_op);
   for (int k = 0; k < fc->n_vars; k++) run_ok(sess, inits[k], __LINE__);
@@ -350,7 +352,7 @@ static void replay_all(const char *dtype, int resource) {
       replay(&cases[i], resource, 1, 0);
       ran++;
     }
-  EXPECT_TRUE(ran >= 14); /* every op and variant */
+  EXPECT_TRUE(ran >= 16); /* every op and variant */
 }
 
 static void apply_ops_match_tensorflow_float(void) { replay_all("float", 0); }

@@ -251,13 +251,16 @@ static inline double sabs_double(double x) { return fabs(x); }
  * (V2; g itself otherwise) and n = accum + g*g,
  *   linear += g' - (n^-p - accum^-p) / lr * var   (p = lr_power; sqrt when p is -0.5)
  *   var = |linear| > l1 ? (l1 * sign(linear) - linear) / (n^-p / lr + 2 * l2) : 0
- *   accum = n. */
+ *   accum = n;
+ * with multiply_linear_by_lr (TF 2.3's functor), linear += g' * lr - (n^-p - accum^-p) * var and
+ * var = |linear| > l1 * lr ? (l1 * lr * sign(linear) - linear) / (n^-p + 2 * l2 * lr) : 0. */
 #define FTRL_LOOP(T, NAME, SHRINK, POWER)                                                          \
   static void NAME##_##T(int64_t b, int64_t e, void *p) {                                          \
     const apply_args *a = p;                                                                       \
     const T lr = (T)a->s[4], l1 = (T)a->s[5], l2 = (T)a->s[6], lp = (T)a->s[POWER];                \
     const T shrink = (SHRINK) >= 0 ? (T)a->s[(SHRINK) >= 0 ? (SHRINK) : 0] : (T)0;                 \
-    const int half = lp == (T)-0.5;                                                                \
+    const int half = lp == (T)-0.5, mlr = a->multiply_linear_by_lr;                                \
+    const T l1_lr = l1 * lr, l2_lr = l2 * lr;                                                      \
     const T *restrict g = a->grad, *restrict x = a->old[0], *restrict ac = a->old[1];              \
     const T *restrict li = a->old[2];                                                              \
     T *restrict y = a->out[0], *restrict acn = a->out[1], *restrict lin = a->out[2];               \
@@ -266,9 +269,19 @@ static inline double sabs_double(double x) { return fabs(x); }
       T gs = (SHRINK) >= 0 ? gi + (T)2 * shrink * xi : gi;                                         \
       T n = a0 + gi * gi;                                                                          \
       T pn = half ? ssqrt_##T(n) : spow_##T(n, -lp), p0 = half ? ssqrt_##T(a0) : spow_##T(a0, -lp); \
-      T l = li[i] + (gs - (pn - p0) / lr * xi);                                                    \
-      T num = l1 * SIGN(T, l) - l, den = pn / lr + (T)2 * l2;                                      \
-      y[i] = sabs_##T(l) > l1 ? num / den : (T)0;                                                  \
+      T l, num, den, lim;                                                                          \
+      if (mlr) {                                                                                   \
+        l = li[i] + (gs * lr - (pn - p0) * xi);                                                    \
+        num = l1_lr * SIGN(T, l) - l;                                                              \
+        den = pn + (T)2 * l2_lr;                                                                   \
+        lim = l1_lr;                                                                               \
+      } else {                                                                                     \
+        l = li[i] + (gs - (pn - p0) / lr * xi);                                                    \
+        num = l1 * SIGN(T, l) - l;                                                                 \
+        den = pn / lr + (T)2 * l2;                                                                 \
+        lim = l1;                                                                                  \
+      }                                                                                            \
+      y[i] = sabs_##T(l) > lim ? num / den : (T)0;                                                 \
       lin[i] = l;                                                                                  \
       acn[i] = n;                                                                                  \
     }                                                                                              \
