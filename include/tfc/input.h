@@ -61,6 +61,39 @@ TF_CAPI_EXPORT extern TF_Output TFC_StringInputProducer(const TFC_Scope* scope,
                                                        int64_t seed, int capacity,
                                                        const char* name, TF_Status* status);
 
+/* tf.train.input_producer(input, element_shape, num_epochs, shuffle, seed, capacity,
+ * summary_name, name): the queue string_input_producer builds after its Assert, for any
+ * tensor: under the scope "input_producer" (or name; unique) the FIFOQueueV2 of input's rows,
+ * named "<scope>/FIFOQueueV2" (name NULL), "<scope>/<name>", or the scope itself for a name
+ * ending in '/' (a re-entered scope, as string_input_producer passes it),
+ * [RandomShuffle], [limit_epochs], <q>_EnqueueMany, the queue runner, and with summary_name
+ * (NULL: none) the fill-level summary. The element shape is input's shape without its first
+ * dimension merged with element_dims (element_num_dims -1: none given); it must end fully
+ * defined, else INVALID_ARGUMENT "Either `input_tensor` must have a fully defined shape or
+ * `element_shape` must be specified". A scalar input, num_epochs < 0 ("num_epochs must be > 0
+ * not -1.") and capacity < 1 are INVALID_ARGUMENT too. Returns the queue handle. */
+TF_CAPI_EXPORT extern TF_Output TFC_InputProducer(const TFC_Scope* scope, TF_Output input,
+                                                 const int64_t* element_dims, int element_num_dims,
+                                                 int64_t num_epochs, unsigned char shuffle,
+                                                 int64_t seed, int capacity,
+                                                 const char* summary_name, const char* name,
+                                                 TF_Status* status);
+/* tf.train.range_input_producer(limit, ...): input_producer of range(limit) (int32) in the
+ * scope "input_producer" (or name): "range/start", "range/limit" (when limit.oper is NULL, a
+ * Const of limit_value; else the int32 scalar tensor limit), "range/delta", Range "range", then
+ * the queue and the summary "fraction_of_<capacity>_full" as TFC_InputProducer. */
+TF_CAPI_EXPORT extern TF_Output TFC_RangeInputProducer(const TFC_Scope* scope, TF_Output limit,
+                                                      int64_t limit_value, int64_t num_epochs,
+                                                      unsigned char shuffle, int64_t seed,
+                                                      int capacity, const char* name,
+                                                      TF_Status* status);
+/* tf.train.limit_epochs(tensor, num_epochs): the Identity "limit_epochs" (unique) of tensor
+ * waiting for "limit_epochs/CountUpTo" on the local int64 variable "limit_epochs/epochs", so
+ * evaluating it num_epochs + 1 times fails with OUT_OF_RANGE. num_epochs <= 0:
+ * INVALID_ARGUMENT "num_epochs must be > 0 not 0." (Python returns the tensor itself for
+ * num_epochs None: then do not call this). */
+TF_CAPI_EXPORT extern TF_Output TFC_LimitEpochs(const TFC_Scope* scope, TF_Output tensor,
+                                               int64_t num_epochs, TF_Status* status);
 /* ---------------------------------------------------------------- readers */
 
 /* tf.TFRecordReader(name=name, options=compression).read(queue): TFRecordReaderV2 (name NULL:

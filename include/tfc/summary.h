@@ -7,8 +7,8 @@
  * "<scope>/tags" holding the tag, and the ScalarSummary op named after the scope itself; the
  * tag is the full scope name ("train/loss"), so tags are unique as node names are. Names are
  * cleaned as Python's clean_tag does (characters outside [-/A-Za-z0-9_.] become '_', leading
- * '/' dropped; bytes >= 0x80 are kept, as Python's Unicode \w keeps letters). Scalar and
- * histogram summaries are added to the graph's "summaries" collection (train.h's
+ * '/' dropped; bytes >= 0x80 are kept, as Python's Unicode \w keeps letters). Scalar,
+ * histogram, tensor and audio summaries are added to the graph's "summaries" collection (train.h's
  * TFC_CollectionEntry reads it), which TFC_MergeAllSummaries merges. The builders follow
  * train.h's rules: nodes get the scope's device and control dependencies, a failed call leaves
  * the graph as it was, and the status may be NULL. Thread-safety: as train.h's builders.
@@ -61,6 +61,28 @@ TF_CAPI_EXPORT extern TF_Output TFC_ScalarSummaryWithFamily(const TFC_Scope* sco
 TF_CAPI_EXPORT extern TF_Output TFC_HistogramSummaryWithFamily(const TFC_Scope* scope, const char* name,
                                                               const char* family, TF_Output values,
                                                               TF_Status* status);
+/* tf.summary.tensor_summary(name, tensor, summary_metadata=..., family=family) and, with the
+ * metadata's plugin_name "text", tf.summary.text: under the name scope <name> (or
+ * "<family>/<name>"; name cleaned as for the others, required) the string Consts "tag" and
+ * "serialized_summary_metadata" (the serialized SummaryMetadata, metadata_len bytes copied; NULL
+ * for none) and the TensorSummaryV2 op named after the scope, collected in "summaries". Any
+ * tensor type. At run time the op outputs a Summary whose one value holds the tag, the metadata
+ * and the tensor as a TensorProto; unparseable metadata is INVALID_ARGUMENT (TF ignores it). */
+TF_CAPI_EXPORT extern TF_Output TFC_TensorSummary(const TFC_Scope* scope, const char* name,
+                                                 const char* family, TF_Output tensor,
+                                                 const void* serialized_metadata,
+                                                 size_t metadata_len, TF_Status* status);
+/* tf.summary.audio(name, tensor, sample_rate, max_outputs, family=family): under the name scope
+ * as TFC_TensorSummary, the float Const "sample_rate", the string Const "tag" and the
+ * AudioSummaryV2 op named after the scope (attr max_outputs >= 1, else INVALID_ARGUMENT),
+ * collected in "summaries". tensor: float [batch, frames] or [batch, frames, channels] in
+ * [-1, 1]. At run time the first max_outputs entries become values "<tag>/audio/<i>" ("<tag>/audio"
+ * for max_outputs 1) holding 16-bit PCM WAV files; another rank is TF's INVALID_ARGUMENT
+ * "Tensor must be 3-D or 2-D, got: [2]", a sample rate <= 0 "sample_rate must be > 0". */
+TF_CAPI_EXPORT extern TF_Output TFC_AudioSummary(const TFC_Scope* scope, const char* name,
+                                                const char* family, TF_Output tensor,
+                                                float sample_rate, int max_outputs,
+                                                TF_Status* status);
 /* tf.summary.merge(inputs, name): a name scope `name` (NULL: "Merge") holding the
  * MergeSummary op (named `name`, NULL: "MergeSummary"): "Merge/MergeSummary", or "m/m" for
  * name "m". Not added to any collection. num_inputs >= 1 string tensors, else

@@ -247,8 +247,40 @@ TF_CAPI_EXPORT extern TFC_Optimizer* TFC_NewAdagradOptimizer(double learning_rat
 TF_CAPI_EXPORT extern TFC_Optimizer* TFC_NewRMSPropOptimizer(double learning_rate, double decay,
                                                             double momentum, double epsilon,
                                                             unsigned char centered, const char* name);
+/* tf.train.AdadeltaOptimizer(learning_rate, rho, epsilon) ("Adadelta"): slots "<var>/Adadelta"
+ * (accum) and "<var>/Adadelta_1" (accum_update), zeros; constants "lr", "rho", "epsilon";
+ * updates ApplyAdadelta.
+ * tf.train.FtrlOptimizer(learning_rate, learning_rate_power, initial_accumulator_value,
+ * l1_regularization_strength, l2_regularization_strength,
+ * l2_shrinkage_regularization_strength) ("Ftrl"): slots "<var>/Ftrl" (accum, from
+ * constant_initializer(initial_accumulator_value)) and "<var>/Ftrl_1" (linear, zeros);
+ * constants "learning_rate", "l1_regularization_strength", "l2_regularization_strength",
+ * "l2_shrinkage_regularization_strength", "learning_rate_power"; updates ApplyFtrl, or
+ * ApplyFtrlV2 when l2_shrinkage > 0.
+ * tf.train.ProximalGradientDescentOptimizer(learning_rate, l1, l2) ("ProximalGradientDescent"):
+ * no slot; constants "learning_rate", "l1_regularization_strength", "l2_regularization_strength";
+ * updates ApplyProximalGradientDescent.
+ * tf.train.ProximalAdagradOptimizer(learning_rate, initial_accumulator_value, l1, l2)
+ * ("ProximalAdagrad"): slot "<var>/ProximalAdagrad" (accumulator, constant
+ * initial_accumulator_value); the same constants; updates ApplyProximalAdagrad.
+ * As for the others, the Python constructors' argument checks (signs) are the caller's. Where
+ * TF 1.15's Python makes a slot's constant initial value in the caller's name scope ("Const"),
+ * these name it "<slot>/Initializer/Const" as Adagrad's; the slots' names and values agree. */
+TF_CAPI_EXPORT extern TFC_Optimizer* TFC_NewAdadeltaOptimizer(double learning_rate, double rho,
+                                                             double epsilon, const char* name);
+TF_CAPI_EXPORT extern TFC_Optimizer* TFC_NewFtrlOptimizer(double learning_rate,
+                                                         double learning_rate_power,
+                                                         double initial_accumulator_value,
+                                                         double l1, double l2, double l2_shrinkage,
+                                                         const char* name);
+TF_CAPI_EXPORT extern TFC_Optimizer* TFC_NewProximalGradientDescentOptimizer(double learning_rate,
+                                                                            double l1, double l2,
+                                                                            const char* name);
+TF_CAPI_EXPORT extern TFC_Optimizer* TFC_NewProximalAdagradOptimizer(
+    double learning_rate, double initial_accumulator_value, double l1, double l2, const char* name);
 /* optimizer.get_slot(var, name): the slot variable `slot_name` ("momentum" for Momentum;
- * "m", "v" for Adam; "accumulator" for Adagrad; "rms", "momentum", "mg" for RMSProp) that this
+ * "m", "v" for Adam; "accumulator" for Adagrad and ProximalAdagrad; "rms", "momentum", "mg" for
+ * RMSProp; "accum", "accum_update" for Adadelta; "accum", "linear" for Ftrl) that this
  * optimizer made for `variable` in `graph`: 1 and *out filled (out may be NULL), or 0 when there
  * is none (not made yet, another graph, or a name the optimizer does not have). */
 TF_CAPI_EXPORT extern int TFC_OptimizerGetSlot(const TFC_Optimizer* opt, TF_Graph* graph,
@@ -290,6 +322,57 @@ TF_CAPI_EXPORT extern TF_Output TFC_ExponentialDecay(const TFC_Scope* scope, dou
                                                     TF_Output global_step, double decay_steps,
                                                     double decay_rate, unsigned char staircase,
                                                     TF_Status* status);
+/* The other tf.train schedules, each under its Python name scope (or the scope's builder name)
+ * with TF's node names; the step is any real scalar (cast to float), the numbers are Python's
+ * (Python ints become float "Cast/x" constants here, where Python makes an int Const and a Cast):
+ * - TFC_NaturalExpDecay: lr * exp(-decay_rate) ^ (step / decay_steps) ("Neg/x", "Neg", "Exp" in
+ *   the caller's scope, then "ExponentialDecay" as TFC_ExponentialDecay builds it);
+ * - TFC_PolynomialDecay ("PolynomialDecay"): (lr - end) * (1 - min(step, steps) / steps) ^
+ *   power + end; with cycle, steps *= (step == 0 ? 1 : ceil(step / steps)) and no min;
+ * - TFC_InverseTimeDecay ("InverseTimeDecay"): lr / (1 + rate * step / steps), floored when
+ *   staircase;
+ * - TFC_CosineDecay ("CosineDecay", result "CosineDecay/Mul_3" as in Python): lr * ((1 - alpha)
+ *   * 0.5 * (1 + cos(pi * min(step, steps) / steps)) + alpha);
+ * - TFC_CosineDecayRestarts ("SGDRDecay"): SGDR's warm restarts; Python chooses the restart
+ *   arithmetic with a cond on t_mul == 1, here t_mul is a number and the branch's nodes go
+ *   under "SGDRDecay/cond/" with no If/Switch;
+ * - TFC_LinearCosineDecay ("LinearCosineDecay"): lr * ((alpha + linear) * cosine + beta).
+ * Errors: those of TF_FinishOperation (a non-real step). Ownership as every builder. */
+TF_CAPI_EXPORT extern TF_Output TFC_NaturalExpDecay(const TFC_Scope* scope, double learning_rate,
+                                                   TF_Output global_step, double decay_steps,
+                                                   double decay_rate, unsigned char staircase,
+                                                   TF_Status* status);
+TF_CAPI_EXPORT extern TF_Output TFC_PolynomialDecay(const TFC_Scope* scope, double learning_rate,
+                                                   TF_Output global_step, double decay_steps,
+                                                   double end_learning_rate, double power,
+                                                   unsigned char cycle, TF_Status* status);
+TF_CAPI_EXPORT extern TF_Output TFC_InverseTimeDecay(const TFC_Scope* scope, double learning_rate,
+                                                    TF_Output global_step, double decay_steps,
+                                                    double decay_rate, unsigned char staircase,
+                                                    TF_Status* status);
+TF_CAPI_EXPORT extern TF_Output TFC_CosineDecay(const TFC_Scope* scope, double learning_rate,
+                                               TF_Output global_step, double decay_steps,
+                                               double alpha, TF_Status* status);
+TF_CAPI_EXPORT extern TF_Output TFC_CosineDecayRestarts(const TFC_Scope* scope, double learning_rate,
+                                                       TF_Output global_step,
+                                                       double first_decay_steps, double t_mul,
+                                                       double m_mul, double alpha, TF_Status* status);
+TF_CAPI_EXPORT extern TF_Output TFC_LinearCosineDecay(const TFC_Scope* scope, double learning_rate,
+                                                     TF_Output global_step, double decay_steps,
+                                                     double num_periods, double alpha, double beta,
+                                                     TF_Status* status);
+/* tf.train.piecewise_constant(x, boundaries, values): values[0] while x <= boundaries[0],
+ * values[i] while boundaries[i-1] < x <= boundaries[i], values[n] after. The boundaries take
+ * x's type (float, double, int32, int64), the values value_dtype. Python builds a case of
+ * conds; tfc builds it branch-free under "PiecewiseConstant": Consts "boundaries" and "values",
+ * Greater, Cast, the Sum "index" (how many boundaries x exceeds) and the GatherV2
+ * "PiecewiseConstant" (the result; Python's is "PiecewiseConstant/case/cond/Merge").
+ * INVALID_ARGUMENT "The length of boundaries should be 1 less than the length of values" (also
+ * for no boundary), and for another type of x or values. */
+TF_CAPI_EXPORT extern TF_Output TFC_PiecewiseConstant(const TFC_Scope* scope, TF_Output x,
+                                                     const double* boundaries, int num_boundaries,
+                                                     const double* values, int num_values,
+                                                     TF_DataType value_dtype, TF_Status* status);
 /* tf.train.ExponentialMovingAverage(decay, num_updates).apply(vars): a shadow variable
  * "<var>/ExponentialMovingAverage" per variable (averages[i], may be NULL) and the update op
  * "ExponentialMovingAverage" (returned): shadow -= (shadow - var) * (1 - d), d = decay or, with

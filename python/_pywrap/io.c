@@ -291,6 +291,79 @@ static PyObject *b_string_input_producer(PyObject *self, PyObject *args) {
   return status_result(s, TF_GetCode(s) == TF_OK ? output_tuple(q) : NULL);
 }
 
+/* b_input_producer(graph, scope, input, element dims or None, num_epochs, shuffle, seed,
+ * capacity, summary name or None, name or None) -> queue output */
+static PyObject *b_input_producer(PyObject *self, PyObject *args) {
+  PyObject *go, *spec, *io, *dimso, *summary, *name;
+  long long epochs, seed;
+  int shuffle, capacity;
+  TF_Output in;
+  if (!PyArg_ParseTuple(args, "OOOOLpLiOO", &go, &spec, &io, &dimso, &epochs, &shuffle, &seed, &capacity, &summary,
+                        &name))
+    return NULL;
+  if (pywrap_output(io, &in) < 0) return NULL;
+  int64_t dims[32];
+  int nd = -1;
+  if (dimso != Py_None) {
+    PyObject *seq = PySequence_Fast(dimso, "element_shape must be a sequence of ints");
+    if (!seq) return NULL;
+    nd = (int)PySequence_Fast_GET_SIZE(seq);
+    if (nd > 32) {
+      Py_DECREF(seq);
+      return PyErr_Format(PyExc_ValueError, "element_shape has %d dims", nd);
+    }
+    for (int i = 0; i < nd; i++) {
+      PyObject *d = PySequence_Fast_GET_ITEM(seq, i);
+      dims[i] = d == Py_None ? -1 : PyLong_AsLongLong(d);
+    }
+    Py_DECREF(seq);
+    if (PyErr_Occurred()) return NULL;
+  }
+  const TFC_Scope *sc = graph_of(go) ? pywrap_scope(spec) : NULL;
+  if (!sc) return NULL;
+  TF_Status *s = TF_NewStatus();
+  TF_Output q = TFC_InputProducer(sc, in, dims, nd, (int64_t)epochs, (unsigned char)shuffle, (int64_t)seed, capacity,
+                                  opt_str(summary), opt_str(name), s);
+  return status_result(s, TF_GetCode(s) == TF_OK ? output_tuple(q) : NULL);
+}
+
+/* b_range_input_producer(graph, scope, limit tensor or int, num_epochs, shuffle, seed, capacity,
+ * name or None) -> queue output */
+static PyObject *b_range_input_producer(PyObject *self, PyObject *args) {
+  PyObject *go, *spec, *lo, *name;
+  long long epochs, seed;
+  int shuffle, capacity;
+  if (!PyArg_ParseTuple(args, "OOOLpLiO", &go, &spec, &lo, &epochs, &shuffle, &seed, &capacity, &name)) return NULL;
+  TF_Output lim = {NULL, 0};
+  long long limit_value = 0;
+  if (PyLong_Check(lo)) {
+    limit_value = PyLong_AsLongLong(lo);
+    if (PyErr_Occurred()) return NULL;
+  } else if (pywrap_output(lo, &lim) < 0) {
+    return NULL;
+  }
+  const TFC_Scope *sc = graph_of(go) ? pywrap_scope(spec) : NULL;
+  if (!sc) return NULL;
+  TF_Status *s = TF_NewStatus();
+  TF_Output q = TFC_RangeInputProducer(sc, lim, (int64_t)limit_value, (int64_t)epochs, (unsigned char)shuffle,
+                                       (int64_t)seed, capacity, opt_str(name), s);
+  return status_result(s, TF_GetCode(s) == TF_OK ? output_tuple(q) : NULL);
+}
+
+/* b_limit_epochs(graph, scope, tensor, num_epochs) -> output */
+static PyObject *b_limit_epochs(PyObject *self, PyObject *args) {
+  PyObject *go, *spec, *to;
+  long long epochs;
+  TF_Output t;
+  if (!PyArg_ParseTuple(args, "OOOL", &go, &spec, &to, &epochs)) return NULL;
+  if (pywrap_output(to, &t) < 0) return NULL;
+  const TFC_Scope *sc = graph_of(go) ? pywrap_scope(spec) : NULL;
+  if (!sc) return NULL;
+  TF_Status *s = TF_NewStatus();
+  TF_Output r = TFC_LimitEpochs(sc, t, (int64_t)epochs, s);
+  return status_result(s, TF_GetCode(s) == TF_OK ? output_tuple(r) : NULL);
+}
+
 /* b_tfrecord_reader_read(graph, scope, queue, compression, name or None) -> (key, value) */
 static PyObject *b_tfrecord_reader_read(PyObject *self, PyObject *args) {
   PyObject *go, *spec, *qo, *name;
@@ -417,6 +490,34 @@ static PyObject *b_value_summary(PyObject *args, int histogram) {
 
 static PyObject *b_scalar_summary(PyObject *self, PyObject *args) { return b_value_summary(args, 0); }
 static PyObject *b_histogram_summary(PyObject *self, PyObject *args) { return b_value_summary(args, 1); }
+
+/* b_tensor_summary(graph, scope, name or None, tensor, serialized metadata (bytes), family or
+ * None) -> output */
+static PyObject *b_tensor_summary(PyObject *self, PyObject *args) {
+  PyObject *go, *spec, *name, *vo, *family;
+  const char *meta;
+  Py_ssize_t meta_len;
+  if (!PyArg_ParseTuple(args, "OOOOy#O", &go, &spec, &name, &vo, &meta, &meta_len, &family)) return NULL;
+  TF_Output v;
+  if (pywrap_output(vo, &v) < 0) return NULL;
+  BUILDER_PROLOGUE(go, spec);
+  TF_Output o = TFC_TensorSummary(sc, opt_str(name), opt_str(family), v, meta, (size_t)meta_len, s);
+  return status_result(s, TF_GetCode(s) == TF_OK ? output_tuple(o) : NULL);
+}
+
+/* b_audio_summary(graph, scope, name or None, tensor, sample_rate, max_outputs, family or None)
+ * -> output */
+static PyObject *b_audio_summary(PyObject *self, PyObject *args) {
+  PyObject *go, *spec, *name, *vo, *family;
+  float rate;
+  int max_outputs;
+  if (!PyArg_ParseTuple(args, "OOOOfiO", &go, &spec, &name, &vo, &rate, &max_outputs, &family)) return NULL;
+  TF_Output v;
+  if (pywrap_output(vo, &v) < 0) return NULL;
+  BUILDER_PROLOGUE(go, spec);
+  TF_Output o = TFC_AudioSummary(sc, opt_str(name), opt_str(family), v, rate, max_outputs, s);
+  return status_result(s, TF_GetCode(s) == TF_OK ? output_tuple(o) : NULL);
+}
 
 /* b_merge_summary(graph, scope, [input, ...], name or None) -> output */
 static PyObject *b_merge_summary(PyObject *self, PyObject *args) {
@@ -697,6 +798,9 @@ PyMethodDef pywrap_io_methods[] = {
     {"record_reader", record_reader, METH_VARARGS, NULL},
     {"record_reader_next", record_reader_next, METH_O, NULL},
     {"b_string_input_producer", b_string_input_producer, METH_VARARGS, NULL},
+    {"b_input_producer", b_input_producer, METH_VARARGS, NULL},
+    {"b_range_input_producer", b_range_input_producer, METH_VARARGS, NULL},
+    {"b_limit_epochs", b_limit_epochs, METH_VARARGS, NULL},
     {"b_tfrecord_reader_read", b_tfrecord_reader_read, METH_VARARGS, NULL},
     {"b_parse_single_example", b_parse_single_example, METH_VARARGS, NULL},
     {"b_decode_raw", b_decode_raw, METH_VARARGS, NULL},
@@ -704,6 +808,8 @@ PyMethodDef pywrap_io_methods[] = {
     {"b_scalar_summary", b_scalar_summary, METH_VARARGS, NULL},
     {"b_histogram_summary", b_histogram_summary, METH_VARARGS, NULL},
     {"b_merge_summary", b_merge_summary, METH_VARARGS, NULL},
+    {"b_tensor_summary", b_tensor_summary, METH_VARARGS, NULL},
+    {"b_audio_summary", b_audio_summary, METH_VARARGS, NULL},
     {"event_writer", event_writer, METH_VARARGS, NULL},
     {"event_writer_path", event_writer_path, METH_O, NULL},
     {"event_writer_add_summary", event_writer_add_summary, METH_VARARGS, NULL},

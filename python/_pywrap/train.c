@@ -408,6 +408,63 @@ static PyObject *exponential_decay(PyObject *self, PyObject *args) {
   return checked(s, TF_GetCode(s) == TF_OK ? output_obj(o) : NULL);
 }
 
+/* decay(kind, scope, step, lr, a, b, c, d) -> output: the other schedules of train.h by kind
+ * ("natural_exp" a steps, b rate, c staircase; "polynomial" a steps, b end, c power, d cycle;
+ * "inverse_time" as natural_exp; "cosine" a steps, b alpha; "restarts" a first steps, b t_mul,
+ * c m_mul, d alpha; "linear_cosine" a steps, b num_periods, c alpha, d beta). */
+static PyObject *decay(PyObject *self, PyObject *args) {
+  PyObject *so, *stepo;
+  const char *kind;
+  double lr, a = 0, b = 0, c = 0, d = 0;
+  TF_Output step;
+  if (!PyArg_ParseTuple(args, "sOOd|dddd", &kind, &so, &stepo, &lr, &a, &b, &c, &d)) return NULL;
+  const TFC_Scope *sc = scope_arg(so);
+  if (!sc || pywrap_output(stepo, &step) < 0) return NULL;
+  TF_Status *s = TF_NewStatus();
+  TF_Output o = {NULL, 0};
+  if (!strcmp(kind, "natural_exp")) o = TFC_NaturalExpDecay(sc, lr, step, a, b, c != 0, s);
+  else if (!strcmp(kind, "polynomial")) o = TFC_PolynomialDecay(sc, lr, step, a, b, c, d != 0, s);
+  else if (!strcmp(kind, "inverse_time")) o = TFC_InverseTimeDecay(sc, lr, step, a, b, c != 0, s);
+  else if (!strcmp(kind, "cosine")) o = TFC_CosineDecay(sc, lr, step, a, b, s);
+  else if (!strcmp(kind, "restarts")) o = TFC_CosineDecayRestarts(sc, lr, step, a, b, c, d, s);
+  else if (!strcmp(kind, "linear_cosine")) o = TFC_LinearCosineDecay(sc, lr, step, a, b, c, d, s);
+  else {
+    TF_DeleteStatus(s);
+    return PyErr_Format(PyExc_ValueError, "unknown decay '%s'", kind);
+  }
+  return checked(s, TF_GetCode(s) == TF_OK ? output_obj(o) : NULL);
+}
+
+static int double_conv(PyObject *o, void *dst) {
+  double v = PyFloat_AsDouble(o);
+  if (v == -1.0 && PyErr_Occurred()) return -1;
+  *(double *)dst = v;
+  return 0;
+}
+
+/* piecewise_constant(scope, x, [boundary, ...], [value, ...], value dtype) -> output */
+static PyObject *piecewise_constant(PyObject *self, PyObject *args) {
+  PyObject *so, *xo, *bo, *vo;
+  int dtype;
+  TF_Output x;
+  if (!PyArg_ParseTuple(args, "OOOOi", &so, &xo, &bo, &vo, &dtype)) return NULL;
+  const TFC_Scope *sc = scope_arg(so);
+  if (!sc || pywrap_output(xo, &x) < 0) return NULL;
+  Py_ssize_t nb, nv;
+  double *b = seq_array(bo, "boundaries must be a sequence of numbers", sizeof(double), 0, double_conv, &nb);
+  if (!b) return NULL;
+  double *v = seq_array(vo, "values must be a sequence of numbers", sizeof(double), 0, double_conv, &nv);
+  if (!v) {
+    free(b);
+    return NULL;
+  }
+  TF_Status *s = TF_NewStatus();
+  TF_Output o = TFC_PiecewiseConstant(sc, x, b, (int)nb, v, (int)nv, (TF_DataType)dtype, s);
+  free(b);
+  free(v);
+  return checked(s, TF_GetCode(s) == TF_OK ? output_obj(o) : NULL);
+}
+
 /* moving_average(scope, decay, num_updates or None, [var, ...]) -> (op, [average var, ...]) */
 static PyObject *moving_average(PyObject *self, PyObject *args) {
   PyObject *so, *no, *vo;
@@ -473,20 +530,27 @@ static void optimizer_dealloc(PyTFOptimizer *o) {
   Py_TYPE(o)->tp_free((PyObject *)o);
 }
 
-/* Optimizer(kind, name, learning_rate, a, b, c, flag): kind "GradientDescent", "Momentum"
+/* Optimizer(kind, name, learning_rate, a, b, c, flag, d, e): kind "GradientDescent", "Momentum"
  * (a momentum, flag use_nesterov), "Adam" (a beta1, b beta2, c epsilon), "Adagrad" (a
- * initial_accumulator_value), "RMSProp" (a decay, b momentum, c epsilon, flag centered). */
+ * initial_accumulator_value), "RMSProp" (a decay, b momentum, c epsilon, flag centered),
+ * "Adadelta" (a rho, b epsilon), "Ftrl" (a learning_rate_power, b initial_accumulator_value,
+ * c l1, d l2, e l2_shrinkage), "ProximalGradientDescent" (a l1, b l2), "ProximalAdagrad" (a
+ * initial_accumulator_value, b l1, c l2). */
 static PyObject *optimizer_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
   const char *kind, *name;
-  double lr, a = 0, b = 0, c = 0;
+  double lr, a = 0, b = 0, c = 0, d = 0, e = 0;
   int flag = 0;
-  if (!PyArg_ParseTuple(args, "ssd|dddp", &kind, &name, &lr, &a, &b, &c, &flag)) return NULL;
+  if (!PyArg_ParseTuple(args, "ssd|dddpdd", &kind, &name, &lr, &a, &b, &c, &flag, &d, &e)) return NULL;
   TFC_Optimizer *opt = NULL;
   if (!strcmp(kind, "GradientDescent")) opt = TFC_NewGradientDescentOptimizer(lr, name);
   else if (!strcmp(kind, "Momentum")) opt = TFC_NewMomentumOptimizer(lr, a, (unsigned char)flag, name);
   else if (!strcmp(kind, "Adam")) opt = TFC_NewAdamOptimizer(lr, a, b, c, name);
   else if (!strcmp(kind, "Adagrad")) opt = TFC_NewAdagradOptimizer(lr, a, name);
   else if (!strcmp(kind, "RMSProp")) opt = TFC_NewRMSPropOptimizer(lr, a, b, c, (unsigned char)flag, name);
+  else if (!strcmp(kind, "Adadelta")) opt = TFC_NewAdadeltaOptimizer(lr, a, b, name);
+  else if (!strcmp(kind, "Ftrl")) opt = TFC_NewFtrlOptimizer(lr, a, b, c, d, e, name);
+  else if (!strcmp(kind, "ProximalGradientDescent")) opt = TFC_NewProximalGradientDescentOptimizer(lr, a, b, name);
+  else if (!strcmp(kind, "ProximalAdagrad")) opt = TFC_NewProximalAdagradOptimizer(lr, a, b, c, name);
   else return PyErr_Format(PyExc_ValueError, "unknown optimizer kind '%s'", kind);
   if (!opt) return PyErr_NoMemory();
   PyTFOptimizer *o = (PyTFOptimizer *)type->tp_alloc(type, 0);
@@ -652,6 +716,8 @@ PyMethodDef pywrap_train_methods[] = {
     {"gradients", gradients, METH_VARARGS, "TFC_Gradients."},
     {"global_step", global_step, METH_O, "TFC_GetOrCreateGlobalStep."},
     {"exponential_decay", exponential_decay, METH_VARARGS, "TFC_ExponentialDecay."},
+    {"decay", decay, METH_VARARGS, "The other learning-rate schedules of train.h."},
+    {"piecewise_constant", piecewise_constant, METH_VARARGS, "TFC_PiecewiseConstant."},
     {"moving_average", moving_average, METH_VARARGS, "TFC_ExponentialMovingAverage."},
     {"l2_regularizer", l2_regularizer, METH_VARARGS, "TFC_L2Regularizer."},
     {NULL, NULL, 0, NULL}};

@@ -173,16 +173,25 @@ initializers.variables = _variables.variables_initializer
 
 train = globals().get("train") or _types.ModuleType("tfc.train", "tf.train")
 for _n in ("Optimizer", "GradientDescentOptimizer", "MomentumOptimizer", "AdamOptimizer", "AdagradOptimizer",
-           "RMSPropOptimizer"):
+           "RMSPropOptimizer", "AdadeltaOptimizer", "FtrlOptimizer", "ProximalGradientDescentOptimizer",
+           "ProximalAdagradOptimizer"):
     setattr(train, _n, getattr(_optimizer, _n))
 for _n in ("get_global_step", "get_or_create_global_step", "create_global_step", "exponential_decay",
            "ExponentialMovingAverage"):
     setattr(train, _n, getattr(_training_util, _n))
+from tfc.training import learning_rate_decay as _lr_decay  # noqa: E402
+for _n in ("piecewise_constant", "polynomial_decay", "natural_exp_decay", "inverse_time_decay", "cosine_decay",
+           "cosine_decay_restarts", "linear_cosine_decay"):
+    setattr(train, _n, getattr(_lr_decay, _n))
 contrib = globals().get("contrib") or _types.ModuleType("tfc.contrib", "tf.contrib")
 if not hasattr(contrib, "layers"):
     contrib.layers = _types.ModuleType("tfc.contrib.layers", "tf.contrib.layers")
 contrib.layers.l2_regularizer = _training_util.l2_regularizer
 contrib.layers.xavier_initializer = _init_ops.xavier_initializer
+
+# tf.losses (tfc/losses/): a package, exported as the module object
+from tfc import losses  # noqa: E402,F401
+from tfc import metrics  # noqa: E402,F401
 
 # input pipelines, records, summaries, servers, app (their module adds the names)
 from tfc import _api_io as _api_io  # noqa: E402
@@ -190,7 +199,7 @@ _api_io.export(globals())
 from tfc import _api_saver as _api_saver  # noqa: E402
 _api_saver.export(globals())
 
-# colocation, tf.layers, tf.contrib.layers' layers and regularizers, tf.losses (tfc/layers/)
+# colocation, tf.layers, tf.contrib.layers' layers and regularizers (tfc/layers/)
 colocate_with = _ops.colocate_with
 from tfc.layers import base as _layers_base, core as _layers_core  # noqa: E402
 from tfc.layers import convolutional as _layers_conv, normalization as _layers_norm  # noqa: E402
@@ -206,12 +215,6 @@ for _n in ("fully_connected convolution2d conv2d max_pool2d flatten l1_regulariz
            "apply_regularization variance_scaling_initializer xavier_initializer xavier_initializer_conv2d "
            "batch_norm avg_pool2d dropout linear").split():
     setattr(contrib.layers, _n, getattr(_contrib_layers, _n))
-from tfc.layers import losses as _losses  # noqa: E402
-losses = _types.ModuleType("tfc.losses", "tf.losses")
-for _n in ("Reduction compute_weighted_loss add_loss mean_squared_error absolute_difference "
-           "sparse_softmax_cross_entropy softmax_cross_entropy sigmoid_cross_entropy get_losses get_regularization_losses "
-           "get_regularization_loss get_total_loss").split():
-    setattr(losses, _n, getattr(_losses, _n))
 # TensorArray, dynamic_rnn and the RNN cells (tf.nn.rnn_cell, tf.contrib.rnn)
 from tfc import _api_rnn as _api_rnn  # noqa: E402
 _api_rnn.export(globals())

@@ -11,6 +11,7 @@ from tfc import coordinator as _coordinator
 from tfc import data_flow_ops as _dfo
 from tfc import example_pb as _pb
 from tfc import input_pipeline as _input
+from tfc import input_producers as _producers
 from tfc import tf_record as _python_io
 from tfc import queue_runner as _qr
 from tfc import server_lib as _server_lib
@@ -66,6 +67,8 @@ def export(ns):
     train = _module(ns, "train")
     _set(train, example_names, _pb)
     _set(train, ("string_input_producer", "batch", "shuffle_batch"), _input)
+    _set(train, ("input_producer", "range_input_producer", "slice_input_producer", "limit_epochs", "batch_join",
+                 "shuffle_batch_join"), _producers)
     _set(train, ("QueueRunner", "add_queue_runner", "start_queue_runners"), _qr)
     _set(train, ("Coordinator", "LooperThread"), _coordinator)
     _set(train, ("Server", "ClusterSpec", "ClusterDef", "JobDef"), _server_lib)
@@ -76,7 +79,8 @@ def export(ns):
     train.queue_runner = qr_module
 
     summary = _module(ns, "summary")
-    _set(summary, ("scalar", "histogram", "image", "merge", "merge_all", "FileWriter", "FileWriterCache"), _summary)
+    _set(summary, ("scalar", "histogram", "image", "merge", "merge_all", "FileWriter", "FileWriterCache",
+                   "tensor_summary", "text", "audio"), _summary)
     _set(summary, ("Summary", "Event", "SessionLog", "SummaryMetadata"), _pb)
 
     app = _module(ns, "app")

@@ -1,9 +1,9 @@
-"""tf.summary (scalar, histogram, image, merge, merge_all, FileWriter, FileWriterCache) and
-tf.train.write_graph, over include/tfc/summary.h.
+"""tf.summary (scalar, histogram, tensor_summary, text, audio, image, merge, merge_all,
+FileWriter, FileWriterCache) and tf.train.write_graph, over include/tfc/summary.h.
 
 Design: the summary ops are the builders' (TFC_ScalarSummary, TFC_HistogramSummary,
-TFC_MergeSummary through _c_builders: TF 1.15's names, tags cleaned as TF cleans them, the
-SUMMARIES collection); merge_all merges the Python SUMMARIES collection (the builders' entries
+TFC_TensorSummary for tensor_summary and text, TFC_AudioSummary, TFC_MergeSummary through
+_c_builders: TF 1.15's names, tags cleaned as TF cleans them, the SUMMARIES collection); merge_all merges the Python SUMMARIES collection (the builders' entries
 plus what a program added itself). FileWriter is TFC_EventWriter: the file
 events.out.tfevents.<seconds>.<host><suffix> in logdir, TFRecord-framed Events that
 TensorBoard reads. Events are written by the C writer as they come (its own buffer, flushed by
@@ -21,6 +21,7 @@ import threading
 from tfc import _c_builders
 from tfc import _pywrap
 from tfc import example_pb
+from tfc.framework import dtypes
 from tfc.framework import ops
 
 
@@ -42,6 +43,47 @@ def _value_summary(fn, name, values, collections, family):
 
 def scalar(name, tensor, collections=None, family=None):
     return _value_summary(_pywrap.b_scalar_summary, name, tensor, collections, family)
+
+
+def tensor_summary(name, tensor, summary_description=None, collections=None, summary_metadata=None, family=None,
+                   display_name=None):
+    """A TensorSummaryV2 of tensor (TFC_TensorSummary) with the serialized SummaryMetadata."""
+    if summary_metadata is None:
+        summary_metadata = example_pb.SummaryMetadata()
+    if summary_description is not None:
+        summary_metadata.summary_description = summary_description
+    if display_name is not None:
+        summary_metadata.display_name = display_name
+    g = ops.get_default_graph()
+    t = ops.convert_to_tensor(tensor)
+    out = _c_builders.output(g, _c_builders.call(_pywrap.b_tensor_summary, g, name, t._as_tf_output(),
+                                                 summary_metadata.SerializeToString(), family,
+                                                 op_type="TensorSummaryV2"))
+    _add_collections(g, out, collections)
+    return out
+
+
+def audio(name, tensor, sample_rate, max_outputs=3, collections=None, family=None):
+    """WAV clips of a float [batch, frames(, channels)] tensor (TFC_AudioSummary). The sample
+    rate is a number here (TF also takes a tensor)."""
+    if isinstance(sample_rate, ops.Tensor):
+        raise TypeError("tf.summary.audio: tfc's builder takes a Python number for sample_rate")
+    g = ops.get_default_graph()
+    t = ops.convert_to_tensor(tensor, dtype=dtypes.float32)
+    out = _c_builders.output(g, _c_builders.call(_pywrap.b_audio_summary, g, name, t._as_tf_output(),
+                                                 float(sample_rate), int(max_outputs), family,
+                                                 op_type="AudioSummaryV2"))
+    _add_collections(g, out, collections)
+    return out
+
+
+def text(name, tensor, collections=None):
+    """A tensor summary of a string tensor for TensorBoard's text plugin."""
+    t = ops.convert_to_tensor(tensor)
+    if t.dtype != dtypes.string:
+        raise ValueError("Expected tensor %s to have dtype string, got %s" % (t.name, t.dtype))
+    metadata = example_pb.SummaryMetadata(plugin_data=example_pb.SummaryMetadata.PluginData(plugin_name="text"))
+    return tensor_summary(name=name, tensor=t, summary_metadata=metadata, collections=collections)
 
 
 def histogram(name, values, collections=None, family=None):

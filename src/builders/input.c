@@ -1,6 +1,7 @@
 /*
  * builders/input — the reading half of TF 1.15's queue-based input pipelines
- * (include/tfc/input.h): tf.train.string_input_producer, tf.TFRecordReader().read,
+ * (include/tfc/input.h): tf.train.string_input_producer, input_producer,
+ * range_input_producer and limit_epochs, tf.TFRecordReader().read,
  * tf.parse_single_example for FixedLenFeature and tf.decode_raw. Batching is input_batch.c;
  * the shared patterns are input_common.c.
  *
@@ -12,6 +13,8 @@
  *   the FIFOQueueV2 named after the scope, <q>_EnqueueMany, <q>_Close, <q>_Close_1, <q>_Size,
  *   Cast, mul/y, mul, fraction_of_<capacity>_full/tags, fraction_of_<capacity>_full.
  * The order matters: TF 1.15 seeds RandomShuffle with the number of nodes made before it.
+ * input_producer (of any tensor) and range_input_producer ("range/{start,limit,delta}", Range
+ * "range") share everything from RandomShuffle on (producer_tail).
  *
  * parse_single_example follows TF 1.15's parse_single_example_v2: features sorted by key (a
  * Python dict's sorted keys), default inputs in that order inside "ParseSingleExample", then
@@ -82,6 +85,59 @@ static tfc_endpoint assert_not_empty(bld_call *c, const bld_where *w, tfc_endpoi
   return r;
 }
 
+/* input_producer's tail inside its scope `scope` (taken; w is its where): [RandomShuffle],
+ * [limit_epochs], the FIFOQueueV2 named after the scope holding elements of dtype/shape `elem`,
+ * <q>_EnqueueMany of x, the queue runner and, with a summary name, the fill-level summary
+ * (Cast, mul/y, mul, <summary>). Returns the queue. */
+static tfc_endpoint producer_tail(bld_call *c, const bld_where *in, const char *scope, const char *queue_name,
+                                  tfc_endpoint x, int dt, const tfc_shape *elem, int64_t num_epochs, int shuffle,
+                                  int64_t seed, int capacity, const char *summary) {
+  tfc_endpoint none = {NULL, 0};
+  if (shuffle && tfc_status_ok(c->s)) {
+    int64_t s1, s2;
+    bld_seeds(c, seed, &s1, &s2);
+    bld_attr a[2] = {{"seed", tfc_attr_int(s1)}, {"seed2", tfc_attr_int(s2)}};
+    x = bld_op0(c, in, "RandomShuffle", NULL, &x, 1, a, 2);
+  }
+  if (num_epochs > 0 && tfc_status_ok(c->s)) x = limit_epochs(c, in, x, num_epochs);
+  tfc_node *queue = NULL;
+  tfc_attr_value types = {0}, shapes = {0};
+  if (tfc_status_ok(c->s) && !inp_types_attr(c, &dt, 1, &types) && !inp_shapes_attr(c, elem, 1, &shapes)) {
+    bld_where qw = inp_queue_where(in);
+    bld_attr a[3] = {{"component_types", types}, {"shapes", shapes}, {"capacity", tfc_attr_int(capacity)}};
+    queue = inp_op_exact(c, &qw, "FIFOQueueV2", queue_name, NULL, 0, a, 3);
+  }
+  char *enq_name = NULL;
+  if (queue && asprintf(&enq_name, "%s_EnqueueMany", inp_queue_name(queue)) < 0) {
+    enq_name = NULL;
+    TFC_OOM(c->s);
+  }
+  char *enq_scope = enq_name ? bld_unique(c, scope, enq_name) : NULL;
+  tfc_node *enqueue = NULL;
+  if (enq_scope) {
+    tfc_endpoint ins[2] = {{queue, 0}, x};
+    enqueue = inp_op_exact(c, in, "QueueEnqueueManyV2", enq_scope, ins, 2, NULL, 0);
+  }
+  inp_queue_runner(c, in, queue, enqueue, 1);
+  if (summary && tfc_status_ok(c->s)) {
+    tfc_endpoint full = bld_cast(c, in, inp_queue_size(c, in, queue), TFC_DT_FLOAT, "Cast");
+    full = inp_binop(c, in, "Mul", "mul", full, TFC_DT_FLOAT, 1.0 / capacity, 0);
+    if (full.node) inp_summary(c, in, summary, full);
+  }
+  free(enq_scope);
+  free(enq_name);
+  if (!tfc_status_ok(c->s)) return none;
+  return (tfc_endpoint){queue, 0};
+}
+
+/* The argument checks every producer shares. */
+static int check_producer_args(bld_call *c, int64_t num_epochs, int capacity, const char *what) {
+  if (num_epochs < 0)
+    return tfc_status_set(c->s, TFC_INVALID_ARGUMENT, "num_epochs must be > 0 not %lld.", (long long)num_epochs);
+  if (capacity < 1) return tfc_status_set(c->s, TFC_INVALID_ARGUMENT, "%s: capacity must be > 0 not %d.", what, capacity);
+  return TFC_OK;
+}
+
 static tfc_endpoint input_producer(bld_call *c, const bld_where *w, const char *const *filenames, int n,
                                    int64_t num_epochs, int shuffle, int64_t seed, int capacity, const char *name) {
   tfc_endpoint none = {NULL, 0};
@@ -94,59 +150,19 @@ static tfc_endpoint input_producer(bld_call *c, const bld_where *w, const char *
       tfc_status_set(c->s, TFC_INVALID_ARGUMENT, "string_input_producer: filenames[%d] is NULL", i);
       return none;
     }
-  if (num_epochs < 0) {
-    tfc_status_set(c->s, TFC_INVALID_ARGUMENT, "num_epochs must be > 0 not %lld.", (long long)num_epochs);
-    return none;
-  }
-  if (capacity < 1) {
-    tfc_status_set(c->s, TFC_INVALID_ARGUMENT, "string_input_producer: capacity must be > 0 not %d.", capacity);
-    return none;
-  }
+  if (check_producer_args(c, num_epochs, capacity, "string_input_producer")) return none;
   char *scope = inp_scope(c, w, name, "input_producer");
   if (!scope) return none;
   bld_where in = inp_at(w, scope);
-  /* 1. The names, checked non-empty. */
+  /* 1. The names, checked non-empty; 2. input_producer's tail. */
   tfc_endpoint x = assert_not_empty(c, &in, inp_strings(c, &in, "Const", filenames, n, 0), n);
-  /* 2. input_producer: shuffle, limit the epochs. */
-  if (shuffle && tfc_status_ok(c->s)) {
-    int64_t s1, s2;
-    bld_seeds(c, seed, &s1, &s2);
-    bld_attr a[2] = {{"seed", tfc_attr_int(s1)}, {"seed2", tfc_attr_int(s2)}};
-    x = bld_op0(c, &in, "RandomShuffle", NULL, &x, 1, a, 2);
-  }
-  if (num_epochs > 0 && tfc_status_ok(c->s)) x = limit_epochs(c, &in, x, num_epochs);
-  /* 3. The queue, its enqueue op, runner and summary. */
-  tfc_node *queue = NULL;
-  tfc_attr_value types = {0}, shapes = {0};
-  int dt = TFC_DT_STRING;
   tfc_shape scalar = tfc_shape_scalar();
-  if (tfc_status_ok(c->s) && !inp_types_attr(c, &dt, 1, &types) && !inp_shapes_attr(c, &scalar, 1, &shapes)) {
-    bld_where qw = inp_queue_where(&in);
-    bld_attr a[3] = {{"component_types", types}, {"shapes", shapes}, {"capacity", tfc_attr_int(capacity)}};
-    queue = inp_op_exact(c, &qw, "FIFOQueueV2", scope, NULL, 0, a, 3);
-  }
-  char *enq_name = NULL;
-  if (queue && asprintf(&enq_name, "%s_EnqueueMany", inp_queue_name(queue)) < 0) {
-    enq_name = NULL;
-    TFC_OOM(c->s);
-  }
-  char *enq_scope = enq_name ? bld_unique(c, scope, enq_name) : NULL;
-  tfc_node *enqueue = NULL;
-  if (enq_scope) {
-    tfc_endpoint ins[2] = {{queue, 0}, x};
-    enqueue = inp_op_exact(c, &in, "QueueEnqueueManyV2", enq_scope, ins, 2, NULL, 0);
-  }
-  inp_queue_runner(c, &in, queue, enqueue, 1);
-  tfc_endpoint full = bld_cast(c, &in, inp_queue_size(c, &in, queue), TFC_DT_FLOAT, "Cast");
-  full = inp_binop(c, &in, "Mul", "mul", full, TFC_DT_FLOAT, 1.0 / capacity, 0);
   char summary[64];
   snprintf(summary, sizeof summary, "fraction_of_%d_full", capacity);
-  if (full.node) inp_summary(c, &in, summary, full);
-  free(enq_scope);
-  free(enq_name);
+  tfc_endpoint q = producer_tail(c, &in, scope, scope, x, TFC_DT_STRING, &scalar, num_epochs, shuffle, seed,
+                                 capacity, summary);
   free(scope);
-  if (!tfc_status_ok(c->s)) return none;
-  return (tfc_endpoint){queue, 0};
+  return q;
 }
 
 TFC_EXPORT TF_Output TFC_StringInputProducer(const TFC_Scope *scope, const char *const *filenames, int n,
@@ -158,6 +174,135 @@ TFC_EXPORT TF_Output TFC_StringInputProducer(const TFC_Scope *scope, const char 
   if (bld_begin_scope(&c, scope, status, &scratch) == TFC_OK) {
     bld_where w = bld_where_of(scope, NULL);
     o = bld_end_output(&c, input_producer(&c, &w, filenames, n, num_epochs, shuffle != 0, seed, capacity, name));
+  }
+  tfc_status_fini(&scratch);
+  return o;
+}
+
+/* input_producer of a tensor x under the scope `name` (default "input_producer"): the element
+ * shape is x's shape without its first dimension merged with the given one (rank -1: none). */
+static tfc_endpoint tensor_producer(bld_call *c, const bld_where *w, tfc_endpoint x, const int64_t *dims, int nd,
+                                    int64_t num_epochs, int shuffle, int64_t seed, int capacity,
+                                    const char *summary, const char *name) {
+  tfc_endpoint none = {NULL, 0};
+  if (check_producer_args(c, num_epochs, capacity, "input_producer")) return none;
+  const tfc_shape *xs = bld_shape(x);
+  tfc_shape elem = tfc_shape_unknown();
+  if (xs->rank == 0) {
+    return tfc_status_set(c->s, TFC_INVALID_ARGUMENT, "Shape must be at least rank 1 but is rank 0"), none;
+  }
+  if (xs->rank > 0) {
+    elem.rank = xs->rank - 1;
+    for (int i = 1; i < xs->rank; i++) elem.dims[i - 1] = xs->dims[i];
+  }
+  if (nd >= 0) {
+    if (elem.rank >= 0 && elem.rank != nd)
+      return tfc_status_set(c->s, TFC_INVALID_ARGUMENT, "Shapes must be equal rank, but are %d and %d", elem.rank, nd),
+             none;
+    if (nd > TFC_MAX_DIMS) return tfc_status_set(c->s, TFC_INVALID_ARGUMENT, "element_shape has too many dims"), none;
+    for (int i = 0; i < nd; i++) {
+      if (elem.rank >= 0 && elem.dims[i] >= 0 && dims[i] >= 0 && elem.dims[i] != dims[i])
+        return tfc_status_set(c->s, TFC_INVALID_ARGUMENT, "Dimension %d in both shapes must be equal, but are %lld and %lld",
+                              i, (long long)elem.dims[i], (long long)dims[i]),
+               none;
+    }
+    if (elem.rank < 0) {
+      elem.rank = nd;
+      for (int i = 0; i < nd; i++) elem.dims[i] = -1;
+    }
+    for (int i = 0; i < nd; i++)
+      if (elem.dims[i] < 0) elem.dims[i] = dims[i];
+  }
+  if (!tfc_shape_fully_defined(&elem))
+    return tfc_status_set(c->s, TFC_INVALID_ARGUMENT,
+                          "Either `input_tensor` must have a fully defined shape or `element_shape` must be specified"),
+           none;
+  char *scope = inp_scope(c, w, name, "input_producer");
+  if (!scope) return none;
+  bld_where in = inp_at(w, scope);
+  /* Python's FIFOQueue(name=name) inside the scope: a re-entered scope ("x/") names the queue
+   * exactly, a plain name gives "x/x", none the op type "x/FIFOQueueV2". */
+  size_t len = name ? strlen(name) : 0;
+  char *queue_name = len && name[len - 1] == '/' ? tfc_strdup(scope) : bld_unique(c, scope, len ? name : "FIFOQueueV2");
+  tfc_endpoint q = none;
+  if (!queue_name) TFC_OOM(c->s);
+  else
+    q = producer_tail(c, &in, scope, queue_name, x, bld_dtype(x), &elem, num_epochs, shuffle, seed, capacity, summary);
+  free(queue_name);
+  free(scope);
+  return q;
+}
+
+TFC_EXPORT TF_Output TFC_InputProducer(const TFC_Scope *scope, TF_Output input, const int64_t *element_dims,
+                                      int element_num_dims, int64_t num_epochs, unsigned char shuffle, int64_t seed,
+                                      int capacity, const char *summary_name, const char *name, TF_Status *status) {
+  tfc_status scratch;
+  bld_call c;
+  TF_Output o = {NULL, 0};
+  if (bld_begin_scope(&c, scope, status, &scratch) == TFC_OK) {
+    bld_where w = bld_where_of(scope, NULL);
+    tfc_endpoint q = {NULL, 0};
+    if (!bld_check_output(&c, input, "input_tensor"))
+      q = tensor_producer(&c, &w, tfc_capi_endpoint(input), element_dims, element_num_dims, num_epochs, shuffle != 0,
+                          seed, capacity, summary_name, name);
+    o = bld_end_output(&c, q);
+  }
+  tfc_status_fini(&scratch);
+  return o;
+}
+
+TFC_EXPORT TF_Output TFC_RangeInputProducer(const TFC_Scope *scope, TF_Output limit, int64_t limit_value,
+                                           int64_t num_epochs, unsigned char shuffle, int64_t seed, int capacity,
+                                           const char *name, TF_Status *status) {
+  tfc_status scratch;
+  bld_call c;
+  TF_Output o = {NULL, 0};
+  if (bld_begin_scope(&c, scope, status, &scratch) == TFC_OK) {
+    bld_where w = bld_where_of(scope, NULL);
+    tfc_endpoint q = {NULL, 0};
+    char *sc = NULL;
+    if ((!limit.oper || !bld_check_output(&c, limit, "limit")) &&
+        !check_producer_args(&c, num_epochs, capacity, "range_input_producer") &&
+        (sc = inp_scope(&c, &w, name, "input_producer")) != NULL) {
+      /* math_ops.range(limit) under the producer's scope, then input_producer re-entering it. */
+      bld_where in = inp_at(&w, sc);
+      char *rs = bld_unique(&c, sc, "range");
+      if (rs) {
+        bld_where rw = inp_at(&w, rs);
+        tfc_endpoint start = bld_scalar(&c, &rw, "start", TFC_DT_INT32, 0);
+        tfc_endpoint lim = limit.oper ? tfc_capi_endpoint(limit) : bld_scalar(&c, &rw, "limit", TFC_DT_INT32,
+                                                                            (double)limit_value);
+        tfc_endpoint delta = bld_scalar(&c, &rw, "delta", TFC_DT_INT32, 1);
+        tfc_endpoint ins[3] = {start, lim, delta};
+        tfc_endpoint range = {inp_op_exact(&c, &in, "Range", rs, ins, 3, NULL, 0), 0};
+        char summary[64];
+        snprintf(summary, sizeof summary, "fraction_of_%d_full", capacity);
+        tfc_shape scalar = tfc_shape_scalar();
+        if (range.node)
+          q = producer_tail(&c, &in, sc, sc, range, TFC_DT_INT32, &scalar, num_epochs, shuffle != 0, seed,
+                            capacity, summary);
+      }
+      free(rs);
+    }
+    free(sc);
+    o = bld_end_output(&c, q);
+  }
+  tfc_status_fini(&scratch);
+  return o;
+}
+
+TFC_EXPORT TF_Output TFC_LimitEpochs(const TFC_Scope *scope, TF_Output tensor, int64_t num_epochs, TF_Status *status) {
+  tfc_status scratch;
+  bld_call c;
+  TF_Output o = {NULL, 0};
+  if (bld_begin_scope(&c, scope, status, &scratch) == TFC_OK) {
+    bld_where w = bld_where_of(scope, NULL);
+    tfc_endpoint r = {NULL, 0};
+    if (num_epochs <= 0)
+      tfc_status_set(c.s, TFC_INVALID_ARGUMENT, "num_epochs must be > 0 not %lld.", (long long)num_epochs);
+    else if (!bld_check_output(&c, tensor, "tensor"))
+      r = limit_epochs(&c, &w, tfc_capi_endpoint(tensor), num_epochs);
+    o = bld_end_output(&c, r);
   }
   tfc_status_fini(&scratch);
   return o;

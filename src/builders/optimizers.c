@@ -1,17 +1,24 @@
 /*
  * builders/optimizers — tf.train.GradientDescentOptimizer, MomentumOptimizer, AdamOptimizer,
- * AdagradOptimizer and RMSPropOptimizer as graph builders over the Apply* ops (DESIGN.md §6): they add ordinary
+ * AdagradOptimizer, RMSPropOptimizer, AdadeltaOptimizer, FtrlOptimizer,
+ * ProximalGradientDescentOptimizer and ProximalAdagradOptimizer as graph builders over the Apply* ops (DESIGN.md §6): they add ordinary
  * nodes, so placement and partitioning treat them like any other.
  *
  * apply_gradients builds what TF 1.x's Optimizer.apply_gradients builds, in its order:
  *   1. slots (init_scope: no control dependencies), colocated with their variable and named
  *      by the optimizer: "<var>/Momentum", "<var>/Adam" and "<var>/Adam_1" (zeros),
  *      "<var>/Adagrad" (constant initial_accumulator_value), "<var>/RMSProp" (rms, ones),
- *      [centered: "<var>/RMSProp_1" (mg, zeros),] then the momentum slot (zeros); Adam first
+ *      [centered: "<var>/RMSProp_1" (mg, zeros),] then the momentum slot (zeros);
+ *      "<var>/Adadelta" and "<var>/Adadelta_1" (accum, accum_update; zeros); "<var>/Ftrl"
+ *      (accum, constant initial_accumulator_value) and "<var>/Ftrl_1" (linear, zeros);
+ *      "<var>/ProximalAdagrad" (accumulator, constant initial_accumulator_value); Adam first
  *      makes "beta1_power" / "beta2_power" in the caller's name scope, colocated with the
  *      variable whose name sorts first;
  *   2. the name scope "<name>" (unique) with _prepare's constants "learning_rate",
- *      "momentum" / "beta1", "beta2", "epsilon" / "decay", "momentum", "epsilon" (float32;
+ *      "momentum" / "beta1", "beta2", "epsilon" / "decay", "momentum", "epsilon" / Adadelta's
+ *      "lr", "rho", "epsilon" / Ftrl's "l1_regularization_strength",
+ *      "l2_regularization_strength", "l2_shrinkage_regularization_strength",
+ *      "learning_rate_power" / the proximal ones' l1 and l2 strengths (float32;
  *      the learning rate's is skipped for a tensor learning rate);
  *   3. per variable "update_<var>/Apply*", colocated with the variable (Cast when its dtype
  *      differs from a hyperparameter's);
@@ -30,7 +37,17 @@
 #include "builders/builders_internal.h"
 #include "tensor/dtype.h"
 
-enum { OPT_GD = 0, OPT_MOMENTUM = 1, OPT_ADAM = 2, OPT_ADAGRAD = 3, OPT_RMSPROP = 4 };
+enum {
+  OPT_GD = 0,
+  OPT_MOMENTUM = 1,
+  OPT_ADAM = 2,
+  OPT_ADAGRAD = 3,
+  OPT_RMSPROP = 4,
+  OPT_ADADELTA = 5,
+  OPT_FTRL = 6,
+  OPT_PROXIMAL_GD = 7,
+  OPT_PROXIMAL_ADAGRAD = 8
+};
 
 /* Which slot of a variable: Momentum's accumulator, Adam's m, Adagrad's accumulator and
  * RMSProp's rms are 0; Adam's v and RMSProp's momentum 1; centered RMSProp's mg 2. */
@@ -47,6 +64,7 @@ struct TFC_Optimizer {
   int kind;
   char *name;
   double lr, momentum, beta1, beta2, epsilon, decay, initial_accumulator;
+  double l1, l2, l2_shrinkage, lr_power; /* Ftrl and the proximal optimizers; decay is Adadelta's rho */
   int nesterov, centered;
   TF_Output lr_tensor;
   opt_slot *slots;
@@ -119,6 +137,55 @@ TFC_EXPORT TFC_Optimizer *TFC_NewRMSPropOptimizer(double learning_rate, double d
   return o;
 }
 
+TFC_EXPORT TFC_Optimizer *TFC_NewAdadeltaOptimizer(double learning_rate, double rho, double epsilon,
+                                                  const char *name) {
+  TFC_Optimizer *o = opt_new(OPT_ADADELTA, name, "Adadelta");
+  if (o) {
+    o->lr = learning_rate;
+    o->decay = rho;
+    o->epsilon = epsilon;
+  }
+  return o;
+}
+
+TFC_EXPORT TFC_Optimizer *TFC_NewFtrlOptimizer(double learning_rate, double learning_rate_power,
+                                              double initial_accumulator_value, double l1, double l2,
+                                              double l2_shrinkage, const char *name) {
+  TFC_Optimizer *o = opt_new(OPT_FTRL, name, "Ftrl");
+  if (o) {
+    o->lr = learning_rate;
+    o->lr_power = learning_rate_power;
+    o->initial_accumulator = initial_accumulator_value;
+    o->l1 = l1;
+    o->l2 = l2;
+    o->l2_shrinkage = l2_shrinkage;
+  }
+  return o;
+}
+
+TFC_EXPORT TFC_Optimizer *TFC_NewProximalGradientDescentOptimizer(double learning_rate, double l1, double l2,
+                                                                 const char *name) {
+  TFC_Optimizer *o = opt_new(OPT_PROXIMAL_GD, name, "ProximalGradientDescent");
+  if (o) {
+    o->lr = learning_rate;
+    o->l1 = l1;
+    o->l2 = l2;
+  }
+  return o;
+}
+
+TFC_EXPORT TFC_Optimizer *TFC_NewProximalAdagradOptimizer(double learning_rate, double initial_accumulator_value,
+                                                         double l1, double l2, const char *name) {
+  TFC_Optimizer *o = opt_new(OPT_PROXIMAL_ADAGRAD, name, "ProximalAdagrad");
+  if (o) {
+    o->lr = learning_rate;
+    o->initial_accumulator = initial_accumulator_value;
+    o->l1 = l1;
+    o->l2 = l2;
+  }
+  return o;
+}
+
 TFC_EXPORT void TFC_OptimizerSetLearningRate(TFC_Optimizer *opt, TF_Output learning_rate) {
   if (opt) opt->lr_tensor = learning_rate;
 }
@@ -147,7 +214,9 @@ static int slot_which(int kind, const char *name) {
   } names[] = {{OPT_MOMENTUM, "momentum", SLOT_FIRST}, {OPT_ADAM, "m", SLOT_FIRST},
                {OPT_ADAM, "v", SLOT_SECOND},          {OPT_ADAGRAD, "accumulator", SLOT_FIRST},
                {OPT_RMSPROP, "rms", SLOT_FIRST},      {OPT_RMSPROP, "momentum", SLOT_SECOND},
-               {OPT_RMSPROP, "mg", SLOT_MG}};
+               {OPT_RMSPROP, "mg", SLOT_MG},          {OPT_ADADELTA, "accum", SLOT_FIRST},
+               {OPT_ADADELTA, "accum_update", SLOT_SECOND}, {OPT_FTRL, "accum", SLOT_FIRST},
+               {OPT_FTRL, "linear", SLOT_SECOND},     {OPT_PROXIMAL_ADAGRAD, "accumulator", SLOT_FIRST}};
   for (size_t i = 0; name && i < sizeof names / sizeof names[0]; i++)
     if (names[i].kind == kind && !strcmp(names[i].name, name)) return names[i].which;
   return -1;
@@ -227,16 +296,21 @@ static int create_slots(bld_call *c, TFC_Optimizer *o, const TFC_Scope *scope, t
     TFC_TRY(bld_variable(c, &w, "beta2_power", 0, &b2, 0, first, 0, &o->beta2_power));
     o->beta_graph = c->graph;
   }
-  for (int i = 0; i < n && o->kind != OPT_GD; i++) {
-    if (o->kind == OPT_ADAGRAD) {
+  for (int i = 0; i < n && o->kind != OPT_GD && o->kind != OPT_PROXIMAL_GD; i++) {
+    if (o->kind == OPT_ADAGRAD || o->kind == OPT_PROXIMAL_ADAGRAD) {
       make_slot(c, o, scope, vars[i], SLOT_FIRST, BLD_FILL_CONST, o->initial_accumulator);
     } else if (o->kind == OPT_RMSPROP) {
       make_slot(c, o, scope, vars[i], SLOT_FIRST, BLD_FILL_ONES, 0);
       if (o->centered) make_slot(c, o, scope, vars[i], SLOT_MG, BLD_FILL_ZEROS, 0);
       make_slot(c, o, scope, vars[i], SLOT_SECOND, BLD_FILL_ZEROS, 0);
+    } else if (o->kind == OPT_FTRL) {
+      make_slot(c, o, scope, vars[i], SLOT_FIRST, BLD_FILL_CONST, o->initial_accumulator);
+      make_slot(c, o, scope, vars[i], SLOT_SECOND, BLD_FILL_ZEROS, 0);
     } else {
+      /* Momentum, Adam and Adadelta: zeros. */
       make_slot(c, o, scope, vars[i], SLOT_FIRST, BLD_FILL_ZEROS, 0);
-      if (o->kind == OPT_ADAM) make_slot(c, o, scope, vars[i], SLOT_SECOND, BLD_FILL_ZEROS, 0);
+      if (o->kind == OPT_ADAM || o->kind == OPT_ADADELTA)
+        make_slot(c, o, scope, vars[i], SLOT_SECOND, BLD_FILL_ZEROS, 0);
     }
   }
   return c->s->code;
@@ -295,8 +369,23 @@ static tfc_node *apply_locked(bld_call *c, TFC_Optimizer *o, const TFC_Scope *sc
     goto done;
   }
   bld_where w = bld_where_of(scope, scope_name);
-  tfc_endpoint lr = o->lr_tensor.oper ? ep(o->lr_tensor) : bld_scalar(c, &w, "learning_rate", TFC_DT_FLOAT, o->lr);
+  tfc_endpoint lr = o->lr_tensor.oper ? ep(o->lr_tensor)
+                                      : bld_scalar(c, &w, o->kind == OPT_ADADELTA ? "lr" : "learning_rate",
+                                                   TFC_DT_FLOAT, o->lr);
   tfc_endpoint mom = {NULL, 0}, b1 = {NULL, 0}, b2 = {NULL, 0}, eps = {NULL, 0}, rho = {NULL, 0};
+  tfc_endpoint l1 = {NULL, 0}, l2 = {NULL, 0}, shrink = {NULL, 0}, lr_power = {NULL, 0};
+  if (o->kind == OPT_ADADELTA) {
+    rho = bld_scalar(c, &w, "rho", TFC_DT_FLOAT, o->decay);
+    eps = bld_scalar(c, &w, "epsilon", TFC_DT_FLOAT, o->epsilon);
+  }
+  if (o->kind == OPT_FTRL || o->kind == OPT_PROXIMAL_GD || o->kind == OPT_PROXIMAL_ADAGRAD) {
+    l1 = bld_scalar(c, &w, "l1_regularization_strength", TFC_DT_FLOAT, o->l1);
+    l2 = bld_scalar(c, &w, "l2_regularization_strength", TFC_DT_FLOAT, o->l2);
+  }
+  if (o->kind == OPT_FTRL) {
+    shrink = bld_scalar(c, &w, "l2_shrinkage_regularization_strength", TFC_DT_FLOAT, o->l2_shrinkage);
+    lr_power = bld_scalar(c, &w, "learning_rate_power", TFC_DT_FLOAT, o->lr_power);
+  }
   if (o->kind == OPT_RMSPROP) rho = bld_scalar(c, &w, "decay", TFC_DT_FLOAT, o->decay);
   if (o->kind == OPT_MOMENTUM || o->kind == OPT_RMSPROP) mom = bld_scalar(c, &w, "momentum", TFC_DT_FLOAT, o->momentum);
   if (o->kind == OPT_RMSPROP) eps = bld_scalar(c, &w, "epsilon", TFC_DT_FLOAT, o->epsilon);
@@ -337,6 +426,37 @@ static tfc_node *apply_locked(bld_call *c, TFC_Optimizer *o, const TFC_Scope *sc
       const TFC_Variable *accum = find_slot(o, c->graph, var, SLOT_FIRST);
       tfc_endpoint ins[4] = {ref, {tfc_capi_node(accum->variable), 0}, lr_t, glist[i]};
       updates[n_up++] = bld_op(c, &uw, "ApplyAdagrad", NULL, ins, 4, a, 1);
+      tfc_attr_value_fini(&a[1].v);
+    } else if (o->kind == OPT_ADADELTA) {
+      const TFC_Variable *ac = find_slot(o, c->graph, var, SLOT_FIRST), *au = find_slot(o, c->graph, var, SLOT_SECOND);
+      tfc_endpoint ins[7] = {ref,
+                             {tfc_capi_node(ac->variable), 0},
+                             {tfc_capi_node(au->variable), 0},
+                             lr_t,
+                             bld_cast(c, &uw, rho, dt, NULL),
+                             bld_cast(c, &uw, eps, dt, NULL),
+                             glist[i]};
+      updates[n_up++] = bld_op(c, &uw, "ApplyAdadelta", NULL, ins, 7, a, 1);
+      tfc_attr_value_fini(&a[1].v);
+    } else if (o->kind == OPT_FTRL) {
+      /* Python picks ApplyFtrlV2 only for a positive l2_shrinkage. */
+      const TFC_Variable *ac = find_slot(o, c->graph, var, SLOT_FIRST), *li = find_slot(o, c->graph, var, SLOT_SECOND);
+      int v2 = o->l2_shrinkage > 0;
+      tfc_endpoint ins[9] = {ref, {tfc_capi_node(ac->variable), 0}, {tfc_capi_node(li->variable), 0}, glist[i], lr_t,
+                             bld_cast(c, &uw, l1, dt, NULL), bld_cast(c, &uw, l2, dt, NULL),
+                             bld_cast(c, &uw, v2 ? shrink : lr_power, dt, NULL),
+                             v2 ? bld_cast(c, &uw, lr_power, dt, NULL) : (tfc_endpoint){NULL, 0}};
+      updates[n_up++] = bld_op(c, &uw, v2 ? "ApplyFtrlV2" : "ApplyFtrl", NULL, ins, v2 ? 9 : 8, a, 1);
+      tfc_attr_value_fini(&a[1].v);
+    } else if (o->kind == OPT_PROXIMAL_GD) {
+      tfc_endpoint ins[5] = {ref, lr_t, bld_cast(c, &uw, l1, dt, NULL), bld_cast(c, &uw, l2, dt, NULL), glist[i]};
+      updates[n_up++] = bld_op(c, &uw, "ApplyProximalGradientDescent", NULL, ins, 5, a, 1);
+      tfc_attr_value_fini(&a[1].v);
+    } else if (o->kind == OPT_PROXIMAL_ADAGRAD) {
+      const TFC_Variable *ac = find_slot(o, c->graph, var, SLOT_FIRST);
+      tfc_endpoint ins[6] = {ref,      {tfc_capi_node(ac->variable), 0}, lr_t, bld_cast(c, &uw, l1, dt, NULL),
+                             bld_cast(c, &uw, l2, dt, NULL), glist[i]};
+      updates[n_up++] = bld_op(c, &uw, "ApplyProximalAdagrad", NULL, ins, 6, a, 1);
       tfc_attr_value_fini(&a[1].v);
     } else if (o->kind == OPT_RMSPROP) {
       const TFC_Variable *ms = find_slot(o, c->graph, var, SLOT_FIRST), *mo = find_slot(o, c->graph, var, SLOT_SECOND);

@@ -75,9 +75,43 @@ static tfc_endpoint scoped_cast(bld_call *c, const bld_where *w, const char *bas
   return r;
 }
 
-TFC_EXPORT TF_Output TFC_ExponentialDecay(const TFC_Scope *scope, double learning_rate, TF_Output global_step,
-                                         double decay_steps, double decay_rate, unsigned char staircase,
-                                         TF_Status *status) {
+/* Python's `tensor OP number`: "<op scope>/y" Const, then the op named after its scope. */
+static tfc_endpoint op_number(bld_call *c, const bld_where *w, const char *type, const char *base, tfc_endpoint t,
+                              double y) {
+  char *sc = NULL, *ex = NULL;
+  tfc_endpoint r = {NULL, 0};
+  if (!open_scope(c, w->scope, base, &sc, &ex)) {
+    bld_where in = *w, root = *w;
+    in.scope = sc;
+    root.scope = "";
+    tfc_endpoint ins[2] = {t, bld_scalar(c, &in, "y", bld_dtype(t), y)};
+    r = bld_op0(c, &root, type, ex, ins, 2, NULL, 0);
+  }
+  free(sc);
+  free(ex);
+  return r;
+}
+
+/* A binary op of two tensors named `name` (made unique in w's scope). */
+static tfc_endpoint bin(bld_call *c, const bld_where *w, const char *type, const char *name, tfc_endpoint a,
+                        tfc_endpoint b) {
+  tfc_endpoint ins[2] = {a, b};
+  return bld_op0(c, w, type, name, ins, 2, NULL, 0);
+}
+
+static tfc_endpoint un(bld_call *c, const bld_where *w, const char *type, tfc_endpoint a) {
+  return bld_op0(c, w, type, NULL, &a, 1, NULL, 0);
+}
+
+/* A decay body: builds the schedule inside its name scope `w` (the op named exactly `exact`
+ * closes it at `root`), from the step (any real type) and the builder's numbers. */
+typedef tfc_endpoint (*decay_body)(bld_call *c, const bld_where *w, const bld_where *root, const char *exact,
+                                   tfc_endpoint step, const double *p, tfc_endpoint extra);
+
+/* The frame of every schedule: arguments checked, the builder's name scope (its name= or
+ * `dflt`) opened, "initial_learning_rate" is the body's business. */
+static TF_Output run_decay(const TFC_Scope *scope, const char *dflt, TF_Output global_step, decay_body body,
+                           const double *p, TF_Status *status) {
   tfc_status scratch;
   bld_call c;
   TF_Output o = {NULL, 0};
@@ -87,21 +121,313 @@ TFC_EXPORT TF_Output TFC_ExponentialDecay(const TFC_Scope *scope, double learnin
   }
   tfc_endpoint r = {NULL, 0};
   char *sc = NULL, *ex = NULL;
-  if (!bld_check_output(&c, global_step, "global_step") && !open_scope(&c, scope->name, bld_builder_name(scope, "ExponentialDecay"), &sc, &ex)) {
+  if (!bld_check_output(&c, global_step, "global_step") &&
+      !open_scope(&c, scope->name, bld_builder_name(scope, dflt), &sc, &ex)) {
     bld_where w = bld_where_of(scope, sc), root = bld_where_of(scope, "");
     tfc_endpoint none = {NULL, 0};
-    tfc_endpoint lr = bld_scalar(&c, &w, "initial_learning_rate", TFC_DT_FLOAT, learning_rate);
-    tfc_endpoint steps = scoped_cast(&c, &w, "Cast", none, decay_steps, TFC_DT_FLOAT);
-    tfc_endpoint rate = scoped_cast(&c, &w, "Cast", none, decay_rate, TFC_DT_FLOAT);
-    tfc_endpoint step = scoped_cast(&c, &w, "Cast", tfc_capi_endpoint(global_step), 0, TFC_DT_FLOAT);
-    tfc_endpoint d[2] = {step, steps};
-    tfc_endpoint p = bld_op0(&c, &w, "RealDiv", "truediv", d, 2, NULL, 0);
-    if (staircase) p = bld_op0(&c, &w, "Floor", NULL, &p, 1, NULL, 0);
-    tfc_endpoint pw[2] = {rate, p};
-    tfc_endpoint pow = bld_op0(&c, &w, "Pow", NULL, pw, 2, NULL, 0);
-    tfc_endpoint m[2] = {lr, pow};
-    r = bld_op0(&c, &root, "Mul", ex, m, 2, NULL, 0);
+    r = body(&c, &w, &root, ex, tfc_capi_endpoint(global_step), p, none);
   }
+  free(sc);
+  free(ex);
+  o = bld_end_output(&c, r);
+  tfc_status_fini(&scratch);
+  return o;
+}
+
+/* p: lr, decay_steps, decay_rate, staircase; `rate` (a float tensor, natural_exp_decay's
+ * exp(-rate)) replaces p[2] when given. */
+static tfc_endpoint exp_body(bld_call *c, const bld_where *w, const bld_where *root, const char *ex, tfc_endpoint step,
+                             const double *p, tfc_endpoint rate) {
+  tfc_endpoint none = {NULL, 0};
+  tfc_endpoint lr = bld_scalar(c, w, "initial_learning_rate", TFC_DT_FLOAT, p[0]);
+  tfc_endpoint steps = scoped_cast(c, w, "Cast", none, p[1], TFC_DT_FLOAT);
+  /* cast() of a float tensor returns it before opening its scope. */
+  if (!rate.node) rate = scoped_cast(c, w, "Cast", none, p[2], TFC_DT_FLOAT);
+  tfc_endpoint s = scoped_cast(c, w, "Cast", step, 0, TFC_DT_FLOAT);
+  tfc_endpoint q = bin(c, w, "RealDiv", "truediv", s, steps);
+  if (p[3] != 0) q = un(c, w, "Floor", q);
+  tfc_endpoint pw = bin(c, w, "Pow", NULL, rate, q);
+  return bin(c, root, "Mul", ex, lr, pw);
+}
+
+TFC_EXPORT TF_Output TFC_ExponentialDecay(const TFC_Scope *scope, double learning_rate, TF_Output global_step,
+                                         double decay_steps, double decay_rate, unsigned char staircase,
+                                         TF_Status *status) {
+  double p[4] = {learning_rate, decay_steps, decay_rate, staircase};
+  return run_decay(scope, "ExponentialDecay", global_step, exp_body, p, status);
+}
+
+TFC_EXPORT TF_Output TFC_NaturalExpDecay(const TFC_Scope *scope, double learning_rate, TF_Output global_step,
+                                        double decay_steps, double decay_rate, unsigned char staircase,
+                                        TF_Status *status) {
+  tfc_status scratch;
+  bld_call c;
+  TF_Output o = {NULL, 0};
+  if (bld_begin_scope(&c, scope, status, &scratch) != TFC_OK) {
+    tfc_status_fini(&scratch);
+    return o;
+  }
+  tfc_endpoint r = {NULL, 0};
+  char *sc = NULL, *ex = NULL, *ns = NULL, *nx = NULL;
+  if (!bld_check_output(&c, global_step, "global_step") && !open_scope(&c, scope->name, "Neg", &ns, &nx)) {
+    /* exp(-decay_rate) in the caller's scope ("Neg/x", "Neg", "Exp"), then ExponentialDecay. */
+    bld_where caller = bld_where_of(scope, scope->name), in = bld_where_of(scope, ns), root = bld_where_of(scope, "");
+    tfc_endpoint x = bld_scalar(&c, &in, "x", TFC_DT_FLOAT, decay_rate);
+    tfc_endpoint rate = un(&c, &caller, "Exp", bld_op0(&c, &root, "Neg", nx, &x, 1, NULL, 0));
+    if (tfc_status_ok(c.s) && !open_scope(&c, scope->name, bld_builder_name(scope, "ExponentialDecay"), &sc, &ex)) {
+      bld_where w = bld_where_of(scope, sc);
+      double p[4] = {learning_rate, decay_steps, decay_rate, staircase};
+      r = exp_body(&c, &w, &root, ex, tfc_capi_endpoint(global_step), p, rate);
+    }
+  }
+  free(sc);
+  free(ex);
+  free(ns);
+  free(nx);
+  o = bld_end_output(&c, r);
+  tfc_status_fini(&scratch);
+  return o;
+}
+
+/* p: lr, decay_steps, end_learning_rate, power, cycle. */
+static tfc_endpoint poly_body(bld_call *c, const bld_where *w, const bld_where *root, const char *ex, tfc_endpoint step,
+                              const double *p, tfc_endpoint unused) {
+  (void)unused;
+  tfc_endpoint none = {NULL, 0};
+  tfc_endpoint lr = bld_scalar(c, w, "initial_learning_rate", TFC_DT_FLOAT, p[0]);
+  tfc_endpoint end = scoped_cast(c, w, "Cast", none, p[2], TFC_DT_FLOAT);
+  tfc_endpoint power = scoped_cast(c, w, "Cast", none, p[3], TFC_DT_FLOAT);
+  tfc_endpoint s = scoped_cast(c, w, "Cast", step, 0, TFC_DT_FLOAT);
+  tfc_endpoint steps = scoped_cast(c, w, "Cast", none, p[1], TFC_DT_FLOAT);
+  if (p[4] != 0) {
+    /* decay_steps * (step == 0 ? 1 : ceil(step / decay_steps)) */
+    tfc_endpoint zero = op_number(c, w, "Equal", "Equal", s, 0);
+    tfc_endpoint ce = un(c, w, "Ceil", op_number(c, w, "RealDiv", "truediv", s, p[1]));
+    char *ssc = NULL, *sex = NULL;
+    if (!open_scope(c, w->scope, "SelectV2", &ssc, &sex)) {
+      bld_where in = *w, at = *w;
+      in.scope = ssc;
+      at.scope = "";
+      tfc_endpoint ins[3] = {zero, bld_scalar(c, &in, "t", TFC_DT_FLOAT, 1.0), ce};
+      tfc_endpoint mult = bld_op0(c, &at, "SelectV2", sex, ins, 3, NULL, 0);
+      steps = bin(c, w, "Mul", NULL, steps, mult);
+    }
+    free(ssc);
+    free(sex);
+  } else {
+    s = bin(c, w, "Minimum", NULL, s, steps);
+  }
+  tfc_endpoint frac = bin(c, w, "RealDiv", "truediv", s, steps);
+  tfc_endpoint diff = bin(c, w, "Sub", "sub", lr, end);
+  tfc_endpoint pw = bin(c, w, "Pow", NULL, number_op(c, w, "Sub", "sub", 1.0, frac), power);
+  return bin(c, root, "AddV2", ex, bin(c, w, "Mul", NULL, diff, pw), end);
+}
+
+TFC_EXPORT TF_Output TFC_PolynomialDecay(const TFC_Scope *scope, double learning_rate, TF_Output global_step,
+                                        double decay_steps, double end_learning_rate, double power,
+                                        unsigned char cycle, TF_Status *status) {
+  double p[5] = {learning_rate, decay_steps, end_learning_rate, power, cycle};
+  return run_decay(scope, "PolynomialDecay", global_step, poly_body, p, status);
+}
+
+/* p: lr, decay_steps, decay_rate, staircase. lr / (1 + rate * step / steps). */
+static tfc_endpoint inv_body(bld_call *c, const bld_where *w, const bld_where *root, const char *ex, tfc_endpoint step,
+                             const double *p, tfc_endpoint unused) {
+  (void)unused;
+  tfc_endpoint none = {NULL, 0};
+  tfc_endpoint lr = bld_scalar(c, w, "initial_learning_rate", TFC_DT_FLOAT, p[0]);
+  tfc_endpoint steps = scoped_cast(c, w, "Cast", none, p[1], TFC_DT_FLOAT);
+  tfc_endpoint rate = scoped_cast(c, w, "Cast", none, p[2], TFC_DT_FLOAT);
+  tfc_endpoint s = scoped_cast(c, w, "Cast", step, 0, TFC_DT_FLOAT);
+  tfc_endpoint q = bin(c, w, "RealDiv", "truediv", s, steps);
+  if (p[3] != 0) q = un(c, w, "Floor", q);
+  /* Python casts constant(1) (an int32 "Const") to the learning rate's type. */
+  tfc_endpoint one = scoped_cast(c, w, "Cast", bld_scalar(c, w, "Const", TFC_DT_INT32, 1), 0, TFC_DT_FLOAT);
+  tfc_endpoint denom = bin(c, w, "AddV2", "Add", one, bin(c, w, "Mul", NULL, rate, q));
+  return bin(c, root, "RealDiv", ex, lr, denom);
+}
+
+TFC_EXPORT TF_Output TFC_InverseTimeDecay(const TFC_Scope *scope, double learning_rate, TF_Output global_step,
+                                         double decay_steps, double decay_rate, unsigned char staircase,
+                                         TF_Status *status) {
+  double p[4] = {learning_rate, decay_steps, decay_rate, staircase};
+  return run_decay(scope, "InverseTimeDecay", global_step, inv_body, p, status);
+}
+
+/* 0.5 * (1 + cos(pi * x)) with the names Python gives it ("Const", "mul", "Cos", "add/x",
+ * "add", "mul_k/x", "mul_k"); `scale` (SGDR's m_mul ** i) multiplies the 0.5 first. */
+static tfc_endpoint half_cosine(bld_call *c, const bld_where *w, tfc_endpoint x, tfc_endpoint scale) {
+  tfc_endpoint half = scale.node ? number_op(c, w, "Mul", "mul", 0.5, scale) : (tfc_endpoint){NULL, 0};
+  tfc_endpoint pi = bld_scalar(c, w, "Const", TFC_DT_FLOAT, 3.14159265358979323846);
+  tfc_endpoint cs = un(c, w, "Cos", bin(c, w, "Mul", "mul", pi, x));
+  tfc_endpoint onep = number_op(c, w, "AddV2", "add", 1.0, cs);
+  return half.node ? bin(c, w, "Mul", "mul", half, onep) : number_op(c, w, "Mul", "mul", 0.5, onep);
+}
+
+/* p: lr, decay_steps, alpha. */
+static tfc_endpoint cos_body(bld_call *c, const bld_where *w, const bld_where *root, const char *ex, tfc_endpoint step,
+                             const double *p, tfc_endpoint unused) {
+  (void)unused;
+  (void)root;
+  (void)ex;
+  tfc_endpoint none = {NULL, 0};
+  tfc_endpoint lr = bld_scalar(c, w, "initial_learning_rate", TFC_DT_FLOAT, p[0]);
+  tfc_endpoint steps = scoped_cast(c, w, "Cast", none, p[1], TFC_DT_FLOAT);
+  tfc_endpoint s = scoped_cast(c, w, "Cast", step, 0, TFC_DT_FLOAT);
+  s = bin(c, w, "Minimum", NULL, s, steps);
+  tfc_endpoint cd = half_cosine(c, w, bin(c, w, "RealDiv", "truediv", s, steps), none);
+  tfc_endpoint decayed = op_number(c, w, "AddV2", "add", number_op(c, w, "Mul", "mul", 1.0 - p[2], cd), p[2]);
+  /* Python multiplies without name=: the result is "<scope>/Mul_k", not the scope itself. */
+  return bin(c, w, "Mul", "Mul", lr, decayed);
+}
+
+TFC_EXPORT TF_Output TFC_CosineDecay(const TFC_Scope *scope, double learning_rate, TF_Output global_step,
+                                    double decay_steps, double alpha, TF_Status *status) {
+  double p[3] = {learning_rate, decay_steps, alpha};
+  return run_decay(scope, "CosineDecay", global_step, cos_body, p, status);
+}
+
+/* p: lr, first_decay_steps, t_mul, m_mul, alpha. Python picks the restart arithmetic with a
+ * cond on t_mul == 1; t_mul is a number here, so the branch is chosen while building and its
+ * nodes go under "<scope>/cond/". */
+static tfc_endpoint sgdr_body(bld_call *c, const bld_where *w, const bld_where *root, const char *ex,
+                              tfc_endpoint step, const double *p, tfc_endpoint unused) {
+  (void)unused;
+  tfc_endpoint none = {NULL, 0};
+  tfc_endpoint lr = bld_scalar(c, w, "initial_learning_rate", TFC_DT_FLOAT, p[0]);
+  tfc_endpoint steps = scoped_cast(c, w, "Cast", none, p[1], TFC_DT_FLOAT);
+  tfc_endpoint alpha = scoped_cast(c, w, "Cast", none, p[4], TFC_DT_FLOAT);
+  tfc_endpoint t_mul = scoped_cast(c, w, "Cast", none, p[2], TFC_DT_FLOAT);
+  tfc_endpoint m_mul = scoped_cast(c, w, "Cast", none, p[3], TFC_DT_FLOAT);
+  tfc_endpoint s = scoped_cast(c, w, "Cast", step, 0, TFC_DT_FLOAT);
+  tfc_endpoint frac = bin(c, w, "RealDiv", "truediv", s, steps);
+  char *cs = NULL, *cx = NULL;
+  tfc_endpoint i_restart = none, r = none;
+  if (open_scope(c, w->scope, "cond", &cs, &cx)) return none;
+  bld_where cw = *w;
+  cw.scope = cs;
+  if (p[2] == 1.0) {
+    i_restart = un(c, &cw, "Floor", frac);
+    frac = bin(c, &cw, "Sub", "sub", frac, i_restart);
+  } else {
+    /* i = floor(log(1 - frac * (1 - t_mul)) / log(t_mul));
+     * frac = (frac - (1 - t_mul^i) / (1 - t_mul)) / t_mul^i */
+    tfc_endpoint omt = number_op(c, &cw, "Sub", "sub", 1.0, t_mul);
+    tfc_endpoint lg = un(c, &cw, "Log", number_op(c, &cw, "Sub", "sub", 1.0, bin(c, &cw, "Mul", "mul", frac, omt)));
+    i_restart = un(c, &cw, "Floor", bin(c, &cw, "RealDiv", "truediv", lg, un(c, &cw, "Log", t_mul)));
+    tfc_endpoint tp = bin(c, &cw, "Pow", "pow", t_mul, i_restart);
+    tfc_endpoint sum_r = bin(c, &cw, "RealDiv", "truediv", number_op(c, &cw, "Sub", "sub", 1.0, tp), omt);
+    frac = bin(c, &cw, "RealDiv", "truediv", bin(c, &cw, "Sub", "sub", frac, sum_r), tp);
+  }
+  free(cs);
+  free(cx);
+  tfc_endpoint m_fac = bin(c, w, "Pow", "pow", m_mul, i_restart);
+  tfc_endpoint cd = half_cosine(c, w, frac, m_fac);
+  tfc_endpoint omalpha = number_op(c, w, "Sub", "sub", 1.0, alpha);
+  tfc_endpoint decayed = bin(c, w, "AddV2", "add", bin(c, w, "Mul", "mul", omalpha, cd), alpha);
+  r = bin(c, root, "Mul", ex, lr, decayed);
+  return r;
+}
+
+TFC_EXPORT TF_Output TFC_CosineDecayRestarts(const TFC_Scope *scope, double learning_rate, TF_Output global_step,
+                                            double first_decay_steps, double t_mul, double m_mul, double alpha,
+                                            TF_Status *status) {
+  double p[5] = {learning_rate, first_decay_steps, t_mul, m_mul, alpha};
+  return run_decay(scope, "SGDRDecay", global_step, sgdr_body, p, status);
+}
+
+/* p: lr, decay_steps, num_periods, alpha, beta. */
+static tfc_endpoint lin_cos_body(bld_call *c, const bld_where *w, const bld_where *root, const char *ex,
+                                 tfc_endpoint step, const double *p, tfc_endpoint unused) {
+  (void)unused;
+  tfc_endpoint none = {NULL, 0};
+  tfc_endpoint lr = bld_scalar(c, w, "initial_learning_rate", TFC_DT_FLOAT, p[0]);
+  tfc_endpoint steps = scoped_cast(c, w, "Cast", none, p[1], TFC_DT_FLOAT);
+  tfc_endpoint periods = scoped_cast(c, w, "Cast", none, p[2], TFC_DT_FLOAT);
+  tfc_endpoint alpha = scoped_cast(c, w, "Cast", none, p[3], TFC_DT_FLOAT);
+  tfc_endpoint beta = scoped_cast(c, w, "Cast", none, p[4], TFC_DT_FLOAT);
+  tfc_endpoint s = scoped_cast(c, w, "Cast", step, 0, TFC_DT_FLOAT);
+  s = bin(c, w, "Minimum", NULL, s, steps);
+  tfc_endpoint linear = bin(c, w, "RealDiv", "truediv", bin(c, w, "Sub", "sub", steps, s), steps);
+  tfc_endpoint frac = bin(c, w, "RealDiv", "truediv", s, steps);
+  tfc_endpoint fraction = bin(c, w, "Mul", "mul", number_op(c, w, "Mul", "mul", 2.0, periods), frac);
+  tfc_endpoint cd = half_cosine(c, w, fraction, none);
+  tfc_endpoint lcd = bin(c, w, "AddV2", "add", bin(c, w, "Mul", "mul", bin(c, w, "AddV2", "add", alpha, linear), cd),
+                         beta);
+  return bin(c, root, "Mul", ex, lr, lcd);
+}
+
+TFC_EXPORT TF_Output TFC_LinearCosineDecay(const TFC_Scope *scope, double learning_rate, TF_Output global_step,
+                                          double decay_steps, double num_periods, double alpha, double beta,
+                                          TF_Status *status) {
+  double p[5] = {learning_rate, decay_steps, num_periods, alpha, beta};
+  return run_decay(scope, "LinearCosineDecay", global_step, lin_cos_body, p, status);
+}
+
+/* t[i] = v in t's type: 0, or -1 when the type is not float, double, int32 or int64. */
+static int set_real(tfc_tensor *t, int64_t i, double v) {
+  switch (t->dtype) {
+    case TFC_DT_FLOAT: ((float *)t->data)[i] = (float)v; return 0;
+    case TFC_DT_DOUBLE: ((double *)t->data)[i] = v; return 0;
+    case TFC_DT_INT32: ((int32_t *)t->data)[i] = (int32_t)v; return 0;
+    case TFC_DT_INT64: ((int64_t *)t->data)[i] = (int64_t)v; return 0;
+    default: return -1;
+  }
+}
+
+/* piecewise_constant: values[sum_i(x > boundaries[i])], branch-free (see train.h). */
+TFC_EXPORT TF_Output TFC_PiecewiseConstant(const TFC_Scope *scope, TF_Output x, const double *boundaries,
+                                          int num_boundaries, const double *values, int num_values,
+                                          TF_DataType value_dtype, TF_Status *status) {
+  tfc_status scratch;
+  bld_call c;
+  TF_Output o = {NULL, 0};
+  if (bld_begin_scope(&c, scope, status, &scratch) != TFC_OK) {
+    tfc_status_fini(&scratch);
+    return o;
+  }
+  tfc_endpoint r = {NULL, 0};
+  char *sc = NULL, *ex = NULL;
+  tfc_tensor *bt = NULL, *vt = NULL;
+  if (num_boundaries < 1 || !boundaries || !values || num_values != num_boundaries + 1) {
+    tfc_status_set(c.s, TFC_INVALID_ARGUMENT,
+                   "The length of boundaries should be 1 less than the length of values");
+  } else if (!bld_check_output(&c, x, "x") &&
+             !open_scope(&c, scope->name, bld_builder_name(scope, "PiecewiseConstant"), &sc, &ex)) {
+    bld_where w = bld_where_of(scope, sc), root = bld_where_of(scope, "");
+    tfc_endpoint xe = tfc_capi_endpoint(x);
+    int xdt = bld_dtype(xe);
+    int64_t nb = num_boundaries, nv = num_values;
+    bt = tfc_tensor_new(xdt, &nb, 1, c.s);
+    vt = bt ? tfc_tensor_new((int)value_dtype, &nv, 1, c.s) : NULL;
+    if (vt) {
+      for (int i = 0; i < num_boundaries && tfc_status_ok(c.s); i++)
+        if (set_real(bt, i, boundaries[i]))
+          tfc_status_set(c.s, TFC_INVALID_ARGUMENT, "piecewise_constant: x must be a real number, got %s",
+                         tfc_dtype_name(xdt));
+      for (int i = 0; i < num_values && tfc_status_ok(c.s); i++)
+        if (set_real(vt, i, values[i]))
+          tfc_status_set(c.s, TFC_INVALID_ARGUMENT, "piecewise_constant: values must be real numbers, got %s",
+                         tfc_dtype_name((int)value_dtype));
+    }
+    if (tfc_status_ok(c.s)) {
+      /* bld_const takes the tensors' references. */
+      tfc_endpoint b = bld_const(&c, &w, "boundaries", bt);
+      tfc_endpoint v = bld_const(&c, &w, "values", vt);
+      bt = vt = NULL;
+      tfc_endpoint gt = bin(&c, &w, "Greater", NULL, xe, b);
+      tfc_endpoint idx = scoped_cast(&c, &w, "Cast", gt, 0, TFC_DT_INT32);
+      tfc_endpoint axis0 = bld_scalar(&c, &w, "Const", TFC_DT_INT32, 0);
+      bld_attr kd[1] = {{"keep_dims", tfc_attr_bool(0)}};
+      tfc_endpoint si[2] = {idx, axis0};
+      tfc_endpoint n = bld_op0(&c, &w, "Sum", "index", si, 2, kd, 1);
+      tfc_endpoint gi[3] = {v, n, axis0};
+      bld_attr bd[1] = {{"batch_dims", tfc_attr_int(0)}};
+      r = bld_op0(&c, &root, "GatherV2", ex, gi, 3, bd, 1);
+    }
+  }
+  tfc_tensor_unref(bt);
+  tfc_tensor_unref(vt);
   free(sc);
   free(ex);
   o = bld_end_output(&c, r);

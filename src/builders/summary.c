@@ -96,9 +96,19 @@ static tfc_tensor *string_scalar(const char *text, tfc_status *s) {
 /* summary_scope(name, family) as (tag, scope): Const "<scope>/<tag_input>" = tag and the op
  * named after the scope, collected in "summaries". With a family (cleaned as the name) the
  * scope is "<family>/<name>" and the tag "<family>/<scope>", as Python's summary_scope. */
+/* A summary op's third input, a Const made in its scope (TensorSummaryV2's metadata,
+ * AudioSummaryV2's sample rate, which Python converts before the tag), and its attrs. */
+typedef struct summary_extra {
+  const char *const_name;
+  const tfc_tensor *value;
+  int before_tag;
+  bld_attr *attrs;
+  int n_attrs;
+} summary_extra;
+
 static tfc_endpoint tagged_summary(bld_call *c, const TFC_Scope *scope, const char *what, const char *name,
                                    const char *default_name, const char *family, const char *type,
-                                   const char *tag_input, TF_Output value) {
+                                   const char *tag_input, TF_Output value, const summary_extra *x) {
   tfc_endpoint r = {NULL, 0};
   if (bld_check_output(c, value, what)) return r;
   char *clean = summary_name(c, what, name, default_name);
@@ -119,8 +129,12 @@ static tfc_endpoint tagged_summary(bld_call *c, const TFC_Scope *scope, const ch
   }
   if (tag) {
     bld_where in = bld_where_of(scope, sc), root = bld_where_of(scope, "");
-    tfc_endpoint ins[2] = {bld_const(c, &in, tag_input, string_scalar(tag, c->s)), tfc_capi_endpoint(value)};
-    tfc_node *n = bld_op(c, &root, type, exact, ins, 2, NULL, 0);
+    tfc_endpoint ins[3] = {{NULL, 0}, tfc_capi_endpoint(value), {NULL, 0}};
+    /* The extra Const (bld_const takes a reference) before or after the tag's, as Python. */
+    if (x && x->before_tag) ins[2] = bld_const(c, &in, x->const_name, tfc_tensor_ref((tfc_tensor *)x->value));
+    ins[0] = bld_const(c, &in, tag_input, string_scalar(tag, c->s));
+    if (x && !x->before_tag) ins[2] = bld_const(c, &in, x->const_name, tfc_tensor_ref((tfc_tensor *)x->value));
+    tfc_node *n = bld_op(c, &root, type, exact, ins, x ? 3 : 2, x ? x->attrs : NULL, x ? x->n_attrs : 0);
     if (n && !bld_collection_add(c, SUMMARIES, &n, 1)) r = (tfc_endpoint){n, 0};
   }
   free(clean);
@@ -141,7 +155,54 @@ static TF_Output run_tagged(const TFC_Scope *scope, const char *what, const char
     tfc_status_fini(&scratch);
     return (TF_Output){NULL, 0};
   }
-  tfc_endpoint r = tagged_summary(&c, scope, what, name, default_name, family, type, tag_input, value);
+  tfc_endpoint r = tagged_summary(&c, scope, what, name, default_name, family, type, tag_input, value, NULL);
+  TF_Output o = bld_end_output(&c, r);
+  tfc_status_fini(&scratch);
+  return o;
+}
+
+TFC_EXPORT TF_Output TFC_TensorSummary(const TFC_Scope *scope, const char *name, const char *family,
+                                      TF_Output tensor, const void *serialized_metadata, size_t metadata_len,
+                                      TF_Status *status) {
+  tfc_status scratch;
+  bld_call c;
+  if (bld_begin_scope(&c, scope, status, &scratch) != TFC_OK) {
+    tfc_status_fini(&scratch);
+    return (TF_Output){NULL, 0};
+  }
+  tfc_endpoint r = {NULL, 0};
+  tfc_tensor *meta = tfc_tensor_new(TFC_DT_STRING, NULL, 0, c.s);
+  if (meta && !tfc_tstring_assign(tfc_tensor_strings(meta), serialized_metadata ? serialized_metadata : "",
+                                  serialized_metadata ? metadata_len : 0, c.s)) {
+    summary_extra x = {"serialized_summary_metadata", meta, 0, NULL, 0};
+    r = tagged_summary(&c, scope, "TFC_TensorSummary", name, NULL, family, "TensorSummaryV2", "tag", tensor, &x);
+  }
+  tfc_tensor_unref(meta);
+  TF_Output o = bld_end_output(&c, r);
+  tfc_status_fini(&scratch);
+  return o;
+}
+
+TFC_EXPORT TF_Output TFC_AudioSummary(const TFC_Scope *scope, const char *name, const char *family, TF_Output tensor,
+                                     float sample_rate, int max_outputs, TF_Status *status) {
+  tfc_status scratch;
+  bld_call c;
+  if (bld_begin_scope(&c, scope, status, &scratch) != TFC_OK) {
+    tfc_status_fini(&scratch);
+    return (TF_Output){NULL, 0};
+  }
+  tfc_endpoint r = {NULL, 0};
+  tfc_tensor *rate = NULL;
+  if (max_outputs < 1) {
+    tfc_status_set(c.s, TFC_INVALID_ARGUMENT, "Value for attr 'max_outputs' of %d must be at least minimum 1",
+                   max_outputs);
+  } else if ((rate = tfc_tensor_new(TFC_DT_FLOAT, NULL, 0, c.s)) != NULL) {
+    *(float *)rate->data = sample_rate;
+    bld_attr a[1] = {{"max_outputs", tfc_attr_int(max_outputs)}};
+    summary_extra x = {"sample_rate", rate, 1, a, 1};
+    r = tagged_summary(&c, scope, "TFC_AudioSummary", name, NULL, family, "AudioSummaryV2", "tag", tensor, &x);
+  }
+  tfc_tensor_unref(rate);
   TF_Output o = bld_end_output(&c, r);
   tfc_status_fini(&scratch);
   return o;

@@ -20,6 +20,10 @@ static const tfc_apply_spec SPEC_ADAGRAD = {TFC_APPLY_ADAGRAD, 2, 3, -1, 0, 0};
 static const tfc_apply_spec SPEC_RMSPROP = {TFC_APPLY_RMSPROP, 3, 7, -1, 1, 0};
 static const tfc_apply_spec SPEC_CENTERED = {TFC_APPLY_CENTERED_RMSPROP, 4, 8, -1, 1, 1};
 static const tfc_apply_spec SPEC_ADADELTA = {TFC_APPLY_ADADELTA, 3, 6, -1, 0, 0};
+static const tfc_apply_spec SPEC_FTRL = {TFC_APPLY_FTRL, 3, 3, -1, 0, 0};
+static const tfc_apply_spec SPEC_FTRL_V2 = {TFC_APPLY_FTRL_V2, 3, 3, -1, 0, 0};
+static const tfc_apply_spec SPEC_PROXIMAL_GD = {TFC_APPLY_PROXIMAL_GD, 1, 4, -1, 0, 0};
+static const tfc_apply_spec SPEC_PROXIMAL_ADAGRAD = {TFC_APPLY_PROXIMAL_ADAGRAD, 2, 5, -1, 0, 0};
 
 int tfc_apply_init(const tfc_node *n, void **state, tfc_apply_run_fn run, tfc_status *s) {
   tfc_apply_state *st = calloc(1, sizeof *st);
@@ -39,6 +43,14 @@ int tfc_apply_init(const tfc_node *n, void **state, tfc_apply_run_fn run, tfc_st
   case TFC_OP_ApplyCenteredRMSProp: st->spec = &SPEC_CENTERED; break;
   case TFC_OP_ResourceApplyAdadelta: st->resource = 1; /* fall through */
   case TFC_OP_ApplyAdadelta: st->spec = &SPEC_ADADELTA; break;
+  case TFC_OP_ResourceApplyFtrl: st->resource = 1; /* fall through */
+  case TFC_OP_ApplyFtrl: st->spec = &SPEC_FTRL; break;
+  case TFC_OP_ResourceApplyFtrlV2: st->resource = 1; /* fall through */
+  case TFC_OP_ApplyFtrlV2: st->spec = &SPEC_FTRL_V2; break;
+  case TFC_OP_ResourceApplyProximalGradientDescent: st->resource = 1; /* fall through */
+  case TFC_OP_ApplyProximalGradientDescent: st->spec = &SPEC_PROXIMAL_GD; break;
+  case TFC_OP_ResourceApplyProximalAdagrad: st->resource = 1; /* fall through */
+  case TFC_OP_ApplyProximalAdagrad: st->spec = &SPEC_PROXIMAL_ADAGRAD; break;
   default:
     free(st);
     return tfc_status_set(s, TFC_INTERNAL, "node '%s': %s is not a training op", n->name, n->op->name);
@@ -50,6 +62,7 @@ int tfc_apply_init(const tfc_node *n, void **state, tfc_apply_run_fn run, tfc_st
   /* Attrs only some rows have; absent ones keep TF's defaults. */
   if (tfc_node_attr_bool(n, "use_nesterov", &st->nesterov)) st->nesterov = 0;
   if (tfc_node_attr_bool(n, "update_slots", &st->update_slots)) st->update_slots = 1;
+  if (tfc_node_attr_bool(n, "multiply_linear_by_lr", &st->multiply_linear_by_lr)) st->multiply_linear_by_lr = 0;
   st->run = run;
   *state = st;
   return TFC_OK;
@@ -150,6 +163,7 @@ int tfc_apply_compute(tfc_kernel_ctx *c) {
   memset(&a, 0, sizeof a);
   a.nesterov = st->nesterov;
   a.update_slots = st->update_slots;
+  a.multiply_linear_by_lr = st->multiply_linear_by_lr;
   if (apply_validate(c, st, &u, &a) == TFC_OK) {
     int ok = 1;
     for (int k = 0; k < sp->n_vars && ok; k++) {

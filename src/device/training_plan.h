@@ -1,7 +1,9 @@
 /*
  * training_plan — what the CPU and GPU kernels of the optimizers' dense updates share:
  * ApplyGradientDescent, ApplyMomentum, ApplyAdam, ApplyAdagrad, ApplyRMSProp,
- * ApplyCenteredRMSProp, ApplyAdadelta and their ResourceApply* twins (ops_training.def).
+ * ApplyCenteredRMSProp, ApplyAdadelta, and on the CPU only ApplyFtrl, ApplyFtrlV2,
+ * ApplyProximalGradientDescent, ApplyProximalAdagrad; and their ResourceApply* twins
+ * (ops_training.def).
  *
  * Everything but the arithmetic is here, once: which inputs are the variable, its slots, the
  * gradient and the scalar hyper-parameters of each op (a spec); the attrs (use_nesterov,
@@ -45,8 +47,15 @@ enum tfc_apply_kind {
   TFC_APPLY_RMSPROP = 4,
   TFC_APPLY_CENTERED_RMSPROP = 5,
   TFC_APPLY_ADADELTA = 6,
-  TFC_APPLY_KIND_COUNT = 7
+  TFC_APPLY_FTRL = 7,
+  TFC_APPLY_FTRL_V2 = 8,
+  TFC_APPLY_PROXIMAL_GD = 9,
+  TFC_APPLY_PROXIMAL_ADAGRAD = 10,
+  TFC_APPLY_KIND_COUNT = 11
 };
+/* The kinds below this one have GPU loops (TFC_APPLY_ROWS); the others are CPU-only
+ * (TFC_APPLY_CPU_ROWS). */
+#define TFC_APPLY_GPU_KIND_COUNT 7
 
 /* The largest input count of an Apply op (ApplyAdam's 10) and variable count (the centered
  * RMSProp's var, mg, ms, mom). */
@@ -64,6 +73,10 @@ enum tfc_apply_kind {
 #define TFC_APPLY_HOST_RMSPROP (TFC_HOST(3) | TFC_HOST(4) | TFC_HOST(5) | TFC_HOST(6))
 #define TFC_APPLY_HOST_CENTERED_RMSPROP (TFC_HOST(4) | TFC_HOST(5) | TFC_HOST(6) | TFC_HOST(7))
 #define TFC_APPLY_HOST_ADADELTA (TFC_HOST(3) | TFC_HOST(4) | TFC_HOST(5))
+#define TFC_APPLY_HOST_FTRL (TFC_HOST(4) | TFC_HOST(5) | TFC_HOST(6) | TFC_HOST(7))
+#define TFC_APPLY_HOST_FTRL_V2 (TFC_APPLY_HOST_FTRL | TFC_HOST(8))
+#define TFC_APPLY_HOST_PROXIMAL_GD (TFC_HOST(1) | TFC_HOST(2) | TFC_HOST(3))
+#define TFC_APPLY_HOST_PROXIMAL_ADAGRAD (TFC_HOST(2) | TFC_HOST(3) | TFC_HOST(4))
 #define TFC_APPLY_HANDLES(n) ((1u << (n)) - 1u)
 
 /* Every Apply op with its host-memory inputs, for the devices' kernel tables:
@@ -83,6 +96,17 @@ enum tfc_apply_kind {
   X(ResourceApplyRMSProp, TFC_APPLY_HANDLES(3) | TFC_APPLY_HOST_RMSPROP)                           \
   X(ResourceApplyCenteredRMSProp, TFC_APPLY_HANDLES(4) | TFC_APPLY_HOST_CENTERED_RMSPROP)          \
   X(ResourceApplyAdadelta, TFC_APPLY_HANDLES(3) | TFC_APPLY_HOST_ADADELTA)
+
+/* The CPU-only rows. */
+#define TFC_APPLY_CPU_ROWS(X)                                                                      \
+  X(ApplyFtrl, TFC_APPLY_HOST_FTRL)                                                                \
+  X(ApplyFtrlV2, TFC_APPLY_HOST_FTRL_V2)                                                           \
+  X(ApplyProximalGradientDescent, TFC_APPLY_HOST_PROXIMAL_GD)                                      \
+  X(ApplyProximalAdagrad, TFC_APPLY_HOST_PROXIMAL_ADAGRAD)                                         \
+  X(ResourceApplyFtrl, TFC_APPLY_HANDLES(3) | TFC_APPLY_HOST_FTRL)                                 \
+  X(ResourceApplyFtrlV2, TFC_APPLY_HANDLES(3) | TFC_APPLY_HOST_FTRL_V2)                            \
+  X(ResourceApplyProximalGradientDescent, TFC_APPLY_HANDLES(1) | TFC_APPLY_HOST_PROXIMAL_GD)       \
+  X(ResourceApplyProximalAdagrad, TFC_APPLY_HANDLES(2) | TFC_APPLY_HOST_PROXIMAL_ADAGRAD)
 
 /* One op's layout: inputs [0, n_vars) are the variable and its slots (in the op's order),
  * `grad` the gradient, every other input a scalar hyper-parameter. */
@@ -105,6 +129,7 @@ typedef struct tfc_apply_args {
                                         * from T (half included) */
   int nesterov;
   int update_slots;
+  int multiply_linear_by_lr; /* Ftrl: TF 2.3's variant (linear holds lr * the 1.15 linear) */
 } tfc_apply_args;
 
 typedef struct tfc_apply_state tfc_apply_state;
@@ -119,6 +144,7 @@ struct tfc_apply_state {
   int dtype;    /* T */
   int nesterov;
   int update_slots;
+  int multiply_linear_by_lr;
   tfc_apply_run_fn run;
 };
 

@@ -1,6 +1,7 @@
 /* C API contract tests: the optimizers' update ops (ApplyGradientDescent, ApplyMomentum,
- * ApplyAdam, ApplyAdagrad, ApplyRMSProp, ApplyCenteredRMSProp, ApplyAdadelta and their
- * ResourceApply* forms), run in a session on variables.
+ * ApplyAdam, ApplyAdagrad, ApplyRMSProp, ApplyCenteredRMSProp, ApplyAdadelta, ApplyFtrl,
+ * ApplyFtrlV2, ApplyProximalGradientDescent, ApplyProximalAdagrad and their ResourceApply*
+ * forms), run in a session on variables.
  *
  * Values: tests/fixtures/training_ops.txt holds, per op, dtype and attr variant, TensorFlow's
  * values of the variable and its slots after each of several steps (gen_training_ops.py).
@@ -157,6 +158,10 @@ static const op_info OPS[] = {
     {"ApplyRMSProp", 3, 8, {"var", "ms", "mom", "lr", "rho", "momentum", "epsilon", "grad"}, "grad"},
     {"ApplyCenteredRMSProp", 4, 9, {"var", "mg", "ms", "mom", "lr", "rho", "momentum", "epsilon", "grad"}, "grad"},
     {"ApplyAdadelta", 3, 7, {"var", "accum", "accum_update", "lr", "rho", "epsilon", "grad"}, "grad"},
+    {"ApplyFtrl", 3, 8, {"var", "accum", "linear", "grad", "lr", "l1", "l2", "lr_power"}, "grad"},
+    {"ApplyFtrlV2", 3, 9, {"var", "accum", "linear", "grad", "lr", "l1", "l2", "l2_shrinkage", "lr_power"}, "grad"},
+    {"ApplyProximalGradientDescent", 1, 5, {"var", "alpha", "l1", "l2", "delta"}, "delta"},
+    {"ApplyProximalAdagrad", 2, 6, {"var", "accum", "lr", "l1", "l2", "grad"}, "grad"},
 };
 
 static const op_info *find_op(const char *name) {
@@ -169,7 +174,7 @@ static const op_info *find_op(const char *name) {
 
 #define FX_MAX_ELEMS 16
 #define FX_MAX_STEPS 16
-#define FX_MAX_CASES 32
+#define FX_MAX_CASES 48
 
 typedef struct fx_step {
   double scalars[8];
@@ -278,6 +283,8 @@ static void replay(const fx_case *fc, int resource, int tile, int intra_op) {
   }
   if (!strcmp(fc->op, "ApplyMomentum") || !strcmp(fc->op, "ApplyAdam")) TF_SetAttrBool(d, "use_nesterov", (unsigned char)fc->nesterov);
   if (!strcmp(fc->op, "ApplyAdagrad")) TF_SetAttrBool(d, "update_slots", (unsigned char)fc->update_slots);
+  /* The fixture's nesterov column is multiply_linear_by_lr for the Ftrl ops. */
+  if (!strncmp(fc->op, "ApplyFtrl", 9)) TF_SetAttrBool(d, "multiply_linear_by_lr", (unsigned char)fc->nesterov);
   TF_Operation *apply = finish(d, __LINE__);
   TF_Session *sess = session(g, intra_op);
   for (int k = 0; k < fc->n_vars; k++) run_ok(sess, inits[k], __LINE__);
@@ -345,7 +352,7 @@ static void replay_all(const char *dtype, int resource) {
       replay(&cases[i], resource, 1, 0);
       ran++;
     }
-  EXPECT_TRUE(ran >= 10); /* every op and variant */
+  EXPECT_TRUE(ran >= 16); /* every op and variant */
 }
 
 static void apply_ops_match_tensorflow_float(void) { replay_all("float", 0); }

@@ -196,3 +196,65 @@ class RMSPropOptimizer(Optimizer):
         self._make("RMSProp", learning_rate, _number(decay, "decay"), _number(momentum, "momentum"),
                    _number(epsilon, "epsilon"), bool(centered))
         self._SLOT_NAMES = ("rms", "momentum", "mg") if centered else ("rms", "momentum")
+
+
+class AdadeltaOptimizer(Optimizer):
+    _SLOT_NAMES = ("accum", "accum_update")
+
+    def __init__(self, learning_rate=0.001, rho=0.95, epsilon=1e-8, use_locking=False, name="Adadelta"):
+        super(AdadeltaOptimizer, self).__init__(use_locking, name)
+        self._make("Adadelta", learning_rate, _number(rho, "rho"), _number(epsilon, "epsilon"))
+
+
+class FtrlOptimizer(Optimizer):
+    """FTRL-proximal: ApplyFtrl, or ApplyFtrlV2 with l2_shrinkage_regularization_strength > 0.
+    accum_name / linear_name other than the optimizer's name are not supported yet."""
+    _SLOT_NAMES = ("accum", "linear")
+
+    def __init__(self, learning_rate, learning_rate_power=-0.5, initial_accumulator_value=0.1,
+                 l1_regularization_strength=0.0, l2_regularization_strength=0.0, use_locking=False, name="Ftrl",
+                 accum_name=None, linear_name=None, l2_shrinkage_regularization_strength=0.0):
+        super(FtrlOptimizer, self).__init__(use_locking, name)
+        if initial_accumulator_value < 0.0:
+            raise ValueError("initial_accumulator_value %f needs to be positive or zero" % initial_accumulator_value)
+        if learning_rate_power > 0.0:
+            raise ValueError("learning_rate_power %f needs to be negative or zero" % learning_rate_power)
+        if l1_regularization_strength < 0.0:
+            raise ValueError("l1_regularization_strength %f needs to be positive or zero"
+                             % l1_regularization_strength)
+        if l2_regularization_strength < 0.0:
+            raise ValueError("l2_regularization_strength %f needs to be positive or zero"
+                             % l2_regularization_strength)
+        if l2_shrinkage_regularization_strength < 0.0:
+            raise ValueError("l2_shrinkage_regularization_strength %f needs to be positive or zero"
+                             % l2_shrinkage_regularization_strength)
+        if accum_name not in (None, name) or linear_name not in (None, name):
+            raise TypeError("FtrlOptimizer: tfc names the slots after the optimizer only "
+                            "(accum_name/linear_name are not supported yet)")
+        self._make("Ftrl", learning_rate, _number(learning_rate_power, "learning_rate_power"),
+                   _number(initial_accumulator_value, "initial_accumulator_value"),
+                   _number(l1_regularization_strength, "l1_regularization_strength"), False,
+                   _number(l2_regularization_strength, "l2_regularization_strength"),
+                   _number(l2_shrinkage_regularization_strength, "l2_shrinkage_regularization_strength"))
+
+
+class ProximalGradientDescentOptimizer(Optimizer):
+    def __init__(self, learning_rate, l1_regularization_strength=0.0, l2_regularization_strength=0.0,
+                 use_locking=False, name="ProximalGradientDescent"):
+        super(ProximalGradientDescentOptimizer, self).__init__(use_locking, name)
+        self._make("ProximalGradientDescent", learning_rate,
+                   _number(l1_regularization_strength, "l1_regularization_strength"),
+                   _number(l2_regularization_strength, "l2_regularization_strength"))
+
+
+class ProximalAdagradOptimizer(Optimizer):
+    _SLOT_NAMES = ("accumulator",)
+
+    def __init__(self, learning_rate, initial_accumulator_value=0.1, l1_regularization_strength=0.0,
+                 l2_regularization_strength=0.0, use_locking=False, name="ProximalAdagrad"):
+        if initial_accumulator_value <= 0.0:
+            raise ValueError("initial_accumulator_value must be positive: %s" % initial_accumulator_value)
+        super(ProximalAdagradOptimizer, self).__init__(use_locking, name)
+        self._make("ProximalAdagrad", learning_rate, _number(initial_accumulator_value, "initial_accumulator_value"),
+                   _number(l1_regularization_strength, "l1_regularization_strength"),
+                   _number(l2_regularization_strength, "l2_regularization_strength"))

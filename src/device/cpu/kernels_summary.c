@@ -1,6 +1,6 @@
 /*
  * kernels_summary — CPU kernels of the summary family (ops/ops_summary.def): ScalarSummary,
- * HistogramSummary and MergeSummary. Each outputs one serialized tensorflow.Summary
+ * HistogramSummary, TensorSummaryV2, AudioSummaryV2 and MergeSummary. Each outputs one serialized tensorflow.Summary
  * (proto/tensorflow/summary.proto) in a string scalar, byte for byte what TF 1.15's
  * summary_op.cc serializes for the same inputs (tests/kernels/test_summary.c checks the bytes
  * against TF's own, tests/fixtures/gen_events.py).
@@ -35,6 +35,7 @@
 #include "base/hashmap.h"
 #include "device/cpu/cpu_kernels.h"
 #include "proto/pb_util.h"
+#include "proto/tensor_codec.h"
 #include "tensorflow/summary.pb-c.h"
 
 /* ---- element conversion ---- */
@@ -144,6 +145,146 @@ static int scalar_summary_compute(tfc_kernel_ctx *c) {
   for (int64_t i = 0; i < made; i++) free(vals[i].tag);
   free(vals);
   free(ptrs);
+  return c->status->code;
+}
+
+/* ---- TensorSummaryV2 ---- */
+
+/* TF's TensorSummaryV2Op: the tag (a scalar), the metadata parsed from its serialized form and
+ * the tensor as a TensorProto (strings in string_val, numbers in tensor_content, as TF's
+ * AsProtoField / AsProtoTensorContent choose). Unlike TF, which ignores a parse failure of the
+ * metadata, unparseable metadata is INVALID_ARGUMENT. */
+static int tensor_summary_compute(tfc_kernel_ctx *c) {
+  const tfc_tensor *tag = c->inputs[0], *t = c->inputs[1], *meta = c->inputs[2];
+  if (tag->ndims != 0) return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "tag must be scalar");
+  if (meta->ndims != 0) return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "serialized_summary_metadata must be scalar");
+  const tfc_tstring *ms = tfc_tensor_strings(meta);
+  Tensorflow__SummaryMetadata *md = (Tensorflow__SummaryMetadata *)tfc_pb_unpack(
+      &tensorflow__summary_metadata__descriptor, ms->data, ms->len, "SummaryMetadata", c->status);
+  if (!md) return c->status->code;
+  tfc_pb_arena a;
+  tfc_pb_arena_init(&a);
+  Tensorflow__TensorProto tp = TENSORFLOW__TENSOR_PROTO__INIT;
+  Tensorflow__Summary__Value v = TENSORFLOW__SUMMARY__VALUE__INIT;
+  Tensorflow__Summary__Value *vp = &v;
+  Tensorflow__Summary sum = TENSORFLOW__SUMMARY__INIT;
+  v.tag = tag_copy(c, tfc_tensor_strings(tag));
+  if (v.tag && !tfc_tensor_to_proto(t, &a, &tp, c->status)) {
+    v.metadata = md;
+    v.value_case = TENSORFLOW__SUMMARY__VALUE__VALUE_TENSOR;
+    v.tensor = &tp;
+    sum.n_value = 1;
+    sum.value = &vp;
+    output_message(c, &sum.base);
+  }
+  free(v.tag);
+  tfc_pb_arena_fini(&a);
+  protobuf_c_message_free_unpacked(&md->base, NULL);
+  return c->status->code;
+}
+
+/* ---- AudioSummaryV2 ---- */
+
+static void put_u16(unsigned char *p, unsigned v) {
+  p[0] = (unsigned char)(v & 0xff);
+  p[1] = (unsigned char)(v >> 8 & 0xff);
+}
+
+static void put_u32(unsigned char *p, uint32_t v) {
+  for (int i = 0; i < 4; i++) p[i] = (unsigned char)(v >> (8 * i) & 0xff);
+}
+
+/* TF's wav::EncodeAudioAsS16LEWav: a 44-byte RIFF/WAVE header (PCM, 16 bits) and the samples,
+ * each round(x * 32768) clamped to int16, little-endian. Returns a malloc'd buffer of *len
+ * bytes, or NULL (out of memory). */
+static unsigned char *encode_wav(const float *x, int64_t frames, int64_t channels, float rate, size_t *len) {
+  size_t n = (size_t)(frames * channels), data = 2 * n;
+  unsigned char *w = malloc(44 + data);
+  if (!w) return NULL;
+  uint32_t r = (uint32_t)rate;
+  memcpy(w, "RIFF", 4);
+  put_u32(w + 4, (uint32_t)(36 + data));
+  memcpy(w + 8, "WAVEfmt ", 8);
+  put_u32(w + 16, 16);
+  put_u16(w + 20, 1);
+  put_u16(w + 22, (unsigned)channels);
+  put_u32(w + 24, r);
+  put_u32(w + 28, (uint32_t)(r * channels * 2));
+  put_u16(w + 32, (unsigned)(channels * 2));
+  put_u16(w + 34, 16);
+  memcpy(w + 36, "data", 4);
+  put_u32(w + 40, (uint32_t)data);
+  for (size_t i = 0; i < n; i++) {
+    float v = roundf(x[i] * 32768.0f);
+    v = v < -32768.0f ? -32768.0f : v > 32767.0f ? 32767.0f : v;
+    put_u16(w + 44 + 2 * i, (unsigned)(uint16_t)(int16_t)v);
+  }
+  *len = 44 + data;
+  return w;
+}
+
+static int audio_summary_compute(tfc_kernel_ctx *c) {
+  const tfc_tensor *tag = c->inputs[0], *t = c->inputs[1], *rate_t = c->inputs[2];
+  char d[128];
+  if (tag->ndims != 0) return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Tag must be a scalar");
+  if (t->ndims < 2 || t->ndims > 3)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Tensor must be 3-D or 2-D, got: %s",
+                            tfc_tensor_shape_str(t, d, sizeof d));
+  if (rate_t->ndims != 0)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "sample_rate must be scalar: %s",
+                            tfc_tensor_shape_str(rate_t, d, sizeof d));
+  float rate = *(const float *)rate_t->data;
+  if (!(rate > 0.0f)) return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "sample_rate must be > 0");
+  int64_t max_outputs = 3;
+  if (tfc_node_attr_int(c->node, "max_outputs", &max_outputs)) max_outputs = 3;
+  int64_t batch = t->dims[0], frames = t->dims[1], channels = t->ndims == 2 ? 1 : t->dims[2];
+  int64_t n = batch < max_outputs ? batch : max_outputs;
+  char *base = tag_copy(c, tfc_tensor_strings(tag));
+  if (!base) return c->status->code;
+  Tensorflow__Summary sum = TENSORFLOW__SUMMARY__INIT;
+  Tensorflow__Summary__Value *vals = calloc((size_t)(n > 0 ? n : 1), sizeof *vals);
+  Tensorflow__Summary__Value **ptrs = calloc((size_t)(n > 0 ? n : 1), sizeof *ptrs);
+  Tensorflow__Summary__Audio *auds = calloc((size_t)(n > 0 ? n : 1), sizeof *auds);
+  int64_t made = 0;
+  if (!vals || !ptrs || !auds) TFC_OOM(c->status);
+  for (; tfc_status_ok(c->status) && made < n; made++) {
+    Tensorflow__Summary__Value vi = TENSORFLOW__SUMMARY__VALUE__INIT;
+    Tensorflow__Summary__Audio ai = TENSORFLOW__SUMMARY__AUDIO__INIT;
+    vals[made] = vi;
+    auds[made] = ai;
+    size_t len = 0;
+    unsigned char *wav = encode_wav((const float *)t->data + made * frames * channels, frames, channels, rate, &len);
+    int ok = wav && (max_outputs > 1 ? asprintf(&vals[made].tag, "%s/audio/%lld", base, (long long)made)
+                                     : asprintf(&vals[made].tag, "%s/audio", base)) >= 0;
+    if (!ok) {
+      if (wav) vals[made].tag = NULL;
+      free(wav);
+      TFC_OOM(c->status);
+      break;
+    }
+    auds[made].sample_rate = rate;
+    auds[made].num_channels = channels;
+    auds[made].length_frames = frames;
+    auds[made].encoded_audio_string.data = wav;
+    auds[made].encoded_audio_string.len = len;
+    auds[made].content_type = (char *)"audio/wav";
+    vals[made].value_case = TENSORFLOW__SUMMARY__VALUE__VALUE_AUDIO;
+    vals[made].audio = &auds[made];
+    ptrs[made] = &vals[made];
+  }
+  if (tfc_status_ok(c->status)) {
+    sum.n_value = (size_t)n;
+    sum.value = ptrs;
+    output_message(c, &sum.base);
+  }
+  for (int64_t i = 0; i < made; i++) {
+    free(vals[i].tag);
+    free(auds[i].encoded_audio_string.data);
+  }
+  free(vals);
+  free(ptrs);
+  free(auds);
+  free(base);
   return c->status->code;
 }
 
@@ -353,6 +494,10 @@ static const tfc_kernel_def summary_kernels[] = {
                                                                TFC_T(TFC_DT_UINT64) | TFC_T(TFC_DT_HALF) |
                                                                TFC_T(TFC_DT_BFLOAT16),
      .host_memory_in = ALL_HOST, .host_memory_out = ALL_HOST, .compute = histogram_summary_compute},
+    {.op = TFC_OP_TensorSummaryV2, .host_memory_in = ALL_HOST, .host_memory_out = ALL_HOST,
+     .compute = tensor_summary_compute},
+    {.op = TFC_OP_AudioSummaryV2, .host_memory_in = ALL_HOST, .host_memory_out = ALL_HOST,
+     .compute = audio_summary_compute},
     {.op = TFC_OP_MergeSummary, .host_memory_in = ALL_HOST, .host_memory_out = ALL_HOST,
      .compute = merge_summary_compute},
 };

@@ -1,7 +1,8 @@
 /*
  * kernels_training — CPU kernels of the optimizers' dense update ops (ops_training.def):
  * ApplyGradientDescent, ApplyMomentum, ApplyAdam, ApplyAdagrad, ApplyRMSProp,
- * ApplyCenteredRMSProp, ApplyAdadelta and their ResourceApply* twins, for float and double.
+ * ApplyCenteredRMSProp, ApplyAdadelta, ApplyFtrl, ApplyFtrlV2, ApplyProximalGradientDescent,
+ * ApplyProximalAdagrad and their ResourceApply* twins, for float and double.
  *
  * Everything but the arithmetic is shared with the GPU kernels (device/training_plan.c): the
  * per-op spec, the attrs, validation in TF 1.15's order with its texts and codes, and the
@@ -237,6 +238,97 @@ static inline double ssqrt_double(double x) { return sqrt(x); }
     FOR_ELEMS(T, b, e, ADADELTA_STEP);                                                             \
   }
 
+/* The FTRL and proximal loops are plain scalar loops: their sign, select and pow have no
+ * cheap vector form here, and the optimizers are used on sparse-feature models whose updates
+ * are small. */
+static inline float spow_float(float x, float y) { return powf(x, y); }
+static inline double spow_double(double x, double y) { return pow(x, y); }
+static inline float sabs_float(float x) { return fabsf(x); }
+static inline double sabs_double(double x) { return fabs(x); }
+#define SIGN(T, x) ((x) > (T)0 ? (T)1 : (x) < (T)0 ? (T)-1 : (T)0)
+
+/* FTRL-proximal (TF's ApplyFtrl / ApplyFtrlV2 functors): with g' = g + 2 * l2_shrinkage * var
+ * (V2; g itself otherwise) and n = accum + g*g,
+ *   linear += g' - (n^-p - accum^-p) / lr * var   (p = lr_power; sqrt when p is -0.5)
+ *   var = |linear| > l1 ? (l1 * sign(linear) - linear) / (n^-p / lr + 2 * l2) : 0
+ *   accum = n;
+ * with multiply_linear_by_lr (TF 2.3's functor), linear += g' * lr - (n^-p - accum^-p) * var and
+ * var = |linear| > l1 * lr ? (l1 * lr * sign(linear) - linear) / (n^-p + 2 * l2 * lr) : 0. */
+#define FTRL_LOOP(T, NAME, SHRINK, POWER)                                                          \
+  static void NAME##_##T(int64_t b, int64_t e, void *p) {                                          \
+    const apply_args *a = p;                                                                       \
+    const T lr = (T)a->s[4], l1 = (T)a->s[5], l2 = (T)a->s[6], lp = (T)a->s[POWER];                \
+    const T shrink = (SHRINK) >= 0 ? (T)a->s[(SHRINK) >= 0 ? (SHRINK) : 0] : (T)0;                 \
+    const int half = lp == (T)-0.5, mlr = a->multiply_linear_by_lr;                                \
+    const T l1_lr = l1 * lr, l2_lr = l2 * lr;                                                      \
+    const T *restrict g = a->grad, *restrict x = a->old[0], *restrict ac = a->old[1];              \
+    const T *restrict li = a->old[2];                                                              \
+    T *restrict y = a->out[0], *restrict acn = a->out[1], *restrict lin = a->out[2];               \
+    for (int64_t i = b; i < e; i++) {                                                              \
+      T gi = g[i], xi = x[i], a0 = ac[i];                                                          \
+      T gs = (SHRINK) >= 0 ? gi + (T)2 * shrink * xi : gi;                                         \
+      T n = a0 + gi * gi;                                                                          \
+      T pn = half ? ssqrt_##T(n) : spow_##T(n, -lp), p0 = half ? ssqrt_##T(a0) : spow_##T(a0, -lp); \
+      T l, num, den, lim;                                                                          \
+      if (mlr) {                                                                                   \
+        l = li[i] + (gs * lr - (pn - p0) * xi);                                                    \
+        num = l1_lr * SIGN(T, l) - l;                                                              \
+        den = pn + (T)2 * l2_lr;                                                                   \
+        lim = l1_lr;                                                                               \
+      } else {                                                                                     \
+        l = li[i] + (gs - (pn - p0) / lr * xi);                                                    \
+        num = l1 * SIGN(T, l) - l;                                                                 \
+        den = pn / lr + (T)2 * l2;                                                                 \
+        lim = l1;                                                                                  \
+      }                                                                                            \
+      y[i] = sabs_##T(l) > lim ? num / den : (T)0;                                                 \
+      lin[i] = l;                                                                                  \
+      acn[i] = n;                                                                                  \
+    }                                                                                              \
+  }
+
+/* FOBOS (TF's ApplyProximalGradientDescent): v = var - delta * alpha;
+ * var = (l1 > 0 ? sign(v) * max(|v| - alpha * l1, 0) : v) / (1 + l2 * alpha). */
+#define PROXIMAL_GD_LOOP(T)                                                                        \
+  static void proximal_gd_##T(int64_t b, int64_t e, void *p) {                                     \
+    const apply_args *a = p;                                                                       \
+    const T alpha = (T)a->s[1], l1 = (T)a->s[2], l2 = (T)a->s[3];                                  \
+    const T shrink = alpha * l1, den = (T)1 + l2 * alpha;                                          \
+    const T *restrict g = a->grad, *restrict x = a->old[0];                                        \
+    T *restrict y = a->out[0];                                                                     \
+    for (int64_t i = b; i < e; i++) {                                                              \
+      T v = x[i] - g[i] * alpha;                                                                   \
+      if (l1 > (T)0) {                                                                             \
+        T m = sabs_##T(v) - shrink;                                                                \
+        y[i] = SIGN(T, v) * (m > (T)0 ? m : (T)0) / den;                                           \
+      } else {                                                                                     \
+        y[i] = v / den;                                                                            \
+      }                                                                                            \
+    }                                                                                              \
+  }
+
+/* FOBOS with Adagrad's rate (TF's ApplyProximalAdagrad): accum += g*g; r = lr / sqrt(accum);
+ * v = var - g * r; var = (l1 > 0 ? sign(v) * max(|v| - r * l1, 0) : v) / (1 + l2 * r). */
+#define PROXIMAL_ADAGRAD_LOOP(T)                                                                   \
+  static void proximal_adagrad_##T(int64_t b, int64_t e, void *p) {                                \
+    const apply_args *a = p;                                                                       \
+    const T lr = (T)a->s[2], l1 = (T)a->s[3], l2 = (T)a->s[4];                                     \
+    const T *restrict g = a->grad, *restrict x = a->old[0], *restrict ac = a->old[1];              \
+    T *restrict y = a->out[0], *restrict acn = a->out[1];                                          \
+    for (int64_t i = b; i < e; i++) {                                                              \
+      T gi = g[i], n = ac[i] + gi * gi;                                                            \
+      T r = lr * ((T)1 / ssqrt_##T(n));                                                            \
+      T v = x[i] - gi * r;                                                                         \
+      if (l1 > (T)0) {                                                                             \
+        T m = sabs_##T(v) - r * l1;                                                                \
+        y[i] = SIGN(T, v) * (m > (T)0 ? m : (T)0) / ((T)1 + l2 * r);                               \
+      } else {                                                                                     \
+        y[i] = v / ((T)1 + l2 * r);                                                                \
+      }                                                                                            \
+      acn[i] = n;                                                                                  \
+    }                                                                                              \
+  }
+
 #define ALL_LOOPS(T)                                                                               \
   GD_LOOP(T)                                                                                       \
   MOMENTUM_LOOP(T)                                                                                 \
@@ -244,7 +336,11 @@ static inline double ssqrt_double(double x) { return sqrt(x); }
   ADAGRAD_LOOP(T)                                                                                  \
   RMSPROP_LOOP(T)                                                                                  \
   CENTERED_LOOP(T)                                                                                 \
-  ADADELTA_LOOP(T)
+  ADADELTA_LOOP(T)                                                                                 \
+  FTRL_LOOP(T, ftrl, -1, 7)                                                                        \
+  FTRL_LOOP(T, ftrl_v2, 7, 8)                                                                      \
+  PROXIMAL_GD_LOOP(T)                                                                              \
+  PROXIMAL_ADAGRAD_LOOP(T)
 ALL_LOOPS(float)
 ALL_LOOPS(double)
 
@@ -265,6 +361,10 @@ static const cpu_apply CPU_APPLY[] = {
     [TFC_APPLY_RMSPROP] = {24, {rmsprop_float, rmsprop_double}},
     [TFC_APPLY_CENTERED_RMSPROP] = {26, {centered_float, centered_double}},
     [TFC_APPLY_ADADELTA] = {40, {adadelta_float, adadelta_double}},
+    [TFC_APPLY_FTRL] = {60, {ftrl_float, ftrl_double}},
+    [TFC_APPLY_FTRL_V2] = {60, {ftrl_v2_float, ftrl_v2_double}},
+    [TFC_APPLY_PROXIMAL_GD] = {6, {proximal_gd_float, proximal_gd_double}},
+    [TFC_APPLY_PROXIMAL_ADAGRAD] = {30, {proximal_adagrad_float, proximal_adagrad_double}},
 };
 _Static_assert(sizeof CPU_APPLY / sizeof CPU_APPLY[0] == TFC_APPLY_KIND_COUNT, "a CPU loop per update formula");
 
@@ -281,7 +381,7 @@ static int apply_init(const tfc_node *n, void **state, tfc_status *s) { return t
   {.op = TFC_OP_##name, .type_attr = "T", .types = TFC_TYPES_FLOAT, .host_memory_in = (hm),          \
    .init = apply_init, .compute = tfc_apply_compute, .free_state = tfc_apply_free},
 
-static const tfc_kernel_def training_kernels[] = {TFC_APPLY_ROWS(ROW)};
+static const tfc_kernel_def training_kernels[] = {TFC_APPLY_ROWS(ROW) TFC_APPLY_CPU_ROWS(ROW)};
 
 int tfc_cpu_kernels_training(tfc_kernel_table *t, tfc_status *s) {
   return tfc_kernel_table_add(t, training_kernels, (int)(sizeof training_kernels / sizeof training_kernels[0]), s);

@@ -32,7 +32,7 @@ _Static_assert(SAME_KIND(TFC_CUDA_APPLY_GD, TFC_APPLY_GD) && SAME_KIND(TFC_CUDA_
                    SAME_KIND(TFC_CUDA_APPLY_RMSPROP, TFC_APPLY_RMSPROP) &&
                    SAME_KIND(TFC_CUDA_APPLY_CENTERED_RMSPROP, TFC_APPLY_CENTERED_RMSPROP) &&
                    SAME_KIND(TFC_CUDA_APPLY_ADADELTA, TFC_APPLY_ADADELTA) &&
-                   SAME_KIND(TFC_CUDA_APPLY_OP_COUNT, TFC_APPLY_KIND_COUNT),
+                   SAME_KIND(TFC_CUDA_APPLY_OP_COUNT, TFC_APPLY_GPU_KIND_COUNT),
                "tfc_cuda_apply_op follows tfc_apply_kind");
 _Static_assert(TFC_APPLY_MAX_VARS == 4 && TFC_APPLY_MAX_INPUTS == 10, "tfc_cuda_apply_args holds every operand");
 
