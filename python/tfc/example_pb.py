@@ -12,7 +12,8 @@ The API is the part of protobuf's Python messages programs use: keyword construc
 attribute access (a message field reads as an empty message and is set by assigning into it,
 repeated fields are lists, a map reads a missing key as a new message as protobuf's maps do),
 SerializeToString, ParseFromString, FromString, CopyFrom, MergeFrom, HasField, WhichOneof,
-ListFields, ==, and a text-format repr. Fields are serialized in field-number order, as
+ListFields, ==, and a text-format repr. A message field set through CopyFrom, MergeFrom or
+SetInParent is present even when empty (it serializes as an empty field), as in protobuf. Fields are serialized in field-number order, as
 protobuf does, so the bytes equal the protobuf package's for the same message (map entries in
 insertion order; protobuf's own order for maps is unspecified).
 
@@ -177,6 +178,7 @@ class _Message(object):
         kind = f[1]
         if kind.startswith("msg:"):
             v = vals[name] = _CLASSES[kind[4:]]()
+            object.__setattr__(v, "_parent", (self, name))
         elif kind.startswith("rep_msg:"):
             v = vals[name] = _RepeatedMsg(_CLASSES[kind[8:]])
         elif kind.startswith("map_msg:"):
@@ -201,6 +203,11 @@ class _Message(object):
         if name not in self._values:
             return False
         if name in self._present:
+            # proto3: a scalar outside a oneof set to its default is not present
+            kind = type(self)._MAP[name][1]
+            if kind in _SCALAR_DEFAULTS and self._values[name] == _SCALAR_DEFAULTS[kind] and \
+                    not self._oneof_of(name):
+                return False
             return True
         v = self._values[name]
         if isinstance(v, _Message):
@@ -222,7 +229,14 @@ class _Message(object):
         self._set_field(name, _check_scalar(kind, value, name))
 
     def SetInParent(self):
-        pass
+        """Marks this message present in the message that holds it (as protobuf does when a
+        sub-message is set through CopyFrom, MergeFrom or SetInParent, even to an empty one)."""
+        link = self.__dict__.get("_parent")
+        if link is not None:
+            parent, name = link
+            if parent._values.get(name) is self:
+                parent._set_field(name, self)
+                parent.SetInParent()
 
     def HasField(self, name):
         f = type(self)._fmap().get(name)
@@ -308,6 +322,7 @@ class _Message(object):
             self._merge(data)
         except (IndexError, struct.error, UnicodeDecodeError, KeyError) as e:
             raise DecodeError("Error parsing message") from e
+        self.SetInParent()
         return len(data)
 
     @classmethod
@@ -363,6 +378,11 @@ class _Message(object):
                     rep.append(_decode_scalar(sk, wt, raw))
             else:
                 self._set_field(name, _decode_scalar(kind, wt, raw))
+
+    def __deepcopy__(self, memo):
+        m = type(self)()
+        m.MergeFrom(self)
+        return m
 
     def __eq__(self, other):
         return type(self) is type(other) and self.ListFields() == other.ListFields()
@@ -461,7 +481,10 @@ def _fmt_scalar(kind, v):
 
 def _text(m, indent):
     lines = []
+    skip = getattr(m, "_TEXT_SKIP", ())
     for name, v in m.ListFields():
+        if name in skip:
+            continue
         kind = m._fmap()[name][1]
         enum_names = getattr(m, "_ENUM_NAMES", {}).get(name)
         if enum_names is not None:
