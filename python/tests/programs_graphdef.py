@@ -172,6 +172,37 @@ def import_errors(tf):
     return out
 
 
+def import_under_device(tf):
+    g = tf.Graph()
+    with g.as_default():
+        with tf.device("/cpu:0"):
+            a = tf.constant(1.0, name="a")
+        b = tf.constant(2.0, name="b")
+        with tf.device("/job:ps"):
+            tf.add(a, b, name="s")
+        with tf.colocate_with(a):
+            tf.identity(b, name="near_a")
+    gd = g.as_graph_def()
+    with tf.device("/job:worker/task:1"):
+        tf.import_graph_def(gd, name="w")
+    with tf.device(lambda op: "/device:GPU:0" if op.type == "Const" else ""):
+        tf.import_graph_def(gd, name="f")
+    tf.import_graph_def(gd, name="plain")
+    return [[op.name, op.device] for op in tf.get_default_graph().get_operations()], str(gd.node[0].device)
+
+
+def import_under_control_dependencies(tf):
+    gd = _exported(tf)
+    c = tf.constant(1.0, name="c")
+    d = tf.constant(2.0, name="d")
+    with tf.control_dependencies([c]):
+        with tf.control_dependencies([d.op]):
+            tf.import_graph_def(gd)
+        with tf.control_dependencies(None):
+            tf.import_graph_def(gd, name="free")
+    return _graph_nodes(tf)
+
+
 def _train_and_freeze(tf):
     x = tf.placeholder(tf.float32, [None, 3], name="x")
     y_ = tf.placeholder(tf.float32, [None, 1], name="y_")
@@ -240,7 +271,8 @@ def must_run_on_cpu(tf):
 
 PROGRAMS = [message_bytes_and_text, message_parse, tensor_protos, tensor_proto_errors, as_graph_def_message,
             import_prefixes, import_name_clash, import_input_map, import_input_map_values, import_return_elements,
-            import_errors, freeze_graph, extract_and_remove, must_run_on_cpu]
+            import_errors, freeze_graph, extract_and_remove, must_run_on_cpu,
+            import_under_device, import_under_control_dependencies]
 
 
 def _tf115_add(e):

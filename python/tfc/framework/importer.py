@@ -7,7 +7,10 @@ _pywrap.graph_import, with uniquified names, input and control mappings, return 
 operations); this module does what TF's Python does around it: argument checks, the prefix
 from a name scope (default "import", made unique; name="" imports at the root with no
 prefix), input_map keys parsed as "x:0"/"x"/"^x", the missing-mapping check, and the
-returned elements wrapped as Tensors/Operations in the order asked for.
+returned elements wrapped as Tensors/Operations in the order asked for. Under tf.device the
+imported nodes get the scope's device merged under their own, as TF's _ProcessNewOps gives
+them, and the ops of enclosing control_dependencies blocks become control inputs of every
+imported op.
 
 Errors (TF's classes and texts): a graph_def that is not a GraphDef TypeError "graph_def must
 be a GraphDef proto."; bad input_map or return_elements types TypeError; a malformed tensor
@@ -19,6 +22,7 @@ in graph_def: [x:0]".
 from tfc import _pywrap
 from tfc.framework import errors
 from tfc.framework import graph_pb
+from tfc.framework import device as _device
 from tfc.framework import ops
 
 
@@ -36,6 +40,61 @@ def _parse_tensor_name(name):
 
 def _as_str(x):
     return x.decode("utf-8") if isinstance(x, bytes) else x
+
+
+_CONTROL_KEY = "_tfc_import_control_%d"
+
+
+def _rewritten(graph, graph_def, prefix, ctl_map):
+    """The serialized graph_def with the caller's control_dependencies and device scope
+    applied as TF applies them to imported ops. Each node gets the ops of the enclosing
+    control_dependencies blocks as control inputs (through control-input keys the import maps
+    to them, added to ctl_map). Devices: from the node's own device, each scope from the innermost out (a device
+    string merged under the device so far, a device function's result replacing it), a node
+    colocated ("loc:@x") with a node of graph_def taking
+    that node's device. graph_def itself is not changed."""
+    entries = []
+    for entry in reversed(graph._state.control_stack):
+        if entry is None:
+            break
+        entries.append(entry)
+    controls = []
+    for entry in reversed(entries):     # outermost block first, as TF orders them
+        controls.extend(c for c in entry if c not in controls)
+    devices = any(s is not None for s in graph._state.device_stack)
+    if not controls and not devices:
+        return graph_def.SerializeToString()
+    gd = graph_pb.GraphDef()
+    gd.CopyFrom(graph_def)
+    keys = [_CONTROL_KEY % i for i in range(len(controls))]
+    ctl_map.extend((k, c._c_op) for k, c in zip(keys, controls))
+    for node in gd.node:
+        node.input.extend("^" + k for k in keys)
+    if not devices:
+        return gd.SerializeToString()
+    final = {}
+    for node in gd.node:
+        name = prefix + "/" + node.name if prefix else node.name
+        dev = _device.canonical(node.device) if node.device else ""
+        for spec in reversed(graph._state.device_stack):   # innermost first, as TF
+            if spec is None:
+                break
+            if callable(spec):
+                got = spec(ops._PendingOp(graph, node.op, name, dev))
+                dev = _device.canonical(got) if isinstance(got, str) else (got.to_string() if got else "")
+            else:
+                dev = _device.merge(dev, spec) if dev else spec
+        final[node.name] = dev
+    for node in gd.node:
+        dev = final[node.name]
+        if "_class" in node.attr:
+            for c in node.attr["_class"].list.s:
+                c = c.decode("utf-8", "replace")
+                if c.startswith("loc:@") and c[5:] in final:
+                    dev = final[c[5:]]
+                    break
+        node.device = dev
+    return gd.SerializeToString()
 
 
 def import_graph_def(graph_def, input_map=None, return_elements=None, name=None, op_dict=None,
@@ -79,8 +138,9 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
         else:
             ret_ops.append(n)
     graph._check_not_finalized()
+    data = _rewritten(graph, graph_def, prefix, ctl_map)
     try:
-        outs, opers, missing = _pywrap.graph_import(graph._c_graph, graph_def.SerializeToString(), prefix,
+        outs, opers, missing = _pywrap.graph_import(graph._c_graph, data, prefix,
                                                     (True, in_map, ctl_map, ret_out, ret_ops))
     except errors.InvalidArgumentError as e:
         raise ValueError(e.message)
