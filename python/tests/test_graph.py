@@ -136,8 +136,11 @@ def test_tensor_shape_v1():
         len(tf.TensorShape(None))
     assert tf.TensorShape([2]).concatenate([3]).as_list() == [2, 3]
     minus_one = bytes.fromhex("ffffffffffffffffff01")
-    assert tf.TensorShape([2, None]).as_proto() == b"\x12\x02\x08\x02" + b"\x12\x0b\x08" + minus_one
-    assert tf.TensorShape(None).as_proto() == b"\x18\x01"
+    assert tf.TensorShape([2, None]).as_proto().SerializeToString() == \
+        b"\x12\x02\x08\x02" + b"\x12\x0b\x08" + minus_one
+    assert tf.TensorShape(None).as_proto().SerializeToString() == b"\x18\x01"
+    assert tf.TensorShape(tf.TensorShape([2, None]).as_proto()).as_list() == [2, None]
+    assert tf.TensorShape(tf.TensorShape(None).as_proto()).ndims is None
     x = tf.placeholder(tf.float32, [None, 3])
     x.set_shape([5, 3])
     assert x.shape.as_list() == [5, 3]

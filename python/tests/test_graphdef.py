@@ -113,3 +113,16 @@ def test_load_graph_frozen_by_tensorflow():
     prob, = tf.import_graph_def(gd, return_elements=["prob:0"], name="")
     with tf.Session() as s:
         np.testing.assert_allclose(s.run(prob, {"x:0": expect["x"]}), expect["prob"], rtol=1e-5)
+
+
+def test_session_graph_def_infer_shapes_and_node_def():
+    a = tf.constant([1.0, 2.0], name="a")
+    config = tf.ConfigProto(graph_options=tf.GraphOptions(infer_shapes=True))
+    with tf.Session(config=config) as s:
+        shapes = s.graph_def.node[0].attr["_output_shapes"].list.shape
+        assert [[d.size for d in sh.dim] for sh in shapes] == [[2]]
+    with tf.Session() as s:
+        assert "_output_shapes" not in s.graph_def.node[0].attr
+    nd = a.op.node_def
+    assert isinstance(nd, tf.NodeDef) and nd.name == "a" and nd.attr["dtype"].type == tf.float32.as_datatype_enum
+    assert [d.size for d in a.shape.as_proto().dim] == [2]

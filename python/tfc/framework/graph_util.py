@@ -35,8 +35,7 @@ def must_run_on_cpu(node, pin_variables_on_cpu=False):
     int32 DynamicStitch and Cast from int32, variables when pin_variables_on_cpu."""
     node_def = node
     if not isinstance(node, graph_pb.NodeDef):
-        nd = node.node_def
-        node_def = graph_pb.NodeDef.FromString(nd) if isinstance(nd, bytes) else nd
+        node_def = node.node_def
     if pin_variables_on_cpu and node_def.op in _VARIABLE_OPS:
         return True
     if node_def.op == "Const":

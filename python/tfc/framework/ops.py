@@ -223,8 +223,9 @@ class Operation(object):
 
     @property
     def node_def(self):
-        """The serialized NodeDef (bytes)."""
-        return _pywrap.op_node_def(self._c_op)
+        """The op's NodeDef message (TF_OperationToNodeDef parsed)."""
+        from tfc.framework import graph_pb
+        return graph_pb.NodeDef.FromString(_pywrap.op_node_def(self._c_op))
 
     @property
     def op_def(self):
@@ -718,7 +719,7 @@ class Graph(object):
                 op = self._nodes_by_name.get(node.name)
                 if op is not None and op.outputs:
                     node.attr["_output_shapes"].list.shape.extend(
-                        graph_pb.TensorShapeProto.FromString(t.shape.as_proto()) for t in op.outputs)
+                        t.shape.as_proto() for t in op.outputs)
         return gd
 
     def _as_graph_def_bytes(self):
