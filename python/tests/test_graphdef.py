@@ -126,3 +126,21 @@ def test_session_graph_def_infer_shapes_and_node_def():
     nd = a.op.node_def
     assert isinstance(nd, tf.NodeDef) and nd.name == "a" and nd.attr["dtype"].type == tf.float32.as_datatype_enum
     assert [d.size for d in a.shape.as_proto().dim] == [2]
+
+
+def test_freeze_resource_variable_graph_made_by_tensorflow():
+    with open(os.path.join(FIXTURES, "py_resource_var.expect")) as f:
+        expect = json.load(f)
+    gd = tf.GraphDef()
+    with open(os.path.join(FIXTURES, "py_resource_var.pb"), "rb") as f:
+        gd.ParseFromString(f.read())
+    tf.import_graph_def(gd, name="")
+    with tf.Session() as s:
+        s.run("init")
+        frozen = tf.graph_util.convert_variables_to_constants(s, s.graph_def, ["y"])
+    assert [[n.name, n.op, list(n.input)] for n in frozen.node] == expect["frozen"]
+    assert frozen.node[1].attr["T"].type == tf.float32.as_datatype_enum
+    with tf.Graph().as_default():
+        tf.import_graph_def(frozen, name="")
+        with tf.Session() as s:
+            np.testing.assert_array_equal(s.run("y:0"), expect["y"])

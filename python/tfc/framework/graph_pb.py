@@ -101,7 +101,3 @@ class GraphDef(_Message):
     _FIELDS = (("node", 1, "rep_msg:NodeDef"), ("versions", 4, "msg:VersionDef"), ("version", 3, "int32"),
                ("library", 2, "msg:FunctionDefLibrary"))
 
-
-def graph_def_from(data):
-    """A GraphDef parsed from serialized bytes (a new message; DecodeError for bad bytes)."""
-    return GraphDef.FromString(data)

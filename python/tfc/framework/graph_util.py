@@ -7,13 +7,15 @@ keeps the nodes the destinations reach through data, control and colocation ("lo
 in the original order, with the library and versions. convert_variables_to_constants extracts
 the sub-graph of the outputs, reads every VariableV2/Variable (and VarHandleOp) value in one
 sess.run, and replaces each variable node by a Const of the same name holding its value
-(tensor_util.make_tensor_proto), ReadVariableOp becoming Identity; the Identity reads of
-reference variables are kept as they are.
+(tensor_util.make_tensor_proto), ReadVariableOp becoming Identity and ResourceGather GatherV2
+(with a Const "<name>/axis"), the Identity and control-flow nodes between a resource handle and
+its reads typed with the read's dtype; the Identity reads of reference variables are kept.
 
 Errors (TF's): a graph_def that is not a GraphDef TypeError "graph_def must be a
 graph_pb2.GraphDef proto."; dest_nodes a string TypeError "dest_nodes must be a list.";
-a destination not in the graph AssertionError "x is not in graph"; errors of sess.run as they
-come.
+a destination not in the graph AssertionError "x is not in graph"; a read whose handle is not a
+VarHandleOp ValueError "Cannot find the variable that is an input to the ReadVariableOp.";
+errors of sess.run as they come.
 """
 import copy
 import re
@@ -22,6 +24,7 @@ from tfc.framework import dtypes
 from tfc.framework import graph_pb
 from tfc.framework import tensor_util
 
+_CONTROL_FLOW_OR_IDENTITY = ("Switch", "Merge", "Identity", "Enter", "Exit", "NextIteration")
 _VARIABLE_OPS = {"Assign", "AssignAdd", "AssignSub", "Queue", "ScatterAdd", "ScatterSub", "ScatterUpdate",
                  "TruncatedNormal", "Variable", "VariableV2"}
 
@@ -111,6 +114,23 @@ def convert_variables_to_constants(sess, input_graph_def, output_node_names, var
     inference = extract_sub_graph(input_graph_def, output_node_names)
     by_name = {n.name: n for n in inference.node}
     fetch, var_names = [], []
+    resource_types = {}     # Identity/Switch/Merge... between a handle and its read: the read's dtype
+    for node in inference.node:
+        if node.op in ("ReadVariableOp", "ResourceGather"):
+            src = [_node_name(node.input[0])]
+            while src and by_name[src[0]].op in _CONTROL_FLOW_OR_IDENTITY:
+                name = src.pop()
+                if name not in resource_types:
+                    resource_types[name] = node.attr["dtype"]
+                    src.append(_node_name(by_name[name].input[0]))
+                if by_name[name].op == "Merge":
+                    other = _node_name(by_name[name].input[1])
+                    if other not in resource_types:
+                        resource_types[other] = node.attr["dtype"]
+                        src.append(_node_name(by_name[other].input[0]))
+            for name in src:
+                if by_name[name].op != "VarHandleOp":
+                    raise ValueError("Cannot find the variable that is an input to the ReadVariableOp.")
     for node in inference.node:
         if node.op in ("Variable", "VariableV2", "VarHandleOp"):
             if (variable_names_whitelist is not None and node.name not in variable_names_whitelist) or \
@@ -130,16 +150,30 @@ def convert_variables_to_constants(sess, input_graph_def, output_node_names, var
         if node.name in values:
             data = values[node.name]
             new = _const_node(node.name, node.attr["dtype"], data, data.shape)
-        elif node.op == "ReadVariableOp" and node.input and _node_name(node.input[0]) in values:
+        elif node.name in resource_types:
+            new = graph_pb.NodeDef()
+            new.CopyFrom(node)
+            new.attr["T"].CopyFrom(resource_types[node.name])
+        elif node.op == "ReadVariableOp":
             new = graph_pb.NodeDef(op="Identity", name=node.name, input=[node.input[0]])
             new.attr["T"].CopyFrom(node.attr["dtype"])
+            if "_class" in node.attr:
+                new.attr["_class"].CopyFrom(node.attr["_class"])
+        elif node.op == "ResourceGather":
+            if node.attr["batch_dims"].i != 0:
+                raise ValueError("batch_dims != 0 is not supported by freeze_graph.")
+            axis = node.name + "/axis"
+            out.node.extend([_const_node(axis, node.attr["Tindices"], node.attr["batch_dims"].i)])
+            new = graph_pb.NodeDef(op="GatherV2", name=node.name, input=[node.input[0], node.input[1], axis])
+            new.attr["Tparams"].CopyFrom(node.attr["dtype"])
+            new.attr["Tindices"].CopyFrom(node.attr["Tindices"])
+            new.attr["Taxis"].CopyFrom(node.attr["Tindices"])
             if "_class" in node.attr:
                 new.attr["_class"].CopyFrom(node.attr["_class"])
         else:
             new = graph_pb.NodeDef()
             new.CopyFrom(node)
         out.node.extend([new])
-    del by_name
     out.library.CopyFrom(inference.library)
     out.versions.CopyFrom(inference.versions)
     return out
