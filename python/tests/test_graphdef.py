@@ -144,3 +144,19 @@ def test_freeze_resource_variable_graph_made_by_tensorflow():
         tf.import_graph_def(frozen, name="")
         with tf.Session() as s:
             np.testing.assert_array_equal(s.run("y:0"), expect["y"])
+
+
+def test_graph_def_messages_reach_writers(tmp_path):
+    tf.constant(1.0, name="c")
+    gd = tf.get_default_graph().as_graph_def()
+    with tf.summary.FileWriter(str(tmp_path / "a"), graph_def=gd) as w:
+        w.add_graph(None, graph_def=gd)
+    with tf.summary.FileWriter(str(tmp_path / "b"), tf.get_default_graph()):
+        pass
+    for d in ("a", "b"):
+        (name,) = os.listdir(str(tmp_path / d))
+        evs = [tf.Event.FromString(r) for r in tf.python_io.tf_record_iterator(str(tmp_path / d / name))]
+        graphs = [tf.GraphDef.FromString(e.graph_def) for e in evs if e.WhichOneof("what") == "graph_def"]
+        assert graphs and all([n.name for n in g.node] == ["c"] for g in graphs)
+    text = open(tf.io.write_graph(gd, str(tmp_path), "g.pbtxt")).read()
+    assert text == str(gd)
