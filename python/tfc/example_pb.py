@@ -460,13 +460,15 @@ def _unpack_packed(kind, raw):
 
 
 _ESCAPES = {9: "\\t", 10: "\\n", 13: "\\r", 34: '\\"', 39: "\\'", 92: "\\\\"}
+# byte -> its text-format form, for str.translate over the bytes read as latin-1 (C speed)
+_ESCAPE_TABLE = {c: _ESCAPES.get(c) or (chr(c) if 32 <= c < 127 else "\\%03o" % c) for c in range(256)}
 
 
 def _fmt_scalar(kind, v):
     """A value as protobuf's text format prints it."""
     if kind in ("string", "bytes"):
         b = v.encode("utf-8") if isinstance(v, str) else v
-        return '"%s"' % "".join(_ESCAPES.get(c) or (chr(c) if 32 <= c < 127 else "\\%03o" % c) for c in b)
+        return '"%s"' % b.decode("latin-1").translate(_ESCAPE_TABLE)
     if kind == "bool":
         return "true" if v else "false"
     if kind in ("float", "double"):
