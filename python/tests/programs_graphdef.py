@@ -159,13 +159,15 @@ def import_errors(tf):
                dict(return_elements=["nope"]), dict(return_elements=["nope:0"]), dict(return_elements=["y:7"]),
                dict(input_map=[("x:0", a)]), dict(return_elements=[1]), dict(return_elements=["y:q"]),
                dict(input_map={"x:0": a}, name=""), dict(graph_def=gd.SerializeToString()),
-               dict(graph_def=bad_input), dict(graph_def=bad_op)]:
+               dict(graph_def=bad_input), dict(graph_def=bad_op), dict(input_map={"x:3": a}),
+               dict(input_map={"x:0": tf.constant([1, 2], name="i")}), dict(input_map={"^x": a, b"x:0": a}),
+               dict(return_elements=["y:0", "y:0", b"done"], input_map={"x:0": a})]:
         kw.setdefault("graph_def", gd)
         try:
-            tf.import_graph_def(**kw)
-            out.append("ok")
+            r = tf.import_graph_def(**kw)
+            out.append(["ok", [x.name for x in r or ()]])
         except Exception as e:  # noqa: BLE001
-            msg = str(e)
+            msg = str(e).split("\n")[0]
             if "NoSuchOp" in msg:
                 msg = "NoSuchOp"  # the text names the binary and host
             out.append([type(e).__name__, msg])
