@@ -141,6 +141,23 @@ def import_input_map_values(tf):
         return [_graph_nodes(tf), _val(s.run(y))]
 
 
+def import_input_map_other_graph(tf):
+    gd = _exported(tf)
+    out = []
+    for name in ("a", "zz"):
+        g = tf.Graph()
+        with g.as_default():
+            other = tf.constant([[1.0, 2.0]], name=name)
+        tf.constant([[5.0, 6.0]], name="a")
+        try:
+            y, = tf.import_graph_def(gd, input_map={"x": other}, return_elements=["y:0"])
+            with tf.Session() as s:
+                out.append([y.op.inputs[0].name, _val(s.run(y))])
+        except Exception as e:  # noqa: BLE001
+            out.append([type(e).__name__, str(e)])
+    return out
+
+
 def import_return_elements(tf):
     gd = _exported(tf)
     r = tf.import_graph_def(gd, return_elements=["y", "y:0", "x:0", "done", b"z:0"], name="r")
@@ -274,7 +291,7 @@ def must_run_on_cpu(tf):
 PROGRAMS = [message_bytes_and_text, message_parse, tensor_protos, tensor_proto_errors, as_graph_def_message,
             import_prefixes, import_name_clash, import_input_map, import_input_map_values, import_return_elements,
             import_errors, freeze_graph, extract_and_remove, must_run_on_cpu,
-            import_under_device, import_under_control_dependencies]
+            import_under_device, import_under_control_dependencies, import_input_map_other_graph]
 
 
 def _tf115_add(e):

@@ -17,7 +17,8 @@ be a GraphDef proto."; bad input_map or return_elements types TypeError; a malfo
 name ValueError "Cannot convert 'x:y' to a tensor name."; the C import's InvalidArgument
 (unknown op type, bad input, return element not found) ValueError with its message; input_map
 keys naming no output of the graph_def ValueError "Attempted to map inputs that were not found
-in graph_def: [x:0]".
+in graph_def: [x:0]"; a value of another graph naming no node of this one ValueError "node 'a'
+in input_map does not exist in graph (input_map entry: x:0->a:0)".
 """
 from tfc import _pywrap
 from tfc.framework import errors
@@ -125,7 +126,13 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
     for src, dst in input_map.items():
         src = _as_str(src)
         if dst.graph is not graph:
-            raise ValueError("Tensor %s is not an element of this graph." % dst)
+            # TF's C API maps by name: a tensor of another graph stands for the same-named one
+            op = graph._nodes_by_name.get(dst.op.name)
+            if op is None or dst.value_index >= len(op.outputs):
+                key = src if src.startswith("^") else "%s:%d" % _parse_tensor_name(src)
+                raise ValueError("node '%s' in input_map does not exist in graph (input_map entry: %s->%s)"
+                                 % (dst.op.name, key, dst.name))
+            dst = op.outputs[dst.value_index]
         if src.startswith("^"):
             ctl_map.append((src[1:], dst.op._c_op))
         else:
