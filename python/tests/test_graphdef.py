@@ -160,3 +160,15 @@ def test_graph_def_messages_reach_writers(tmp_path):
         assert graphs and all([n.name for n in g.node] == ["c"] for g in graphs)
     text = open(tf.io.write_graph(gd, str(tmp_path), "g.pbtxt")).read()
     assert text == str(gd)
+
+
+def test_unknown_fields_survive_a_round_trip():
+    # a NodeDef with fields of later TF versions (7: a message, 8: a varint)
+    data = tf.NodeDef(name="a", op="NoOp").SerializeToString() + b"\x3a\x02\x08\x01" + b"\x40\x05"
+    n = tf.NodeDef.FromString(data)
+    assert n.name == "a" and n.SerializeToString() == data
+    gd = tf.GraphDef()
+    gd.node.extend([n])
+    assert tf.GraphDef.FromString(gd.SerializeToString()).node[0].SerializeToString() == data
+    n.Clear()
+    assert n.SerializeToString() == b""

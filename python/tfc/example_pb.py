@@ -12,7 +12,8 @@ The API is the part of protobuf's Python messages programs use: keyword construc
 attribute access (a message field reads as an empty message and is set by assigning into it,
 repeated fields are lists, a map reads a missing key as a new message as protobuf's maps do),
 SerializeToString, ParseFromString, FromString, CopyFrom, MergeFrom, HasField, WhichOneof,
-ListFields, ==, and a text-format repr. A message field set through CopyFrom, MergeFrom or
+ListFields, ==, and a text-format repr. Fields a class does not declare are kept as their bytes
+when parsed and written back after the declared ones (as protobuf keeps unknown fields). A message field set through CopyFrom, MergeFrom or
 SetInParent is present even when empty (it serializes as an empty field), as in protobuf. Fields are serialized in field-number order, as
 protobuf does, so the bytes equal the protobuf package's for the same message (map entries in
 insertion order; protobuf's own order for maps is unspecified).
@@ -261,6 +262,7 @@ class _Message(object):
     def Clear(self):
         self._values.clear()
         self._present.clear()
+        self.__dict__.pop("_unknown", None)
 
     def ListFields(self):
         out = []
@@ -306,6 +308,7 @@ class _Message(object):
                     out.append(_wire.field_bytes(num, b"".join(_scalar_payload(sk, x) for x in v)))
             else:
                 out.append(_wire.varint((num << 3) | _WIRE[kind]) + _scalar_payload(kind, v))
+        out.extend(self.__dict__.get("_unknown", ()))
         return b"".join(out)
 
     def ByteSize(self):
@@ -336,6 +339,7 @@ class _Message(object):
         bynum = type(self)._BYNUM
         pos, end = 0, len(data)
         while pos < end:
+            start = pos
             key, pos = _read_varint(data, pos)
             num, wt = key >> 3, key & 7
             if wt == 0:
@@ -353,7 +357,9 @@ class _Message(object):
                 raise DecodeError("Error parsing message")
             f = bynum.get(num)
             if f is None:
-                continue  # unknown fields are skipped
+                # an unknown field is kept as its bytes and written back after the known ones
+                self.__dict__.setdefault("_unknown", []).append(data[start:pos])
+                continue
             name, kind = f
             if kind.startswith("msg:"):
                 cur = getattr(self, name)
