@@ -53,14 +53,8 @@ def make_tensor_proto(values, dtype=None, shape=None, verify_shape=False, allow_
         same = n == arr.size
         if verify_shape and list(arr.shape) != dims:
             raise TypeError("Expected Tensor's shape: %s, got %s." % (tuple(dims), tuple(arr.shape)))
-        if allow_broadcast and arr.size != n:
-            if arr.shape == () or list(arr.shape) == [1]:
-                pass
-            else:
-                try:
-                    np.broadcast_to(arr, dims)
-                except ValueError:
-                    raise TypeError("Expected Tensor's shape: %s, got %s." % (tuple(dims), tuple(arr.shape)))
+        if allow_broadcast and arr.size != n and arr.shape not in ((), (1,)):
+            raise TypeError("Expected Tensor's shape: %s, got %s." % (tuple(dims), tuple(arr.shape)))
         if arr.size > n:
             raise ValueError("Too many elements provided. Needed at most %d, but received %d" % (n, arr.size))
     proto = graph_pb.TensorProto(dtype=dt.as_datatype_enum, tensor_shape=_shape_proto(dims))
