@@ -500,27 +500,125 @@ static PyObject *graph_to_graph_def(PyObject *self, PyObject *g) {
   return buffer_result(b, s);
 }
 
-/* graph_import(graph, graph_def bytes, prefix) -> [new op, ...] in the graph's order */
+/* Adds import_graph_def's options to o from the options tuple (uniquify_names, input_map,
+ * control_map, return_outputs, return_ops): input_map a sequence of (src name, src index, dst
+ * op handle, dst index), control_map of (src name, dst op handle), return_outputs of (name,
+ * index), return_ops of names. Returns 0, or -1 with a Python TypeError set. */
+static int import_options(TF_ImportGraphDefOptions *o, PyObject *options) {
+  int uniquify;
+  PyObject *in_map, *ctl_map, *ret_out, *ret_ops;
+  if (!PyArg_ParseTuple(options, "pOOOO", &uniquify, &in_map, &ctl_map, &ret_out, &ret_ops)) return -1;
+  TF_ImportGraphDefOptionsSetUniquifyNames(o, (unsigned char)uniquify);
+  PyObject *seqs[4] = {in_map, ctl_map, ret_out, ret_ops};
+  for (int k = 0; k < 4; k++) {
+    PyObject *f = PySequence_Fast(seqs[k], "import options must be sequences");
+    if (!f) return -1;
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(f); i++) {
+      PyObject *it = PySequence_Fast_GET_ITEM(f, i);
+      const char *name;
+      int idx, didx;
+      PyObject *dst;
+      int ok = 1;
+      if (k == 0 && (ok = PyArg_ParseTuple(it, "siOi", &name, &idx, &dst, &didx))) {
+        TF_Operation *op = PyLong_AsVoidPtr(dst);
+        if (!op) ok = 0;
+        else TF_ImportGraphDefOptionsAddInputMapping(o, name, idx, (TF_Output){op, didx});
+      } else if (k == 1 && (ok = PyArg_ParseTuple(it, "sO", &name, &dst))) {
+        TF_Operation *op = PyLong_AsVoidPtr(dst);
+        if (!op) ok = 0;
+        else TF_ImportGraphDefOptionsRemapControlDependency(o, name, op);
+      } else if (k == 2 && (ok = PyArg_ParseTuple(it, "si", &name, &idx))) {
+        TF_ImportGraphDefOptionsAddReturnOutput(o, name, idx);
+      } else if (k == 3) {
+        name = PyUnicode_AsUTF8(it);
+        if (!name) ok = 0;
+        else TF_ImportGraphDefOptionsAddReturnOperation(o, name);
+      }
+      if (!ok) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "bad import option");
+        Py_DECREF(f);
+        return -1;
+      }
+    }
+    Py_DECREF(f);
+  }
+  return 0;
+}
+
+/* The (return outputs [(op, index)], return ops [op], missing unused input keys ["x:0", "^y"])
+ * of an import; NULL with a Python error on failure. */
+static PyObject *import_results(TF_ImportGraphDefResults *r) {
+  int n_out, n_ops, n_miss;
+  TF_Output *outs;
+  TF_Operation **ops;
+  const char **names;
+  int *idx;
+  TF_ImportGraphDefResultsReturnOutputs(r, &n_out, &outs);
+  TF_ImportGraphDefResultsReturnOperations(r, &n_ops, &ops);
+  TF_ImportGraphDefResultsMissingUnusedInputMappings(r, &n_miss, &names, &idx);
+  PyObject *lo = PyList_New(n_out), *lp = PyList_New(n_ops), *lm = PyList_New(n_miss);
+  if (!lo || !lp || !lm) goto fail;
+  for (int i = 0; i < n_out; i++) {
+    PyObject *t = Py_BuildValue("(Ni)", op_handle(outs[i].oper), outs[i].index);
+    if (!t) goto fail;
+    PyList_SET_ITEM(lo, i, t);
+  }
+  for (int i = 0; i < n_ops; i++) {
+    PyObject *h = op_handle(ops[i]);
+    if (!h) goto fail;
+    PyList_SET_ITEM(lp, i, h);
+  }
+  for (int i = 0; i < n_miss; i++) {
+    PyObject *m = idx[i] == -1 ? PyUnicode_FromFormat("^%s", names[i])
+                               : PyUnicode_FromFormat("%s:%d", names[i], idx[i]);
+    if (!m) goto fail;
+    PyList_SET_ITEM(lm, i, m);
+  }
+  return Py_BuildValue("(NNN)", lo, lp, lm);
+fail:
+  Py_XDECREF(lo);
+  Py_XDECREF(lp);
+  Py_XDECREF(lm);
+  return NULL;
+}
+
+/* graph_import(graph, graph_def bytes, prefix[, options]): without options, the list of the
+ * new ops in the graph's order; with the options tuple of import_options (tf.import_graph_def),
+ * import_results' tuple (the caller wraps the new ops itself). Errors: the import's status as
+ * the exception of its code; bad options TypeError. */
 static PyObject *graph_import(PyObject *self, PyObject *args) {
-  PyObject *g;
+  PyObject *g, *options = Py_None;
   const char *data, *prefix;
   Py_ssize_t len;
-  if (!PyArg_ParseTuple(args, "Oy#s", &g, &data, &len, &prefix)) return NULL;
+  if (!PyArg_ParseTuple(args, "Oy#s|O", &g, &data, &len, &prefix, &options)) return NULL;
   TF_Graph *graph = graph_arg(g);
   if (!graph) return NULL;
   size_t pos = 0, before = 0;
   TF_Operation *op;
   while ((op = TF_GraphNextOperation(graph, &pos))) before++;
-  TF_Buffer *b = TF_NewBufferFromString(data, (size_t)len);
   TF_ImportGraphDefOptions *opts = TF_NewImportGraphDefOptions();
   if (prefix[0]) TF_ImportGraphDefOptionsSetPrefix(opts, prefix);
+  if (options != Py_None && import_options(opts, options) < 0) {
+    TF_DeleteImportGraphDefOptions(opts);
+    return NULL;
+  }
+  TF_Buffer *b = TF_NewBufferFromString(data, (size_t)len);
   TF_Status *s = TF_NewStatus();
-  TF_GraphImportGraphDef(graph, b, opts, s);
+  TF_ImportGraphDefResults *r = TF_GraphImportGraphDefWithResults(graph, b, opts, s);
   TF_DeleteImportGraphDefOptions(opts);
   TF_DeleteBuffer(b);
   int bad = pywrap_raise_status(s);
   TF_DeleteStatus(s);
-  if (bad) return NULL;
+  if (bad) {
+    TF_DeleteImportGraphDefResults(r);
+    return NULL;
+  }
+  if (options != Py_None) {
+    PyObject *res = import_results(r);
+    TF_DeleteImportGraphDefResults(r);
+    return res;
+  }
+  TF_DeleteImportGraphDefResults(r);
   PyObject *l = PyList_New(0);
   pos = 0;
   for (size_t i = 0; l && (op = TF_GraphNextOperation(graph, &pos)); i++) {
@@ -530,6 +628,16 @@ static PyObject *graph_import(PyObject *self, PyObject *args) {
     Py_XDECREF(h);
   }
   return l;
+}
+
+/* graph_versions(graph) -> serialized VersionDef (TF_GraphVersions). */
+static PyObject *graph_versions(PyObject *self, PyObject *g) {
+  TF_Graph *graph = graph_arg(g);
+  if (!graph) return NULL;
+  TF_Buffer *b = TF_NewBuffer();
+  TF_Status *s = TF_NewStatus();
+  TF_GraphVersions(graph, b, s);
+  return buffer_result(b, s);
 }
 
 /* unique_name(graph, full_name, mark_as_used) -> str: TFC_GraphUniqueName, the one table of
@@ -580,4 +688,5 @@ PyMethodDef pywrap_graph_methods[] = {
     {"set_tensor_shape", set_tensor_shape, METH_VARARGS, NULL},
     {"graph_to_graph_def", graph_to_graph_def, METH_O, "Serialized GraphDef."},
     {"graph_import", graph_import, METH_VARARGS, "Imports a serialized GraphDef."},
+    {"graph_versions", graph_versions, METH_O, "Serialized VersionDef."},
     {NULL, NULL, 0, NULL}};

@@ -80,9 +80,9 @@ def test_graph_def_round_trip():
     a = tf.constant([1.0, 2.0], name="a")
     tf.multiply(a, a, name="sq")
     gd = tf.get_default_graph().as_graph_def()
-    assert isinstance(gd, bytes) and b"sq" in gd
+    assert isinstance(gd, tf.GraphDef) and [n.name for n in gd.node] == ["a", "sq"]
     g2 = tf.Graph()
-    ops = g2._import_graph_def(gd, "imp")
+    ops = g2._import_graph_def(gd.SerializeToString(), "imp")
     assert [o.name for o in ops] == ["imp/a", "imp/sq"]
     with tf.Session(graph=g2) as s:
         np.testing.assert_array_equal(s.run("imp/sq:0"), [1.0, 4.0])
@@ -136,8 +136,11 @@ def test_tensor_shape_v1():
         len(tf.TensorShape(None))
     assert tf.TensorShape([2]).concatenate([3]).as_list() == [2, 3]
     minus_one = bytes.fromhex("ffffffffffffffffff01")
-    assert tf.TensorShape([2, None]).as_proto() == b"\x12\x02\x08\x02" + b"\x12\x0b\x08" + minus_one
-    assert tf.TensorShape(None).as_proto() == b"\x18\x01"
+    assert tf.TensorShape([2, None]).as_proto().SerializeToString() == \
+        b"\x12\x02\x08\x02" + b"\x12\x0b\x08" + minus_one
+    assert tf.TensorShape(None).as_proto().SerializeToString() == b"\x18\x01"
+    assert tf.TensorShape(tf.TensorShape([2, None]).as_proto()).as_list() == [2, None]
+    assert tf.TensorShape(tf.TensorShape(None).as_proto()).ndims is None
     x = tf.placeholder(tf.float32, [None, 3])
     x.set_shape([5, 3])
     assert x.shape.as_list() == [5, 3]

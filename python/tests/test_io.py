@@ -276,7 +276,7 @@ def test_file_writer_read_by_tensorboard(tmp_path):
 def test_write_graph_binary_and_text(tmp_path):
     tf.add(tf.constant(1.0, name="a"), 2.0, name="sum")
     p = tf.train.write_graph(tf.get_default_graph(), str(tmp_path / "out"), "g.pb", as_text=False)
-    assert open(p, "rb").read() == tf.get_default_graph().as_graph_def()
+    assert open(p, "rb").read() == tf.get_default_graph().as_graph_def().SerializeToString()
     t = tf.train.write_graph(tf.get_default_graph().as_graph_def(), str(tmp_path), "g.pbtxt")
     text = open(t).read()
     assert 'name: "sum"\n  op: "Add"\n  input: "a"\n  input: "sum/y"' in text

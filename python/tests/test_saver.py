@@ -260,7 +260,7 @@ def test_write_graph_is_atomic_and_one_implementation(tmp_path):
     assert p == str(tmp_path / "a" / "b" / "g.pb")
     assert os.listdir(tmp_path / "a" / "b") == ["g.pb"]
     with open(p, "rb") as f:
-        assert f.read() == tf.get_default_graph().as_graph_def()
+        assert f.read() == tf.get_default_graph().as_graph_def().SerializeToString()
     assert tf.io.write_graph is tf.train.write_graph
 
 

@@ -223,5 +223,9 @@ _api_rnn.export(globals())
 from tfc.ops import functional_ops as _functional  # noqa: E402
 map_fn, scan, foldl, foldr = _functional.map_fn, _functional.scan, _functional.foldl, _functional.foldr
 
+# graph files: GraphDef and its messages, import_graph_def, tf.graph_util (tfc/_api_graph.py)
+from tfc import _api_graph as _api_graph  # noqa: E402
+_api_graph.export(globals())
+
 # tf.tuple shadows the builtin here: kept last, so nothing above sees it.
 globals()["tuple"] = _cf.tuple_

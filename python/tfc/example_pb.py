@@ -12,7 +12,9 @@ The API is the part of protobuf's Python messages programs use: keyword construc
 attribute access (a message field reads as an empty message and is set by assigning into it,
 repeated fields are lists, a map reads a missing key as a new message as protobuf's maps do),
 SerializeToString, ParseFromString, FromString, CopyFrom, MergeFrom, HasField, WhichOneof,
-ListFields, ==, and a text-format repr. Fields are serialized in field-number order, as
+ListFields, ==, and a text-format repr. Fields a class does not declare are kept as their bytes
+when parsed and written back after the declared ones (as protobuf keeps unknown fields). A message field set through CopyFrom, MergeFrom or
+SetInParent is present even when empty (it serializes as an empty field), as in protobuf. Fields are serialized in field-number order, as
 protobuf does, so the bytes equal the protobuf package's for the same message (map entries in
 insertion order; protobuf's own order for maps is unspecified).
 
@@ -177,6 +179,7 @@ class _Message(object):
         kind = f[1]
         if kind.startswith("msg:"):
             v = vals[name] = _CLASSES[kind[4:]]()
+            object.__setattr__(v, "_parent", (self, name))
         elif kind.startswith("rep_msg:"):
             v = vals[name] = _RepeatedMsg(_CLASSES[kind[8:]])
         elif kind.startswith("map_msg:"):
@@ -201,6 +204,11 @@ class _Message(object):
         if name not in self._values:
             return False
         if name in self._present:
+            # proto3: a scalar outside a oneof set to its default is not present
+            kind = type(self)._MAP[name][1]
+            if kind in _SCALAR_DEFAULTS and self._values[name] == _SCALAR_DEFAULTS[kind] and \
+                    not self._oneof_of(name):
+                return False
             return True
         v = self._values[name]
         if isinstance(v, _Message):
@@ -222,7 +230,14 @@ class _Message(object):
         self._set_field(name, _check_scalar(kind, value, name))
 
     def SetInParent(self):
-        pass
+        """Marks this message present in the message that holds it (as protobuf does when a
+        sub-message is set through CopyFrom, MergeFrom or SetInParent, even to an empty one)."""
+        link = self.__dict__.get("_parent")
+        if link is not None:
+            parent, name = link
+            if parent._values.get(name) is self:
+                parent._set_field(name, self)
+                parent.SetInParent()
 
     def HasField(self, name):
         f = type(self)._fmap().get(name)
@@ -247,6 +262,7 @@ class _Message(object):
     def Clear(self):
         self._values.clear()
         self._present.clear()
+        self.__dict__.pop("_unknown", None)
 
     def ListFields(self):
         out = []
@@ -292,6 +308,7 @@ class _Message(object):
                     out.append(_wire.field_bytes(num, b"".join(_scalar_payload(sk, x) for x in v)))
             else:
                 out.append(_wire.varint((num << 3) | _WIRE[kind]) + _scalar_payload(kind, v))
+        out.extend(self.__dict__.get("_unknown", ()))
         return b"".join(out)
 
     def ByteSize(self):
@@ -308,6 +325,7 @@ class _Message(object):
             self._merge(data)
         except (IndexError, struct.error, UnicodeDecodeError, KeyError) as e:
             raise DecodeError("Error parsing message") from e
+        self.SetInParent()
         return len(data)
 
     @classmethod
@@ -321,6 +339,7 @@ class _Message(object):
         bynum = type(self)._BYNUM
         pos, end = 0, len(data)
         while pos < end:
+            start = pos
             key, pos = _read_varint(data, pos)
             num, wt = key >> 3, key & 7
             if wt == 0:
@@ -338,7 +357,9 @@ class _Message(object):
                 raise DecodeError("Error parsing message")
             f = bynum.get(num)
             if f is None:
-                continue  # unknown fields are skipped
+                # an unknown field is kept as its bytes and written back after the known ones
+                self.__dict__.setdefault("_unknown", []).append(data[start:pos])
+                continue
             name, kind = f
             if kind.startswith("msg:"):
                 cur = getattr(self, name)
@@ -363,6 +384,11 @@ class _Message(object):
                     rep.append(_decode_scalar(sk, wt, raw))
             else:
                 self._set_field(name, _decode_scalar(kind, wt, raw))
+
+    def __deepcopy__(self, memo):
+        m = type(self)()
+        m.MergeFrom(self)
+        return m
 
     def __eq__(self, other):
         return type(self) is type(other) and self.ListFields() == other.ListFields()
@@ -440,13 +466,15 @@ def _unpack_packed(kind, raw):
 
 
 _ESCAPES = {9: "\\t", 10: "\\n", 13: "\\r", 34: '\\"', 39: "\\'", 92: "\\\\"}
+# byte -> its text-format form, for str.translate over the bytes read as latin-1 (C speed)
+_ESCAPE_TABLE = {c: _ESCAPES.get(c) or (chr(c) if 32 <= c < 127 else "\\%03o" % c) for c in range(256)}
 
 
 def _fmt_scalar(kind, v):
     """A value as protobuf's text format prints it."""
     if kind in ("string", "bytes"):
         b = v.encode("utf-8") if isinstance(v, str) else v
-        return '"%s"' % "".join(_ESCAPES.get(c) or (chr(c) if 32 <= c < 127 else "\\%03o" % c) for c in b)
+        return '"%s"' % b.decode("latin-1").translate(_ESCAPE_TABLE)
     if kind == "bool":
         return "true" if v else "false"
     if kind in ("float", "double"):
@@ -461,7 +489,10 @@ def _fmt_scalar(kind, v):
 
 def _text(m, indent):
     lines = []
+    skip = getattr(m, "_TEXT_SKIP", ())
     for name, v in m.ListFields():
+        if name in skip:
+            continue
         kind = m._fmap()[name][1]
         enum_names = getattr(m, "_ENUM_NAMES", {}).get(name)
         if enum_names is not None:

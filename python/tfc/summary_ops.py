@@ -137,7 +137,7 @@ class FileWriter(object):
         if graph is not None or graph_def is not None:
             self.add_graph(graph, graph_def=graph_def)
             # As TF 1.x, also a MetaGraphDef holding the graph (its field 2, graph_def).
-            gd = graph.as_graph_def() if hasattr(graph, "as_graph_def") else _serialized(graph or graph_def)
+            gd = _serialized(graph.as_graph_def() if hasattr(graph, "as_graph_def") else (graph or graph_def))
             self.add_event(example_pb.Event(meta_graph_def=example_pb._wire.field_bytes(2, gd), wall_time=_now()))
 
     def get_logdir(self):

@@ -556,7 +556,11 @@ static int collect_results(importer *im, tfc_import_results *out, tfc_status *s)
   out->n_return_ops = o->n_return_ops;
   for (int i = 0; i < o->n_input_mappings; i++) {
     const tfc_import_input_mapping *m = &o->input_mappings[i];
-    if (im->used_maps[i] || def_lookup(im, m->src_name, strlen(m->src_name)) >= 0) continue;
+    if (im->used_maps[i]) continue;
+    /* An unused key is reported when its node is not in the GraphDef or, as TF does, when the
+     * node exists but has no such output. */
+    int k = def_lookup(im, m->src_name, strlen(m->src_name));
+    if (k >= 0 && (!im->nodes[k].node || m->src_index < im->nodes[k].node->n_outputs)) continue;
     char **names = realloc(out->missing_unused_names, sizeof *names * (size_t)(out->n_missing_unused + 1));
     if (names) out->missing_unused_names = names;
     int *idx = realloc(out->missing_unused_indexes, sizeof *idx * (size_t)(out->n_missing_unused + 1));

@@ -570,6 +570,51 @@ static void import_rewrites_colocation_to_final_names(void) {
 
 /* ---- the C API over the same code ---- */
 
+/* TF reports an unused input-map key when its node is not in the GraphDef or has no such
+ * output; an unused key of an existing output (y:0) or a control key (^x) is not reported. */
+static void capi_import_reports_mappings_to_missing_outputs(void) {
+  TF_Graph *g = TF_NewGraph();
+  TF_Status *s = TF_NewStatus();
+  pbw pre = {.n = 0};
+  pbw a = placeholder("feed");
+  add_node(&pre, &a);
+  TF_Buffer *pb = TF_NewBufferFromString(pre.b, pre.n);
+  TF_ImportGraphDefOptions *o = TF_NewImportGraphDefOptions();
+  TF_GraphImportGraphDef(g, pb, o, s);
+  EXPECT_EQ(TF_GetCode(s), TF_OK);
+  TF_DeleteImportGraphDefOptions(o);
+  TF_DeleteBuffer(pb);
+  TF_Operation *feed = TF_GraphOperationByName(g, "feed");
+
+  pbw gd = sample_graph();
+  TF_Buffer *buf = TF_NewBufferFromString(gd.b, gd.n);
+  o = TF_NewImportGraphDefOptions();
+  TF_ImportGraphDefOptionsSetPrefix(o, "m");
+  TF_ImportGraphDefOptionsAddInputMapping(o, "y", 0, (TF_Output){feed, 0});
+  TF_ImportGraphDefOptionsAddInputMapping(o, "y", 1, (TF_Output){feed, 0});
+  TF_ImportGraphDefOptionsAddInputMapping(o, "ghost", 0, (TF_Output){feed, 0});
+  TF_ImportGraphDefOptionsAddInputMapping(o, "c", 0, (TF_Output){feed, 0});
+  TF_ImportGraphDefOptionsRemapControlDependency(o, "x", feed);
+  TF_ImportGraphDefResults *r = TF_GraphImportGraphDefWithResults(g, buf, o, s);
+  EXPECT_EQ(TF_GetCode(s), TF_OK);
+  const char **names;
+  int *idx, n;
+  TF_ImportGraphDefResultsMissingUnusedInputMappings(r, &n, &names, &idx);
+  EXPECT_EQ(n, 2);
+  EXPECT_STREQ(names[0], "y");
+  EXPECT_EQ(idx[0], 1);
+  EXPECT_STREQ(names[1], "ghost");
+  EXPECT_EQ(idx[1], 0);
+  /* c:0 was mapped: m/w reads feed */
+  TF_Operation *w = TF_GraphOperationByName(g, "m/w");
+  EXPECT_TRUE(TF_OperationInput((TF_Input){w, 0}).oper == feed);
+  TF_DeleteImportGraphDefResults(r);
+  TF_DeleteImportGraphDefOptions(o);
+  TF_DeleteBuffer(buf);
+  TF_DeleteStatus(s);
+  TF_DeleteGraph(g);
+}
+
 static void capi_import_export_round_trip(void) {
   pbw gd = sample_graph();
   TF_Buffer *buf = TF_NewBufferFromString(gd.b, gd.n);
@@ -743,7 +788,8 @@ static void capi_attr_value_and_shape_protos(void) {
   TF_DeleteStatus(s);
 }
 
-static const tfc_test tests[] = {TFC_TEST(import_sorts_out_of_order_nodes_and_round_trips),
+static const tfc_test tests[] = {TFC_TEST(capi_import_reports_mappings_to_missing_outputs),
+                                 TFC_TEST(import_sorts_out_of_order_nodes_and_round_trips),
                                  TFC_TEST(import_applies_prefix_and_default_device),
                                  TFC_TEST(import_twice_fails_without_uniquify_and_renames_with_it),
                                  TFC_TEST(import_maps_inputs_and_reports_unused_mappings),

@@ -196,7 +196,11 @@ class BaseSession(object):
 
     @property
     def graph_def(self):
-        return self._graph.as_graph_def()
+        """as_graph_def(add_shapes=config.graph_options.infer_shapes), as TF's."""
+        infer = False
+        if self._config is not None:
+            infer = bool(self._config.graph_options.infer_shapes)
+        return self._graph.as_graph_def(add_shapes=infer)
 
     @property
     def sess_str(self):

@@ -223,8 +223,9 @@ class Operation(object):
 
     @property
     def node_def(self):
-        """The serialized NodeDef (bytes)."""
-        return _pywrap.op_node_def(self._c_op)
+        """The op's NodeDef message (TF_OperationToNodeDef parsed)."""
+        from tfc.framework import graph_pb
+        return graph_pb.NodeDef.FromString(_pywrap.op_node_def(self._c_op))
 
     @property
     def op_def(self):
@@ -708,8 +709,28 @@ class Graph(object):
 
     # ---- serialization ----
     def as_graph_def(self, from_version=None, add_shapes=False):
-        """The graph as serialized GraphDef bytes (TF_GraphToGraphDef)."""
+        """The graph as a GraphDef message (TF_GraphToGraphDef parsed; from_version is
+        accepted and ignored, as in TF 1.x); add_shapes gives each op with outputs an
+        "_output_shapes" list of its outputs' static shapes."""
+        from tfc.framework import graph_pb
+        gd = graph_pb.GraphDef.FromString(self._as_graph_def_bytes())
+        if add_shapes:
+            for node in gd.node:
+                op = self._nodes_by_name.get(node.name)
+                if op is not None and op.outputs:
+                    node.attr["_output_shapes"].list.shape.extend(
+                        t.shape.as_proto() for t in op.outputs)
+        return gd
+
+    def _as_graph_def_bytes(self):
+        """The serialized GraphDef (bytes), for the package's writers."""
         return _pywrap.graph_to_graph_def(self._c_graph)
+
+    @property
+    def graph_def_versions(self):
+        """The graph's VersionDef message (TF_GraphVersions)."""
+        from tfc.framework import graph_pb
+        return graph_pb.VersionDef.FromString(_pywrap.graph_versions(self._c_graph))
 
     def _import_graph_def(self, graph_def, prefix=""):
         self._check_not_finalized()

@@ -99,6 +99,9 @@ class TensorShape(object):
             self._dims = None
         elif isinstance(dims, TensorShape):
             self._dims = None if dims._dims is None else list(dims._dims)
+        elif type(dims).__name__ == "TensorShapeProto":
+            self._dims = None if dims.unknown_rank else \
+                [as_dimension(None if d.size == -1 else d.size) for d in dims.dim]
         else:
             try:
                 it = iter(dims)
@@ -223,9 +226,9 @@ class TensorShape(object):
             raise ValueError("Shape %s must have rank %d" % (self, rank))
 
     def as_proto(self):
-        """The serialized TensorShapeProto (bytes)."""
-        from tfc.framework import proto
-        return proto.tensor_shape(self._as_c_dims())
+        """The shape as a TensorShapeProto message (unknown dimensions -1)."""
+        from tfc.framework import graph_pb, proto
+        return graph_pb.TensorShapeProto.FromString(proto.tensor_shape(self._as_c_dims()))
 
     def __eq__(self, other):
         try:
