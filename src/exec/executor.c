@@ -149,6 +149,8 @@ tfc_executor *tfc_executor_new(const tfc_graph *g, tfc_device *device, tfc_kerne
     it->blocking = (it->kernel->flags & TFC_KF_BLOCKING) != 0;
     e->any_blocking |= it->blocking;
     it->async = (it->kernel->flags & TFC_KF_ASYNC) != 0;
+    const char *op = it->node->op->name;
+    it->transfer = !strcmp(op, "_Send") || !strcmp(op, "_Recv") || !strcmp(op, "_HostSend") || !strcmp(op, "_HostRecv");
     it->shared_state = seg && (it->kernel->flags & TFC_KF_SHARED_STATE);
     if (it->shared_state ? tfc_kernel_segment_acquire(seg, device->name, it->node, it->kernel, &it->state, s)
                          : it->kernel->init && it->kernel->init(it->node, &it->state, s)) {
@@ -439,9 +441,10 @@ HOT int process_body(step *st, int i, int *ready, tfc_node_stats *rec) {
 }
 
 /* A traced node: its record's start and op times are set in process_body, its end here (or,
- * for an async kernel that finishes later, by finish_async). */
+ * for an async kernel that finishes later, by finish_async). Transfer nodes are not recorded
+ * (TF records only the others). */
 static __attribute__((noinline)) int process_traced(step *st, int i, int *ready) {
-  tfc_node_stats *rec = tfc_step_stats_claim(st->stats);
+  tfc_node_stats *rec = st->ex->items[i].transfer ? NULL : tfc_step_stats_claim(st->stats);
   if (!rec) return process_body(st, i, ready, NULL);
   int n = process_body(st, i, ready, rec);
   if (n >= 0 && rec->node) rec->end_us = tfc_step_stats_now_us();

@@ -1102,7 +1102,9 @@ static void drain_inbox(cf_step *st) {
  * node's time on this thread as one span: op start and end are those of the whole task, and
  * an async or pool kernel's span ends when it was started, not when it finished. */
 static __attribute__((noinline)) void run_one_traced(cf_step *st, task t) {
-  tfc_node_stats *rec = tfc_step_stats_claim(st->args->stats);
+  /* as in TF, neither dead nodes nor transfer nodes are recorded */
+  int dead = t.is->dead[t.item] > 0 && st->p->hot[t.item].kind != K_TRIGGER;
+  tfc_node_stats *rec = dead || st->ex->items[t.item].transfer ? NULL : tfc_step_stats_claim(st->args->stats);
   if (rec) {
     tfc_node_stats_start(rec, st->ex->items[t.item].node);
     rec->op_start_us = rec->start_us;

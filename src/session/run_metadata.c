@@ -12,33 +12,21 @@
 #include <string.h>
 
 #include "base/strbuf.h"
-#include "ops/attr.h"
 #include "proto/graphdef.h"
 #include "proto/pb_util.h"
 #include "tensorflow/step_stats.pb-c.h"
-
-static const char *string_attr(const tfc_node *n, const char *name) {
-  const tfc_attr_value *v = tfc_node_attr(n, name);
-  return v && v->kind == TFC_ATTR_STRING ? v->u.s.data : "";
-}
 
 void tfc_run_metadata_label(const tfc_node *n, char *buf, size_t size) {
   tfc_strbuf b;
   tfc_strbuf_init(&b);
   tfc_strbuf_printf(&b, "%s = %s(", n->name, n->op->name);
-  if (strcmp(n->op->name, "_Send") == 0 || strcmp(n->op->name, "_HostSend") == 0) {
-    tfc_strbuf_printf(&b, "%s @%s", string_attr(n, "tensor_name"), string_attr(n, "recv_device"));
-  } else if (strcmp(n->op->name, "_Recv") == 0 || strcmp(n->op->name, "_HostRecv") == 0) {
-    tfc_strbuf_printf(&b, "%s @%s", string_attr(n, "tensor_name"), string_attr(n, "send_device"));
-  } else {
-    for (int j = 0; j < n->n_inputs; j++) {
-      if (j) tfc_strbuf_puts(&b, ", ");
-      tfc_strbuf_puts(&b, n->inputs[j].node->name);
-      if (n->inputs[j].index) tfc_strbuf_printf(&b, ":%d", n->inputs[j].index);
-    }
-    for (int j = 0; j < n->n_control_inputs; j++)
-      tfc_strbuf_printf(&b, "%s^%s", j || n->n_inputs ? ", " : "", n->control_inputs[j]->name);
+  for (int j = 0; j < n->n_inputs; j++) {
+    if (j) tfc_strbuf_puts(&b, ", ");
+    tfc_strbuf_puts(&b, n->inputs[j].node->name);
+    if (n->inputs[j].index) tfc_strbuf_printf(&b, ":%d", n->inputs[j].index);
   }
+  for (int j = 0; j < n->n_control_inputs; j++)
+    tfc_strbuf_printf(&b, "%s^%s", j || n->n_inputs ? ", " : "", n->control_inputs[j]->name);
   tfc_strbuf_puts(&b, ")");
   snprintf(buf, size, "%s", tfc_strbuf_ok(&b) ? tfc_strbuf_str(&b) : n->name);
   tfc_strbuf_fini(&b);

@@ -4,8 +4,8 @@
  * executors ran (with their _Send/_Recv nodes and assigned devices).
  *
  * Labels follow TF: timeline_label is "name = Op(input, ...)" with the NodeDef's input
- * strings ("x", "y:1", "^c"); a _Send or _Recv is "name = _Send(tensor_name @recv_device)"
- * (send_device for a _Recv). Under FULL_TRACE each output becomes a NodeOutput whose
+ * strings ("x", "y:1", "^c"). As in TF 1.15, transfer nodes (_Send/_Recv) and dead nodes are
+ * not recorded; unlike TF there is no _SOURCE node to record. Under FULL_TRACE each output becomes a NodeOutput whose
  * TensorDescription holds dtype, shape and the buffer's bytes (requested = allocated).
  *
  * Ownership: everything is borrowed for the call; the result is malloc'd bytes the caller

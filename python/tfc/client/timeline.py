@@ -4,10 +4,11 @@ Design: the layout of TF's timeline module. Each device gets a process ("<device
 pid in dev_stats order) and each node execution an "X" event (category "Op", named by its op,
 args {"name": node, "op": op, "input0": ..., ...} parsed from the NodeExecStats's
 timeline_label "name = Op(in, ...)"), on the first lane (tid) of its device free at its start,
-so overlapping nodes never share a row. With show_dataflow, a tensor that crosses devices
-draws a flow arrow ("s" at the producer's end, "t" at the consumer's start, category
-"DataFlow"): a _Send to the end of the _Recv of the same tensor name, and an input whose
-producer ran on another device. show_memory adds a "<device> Tensors" process per device and an "O" snapshot
+so overlapping nodes never share a row. With show_dataflow, an input whose producer ran on
+another device draws a flow arrow ("s" at the producer's end, "t" at the consumer's start,
+category "DataFlow"). A step's cross-device edges go through _Send/_Recv pairs, which (as in
+TF) are not recorded, so a partitioned step's arrows are only those of inputs named across
+devices. show_memory adds a "<device> Tensors" process per device and an "O" snapshot
 per recorded output (NodeOutput: FULL_TRACE) with its dtype, shape and bytes; allocator
 counters are not drawn (the runtime records no allocator timeline).
 
@@ -79,8 +80,6 @@ class Timeline(object):
                 ct.emit_pid(d.device + " Tensors", 2 * i + 1)
         # lanes, then every op's (pid, tid, start, end)
         placed = {}   # node name -> (pid, tid, start, end)
-        sends = {}    # tensor name -> (pid, tid, end)
-        recvs = []    # (tensor name, pid, tid, start)
         ops = []
         for d in devs:
             pid = pids[d.device]
@@ -103,20 +102,9 @@ class Timeline(object):
                 ct.emit_region(start, ns.all_end_rel_micros, pid, tid, "Op", op, args)
                 placed[ns.node_name] = (pid, tid, start, end)
                 ops.append((ns, pid, tid, start, op, inputs))
-                if op in ("_Send", "_HostSend") and inputs:
-                    sends[inputs[0].split(" @")[0]] = (pid, tid, end)
-                elif op in ("_Recv", "_HostRecv") and inputs:
-                    recvs.append((inputs[0].split(" @")[0], pid, tid, end))
         if show_dataflow:
             flow_id = 0
-            for tensor, pid, tid, recv_end in recvs:  # a _Recv may start before its _Send: it ends after
-                if tensor in sends:
-                    spid, stid, send_end = sends[tensor]
-                    ct.emit_flow(tensor, send_end, spid, stid, max(send_end, recv_end), pid, tid, flow_id)
-                    flow_id += 1
             for ns, pid, tid, start, op, inputs in ops:
-                if op in ("_Send", "_HostSend", "_Recv", "_HostRecv"):
-                    continue
                 for inp in inputs:
                     if inp.startswith("^"):
                         continue
