@@ -1,6 +1,7 @@
 /* C API contract tests: RunMetadata from TF_SessionRun — step_stats under RunOptions.trace_level
  * (every executed node once, per device, with times, labels and FULL_TRACE outputs), an empty
  * message without tracing, and partition_graphs with _Send/_Recv across two devices. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -279,7 +280,51 @@ static void two_devices_give_two_partition_graphs_with_send_recv(void) {
   close_all(sess, o, g);
 }
 
+/* Independent MatMuls large enough for the inter-op pool: records written from several
+ * threads at once, each node still once (TSan runs this too). */
+static void parallel_nodes_are_each_recorded_once(void) {
+  TF_Graph *g = TF_NewGraph();
+  TF_Status *s = TF_NewStatus();
+  int64_t dims[2] = {128, 128};
+  TF_Tensor *t = TF_AllocateTensor(TF_FLOAT, dims, 2, 128 * 128 * sizeof(float));
+  memset(TF_TensorData(t), 0, 128 * 128 * sizeof(float));
+  TF_OperationDescription *d = TF_NewOperation(g, "Const", "w");
+  TF_SetAttrTensor(d, "value", t, s);
+  TF_SetAttrType(d, "dtype", TF_FLOAT);
+  TF_Operation *w = finish(d, __LINE__);
+  TF_DeleteTensor(t);
+  TF_Output mm[8];
+  for (int i = 0; i < 8; i++) {
+    char name[16];
+    snprintf(name, sizeof name, "mm%d", i);
+    mm[i] = (TF_Output){binary(g, "MatMul", name, NULL, w, w), 0};
+  }
+  d = TF_NewOperation(g, "AddN", "sum");
+  TF_AddInputList(d, mm, 8);
+  TF_Operation *sum = finish(d, __LINE__);
+  TF_SessionOptions *o = TF_NewSessionOptions();
+  TFC_SetThreads(o, 2, 4);
+  TF_Session *sess = TF_NewSession(g, o, s);
+  EXPECT_EQ(TF_GetCode(s), TF_OK);
+  for (int pass = 0; pass < 4; pass++) {
+    Tensorflow__RunMetadata *m = run_traced(sess, sum, 3, 0, NULL);
+    const Tensorflow__DeviceStepStats *ds = m->step_stats->dev_stats[0];
+    EXPECT_EQ((int)ds->n_node_stats, 11); /* w, mm0..7, sum, _Retval */
+    for (int i = 0; i < 8; i++) {
+      char name[16];
+      snprintf(name, sizeof name, "mm%d", i);
+      int count;
+      expect_sane_times(find_node(ds, name, &count));
+      EXPECT_EQ(count, 1);
+    }
+    tensorflow__run_metadata__free_unpacked(m, NULL);
+  }
+  TF_DeleteStatus(s);
+  close_all(sess, o, g);
+}
+
 static const tfc_test tests[] = {
+    TFC_TEST(parallel_nodes_are_each_recorded_once),
     TFC_TEST(full_trace_records_every_node_once_with_labels_and_outputs),
     TFC_TEST(software_trace_has_no_outputs),
     TFC_TEST(no_trace_gives_empty_metadata),
