@@ -112,6 +112,7 @@ static const Tensorflow__NodeExecStats *find_node(const Tensorflow__DeviceStepSt
 }
 
 static void expect_sane_times(const Tensorflow__NodeExecStats *n) {
+  EXPECT_TRUE(n != NULL);
   EXPECT_TRUE(n->all_start_micros > 1500000000LL * 1000000); /* epoch micros, after 2017 */
   EXPECT_TRUE(n->op_start_rel_micros >= 0);
   EXPECT_TRUE(n->op_end_rel_micros >= n->op_start_rel_micros);
@@ -323,7 +324,68 @@ static void parallel_nodes_are_each_recorded_once(void) {
   close_all(sess, o, g);
 }
 
+/* A while loop (the control-flow executor): its body node once per iteration, the nodes
+ * outside it once. i = 0; while i < 5: i = i + 1. */
+static void loop_body_is_recorded_once_per_iteration(void) {
+  TF_Graph *g = TF_NewGraph();
+  TF_Status *s = TF_NewStatus();
+  int zero = 0, five = 5, one = 1;
+  TF_Tensor *t = TF_AllocateTensor(TF_INT32, NULL, 0, sizeof zero);
+  memcpy(TF_TensorData(t), &zero, sizeof zero);
+  TF_OperationDescription *d = TF_NewOperation(g, "Const", "i0");
+  TF_SetAttrTensor(d, "value", t, s);
+  TF_SetAttrType(d, "dtype", TF_INT32);
+  TF_Output in = {finish(d, __LINE__), 0};
+  TF_DeleteTensor(t);
+  TF_WhileParams p = TF_NewWhile(g, &in, 1, s);
+  EXPECT_EQ(TF_GetCode(s), TF_OK);
+  const struct {
+    TF_Graph *g;
+    const char *name;
+    int *v;
+  } consts[2] = {{p.cond_graph, "five", &five}, {p.body_graph, "one", &one}};
+  TF_Operation *c[2];
+  for (int k = 0; k < 2; k++) {
+    t = TF_AllocateTensor(TF_INT32, NULL, 0, sizeof(int));
+    memcpy(TF_TensorData(t), consts[k].v, sizeof(int));
+    d = TF_NewOperation(consts[k].g, "Const", consts[k].name);
+    TF_SetAttrTensor(d, "value", t, s);
+    TF_SetAttrType(d, "dtype", TF_INT32);
+    c[k] = finish(d, __LINE__);
+    TF_DeleteTensor(t);
+  }
+  d = TF_NewOperation(p.cond_graph, "Less", "less");
+  TF_AddInput(d, p.cond_inputs[0]);
+  TF_AddInput(d, (TF_Output){c[0], 0});
+  p.cond_output = (TF_Output){finish(d, __LINE__), 0};
+  d = TF_NewOperation(p.body_graph, "Add", "step");
+  TF_AddInput(d, p.body_inputs[0]);
+  TF_AddInput(d, (TF_Output){c[1], 0});
+  p.body_outputs[0] = (TF_Output){finish(d, __LINE__), 0};
+  p.name = "loop";
+  TF_Output out;
+  TF_FinishWhile(&p, s, &out);
+  EXPECT_EQ(TF_GetCode(s), TF_OK);
+  TF_SessionOptions *o;
+  TF_Session *sess = session(g, 1, &o);
+  Tensorflow__RunMetadata *m = run_traced(sess, out.oper, 3, 0, NULL);
+  const Tensorflow__DeviceStepStats *ds = m->step_stats->dev_stats[0];
+  int count;
+  expect_sane_times(find_node(ds, "loop/body/step", &count));
+  EXPECT_EQ(count, 5);
+  find_node(ds, "loop/cond/less", &count);
+  EXPECT_EQ(count, 6);
+  find_node(ds, "i0", &count);
+  EXPECT_EQ(count, 1);
+  find_node(ds, "loop/Exit", &count);
+  EXPECT_EQ(count, 1);
+  tensorflow__run_metadata__free_unpacked(m, NULL);
+  TF_DeleteStatus(s);
+  close_all(sess, o, g);
+}
+
 static const tfc_test tests[] = {
+    TFC_TEST(loop_body_is_recorded_once_per_iteration),
     TFC_TEST(parallel_nodes_are_each_recorded_once),
     TFC_TEST(full_trace_records_every_node_once_with_labels_and_outputs),
     TFC_TEST(software_trace_has_no_outputs),
