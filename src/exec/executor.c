@@ -150,7 +150,8 @@ tfc_executor *tfc_executor_new(const tfc_graph *g, tfc_device *device, tfc_kerne
     e->any_blocking |= it->blocking;
     it->async = (it->kernel->flags & TFC_KF_ASYNC) != 0;
     const char *op = it->node->op->name;
-    it->transfer = !strcmp(op, "_Send") || !strcmp(op, "_Recv") || !strcmp(op, "_HostSend") || !strcmp(op, "_HostRecv");
+    it->transfer =
+        !strcmp(op, "_Send") || !strcmp(op, "_Recv") || !strcmp(op, "_HostSend") || !strcmp(op, "_HostRecv");
     it->shared_state = seg && (it->kernel->flags & TFC_KF_SHARED_STATE);
     if (it->shared_state ? tfc_kernel_segment_acquire(seg, device->name, it->node, it->kernel, &it->state, s)
                          : it->kernel->init && it->kernel->init(it->node, &it->state, s)) {

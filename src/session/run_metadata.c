@@ -7,7 +7,6 @@
  */
 #include "session/run_metadata.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,7 +15,7 @@
 #include "proto/pb_util.h"
 #include "tensorflow/step_stats.pb-c.h"
 
-void tfc_run_metadata_label(const tfc_node *n, char *buf, size_t size) {
+char *tfc_run_metadata_label(const tfc_node *n) {
   tfc_strbuf b;
   tfc_strbuf_init(&b);
   tfc_strbuf_printf(&b, "%s = %s(", n->name, n->op->name);
@@ -28,8 +27,9 @@ void tfc_run_metadata_label(const tfc_node *n, char *buf, size_t size) {
   for (int j = 0; j < n->n_control_inputs; j++)
     tfc_strbuf_printf(&b, "%s^%s", j || n->n_inputs ? ", " : "", n->control_inputs[j]->name);
   tfc_strbuf_puts(&b, ")");
-  snprintf(buf, size, "%s", tfc_strbuf_ok(&b) ? tfc_strbuf_str(&b) : n->name);
+  if (tfc_strbuf_ok(&b)) return tfc_strbuf_take(&b);
   tfc_strbuf_fini(&b);
+  return NULL;
 }
 
 /* Builds one DeviceStepStats. */
@@ -85,10 +85,14 @@ static void add_node(void *arg, const tfc_node_stats *r) {
   Tensorflow__NodeExecStats *ns = tfc_pb_alloc(a, sizeof *ns);
   if (!ns) return;
   tensorflow__node_exec_stats__init(ns);
-  char label[512];
-  tfc_run_metadata_label(r->node, label, sizeof label);
+  char *label = tfc_run_metadata_label(r->node);
   ns->node_name = tfc_pb_strdup(a, r->node->name);
-  ns->timeline_label = tfc_pb_strdup(a, label);
+  ns->timeline_label = label ? tfc_pb_strdup(a, label) : NULL;
+  free(label);
+  if (!ns->node_name || !ns->timeline_label) {
+    a->oom = 1;
+    return;
+  }
   ns->all_start_micros = r->start_us;
   ns->scheduled_micros = r->start_us;
   /* an async kernel's record that its end never reached (the step stopped) ends at its op */

@@ -26,7 +26,8 @@
 int tfc_run_metadata_pack(const tfc_step_stats *stats, int n_stats, tfc_graph *const *graphs, int n_graphs,
                           void **out, size_t *out_len, tfc_status *s);
 
-/* The timeline label of node n into buf (see above); NULL-terminated, truncated to size. */
-void tfc_run_metadata_label(const tfc_node *n, char *buf, size_t size);
+/* The timeline label of node n (see above): a malloc'd string the caller frees, or NULL on
+ * out of memory. */
+char *tfc_run_metadata_label(const tfc_node *n);
 
 #endif
