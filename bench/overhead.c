@@ -2,6 +2,8 @@
  * bench/overhead — per-run and per-node cost of the runtime itself:
  *   1. TF_SessionRun of a one-node graph (fetch a scalar Const);      target <= 5 us
  *   2. a chain of 1,000 tiny nodes (x = x + 1 on scalars), per node;  target <= 0.3 us
+ *   3. the same chain traced (RunOptions.trace_level FULL_TRACE, RunMetadata returned), per
+ *      node: what step_stats cost when asked for (untraced runs pay one branch per node)
  * beside PyTorch's time for one tiny op (a scalar add) in the same invocation, when a Python
  * with torch is available (Debian's python3-torch). Ratios > 1 mean tfc is faster.
  *
@@ -26,19 +28,26 @@ static TF_Operation *scalar_const(TF_Graph *g, const char *name, float v, TF_Sta
   return op;
 }
 
-/* Median of 7 batches of `iters` runs, in seconds per run. */
-static double time_runs(TF_Session *sess, TF_Output out, int iters, TF_Status *s) {
+/* Median of 7 batches of `iters` runs, in seconds per run. opts: serialized RunOptions, or
+ * NULL; with opts each run also returns its RunMetadata. */
+static double time_runs_with(TF_Session *sess, TF_Output out, int iters, const TF_Buffer *opts, TF_Status *s) {
   double best[7];
   for (int b = 0; b < 7; b++) {
     double t0 = bench_now();
     for (int i = 0; i < iters; i++) {
       TF_Tensor *r = NULL;
-      TF_SessionRun(sess, NULL, NULL, NULL, 0, &out, &r, 1, NULL, 0, NULL, s);
+      TF_Buffer *md = opts ? TF_NewBuffer() : NULL;
+      TF_SessionRun(sess, opts, NULL, NULL, 0, &out, &r, 1, NULL, 0, md, s);
       TF_DeleteTensor(r);
+      if (md) TF_DeleteBuffer(md);
     }
     best[b] = (bench_now() - t0) / iters;
   }
   return bench_median(best, 7);
+}
+
+static double time_runs(TF_Session *sess, TF_Output out, int iters, TF_Status *s) {
+  return time_runs_with(sess, out, iters, NULL, s);
 }
 
 static double torch_per_op_us(const char *python) {
@@ -94,11 +103,18 @@ int main(int argc, char **argv) {
     fprintf(stderr, "run failed: %s\n", TF_Message(s));
     return 1;
   }
+  /* RunOptions{trace_level: FULL_TRACE}: field 1, varint 3 */
+  static const unsigned char full_trace[] = {0x08, 0x03};
+  TF_Buffer *trace_opts = TF_NewBufferFromString(full_trace, sizeof full_trace);
+  double traced = time_runs_with(s2, (TF_Output){prev, 0}, 50, trace_opts, s);
+  TF_DeleteBuffer(trace_opts);
   double per_node = (ch - one) / chain;
   double torch = torch_per_op_us(python);
 
   printf("one-node TF_SessionRun:   %8.3f us   (target <= 5 us)\n", one * 1e6);
   printf("1000-node chain:          %8.3f us per node (target <= 0.3 us)\n", per_node * 1e6);
+  printf("1000-node chain, traced:  %8.3f us per node (FULL_TRACE, RunMetadata returned)\n",
+         (traced - one) / chain * 1e6);
   if (torch > 0)
     printf("PyTorch tiny op (a + b):  %8.3f us   ratio torch/tfc per op: %.2f\n", torch, torch / (per_node * 1e6));
   else

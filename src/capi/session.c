@@ -2,6 +2,10 @@
  * capi/session — TF_SessionOptions, TF_Session, TF_SessionRun and device lists: argument
  * checks and translation to session/session.h; TFC_SessionRunWithCancellation and its
  * TFC_CancellationManager (a base/cancel.h manager) for runs another thread may stop.
+ * A run given a run_metadata buffer fills it with the serialized RunMetadata (as TF: an empty
+ * message when nothing was asked for; a buffer that already holds data is INVALID_ARGUMENT),
+ * step_stats under RunOptions.trace_level and partition_graphs under output_partition_graphs
+ * (session/run_metadata.h); a distributed session's is empty.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -126,7 +130,7 @@ TFC_EXPORT void TF_DeleteSession(TF_Session *ts, TF_Status *status) {
 static void session_run(TF_Session *ts, const TF_Buffer *run_options, const TF_Output *inputs,
                         TF_Tensor *const *input_values, int ninputs, const TF_Output *outputs,
                         TF_Tensor **output_values, int noutputs, const TF_Operation *const *target_opers,
-                        int ntargets, tfc_cancel *cancel, TF_Status *status) {
+                        int ntargets, TF_Buffer *run_metadata, tfc_cancel *cancel, TF_Status *status) {
   tfc_status local, *s = tfc_capi_status_or(status, &local);
   for (int i = 0; i < noutputs; i++) output_values[i] = NULL;
   tfc_run_options ro;
@@ -141,6 +145,16 @@ static void session_run(TF_Session *ts, const TF_Buffer *run_options, const TF_O
     return;
   }
   ro.cancel = cancel;
+  void *md = NULL;
+  size_t md_len = 0;
+  if (run_metadata) {
+    if (tfc_capi_check_out_buffer(run_metadata, s)) {
+      tfc_status_fini(&local);
+      return;
+    }
+    ro.metadata = &md;
+    ro.metadata_len = &md_len;
+  }
   tfc_endpoint *feed_eps = calloc((size_t)ninputs + 1, sizeof *feed_eps);
   tfc_endpoint *fetch_eps = calloc((size_t)noutputs + 1, sizeof *fetch_eps);
   tfc_tensor **feeds = calloc((size_t)ninputs + 1, sizeof *feeds);
@@ -165,6 +179,12 @@ static void session_run(TF_Session *ts, const TF_Buffer *run_options, const TF_O
                                        ntargets, s)
                     : tfc_grpc_session_run(ts->remote, &ro, feed_eps, feeds, ninputs, fetch_eps, outs, noutputs,
                                            targets, ntargets, s);
+  if (rc == TFC_OK && run_metadata) {
+    /* A distributed run records nothing yet: its RunMetadata is empty. */
+    if (!md && !(md = malloc(1))) rc = TFC_OOM(s);
+    else rc = tfc_capi_fill_buffer(run_metadata, md, md_len, s);
+    md = NULL;
+  }
   if (rc == TFC_OK) {
     for (int i = 0; i < noutputs; i++) {
       output_values[i] = tfc_capi_tensor_out(outs[i], s);
@@ -187,6 +207,7 @@ done:
   free(feeds);
   free(outs);
   free(targets);
+  free(md);
   tfc_status_fini(&local);
 }
 
@@ -194,9 +215,8 @@ TFC_EXPORT void TF_SessionRun(TF_Session *ts, const TF_Buffer *run_options, cons
                               TF_Tensor *const *input_values, int ninputs, const TF_Output *outputs,
                               TF_Tensor **output_values, int noutputs, const TF_Operation *const *target_opers,
                               int ntargets, TF_Buffer *run_metadata, TF_Status *status) {
-  (void)run_metadata;
   session_run(ts, run_options, inputs, input_values, ninputs, outputs, output_values, noutputs, target_opers,
-              ntargets, NULL, status);
+              ntargets, run_metadata, NULL, status);
 }
 
 struct TFC_CancellationManager {
@@ -233,9 +253,8 @@ TFC_EXPORT void TFC_SessionRunWithCancellation(TF_Session *ts, const TF_Buffer *
                                                const TF_Operation *const *target_opers, int ntargets,
                                                TF_Buffer *run_metadata, TFC_CancellationManager *cancel,
                                                TF_Status *status) {
-  (void)run_metadata;
   session_run(ts, run_options, inputs, input_values, ninputs, outputs, output_values, noutputs, target_opers,
-              ntargets, cancel ? cancel->c : NULL, status);
+              ntargets, run_metadata, cancel ? cancel->c : NULL, status);
 }
 
 TFC_EXPORT void TF_SessionPRunSetup(TF_Session *ts, const TF_Output *inputs, int ninputs, const TF_Output *outputs,

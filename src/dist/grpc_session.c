@@ -196,6 +196,13 @@ static char *output_name(tfc_endpoint e) {
   return asprintf(&n, "%s:%d", e.node->name, e.index) < 0 ? NULL : n;
 }
 
+/* TODO(#17): RunMetadata of a distributed step. ro->metadata is left NULL (the C API returns
+ * an empty RunMetadata). The pieces exist: the worker would give each partition's executor a
+ * tfc_step_stats (exec/step_stats.h) when RunGraphRequest.exec_opts.record_timeline is set and
+ * return DeviceStepStats in RunGraphResponse.step_stats (field 2, not yet in worker.proto)
+ * and partition_graph under record_partition_graphs; the master would set exec_opts from
+ * RunStepRequest.options and merge the responses into RunStepResponse.metadata, which this
+ * function would hand back as ro->metadata. */
 int tfc_grpc_session_run(tfc_grpc_session *gs, const tfc_run_options *ro, const tfc_endpoint *feed_eps,
                          tfc_tensor *const *feeds, int n_feeds, const tfc_endpoint *fetch_eps, tfc_tensor **out,
                          int n_fetches, tfc_node *const *targets, int n_targets, tfc_status *s) {

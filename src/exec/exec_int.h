@@ -33,6 +33,7 @@ typedef struct exec_item {
   int n_deref;    /* inputs fed by a ref output into a non-ref arg: read the variable */
   int *deref;     /* their input indexes */
   int shared_state; /* state belongs to the session's segment, not to this executor */
+  int transfer;     /* _Send/_Recv (and host twins): not traced, as in TF */
 } exec_item;
 
 struct tfc_executor {

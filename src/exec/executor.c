@@ -35,6 +35,7 @@
 
 #include "exec/frame.h"
 #include "exec/segment.h"
+#include "exec/step_stats.h"
 #include "rendezvous/rendezvous.h"
 #include "state/variable.h"
 
@@ -44,6 +45,7 @@ typedef struct step {
   const tfc_exec_args *args;
   tfc_threadpool *pool;  /* args->inter_pool */
   tfc_rendezvous *rv;    /* args->rendezvous */
+  tfc_step_stats *stats; /* args->stats: NULL unless traced */
   tfc_exec_done done;
   void *done_arg;
   tfc_tensor **slots;
@@ -61,6 +63,7 @@ typedef struct async_call {
   int item;
   atomic_int phase; /* 0, then 1 once compute_async returned or done ran: the second continues */
   tfc_status ks;
+  tfc_node_stats *rec;     /* traced: the node's record, ended here */
   struct async_call *next; /* trampoline queue */
   tfc_tensor *outs[];
 } async_call;
@@ -146,6 +149,9 @@ tfc_executor *tfc_executor_new(const tfc_graph *g, tfc_device *device, tfc_kerne
     it->blocking = (it->kernel->flags & TFC_KF_BLOCKING) != 0;
     e->any_blocking |= it->blocking;
     it->async = (it->kernel->flags & TFC_KF_ASYNC) != 0;
+    const char *op = it->node->op->name;
+    it->transfer =
+        !strcmp(op, "_Send") || !strcmp(op, "_Recv") || !strcmp(op, "_HostSend") || !strcmp(op, "_HostRecv");
     it->shared_state = seg && (it->kernel->flags & TFC_KF_SHARED_STATE);
     if (it->shared_state ? tfc_kernel_segment_acquire(seg, device->name, it->node, it->kernel, &it->state, s)
                          : it->kernel->init && it->kernel->init(it->node, &it->state, s)) {
@@ -164,6 +170,7 @@ fail:
 
 int tfc_executor_has_expensive(const tfc_executor *e) { return e->any_expensive; }
 int tfc_executor_has_blocking(const tfc_executor *e) { return e->any_blocking; }
+int tfc_executor_num_nodes(const tfc_executor *e) { return e->n_items; }
 
 void tfc_executor_free(tfc_executor *e) {
   if (!e) return;
@@ -315,9 +322,15 @@ static void run_from(step *st, const int *firsts, int n_first, async_call *resum
 /* Propagates a finished async kernel and frees its call. */
 static int finish_async(async_call *a, int *ready) {
   step *st = a->st;
+  if (a->rec) {
+    a->rec->op_end_us = tfc_step_stats_now_us();
+    if (tfc_status_ok(&a->ks)) tfc_node_stats_outputs(st->stats, a->rec, a->outs, st->ex->items[a->item].n_outputs);
+  }
+  tfc_node_stats *rec = a->rec;
   int n = propagate(st, &st->ex->items[a->item], a->outs, &a->ks, ready);
   tfc_status_fini(&a->ks);
   free(a);
+  if (rec) rec->end_us = tfc_step_stats_now_us();
   return n;
 }
 
@@ -355,7 +368,7 @@ static void async_done(tfc_kernel_ctx *c) {
 
 /* Starts an async kernel. Returns what propagate returns when it finished before
  * compute_async returned, or -1 when it finishes later (the node stays outstanding). */
-static int start_async(step *st, int i, int *ready) {
+static int start_async(step *st, int i, int *ready, tfc_node_stats *rec) {
   const exec_item *it = &st->ex->items[i];
   async_call *a = calloc(1, sizeof *a + sizeof(tfc_tensor *) * (size_t)it->n_outputs);
   if (!a) {
@@ -369,23 +382,28 @@ static int start_async(step *st, int i, int *ready) {
   }
   a->st = st;
   a->item = i;
+  a->rec = rec;
   atomic_init(&a->phase, 0);
   tfc_status_init(&a->ks);
   a->c = kernel_ctx(st, it, a->outs, &a->ks);
   a->c.done = async_done;
+  if (rec) rec->op_start_us = tfc_step_stats_now_us();
   it->kernel->compute_async(&a->c);
   if (atomic_exchange(&a->phase, 1) == 0) return -1; /* a is done's now */
   return finish_async(a, ready);
 }
 
 /* Runs item i's kernel and hands its outputs on. Appends newly ready items to ready[] and
- * returns their number, or -1 when an async kernel will finish later. */
-static int process(step *st, int i, int *ready) {
+ * returns their number, or -1 when an async kernel will finish later. rec: the node's trace
+ * record, or NULL; process() inlines this twice, and in the untraced copy every `if (rec)`
+ * folds away. */
+HOT int process_body(step *st, int i, int *ready, tfc_node_stats *rec) {
   const exec_item *it = &st->ex->items[i];
   if (stopped(st)) {
     release_inputs(it, st->slots + it->input_start);
     return 0;
   }
+  if (rec) tfc_node_stats_start(rec, it->node);
   if (it->n_deref) {
     tfc_status ks;
     tfc_status_init(&ks);
@@ -397,7 +415,7 @@ static int process(step *st, int i, int *ready) {
     }
     tfc_status_fini(&ks);
   }
-  if (it->async) return start_async(st, i, ready);
+  if (it->async) return start_async(st, i, ready, rec);
   tfc_tensor *outs_small[8];
   tfc_tensor **outs = it->n_outputs <= 8 ? outs_small : malloc(sizeof *outs * (size_t)it->n_outputs);
   tfc_status ks;
@@ -410,12 +428,34 @@ static int process(step *st, int i, int *ready) {
   } else {
     for (int j = 0; j < it->n_outputs; j++) outs[j] = NULL;
     tfc_kernel_ctx c = kernel_ctx(st, it, outs, &ks);
+    if (rec) rec->op_start_us = tfc_step_stats_now_us();
     it->kernel->compute(&c);
+    if (rec) {
+      rec->op_end_us = tfc_step_stats_now_us();
+      if (tfc_status_ok(&ks)) tfc_node_stats_outputs(st->stats, rec, outs, it->n_outputs);
+    }
     n_ready = propagate(st, it, outs, &ks, ready);
     if (outs != outs_small) free(outs);
   }
   tfc_status_fini(&ks);
   return n_ready;
+}
+
+/* A traced node: its record's start and op times are set in process_body, its end here (or,
+ * for an async kernel that finishes later, by finish_async). Transfer nodes are not recorded
+ * (TF records only the others). */
+static __attribute__((noinline)) int process_traced(step *st, int i, int *ready) {
+  tfc_node_stats *rec = st->ex->items[i].transfer ? NULL : tfc_step_stats_claim(st->stats);
+  if (!rec) return process_body(st, i, ready, NULL);
+  int n = process_body(st, i, ready, rec);
+  if (n >= 0 && rec->node) rec->end_us = tfc_step_stats_now_us();
+  return n;
+}
+
+/* The one branch tracing costs an untraced node. */
+HOT int process(step *st, int i, int *ready) {
+  if (__builtin_expect(st->stats != NULL, 0)) return process_traced(st, i, ready);
+  return process_body(st, i, ready, NULL);
 }
 
 typedef struct pool_task {
@@ -549,6 +589,7 @@ void tfc_executor_run_async(tfc_executor *ex, const tfc_exec_args *args, tfc_exe
   st->args = args;
   st->pool = args->inter_pool;
   st->rv = args->rendezvous;
+  st->stats = args->stats;
   st->done = done;
   st->done_arg = arg;
   st->slots = (tfc_tensor **)((char *)st + slots_off);

@@ -30,6 +30,7 @@
 struct tfc_rendezvous;
 struct tfc_kernel_segment;
 struct tfc_var_txn;
+struct tfc_step_stats;
 
 typedef struct tfc_executor tfc_executor;
 
@@ -44,6 +45,9 @@ typedef struct tfc_exec_args {
   /* The step's journal of variable writes (borrowed; may be NULL): the caller commits it
    * when the whole step succeeded and rolls it back otherwise (state/variable.h). */
   struct tfc_var_txn *txn;
+  /* Where a traced step records each node it runs (exec/step_stats.h; borrowed; NULL: not
+   * traced, which costs one branch per node). One per executor of the step. */
+  struct tfc_step_stats *stats;
 } tfc_exec_args;
 
 /* Called once when a step of one executor is over: s is its status (borrowed for the call;
@@ -60,6 +64,9 @@ void tfc_executor_free(tfc_executor *e);
 int tfc_executor_has_expensive(const tfc_executor *e);
 /* 1 when some node's kernel may block waiting on another step (TFC_KF_BLOCKING), else 0. */
 int tfc_executor_has_blocking(const tfc_executor *e);
+/* The nodes of its graph: a traced step records at most this many executions on the fast
+ * path (exec/step_stats.h). */
+int tfc_executor_num_nodes(const tfc_executor *e);
 /* Starts one step and returns at once (or after running it inline); done runs exactly once,
  * possibly before this returns, on whichever thread finishes the step. args must stay valid
  * until done. Errors come back as "<message>\n\t [[{{node <name>}}]] (device: <device>)". */

@@ -73,6 +73,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "exec/step_stats.h"
 #include "rendezvous/rendezvous.h"
 
 enum { K_NORMAL, K_SWITCH, K_MERGE, K_ENTER, K_EXIT, K_NEXT, K_TRIGGER };
@@ -1097,6 +1098,21 @@ static void drain_inbox(cf_step *st) {
   }
 }
 
+/* Runs task t with a trace record (args->stats set). The control-flow path records the
+ * node's time on this thread as one span: op start and end are those of the whole task, and
+ * an async or pool kernel's span ends when it was started, not when it finished. */
+static __attribute__((noinline)) void run_one_traced(cf_step *st, task t) {
+  /* as in TF, neither dead nodes nor transfer nodes are recorded */
+  int dead = t.is->dead[t.item] > 0 && st->p->hot[t.item].kind != K_TRIGGER;
+  tfc_node_stats *rec = dead || st->ex->items[t.item].transfer ? NULL : tfc_step_stats_claim(st->args->stats);
+  if (rec) {
+    tfc_node_stats_start(rec, st->ex->items[t.item].node);
+    rec->op_start_us = rec->start_us;
+  }
+  run_one(st, t);
+  if (rec) rec->op_end_us = rec->end_us = tfc_step_stats_now_us();
+}
+
 /* The run loop, on the thread that owns the step (st->running): runs ready nodes and hands on
  * finished async kernels until there is nothing to run. Then it either ends the step (nothing
  * in flight), or gives the step up until the next async kernel finishes (call_done resumes
@@ -1112,7 +1128,8 @@ static void run_loop(cf_step *st) {
         break;
       }
       task t = st->work[--st->n_work];
-      run_one(st, t);
+      if (__builtin_expect(st->args->stats != NULL, 0)) run_one_traced(st, t);
+      else run_one(st, t);
     }
     if (st->failed) st->n_work = 0; /* their inputs go with their iterations at step end */
     pthread_mutex_lock(&st->mu);

@@ -160,6 +160,8 @@ int tfc_run_options_parse(tfc_run_options *o, const void *data, size_t len, tfc_
   if (!m) return s->code;
   const Tensorflow__RunOptions *p = (const Tensorflow__RunOptions *)m;
   o->timeout_in_ms = p->timeout_in_ms > 0 ? p->timeout_in_ms : 0;
+  o->trace_level = (int)p->trace_level;
+  o->output_partition_graphs = p->output_partition_graphs;
   protobuf_c_message_free_unpacked(m, NULL);
   return TFC_OK;
 }

@@ -54,6 +54,13 @@ typedef struct tfc_run_options {
   /* The run ends with CANCELLED once this is cancelled (TFC_SessionRunWithCancellation;
    * borrowed); NULL: not cancellable. */
   struct tfc_cancel *cancel;
+  int trace_level;             /* RunOptions.trace_level (exec/step_stats.h TFC_TRACE_*) */
+  int output_partition_graphs; /* RunOptions.output_partition_graphs */
+  /* Where the run stores its serialized RunMetadata (step_stats when traced, partition_graphs
+   * when asked for): *metadata gets malloc'd bytes the caller frees, also after a failed run
+   * (then NULL). NULL: not wanted, and nothing is recorded. */
+  void **metadata;
+  size_t *metadata_len;
 } tfc_run_options;
 
 void tfc_session_config_init(tfc_session_config *c);

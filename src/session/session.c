@@ -30,6 +30,7 @@
 #include "place/placer.h"
 #include "rendezvous/rendezvous.h"
 #include "session/client_graph.h"
+#include "session/run_metadata.h"
 #include "state/variable.h"
 
 typedef struct plan_part {
@@ -300,7 +301,7 @@ typedef struct step_sync {
 
 typedef struct part_start {
   tfc_executor *exec;
-  const tfc_exec_args *args;
+  tfc_exec_args args; /* the step's, with this partition's stats */
   step_sync *sync;
 } part_start;
 
@@ -314,7 +315,7 @@ static void part_done(void *arg, const tfc_status *s) {
 
 static void part_start_entry(void *arg) {
   part_start *ps = arg;
-  tfc_executor_run_async(ps->exec, ps->args, part_done, ps->sync);
+  tfc_executor_run_async(ps->exec, &ps->args, part_done, ps->sync);
 }
 
 /* A cancellation manager's callback for a run: aborts its step's rendezvous, which wakes
@@ -327,16 +328,17 @@ static void cancel_step(void *arg) {
   tfc_status_fini(&st);
 }
 
-/* Runs the plan's executors; the step's status lands in s. */
+/* Runs the plan's executors; the step's status lands in s. stats: one per partition when the
+ * step is traced, else NULL. */
 static int run_partitions(tfc_session *sess, plan *p, tfc_call_frame *frame, int64_t timeout_ms,
-                          tfc_cancel *cancel, tfc_var_txn *txn, tfc_status *s) {
+                          tfc_cancel *cancel, tfc_var_txn *txn, tfc_step_stats *stats, tfc_status *s) {
   int64_t step_id = atomic_fetch_add(&sess->next_step_id, 1);
   /* A lone partition without a deadline runs on this thread with nothing to meet. It gets a
    * rendezvous only when something must be able to stop it: a cancellation, or the first
    * error waking an op blocked on a queue. */
   if (p->n_parts == 1 && timeout_ms <= 0) {
     if (!cancel && !tfc_executor_has_blocking(p->parts[0].exec)) {
-      tfc_exec_args args = {frame, sess->pool, step_id, NULL, txn};
+      tfc_exec_args args = {frame, sess->pool, step_id, NULL, txn, stats};
       return tfc_executor_run(p->parts[0].exec, &args, s);
     }
     tfc_rendezvous *rdv = tfc_rendezvous_new();
@@ -345,7 +347,7 @@ static int run_partitions(tfc_session *sess, plan *p, tfc_call_frame *frame, int
     if (token < 0) TFC_OOM(s);
     else if (cancel && token == 0) tfc_status_set(s, TFC_CANCELLED, "Run call was cancelled");
     else {
-      tfc_exec_args args = {frame, sess->pool, step_id, rdv, txn};
+      tfc_exec_args args = {frame, sess->pool, step_id, rdv, txn, stats};
       tfc_executor_run(p->parts[0].exec, &args, s);
     }
     tfc_cancel_deregister(cancel, token);
@@ -366,7 +368,7 @@ static int run_partitions(tfc_session *sess, plan *p, tfc_call_frame *frame, int
     if (cancel_token < 0) return TFC_OOM(s);
     return tfc_status_set(s, TFC_CANCELLED, "Run call was cancelled");
   }
-  tfc_exec_args args = {frame, sess->pool, step_id, rdv, txn};
+  tfc_exec_args args = {frame, sess->pool, step_id, rdv, txn, NULL};
   step_sync ss;
   pthread_mutex_init(&ss.mu, NULL);
   tfc_cond_init_monotonic(&ss.cv);
@@ -380,7 +382,8 @@ static int run_partitions(tfc_session *sess, plan *p, tfc_call_frame *frame, int
    * already sent completes inline). */
   int keep = -1; /* the expensive partition this thread runs */
   for (int i = 0; i < p->n_parts; i++) {
-    starts[i] = (part_start){p->parts[i].exec, &args, &ss};
+    starts[i] = (part_start){p->parts[i].exec, args, &ss};
+    starts[i].args.stats = stats ? &stats[i] : NULL;
     if (deadline == 0 && tfc_executor_has_expensive(p->parts[i].exec)) keep = i;
   }
   for (int i = 0; i < p->n_parts; i++)
@@ -428,13 +431,32 @@ static int run_partitions(tfc_session *sess, plan *p, tfc_call_frame *frame, int
 /* One step: the partitions, then the variables' journal is committed when the step
  * succeeded and rolled back when it failed, so a failed run leaves every variable as it was. */
 static int run_step(tfc_session *sess, plan *p, tfc_call_frame *frame, int64_t timeout_ms, tfc_cancel *cancel,
-                    tfc_status *s) {
+                    tfc_step_stats *stats, tfc_status *s) {
   tfc_var_txn txn;
   tfc_var_txn_init(&txn);
-  int code = run_partitions(sess, p, frame, timeout_ms, cancel, &txn, s);
+  int code = run_partitions(sess, p, frame, timeout_ms, cancel, &txn, stats, s);
   if (code) tfc_var_txn_rollback(&txn);
   tfc_var_txn_fini(&txn);
   return code;
+}
+
+/* One trace collector per partition of plan p, named by its device; NULL on out of memory. */
+static tfc_step_stats *stats_new(plan *p, int level) {
+  tfc_step_stats *v = calloc((size_t)p->n_parts, sizeof *v);
+  if (!v) return NULL;
+  for (int i = 0; i < p->n_parts; i++)
+    if (tfc_step_stats_init(&v[i], p->parts[i].device->name, level, tfc_executor_num_nodes(p->parts[i].exec))) {
+      for (int j = 0; j <= i; j++) tfc_step_stats_fini(&v[j]);
+      free(v);
+      return NULL;
+    }
+  return v;
+}
+
+static void stats_free(tfc_step_stats *v, int n) {
+  if (!v) return;
+  for (int i = 0; i < n; i++) tfc_step_stats_fini(&v[i]);
+  free(v);
 }
 
 int tfc_session_run(tfc_session *sess, const tfc_run_options *ro, const tfc_endpoint *feed_eps,
@@ -488,7 +510,24 @@ int tfc_session_run(tfc_session *sess, const tfc_run_options *ro, const tfc_endp
   /* RunOptions.timeout_in_ms wins over ConfigProto.operation_timeout_in_ms, as in TF. */
   int64_t timeout_ms = ro && ro->timeout_in_ms > 0 ? ro->timeout_in_ms : sess->cfg.operation_timeout_in_ms;
   tfc_call_frame frame = {n_feeds, feeds, n_fetches, out};
-  run_step(sess, p, &frame, timeout_ms, ro ? ro->cancel : NULL, s);
+  tfc_step_stats *stats = NULL;
+  int traced = ro && ro->metadata && ro->trace_level > TFC_TRACE_NONE;
+  if (traced && !(stats = stats_new(p, ro->trace_level))) TFC_OOM(s);
+  else run_step(sess, p, &frame, timeout_ms, ro ? ro->cancel : NULL, stats, s);
+  if (ro && ro->metadata) {
+    *ro->metadata = NULL;
+    *ro->metadata_len = 0;
+    if (tfc_status_ok(s)) {
+      tfc_graph **graphs = NULL;
+      int n_graphs = ro->output_partition_graphs ? p->n_parts : 0;
+      if (n_graphs && (graphs = malloc(sizeof *graphs * (size_t)n_graphs)))
+        for (int i = 0; i < n_graphs; i++) graphs[i] = p->parts[i].graph;
+      if (n_graphs && !graphs) TFC_OOM(s);
+      else tfc_run_metadata_pack(stats, stats ? p->n_parts : 0, graphs, n_graphs, ro->metadata, ro->metadata_len, s);
+      free(graphs);
+    }
+  }
+  stats_free(stats, p->n_parts);
   pthread_mutex_lock(&sess->mu);
   if (--sess->runs_in_flight == 0) pthread_cond_broadcast(&sess->idle);
   pthread_mutex_unlock(&sess->mu);

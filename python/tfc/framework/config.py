@@ -4,9 +4,11 @@ Plain Python messages with TF's field names and numbers (tensorflow/core/protobu
 that serialize to the bytes TF_SetConfig and TF_SessionRun take. Fields are set by keyword or
 by assignment; nested messages are created on first access; `device_count` is a dict. An
 unknown keyword raises ValueError('Protocol message ConfigProto has no "x" field.').
-RunMetadata keeps the bytes the runtime returns (ParseFromString / SerializeToString).
+RunMetadata (with StepStats and partition_graphs) is a message of framework/step_stats_pb.py,
+re-exported here.
 """
 from tfc.framework import proto
+from tfc.framework.step_stats_pb import RunMetadata  # noqa: F401 (tf.RunMetadata)
 
 # kinds: "int", "bool", "str", "double", "float", "msg:<Class>", "map_str_int", "rep_str"
 
@@ -150,22 +152,6 @@ class RunOptions(_Message):
     _FIELDS = (("trace_level", 1, "int", 0), ("timeout_in_ms", 2, "int", 0),
                ("inter_op_thread_pool", 3, "int", 0), ("output_partition_graphs", 5, "bool", False),
                ("report_tensor_allocations_upon_oom", 7, "bool", False))
-
-
-class RunMetadata(object):
-    """The runtime's RunMetadata, kept as bytes."""
-
-    def __init__(self):
-        self._data = b""
-
-    def ParseFromString(self, data):
-        self._data = bytes(data)
-
-    def SerializeToString(self):
-        return self._data
-
-    def Clear(self):
-        self._data = b""
 
 
 _CLASSES = {c.__name__: c for c in (OptimizerOptions, GPUOptions, GraphOptions, ConfigProto, RunOptions)}
