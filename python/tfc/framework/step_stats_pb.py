@@ -7,13 +7,13 @@ classes are example_pb's hand-written messages (the package needs numpy only) wi
 numbers of tensorflow/core/framework/{step_stats,tensor_description,allocation_description}.proto
 and core/protobuf/config.proto. Fields the runtime does not fill (NodeExecStats.memory,
 memory_stats, referenced_tensor, the *_nanos twins, RunMetadata.cost_graph and
-function_graphs) are not declared: bytes that hold them still parse (unknown fields are
-skipped) but do not serialize back. partition_graphs are GraphDef messages (graph_text's).
+function_graphs) are not declared: bytes that hold them still parse, and the framework keeps
+such unknown fields and writes them back as they came. partition_graphs are GraphDef messages (framework/graph_pb).
 
 Errors: bytes that are not a RunMetadata raise example_pb.DecodeError.
 """
 from tfc import example_pb as _pb
-from tfc import graph_text as _graph_text  # noqa: F401 (registers GraphDef, TensorShapeProto)
+from tfc.framework import graph_pb as _graph_pb  # noqa: F401 (registers GraphDef, TensorShapeProto)
 
 _Message = _pb._Message
 _register = _pb._register
@@ -29,7 +29,7 @@ class AllocationDescription(_Message):
 class TensorDescription(_Message):
     _FIELDS = (("dtype", 1, "enum"), ("shape", 2, "msg:TensorShapeProto"),
                ("allocation_description", 4, "msg:AllocationDescription"))
-    _ENUM_NAMES = {"dtype": _graph_text.DATA_TYPE_NAMES}
+    _ENUM_NAMES = {"dtype": _graph_pb.DATA_TYPE_NAMES}
 
 
 @_register
