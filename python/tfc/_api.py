@@ -184,9 +184,55 @@ if not hasattr(contrib, "layers"):
 contrib.layers.l2_regularizer = _training_util.l2_regularizer
 contrib.layers.xavier_initializer = _init_ops.xavier_initializer
 
+# the long tail of TF 1.x's op-level API (linalg_ops, check_ops, image_ops, string_ops,
+# gfile, tf_logging, test_util): one block, names only
+from tfc import gfile as _gfile  # noqa: E402
+from tfc import tf_logging as logging  # noqa: E402,F401 (tf.logging)
+from tfc import test_util as _test_util  # noqa: E402
+from tfc.ops import check_ops as _check_ops  # noqa: E402
+from tfc.ops import image_ops as _image_ops  # noqa: E402
+from tfc.ops import linalg_ops as _linalg_ops  # noqa: E402
+from tfc.ops import string_ops as _string_ops  # noqa: E402
+for _n in ("no_op Assert Print check_numerics verify_tensor_all_finite report_uninitialized_variables assert_equal "
+           "assert_none_equal assert_less assert_less_equal assert_greater assert_greater_equal assert_positive "
+           "assert_negative assert_non_negative assert_non_positive assert_rank assert_rank_at_least assert_type "
+           "assert_integer is_numeric_tensor").split():
+    globals()[_n] = getattr(_check_ops, _n)
+debugging = _types.ModuleType("tfc.debugging", "tf.debugging")
+for _n in ("Assert check_numerics assert_equal assert_none_equal assert_less assert_less_equal assert_greater "
+           "assert_greater_equal assert_positive assert_negative assert_non_negative assert_non_positive "
+           "assert_rank assert_rank_at_least assert_type assert_integer is_numeric_tensor").split():
+    setattr(debugging, _n, getattr(_check_ops, _n))
+for _n in "norm einsum accumulate_n batch_gather random_crop".split():
+    globals()[_n] = getattr(_linalg_ops, _n)
+for _n in "reduce_std reduce_variance accumulate_n top_k".split():
+    setattr(math, _n, getattr(_linalg_ops, _n))
+nn.top_k = _linalg_ops.top_k
+for _n in "conv1d conv2d_transpose swish zero_fraction".split():
+    setattr(nn, _n, getattr(_nn_ops, _n))
+math.l2_normalize = _nn_ops.l2_normalize
+linalg = _types.ModuleType("tfc.linalg", "tf.linalg")
+linalg.matmul, linalg.norm, linalg.einsum = _math_ops.matmul, _linalg_ops.norm, _linalg_ops.einsum
+linalg.tensordot, linalg.l2_normalize = _math_ops.tensordot, _nn_ops.l2_normalize
+image = _types.ModuleType("tfc.image", "tf.image")
+for _n in ("flip_left_right flip_up_down random_flip_left_right random_flip_up_down per_image_standardization "
+           "convert_image_dtype central_crop pad_to_bounding_box crop_to_bounding_box adjust_brightness "
+           "random_brightness").split():
+    setattr(image, _n, getattr(_image_ops, _n))
+string_join = _string_ops.string_join
+strings = _types.ModuleType("tfc.strings", "tf.strings")
+strings.join = _string_ops.string_join
+gfile = _gfile.v1_module(_types)
+test = _types.ModuleType("tfc.test", "tf.test")
+for _n in ("TestCase is_gpu_available gpu_device_name is_built_with_cuda is_built_with_gpu_support "
+           "is_built_with_rocm get_temp_dir main compute_gradient_error").split():
+    setattr(test, _n, getattr(_test_util, _n))
+
 # input pipelines, records, summaries, servers, app (their module adds the names)
 from tfc import _api_io as _api_io  # noqa: E402
 _api_io.export(globals())
+
+io.gfile = _gfile.v2_module(_types)  # noqa: F821 (tf.io is made by _api_io)
 
 # tf.tuple shadows the builtin here: kept last, so nothing above sees it.
 globals()["tuple"] = _cf.tuple_

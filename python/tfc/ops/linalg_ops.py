@@ -1,0 +1,232 @@
+"""Math and linear-algebra functions over existing ops, with TF 1.x signatures: norm,
+reduce_variance / reduce_std, einsum, accumulate_n, top_k with TF's (values, indices)
+namedtuple, batch_gather, random_crop.
+
+einsum is TF 1.15's Python einsum in kind: one or two operands; indices summed away in one
+operand are reduced first (Sum), the rest become one MatMul / BatchMatMulV2 over
+[batch, free, contracted] reshapes and a Transpose to the output order, all under the "einsum"
+scope. Repeated indices within one operand (diagonals), ellipses and more than two operands
+raise ValueError; shapes of the operands must be known where reshapes need them.
+"""
+import collections
+import re
+
+import numpy as np
+
+from tfc.framework import constant_op
+from tfc.framework import dtypes
+from tfc.framework import ops
+from tfc.framework import tensor_shape
+from tfc.ops import array_ops
+from tfc.ops import gen
+from tfc.ops import math_ops
+
+
+def reduce_variance(input_tensor, axis=None, keepdims=False, name=None):
+    with ops.name_scope(name or "reduce_variance"):
+        input_tensor = ops.convert_to_tensor(input_tensor)
+        means = math_ops.reduce_mean(input_tensor, axis=axis, keepdims=True)
+        if means.dtype.is_integer:
+            raise TypeError("Input must be either real or complex. Received integer type %s." % means.dtype)
+        squared_deviations = gen.apply("Square", None, x=input_tensor - means)
+        return math_ops.reduce_mean(squared_deviations, axis=axis, keepdims=keepdims)
+
+
+def reduce_std(input_tensor, axis=None, keepdims=False, name=None):
+    with ops.name_scope(name or "reduce_std"):
+        variance = reduce_variance(input_tensor, axis=axis, keepdims=keepdims)
+        return gen.apply("Sqrt", None, x=variance)
+
+
+def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None, keep_dims=None):  # noqa: A002
+    """Vector norms (euclidean, 1, inf, p > 0) and the matrix norms 'fro'/'euclidean', 1 and
+    inf over two axes; the matrix 2-norm needs an SVD, which tfc lacks (NotImplementedError)."""
+    keepdims = math_ops._keep(keepdims, keep_dims)
+    is_matrix_norm = isinstance(axis, (tuple, list)) and len(axis) == 2
+    if is_matrix_norm:
+        axis = tuple(axis)
+        if not isinstance(axis[0], int) or not isinstance(axis[1], int) or axis[0] == axis[1]:
+            raise ValueError("'axis' must be None, an integer, or a tuple of 2 unique integers")
+        supported = ["euclidean", "fro", 1, 2, np.inf]
+        if ord not in supported:
+            raise ValueError("'ord' must be a supported matrix norm in %s, got %s" % (supported, ord))
+    else:
+        if not (isinstance(axis, int) or axis is None):
+            raise ValueError("'axis' must be None, an integer, or a tuple of 2 unique integers")
+        supported = ["euclidean", 1, 2, np.inf]
+        if (not np.isreal(ord) or ord <= 0) and ord not in supported:
+            raise ValueError("'ord' must be a supported vector norm, got %s" % ord)
+        if axis is not None:
+            axis = (axis,)
+    with ops.name_scope(name, "norm", [tensor]):
+        tensor = ops.convert_to_tensor(tensor)
+        if ord in ["fro", "euclidean", 2, 2.0]:
+            if is_matrix_norm and ord in [2, 2.0]:
+                raise NotImplementedError("the matrix 2-norm needs Svd, which tfc does not have")
+            result = gen.apply("Sqrt", None, x=math_ops.reduce_sum(tensor * tensor, axis, keepdims=True))
+        else:
+            result = gen.apply("Abs", None, x=tensor)
+            if ord == 1:
+                sum_axis = None if axis is None else axis[0]
+                result = math_ops.reduce_sum(result, sum_axis, keepdims=True)
+                if is_matrix_norm:
+                    result = math_ops.reduce_max(result, axis[-1], keepdims=True)
+            elif ord == np.inf:
+                if is_matrix_norm:
+                    result = math_ops.reduce_sum(result, axis[1], keepdims=True)
+                max_axis = None if axis is None else axis[0]
+                result = math_ops.reduce_max(result, max_axis, keepdims=True)
+            else:
+                result = math_ops.pow(math_ops.reduce_sum(math_ops.pow(result, ord), axis, keepdims=True),
+                                      1.0 / ord)
+        if not keepdims:
+            result = array_ops.squeeze(result, axis)
+        return result
+
+
+def accumulate_n(inputs, shape=None, tensor_dtype=None, name=None):
+    """The sum of the inputs (AddN, the op TF's graph rewrite turns AccumulateNV2 into)."""
+    def _input_error():
+        return ValueError("inputs must be a list of at least one Tensor with the same dtype and shape")
+    if not inputs or not isinstance(inputs, (list, tuple)):
+        raise _input_error()
+    inputs = [ops.convert_to_tensor(x) for x in inputs]
+    if not all(x.dtype == inputs[0].dtype for x in inputs):
+        raise _input_error()
+    s = tensor_shape.as_shape(shape) if shape is not None else tensor_shape.unknown_shape()
+    for t in inputs:
+        s = s.merge_with(t.shape)
+    if tensor_dtype is not None and dtypes.as_dtype(tensor_dtype) != inputs[0].dtype:
+        raise TypeError("tensor_dtype is {}, but input is of type {}".format(tensor_dtype, inputs[0].dtype))
+    if len(inputs) == 1 and name is None:
+        return inputs[0]
+    if len(inputs) == 1:
+        return array_ops.identity(inputs[0], name=name)
+    return math_ops.add_n(inputs, name=name)
+
+
+TopKV2 = collections.namedtuple("TopKV2", ["values", "indices"])
+
+
+def top_k(input, k=1, sorted=True, name=None):  # noqa: A002 (TF's names)
+    """TF's TopKV2(values, indices) namedtuple of the TopKV2 op's outputs."""
+    values, indices = gen.apply("TopKV2", name, input=input, k=k, sorted=sorted)
+    return TopKV2(values, indices)
+
+
+def batch_gather(params, indices, name=None):
+    """gather over the last axis of indices with every leading axis a batch axis."""
+    with ops.name_scope(name, "BatchGather", [params, indices]):
+        indices = ops.convert_to_tensor(indices, name="indices")
+        params = ops.convert_to_tensor(params, name="params")
+        if indices.shape.ndims is None:
+            raise ValueError("batch_gather does not allow indices with unknown shape.")
+        return array_ops.gather(params, indices, batch_dims=indices.shape.ndims - 1)
+
+
+def random_crop(value, size, seed=None, name=None):
+    """A random window of shape `size` out of value (TF's graph: an Assert that the shape is
+    at least size, RandomUniformInt offsets modulo the room, Slice "random_crop")."""
+    from tfc.ops import check_ops
+    from tfc.ops import random_ops
+    with ops.name_scope(name, "random_crop", [value, size]) as name:
+        value = ops.convert_to_tensor(value, name="value")
+        size = ops.convert_to_tensor(size, dtype=dtypes.int32, name="size")
+        shape = array_ops.shape(value)
+        check = check_ops.Assert(math_ops.reduce_all(math_ops.greater_equal(shape, size)),
+                                 ["Need value.shape >= size, got ", shape, size], summarize=1000)
+        shape = check_ops._with_dependencies([check], shape)
+        limit = shape - size + 1
+        offset = random_ops.random_uniform(array_ops.shape(shape), dtype=size.dtype, maxval=size.dtype.max,
+                                           seed=seed) % limit
+        return array_ops.slice(value, offset, size, name=name)
+
+
+# ---------------- einsum ----------------
+
+def _einsum_parse(equation, n):
+    eq = equation.replace(" ", "")
+    if "." in eq:
+        raise ValueError("einsum: ellipses are not supported: %s" % equation)
+    if "->" in eq:
+        lhs, out = eq.split("->")
+    else:
+        lhs = eq
+        letters = lhs.replace(",", "")
+        out = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
+    ins = lhs.split(",")
+    if len(ins) != n:
+        raise ValueError("Got %d arguments for equation \"%s\", expecting %d" % (n, equation, len(ins)))
+    for s in ins + [out]:
+        if not re.match(r"^[a-zA-Z]*$", s):
+            raise ValueError("Invalid character in equation: %s" % equation)
+        if len(set(s)) != len(s):
+            raise ValueError("einsum: repeated indices within one operand are not supported: %s" % equation)
+    for c in out:
+        if not any(c in s for s in ins):
+            raise ValueError("Output subscripts contain a label that appears in no inputs: %s" % equation)
+    return ins, out
+
+
+def _dims(t, subs):
+    s = t.shape
+    if s.ndims is None or s.ndims != len(subs):
+        raise ValueError("Input has rank %s, but the subscripts \"%s\" name %d axes"
+                         % (s.ndims, subs, len(subs)))
+    return dict(zip(subs, s.as_list()))
+
+
+def _sum_out(t, subs, keep):
+    """t with the axes of subs not in keep summed away; (tensor, remaining subs)."""
+    drop = [i for i, c in enumerate(subs) if c not in keep]
+    if not drop:
+        return t, subs
+    return math_ops.reduce_sum(t, drop), "".join(c for c in subs if c in keep)
+
+
+def _transpose_to(t, subs, order):
+    if subs == order:
+        return t
+    return array_ops.transpose(t, [subs.index(c) for c in order])
+
+
+def _prod(sizes):
+    if any(d is None for d in sizes):
+        return None
+    return int(np.prod(sizes)) if sizes else 1
+
+
+def einsum(equation, *inputs, **kwargs):
+    name = kwargs.pop("name", None)
+    if kwargs:
+        raise TypeError("invalid keyword arguments for this function: " + ", ".join(sorted(kwargs)))
+    with ops.name_scope(name, "einsum", [equation] + list(inputs)):
+        if len(inputs) not in (1, 2):
+            raise ValueError("einsum supports one or two operands, got %d" % len(inputs))
+        ts = [ops.convert_to_tensor(x) for x in inputs]
+        ins, out = _einsum_parse(equation, len(ts))
+        if len(ts) == 1:
+            t, subs = _sum_out(ts[0], ins[0], out)
+            return _transpose_to(t, subs, out)
+        a, b = ts
+        sa, sb = ins
+        sizes = _dims(a, sa)
+        sizes.update({k: v for k, v in _dims(b, sb).items() if sizes.get(k) is None})
+        a, sa = _sum_out(a, sa, sb + out)
+        b, sb = _sum_out(b, sb, sa + out)
+        batch = "".join(c for c in sa if c in sb and c in out)
+        contr = "".join(c for c in sa if c in sb and c not in out)
+        fa = "".join(c for c in sa if c not in sb)
+        fb = "".join(c for c in sb if c not in sa)
+        a = _transpose_to(a, sa, batch + fa + contr)
+        b = _transpose_to(b, sb, batch + contr + fb)
+        bd = [sizes[c] for c in batch]
+        shapes = [_prod([sizes[c] for c in s]) for s in (fa, contr, fb)]
+        if any(v is None for v in shapes + bd):
+            raise ValueError("einsum needs the operands' shapes known: %s and %s" % (ts[0].shape, ts[1].shape))
+        m, k, n = shapes
+        a = array_ops.reshape(a, bd + [m, k])
+        b = array_ops.reshape(b, bd + [k, n])
+        prod = math_ops.matmul(a, b)
+        prod = array_ops.reshape(prod, bd + [sizes[c] for c in fa + fb])
+        return _transpose_to(prod, batch + fa + fb, out)
