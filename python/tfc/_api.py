@@ -193,6 +193,7 @@ from tfc.ops import check_ops as _check_ops  # noqa: E402
 from tfc.ops import image_ops as _image_ops  # noqa: E402
 from tfc.ops import linalg_ops as _linalg_ops  # noqa: E402
 from tfc.ops import string_ops as _string_ops  # noqa: E402
+from tfc.ops import script_ops as _script_ops  # noqa: E402
 for _n in ("no_op Assert Print check_numerics verify_tensor_all_finite report_uninitialized_variables assert_equal "
            "assert_none_equal assert_less assert_less_equal assert_greater assert_greater_equal assert_positive "
            "assert_negative assert_non_negative assert_non_positive assert_rank assert_rank_at_least assert_type "
@@ -220,6 +221,7 @@ for _n in ("flip_left_right flip_up_down random_flip_left_right random_flip_up_d
            "random_brightness").split():
     setattr(image, _n, getattr(_image_ops, _n))
 string_join = _string_ops.string_join
+py_func, numpy_function = _script_ops.py_func, _script_ops.numpy_function
 strings = _types.ModuleType("tfc.strings", "tf.strings")
 strings.join = _string_ops.string_join
 gfile = _gfile.v1_module(_types)

@@ -19,3 +19,4 @@
 #include "ops/ops_function.def"
 #include "ops/ops_list.def"
 #include "ops/ops_tensor_array.def"
+#include "ops/ops_script.def"
