@@ -154,8 +154,10 @@ def _sign_assert(scope, inner, cond_text, x, data, summarize, message, name, zer
     with ops.name_scope(name, scope, [x, data]):
         x = ops.convert_to_tensor(x, name="x")
         if data is None:
-            data = [message or "", "Condition x %s did not hold element-wise:" % cond_text,
+            data = [_prefix(message), "Condition x %s did not hold element-wise:" % cond_text,
                     "x (%s) = " % x.name, x]
+            if scope == "assert_non_positive":  # TF's text joins these two strings
+                data[1:3] = [data[1] + data[2]]
         zero = ops.convert_to_tensor(0, dtype=x.dtype.base_dtype)
         a, b = (zero, x) if zero_first else (x, zero)
         return inner(a, b, data=data, summarize=summarize)

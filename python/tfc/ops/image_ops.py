@@ -24,8 +24,10 @@ def _checked(image, require_static=True, allow_4d=True):
     if nd is None:
         if require_static:
             raise ValueError("'image' (shape %s) must be fully defined." % image.shape)
-    elif allow_4d and nd not in (3, 4):
-        raise ValueError("'image' (shape %s) must have either 3 or 4 dimensions." % image.shape)
+    elif allow_4d and nd < 3:
+        raise ValueError("'image' (shape %s) must be at least three-dimensional." % image.shape)
+    elif allow_4d and nd > 4:
+        raise ValueError("'image' must have either 3 or 4 dimensions.")
     elif not allow_4d and nd != 3:
         raise ValueError("'image' (shape %s) must be three-dimensional." % image.shape)
     return image
@@ -82,8 +84,8 @@ def per_image_standardization(image):
     with ops.name_scope(None, "per_image_standardization", [image]) as scope:
         image = _checked(image, require_static=False)
         image = _guard(image)
-        num_pixels = math_ops.reduce_prod(array_ops.shape(image)[-3:])
         image = math_ops.cast(image, dtype=dtypes.float32)
+        num_pixels = math_ops.reduce_prod(array_ops.shape(image)[-3:])
         image_mean = math_ops.reduce_mean(image, axis=[-1, -2, -3], keepdims=True)
         stddev = linalg_ops.reduce_std(image, axis=[-1, -2, -3], keepdims=True)
         min_stddev = gen.apply("Rsqrt", None, x=math_ops.cast(num_pixels, dtypes.float32))
@@ -182,6 +184,7 @@ def pad_to_bounding_box(image, offset_height, offset_width, target_height, targe
             array_ops.stack([0, 0, offset_height, after_padding_height, offset_width, after_padding_width, 0, 0]),
             [4, 2])
         padded = array_ops.pad(image, paddings)
+        padded.set_shape([image.shape[0], target_height, target_width, image.shape[3]])
         if not is_batch:
             padded = array_ops.squeeze(padded, axis=[0])
         return padded
@@ -216,6 +219,7 @@ def crop_to_bounding_box(image, offset_height, offset_width, target_height, targ
         begin = array_ops.stack([0, offset_height, offset_width, 0])
         size = array_ops.stack([array_ops.shape(image)[0], target_height, target_width, array_ops.shape(image)[3]])
         cropped = array_ops.slice(image, begin, size)
+        cropped.set_shape([image.shape[0], target_height, target_width, image.shape[3]])
         if not is_batch:
             cropped = array_ops.squeeze(cropped, axis=[0])
         return cropped

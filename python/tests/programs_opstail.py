@@ -1,0 +1,415 @@
+"""TF 1.x programs of the op-level long tail (ops/linalg_ops.py, check_ops.py, image_ops.py,
+script_ops.py, string_ops.py, the nn additions): node names and op types, values on fixed
+inputs, and the errors of bad arguments. Recorded by gen_expectations.py into
+expectations_opstail.json.
+
+Where the two libraries build different graphs by design (einsum: 2.x's Einsum op, 1.15's and
+tfc's transpose/reshape/MatMul; batch_gather; swish: 2.x's custom gradient), only values are
+compared. Ops that a cond captures are listed sorted (the Switch of a captured tensor comes
+before or after its consumer depending on the library). Floats are rounded to 4 decimals.
+"""
+import numpy as np
+
+from programs import _ops, _val
+
+
+def _r(v, decimals=4):
+    if isinstance(v, (list, tuple)):
+        return [_r(x, decimals) for x in v]
+    a = np.asarray(v)
+    if a.dtype.kind == "f":
+        r = _val(v)
+        r["value"] = np.round(a.astype(np.float64), decimals).tolist()
+        return r
+    return _val(v)
+
+
+def _run(tf, ts, feed=None):
+    with tf.Session() as s:
+        return s.run(ts, feed)
+
+
+def _first_line(tf, t, feed=None):
+    """The class and first message line of the error running t (TF 2.x prefixes "Graph
+    execution error:" and the node's Python frames; tfc names the node the same way)."""
+    try:
+        _run(tf, t, feed)
+    except tf.errors.OpError as e:
+        lines = [x for x in str(e).split("\n") if x and not x.startswith(("Graph execution error",
+                                                                            "Detected at node", "  ", "Node:"))]
+        return [type(e).__name__, lines[0]]
+    return None
+
+
+A = np.array([[1.0, -2.0, 3.0], [-4.0, 5.0, 0.5]], np.float32)
+
+
+def norms(tf):
+    a = tf.constant(A, name="a")
+    r = [tf.norm(a), tf.norm(a, ord=1, axis=1), tf.norm(a, axis=[0, 1]), tf.norm(a, ord=np.inf, axis=0),
+         tf.norm(a, ord=3, axis=1, keepdims=True), tf.norm(a, ord="fro", axis=(0, 1), name="fro"),
+         tf.norm(a, ord=1, axis=(0, 1)), tf.norm(a, ord=np.inf, axis=(0, 1)), tf.linalg.norm(a, keep_dims=True)]
+    return {"ops": _ops(tf), "names": [t.name for t in r], "shapes": [str(t.shape) for t in r],
+            "values": _r(_run(tf, r))}
+
+
+def norm_bad_ord(tf):
+    tf.norm(tf.constant([1.0]), ord=-1)
+
+
+def norm_bad_axis(tf):
+    tf.norm(tf.constant([[1.0]]), axis=(0, 0))
+
+
+def norm_bad_matrix_ord(tf):
+    tf.norm(tf.constant([[1.0]]), ord=3, axis=(0, 1))
+
+
+def variances(tf):
+    a = tf.constant(A, name="a")
+    r = [tf.math.reduce_variance(a), tf.math.reduce_std(a, axis=1, keepdims=True),
+         tf.math.reduce_variance(a, 0, name="v0")]
+    return {"ops": _ops(tf), "names": [t.name for t in r], "values": _r(_run(tf, r))}
+
+
+def variance_int(tf):
+    tf.math.reduce_variance(tf.constant([1, 2]))
+
+
+def einsums(tf):
+    a = tf.constant(A, name="a")
+    b = tf.constant(np.arange(12, dtype=np.float32).reshape(3, 4), name="b")
+    c = tf.constant(np.arange(24, dtype=np.float32).reshape(2, 3, 4), name="c")
+    r = [tf.einsum("ij,jk->ik", a, b), tf.einsum("ij->ji", a), tf.einsum("ij,ij->i", a, a),
+         tf.einsum("ij->", a), tf.einsum("bij,jk->bik", c[:, :, :3], b), tf.einsum("ij,kl->ijkl", a, a),
+         tf.einsum("bij,bjk->bik", c, tf.transpose(c, [0, 2, 1])), tf.einsum("ij,jk", a, b),
+         tf.einsum("i,i->", a[0], a[1]), tf.einsum("ijk->kj", c)]
+    return {"values": _r(_run(tf, r))}
+
+
+def einsum_bad_count(tf):
+    tf.einsum("ij,jk->ik", tf.constant([[1.0]]))
+
+
+def top_ks(tf):
+    a = tf.constant(A, name="a")
+    t1 = tf.nn.top_k(a, 2)
+    t2 = tf.math.top_k(a, k=1, sorted=True, name="tk")
+    r = _run(tf, [t1, t2])
+    return {"ops": _ops(tf), "types": [type(t1).__name__, list(t1._fields)],
+            "names": [t1.values.name, t1.indices.name, t2[0].name],
+            "values": [_r(r[0].values), _val(r[0].indices), _r(r[1].values), _val(r[1].indices)]}
+
+
+def accumulate(tf):
+    a = tf.constant([1.0, 2.0], name="a")
+    r = [tf.accumulate_n([a, a, a]), tf.accumulate_n([a]), tf.accumulate_n([a], name="one"),
+         tf.math.accumulate_n([a, [3.0, 4.0]], name="acc")]
+    return {"ops": _ops(tf), "names": [t.name for t in r], "values": _r(_run(tf, r))}
+
+
+def accumulate_bad(tf):
+    tf.accumulate_n([tf.constant([1.0]), tf.constant([1])])
+
+
+def batch_gathers(tf):
+    a = tf.constant(np.arange(12, dtype=np.float32).reshape(3, 4), name="a")
+    r = [tf.batch_gather(a, [[1], [0], [3]]), tf.batch_gather(a, [[0, 2], [1, 1], [3, 0]])]
+    return {"shapes": [str(t.shape) for t in r], "values": _r(_run(tf, r))}
+
+
+def random_crops(tf):
+    a = tf.constant(np.arange(16, dtype=np.float32).reshape(4, 4, 1), name="a")
+    c = tf.random_crop(a, [2, 3, 1], seed=3)
+    v = _run(tf, c)
+    flat = np.arange(16).reshape(4, 4)
+    found = any(np.array_equal(v[:, :, 0], flat[i:i + 2, j:j + 3]) for i in range(3) for j in range(2))
+    return {"ops": _ops(tf), "name": c.name, "shape": str(c.shape), "is_window": found}
+
+
+def random_crop_too_big(tf):
+    c = tf.random_crop(tf.zeros([2, 2]), [3, 1], seed=1)
+    return _first_line(tf, c)
+
+
+def asserts(tf):
+    x = tf.constant([1.0, 2.0], name="x")
+    y = tf.placeholder(tf.float32, [2], name="y")
+    ops_ = [tf.assert_equal(x, x), tf.assert_less(x, y), tf.assert_rank(x, 1), tf.assert_type(x, tf.float32),
+            tf.assert_integer(tf.constant(1, name="i"))]
+    with tf.control_dependencies(ops_):
+        out = tf.identity(x, name="out")
+    ok = _run(tf, out, {y: [5.0, 5.0]})
+    return {"ops": sorted(_ops(tf)), "ok": _r(ok),
+            "fail": _first_line(tf, out, {y: [0.0, 5.0]})}
+
+
+def asserts_positive(tf):
+    x = tf.placeholder(tf.float32, [None], name="x")
+    r = [tf.assert_positive(x), tf.assert_non_negative(x, message="nn"), tf.assert_negative(-x - 1),
+         tf.assert_non_positive(-x), tf.assert_greater(x + 1, x), tf.assert_greater_equal(x, x),
+         tf.assert_less_equal(x, x), tf.assert_none_equal(x, x + 1)]
+    with tf.control_dependencies(r):
+        out = tf.identity(x, name="out")
+    fails = []
+    for i, a in enumerate(r[:4]):
+        with tf.control_dependencies([a]):
+            fails.append(_first_line(tf, tf.identity(x, name="f%d" % i), {x: [1.0, -2.0] if i < 2 else [-1.0, 2.0]}))
+    return {"ops": sorted(_ops(tf)), "ok": _r(_run(tf, out, {x: [1.0, 2.0]})), "fail": fails}
+
+
+def assert_static_equal(tf):
+    tf.assert_equal(tf.constant(1), tf.constant(2))
+
+
+def assert_static_less_message(tf):
+    tf.assert_less(2, 1, message="hey")
+
+
+def assert_rank_static(tf):
+    tf.assert_rank(tf.constant([[1.0]], name="m"), 3, message="m")
+
+
+def assert_rank_dynamic(tf):
+    x = tf.placeholder(tf.float32, name="x")
+    a = tf.assert_rank(x, 2)
+    with tf.control_dependencies([a]):
+        out = tf.identity(x)
+    return {"ops": sorted(_ops(tf)), "ok": _val(_run(tf, out, {x: [[1.0]]})), "fail": _first_line(tf, out, {x: [1.0]})}
+
+
+def assert_type_bad(tf):
+    tf.assert_type(tf.constant([1.0], name="f"), tf.int32)
+
+
+def assert_integer_bad(tf):
+    tf.assert_integer(tf.constant([1.0], name="f"))
+
+
+def assert_op(tf):
+    x = tf.placeholder(tf.int32, [2], name="x")
+    a = tf.Assert(tf.reduce_all(x > 0), ["x must be positive", x], name="check")
+    with tf.control_dependencies([a]):
+        out = tf.identity(x, name="out")
+    return {"ops": _ops(tf), "type": a.type, "ok": _val(_run(tf, out, {x: [1, 2]})),
+            "fail": _first_line(tf, out, {x: [1, -2]})}
+
+
+def assert_op_guarded(tf):
+    x = tf.placeholder(tf.float32, [1], name="x")
+    a = tf.Assert(tf.reduce_all(x > 0), [x])
+    with tf.control_dependencies([a]):
+        out = tf.identity(x, name="out")
+    return {"ops": sorted(_ops(tf)), "name": a.name, "type": a.type, "ok": _val(_run(tf, out, {x: [1.0]})),
+            "fail": _first_line(tf, out, {x: [-1.0]})}
+
+
+def checks(tf):
+    x = tf.placeholder(tf.float32, name="x")
+    c = tf.check_numerics(x, "bad x")
+    v = tf.verify_tensor_all_finite(x, "not finite")
+    n = tf.no_op(name="nothing")
+    return {"ops": _ops(tf), "names": [c.name, v.name, n.name, n.type], "ok": _val(_run(tf, [c, v], {x: 1.5})),
+            "nan": _first_line(tf, c, {x: np.nan}), "inf": _first_line(tf, v, {x: np.inf})}
+
+
+def uninitialized(tf):
+    a = tf.Variable([1.0], name="a")
+    tf.Variable([2.0], name="b")
+    r = tf.report_uninitialized_variables()
+    with tf.Session() as s:
+        before = s.run(r)
+        s.run(a.initializer)
+        after = s.run(r)
+    return {"name": r.name, "before": _val(before), "after": _val(after)}
+
+
+def uninitialized_none(tf):
+    r = tf.report_uninitialized_variables()
+    return {"ops": _ops(tf), "value": _val(_run(tf, r))}
+
+
+def conv1ds(tf):
+    x = tf.constant(np.arange(8, dtype=np.float32).reshape(1, 4, 2), name="x")
+    w = tf.constant(np.ones((2, 2, 3), np.float32), name="w")
+    r = [tf.nn.conv1d(x, w, 1, "VALID"), tf.nn.conv1d(x, w, stride=2, padding="SAME", name="c2"),
+         tf.nn.conv1d(input=x, filters=w, stride=[1], padding="VALID", dilations=2)]
+    return {"ops": _ops(tf), "names": [t.name for t in r], "shapes": [str(t.shape) for t in r],
+            "values": _r(_run(tf, r))}
+
+
+def conv1d_bad_format(tf):
+    tf.nn.conv1d(tf.zeros([1, 4, 1]), tf.zeros([2, 1, 1]), 1, "VALID", data_format="NHCW")
+
+
+def conv2d_transposes(tf):
+    x = tf.constant(np.arange(8, dtype=np.float32).reshape(1, 2, 2, 2), name="x")
+    w = tf.constant(np.ones((3, 3, 1, 2), np.float32), name="w")
+    r = [tf.nn.conv2d_transpose(x, w, [1, 4, 4, 1], [1, 2, 2, 1]),
+         tf.nn.conv2d_transpose(x, w, tf.constant([1, 2, 2, 1]), 1, padding="SAME", name="same")]
+    return {"ops": _ops(tf), "names": [t.name for t in r], "shapes": [str(t.shape) for t in r],
+            "values": _r(_run(tf, r))}
+
+
+def swishes(tf):
+    a = tf.constant(A, name="a")
+    return {"values": _r(_run(tf, tf.nn.swish(a)))}
+
+
+def zero_fractions(tf):
+    a = tf.constant([[0.0, 1.0], [0.0, 0.0]], name="a")
+    z = tf.nn.zero_fraction(a)
+    z2 = tf.nn.zero_fraction(tf.constant([1, 2, 0]), name="zi")
+    return {"ops": sorted(_ops(tf)), "names": [z.name, z2.name], "values": _r(_run(tf, [z, z2]))}
+
+
+def image_flips(tf):
+    img = tf.constant(np.arange(12, dtype=np.float32).reshape(2, 3, 2), name="img")
+    batch = tf.constant(np.arange(24, dtype=np.float32).reshape(2, 2, 3, 2), name="batch")
+    r = [tf.image.flip_left_right(img), tf.image.flip_up_down(img), tf.image.flip_left_right(batch),
+         tf.image.flip_up_down(batch)]
+    return {"ops": _ops(tf), "names": [t.name for t in r], "values": _r(_run(tf, r))}
+
+
+def image_flip_bad_rank(tf):
+    tf.image.flip_left_right(tf.zeros([2, 2]))
+
+
+def random_flips(tf):
+    img = tf.constant(np.arange(6, dtype=np.float32).reshape(1, 3, 2), name="img")
+    r = [tf.image.random_flip_left_right(img, seed=1), tf.image.random_flip_up_down(img, seed=2)]
+    v = _run(tf, r)
+    lr = np.arange(6, dtype=np.float32).reshape(1, 3, 2)
+    return {"names_start": [t.name.split("/")[0] for t in r],
+            "is_flip_or_same": [bool(np.array_equal(v[0], lr) or np.array_equal(v[0], lr[:, ::-1])),
+                                bool(np.array_equal(v[1], lr))]}
+
+
+def standardization(tf):
+    img = tf.constant(np.arange(12, dtype=np.float32).reshape(2, 3, 2), name="img")
+    ones = tf.ones([2, 2, 1], name="ones")
+    ints = tf.constant(np.arange(8, dtype=np.uint8).reshape(2, 2, 2), name="ints")
+    r = [tf.image.per_image_standardization(img), tf.image.per_image_standardization(ones),
+         tf.image.per_image_standardization(ints)]
+    return {"ops": _ops(tf), "names": [t.name for t in r], "values": _r(_run(tf, r))}
+
+
+def convert_dtypes(tf):
+    u8 = tf.constant([[[0, 128, 255]]], tf.uint8, name="u8")
+    f = tf.constant([[[0.0, 0.5, 1.0]]], name="f")
+    r = [tf.image.convert_image_dtype(u8, tf.float32), tf.image.convert_image_dtype(f, tf.uint8),
+         tf.image.convert_image_dtype(f, tf.uint8, saturate=True, name="sat"),
+         tf.image.convert_image_dtype(u8, tf.int32), tf.image.convert_image_dtype(f, tf.float64),
+         tf.image.convert_image_dtype(f, tf.float32)]
+    return {"ops": _ops(tf), "names": [t.name for t in r], "dtypes": [t.dtype.name for t in r],
+            "values": _r(_run(tf, r))}
+
+
+def crops_and_pads(tf):
+    img = tf.constant(np.arange(32, dtype=np.float32).reshape(4, 4, 2), name="img")
+    batch = tf.constant(np.arange(32, dtype=np.float32).reshape(1, 4, 4, 2), name="batch")
+    r = [tf.image.central_crop(img, 0.5), tf.image.central_crop(batch, 0.6),
+         tf.image.pad_to_bounding_box(img, 1, 0, 6, 5), tf.image.crop_to_bounding_box(img, 1, 1, 2, 3),
+         tf.image.crop_to_bounding_box(batch, 0, 2, 4, 2), tf.image.central_crop(img, 1.0)]
+    return {"ops": _ops(tf), "names": [t.name for t in r], "shapes": [str(t.shape) for t in r],
+            "values": _r(_run(tf, r))}
+
+
+def central_crop_bad(tf):
+    tf.image.central_crop(tf.zeros([4, 4, 1]), 1.5)
+
+
+def pad_box_bad(tf):
+    tf.image.pad_to_bounding_box(tf.zeros([4, 4, 1]), 1, 1, 4, 4)
+
+
+def crop_box_bad(tf):
+    tf.image.crop_to_bounding_box(tf.zeros([4, 4, 1]), 3, 0, 2, 2)
+
+
+def brightness(tf):
+    img = tf.constant([[[0.25, 0.5]]], name="img")
+    u8 = tf.constant([[[10, 250]]], tf.uint8, name="u8")
+    r = [tf.image.adjust_brightness(img, 0.5), tf.image.adjust_brightness(u8, 0.1)]
+    rb = tf.image.random_brightness(img, 0.2, seed=4)
+    v = _run(tf, r + [rb])
+    return {"names": [t.name for t in r], "values": _r(v[:2]),
+            "random_in_range": bool(np.all(np.abs(v[2] - np.array([[[0.25, 0.5]]])) <= 0.2 + 1e-6))}
+
+
+def py_funcs(tf):
+    x = tf.constant([1.0, 2.0], name="x")
+    r1 = tf.py_func(lambda v: v * 2, [x], tf.float32)
+    r2 = tf.py_func(lambda a, b: (a + b, (a - b).astype(np.int64)), [x, 3.0], [tf.float32, tf.int64],
+                    name="two")
+    r3 = tf.py_func(lambda: np.array(7, np.int32), [], tf.int32, stateful=False, name="nullary")
+    r4 = tf.numpy_function(lambda s: s + b"!", [tf.constant(b"a", name="s")], tf.string)
+    r5 = tf.py_func(lambda v: [b"p", "q"], [x], tf.string)
+    op = tf.py_func(lambda v: None, [x], [])
+    ops_ = [o for o in tf.get_default_graph().get_operations() if o.type.startswith("PyFunc")]
+    attrs = [[o.name, o.type, [t.name for t in o.get_attr("Tin")], [t.name for t in o.get_attr("Tout")],
+              [str(t.shape) for t in o.outputs]] for o in ops_]
+    with tf.Session() as s:
+        vals = s.run([r1, r2, r3, r4, r5])
+        nothing = s.run(op)
+    return {"ops": _ops(tf), "attrs": attrs, "names": [r1.name, r2[0].name, r2[1].name, r3.name],
+            "values": _r(vals[:3]) + [_val(vals[3]), _val(vals[4])], "op": [type(op).__name__, nothing]}
+
+
+def py_func_errors(tf):
+    x = tf.constant([1.0], name="x")
+
+    def raise_(cls):
+        def f(v):
+            raise cls("boom")
+        return f
+    out = {}
+    for key, cls in (("value", ValueError), ("type", TypeError), ("runtime", RuntimeError),
+                     ("stop", StopIteration), ("unimpl", NotImplementedError), ("memory", MemoryError)):
+        out[key] = _first_line(tf, tf.py_func(raise_(cls), [x], tf.float32))
+    out["dtype"] = _first_line(tf, tf.py_func(lambda v: v.astype(np.float64), [x], tf.float32, name="dt"))
+    out["count"] = _first_line(tf, tf.py_func(lambda v: (v, v), [x], [tf.float32], name="cnt"))
+    out["none"] = _first_line(tf, tf.py_func(lambda v: None, [x], tf.float32, name="none"))
+    return out
+
+
+def py_func_not_callable(tf):
+    tf.py_func(3, [], tf.float32)
+
+
+def string_joins(tf):
+    a = tf.constant(["a", "b"], name="a")
+    r = [tf.string_join([a, "x"], separator="-"), tf.strings.join(["p", "q"]), tf.string_join([a, a], name="j")]
+    return {"ops": _ops(tf), "names": [t.name for t in r], "values": _val(_run(tf, r))}
+
+
+PROGRAMS = [
+    norms, norm_bad_ord, norm_bad_axis, norm_bad_matrix_ord, variances, variance_int, einsums, einsum_bad_count,
+    top_ks, accumulate, accumulate_bad, batch_gathers, random_crops, random_crop_too_big, asserts,
+    asserts_positive, assert_static_equal, assert_static_less_message, assert_rank_static, assert_rank_dynamic,
+    assert_type_bad, assert_integer_bad, assert_op, assert_op_guarded, checks, uninitialized, uninitialized_none,
+    conv1ds, conv1d_bad_format, conv2d_transposes, swishes, zero_fractions, image_flips, image_flip_bad_rank,
+    random_flips, standardization, convert_dtypes, crops_and_pads, central_crop_bad, pad_box_bad, crop_box_bad,
+    brightness, py_funcs, py_func_errors, py_func_not_callable, string_joins,
+]
+
+def _err(cls, msg):
+    return {"error": [cls, msg]}
+
+
+def _saturate(e):
+    """1.15's saturate_cast clamps with Maximum/Minimum (2.x: ClipByValue)."""
+    ops = e["result"]["ops"]
+    i = [o[0] for o in ops].index("sat/Const")
+    ops[i:i + 3] = [["sat/min", "Const"], ["sat/Maximum", "Maximum"], ["sat/max", "Const"],
+                    ["sat/Minimum", "Minimum"]]
+
+
+TF115 = {
+    # 1.15's texts (2.x added the offending value)
+    "norm_bad_axis": _err("ValueError", "'axis' must be None, an integer, or a tuple of 2 unique integers"),
+    "einsum_bad_count": _err("ValueError", 'Got 1 arguments for equation "ij,jk->ik", expecting 2'),
+    "conv1d_bad_format": _err("ValueError", 'data_format must be "NWC" or "NCW".'),
+    "py_func_not_callable": _err("ValueError", "Expected func to be callable, got func of type <class 'int'>"),
+    "convert_dtypes": _saturate,
+}
