@@ -66,6 +66,11 @@ def _is_tensor(x):
     return isinstance(x, ops.Tensor) or hasattr(x, "_fetch_components")
 
 
+def _nested(seq):
+    """Whether a list/tuple holds structures or tensors (compared element by element)."""
+    return any(isinstance(x, (list, tuple, dict)) or _is_tensor(x) for x in seq)
+
+
 class TestCase(unittest.TestCase):
     """tf.test.TestCase."""
 
@@ -128,8 +133,7 @@ class TestCase(unittest.TestCase):
             for k in a:
                 self._walk(a[k], b[k], check, "%s[%r]" % (path, k))
             return
-        if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)) and not (
-                np.asarray(a).dtype != object and np.asarray(b).dtype != object):
+        if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)) and (_nested(a) or _nested(b)):
             if len(a) != len(b):
                 raise ValueError("Mismatched length: a%s has %d items, but b%s has %d items"
                                  % (path, len(a), path, len(b)))
