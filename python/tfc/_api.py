@@ -204,10 +204,15 @@ for _n in ("Assert check_numerics assert_equal assert_none_equal assert_less ass
            "assert_greater_equal assert_positive assert_negative assert_non_negative assert_non_positive "
            "assert_rank assert_rank_at_least assert_type assert_integer is_numeric_tensor").split():
     setattr(debugging, _n, getattr(_check_ops, _n))
-for _n in "norm einsum accumulate_n batch_gather random_crop".split():
+_TAIL = ("erf erfc lgamma digamma atan2 segment_sum segment_mean segment_prod segment_max segment_min "
+         "unsorted_segment_sum unsorted_segment_max unsorted_segment_min unsorted_segment_prod").split()
+for _n in _TAIL + ("norm einsum accumulate_n batch_gather random_crop diag diag_part matrix_diag matrix_diag_part "
+                   "matrix_set_diag matrix_band_part matrix_inverse matrix_determinant cholesky matrix_solve trace "
+                   "eye div_no_nan").split():
     globals()[_n] = getattr(_linalg_ops, _n)
-for _n in "reduce_std reduce_variance accumulate_n top_k".split():
+for _n in _TAIL + "reduce_std reduce_variance accumulate_n top_k xdivy xlogy".split():
     setattr(math, _n, getattr(_linalg_ops, _n))
+math.divide_no_nan = _linalg_ops.div_no_nan
 nn.top_k = _linalg_ops.top_k
 for _n in "conv1d conv2d_transpose swish zero_fraction".split():
     setattr(nn, _n, getattr(_nn_ops, _n))
@@ -215,6 +220,10 @@ math.l2_normalize = _nn_ops.l2_normalize
 linalg = _types.ModuleType("tfc.linalg", "tf.linalg")
 linalg.matmul, linalg.norm, linalg.einsum = _math_ops.matmul, _linalg_ops.norm, _linalg_ops.einsum
 linalg.tensordot, linalg.l2_normalize = _math_ops.tensordot, _nn_ops.l2_normalize
+for _a, _n in (("det", "matrix_determinant"), ("inv", "matrix_inverse"), ("diag", "matrix_diag"),
+               ("diag_part", "matrix_diag_part"), ("set_diag", "matrix_set_diag"), ("band_part", "matrix_band_part"),
+               ("cholesky", "cholesky"), ("solve", "matrix_solve"), ("eye", "eye"), ("trace", "trace")):
+    setattr(linalg, _a, getattr(_linalg_ops, _n))
 image = _types.ModuleType("tfc.image", "tf.image")
 for _n in ("flip_left_right flip_up_down random_flip_left_right random_flip_up_down per_image_standardization "
            "convert_image_dtype central_crop pad_to_bounding_box crop_to_bounding_box adjust_brightness "

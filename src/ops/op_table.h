@@ -20,3 +20,4 @@
 #include "ops/ops_list.def"
 #include "ops/ops_tensor_array.def"
 #include "ops/ops_script.def"
+#include "ops/ops_math_tail.def"

@@ -263,8 +263,11 @@ class _null(object):
 
 def Print(input_, data, message=None, first_n=None, summarize=None, name=None):  # noqa: N802 (TF's name)
     """input_ unchanged; each run writes message and the data to stderr (the Print op)."""
-    return gen.apply("Print", name, input=input_, data=list(data), message=message, first_n=first_n,
-                     summarize=summarize)
+    with ops.name_scope(name, "Print", [input_]) as sc:
+        data = [d if isinstance(d, ops.Tensor) else ops.convert_to_tensor(d, name="data_%d" % i)
+                for i, d in enumerate(data)]
+        return gen.apply("Print", sc, input=input_, data=data, message=message, first_n=first_n,
+                         summarize=summarize)
 
 
 def report_uninitialized_variables(var_list=None, name="report_uninitialized_variables"):

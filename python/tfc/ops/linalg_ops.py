@@ -230,3 +230,143 @@ def einsum(equation, *inputs, **kwargs):
         prod = math_ops.matmul(a, b)
         prod = array_ops.reshape(prod, bd + [sizes[c] for c in fa + fb])
         return _transpose_to(prod, batch + fa + fb, out)
+
+
+# ---------------- special functions, guarded divisions, segments (kernels_math_tail.c) ----------------
+
+def erf(x, name=None):
+    return gen.apply("Erf", name, x=x)
+
+
+def erfc(x, name=None):
+    return gen.apply("Erfc", name, x=x)
+
+
+def lgamma(x, name=None):
+    return gen.apply("Lgamma", name, x=x)
+
+
+def digamma(x, name=None):
+    return gen.apply("Digamma", name, x=x)
+
+
+def atan2(y, x, name=None):
+    return gen.apply("Atan2", name, y=y, x=x)
+
+
+def div_no_nan(x, y, name=None):
+    """x / y, and 0 where y is 0 (DivNoNan "div_no_nan")."""
+    with ops.name_scope(name, "div_no_nan", [x, y]) as name:
+        x = ops.convert_to_tensor(x, name="x")
+        y = ops.convert_to_tensor(y, name="y", dtype=x.dtype.base_dtype)
+        if x.dtype.base_dtype != y.dtype.base_dtype:
+            raise TypeError("x and y must have the same dtype, got %r != %r" % (x.dtype, y.dtype))
+        return gen.apply("DivNoNan", name, x=x, y=y)
+
+
+def xdivy(x, y, name=None):
+    return gen.apply("Xdivy", name, x=x, y=y)
+
+
+def xlogy(x, y, name=None):
+    return gen.apply("Xlogy", name, x=x, y=y)
+
+
+def _segment(op_type):
+    def f(data, segment_ids, name=None):
+        return gen.apply(op_type, name, data=data, segment_ids=segment_ids)
+    f.__name__ = op_type
+    return f
+
+
+segment_sum = _segment("SegmentSum")
+segment_mean = _segment("SegmentMean")
+segment_prod = _segment("SegmentProd")
+segment_max = _segment("SegmentMax")
+segment_min = _segment("SegmentMin")
+
+
+def _unsorted_segment(op_type):
+    def f(data, segment_ids, num_segments, name=None):
+        return gen.apply(op_type, name, data=data, segment_ids=segment_ids, num_segments=num_segments)
+    f.__name__ = op_type
+    return f
+
+
+unsorted_segment_sum = _unsorted_segment("UnsortedSegmentSum")
+unsorted_segment_max = _unsorted_segment("UnsortedSegmentMax")
+unsorted_segment_min = _unsorted_segment("UnsortedSegmentMin")
+unsorted_segment_prod = _unsorted_segment("UnsortedSegmentProd")
+
+
+# ---------------- matrices (kernels_linalg.c; TF 1.15's op versions) ----------------
+
+def diag(diagonal, name=None):
+    return gen.apply("Diag", name, diagonal=diagonal)
+
+
+def diag_part(input, name=None):  # noqa: A002
+    return gen.apply("DiagPart", name, input=input)
+
+
+def matrix_diag(diagonal, name="diag"):
+    return gen.apply("MatrixDiag", name, diagonal=diagonal)
+
+
+def matrix_diag_part(input, name="diag_part"):  # noqa: A002
+    return gen.apply("MatrixDiagPart", name, input=input)
+
+
+def matrix_set_diag(input, diagonal, name="set_diag"):  # noqa: A002
+    return gen.apply("MatrixSetDiag", name, input=input, diagonal=diagonal)
+
+
+def matrix_band_part(input, num_lower, num_upper, name=None):  # noqa: A002
+    return gen.apply("MatrixBandPart", name, input=input, num_lower=num_lower, num_upper=num_upper)
+
+
+def matrix_inverse(input, adjoint=False, name=None):  # noqa: A002
+    return gen.apply("MatrixInverse", name, input=input, adjoint=adjoint)
+
+
+def matrix_determinant(input, name=None):  # noqa: A002
+    return gen.apply("MatrixDeterminant", name, input=input)
+
+
+def cholesky(input, name=None):  # noqa: A002
+    return gen.apply("Cholesky", name, input=input)
+
+
+def matrix_solve(matrix, rhs, adjoint=False, name=None):
+    return gen.apply("MatrixSolve", name, matrix=matrix, rhs=rhs, adjoint=adjoint)
+
+
+def trace(x, name=None):
+    """The sum of each innermost matrix's diagonal (MatrixDiagPart, Sum "Trace")."""
+    with ops.name_scope(name, "Trace", [x]) as name:
+        x = ops.convert_to_tensor(x, name="x")
+        return math_ops.reduce_sum(matrix_diag_part(x), [-1], name=name)
+
+
+def eye(num_rows, num_columns=None, batch_shape=None, dtype=dtypes.float32, name=None):
+    """An identity matrix (a batch of them): MatrixDiag of ones when square, else
+    MatrixSetDiag of ones into zeros, under "eye"."""
+    with ops.name_scope(name, "eye", [num_rows, num_columns, batch_shape]):
+        is_square = num_columns is None
+        batch_shape = [] if batch_shape is None else list(batch_shape)
+        num_columns = num_rows if num_columns is None else num_columns
+        if isinstance(num_rows, ops.Tensor) or isinstance(num_columns, ops.Tensor):
+            diag_size = math_ops.minimum(num_rows, num_columns)
+            diag_shape = array_ops.concat([batch_shape, array_ops.reshape(diag_size, [1])], 0)
+            shape = array_ops.concat([batch_shape, array_ops.stack([num_rows, num_columns])], 0)
+        else:
+            if not isinstance(num_rows, (int, np.integer)) or not isinstance(num_columns, (int, np.integer)):
+                raise TypeError("num_rows and num_columns must be positive integer values.")
+            is_square = num_rows == num_columns
+            diag_shape = batch_shape + [min(num_rows, num_columns)]
+            shape = batch_shape + [num_rows, num_columns]
+        diag_ones = array_ops.ones(diag_shape, dtype=dtype)
+        if is_square:
+            return matrix_diag(diag_ones)
+        zero_matrix = array_ops.zeros(shape, dtype=dtype)
+        return matrix_set_diag(zero_matrix, diag_ones)

@@ -1,0 +1,159 @@
+/*
+ * shape_tail — shape functions of the segment reductions and the matrix ops of
+ * ops_math_tail.def, with TF's texts ("Shape must be at least rank 2 but is rank 1",
+ * "Dimensions must be equal, but are 2 and 3", "Input must have even rank <= 6, input rank is
+ * 3"). Unknown ranks and dims stay unknown.
+ */
+#include "ops/opdef.h"
+#include "ops/shape_fns.h"
+
+static int rank_at_least(tfc_shape_ctx *c, const tfc_shape *s, int r) {
+  if (s->rank >= 0 && s->rank < r)
+    return tfc_shape_ctx_error(c, "Shape must be at least rank %d but is rank %d", r, s->rank);
+  return TFC_OK;
+}
+
+static int rank_is(tfc_shape_ctx *c, const tfc_shape *s, int r) {
+  if (s->rank >= 0 && s->rank != r) return tfc_shape_ctx_error(c, "Shape must be rank %d but is rank %d", r, s->rank);
+  return TFC_OK;
+}
+
+/* Merges two dims into *out (-1 unknown); error when both are known and differ. */
+static int merge(tfc_shape_ctx *c, int64_t a, int64_t b, int64_t *out) {
+  if (a >= 0 && b >= 0 && a != b)
+    return tfc_shape_ctx_error(c, "Dimensions must be equal, but are %lld and %lld", (long long)a, (long long)b);
+  *out = a >= 0 ? a : b;
+  return TFC_OK;
+}
+
+int tfc_shape_segment(tfc_shape_ctx *c) {
+  const tfc_shape *data = &c->input_shapes[0], *ids = &c->input_shapes[1];
+  TFC_TRY(rank_at_least(c, data, 1));
+  TFC_TRY(rank_is(c, ids, 1));
+  int64_t unused;
+  if (data->rank >= 1 && ids->rank == 1) TFC_TRY(merge(c, data->dims[0], ids->dims[0], &unused));
+  if (data->rank < 0) return TFC_OK;
+  tfc_shape out = *data;
+  out.dims[0] = -1;
+  c->output_shapes[0] = out;
+  return TFC_OK;
+}
+
+int tfc_shape_diag(tfc_shape_ctx *c) {
+  const tfc_shape *in = &c->input_shapes[0];
+  TFC_TRY(rank_at_least(c, in, 1));
+  if (in->rank > 3) return tfc_shape_ctx_error(c, "Shape must be at most rank 3 but is rank %d", in->rank);
+  if (in->rank < 0) return TFC_OK;
+  tfc_shape out;
+  out.rank = 2 * in->rank;
+  for (int i = 0; i < in->rank; i++) out.dims[i] = out.dims[i + in->rank] = in->dims[i];
+  c->output_shapes[0] = out;
+  return TFC_OK;
+}
+
+int tfc_shape_diag_part(tfc_shape_ctx *c) {
+  const tfc_shape *in = &c->input_shapes[0];
+  if (in->rank < 0) return TFC_OK;
+  if (in->rank % 2 != 0 || in->rank <= 0 || in->rank > 6)
+    return tfc_shape_ctx_error(c, "Input must have even rank <= 6, input rank is %d", in->rank);
+  int mid = in->rank / 2;
+  tfc_shape out;
+  out.rank = mid;
+  for (int i = 0; i < mid; i++) TFC_TRY(merge(c, in->dims[i], in->dims[i + mid], &out.dims[i]));
+  c->output_shapes[0] = out;
+  return TFC_OK;
+}
+
+int tfc_shape_matrix_diag(tfc_shape_ctx *c) {
+  const tfc_shape *in = &c->input_shapes[0];
+  TFC_TRY(rank_at_least(c, in, 1));
+  if (in->rank < 0) return TFC_OK;
+  if (in->rank + 1 > TFC_MAX_DIMS) return tfc_shape_ctx_error(c, "rank %d is too large", in->rank + 1);
+  tfc_shape out = *in;
+  out.dims[in->rank] = in->dims[in->rank - 1];
+  out.rank = in->rank + 1;
+  c->output_shapes[0] = out;
+  return TFC_OK;
+}
+
+static int64_t min_dim(int64_t a, int64_t b) {
+  if (a < 0 || b < 0) return -1;
+  return a < b ? a : b;
+}
+
+int tfc_shape_matrix_diag_part(tfc_shape_ctx *c) {
+  const tfc_shape *in = &c->input_shapes[0];
+  TFC_TRY(rank_at_least(c, in, 2));
+  if (in->rank < 0) return TFC_OK;
+  tfc_shape out = *in;
+  out.rank = in->rank - 1;
+  out.dims[out.rank - 1] = min_dim(in->dims[in->rank - 2], in->dims[in->rank - 1]);
+  c->output_shapes[0] = out;
+  return TFC_OK;
+}
+
+int tfc_shape_matrix_set_diag(tfc_shape_ctx *c) {
+  const tfc_shape *in = &c->input_shapes[0], *diag = &c->input_shapes[1];
+  TFC_TRY(rank_at_least(c, in, 2));
+  TFC_TRY(rank_at_least(c, diag, 1));
+  tfc_shape out = *in;
+  if (in->rank >= 0 && diag->rank >= 0) {
+    if (diag->rank != in->rank - 1)
+      return tfc_shape_ctx_error(c, "Shape must be rank %d but is rank %d", in->rank - 1, diag->rank);
+    int64_t m = min_dim(in->dims[in->rank - 2], in->dims[in->rank - 1]), unused;
+    TFC_TRY(merge(c, diag->dims[diag->rank - 1], m, &unused));
+    for (int i = 0; i < in->rank - 2; i++) TFC_TRY(merge(c, in->dims[i], diag->dims[i], &out.dims[i]));
+  }
+  c->output_shapes[0] = out;
+  return TFC_OK;
+}
+
+int tfc_shape_matrix_band_part(tfc_shape_ctx *c) {
+  TFC_TRY(rank_is(c, &c->input_shapes[1], 0));
+  TFC_TRY(rank_is(c, &c->input_shapes[2], 0));
+  c->output_shapes[0] = c->input_shapes[0];
+  return TFC_OK;
+}
+
+/* The input as a batch of square matrices: batch dims and the merged n. */
+static int square(tfc_shape_ctx *c, const tfc_shape *in, int64_t *n) {
+  TFC_TRY(rank_at_least(c, in, 2));
+  if (in->rank < 0) return TFC_OK;
+  return merge(c, in->dims[in->rank - 1], in->dims[in->rank - 2], n);
+}
+
+int tfc_shape_square_matrix(tfc_shape_ctx *c) {
+  const tfc_shape *in = &c->input_shapes[0];
+  int64_t n = -1;
+  TFC_TRY(square(c, in, &n));
+  if (in->rank < 0) return TFC_OK;
+  tfc_shape out = *in;
+  out.dims[in->rank - 2] = out.dims[in->rank - 1] = n;
+  c->output_shapes[0] = out;
+  return TFC_OK;
+}
+
+int tfc_shape_matrix_determinant(tfc_shape_ctx *c) {
+  const tfc_shape *in = &c->input_shapes[0];
+  int64_t n = -1;
+  TFC_TRY(square(c, in, &n));
+  if (in->rank < 0) return TFC_OK;
+  tfc_shape out = *in;
+  out.rank = in->rank - 2;
+  c->output_shapes[0] = out;
+  return TFC_OK;
+}
+
+int tfc_shape_matrix_solve(tfc_shape_ctx *c) {
+  const tfc_shape *m = &c->input_shapes[0], *rhs = &c->input_shapes[1];
+  int64_t n = -1;
+  TFC_TRY(square(c, m, &n));
+  TFC_TRY(rank_at_least(c, rhs, 2));
+  if (m->rank < 0 || rhs->rank < 0) return TFC_OK;
+  if (m->rank != rhs->rank) return tfc_shape_ctx_error(c, "Shape must be rank %d but is rank %d", m->rank, rhs->rank);
+  tfc_shape out = *rhs;
+  for (int i = 0; i < m->rank - 2; i++) TFC_TRY(merge(c, m->dims[i], rhs->dims[i], &out.dims[i]));
+  TFC_TRY(merge(c, n, rhs->dims[rhs->rank - 2], &out.dims[rhs->rank - 2]));
+  c->output_shapes[0] = out;
+  return TFC_OK;
+}

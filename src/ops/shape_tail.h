@@ -1,0 +1,18 @@
+/* shape_tail — shape functions of the rows of ops_math_tail.def (shape_tail.c). */
+#ifndef TFC_OPS_SHAPE_TAIL_H
+#define TFC_OPS_SHAPE_TAIL_H
+
+typedef struct tfc_shape_ctx tfc_shape_ctx;
+
+int tfc_shape_segment(tfc_shape_ctx *c);            /* [?] + data.shape[1:] */
+int tfc_shape_diag(tfc_shape_ctx *c);               /* rank 1..3: shape + shape */
+int tfc_shape_diag_part(tfc_shape_ctx *c);          /* even rank <= 6: the first half */
+int tfc_shape_matrix_diag(tfc_shape_ctx *c);        /* shape + [last] */
+int tfc_shape_matrix_diag_part(tfc_shape_ctx *c);   /* batch + [min(rows, cols)] */
+int tfc_shape_matrix_set_diag(tfc_shape_ctx *c);    /* input's, checked against the diagonal */
+int tfc_shape_matrix_band_part(tfc_shape_ctx *c);   /* input's; the bounds are scalars */
+int tfc_shape_square_matrix(tfc_shape_ctx *c);      /* batch + [n, n] */
+int tfc_shape_matrix_determinant(tfc_shape_ctx *c); /* batch */
+int tfc_shape_matrix_solve(tfc_shape_ctx *c);       /* batch + [n, rhs columns] */
+
+#endif
