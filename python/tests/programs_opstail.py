@@ -4,8 +4,8 @@ inputs, and the errors of bad arguments. Recorded by gen_expectations.py into
 expectations_opstail.json.
 
 Where the two libraries build different graphs by design (einsum: 2.x's Einsum op, 1.15's and
-tfc's transpose/reshape/MatMul; batch_gather; swish: 2.x's custom gradient), only values are
-compared. Ops that a cond captures are listed sorted (the Switch of a captured tensor comes
+tfc's transpose/reshape/MatMul; batch_gather; swish: 2.x's custom gradient; the diagonal
+family: 2.x's MatrixDiagV3 etc., 1.15's and tfc's MatrixDiag), only values are compared. Ops that a cond captures are listed sorted (the Switch of a captured tensor comes
 before or after its consumer depending on the library). Floats are rounded to 4 decimals.
 """
 import numpy as np
@@ -383,6 +383,109 @@ def string_joins(tf):
     return {"ops": _ops(tf), "names": [t.name for t in r], "values": _val(_run(tf, r))}
 
 
+def special_functions(tf):
+    a = tf.constant(A, name="a")
+    p = tf.constant(np.abs(A) + 0.5, name="p")
+    r = [tf.erf(a), tf.erfc(a), tf.lgamma(p), tf.digamma(p), tf.atan2(a, p), tf.math.erf(a, name="e"),
+         tf.math.lgamma(tf.constant([-1.5, 0.5, 30.0], tf.float64))]
+    return {"ops": _ops(tf), "names": [t.name for t in r], "values": _r(_run(tf, r))}
+
+
+def guarded_divisions(tf):
+    a = tf.constant(A, name="a")
+    z = tf.constant([0.0, 2.0, 0.0], name="z")
+    r = [tf.div_no_nan(a, z), tf.math.divide_no_nan(a, 0.0, name="dnn")]
+    x = [tf.math.xdivy(a, z), tf.math.xlogy(tf.abs(a) * tf.constant([0.0, 1.0, 1.0]), tf.abs(a) + 1)]
+    return {"ops": _ops(tf)[:8], "names": [t.name for t in r], "values": _r(_run(tf, r + x))}
+
+
+def div_no_nan_mismatch(tf):
+    tf.div_no_nan(tf.constant([1.0]), tf.constant([1], name="i"))
+
+
+def segments(tf):
+    d = tf.constant([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0], [7.0, 8.0]], name="d")
+    ids = tf.constant([0, 0, 2, 2], name="ids")
+    r = [tf.segment_sum(d, ids), tf.segment_mean(d, ids), tf.segment_prod(d, ids), tf.segment_max(d, ids),
+         tf.segment_min(d, ids, name="smin"), tf.math.segment_sum(tf.constant([1, 2, 3]), [1, 1, 3]),
+         tf.unsorted_segment_sum(d, [1, 0, 1, -1], 3), tf.unsorted_segment_max(d, [1, 0, 1, 1], 3),
+         tf.unsorted_segment_min(d, [2, 2, 0, 0], 3), tf.math.unsorted_segment_prod(d, [0, 0, 0, 1], 2)]
+    return {"ops": _ops(tf), "names": [t.name for t in r], "shapes": [str(t.shape) for t in r],
+            "values": _r(_run(tf, r))}
+
+
+def segment_errors(tf):
+    d = tf.constant([1.0, 2.0, 3.0], name="d")
+    ids = tf.placeholder(tf.int32, [3], name="ids")
+    s = tf.segment_sum(d, ids)
+    u = tf.unsorted_segment_max(d, ids, 2)
+    return {"unsorted": _first_line(tf, s, {ids: [1, 0, 0]}), "negative": _first_line(tf, s, {ids: [-1, 0, 0]}),
+            "all_negative": _first_line(tf, s, {ids: [-3, -3, -3]}), "range": _first_line(tf, u, {ids: [0, 5, 1]})}
+
+
+def segment_shape_error(tf):
+    tf.segment_sum(tf.constant([1.0, 2.0]), tf.constant([0, 0, 1]))
+
+
+def diagonals(tf):
+    a = tf.constant(A, name="a")
+    sq = tf.constant([[1.0, 2.0], [3.0, 4.0]], name="sq")
+    r = [tf.diag([1, 2], name="dg"), tf.diag(sq), tf.diag_part(tf.diag(sq)), tf.matrix_band_part(sq, 0, -1),
+         tf.matrix_band_part(tf.ones([3, 3]), 1, 0), tf.linalg.band_part(a, 0, 1), tf.trace(sq)]
+    m = [tf.matrix_diag(sq), tf.matrix_diag_part(a), tf.matrix_set_diag(a, [7.0, 8.0]), tf.eye(2),
+         tf.eye(2, 3, dtype=tf.int32), tf.eye(2, batch_shape=[2]), tf.linalg.diag([1.0, 2.0]),
+         tf.linalg.diag_part(sq), tf.linalg.set_diag(sq, [0.0, 0.0]), tf.linalg.trace(a)]
+    return {"names": [t.name for t in r], "shapes": [str(t.shape) for t in r + m],
+            "values": _r(_run(tf, r + m))}
+
+
+def diag_errors(tf):
+    return [_catch(lambda: tf.diag_part(tf.ones([2, 3]))), _catch(lambda: tf.matrix_diag_part(tf.ones([2]))),
+            _catch(lambda: tf.matrix_set_diag(tf.ones([2, 2]), tf.ones([3]))),
+            _catch(lambda: tf.diag(tf.constant(1.0)))]
+
+
+def _catch(f):
+    try:
+        f()
+    except (ValueError, TypeError) as e:
+        return [type(e).__name__, str(e).replace("{{node ", "").split(" for ")[0]]
+    return None
+
+
+def band_part_too_wide(tf):
+    return _first_line(tf, tf.matrix_band_part(tf.placeholder_with_default(tf.ones([2, 2]), None), 3, 0))
+
+
+def solvers(tf):
+    a = tf.constant([[1.0, 2.0], [3.0, 4.0]], name="a")
+    b = tf.constant(np.array([[[2.0, 1.0], [1.0, 3.0]], [[4.0, 1.0], [2.0, 5.0]]]), name="b")
+    rhs = tf.constant([[1.0], [2.0]], name="rhs")
+    r = [tf.matrix_inverse(a), tf.matrix_inverse(a, adjoint=True), tf.matrix_determinant(a),
+         tf.matrix_determinant(b), tf.cholesky(tf.constant([[4.0, 2.0], [2.0, 3.0]])), tf.matrix_solve(a, rhs),
+         tf.matrix_solve(a, rhs, adjoint=True), tf.linalg.inv(b), tf.linalg.det(tf.ones([2, 2])),
+         tf.linalg.solve(b, tf.ones([2, 2, 1], tf.float64)), tf.linalg.cholesky(b)]
+    return {"ops": _ops(tf), "names": [t.name for t in r], "shapes": [str(t.shape) for t in r],
+            "values": _r(_run(tf, r))}
+
+
+def solver_errors(tf):
+    ones = tf.ones([2, 2], name="ones")
+    return {"inverse": _first_line(tf, tf.matrix_inverse(ones)),
+            "solve": _first_line(tf, tf.matrix_solve(ones, [[1.0], [2.0]]))}
+
+
+def determinant_not_square(tf):
+    tf.matrix_determinant(tf.ones([2, 3]))
+
+
+def prints(tf):
+    a = tf.constant(A, name="a")
+    p = tf.Print(a, [a, "x", tf.constant([True, False])], "msg: ", summarize=4)
+    q = tf.Print(a, [a], first_n=1, name="once")
+    return {"ops": _ops(tf), "names": [p.name, q.name], "values": _r(_run(tf, [p, q]))}
+
+
 PROGRAMS = [
     norms, norm_bad_ord, norm_bad_axis, norm_bad_matrix_ord, variances, variance_int, einsums, einsum_bad_count,
     top_ks, accumulate, accumulate_bad, batch_gathers, random_crops, random_crop_too_big, asserts,
@@ -390,11 +493,27 @@ PROGRAMS = [
     assert_type_bad, assert_integer_bad, assert_op, assert_op_guarded, checks, uninitialized, uninitialized_none,
     conv1ds, conv1d_bad_format, conv2d_transposes, swishes, zero_fractions, image_flips, image_flip_bad_rank,
     random_flips, standardization, convert_dtypes, crops_and_pads, central_crop_bad, pad_box_bad, crop_box_bad,
-    brightness, py_funcs, py_func_errors, py_func_not_callable, string_joins,
+    brightness, py_funcs, py_func_errors, py_func_not_callable, string_joins, special_functions, guarded_divisions,
+    div_no_nan_mismatch, segments, segment_errors, segment_shape_error, diagonals, diag_errors, band_part_too_wide,
+    solvers, solver_errors, determinant_not_square, prints,
 ]
 
 def _err(cls, msg):
     return {"error": [cls, msg]}
+
+
+def _unscope(prefix):
+    def fix(e):
+        for op in e["result"]["ops"]:
+            if op[0].startswith(prefix):
+                op[0] = op[0][len(prefix):]
+    return fix
+
+
+def _set_item(i, value):
+    def fix(e):
+        e["result"][i] = value
+    return fix
 
 
 def _saturate(e):
@@ -412,4 +531,13 @@ TF115 = {
     "conv1d_bad_format": _err("ValueError", 'data_format must be "NWC" or "NCW".'),
     "py_func_not_callable": _err("ValueError", "Expected func to be callable, got func of type <class 'int'>"),
     "convert_dtypes": _saturate,
+    # 1.15's tf.math.xdivy is the raw op (2.x opens an "xdivy" scope)
+    "guarded_divisions": _unscope("xdivy/"),
+    # 1.15 converts y to x's dtype (2.x converts, then compares the dtypes)
+    "div_no_nan_mismatch": _err("ValueError", "Tensor conversion requested dtype float32 for Tensor with dtype int32: "
+                                              "'Tensor(\"i:0\", shape=(1,), dtype=int32)'"),
+    # 1.15's MatrixSetDiag shape function merges the diagonal's length (2.x's V3 op: no check)
+    "diag_errors": _set_item(2, ["ValueError", "Dimensions must be equal, but are 2 and 3"]),
+    "determinant_not_square": _err("ValueError", "Dimensions must be equal, but are 3 and 2 for 'MatrixDeterminant' "
+                                                 "(op: 'MatrixDeterminant') with input shapes: [2,3]."),
 }

@@ -30,8 +30,6 @@ int tfc_shape_segment(tfc_shape_ctx *c) {
   const tfc_shape *data = &c->input_shapes[0], *ids = &c->input_shapes[1];
   TFC_TRY(rank_at_least(c, data, 1));
   TFC_TRY(rank_is(c, ids, 1));
-  int64_t unused;
-  if (data->rank >= 1 && ids->rank == 1) TFC_TRY(merge(c, data->dims[0], ids->dims[0], &unused));
   if (data->rank < 0) return TFC_OK;
   tfc_shape out = *data;
   out.dims[0] = -1;
@@ -101,7 +99,7 @@ int tfc_shape_matrix_set_diag(tfc_shape_ctx *c) {
     if (diag->rank != in->rank - 1)
       return tfc_shape_ctx_error(c, "Shape must be rank %d but is rank %d", in->rank - 1, diag->rank);
     int64_t m = min_dim(in->dims[in->rank - 2], in->dims[in->rank - 1]), unused;
-    TFC_TRY(merge(c, diag->dims[diag->rank - 1], m, &unused));
+    TFC_TRY(merge(c, m, diag->dims[diag->rank - 1], &unused));
     for (int i = 0; i < in->rank - 2; i++) TFC_TRY(merge(c, in->dims[i], diag->dims[i], &out.dims[i]));
   }
   c->output_shapes[0] = out;

@@ -4,7 +4,7 @@
 
 typedef struct tfc_shape_ctx tfc_shape_ctx;
 
-int tfc_shape_segment(tfc_shape_ctx *c);            /* [?] + data.shape[1:] */
+int tfc_shape_segment(tfc_shape_ctx *c);            /* [?] + data.shape[1:] (ids' length unchecked, as TF) */
 int tfc_shape_diag(tfc_shape_ctx *c);               /* rank 1..3: shape + shape */
 int tfc_shape_diag_part(tfc_shape_ctx *c);          /* even rank <= 6: the first half */
 int tfc_shape_matrix_diag(tfc_shape_ctx *c);        /* shape + [last] */
