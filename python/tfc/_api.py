@@ -229,10 +229,13 @@ for _n in ("flip_left_right flip_up_down random_flip_left_right random_flip_up_d
            "convert_image_dtype central_crop pad_to_bounding_box crop_to_bounding_box adjust_brightness "
            "random_brightness").split():
     setattr(image, _n, getattr(_image_ops, _n))
-string_join = _string_ops.string_join
+for _n in ("string_join as_string substr string_to_number encode_base64 decode_base64 string_split read_file "
+           "write_file").split():
+    globals()[_n] = getattr(_string_ops, _n)
 py_func, numpy_function = _script_ops.py_func, _script_ops.numpy_function
 strings = _types.ModuleType("tfc.strings", "tf.strings")
-strings.join = _string_ops.string_join
+strings.join, strings.length, strings.substr = _string_ops.string_join, _string_ops.string_length, _string_ops.substr
+strings.to_number, strings.as_string = _string_ops.string_to_number, _string_ops.as_string
 gfile = _gfile.v1_module(_types)
 test = _types.ModuleType("tfc.test", "tf.test")
 for _n in ("TestCase is_gpu_available gpu_device_name is_built_with_cuda is_built_with_gpu_support "
@@ -244,6 +247,8 @@ from tfc import _api_io as _api_io  # noqa: E402
 _api_io.export(globals())
 
 io.gfile = _gfile.v2_module(_types)  # noqa: F821 (tf.io is made by _api_io)
+for _n in "read_file write_file encode_base64 decode_base64".split():
+    setattr(io, _n, getattr(_string_ops, _n))  # noqa: F821
 
 # tf.tuple shadows the builtin here: kept last, so nothing above sees it.
 globals()["tuple"] = _cf.tuple_

@@ -21,3 +21,4 @@
 #include "ops/ops_tensor_array.def"
 #include "ops/ops_script.def"
 #include "ops/ops_math_tail.def"
+#include "ops/ops_string.def"

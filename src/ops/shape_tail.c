@@ -155,3 +155,44 @@ int tfc_shape_matrix_solve(tfc_shape_ctx *c) {
   c->output_shapes[0] = out;
   return TFC_OK;
 }
+
+/* ---- ops_string.def ---- */
+
+int tfc_shape_scalar_input(tfc_shape_ctx *c) {
+  TFC_TRY(rank_is(c, &c->input_shapes[0], 0));
+  c->output_shapes[0] = tfc_shape_scalar();
+  return TFC_OK;
+}
+
+int tfc_shape_write_file(tfc_shape_ctx *c) {
+  TFC_TRY(rank_is(c, &c->input_shapes[0], 0));
+  return rank_is(c, &c->input_shapes[1], 0);
+}
+
+int tfc_shape_substr(tfc_shape_ctx *c) {
+  const tfc_shape *pos = &c->input_shapes[1], *len = &c->input_shapes[2];
+  if (pos->rank >= 0 && len->rank >= 0) {
+    if (pos->rank != len->rank)
+      return tfc_shape_ctx_error(c, "Shape must be rank %d but is rank %d", pos->rank, len->rank);
+    for (int i = 0; i < pos->rank; i++) {
+      int64_t unused;
+      TFC_TRY(merge(c, pos->dims[i], len->dims[i], &unused));
+    }
+  }
+  tfc_shape out;
+  if (c->input_shapes[0].rank >= 0 && pos->rank >= 0) {
+    TFC_TRY(tfc_shape_broadcast(c, &c->input_shapes[0], pos, &out));
+    c->output_shapes[0] = out;
+  }
+  return TFC_OK;
+}
+
+int tfc_shape_string_split(tfc_shape_ctx *c) {
+  TFC_TRY(rank_is(c, &c->input_shapes[0], 1));
+  TFC_TRY(rank_is(c, &c->input_shapes[1], 0));
+  int64_t d[2] = {-1, 2};
+  c->output_shapes[0] = tfc_shape_make(d, 2);
+  c->output_shapes[1] = tfc_shape_vector(-1);
+  c->output_shapes[2] = tfc_shape_vector(2);
+  return TFC_OK;
+}

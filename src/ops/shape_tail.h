@@ -1,4 +1,4 @@
-/* shape_tail — shape functions of the rows of ops_math_tail.def (shape_tail.c). */
+/* shape_tail — shape functions of the rows of ops_math_tail.def and ops_string.def (shape_tail.c). */
 #ifndef TFC_OPS_SHAPE_TAIL_H
 #define TFC_OPS_SHAPE_TAIL_H
 
@@ -14,5 +14,11 @@ int tfc_shape_matrix_band_part(tfc_shape_ctx *c);   /* input's; the bounds are s
 int tfc_shape_square_matrix(tfc_shape_ctx *c);      /* batch + [n, n] */
 int tfc_shape_matrix_determinant(tfc_shape_ctx *c); /* batch */
 int tfc_shape_matrix_solve(tfc_shape_ctx *c);       /* batch + [n, rhs columns] */
+
+/* ops_string.def */
+int tfc_shape_scalar_input(tfc_shape_ctx *c); /* input 0 a scalar; output 0 a scalar */
+int tfc_shape_write_file(tfc_shape_ctx *c);   /* both inputs scalars */
+int tfc_shape_substr(tfc_shape_ctx *c);       /* pos and len alike; input broadcast with pos */
+int tfc_shape_string_split(tfc_shape_ctx *c); /* [?, 2], [?], [2] */
 
 #endif
