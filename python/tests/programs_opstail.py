@@ -486,6 +486,56 @@ def prints(tf):
     return {"ops": _ops(tf), "names": [p.name, q.name], "values": _r(_run(tf, [p, q]))}
 
 
+def strings(tf):
+    s = tf.constant(["hello", "", "h\u00e9llo"], name="s")
+    r = [tf.as_string(1.5), tf.as_string([1, 2], name="ints"), tf.as_string([True, False]),
+         tf.as_string(3.14159, precision=2), tf.as_string(1234.5, scientific=True), tf.as_string(0.1, shortest=True),
+         tf.as_string(7, width=4, fill="0"), tf.strings.as_string(7, width=4), tf.strings.length(s),
+         tf.strings.length(s, unit="UTF8_CHAR"), tf.substr("hello", 1, 2), tf.substr(s, [1, 0, 0], [10, 1, 2]),
+         tf.substr("hello", -2, 2), tf.strings.substr(s, 1, 2, unit="UTF8_CHAR"), tf.string_to_number("1.5"),
+         tf.string_to_number(["3", "-4"], out_type=tf.int32), tf.string_to_number("1e3", tf.float64),
+         tf.strings.to_number("3"), tf.encode_base64("a"), tf.encode_base64(["hello", "", "ab?>"], pad=True),
+         tf.decode_base64(tf.encode_base64("hello world")), tf.decode_base64("YWJj")]
+    return {"ops": _ops(tf), "names": [t.name for t in r], "shapes": [str(t.shape) for t in r],
+            "values": _r(_run(tf, r))}
+
+
+def string_errors(tf):
+    p = tf.placeholder(tf.string, name="p")
+    return {"substr": _first_line(tf, tf.substr(p, 7, 2), {p: "hello"}),
+            "number": _first_line(tf, tf.string_to_number(p), {p: "abc"}),
+            "int_number": _first_line(tf, tf.string_to_number(p, tf.int32), {p: "1.5"}),
+            "base64": _first_line(tf, tf.decode_base64(p), {p: "Y!!!"}),
+            "substr_empty": _first_line(tf, tf.substr(p, 1, 1), {p: ""}),
+            "substr_utf8": _first_line(tf, tf.substr(p, 9, 1, unit="UTF8_CHAR"), {p: "abc"})}
+
+
+def string_splits(tf):
+    a = tf.string_split(["a b", "c  d e", ""])
+    b = tf.string_split(["a,b", "c,,d"], delimiter=",", skip_empty=False)
+    c = tf.string_split(["abc", "de"], delimiter="")
+    d = tf.string_split(tf.constant(["x-y z"]), "- ")
+    r = _run(tf, [a, b, c, d])
+    return {"ops": _ops(tf), "names": [a.indices.name, a.values.name, a.dense_shape.name],
+            "shapes": [str(a.indices.shape), str(a.values.shape), str(a.dense_shape.shape)],
+            "values": [_val(list(v)) for v in r]}
+
+
+def files(tf):
+    import tempfile
+    d = tempfile.mkdtemp()
+    path = d + "/sub/dir/f.bin"
+    w = tf.write_file(path, tf.constant(b"\x00bytes\xff", name="data"))
+    rd = tf.read_file(path)
+    missing = tf.read_file(d + "/missing", name="missing")
+    with tf.Session() as s:
+        s.run(w)
+        got = s.run(rd)
+    err = _first_line(tf, missing)
+    return {"ops": _ops(tf)[-4:], "types": [w.type, rd.op.type], "value": _val(got),
+            "missing": [err[0], err[1].replace(d, "<dir>")]}
+
+
 PROGRAMS = [
     norms, norm_bad_ord, norm_bad_axis, norm_bad_matrix_ord, variances, variance_int, einsums, einsum_bad_count,
     top_ks, accumulate, accumulate_bad, batch_gathers, random_crops, random_crop_too_big, asserts,
@@ -495,7 +545,7 @@ PROGRAMS = [
     random_flips, standardization, convert_dtypes, crops_and_pads, central_crop_bad, pad_box_bad, crop_box_bad,
     brightness, py_funcs, py_func_errors, py_func_not_callable, string_joins, special_functions, guarded_divisions,
     div_no_nan_mismatch, segments, segment_errors, segment_shape_error, diagonals, diag_errors, band_part_too_wide,
-    solvers, solver_errors, determinant_not_square, prints,
+    solvers, solver_errors, determinant_not_square, prints, strings, string_errors, string_splits, files,
 ]
 
 def _err(cls, msg):

@@ -202,7 +202,7 @@ def test_norm_and_einsum_against_numpy():
         tf.einsum("ii->i", a[0])
 
 
-def test_print_is_not_there_yet_but_asserts_run():
+def test_asserts_run():
     x = tf.placeholder(tf.float32, [2])
     with tf.control_dependencies([tf.assert_less(x, 3.0, message="too big")]):
         y = tf.identity(x)
@@ -229,3 +229,27 @@ def test_image_pad_crop_inverse():
     assert p.shape.as_list() == [6, 7, 2] and c.shape.as_list() == [3, 4, 2]
     with tf.Session() as s:
         np.testing.assert_array_equal(s.run(c), img)
+
+
+def test_print_logs_first_n_runs_per_session(capfd):
+    x = tf.placeholder(tf.float32, [2, 2])
+    p = tf.Print(x, [x, "tag", tf.range(6)], "vals: ", first_n=2, summarize=5)
+    with tf.Session() as s:
+        for k in range(3):
+            np.testing.assert_array_equal(s.run(p, {x: [[k, 1.5], [2, 3]]}), [[k, 1.5], [2, 3]])
+        s.run(p + 1, {x: np.zeros((2, 2))})  # another executor: the count is the session's
+    lines = [ln for ln in capfd.readouterr().err.splitlines() if ln.startswith("vals: ")]
+    assert lines == ["vals: [[0 1.5][2 3]][tag][0 1 2 3 4...]", "vals: [[1 1.5][2 3]][tag][0 1 2 3 4...]"]
+
+
+def test_files_and_strings_round_trip(tmp_path):
+    path = str(tmp_path / "d" / "f.txt")
+    w = tf.write_file(path, tf.string_join(["a", "b"], separator=","))
+    r = tf.read_file(path)
+    parts = tf.string_split([r], ",")
+    with tf.Session() as s:
+        s.run(w)
+        assert s.run(r) == b"a,b"
+        v = s.run(parts)
+    assert list(v.values) == [b"a", b"b"] and list(v.dense_shape) == [1, 2]
+    assert tf.gfile.GFile(path).read() == "a,b"

@@ -5,7 +5,7 @@
  *   - StringLength (bytes, or UTF-8 characters with unit UTF8_CHAR), AsString (TF's printf
  *     formats: "%f"-style floats with precision / scientific / shortest, width and fill;
  *     integers "%d"; bools "true"/"false"), Substr (pos and len broadcast against the input;
- *     "pos 5 out of range for string b'abc' at index 0"), StringToNumber ("StringToNumberOp
+ *     "pos 5 out of range for string b'abc' at index 0"; with UTF8_CHAR no string), StringToNumber ("StringToNumberOp
  *     could not correctly convert string: x"), EncodeBase64 / DecodeBase64 (the web-safe
  *     alphabet, TF's; padding on request), StringSplit (any byte of the delimiter splits; an
  *     empty delimiter splits into bytes; skip_empty drops empty tokens).
@@ -219,9 +219,9 @@ static int substr_compute(tfc_kernel_ctx *c) {
     int64_t size = utf8 ? utf8_len(s) : (int64_t)s->len;
     if (p < 0) p += size;
     if (p < 0 || p > size)
-      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "pos %lld out of range for string b'%.*s' at index %lld",
-                              (long long)tfc_tensor_get_i64(pos, pi), (int)s->len, s->data ? s->data : "",
-                              (long long)o);
+      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "pos %lld out of range for string%s%.*s%s at index %lld",
+                              (long long)tfc_tensor_get_i64(pos, pi), utf8 ? "" : " b'", utf8 ? 0 : (int)s->len,
+                              s->data ? s->data : "", utf8 ? "" : "'", (long long)o);
     if (l < 0) l = 0;
     if (l > size - p) l = size - p;
     int64_t from = utf8 ? utf8_offset(s, p) : p, to = utf8 ? utf8_offset(s, p + l) : p + l;
