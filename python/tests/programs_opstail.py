@@ -539,6 +539,40 @@ def files(tf):
             "missing": [err[0], err[1].replace(d, "<dir>")]}
 
 
+def uniques(tf):
+    r = [tf.unique([1, 1, 2]), tf.unique(["b", "a", "b"], out_idx=tf.int64), tf.unique_with_counts([3, 1, 3, 3]),
+         tf.setdiff1d([1, 2, 3], [2]), tf.setdiff1d(["a", "b"], ["c", "a"], index_dtype=tf.int64)]
+    v = _run(tf, r)
+    return {"ops": _ops(tf), "types": [[type(t).__name__, list(t._fields)] for t in r],
+            "shapes": [[str(x.shape) for x in t] for t in r], "values": [_val(list(x)) for x in v]}
+
+
+def unique_bad_rank(tf):
+    tf.unique(tf.constant([[1, 2]], name="m"))
+
+
+def scatters(tf):
+    r = [tf.scatter_nd([[0], [1]], [1.0, 2.0], [3]), tf.scatter_nd([[0, 1], [0, 1]], [1, 2], [2, 2], name="dup"),
+         tf.scatter_nd([[1]], [[1.0, 2.0]], tf.constant([2, 2])), tf.invert_permutation([2, 0, 1])]
+    return {"ops": _ops(tf), "names": [t.name for t in r], "shapes": [str(t.shape) for t in r],
+            "values": _val(_run(tf, r)),
+            "bad": _first_line(tf, tf.scatter_nd([[0], [5]], [1.0, 2.0], [3]))}
+
+
+def bincounts(tf):
+    r = [tf.math.bincount([1, 1, 2]), tf.math.bincount([1, 1, 2], minlength=5, maxlength=2),
+         tf.math.bincount([1, 1, 2], weights=[0.5, 1.0, 2.0]), tf.math.bincount([], dtype=tf.float32),
+         tf.math.bincount([0, 4], minlength=6)]
+    return {"values": _val(_run(tf, r)), "negative": _first_line(tf, tf.math.bincount([-1, 1]))}
+
+
+def confusion(tf):
+    r = [tf.confusion_matrix([0, 1], [1, 1]),
+         tf.math.confusion_matrix([0, 1, 2], [1, 1, 2], num_classes=4, weights=[1.0, 2.0, 3.0], dtype=tf.float32)]
+    return {"ops": sorted(_ops(tf)), "names": [t.name for t in r], "values": _val(_run(tf, r)),
+            "negative": _first_line(tf, tf.confusion_matrix([-1], [0]))}
+
+
 PROGRAMS = [
     norms, norm_bad_ord, norm_bad_axis, norm_bad_matrix_ord, variances, variance_int, einsums, einsum_bad_count,
     top_ks, accumulate, accumulate_bad, batch_gathers, random_crops, random_crop_too_big, asserts,
@@ -549,6 +583,7 @@ PROGRAMS = [
     brightness, py_funcs, py_func_errors, py_func_not_callable, string_joins, special_functions, guarded_divisions,
     div_no_nan_mismatch, segments, segment_errors, segment_shape_error, diagonals, diag_errors, band_part_too_wide,
     solvers, solver_errors, determinant_not_square, prints, strings, string_errors, string_splits, files,
+    uniques, unique_bad_rank, scatters, bincounts, confusion,
 ]
 
 def _err(cls, msg):
@@ -591,6 +626,8 @@ TF115 = {
                                               "'Tensor(\"i:0\", shape=(1,), dtype=int32)'"),
     # 1.15's MatrixSetDiag shape function merges the diagonal's length (2.x's V3 op: no check)
     "diag_errors": _set_item(2, ["ValueError", "Dimensions must be equal, but are 2 and 3"]),
+    "unique_bad_rank": _err("ValueError", "Shape must be rank 1 but is rank 2 for 'Unique' (op: 'Unique') with input "
+                                          "shapes: [1,2]."),
     "determinant_not_square": _err("ValueError", "Dimensions must be equal, but are 3 and 2 for 'MatrixDeterminant' "
                                                  "(op: 'MatrixDeterminant') with input shapes: [2,3]."),
 }

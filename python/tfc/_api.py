@@ -208,11 +208,14 @@ _TAIL = ("erf erfc lgamma digamma atan2 segment_sum segment_mean segment_prod se
          "unsorted_segment_sum unsorted_segment_max unsorted_segment_min unsorted_segment_prod").split()
 for _n in _TAIL + ("norm einsum accumulate_n batch_gather random_crop diag diag_part matrix_diag matrix_diag_part "
                    "matrix_set_diag matrix_band_part matrix_inverse matrix_determinant cholesky matrix_solve trace "
-                   "eye div_no_nan").split():
+                   "eye div_no_nan unique unique_with_counts setdiff1d scatter_nd invert_permutation bincount "
+                   "confusion_matrix").split():
     globals()[_n] = getattr(_linalg_ops, _n)
 for _n in _TAIL + "reduce_std reduce_variance accumulate_n top_k xdivy xlogy".split():
     setattr(math, _n, getattr(_linalg_ops, _n))
 math.divide_no_nan = _linalg_ops.div_no_nan
+math.bincount, math.confusion_matrix = _linalg_ops.bincount, _linalg_ops.confusion_matrix
+math.invert_permutation = _linalg_ops.invert_permutation
 nn.top_k = _linalg_ops.top_k
 for _n in "conv1d conv2d_transpose swish zero_fraction".split():
     setattr(nn, _n, getattr(_nn_ops, _n))

@@ -22,3 +22,4 @@
 #include "ops/ops_script.def"
 #include "ops/ops_math_tail.def"
 #include "ops/ops_string.def"
+#include "ops/ops_array_tail.def"

@@ -196,3 +196,34 @@ int tfc_shape_string_split(tfc_shape_ctx *c) {
   c->output_shapes[2] = tfc_shape_vector(2);
   return TFC_OK;
 }
+
+/* ---- ops_array_tail.def ---- */
+
+int tfc_shape_unique(tfc_shape_ctx *c) {
+  TFC_TRY(rank_is(c, &c->input_shapes[0], 1));
+  c->output_shapes[0] = tfc_shape_vector(-1);
+  c->output_shapes[1] = c->input_shapes[0].rank == 1 ? c->input_shapes[0] : tfc_shape_vector(-1);
+  if (c->n_outputs > 2) c->output_shapes[2] = tfc_shape_vector(-1);
+  return TFC_OK;
+}
+
+int tfc_shape_list_diff(tfc_shape_ctx *c) {
+  TFC_TRY(rank_is(c, &c->input_shapes[0], 1));
+  TFC_TRY(rank_is(c, &c->input_shapes[1], 1));
+  c->output_shapes[0] = c->output_shapes[1] = tfc_shape_vector(-1);
+  return TFC_OK;
+}
+
+int tfc_shape_scatter_nd(tfc_shape_ctx *c) {
+  const tfc_shape *ind = &c->input_shapes[0];
+  TFC_TRY(rank_at_least(c, ind, 1));
+  TFC_TRY(rank_is(c, &c->input_shapes[2], 1));
+  return tfc_shape_ctx_input_as_shape(c, 2, &c->output_shapes[0]);
+}
+
+int tfc_shape_bincount(tfc_shape_ctx *c) {
+  TFC_TRY(rank_is(c, &c->input_shapes[1], 0));
+  const tfc_tensor *size = c->input_tensors ? c->input_tensors[1] : NULL;
+  c->output_shapes[0] = tfc_shape_vector(size && size->n_elems == 1 ? tfc_tensor_get_i64(size, 0) : -1);
+  return TFC_OK;
+}

@@ -1,4 +1,5 @@
-/* shape_tail — shape functions of the rows of ops_math_tail.def and ops_string.def (shape_tail.c). */
+/* shape_tail — shape functions of the rows of ops_math_tail.def, ops_string.def and ops_array_tail.def
+ * (shape_tail.c). */
 #ifndef TFC_OPS_SHAPE_TAIL_H
 #define TFC_OPS_SHAPE_TAIL_H
 
@@ -20,5 +21,10 @@ int tfc_shape_scalar_input(tfc_shape_ctx *c); /* input 0 a scalar; output 0 a sc
 int tfc_shape_write_file(tfc_shape_ctx *c);   /* both inputs scalars */
 int tfc_shape_substr(tfc_shape_ctx *c);       /* pos and len alike; input broadcast with pos */
 int tfc_shape_string_split(tfc_shape_ctx *c); /* [?, 2], [?], [2] */
+/* ops_array_tail.def */
+int tfc_shape_unique(tfc_shape_ctx *c);     /* x a vector: y [?], idx like x, count [?] */
+int tfc_shape_list_diff(tfc_shape_ctx *c);  /* vectors: [?], [?] */
+int tfc_shape_scatter_nd(tfc_shape_ctx *c); /* the shape input's value */
+int tfc_shape_bincount(tfc_shape_ctx *c);   /* size a scalar: [size] */
 
 #endif

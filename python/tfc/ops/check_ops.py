@@ -11,8 +11,8 @@ hold element-wise:", "x (<name>) = ", x, "y (<name>) = ", y). When both inputs a
 condition is decided while the graph is built: a NoOp when it holds, else InvalidArgumentError
 with the data as text, as TF's static checks do.
 
-constant_value(t): the value of a Const tensor as an ndarray, or None (TF's
-tensor_util.constant_value for Consts only).
+constant_value(t): the value of a Const tensor (or a Cast / Identity of one) as an ndarray, or
+None (a part of TF's tensor_util.constant_value).
 """
 import numpy as np
 
@@ -25,8 +25,16 @@ from tfc.ops import math_ops
 
 
 def constant_value(t):
-    """The ndarray a Const tensor holds; None for any other tensor."""
-    if not isinstance(t, ops.Tensor) or t.op.type != "Const":
+    """The ndarray a Const tensor holds, or a Cast / Identity / StopGradient of one (as TF's
+    tensor_util.constant_value folds them); None for any other tensor."""
+    if not isinstance(t, ops.Tensor):
+        return None
+    if t.op.type in ("Identity", "StopGradient") and not t.op.control_inputs:
+        return constant_value(t.op.inputs[0])
+    if t.op.type == "Cast":
+        v = constant_value(t.op.inputs[0])
+        return None if v is None else v.astype(t.dtype.as_numpy_dtype)
+    if t.op.type != "Const":
         return None
     from tfc import graph_text
     p = graph_text.TensorProto.FromString(t.op.get_attr("value"))
@@ -90,17 +98,15 @@ def Assert(condition, data, summarize=None, name=None):  # noqa: N802 (TF's name
 
 
 def _static_fail(data):
-    """InvalidArgumentError with the leading strings of data, as TF's _assert_static."""
+    """InvalidArgumentError with data's items one per line, tensors by their constant value
+    (TF's _assert_static)."""
     parts = []
     for d in data:
-        if not isinstance(d, (str, bytes)):
-            break
-        v = constant_value(d) if isinstance(d, ops.Tensor) else d
-        if isinstance(v, bytes):
-            v = v.decode("utf-8", "replace")
-        elif isinstance(v, np.ndarray) and v.dtype == object:
-            v = " ".join(x.decode("utf-8", "replace") if isinstance(x, bytes) else str(x) for x in v.reshape(-1))
-        parts.append(str(v))
+        if isinstance(d, ops.Tensor):
+            v = constant_value(d)
+            parts.append(str(d) if v is None else str(v))
+        else:
+            parts.append(str(d))
     raise errors.InvalidArgumentError(None, None, "\n".join(parts))
 
 

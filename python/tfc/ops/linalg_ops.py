@@ -370,3 +370,79 @@ def eye(num_rows, num_columns=None, batch_shape=None, dtype=dtypes.float32, name
             return matrix_diag(diag_ones)
         zero_matrix = array_ops.zeros(shape, dtype=dtype)
         return matrix_set_diag(zero_matrix, diag_ones)
+
+
+# ---------------- unique, setdiff1d, scatter_nd, bincount, confusion_matrix (kernels_array_tail.c) ----------------
+
+Unique = collections.namedtuple("Unique", ["y", "idx"])
+UniqueWithCounts = collections.namedtuple("UniqueWithCounts", ["y", "idx", "count"])
+ListDiff = collections.namedtuple("ListDiff", ["out", "idx"])
+
+
+def unique(x, out_idx=dtypes.int32, name=None):
+    return Unique(*gen.apply("Unique", name, x=x, out_idx=out_idx))
+
+
+def unique_with_counts(x, out_idx=dtypes.int32, name=None):
+    return UniqueWithCounts(*gen.apply("UniqueWithCounts", name, x=x, out_idx=out_idx))
+
+
+def setdiff1d(x, y, index_dtype=dtypes.int32, name=None):
+    return ListDiff(*gen.apply("ListDiff", name, x=x, y=y, out_idx=index_dtype))
+
+
+def scatter_nd(indices, updates, shape, name=None):
+    return gen.apply("ScatterNd", name, indices=indices, updates=updates, shape=shape)
+
+
+def invert_permutation(x, name=None):
+    return gen.apply("InvertPermutation", name, x=x)
+
+
+def bincount(arr, weights=None, minlength=None, maxlength=None, dtype=dtypes.int32):
+    """Counts of each value of arr (Bincount), or summed weights (UnsortedSegmentSum), over
+    max(arr) + 1 bins bounded by minlength / maxlength, under "bincount"."""
+    with ops.name_scope(None, "bincount", [arr, weights, minlength, maxlength]):
+        arr = ops.convert_to_tensor(arr, name="arr", dtype=dtypes.int32)
+        array_is_nonempty = math_ops.reduce_prod(array_ops.shape(arr)) > 0
+        output_size = math_ops.cast(array_is_nonempty, dtypes.int32) * (math_ops.reduce_max(arr) + 1)
+        if minlength is not None:
+            minlength = ops.convert_to_tensor(minlength, name="minlength", dtype=dtypes.int32)
+            output_size = gen.apply("Maximum", None, x=minlength, y=output_size)
+        if maxlength is not None:
+            maxlength = ops.convert_to_tensor(maxlength, name="maxlength", dtype=dtypes.int32)
+            output_size = gen.apply("Minimum", None, x=maxlength, y=output_size)
+        if weights is not None:
+            weights = ops.convert_to_tensor(weights, name="weights")
+            return gen.apply("UnsortedSegmentSum", None, data=weights, segment_ids=arr, num_segments=output_size)
+        weights = constant_op.constant([], dtype)
+        return gen.apply("Bincount", None, arr=arr, size=output_size, weights=weights)
+
+
+def confusion_matrix(labels, predictions, num_classes=None, dtype=dtypes.int32, name=None, weights=None):
+    """The [num_classes, num_classes] counts of (label, prediction) pairs (ScatterNd of ones or
+    weights), after TF's checks that both are non-negative and below num_classes."""
+    from tfc.ops import check_ops
+    with ops.name_scope(name, "confusion_matrix", (predictions, labels, num_classes, weights)):
+        labels = ops.convert_to_tensor(labels, name="labels")
+        predictions = ops.convert_to_tensor(predictions, name="predictions")
+        predictions = math_ops.cast(predictions, dtypes.int64)
+        labels = math_ops.cast(labels, dtypes.int64)
+        labels = check_ops._with_dependencies(
+            [check_ops.assert_non_negative(labels, message="`labels` contains negative values")], labels)
+        predictions = check_ops._with_dependencies(
+            [check_ops.assert_non_negative(predictions, message="`predictions` contains negative values")], predictions)
+        if num_classes is None:
+            num_classes = math_ops.maximum(math_ops.reduce_max(predictions), math_ops.reduce_max(labels)) + 1
+        else:
+            n64 = math_ops.cast(num_classes, dtypes.int64)
+            labels = check_ops._with_dependencies(
+                [check_ops.assert_less(labels, n64, message="`labels` out of bound")], labels)
+            predictions = check_ops._with_dependencies(
+                [check_ops.assert_less(predictions, n64, message="`predictions` out of bound")], predictions)
+        if weights is not None:
+            weights = math_ops.cast(ops.convert_to_tensor(weights, name="weights"), dtype)
+        shape = array_ops.stack([num_classes, num_classes])
+        indices = array_ops.stack([labels, predictions], axis=1)
+        values = array_ops.ones_like(predictions, dtype) if weights is None else weights
+        return scatter_nd(indices=indices, updates=values, shape=math_ops.cast(shape, dtypes.int64))
