@@ -573,6 +573,29 @@ def confusion(tf):
             "negative": _first_line(tf, tf.confusion_matrix([-1], [0]))}
 
 
+def resizes(tf):
+    img = tf.reshape(tf.range(16.0), [1, 4, 4, 1])
+    small = tf.reshape(tf.range(4.0), [2, 2, 1])
+    r = [tf.image.resize_images(img, [2, 3]), tf.image.resize_images(small, [4, 3]),
+         tf.image.resize_images(small, [3, 3], align_corners=True),
+         tf.image.resize_images(tf.cast(small, tf.int32), [3, 5], method=tf.image.ResizeMethod.NEAREST_NEIGHBOR),
+         tf.image.resize_images(small, [2, 2]),
+         tf.image.resize_bilinear(tf.reshape(tf.range(9.0), [1, 3, 3, 1]), [2, 5], half_pixel_centers=True),
+         tf.image.resize_nearest_neighbor(tf.reshape(tf.range(9.0), [1, 3, 3, 1]), [5, 2], half_pixel_centers=True),
+         tf.image.resize_nearest_neighbor(tf.reshape(tf.range(9), [1, 3, 3, 1]), [5, 2], align_corners=True),
+         tf.image.resize_bilinear(tf.constant(np.arange(12, dtype=np.uint8).reshape(1, 2, 3, 2)), [3, 2])]
+    return {"ops": _ops(tf), "names": [t.name for t in r], "shapes": [str(t.shape) for t in r],
+            "values": _r(_run(tf, r))}
+
+
+def resize_bad_rank(tf):
+    tf.image.resize_images(tf.ones([2, 2]), [4, 4])
+
+
+def resize_bad_size(tf):
+    tf.image.resize_images(tf.ones([2, 2, 1]), [4, 4, 4])
+
+
 PROGRAMS = [
     norms, norm_bad_ord, norm_bad_axis, norm_bad_matrix_ord, variances, variance_int, einsums, einsum_bad_count,
     top_ks, accumulate, accumulate_bad, batch_gathers, random_crops, random_crop_too_big, asserts,
@@ -583,7 +606,7 @@ PROGRAMS = [
     brightness, py_funcs, py_func_errors, py_func_not_callable, string_joins, special_functions, guarded_divisions,
     div_no_nan_mismatch, segments, segment_errors, segment_shape_error, diagonals, diag_errors, band_part_too_wide,
     solvers, solver_errors, determinant_not_square, prints, strings, string_errors, string_splits, files,
-    uniques, unique_bad_rank, scatters, bincounts, confusion,
+    uniques, unique_bad_rank, scatters, bincounts, confusion, resizes, resize_bad_rank, resize_bad_size,
 ]
 
 def _err(cls, msg):

@@ -230,7 +230,7 @@ for _a, _n in (("det", "matrix_determinant"), ("inv", "matrix_inverse"), ("diag"
 image = _types.ModuleType("tfc.image", "tf.image")
 for _n in ("flip_left_right flip_up_down random_flip_left_right random_flip_up_down per_image_standardization "
            "convert_image_dtype central_crop pad_to_bounding_box crop_to_bounding_box adjust_brightness "
-           "random_brightness").split():
+           "random_brightness resize_images resize_bilinear resize_nearest_neighbor ResizeMethod").split():
     setattr(image, _n, getattr(_image_ops, _n))
 for _n in ("string_join as_string substr string_to_number encode_base64 decode_base64 string_split read_file "
            "write_file").split():

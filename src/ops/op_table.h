@@ -23,3 +23,4 @@
 #include "ops/ops_math_tail.def"
 #include "ops/ops_string.def"
 #include "ops/ops_array_tail.def"
+#include "ops/ops_image.def"

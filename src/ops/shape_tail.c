@@ -227,3 +227,23 @@ int tfc_shape_bincount(tfc_shape_ctx *c) {
   c->output_shapes[0] = tfc_shape_vector(size && size->n_elems == 1 ? tfc_tensor_get_i64(size, 0) : -1);
   return TFC_OK;
 }
+
+/* ---- ops_image.def ---- */
+
+int tfc_shape_resize(tfc_shape_ctx *c) {
+  const tfc_shape *in = &c->input_shapes[0];
+  TFC_TRY(rank_is(c, in, 4));
+  TFC_TRY(rank_is(c, &c->input_shapes[1], 1));
+  if (c->input_shapes[1].rank == 1 && c->input_shapes[1].dims[0] >= 0 && c->input_shapes[1].dims[0] != 2)
+    return tfc_shape_ctx_error(c, "Dimension must be 2 but is %lld", (long long)c->input_shapes[1].dims[0]);
+  tfc_shape size;
+  TFC_TRY(tfc_shape_ctx_input_as_shape(c, 1, &size));
+  tfc_shape out;
+  out.rank = 4;
+  out.dims[0] = in->rank == 4 ? in->dims[0] : -1;
+  out.dims[3] = in->rank == 4 ? in->dims[3] : -1;
+  out.dims[1] = size.rank == 2 ? size.dims[0] : -1;
+  out.dims[2] = size.rank == 2 ? size.dims[1] : -1;
+  c->output_shapes[0] = out;
+  return TFC_OK;
+}

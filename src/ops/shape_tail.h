@@ -1,5 +1,5 @@
-/* shape_tail — shape functions of the rows of ops_math_tail.def, ops_string.def and ops_array_tail.def
- * (shape_tail.c). */
+/* shape_tail — shape functions of the rows of ops_math_tail.def, ops_string.def, ops_array_tail.def
+ * and ops_image.def (shape_tail.c). */
 #ifndef TFC_OPS_SHAPE_TAIL_H
 #define TFC_OPS_SHAPE_TAIL_H
 
@@ -26,5 +26,7 @@ int tfc_shape_unique(tfc_shape_ctx *c);     /* x a vector: y [?], idx like x, co
 int tfc_shape_list_diff(tfc_shape_ctx *c);  /* vectors: [?], [?] */
 int tfc_shape_scatter_nd(tfc_shape_ctx *c); /* the shape input's value */
 int tfc_shape_bincount(tfc_shape_ctx *c);   /* size a scalar: [size] */
+/* ops_image.def */
+int tfc_shape_resize(tfc_shape_ctx *c); /* images rank 4, size [2]: [batch, h, w, channels] */
 
 #endif

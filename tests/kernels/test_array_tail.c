@@ -1,7 +1,8 @@
 /*
- * Kernel tests: ops_array_tail.def — Unique, UniqueWithCounts, ListDiff, ScatterNd, Bincount.
+ * Kernel tests: ops_array_tail.def — Unique, UniqueWithCounts, ListDiff, ScatterNd, Bincount —
+ * and ops_image.def's ResizeBilinear / ResizeNearestNeighbor.
  * Expected values and error texts were taken from TensorFlow (tf.unique, tf.setdiff1d,
- * tf.scatter_nd, tf.math.bincount) on the same inputs; each case also runs the shape
+ * tf.scatter_nd, tf.math.bincount, tf.image.resize_*) on the same inputs; each case also runs the shape
  * function (ku_run validates the node).
  */
 #include "harness.h"
@@ -121,7 +122,42 @@ static void bincount_counts_and_weights(void) {
   tfc_status_fini(&s);
 }
 
+static void resizes_match_tensorflow(void) {
+  tfc_status s;
+  tfc_status_init(&s);
+  float v[16];
+  for (int i = 0; i < 16; i++) v[i] = (float)i;
+  tfc_tensor *img = ku_f32(DIMS(1, 4, 4, 1), v), *sz = ku_i32(DIMS(2), (const int32_t[]){2, 3});
+  tfc_tensor *in[2] = {img, sz}, *out = NULL;
+  EXPECT_EQ(run_n("ResizeBilinear", NULL, 0, in, 2, &out, 1, &s), TFC_OK);
+  EXPECT_EQ(out->dims[1], 2);
+  EXPECT_EQ(out->dims[2], 3);
+  EXPECT_VALS(out, 0, 1.3333333730697632, 2.6666667461395264, 8, 9.333333015441895, 10.666666984558105);
+  tfc_tensor_unref(out);
+  tfc_tensor *img9 = ku_f32(DIMS(1, 3, 3, 1), v), *sz2 = ku_i32(DIMS(2), (const int32_t[]){2, 5});
+  tfc_tensor *in2[2] = {img9, sz2};
+  ku_attr half = {"half_pixel_centers", tfc_attr_bool(1)};
+  EXPECT_EQ(run_n("ResizeBilinear", &half, 1, in2, 2, &out, 1, &s), TFC_OK);
+  EXPECT_VALS(out, 0.75, 1.1500000953674316, 1.75, 2.3500001430511475, 2.75, 5.25, 5.650000095367432, 6.25,
+              6.850000381469727, 7.25);
+  tfc_tensor_unref(out);
+  tfc_tensor *sz3 = ku_i32(DIMS(2), (const int32_t[]){5, 2});
+  tfc_tensor *in3[2] = {img9, sz3};
+  ku_attr align = {"align_corners", tfc_attr_bool(1)};
+  EXPECT_EQ(run_n("ResizeNearestNeighbor", &align, 1, in3, 2, &out, 1, &s), TFC_OK);
+  EXPECT_VALS(out, 0, 2, 3, 5, 3, 5, 6, 8, 6, 8);
+  tfc_tensor_unref(out);
+  tfc_tensor *flat = ku_f32(DIMS(3, 3), v);
+  tfc_tensor *in4[2] = {flat, sz};
+  EXPECT_EQ(ku_run_unknown("ResizeBilinear", NULL, 0, in4, 2, &out, 1, &s), TFC_INVALID_ARGUMENT);
+  EXPECT_CONTAINS(tfc_status_msg(&s), "input must be 4-dimensional[3,3]");
+  tfc_tensor *rest[] = {img, sz, img9, sz2, sz3, flat};
+  unref_all(rest, 6);
+  tfc_status_fini(&s);
+}
+
 static const tfc_test tests[] = {
+    TFC_TEST(resizes_match_tensorflow),
     TFC_TEST(unique_keeps_first_seen_order),
     TFC_TEST(list_diff_keeps_x_order),
     TFC_TEST(scatter_nd_sums_duplicates),

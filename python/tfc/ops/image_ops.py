@@ -8,8 +8,9 @@ function checks the rank statically where known (ValueError "'image' must be eit
 dimensions." / "'image' (shape ...) must be three-dimensional.") and makes the
 control_dependency Identity TF makes for its runtime checks.
 
-Resizing, JPEG/PNG coding and contrast need kernels tfc does not have (ResizeBilinear,
-DecodeJpeg, AdjustContrastv2, ...); those names are absent.
+resize_images (bilinear, nearest neighbor), resize_bilinear and resize_nearest_neighbor run
+the kernels of kernels_image.c. Bicubic/area resizing, JPEG/PNG coding and contrast need
+kernels tfc does not have (ResizeBicubic, DecodeJpeg, AdjustContrastv2, ...).
 """
 from tfc.framework import dtypes
 from tfc.framework import ops
@@ -241,3 +242,64 @@ def random_brightness(image, max_delta, seed=None):
         raise ValueError("max_delta must be non-negative.")
     delta = random_ops.random_uniform([], -max_delta, max_delta, seed=seed)
     return adjust_brightness(image, delta)
+
+
+# ---------------- resizing (kernels_image.c) ----------------
+
+class ResizeMethod(object):
+    """TF 1.15's tf.image.ResizeMethod (ints)."""
+    BILINEAR = 0
+    NEAREST_NEIGHBOR = 1
+    BICUBIC = 2
+    AREA = 3
+
+
+def resize_bilinear(images, size, align_corners=False, name=None, half_pixel_centers=False):
+    return gen.apply("ResizeBilinear", name, images=images, size=size, align_corners=align_corners,
+                     half_pixel_centers=half_pixel_centers)
+
+
+def resize_nearest_neighbor(images, size, align_corners=False, name=None, half_pixel_centers=False):
+    return gen.apply("ResizeNearestNeighbor", name, images=images, size=size, align_corners=align_corners,
+                     half_pixel_centers=half_pixel_centers)
+
+
+def resize_images(images, size, method=ResizeMethod.BILINEAR, align_corners=False, preserve_aspect_ratio=False,
+                  name=None):
+    """TF 1.15's resize_images under "resize": 3-D images get a batch axis for the op; a size
+    equal to the image's known size returns the images unchanged; the result's static shape
+    takes the constant size. BICUBIC and AREA need kernels tfc lacks (NotImplementedError)."""
+    from tfc.ops import check_ops
+    with ops.name_scope(name, "resize", [images, size]):
+        images = ops.convert_to_tensor(images, name="images")
+        if images.shape.ndims is None:
+            raise ValueError("'images' contains no shape.")
+        is_batch = True
+        if images.shape.ndims == 3:
+            is_batch = False
+            images = array_ops.expand_dims(images, 0)
+        elif images.shape.ndims != 4:
+            raise ValueError("'images' must have either 3 or 4 dimensions.")
+        _, height, width, _ = images.shape.as_list()
+        try:
+            size = ops.convert_to_tensor(size, dtypes.int32, name="size")
+        except (TypeError, ValueError):
+            raise ValueError("'size' must be a 1-D int32 Tensor")
+        if not size.shape.is_compatible_with([2]):
+            raise ValueError("'size' must be a 1-D Tensor of 2 elements: new_height, new_width")
+        const = check_ops.constant_value(size)
+        new_h, new_w = (int(const[0]), int(const[1])) if const is not None else (None, None)
+        if preserve_aspect_ratio:
+            raise NotImplementedError("resize_images with preserve_aspect_ratio is not supported")
+        if None not in (new_w, width, new_h, height) and width == new_w and height == new_h:
+            return images if is_batch else array_ops.squeeze(images, axis=[0])
+        if method == ResizeMethod.BILINEAR:
+            images = resize_bilinear(images, size, align_corners=align_corners)
+        elif method == ResizeMethod.NEAREST_NEIGHBOR:
+            images = resize_nearest_neighbor(images, size, align_corners=align_corners)
+        elif method in (ResizeMethod.BICUBIC, ResizeMethod.AREA):
+            raise NotImplementedError("resize method %d needs a kernel tfc does not have" % method)
+        else:
+            raise ValueError("Resize method is not implemented.")
+        images.set_shape([None, new_h, new_w, None])
+        return images if is_batch else array_ops.squeeze(images, axis=[0])
