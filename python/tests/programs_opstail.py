@@ -596,6 +596,23 @@ def resize_bad_size(tf):
     tf.image.resize_images(tf.ones([2, 2, 1]), [4, 4, 4])
 
 
+def depthwise(tf):
+    x = tf.reshape(tf.range(18.0), [1, 3, 3, 2])
+    r = [tf.nn.depthwise_conv2d(x, tf.ones([2, 2, 2, 2]), [1, 1, 1, 1], "VALID"),
+         tf.nn.depthwise_conv2d(x, tf.reshape(tf.range(8.0), [2, 2, 2, 1]), [1, 2, 2, 1], "SAME", name="dw"),
+         tf.nn.depthwise_conv2d_native(x, tf.ones([2, 2, 2, 2]), [1, 1, 1, 1], "VALID"),
+         tf.nn.separable_conv2d(x, tf.ones([2, 2, 2, 2]), tf.reshape(tf.range(12.0), [1, 1, 4, 3]), [1, 1, 1, 1],
+                                "SAME")]
+    d = tf.nn.depthwise_conv2d(tf.reshape(tf.range(32.0), [1, 4, 4, 2]), tf.ones([2, 2, 2, 1]), [1, 1, 1, 1],
+                               "VALID", rate=[2, 2], name="dilated")
+    return {"ops": _ops(tf)[:30], "names": [t.name for t in r], "shapes": [str(t.shape) for t in r + [d]],
+            "values": _r(_run(tf, r + [d]))}
+
+
+def depthwise_bad_channels(tf):
+    tf.nn.depthwise_conv2d(tf.ones([1, 3, 3, 2]), tf.ones([2, 2, 3, 1]), [1, 1, 1, 1], "VALID")
+
+
 PROGRAMS = [
     norms, norm_bad_ord, norm_bad_axis, norm_bad_matrix_ord, variances, variance_int, einsums, einsum_bad_count,
     top_ks, accumulate, accumulate_bad, batch_gathers, random_crops, random_crop_too_big, asserts,
@@ -607,6 +624,7 @@ PROGRAMS = [
     div_no_nan_mismatch, segments, segment_errors, segment_shape_error, diagonals, diag_errors, band_part_too_wide,
     solvers, solver_errors, determinant_not_square, prints, strings, string_errors, string_splits, files,
     uniques, unique_bad_rank, scatters, bincounts, confusion, resizes, resize_bad_rank, resize_bad_size,
+    depthwise, depthwise_bad_channels,
 ]
 
 def _err(cls, msg):
@@ -651,6 +669,8 @@ TF115 = {
     "diag_errors": _set_item(2, ["ValueError", "Dimensions must be equal, but are 2 and 3"]),
     "unique_bad_rank": _err("ValueError", "Shape must be rank 1 but is rank 2 for 'Unique' (op: 'Unique') with input "
                                           "shapes: [1,2]."),
+    "depthwise_bad_channels": _err("ValueError", "Dimensions must be equal, but are 2 and 3 for 'depthwise' (op: "
+                                                 "'DepthwiseConv2dNative') with input shapes: [1,3,3,2], [2,2,3,1]."),
     "determinant_not_square": _err("ValueError", "Dimensions must be equal, but are 3 and 2 for 'MatrixDeterminant' "
                                                  "(op: 'MatrixDeterminant') with input shapes: [2,3]."),
 }

@@ -4,6 +4,8 @@
  * "Dimensions must be equal, but are 2 and 3", "Input must have even rank <= 6, input rank is
  * 3"). Unknown ranks and dims stay unknown.
  */
+#include <string.h>
+
 #include "ops/opdef.h"
 #include "ops/shape_fns.h"
 
@@ -245,5 +247,18 @@ int tfc_shape_resize(tfc_shape_ctx *c) {
   out.dims[1] = size.rank == 2 ? size.dims[0] : -1;
   out.dims[2] = size.rank == 2 ? size.dims[1] : -1;
   c->output_shapes[0] = out;
+  return TFC_OK;
+}
+
+int tfc_shape_depthwise_conv2d(tfc_shape_ctx *c) {
+  TFC_TRY(tfc_shape_conv2d(c));
+  tfc_shape *out = &c->output_shapes[0];
+  if (out->rank != 4) return TFC_OK;
+  const tfc_attr_value *df = tfc_shape_ctx_attr(c, "data_format");
+  int nchw = df && df->kind == TFC_ATTR_STRING && df->u.s.len == 4 && !memcmp(df->u.s.data, "NCHW", 4);
+  int ci = nchw ? 1 : 3;
+  const tfc_shape *in = &c->input_shapes[0], *f = &c->input_shapes[1];
+  int64_t in_c = in->dims[ci] >= 0 ? in->dims[ci] : f->dims[2], mult = f->dims[3];
+  out->dims[ci] = in_c >= 0 && mult >= 0 ? in_c * mult : -1;
   return TFC_OK;
 }

@@ -1,6 +1,6 @@
 /*
  * Kernel tests: ops_array_tail.def — Unique, UniqueWithCounts, ListDiff, ScatterNd, Bincount —
- * and ops_image.def's ResizeBilinear / ResizeNearestNeighbor.
+ * and ops_image.def's ResizeBilinear / ResizeNearestNeighbor / DepthwiseConv2dNative.
  * Expected values and error texts were taken from TensorFlow (tf.unique, tf.setdiff1d,
  * tf.scatter_nd, tf.math.bincount, tf.image.resize_*) on the same inputs; each case also runs the shape
  * function (ku_run validates the node).
@@ -156,7 +156,35 @@ static void resizes_match_tensorflow(void) {
   tfc_status_fini(&s);
 }
 
+static void depthwise_matches_tensorflow(void) {
+  tfc_status s;
+  tfc_status_init(&s);
+  float v[18], w[8];
+  for (int i = 0; i < 18; i++) v[i] = (float)i;
+  for (int i = 0; i < 8; i++) w[i] = (float)i;
+  tfc_tensor *x = ku_f32(DIMS(1, 3, 3, 2), v), *f = ku_f32(DIMS(2, 2, 2, 1), w), *out = NULL;
+  tfc_status st;
+  tfc_status_init(&st);
+  tfc_attr_value strides = tfc_attr_list(TFC_ATTR_INT), pad = {0};
+  for (int i = 0; i < 4; i++) {
+    tfc_attr_value one = tfc_attr_int(i == 1 || i == 2 ? 2 : 1);
+    EXPECT_EQ(tfc_attr_list_append(&strides, &one, &st), TFC_OK);
+  }
+  EXPECT_EQ(tfc_attr_string("SAME", 4, &pad, &st), TFC_OK);
+  ku_attr attrs[2] = {{"strides", strides}, {"padding", pad}};
+  tfc_tensor *in[2] = {x, f};
+  EXPECT_EQ(run_n("DepthwiseConv2dNative", attrs, 2, in, 2, &out, 1, &s), TFC_OK);
+  EXPECT_EQ(out->dims[1], 2);
+  EXPECT_EQ(out->dims[3], 2);
+  EXPECT_VALS(out, 76, 108, 40, 60, 28, 58, 0, 17);
+  tfc_tensor *rest[] = {x, f, out};
+  unref_all(rest, 3);
+  tfc_status_fini(&s);
+  tfc_status_fini(&st);
+}
+
 static const tfc_test tests[] = {
+    TFC_TEST(depthwise_matches_tensorflow),
     TFC_TEST(resizes_match_tensorflow),
     TFC_TEST(unique_keeps_first_seen_order),
     TFC_TEST(list_diff_keeps_x_order),

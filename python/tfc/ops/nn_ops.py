@@ -618,3 +618,52 @@ def zero_fraction(value, name=None):
             size_float32 = math_ops.cast(size, dtype=dtypes.float32)
             zero_fraction_float32 = num_zero_float32 / size_float32
         return array_ops.identity(zero_fraction_float32, "fraction")
+
+
+def depthwise_conv2d_native(input, filter, strides, padding, data_format="NHWC", dilations=(1, 1, 1, 1),  # noqa: A002
+                            name=None):
+    return gen.apply("DepthwiseConv2dNative", name, input=input, filter=filter, strides=list(strides),
+                     padding=padding, data_format=data_format, dilations=list(dilations))
+
+
+def _depthwise_in_scope(input, filter, strides, padding, rate, data_format, name):  # noqa: A002
+    """TF's with_space_to_batch prologue (Consts "Shape" and "dilation_rate"), then the op; a
+    rate above 1 becomes the op's dilations (1.15 wraps it in SpaceToBatchND/BatchToSpaceND)."""
+    rate = [1, 1] if rate is None else list(rate)
+    array_ops.shape(filter)
+    ops.convert_to_tensor(rate, dtypes.int32, name="dilation_rate")
+    dil = [1] + rate + [1] if data_format in (None, "NHWC") else [1, 1] + rate
+    return depthwise_conv2d_native(input, filter, strides, padding, data_format=data_format or "NHWC",
+                                   dilations=dil, name=name)
+
+
+def depthwise_conv2d(input, filter, strides, padding, rate=None, name=None, data_format=None,  # noqa: A002
+                     dilations=None):
+    """DepthwiseConv2dNative "depthwise" (in_channels * multiplier output channels)."""
+    if dilations is not None:
+        if rate is not None:
+            raise ValueError("Cannot specify both 'dilations' and 'rate'")
+        rate = dilations
+    with ops.name_scope(name, "depthwise", [input, filter]) as name:
+        input = ops.convert_to_tensor(input, name="tensor_in")
+        filter = ops.convert_to_tensor(filter, name="filter_in")
+        return _depthwise_in_scope(input, filter, strides, padding, rate, data_format, name)
+
+
+def separable_conv2d(input, depthwise_filter, pointwise_filter, strides, padding, rate=None, name=None,  # noqa: A002
+                     data_format=None, dilations=None):
+    """A depthwise convolution "depthwise", then a 1x1 Conv2D "separable_conv2d"."""
+    if dilations is not None:
+        if rate is not None:
+            raise ValueError("Cannot specify both 'dilations' and 'rate'")
+        rate = dilations
+    with ops.name_scope(name, "separable_conv2d", [input, depthwise_filter, pointwise_filter]) as name:
+        input = ops.convert_to_tensor(input, name="tensor_in")
+        depthwise_filter = ops.convert_to_tensor(depthwise_filter, name="depthwise_filter")
+        pointwise_filter = ops.convert_to_tensor(pointwise_filter, name="pointwise_filter")
+        pw = pointwise_filter.shape.with_rank(4)
+        pw.dims[0].assert_is_compatible_with(1)
+        pw.dims[1].assert_is_compatible_with(1)
+        depthwise = _depthwise_in_scope(input, depthwise_filter, strides, padding, rate, data_format, "depthwise")
+        return conv2d(depthwise, pointwise_filter, [1, 1, 1, 1], padding="VALID",
+                      data_format=data_format or "NHWC", name=name)
