@@ -253,3 +253,8 @@ def test_files_and_strings_round_trip(tmp_path):
         v = s.run(parts)
     assert list(v.values) == [b"a", b"b"] and list(v.dense_shape) == [1, 2]
     assert tf.gfile.GFile(path).read() == "a,b"
+
+
+def test_version_through_compat_v1():
+    import tfc.compat.v1 as v1
+    assert v1.__version__ == v1.VERSION == "1.15.0"
