@@ -613,6 +613,21 @@ def depthwise_bad_channels(tf):
     tf.nn.depthwise_conv2d(tf.ones([1, 3, 3, 2]), tf.ones([2, 2, 3, 1]), [1, 1, 1, 1], "VALID")
 
 
+def sparse_to_denses(tf):
+    a = tf.SparseTensor([[0, 0], [1, 2]], [1.0, 2.0], [2, 3])
+    b = tf.SparseTensor([[0, 0], [1, 2]], ["a", "b"], [2, 3])
+    r = [tf.sparse_tensor_to_dense(a, default_value=0.0), tf.sparse.to_dense(a, default_value=-1.0, name="td"),
+         tf.sparse_tensor_to_dense(b, default_value=""), tf.sparse_to_dense([[0], [2]], [4], 5.0),
+         tf.sparse_to_dense([[0], [2]], [4], [5, 6], default_value=1),
+         tf.sparse_tensor_to_dense(tf.string_split(["a b", "c"]), default_value="")]
+    p = tf.placeholder(tf.int64, [2, 2], name="p")
+    bad = tf.sparse_to_dense(p, [2, 3], [1.0, 2.0])
+    return {"ops": [o for o in _ops(tf) if o[1] == "SparseToDense" or o[0].endswith("default_value")],
+            "shapes": [str(t.shape) for t in r[:5]], "values": _val(_run(tf, r)),
+            "bounds": _first_line(tf, bad, {p: [[0, 0], [1, 5]]}), "order": _first_line(tf, bad, {p: [[1, 0], [0, 2]]}),
+            "repeated": _first_line(tf, bad, {p: [[1, 0], [1, 0]]})}
+
+
 PROGRAMS = [
     norms, norm_bad_ord, norm_bad_axis, norm_bad_matrix_ord, variances, variance_int, einsums, einsum_bad_count,
     top_ks, accumulate, accumulate_bad, batch_gathers, random_crops, random_crop_too_big, asserts,
@@ -624,7 +639,7 @@ PROGRAMS = [
     div_no_nan_mismatch, segments, segment_errors, segment_shape_error, diagonals, diag_errors, band_part_too_wide,
     solvers, solver_errors, determinant_not_square, prints, strings, string_errors, string_splits, files,
     uniques, unique_bad_rank, scatters, bincounts, confusion, resizes, resize_bad_rank, resize_bad_size,
-    depthwise, depthwise_bad_channels,
+    depthwise, depthwise_bad_channels, sparse_to_denses,
 ]
 
 def _err(cls, msg):

@@ -194,6 +194,7 @@ from tfc.ops import image_ops as _image_ops  # noqa: E402
 from tfc.ops import linalg_ops as _linalg_ops  # noqa: E402
 from tfc.ops import string_ops as _string_ops  # noqa: E402
 from tfc.ops import script_ops as _script_ops  # noqa: E402
+from tfc.ops import sparse_ops as _sparse_ops  # noqa: E402
 for _n in ("no_op Assert Print check_numerics verify_tensor_all_finite report_uninitialized_variables assert_equal "
            "assert_none_equal assert_less assert_less_equal assert_greater assert_greater_equal assert_positive "
            "assert_negative assert_non_negative assert_non_positive assert_rank assert_rank_at_least assert_type "
@@ -236,6 +237,9 @@ for _n in ("string_join as_string substr string_to_number encode_base64 decode_b
            "write_file").split():
     globals()[_n] = getattr(_string_ops, _n)
 py_func, numpy_function = _script_ops.py_func, _script_ops.numpy_function
+sparse_to_dense, sparse_tensor_to_dense = _sparse_ops.sparse_to_dense, _sparse_ops.sparse_tensor_to_dense
+sparse = globals().get("sparse") or _types.ModuleType("tfc.sparse", "tf.sparse")
+sparse.to_dense = _sparse_ops.sparse_tensor_to_dense
 strings = _types.ModuleType("tfc.strings", "tf.strings")
 strings.join, strings.length, strings.substr = _string_ops.string_join, _string_ops.string_length, _string_ops.substr
 strings.to_number, strings.as_string = _string_ops.string_to_number, _string_ops.as_string

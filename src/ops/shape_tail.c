@@ -223,6 +223,12 @@ int tfc_shape_scatter_nd(tfc_shape_ctx *c) {
   return tfc_shape_ctx_input_as_shape(c, 2, &c->output_shapes[0]);
 }
 
+int tfc_shape_sparse_to_dense(tfc_shape_ctx *c) {
+  TFC_TRY(rank_is(c, &c->input_shapes[1], 1));
+  TFC_TRY(rank_is(c, &c->input_shapes[3], 0));
+  return tfc_shape_ctx_input_as_shape(c, 1, &c->output_shapes[0]);
+}
+
 int tfc_shape_bincount(tfc_shape_ctx *c) {
   TFC_TRY(rank_is(c, &c->input_shapes[1], 0));
   const tfc_tensor *size = c->input_tensors ? c->input_tensors[1] : NULL;

@@ -1,5 +1,6 @@
 /*
- * Kernel tests: ops_array_tail.def — Unique, UniqueWithCounts, ListDiff, ScatterNd, Bincount —
+ * Kernel tests: ops_array_tail.def — Unique, UniqueWithCounts, ListDiff, ScatterNd, Bincount,
+ * SparseToDense —
  * and ops_image.def's ResizeBilinear / ResizeNearestNeighbor / DepthwiseConv2dNative.
  * Expected values and error texts were taken from TensorFlow (tf.unique, tf.setdiff1d,
  * tf.scatter_nd, tf.math.bincount, tf.image.resize_*) on the same inputs; each case also runs the shape
@@ -183,7 +184,34 @@ static void depthwise_matches_tensorflow(void) {
   tfc_status_fini(&st);
 }
 
+static void sparse_to_dense_validates_indices(void) {
+  tfc_status s;
+  tfc_status_init(&s);
+  tfc_tensor *ind = ku_i64(DIMS(2, 2), (const int64_t[]){0, 0, 1, 2}), *shape = ku_i64(DIMS(2), (const int64_t[]){2, 3});
+  tfc_tensor *vals = ku_f32(DIMS(2), (const float[]){1, 2}), *dflt = ku_f32(NULL, 0, (const float[]){-1});
+  tfc_tensor *in[4] = {ind, shape, vals, dflt}, *out = NULL;
+  EXPECT_EQ(run_n("SparseToDense", NULL, 0, in, 4, &out, 1, &s), TFC_OK);
+  EXPECT_VALS(out, 1, -1, -1, -1, -1, 2);
+  tfc_tensor_unref(out);
+  tfc_tensor *oob = ku_i64(DIMS(2, 2), (const int64_t[]){0, 0, 1, 5}), *rev = ku_i64(DIMS(2, 2), (const int64_t[]){1, 0, 0, 2});
+  tfc_tensor *dup = ku_i64(DIMS(2, 2), (const int64_t[]){1, 0, 1, 0});
+  const char *want[3] = {"indices[1] = [1,5] is out of bounds: need 0 <= index < [2,3]",
+                         "indices[1] = [0,2] is out of order. Many sparse ops require sorted indices.",
+                         "indices[1] = [1,0] is repeated"};
+  tfc_tensor *bad[3] = {oob, rev, dup};
+  for (int i = 0; i < 3; i++) {
+    tfc_tensor *bin[4] = {bad[i], shape, vals, dflt};
+    tfc_status_init(&s);
+    EXPECT_EQ(run_n("SparseToDense", NULL, 0, bin, 4, &out, 1, &s), TFC_INVALID_ARGUMENT);
+    EXPECT_CONTAINS(tfc_status_msg(&s), want[i]);
+  }
+  tfc_tensor *rest[] = {ind, shape, vals, dflt, oob, rev, dup};
+  unref_all(rest, 7);
+  tfc_status_fini(&s);
+}
+
 static const tfc_test tests[] = {
+    TFC_TEST(sparse_to_dense_validates_indices),
     TFC_TEST(depthwise_matches_tensorflow),
     TFC_TEST(resizes_match_tensorflow),
     TFC_TEST(unique_keeps_first_seen_order),

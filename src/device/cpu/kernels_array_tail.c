@@ -9,6 +9,10 @@
  *     double, int32, int64. "indices[1] = [5] does not index into shape [3]".
  *   - Bincount: counts (or summed weights) of each value of arr in [0, size); values past
  *     size are dropped; "Input arr must be non-negative!".
+ *   - SparseToDense: default_value everywhere, then the values at the indices (a scalar value
+ *     goes everywhere listed); with validate_indices, indices must be in bounds, sorted and
+ *     unique ("indices[1] = [0,5] is out of bounds: need 0 <= index < [2,3]", "... is
+ *     repeated", "... is out of order. ..."). Any dtype.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -266,6 +270,62 @@ static int bincount_compute(tfc_kernel_ctx *c) {
   return TFC_OK;
 }
 
+/* ---- SparseToDense ---- */
+
+static int sparse_to_dense_compute(tfc_kernel_ctx *c) {
+  const tfc_tensor *ind = c->inputs[0], *shp = c->inputs[1], *val = c->inputs[2], *dflt = c->inputs[3];
+  char a[TFC_SHAPE_STR_MAX];
+  if (shp->ndims != 1 || shp->n_elems > TFC_MAX_DIMS)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "output_shape should be a vector, got %s",
+                            tfc_tensor_shape_str(shp, a, sizeof a));
+  int rank = (int)shp->n_elems;
+  int64_t dims[TFC_MAX_DIMS];
+  for (int i = 0; i < rank; i++) dims[i] = tfc_tensor_get_i64(shp, i);
+  if (ind->ndims > 2)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "sparse_indices should be a scalar, vector, or matrix, got %s",
+                            tfc_tensor_shape_str(ind, a, sizeof a));
+  int64_t n = ind->ndims > 0 ? ind->dims[0] : 1, k = ind->ndims > 1 ? ind->dims[1] : 1;
+  if (k != rank)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "sparse_indices should have %d columns to index a rank-%d shape, "
+                            "got %lld", rank, rank, (long long)k);
+  if (!(val->ndims == 0 || (val->ndims == 1 && val->n_elems == n)))
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "sparse_values has incorrect shape %s, should be [] or [%lld]",
+                            tfc_tensor_shape_str(val, a, sizeof a), (long long)n);
+  if (dflt->ndims != 0) return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "default_value should be a scalar.");
+  int validate;
+  TFC_TRY(tfc_kernel_attr_bool(c->node, "validate_indices", &validate, c->status));
+  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, val->dtype, dims, rank);
+  if (!out) return c->status->code;
+  for (int64_t o = 0; o < out->n_elems; o++) TFC_TRY(copy_elem(c, out, o, dflt, 0));
+  int64_t prev = -1;
+  for (int64_t r = 0; r < n; r++) {
+    int64_t off = 0, bad = 0;
+    for (int d = 0; d < rank; d++) {
+      int64_t v = tfc_tensor_get_i64(ind, r * k + d);
+      if (v < 0 || v >= dims[d]) bad = 1;
+      off = off * dims[d] + v;
+    }
+    if (bad || (validate && off <= prev)) {
+      char at[TFC_SHAPE_STR_MAX] = "[", *p = at + 1;
+      for (int d = 0; d < rank; d++)
+        p += snprintf(p, sizeof at - (size_t)(p - at) - 2, "%s%lld", d ? "," : "", (long long)tfc_tensor_get_i64(ind, r * k + d));
+      snprintf(p, sizeof at - (size_t)(p - at), "]");
+      tfc_shape s = tfc_shape_make(dims, rank);
+      if (bad)
+        return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "indices[%lld] = %s is out of bounds: need 0 <= index < %s",
+                                (long long)r, at, tfc_shape_str(&s, a, sizeof a));
+      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
+                              off == prev ? "indices[%lld] = %s is repeated"
+                                          : "indices[%lld] = %s is out of order. Many sparse ops require sorted indices.\n"
+                                            "    Use `tf.sparse.reorder` to create a correctly ordered copy.\n\n",
+                              (long long)r, at);
+    }
+    prev = off;
+    TFC_TRY(copy_elem(c, out, off, val, val->ndims ? r : 0));
+  }
+  return TFC_OK;
+}
+
 #define NUM4 (TFC_TYPES_FLOAT | TFC_TYPES_INT)
 
 static const tfc_kernel_def defs[] = {
@@ -274,6 +334,7 @@ static const tfc_kernel_def defs[] = {
     {.op = TFC_OP_ListDiff, .compute = list_diff_compute},
     {.op = TFC_OP_ScatterNd, .type_attr = "T", .types = NUM4, .host_memory_in = TFC_HOST(2),
      .compute = scatter_nd_compute},
+    {.op = TFC_OP_SparseToDense, .host_memory_in = TFC_HOST(1), .compute = sparse_to_dense_compute},
     {.op = TFC_OP_Bincount, .type_attr = "T", .types = NUM4, .host_memory_in = TFC_HOST(1),
      .compute = bincount_compute},
 };
