@@ -81,6 +81,22 @@ TF_CAPI_EXPORT extern void TFC_SessionRunWithCancellation(
     int noutputs, const TF_Operation* const* target_opers, int ntargets, TF_Buffer* run_metadata,
     TFC_CancellationManager* manager, TF_Status* status);
 
+/* The script ops (TF's PyFunc and PyFuncStateless, whose `token` attr names a function of an
+ * embedding interpreter) call the process's one script callback: it gets the node's token and
+ * inputs (new tensors the callback owns and deletes; numeric ones share the runtime's memory,
+ * which must not be written) and stores `noutputs` new tensors in
+ * outputs[] (NULL on entry; the caller takes them), or sets a non-OK status, which fails the
+ * run with that code and message. output_types are the node's Tout; a returned tensor of
+ * another type fails the run with INVALID_ARGUMENT ("0-th value returned by <token> is
+ * double, but expects float"). Without a callback the ops fail with FAILED_PRECONDITION.
+ * Called from the session's threads, possibly several at once, while TF_SessionRun runs.
+ * TFC_SetScriptCallback(NULL, NULL) clears it; ctx must outlive the runs that use it, and
+ * the callback must not be changed while runs may call it. */
+typedef void (*TFC_ScriptCallback)(void* ctx, const char* token, TF_Tensor* const* inputs, int ninputs,
+                                   const TF_DataType* output_types, TF_Tensor** outputs, int noutputs,
+                                   TF_Status* status);
+TF_CAPI_EXPORT extern void TFC_SetScriptCallback(TFC_ScriptCallback callback, void* ctx);
+
 #ifdef __cplusplus
 }
 #endif

@@ -91,7 +91,7 @@ PyMODINIT_FUNC PyInit__pywrap(void) {
   if (pywrap_interrupt_init() || add_methods(m, module_methods) || add_methods(m, pywrap_graph_methods) ||
       add_methods(m, pywrap_oplist_methods) || add_methods(m, pywrap_ndarray_methods) ||
       add_methods(m, pywrap_train_methods) || add_methods(m, pywrap_io_methods) || add_methods(m, pywrap_cf_methods) ||
-      add_methods(m, pywrap_saver_methods))
+      add_methods(m, pywrap_saver_methods) || add_methods(m, pywrap_script_methods))
     goto fail;
   return m;
 fail:

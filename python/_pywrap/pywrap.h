@@ -13,6 +13,8 @@
  * - ndarray.c converts numpy arrays to TF_Tensors (numeric arrays aligned for the runtime are
  *   lent, not copied; the array is released when the runtime lets go) and TF_Tensors to numpy
  *   (the array wraps the tensor's memory when the runtime gives it up, else a copy).
+ * - script.c is the script callback of PyFunc / PyFuncStateless: it takes the GIL on the
+ *   session's threads and calls the Python dispatcher of tfc/ops/script_ops.py.
  * - oplist.c reads the serialized OpList of TF_GetAllOpList into plain Python data.
  * - Errors: a non-OK TF_Status raises the class registered for its code by tfc.errors
  *   (set_error_classes), constructed as cls(None, None, message); bad arguments raise
@@ -100,5 +102,6 @@ extern PyMethodDef pywrap_cf_methods[]; /* control_flow.c */
 extern PyMethodDef pywrap_train_methods[];
 extern PyMethodDef pywrap_io_methods[];
 extern PyMethodDef pywrap_saver_methods[]; /* saver.c */
+extern PyMethodDef pywrap_script_methods[]; /* script.c: PyFunc's callback */
 
 #endif

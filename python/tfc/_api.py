@@ -192,6 +192,70 @@ contrib.layers.xavier_initializer = _init_ops.xavier_initializer
 # tf.losses (tfc/losses/): a package, exported as the module object
 from tfc import losses  # noqa: E402,F401
 from tfc import metrics  # noqa: E402,F401
+# the long tail of TF 1.x's op-level API (linalg_ops, check_ops, image_ops, string_ops,
+# gfile, tf_logging, test_util): one block, names only
+from tfc import gfile as _gfile  # noqa: E402
+from tfc import tf_logging as logging  # noqa: E402,F401 (tf.logging)
+from tfc import test_util as _test_util  # noqa: E402
+from tfc.ops import check_ops as _check_ops  # noqa: E402
+from tfc.ops import image_ops as _image_ops  # noqa: E402
+from tfc.ops import linalg_ops as _linalg_ops  # noqa: E402
+from tfc.ops import string_ops as _string_ops  # noqa: E402
+from tfc.ops import script_ops as _script_ops  # noqa: E402
+from tfc.ops import sparse_ops as _sparse_ops  # noqa: E402
+for _n in ("no_op Assert Print check_numerics verify_tensor_all_finite report_uninitialized_variables assert_equal "
+           "assert_none_equal assert_less assert_less_equal assert_greater assert_greater_equal assert_positive "
+           "assert_negative assert_non_negative assert_non_positive assert_rank assert_rank_at_least assert_type "
+           "assert_integer is_numeric_tensor").split():
+    globals()[_n] = getattr(_check_ops, _n)
+debugging = _types.ModuleType("tfc.debugging", "tf.debugging")
+for _n in ("Assert check_numerics assert_equal assert_none_equal assert_less assert_less_equal assert_greater "
+           "assert_greater_equal assert_positive assert_negative assert_non_negative assert_non_positive "
+           "assert_rank assert_rank_at_least assert_type assert_integer is_numeric_tensor").split():
+    setattr(debugging, _n, getattr(_check_ops, _n))
+_TAIL = ("erf erfc lgamma digamma atan2 segment_sum segment_mean segment_prod segment_max segment_min "
+         "unsorted_segment_sum unsorted_segment_max unsorted_segment_min unsorted_segment_prod").split()
+for _n in _TAIL + ("norm einsum accumulate_n batch_gather random_crop diag diag_part matrix_diag matrix_diag_part "
+                   "matrix_set_diag matrix_band_part matrix_inverse matrix_determinant cholesky matrix_solve trace "
+                   "eye div_no_nan unique unique_with_counts setdiff1d scatter_nd invert_permutation bincount "
+                   "confusion_matrix").split():
+    globals()[_n] = getattr(_linalg_ops, _n)
+for _n in _TAIL + "reduce_std reduce_variance accumulate_n top_k xdivy xlogy".split():
+    setattr(math, _n, getattr(_linalg_ops, _n))
+math.divide_no_nan = _linalg_ops.div_no_nan
+math.bincount, math.confusion_matrix = _linalg_ops.bincount, _linalg_ops.confusion_matrix
+math.invert_permutation = _linalg_ops.invert_permutation
+nn.top_k = _linalg_ops.top_k
+for _n in "conv1d conv2d_transpose swish zero_fraction depthwise_conv2d depthwise_conv2d_native separable_conv2d".split():
+    setattr(nn, _n, getattr(_nn_ops, _n))
+math.l2_normalize = _nn_ops.l2_normalize
+linalg = _types.ModuleType("tfc.linalg", "tf.linalg")
+linalg.matmul, linalg.norm, linalg.einsum = _math_ops.matmul, _linalg_ops.norm, _linalg_ops.einsum
+linalg.tensordot, linalg.l2_normalize = _math_ops.tensordot, _nn_ops.l2_normalize
+for _a, _n in (("det", "matrix_determinant"), ("inv", "matrix_inverse"), ("diag", "matrix_diag"),
+               ("diag_part", "matrix_diag_part"), ("set_diag", "matrix_set_diag"), ("band_part", "matrix_band_part"),
+               ("cholesky", "cholesky"), ("solve", "matrix_solve"), ("eye", "eye"), ("trace", "trace")):
+    setattr(linalg, _a, getattr(_linalg_ops, _n))
+image = _types.ModuleType("tfc.image", "tf.image")
+for _n in ("flip_left_right flip_up_down random_flip_left_right random_flip_up_down per_image_standardization "
+           "convert_image_dtype central_crop pad_to_bounding_box crop_to_bounding_box adjust_brightness "
+           "random_brightness resize_images resize_bilinear resize_nearest_neighbor ResizeMethod").split():
+    setattr(image, _n, getattr(_image_ops, _n))
+for _n in ("string_join as_string substr string_to_number encode_base64 decode_base64 string_split read_file "
+           "write_file").split():
+    globals()[_n] = getattr(_string_ops, _n)
+py_func, numpy_function = _script_ops.py_func, _script_ops.numpy_function
+sparse_to_dense, sparse_tensor_to_dense = _sparse_ops.sparse_to_dense, _sparse_ops.sparse_tensor_to_dense
+sparse = globals().get("sparse") or _types.ModuleType("tfc.sparse", "tf.sparse")
+sparse.to_dense = _sparse_ops.sparse_tensor_to_dense
+strings = _types.ModuleType("tfc.strings", "tf.strings")
+strings.join, strings.length, strings.substr = _string_ops.string_join, _string_ops.string_length, _string_ops.substr
+strings.to_number, strings.as_string = _string_ops.string_to_number, _string_ops.as_string
+gfile = _gfile.v1_module(_types)
+test = _types.ModuleType("tfc.test", "tf.test")
+for _n in ("TestCase is_gpu_available gpu_device_name is_built_with_cuda is_built_with_gpu_support "
+           "is_built_with_rocm get_temp_dir main compute_gradient_error").split():
+    setattr(test, _n, getattr(_test_util, _n))
 
 # input pipelines, records, summaries, servers, app (their module adds the names)
 from tfc import _api_io as _api_io  # noqa: E402
@@ -226,6 +290,10 @@ map_fn, scan, foldl, foldr = _functional.map_fn, _functional.scan, _functional.f
 # graph files: GraphDef and its messages, import_graph_def, tf.graph_util (tfc/_api_graph.py)
 from tfc import _api_graph as _api_graph  # noqa: E402
 _api_graph.export(globals())
+
+io.gfile = _gfile.v2_module(_types)  # noqa: F821 (tf.io is made by _api_io)
+for _n in "read_file write_file encode_base64 decode_base64".split():
+    setattr(io, _n, getattr(_string_ops, _n))  # noqa: F821
 
 # tf.tuple shadows the builtin here: kept last, so nothing above sees it.
 globals()["tuple"] = _cf.tuple_

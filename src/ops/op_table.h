@@ -19,3 +19,8 @@
 #include "ops/ops_function.def"
 #include "ops/ops_list.def"
 #include "ops/ops_tensor_array.def"
+#include "ops/ops_script.def"
+#include "ops/ops_math_tail.def"
+#include "ops/ops_string.def"
+#include "ops/ops_array_tail.def"
+#include "ops/ops_image.def"

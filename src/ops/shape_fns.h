@@ -46,5 +46,7 @@ int tfc_shape_matmul(tfc_shape_ctx *c);
 #include "ops/shape_list.h"
 /* shape_tensor_array.c */
 #include "ops/shape_tensor_array.h"
+/* shape_tail.c */
+#include "ops/shape_tail.h"
 
 #endif

@@ -9,9 +9,8 @@ METRIC_VARIABLES collections (so tf.local_variables_initializer() resets them). 
 returns the updated value ("<scope>/update_op"); metrics_collections / updates_collections
 receive them.
 
-Pure Python over the op wrappers (compositions of ordinary ops). Where tfc differs: TF's
-DivNoNan is Select(c > 0, t / c, 0) here (tfc's op table lacks DivNoNan; same values); auc does
-not add TF's run-time asserts that predictions lie in [0, 1], and its PR curve with
+Pure Python over the op wrappers (compositions of ordinary ops; divisions are TF's DivNoNan).
+Where tfc differs: auc does not add TF's run-time asserts that predictions lie in [0, 1], and its PR curve with
 'careful_interpolation' is not supported.
 """
 from tfc.framework import constant_op
@@ -19,6 +18,7 @@ from tfc.framework import dtypes
 from tfc.framework import ops
 from tfc.losses.losses_impl import _broadcast_weights
 from tfc.ops import array_ops
+from tfc.ops import gen
 from tfc.ops import math_ops
 from tfc.ops import variable_scope
 from tfc.ops import variables
@@ -32,10 +32,8 @@ def metric_variable(shape, dtype, validate_shape=True, name=None):
 
 
 def _div_no_nan(x, y, name):
-    """x / y, 0 where y is 0 (TF's DivNoNan, as Select)."""
-    positive = math_ops.greater(y, array_ops.zeros_like(y))
-    safe = array_ops.where(positive, y, array_ops.ones_like(y))
-    return array_ops.where(positive, math_ops.truediv(x, safe), array_ops.zeros_like(x), name=name)
+    """x / y, 0 where y is 0 (TF 1.15's _safe_div: DivNoNan named name)."""
+    return gen.apply("DivNoNan", name, x=x, y=y)
 
 
 def _add_to(collections, value):

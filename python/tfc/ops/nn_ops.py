@@ -526,3 +526,144 @@ def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_
         ret = array_ops.reshape(ret, array_ops.concat([array_ops.shape(ids), element_shape_d], 0))
         ret.set_shape(ids.shape.concatenate(element_shape))
         return ret
+
+
+# ---------------- conv1d, conv2d_transpose, swish, zero_fraction (TF 1.x nn) ----------------
+
+def conv1d(value=None, filters=None, stride=None, padding=None, use_cudnn_on_gpu=None, data_format=None,
+           name=None, input=None, dilations=None):  # noqa: A002
+    """Conv2D over value and filters with a unit axis inserted (ExpandDims, Conv2D "conv1d",
+    Squeeze), as TF's conv1d."""
+    if input is not None:
+        if value is not None:
+            raise ValueError("Cannot specify both 'value' and 'input'")
+        value = input
+    with ops.name_scope(name, "conv1d", [value, filters]) as name:
+        if data_format is None or data_format in ("NHWC", "NWC"):
+            data_format, spatial_start_dim, channel_first = "NHWC", 1, False
+        elif data_format in ("NCHW", "NCW"):
+            data_format, spatial_start_dim, channel_first = "NCHW", 2, True
+        else:
+            raise ValueError('data_format must be "NWC" or "NCW".')
+
+        def seq(v, what):
+            v = 1 if v is None else v
+            v = [v] if isinstance(v, int) else list(v)
+            if len(v) == 1:
+                return [1, 1] + v if channel_first else [1] + v + [1]
+            if len(v) == 3:
+                return v
+            raise ValueError("%s should be of length 1 or 3. Received: %s=%s of length %d"
+                             % (what, what, v, len(v)))
+        strides = [1] + seq(stride, "stride")
+        dil = [1] + seq(dilations, "dilations")
+        value = array_ops.expand_dims(value, spatial_start_dim)
+        filters = array_ops.expand_dims(filters, 0)
+        result = gen.apply("Conv2D", name, input=value, filter=filters, strides=strides, padding=padding,
+                           use_cudnn_on_gpu=True if use_cudnn_on_gpu is None else use_cudnn_on_gpu,
+                           data_format=data_format, dilations=dil)
+        return array_ops.squeeze(result, [spatial_start_dim])
+
+
+def conv2d_transpose(value=None, filter=None, output_shape=None, strides=None, padding="SAME",  # noqa: A002
+                     data_format="NHWC", name=None, input=None, filters=None, dilations=None):
+    """The gradient of Conv2D with respect to its input (Conv2DBackpropInput
+    "conv2d_transpose", its input_sizes a Const "conv2d_transpose/input_sizes")."""
+    if input is not None:
+        if value is not None:
+            raise ValueError("Cannot specify both 'value' and 'input'")
+        value = input
+    if filters is not None:
+        if filter is not None:
+            raise ValueError("Cannot specify both 'filter' and 'filters'")
+        filter = filters
+    with ops.name_scope(name, "conv2d_transpose", [value, filter, output_shape]) as name:
+        if data_format is None:
+            data_format = "NHWC"
+        strides = _list4(strides, 2, data_format, "strides")
+        dilations = _list4(dilations if dilations is not None else 1, 2, data_format, "dilations")
+        return gen.apply("Conv2DBackpropInput", name, input_sizes=output_shape, filter=filter, out_backprop=value,
+                         strides=strides, padding=padding, data_format=data_format, dilations=dilations)
+
+
+def swish(features, name=None):
+    """features * sigmoid(features) under "swish" (TF 1.15 builds a function call "swish";
+    tfc the same arithmetic inline)."""
+    with ops.name_scope(name, "swish", [features]):
+        features = ops.convert_to_tensor(features, name="features")
+        return features * math_ops.sigmoid(features)
+
+
+def _count_nonzero(input_tensor, dtype):
+    with ops.name_scope("count_nonzero", values=[input_tensor]):
+        zero = array_ops.zeros([], dtype=input_tensor.dtype)
+        return math_ops.reduce_sum(math_ops.cast(math_ops.not_equal(input_tensor, zero), dtype=dtype),
+                                   name="nonzero_count")
+
+
+def zero_fraction(value, name=None):
+    """The fraction of zeros in value as a float32 scalar (TF's graph: a cond on the size that
+    counts in int32 when it fits, "counts_to_fraction", Identity "fraction")."""
+    from tfc.ops import control_flow_ops
+    with ops.name_scope(name, "zero_fraction", [value]):
+        value = ops.convert_to_tensor(value, name="value")
+        size = array_ops.size(value, out_type=dtypes.int64)
+        num_nonzero = control_flow_ops.cond(
+            math_ops.less_equal(size, dtypes.int32.max),
+            true_fn=lambda: math_ops.cast(_count_nonzero(value, dtype=dtypes.int32), dtype=dtypes.int64),
+            false_fn=lambda: _count_nonzero(value, dtype=dtypes.int64))
+        with ops.name_scope("counts_to_fraction"):
+            num_zero = size - num_nonzero
+            num_zero_float32 = math_ops.cast(num_zero, dtype=dtypes.float32)
+            size_float32 = math_ops.cast(size, dtype=dtypes.float32)
+            zero_fraction_float32 = num_zero_float32 / size_float32
+        return array_ops.identity(zero_fraction_float32, "fraction")
+
+
+def depthwise_conv2d_native(input, filter, strides, padding, data_format="NHWC", dilations=(1, 1, 1, 1),  # noqa: A002
+                            name=None):
+    return gen.apply("DepthwiseConv2dNative", name, input=input, filter=filter, strides=list(strides),
+                     padding=padding, data_format=data_format, dilations=list(dilations))
+
+
+def _depthwise_in_scope(input, filter, strides, padding, rate, data_format, name):  # noqa: A002
+    """TF's with_space_to_batch prologue (Consts "Shape" and "dilation_rate"), then the op; a
+    rate above 1 becomes the op's dilations (1.15 wraps it in SpaceToBatchND/BatchToSpaceND)."""
+    rate = [1, 1] if rate is None else list(rate)
+    array_ops.shape(filter)
+    ops.convert_to_tensor(rate, dtypes.int32, name="dilation_rate")
+    dil = [1] + rate + [1] if data_format in (None, "NHWC") else [1, 1] + rate
+    return depthwise_conv2d_native(input, filter, strides, padding, data_format=data_format or "NHWC",
+                                   dilations=dil, name=name)
+
+
+def depthwise_conv2d(input, filter, strides, padding, rate=None, name=None, data_format=None,  # noqa: A002
+                     dilations=None):
+    """DepthwiseConv2dNative "depthwise" (in_channels * multiplier output channels)."""
+    if dilations is not None:
+        if rate is not None:
+            raise ValueError("Cannot specify both 'dilations' and 'rate'")
+        rate = dilations
+    with ops.name_scope(name, "depthwise", [input, filter]) as name:
+        input = ops.convert_to_tensor(input, name="tensor_in")
+        filter = ops.convert_to_tensor(filter, name="filter_in")
+        return _depthwise_in_scope(input, filter, strides, padding, rate, data_format, name)
+
+
+def separable_conv2d(input, depthwise_filter, pointwise_filter, strides, padding, rate=None, name=None,  # noqa: A002
+                     data_format=None, dilations=None):
+    """A depthwise convolution "depthwise", then a 1x1 Conv2D "separable_conv2d"."""
+    if dilations is not None:
+        if rate is not None:
+            raise ValueError("Cannot specify both 'dilations' and 'rate'")
+        rate = dilations
+    with ops.name_scope(name, "separable_conv2d", [input, depthwise_filter, pointwise_filter]) as name:
+        input = ops.convert_to_tensor(input, name="tensor_in")
+        depthwise_filter = ops.convert_to_tensor(depthwise_filter, name="depthwise_filter")
+        pointwise_filter = ops.convert_to_tensor(pointwise_filter, name="pointwise_filter")
+        pw = pointwise_filter.shape.with_rank(4)
+        pw.dims[0].assert_is_compatible_with(1)
+        pw.dims[1].assert_is_compatible_with(1)
+        depthwise = _depthwise_in_scope(input, depthwise_filter, strides, padding, rate, data_format, "depthwise")
+        return conv2d(depthwise, pointwise_filter, [1, 1, 1, 1], padding="VALID",
+                      data_format=data_format or "NHWC", name=name)

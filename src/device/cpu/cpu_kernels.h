@@ -23,6 +23,12 @@ int tfc_cpu_kernels_data(tfc_kernel_table *t, tfc_status *s);   /* kernels_queue
 int tfc_cpu_kernels_checkpoint(tfc_kernel_table *t, tfc_status *s); /* kernels_checkpoint.c */
 int tfc_cpu_kernels_summary(tfc_kernel_table *t, tfc_status *s); /* kernels_summary.c */
 int tfc_cpu_kernels_list(tfc_kernel_table *t, tfc_status *s);   /* kernels_list.c */
+int tfc_cpu_kernels_script(tfc_kernel_table *t, tfc_status *s); /* kernels_script.c */
+int tfc_cpu_kernels_math_tail(tfc_kernel_table *t, tfc_status *s); /* kernels_math_tail.c */
+int tfc_cpu_kernels_linalg(tfc_kernel_table *t, tfc_status *s); /* kernels_linalg.c */
+int tfc_cpu_kernels_string(tfc_kernel_table *t, tfc_status *s); /* kernels_string.c */
+int tfc_cpu_kernels_array_tail(tfc_kernel_table *t, tfc_status *s); /* kernels_array_tail.c */
+int tfc_cpu_kernels_image(tfc_kernel_table *t, tfc_status *s); /* kernels_image.c */
 /* Stacks and TensorArrays (kernels_tensor_array.c). */
 int tfc_cpu_kernels_tensor_array(tfc_kernel_table *t, tfc_status *s);
 /* The activations half of the nn family, registered by tfc_cpu_kernels_nn (kernels_nn_act.c). */

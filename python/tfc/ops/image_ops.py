@@ -1,0 +1,305 @@
+"""tf.image functions over existing ops, with TF 1.x signatures and graphs: flips (ReverseV2),
+random flips (a cond on RandomUniform < 0.5), per_image_standardization, convert_image_dtype,
+central_crop, pad_to_bounding_box / crop_to_bounding_box, adjust_brightness and
+random_brightness.
+
+Images are 3-D [height, width, channels] or 4-D [batch, height, width, channels]. Each
+function checks the rank statically where known (ValueError "'image' must be either 3 or 4
+dimensions." / "'image' (shape ...) must be three-dimensional.") and makes the
+control_dependency Identity TF makes for its runtime checks.
+
+resize_images (bilinear, nearest neighbor), resize_bilinear and resize_nearest_neighbor run
+the kernels of kernels_image.c. Bicubic/area resizing, JPEG/PNG coding and contrast need
+kernels tfc does not have (ResizeBicubic, DecodeJpeg, AdjustContrastv2, ...).
+"""
+from tfc.framework import dtypes
+from tfc.framework import ops
+from tfc.ops import array_ops
+from tfc.ops import gen
+from tfc.ops import math_ops
+
+
+def _checked(image, require_static=True, allow_4d=True):
+    image = ops.convert_to_tensor(image, name="image")
+    nd = image.shape.ndims
+    if nd is None:
+        if require_static:
+            raise ValueError("'image' (shape %s) must be fully defined." % image.shape)
+    elif allow_4d and nd < 3:
+        raise ValueError("'image' (shape %s) must be at least three-dimensional." % image.shape)
+    elif allow_4d and nd > 4:
+        raise ValueError("'image' must have either 3 or 4 dimensions.")
+    elif not allow_4d and nd != 3:
+        raise ValueError("'image' (shape %s) must be three-dimensional." % image.shape)
+    return image
+
+
+def _guard(image):
+    """The control_dependency Identity TF's shape assertions leave (none are needed when the
+    shape is known)."""
+    return array_ops.identity(image, name="control_dependency")
+
+
+def _flip(image, axis3, scope, name=None):
+    with ops.name_scope(name, scope, [image]):
+        image = _checked(image, require_static=False)
+        image = _guard(image)
+        nd = image.shape.ndims
+        axis = axis3 if nd == 3 or nd is None else axis3 + 1
+        return array_ops.reverse(image, [axis])
+
+
+def flip_left_right(image):
+    return _flip(image, 1, "flip_left_right")
+
+
+def flip_up_down(image):
+    return _flip(image, 0, "flip_up_down")
+
+
+def _random_flip(image, axis3, seed, scope):
+    from tfc.ops import control_flow_ops
+    from tfc.ops import random_ops
+    with ops.name_scope(None, scope, [image]):
+        image = _checked(image, require_static=False)
+        image = _guard(image)
+        nd = image.shape.ndims
+        if nd == 4:
+            raise NotImplementedError("random flips of 4-D batches are not supported")
+        uniform_random = random_ops.random_uniform([], 0, 1.0, seed=seed)
+        mirror_cond = math_ops.less(uniform_random, 0.5)
+        return control_flow_ops.cond(mirror_cond, lambda: array_ops.reverse(image, [axis3]), lambda: image)
+
+
+def random_flip_left_right(image, seed=None):
+    return _random_flip(image, 1, seed, "random_flip_left_right")
+
+
+def random_flip_up_down(image, seed=None):
+    return _random_flip(image, 0, seed, "random_flip_up_down")
+
+
+def per_image_standardization(image):
+    """(image - mean) / max(stddev, 1/sqrt(num_pixels)) per image, in float32."""
+    from tfc.ops import linalg_ops
+    with ops.name_scope(None, "per_image_standardization", [image]) as scope:
+        image = _checked(image, require_static=False)
+        image = _guard(image)
+        image = math_ops.cast(image, dtype=dtypes.float32)
+        num_pixels = math_ops.reduce_prod(array_ops.shape(image)[-3:])
+        image_mean = math_ops.reduce_mean(image, axis=[-1, -2, -3], keepdims=True)
+        stddev = linalg_ops.reduce_std(image, axis=[-1, -2, -3], keepdims=True)
+        min_stddev = gen.apply("Rsqrt", None, x=math_ops.cast(num_pixels, dtypes.float32))
+        adjusted_stddev = math_ops.maximum(stddev, min_stddev)
+        image = image - image_mean
+        return gen.apply("RealDiv", scope, x=image, y=adjusted_stddev)
+
+
+def convert_image_dtype(image, dtype, saturate=False, name=None):
+    """Integer images scale by the ratio of the types' maxima, floats to integers by
+    max + 0.5, as TF's."""
+    image = ops.convert_to_tensor(image, name="image")
+    dtype = dtypes.as_dtype(dtype)
+    if not image.dtype.is_floating and not image.dtype.is_integer:
+        raise AttributeError("image dtype must be floating point or integer")
+    if not dtype.is_floating and not dtype.is_integer:
+        raise AttributeError("dtype must be either floating point or integer")
+    if dtype == image.dtype:
+        return array_ops.identity(image, name=name)
+    with ops.name_scope(name, "convert_image", [image]) as name:
+        if image.dtype.is_integer and dtype.is_integer:
+            scale_in, scale_out = image.dtype.max, dtype.max
+            if scale_in > scale_out:
+                scale = (scale_in + 1) // (scale_out + 1)
+                scaled = math_ops.floordiv(image, scale)
+                return math_ops.cast(scaled, dtype, name=name)
+            scale = (scale_out + 1) // (scale_in + 1)
+            scaled = math_ops.cast(image, dtype)
+            return math_ops.multiply(scaled, scale, name=name)
+        if image.dtype.is_floating and dtype.is_floating:
+            return math_ops.cast(image, dtype, name=name)
+        if image.dtype.is_integer:
+            cast = math_ops.cast(image, dtype)
+            scale = 1.0 / image.dtype.max
+            return math_ops.multiply(cast, scale, name=name)
+        scale = dtype.max + 0.5
+        scaled = math_ops.multiply(image, scale)
+        if saturate:
+            return math_ops.saturate_cast(scaled, dtype, name=name)
+        return math_ops.cast(scaled, dtype, name=name)
+
+
+def central_crop(image, central_fraction):
+    """The central region holding central_fraction of each spatial side (Slice)."""
+    with ops.name_scope(None, "central_crop", [image]):
+        image = ops.convert_to_tensor(image, name="image")
+        if central_fraction <= 0.0 or central_fraction > 1.0:
+            raise ValueError("central_fraction must be within (0, 1]")
+        if central_fraction == 1.0:
+            return image
+        image = _checked(image)
+        nd = image.shape.ndims
+        image = _guard(image)
+        dims = image.shape.as_list()
+        h, w = (dims[0], dims[1]) if nd == 3 else (dims[1], dims[2])
+        if h is None or w is None:
+            raise NotImplementedError("central_crop of images of unknown size is not supported")
+        bh = int((h - h * central_fraction) / 2)
+        bw = int((w - w * central_fraction) / 2)
+        if nd == 3:
+            begin, size = [bh, bw, 0], [h - bh * 2, w - bw * 2, -1]
+        else:
+            begin, size = [0, bh, bw, 0], [-1, h - bh * 2, w - bw * 2, -1]
+        begin = array_ops.stack(begin)
+        size = array_ops.stack(size)
+        return array_ops.slice(image, begin, size)
+
+
+def pad_to_bounding_box(image, offset_height, offset_width, target_height, target_width):
+    """Zero padding to target_height x target_width with the image at the offsets (Pad)."""
+    with ops.name_scope(None, "pad_to_bounding_box", [image]):
+        image = ops.convert_to_tensor(image, name="image")
+        is_batch = True
+        if image.shape.ndims == 3:
+            is_batch = False
+            image = array_ops.expand_dims(image, 0)
+        elif image.shape.ndims is None:
+            raise ValueError("'image' (shape %s) must be fully defined." % image.shape)
+        elif image.shape.ndims != 4:
+            raise ValueError("'image' (shape %s) must have either 3 or 4 dimensions." % image.shape)
+        image = _guard(image)
+        _, h, w, _ = image.shape.as_list()
+        if None in (h, w):
+            raise NotImplementedError("pad_to_bounding_box of images of unknown size is not supported")
+        after_padding_width = target_width - offset_width - w
+        after_padding_height = target_height - offset_height - h
+        if offset_height < 0:
+            raise ValueError("offset_height must be >= 0")
+        if offset_width < 0:
+            raise ValueError("offset_width must be >= 0")
+        if after_padding_width < 0:
+            raise ValueError("width must be <= target - offset")
+        if after_padding_height < 0:
+            raise ValueError("height must be <= target - offset")
+        paddings = array_ops.reshape(
+            array_ops.stack([0, 0, offset_height, after_padding_height, offset_width, after_padding_width, 0, 0]),
+            [4, 2])
+        padded = array_ops.pad(image, paddings)
+        padded.set_shape([image.shape[0], target_height, target_width, image.shape[3]])
+        if not is_batch:
+            padded = array_ops.squeeze(padded, axis=[0])
+        return padded
+
+
+def crop_to_bounding_box(image, offset_height, offset_width, target_height, target_width):
+    """The target_height x target_width window at the offsets (Slice)."""
+    with ops.name_scope(None, "crop_to_bounding_box", [image]):
+        image = ops.convert_to_tensor(image, name="image")
+        is_batch = True
+        if image.shape.ndims == 3:
+            is_batch = False
+            image = array_ops.expand_dims(image, 0)
+        elif image.shape.ndims is None:
+            raise ValueError("'image' (shape %s) must be fully defined." % image.shape)
+        elif image.shape.ndims != 4:
+            raise ValueError("'image' (shape %s) must have either 3 or 4 dimensions." % image.shape)
+        image = _guard(image)
+        _, h, w, _ = image.shape.as_list()
+        if offset_width < 0:
+            raise ValueError("offset_width must be >= 0.")
+        if offset_height < 0:
+            raise ValueError("offset_height must be >= 0.")
+        if target_width <= 0:
+            raise ValueError("target_width must be > 0.")
+        if target_height <= 0:
+            raise ValueError("target_height must be > 0.")
+        if w is not None and w < target_width + offset_width:
+            raise ValueError("width must be >= target + offset.")
+        if h is not None and h < target_height + offset_height:
+            raise ValueError("height must be >= target + offset.")
+        begin = array_ops.stack([0, offset_height, offset_width, 0])
+        size = array_ops.stack([array_ops.shape(image)[0], target_height, target_width, array_ops.shape(image)[3]])
+        cropped = array_ops.slice(image, begin, size)
+        cropped.set_shape([image.shape[0], target_height, target_width, image.shape[3]])
+        if not is_batch:
+            cropped = array_ops.squeeze(cropped, axis=[0])
+        return cropped
+
+
+def adjust_brightness(image, delta):
+    """image + delta, computed in float (integer images are converted and back)."""
+    with ops.name_scope(None, "adjust_brightness", [image, delta]) as name:
+        image = ops.convert_to_tensor(image, name="image")
+        orig_dtype = image.dtype
+        flt_image = image if orig_dtype.is_floating else convert_image_dtype(image, dtypes.float32)
+        adjusted = math_ops.add(flt_image, math_ops.cast(delta, flt_image.dtype), name=name)
+        return convert_image_dtype(adjusted, orig_dtype, saturate=True)
+
+
+def random_brightness(image, max_delta, seed=None):
+    from tfc.ops import random_ops
+    if max_delta < 0:
+        raise ValueError("max_delta must be non-negative.")
+    delta = random_ops.random_uniform([], -max_delta, max_delta, seed=seed)
+    return adjust_brightness(image, delta)
+
+
+# ---------------- resizing (kernels_image.c) ----------------
+
+class ResizeMethod(object):
+    """TF 1.15's tf.image.ResizeMethod (ints)."""
+    BILINEAR = 0
+    NEAREST_NEIGHBOR = 1
+    BICUBIC = 2
+    AREA = 3
+
+
+def resize_bilinear(images, size, align_corners=False, name=None, half_pixel_centers=False):
+    return gen.apply("ResizeBilinear", name, images=images, size=size, align_corners=align_corners,
+                     half_pixel_centers=half_pixel_centers)
+
+
+def resize_nearest_neighbor(images, size, align_corners=False, name=None, half_pixel_centers=False):
+    return gen.apply("ResizeNearestNeighbor", name, images=images, size=size, align_corners=align_corners,
+                     half_pixel_centers=half_pixel_centers)
+
+
+def resize_images(images, size, method=ResizeMethod.BILINEAR, align_corners=False, preserve_aspect_ratio=False,
+                  name=None):
+    """TF 1.15's resize_images under "resize": 3-D images get a batch axis for the op; a size
+    equal to the image's known size returns the images unchanged; the result's static shape
+    takes the constant size. BICUBIC and AREA need kernels tfc lacks (NotImplementedError)."""
+    from tfc.ops import check_ops
+    with ops.name_scope(name, "resize", [images, size]):
+        images = ops.convert_to_tensor(images, name="images")
+        if images.shape.ndims is None:
+            raise ValueError("'images' contains no shape.")
+        is_batch = True
+        if images.shape.ndims == 3:
+            is_batch = False
+            images = array_ops.expand_dims(images, 0)
+        elif images.shape.ndims != 4:
+            raise ValueError("'images' must have either 3 or 4 dimensions.")
+        _, height, width, _ = images.shape.as_list()
+        try:
+            size = ops.convert_to_tensor(size, dtypes.int32, name="size")
+        except (TypeError, ValueError):
+            raise ValueError("'size' must be a 1-D int32 Tensor")
+        if not size.shape.is_compatible_with([2]):
+            raise ValueError("'size' must be a 1-D Tensor of 2 elements: new_height, new_width")
+        const = check_ops.constant_value(size)
+        new_h, new_w = (int(const[0]), int(const[1])) if const is not None else (None, None)
+        if preserve_aspect_ratio:
+            raise NotImplementedError("resize_images with preserve_aspect_ratio is not supported")
+        if None not in (new_w, width, new_h, height) and width == new_w and height == new_h:
+            return images if is_batch else array_ops.squeeze(images, axis=[0])
+        if method == ResizeMethod.BILINEAR:
+            images = resize_bilinear(images, size, align_corners=align_corners)
+        elif method == ResizeMethod.NEAREST_NEIGHBOR:
+            images = resize_nearest_neighbor(images, size, align_corners=align_corners)
+        elif method in (ResizeMethod.BICUBIC, ResizeMethod.AREA):
+            raise NotImplementedError("resize method %d needs a kernel tfc does not have" % method)
+        else:
+            raise ValueError("Resize method is not implemented.")
+        images.set_shape([None, new_h, new_w, None])
+        return images if is_batch else array_ops.squeeze(images, axis=[0])

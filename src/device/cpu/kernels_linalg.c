@@ -1,0 +1,374 @@
+/*
+ * kernels_linalg — CPU kernels of ops_math_tail.def's matrix rows.
+ *   - The diagonal family, for every plain-data dtype (elements copied by size): Diag /
+ *     DiagPart (a rank-k tensor <-> its rank-2k diagonal tensor), MatrixDiag /
+ *     MatrixDiagPart / MatrixSetDiag (the innermost matrices' main diagonal, TF 1.15's
+ *     versions), MatrixBandPart (entries outside num_lower / num_upper diagonals zeroed; a
+ *     negative bound keeps that whole triangle).
+ *   - Dense solvers on float and double, per innermost matrix, computed in double:
+ *     MatrixDeterminant (LU with partial pivoting), MatrixInverse (Gauss-Jordan; "Input is
+ *     not invertible."), MatrixSolve (LU; "Input matrix is not invertible."), Cholesky (lower
+ *     factor; "Cholesky decomposition was not successful. The input might not be valid.").
+ *     adjoint (real dtypes: transpose) is honoured by MatrixInverse and MatrixSolve.
+ * Errors are INVALID_ARGUMENT with TF's texts; empty batches give empty outputs.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "device/cpu/array_copy.h"
+#include "device/cpu/cpu_kernels.h"
+#include "ops/opdef.h"
+
+static char *at(const tfc_tensor *t, int64_t i, size_t es) { return (char *)t->data + (size_t)i * es; }
+
+static int shape_err(tfc_kernel_ctx *c, const char *what, const tfc_tensor *t) {
+  char s[TFC_SHAPE_STR_MAX];
+  return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "%s, received shape: %s", what, tfc_tensor_shape_str(t, s, sizeof s));
+}
+
+/* ---- Diag / DiagPart ---- */
+
+static int diag_compute(tfc_kernel_ctx *c) {
+  const tfc_tensor *x = c->inputs[0];
+  if (x->ndims < 1 || 2 * x->ndims > TFC_MAX_DIMS)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Input must be at least rank 1, got %d", x->ndims);
+  int64_t dims[TFC_MAX_DIMS];
+  for (int i = 0; i < x->ndims; i++) dims[i] = dims[i + x->ndims] = x->dims[i];
+  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, x->dtype, dims, 2 * x->ndims);
+  if (!out) return c->status->code;
+  size_t es = tfc_dtype_size(x->dtype);
+  if (out->n_bytes) memset(out->data, 0, out->n_bytes);
+  for (int64_t i = 0; i < x->n_elems; i++) memcpy(at(out, i * x->n_elems + i, es), at(x, i, es), es);
+  return TFC_OK;
+}
+
+static int diag_part_compute(tfc_kernel_ctx *c) {
+  const tfc_tensor *x = c->inputs[0];
+  char s[TFC_SHAPE_STR_MAX];
+  if (x->ndims % 2 || x->ndims == 0)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "The rank of the tensor should be even and positive, got shape %s",
+                            tfc_tensor_shape_str(x, s, sizeof s));
+  int half = x->ndims / 2;
+  for (int i = 0; i < half; i++)
+    if (x->dims[i] != x->dims[i + half])
+      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Invalid shape %s: dimensions %d and %d do not match.",
+                              tfc_tensor_shape_str(x, s, sizeof s), i, i + half);
+  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, x->dtype, x->dims, half);
+  if (!out) return c->status->code;
+  size_t es = tfc_dtype_size(x->dtype);
+  for (int64_t i = 0; i < out->n_elems; i++) memcpy(at(out, i, es), at(x, i * out->n_elems + i, es), es);
+  return TFC_OK;
+}
+
+/* ---- MatrixDiag, MatrixDiagPart, MatrixSetDiag, MatrixBandPart ---- */
+
+static int matrix_diag_compute(tfc_kernel_ctx *c) {
+  const tfc_tensor *d = c->inputs[0];
+  if (d->ndims < 1) return shape_err(c, "input must be at least 1-dim", d);
+  if (d->ndims + 1 > TFC_MAX_DIMS) return shape_err(c, "input has too many dims", d);
+  int64_t dims[TFC_MAX_DIMS], n = d->dims[d->ndims - 1];
+  memcpy(dims, d->dims, sizeof(int64_t) * (size_t)d->ndims);
+  dims[d->ndims] = n;
+  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, d->dtype, dims, d->ndims + 1);
+  if (!out) return c->status->code;
+  size_t es = tfc_dtype_size(d->dtype);
+  if (out->n_bytes) memset(out->data, 0, out->n_bytes);
+  int64_t batch = n ? d->n_elems / n : 0;
+  for (int64_t b = 0; b < batch; b++)
+    for (int64_t i = 0; i < n; i++) memcpy(at(out, (b * n + i) * n + i, es), at(d, b * n + i, es), es);
+  return TFC_OK;
+}
+
+static int matrix_diag_part_compute(tfc_kernel_ctx *c) {
+  const tfc_tensor *x = c->inputs[0];
+  if (x->ndims < 2) return shape_err(c, "input must be at least 2-dim", x);
+  int64_t rows = x->dims[x->ndims - 2], cols = x->dims[x->ndims - 1], m = rows < cols ? rows : cols;
+  int64_t dims[TFC_MAX_DIMS];
+  memcpy(dims, x->dims, sizeof(int64_t) * (size_t)x->ndims);
+  dims[x->ndims - 2] = m;
+  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, x->dtype, dims, x->ndims - 1);
+  if (!out) return c->status->code;
+  size_t es = tfc_dtype_size(x->dtype);
+  int64_t batch = tfc_dims_num_elements(x->dims, x->ndims - 2);
+  for (int64_t b = 0; b < batch; b++)
+    for (int64_t i = 0; i < m; i++) memcpy(at(out, b * m + i, es), at(x, (b * rows + i) * cols + i, es), es);
+  return TFC_OK;
+}
+
+static int matrix_set_diag_compute(tfc_kernel_ctx *c) {
+  const tfc_tensor *x = c->inputs[0], *d = c->inputs[1];
+  if (x->ndims < 2) return shape_err(c, "input must be at least 2-dim", x);
+  int64_t rows = x->dims[x->ndims - 2], cols = x->dims[x->ndims - 1], m = rows < cols ? rows : cols;
+  int ok = d->ndims == x->ndims - 1 && d->dims[d->ndims - 1] == m;
+  for (int i = 0; ok && i < x->ndims - 2; i++) ok = d->dims[i] == x->dims[i];
+  if (!ok) {
+    char a[TFC_SHAPE_STR_MAX], b[TFC_SHAPE_STR_MAX];
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
+                            "must have diagonal.shape == input.shape[:-2] + min(input.shape[-2:]), but received "
+                            "input shape: %s and diagonal shape: %s",
+                            tfc_tensor_shape_str(x, a, sizeof a), tfc_tensor_shape_str(d, b, sizeof b));
+  }
+  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, x->dtype, x->dims, x->ndims);
+  if (!out) return c->status->code;
+  size_t es = tfc_dtype_size(x->dtype);
+  if (out->n_bytes) memcpy(out->data, x->data, out->n_bytes);
+  int64_t batch = tfc_dims_num_elements(x->dims, x->ndims - 2);
+  for (int64_t b = 0; b < batch; b++)
+    for (int64_t i = 0; i < m; i++) memcpy(at(out, (b * rows + i) * cols + i, es), at(d, b * m + i, es), es);
+  return TFC_OK;
+}
+
+static int matrix_band_part_compute(tfc_kernel_ctx *c) {
+  const tfc_tensor *x = c->inputs[0], *lo = c->inputs[1], *hi = c->inputs[2];
+  char s[TFC_SHAPE_STR_MAX];
+  if (x->ndims < 2) return shape_err(c, "input must be at least 2-dim", x);
+  if (lo->ndims != 0)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "num_lower must be scalar, got shape %s",
+                            tfc_tensor_shape_str(lo, s, sizeof s));
+  if (hi->ndims != 0)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "num_upper must be scalar, got shape %s",
+                            tfc_tensor_shape_str(hi, s, sizeof s));
+  int64_t rows = x->dims[x->ndims - 2], cols = x->dims[x->ndims - 1];
+  int64_t nl = tfc_tensor_get_i64(lo, 0), nu = tfc_tensor_get_i64(hi, 0);
+  if (nl > rows)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
+                            "num_lower must be negative or less or equal to number of rows (%lld) got: %lld",
+                            (long long)rows, (long long)nl);
+  if (nu > cols)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
+                            "num_upper must be negative or less or equal to number of columns (%lld) got: %lld",
+                            (long long)cols, (long long)nu);
+  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, x->dtype, x->dims, x->ndims);
+  if (!out) return c->status->code;
+  size_t es = tfc_dtype_size(x->dtype);
+  int64_t batch = tfc_dims_num_elements(x->dims, x->ndims - 2);
+  for (int64_t b = 0; b < batch; b++)
+    for (int64_t i = 0; i < rows; i++)
+      for (int64_t j = 0; j < cols; j++) {
+        int64_t k = (b * rows + i) * cols + j;
+        int keep = (nl < 0 || i - j <= nl) && (nu < 0 || j - i <= nu);
+        if (keep) memcpy(at(out, k, es), at(x, k, es), es);
+        else memset(at(out, k, es), 0, es);
+      }
+  return TFC_OK;
+}
+
+/* ---- dense solvers ---- */
+
+/* The batch of n x n matrices of input i: checks rank >= 2 and squareness. */
+static int square_batch(tfc_kernel_ctx *c, int i, int64_t *n, int64_t *batch) {
+  const tfc_tensor *x = c->inputs[i];
+  if (x->ndims < 2) return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Input tensor %d must have rank >= 2", i);
+  *n = x->dims[x->ndims - 1];
+  if (x->dims[x->ndims - 2] != *n) return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Input matrix must be square.");
+  *batch = *n ? x->n_elems / (*n * *n) : 0;
+  if (!*n) *batch = tfc_dims_num_elements(x->dims, x->ndims - 2);
+  return TFC_OK;
+}
+
+static void load(const tfc_tensor *t, int64_t off, int64_t count, double *dst) {
+  for (int64_t i = 0; i < count; i++)
+    dst[i] = t->dtype == TFC_DT_FLOAT ? ((const float *)t->data)[off + i] : ((const double *)t->data)[off + i];
+}
+
+static void store(tfc_tensor *t, int64_t off, int64_t count, const double *src) {
+  for (int64_t i = 0; i < count; i++) {
+    if (t->dtype == TFC_DT_FLOAT) ((float *)t->data)[off + i] = (float)src[i];
+    else ((double *)t->data)[off + i] = src[i];
+  }
+}
+
+static void transpose(double *a, int64_t n) {
+  for (int64_t i = 0; i < n; i++)
+    for (int64_t j = i + 1; j < n; j++) {
+      double t = a[i * n + j];
+      a[i * n + j] = a[j * n + i];
+      a[j * n + i] = t;
+    }
+}
+
+/* LU with partial pivoting in place (row-major n x n); piv[i] the row swapped into i; *sign
+ * the permutation's sign. Returns 0 when singular (a zero pivot). */
+static int lu(double *a, int64_t n, int64_t *piv, int *sign) {
+  int ok = 1;
+  *sign = 1;
+  for (int64_t k = 0; k < n; k++) {
+    int64_t p = k;
+    for (int64_t i = k + 1; i < n; i++)
+      if (fabs(a[i * n + k]) > fabs(a[p * n + k])) p = i;
+    piv[k] = p;
+    if (p != k) {
+      for (int64_t j = 0; j < n; j++) {
+        double t = a[k * n + j];
+        a[k * n + j] = a[p * n + j];
+        a[p * n + j] = t;
+      }
+      *sign = -*sign;
+    }
+    if (a[k * n + k] == 0) {
+      ok = 0;
+      continue;
+    }
+    for (int64_t i = k + 1; i < n; i++) {
+      double f = a[i * n + k] /= a[k * n + k];
+      for (int64_t j = k + 1; j < n; j++) a[i * n + j] -= f * a[k * n + j];
+    }
+  }
+  return ok;
+}
+
+/* Solves LU x = P b for m right-hand sides (b: n x m row-major, overwritten). */
+static void lu_solve(const double *a, const int64_t *piv, int64_t n, double *b, int64_t m) {
+  for (int64_t k = 0; k < n; k++)
+    if (piv[k] != k)
+      for (int64_t j = 0; j < m; j++) {
+        double t = b[k * m + j];
+        b[k * m + j] = b[piv[k] * m + j];
+        b[piv[k] * m + j] = t;
+      }
+  for (int64_t i = 0; i < n; i++)
+    for (int64_t k = 0; k < i; k++)
+      for (int64_t j = 0; j < m; j++) b[i * m + j] -= a[i * n + k] * b[k * m + j];
+  for (int64_t i = n - 1; i >= 0; i--)
+    for (int64_t j = 0; j < m; j++) {
+      double s = b[i * m + j];
+      for (int64_t k = i + 1; k < n; k++) s -= a[i * n + k] * b[k * m + j];
+      b[i * m + j] = s / a[i * n + i];
+    }
+}
+
+
+
+static int determinant_compute(tfc_kernel_ctx *c) {
+  const tfc_tensor *x = c->inputs[0];
+  int64_t n, batch;
+  TFC_TRY(square_batch(c, 0, &n, &batch));
+  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, x->dtype, x->dims, x->ndims - 2);
+  if (!out) return c->status->code;
+  double *a = malloc(sizeof(double) * (size_t)(n * n + 1));
+  int64_t *piv = malloc(sizeof(int64_t) * (size_t)(n + 1));
+  if (!a || !piv) {
+    free(a);
+    free(piv);
+    return TFC_OOM(c->status);
+  }
+  for (int64_t b = 0; b < batch; b++) {
+    load(x, b * n * n, n * n, a);
+    int sign;
+    double det = 0;
+    if (lu(a, n, piv, &sign)) {
+      det = sign;
+      for (int64_t i = 0; i < n; i++) det *= a[i * n + i];
+    }
+    store(out, b, 1, &det);
+  }
+  free(a);
+  free(piv);
+  return TFC_OK;
+}
+
+static int inverse_or_solve(tfc_kernel_ctx *c, int solve) {
+  const tfc_tensor *x = c->inputs[0], *rhs = solve ? c->inputs[1] : NULL;
+  int64_t n, batch, m;
+  TFC_TRY(square_batch(c, 0, &n, &batch));
+  int adjoint = 0;
+  TFC_TRY(tfc_kernel_attr_bool(c->node, "adjoint", &adjoint, c->status));
+  if (solve) {
+    char a[TFC_SHAPE_STR_MAX], b[TFC_SHAPE_STR_MAX];
+    int ok = rhs->ndims == x->ndims && rhs->dims[rhs->ndims - 2] == n;
+    for (int i = 0; ok && i < x->ndims - 2; i++) ok = rhs->dims[i] == x->dims[i];
+    if (!ok)
+      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Input matrix and right-hand side must have the same number "
+                              "of rows and batch dimensions: %s vs. %s",
+                              tfc_tensor_shape_str(x, a, sizeof a), tfc_tensor_shape_str(rhs, b, sizeof b));
+    m = rhs->dims[rhs->ndims - 1];
+  } else {
+    m = n;
+  }
+  tfc_tensor *out = solve ? tfc_kernel_alloc_output(c, 0, x->dtype, rhs->dims, rhs->ndims)
+                          : tfc_kernel_alloc_output(c, 0, x->dtype, x->dims, x->ndims);
+  if (!out) return c->status->code;
+  double *a = malloc(sizeof(double) * (size_t)(n * n + 1)), *b = malloc(sizeof(double) * (size_t)(n * m + 1));
+  int64_t *piv = malloc(sizeof(int64_t) * (size_t)(n + 1));
+  int rc = TFC_OK;
+  if (!a || !b || !piv) rc = TFC_OOM(c->status);
+  for (int64_t k = 0; rc == TFC_OK && k < batch; k++) {
+    load(x, k * n * n, n * n, a);
+    if (adjoint) transpose(a, n);
+    if (solve) {
+      load(rhs, k * n * m, n * m, b);
+    } else {
+      memset(b, 0, sizeof(double) * (size_t)(n * n));
+      for (int64_t i = 0; i < n; i++) b[i * n + i] = 1;
+    }
+    int sign;
+    if (!lu(a, n, piv, &sign)) {
+      rc = tfc_kernel_error(c, TFC_INVALID_ARGUMENT, solve ? "Input matrix is not invertible." : "Input is not invertible.");
+      break;
+    }
+    lu_solve(a, piv, n, b, m);
+    store(out, k * n * m, n * m, b);
+  }
+  free(a);
+  free(b);
+  free(piv);
+  return rc;
+}
+
+static int matrix_inverse_compute(tfc_kernel_ctx *c) { return inverse_or_solve(c, 0); }
+static int matrix_solve_compute(tfc_kernel_ctx *c) { return inverse_or_solve(c, 1); }
+
+static int cholesky_compute(tfc_kernel_ctx *c) {
+  const tfc_tensor *x = c->inputs[0];
+  int64_t n, batch;
+  TFC_TRY(square_batch(c, 0, &n, &batch));
+  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, x->dtype, x->dims, x->ndims);
+  if (!out) return c->status->code;
+  double *a = malloc(sizeof(double) * (size_t)(n * n + 1));
+  if (!a) return TFC_OOM(c->status);
+  int rc = TFC_OK;
+  for (int64_t k = 0; k < batch && rc == TFC_OK; k++) {
+    load(x, k * n * n, n * n, a);
+    for (int64_t j = 0; j < n && rc == TFC_OK; j++) {
+      double d = a[j * n + j];
+      for (int64_t p = 0; p < j; p++) d -= a[j * n + p] * a[j * n + p];
+      if (!(d > 0)) {
+        rc = tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
+                              "Cholesky decomposition was not successful. The input might not be valid.");
+        break;
+      }
+      a[j * n + j] = sqrt(d);
+      for (int64_t i = j + 1; i < n; i++) {
+        double s = a[i * n + j];
+        for (int64_t p = 0; p < j; p++) s -= a[i * n + p] * a[j * n + p];
+        a[i * n + j] = s / a[j * n + j];
+      }
+      for (int64_t i = 0; i < j; i++) a[i * n + j] = 0;
+    }
+    if (rc == TFC_OK) store(out, k * n * n, n * n, a);
+  }
+  free(a);
+  return rc;
+}
+
+#define F2 (TFC_T(TFC_DT_FLOAT) | TFC_T(TFC_DT_DOUBLE))
+
+static const tfc_kernel_def defs[] = {
+    {.op = TFC_OP_Diag, .type_attr = "T", .types = TFC_ARRAY_POD_TYPES, .compute = diag_compute},
+    {.op = TFC_OP_DiagPart, .type_attr = "T", .types = TFC_ARRAY_POD_TYPES, .compute = diag_part_compute},
+    {.op = TFC_OP_MatrixDiag, .type_attr = "T", .types = TFC_ARRAY_POD_TYPES, .compute = matrix_diag_compute},
+    {.op = TFC_OP_MatrixDiagPart, .type_attr = "T", .types = TFC_ARRAY_POD_TYPES,
+     .compute = matrix_diag_part_compute},
+    {.op = TFC_OP_MatrixSetDiag, .type_attr = "T", .types = TFC_ARRAY_POD_TYPES, .compute = matrix_set_diag_compute},
+    {.op = TFC_OP_MatrixBandPart, .type_attr = "T", .types = TFC_ARRAY_POD_TYPES,
+     .host_memory_in = TFC_HOST(1) | TFC_HOST(2), .compute = matrix_band_part_compute},
+    {.op = TFC_OP_MatrixDeterminant, .type_attr = "T", .types = F2, .compute = determinant_compute},
+    {.op = TFC_OP_MatrixInverse, .type_attr = "T", .types = F2, .compute = matrix_inverse_compute},
+    {.op = TFC_OP_MatrixSolve, .type_attr = "T", .types = F2, .compute = matrix_solve_compute},
+    {.op = TFC_OP_Cholesky, .type_attr = "T", .types = F2, .compute = cholesky_compute},
+};
+
+int tfc_cpu_kernels_linalg(tfc_kernel_table *t, tfc_status *s) {
+  return tfc_kernel_table_add(t, defs, (int)(sizeof defs / sizeof *defs), s);
+}
