@@ -372,3 +372,16 @@ def test_contrib_batch_norm_fused_2d_and_core_4d():
     assert forced.op.type == "Reshape" and len(tf.get_collection(tf.GraphKeys.UPDATE_OPS)) == 2
     with pytest.raises(NotImplementedError, match="need a 2-D or 4-D input"):   # TF's unfused contrib path
         tf.contrib.layers.batch_norm(tf.placeholder(tf.float32, [2, 2, 2], name="x3"), updates_collections=None)
+
+
+def test_training_given_as_a_constant_tensor_is_decided_at_build_time():
+    # A Const False must read as False (its TensorProto holds the value, not non-empty bytes).
+    x = tf.ones([2, 2])
+    off = tf.layers.dropout(x, 0.5, training=tf.constant(False))
+    on = tf.layers.dropout(x, 0.999, training=tf.constant(True))
+    assert "cond" not in off.name and "cond" not in on.name
+    assert tf.get_static_value(tf.constant([1.0, 2.0])).tolist() == [1.0, 2.0]
+    assert tf.get_static_value(tf.placeholder(tf.float32)) is None
+    with tf.Session() as s:
+        a, b = s.run([off, on])
+    assert (a == 1.0).all() and (b != 1.0).any()

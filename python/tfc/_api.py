@@ -295,5 +295,8 @@ io.gfile = _gfile.v2_module(_types)  # noqa: F821 (tf.io is made by _api_io)
 for _n in "read_file write_file encode_base64 decode_base64".split():
     setattr(io, _n, getattr(_string_ops, _n))  # noqa: F821
 
+from tfc.framework import tensor_util as _tensor_util  # noqa: E402
+get_static_value = _tensor_util.constant_value
+
 # tf.tuple shadows the builtin here: kept last, so nothing above sees it.
 globals()["tuple"] = _cf.tuple_

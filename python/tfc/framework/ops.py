@@ -257,6 +257,11 @@ class Operation(object):
             return [dtypes.as_dtype(v) for v in value]
         if kind == "shape":
             return tensor_shape.TensorShape(None if value is None else [None if d < 0 else d for d in value])
+        if kind in ("tensor", "list(tensor)"):  # TensorProto messages, as TF's get_attr returns
+            from tfc.framework import graph_pb
+            if kind == "tensor":
+                return graph_pb.TensorProto.FromString(value)
+            return [graph_pb.TensorProto.FromString(v) for v in value]
         return value
 
     def colocation_groups(self):

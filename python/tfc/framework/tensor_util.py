@@ -137,3 +137,20 @@ def make_ndarray(tensor):
     if values.size != n:
         values = np.pad(values, (0, n - values.size), "edge")
     return values.reshape(shape)
+
+
+def constant_value(tensor):
+    """The ndarray a Const tensor holds, or a Cast / Identity / StopGradient of one (as TF's
+    tensor_util.constant_value folds them; tf.get_static_value); None for any other tensor."""
+    from tfc.framework import ops
+    if not isinstance(tensor, ops.Tensor):
+        return None
+    op = tensor.op
+    if op.type in ("Identity", "StopGradient") and not op.control_inputs:
+        return constant_value(op.inputs[0])
+    if op.type == "Cast":
+        v = constant_value(op.inputs[0])
+        return None if v is None else v.astype(tensor.dtype.as_numpy_dtype)
+    if op.type != "Const":
+        return None
+    return make_ndarray(op.get_attr("value"))

@@ -25,6 +25,7 @@ import numpy as np
 
 from tfc.framework import dtypes
 from tfc.framework import ops
+from tfc.framework import tensor_util
 from tfc.framework import tensor_shape
 from tfc.ops import variable_scope as vs
 from tfc.ops import variables as tf_variables
@@ -59,9 +60,8 @@ def constant_value(pred):
     if isinstance(pred, tf_variables.Variable):
         return None
     if isinstance(pred, ops.Tensor):
-        if pred.op.type == "Const":
-            return bool(np.asarray(pred.op.get_attr("value")))
-        return None
+        v = tensor_util.constant_value(pred)
+        return None if v is None else bool(v)
     raise TypeError("`pred` must be a Tensor, or a Python bool, or 1 or 0. Found instead: %s" % type(pred))
 
 

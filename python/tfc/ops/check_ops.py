@@ -11,55 +11,18 @@ hold element-wise:", "x (<name>) = ", x, "y (<name>) = ", y). When both inputs a
 condition is decided while the graph is built: a NoOp when it holds, else InvalidArgumentError
 with the data as text, as TF's static checks do.
 
-constant_value(t): the value of a Const tensor (or a Cast / Identity of one) as an ndarray, or
-None (a part of TF's tensor_util.constant_value).
+Static checks use tensor_util.constant_value (a Const tensor, or a Cast / Identity of one, as an
+ndarray; None otherwise).
 """
 import numpy as np
 
 from tfc.framework import dtypes
 from tfc.framework import errors
 from tfc.framework import ops
+from tfc.framework.tensor_util import constant_value
 from tfc.ops import array_ops
 from tfc.ops import gen
 from tfc.ops import math_ops
-
-
-def constant_value(t):
-    """The ndarray a Const tensor holds, or a Cast / Identity / StopGradient of one (as TF's
-    tensor_util.constant_value folds them); None for any other tensor."""
-    if not isinstance(t, ops.Tensor):
-        return None
-    if t.op.type in ("Identity", "StopGradient") and not t.op.control_inputs:
-        return constant_value(t.op.inputs[0])
-    if t.op.type == "Cast":
-        v = constant_value(t.op.inputs[0])
-        return None if v is None else v.astype(t.dtype.as_numpy_dtype)
-    if t.op.type != "Const":
-        return None
-    from tfc import graph_text
-    p = graph_text.TensorProto.FromString(t.op.get_attr("value"))
-    dt = dtypes.as_dtype(p.dtype)
-    shape = [d.size for d in p.tensor_shape.dim]
-    n = int(np.prod(shape)) if shape else 1
-    if dt == dtypes.string:
-        vals = list(p.string_val)
-        arr = np.empty(n, dtype=object)
-        for i in range(n):
-            arr[i] = vals[i] if i < len(vals) else (vals[-1] if vals else b"")
-        return arr.reshape(shape)
-    npdt = dt.as_numpy_dtype
-    if p.tensor_content:
-        return np.frombuffer(p.tensor_content, dtype=npdt).reshape(shape).copy()
-    vals = (list(p.float_val) or list(p.double_val) or list(p.int_val) or list(p.int64_val) or list(p.bool_val)
-            or list(p.half_val))
-    if dt == dtypes.float16 and p.half_val:
-        vals = np.array(list(p.half_val), np.uint16).view(np.float16).tolist()
-    if not vals:
-        return np.zeros(shape, npdt)
-    arr = np.array(vals, dtype=npdt)
-    if arr.size < n:
-        arr = np.concatenate([arr, np.full(n - arr.size, arr[-1], npdt)])
-    return arr[:n].reshape(shape)
 
 
 def no_op(name=None):
