@@ -102,7 +102,7 @@ def test_freeze_write_and_load(tmp_path):
 
 
 def test_load_graph_frozen_by_tensorflow():
-    with open(os.path.join(FIXTURES, "py_frozen_mlp.expect")) as f:
+    with open(os.path.join(FIXTURES, "py_frozen_mlp.json")) as f:
         expect = json.load(f)
     gd = tf.GraphDef()
     with open(os.path.join(FIXTURES, "py_frozen_mlp.pb"), "rb") as f:
@@ -129,7 +129,7 @@ def test_session_graph_def_infer_shapes_and_node_def():
 
 
 def test_freeze_resource_variable_graph_made_by_tensorflow():
-    with open(os.path.join(FIXTURES, "py_resource_var.expect")) as f:
+    with open(os.path.join(FIXTURES, "py_resource_var.json")) as f:
         expect = json.load(f)
     gd = tf.GraphDef()
     with open(os.path.join(FIXTURES, "py_resource_var.pb"), "rb") as f:
