@@ -662,16 +662,27 @@ TFC_EXPORT void TFC_MetaGraphAddBytesList(TFC_MetaGraph *mg, const char *key, co
   tfc_status_fini(&scratch);
 }
 
-TFC_EXPORT void TFC_MetaGraphAddInt64List(TFC_MetaGraph *mg, const char *key, const int64_t *values, int n,
-                                          TF_Status *status) {
+/* TFC_MetaGraphAddInt64List / AddFloatList: n values of elem bytes each into a new collection
+ * of `kind` (TFC_COLLECTION_INT64_LIST or _FLOAT_LIST) replacing key's. */
+static void add_numeric_list(TFC_MetaGraph *mg, const char *key, int kind, const void *values, size_t elem, int n,
+                             TF_Status *status) {
   tfc_status scratch;
   tfc_status *s = tfc_capi_status_or(status, &scratch);
   tfc_pb_arena a;
   tfc_pb_arena_init(&a);
   if (add_check(mg, key, values, n, s) == TFC_OK) {
-    CollectionEntry *e = new_entry(&a, key, TFC_COLLECTION_INT64_LIST, (size_t)n);
-    if (e && n) memcpy(e->value->int64_list->value, values, sizeof *values * (size_t)n);
-    if (e) e->value->int64_list->n_value = (size_t)n;
+    CollectionEntry *e = new_entry(&a, key, kind, (size_t)n);
+    if (e) {
+      void *dst;
+      if (kind == TFC_COLLECTION_INT64_LIST) {
+        dst = e->value->int64_list->value;
+        e->value->int64_list->n_value = (size_t)n;
+      } else {
+        dst = e->value->float_list->value;
+        e->value->float_list->n_value = (size_t)n;
+      }
+      if (n) memcpy(dst, values, elem * (size_t)n);
+    }
     if (!e || a.oom) TFC_OOM(s);
     else replace_collection(mg, key, e, s);
   }
@@ -679,21 +690,14 @@ TFC_EXPORT void TFC_MetaGraphAddInt64List(TFC_MetaGraph *mg, const char *key, co
   tfc_status_fini(&scratch);
 }
 
+TFC_EXPORT void TFC_MetaGraphAddInt64List(TFC_MetaGraph *mg, const char *key, const int64_t *values, int n,
+                                          TF_Status *status) {
+  add_numeric_list(mg, key, TFC_COLLECTION_INT64_LIST, values, sizeof *values, n, status);
+}
+
 TFC_EXPORT void TFC_MetaGraphAddFloatList(TFC_MetaGraph *mg, const char *key, const float *values, int n,
                                           TF_Status *status) {
-  tfc_status scratch;
-  tfc_status *s = tfc_capi_status_or(status, &scratch);
-  tfc_pb_arena a;
-  tfc_pb_arena_init(&a);
-  if (add_check(mg, key, values, n, s) == TFC_OK) {
-    CollectionEntry *e = new_entry(&a, key, TFC_COLLECTION_FLOAT_LIST, (size_t)n);
-    if (e && n) memcpy(e->value->float_list->value, values, sizeof *values * (size_t)n);
-    if (e) e->value->float_list->n_value = (size_t)n;
-    if (!e || a.oom) TFC_OOM(s);
-    else replace_collection(mg, key, e, s);
-  }
-  tfc_pb_arena_fini(&a);
-  tfc_status_fini(&scratch);
+  add_numeric_list(mg, key, TFC_COLLECTION_FLOAT_LIST, values, sizeof *values, n, status);
 }
 
 /* ---------------------------------------------------------------- bytes and files */
