@@ -212,7 +212,7 @@ static int clear_devices(const void *gd, size_t len, void **out, size_t *out_len
   if (!*out) { /* nothing to clear: the bytes as they are */
     *out = malloc(len + 1);
     if (!*out) return TFC_OOM(s);
-    memcpy(*out, gd, len);
+    if (len) memcpy(*out, gd, len);
     *out_len = len;
   }
   return TFC_OK;
@@ -259,7 +259,7 @@ static int take_snapshot(TF_Graph *graph, snapshot *sn, TF_Status *status) {
   if (!sn->vars || !sn->entries) {
     TFC_OOM(c.s);
   } else {
-    memcpy(sn->vars, st->vars, sizeof *sn->vars * (size_t)st->n_vars);
+    if (st->n_vars) memcpy(sn->vars, st->vars, sizeof *sn->vars * (size_t)st->n_vars);
     sn->n_vars = st->n_vars;
     sn->has_step = st->has_global_step;
     sn->step = st->global_step;
@@ -315,7 +315,7 @@ static ProtobufCBinaryData variable_def(tfc_pb_arena *a, const TFC_Variable *v, 
   if (tfc_pb_pack(&d.base, &data, &len, s)) return out;
   out.data = tfc_pb_alloc(a, len + 1);
   if (out.data) {
-    memcpy(out.data, data, len);
+    if (len) memcpy(out.data, data, len);
     out.len = len;
   }
   free(data);
@@ -342,7 +342,7 @@ static ProtobufCBinaryData queue_runner_def(tfc_pb_arena *a, const copied_entry 
   if (tfc_pb_pack(&d.base, &data, &len, s)) return out;
   out.data = tfc_pb_alloc(a, len + 1);
   if (out.data) {
-    memcpy(out.data, data, len);
+    if (len) memcpy(out.data, data, len);
     out.len = len;
   }
   free(data);
@@ -605,11 +605,11 @@ static int replace_collection(TFC_MetaGraph *mg, const char *key, const Collecti
   uint8_t *all = rc == TFC_OK ? malloc(base_len + entry_len + 11) : NULL;
   if (rc == TFC_OK && !all) rc = TFC_OOM(s);
   if (rc == TFC_OK) {
-    memcpy(all, base, base_len);
+    if (base_len) memcpy(all, base, base_len);
     size_t n = base_len;
     all[n++] = 0x22; /* field 4 (collection_def), length-delimited */
     n += tfc_pb_put_varint(all + n, entry_len);
-    memcpy(all + n, entry, entry_len);
+    if (entry_len) memcpy(all + n, entry, entry_len);
     rc = reset_from_bytes(mg, all, n + entry_len, s);
   }
   free(all);
