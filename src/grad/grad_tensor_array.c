@@ -102,45 +102,39 @@ static int type_attr(const tfc_grad_ctx *c, const char *name) {
   return v && v->kind == TFC_ATTR_TYPE ? v->u.type : TFC_DT_FLOAT;
 }
 
-/* ReadV3(handle, index, flow_in): write dy at index. */
+/* ReadV3(handle, index, flow_in) / GatherV3(handle, indices, flow_in): put dy into the gradient
+ * array at the index (WriteV3) or indices (ScatterV3), named as TF's TensorArray methods name it. */
+static int put_grad(tfc_grad_ctx *c, const char *op, const char *name) {
+  tfc_endpoint gh;
+  tfc_endpoint flow = grad_array(c, tfc_grad_in(c, 0), tfc_grad_in(c, 2), c->dy[0], &gh);
+  tfc_endpoint ins[4] = {gh, tfc_grad_in(c, 1), c->dy[0], flow};
+  c->dx[2] = tfc_grad_op(c, op, name, ins, 4, NULL, 0);
+  return c->s->code;
+}
+
 static int read_grad(tfc_grad_ctx *c) {
-  tfc_endpoint gh;
-  tfc_endpoint flow = grad_array(c, tfc_grad_in(c, 0), tfc_grad_in(c, 2), c->dy[0], &gh);
-  tfc_endpoint ins[4] = {gh, tfc_grad_in(c, 1), c->dy[0], flow};
-  c->dx[2] = tfc_grad_op(c, "TensorArrayWriteV3", "TensorArrayWrite/TensorArrayWriteV3", ins, 4, NULL, 0);
-  return c->s->code;
+  return put_grad(c, "TensorArrayWriteV3", "TensorArrayWrite/TensorArrayWriteV3");
 }
 
-/* WriteV3(handle, index, value, flow_in): read the gradient array at index. */
-static int write_grad(tfc_grad_ctx *c) {
-  tfc_endpoint wb = write_barrier(c), gh;
-  tfc_endpoint flow = grad_array(c, tfc_grad_in(c, 0), wb, c->dy[0], &gh);
-  tfc_grad_attr a[1] = {TFC_GRAD_ATTR_TYPE("dtype", type_attr(c, "T"))};
-  tfc_endpoint ins[3] = {gh, tfc_grad_in(c, 1), flow};
-  c->dx[2] = tfc_grad_op(c, "TensorArrayReadV3", NULL, ins, 3, a, 1);
-  c->dx[3] = wb;
-  return c->s->code;
-}
-
-/* GatherV3(handle, indices, flow_in): scatter dy to indices. */
 static int gather_grad(tfc_grad_ctx *c) {
-  tfc_endpoint gh;
-  tfc_endpoint flow = grad_array(c, tfc_grad_in(c, 0), tfc_grad_in(c, 2), c->dy[0], &gh);
-  tfc_endpoint ins[4] = {gh, tfc_grad_in(c, 1), c->dy[0], flow};
-  c->dx[2] = tfc_grad_op(c, "TensorArrayScatterV3", "TensorArrayScatter/TensorArrayScatterV3", ins, 4, NULL, 0);
-  return c->s->code;
+  return put_grad(c, "TensorArrayScatterV3", "TensorArrayScatter/TensorArrayScatterV3");
 }
 
-/* ScatterV3(handle, indices, value, flow_in): gather the gradient array at indices. */
-static int scatter_grad(tfc_grad_ctx *c) {
+/* WriteV3(handle, index, value, flow_in) / ScatterV3(handle, indices, value, flow_in): take the
+ * gradient array at the index (ReadV3) or indices (GatherV3). */
+static int take_grad(tfc_grad_ctx *c, const char *op) {
   tfc_endpoint wb = write_barrier(c), gh;
   tfc_endpoint flow = grad_array(c, tfc_grad_in(c, 0), wb, c->dy[0], &gh);
   tfc_grad_attr a[1] = {TFC_GRAD_ATTR_TYPE("dtype", type_attr(c, "T"))};
   tfc_endpoint ins[3] = {gh, tfc_grad_in(c, 1), flow};
-  c->dx[2] = tfc_grad_op(c, "TensorArrayGatherV3", NULL, ins, 3, a, 1);
+  c->dx[2] = tfc_grad_op(c, op, NULL, ins, 3, a, 1);
   c->dx[3] = wb;
   return c->s->code;
 }
+
+static int write_grad(tfc_grad_ctx *c) { return take_grad(c, "TensorArrayReadV3"); }
+
+static int scatter_grad(tfc_grad_ctx *c) { return take_grad(c, "TensorArrayGatherV3"); }
 
 /* ConcatV3(handle, flow_in) -> value, lengths: split dy by the forward lengths. */
 static int concat_grad(tfc_grad_ctx *c) {
