@@ -1,0 +1,155 @@
+/*
+ * TF_LoadSessionFromSavedModel on SavedModels written by TensorFlow's
+ * tf.compat.v1.saved_model.simple_save (tests/fixtures/gen_saved_model.py): variables restored
+ * from variables/variables, a main op (legacy_init_op) setting a local variable, an asset
+ * path fed at load (the main op reads the file there); the outputs for x = [1, 2, 3] equal TF's (expected.txt); tags that match
+ * no MetaGraphDef, a missing directory and a non-empty graph fail with TF's codes and texts;
+ * the MetaGraphDef comes back and parses.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "capi_util.h"
+#include "tfc/meta_graph.h"
+
+#define DIR(name) TFC_FIXTURE_DIR "/" name
+
+static TF_Session *load(const char *dir, const char *const *tags, int n, TF_Graph *g, TF_Buffer *mgd, TF_Status *s) {
+  TF_SessionOptions *o = TF_NewSessionOptions();
+  TF_Session *sess = TF_LoadSessionFromSavedModel(o, NULL, dir, tags, n, g, mgd, s);
+  TF_DeleteSessionOptions(o);
+  return sess;
+}
+
+/* Loads dir with tag serve, runs every tensor of its expected.txt with x = [1, 2, 3] fed, and
+ * compares (floats, within 1e-6). */
+static void check_model(const char *dir) {
+  TF_Status *s = TF_NewStatus();
+  TF_Graph *g = TF_NewGraph();
+  const char *tags[] = {"serve"};
+  TF_Session *sess = load(dir, tags, 1, g, NULL, s);
+  OK(s);
+  char path[1024];
+  snprintf(path, sizeof path, "%s/expected.txt", dir);
+  FILE *f = fopen(path, "r");
+  EXPECT_TRUE(f != NULL);
+  char line[1024];
+  int lines = 0;
+  while (fgets(line, sizeof line, f)) {
+    char name[256];
+    int used = 0;
+    EXPECT_TRUE(sscanf(line, "%255s %n", name, &used) == 1);
+    char *colon = strrchr(name, ':');
+    *colon = 0;
+    TF_Output out = {TF_GraphOperationByName(g, name), atoi(colon + 1)};
+    EXPECT_TRUE(out.oper != NULL);
+    float xv[3] = {1, 2, 3};
+    int64_t dims[1] = {3};
+    TF_Tensor *x = TF_AllocateTensor(TF_FLOAT, dims, 1, sizeof xv);
+    memcpy(TF_TensorData(x), xv, sizeof xv);
+    TF_Output xo = {TF_GraphOperationByName(g, "x"), 0};
+    EXPECT_TRUE(xo.oper != NULL);
+    TF_Tensor *v = NULL;
+    TF_SessionRun(sess, NULL, &xo, &x, 1, &out, &v, 1, NULL, 0, NULL, s);
+    OK(s);
+    TF_DeleteTensor(x);
+    char *rest = line + used;
+    rest[strcspn(rest, "\n")] = 0;
+    {
+      EXPECT_EQ(TF_TensorType(v), TF_FLOAT);
+      const float *got = TF_TensorData(v);
+      size_t n = TF_TensorByteSize(v) / sizeof(float), k = 0;
+      char *tok = strtok(rest, " ");
+      for (; tok; tok = strtok(NULL, " "), k++) {
+        EXPECT_TRUE(k < n);
+        EXPECT_NEAR(got[k], strtod(tok, NULL), 1e-6);
+      }
+      EXPECT_EQ((long)k, (long)n);
+    }
+    TF_DeleteTensor(v);
+    lines++;
+  }
+  fclose(f);
+  EXPECT_TRUE(lines > 0);
+  TF_CloseSession(sess, s);
+  TF_DeleteSession(sess, s);
+  TF_DeleteGraph(g);
+  TF_DeleteStatus(s);
+}
+
+static void variables_are_restored(void) { check_model(DIR("saved_model_half")); }
+static void main_op_runs_at_load(void) { check_model(DIR("saved_model_init")); }
+static void asset_paths_are_fed(void) { check_model(DIR("saved_model_asset")); }
+
+static void meta_graph_def_is_returned(void) {
+  TF_Status *s = TF_NewStatus();
+  TF_Graph *g = TF_NewGraph();
+  TF_Buffer *b = TF_NewBuffer();
+  const char *tags[] = {"serve"};
+  TF_Session *sess = load(DIR("saved_model_half"), tags, 1, g, b, s);
+  OK(s);
+  EXPECT_TRUE(b->length > 0);
+  TFC_MetaGraph *mg = TFC_NewMetaGraphFromBuffer(b->data, b->length, s);
+  OK(s);
+  TFC_SaverDef sd;
+  EXPECT_TRUE(TFC_MetaGraphGetSaverDef(mg, &sd));
+  EXPECT_STREQ(sd.restore_op_name, "save/restore_all");
+  EXPECT_EQ(TFC_MetaGraphCollectionKind(mg, "variables"), TFC_COLLECTION_BYTES_LIST);
+  TFC_DeleteMetaGraph(mg);
+  TF_DeleteBuffer(b);
+  TF_DeleteSession(sess, s);
+  TF_DeleteGraph(g);
+  TF_DeleteStatus(s);
+}
+
+static void unknown_tags_are_not_found(void) {
+  TF_Status *s = TF_NewStatus();
+  TF_Graph *g = TF_NewGraph();
+  const char *tags[] = {"serve", "gpu"};
+  EXPECT_TRUE(load(DIR("saved_model_half"), tags, 2, g, NULL, s) == NULL);
+  EXPECT_EQ(TF_GetCode(s), TF_NOT_FOUND);
+  EXPECT_STREQ(TF_Message(s), "Could not find meta graph def matching supplied tags: { serve gpu }. To inspect "
+                              "available tag-sets in the SavedModel, please use the SavedModel CLI: "
+                              "`saved_model_cli`");
+  TF_DeleteGraph(g);
+  TF_DeleteStatus(s);
+}
+
+static void missing_directory_is_not_found(void) {
+  TF_Status *s = TF_NewStatus();
+  TF_Graph *g = TF_NewGraph();
+  const char *tags[] = {"serve"};
+  EXPECT_TRUE(load(DIR("no_such_saved_model"), tags, 1, g, NULL, s) == NULL);
+  EXPECT_EQ(TF_GetCode(s), TF_NOT_FOUND);
+  EXPECT_STREQ(TF_Message(s), "Could not find SavedModel .pb or .pbtxt at supplied export directory path: " DIR(
+                                  "no_such_saved_model"));
+  TF_DeleteGraph(g);
+  TF_DeleteStatus(s);
+}
+
+static void non_empty_graph_is_refused(void) {
+  TF_Status *s = TF_NewStatus();
+  TF_Graph *g = TF_NewGraph();
+  float one = 1;
+  capi_const(g, "c", TF_FLOAT, NULL, 0, &one, sizeof one, s);
+  OK(s);
+  const char *tags[] = {"serve"};
+  EXPECT_TRUE(load(DIR("saved_model_half"), tags, 1, g, NULL, s) == NULL);
+  EXPECT_EQ(TF_GetCode(s), TF_INVALID_ARGUMENT);
+  EXPECT_STREQ(TF_Message(s), "Graph is non-empty.");
+  TF_DeleteGraph(g);
+  TF_DeleteStatus(s);
+}
+
+static const tfc_test tests[] = {
+    TFC_TEST(variables_are_restored),
+    TFC_TEST(main_op_runs_at_load),
+    TFC_TEST(asset_paths_are_fed),
+    TFC_TEST(meta_graph_def_is_returned),
+    TFC_TEST(unknown_tags_are_not_found),
+    TFC_TEST(missing_directory_is_not_found),
+    TFC_TEST(non_empty_graph_is_refused),
+    {0},
+};
+
+TFC_TEST_MAIN(tests)
