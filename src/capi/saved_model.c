@@ -6,7 +6,8 @@
  * Steps, each failing with TF's code and the whole call returning NULL:
  *   1. graph must be empty (INVALID_ARGUMENT "Graph is non-empty.");
  *   2. <dir>/saved_model.pb is read as a SavedModel (src/proto/tensorflow/saved_model.proto,
- *      the MetaGraphDefs kept as bytes); with only saved_model.pbtxt: UNIMPLEMENTED (text
+ *      the MetaGraphDefs kept as bytes; DATA_LOSS "Can't parse <file> as binary proto"
+ *      when it is not one); with only saved_model.pbtxt: UNIMPLEMENTED (text
  *      format is not read); neither: NOT_FOUND "Could not find SavedModel .pb or .pbtxt at
  *      supplied export directory path: <dir>";
  *   3. the first MetaGraphDef whose tags equal the requested ones as a set is chosen
@@ -270,10 +271,13 @@ TFC_EXPORT TF_Session *TF_LoadSessionFromSavedModel(const TF_SessionOptions *ses
   feeds f = {NULL, NULL, 0};
   char *prefix = NULL, *index = NULL;
   const ProtobufCBinaryData *chosen = NULL;
+  tfc_status parse;
+  tfc_status_init(&parse);
   Tensorflow__SavedModel *sm =
-      (Tensorflow__SavedModel *)tfc_pb_unpack(&tensorflow__saved_model__descriptor, data, len, "SavedModel", s);
+      (Tensorflow__SavedModel *)tfc_pb_unpack(&tensorflow__saved_model__descriptor, data, len, "SavedModel", &parse);
+  tfc_status_fini(&parse);
   if (!sm) {
-    tfc_status_prefix(s, "%s/saved_model.pb: ", export_dir);
+    tfc_status_set(s, TFC_DATA_LOSS, "Can't parse %s/saved_model.pb as binary proto", export_dir);
     goto fail;
   }
   for (size_t i = 0; i < sm->n_meta_graphs && !chosen; i++) {

@@ -8,6 +8,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "capi_util.h"
 #include "tfc/meta_graph.h"
@@ -141,7 +142,57 @@ static void non_empty_graph_is_refused(void) {
   TF_DeleteStatus(s);
 }
 
+/* A new temporary directory holding file (contents text); returns the directory (valid until
+ * the next call). remove_dir deletes both. */
+static char dir[64];
+static char path[256];
+static char *dir_with(const char *file, const char *text) {
+  snprintf(dir, sizeof dir, "/tmp/tfc_saved_model_XXXXXX");
+  EXPECT_TRUE(mkdtemp(dir) != NULL);
+  snprintf(path, sizeof path, "%s/%s", dir, file);
+  FILE *f = fopen(path, "w");
+  EXPECT_TRUE(f != NULL);
+  fputs(text, f);
+  fclose(f);
+  return dir;
+}
+
+static void remove_dir(void) {
+  unlink(path);
+  rmdir(dir);
+}
+
+static void text_format_is_unimplemented(void) {
+  TF_Status *s = TF_NewStatus();
+  TF_Graph *g = TF_NewGraph();
+  const char *tags[] = {"serve"};
+  char *dir = dir_with("saved_model.pbtxt", "saved_model_schema_version: 1\n");
+  EXPECT_TRUE(load(dir, tags, 1, g, NULL, s) == NULL);
+  EXPECT_EQ(TF_GetCode(s), TF_UNIMPLEMENTED);
+  EXPECT_CONTAINS(TF_Message(s), "saved_model.pbtxt");
+  remove_dir();
+  TF_DeleteGraph(g);
+  TF_DeleteStatus(s);
+}
+
+static void unparseable_file_is_data_loss(void) {
+  TF_Status *s = TF_NewStatus();
+  TF_Graph *g = TF_NewGraph();
+  const char *tags[] = {"serve"};
+  char *dir = dir_with("saved_model.pb", "\x12\x05" "ab") /* 5 bytes promised, 2 there */;
+  EXPECT_TRUE(load(dir, tags, 1, g, NULL, s) == NULL);
+  EXPECT_EQ(TF_GetCode(s), TF_DATA_LOSS);
+  char want[256];
+  snprintf(want, sizeof want, "Can't parse %s/saved_model.pb as binary proto", dir);
+  EXPECT_STREQ(TF_Message(s), want);
+  remove_dir();
+  TF_DeleteGraph(g);
+  TF_DeleteStatus(s);
+}
+
 static const tfc_test tests[] = {
+    TFC_TEST(text_format_is_unimplemented),
+    TFC_TEST(unparseable_file_is_data_loss),
     TFC_TEST(variables_are_restored),
     TFC_TEST(main_op_runs_at_load),
     TFC_TEST(asset_paths_are_fed),
