@@ -130,8 +130,9 @@ static void feeds_free(feeds *f) {
 
 /* Appends name <- text; NOT_FOUND when name is not in graph. */
 static int feeds_add(feeds *f, TF_Graph *graph, const char *name, const char *text, TF_Status *status) {
-  TF_Output o = output_of(graph, name);
+  TF_Output o = name ? output_of(graph, name) : (TF_Output){NULL, 0};
   if (!o.oper) {
+    if (!name) name = "";
     tfc_status_set(&status->s, TF_NOT_FOUND, "SavedModel feed tensor '%s' is not in the graph", name);
     return -1;
   }
