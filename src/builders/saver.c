@@ -504,16 +504,6 @@ static int copy_out(const char *value, char *out, size_t out_len, tfc_status *s)
   return TFC_OK;
 }
 
-/* A scalar TF_STRING tensor holding text. */
-static TF_Tensor *string_scalar(const char *text, tfc_status *s) {
-  tfc_tensor *t = tfc_tensor_new(TFC_DT_STRING, NULL, 0, s);
-  if (!t) return NULL;
-  TF_Tensor *out = NULL;
-  if (tfc_tstring_assign(&tfc_tensor_strings(t)[0], text, strlen(text), s) == TFC_OK) out = tfc_capi_tensor_out(t, s);
-  tfc_tensor_unref(t);
-  return out;
-}
-
 /* Python's _RecordLastCheckpoint: path moves to the end (saved now); the oldest beyond
  * max_to_keep is dropped into *out_dropped (caller frees; else NULL). */
 static int record_last(TFC_Saver *sv, const char *path, tracked *out_dropped, tfc_status *s) {
@@ -594,7 +584,7 @@ TFC_EXPORT int TFC_SaverSaveWithOptions(TFC_Saver *saver, TF_Session *session, c
     saver->swept = strdup(save_path); /* NULL on OOM: swept again next time, harmless */
   }
   /* 1. Run the save tensor with the prefix fed. */
-  if (!(feed = string_scalar(prefix, s))) goto done;
+  if (!(feed = tfc_capi_string_scalar(prefix, s))) goto done;
   TF_Status *run = TF_NewStatus();
   if (!run) {
     TFC_OOM(s);
@@ -643,7 +633,7 @@ TFC_EXPORT void TFC_SaverRestore(TFC_Saver *saver, TF_Session *session, const ch
                    !saver ? "saver is NULL" : !session ? "session is NULL" : "save_path is NULL");
   } else if (!tfc_bundle_exists(save_path)) {
     tfc_status_set(s, TFC_NOT_FOUND, "The passed save_path is not a valid checkpoint: %s", save_path);
-  } else if ((feed = string_scalar(save_path, s))) {
+  } else if ((feed = tfc_capi_string_scalar(save_path, s))) {
     TF_Status *run = TF_NewStatus();
     if (!run) {
       TFC_OOM(s);

@@ -92,6 +92,9 @@ static inline tfc_status *tfc_capi_status_or(TF_Status *status, tfc_status *scra
 tfc_tensor *tfc_capi_tensor_in(const TF_Tensor *t, tfc_status *s);
 /* A new TF_Tensor for a runtime tensor: numeric shares the buffer, strings are encoded. */
 TF_Tensor *tfc_capi_tensor_out(tfc_tensor *t, tfc_status *s);
+/* A new scalar TF_STRING tensor holding text (a path fed to a saver's filename tensor). NULL on
+ * error (s set). */
+TF_Tensor *tfc_capi_string_scalar(const char *text, tfc_status *s);
 
 /* An output TF_Buffer must exist and be empty (TF: "Passing non-empty TF_Buffer is invalid.").
  * Callers check before making the bytes, so no work is wasted on a bad buffer. */

@@ -93,16 +93,6 @@ static int same_tags(const Tensorflow__SavedModelMetaGraphView *v, const char *c
   return 1;
 }
 
-/* A scalar TF_STRING tensor holding text (NULL with s set on error). */
-static TF_Tensor *string_scalar(const char *text, tfc_status *s) {
-  tfc_tensor *t = tfc_tensor_new(TFC_DT_STRING, NULL, 0, s);
-  if (!t) return NULL;
-  TF_Tensor *out = NULL;
-  if (tfc_tstring_assign(&tfc_tensor_strings(t)[0], text, strlen(text), s) == TFC_OK) out = tfc_capi_tensor_out(t, s);
-  tfc_tensor_unref(t);
-  return out;
-}
-
 /* The graph's output for a tensor name "op:k" ("op" means k = 0); oper NULL when absent. */
 static TF_Output output_of(TF_Graph *graph, const char *name) {
   TF_Output o = {NULL, 0};
@@ -144,7 +134,7 @@ static int feeds_add(feeds *f, TF_Graph *graph, const char *name, const char *te
     TFC_OOM(&status->s);
     return -1;
   }
-  TF_Tensor *t = string_scalar(text, &status->s);
+  TF_Tensor *t = tfc_capi_string_scalar(text, &status->s);
   if (!t) return -1;
   f->outs[f->n] = o;
   f->values[f->n++] = t;

@@ -402,6 +402,15 @@ static TF_Tensor *string_tensor_out(tfc_tensor *t, tfc_status *s) {
   return r;
 }
 
+TF_Tensor *tfc_capi_string_scalar(const char *text, tfc_status *s) {
+  tfc_tensor *t = tfc_tensor_new(TFC_DT_STRING, NULL, 0, s);
+  if (!t) return NULL;
+  TF_Tensor *out = NULL;
+  if (tfc_tstring_assign(&tfc_tensor_strings(t)[0], text, strlen(text), s) == TFC_OK) out = tfc_capi_tensor_out(t, s);
+  tfc_tensor_unref(t);
+  return out;
+}
+
 TF_Tensor *tfc_capi_tensor_out(tfc_tensor *t, tfc_status *s) {
   if (!t) {
     tfc_status_set(s, TFC_INTERNAL, "no tensor to return");
