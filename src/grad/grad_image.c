@@ -48,7 +48,7 @@ static int resize_nearest_grad(tfc_grad_ctx *c) {
   tfc_endpoint x = tfc_grad_in(c, 0), size;
   const tfc_shape *sh = tfc_grad_static_shape(x);
   if (sh && sh->rank == 4 && sh->dims[1] >= 0 && sh->dims[2] >= 0) {
-    size = tfc_grad_const_ivec(c, NULL, &sh->dims[1], 2);
+    size = tfc_grad_const_ivec(c, "ResizeNearestNeighborGrad/size", &sh->dims[1], 2); /* Python's list */
   } else {
     int64_t b = 1, e = 3;
     size = tfc_grad_vec_slice(c, tfc_grad_shape(c, x), tfc_grad_const_ivec(c, NULL, &b, 1),
@@ -67,7 +67,12 @@ static int crop_and_resize_grad(tfc_grad_ctx *c) {
   if (dt == TFC_DT_HALF || dt == TFC_DT_FLOAT || dt == TFC_DT_DOUBLE) {
     tfc_grad_attr a[2] = {TFC_GRAD_ATTR_TYPE("T", dt)};
     int n = 1 + copy_attr(c, "method", &a[1]);
-    tfc_endpoint ins[4] = {c->dy[0], boxes, ind, tfc_grad_shape_opt(c, image, TFC_DT_INT32)};
+    /* Python passes the static shape as a list when it is fully defined, else Shape(image). */
+    const tfc_shape *sh = tfc_grad_static_shape(image);
+    tfc_endpoint size = tfc_shape_fully_defined(sh)
+                            ? tfc_grad_const_vec(c, "CropAndResizeGradImage/image_size", TFC_DT_INT32, sh->dims, 4)
+                            : tfc_grad_shape(c, image);
+    tfc_endpoint ins[4] = {c->dy[0], boxes, ind, size};
     c->dx[0] = tfc_grad_op(c, "CropAndResizeGradImage", NULL, ins, 4, a, n);
   }
   tfc_endpoint ins[4] = {c->dy[0], image, boxes, ind};
