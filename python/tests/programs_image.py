@@ -88,6 +88,17 @@ def suppressions(tf):
             "values": _r(_run(tf, flat))}
 
 
+def combined_suppression(tf):
+    rng = np.random.RandomState(9)
+    c = rng.uniform(-0.1, 1.1, (2, 6, 1, 2))
+    boxes = tf.constant(np.concatenate([c - 0.2, c + 0.2], 3).astype(np.float32))
+    scores = tf.constant(rng.uniform(0, 1, (2, 6, 3)).astype(np.float32))
+    r = list(tf.image.combined_non_max_suppression(boxes, scores, 2, 5, 0.4, 0.1)) + list(
+        tf.image.combined_non_max_suppression(boxes, scores, 1, 8, pad_per_class=True, clip_boxes=False))
+    return {"ops": _ops(tf), "names": [t.name for t in r], "shapes": [str(t.shape) for t in r],
+            "values": _r(_run(tf, r))}
+
+
 def suppression_padded(tf):
     """Values only: 2.x's non_max_suppression_padded builds another graph (1.15's is the V4
     op) that selects the same boxes here."""
@@ -114,9 +125,20 @@ def gradients(tf):
 
 
 PROGRAMS = [resize_methods, resize_unknown_method, crops, crop_box_index_out_of_range, suppressions,
-            suppression_padded, suppression_bad_threshold, gradients]
+            combined_suppression, suppression_padded, suppression_bad_threshold, gradients]
+
+def _combined_115(e):
+    """1.15 hands max_total_size to the op (2.x converts it first, a Const named "Const")."""
+    ops = e["result"]["ops"]
+    for scope in ("combined_non_max_suppression", "combined_non_max_suppression_1"):
+        i = ops.index([scope + "/Const", "Const"])
+        del ops[i]
+        j = ops.index([scope + "/CombinedNonMaxSuppression/max_output_size_per_class", "Const"])
+        ops.insert(j + 1, [scope + "/CombinedNonMaxSuppression/max_total_size", "Const"])
+
 
 TF115 = {
+    "combined_suppression": _combined_115,
     # 1.15's text (2.x added the method)
     "resize_unknown_method": {"error": ["ValueError", "Resize method is not implemented."]},
 }

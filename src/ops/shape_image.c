@@ -109,3 +109,35 @@ int tfc_shape_nms_overlaps(tfc_shape_ctx *c) {
   c->output_shapes[0] = tfc_shape_vector(-1);
   return TFC_OK;
 }
+
+/* The value of scalar input i when it is a const, else -1. */
+static int64_t const_scalar(const tfc_shape_ctx *c, int i) {
+  const tfc_tensor *t = c->input_tensors ? c->input_tensors[i] : NULL;
+  return t && t->n_elems == 1 ? tfc_tensor_get_i64(t, 0) : -1;
+}
+
+int tfc_shape_combined_nms(tfc_shape_ctx *c) {
+  TFC_TRY(rank_is(c, 0, 4));
+  TFC_TRY(rank_is(c, 1, 3));
+  for (int i = 2; i < 6; i++) TFC_TRY(rank_is(c, i, 0));
+  int64_t batch = -1;
+  TFC_TRY(merge(c, dim_of(c, 0, 0), dim_of(c, 1, 0), &batch));
+  TFC_TRY(merge(c, dim_of(c, 0, 1), dim_of(c, 1, 1), NULL));
+  TFC_TRY(dim_is(c, dim_of(c, 0, 3), 4));
+  int64_t q = dim_of(c, 0, 2), classes = dim_of(c, 1, 2);
+  if (q >= 0 && classes >= 0 && q != 1 && q != classes)
+    return tfc_shape_ctx_error(c, "third dimension of boxes must be either 1 or equal to the third dimension of scores");
+  int64_t total = const_scalar(c, 3), per_class = const_scalar(c, 2), len = total;
+  if (c->input_tensors && c->input_tensors[3] && total <= 0)
+    return tfc_shape_ctx_error(c, "max_total_size should be > 0 ");
+  if (tfc_shape_ctx_attr_bool(c, "pad_per_class", 0)) {
+    if (c->input_tensors && c->input_tensors[2] && per_class <= 0)
+      return tfc_shape_ctx_error(c, "max_output_size_per_class must be > 0 ");
+    len = total < 0 || per_class < 0 || classes < 0 ? -1 : per_class * classes < total ? per_class * classes : total;
+  }
+  tfc_shape s3 = {.rank = 3, .dims = {batch, len, 4}}, s2 = {.rank = 2, .dims = {batch, len}};
+  c->output_shapes[0] = s3;
+  c->output_shapes[1] = c->output_shapes[2] = s2;
+  c->output_shapes[3] = tfc_shape_vector(batch);
+  return TFC_OK;
+}

@@ -11,5 +11,6 @@ int tfc_shape_crop_and_resize_grad_image(tfc_shape_ctx *c); /* image_size's valu
 int tfc_shape_crop_and_resize_grad_boxes(tfc_shape_ctx *c); /* boxes' (input 2) */
 int tfc_shape_nms(tfc_shape_ctx *c);          /* NonMaxSuppression V1-V5: [?] (padded: [max]) */
 int tfc_shape_nms_overlaps(tfc_shape_ctx *c); /* square overlaps, scores alike: [?] */
+int tfc_shape_combined_nms(tfc_shape_ctx *c); /* [b, total, 4], [b, total] x2, [b] */
 
 #endif

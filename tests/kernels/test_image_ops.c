@@ -5,7 +5,8 @@
  * sizes, batch 2, every align_corners / half_pixel_centers combination and every input dtype;
  * their gradient ops; CropAndResize (bilinear and nearest, flipped and out-of-image boxes,
  * extrapolation_value, one-pixel crops) and its two gradients; NonMaxSuppression V1-V5 and
- * WithOverlaps (ties, empty and flipped boxes, score thresholds, padding, soft NMS, half).
+ * WithOverlaps (ties, empty and flipped boxes, score thresholds, padding, soft NMS, half) and
+ * CombinedNonMaxSuppression (one box or one per class, pad_per_class, clip_boxes).
  * Floats within 1e-5 relative (half outputs, which TF accumulates in half, within 1e-2),
  * integers and indices exactly. Bad inputs give TF's code and text: the kernels' (inputs of
  * unknown graph shape) and the shape functions' (known shapes).
@@ -21,7 +22,7 @@
 
 typedef struct img_tensor {
   int dtype, ndims;
-  int64_t dims[4];
+  int64_t dims[5];
   const double *vals;
 } img_tensor;
 
@@ -30,7 +31,7 @@ typedef struct img_case {
   int n_in;
   img_tensor in[6];
   int n_out;
-  img_tensor out[3];
+  img_tensor out[4];
   int code;        /* 0: outputs; > 0: the kernel's error code; -1: a shape function's error */
   const char *msg; /* TF's message */
 } img_case;
@@ -88,7 +89,7 @@ static int run_case(int k) {
   const img_case *c = &img_cases[k];
   ku_attr a[8];
   int na = parse_attrs(c->attrs, a);
-  tfc_tensor *in[6], *out[3] = {0};
+  tfc_tensor *in[6], *out[4] = {0};
   for (int i = 0; i < c->n_in; i++) in[i] = make(&c->in[i]);
   const tfc_opdef *def = tfc_op_lookup(c->op);
   int n_out = def ? def->n_outputs : 1;
@@ -133,7 +134,7 @@ static int run_case(int k) {
     }
   }
   for (int i = 0; i < c->n_in; i++) tfc_tensor_unref(in[i]);
-  for (int i = 0; i < 3; i++) tfc_tensor_unref(out[i]);
+  for (int i = 0; i < 4; i++) tfc_tensor_unref(out[i]);
   for (int i = 0; i < na; i++) tfc_attr_value_fini(&a[i].value);
   tfc_status_fini(&s);
   return ok;

@@ -11,7 +11,7 @@ control_dependency Identity TF makes for its runtime checks.
 resize_images / resize (bilinear, nearest neighbor, bicubic, area: ResizeMethod's ints or the
 names 'bilinear', 'nearest', 'bicubic', 'area'), resize_bilinear, resize_nearest_neighbor,
 resize_bicubic and resize_area run the kernels of kernels_image_resize.c; crop_and_resize and
-the non_max_suppression family (plain, _padded, _with_scores, _overlaps) those of
+the non_max_suppression family (plain, _padded, _with_scores, _overlaps, combined_) those of
 kernels_image_crop.c and kernels_image_nms.c, with TF 1.15's signatures and name scopes.
 """
 from tfc.framework import dtypes
@@ -380,3 +380,16 @@ def non_max_suppression_overlaps(overlaps, scores, max_output_size, overlap_thre
         t = _thresholds(overlap_threshold=overlap_threshold)
         return gen.apply("NonMaxSuppressionWithOverlaps", None, overlaps=overlaps, scores=scores,
                          max_output_size=max_output_size, score_threshold=score_threshold, **t)
+
+
+def combined_non_max_suppression(boxes, scores, max_output_size_per_class, max_total_size, iou_threshold=0.5,
+                                 score_threshold=float("-inf"), pad_per_class=False, clip_boxes=True, name=None):
+    """CombinedNonMaxSuppression: (nmsed_boxes, nmsed_scores, nmsed_classes, valid_detections)."""
+    with ops.name_scope(name, "combined_non_max_suppression"):
+        iou_threshold = ops.convert_to_tensor(iou_threshold, dtypes.float32, name="iou_threshold")
+        score_threshold = ops.convert_to_tensor(score_threshold, dtypes.float32, name="score_threshold")
+        out = gen.apply("CombinedNonMaxSuppression", None, boxes=boxes, scores=scores,
+                        max_output_size_per_class=max_output_size_per_class, max_total_size=max_total_size,
+                        iou_threshold=iou_threshold, score_threshold=score_threshold, pad_per_class=pad_per_class,
+                        clip_boxes=clip_boxes)
+        return tuple(out)

@@ -1,6 +1,7 @@
 /*
- * kernels_image_nms — NonMaxSuppression, V2, V3, V4, V5 and NonMaxSuppressionWithOverlaps on
- * the CPU, with TF's selection order, so the indices match TF's exactly.
+ * kernels_image_nms — NonMaxSuppression, V2, V3, V4, V5, NonMaxSuppressionWithOverlaps and
+ * CombinedNonMaxSuppression on the CPU, with TF's selection order, so the indices match TF's
+ * exactly.
  *
  * One algorithm serves all six (TF's greedy NMS with its soft-NMS extension):
  *  - Only boxes with score > score_threshold are candidates (V1 and V2 take every score above
@@ -16,6 +17,13 @@
  *  - Selection stops at max_output_size. V4 and V5 pad to max_output_size with index 0 (score
  *    0) when pad_to_max_output_size, and output the count before padding.
  * For T = half every comparison and product is rounded to half as TF's arithmetic in T does.
+ *
+ * CombinedNonMaxSuppression runs hard NMS per batch and class (boxes [batch, n, q, 4] with q 1
+ * or one box per class), keeps the best max_total_size results of a batch by score (with
+ * pad_per_class at most max_output_size_per_class * classes rows), clips them to [0, 1] with
+ * clip_boxes, and pads with zeros. TF orders equal scores by its standard library's heap and
+ * unstable sort; here equal scores keep the lower box index within a class and the lower
+ * class between classes.
  *
  * Errors (INVALID_ARGUMENT, TF's texts): "max_output_size must be 0-D, got shape [1]",
  * "iou_threshold must be 0-D, got shape [...]", "iou_threshold must be in [0, 1]",
@@ -282,6 +290,115 @@ static int nms_v4_compute(tfc_kernel_ctx *c) { return nms_compute_version(c, NMS
 static int nms_v5_compute(tfc_kernel_ctx *c) { return nms_compute_version(c, NMS_V5); }
 static int nms_overlaps_compute(tfc_kernel_ctx *c) { return nms_compute_version(c, NMS_OVERLAPS); }
 
+/* ---- CombinedNonMaxSuppression ---- */
+
+typedef struct nms_result {
+  float score, cls;
+  int64_t order; /* class-major position, the tie-break between equal scores */
+  float box[4];
+} nms_result;
+
+static int result_cmp(const void *pa, const void *pb) {
+  const nms_result *a = pa, *b = pb;
+  if (a->score != b->score) return a->score > b->score ? -1 : 1;
+  return a->order < b->order ? -1 : a->order > b->order;
+}
+
+/* boxes [batch, n, q, 4] (q 1 or classes), scores [batch, n, classes]: hard NMS per class
+ * (at most min(max_per_class, n) each), then the best max_total_size of a batch by score. */
+static int combined_nms_compute(tfc_kernel_ctx *c) {
+  const tfc_tensor *boxes = c->inputs[0], *scores = c->inputs[1];
+  char a[TFC_SHAPE_STR_MAX];
+  if ((boxes->ndims > 0 ? boxes->dims[0] : -1) != (scores->ndims > 0 ? scores->dims[0] : -1))
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "boxes and scores must have same batch size");
+  if (c->inputs[2]->ndims != 0)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "max_size_per_class must be 0-D, got shape %s",
+                            tfc_tensor_shape_str(c->inputs[2], a, sizeof a));
+  int64_t per_class = *(const int32_t *)c->inputs[2]->data;
+  if (per_class <= 0) return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "max_size_per_class must be positive");
+  TFC_TRY(scalar_input(c, 3, "max_total_size", 0));
+  int64_t total = *(const int32_t *)c->inputs[3]->data;
+  if (total <= 0) return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "max_total_size must be > 0");
+  TFC_TRY(scalar_input(c, 4, "iou_threshold", 0));
+  float iou = scalar_f(c->inputs[4]);
+  if (!(iou >= 0 && iou <= 1)) return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "iou_threshold must be in [0, 1]");
+  TFC_TRY(scalar_input(c, 5, "score_threshold", 0));
+  float score_thr = scalar_f(c->inputs[5]);
+  if (boxes->ndims != 4)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "boxes must be 4-D%s", tfc_tensor_shape_str(boxes, a, sizeof a));
+  int64_t classes = scores->ndims == 3 ? scores->dims[2] : -1, q = boxes->dims[2];
+  if (q != 1 && q != classes)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "third dimension of boxes must be either 1 or num classes");
+  if (boxes->dims[3] != 4) return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "boxes must have 4 columns");
+  int64_t batch = boxes->dims[0], n = boxes->dims[1];
+  if (scores->ndims != 3)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "scores must be 3-D%s", tfc_tensor_shape_str(scores, a, sizeof a));
+  if (scores->dims[1] != n) return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "scores has incompatible shape");
+  int pad_per_class, clip;
+  TFC_TRY(tfc_kernel_attr_bool(c->node, "pad_per_class", &pad_per_class, c->status));
+  TFC_TRY(tfc_kernel_attr_bool(c->node, "clip_boxes", &clip, c->status));
+  int64_t size_per_class = per_class < n ? per_class : n;
+  int64_t out_len = total;
+  if (pad_per_class && per_class * classes < total) out_len = per_class * classes;
+  int64_t d3[3] = {batch, out_len, 4}, d2[2] = {batch, out_len};
+  tfc_tensor *ob = tfc_kernel_alloc_output(c, 0, TFC_DT_FLOAT, d3, 3);
+  tfc_tensor *os = ob ? tfc_kernel_alloc_output(c, 1, TFC_DT_FLOAT, d2, 2) : NULL;
+  tfc_tensor *oc = os ? tfc_kernel_alloc_output(c, 2, TFC_DT_FLOAT, d2, 2) : NULL;
+  tfc_tensor *ov = oc ? tfc_kernel_alloc_output(c, 3, TFC_DT_INT32, &batch, 1) : NULL;
+  if (!ov) return c->status->code;
+  memset(ob->data, 0, ob->n_bytes);
+  memset(os->data, 0, os->n_bytes);
+  memset(oc->data, 0, oc->n_bytes);
+  int64_t cap = size_per_class * classes;
+  float *cb = malloc(sizeof(float) * (size_t)(n * 4 + 1)), *cs = malloc(sizeof(float) * (size_t)(n + 1));
+  int32_t *sel = malloc(sizeof(int32_t) * (size_t)(size_per_class + 1));
+  float *sel_scores = malloc(sizeof(float) * (size_t)(size_per_class + 1));
+  nms_result *res = malloc(sizeof(nms_result) * (size_t)(cap + 1));
+  int rc = TFC_OK;
+  if (!cb || !cs || !sel || !sel_scores || !res) {
+    rc = TFC_OOM(c->status);
+    goto done;
+  }
+  const float *bd = boxes->data, *sd = scores->data;
+  for (int64_t b = 0; b < batch; b++) {
+    int64_t n_res = 0;
+    for (int64_t k = 0; k < classes; k++) {
+      int64_t kq = q > 1 ? k : 0;
+      for (int64_t i = 0; i < n; i++) {
+        memcpy(cb + i * 4, bd + ((b * n + i) * q + kq) * 4, sizeof(float) * 4);
+        cs[i] = sd[(b * n + i) * classes + k];
+      }
+      nms_args args = {.boxes = cb, .scores = cs, .n = n, .max_out = (int32_t)size_per_class, .iou = iou,
+                       .score_thr = score_thr};
+      int64_t count;
+      if ((rc = nms_run(c, &args, sel, sel_scores, &count))) goto done;
+      for (int64_t j = 0; j < count; j++, n_res++) {
+        nms_result *r = &res[n_res];
+        r->score = sel_scores[j];
+        r->cls = (float)k;
+        r->order = n_res;
+        memcpy(r->box, cb + (int64_t)sel[j] * 4, sizeof r->box);
+      }
+    }
+    qsort(res, (size_t)n_res, sizeof *res, result_cmp);
+    int64_t keep = n_res < out_len ? n_res : out_len;
+    for (int64_t j = 0; j < keep; j++) {
+      float *dst = (float *)ob->data + (b * out_len + j) * 4;
+      for (int e = 0; e < 4; e++) dst[e] = clip ? fmaxf(fminf(res[j].box[e], 1.0f), 0.0f) : res[j].box[e];
+      ((float *)os->data)[b * out_len + j] = res[j].score;
+      ((float *)oc->data)[b * out_len + j] = res[j].cls;
+    }
+    ((int32_t *)ov->data)[b] = (int32_t)keep;
+  }
+done:
+  free(cb);
+  free(cs);
+  free(sel);
+  free(sel_scores);
+  free(res);
+  return rc;
+}
+
 #define NMS_TYPES (TFC_T(TFC_DT_FLOAT) | TFC_T(TFC_DT_HALF))
 /* Everything but the boxes and scores is a host scalar. */
 #define NMS_HOST (TFC_HOST(2) | TFC_HOST(3) | TFC_HOST(4) | TFC_HOST(5))
@@ -297,6 +414,7 @@ static const tfc_kernel_def defs[] = {
     {.op = TFC_OP_NonMaxSuppressionV5, .type_attr = "T", .types = NMS_TYPES, .host_memory_in = NMS_HOST,
      .compute = nms_v5_compute},
     {.op = TFC_OP_NonMaxSuppressionWithOverlaps, .host_memory_in = NMS_HOST, .compute = nms_overlaps_compute},
+    {.op = TFC_OP_CombinedNonMaxSuppression, .host_memory_in = NMS_HOST, .compute = combined_nms_compute},
 };
 
 int tfc_cpu_kernels_image_nms(tfc_kernel_table *t, tfc_status *s) {
