@@ -156,9 +156,40 @@ static void resizes_match_tensorflow(void) { run_family("Resize", NULL); }
 static void crop_and_resize_matches_tensorflow(void) { run_family("CropAndResize", NULL); }
 static void non_max_suppression_matches_tensorflow(void) { run_family("NonMaxSuppression", NULL); }
 
+/* A NaN box coordinate samples nothing (TF would index with it): extrapolation_value, and the
+ * gradients skip it. */
+static void nan_boxes_give_the_extrapolation_value(void) {
+  int64_t idims[4] = {1, 3, 3, 1}, bdims[2] = {1, 4}, one = 1, two = 2, gdims[4] = {1, 2, 2, 1};
+  float img[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9}, box[4] = {NAN, 0, 1, 1}, g[4] = {1, 1, 1, 1};
+  int32_t ind = 0, crop[2] = {2, 2}, isz[4] = {1, 3, 3, 1};
+  tfc_tensor *in[4] = {ku_f32(idims, 4, img), ku_f32(bdims, 2, box), ku_i32(&one, 1, &ind), ku_i32(&two, 1, crop)};
+  ku_attr a[1] = {{"extrapolation_value", tfc_attr_float(-3.0f)}};
+  tfc_tensor *out[1] = {0};
+  tfc_status s;
+  tfc_status_init(&s);
+  EXPECT_EQ(ku_run("CropAndResize", a, 1, in, 4, NULL, out, 1, &s), TFC_OK);
+  for (int i = 0; i < 4; i++) EXPECT_TRUE(((const float *)out[0]->data)[i] == -3.0f);
+  tfc_tensor_unref(out[0]);
+  tfc_tensor *gin[4] = {ku_f32(gdims, 4, g), in[1], in[2], ku_i32((int64_t[]){4}, 1, isz)};
+  EXPECT_EQ(ku_run("CropAndResizeGradImage", (ku_attr[]){{"T", tfc_attr_type(TFC_DT_FLOAT)}}, 1, gin, 4, NULL, out, 1,
+                   &s),
+            TFC_OK);
+  for (int i = 0; i < 9; i++) EXPECT_TRUE(((const float *)out[0]->data)[i] == 0.0f);
+  tfc_tensor_unref(out[0]);
+  tfc_tensor *bin[4] = {gin[0], in[0], in[1], in[2]};
+  EXPECT_EQ(ku_run("CropAndResizeGradBoxes", NULL, 0, bin, 4, NULL, out, 1, &s), TFC_OK);
+  for (int i = 0; i < 4; i++) EXPECT_TRUE(((const float *)out[0]->data)[i] == 0.0f);
+  tfc_tensor_unref(out[0]);
+  for (int i = 0; i < 4; i++) tfc_tensor_unref(in[i]);
+  tfc_tensor_unref(gin[0]);
+  tfc_tensor_unref(gin[3]);
+  tfc_status_fini(&s);
+}
+
 static const tfc_test tests[] = {
     TFC_TEST(resizes_match_tensorflow),
     TFC_TEST(crop_and_resize_matches_tensorflow),
     TFC_TEST(non_max_suppression_matches_tensorflow),
+    TFC_TEST(nan_boxes_give_the_extrapolation_value),
     {0}};
 TFC_TEST_MAIN(tests)

@@ -6,7 +6,7 @@
  * box_ind[b]. For a crop of height ch > 1, row y samples in_y = y1 (H - 1) + y * hs with
  * hs = (y2 - y1)(H - 1) / (ch - 1); a one-row crop samples the box's centre,
  * 0.5 (y1 + y2)(H - 1) (in double, as TF). Columns alike. A sample outside [0, H - 1] or
- * [0, W - 1] gives extrapolation_value. "bilinear" blends the four neighbours as
+ * [0, W - 1] (or NaN) gives extrapolation_value. "bilinear" blends the four neighbours as
  * ResizeBilinear does (top, bottom, then between them); "nearest" rounds half away from zero.
  * The output is float for every T.
  *
@@ -80,7 +80,9 @@ static crop_axis axis_of(float a, float b, int64_t len, int64_t n) {
 
 static float sample_at(const crop_axis *x, int64_t i) { return x->n > 1 ? x->start + (float)i * x->step : x->start; }
 
-static int inside(const crop_axis *x, float v) { return !(v < 0 || v > (float)(x->len - 1)); }
+/* TF's test is !(v < 0 || v > len - 1), which lets NaN through to an index; NaN (a NaN box
+ * coordinate) is outside here and gives extrapolation_value. */
+static int inside(const crop_axis *x, float v) { return v >= 0 && v <= (float)(x->len - 1); }
 
 static int crop_and_resize_compute(tfc_kernel_ctx *c) {
   const tfc_tensor *image = c->inputs[0], *boxes = c->inputs[1], *ind = c->inputs[2], *size = c->inputs[3];
