@@ -72,3 +72,13 @@ def test_bad_iou_threshold_is_invalid_argument():
     sel = tf.image.non_max_suppression(tf.ones([2, 4]), tf.ones([2]), 2, iou_threshold=2.0)
     with pytest.raises(tf.errors.InvalidArgumentError, match=r"iou_threshold must be in \[0, 1\]"):
         _run(sel)
+
+
+def test_nearest_neighbor_gradient_of_an_unknown_shape_slices_the_shape():
+    x = tf.placeholder(tf.float32, [None, None, None, 1])
+    y = tf.image.resize_nearest_neighbor(x, [4, 6])
+    g = tf.gradients(y, x, grad_ys=tf.ones([1, 4, 6, 1]))[0]
+    assert "StridedSlice" in [op.type for op in tf.get_default_graph().get_operations()]
+    with tf.Session() as s:
+        got = s.run(g, {x: np.zeros((1, 2, 3, 1), np.float32)})
+    np.testing.assert_allclose(got[0, :, :, 0], np.full((2, 3), 4.0))  # each pixel read 2 x 2 times
