@@ -241,6 +241,9 @@ for _n in ("flip_left_right flip_up_down random_flip_left_right random_flip_up_d
            "convert_image_dtype central_crop pad_to_bounding_box crop_to_bounding_box adjust_brightness "
            "random_brightness resize_images resize_bilinear resize_nearest_neighbor ResizeMethod").split():
     setattr(image, _n, getattr(_image_ops, _n))
+for _n in ("resize resize_bicubic resize_area crop_and_resize non_max_suppression non_max_suppression_padded "
+           "non_max_suppression_with_scores non_max_suppression_overlaps combined_non_max_suppression").split():
+    setattr(image, _n, getattr(_image_ops, _n))
 for _n in ("string_join as_string substr string_to_number encode_base64 decode_base64 string_split read_file "
            "write_file").split():
     globals()[_n] = getattr(_string_ops, _n)

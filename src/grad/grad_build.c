@@ -50,6 +50,7 @@ static void registry_init(void) {
   registry_add(tfc_grad_nn_entries);
   registry_add(tfc_grad_conv_entries);
   registry_add(tfc_grad_tensor_array_entries);
+  registry_add(tfc_grad_image_entries);
 }
 
 int tfc_grad_registry_lookup(int op_id, tfc_grad_fn *out_fn) {

@@ -8,9 +8,11 @@ function checks the rank statically where known (ValueError "'image' must be eit
 dimensions." / "'image' (shape ...) must be three-dimensional.") and makes the
 control_dependency Identity TF makes for its runtime checks.
 
-resize_images (bilinear, nearest neighbor), resize_bilinear and resize_nearest_neighbor run
-the kernels of kernels_image.c. Bicubic/area resizing, JPEG/PNG coding and contrast need
-kernels tfc does not have (ResizeBicubic, DecodeJpeg, AdjustContrastv2, ...).
+resize_images / resize (bilinear, nearest neighbor, bicubic, area: ResizeMethod's ints or the
+names 'bilinear', 'nearest', 'bicubic', 'area'), resize_bilinear, resize_nearest_neighbor,
+resize_bicubic and resize_area run the kernels of kernels_image_resize.c; crop_and_resize and
+the non_max_suppression family (plain, _padded, _with_scores, _overlaps, combined_) those of
+kernels_image_crop.c and kernels_image_nms.c, with TF 1.15's signatures and name scopes.
 """
 from tfc.framework import dtypes
 from tfc.framework import ops
@@ -264,11 +266,28 @@ def resize_nearest_neighbor(images, size, align_corners=False, name=None, half_p
                      half_pixel_centers=half_pixel_centers)
 
 
+def resize_bicubic(images, size, align_corners=False, name=None, half_pixel_centers=False):
+    return gen.apply("ResizeBicubic", name, images=images, size=size, align_corners=align_corners,
+                     half_pixel_centers=half_pixel_centers)
+
+
+def resize_area(images, size, align_corners=False, name=None):
+    return gen.apply("ResizeArea", name, images=images, size=size, align_corners=align_corners)
+
+
+# TF 1.15's resize_images takes ResizeMethodV1's ints and ResizeMethod's (v2) names alike.
+_METHODS = {ResizeMethod.BILINEAR: resize_bilinear, "bilinear": resize_bilinear,
+            ResizeMethod.NEAREST_NEIGHBOR: resize_nearest_neighbor, "nearest": resize_nearest_neighbor,
+            ResizeMethod.BICUBIC: resize_bicubic, "bicubic": resize_bicubic,
+            ResizeMethod.AREA: resize_area, "area": resize_area}
+
+
 def resize_images(images, size, method=ResizeMethod.BILINEAR, align_corners=False, preserve_aspect_ratio=False,
                   name=None):
-    """TF 1.15's resize_images under "resize": 3-D images get a batch axis for the op; a size
-    equal to the image's known size returns the images unchanged; the result's static shape
-    takes the constant size. BICUBIC and AREA need kernels tfc lacks (NotImplementedError)."""
+    """TF 1.15's resize_images (also tf.image.resize) under "resize": 3-D images get a batch
+    axis for the op; a size equal to the image's known size returns the images unchanged; the
+    result's static shape takes the constant size. preserve_aspect_ratio is not supported
+    (NotImplementedError)."""
     from tfc.ops import check_ops
     with ops.name_scope(name, "resize", [images, size]):
         images = ops.convert_to_tensor(images, name="images")
@@ -293,13 +312,84 @@ def resize_images(images, size, method=ResizeMethod.BILINEAR, align_corners=Fals
             raise NotImplementedError("resize_images with preserve_aspect_ratio is not supported")
         if None not in (new_w, width, new_h, height) and width == new_w and height == new_h:
             return images if is_batch else array_ops.squeeze(images, axis=[0])
-        if method == ResizeMethod.BILINEAR:
-            images = resize_bilinear(images, size, align_corners=align_corners)
-        elif method == ResizeMethod.NEAREST_NEIGHBOR:
-            images = resize_nearest_neighbor(images, size, align_corners=align_corners)
-        elif method in (ResizeMethod.BICUBIC, ResizeMethod.AREA):
-            raise NotImplementedError("resize method %d needs a kernel tfc does not have" % method)
-        else:
+        try:
+            fn = _METHODS.get(method)
+        except TypeError:  # an unhashable method
+            fn = None
+        if fn is None:
             raise ValueError("Resize method is not implemented.")
+        images = fn(images, size, align_corners=align_corners)
         images.set_shape([None, new_h, new_w, None])
         return images if is_batch else array_ops.squeeze(images, axis=[0])
+
+
+resize = resize_images
+
+
+# ---------------- crops of boxes and non-max suppression ----------------
+
+def crop_and_resize(image, boxes, box_ind=None, crop_size=None, method="bilinear", extrapolation_value=0,
+                    name=None, box_indices=None):
+    """TF 1.15's crop_and_resize (box_indices is box_ind's newer name)."""
+    if box_indices is not None:
+        if box_ind is not None:
+            raise ValueError("Cannot specify both 'box_indices' and its deprecated alias 'box_ind'")
+        box_ind = box_indices
+    return gen.apply("CropAndResize", name, image=image, boxes=boxes, box_ind=box_ind, crop_size=crop_size,
+                     method=method, extrapolation_value=extrapolation_value)
+
+
+def _thresholds(**kw):
+    return {k: ops.convert_to_tensor(v, name=k) for k, v in kw.items()}
+
+
+def non_max_suppression(boxes, scores, max_output_size, iou_threshold=0.5, score_threshold=float("-inf"),
+                        name=None):
+    """NonMaxSuppressionV3 under "non_max_suppression": the selected indices."""
+    with ops.name_scope(name, "non_max_suppression"):
+        t = _thresholds(iou_threshold=iou_threshold, score_threshold=score_threshold)
+        return gen.apply("NonMaxSuppressionV3", None, boxes=boxes, scores=scores, max_output_size=max_output_size,
+                         **t)
+
+
+def non_max_suppression_with_scores(boxes, scores, max_output_size, iou_threshold=0.5,
+                                    score_threshold=float("-inf"), soft_nms_sigma=0.0, name=None):
+    """NonMaxSuppressionV5 (soft NMS when soft_nms_sigma > 0): (indices, scores)."""
+    with ops.name_scope(name, "non_max_suppression_with_scores"):
+        t = _thresholds(iou_threshold=iou_threshold, score_threshold=score_threshold, soft_nms_sigma=soft_nms_sigma)
+        out = gen.apply("NonMaxSuppressionV5", None, boxes=boxes, scores=scores, max_output_size=max_output_size,
+                        pad_to_max_output_size=False, **t)
+        return out[0], out[1]
+
+
+def non_max_suppression_padded(boxes, scores, max_output_size, iou_threshold=0.5, score_threshold=float("-inf"),
+                               pad_to_max_output_size=False, name=None):
+    """TF 1.15's NonMaxSuppressionV4: (indices, valid_outputs); with pad_to_max_output_size
+    the indices are padded with 0 to max_output_size."""
+    with ops.name_scope(name, "non_max_suppression_padded"):
+        t = _thresholds(iou_threshold=iou_threshold, score_threshold=score_threshold)
+        out = gen.apply("NonMaxSuppressionV4", None, boxes=boxes, scores=scores, max_output_size=max_output_size,
+                        pad_to_max_output_size=pad_to_max_output_size, **t)
+        return out[0], out[1]
+
+
+def non_max_suppression_overlaps(overlaps, scores, max_output_size, overlap_threshold=0.5,
+                                 score_threshold=float("-inf"), name=None):
+    """NonMaxSuppressionWithOverlaps: suppression by a given [n, n] overlap matrix."""
+    with ops.name_scope(name, "non_max_suppression_overlaps"):
+        t = _thresholds(overlap_threshold=overlap_threshold)
+        return gen.apply("NonMaxSuppressionWithOverlaps", None, overlaps=overlaps, scores=scores,
+                         max_output_size=max_output_size, score_threshold=score_threshold, **t)
+
+
+def combined_non_max_suppression(boxes, scores, max_output_size_per_class, max_total_size, iou_threshold=0.5,
+                                 score_threshold=float("-inf"), pad_per_class=False, clip_boxes=True, name=None):
+    """CombinedNonMaxSuppression: (nmsed_boxes, nmsed_scores, nmsed_classes, valid_detections)."""
+    with ops.name_scope(name, "combined_non_max_suppression"):
+        iou_threshold = ops.convert_to_tensor(iou_threshold, dtypes.float32, name="iou_threshold")
+        score_threshold = ops.convert_to_tensor(score_threshold, dtypes.float32, name="score_threshold")
+        out = gen.apply("CombinedNonMaxSuppression", None, boxes=boxes, scores=scores,
+                        max_output_size_per_class=max_output_size_per_class, max_total_size=max_total_size,
+                        iou_threshold=iou_threshold, score_threshold=score_threshold, pad_per_class=pad_per_class,
+                        clip_boxes=clip_boxes)
+        return tuple(out)

@@ -1,141 +1,53 @@
 /*
- * kernels_image — ResizeBilinear (float output) and ResizeNearestNeighbor on the CPU, with
- * TF's sampling: scale = in / out, or (in - 1) / (out - 1) with align_corners; source
- * coordinates out * scale, or (out + 0.5) * scale - 0.5 with half_pixel_centers (nearest:
- * (out + 0.5) * scale, rounded with align_corners, floored otherwise). Bilinear weights are
- * computed in float as TF's. Errors (INVALID_ARGUMENT, TF's texts): "input must be
- * 4-dimensional[2,2]", "size must be 1-dimensional[...]", "size must have two elements",
- * "output dimensions must be positive". All numeric input types.
- * DepthwiseConv2dNative: NHWC only (TF's CPU kernel too), float and double, strides,
- * dilations and SAME/VALID padding; a direct loop accumulating in double.
+ * kernels_image — the CPU image family's entry point: registers the geometry sub-families
+ * (resizes in kernels_image_resize.c, CropAndResize in kernels_image_crop.c, the
+ * NonMaxSuppression family in kernels_image_nms.c), holds the element conversions they share
+ * (kernels_image.h), and DepthwiseConv2dNative: NHWC only (TF's CPU kernel too), float and
+ * double, strides, dilations and SAME/VALID padding; a direct loop accumulating in double.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/philox.h"
 #include "device/cpu/cpu_kernels.h"
+#include "device/cpu/kernels_image.h"
 #include "ops/opdef.h"
 
-typedef struct resize_plan {
-  int64_t batch, in_h, in_w, ch, out_h, out_w;
-  float h_scale, w_scale;
-  int align, half;
-} resize_plan;
-
-static float scale_of(int64_t in, int64_t out, int align) {
-  return align && out > 1 ? (float)(in - 1) / (float)(out - 1) : (float)in / (float)out;
-}
-
-static int plan_of(tfc_kernel_ctx *c, resize_plan *p) {
-  const tfc_tensor *x = c->inputs[0], *size = c->inputs[1];
-  char a[TFC_SHAPE_STR_MAX];
-  if (x->ndims != 4)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "input must be 4-dimensional%s", tfc_tensor_shape_str(x, a, sizeof a));
-  if (size->ndims != 1)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "shape_t must be 1-dimensional%s",
-                            tfc_tensor_shape_str(size, a, sizeof a));
-  if (size->n_elems != 2)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "shape_t must have two elements%s",
-                            tfc_tensor_shape_str(size, a, sizeof a));
-  TFC_TRY(tfc_kernel_attr_bool(c->node, "align_corners", &p->align, c->status));
-  TFC_TRY(tfc_kernel_attr_bool(c->node, "half_pixel_centers", &p->half, c->status));
-  if (p->align && p->half)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
-                            "If half_pixel_centers is True, align_corners must be False.");
-  p->batch = x->dims[0];
-  p->in_h = x->dims[1];
-  p->in_w = x->dims[2];
-  p->ch = x->dims[3];
-  p->out_h = ((const int32_t *)size->data)[0];
-  p->out_w = ((const int32_t *)size->data)[1];
-  if (p->out_h <= 0 || p->out_w <= 0)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "output dimensions must be positive");
-  if ((p->in_h == 0 || p->in_w == 0) && p->batch > 0 && p->ch > 0)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "input image must be of non-zero size");
-  p->h_scale = scale_of(p->in_h, p->out_h, p->align);
-  p->w_scale = scale_of(p->in_w, p->out_w, p->align);
-  return TFC_OK;
-}
-
-static double in_at(const tfc_tensor *x, int64_t i) {
-  return x->dtype == TFC_DT_FLOAT ? ((const float *)x->data)[i] : tfc_tensor_get_f64(x, i);
-}
-
-typedef struct lerp {
-  int64_t lo, hi;
-  float w;
-} lerp;
-
-static void weights(lerp *l, int64_t out, int64_t in, float scale, int half) {
-  for (int64_t i = 0; i < out; i++) {
-    float v = half ? ((float)i + 0.5f) * scale - 0.5f : (float)i * scale;
-    float f = floorf(v);
-    l[i].lo = f > 0 ? (int64_t)f : 0;
-    int64_t hi = (int64_t)ceilf(v);
-    l[i].hi = hi < in - 1 ? hi : in - 1;
-    l[i].w = v - f;
+float *tfc_image_floats(tfc_kernel_ctx *c, const tfc_tensor *t) {
+  float *f = malloc(sizeof(float) * (size_t)(t->n_elems > 0 ? t->n_elems : 1));
+  if (!f) {
+    TFC_OOM(c->status);
+    return NULL;
   }
-}
-
-static int resize_bilinear_compute(tfc_kernel_ctx *c) {
-  const tfc_tensor *x = c->inputs[0];
-  resize_plan p;
-  TFC_TRY(plan_of(c, &p));
-  int64_t dims[4] = {p.batch, p.out_h, p.out_w, p.ch};
-  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, TFC_DT_FLOAT, dims, 4);
-  if (!out) return c->status->code;
-  lerp *ys = malloc(sizeof(lerp) * (size_t)p.out_h), *xs = malloc(sizeof(lerp) * (size_t)p.out_w);
-  if (!ys || !xs) {
-    free(ys);
-    free(xs);
-    return TFC_OOM(c->status);
-  }
-  weights(ys, p.out_h, p.in_h, p.h_scale, p.half);
-  weights(xs, p.out_w, p.in_w, p.w_scale, p.half);
-  float *o = out->data;
-  for (int64_t b = 0; b < p.batch; b++)
-    for (int64_t y = 0; y < p.out_h; y++)
-      for (int64_t xx = 0; xx < p.out_w; xx++)
-        for (int64_t k = 0; k < p.ch; k++) {
-          int64_t base = b * p.in_h;
-          float tl = (float)in_at(x, ((base + ys[y].lo) * p.in_w + xs[xx].lo) * p.ch + k);
-          float tr = (float)in_at(x, ((base + ys[y].lo) * p.in_w + xs[xx].hi) * p.ch + k);
-          float bl = (float)in_at(x, ((base + ys[y].hi) * p.in_w + xs[xx].lo) * p.ch + k);
-          float br = (float)in_at(x, ((base + ys[y].hi) * p.in_w + xs[xx].hi) * p.ch + k);
-          float top = tl + (tr - tl) * xs[xx].w, bottom = bl + (br - bl) * xs[xx].w;
-          o[((b * p.out_h + y) * p.out_w + xx) * p.ch + k] = top + (bottom - top) * ys[y].w;
-        }
-  free(ys);
-  free(xs);
-  return TFC_OK;
-}
-
-static int64_t nearest(int64_t i, float scale, int64_t in, int align, int half) {
-  float v = half ? ((float)i + 0.5f) * scale : (float)i * scale;
-  int64_t r = align ? (int64_t)roundf(v) : (int64_t)floorf(v);
-  if (r > in - 1) r = in - 1;
-  if (half && r < 0) r = 0;
-  return r;
-}
-
-static int resize_nearest_compute(tfc_kernel_ctx *c) {
-  const tfc_tensor *x = c->inputs[0];
-  resize_plan p;
-  TFC_TRY(plan_of(c, &p));
-  int64_t dims[4] = {p.batch, p.out_h, p.out_w, p.ch};
-  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, x->dtype, dims, 4);
-  if (!out) return c->status->code;
-  size_t es = tfc_dtype_size(x->dtype);
-  for (int64_t b = 0; b < p.batch; b++)
-    for (int64_t y = 0; y < p.out_h; y++) {
-      int64_t sy = nearest(y, p.h_scale, p.in_h, p.align, p.half);
-      for (int64_t xx = 0; xx < p.out_w; xx++) {
-        int64_t sx = nearest(xx, p.w_scale, p.in_w, p.align, p.half);
-        memcpy((char *)out->data + (size_t)(((b * p.out_h + y) * p.out_w + xx) * p.ch) * es,
-               (const char *)x->data + (size_t)(((b * p.in_h + sy) * p.in_w + sx) * p.ch) * es, (size_t)p.ch * es);
-      }
+  for (int64_t i = 0; i < t->n_elems; i++) {
+    switch (t->dtype) {
+      case TFC_DT_FLOAT: f[i] = ((const float *)t->data)[i]; break;
+      case TFC_DT_DOUBLE: f[i] = (float)((const double *)t->data)[i]; break;
+      case TFC_DT_HALF: f[i] = tfc_half_to_float(((const uint16_t *)t->data)[i]); break;
+      case TFC_DT_BFLOAT16: f[i] = tfc_bfloat16_to_float(((const uint16_t *)t->data)[i]); break;
+      default: f[i] = (float)tfc_tensor_get_i64(t, i); break;
     }
-  return TFC_OK;
+  }
+  return f;
+}
+
+void tfc_image_store(tfc_tensor *t, const double *v) {
+  for (int64_t i = 0; i < t->n_elems; i++) {
+    switch (t->dtype) {
+      case TFC_DT_FLOAT: ((float *)t->data)[i] = (float)v[i]; break;
+      case TFC_DT_DOUBLE: ((double *)t->data)[i] = v[i]; break;
+      case TFC_DT_HALF: ((uint16_t *)t->data)[i] = tfc_philox_float_to_half((float)v[i]); break;
+      case TFC_DT_BFLOAT16: ((uint16_t *)t->data)[i] = tfc_philox_float_to_bfloat16((float)v[i]); break;
+      case TFC_DT_INT8: ((int8_t *)t->data)[i] = (int8_t)v[i]; break;
+      case TFC_DT_UINT8: ((uint8_t *)t->data)[i] = (uint8_t)v[i]; break;
+      case TFC_DT_INT16: ((int16_t *)t->data)[i] = (int16_t)v[i]; break;
+      case TFC_DT_UINT16: ((uint16_t *)t->data)[i] = (uint16_t)v[i]; break;
+      case TFC_DT_INT32: ((int32_t *)t->data)[i] = (int32_t)v[i]; break;
+      case TFC_DT_INT64: ((int64_t *)t->data)[i] = (int64_t)v[i]; break;
+      default: break;
+    }
+  }
 }
 
 /* ---- DepthwiseConv2dNative (NHWC) ---- */
@@ -205,19 +117,14 @@ static int depthwise_compute(tfc_kernel_ctx *c) {
   return TFC_OK;
 }
 
-#define RESIZE_TYPES                                                                               \
-  (TFC_TYPES_FLOAT | TFC_TYPES_INT | TFC_T(TFC_DT_UINT8) | TFC_T(TFC_DT_INT8) | TFC_T(TFC_DT_INT16) | \
-   TFC_T(TFC_DT_UINT16))
-
 static const tfc_kernel_def defs[] = {
-    {.op = TFC_OP_ResizeBilinear, .type_attr = "T", .types = RESIZE_TYPES, .host_memory_in = TFC_HOST(1),
-     .compute = resize_bilinear_compute},
-    {.op = TFC_OP_ResizeNearestNeighbor, .type_attr = "T", .types = RESIZE_TYPES, .host_memory_in = TFC_HOST(1),
-     .compute = resize_nearest_compute},
     {.op = TFC_OP_DepthwiseConv2dNative, .type_attr = "T", .types = TFC_TYPES_FLOAT, .flags = TFC_KF_EXPENSIVE,
      .compute = depthwise_compute},
 };
 
 int tfc_cpu_kernels_image(tfc_kernel_table *t, tfc_status *s) {
+  TFC_TRY(tfc_cpu_kernels_image_resize(t, s));
+  TFC_TRY(tfc_cpu_kernels_image_crop(t, s));
+  TFC_TRY(tfc_cpu_kernels_image_nms(t, s));
   return tfc_kernel_table_add(t, defs, (int)(sizeof defs / sizeof *defs), s);
 }

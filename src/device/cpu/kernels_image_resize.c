@@ -1,0 +1,487 @@
+/*
+ * kernels_image_resize — the resize ops on the CPU with TF's sampling, so outputs match TF's
+ * to the float rounding: ResizeBilinear, ResizeNearestNeighbor, ResizeBicubic, ResizeArea and
+ * the gradient ops ResizeBilinearGrad, ResizeNearestNeighborGrad, ResizeBicubicGrad.
+ *
+ * Sampling (all in float, as TF's kernels): scale = in / out, or (in - 1) / (out - 1) with
+ * align_corners and out > 1. The source of output pixel x is x * scale, or with
+ * half_pixel_centers (x + 0.5) * scale - 0.5 (nearest: (x + 0.5) * scale, no - 0.5).
+ *  - Bilinear: lo = max(floor(src), 0), hi = min(ceil(src), in - 1), t = src - floor(src);
+ *    top = tl + (tr - tl) * tx, bottom alike, out = top + (bottom - top) * ty (this order).
+ *  - Nearest: round (half away from zero) with align_corners, else floor; then min(in - 1) and,
+ *    half-pixel only, max(0). The output keeps T.
+ *  - Bicubic: Keys' cubic with A = -0.75 (legacy) or -0.5 (half_pixel_centers) from a table of
+ *    1024 steps; the four taps are clamped to the image; in half-pixel mode taps outside the
+ *    image weigh 0 and the rest are renormalised. Columns first (y), then the row (x).
+ *  - Area: output cell [x * s, (x + 1) * s) averages the input cells it covers, each weighted by
+ *    its overlap, times 1 / (s_h * s_w); indices are clamped.
+ * The gradient ops scatter the incoming float gradient with the same weights into an output of
+ * the original image's shape and dtype (nearest: of the size input; its scale swaps in and out).
+ *
+ * Errors (INVALID_ARGUMENT, TF's texts): "input must be 4-dimensional[2,2]", "shape_t must be
+ * 1-dimensional[...]", "shape_t must have two elements[...]", "output dimensions must be
+ * positive", "input image must be of non-zero size", "If half_pixel_centers is True,
+ * align_corners must be False.", and the gradients' "input_grad must be 4-dimensional[...]",
+ * "original_image must be 4-dimensional[...]", "resized dimensions must be positive".
+ */
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "device/cpu/kernels_image.h"
+#include "ops/opdef.h"
+
+typedef struct resize_plan {
+  int64_t batch, in_h, in_w, ch, out_h, out_w;
+  float h_scale, w_scale;
+  int align, half;
+} resize_plan;
+
+static float scale_of(int64_t in, int64_t out, int align) {
+  return align && out > 1 ? (float)(in - 1) / (float)(out - 1) : (float)in / (float)out;
+}
+
+static int flags_of(tfc_kernel_ctx *c, resize_plan *p, int has_half) {
+  TFC_TRY(tfc_kernel_attr_bool(c->node, "align_corners", &p->align, c->status));
+  p->half = 0;
+  if (has_half) TFC_TRY(tfc_kernel_attr_bool(c->node, "half_pixel_centers", &p->half, c->status));
+  if (p->align && p->half)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
+                            "If half_pixel_centers is True, align_corners must be False.");
+  return TFC_OK;
+}
+
+/* The size input (int32 [2]) checks, shared by the forward ops and the nearest gradient. */
+static int sizes_of(tfc_kernel_ctx *c, const tfc_tensor *x, int64_t *out_h, int64_t *out_w) {
+  const tfc_tensor *size = c->inputs[1];
+  char a[TFC_SHAPE_STR_MAX];
+  if (x->ndims != 4)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "input must be 4-dimensional%s", tfc_tensor_shape_str(x, a, sizeof a));
+  if (size->ndims != 1)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "shape_t must be 1-dimensional%s",
+                            tfc_tensor_shape_str(size, a, sizeof a));
+  if (size->n_elems != 2)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "shape_t must have two elements%s",
+                            tfc_tensor_shape_str(size, a, sizeof a));
+  *out_h = ((const int32_t *)size->data)[0];
+  *out_w = ((const int32_t *)size->data)[1];
+  return TFC_OK;
+}
+
+/* The forward ops' checks (TF's ImageResizerState). */
+static int plan_of(tfc_kernel_ctx *c, resize_plan *p, int has_half) {
+  const tfc_tensor *x = c->inputs[0];
+  TFC_TRY(sizes_of(c, x, &p->out_h, &p->out_w));
+  TFC_TRY(flags_of(c, p, has_half));
+  p->batch = x->dims[0];
+  p->in_h = x->dims[1];
+  p->in_w = x->dims[2];
+  p->ch = x->dims[3];
+  if (p->out_h <= 0 || p->out_w <= 0)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "output dimensions must be positive");
+  if ((p->in_h == 0 || p->in_w == 0) && p->batch > 0 && p->ch > 0)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "input image must be of non-zero size");
+  p->h_scale = scale_of(p->in_h, p->out_h, p->align);
+  p->w_scale = scale_of(p->in_w, p->out_w, p->align);
+  return TFC_OK;
+}
+
+/* The gradients' checks (TF's ImageResizerGradientState): grads [b, rh, rw, c] float and the
+ * original image; in = the original size, out = the resized one. */
+static int grad_plan_of(tfc_kernel_ctx *c, resize_plan *p) {
+  const tfc_tensor *g = c->inputs[0], *orig = c->inputs[1];
+  char a[TFC_SHAPE_STR_MAX];
+  TFC_TRY(flags_of(c, p, 1));
+  if (g->ndims != 4)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "input_grad must be 4-dimensional%s",
+                            tfc_tensor_shape_str(g, a, sizeof a));
+  if (orig->ndims != 4)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "original_image must be 4-dimensional%s",
+                            tfc_tensor_shape_str(orig, a, sizeof a));
+  p->batch = g->dims[0];
+  p->ch = g->dims[3];
+  p->out_h = g->dims[1];
+  p->out_w = g->dims[2];
+  p->in_h = orig->dims[1];
+  p->in_w = orig->dims[2];
+  if (p->out_h <= 0 || p->out_w <= 0)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "resized dimensions must be positive");
+  p->h_scale = scale_of(p->in_h, p->out_h, p->align);
+  p->w_scale = scale_of(p->in_w, p->out_w, p->align);
+  return TFC_OK;
+}
+
+/* ---- bilinear ---- */
+
+typedef struct lerp {
+  int64_t lo, hi;
+  float w;
+} lerp;
+
+/* One table per axis: out entries for an input of length in; NULL when out of memory. */
+static lerp *lerps_of(int64_t out, int64_t in, float scale, int half) {
+  lerp *l = malloc(sizeof(lerp) * (size_t)(out > 0 ? out : 1));
+  if (!l) return NULL;
+  for (int64_t i = 0; i < out; i++) {
+    float v = half ? ((float)i + 0.5f) * scale - 0.5f : (float)i * scale;
+    float f = floorf(v);
+    l[i].lo = f > 0 ? (int64_t)f : 0;
+    int64_t hi = (int64_t)ceilf(v);
+    l[i].hi = hi < in - 1 ? hi : in - 1;
+    l[i].w = v - f;
+  }
+  return l;
+}
+
+static int resize_bilinear_compute(tfc_kernel_ctx *c) {
+  resize_plan p;
+  TFC_TRY(plan_of(c, &p, 1));
+  int64_t dims[4] = {p.batch, p.out_h, p.out_w, p.ch};
+  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, TFC_DT_FLOAT, dims, 4);
+  if (!out) return c->status->code;
+  if (out->n_elems == 0) return TFC_OK;
+  float *x = tfc_image_floats(c, c->inputs[0]);
+  lerp *ys = lerps_of(p.out_h, p.in_h, p.h_scale, p.half), *xs = lerps_of(p.out_w, p.in_w, p.w_scale, p.half);
+  if (!x || !ys || !xs) {
+    free(x);
+    free(ys);
+    free(xs);
+    return x ? TFC_OOM(c->status) : c->status->code;
+  }
+  float *o = out->data;
+  for (int64_t b = 0; b < p.batch; b++)
+    for (int64_t y = 0; y < p.out_h; y++) {
+      const float *top = x + (b * p.in_h + ys[y].lo) * p.in_w * p.ch, *bot = x + (b * p.in_h + ys[y].hi) * p.in_w * p.ch;
+      for (int64_t xx = 0; xx < p.out_w; xx++)
+        for (int64_t k = 0; k < p.ch; k++) {
+          float tl = top[xs[xx].lo * p.ch + k], tr = top[xs[xx].hi * p.ch + k];
+          float bl = bot[xs[xx].lo * p.ch + k], br = bot[xs[xx].hi * p.ch + k];
+          float t = tl + (tr - tl) * xs[xx].w, bo = bl + (br - bl) * xs[xx].w;
+          o[((b * p.out_h + y) * p.out_w + xx) * p.ch + k] = t + (bo - t) * ys[y].w;
+        }
+    }
+  free(x);
+  free(ys);
+  free(xs);
+  return TFC_OK;
+}
+
+static int resize_bilinear_grad_compute(tfc_kernel_ctx *c) {
+  resize_plan p;
+  TFC_TRY(grad_plan_of(c, &p));
+  const tfc_tensor *orig = c->inputs[1];
+  int64_t dims[4] = {p.batch, p.in_h, p.in_w, p.ch};
+  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, orig->dtype, dims, 4);
+  if (!out) return c->status->code;
+  if (out->n_elems == 0) return TFC_OK;
+  double *acc = calloc((size_t)out->n_elems, sizeof(double));
+  lerp *ys = lerps_of(p.out_h, p.in_h, p.h_scale, p.half), *xs = lerps_of(p.out_w, p.in_w, p.w_scale, p.half);
+  if (!acc || !ys || !xs) {
+    free(acc);
+    free(ys);
+    free(xs);
+    return TFC_OOM(c->status);
+  }
+  /* TF accumulates in T: float products added into float (double for double). */
+  int f32 = orig->dtype != TFC_DT_DOUBLE;
+  const float *g = c->inputs[0]->data;
+  for (int64_t b = 0; b < p.batch; b++)
+    for (int64_t y = 0; y < p.out_h; y++) {
+      float wy = ys[y].w, iy = 1.0f - wy;
+      double *top = acc + (b * p.in_h + ys[y].lo) * p.in_w * p.ch, *bot = acc + (b * p.in_h + ys[y].hi) * p.in_w * p.ch;
+      for (int64_t xx = 0; xx < p.out_w; xx++) {
+        float wx = xs[xx].w, ix = 1.0f - wx;
+        int64_t l = xs[xx].lo * p.ch, r = xs[xx].hi * p.ch;
+        for (int64_t k = 0; k < p.ch; k++) {
+          float v = g[((b * p.out_h + y) * p.out_w + xx) * p.ch + k];
+          float w[4] = {v * iy * ix, v * iy * wx, v * wy * ix, v * wy * wx};
+          double *dst[4] = {top + l + k, top + r + k, bot + l + k, bot + r + k};
+          for (int j = 0; j < 4; j++) *dst[j] = f32 ? (double)(float)(*dst[j] + w[j]) : *dst[j] + w[j];
+        }
+      }
+    }
+  tfc_image_store(out, acc);
+  free(acc);
+  free(ys);
+  free(xs);
+  return TFC_OK;
+}
+
+/* ---- nearest neighbor ---- */
+
+static int64_t nearest(int64_t i, float scale, int64_t in, int align, int half) {
+  float v = half ? ((float)i + 0.5f) * scale : (float)i * scale;
+  int64_t r = align ? (int64_t)roundf(v) : (int64_t)floorf(v);
+  if (r > in - 1) r = in - 1;
+  if (half && r < 0) r = 0;
+  return r;
+}
+
+static int resize_nearest_compute(tfc_kernel_ctx *c) {
+  const tfc_tensor *x = c->inputs[0];
+  resize_plan p;
+  TFC_TRY(plan_of(c, &p, 1));
+  int64_t dims[4] = {p.batch, p.out_h, p.out_w, p.ch};
+  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, x->dtype, dims, 4);
+  if (!out) return c->status->code;
+  if (out->n_elems == 0) return TFC_OK;
+  size_t es = tfc_dtype_size(x->dtype);
+  for (int64_t b = 0; b < p.batch; b++)
+    for (int64_t y = 0; y < p.out_h; y++) {
+      int64_t sy = nearest(y, p.h_scale, p.in_h, p.align, p.half);
+      for (int64_t xx = 0; xx < p.out_w; xx++) {
+        int64_t sx = nearest(xx, p.w_scale, p.in_w, p.align, p.half);
+        memcpy((char *)out->data + (size_t)(((b * p.out_h + y) * p.out_w + xx) * p.ch) * es,
+               (const char *)x->data + (size_t)(((b * p.in_h + sy) * p.in_w + sx) * p.ch) * es, (size_t)p.ch * es);
+      }
+    }
+  return TFC_OK;
+}
+
+/* grads [b, h, w, c] -> [b, size[0], size[1], c]: each gradient adds into the pixel the
+ * forward read it from (the scale is size / grads' size). */
+static int resize_nearest_grad_compute(tfc_kernel_ctx *c) {
+  const tfc_tensor *g = c->inputs[0];
+  resize_plan p;
+  TFC_TRY(sizes_of(c, g, &p.out_h, &p.out_w));
+  TFC_TRY(flags_of(c, &p, 1));
+  p.batch = g->dims[0];
+  p.in_h = g->dims[1];
+  p.in_w = g->dims[2];
+  p.ch = g->dims[3];
+  if (p.out_h < 0 || p.out_w < 0)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "output dimensions must be non-negative");
+  int64_t dims[4] = {p.batch, p.out_h, p.out_w, p.ch};
+  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, g->dtype, dims, 4);
+  if (!out) return c->status->code;
+  if (out->n_elems == 0) return TFC_OK;
+  float hs = scale_of(p.out_h, p.in_h, p.align), ws = scale_of(p.out_w, p.in_w, p.align);
+  double *acc = calloc((size_t)out->n_elems, sizeof(double));
+  float *gv = tfc_image_floats(c, g);
+  if (!acc || !gv) {
+    free(acc);
+    free(gv);
+    return gv ? TFC_OOM(c->status) : c->status->code;
+  }
+  for (int64_t y = 0; y < p.in_h; y++) {
+    int64_t oy = nearest(y, hs, p.out_h, p.align, p.half);
+    for (int64_t xx = 0; xx < p.in_w; xx++) {
+      int64_t ox = nearest(xx, ws, p.out_w, p.align, p.half);
+      for (int64_t b = 0; b < p.batch; b++)
+        for (int64_t k = 0; k < p.ch; k++)
+          acc[((b * p.out_h + oy) * p.out_w + ox) * p.ch + k] += gv[((b * p.in_h + y) * p.in_w + xx) * p.ch + k];
+    }
+  }
+  tfc_image_store(out, acc);
+  free(acc);
+  free(gv);
+  return TFC_OK;
+}
+
+/* ---- bicubic ---- */
+
+#define CUBIC_STEPS 1024 /* TF's table resolution: the fraction is rounded to 1/1024 */
+
+/* tab[2i] = near(i / 1024), tab[2i + 1] = far(i / 1024 + 1) of Keys' kernel with parameter a,
+ * computed in double from a float x and stored as float, as TF's table. */
+static void cubic_table(double a, float *tab) {
+  for (int i = 0; i <= CUBIC_STEPS; i++) {
+    float x = (float)(i * 1.0 / CUBIC_STEPS);
+    tab[i * 2] = (float)(((a + 2) * x - (a + 3)) * x * x + 1);
+    x = (float)(x + 1.0);
+    tab[i * 2 + 1] = (float)(((a * x - 5 * a) * x + 8 * a) * x - 4 * a);
+  }
+}
+
+typedef struct cubic_taps {
+  int64_t idx[4];
+  float w[4];
+} cubic_taps;
+
+static int64_t clamp_idx(int64_t v, int64_t limit) { return v < 0 ? 0 : v > limit - 1 ? limit - 1 : v; }
+
+static void cubic_taps_of(const float *tab, float scale, int64_t out_loc, int64_t limit, int half, cubic_taps *t) {
+  float src = half ? ((float)out_loc + 0.5f) * scale - 0.5f : (float)out_loc * scale;
+  int64_t in_loc = (int64_t)floorf(src);
+  float delta = src - (float)in_loc;
+  long off = lrintf(delta * CUBIC_STEPS);
+  t->w[0] = tab[off * 2 + 1];
+  t->w[1] = tab[off * 2];
+  t->w[2] = tab[(CUBIC_STEPS - off) * 2];
+  t->w[3] = tab[(CUBIC_STEPS - off) * 2 + 1];
+  for (int k = 0; k < 4; k++) t->idx[k] = clamp_idx(in_loc - 1 + k, limit);
+  if (!half) return;
+  /* Keys mode: samples outside the image weigh nothing; the rest renormalised to sum 1. */
+  for (int k = 0; k < 4; k++)
+    if (t->idx[k] != in_loc - 1 + k) t->w[k] = 0.0f;
+  float sum = t->w[0] + t->w[1] + t->w[2] + t->w[3];
+  if (fabsf(sum) >= 1000.0f * FLT_MIN) {
+    float inv = 1.0f / sum;
+    for (int k = 0; k < 4; k++) t->w[k] *= inv;
+  }
+}
+
+static cubic_taps *cubic_axis(const float *tab, int64_t out, int64_t in, float scale, int half) {
+  cubic_taps *t = malloc(sizeof(cubic_taps) * (size_t)(out > 0 ? out : 1));
+  if (t)
+    for (int64_t i = 0; i < out; i++) cubic_taps_of(tab, scale, i, in, half, &t[i]);
+  return t;
+}
+
+static float interp4(const float *w, float v0, float v1, float v2, float v3) {
+  return v0 * w[0] + v1 * w[1] + v2 * w[2] + v3 * w[3];
+}
+
+static int resize_bicubic_compute(tfc_kernel_ctx *c) {
+  resize_plan p;
+  TFC_TRY(plan_of(c, &p, 1));
+  int64_t dims[4] = {p.batch, p.out_h, p.out_w, p.ch};
+  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, TFC_DT_FLOAT, dims, 4);
+  if (!out) return c->status->code;
+  if (out->n_elems == 0) return TFC_OK;
+  float tab[(CUBIC_STEPS + 1) * 2];
+  cubic_table(p.half ? -0.5 : -0.75, tab);
+  float *x = tfc_image_floats(c, c->inputs[0]);
+  cubic_taps *ys = cubic_axis(tab, p.out_h, p.in_h, p.h_scale, p.half);
+  cubic_taps *xs = cubic_axis(tab, p.out_w, p.in_w, p.w_scale, p.half);
+  if (!x || !ys || !xs) {
+    free(x);
+    free(ys);
+    free(xs);
+    return x ? TFC_OOM(c->status) : c->status->code;
+  }
+  float *o = out->data;
+  int64_t row = p.in_w * p.ch;
+  for (int64_t b = 0; b < p.batch; b++)
+    for (int64_t y = 0; y < p.out_h; y++) {
+      const cubic_taps *ty = &ys[y];
+      const float *r[4];
+      for (int k = 0; k < 4; k++) r[k] = x + (b * p.in_h + ty->idx[k]) * row;
+      for (int64_t xx = 0; xx < p.out_w; xx++) {
+        const cubic_taps *tx = &xs[xx];
+        for (int64_t k = 0; k < p.ch; k++) {
+          float col[4];
+          for (int j = 0; j < 4; j++) {
+            int64_t at = tx->idx[j] * p.ch + k;
+            col[j] = interp4(ty->w, r[0][at], r[1][at], r[2][at], r[3][at]);
+          }
+          o[((b * p.out_h + y) * p.out_w + xx) * p.ch + k] = interp4(tx->w, col[0], col[1], col[2], col[3]);
+        }
+      }
+    }
+  free(x);
+  free(ys);
+  free(xs);
+  return TFC_OK;
+}
+
+static int resize_bicubic_grad_compute(tfc_kernel_ctx *c) {
+  resize_plan p;
+  TFC_TRY(grad_plan_of(c, &p));
+  const tfc_tensor *orig = c->inputs[1];
+  int64_t dims[4] = {p.batch, p.in_h, p.in_w, p.ch};
+  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, orig->dtype, dims, 4);
+  if (!out) return c->status->code;
+  if (out->n_elems == 0) return TFC_OK;
+  float tab[(CUBIC_STEPS + 1) * 2];
+  cubic_table(p.half ? -0.5 : -0.75, tab);
+  double *acc = calloc((size_t)out->n_elems, sizeof(double));
+  cubic_taps *ys = cubic_axis(tab, p.out_h, p.in_h, p.h_scale, p.half);
+  cubic_taps *xs = cubic_axis(tab, p.out_w, p.in_w, p.w_scale, p.half);
+  if (!acc || !ys || !xs) {
+    free(acc);
+    free(ys);
+    free(xs);
+    return TFC_OOM(c->status);
+  }
+  int f32 = orig->dtype != TFC_DT_DOUBLE;
+  const float *g = c->inputs[0]->data;
+  for (int64_t b = 0; b < p.batch; b++)
+    for (int64_t y = 0; y < p.out_h; y++)
+      for (int64_t xx = 0; xx < p.out_w; xx++)
+        for (int64_t k = 0; k < p.ch; k++) {
+          float v = g[((b * p.out_h + y) * p.out_w + xx) * p.ch + k];
+          for (int i = 0; i < 4; i++)
+            for (int j = 0; j < 4; j++) {
+              double *d = &acc[((b * p.in_h + ys[y].idx[i]) * p.in_w + xs[xx].idx[j]) * p.ch + k];
+              float w = v * ys[y].w[i] * xs[xx].w[j];
+              *d = f32 ? (double)(float)(*d + w) : *d + w;
+            }
+        }
+  tfc_image_store(out, acc);
+  free(acc);
+  free(ys);
+  free(xs);
+  return TFC_OK;
+}
+
+/* ---- area ---- */
+
+/* The overlap of input cell i with [lo, hi) where lo <= i < ceil(hi), as TF weighs it: a cell
+ * wholly inside weighs 1, one that holds the whole span weighs s. */
+static float area_weight(int64_t i, float lo, float hi, float s) {
+  if ((float)i < lo) return (float)(i + 1) > hi ? s : (float)(i + 1) - lo;
+  return (float)(i + 1) > hi ? hi - (float)i : 1.0f;
+}
+
+static int resize_area_compute(tfc_kernel_ctx *c) {
+  resize_plan p;
+  TFC_TRY(plan_of(c, &p, 0));
+  int64_t dims[4] = {p.batch, p.out_h, p.out_w, p.ch};
+  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, TFC_DT_FLOAT, dims, 4);
+  if (!out) return c->status->code;
+  if (out->n_elems == 0) return TFC_OK;
+  float *x = tfc_image_floats(c, c->inputs[0]);
+  if (!x) return c->status->code;
+  float *o = out->data;
+  float inv = (float)(1.0 / (double)(p.h_scale * p.w_scale));
+  for (int64_t b = 0; b < p.batch; b++)
+    for (int64_t y = 0; y < p.out_h; y++) {
+      float y0 = (float)y * p.h_scale, y1 = (float)(y + 1) * p.h_scale;
+      int64_t ys = (int64_t)floorf(y0), ye = (int64_t)ceilf(y1);
+      for (int64_t xx = 0; xx < p.out_w; xx++) {
+        float x0 = (float)xx * p.w_scale, x1 = (float)(xx + 1) * p.w_scale;
+        int64_t xs = (int64_t)floorf(x0), xe = (int64_t)ceilf(x1);
+        for (int64_t k = 0; k < p.ch; k++) {
+          float sum = 0;
+          for (int64_t i = ys; i < ye; i++) {
+            const float *r = x + (b * p.in_h + clamp_idx(i, p.in_h)) * p.in_w * p.ch;
+            float sum_y = 0;
+            for (int64_t j = xs; j < xe; j++) {
+              float v = r[clamp_idx(j, p.in_w) * p.ch + k];
+              /* TF multiplies only the end cells by their weight; the inner ones weigh 1. */
+              sum_y += (j == xs || j == xe - 1) ? v * area_weight(j, x0, x1, p.w_scale) : v;
+            }
+            sum += sum_y * area_weight(i, y0, y1, p.h_scale);
+          }
+          o[((b * p.out_h + y) * p.out_w + xx) * p.ch + k] = sum * inv;
+        }
+      }
+    }
+  free(x);
+  return TFC_OK;
+}
+
+#define RESIZE_TYPES                                                                                \
+  (TFC_TYPES_FLOAT | TFC_TYPES_INT | TFC_T(TFC_DT_UINT8) | TFC_T(TFC_DT_INT8) | TFC_T(TFC_DT_INT16) | \
+   TFC_T(TFC_DT_UINT16) | TFC_T(TFC_DT_HALF) | TFC_T(TFC_DT_BFLOAT16))
+
+static const tfc_kernel_def defs[] = {
+    {.op = TFC_OP_ResizeBilinear, .type_attr = "T", .types = RESIZE_TYPES, .host_memory_in = TFC_HOST(1),
+     .compute = resize_bilinear_compute},
+    {.op = TFC_OP_ResizeNearestNeighbor, .type_attr = "T", .types = RESIZE_TYPES, .host_memory_in = TFC_HOST(1),
+     .compute = resize_nearest_compute},
+    {.op = TFC_OP_ResizeBicubic, .type_attr = "T", .types = RESIZE_TYPES, .host_memory_in = TFC_HOST(1),
+     .compute = resize_bicubic_compute},
+    {.op = TFC_OP_ResizeArea, .type_attr = "T", .types = RESIZE_TYPES, .host_memory_in = TFC_HOST(1),
+     .compute = resize_area_compute},
+    {.op = TFC_OP_ResizeBilinearGrad, .type_attr = "T", .types = RESIZE_TYPES, .compute = resize_bilinear_grad_compute},
+    {.op = TFC_OP_ResizeNearestNeighborGrad, .type_attr = "T", .types = RESIZE_TYPES, .host_memory_in = TFC_HOST(1),
+     .compute = resize_nearest_grad_compute},
+    {.op = TFC_OP_ResizeBicubicGrad, .type_attr = "T", .types = RESIZE_TYPES, .compute = resize_bicubic_grad_compute},
+};
+
+int tfc_cpu_kernels_image_resize(tfc_kernel_table *t, tfc_status *s) {
+  return tfc_kernel_table_add(t, defs, (int)(sizeof defs / sizeof *defs), s);
+}
