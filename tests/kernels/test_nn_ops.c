@@ -185,6 +185,128 @@ static void float_classes_match_tensorflow(void) {
   run_op("IsFinite", 1);
 }
 
+/* ---- errors: TF's codes and texts ---- */
+
+static tfc_tensor *zeros_f32(int nd, const int64_t *dims) { return ku_typed(TFC_DT_FLOAT, dims, nd, NULL); }
+
+static ku_attr ints_attr(const char *name, int n, const int64_t *v) {
+  ku_attr a = {name, tfc_attr_list(TFC_ATTR_INT)};
+  for (int i = 0; i < n; i++) {
+    tfc_attr_value item = tfc_attr_int(v[i]);
+    tfc_attr_list_append(&a.value, &item, NULL);
+  }
+  return a;
+}
+
+static ku_attr str_attr(const char *name, const char *v) {
+  ku_attr a = {name, {0}};
+  tfc_attr_string(v, strlen(v), &a.value, NULL);
+  return a;
+}
+
+/* Runs op (kernel-only shapes when `unknown`, else with shape functions; Einsum takes its
+ * inputs as one list) and expects `code` with `text` in the message. Frees attrs and inputs. */
+static void expect_error(const char *op, ku_attr *attrs, int n_attrs, tfc_tensor **ins, int n, int unknown, int code,
+                         const char *text) {
+  tfc_status s;
+  tfc_status_init(&s);
+  tfc_tensor *out = NULL;
+  int list[1] = {n};
+  int rc = unknown ? ku_run_unknown(op, attrs, n_attrs, ins, n, &out, 1, &s)
+                   : ku_run(op, attrs, n_attrs, ins, n, strcmp(op, "Einsum") ? NULL : list, &out, 1, &s);
+  if (rc != code || !strstr(tfc_status_msg(&s), text))
+    tfc_test_fail(__FILE__, __LINE__, "%s: code %d '%s', want %d with '%s'", op, rc, tfc_status_msg(&s), code, text);
+  if (out) tfc_tensor_unref(out);
+  for (int i = 0; i < n_attrs; i++) tfc_attr_value_fini(&attrs[i].value);
+  for (int i = 0; i < n; i++) tfc_tensor_unref(ins[i]);
+  tfc_status_fini(&s);
+}
+
+static void depthwise_errors_have_tensorflow_texts(void) {
+  static const int64_t xd[4] = {1, 5, 5, 2}, fd[4] = {3, 3, 2, 1}, f3[4] = {3, 3, 3, 1}, one[4] = {1, 1, 1, 1},
+                       st21[4] = {1, 2, 1, 1}, st_b[4] = {2, 1, 1, 1};
+  ku_attr a1[3] = {ints_attr("strides", 4, one), str_attr("padding", "SAME"), str_attr("data_format", "NCHW")};
+  tfc_tensor *i1[2] = {zeros_f32(4, xd), zeros_f32(4, fd)};
+  expect_error("DepthwiseConv2dNative", a1, 3, i1, 2, 1, TFC_UNIMPLEMENTED,
+               "Depthwise convolution on CPU is only supported for NHWC format");
+  ku_attr a2[2] = {ints_attr("strides", 4, st21), str_attr("padding", "SAME")};
+  tfc_tensor *i2[2] = {zeros_f32(4, xd), zeros_f32(4, fd)};
+  expect_error("DepthwiseConv2dNative", a2, 2, i2, 2, 0, TFC_INVALID_ARGUMENT,
+               "Current implementation only supports equal length strides in the row and column dimensions.");
+  ku_attr a3[2] = {ints_attr("strides", 4, st_b), str_attr("padding", "SAME")};
+  tfc_tensor *i3[2] = {zeros_f32(4, xd), zeros_f32(4, fd)};
+  expect_error("DepthwiseConv2dNative", a3, 2, i3, 2, 0, TFC_INVALID_ARGUMENT,
+               "Current implementation does not yet support strides in the batch and depth dimensions.");
+  ku_attr a4[2] = {ints_attr("strides", 4, one), str_attr("padding", "SAME")};
+  tfc_tensor *i4[2] = {zeros_f32(4, xd), zeros_f32(4, f3)};
+  expect_error("DepthwiseConv2dNative", a4, 2, i4, 2, 1, TFC_INVALID_ARGUMENT,
+               "input and filter must have the same depth: 2 vs 3");
+  /* The backprop's out_backprop must have the forward output's shape. */
+  static const int64_t four = 4, dyd[4] = {1, 4, 5, 2};
+  ku_attr a5[2] = {ints_attr("strides", 4, one), str_attr("padding", "SAME")};
+  tfc_tensor *i5[3] = {ku_i32(&four, 1, (const int32_t[]){1, 5, 5, 2}), zeros_f32(4, fd), zeros_f32(4, dyd)};
+  expect_error("DepthwiseConv2dNativeBackpropInput", a5, 2, i5, 3, 1, TFC_INVALID_ARGUMENT,
+               "DepthwiseConv2DBackpropInput: out_backprop has shape [1,4,5,2], the forward output's is [1,5,5,2]");
+}
+
+static void space_batch_errors_have_tensorflow_texts(void) {
+  static const int64_t xd[4] = {1, 3, 4, 1}, two = 2, p22[2] = {2, 2}, bd[4] = {4, 1, 1, 1}, x3[3] = {1, 4, 4};
+  static const int32_t zero4[4] = {0, 0, 0, 0};
+  tfc_tensor *i1[3] = {zeros_f32(4, xd), ku_i32(&two, 1, (const int32_t[]){2, 2}), ku_i32(p22, 2, zero4)};
+  expect_error("SpaceToBatchND", NULL, 0, i1, 3, 0, TFC_INVALID_ARGUMENT,
+               "padded_shape[0]=3 is not divisible by block_shape[0]=2");
+  tfc_tensor *i2[3] = {zeros_f32(4, xd), ku_i32(&two, 1, (const int32_t[]){2, 0}), ku_i32(p22, 2, zero4)};
+  expect_error("SpaceToBatchND", NULL, 0, i2, 3, 0, TFC_INVALID_ARGUMENT,
+               "All values in block_shape must be positive, got value, 0 at index 1.");
+  tfc_tensor *i3[3] = {zeros_f32(4, xd), ku_i32(&two, 1, (const int32_t[]){2, 2}),
+                       ku_i32(p22, 2, (const int32_t[]){-1, 0, 0, 0})};
+  expect_error("SpaceToBatchND", NULL, 0, i3, 3, 0, TFC_INVALID_ARGUMENT, "Paddings must be non-negative");
+  static const int64_t four = 4;
+  tfc_tensor *i4[3] = {zeros_f32(4, xd), ku_i32(&four, 1, (const int32_t[]){2, 2, 2, 2}),
+                       ku_i32((const int64_t[]){4, 2}, 2, (const int32_t[]){0, 0, 0, 0, 0, 0, 0, 0})};
+  expect_error("SpaceToBatchND", NULL, 0, i4, 3, 1, TFC_INVALID_ARGUMENT, "input rank should be >= 5 instead of 4");
+  tfc_tensor *i5[3] = {zeros_f32(4, xd), ku_i32(&two, 1, (const int32_t[]){2, 2}), ku_i32(&four, 1, zero4)};
+  expect_error("SpaceToBatchND", NULL, 0, i5, 3, 1, TFC_INVALID_ARGUMENT,
+               "paddings should have shape [2, 2] instead of [4]");
+  tfc_tensor *i6[3] = {zeros_f32(4, xd), ku_i32(&two, 1, (const int32_t[]){2, 2}), ku_i32(p22, 2, zero4)};
+  expect_error("BatchToSpaceND", NULL, 0, i6, 3, 0, TFC_INVALID_ARGUMENT,
+               "Input batch dimension (1) is not divisible by product of block sizes (4)");
+  tfc_tensor *i7[3] = {zeros_f32(4, bd), ku_i32(&two, 1, (const int32_t[]){2, 2}),
+                       ku_i32(p22, 2, (const int32_t[]){0, 0, 0, 3})};
+  expect_error("BatchToSpaceND", NULL, 0, i7, 3, 0, TFC_INVALID_ARGUMENT, "cropped_shape[1]=-1 must be non-negative");
+  tfc_tensor *i8[3] = {zeros_f32(4, bd), ku_i32(&two, 1, (const int32_t[]){2, 2}),
+                       ku_i32(p22, 2, (const int32_t[]){0, 0, -1, 0})};
+  expect_error("BatchToSpaceND", NULL, 0, i8, 3, 0, TFC_INVALID_ARGUMENT, "Crops must be non-negative");
+  ku_attr bs[1] = {{"block_size", tfc_attr_int(2)}};
+  tfc_tensor *i9[2] = {zeros_f32(3, x3), ku_i32(p22, 2, zero4)};
+  expect_error("SpaceToBatch", bs, 1, i9, 2, 1, TFC_INVALID_ARGUMENT, "Input rank should be: 4instead of: 3");
+  ku_attr bs2[1] = {{"block_size", tfc_attr_int(2)}};
+  tfc_tensor *i10[2] = {zeros_f32(4, (const int64_t[]){3, 1, 1, 1}), ku_i32(p22, 2, zero4)};
+  expect_error("BatchToSpace", bs2, 1, i10, 2, 0, TFC_INVALID_ARGUMENT,
+               "Input batch dimension (3) is not divisible by product of block sizes (4)");
+}
+
+static void einsum_and_clip_errors_have_tensorflow_texts(void) {
+  static const int64_t d23[2] = {2, 3}, d43[2] = {4, 3}, d2[1] = {2};
+  ku_attr e1[1] = {str_attr("equation", "ij,jk->ik")};
+  tfc_tensor *i1[2] = {zeros_f32(2, d23), zeros_f32(2, d43)};
+  expect_error("Einsum", e1, 1, i1, 2, 0, TFC_INVALID_ARGUMENT,
+               "Expected dimension 3 at axis 0 of the input shaped [4,3] but got dimension 4");
+  ku_attr e2[1] = {str_attr("equation", "ij,jk")};
+  tfc_tensor *i2[2] = {zeros_f32(2, d23), zeros_f32(2, d43)};
+  expect_error("Einsum", e2, 1, i2, 2, 0, TFC_INVALID_ARGUMENT, "Expecting exactly one '->' in einsum equation: ij,jk");
+  ku_attr e3[1] = {str_attr("equation", "ij,jk->ik")};
+  tfc_tensor *i3[1] = {zeros_f32(2, d23)};
+  expect_error("Einsum", e3, 1, i3, 1, 0, TFC_INVALID_ARGUMENT, "Expected 2 inputs but got: 1");
+  ku_attr e4[1] = {str_attr("equation", "ij->i")};
+  tfc_tensor *i4[1] = {zeros_f32(1, d2)};
+  expect_error("Einsum", e4, 1, i4, 1, 0, TFC_INVALID_ARGUMENT, "Expected input 0 to have rank 2 but got: 1");
+  tfc_tensor *i5[3] = {zeros_f32(2, d23), zeros_f32(1, d2), zeros_f32(0, NULL)};
+  expect_error("ClipByValue", NULL, 0, i5, 3, 0, TFC_INVALID_ARGUMENT,
+               "clip_value_min and clip_value_max must be either of the same shape as input, or a scalar. input "
+               "shape: [2,3]clip_value_min shape: [2]clip_value_max shape: []");
+}
+
 static const tfc_test tests[] = {
     TFC_TEST(depthwise_matches_tensorflow),
     TFC_TEST(depthwise_backprop_input_matches_tensorflow),
@@ -200,6 +322,9 @@ static const tfc_test tests[] = {
     TFC_TEST(clip_by_value_matches_tensorflow),
     TFC_TEST(tan_matches_tensorflow),
     TFC_TEST(float_classes_match_tensorflow),
+    TFC_TEST(depthwise_errors_have_tensorflow_texts),
+    TFC_TEST(space_batch_errors_have_tensorflow_texts),
+    TFC_TEST(einsum_and_clip_errors_have_tensorflow_texts),
     {0}};
 
 TFC_TEST_MAIN(tests)

@@ -105,12 +105,14 @@ static int space_to_batch(tfc_kernel_ctx *c, int legacy) {
   TFC_TRY(read_blocks(c, x, legacy, "paddings", &p, pads));
   p.batch = x->dims[0];
   p.prod = 1;
+  for (int i = 0; i < p.m; i++)
+    if (p.block[i] < 1)
+      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
+                              "All values in block_shape must be positive, got value, %lld at index %d.",
+                              (long long)p.block[i], i);
   for (int i = 0; i < p.m; i++) {
     if (pads[i][0] < 0 || pads[i][1] < 0)
       return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Paddings must be non-negative");
-    if (p.block[i] < 1)
-      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "All values in block_shape must be positive, got value, %lld at index %d.",
-                              (long long)p.block[i], i);
     int64_t padded = x->dims[1 + i] + pads[i][0] + pads[i][1];
     if (padded % p.block[i])
       return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "padded_shape[%d]=%lld is not divisible by block_shape[%d]=%lld",
