@@ -1,7 +1,8 @@
 /*
  * Kernel tests: the nn and array ops of image and text models against TensorFlow's own
  * outputs (tests/fixtures/nn_ops_cases.txt, made by gen_nn_ops.py): DepthwiseConv2dNative and
- * its backprops, SpaceToBatchND / BatchToSpaceND and the legacy SpaceToBatch / BatchToSpace,
+ * its backprops, Conv2D and its backprops with dilations (with strides too) and EXPLICIT
+ * padding, SpaceToBatchND / BatchToSpaceND and the legacy SpaceToBatch / BatchToSpace,
  * LRN / LRNGrad, Einsum, BatchMatMulV2 broadcasting, ClipByValue, Tan, the float
  * classifications and FusedBatchNorm / FusedBatchNormV2 with their gradients; then the
  * errors of these ops with TF's codes and texts.
@@ -173,6 +174,11 @@ static void run_op(const char *op, int min_cases) {
 static void depthwise_matches_tensorflow(void) { run_op("DepthwiseConv2dNative", 9); }
 static void depthwise_backprop_input_matches_tensorflow(void) { run_op("DepthwiseConv2dNativeBackpropInput", 9); }
 static void depthwise_backprop_filter_matches_tensorflow(void) { run_op("DepthwiseConv2dNativeBackpropFilter", 9); }
+static void conv2d_dilated_explicit_match_tensorflow(void) {
+  run_op("Conv2D", 3);
+  run_op("Conv2DBackpropInput", 3);
+  run_op("Conv2DBackpropFilter", 3);
+}
 static void space_to_batch_nd_matches_tensorflow(void) { run_op("SpaceToBatchND", 5); }
 static void batch_to_space_nd_matches_tensorflow(void) { run_op("BatchToSpaceND", 10); }
 static void space_to_batch_legacy_matches_tensorflow(void) { run_op("SpaceToBatch", 1); }
@@ -323,6 +329,7 @@ static const tfc_test tests[] = {
     TFC_TEST(depthwise_matches_tensorflow),
     TFC_TEST(depthwise_backprop_input_matches_tensorflow),
     TFC_TEST(depthwise_backprop_filter_matches_tensorflow),
+    TFC_TEST(conv2d_dilated_explicit_match_tensorflow),
     TFC_TEST(space_to_batch_nd_matches_tensorflow),
     TFC_TEST(batch_to_space_nd_matches_tensorflow),
     TFC_TEST(space_to_batch_legacy_matches_tensorflow),
