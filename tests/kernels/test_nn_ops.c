@@ -264,7 +264,18 @@ static void depthwise_errors_have_tensorflow_texts(void) {
   ku_attr a5[2] = {ints_attr("strides", 4, one), str_attr("padding", "SAME")};
   tfc_tensor *i5[3] = {ku_i32(&four, 1, (const int32_t[]){1, 5, 5, 2}), zeros_f32(4, fd), zeros_f32(4, dyd)};
   expect_error("DepthwiseConv2dNativeBackpropInput", a5, 2, i5, 3, 1, TFC_INVALID_ARGUMENT,
-               "DepthwiseConv2DBackpropInput: out_backprop has shape [1,4,5,2], the forward output's is [1,5,5,2]");
+               "DepthwiseConv2DBackpropInput: Number of rows of out_backprop doesn't match computed: actual = 4, "
+               "computed = 5");
+  static const int64_t dyc[4] = {1, 5, 5, 3};
+  ku_attr a6[2] = {ints_attr("strides", 4, one), str_attr("padding", "SAME")};
+  tfc_tensor *i6[3] = {zeros_f32(4, xd), ku_i32(&four, 1, (const int32_t[]){3, 3, 2, 1}), zeros_f32(4, dyc)};
+  expect_error("DepthwiseConv2dNativeBackpropFilter", a6, 2, i6, 3, 1, TFC_INVALID_ARGUMENT,
+               "DepthwiseConv2DBackpropFilter: depth_multiplier * in_depth not equal to out_depth");
+  static const int64_t three = 3;
+  ku_attr a7[2] = {ints_attr("strides", 4, one), str_attr("padding", "SAME")};
+  tfc_tensor *i7[3] = {ku_i32(&three, 1, (const int32_t[]){1, 5, 5}), zeros_f32(4, fd), zeros_f32(4, xd)};
+  expect_error("DepthwiseConv2dNativeBackpropInput", a7, 2, i7, 3, 1, TFC_INVALID_ARGUMENT,
+               "DepthwiseConv2DBackpropInput: input must be 4-dimensional");
 }
 
 static void space_batch_errors_have_tensorflow_texts(void) {

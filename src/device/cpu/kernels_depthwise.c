@@ -60,17 +60,16 @@ static int parse_attrs(tfc_kernel_ctx *c, tfc_conv_attrs *a) {
   return tfc_conv_attrs_parse(c->node, a, c->status);
 }
 
-/* A host int32 vector of 4 sizes (input_sizes, filter_sizes), TF's texts. */
-static int sizes_of(tfc_kernel_ctx *c, int i, const char *label, const char *name, int64_t out[4]) {
+/* A host int32 vector of 4 sizes (input_sizes, filter_sizes: `vec`) of the tensor `what`
+ * (input, filter), TF's texts. */
+static int sizes_of(tfc_kernel_ctx *c, int i, const char *label, const char *vec, const char *what, int64_t out[4]) {
   const tfc_tensor *t = c->inputs[i];
   if (t->ndims != 1)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "%s: %s input must be 1-dim, not %d", label, name, t->ndims);
-  if (t->n_elems != 4)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "%s: %s must describe a 4-dimensional tensor, got %lld sizes",
-                            label, name, (long long)t->n_elems);
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "%s: %s input must be 1-dim, not %d", label, vec, t->ndims);
+  if (t->n_elems != 4) return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "%s: %s must be 4-dimensional", label, what);
   for (int k = 0; k < 4; k++)
     if ((out[k] = tfc_tensor_get_i64(t, k)) < 0)
-      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "%s: %s has a negative dimension", label, name);
+      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "%s: %s has a negative dimension", label, vec);
   return TFC_OK;
 }
 
@@ -88,20 +87,22 @@ static int make_geom(tfc_kernel_ctx *c, int kind, dw_geom *d, int64_t out_dims[4
   TFC_TRY(parse_attrs(c, &a));
   const char *label = label_of[kind];
   int64_t in[4], f[4];
-  if (kind == DW_BWD_INPUT) TFC_TRY(sizes_of(c, 0, label, "input_sizes", in));
+  if (kind == DW_BWD_INPUT) TFC_TRY(sizes_of(c, 0, label, "input_sizes", "input", in));
   else {
     TFC_TRY(need_4d(c, c->inputs[0], "input"));
     memcpy(in, c->inputs[0]->dims, sizeof in);
   }
-  if (kind == DW_BWD_FILTER) TFC_TRY(sizes_of(c, 1, label, "filter_sizes", f));
+  if (kind == DW_BWD_FILTER) TFC_TRY(sizes_of(c, 1, label, "filter_sizes", "filter", f));
   else {
     TFC_TRY(need_4d(c, c->inputs[1], "filter"));
     memcpy(f, c->inputs[1]->dims, sizeof f);
   }
-  if (in[3] != f[2])
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "%s%sinput and filter must have the same depth: %lld vs %lld",
-                            kind == DW_FWD ? "" : label, kind == DW_FWD ? "" : ": ", (long long)in[3],
-                            (long long)f[2]);
+  if (in[3] != f[2]) {
+    if (kind == DW_FWD)
+      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "input and filter must have the same depth: %lld vs %lld",
+                              (long long)in[3], (long long)f[2]);
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "%s: input and filter must have the same in_depth", label);
+  }
   tfc_window_geom *g = &d->g;
   memset(d, 0, sizeof *d);
   g->n = in[0], g->ih = in[1], g->iw = in[2], g->ic = in[3];
@@ -113,14 +114,19 @@ static int make_geom(tfc_kernel_ctx *c, int kind, dw_geom *d, int64_t out_dims[4
   int64_t want[4] = {g->n, g->oh, g->ow, g->oc};
   if (kind != DW_FWD) {
     const tfc_tensor *dy = c->inputs[2];
-    TFC_TRY(need_4d(c, dy, "out_backprop"));
-    if (memcmp(dy->dims, want, sizeof want)) {
-      char s1[TFC_SHAPE_STR_MAX], s2[TFC_SHAPE_STR_MAX];
-      tfc_shape ws = {.rank = 4};
-      memcpy(ws.dims, want, sizeof want);
-      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "%s: out_backprop has shape %s, the forward output's is %s",
-                              label, tfc_tensor_shape_str(dy, s1, sizeof s1), tfc_shape_str(&ws, s2, sizeof s2));
-    }
+    if (dy->ndims != 4) return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "%s: out_backprop must be 4-dimensional", label);
+    if (dy->dims[0] != g->n)
+      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "%s: input and out_backprop must have the same batch size",
+                              label);
+    static const char *const what[2] = {"rows", "cols"};
+    for (int d = 0; d < 2; d++)
+      if (dy->dims[1 + d] != want[1 + d])
+        return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
+                                "%s: Number of %s of out_backprop doesn't match computed: actual = %lld, computed = %lld",
+                                label, what[d], (long long)dy->dims[1 + d], (long long)want[1 + d]);
+    if (dy->dims[3] != g->oc)
+      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "%s: depth_multiplier * in_depth not equal to out_depth",
+                              label);
   }
   memcpy(out_dims, kind == DW_FWD ? want : kind == DW_BWD_INPUT ? in : f, sizeof want);
   return TFC_OK;
