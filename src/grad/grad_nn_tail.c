@@ -6,8 +6,9 @@
  *     and BatchToSpace with their block_size;
  *   - Einsum: each operand's gradient is an Einsum of the output gradient with the other
  *     operand ("o,b->a" for operand a), reduced over broadcast ellipsis dims with
- *     BroadcastGradientArgs + Sum + Reshape. Equations whose operand sums a label that appears
- *     nowhere else, or takes a diagonal, are refused with UNIMPLEMENTED;
+ *     BroadcastGradientArgs + Sum + Reshape; a label the operand sums alone comes back by
+ *     ExpandDims + BroadcastTo. Equations whose operand takes a diagonal, or sums a label
+ *     alone beside an ellipsis, are refused with UNIMPLEMENTED;
  *   - ClipByValue: the gradient passes where lo <= t <= hi; lo and hi get the rest, reduced to
  *     their shapes;
  *   - Tan: dy * (1 / cos(x))^2.
@@ -43,40 +44,64 @@ static int batch_to_space_grad(tfc_grad_ctx *c) { return inverse_of(c, "SpaceToB
 
 #define EQ_MAX 160
 
-/* 1 when every letter of `a` is distinct and appears in `o` or `b` (b may be NULL), and an
- * ellipsis in a appears in o too. */
+/* 1 when every letter of `a` is distinct, an ellipsis in a appears in o too, and a has no
+ * lone label (one in neither o nor b; b may be NULL) next to an ellipsis. */
 static int expressible(const char *a, const char *o, const char *b) {
-  int has_ell = strstr(a, "...") != NULL;
+  int has_ell = strstr(a, "...") != NULL, lone = 0;
   if (has_ell && !strstr(o, "...")) return 0;
   for (const char *p = a; *p; p++) {
     if (*p == '.') continue;
     if (strchr(p + 1, *p)) return 0;
-    if (!strchr(o, *p) && !(b && strchr(b, *p))) return 0;
+    lone |= !strchr(o, *p) && !(b && strchr(b, *p));
   }
-  return 1;
+  return !(lone && has_ell);
 }
 
-/* Einsum(x, y) with `eq` (y none: one operand), reduced to `like`'s shape when the operand
- * has an ellipsis (its dims may have been broadcast). */
-static tfc_endpoint einsum_to(tfc_grad_ctx *c, const char *eq, tfc_endpoint x, tfc_endpoint y, int n,
-                              tfc_endpoint like, int has_ell) {
-  tfc_grad_attr a[1] = {{.name = "equation"}};
-  if (tfc_attr_string(eq, strlen(eq), &a[0].v, c->s) != TFC_OK) return tfc_grad_none();
+/* The gradient of operand `a` (its tensor `like`): Einsum(x, y) (y none: one operand) with
+ * "<xs>,<ys>->a'", where a' is a without its lone labels; each lone label's axis comes back
+ * through ExpandDims and BroadcastTo(Shape(like)). With an ellipsis in a, the result is
+ * reduced to like's shape (its dims may have been broadcast). */
+static tfc_endpoint operand_grad(tfc_grad_ctx *c, const char *ins_eq, const char *a, const char *o, const char *b,
+                                 tfc_endpoint x, tfc_endpoint y, int n, tfc_endpoint like) {
+  char kept[EQ_MAX], eq[3 * EQ_MAX + 8];
+  int64_t lone_axes[EQ_MAX];
+  int n_kept = 0, n_lone = 0, axis = 0;
+  for (const char *p = a; *p; p++, axis++) {
+    if (*p == '.') { /* an ellipsis: no lone label in a (expressible) */
+      memcpy(kept + n_kept, "...", 3);
+      n_kept += 3, p += 2;
+      continue;
+    }
+    if (!strchr(o, *p) && !(b && strchr(b, *p))) lone_axes[n_lone++] = axis;
+    else kept[n_kept++] = *p;
+  }
+  kept[n_kept] = 0;
+  snprintf(eq, sizeof eq, "%s->%s", ins_eq, kept);
+  tfc_grad_attr at[1] = {{.name = "equation"}};
+  if (tfc_attr_string(eq, strlen(eq), &at[0].v, c->s) != TFC_OK) return tfc_grad_none();
   tfc_endpoint ins[2] = {x, y};
-  tfc_node *e = tfc_grad_node(c, "Einsum", NULL, ins, n, 0, n, a, 1, NULL);
+  tfc_node *e = tfc_grad_node(c, "Einsum", NULL, ins, n, 0, n, at, 1, NULL);
   if (!e) return tfc_grad_none();
-  tfc_endpoint full = {e, 0};
-  if (!has_ell) return full;
-  tfc_grad_bcast b;
-  tfc_grad_bcast_args(c, like, full, &b);
-  return tfc_grad_bcast_reduce(c, full, b.rx, b.sx);
+  tfc_endpoint r = {e, 0};
+  if (strstr(a, "...")) {
+    tfc_grad_bcast bc;
+    tfc_grad_bcast_args(c, like, r, &bc);
+    return tfc_grad_bcast_reduce(c, r, bc.rx, bc.sx);
+  }
+  if (!n_lone) return r;
+  for (int i = 0; i < n_lone; i++) {
+    tfc_endpoint ed[2] = {r, tfc_grad_const_scalar(c, "axis", TFC_DT_INT32, (double)lone_axes[i], NULL)};
+    r = tfc_grad_op(c, "ExpandDims", NULL, ed, 2, NULL, 0);
+  }
+  tfc_endpoint bt[2] = {r, tfc_grad_shape(c, like)};
+  return tfc_grad_op(c, "BroadcastTo", NULL, bt, 2, NULL, 0);
 }
 
 static int einsum_grad(tfc_grad_ctx *c) {
   const tfc_attr_value *v = tfc_node_attr(c->op, "equation");
   if (!v || v->kind != TFC_ATTR_STRING || v->u.s.len >= EQ_MAX / 2)
     return tfc_status_set(c->s, TFC_UNIMPLEMENTED, "Einsum gradient: no usable equation");
-  char buf[EQ_MAX], eq[3 * EQ_MAX + 8]; /* eq: three parts of buf and the separators */
+  char buf[EQ_MAX], ins_eq[2 * EQ_MAX + 4]; /* ins_eq: two parts of buf and a comma */
   snprintf(buf, sizeof buf, "%s", v->u.s.data);
   char *arrow = strstr(buf, "->");
   if (!arrow) return tfc_status_set(c->s, TFC_INVALID_ARGUMENT, "Einsum gradient: no '->' in %s", v->u.s.data);
@@ -87,19 +112,19 @@ static int einsum_grad(tfc_grad_ctx *c) {
   if (comma) *comma = 0, b = comma + 1;
   if (!expressible(a, o, b) || (b && !expressible(b, o, a)))
     return tfc_status_set(c->s, TFC_UNIMPLEMENTED,
-                          "Einsum gradient for equation %s: an operand sums a label alone or takes a diagonal",
+                          "Einsum gradient for equation %s: an operand takes a diagonal, or sums a label alone "
+                          "beside an ellipsis",
                           v->u.s.data);
   tfc_endpoint x = tfc_grad_in(c, 0), g = c->dy[0];
   if (!b) {
-    snprintf(eq, sizeof eq, "%s->%s", o, a);
-    c->dx[0] = einsum_to(c, eq, g, tfc_grad_none(), 1, x, strstr(a, "...") != NULL);
+    c->dx[0] = operand_grad(c, o, a, o, NULL, g, tfc_grad_none(), 1, x);
     return c->s->code;
   }
   tfc_endpoint y = tfc_grad_in(c, 1);
-  snprintf(eq, sizeof eq, "%s,%s->%s", o, b, a);
-  c->dx[0] = einsum_to(c, eq, g, y, 2, x, strstr(a, "...") != NULL);
-  snprintf(eq, sizeof eq, "%s,%s->%s", a, o, b);
-  c->dx[1] = einsum_to(c, eq, x, g, 2, y, strstr(b, "...") != NULL);
+  snprintf(ins_eq, sizeof ins_eq, "%s,%s", o, b);
+  c->dx[0] = operand_grad(c, ins_eq, a, o, b, g, y, 2, x);
+  snprintf(ins_eq, sizeof ins_eq, "%s,%s", a, o);
+  c->dx[1] = operand_grad(c, ins_eq, b, o, a, x, g, 2, y);
   return c->s->code;
 }
 

@@ -2,8 +2,8 @@
  * test_grad_check_nn_tail — finite-difference checks (float64) of the gradients built by
  * TF_AddGradients for SpaceToBatchND / BatchToSpaceND and their legacy 4-D forms (each the
  * other's inverse), Einsum (the equations of BERT-style attention and dense layers, ellipsis
- * broadcasting, a one-operand transpose), ClipByValue (t, and scalar or t-shaped bounds) and
- * Tan; and the UNIMPLEMENTED text of an Einsum gradient tfc cannot express.
+ * broadcasting, one-operand transposes and sums, labels one operand sums alone), ClipByValue
+ * (t, and scalar or t-shaped bounds) and Tan; and the UNIMPLEMENTED text of an Einsum gradient tfc cannot express (a diagonal).
  */
 #include "grad_check.h"
 
@@ -73,22 +73,26 @@ static void grad_einsum_equations(void) {
       {"...ij,...jk->...ik", {IN(-1, 1, 4, 2, 1, 2, 3), IN(-1, 1, 3, 2, 3, 2)}, 2},
       {"i,j->ij", {IN(-1, 1, 1, 3), IN(-1, 1, 1, 4)}, 2},
       {"ij->ji", {IN(-1, 1, 2, 3, 4)}, 1},
+      {"ij->", {IN(-1, 1, 2, 3, 4)}, 1},
+      {"abc->b", {IN(-1, 1, 3, 2, 3, 4)}, 1},
+      {"ij,k->i", {IN(-1, 1, 2, 3, 4), IN(-1, 1, 1, 2)}, 2},
+      {"bij,bkj->bk", {IN(-1, 1, 3, 2, 3, 4), IN(-1, 1, 3, 2, 2, 4)}, 2},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
     gc_check(cases[i].eq, build_einsum, (void *)cases[i].eq, cases[i].in, cases[i].n);
 }
 
-/* A label an operand sums alone has no Einsum-only gradient here: UNIMPLEMENTED, named. */
-static void grad_einsum_refuses_a_lone_summed_label(void) {
+/* A diagonal has no Einsum-only gradient here: UNIMPLEMENTED, naming the equation. */
+static void grad_einsum_refuses_a_diagonal(void) {
   TF_Status *s = TF_NewStatus();
   TF_Graph *g = TF_NewGraph();
-  int64_t d2[2] = {2, 3}, d1[1] = {3};
-  TF_Output x[2] = {gc_placeholder(g, "a", TF_DOUBLE, d2, 2), gc_placeholder(g, "b", TF_DOUBLE, d1, 1)};
-  TF_Output y = build_einsum(g, x, 2, (void *)"ij,k->i");
-  TF_Output dx[2];
-  TF_AddGradients(g, &y, 1, x, 2, NULL, s, dx);
+  int64_t d2[2] = {3, 3};
+  TF_Output x[1] = {gc_placeholder(g, "a", TF_DOUBLE, d2, 2)};
+  TF_Output y = build_einsum(g, x, 1, (void *)"ii->i");
+  TF_Output dx[1];
+  TF_AddGradients(g, &y, 1, x, 1, NULL, s, dx);
   EXPECT_EQ(TF_GetCode(s), TF_UNIMPLEMENTED);
-  EXPECT_TRUE(strstr(TF_Message(s), "Einsum gradient for equation ij,k->i") != NULL);
+  EXPECT_TRUE(strstr(TF_Message(s), "Einsum gradient for equation ii->i") != NULL);
   TF_DeleteGraph(g);
   TF_DeleteStatus(s);
 }
@@ -118,6 +122,6 @@ static void grad_tan(void) {
 }
 
 static const tfc_test tests[] = {TFC_TEST(grad_space_to_batch_and_back), TFC_TEST(grad_einsum_equations),
-                                 TFC_TEST(grad_einsum_refuses_a_lone_summed_label), TFC_TEST(grad_clip_by_value),
+                                 TFC_TEST(grad_einsum_refuses_a_diagonal), TFC_TEST(grad_clip_by_value),
                                  TFC_TEST(grad_tan), {0}};
 TFC_TEST_MAIN(tests)
