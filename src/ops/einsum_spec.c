@@ -36,7 +36,8 @@ static int parse_part(const char *p, const char *end, const char *eq, int ids[TF
   return TFC_OK;
 }
 
-int tfc_einsum_parse(const char *eq, const tfc_shape *const *shapes, int n, tfc_einsum_spec *out, tfc_status *s) {
+int tfc_einsum_parse(const char *eq, const tfc_shape *const *shapes, int n, int graph, tfc_einsum_spec *out,
+                     tfc_status *s) {
   memset(out, 0, sizeof *out);
   for (int l = 0; l < TFC_EINSUM_MAX_LABELS; l++) out->size[l] = -2; /* -2: not seen yet */
   const char *arrow = strstr(eq, "->");
@@ -98,6 +99,9 @@ int tfc_einsum_parse(const char *eq, const tfc_shape *const *shapes, int n, tfc_
         if (d >= 0 || out->size[l] == -2) out->size[l] = d;
       } else if (d >= 0 && d != out->size[l]) {
         char a[TFC_SHAPE_STR_MAX];
+        if (graph)
+          return tfc_status_set(s, TFC_INVALID_ARGUMENT, "Dimensions must be equal, but are %lld and %lld",
+                                (long long)out->size[l], (long long)d);
         return tfc_status_set(s, TFC_INVALID_ARGUMENT,
                               "Expected dimension %lld at axis %d of the input shaped %s but got dimension %lld",
                               (long long)out->size[l], axis, tfc_shape_str(sh, a, sizeof a), (long long)d);

@@ -32,9 +32,10 @@ typedef struct tfc_einsum_spec {
 
 /* Parses `equation` (NUL-terminated) for n operands of the given shapes (borrowed; unknown
  * dims are -1). Returns 0, or INVALID_ARGUMENT in s with TF's texts where TF has one ("Expected
- * 2 inputs but got: 1", "Expected dimension 3 at axis 0 of the input shaped [4,3] but got
- * dimension 4", ...). */
-int tfc_einsum_parse(const char *equation, const tfc_shape *const *shapes, int n, tfc_einsum_spec *out,
+ * 2 inputs but got: 1", ...); a label's sizes that differ give the kernel's "Expected
+ * dimension 3 at axis 0 of the input shaped [4,3] but got dimension 4", or with `graph` set
+ * the shape function's "Dimensions must be equal, but are 3 and 4". */
+int tfc_einsum_parse(const char *equation, const tfc_shape *const *shapes, int n, int graph, tfc_einsum_spec *out,
                      tfc_status *s);
 
 #endif

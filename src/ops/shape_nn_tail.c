@@ -3,8 +3,9 @@
  * BatchToSpaceND and the legacy 4-D SpaceToBatch / BatchToSpace), Einsum and ClipByValue.
  *
  * The rearrangements keep the input's rank and trailing dims; with const block shapes and
- * paddings / crops they compute the rest, otherwise those dims stay unknown. Sizes that do
- * not divide are left for the kernel, which reports TF's kernel texts. Einsum's shape comes
+ * paddings / crops they compute the rest, otherwise those dims stay unknown. As TF's shape
+ * functions, a const block shape must be positive and divide the padded spatial dims (and,
+ * backwards, the batch), with TF's graph-time texts; the rest is the kernels' to check. Einsum's shape comes
  * from the parsed equation (tfc_einsum_parse, shared with the kernel), so the graph and the
  * kernel agree on every label's size and on the errors.
  */
@@ -25,18 +26,18 @@ static const tfc_tensor *const_input(const tfc_shape_ctx *c, int i) {
 static int space_batch_shape(tfc_shape_ctx *c, int to_batch, int block_in, int pads_in) {
   const tfc_shape *in = &c->input_shapes[0];
   int64_t block[TFC_MAX_DIMS];
-  int m = -1;
+  int m = -1, block_const = 0;
   if (block_in < 0) {
     int64_t size = tfc_shape_ctx_attr_int(c, "block_size", 2);
     if (in->rank >= 0 && in->rank != 4) return tfc_shape_ctx_error(c, "Shape must be rank 4 but is rank %d", in->rank);
-    m = 2;
+    m = 2, block_const = 1;
     block[0] = block[1] = size;
   } else {
     const tfc_shape *bs = &c->input_shapes[block_in];
     if (bs->rank >= 0 && bs->rank != 1) return tfc_shape_ctx_error(c, "Shape must be rank 1 but is rank %d", bs->rank);
     const tfc_tensor *b = const_input(c, block_in);
     if (b && b->ndims == 1 && b->n_elems < TFC_MAX_DIMS) {
-      m = (int)b->n_elems;
+      m = (int)b->n_elems, block_const = 1;
       for (int i = 0; i < m; i++) block[i] = tfc_tensor_get_i64(b, i);
     } else if (bs->rank == 1 && bs->dims[0] >= 0) {
       m = (int)bs->dims[0];
@@ -56,17 +57,34 @@ static int space_batch_shape(tfc_shape_ctx *c, int to_batch, int block_in, int p
   }
   const tfc_tensor *p = const_input(c, pads_in);
   int have_pads = p && p->ndims == 2 && p->dims[0] == m && p->dims[1] == 2;
-  int64_t prod = 1;
+  /* TF's graph-time checks of const block shapes: positive, and dividing what they split. */
+  for (int i = 0; i < m && block_const; i++)
+    if (block[i] <= 0) return tfc_shape_ctx_error(c, "block_shape must be positive");
+  int64_t prod = 1, batch = in->dims[0];
   for (int i = 0; i < m; i++) prod = block[i] > 0 && prod >= 0 ? prod * block[i] : -1;
-  if (to_batch) r.dims[0] = in->dims[0] >= 0 && prod > 0 ? in->dims[0] * prod : -1;
-  else r.dims[0] = in->dims[0] >= 0 && prod > 0 && in->dims[0] % prod == 0 ? in->dims[0] / prod : -1;
+  if (to_batch) {
+    r.dims[0] = batch >= 0 && prod > 0 ? batch * prod : -1;
+  } else {
+    for (int i = 0; i < m && batch >= 0 && block[i] > 0; i++) {
+      if (batch % block[i])
+        return tfc_shape_ctx_error(c, "Dimension size must be evenly divisible by %lld but is %lld",
+                                   (long long)block[i], (long long)batch);
+      batch /= block[i];
+    }
+    r.dims[0] = prod > 0 ? batch : -1;
+  }
   for (int i = 0; i < m; i++) {
     int64_t d = in->dims[1 + i], b = block[i], out = -1;
     if (d >= 0 && b > 0 && have_pads) {
       int64_t before = tfc_tensor_get_i64(p, 2 * i), after = tfc_tensor_get_i64(p, 2 * i + 1);
-      if (to_batch) {
+      if (before < 0 || after < 0) {
+        out = -1; /* the kernel's "Paddings must be non-negative" / "Crops ..." */
+      } else if (to_batch) {
         int64_t padded = d + before + after;
-        if (padded >= 0 && padded % b == 0) out = padded / b;
+        if (padded % b)
+          return tfc_shape_ctx_error(c, "Dimension size must be evenly divisible by %lld but is %lld", (long long)b,
+                                     (long long)padded);
+        out = padded / b;
       } else if (d * b - before - after >= 0) {
         out = d * b - before - after;
       }
@@ -95,7 +113,7 @@ int tfc_shape_einsum(tfc_shape_ctx *c) {
   tfc_einsum_spec sp;
   tfc_status st;
   tfc_status_init(&st);
-  if (tfc_einsum_parse(eq->u.s.data, shapes, c->n_inputs, &sp, &st) != TFC_OK) {
+  if (tfc_einsum_parse(eq->u.s.data, shapes, c->n_inputs, 1, &sp, &st) != TFC_OK) {
     int rc = tfc_shape_ctx_error(c, "%s", tfc_status_msg(&st));
     tfc_status_fini(&st);
     return rc;

@@ -59,7 +59,7 @@ static int einsum_compute(tfc_kernel_ctx *c) {
     sp[k] = &shapes[k];
   }
   tfc_einsum_spec e;
-  if (tfc_einsum_parse(eq->u.s.data, sp, n, &e, c->status) != TFC_OK) return c->status->code;
+  if (tfc_einsum_parse(eq->u.s.data, sp, n, 0, &e, c->status) != TFC_OK) return c->status->code;
   int dtype = c->inputs[0]->dtype;
   size_t es = tfc_dtype_size(dtype);
   /* Step 1: per-operand label strides (diagonals sum, broadcast dims 0). */
