@@ -3,7 +3,8 @@
  * TF_AddGradients for SpaceToBatchND / BatchToSpaceND and their legacy 4-D forms (each the
  * other's inverse), Einsum (the equations of BERT-style attention and dense layers, ellipsis
  * broadcasting, one-operand transposes and sums, labels one operand sums alone), ClipByValue
- * (t, and scalar or t-shaped bounds) and Tan; and the UNIMPLEMENTED text of an Einsum gradient tfc cannot express (a diagonal).
+ * (t, and scalar or t-shaped bounds) and Tan; and the UNIMPLEMENTED text of an Einsum
+ * gradient tfc cannot express (a diagonal).
  */
 #include "grad_check.h"
 

@@ -114,7 +114,8 @@ static int make_geom(tfc_kernel_ctx *c, int kind, dw_geom *d, int64_t out_dims[4
   int64_t want[4] = {g->n, g->oh, g->ow, g->oc};
   if (kind != DW_FWD) {
     const tfc_tensor *dy = c->inputs[2];
-    if (dy->ndims != 4) return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "%s: out_backprop must be 4-dimensional", label);
+    if (dy->ndims != 4)
+      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "%s: out_backprop must be 4-dimensional", label);
     if (dy->dims[0] != g->n)
       return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "%s: input and out_backprop must have the same batch size",
                               label);
@@ -122,7 +123,8 @@ static int make_geom(tfc_kernel_ctx *c, int kind, dw_geom *d, int64_t out_dims[4
     for (int d = 0; d < 2; d++)
       if (dy->dims[1 + d] != want[1 + d])
         return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
-                                "%s: Number of %s of out_backprop doesn't match computed: actual = %lld, computed = %lld",
+                                "%s: Number of %s of out_backprop doesn't match computed: actual = %lld, "
+                                "computed = %lld",
                                 label, what[d], (long long)dy->dims[1 + d], (long long)want[1 + d]);
     if (dy->dims[3] != g->oc)
       return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "%s: depth_multiplier * in_depth not equal to out_depth",
@@ -132,8 +134,8 @@ static int make_geom(tfc_kernel_ctx *c, int kind, dw_geom *d, int64_t out_dims[4
   return TFC_OK;
 }
 
-/* One loop nest per direction and element type: the sum over (ky, kx) of every output
- * position's window, where BODY reads or accumulates the pair (xi, fi) for output element oi. */
+/* The taps of output position (b, y, xx) for input channel ch and multiplier q: BODY runs
+ * once per (ky, kx) inside the input, with xi the input element and fi the filter element. */
 #define DW_WINDOW(BODY)                                                                        \
   for (int64_t ky = 0; ky < g->kh; ky++) {                                                     \
     int64_t sy = y * g->sh + ky * g->dh - g->pt;                                               \
@@ -141,7 +143,8 @@ static int make_geom(tfc_kernel_ctx *c, int kind, dw_geom *d, int64_t out_dims[4
     for (int64_t kx = 0; kx < g->kw; kx++) {                                                   \
       int64_t sx = xx * g->sw + kx * g->dw - g->pl;                                            \
       if (sx < 0 || sx >= g->iw) continue;                                                     \
-      int64_t xi = ((b * g->ih + sy) * g->iw + sx) * g->ic + ch, fi = ((ky * g->kw + kx) * g->ic + ch) * m_n + q; \
+      int64_t xi = ((b * g->ih + sy) * g->iw + sx) * g->ic + ch;                               \
+      int64_t fi = ((ky * g->kw + kx) * g->ic + ch) * m_n + q;                                 \
       BODY;                                                                                    \
     }                                                                                          \
   }
