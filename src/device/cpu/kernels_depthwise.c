@@ -8,9 +8,11 @@
  * writes) and dilations are honoured: the geometry is conv_plan's (tfc_conv_attrs_parse,
  * tfc_window_output_size), so the sizes and texts match Conv2D's.
  *
- * Direct loops (the forward and the filter backprop accumulate in double, the input
- * backprop in T as TF's kernel): depthwise layers are memory-bound and small, and one loop
- * nest per direction keeps the three kernels the exact adjoints of each other. The forward
+ * Direct loops (the filter backprop and the forward with a multiplier above 1 accumulate in
+ * double; the input backprop, and the forward with multiplier 1 — MobileNet's, channels
+ * innermost so each tap is one contiguous multiply-add — in T, as TF's kernels): depthwise
+ * layers are memory-bound and small, and one loop nest per direction keeps the three
+ * kernels the exact adjoints of each other. The forward
  * splits output rows over the intra-op pool, the input backprop splits images (each writes
  * its own slice) and the filter backprop splits input channels (each owns its filter
  * slice), so no two shards write the same element.
@@ -159,13 +161,30 @@ static int make_geom(tfc_kernel_ctx *c, int kind, dw_geom *d, int64_t out_dims[4
     int64_t m_n = j->d->mult;                                                                  \
     for (int64_t r = begin; r < end; r++) {                                                    \
       int64_t b = r / g->oh, y = r % g->oh;                                                    \
-      for (int64_t xx = 0; xx < g->ow; xx++)                                                   \
+      for (int64_t xx = 0; xx < g->ow; xx++) {                                                 \
+        T *o = out + ((b * g->oh + y) * g->ow + xx) * g->oc;                                   \
+        if (m_n == 1) { /* channels innermost: one contiguous multiply-add per tap */          \
+          for (int64_t ch = 0; ch < g->ic; ch++) o[ch] = 0;                                    \
+          for (int64_t ky = 0; ky < g->kh; ky++) {                                             \
+            int64_t sy = y * g->sh + ky * g->dh - g->pt;                                       \
+            if (sy < 0 || sy >= g->ih) continue;                                               \
+            for (int64_t kx = 0; kx < g->kw; kx++) {                                           \
+              int64_t sx = xx * g->sw + kx * g->dw - g->pl;                                    \
+              if (sx < 0 || sx >= g->iw) continue;                                             \
+              const T *xp = x + ((b * g->ih + sy) * g->iw + sx) * g->ic;                       \
+              const T *fp = f + (ky * g->kw + kx) * g->ic;                                     \
+              for (int64_t ch = 0; ch < g->ic; ch++) o[ch] += xp[ch] * fp[ch];                 \
+            }                                                                                  \
+          }                                                                                    \
+          continue;                                                                            \
+        }                                                                                      \
         for (int64_t ch = 0; ch < g->ic; ch++)                                                 \
           for (int64_t q = 0; q < m_n; q++) {                                                  \
             double acc = 0;                                                                    \
             DW_WINDOW(acc += (double)x[xi] * (double)f[fi])                                    \
-            out[((b * g->oh + y) * g->ow + xx) * g->oc + ch * m_n + q] = (T)acc;               \
+            o[ch * m_n + q] = (T)acc;                                                          \
           }                                                                                    \
+      }                                                                                        \
     }                                                                                          \
   }                                                                                            \
   /* Images [begin, end): each scatters into its own slice of dx (zeroed by the caller). */    \
