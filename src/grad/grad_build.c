@@ -49,6 +49,7 @@ static void registry_init(void) {
   registry_add(tfc_grad_array_entries);
   registry_add(tfc_grad_nn_entries);
   registry_add(tfc_grad_conv_entries);
+  registry_add(tfc_grad_nn_tail_entries);
   registry_add(tfc_grad_tensor_array_entries);
   registry_add(tfc_grad_image_entries);
 }

@@ -1,6 +1,7 @@
 /*
  * grad_conv — gradient builders of convolution and pooling: Conv2D through
- * Conv2DBackpropInput and Conv2DBackpropFilter (sizes from one ShapeN), MaxPool through
+ * Conv2DBackpropInput and Conv2DBackpropFilter (sizes from one ShapeN), DepthwiseConv2dNative
+ * likewise through its two backprops, MaxPool through
  * MaxPoolGrad and AvgPool through AvgPoolGrad, as TF's nn_grad.py builds them. The forward
  * node's attrs (strides, padding, dilations, data_format, ...) are copied to each gradient op
  * that declares them. Rows name ops by string: they work once ops_conv.def has the rows.
@@ -26,18 +27,26 @@ static int copy_attrs(tfc_grad_ctx *c, const char *target, tfc_grad_attr *a) {
   return n;
 }
 
-static int conv2d_grad(tfc_grad_ctx *c) {
+/* A convolution's two gradients: op_input(sizes of x, w, dy) and op_filter(x, sizes of w,
+ * dy), the sizes from one ShapeN. */
+static int conv_grads(tfc_grad_ctx *c, const char *op_input, const char *op_filter) {
   tfc_endpoint x = tfc_grad_in(c, 0), w = tfc_grad_in(c, 1), g = c->dy[0];
   tfc_endpoint pair[2] = {x, w};
   tfc_node *shapes = tfc_grad_node(c, "ShapeN", NULL, pair, 2, 0, 2, NULL, 0, NULL);
   tfc_grad_attr a1[N_CONV_ATTRS], a2[N_CONV_ATTRS];
-  int n1 = copy_attrs(c, "Conv2DBackpropInput", a1);
+  int n1 = copy_attrs(c, op_input, a1);
   tfc_endpoint i1[3] = {{shapes, 0}, w, g};
-  c->dx[0] = tfc_grad_op(c, "Conv2DBackpropInput", NULL, i1, 3, a1, n1);
-  int n2 = copy_attrs(c, "Conv2DBackpropFilter", a2);
+  c->dx[0] = tfc_grad_op(c, op_input, NULL, i1, 3, a1, n1);
+  int n2 = copy_attrs(c, op_filter, a2);
   tfc_endpoint i2[3] = {x, {shapes, 1}, g};
-  c->dx[1] = tfc_grad_op(c, "Conv2DBackpropFilter", NULL, i2, 3, a2, n2);
+  c->dx[1] = tfc_grad_op(c, op_filter, NULL, i2, 3, a2, n2);
   return c->s->code;
+}
+
+static int conv2d_grad(tfc_grad_ctx *c) { return conv_grads(c, "Conv2DBackpropInput", "Conv2DBackpropFilter"); }
+
+static int depthwise_grad(tfc_grad_ctx *c) {
+  return conv_grads(c, "DepthwiseConv2dNativeBackpropInput", "DepthwiseConv2dNativeBackpropFilter");
 }
 
 static int max_pool_grad(tfc_grad_ctx *c) {
@@ -58,4 +67,5 @@ static int avg_pool_grad(tfc_grad_ctx *c) {
 }
 
 const tfc_grad_entry tfc_grad_conv_entries[] = {
-    {"Conv2D", conv2d_grad}, {"MaxPool", max_pool_grad}, {"AvgPool", avg_pool_grad}, {NULL, NULL}};
+    {"Conv2D", conv2d_grad}, {"MaxPool", max_pool_grad}, {"AvgPool", avg_pool_grad},
+    {"DepthwiseConv2dNative", depthwise_grad}, {NULL, NULL}};

@@ -43,6 +43,7 @@ extern const tfc_grad_entry tfc_grad_math_entries[];
 extern const tfc_grad_entry tfc_grad_array_entries[];
 extern const tfc_grad_entry tfc_grad_nn_entries[];
 extern const tfc_grad_entry tfc_grad_conv_entries[];
+extern const tfc_grad_entry tfc_grad_nn_tail_entries[];
 extern const tfc_grad_entry tfc_grad_tensor_array_entries[];
 extern const tfc_grad_entry tfc_grad_image_entries[];
 

@@ -50,5 +50,7 @@ int tfc_shape_matmul(tfc_shape_ctx *c);
 #include "ops/shape_tail.h"
 /* shape_image.c */
 #include "ops/shape_image.h"
+/* shape_nn_tail.c */
+#include "ops/shape_nn_tail.h"
 
 #endif

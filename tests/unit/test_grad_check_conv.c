@@ -1,7 +1,8 @@
 /*
  * test_grad_check_conv — finite-difference checks (float64) of the convolution and pooling
  * gradients built by TF_AddGradients: Conv2D (input and filter backprops) in NHWC and NCHW,
- * with unit and larger strides, SAME and VALID padding; MaxPool (inputs drawn distinct, so
+ * with unit and larger strides, SAME and VALID padding; DepthwiseConv2dNative (multipliers,
+ * strides, a dilation); MaxPool (inputs drawn distinct, so
  * no ties at the max) and AvgPool in both layouts and paddings. y = Square(op(x)) so the
  * incoming gradient varies with the output.
  */
@@ -15,6 +16,7 @@ typedef struct {
   const char *padding;
   int stride; /* along H and W */
   int k;      /* pooling window along H and W */
+  int dil;    /* dilation along H and W (0: the attr's default) */
 } conv_arg;
 
 static void set_hw_list(TF_OperationDescription *d, const char *name, const char *fmt, int v) {
@@ -30,6 +32,7 @@ static TF_Output build(TF_Graph *g, TF_Output *x, int nx, void *arg) {
   for (int i = 0; i < nx; i++) TF_AddInput(d, x[i]);
   set_hw_list(d, "strides", a->fmt, a->stride);
   if (a->k) set_hw_list(d, "ksize", a->fmt, a->k);
+  if (a->dil) set_hw_list(d, "dilations", a->fmt, a->dil);
   TF_SetAttrString(d, "padding", a->padding, strlen(a->padding));
   TF_SetAttrString(d, "data_format", a->fmt, strlen(a->fmt));
   return gc_op1(g, "Square", (TF_Output){gc_finish(d), 0});
@@ -40,7 +43,7 @@ static void grad_conv2d_layouts_strides_paddings(void) {
   for (int f = 0; f < 2; f++)
     for (int p = 0; p < 2; p++)
       for (int st = 1; st <= 2; st++) {
-        conv_arg a = {"Conv2D", fmts[f], pads[p], st, 0};
+        conv_arg a = {"Conv2D", fmts[f], pads[p], st, 0, 0};
         gc_input in[2] = {f ? IN(-1, 1, 4, 2, 2, 5, 4) : IN(-1, 1, 4, 2, 5, 4, 2), IN(-1, 1, 4, 3, 2, 2, 3)};
         char what[64];
         snprintf(what, sizeof what, "Conv2D %s %s stride %d", fmts[f], pads[p], st);
@@ -52,10 +55,10 @@ static void grad_max_pool(void) {
   static const char *fmts[2] = {"NHWC", "NCHW"}, *pads[2] = {"SAME", "VALID"};
   for (int f = 0; f < 2; f++)
     for (int p = 0; p < 2; p++) {
-      conv_arg a = {"MaxPool", fmts[f], pads[p], 2, 2};
+      conv_arg a = {"MaxPool", fmts[f], pads[p], 2, 2, 0};
       gc_input in = f ? IN(-2, 2, 4, 1, 2, 5, 4) : IN(-2, 2, 4, 1, 5, 4, 2);
       gc_check("MaxPool", build, &a, &in, 1);
-      conv_arg o = {"MaxPool", fmts[f], pads[p], 1, 3}; /* overlapping windows */
+      conv_arg o = {"MaxPool", fmts[f], pads[p], 1, 3, 0}; /* overlapping windows */
       gc_check("MaxPool overlapping", build, &o, &in, 1);
     }
 }
@@ -64,14 +67,30 @@ static void grad_avg_pool(void) {
   static const char *fmts[2] = {"NHWC", "NCHW"}, *pads[2] = {"SAME", "VALID"};
   for (int f = 0; f < 2; f++)
     for (int p = 0; p < 2; p++) {
-      conv_arg a = {"AvgPool", fmts[f], pads[p], 2, 3};
+      conv_arg a = {"AvgPool", fmts[f], pads[p], 2, 3, 0};
       gc_input in = f ? IN(-2, 2, 4, 2, 2, 5, 4) : IN(-2, 2, 4, 2, 5, 4, 2);
       gc_check("AvgPool", build, &a, &in, 1);
     }
 }
 
+/* DepthwiseConv2dNative (NHWC, the CPU's layout): channel multipliers 1 and 2, strides,
+ * paddings and a dilation, through its two backprops. */
+static void grad_depthwise_strides_paddings_dilations(void) {
+  static const char *pads[2] = {"SAME", "VALID"};
+  for (int p = 0; p < 2; p++)
+    for (int st = 1; st <= 2; st++)
+      for (int mult = 1; mult <= 2; mult++) {
+        conv_arg a = {"DepthwiseConv2dNative", "NHWC", pads[p], st, 0, st == 1 && mult == 2 ? 2 : 0};
+        gc_input in[2] = {IN(-1, 1, 4, 2, 6, 5, 3), IN(-1, 1, 4, 2, 2, 3, mult)};
+        char what[80];
+        snprintf(what, sizeof what, "DepthwiseConv2dNative %s stride %d mult %d dil %d", pads[p], st, mult, a.dil);
+        gc_check(what, build, &a, in, 2);
+      }
+}
+
 static const tfc_test tests[] = {
     TFC_TEST(grad_conv2d_layouts_strides_paddings),
+    TFC_TEST(grad_depthwise_strides_paddings_dilations),
     TFC_TEST(grad_max_pool),
     TFC_TEST(grad_avg_pool),
     {0}};

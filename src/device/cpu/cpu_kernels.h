@@ -35,6 +35,13 @@ int tfc_cpu_kernels_tensor_array(tfc_kernel_table *t, tfc_status *s);
 int tfc_cpu_kernels_nn_act(tfc_kernel_table *t, tfc_status *s);
 /* FusedBatchNorm* and their gradients, registered by tfc_cpu_kernels_nn (kernels_batch_norm.c). */
 int tfc_cpu_kernels_batch_norm(tfc_kernel_table *t, tfc_status *s);
+/* DepthwiseConv2dNative and its backprops, registered by tfc_cpu_kernels_conv (kernels_depthwise.c). */
+int tfc_cpu_kernels_depthwise(tfc_kernel_table *t, tfc_status *s);
+/* Einsum (kernels_einsum.c), ClipByValue (kernels_clip.c) and the space <-> batch
+ * rearrangements (kernels_space_batch.c), registered by tfc_cpu_kernels_nn. */
+int tfc_cpu_kernels_einsum(tfc_kernel_table *t, tfc_status *s);
+int tfc_cpu_kernels_clip(tfc_kernel_table *t, tfc_status *s);
+int tfc_cpu_kernels_space_batch(tfc_kernel_table *t, tfc_status *s);
 /* y[i] = exp(x[i]) for float, vectorizable, within 1e-6 relative (kernels_nn_act.c; softmax
  * and the sigmoid family use it). */
 void tfc_nn_exp_f32(const float *x, float *y, int64_t n);

@@ -762,5 +762,8 @@ static const tfc_kernel_def defs[] = {
 int tfc_cpu_kernels_nn(tfc_kernel_table *t, tfc_status *s) {
   TFC_TRY(tfc_kernel_table_add(t, defs, (int)(sizeof defs / sizeof defs[0]), s));
   TFC_TRY(tfc_cpu_kernels_batch_norm(t, s));
+  TFC_TRY(tfc_cpu_kernels_einsum(t, s));
+  TFC_TRY(tfc_cpu_kernels_clip(t, s));
+  TFC_TRY(tfc_cpu_kernels_space_batch(t, s));
   return tfc_cpu_kernels_nn_act(t, s);
 }

@@ -1,7 +1,7 @@
 /*
  * kernels_nn_act — CPU kernels of the element-wise neural-network ops: the activations (Relu,
  * Relu6, LeakyRelu, Elu, Selu, Softplus, Softsign, Tanh, Sigmoid), their gradient ops, and the
- * element-wise math that gradients need (Floor, Ceil, Round, Log1p, Expm1, Sin, Cos,
+ * element-wise math that gradients need (Floor, Ceil, Round, Log1p, Expm1, Sin, Cos, Tan,
  * SquaredDifference, SqrtGrad, RsqrtGrad, ReciprocalGrad/InvGrad). Registered from
  * tfc_cpu_kernels_nn (kernels_nn.c), which also uses tfc_nn_exp_f32 for softmax.
  *
@@ -321,6 +321,8 @@ UN(sin, f32, sinf(a))
 UN(sin, f64, sin(a))
 UN(cos, f32, cosf(a))
 UN(cos, f64, cos(a))
+UN(tan, f32, tanf(a))
+UN(tan, f64, tan(a))
 
 /* ---- dispatch ---- */
 
@@ -453,6 +455,7 @@ UTAB(log1p, EF(log1p))
 UTAB(expm1, EF(expm1))
 UTAB(sin, EF(sin))
 UTAB(cos, EF(cos))
+UTAB(tan, EF(tan))
 
 /* cost: rough element-operations per element, for the parallel split. */
 #define KERNEL(name, is_bin, c_)                                                                  \
@@ -486,6 +489,7 @@ KERNEL(log1p, 0, 20)
 KERNEL(expm1, 0, 20)
 KERNEL(sin, 0, 20)
 KERNEL(cos, 0, 20)
+KERNEL(tan, 0, 20)
 
 /* LeakyRelu carries alpha, parsed once per node. */
 static int leaky_init(const tfc_node *n, void **state, tfc_status *s) {
@@ -625,6 +629,7 @@ static const tfc_kernel_def defs[] = {
     ROW(Expm1, M_F, expm1),
     ROW(Sin, M_F, sin),
     ROW(Cos, M_F, cos),
+    ROW(Tan, M_F, tan),
     ROW(SquaredDifference, M_F | TFC_T(TFC_DT_INT32) | TFC_T(TFC_DT_INT64), sqd),
 };
 
