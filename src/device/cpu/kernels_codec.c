@@ -8,7 +8,8 @@
  * DecodeJpeg PNG ones. Only these mismatches are refused, with TF's texts: BMP bytes given to
  * the other decoders, other formats given to DecodeBmp, and anything but JPEG given to
  * DecodeAndCropJpeg. GIF is recognised but not decoded (UNIMPLEMENTED, naming GIF): tfc has no
- * GIF decoder. The attrs are checked once, at kernel init, with TF's texts.
+ * GIF decoder. The attrs are parsed once, at kernel init; a bad one fails
+ * each run with TF's text.
  *
  * Output types: DecodePng and DecodeImage may ask for uint16 (PNG decoded at 16 bits, 8-bit
  * PNGs scaled by 257; JPEG and BMP pixels shifted left by 8) or, DecodeImage only, float (PNG
@@ -17,6 +18,8 @@
  * unless the height is negative; BGR(A) turned into RGB(A), alpha 255 where the file has none.
  * JPEG and PNG live in kernels_codec_jpeg.c and kernels_codec_png.c.
  */
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,12 +40,27 @@ static int sniff(const uint8_t *d, size_t n) {
   return FMT_UNKNOWN;
 }
 
+/* A bad attr value is reported by compute, as TF's kernels report theirs (with the node named
+ * once, by the executor); init keeps the text. */
+#define ATTR_ERROR_MAX 160
+
 /* A decode node's attrs, parsed at init. */
 typedef struct decode_state {
   tfc_jpeg_flags jpeg;
   int channels;
   int out_dtype;
+  char attr_error[ATTR_ERROR_MAX];
 } decode_state;
+
+/* Keeps a bad attr's text for compute; returns OK so the kernel is made. */
+static int attr_error(char *buf, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int attr_error(char *buf, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, ATTR_ERROR_MAX, fmt, ap);
+  va_end(ap);
+  return TFC_OK;
+}
 
 static int decode_init(const tfc_node *n, void **out, tfc_status *s) {
   decode_state *st = calloc(1, sizeof *st);
@@ -52,7 +70,7 @@ static int decode_init(const tfc_node *n, void **out, tfc_status *s) {
   int64_t ch = 0;
   TFC_TRY(tfc_kernel_attr_int(n, "channels", &ch, s));
   if (ch != 0 && ch != 1 && ch != 3 && ch != 4)
-    return tfc_status_set(s, TFC_INVALID_ARGUMENT, "`channels` must be 0, 1, 3 or 4 but got %lld", (long long)ch);
+    return attr_error(st->attr_error, "`channels` must be 0, 1, 3 or 4 but got %lld", (long long)ch);
   st->channels = (int)ch;
   st->jpeg.channels = (int)ch;
   st->jpeg.ratio = 1;
@@ -65,7 +83,7 @@ static int decode_init(const tfc_node *n, void **out, tfc_status *s) {
     const char *dct;
     TFC_TRY(tfc_kernel_attr_int(n, "ratio", &ratio, s));
     if (ratio != 1 && ratio != 2 && ratio != 4 && ratio != 8)
-      return tfc_status_set(s, TFC_INVALID_ARGUMENT, "ratio must be 1, 2, 4, or 8, got %lld", (long long)ratio);
+      return attr_error(st->attr_error, "ratio must be 1, 2, 4, or 8, got %lld", (long long)ratio);
     st->jpeg.ratio = (int)ratio;
     TFC_TRY(tfc_kernel_attr_bool(n, "fancy_upscaling", &st->jpeg.fancy_upscaling, s));
     TFC_TRY(tfc_kernel_attr_bool(n, "try_recover_truncated", &st->jpeg.try_recover_truncated, s));
@@ -74,7 +92,7 @@ static int decode_init(const tfc_node *n, void **out, tfc_status *s) {
     TFC_TRY(tfc_kernel_attr_string(n, "dct_method", &dct, s));
     if (!strcmp(dct, "INTEGER_ACCURATE")) st->jpeg.dct_islow = 1;
     else if (*dct && strcmp(dct, "INTEGER_FAST"))
-      return tfc_status_set(s, TFC_INVALID_ARGUMENT, "dct_method must be one of {'', 'INTEGER_FAST', 'INTEGER_ACCURATE'}");
+      return attr_error(st->attr_error, "dct_method must be one of {'', 'INTEGER_FAST', 'INTEGER_ACCURATE'}");
   }
   return TFC_OK;
 }
@@ -213,6 +231,7 @@ static int contents_of(tfc_kernel_ctx *c, const uint8_t **d, size_t *n) {
 
 static int decode_compute(tfc_kernel_ctx *c) {
   const decode_state *st = c->state;
+  if (st->attr_error[0]) return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "%s", st->attr_error);
   const uint8_t *d;
   size_t n;
   TFC_TRY(contents_of(c, &d, &n));
@@ -277,6 +296,7 @@ typedef struct encode_state {
   tfc_jpeg_encode_flags jpeg;
   int format_channels; /* EncodeJpeg's format: 0 (from the image), 1 grayscale, 3 rgb */
   int compression;     /* EncodePng */
+  char attr_error[ATTR_ERROR_MAX];
 } encode_state;
 
 static int encode_init(const tfc_node *n, void **out, tfc_status *s) {
@@ -287,7 +307,7 @@ static int encode_init(const tfc_node *n, void **out, tfc_status *s) {
   if (n->op->id == TFC_OP_EncodePng) {
     TFC_TRY(tfc_kernel_attr_int(n, "compression", &v, s));
     if (v < -1 || v > 9)
-      return tfc_status_set(s, TFC_INVALID_ARGUMENT, "compression should be in [-1,9], got %lld", (long long)v);
+      return attr_error(st->attr_error, "compression should be in [-1,9], got %lld", (long long)v);
     st->compression = (int)v;
     return TFC_OK;
   }
@@ -295,7 +315,7 @@ static int encode_init(const tfc_node *n, void **out, tfc_status *s) {
   TFC_TRY(tfc_kernel_attr_string(n, "format", &fmt, s));
   st->format_channels = !strcmp(fmt, "grayscale") ? 1 : !strcmp(fmt, "rgb") ? 3 : 0;
   TFC_TRY(tfc_kernel_attr_int(n, "quality", &v, s));
-  if (v < 0 || v > 100) return tfc_status_set(s, TFC_INVALID_ARGUMENT, "quality must be in [0,100], got %lld", (long long)v);
+  if (v < 0 || v > 100) return attr_error(st->attr_error, "quality must be in [0,100], got %lld", (long long)v);
   st->jpeg.quality = (int)v;
   TFC_TRY(tfc_kernel_attr_bool(n, "progressive", &st->jpeg.progressive, s));
   TFC_TRY(tfc_kernel_attr_bool(n, "optimize_size", &st->jpeg.optimize_size, s));
@@ -317,6 +337,7 @@ static int encode_init(const tfc_node *n, void **out, tfc_status *s) {
 static int encode_compute(tfc_kernel_ctx *c) {
   const encode_state *st = c->state;
   const tfc_tensor *img = c->inputs[0];
+  if (st->attr_error[0]) return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "%s", st->attr_error);
   char a[TFC_SHAPE_STR_MAX];
   int png = c->node->op->id == TFC_OP_EncodePng;
   if (img->ndims != 3)
