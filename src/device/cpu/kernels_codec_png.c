@@ -11,7 +11,8 @@
  *    png_set_rgb_to_gray(1, 0.299, 0.587), 3 or more from a gray file png_set_gray_to_rgb;
  *  - interlaced files are read through png_set_interlace_handling; png_read_end runs too.
  * A failure while reading the header is "Invalid PNG. Failed to initialize decoder."; one while
- * reading the pixels "Invalid PNG data, size N" (N the input's size), TF's texts. Encoding writes
+ * reading the pixels "Invalid PNG data, size N" (N the input's size); 2^29 pixels or more are
+ * "PNG size too large for int: W by H", TF's texts. Encoding writes
  * gray, gray+alpha, RGB or RGBA with no interlace and the default filters, at the given zlib
  * level. libpng's errors longjmp back here; its warnings are dropped.
  */
@@ -73,6 +74,12 @@ tfc_tensor *tfc_codec_png_decode(tfc_kernel_ctx *c, const uint8_t *data, size_t 
   png_uint_32 w, h;
   int depth, color, interlace;
   png_get_IHDR(p, info, &w, &h, &depth, &color, &interlace, NULL, NULL);
+  /* TF's limit: fewer than 2^29 pixels (the output is allocated before any pixel is read). */
+  if ((uint64_t)w * h >= (1ull << 29)) {
+    png_destroy_read_struct(&p, &info, NULL);
+    tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "PNG size too large for int: %u by %u", (unsigned)w, (unsigned)h);
+    return NULL;
+  }
   int has_trns = png_get_valid(p, info, PNG_INFO_tRNS) != 0;
   if (!channels) channels = color == PNG_COLOR_TYPE_PALETTE ? (has_trns ? 4 : 3) : png_get_channels(p, info);
   int has_alpha = (color & PNG_COLOR_MASK_ALPHA) != 0;
