@@ -45,7 +45,18 @@ typedef struct mem_src {
   const uint8_t *data;
   size_t n;
   int recover;
+  /* The stale-refill streak (see src_fill): where, and how many bytes it has fed again. */
+  const JOCTET *stale_at;
+  size_t stale_bytes;
 } mem_src;
+
+/* libjpeg keeps private copies of the read position while it reads a marker segment or an
+ * MCU, so a refill request can find the public position stale (bytes still "left"). TF then
+ * answers TRUE with recovery on, which makes libjpeg read those bytes again: at the end of
+ * the entropy data this completes the MCU with repeated bits (and tfc must do the same to
+ * give TF's pixels), but inside the headers it can go round forever (TF hangs there). A
+ * streak of refills at one stale position feeding more than this many bytes is an error. */
+#define MAX_STALE_BYTES ((size_t)1 << 20)
 
 static const JOCTET fake_eoi[2] = {0xFF, JPEG_EOI};
 
@@ -56,7 +67,16 @@ static void src_term(j_decompress_ptr ci) { (void)ci; }
 static boolean src_fill(j_decompress_ptr ci) {
   mem_src *s = (mem_src *)ci->src;
   if (s->pub.next_input_byte == s->data) ERREXIT(ci, JERR_INPUT_EMPTY);
-  if (s->pub.bytes_in_buffer) return s->recover ? TRUE : FALSE;
+  if (s->pub.bytes_in_buffer) {
+    if (!s->recover) return FALSE;
+    if (s->pub.next_input_byte != s->stale_at) {
+      s->stale_at = s->pub.next_input_byte;
+      s->stale_bytes = 0;
+    }
+    s->stale_bytes += s->pub.bytes_in_buffer;
+    if (s->stale_bytes > MAX_STALE_BYTES) ERREXIT(ci, JERR_FILE_READ);
+    return TRUE;
+  }
   if (s->pub.next_input_byte != fake_eoi + 2 && s->recover) {
     WARNMS(ci, JWRN_JPEG_EOF);
     s->pub.next_input_byte = fake_eoi;
