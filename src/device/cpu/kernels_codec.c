@@ -19,6 +19,7 @@
  * JPEG and PNG live in kernels_codec_jpeg.c and kernels_codec_png.c.
  */
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -188,7 +189,7 @@ static tfc_tensor *decode_any(tfc_kernel_ctx *c, const decode_state *st, const u
 }
 
 /* Output 0 from a decoded image: as is, or converted to the op's dtype (see the top). */
-static int emit(tfc_kernel_ctx *c, tfc_tensor *img, int out_dtype, int fmt) {
+static int emit(tfc_kernel_ctx *c, tfc_tensor *img, int out_dtype) {
   if (img->dtype == out_dtype) {
     tfc_kernel_set_output(c, 0, img);
     return TFC_OK;
@@ -212,7 +213,6 @@ static int emit(tfc_kernel_ctx *c, tfc_tensor *img, int out_dtype, int fmt) {
     float *o = out->data, k = 1.0f / 255.0f;
     for (int64_t i = 0; i < n; i++) o[i] = (float)s[i] * k;
   }
-  (void)fmt;
   tfc_tensor_unref(img);
   return TFC_OK;
 }
@@ -268,7 +268,7 @@ static int decode_compute(tfc_kernel_ctx *c) {
   int png_bits = st->out_dtype == TFC_DT_UINT8 ? 8 : 16;
   tfc_tensor *img = decode_any(c, st, d, n, fmt, &jf, png_bits);
   if (!img) return c->status->code;
-  return emit(c, img, st->out_dtype, fmt);
+  return emit(c, img, st->out_dtype);
 }
 
 static int extract_shape_compute(tfc_kernel_ctx *c) {
@@ -343,8 +343,8 @@ static int encode_compute(tfc_kernel_ctx *c) {
   if (img->ndims != 3)
     return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "image must be 3-dimensional%s", tfc_tensor_shape_str(img, a, sizeof a));
   int64_t h = img->dims[0], w = img->dims[1], ch = img->dims[2];
-  if (h >= (1ll << 31) || w >= (1ll << 31) || h * w >= (1ll << 29))
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "image too large to encode: %s", tfc_tensor_shape_str(img, a, sizeof a));
+  if (img->n_elems >= INT32_MAX)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "image cannot have >= int32 max elements");
   uint8_t *bytes = NULL;
   size_t len = 0;
   if (png) {
