@@ -57,3 +57,12 @@ int tfc_shape_encode_image(tfc_shape_ctx *c) {
   c->output_shapes[0].rank = 0;
   return TFC_OK;
 }
+
+int tfc_shape_decode_gif(tfc_shape_ctx *c) {
+  TFC_TRY(rank_is(c, 0, 0));
+  tfc_shape *out = &c->output_shapes[0];
+  out->rank = 4;
+  out->dims[0] = out->dims[1] = out->dims[2] = -1;
+  out->dims[3] = 3;
+  return TFC_OK;
+}

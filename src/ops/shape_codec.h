@@ -14,6 +14,8 @@ int tfc_shape_decode_image(tfc_shape_ctx *c);
 int tfc_shape_decode_and_crop_jpeg(tfc_shape_ctx *c);
 /* ExtractJpegShape: [3]. */
 int tfc_shape_extract_jpeg_shape(tfc_shape_ctx *c);
+/* DecodeGif: [?, ?, ?, 3]. */
+int tfc_shape_decode_gif(tfc_shape_ctx *c);
 /* EncodeJpeg, EncodePng: image rank 3, a scalar out. */
 int tfc_shape_encode_image(tfc_shape_ctx *c);
 

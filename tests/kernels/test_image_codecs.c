@@ -1,6 +1,6 @@
 /*
  * Kernel tests: ops_codec.def — DecodeJpeg, DecodeAndCropJpeg, ExtractJpegShape, DecodePng,
- * DecodeBmp, DecodeImage, EncodeJpeg, EncodePng. The images, TensorFlow's decoded pixels and its
+ * DecodeBmp, DecodeGif, DecodeImage, EncodeJpeg, EncodePng. The images, TensorFlow's decoded pixels and its
  * error texts come from tests/fixtures/gen_image_codecs.py (image_codecs.inc): every decode
  * case must give TF's dtype, shape and exactly its values, or TF's code with its message. Encode
  * cases check that tfc's bytes decode (in tfc) to what TF decodes from TF's own bytes for the
@@ -21,7 +21,7 @@ typedef struct codec_case {
   int code;
   const char *message;
   int dtype, rank;
-  int64_t dims[3];
+  int64_t dims[4];
   const void *expected;
 } codec_case;
 
@@ -281,20 +281,6 @@ static void jpeg_encoder_writes_density_and_xmp(void) {
   tfc_tensor_unref(img);
 }
 
-static void gif_is_refused_naming_gif(void) {
-  const char *ops[] = {"DecodeImage", "DecodeJpeg", "DecodePng"};
-  for (int i = 0; i < 3; i++) {
-    tfc_tensor *in = bytes_tensor(in_gif_rgb13, sizeof in_gif_rgb13);
-    int code;
-    char msg[512];
-    tfc_tensor *out = run_op(ops[i], "", &in, 1, &code, msg, sizeof msg);
-    EXPECT_TRUE(out == NULL);
-    EXPECT_EQ(code, TFC_UNIMPLEMENTED);
-    EXPECT_CONTAINS(msg, "GIF images cannot be decoded");
-    tfc_tensor_unref(in);
-  }
-}
-
 /* TF's shape functions: a scalar string in, rank-3 images; DecodeAndCropJpeg's window has 4. */
 static void shape_functions_check_ranks(void) {
   int code;
@@ -304,8 +290,8 @@ static void shape_functions_check_ranks(void) {
   tfc_status_init(&s);
   tfc_tensor *vec = tfc_tensor_new(TFC_DT_STRING, (const int64_t[]){2}, 1, &s);
   for (int i = 0; i < 2; i++) tfc_tstring_assign(&tfc_tensor_strings(vec)[i], two[i], 1, &s);
-  const char *decoders[] = {"DecodeJpeg", "DecodePng", "DecodeBmp", "DecodeImage", "ExtractJpegShape"};
-  for (int i = 0; i < 5; i++) {
+  const char *decoders[] = {"DecodeJpeg", "DecodePng", "DecodeBmp", "DecodeGif", "DecodeImage", "ExtractJpegShape"};
+  for (int i = 0; i < 6; i++) {
     EXPECT_TRUE(run_op(decoders[i], "", &vec, 1, &code, msg, sizeof msg) == NULL);
     EXPECT_EQ(code, TFC_INVALID_ARGUMENT);
     EXPECT_CONTAINS(msg, "Shape must be rank 0 but is rank 1");
@@ -393,7 +379,8 @@ static void damaged_inputs_fail_cleanly(void) {
   } inputs[] = {{in_jpeg_rgb13, sizeof in_jpeg_rgb13},     {in_jpeg_progressive, sizeof in_jpeg_progressive},
                 {in_jpeg_cmyk, sizeof in_jpeg_cmyk},       {in_png_rgba13, sizeof in_png_rgba13},
                 {in_png_palette_trns, sizeof in_png_palette_trns}, {in_png_rgb16_u16, sizeof in_png_rgb16_u16},
-                {in_bmp_rgb13, sizeof in_bmp_rgb13},       {in_bmp_rgba13_topdown, sizeof in_bmp_rgba13_topdown}};
+                {in_bmp_rgb13, sizeof in_bmp_rgb13},       {in_bmp_rgba13_topdown, sizeof in_bmp_rgba13_topdown},
+                {in_gif_anim, sizeof in_gif_anim},         {in_gif_rgb13, sizeof in_gif_rgb13}};
   const char *ops[][2] = {{"DecodeImage", ""}, {"DecodeJpeg", "try_recover_truncated=true;acceptable_fraction=0.1"},
                           {"DecodePng", "dtype=uint16;channels=4"}, {"ExtractJpegShape", ""}};
   uint64_t x = 88172645463325252ull;
@@ -449,7 +436,6 @@ static const tfc_test tests[] = {
     TFC_TEST(encoding_decodes_as_tensorflows),
     TFC_TEST(encode_errors_match_tensorflow),
     TFC_TEST(jpeg_encoder_writes_density_and_xmp),
-    TFC_TEST(gif_is_refused_naming_gif),
     TFC_TEST(shape_functions_check_ranks),
     TFC_TEST(bad_attrs_are_refused),
     TFC_TEST(encode_decode_round_trips),

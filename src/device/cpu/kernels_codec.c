@@ -1,14 +1,14 @@
 /*
  * kernels_codec — the image codec ops on the CPU: DecodeJpeg, DecodeAndCropJpeg,
- * ExtractJpegShape, DecodePng, DecodeBmp, DecodeImage, EncodeJpeg, EncodePng.
+ * ExtractJpegShape, DecodePng, DecodeBmp, DecodeGif, DecodeImage, EncodeJpeg, EncodePng.
  *
  * As in TF, one path serves every decode op: it refuses an empty input ("Input is empty."),
  * sniffs the format from the first bytes (JPEG FF D8 FF, PNG's 8-byte signature, "GIF8",
  * "BM"), and decodes what it finds, whichever decode op asked: DecodePng decodes JPEG bytes and
  * DecodeJpeg PNG ones. Only these mismatches are refused, with TF's texts: BMP bytes given to
- * the other decoders, other formats given to DecodeBmp, and anything but JPEG given to
- * DecodeAndCropJpeg. GIF is recognised but not decoded (UNIMPLEMENTED, naming GIF): tfc has no
- * GIF decoder. The attrs are parsed once, at kernel init; a bad one fails
+ * the other decoders, other formats given to DecodeBmp, anything but JPEG given to
+ * DecodeAndCropJpeg, and animated GIFs given to DecodeJpeg or DecodePng. GIF frames come as
+ * [frames, h, w, 3] from DecodeGif and from DecodeImage unless expand_animations is off. The attrs are parsed once, at kernel init; a bad one fails
  * each run with TF's text.
  *
  * Output types: DecodePng and DecodeImage may ask for uint16 (PNG decoded at 16 bits, 8-bit
@@ -16,7 +16,7 @@
  * as uint16 * (1 / 65535), JPEG and BMP as uint8 * (1 / 255)), as TF's kernel converts.
  * BMP (TF's reader): uncompressed 8, 24 or 32 bits per pixel, rows padded to 4 bytes, bottom-up
  * unless the height is negative; BGR(A) turned into RGB(A), alpha 255 where the file has none.
- * JPEG and PNG live in kernels_codec_jpeg.c and kernels_codec_png.c.
+ * JPEG, PNG and GIF live in kernels_codec_jpeg.c, kernels_codec_png.c and kernels_codec_gif.c.
  */
 #include <stdarg.h>
 #include <stdint.h>
@@ -50,6 +50,7 @@ typedef struct decode_state {
   tfc_jpeg_flags jpeg;
   int channels;
   int out_dtype;
+  int expand_animations; /* DecodeImage */
   char attr_error[ATTR_ERROR_MAX];
 } decode_state;
 
@@ -69,7 +70,7 @@ static int decode_init(const tfc_node *n, void **out, tfc_status *s) {
   *out = st;
   int op = n->op->id;
   int64_t ch = 0;
-  TFC_TRY(tfc_kernel_attr_int(n, "channels", &ch, s));
+  if (op != TFC_OP_DecodeGif) TFC_TRY(tfc_kernel_attr_int(n, "channels", &ch, s));
   if (ch != 0 && ch != 1 && ch != 3 && ch != 4)
     return attr_error(st->attr_error, "`channels` must be 0, 1, 3 or 4 but got %lld", (long long)ch);
   st->channels = (int)ch;
@@ -79,6 +80,7 @@ static int decode_init(const tfc_node *n, void **out, tfc_status *s) {
   st->jpeg.acceptable_fraction = 1;
   st->out_dtype = TFC_DT_UINT8;
   if (op == TFC_OP_DecodePng || op == TFC_OP_DecodeImage) TFC_TRY(tfc_kernel_attr_type(n, "dtype", &st->out_dtype, s));
+  if (op == TFC_OP_DecodeImage) TFC_TRY(tfc_kernel_attr_bool(n, "expand_animations", &st->expand_animations, s));
   if (op == TFC_OP_DecodeJpeg || op == TFC_OP_DecodeAndCropJpeg) {
     int64_t ratio = 1;
     const char *dct;
@@ -164,6 +166,29 @@ static tfc_tensor *bmp_decode(tfc_kernel_ctx *c, const uint8_t *d, size_t n, int
   return out;
 }
 
+/* GIF: [frames, h, w, 3] for DecodeGif and DecodeImage (expanding animations), else the one
+ * frame as [h, w, 3] (DecodeImage's first frame; DecodeJpeg and DecodePng refuse animations). */
+static tfc_tensor *gif_decode(tfc_kernel_ctx *c, const decode_state *st, const uint8_t *d, size_t n) {
+  int op = c->node->op->id;
+  if (st->channels != 0 && st->channels != 3) {
+    tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "channels must be 0 or 3 for GIF, got %d", st->channels);
+    return NULL;
+  }
+  int frames4d = op == TFC_OP_DecodeGif || (op == TFC_OP_DecodeImage && st->expand_animations);
+  tfc_tensor *img = tfc_codec_gif_decode(c, d, n, frames4d || op != TFC_OP_DecodeImage);
+  if (!img || frames4d) return img;
+  if (img->dims[0] != 1) {
+    tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
+                     "Got %lld frames, but animated gifs can only be decoded by tf.io.decode_gif or tf.io.decode_image",
+                     (long long)img->dims[0]);
+    tfc_tensor_unref(img);
+    return NULL;
+  }
+  tfc_tensor *one = tfc_tensor_reshaped(img, img->dims + 1, 3, c->status);
+  tfc_tensor_unref(img);
+  return one;
+}
+
 /* Decodes per the sniffed format; NULL with the status set. */
 static tfc_tensor *decode_any(tfc_kernel_ctx *c, const decode_state *st, const uint8_t *d, size_t n, int fmt,
                               const tfc_jpeg_flags *jf, int png_bits) {
@@ -179,9 +204,7 @@ static tfc_tensor *decode_any(tfc_kernel_ctx *c, const decode_state *st, const u
   case FMT_BMP:
     return bmp_decode(c, d, n, st->channels);
   case FMT_GIF:
-    tfc_kernel_error(c, TFC_UNIMPLEMENTED, "GIF images cannot be decoded: this build of tfc has no GIF decoder (op %s)",
-                     c->node->op->name);
-    return NULL;
+    return gif_decode(c, st, d, n);
   default:
     tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Unknown image file format. One of JPEG, JPEG XL, PNG, GIF, BMP, WebP required.");
     return NULL;
@@ -268,6 +291,12 @@ static int decode_compute(tfc_kernel_ctx *c) {
   int png_bits = st->out_dtype == TFC_DT_UINT8 ? 8 : 16;
   tfc_tensor *img = decode_any(c, st, d, n, fmt, &jf, png_bits);
   if (!img) return c->status->code;
+  if (op == TFC_OP_DecodeGif && img->ndims == 3) { /* a still PNG or JPEG, as one frame */
+    int64_t dims[4] = {1, img->dims[0], img->dims[1], img->dims[2]};
+    tfc_tensor *frames = tfc_tensor_reshaped(img, dims, 4, c->status);
+    tfc_tensor_unref(img);
+    if (!(img = frames)) return c->status->code;
+  }
   return emit(c, img, st->out_dtype);
 }
 
@@ -376,6 +405,8 @@ static const tfc_kernel_def defs[] = {
     {.op = TFC_OP_DecodePng, .init = decode_init, .compute = decode_compute, .free_state = free,
      .flags = TFC_KF_EXPENSIVE},
     {.op = TFC_OP_DecodeBmp, .init = decode_init, .compute = decode_compute, .free_state = free},
+    {.op = TFC_OP_DecodeGif, .init = decode_init, .compute = decode_compute, .free_state = free,
+     .flags = TFC_KF_EXPENSIVE},
     {.op = TFC_OP_DecodeImage, .init = decode_init, .compute = decode_compute, .free_state = free,
      .flags = TFC_KF_EXPENSIVE},
     {.op = TFC_OP_ExtractJpegShape, .type_attr = "output_type", .types = TFC_TYPES_INT, .compute = extract_shape_compute},

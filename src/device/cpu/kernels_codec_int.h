@@ -1,6 +1,7 @@
 /*
  * kernels_codec_int — what the image codec kernel files share (kernels_codec.c: the ops, the
- * format sniffing and BMP; kernels_codec_jpeg.c: libjpeg; kernels_codec_png.c: libpng).
+ * format sniffing and BMP; kernels_codec_jpeg.c: libjpeg; kernels_codec_png.c: libpng;
+ * kernels_codec_gif.c: giflib).
  *
  * A decoder reads one image's bytes (borrowed for the call) and returns a new [h, w, c] tensor
  * (uint8, or uint16 for 16-bit PNG output) that the caller owns, or NULL with c->status set
@@ -61,5 +62,9 @@ tfc_tensor *tfc_codec_png_decode(tfc_kernel_ctx *c, const uint8_t *data, size_t 
  * `compression` (-1: zlib's default) into *out (malloc'd) and *out_len. */
 int tfc_codec_png_encode(tfc_kernel_ctx *c, const void *pixels, int h, int w, int channels, int bits,
                          int compression, uint8_t **out, size_t *out_len);
+
+/* Decodes a GIF into uint8 [frames, h, w, 3] (all frames, or the first when !all_frames).
+ * Errors: "Invalid GIF data (size N), ..." (kernels_codec_gif.c). */
+tfc_tensor *tfc_codec_gif_decode(tfc_kernel_ctx *c, const uint8_t *data, size_t n, int all_frames);
 
 #endif
