@@ -65,6 +65,21 @@ BMP = (b"BM" + (54 + 24).to_bytes(4, "little") + b"\0\0\0\0" + (54).to_bytes(4, 
        b"\0" * 24 + bytes([10, 20, 30, 40, 50, 60, 70, 80, 90, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 0, 0]))
 
 
+# A two-frame 4x3 GIF (Pillow's; the second frame has a transparent index).
+GIF = (b"GIF89a\x04\x00\x03\x00\x81\x00\x00\x002\xc8\x00\x00\x00\x00\x00\x00\x00\x00\x00!\xf9\x04\x00\x05\x00"
+       b"\x00\x00,\x00\x00\x00\x00\x04\x00\x03\x00\x00\x08\x08\x00\x01\x08\x1cHP`@\x00!\xf9\x04\x01\x05\x00\x02"
+       b"\x00,\x00\x00\x00\x00\x04\x00\x03\x00\x81\xff\x00\x00\n2\xa0\x00\x00\x00\x00\x00\x00\x08\x0b\x00\x03\x08"
+       b"\x14\x08\x00\xc0@\x81\x01\x01\x00;")
+
+
+def gifs(tf):
+    g = tf.constant(GIF, name="gif")
+    r = [tf.image.decode_gif(g), tf.io.decode_gif(g, name="frames"), tf.image.decode_image(g),
+         tf.image.decode_image(g, expand_animations=False)]
+    return {"ops": _ops(tf), "shapes": [str(t.shape) for t in r], "values": _val(_run(tf, r)),
+            "still_only": _first_line(tf, tf.image.decode_png(g))}
+
+
 def codec_errors(tf):
     p = tf.placeholder(tf.string, [], name="p")
     img = tf.constant(IMG, name="img")
@@ -83,7 +98,7 @@ def decode_jpeg_bad_rank(tf):
     tf.image.decode_jpeg(tf.constant([b"a", b"b"]))
 
 
-PROGRAMS = [codec_round_trips, decode_image_dtypes, codec_errors, decode_jpeg_bad_rank]
+PROGRAMS = [codec_round_trips, decode_image_dtypes, gifs, codec_errors, decode_jpeg_bad_rank]
 
 
 def _err(cls, msg):

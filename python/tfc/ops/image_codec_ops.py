@@ -1,6 +1,6 @@
 """The image codecs with TF 1.x's signatures (tf.image.* and their tf.io.* aliases) over
 ops_codec.def's ops: decode_jpeg, decode_and_crop_jpeg, extract_jpeg_shape, decode_png,
-decode_bmp, decode_image, encode_jpeg, encode_png, is_jpeg.
+decode_bmp, decode_gif, decode_image, encode_jpeg, encode_png, is_jpeg.
 
 decode_image is TF 2.x's compat.v1 function, one DecodeImage op (TF 1.15 built a tf.cond
 over Substr checks and the per-format decoders, GIF's included, which tfc lacks); a dtype other
@@ -36,6 +36,10 @@ def decode_png(contents, channels=0, dtype=dtypes.uint8, name=None):
 
 def decode_bmp(contents, channels=0, name=None):
     return gen.apply("DecodeBmp", name, contents=contents, channels=channels)
+
+
+def decode_gif(contents, name=None):
+    return gen.apply("DecodeGif", name, contents=contents)
 
 
 def decode_image(contents, channels=None, dtype=dtypes.uint8, name=None, expand_animations=True):
@@ -74,5 +78,5 @@ def is_jpeg(contents, name=None):
         return math_ops.equal(substr, b"\xff\xd8\xff", name=name)
 
 
-NAMES = ("decode_jpeg decode_and_crop_jpeg extract_jpeg_shape decode_png decode_bmp decode_image encode_jpeg "
+NAMES = ("decode_jpeg decode_and_crop_jpeg extract_jpeg_shape decode_png decode_bmp decode_gif decode_image encode_jpeg "
          "encode_png is_jpeg").split()
