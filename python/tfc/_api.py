@@ -298,6 +298,12 @@ io.gfile = _gfile.v2_module(_types)  # noqa: F821 (tf.io is made by _api_io)
 for _n in "read_file write_file encode_base64 decode_base64".split():
     setattr(io, _n, getattr(_string_ops, _n))  # noqa: F821
 
+# image codecs: tf.image.decode_jpeg, ... and their tf.io aliases (tfc/ops/image_codec_ops.py)
+from tfc.ops import image_codec_ops as _image_codec_ops  # noqa: E402
+for _n in _image_codec_ops.NAMES:
+    setattr(image, _n, getattr(_image_codec_ops, _n))
+    setattr(io, _n, getattr(_image_codec_ops, _n))  # noqa: F821 (tf.io is made by _api_io)
+
 from tfc.framework import tensor_util as _tensor_util  # noqa: E402
 get_static_value = _tensor_util.constant_value
 

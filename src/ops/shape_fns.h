@@ -52,5 +52,7 @@ int tfc_shape_matmul(tfc_shape_ctx *c);
 #include "ops/shape_image.h"
 /* shape_nn_tail.c */
 #include "ops/shape_nn_tail.h"
+/* shape_codec.c */
+#include "ops/shape_codec.h"
 
 #endif

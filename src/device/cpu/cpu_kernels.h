@@ -29,6 +29,7 @@ int tfc_cpu_kernels_linalg(tfc_kernel_table *t, tfc_status *s); /* kernels_linal
 int tfc_cpu_kernels_string(tfc_kernel_table *t, tfc_status *s); /* kernels_string.c */
 int tfc_cpu_kernels_array_tail(tfc_kernel_table *t, tfc_status *s); /* kernels_array_tail.c */
 int tfc_cpu_kernels_image(tfc_kernel_table *t, tfc_status *s); /* kernels_image.c */
+int tfc_cpu_kernels_codec(tfc_kernel_table *t, tfc_status *s); /* kernels_codec*.c (libjpeg, libpng) */
 /* Stacks and TensorArrays (kernels_tensor_array.c). */
 int tfc_cpu_kernels_tensor_array(tfc_kernel_table *t, tfc_status *s);
 /* The activations half of the nn family, registered by tfc_cpu_kernels_nn (kernels_nn_act.c). */
