@@ -3,6 +3,8 @@
  * the lookup-table ops, with TF's texts ("Shape must be rank 0 but is rank 1"). Unknown ranks
  * and dims stay unknown.
  */
+#include <string.h>
+
 #include "ops/opdef.h"
 #include "ops/shape_fns.h"
 
@@ -16,6 +18,23 @@ int tfc_shape_unchanged_scalar_rest(tfc_shape_ctx *c) {
   c->output_shapes[0] = c->input_shapes[0];
   return TFC_OK;
 }
+
+int tfc_shape_string_format(tfc_shape_ctx *c) {
+  const tfc_attr_value *t = tfc_shape_ctx_attr(c, "template"), *p = tfc_shape_ctx_attr(c, "placeholder");
+  if (t && p && t->kind == TFC_ATTR_STRING && p->kind == TFC_ATTR_STRING && p->u.s.len) {
+    int64_t n = 0;
+    for (const char *q = t->u.s.data; (q = memmem(q, t->u.s.len - (size_t)(q - t->u.s.data), p->u.s.data, p->u.s.len));
+         q += p->u.s.len)
+      n++;
+    if (n != c->n_inputs)
+      return tfc_shape_ctx_error(c, "num placeholders in template and num inputs must match: %lld vs. %d", (long long)n,
+                                 c->n_inputs);
+  }
+  c->output_shapes[0] = tfc_shape_make(NULL, 0);
+  return TFC_OK;
+}
+
+int tfc_shape_print_v2(tfc_shape_ctx *c) { return rank_is(c, &c->input_shapes[0], 0); }
 
 /* ---- ops_lookup.def ---- */
 

@@ -7,6 +7,8 @@ typedef struct tfc_shape_ctx tfc_shape_ctx;
 
 int tfc_shape_unchanged_scalar_rest(tfc_shape_ctx *c); /* input 0's shape; every other input a scalar */
 
+int tfc_shape_string_format(tfc_shape_ctx *c); /* a scalar; placeholders as many as inputs */
+int tfc_shape_print_v2(tfc_shape_ctx *c);      /* input a scalar */
 /* ops_lookup.def */
 int tfc_shape_lookup_handle(tfc_shape_ctx *c);     /* the handle a resource scalar or a V1 [2] */
 int tfc_shape_lookup_ref_handle(tfc_shape_ctx *c); /* V1 table ops: [2] */
