@@ -254,6 +254,28 @@ sparse.to_dense = _sparse_ops.sparse_tensor_to_dense
 strings = _types.ModuleType("tfc.strings", "tf.strings")
 strings.join, strings.length, strings.substr = _string_ops.string_join, _string_ops.string_length, _string_ops.substr
 strings.to_number, strings.as_string = _string_ops.string_to_number, _string_ops.as_string
+# regex, hashes, split, case, format, print (string_ops.py) and tf.lookup (lookup_ops.py)
+from tfc.ops import lookup_ops as _lookup_ops  # noqa: E402
+strings.regex_full_match, strings.regex_replace = _string_ops.regex_full_match, _string_ops.regex_replace
+strings.to_hash_bucket_fast = _string_ops.string_to_hash_bucket_fast
+strings.to_hash_bucket_strong = _string_ops.string_to_hash_bucket_strong
+strings.to_hash_bucket = _string_ops.string_to_hash_bucket
+strings.strip, strings.lower, strings.upper = _string_ops.string_strip, _string_ops.string_lower, _string_ops.string_upper
+strings.split, strings.format = _string_ops.string_split_v2, _string_ops.string_format
+for _n in ("regex_replace string_to_hash_bucket_fast string_to_hash_bucket_strong string_to_hash_bucket "
+           "string_strip").split():
+    globals()[_n] = getattr(_string_ops, _n)
+print = _string_ops.print_v2  # noqa: A001 (tf.print)
+lookup = _types.ModuleType("tfc.lookup", "tf.lookup")
+for _n in "StaticHashTable StaticVocabularyTable KeyValueTensorInitializer TextFileInitializer TextFileIndex".split():
+    setattr(lookup, _n, getattr(_lookup_ops, _n))
+lookup.experimental = _types.ModuleType("tfc.lookup.experimental", "tf.lookup.experimental")
+lookup.experimental.MutableHashTable = _lookup_ops.MutableHashTable
+tables_initializer = _lookup_ops.tables_initializer
+contrib.lookup = _types.ModuleType("tfc.contrib.lookup", "tf.contrib.lookup")
+for _n in ("HashTable KeyValueTensorInitializer TextFileInitializer TextFileIndex MutableHashTable "
+           "index_table_from_file index_table_from_tensor index_to_string_table_from_tensor").split():
+    setattr(contrib.lookup, _n, getattr(_lookup_ops, _n))
 gfile = _gfile.v1_module(_types)
 test = _types.ModuleType("tfc.test", "tf.test")
 for _n in ("TestCase is_gpu_available gpu_device_name is_built_with_cuda is_built_with_gpu_support "

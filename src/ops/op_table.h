@@ -25,3 +25,4 @@
 #include "ops/ops_array_tail.def"
 #include "ops/ops_image.def"
 #include "ops/ops_codec.def"
+#include "ops/ops_lookup.def"

@@ -54,5 +54,7 @@ int tfc_shape_matmul(tfc_shape_ctx *c);
 #include "ops/shape_nn_tail.h"
 /* shape_codec.c */
 #include "ops/shape_codec.h"
+/* shape_string.c */
+#include "ops/shape_string.h"
 
 #endif

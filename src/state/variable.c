@@ -18,7 +18,8 @@ tfc_var *tfc_var_new(const char *name, int dtype, const tfc_shape *shape, tfc_st
   tfc_buffer *b = tfc_buffer_new(0);
   if (!b) goto oom;
   int64_t zero = 0;
-  v->ref = tfc_tensor_from_buffer(dtype, &zero, 1, b, s);
+  /* (a string tensor owns its strings, so its empty ref is made, not wrapped) */
+  v->ref = dtype == TFC_DT_STRING ? tfc_tensor_new(dtype, &zero, 1, s) : tfc_tensor_from_buffer(dtype, &zero, 1, b, s);
   tfc_buffer_unref(b);
   if (!v->ref) goto fail;
   v->ref->var = v;
