@@ -4,8 +4,10 @@
  * from variables/variables, a main op (legacy_init_op) setting a local variable, an asset
  * path fed at load (the main op reads the file there); the outputs for x = [1, 2, 3] equal TF's (expected.txt); tags that match
  * no MetaGraphDef, a missing directory and a non-empty graph fail with TF's codes and texts;
- * the MetaGraphDef comes back and parses.
+ * the MetaGraphDef comes back and parses. SavedModels written by TF 2.x's tf.saved_model.save (a
+ * tf.Module, a Keras model) load and their serving signatures give TF's outputs.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -22,8 +24,9 @@ static TF_Session *load(const char *dir, const char *const *tags, int n, TF_Grap
   return sess;
 }
 
-/* Loads dir with tag serve, runs every tensor of its expected.txt with x = [1, 2, 3] fed, and
- * compares (floats, within 1e-6). */
+/* Loads dir with tag serve, runs every tensor of its expected.txt with the input fed (x =
+ * [1, 2, 3] into "x", or the first line's "feed <tensor> <d0>x<d1> <values>"), and compares
+ * (floats, within 1e-5 relative). */
 static void check_model(const char *dir) {
   TF_Status *s = TF_NewStatus();
   TF_Graph *g = TF_NewGraph();
@@ -34,21 +37,37 @@ static void check_model(const char *dir) {
   snprintf(path, sizeof path, "%s/expected.txt", dir);
   FILE *f = fopen(path, "r");
   EXPECT_TRUE(f != NULL);
-  char line[1024];
+  char line[4096], feed[256] = "x";
+  float xv[64] = {1, 2, 3};
+  int64_t dims[2] = {3, 1};
+  int ndims = 1;
   int lines = 0;
   while (fgets(line, sizeof line, f)) {
     char name[256];
     int used = 0;
+    if (strncmp(line, "feed ", 5) == 0) {
+      long d0 = 0, d1 = 0;
+      EXPECT_TRUE(sscanf(line + 5, "%255s %ldx%ld %n", feed, &d0, &d1, &used) == 3);
+      EXPECT_TRUE(d0 * d1 <= 64);
+      char *p = line + 5 + used;
+      for (long i = 0; i < d0 * d1; i++) xv[i] = strtof(p, &p);
+      dims[0] = d0;
+      dims[1] = d1;
+      ndims = 2;
+      continue;
+    }
     EXPECT_TRUE(sscanf(line, "%255s %n", name, &used) == 1);
     char *colon = strrchr(name, ':');
     *colon = 0;
     TF_Output out = {TF_GraphOperationByName(g, name), atoi(colon + 1)};
     EXPECT_TRUE(out.oper != NULL);
-    float xv[3] = {1, 2, 3};
-    int64_t dims[1] = {3};
-    TF_Tensor *x = TF_AllocateTensor(TF_FLOAT, dims, 1, sizeof xv);
-    memcpy(TF_TensorData(x), xv, sizeof xv);
-    TF_Output xo = {TF_GraphOperationByName(g, "x"), 0};
+    size_t nx = (size_t)(dims[0] * (ndims == 2 ? dims[1] : 1));
+    TF_Tensor *x = TF_AllocateTensor(TF_FLOAT, dims, ndims, nx * sizeof(float));
+    memcpy(TF_TensorData(x), xv, nx * sizeof(float));
+    char *fcolon = strrchr(feed, ':');
+    if (fcolon) *fcolon = 0;
+    TF_Output xo = {TF_GraphOperationByName(g, feed), fcolon ? atoi(fcolon + 1) : 0};
+    if (fcolon) *fcolon = ':';
     EXPECT_TRUE(xo.oper != NULL);
     TF_Tensor *v = NULL;
     TF_SessionRun(sess, NULL, &xo, &x, 1, &out, &v, 1, NULL, 0, NULL, s);
@@ -63,7 +82,8 @@ static void check_model(const char *dir) {
       char *tok = strtok(rest, " ");
       for (; tok; tok = strtok(NULL, " "), k++) {
         EXPECT_TRUE(k < n);
-        EXPECT_NEAR(got[k], strtod(tok, NULL), 1e-6);
+        double want = strtod(tok, NULL);
+        EXPECT_NEAR(got[k], want, 1e-5 * (fabs(want) > 1 ? fabs(want) : 1));
       }
       EXPECT_EQ((long)k, (long)n);
     }
@@ -81,6 +101,8 @@ static void check_model(const char *dir) {
 static void variables_are_restored(void) { check_model(DIR("saved_model_half")); }
 static void main_op_runs_at_load(void) { check_model(DIR("saved_model_init")); }
 static void asset_paths_are_fed(void) { check_model(DIR("saved_model_asset")); }
+static void tf2_module_signature_runs(void) { check_model(DIR("saved_model_tf2_module")); }
+static void tf2_keras_model_runs(void) { check_model(DIR("saved_model_tf2_keras")); }
 
 static void meta_graph_def_is_returned(void) {
   TF_Status *s = TF_NewStatus();
@@ -196,6 +218,8 @@ static const tfc_test tests[] = {
     TFC_TEST(variables_are_restored),
     TFC_TEST(main_op_runs_at_load),
     TFC_TEST(asset_paths_are_fed),
+    TFC_TEST(tf2_module_signature_runs),
+    TFC_TEST(tf2_keras_model_runs),
     TFC_TEST(meta_graph_def_is_returned),
     TFC_TEST(unknown_tags_are_not_found),
     TFC_TEST(missing_directory_is_not_found),
