@@ -101,6 +101,7 @@ static void check_model(const char *dir) {
 static void variables_are_restored(void) { check_model(DIR("saved_model_half")); }
 static void main_op_runs_at_load(void) { check_model(DIR("saved_model_init")); }
 static void asset_paths_are_fed(void) { check_model(DIR("saved_model_asset")); }
+static void init_op_from_signature_runs(void) { check_model(DIR("saved_model_init_sig")); }
 static void tf2_module_signature_runs(void) { check_model(DIR("saved_model_tf2_module")); }
 static void tf2_keras_model_runs(void) { check_model(DIR("saved_model_tf2_keras")); }
 
@@ -218,6 +219,7 @@ static const tfc_test tests[] = {
     TFC_TEST(variables_are_restored),
     TFC_TEST(main_op_runs_at_load),
     TFC_TEST(asset_paths_are_fed),
+    TFC_TEST(init_op_from_signature_runs),
     TFC_TEST(tf2_module_signature_runs),
     TFC_TEST(tf2_keras_model_runs),
     TFC_TEST(meta_graph_def_is_returned),
