@@ -4,7 +4,8 @@
  * written, then loaded by TF_LoadSessionFromSavedModel into a new graph, whose outputs show the
  * saved value and the main op; the reader gives the tags and signatures (names, dtypes,
  * shapes, method) of tfc's output and of TF 2.x's (tests/fixtures/saved_model_tf2_module);
- * bad arguments and a non-empty directory fail with TF's codes and texts.
+ * bad arguments and a non-empty directory fail with TF's codes and texts. The saver writes the
+ * ".meta" file on request (write_meta_graph=True), and a graph imported from it restores.
  *
  * With TFC_SAVED_MODEL_OUT set, written_model_loads writes there and keeps the directory, for
  * tests/fixtures/check_saved_model_tf.py (TensorFlow's loader on tfc's output).
@@ -276,7 +277,61 @@ static void reading_a_missing_directory_is_not_found(void) {
   TF_DeleteStatus(s);
 }
 
+/* Saver.save(write_meta_graph=True): "<prefix>.meta" holds the graph and the SaverDef; a new
+ * graph imported from it restores the checkpoint through that SaverDef. */
+static void saver_writes_meta_graph(void) {
+  TF_Status *s = TF_NewStatus();
+  model m;
+  build(&m, s);
+  temp_dir();
+  TFC_Scope *root = TFC_NewRootScope(m.g);
+  TFC_Saver *sv = TFC_NewSaver(root, NULL, NULL, 0, 5, s);
+  OK(s);
+  TFC_DeleteScope(root);
+  char prefix[300], meta[320];
+  snprintf(prefix, sizeof prefix, "%s/model.ckpt", dir);
+  EXPECT_EQ(TFC_SaverSaveWithOptions(sv, m.sess, prefix, 7, NULL, NULL, TFC_SAVER_WRITE_META_GRAPH, NULL, 0, s), 1);
+  OK(s);
+  snprintf(meta, sizeof meta, "%s-7.meta", prefix);
+  EXPECT_EQ(access(meta, F_OK), 0);
+  snprintf(prefix, sizeof prefix, "%s/other.ckpt", dir);
+  EXPECT_EQ(TFC_SaverSaveWithOptions(sv, m.sess, prefix, -1, NULL, "mg", 0, NULL, 0, s), 1);
+  snprintf(meta, sizeof meta, "%s.mg", prefix);
+  EXPECT_TRUE(access(meta, F_OK) != 0); /* only with the flag */
+  TFC_DeleteSaver(sv);
+  done(&m, s);
+
+  snprintf(meta, sizeof meta, "%s/model.ckpt-7.meta", dir);
+  TFC_MetaGraph *mg = TFC_ReadMetaGraph(meta, s);
+  OK(s);
+  TFC_SaverDef sd;
+  EXPECT_TRUE(TFC_MetaGraphGetSaverDef(mg, &sd));
+  EXPECT_STREQ(sd.restore_op_name, "save/restore_all");
+  TF_Graph *g = TF_NewGraph();
+  TFC_ImportMetaGraph(g, mg, NULL, 0, s);
+  OK(s);
+  TFC_Saver *back = TFC_NewSaverFromDef(g, &sd, s);
+  OK(s);
+  TF_SessionOptions *o = TF_NewSessionOptions();
+  TF_Session *sess = TF_NewSession(g, o, s);
+  TF_DeleteSessionOptions(o);
+  OK(s);
+  snprintf(prefix, sizeof prefix, "%s/model.ckpt-7", dir);
+  TFC_SaverRestore(back, sess, prefix, s);
+  OK(s);
+  const float y[3] = {5, 8, 11};
+  expect_run(sess, g, "y", y, s);
+  TFC_DeleteSaver(back);
+  TFC_DeleteMetaGraph(mg);
+  TF_CloseSession(sess, s);
+  TF_DeleteSession(sess, s);
+  TF_DeleteGraph(g);
+  remove_tree(dir);
+  TF_DeleteStatus(s);
+}
+
 static const tfc_test tests[] = {
+    TFC_TEST(saver_writes_meta_graph),
     TFC_TEST(written_model_loads),
     TFC_TEST(reader_describes_written_model),
     TFC_TEST(reader_describes_tf2_model),
