@@ -106,8 +106,8 @@ typedef struct TFC_SignatureSpec {
  * parents), saves the variables with saver (NULL: a new saver over the graph's global
  * variables, as TF's builder makes; none when the graph has none) to
  * "<export_dir>/variables/variables", and writes saved_model.pb. main_op NULL: none.
- * Errors: ALREADY_EXISTS "Export directory already exists, and isn't empty. Please choose a
- * different export directory, or delete all the contents of the specified directory: <dir>";
+ * Errors: ALREADY_EXISTS "Export directory <dir> already exists, and isn't empty. Please choose
+ * a different export directory, or delete all the contents of the specified directory.";
  * INVALID_ARGUMENT for no tags, an empty or repeated signature key, a reserved one
  * ("__saved_model_init_op", "__saved_model_train_op"), a NULL output or a main op not in the
  * graph (naming it); the saver's and the file system's errors (naming the file). A failed

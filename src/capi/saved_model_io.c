@@ -491,8 +491,8 @@ TFC_EXPORT int TFC_SaveSavedModel(TF_Session *session, TF_Graph *graph, TFC_Save
   if (check_args(graph, tags, num_tags, sigs, num_sigs, main_op, s)) goto out;
   if (!missing_or_empty(export_dir)) {
     tfc_status_set(s, TFC_ALREADY_EXISTS,
-                   "Export directory already exists, and isn't empty. Please choose a different export directory, "
-                   "or delete all the contents of the specified directory: %s",
+                   "Export directory %s already exists, and isn't empty. Please choose a different export "
+                   "directory, or delete all the contents of the specified directory.",
                    export_dir);
     goto out;
   }

@@ -235,8 +235,8 @@ static void non_empty_directory_is_refused(void) {
   EXPECT_EQ(TF_GetCode(s), TF_ALREADY_EXISTS);
   char want[700];
   snprintf(want, sizeof want,
-           "Export directory already exists, and isn't empty. Please choose a different export directory, or "
-           "delete all the contents of the specified directory: %s",
+           "Export directory %s already exists, and isn't empty. Please choose a different export directory, or "
+           "delete all the contents of the specified directory.",
            dir);
   EXPECT_STREQ(TF_Message(s), want);
   done(&m, s);
