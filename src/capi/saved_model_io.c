@@ -136,12 +136,13 @@ TFC_EXPORT TFC_SavedModel *TFC_ReadSavedModel(const char *export_dir, TF_Status 
         sm->pb->meta_graphs[i].len, "MetaGraphDef", s);
     if (!v) goto fail;
     sm->views[sm->n++] = v;
-    qsort(v->signature_def, v->n_signature_def, sizeof *v->signature_def, cmp_sig);
+    /* (qsort's array may not be NULL, even for no elements) */
+    if (v->n_signature_def > 1) qsort(v->signature_def, v->n_signature_def, sizeof *v->signature_def, cmp_sig);
     for (size_t k = 0; k < v->n_signature_def; k++) {
       Tensorflow__SignatureDef *d = v->signature_def[k]->value;
       if (!d) continue;
-      qsort(d->inputs, d->n_inputs, sizeof *d->inputs, cmp_io);
-      qsort(d->outputs, d->n_outputs, sizeof *d->outputs, cmp_io);
+      if (d->n_inputs > 1) qsort(d->inputs, d->n_inputs, sizeof *d->inputs, cmp_io);
+      if (d->n_outputs > 1) qsort(d->outputs, d->n_outputs, sizeof *d->outputs, cmp_io);
     }
   }
   goto out;
