@@ -24,3 +24,4 @@
 #include "ops/ops_string.def"
 #include "ops/ops_array_tail.def"
 #include "ops/ops_image.def"
+#include "ops/ops_lookup.def"

@@ -48,5 +48,7 @@ int tfc_shape_matmul(tfc_shape_ctx *c);
 #include "ops/shape_tensor_array.h"
 /* shape_tail.c */
 #include "ops/shape_tail.h"
+/* shape_string.c */
+#include "ops/shape_string.h"
 
 #endif

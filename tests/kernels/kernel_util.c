@@ -152,9 +152,15 @@ int ku_run_unknown(const char *op, const ku_attr *attrs, int n_attrs, tfc_tensor
   const tfc_kernel_def *k = tfc_kernel_find(tfc_cpu_kernel_table(s), node, s);
   if (!k) tfc_test_fail(__FILE__, __LINE__, "kernel: %s", tfc_status_msg(s));
   for (int i = 0; i < n_outs; i++) outs[i] = NULL;
-  tfc_kernel_ctx c = {.node = node, .n_inputs = n, .inputs = (tfc_tensor **)inputs, .n_outputs = n_outs,
-                      .outputs = outs, .status = s};
+  void *state = NULL;
+  if (k->init && k->init(node, &state, s)) {
+    tfc_graph_free(g);
+    return s->code;
+  }
+  tfc_kernel_ctx c = {.node = node, .state = state, .n_inputs = n, .inputs = (tfc_tensor **)inputs,
+                      .n_outputs = n_outs, .outputs = outs, .status = s};
   int rc = k->compute(&c);
+  if (k->free_state) k->free_state(state);
   if (rc)
     for (int i = 0; i < n_outs; i++) {
       tfc_tensor_unref(outs[i]);

@@ -27,6 +27,8 @@ int tfc_cpu_kernels_script(tfc_kernel_table *t, tfc_status *s); /* kernels_scrip
 int tfc_cpu_kernels_math_tail(tfc_kernel_table *t, tfc_status *s); /* kernels_math_tail.c */
 int tfc_cpu_kernels_linalg(tfc_kernel_table *t, tfc_status *s); /* kernels_linalg.c */
 int tfc_cpu_kernels_string(tfc_kernel_table *t, tfc_status *s); /* kernels_string.c */
+int tfc_cpu_kernels_regex(tfc_kernel_table *t, tfc_status *s);  /* kernels_regex.c */
+int tfc_cpu_kernels_lookup(tfc_kernel_table *t, tfc_status *s); /* kernels_lookup.c */
 int tfc_cpu_kernels_array_tail(tfc_kernel_table *t, tfc_status *s); /* kernels_array_tail.c */
 int tfc_cpu_kernels_image(tfc_kernel_table *t, tfc_status *s); /* kernels_image.c */
 /* Stacks and TensorArrays (kernels_tensor_array.c). */
