@@ -29,7 +29,7 @@ def _expected(name):
     return feed, outs
 
 
-@pytest.mark.parametrize("name", ["saved_model_half", "saved_model_init", "saved_model_init_sig",
+@pytest.mark.parametrize("name", ["saved_model_half", "saved_model_sharded", "saved_model_init", "saved_model_init_sig",
                                   "saved_model_asset", "saved_model_tf2_module", "saved_model_tf2_keras"])
 def test_load_gives_tf_outputs(name):
     (feed, value), outs = _expected(name)

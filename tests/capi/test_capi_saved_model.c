@@ -5,7 +5,8 @@
  * path fed at load (the main op reads the file there); the outputs for x = [1, 2, 3] equal TF's (expected.txt); tags that match
  * no MetaGraphDef, a missing directory and a non-empty graph fail with TF's codes and texts;
  * the MetaGraphDef comes back and parses. SavedModels written by TF 2.x's tf.saved_model.save (a
- * tf.Module, a Keras model) load and their serving signatures give TF's outputs.
+ * tf.Module, a Keras model) load and their serving signatures give TF's outputs; simple_save's
+ * own sharded saver restores, and saves again.
  */
 #include <math.h>
 #include <stdio.h>
@@ -101,6 +102,51 @@ static void check_model(const char *dir) {
 static void variables_are_restored(void) { check_model(DIR("saved_model_half")); }
 static void main_op_runs_at_load(void) { check_model(DIR("saved_model_init")); }
 static void asset_paths_are_fed(void) { check_model(DIR("saved_model_asset")); }
+static void sharded_saver_restores(void) { check_model(DIR("saved_model_sharded")); }
+
+/* simple_save's sharded saver also saves in tfc: its save tensor, run with a new prefix fed,
+ * goes through StaticRegexFullMatch, ShardedFilename, SaveV2 and MergeV2Checkpoints into
+ * "<prefix>.index" + one data file, and the checkpoint holds the restored values. */
+static void sharded_saver_saves_again(void) {
+  TF_Status *s = TF_NewStatus();
+  TF_Graph *g = TF_NewGraph();
+  TF_Buffer *b = TF_NewBuffer();
+  const char *tags[] = {"serve"};
+  TF_Session *sess = load(DIR("saved_model_sharded"), tags, 1, g, b, s);
+  OK(s);
+  TFC_MetaGraph *mg = TFC_NewMetaGraphFromBuffer(b->data, b->length, s);
+  OK(s);
+  TFC_SaverDef sd;
+  EXPECT_TRUE(TFC_MetaGraphGetSaverDef(mg, &sd));
+  EXPECT_TRUE(sd.sharded);
+  TFC_Saver *sv = TFC_NewSaverFromDef(g, &sd, s);
+  OK(s);
+  char tmp[64] = "/tmp/tfc_sm_sharded_XXXXXX", prefix[128], file[160];
+  EXPECT_TRUE(mkdtemp(tmp) != NULL);
+  snprintf(prefix, sizeof prefix, "%s/ckpt", tmp);
+  EXPECT_EQ(TFC_SaverSaveWithOptions(sv, sess, prefix, -1, NULL, NULL, TFC_SAVER_NO_STATE, NULL, 0, s), 1);
+  OK(s);
+  TFC_CheckpointReader *r = TFC_NewCheckpointReader(prefix, s);
+  OK(s);
+  TF_Tensor *w = TFC_CheckpointReaderGetTensor(r, "w", s);
+  OK(s);
+  EXPECT_NEAR(*(float *)TF_TensorData(w), 0.5, 0);
+  TF_DeleteTensor(w);
+  TFC_DeleteCheckpointReader(r);
+  snprintf(file, sizeof file, "%s.index", prefix);
+  EXPECT_EQ(unlink(file), 0);
+  snprintf(file, sizeof file, "%s.data-00000-of-00001", prefix);
+  EXPECT_EQ(unlink(file), 0);
+  EXPECT_EQ(rmdir(tmp), 0); /* the merge removed the temporary shard directory */
+  TFC_DeleteSaver(sv);
+  TFC_DeleteMetaGraph(mg);
+  TF_DeleteBuffer(b);
+  TF_CloseSession(sess, s);
+  TF_DeleteSession(sess, s);
+  TF_DeleteGraph(g);
+  TF_DeleteStatus(s);
+}
+
 static void init_op_from_signature_runs(void) { check_model(DIR("saved_model_init_sig")); }
 static void tf2_module_signature_runs(void) { check_model(DIR("saved_model_tf2_module")); }
 static void tf2_keras_model_runs(void) { check_model(DIR("saved_model_tf2_keras")); }
@@ -219,6 +265,8 @@ static const tfc_test tests[] = {
     TFC_TEST(variables_are_restored),
     TFC_TEST(main_op_runs_at_load),
     TFC_TEST(asset_paths_are_fed),
+    TFC_TEST(sharded_saver_restores),
+    TFC_TEST(sharded_saver_saves_again),
     TFC_TEST(init_op_from_signature_runs),
     TFC_TEST(tf2_module_signature_runs),
     TFC_TEST(tf2_keras_model_runs),
