@@ -41,6 +41,18 @@ def test_load_gives_tf_outputs(name):
             np.testing.assert_allclose(got.ravel(), want, rtol=1e-5, atol=1e-6)
 
 
+def test_tf2_table_model_is_initialized():
+    """The lookup table of a TF 2.x model is filled by the init op at load; the values are what
+    saved_model_cli run printed (tests/fixtures/saved_model_cli/saved_model_tf2_table.run)."""
+    with open(os.path.join(FIXTURES, "saved_model_cli", "saved_model_tf2_table.run")) as f:
+        want = [int(v) for v in f.read().split("\n", 1)[1].strip(" []\n").split()]
+    with tf.Session(graph=tf.Graph()) as sess:
+        mg = tf.saved_model.loader.load(sess, ["serve"], os.path.join(FIXTURES, "saved_model_tf2_table"))
+        sig = mg.signature_def["serving_default"]
+        got = sess.run(sig.outputs["v"].name, {sig.inputs["k"].name: ["a", "c", "z"]})
+    assert got.tolist() == want
+
+
 def test_signature_def_is_read():
     with tf.Session(graph=tf.Graph()) as sess:
         mg = tf.saved_model.load(sess, ["serve"], os.path.join(FIXTURES, "saved_model_tf2_module"))
