@@ -6,7 +6,7 @@
  * no MetaGraphDef, a missing directory and a non-empty graph fail with TF's codes and texts;
  * the MetaGraphDef comes back and parses. SavedModels written by TF 2.x's tf.saved_model.save (a
  * tf.Module, a Keras model) load and their serving signatures give TF's outputs; simple_save's
- * own sharded saver restores, and saves again.
+ * own sharded saver restores, and saves again, and so does a TF 2.x model's saver.
  */
 #include <math.h>
 #include <stdio.h>
@@ -147,6 +147,56 @@ static void sharded_saver_saves_again(void) {
   TF_DeleteStatus(s);
 }
 
+/* A TF 2.x SavedModel's saver (its save function: DisableCopyOnRead, StaticRegexFullMatch,
+ * SaveV2, MergeV2Checkpoints in a library function) saves the loaded variables under their
+ * object keys, with the object graph; the values are the restored ones. */
+static void tf2_saver_saves_again(void) {
+  TF_Status *s = TF_NewStatus();
+  TF_Graph *g = TF_NewGraph();
+  TF_Buffer *b = TF_NewBuffer();
+  const char *tags[] = {"serve"};
+  TF_Session *sess = load(DIR("saved_model_tf2_module"), tags, 1, g, b, s);
+  OK(s);
+  TFC_MetaGraph *mg = TFC_NewMetaGraphFromBuffer(b->data, b->length, s);
+  OK(s);
+  TFC_SaverDef sd;
+  EXPECT_TRUE(TFC_MetaGraphGetSaverDef(mg, &sd));
+  EXPECT_STREQ(sd.filename_tensor_name, "saver_filename:0");
+  TFC_Saver *sv = TFC_NewSaverFromDef(g, &sd, s);
+  OK(s);
+  char tmp[64] = "/tmp/tfc_sm_tf2_XXXXXX", prefix[128], file[160];
+  EXPECT_TRUE(mkdtemp(tmp) != NULL);
+  snprintf(prefix, sizeof prefix, "%s/ckpt", tmp);
+  EXPECT_EQ(TFC_SaverSaveWithOptions(sv, sess, prefix, -1, NULL, NULL, TFC_SAVER_NO_STATE, NULL, 0, s), 1);
+  OK(s);
+  TFC_CheckpointReader *r = TFC_NewCheckpointReader(prefix, s);
+  OK(s);
+  EXPECT_EQ(TFC_CheckpointReaderNumTensors(r), 3);
+  TF_Tensor *w = TFC_CheckpointReaderGetTensor(r, "w/.ATTRIBUTES/VARIABLE_VALUE", s);
+  OK(s);
+  const float want[6] = {1, -2, 0.5, 3, 0.25, -1};
+  EXPECT_EQ((long)TF_TensorByteSize(w), (long)sizeof want);
+  for (int i = 0; i < 6; i++) EXPECT_NEAR(((float *)TF_TensorData(w))[i], want[i], 0);
+  TF_DeleteTensor(w);
+  TF_Tensor *og = TFC_CheckpointReaderGetTensor(r, "_CHECKPOINTABLE_OBJECT_GRAPH", s);
+  OK(s);
+  EXPECT_EQ(TF_TensorType(og), TF_STRING);
+  TF_DeleteTensor(og);
+  TFC_DeleteCheckpointReader(r);
+  snprintf(file, sizeof file, "%s.index", prefix);
+  EXPECT_EQ(unlink(file), 0);
+  snprintf(file, sizeof file, "%s.data-00000-of-00001", prefix);
+  EXPECT_EQ(unlink(file), 0);
+  EXPECT_EQ(rmdir(tmp), 0);
+  TFC_DeleteSaver(sv);
+  TFC_DeleteMetaGraph(mg);
+  TF_DeleteBuffer(b);
+  TF_CloseSession(sess, s);
+  TF_DeleteSession(sess, s);
+  TF_DeleteGraph(g);
+  TF_DeleteStatus(s);
+}
+
 static void init_op_from_signature_runs(void) { check_model(DIR("saved_model_init_sig")); }
 static void tf2_module_signature_runs(void) { check_model(DIR("saved_model_tf2_module")); }
 static void tf2_keras_model_runs(void) { check_model(DIR("saved_model_tf2_keras")); }
@@ -267,6 +317,7 @@ static const tfc_test tests[] = {
     TFC_TEST(asset_paths_are_fed),
     TFC_TEST(sharded_saver_restores),
     TFC_TEST(sharded_saver_saves_again),
+    TFC_TEST(tf2_saver_saves_again),
     TFC_TEST(init_op_from_signature_runs),
     TFC_TEST(tf2_module_signature_runs),
     TFC_TEST(tf2_keras_model_runs),
