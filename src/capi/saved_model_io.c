@@ -150,7 +150,7 @@ fail:
   TFC_DeleteSavedModel(sm);
   sm = NULL;
 out:
-  if (!status) tfc_status_fini(&scratch);
+  tfc_status_fini(&scratch);
   return sm;
 }
 
