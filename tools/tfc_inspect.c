@@ -1,6 +1,7 @@
 /*
  * tfc_inspect — `tfc inspect MODEL.pb`: every node of a GraphDef, and what this build lacks to
- * run it.
+ * run it. `tfc inspect DIR` on a SavedModel directory: its tag-sets and signatures
+ * (tfc_inspect_saved_model.c).
  *
  * The listing comes from the GraphDef itself (decoded with the generated protobuf-c code), not
  * from an imported graph, so a graph that cannot be imported here (an op tfc does not know, a
@@ -22,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "capi/capi_internal.h"
 #include "device/device.h"
@@ -84,19 +86,23 @@ typedef struct lack {
 
 int tfc_tool_inspect(int argc, char **argv) {
   if (argc == 1 && (!strcmp(argv[0], "--help") || !strcmp(argv[0], "-h"))) {
-    printf("usage: tfc inspect MODEL.pb\n"
+    printf("usage: tfc inspect MODEL.pb | SAVED_MODEL_DIR\n"
            "Lists every node of the GraphDef (op, inputs, device, attrs, outputs) and marks the\n"
-           "ops this build of tfc does not know or has no kernel for.\n");
+           "ops this build of tfc does not know or has no kernel for. On a SavedModel directory:\n"
+           "its tag-sets and signatures (as `saved_model_cli show --all`), its ops and those\n"
+           "lacking here.\n");
     return 0;
   }
   if (argc != 1 || argv[0][0] == '-') {
     if (argc == 0) fprintf(stderr, "tfc inspect: no MODEL.pb given\n");
     else if (argv[0][0] == '-') fprintf(stderr, "tfc inspect: unknown option '%s'\n", argv[0]);
     else fprintf(stderr, "tfc inspect: unexpected argument '%s' (one MODEL.pb only)\n", argv[1]);
-    fprintf(stderr, "usage: tfc inspect MODEL.pb\n");
+    fprintf(stderr, "usage: tfc inspect MODEL.pb | SAVED_MODEL_DIR\n");
     return 2;
   }
   const char *path = argv[0];
+  struct stat st;
+  if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) return tfc_tool_inspect_saved_model(path);
   char *bytes;
   size_t len;
   if (tfc_tool_read_file("tfc inspect", path, &bytes, &len)) return 1;

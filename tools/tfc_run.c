@@ -15,6 +15,14 @@
  * statically known shape), then run. Exit codes: 2 when the command line is wrong (flags,
  * values, names, feeds), 1 when a file cannot be loaded or a run fails; errors from the
  * library start with TF's code name.
+ *
+ * MODEL may also be a SavedModel directory: the MetaGraphDef of the --tag set (default
+ * "serve") is loaded by TF_LoadSessionFromSavedModel (variables restored, init op run), and the
+ * --signature's (default "serving_default") input and output keys name feeds and fetches; a
+ * step without fetches or targets fetches every output of the signature, printed as
+ * saved_model_cli run prints them ("Result for output key y:"). A tag-set or signature the
+ * SavedModel lacks, or an unknown input key, is named with the available ones, in
+ * saved_model_cli's words.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -22,9 +30,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/status.h"
 #include "tensorflow/c/c_api.h"
+#include "tfc/saved_model.h"
 #include "tfc/tfc.h"
 #include "tfc_feed.h"
 #include "tfc_print.h"
@@ -35,9 +46,15 @@
 
 static const char kHelp[] =
     "usage: tfc run MODEL.pb [OPTIONS] STEP [--then STEP]...\n"
+    "       tfc run SAVED_MODEL_DIR [--tag TAGS] [--signature KEY] [OPTIONS] [STEP [--then STEP]...]\n"
     "\n"
     "Runs steps, in order, in one session over the GraphDef MODEL.pb; variables keep their\n"
     "values from one step to the next.\n"
+    "\n"
+    "On a SavedModel directory the session is TF_LoadSessionFromSavedModel's over the\n"
+    "MetaGraphDef of the tag-set TAGS (comma-separated, default serve), and NAME in --feed and\n"
+    "--fetch may be an input or output key of the signature KEY (default serving_default); a\n"
+    "step with no --fetch or --target fetches every output of the signature.\n"
     "\n"
     "A STEP is any of:\n"
     "  --feed NAME[:K]=VALUE  feed output K (default 0) of node NAME\n"
@@ -79,6 +96,7 @@ typedef struct arg_list {
 
 typedef struct step {
   arg_list feeds, fetches, targets; /* the argument texts */
+  const char **labels;              /* per fetch: the signature's output key, or NULL */
   long repeat;
   const char *restore;
   /* pass 2 */
@@ -95,6 +113,11 @@ typedef struct run_args {
   int cpus;
   long long timeout_ms;
   int soft, log, explain, print_all;
+  /* a SavedModel directory */
+  int saved_model;
+  const char *tags, *signature;
+  char **owned; /* argument texts made from signature keys */
+  int n_owned;
 } run_args;
 
 static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -146,6 +169,7 @@ static int step_is_empty(const step *s) { return !s->feeds.n && !s->fetches.n &&
 /* Checks a finished step; returns 0 or the exit code after a message. */
 static int check_step(const run_args *a, const step *s) {
   int k = (int)(s - a->steps) + 1;
+  if (a->saved_model && !s->restore) return 0; /* no fetch: the signature's outputs */
   if (s->restore && (s->feeds.n || s->fetches.n || s->targets.n || s->repeat != 1))
     return usage_error("step %d: --restore is a step of its own; separate it from --feed, --fetch, --target and "
                        "--repeat with --then",
@@ -162,7 +186,8 @@ static int parse_args(int argc, char **argv, run_args *a, int *help) {
   if (!cur) return out_of_memory();
   for (int i = 0; i < argc; i++) {
     const char *arg = argv[i];
-    static const char *const with_value[] = {"--feed", "--fetch", "--target", "--repeat", "--restore", "--cpus", "--timeout-ms"};
+    static const char *const with_value[] = {"--feed",       "--fetch", "--target",    "--repeat", "--restore",
+                                             "--cpus",       "--tag",   "--signature", "--timeout-ms"};
     int wants_value = 0;
     for (size_t k = 0; k < sizeof with_value / sizeof *with_value; k++) wants_value |= strcmp(arg, with_value[k]) == 0;
     if (wants_value && i + 1 >= argc) return usage_error("%s needs a value", arg);
@@ -198,6 +223,10 @@ static int parse_args(int argc, char **argv, run_args *a, int *help) {
     } else if (!strcmp(arg, "--timeout-ms")) {
       if (parse_count(val, 0, INT64_MAX, &a->timeout_ms))
         return usage_error("--timeout-ms takes a whole number of milliseconds (0: none), not '%s'", val);
+    } else if (!strcmp(arg, "--tag")) {
+      a->tags = val;
+    } else if (!strcmp(arg, "--signature")) {
+      a->signature = val;
     } else if (!strcmp(arg, "--soft-placement")) {
       a->soft = 1;
     } else if (!strcmp(arg, "--log-placement")) {
@@ -209,13 +238,17 @@ static int parse_args(int argc, char **argv, run_args *a, int *help) {
     } else if (arg[0] == '-' && arg[1]) {
       return usage_error("unknown option '%s'", arg);
     } else if (!a->model) {
+      struct stat st;
       a->model = arg;
+      a->saved_model = stat(arg, &st) == 0 && S_ISDIR(st.st_mode);
     } else {
       return usage_error("unexpected argument '%s' (the model is %s)", arg, a->model);
     }
     if (oom) return out_of_memory();
   }
   if (!a->model) return usage_error("no MODEL.pb given");
+  if (!a->saved_model && (a->tags || a->signature))
+    return usage_error("%s given, but %s is not a SavedModel directory", a->tags ? "--tag" : "--signature", a->model);
   return check_step(a, cur);
 }
 
@@ -399,17 +432,174 @@ static int resolve_step(TF_Graph *g, step *st) {
   return 0;
 }
 
-/* ---- pass 3: the session ------------------------------------------------------------------ */
+/* ---- a SavedModel directory ---------------------------------------------------------------- */
 
-static int run_steps(const run_args *a, TF_Graph *g) {
-  TF_Status *s = TF_NewStatus();
+/* The tag list of --tag ("serve" by default; comma-separated) in tags (pointers into buf). */
+static int split_tags(const char *text, char *buf, size_t cap, const char **tags, int max) {
+  snprintf(buf, cap, "%s", text ? text : "serve");
+  int n = 0;
+  for (char *t = strtok(buf, ","); t && n < max; t = strtok(NULL, ",")) tags[n++] = t;
+  return n;
+}
+
+/* A copy of text kept until free_args (NULL when out of memory). */
+static char *own(run_args *a, const char *text) {
+  char *p = strdup(text);
+  char **o = realloc(a->owned, sizeof *o * (size_t)(a->n_owned + 1));
+  if (o) a->owned = o;
+  if (!p || !o) {
+    free(p);
+    return NULL;
+  }
+  a->owned[a->n_owned++] = p;
+  return p;
+}
+
+/* NAME of a --feed or --fetch spec that is a key of the signature's inputs or outputs: the
+ * spec rewritten with the tensor name (kept in a->owned) and *label the key. Another spec stays:
+ * 0 for a fetch, -2 for a feed (the caller checks it names a node). */
+static int map_key(run_args *a, const TFC_SavedModel *sm, int mg, int sig, int is_output, const char **spec,
+                   const char **label) {
+  size_t n = is_output ? strlen(*spec) : (size_t)(strchr(*spec, '=') - *spec);
+  for (int i = 0; i < TFC_SavedModelSignatureNumTensors(sm, mg, sig, is_output); i++) {
+    TFC_SignatureTensor t;
+    TFC_SavedModelSignatureTensor(sm, mg, sig, is_output, i, &t);
+    if (strlen(t.key) != n || strncmp(t.key, *spec, n) || t.kind != TFC_SIGNATURE_TENSOR_DENSE) continue;
+    char text[2048];
+    snprintf(text, sizeof text, "%s%s", t.name, *spec + n);
+    const char *p = own(a, text), *l = label ? own(a, t.key) : "";
+    if (!p || !l) return out_of_memory();
+    if (label) *label = l;
+    *spec = p;
+    return 0;
+  }
+  return is_output ? 0 : -2; /* an output may be a tensor of the graph, resolved later */
+}
+
+static void list_input_keys(FILE *f, const TFC_SavedModel *sm, int mg, int sig) {
+  for (int i = 0; i < TFC_SavedModelSignatureNumTensors(sm, mg, sig, 0); i++) {
+    TFC_SignatureTensor t;
+    TFC_SavedModelSignatureTensor(sm, mg, sig, 0, i, &t);
+    fprintf(f, "%s\"%s\"", i ? ", " : "", t.key);
+  }
+}
+
+/* Rewrites every step's keys (pass 2 then resolves the tensor names), and gives a step
+ * without fetches or targets the signature's outputs. */
+static int map_signature(run_args *a, TF_Graph *g, const TFC_SavedModel *sm, int mg, int sig) {
+  for (int k = 0; k < a->n_steps; k++) {
+    step *st = &a->steps[k];
+    if (st->restore) continue;
+    if (!st->fetches.n && !st->targets.n)
+      for (int i = 0; i < TFC_SavedModelSignatureNumTensors(sm, mg, sig, 1); i++) {
+        TFC_SignatureTensor t;
+        TFC_SavedModelSignatureTensor(sm, mg, sig, 1, i, &t);
+        const char *key = t.kind == TFC_SIGNATURE_TENSOR_DENSE ? own(a, t.key) : "";
+        if (!key || (*key && push(&st->fetches, key))) return out_of_memory();
+      }
+    st->labels = calloc((size_t)st->fetches.n + 1, sizeof *st->labels);
+    if (!st->labels) return out_of_memory();
+    for (int i = 0; i < st->feeds.n; i++) {
+      const char *spec = st->feeds.v[i];
+      int rc = map_key(a, sm, mg, sig, 0, &st->feeds.v[i], NULL);
+      if (rc == -2) {
+        const char *eq = strchr(spec, '=');
+        char name[1024];
+        snprintf(name, sizeof name, "%.*s", (int)(eq - spec), spec);
+        char *colon = strrchr(name, ':');
+        if (colon && colon[1] && strspn(colon + 1, "0123456789") == strlen(colon + 1)) *colon = 0;
+        if (TF_GraphOperationByName(g, name)) continue; /* a tensor of the graph */
+        fprintf(stderr, "tfc run: INVALID_ARGUMENT: \"%.*s\" is not a valid input key. Please choose from ",
+                (int)(eq - spec), spec);
+        list_input_keys(stderr, sm, mg, sig);
+        fprintf(stderr, ", or use tfc inspect.\n");
+        return EXIT_USAGE;
+      }
+      if (rc) return rc;
+    }
+    for (int i = 0; i < st->fetches.n; i++) {
+      int rc = map_key(a, sm, mg, sig, 1, &st->fetches.v[i], &st->labels[i]);
+      if (rc) return rc;
+    }
+  }
+  return 0;
+}
+
+static TF_SessionOptions *session_options(const run_args *a, TF_Status *s) {
   TF_SessionOptions *so = TF_NewSessionOptions();
   if (a->cpus) TFC_SetDeviceCount(so, "CPU", a->cpus, s);
   if (a->timeout_ms) TFC_SetOperationTimeout(so, a->timeout_ms);
   TFC_SetAllowSoftPlacement(so, (unsigned char)a->soft);
   TFC_SetLogDevicePlacement(so, (unsigned char)a->log);
   if (a->explain) TFC_SetLogPlacementReasons(so, 1);
-  TF_Session *sess = TF_GetCode(s) == TF_OK ? TF_NewSession(g, so, s) : NULL;
+  return so;
+}
+
+/* Loads the SavedModel a->model into a new graph and session after checking the tag-set and
+ * signature; then maps the signature's keys. Returns 0 or the exit code after a message. */
+static int load_saved_model(run_args *a, TF_Graph **g, TF_Session **sess) {
+  TF_Status *s = TF_NewStatus();
+  TFC_SavedModel *sm = TFC_ReadSavedModel(a->model, s);
+  int rc = 0;
+  char buf[1024];
+  const char *tags[64];
+  int n_tags = split_tags(a->tags, buf, sizeof buf, tags, 64);
+  int mg = sm ? TFC_SavedModelFindMetaGraph(sm, tags, n_tags) : -1;
+  const char *key = a->signature ? a->signature : "serving_default";
+  int sig = mg >= 0 ? TFC_SavedModelFindSignature(sm, mg, key) : -1;
+  if (!sm) {
+    fprintf(stderr, "tfc run: %s: %s\n", tfc_code_name(TF_GetCode(s)), TF_Message(s));
+    rc = EXIT_FAILED;
+  } else if (mg < 0) {
+    fprintf(stderr,
+            "tfc run: NOT_FOUND: MetaGraphDef associated with tag-set %s could not be found in the SavedModel. "
+            "Please use one of the following tag-sets: [",
+            a->tags ? a->tags : "serve");
+    for (int m = 0; m < TFC_SavedModelNumMetaGraphs(sm); m++) {
+      fprintf(stderr, "%s'", m ? ", " : "");
+      for (int t = 0; t < TFC_SavedModelNumTags(sm, m); t++) fprintf(stderr, "%s%s", t ? "," : "", TFC_SavedModelTag(sm, m, t));
+      fprintf(stderr, "'");
+    }
+    fprintf(stderr, "]\n");
+    rc = EXIT_USAGE;
+  } else if (sig < 0) {
+    fprintf(stderr, "tfc run: NOT_FOUND: Could not find signature \"%s\". Please choose from: ", key);
+    for (int k = 0; k < TFC_SavedModelNumSignatures(sm, mg); k++)
+      fprintf(stderr, "%s%s", k ? ", " : "", TFC_SavedModelSignatureKey(sm, mg, k));
+    fprintf(stderr, "\n");
+    rc = EXIT_USAGE;
+  }
+  if (!rc) {
+    /* TF's loader logs this and goes on; the first run then fails on the unrestored variables */
+    char index[2048];
+    snprintf(index, sizeof index, "%s/variables/variables.index", a->model);
+    if (access(index, F_OK) != 0)
+      fprintf(stderr,
+              "tfc run: The specified SavedModel has no variables; no checkpoints were restored. File does not "
+              "exist: %s\n",
+              index);
+    *g = TF_NewGraph();
+    TF_SessionOptions *so = session_options(a, s);
+    if (TF_GetCode(s) == TF_OK) *sess = TF_LoadSessionFromSavedModel(so, NULL, a->model, tags, n_tags, *g, NULL, s);
+    TF_DeleteSessionOptions(so);
+    if (!*sess) {
+      fprintf(stderr, "tfc run: %s: %s\n", tfc_code_name(TF_GetCode(s)), TF_Message(s));
+      rc = EXIT_FAILED;
+    }
+  }
+  if (!rc) rc = map_signature(a, *g, sm, mg, sig);
+  TFC_DeleteSavedModel(sm);
+  TF_DeleteStatus(s);
+  return rc;
+}
+
+/* ---- pass 3: the session ------------------------------------------------------------------ */
+
+/* Runs the steps in sess (NULL: a new session over g). */
+static int run_steps(const run_args *a, TF_Graph *g, TF_Session *sess) {
+  TF_Status *s = TF_NewStatus();
+  TF_SessionOptions *so = session_options(a, s);
+  if (!sess && TF_GetCode(s) == TF_OK) sess = TF_NewSession(g, so, s);
   int rc = TF_GetCode(s) == TF_OK ? 0 : EXIT_FAILED;
   if (rc) fprintf(stderr, "tfc run: %s: %s\n", tfc_code_name(TF_GetCode(s)), TF_Message(s));
   for (int k = 0; k < a->n_steps && !rc; k++) {
@@ -432,7 +622,10 @@ static int run_steps(const run_args *a, TF_Graph *g) {
     }
     for (int i = 0; i < st->fetches.n && outs; i++) {
       if (!rc && outs[i]) {
-        printf("%s:%d = ", TF_OperationName(st->fetch_outs[i].oper), st->fetch_outs[i].index);
+        if (st->labels && st->labels[i])
+          printf("Result for output key %s:\n", st->labels[i]);
+        else
+          printf("%s:%d = ", TF_OperationName(st->fetch_outs[i].oper), st->fetch_outs[i].index);
         if (tfc_print_tensor(stdout, outs[i], a->print_all)) printf("<out of memory printing the tensor>");
         printf("\n");
       }
@@ -456,8 +649,11 @@ static void free_args(run_args *a) {
     for (int i = 0; i < st->n_feeds; i++) TF_DeleteTensor(st->feed_vals[i]);
     free(st->feeds.v), free(st->fetches.v), free(st->targets.v);
     free(st->feed_outs), free(st->feed_vals), free(st->fetch_outs), free(st->target_ops);
+    free(st->labels);
   }
   free(a->steps);
+  for (int i = 0; i < a->n_owned; i++) free(a->owned[i]);
+  free(a->owned);
 }
 
 int tfc_tool_run(int argc, char **argv) {
@@ -470,12 +666,24 @@ int tfc_tool_run(int argc, char **argv) {
     return 0;
   }
   TF_Graph *g = NULL;
-  if (!rc) {
+  TF_Session *sess = NULL;
+  if (!rc && a.saved_model) {
+    rc = load_saved_model(&a, &g, &sess);
+  } else if (!rc) {
     g = tfc_tool_load_graph("tfc run", a.model);
     if (!g) rc = EXIT_FAILED;
   }
   for (int k = 0; k < a.n_steps && !rc; k++) rc = resolve_step(g, &a.steps[k]);
-  if (!rc) rc = run_steps(&a, g);
+  if (!rc) {
+    rc = run_steps(&a, g, sess);
+    sess = NULL; /* run_steps deleted it */
+  }
+  if (sess) {
+    TF_Status *s = TF_NewStatus();
+    TF_CloseSession(sess, s);
+    TF_DeleteSession(sess, s);
+    TF_DeleteStatus(s);
+  }
   if (g) TF_DeleteGraph(g);
   free_args(&a);
   return rc;

@@ -8,11 +8,19 @@
 #define TFC_TOOLS_TFC_TOOL_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "tensorflow/c/c_api.h"
 
 /* tfc inspect MODEL.pb: every node of a GraphDef and what it lacks here (tfc_inspect.c). */
 int tfc_tool_inspect(int argc, char **argv);
+/* tfc inspect DIR on a SavedModel directory (tfc_inspect_saved_model.c): returns the exit code. */
+int tfc_tool_inspect_saved_model(const char *dir);
+/* Helpers for printing a SavedModel (tfc_inspect_saved_model.c): a signature as
+ * saved_model_cli prints it, each line indented by ind; a MetaGraphDef's tags joined by ", ". */
+struct TFC_SavedModel;
+void tfc_tool_print_signature(const struct TFC_SavedModel *sm, int mg, int sig, const char *ind);
+void tfc_tool_print_tag_set(const struct TFC_SavedModel *sm, int mg, FILE *out);
 /* tfc run MODEL.pb [OPTIONS] STEP [--then STEP]...: steps in one session (tfc_run.c). */
 int tfc_tool_run(int argc, char **argv);
 /* tfc data <dataset> --out DIR ...: argv[0] is the dataset (tfc_data.c). */

@@ -26,8 +26,9 @@
  * (what Python writes for a relative save_path, and with save_relative_paths=True), so the
  * directory can be moved. Like Python, a new saver does not read an existing state file: call
  * TFC_SaverRecoverLastCheckpoints when resuming so that max_to_keep also covers the
- * checkpoints of earlier runs. TFC_SaverSave does not write the ".meta" MetaGraphDef: export
- * it with TFC_ExportMetaGraph (tfc/meta_graph.h), as Python's Saver.save does.
+ * checkpoints of earlier runs. TFC_SaverSave does not write the ".meta" MetaGraphDef;
+ * TFC_SaverSaveWithOptions with TFC_SAVER_WRITE_META_GRAPH does, as Python's Saver.save does
+ * by default (tfc/meta_graph.h's TFC_ExportMetaGraph).
  *
  * A saver can also be made over nodes already in the graph (an imported MetaGraphDef's
  * saver_def: TFC_NewSaverFromDef), as Python's Saver(saver_def=...). TFC_SaverSaveWithOptions
@@ -96,6 +97,9 @@ TF_CAPI_EXPORT extern int TFC_SaverSave(TFC_Saver* saver, TF_Session* session, c
 #define TFC_SAVER_PATHS_AS_GIVEN 2   /* the state file lists the paths as given (Python's default;
                                         without it they are relative to the directory) */
 #define TFC_SAVER_PAD_STEP_NUMBER 4  /* "<save_path>-%08d" (pad_step_number=True) */
+#define TFC_SAVER_WRITE_META_GRAPH 8 /* write_meta_graph=True: after the save, the graph's
+                                        MetaGraphDef (TFC_ExportMetaGraph with this saver's
+                                        SaverDef, every collection) to "<prefix>.<meta_suffix>" */
 /* TFC_SaverSave with Python's options: the state file is save_path's directory's
  * latest_filename (NULL: "checkpoint"; one with a '/' is INVALID_ARGUMENT "'latest_filename'
  * must not contain path components"), and a pruned checkpoint's meta graph file is

@@ -10,6 +10,7 @@
  * collections only Python holds, passed in as (key, kind, values)); import_meta_graph imports
  * them in C; Python then recreates its own objects from the message (the saver def and the
  * collections the builders do not hold). A CheckpointReader owns a TFC_CheckpointReader.
+ * save_saved_model is TFC_SaveSavedModel (tfc/saved_model.h) for tf.saved_model's builder.
  *
  * Errors: a non-OK TF_Status raises the class registered for its code (pywrap.h); bad
  * argument types raise TypeError.
@@ -18,6 +19,7 @@
 
 #include "pywrap.h"
 #include "tfc/meta_graph.h"
+#include "tfc/saved_model.h"
 #include "tfc/saver.h"
 #include "tfc/train.h"
 
@@ -413,6 +415,101 @@ static PyObject *import_meta_graph(PyObject *self, PyObject *args) {
   Py_RETURN_NONE;
 }
 
+/* ---------------------------------------------------------------- SavedModels */
+
+/* The (key, "op:k") pairs of list l into keys/outs (n entries; the strings borrowed from l). */
+static int tensor_pairs(TF_Graph *g, PyObject *l, const char **keys, TF_Output *outs) {
+  for (Py_ssize_t i = 0; i < PyList_GET_SIZE(l); i++) {
+    const char *name;
+    if (!PyArg_ParseTuple(PyList_GET_ITEM(l, i), "ss", &keys[i], &name)) return -1;
+    const char *colon = strrchr(name, ':');
+    size_t n = colon ? (size_t)(colon - name) : strlen(name);
+    char op[1024];
+    if (n >= sizeof op) n = sizeof op - 1;
+    memcpy(op, name, n);
+    op[n] = 0;
+    outs[i].oper = TF_GraphOperationByName(g, op);
+    outs[i].index = colon ? atoi(colon + 1) : 0;
+    if (!outs[i].oper) {
+      PyErr_Format(PyExc_KeyError, "The name '%s' refers to a Tensor which does not exist.", name);
+      return -1;
+    }
+  }
+  return 0;
+}
+
+/* save_saved_model(session, graph, saver or None, export_dir, [tag, ...],
+ * [(key, method or None, [(input key, tensor name)], [(output key, tensor name)])], main_op or
+ * None): TFC_SaveSavedModel. */
+static PyObject *save_saved_model(PyObject *self, PyObject *args) {
+  PyObject *sess, *g, *sv, *tags, *sigs;
+  const char *dir, *main_op = NULL;
+  if (!PyArg_ParseTuple(args, "OO!OsO!O!z", &sess, &PyTFGraph_Type, &g, &sv, &dir, &PyList_Type, &tags, &PyList_Type,
+                        &sigs, &main_op))
+    return NULL;
+  TF_Session *session = pywrap_session(sess);
+  if (!session) return NULL;
+  if (sv != Py_None && !PyObject_TypeCheck(sv, &PyTFSaver_Type)) {
+    PyErr_SetString(PyExc_TypeError, "saver must be a _pywrap.Saver or None");
+    return NULL;
+  }
+  TF_Graph *graph = ((PyTFGraph *)g)->graph;
+  Py_ssize_t nt = PyList_GET_SIZE(tags), ns = PyList_GET_SIZE(sigs);
+  const char **ctags = calloc((size_t)nt + 1, sizeof *ctags);
+  TFC_SignatureSpec *specs = calloc((size_t)ns + 1, sizeof *specs);
+  PyObject *r = NULL;
+  if (!ctags || !specs) {
+    PyErr_NoMemory();
+    goto done;
+  }
+  for (Py_ssize_t i = 0; i < nt; i++)
+    if (!(ctags[i] = PyUnicode_AsUTF8(PyList_GET_ITEM(tags, i)))) goto done;
+  for (Py_ssize_t i = 0; i < ns; i++) {
+    PyObject *in, *out;
+    TFC_SignatureSpec *sp = &specs[i];
+    if (!PyArg_ParseTuple(PyList_GET_ITEM(sigs, i), "szO!O!", &sp->key, &sp->method_name, &PyList_Type, &in,
+                          &PyList_Type, &out))
+      goto done;
+    sp->num_inputs = (int)PyList_GET_SIZE(in);
+    sp->num_outputs = (int)PyList_GET_SIZE(out);
+    sp->input_keys = calloc((size_t)sp->num_inputs + 1, sizeof(char *));
+    sp->inputs = calloc((size_t)sp->num_inputs + 1, sizeof(TF_Output));
+    sp->output_keys = calloc((size_t)sp->num_outputs + 1, sizeof(char *));
+    sp->outputs = calloc((size_t)sp->num_outputs + 1, sizeof(TF_Output));
+    if (!sp->input_keys || !sp->inputs || !sp->output_keys || !sp->outputs) {
+      PyErr_NoMemory();
+      goto done;
+    }
+    if (tensor_pairs(graph, in, (const char **)sp->input_keys, (TF_Output *)sp->inputs) ||
+        tensor_pairs(graph, out, (const char **)sp->output_keys, (TF_Output *)sp->outputs))
+      goto done;
+  }
+  TF_Status *s = TF_NewStatus();
+  if (!s) {
+    PyErr_NoMemory();
+    goto done;
+  }
+  TFC_Saver *csv = sv == Py_None ? NULL : ((PyTFSaver *)sv)->saver;
+  Py_BEGIN_ALLOW_THREADS
+  TFC_SaveSavedModel(session, graph, csv, dir, ctags, (int)nt, specs, (int)ns, main_op, s);
+  Py_END_ALLOW_THREADS
+  if (!pywrap_raise_status(s)) {
+    Py_INCREF(Py_None);
+    r = Py_None;
+  }
+  TF_DeleteStatus(s);
+done:
+  for (Py_ssize_t i = 0; specs && i < ns; i++) {
+    free((void *)specs[i].input_keys);
+    free((void *)specs[i].inputs);
+    free((void *)specs[i].output_keys);
+    free((void *)specs[i].outputs);
+  }
+  free(specs);
+  free(ctags);
+  return r;
+}
+
 /* ---------------------------------------------------------------- checkpoint readers */
 
 typedef struct {
@@ -520,5 +617,6 @@ PyMethodDef pywrap_saver_methods[] = {
     {"update_checkpoint_state", update_checkpoint_state, METH_VARARGS, "TFC_UpdateCheckpointState."},
     {"export_meta_graph", export_meta_graph, METH_VARARGS, "TFC_ExportMetaGraph and TFC_MetaGraphAdd*List."},
     {"import_meta_graph", import_meta_graph, METH_VARARGS, "TFC_ImportMetaGraph."},
+    {"save_saved_model", save_saved_model, METH_VARARGS, "TFC_SaveSavedModel."},
     {"checkpoint_reader", checkpoint_reader, METH_VARARGS, "TFC_NewCheckpointReader."},
     {NULL, NULL, 0, NULL}};

@@ -25,6 +25,7 @@
 #include "builders/builders_internal.h"
 #include "io/bundle.h"
 #include "io/table.h"
+#include "tfc/meta_graph.h"
 #include "tfc/saver.h"
 
 typedef struct tracked {
@@ -611,6 +612,25 @@ TFC_EXPORT int TFC_SaverSaveWithOptions(TFC_Saver *saver, TF_Session *session, c
     free(all);
     if (!tfc_status_ok(s)) goto done;
     maybe_delete(saver, &dropped, meta_suffix);
+  }
+  /* 3. The MetaGraphDef beside it (write_meta_graph=True). */
+  if (flags & TFC_SAVER_WRITE_META_GRAPH) {
+    char *meta = NULL;
+    TFC_SaverDef def;
+    TFC_SaverGetDef(saver, &def);
+    if (asprintf(&meta, "%s.%s", prefix, meta_suffix && *meta_suffix ? meta_suffix : "meta") < 0) {
+      TFC_OOM(s);
+      goto done;
+    }
+    TF_Status *ms = TF_NewStatus();
+    TFC_MetaGraph *mg = ms ? TFC_ExportMetaGraph(saver->graph, &def, NULL, 0, 0, ms) : NULL;
+    if (mg) TFC_WriteMetaGraph(mg, meta, ms);
+    if (!ms) TFC_OOM(s);
+    else if (TF_GetCode(ms) != TF_OK) tfc_status_set(s, (int)TF_GetCode(ms), "%s", TF_Message(ms));
+    TFC_DeleteMetaGraph(mg);
+    TF_DeleteStatus(ms);
+    free(meta);
+    if (!tfc_status_ok(s)) goto done;
   }
   copy_out(prefix, out_path, out_len, s);
 done:

@@ -5,24 +5,25 @@
  *
  * Steps, each failing with TF's code and the whole call returning NULL:
  *   1. graph must be empty (INVALID_ARGUMENT "Graph is non-empty.");
- *   2. <dir>/saved_model.pb is read as a SavedModel (src/proto/tensorflow/saved_model.proto,
- *      the MetaGraphDefs kept as bytes; DATA_LOSS "Can't parse <file> as binary proto"
- *      when it is not one); with only saved_model.pbtxt: UNIMPLEMENTED (text
- *      format is not read); neither: NOT_FOUND "Could not find SavedModel .pb or .pbtxt at
- *      supplied export directory path: <dir>";
+ *   2. <dir>/saved_model.pb is read (TFC_ReadSavedModel, saved_model_io.c: DATA_LOSS when it
+ *      is not a SavedModel, UNIMPLEMENTED with only saved_model.pbtxt, NOT_FOUND "Could not
+ *      find SavedModel .pb or .pbtxt at supplied export directory path: <dir>" without
+ *      either);
  *   3. the first MetaGraphDef whose tags equal the requested ones as a set is chosen
  *      (NOT_FOUND "Could not find meta graph def matching supplied tags: { a b }. ...");
  *   4. it is imported into graph by the meta-graph module (TFC_NewMetaGraphFromBuffer,
  *      TFC_ImportMetaGraph: no prefix), and a session is made with session_options;
  *   5. when <dir>/variables/variables.index exists, the SaverDef's restore_op_name runs with
  *      filename_tensor_name fed "<dir>/variables/variables" (plus the asset feeds);
- *   6. the init op (collection "saved_model_main_op", else "legacy_init_op"; exactly one node
- *      or FAILED_PRECONDITION "Expected exactly one main op in : <dir>") runs with the asset
+ *   6. the init op (the output "__saved_model_init_op" of the signature of that key, which
+ *      TF 2.x's tf.saved_model.save writes, else collection "saved_model_main_op", else
+ *      "legacy_init_op"; a collection holds exactly one node or the load fails with
+ *      FAILED_PRECONDITION "Expected exactly one main op in : <dir>") runs with the asset
  *      feeds: each AssetFileDef (the MetaGraphDef's asset_file_def, else the Any entries of
  *      collection "saved_model_assets") feeds tensor_info.name "<dir>/assets/<filename>";
  *   7. meta_graph_def (when non-NULL) receives the chosen MetaGraphDef's bytes as written.
- * Not carried: the signature-based init op (signature_def "__saved_model_init_op", written by
- * TF 2.x's tf.saved_model.save, whose graphs need function calls this runtime lacks).
+ * TF 2.x's SavedModels (tf.saved_model.save: VarHandleOp variables, the model and its saver in
+ * library functions called by StatefulPartitionedCall) load the same way.
  *
  * Ownership: the session is the caller's (TF_DeleteSession); on error nothing is left
  * allocated, though graph keeps the nodes imported before the failure (as TF's does).
@@ -34,63 +35,16 @@
 
 #include "capi/capi_internal.h"
 #include "proto/pb_util.h"
-#include "tensorflow/saved_model.pb-c.h"
+#include "capi/saved_model_internal.h"
 #include "tfc/meta_graph.h"
 
 #define ANY_ASSET_URL_SUFFIX "/tensorflow.AssetFileDef"
-
-/* The file's bytes (caller frees *out) or an errno-style failure: -1 when it does not exist. */
-static int read_file(const char *path, char **out, size_t *out_len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return -1;
-  char *buf = NULL;
-  size_t len = 0, cap = 0, got;
-  int rc = 0;
-  do {
-    if (len == cap) {
-      char *b = realloc(buf, cap = cap ? 2 * cap : 1 << 16);
-      if (!b) {
-        rc = -2;
-        break;
-      }
-      buf = b;
-    }
-    got = fread(buf + len, 1, cap - len, f);
-    len += got;
-  } while (got > 0);
-  if (!rc && ferror(f)) rc = -3;
-  fclose(f);
-  if (rc) {
-    free(buf);
-    return rc;
-  }
-  *out = buf;
-  *out_len = len;
-  return 0;
-}
 
 static char *join3(const char *a, const char *b, const char *c) {
   size_t n = strlen(a) + strlen(b) + strlen(c) + 1;
   char *p = malloc(n);
   if (p) snprintf(p, n, "%s%s%s", a, b, c);
   return p;
-}
-
-/* Whether the view's tags equal tags[0..n) as sets. */
-static int same_tags(const Tensorflow__SavedModelMetaGraphView *v, const char *const *tags, int n) {
-  size_t nt = v->meta_info_def ? v->meta_info_def->n_tags : 0;
-  char **have = v->meta_info_def ? v->meta_info_def->tags : NULL;
-  for (size_t i = 0; i < nt; i++) {
-    int found = 0;
-    for (int j = 0; j < n && !found; j++) found = strcmp(have[i], tags[j]) == 0;
-    if (!found) return 0;
-  }
-  for (int j = 0; j < n; j++) {
-    int found = 0;
-    for (size_t i = 0; i < nt && !found; i++) found = strcmp(have[i], tags[j]) == 0;
-    if (!found) return 0;
-  }
-  return 1;
 }
 
 /* The graph's output for a tensor name "op:k" ("op" means k = 0); oper NULL when absent. */
@@ -198,11 +152,20 @@ static int run_target(TF_Session *sess, const TF_Buffer *run_options, TF_Graph *
   return TF_GetCode(status) == TF_OK ? 0 : -1;
 }
 
-/* The init op's name (borrowed from mg), NULL when there is none; -1 in *bad when the
- * collection does not hold exactly one node. */
-static const char *init_op_name(const TFC_MetaGraph *mg, int *bad) {
+/* The init op's name (borrowed from v or mg), NULL when there is none: the signature
+ * "__saved_model_init_op"'s output of that key, else the collection "saved_model_main_op", else
+ * "legacy_init_op"; *bad set when the collection does not hold exactly one node. */
+static const char *init_op_name(const Tensorflow__SavedModelMetaGraphView *v, const TFC_MetaGraph *mg, int *bad) {
   const char *keys[] = {"saved_model_main_op", "legacy_init_op"};
   *bad = 0;
+  for (size_t i = 0; i < v->n_signature_def; i++) {
+    const Tensorflow__SignatureDef *d = v->signature_def[i]->value;
+    if (strcmp(v->signature_def[i]->key, "__saved_model_init_op") || !d) continue;
+    for (size_t k = 0; k < d->n_outputs; k++)
+      if (strcmp(d->outputs[k]->key, "__saved_model_init_op") == 0 && d->outputs[k]->value &&
+          d->outputs[k]->value->encoding_case == TENSORFLOW__SIGNATURE_TENSOR_INFO__ENCODING_NAME)
+        return d->outputs[k]->value->name;
+  }
   for (int k = 0; k < 2; k++) {
     if (TFC_MetaGraphCollectionKind(mg, keys[k]) == 0) continue;
     if (TFC_MetaGraphCollectionKind(mg, keys[k]) != TFC_COLLECTION_NODE_LIST ||
@@ -236,54 +199,14 @@ TFC_EXPORT TF_Session *TF_LoadSessionFromSavedModel(const TF_SessionOptions *ses
     tfc_status_set(s, TFC_INVALID_ARGUMENT, "Graph is non-empty.");
     return NULL;
   }
-  char *pb = join3(export_dir, "/", "saved_model.pb"), *data = NULL;
-  size_t len = 0;
-  int rc = pb ? read_file(pb, &data, &len) : -2;
-  if (rc == -1) {
-    char *txt = join3(export_dir, "/", "saved_model.pbtxt");
-    if (txt && access(txt, F_OK) == 0)
-      tfc_status_set(s, TFC_UNIMPLEMENTED, "%s: text-format SavedModels are not supported; convert it to saved_model.pb",
-                     txt);
-    else
-      tfc_status_set(s, TFC_NOT_FOUND, "Could not find SavedModel .pb or .pbtxt at supplied export directory path: %s",
-                     export_dir);
-    free(txt);
-  } else if (rc == -2) {
-    TFC_OOM(s);
-  } else if (rc) {
-    tfc_status_set(s, TFC_DATA_LOSS, "%s: read error", pb);
-  }
-  free(pb);
-  if (rc) return NULL;
-
   TF_Session *sess = NULL;
   TFC_MetaGraph *mg = NULL;
-  Tensorflow__SavedModelMetaGraphView *view = NULL;
   feeds f = {NULL, NULL, 0};
   char *prefix = NULL, *index = NULL;
-  const ProtobufCBinaryData *chosen = NULL;
-  tfc_status parse;
-  tfc_status_init(&parse);
-  Tensorflow__SavedModel *sm =
-      (Tensorflow__SavedModel *)tfc_pb_unpack(&tensorflow__saved_model__descriptor, data, len, "SavedModel", &parse);
-  tfc_status_fini(&parse);
-  if (!sm) {
-    tfc_status_set(s, TFC_DATA_LOSS, "Can't parse %s/saved_model.pb as binary proto", export_dir);
-    goto fail;
-  }
-  for (size_t i = 0; i < sm->n_meta_graphs && !chosen; i++) {
-    view = (Tensorflow__SavedModelMetaGraphView *)tfc_pb_unpack(&tensorflow__saved_model_meta_graph_view__descriptor,
-                                                               sm->meta_graphs[i].data, sm->meta_graphs[i].len,
-                                                               "MetaGraphDef", s);
-    if (!view) goto fail;
-    if (same_tags(view, tags, tags_len)) {
-      chosen = &sm->meta_graphs[i];
-    } else {
-      protobuf_c_message_free_unpacked(&view->base, NULL);
-      view = NULL;
-    }
-  }
-  if (!chosen) {
+  TFC_SavedModel *sm = TFC_ReadSavedModel(export_dir, status);
+  if (!sm) return NULL;
+  int which = TFC_SavedModelFindMetaGraph(sm, tags, tags_len);
+  if (which < 0) {
     char text[512];
     tags_text(tags, tags_len, text, sizeof text);
     tfc_status_set(s, TFC_NOT_FOUND,
@@ -292,6 +215,8 @@ TFC_EXPORT TF_Session *TF_LoadSessionFromSavedModel(const TF_SessionOptions *ses
                    text);
     goto fail;
   }
+  const ProtobufCBinaryData *chosen = &sm->pb->meta_graphs[which];
+  const Tensorflow__SavedModelMetaGraphView *view = sm->views[which];
   if (!(mg = TFC_NewMetaGraphFromBuffer(chosen->data, chosen->len, status))) goto fail;
   TFC_ImportMetaGraph(graph, mg, NULL, 0, status);
   if (TF_GetCode(status) != TF_OK) goto fail;
@@ -335,7 +260,7 @@ TFC_EXPORT TF_Session *TF_LoadSessionFromSavedModel(const TF_SessionOptions *ses
     if (failed) goto fail;
   }
   int bad = 0;
-  const char *init = init_op_name(mg, &bad);
+  const char *init = init_op_name(view, mg, &bad);
   if (bad) {
     tfc_status_set(s, TFC_FAILED_PRECONDITION, "Expected exactly one main op in : %s", export_dir);
     goto fail;
@@ -354,9 +279,7 @@ TFC_EXPORT TF_Session *TF_LoadSessionFromSavedModel(const TF_SessionOptions *ses
   free(prefix);
   free(index);
   TFC_DeleteMetaGraph(mg);
-  protobuf_c_message_free_unpacked(&view->base, NULL);
-  protobuf_c_message_free_unpacked(&sm->base, NULL);
-  free(data);
+  TFC_DeleteSavedModel(sm);
   return sess;
 
 fail:
@@ -369,8 +292,6 @@ fail:
     TF_DeleteStatus(scratch);
   }
   TFC_DeleteMetaGraph(mg);
-  if (view) protobuf_c_message_free_unpacked(&view->base, NULL);
-  if (sm) protobuf_c_message_free_unpacked(&sm->base, NULL);
-  free(data);
+  TFC_DeleteSavedModel(sm);
   return NULL;
 }

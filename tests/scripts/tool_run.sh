@@ -72,7 +72,8 @@ expect restore_missing 1 "NOT_FOUND: " -- run "$g" --target init --then --restor
 expect unknown_command 2 "tfc: unknown command 'bogus'" -- bogus
 expect no_model 2 "tfc run: no MODEL.pb given" -- run --fetch v
 # Files and runs.
-expect file_is_dir 1 "tfc run: cannot read $fix: Is a directory" -- run "$fix" --fetch c
+# a directory is taken for a SavedModel directory (tests/scripts/tool_saved_model.sh)
+expect file_is_dir 1 "tfc run: NOT_FOUND: Could not find SavedModel .pb or .pbtxt at supplied export directory path: $fix" -- run "$fix" --fetch c
 expect file_missing 1 "tfc run: cannot read $work/nope.pb: No such file or directory" -- run "$work/nope.pb" --fetch c
 expect run_unfed 1 "tfc run: INVALID_ARGUMENT: You must feed a value for placeholder tensor 's' with dtype string and shape [?]" -- run "$g" --fetch s_out
 expect run_uninitialized 1 "FAILED_PRECONDITION: " -- run "$g" --fetch v

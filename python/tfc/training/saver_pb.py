@@ -1,5 +1,6 @@
 """The protocol buffer messages of savers and meta graphs, as Python objects: SaverDef,
-CheckpointState, VariableDef, QueueRunnerDef, CollectionDef, MetaInfoDef and MetaGraphDef.
+CheckpointState, VariableDef, QueueRunnerDef, CollectionDef, MetaInfoDef, MetaGraphDef and its
+SignatureDef, TensorInfo and AssetFileDef, and SavedModel (saved_model.proto).
 
 Design: the messages are written on example_pb's small codec (the package needs numpy only),
 with the field numbers of tensorflow/core/protobuf/{saver,meta_graph,queue_runner}.proto,
@@ -11,6 +12,7 @@ serialized bytes (the wire format of an embedded message is its bytes), so a Met
 parses and serializes back unchanged.
 """
 from tfc import example_pb as _pb
+from tfc.framework import graph_pb as _graph_pb  # registers TensorShapeProto
 
 _Message = _pb._Message
 _register = _pb._register
@@ -92,8 +94,39 @@ class MetaInfoDef(_Message):
 
 
 @_register
+class TensorInfoCooSparse(_Message):
+    _FIELDS = (("values_tensor_name", 1, "string"), ("indices_tensor_name", 2, "string"),
+               ("dense_shape_tensor_name", 3, "string"))
+
+
+@_register
+class TensorInfo(_Message):
+    _FIELDS = (("name", 1, "string"), ("coo_sparse", 4, "msg:TensorInfoCooSparse"),
+               ("composite_tensor", 5, "bytes"), ("dtype", 2, "enum"),
+               ("tensor_shape", 3, "msg:TensorShapeProto"))
+    _ENUM_NAMES = {"dtype": _graph_pb.DATA_TYPE_NAMES}
+    CooSparse = TensorInfoCooSparse
+
+
+@_register
+class SignatureDef(_Message):
+    _FIELDS = (("inputs", 1, "map_msg:TensorInfo"), ("outputs", 2, "map_msg:TensorInfo"),
+               ("method_name", 3, "string"))
+
+
+@_register
+class AssetFileDef(_Message):
+    _FIELDS = (("tensor_info", 1, "msg:TensorInfo"), ("filename", 2, "string"))
+
+
+@_register
 class MetaGraphDef(_Message):
     _FIELDS = (("meta_info_def", 1, "msg:MetaInfoDef"), ("graph_def", 2, "bytes"), ("saver_def", 3, "msg:SaverDef"),
-               ("collection_def", 4, "map_msg:CollectionDef"), ("signature_def", 5, "rep_bytes"),
-               ("asset_file_def", 6, "rep_bytes"))
+               ("collection_def", 4, "map_msg:CollectionDef"), ("signature_def", 5, "map_msg:SignatureDef"),
+               ("asset_file_def", 6, "rep_msg:AssetFileDef"), ("object_graph_def", 7, "bytes"))
     MetaInfoDef = MetaInfoDef
+
+
+@_register
+class SavedModel(_Message):
+    _FIELDS = (("saved_model_schema_version", 1, "int64"), ("meta_graphs", 2, "rep_msg:MetaGraphDef"))

@@ -67,6 +67,12 @@ static int assign_sub_compute(tfc_kernel_ctx *c) { return tfc_varop_update(c, 1,
 static int assign_add_variable_compute(tfc_kernel_ctx *c) { return tfc_varop_update(c, 0, 1, add_into); }
 static int assign_sub_variable_compute(tfc_kernel_ctx *c) { return tfc_varop_update(c, 1, 1, add_into); }
 
+/* DisableCopyOnRead: nothing to turn off (see ops_state.def). */
+static int disable_copy_on_read_compute(tfc_kernel_ctx *c) {
+  (void)c;
+  return TFC_OK;
+}
+
 /* Resource edges carry host-side handles (input or output 0). */
 #define HANDLE TFC_HOST(0)
 
@@ -85,6 +91,7 @@ static const tfc_kernel_def state_kernels[] = {
     {.op = TFC_OP_AssignAddVariableOp, .host_memory_in = HANDLE, .compute = assign_add_variable_compute},
     {.op = TFC_OP_AssignSubVariableOp, .host_memory_in = HANDLE, .compute = assign_sub_variable_compute},
     {.op = TFC_OP_VarIsInitializedOp, .host_memory_in = HANDLE, .compute = tfc_varop_is_initialized_compute},
+    {.op = TFC_OP_DisableCopyOnRead, .host_memory_in = HANDLE, .compute = disable_copy_on_read_compute},
 };
 
 int tfc_cpu_kernels_state(tfc_kernel_table *t, tfc_status *s) {

@@ -1,0 +1,143 @@
+"""tf.saved_model's TF 1.x API (tfc/_saved_model.py): loader.load on SavedModels TensorFlow
+wrote (tests/fixtures/saved_model_*, gen_saved_model.py: TF 1.x builder models, one with its
+init op in the "__saved_model_init_op" signature, and TF 2.x tf.saved_model.save models)
+gives TF's outputs (expected.txt); simple_save / Builder write SavedModels that load back with
+the saved values and main op; TF's errors for a missing tag-set, a missing directory, a
+non-empty export directory and empty prediction signatures."""
+import os
+
+import numpy as np
+import pytest
+
+import tfc.compat.v1 as tf
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FIXTURES = os.path.join(HERE, "..", "..", "tests", "fixtures")
+
+
+def _expected(name):
+    """The feed (tensor, value) and the expected outputs of a fixture's expected.txt."""
+    feed, outs = ("x:0", np.array([1.0, 2.0, 3.0], np.float32)), []
+    with open(os.path.join(FIXTURES, name, "expected.txt")) as f:
+        for line in f:
+            parts = line.split()
+            if parts[0] == "feed":
+                shape = [int(d) for d in parts[2].split("x")]
+                feed = (parts[1], np.array([float(v) for v in parts[3:]], np.float32).reshape(shape))
+            else:
+                outs.append((parts[0], np.array([float(v) for v in parts[1:]])))
+    return feed, outs
+
+
+@pytest.mark.parametrize("name", ["saved_model_half", "saved_model_sharded", "saved_model_init", "saved_model_init_sig",
+                                  "saved_model_asset", "saved_model_tf2_module", "saved_model_tf2_keras"])
+def test_load_gives_tf_outputs(name):
+    (feed, value), outs = _expected(name)
+    with tf.Session(graph=tf.Graph()) as sess:
+        mg = tf.saved_model.loader.load(sess, [tf.saved_model.tag_constants.SERVING], os.path.join(FIXTURES, name))
+        assert "serving_default" in mg.signature_def
+        for tensor, want in outs:
+            got = sess.run(tensor, {feed: value})
+            np.testing.assert_allclose(got.ravel(), want, rtol=1e-5, atol=1e-6)
+
+
+def test_tf2_table_model_is_initialized():
+    """The lookup table of a TF 2.x model is filled by the init op at load; the values are what
+    saved_model_cli run printed (tests/fixtures/saved_model_cli/saved_model_tf2_table.run)."""
+    with open(os.path.join(FIXTURES, "saved_model_cli", "saved_model_tf2_table.run")) as f:
+        want = [int(v) for v in f.read().split("\n", 1)[1].strip(" []\n").split()]
+    with tf.Session(graph=tf.Graph()) as sess:
+        mg = tf.saved_model.loader.load(sess, ["serve"], os.path.join(FIXTURES, "saved_model_tf2_table"))
+        sig = mg.signature_def["serving_default"]
+        got = sess.run(sig.outputs["v"].name, {sig.inputs["k"].name: ["a", "c", "z"]})
+    assert got.tolist() == want
+
+
+def test_signature_def_is_read():
+    with tf.Session(graph=tf.Graph()) as sess:
+        mg = tf.saved_model.load(sess, ["serve"], os.path.join(FIXTURES, "saved_model_tf2_module"))
+    sig = mg.signature_def["serving_default"]
+    assert sig.method_name == "tensorflow/serving/predict"
+    assert sig.inputs["x"].name == "serving_default_x:0"
+    assert sig.inputs["x"].dtype == tf.float32.as_datatype_enum
+    assert [d.size for d in sig.inputs["x"].tensor_shape.dim] == [-1, 2]
+    assert sig.outputs["y"].name == "StatefulPartitionedCall:0"
+
+
+def test_missing_tags_list_the_available_ones():
+    with tf.Session(graph=tf.Graph()) as sess:
+        with pytest.raises(RuntimeError) as e:
+            tf.saved_model.loader.load(sess, ["gpu"], os.path.join(FIXTURES, "saved_model_half"))
+    assert str(e.value) == ("MetaGraphDef associated with tags 'gpu' could not be found in SavedModel, with "
+                            "available tags '[{'serve'}]'. To inspect available tag-sets in the SavedModel, "
+                            "please use the SavedModel CLI: `saved_model_cli`.")
+
+
+def test_missing_directory(tmp_path):
+    d = str(tmp_path / "none")
+    with tf.Session(graph=tf.Graph()) as sess:
+        with pytest.raises(IOError) as e:
+            tf.saved_model.loader.load(sess, ["serve"], d)
+    assert str(e.value) == "SavedModel file does not exist at: %s/{saved_model.pbtxt|saved_model.pb}" % d
+
+
+def _model():
+    x = tf.placeholder(tf.float32, [None], name="x")
+    w = tf.Variable(0.5, name="w")
+    c = tf.Variable(0.0, name="c", collections=[tf.GraphKeys.LOCAL_VARIABLES])
+    y = tf.add(w * x, 1.0, name="y")
+    z = tf.add(x, c, name="z")
+    return x, w, c, y, z
+
+
+def test_simple_save_round_trip(tmp_path):
+    out = str(tmp_path / "model")
+    with tf.Session(graph=tf.Graph()) as sess:
+        x, w, c, y, z = _model()
+        main = tf.group(tf.assign(c, 7.0), name="main_op")
+        sess.run(tf.global_variables_initializer())
+        sess.run(tf.assign(w, 3.0))
+        tf.saved_model.simple_save(sess, out, {"x": x}, {"y": y, "z": z}, legacy_init_op=main)
+    assert sorted(os.listdir(out)) == ["saved_model.pb", "variables"]
+    with tf.Session(graph=tf.Graph()) as sess:
+        mg = tf.saved_model.loader.load(sess, ["serve"], out)
+        sig = mg.signature_def["serving_default"]
+        assert sig.method_name == "tensorflow/serving/predict"
+        assert sig.inputs["x"].name == "x:0"
+        y, z = sess.run([sig.outputs["y"].name, sig.outputs["z"].name], {"x:0": [1.0, 2.0]})
+    np.testing.assert_allclose(y, [4.0, 7.0])  # w saved as 3, not its initial 0.5
+    np.testing.assert_allclose(z, [8.0, 9.0])  # c set by the main op
+
+
+def test_builder_with_saver(tmp_path):
+    out = str(tmp_path / "model")
+    with tf.Session(graph=tf.Graph()) as sess:
+        x, w, c, y, z = _model()
+        sess.run(tf.global_variables_initializer())
+        b = tf.saved_model.Builder(out)
+        sig = tf.saved_model.predict_signature_def({"x": x}, {"y": y})
+        b.add_meta_graph_and_variables(sess, ["serve", "gpu"], {"predict": sig}, saver=tf.train.Saver([w]))
+        assert b.save() == os.path.join(out, "saved_model.pb").encode()
+        with pytest.raises(AssertionError):
+            b.add_meta_graph_and_variables(sess, ["serve"])
+    with tf.Session(graph=tf.Graph()) as sess:
+        mg = tf.saved_model.loader.load(sess, ["gpu", "serve"], out)
+        assert sorted(mg.meta_info_def.tags) == ["gpu", "serve"]
+        np.testing.assert_allclose(sess.run("y:0", {"x:0": [2.0]}), [2.0])
+
+
+def test_builder_refuses_a_non_empty_directory(tmp_path):
+    (tmp_path / "f").write_text("x")
+    with pytest.raises(AssertionError) as e:
+        tf.saved_model.Builder(str(tmp_path))
+    assert str(e.value) == ("Export directory %s already exists, and isn't empty. Please choose a different "
+                            "export directory, or delete all the contents of the specified directory." % tmp_path)
+
+
+def test_prediction_signature_needs_inputs_and_outputs():
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None], name="x")
+        with pytest.raises(ValueError, match="Prediction inputs cannot be None or empty."):
+            tf.saved_model.predict_signature_def({}, {"x": x})
+        with pytest.raises(ValueError, match="Prediction outputs cannot be None or empty."):
+            tf.saved_model.predict_signature_def({"x": x}, None)
