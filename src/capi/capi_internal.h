@@ -103,6 +103,13 @@ int tfc_capi_check_out_buffer(const TF_Buffer *out, tfc_status *s);
  * failing tfc_capi_check_out_buffer is that error, and the bytes are freed. */
 int tfc_capi_fill_buffer(TF_Buffer *out, void *data, size_t len, tfc_status *s);
 
+/* A node's attr as TF's GetNodeAttr finds it for the typed getters (TF_OperationGetAttrInt,
+ * the kernel and shape-function attr getters): NOT_FOUND "No attr named 'a' in NodeDef: ..."
+ * when absent, INVALID_ARGUMENT "AttrValue had value with type ..." when of another kind
+ * (is_list: a list of kind). Borrowed from attrs. */
+const tfc_attr_value *tfc_capi_typed_attr(const tfc_attr *attrs, int n_attrs, const char *node_name,
+                                          const char *attr_name, int kind, int is_list, tfc_status *s);
+
 /* Session bookkeeping on a graph (see TF_Graph above). */
 void tfc_capi_graph_retain(TF_Graph *g);
 void tfc_capi_graph_release(TF_Graph *g); /* frees when deleted and unused */

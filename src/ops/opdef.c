@@ -16,6 +16,7 @@
 #include "base/hashmap.h"
 #include "base/mem.h"
 #include "base/strbuf.h"
+#include "ops/user_ops.h"
 
 typedef struct op_row {
   const char *name, *ins, *outs, *attrs;
@@ -75,9 +76,12 @@ typedef struct parse_state {
   tfc_opdef *op;
   tfc_status *s;
   int outputs; /* parsing outputs, not inputs */
+  int user;    /* a user's op definition (tfc_opdef_parse): its mistakes are INVALID_ARGUMENT */
 } parse_state;
 
 static int bad(parse_state *ps, const char *b, const char *e, const char *why) {
+  if (ps->user)
+    return tfc_status_set(ps->s, TFC_INVALID_ARGUMENT, "Op %s: %s in '%.*s'", ps->op->name, why, (int)(e - b), b);
   return tfc_status_set(ps->s, TFC_INTERNAL, "op table row %s: %s in '%.*s'", ps->op->name, why,
                         (int)(e - b), b);
 }
@@ -314,7 +318,7 @@ static void init_once(void) {
     op->name = rows[i].name;
     op->flags = rows[i].flags;
     op->shape_fn = rows[i].shape_fn;
-    parse_state ps = {op, &init_status, 0};
+    parse_state ps = {op, &init_status, 0, 0};
     /* attrs first: arg specs refer to them */
     if (split_top(rows[i].attrs, ';', parse_attr, &ps)) break;
     if (split_top(rows[i].ins, ',', parse_arg, &ps)) break;
@@ -336,7 +340,8 @@ const tfc_opdef *tfc_op_lookup(const char *name) {
   tfc_status_init(&s);
   tfc_ops_init(&s);
   tfc_status_fini(&s);
-  return tfc_hashmap_get(&by_name, name);
+  const tfc_opdef *op = tfc_hashmap_get(&by_name, name);
+  return op ? op : tfc_user_op_lookup(name);
 }
 
 const tfc_opdef *tfc_op_by_id(int id) {
@@ -344,7 +349,56 @@ const tfc_opdef *tfc_op_by_id(int id) {
   tfc_status_init(&s);
   tfc_ops_init(&s);
   tfc_status_fini(&s);
+  if (id >= TFC_OP_USER_BASE) return tfc_user_op_by_id(id);
   return id >= 0 && id < TFC_OP_COUNT ? &defs[id] : NULL;
+}
+
+void tfc_opdef_free(tfc_opdef *op) {
+  if (!op) return;
+  tfc_arg_def *lists[2] = {op->inputs, op->outputs};
+  int counts[2] = {op->n_inputs, op->n_outputs};
+  for (int l = 0; l < 2; l++) {
+    for (int i = 0; i < counts[l]; i++) {
+      free(lists[l][i].name);
+      free(lists[l][i].type_attr);
+      free(lists[l][i].number_attr);
+      free(lists[l][i].type_list_attr);
+    }
+    free(lists[l]);
+  }
+  for (int i = 0; i < op->n_attrs; i++) {
+    tfc_attr_def *ad = &op->attrs[i];
+    free(ad->name);
+    free(ad->type_text);
+    if (ad->has_default) tfc_attr_value_fini(&ad->default_value);
+    free(ad->allowed_types);
+    for (int k = 0; k < ad->n_allowed && ad->allowed_strings; k++) free(ad->allowed_strings[k]);
+    free(ad->allowed_strings);
+  }
+  free(op->attrs);
+  free((char *)op->name);
+  free(op);
+}
+
+tfc_opdef *tfc_opdef_parse(const char *name, const char *ins, const char *outs, const char *attrs, int flags,
+                           tfc_shape_fn shape_fn, tfc_status *s) {
+  tfc_opdef *op = calloc(1, sizeof *op);
+  if (!op || !(op->name = tfc_strdup(name))) {
+    free(op);
+    TFC_OOM(s);
+    return NULL;
+  }
+  op->id = -1;
+  op->flags = flags;
+  op->shape_fn = shape_fn;
+  parse_state ps = {op, s, 0, 1};
+  if (split_top(attrs, ';', parse_attr, &ps) || split_top(ins, ',', parse_arg, &ps)) goto fail;
+  ps.outputs = 1;
+  if (split_top(outs, ',', parse_arg, &ps)) goto fail;
+  return op;
+fail:
+  tfc_opdef_free(op);
+  return NULL;
 }
 
 const tfc_attr_def *tfc_opdef_attr(const tfc_opdef *op, const char *name) {
