@@ -73,6 +73,8 @@ static inline tfc_endpoint tfc_capi_endpoint(TF_Output o) {
 /* The session behind a TF_Session (borrowed; capi/session.c). For tfc's own C additions that
  * reach into a session's devices (the queue runners' wait figures). */
 struct tfc_session *tfc_capi_session(TF_Session *s);
+/* The graph a TF_Session runs (borrowed; the session keeps it alive). */
+TF_Graph *tfc_capi_session_graph(TF_Session *s);
 /* Clears a caller's status at the start of a call (NULL-safe). */
 static inline tfc_status *tfc_capi_status(TF_Status *s) {
   if (!s) return NULL;
