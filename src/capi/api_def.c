@@ -12,18 +12,21 @@
  * non-empty rename_to / description and a given default_value, arg_order must be a
  * permutation of the inputs, summary and description replace when not empty,
  * description_prefix / _suffix join the description with a newline, and the deprecation
- * fields replace when set. TF_ApiDefMapGet returns one op's ApiDef serialized; after the
- * first Get, Put is FAILED_PRECONDITION (TF finalizes the docs then). tfc does not rewrite
- * argument names inside descriptions at that point (TF's UpdateDocs does): the texts are as
- * given.
+ * fields replace when set; TF's texts for what does not match the op (FAILED_PRECONDITION).
+ * TF_ApiDefMapGet returns one op's ApiDef serialized (NULL and OK for an op not in the map,
+ * as TF); the first Get finalizes the docs as TF's UpdateDocs does ("`x`" becomes "`input`"
+ * where x is renamed, and the op's name its first endpoint's), and Put is then
+ * FAILED_PRECONDITION.
  *
  * Ownership: the map owns its ApiDefs; Get's buffer is the caller's. Not thread-safe.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/hashmap.h"
 #include "base/mem.h"
+#include "base/strbuf.h"
 #include "capi/capi_internal.h"
 #include "proto/pb_text.h"
 #include "proto/pb_util.h"
@@ -166,8 +169,8 @@ static int merge_args(Tensorflow__ApiDef__Arg **base, size_t n_base, Tensorflow_
   for (size_t i = 0; i < n_add; i++) {
     Tensorflow__ApiDef__Arg *b = find_arg(base, n_base, add[i]->name);
     if (!b)
-      return tfc_status_set(s, TFC_INVALID_ARGUMENT, "Argument %s listed in ApiDef for %s is not found in OpDef",
-                            add[i]->name, op);
+      return tfc_status_set(s, TFC_FAILED_PRECONDITION, "Argument %s not defined in base api for %s", add[i]->name,
+                            op);
     if (nonempty(add[i]->rename_to)) set_text(&b->rename_to, add[i]->rename_to);
     if (nonempty(add[i]->description)) set_text(&b->description, add[i]->description);
   }
@@ -202,16 +205,28 @@ static int merge(Tensorflow__ApiDef *base, Tensorflow__ApiDef *add, tfc_status *
   TFC_TRY(merge_args(base->in_arg, base->n_in_arg, add->in_arg, add->n_in_arg, op, s));
   TFC_TRY(merge_args(base->out_arg, base->n_out_arg, add->out_arg, add->n_out_arg, op, s));
   if (add->n_arg_order) {
-    int ok = add->n_arg_order == base->n_arg_order;
+    if (add->n_arg_order != base->n_arg_order)
+      return tfc_status_set(s, TFC_FAILED_PRECONDITION, "Invalid number of arguments %zu for %s. Expected: %zu",
+                            add->n_arg_order, op, base->n_arg_order);
+    /* the same names in another order: compare as sorted multisets */
+    int ok = 1;
     for (size_t i = 0; ok && i < add->n_arg_order; i++) {
-      int hits = 0;
-      for (size_t j = 0; j < base->n_arg_order; j++) hits += !strcmp(add->arg_order[i], base->arg_order[j]);
-      for (size_t j = 0; j < i; j++) hits -= !strcmp(add->arg_order[i], add->arg_order[j]) ? 1 : 0;
-      ok = hits == 1;
+      size_t in_add = 0, in_base = 0;
+      for (size_t j = 0; j < add->n_arg_order; j++) in_add += !strcmp(add->arg_order[i], add->arg_order[j]);
+      for (size_t j = 0; j < base->n_arg_order; j++) in_base += !strcmp(add->arg_order[i], base->arg_order[j]);
+      ok = in_add == in_base;
     }
-    if (!ok)
-      return tfc_status_set(s, TFC_INVALID_ARGUMENT,
-                            "Invalid arg_order for %s: it must list each of the op's inputs once", op);
+    if (!ok) {
+      tfc_strbuf m;
+      tfc_strbuf_init(&m);
+      tfc_strbuf_puts(&m, "Invalid arg_order: ");
+      for (size_t i = 0; i < add->n_arg_order; i++) tfc_strbuf_printf(&m, "%s%s", i ? ", " : "", add->arg_order[i]);
+      tfc_strbuf_printf(&m, " for %s. All elements in arg_order override must match base arg_order: ", op);
+      for (size_t i = 0; i < base->n_arg_order; i++) tfc_strbuf_printf(&m, "%s%s", i ? ", " : "", base->arg_order[i]);
+      tfc_status_set(s, TFC_FAILED_PRECONDITION, "%s", tfc_strbuf_str(&m));
+      tfc_strbuf_fini(&m);
+      return s->code;
+    }
     MOVE_REPEATED(base, add, arg_order, free_str);
   }
   for (size_t i = 0; i < add->n_attr; i++) {
@@ -219,7 +234,7 @@ static int merge(Tensorflow__ApiDef *base, Tensorflow__ApiDef *add, tfc_status *
     for (size_t j = 0; j < base->n_attr && !b; j++)
       if (!strcmp(base->attr[j]->name, add->attr[i]->name)) b = base->attr[j];
     if (!b)
-      return tfc_status_set(s, TFC_INVALID_ARGUMENT, "Attr %s listed in ApiDef for %s is not found in OpDef",
+      return tfc_status_set(s, TFC_FAILED_PRECONDITION, "Attribute %s not defined in base api for %s",
                             add->attr[i]->name, op);
     if (nonempty(add->attr[i]->rename_to)) set_text(&b->rename_to, add->attr[i]->rename_to);
     if (nonempty(add->attr[i]->description)) set_text(&b->description, add->attr[i]->description);
@@ -265,12 +280,68 @@ TFC_EXPORT void TF_ApiDefMapPut(TF_ApiDefMap *m, const char *text, size_t text_l
   tensorflow__api_defs__free_unpacked(defs, NULL);
 }
 
+/* Replaces every "`from`" with "`to`" in *text. */
+static void rename_in(char **text, const char *from, const char *to) {
+  if (!*text || !**text) return;
+  size_t fl = strlen(from) + 2;
+  char *fq = malloc(fl + 1), *tq = malloc(strlen(to) + 3);
+  if (!fq || !tq) {
+    free(fq);
+    free(tq);
+    return;
+  }
+  snprintf(fq, fl + 1, "`%s`", from);
+  snprintf(tq, strlen(to) + 3, "`%s`", to);
+  tfc_strbuf b;
+  tfc_strbuf_init(&b);
+  const char *p = *text, *hit;
+  while ((hit = strstr(p, fq))) {
+    tfc_strbuf_append(&b, p, (size_t)(hit - p));
+    tfc_strbuf_puts(&b, tq);
+    p = hit + fl;
+  }
+  tfc_strbuf_puts(&b, p);
+  if (tfc_strbuf_ok(&b)) set_text(text, tfc_strbuf_str(&b));
+  tfc_strbuf_fini(&b);
+  free(fq);
+  free(tq);
+}
+
+/* TF's RenameInDocs: the docs of d name `from` as `to`. */
+static void rename_in_docs(Tensorflow__ApiDef *d, const char *from, const char *to) {
+  for (size_t i = 0; i < d->n_in_arg; i++) rename_in(&d->in_arg[i]->description, from, to);
+  for (size_t i = 0; i < d->n_out_arg; i++) rename_in(&d->out_arg[i]->description, from, to);
+  for (size_t i = 0; i < d->n_attr; i++) rename_in(&d->attr[i]->description, from, to);
+  rename_in(&d->summary, from, to);
+  rename_in(&d->description, from, to);
+}
+
+/* TF's UpdateDocs, once, at the first Get: the docs follow the renames (the op to its first
+ * endpoint, args and attrs to rename_to). */
+static void update_docs(TF_ApiDefMap *m) {
+  for (size_t k = 0; k < m->n; k++) {
+    Tensorflow__ApiDef *d = m->defs[k];
+    if (d->n_endpoint && strcmp(d->graph_op_name, d->endpoint[0]->name) != 0)
+      rename_in_docs(d, d->graph_op_name, d->endpoint[0]->name);
+    for (size_t i = 0; i < d->n_in_arg; i++)
+      if (strcmp(d->in_arg[i]->name, d->in_arg[i]->rename_to) != 0)
+        rename_in_docs(d, d->in_arg[i]->name, d->in_arg[i]->rename_to);
+    for (size_t i = 0; i < d->n_out_arg; i++)
+      if (strcmp(d->out_arg[i]->name, d->out_arg[i]->rename_to) != 0)
+        rename_in_docs(d, d->out_arg[i]->name, d->out_arg[i]->rename_to);
+    for (size_t i = 0; i < d->n_attr; i++)
+      if (strcmp(d->attr[i]->name, d->attr[i]->rename_to) != 0)
+        rename_in_docs(d, d->attr[i]->name, d->attr[i]->rename_to);
+  }
+}
+
 TFC_EXPORT TF_Buffer *TF_ApiDefMapGet(TF_ApiDefMap *m, const char *name, size_t name_len, TF_Status *status) {
   tfc_status *s = tfc_capi_status(status);
   if (!m || (!name && name_len)) {
     tfc_status_set(s, TFC_INVALID_ARGUMENT, "TF_ApiDefMapGet: %s is NULL", !m ? "api_def_map" : "name");
     return NULL;
   }
+  if (!m->finalized) update_docs(m);
   m->finalized = 1;
   char *key = tfc_strndup(name ? name : "", name_len);
   uintptr_t k = key ? (uintptr_t)tfc_hashmap_get(&m->by_name, key) : 0;

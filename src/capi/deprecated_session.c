@@ -4,8 +4,11 @@
  * one session implementation.
  *
  * A deprecated session owns a TF_Graph and a TF_Session on it. TF_ExtendGraph imports a
- * serialized GraphDef into that graph (TF_GraphImportGraphDef, no prefix), and the session
- * sees the added nodes as it sees nodes added to any graph after it was made. TF_Run turns
+ * serialized GraphDef into that graph (TF_GraphImportGraphDef, no prefix); as in TF's
+ * Session::Extend its nodes may name nodes added by earlier extensions as inputs (each such
+ * input is mapped onto the graph's node), and a node name used again is the import's
+ * INVALID_ARGUMENT. The session sees the added nodes as it sees nodes added to any graph
+ * after it was made. TF_Run turns
  * "op:index" names (":0" when the index is left out) into outputs of the graph and calls
  * TF_SessionRun; partial runs go to TF_SessionPRunSetup / TF_SessionPRun, and so share their
  * answer (UNIMPLEMENTED in tfc: docs/COMPAT.md).
@@ -20,6 +23,8 @@
 
 #include "base/mem.h"
 #include "capi/capi_internal.h"
+#include "proto/pb_util.h"
+#include "tensorflow/graph.pb-c.h"
 
 struct TF_DeprecatedSession {
   TF_Graph *graph;
@@ -67,6 +72,36 @@ TFC_EXPORT TF_DeviceList *TF_DeprecatedSessionListDevices(TF_DeprecatedSession *
   return TF_SessionListDevices(d->session, status);
 }
 
+static int defines(const Tensorflow__GraphDef *gd, const char *name, size_t len) {
+  for (size_t i = 0; i < gd->n_node; i++)
+    if (strlen(gd->node[i]->name) == len && !strncmp(gd->node[i]->name, name, len)) return 1;
+  return 0;
+}
+
+/* Maps every input of gd that names a node of g and not of gd onto that node. */
+static void map_existing_inputs(TF_Graph *g, const Tensorflow__GraphDef *gd, TF_ImportGraphDefOptions *o) {
+  for (size_t i = 0; i < gd->n_node; i++)
+    for (size_t k = 0; k < gd->node[i]->n_input; k++) {
+      const char *in = gd->node[i]->input[k];
+      int control = in[0] == '^';
+      if (control) in++;
+      const char *colon = control ? NULL : strrchr(in, ':');
+      size_t len = colon ? (size_t)(colon - in) : strlen(in);
+      if (defines(gd, in, len)) continue;
+      char *name = tfc_strndup(in, len);
+      if (!name) continue;
+      if (TF_GraphOperationByName(g, name)) {
+        if (control) {
+          TF_ImportGraphDefOptionsRemapControlDependency(o, name, TF_GraphOperationByName(g, name));
+        } else {
+          int index = colon ? atoi(colon + 1) : 0;
+          TF_ImportGraphDefOptionsAddInputMapping(o, name, index, (TF_Output){TF_GraphOperationByName(g, name), index});
+        }
+      }
+      free(name);
+    }
+}
+
 TFC_EXPORT void TF_ExtendGraph(TF_DeprecatedSession *d, const void *proto, size_t proto_len, TF_Status *status) {
   tfc_status *s = tfc_capi_status(status);
   if (!d || (!proto && proto_len)) {
@@ -74,13 +109,18 @@ TFC_EXPORT void TF_ExtendGraph(TF_DeprecatedSession *d, const void *proto, size_
     return;
   }
   TF_Buffer buf = {proto, proto_len, NULL};
+  Tensorflow__GraphDef *gd = (Tensorflow__GraphDef *)tfc_pb_unpack(&tensorflow__graph_def__descriptor, proto,
+                                                                   proto_len, "GraphDef", s);
+  if (!gd) return;
   TF_ImportGraphDefOptions *o = TF_NewImportGraphDefOptions();
   if (!o) {
     TFC_OOM(s);
-    return;
+  } else {
+    map_existing_inputs(d->graph, gd, o);
+    TF_GraphImportGraphDef(d->graph, &buf, o, status);
+    TF_DeleteImportGraphDefOptions(o);
   }
-  TF_GraphImportGraphDef(d->graph, &buf, o, status);
-  TF_DeleteImportGraphDefOptions(o);
+  protobuf_c_message_free_unpacked(&gd->base, NULL);
 }
 
 /* "op:index" (or "op") -> an output of g. NOT_FOUND names what is missing. */

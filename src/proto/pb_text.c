@@ -157,18 +157,45 @@ void tfc_pb_text_write(const ProtobufCMessage *m, tfc_strbuf *out) { write_msg(m
 typedef struct reader {
   const char *p, *end;
   int line;
+  const char *line_start;
   tfc_status *s;
   int depth;
 } reader;
 
-static int fail(reader *r, const char *fmt, const char *what) {
-  return tfc_status_set(r->s, TFC_INVALID_ARGUMENT, "text proto line %d: %s%s", r->line, fmt, what ? what : "");
+static void skip(reader *r);
+
+/* TF's parser errors: "<line>(<column>): <message>\n", both 1-based, at the token where the
+ * parser stood. */
+static int fail_msg(reader *r, const char *msg) {
+  skip(r);
+  return tfc_status_set(r->s, TFC_INVALID_ARGUMENT, "%d(%d): %s\n", r->line, (int)(r->p - r->line_start) + 1, msg);
+}
+
+/* The token at the reader (for "got: ..."), without consuming it. */
+static void next_token_text(reader *r, char *buf, size_t cap) {
+  skip(r);
+  const char *q = r->p;
+  size_t n = 0;
+  if (q < r->end && (isalnum((unsigned char)*q) || *q == '_' || *q == '-' || *q == '.')) {
+    while (q < r->end && (isalnum((unsigned char)*q) || strchr("_.+-", *q)) && n + 1 < cap) buf[n++] = *q++;
+  } else if (q < r->end && n + 1 < cap) {
+    buf[n++] = *q;
+  }
+  buf[n] = '\0';
+}
+
+static int fail(reader *r, const char *expected, const char *field) {
+  (void)field;
+  char got[64], msg[160];
+  next_token_text(r, got, sizeof got);
+  snprintf(msg, sizeof msg, "Expected %s, got: %s", expected, got);
+  return fail_msg(r, msg);
 }
 
 static void skip(reader *r) {
   while (r->p < r->end) {
     char c = *r->p;
-    if (c == '\n') r->line++;
+    if (c == '\n') r->line++, r->line_start = r->p + 1;
     if (c == '#') {
       while (r->p < r->end && *r->p != '\n') r->p++;
       continue;
@@ -205,7 +232,7 @@ static int quoted(reader *r, uint8_t **out, size_t *out_len) {
     for (;;) {
       if (r->p >= r->end || *r->p == '\n') {
         free(buf);
-        return fail(r, "unterminated string", NULL);
+        return fail_msg(r, "String literals cannot cross line boundaries.");
       }
       char c = *r->p++;
       if (c == q) break;
@@ -270,9 +297,9 @@ static int read_value(reader *r, const ProtobufCFieldDescriptor *f, void *p) {
   if (f->type == PROTOBUF_C_TYPE_MESSAGE) {
     if (peek(r) == ':') r->p++;
     int open = peek(r);
-    if (open != '{' && open != '<') return fail(r, "expected '{' for field ", f->name);
+    if (open != '{' && open != '<') return fail(r, "\"{\"", f->name);
     r->p++;
-    if (++r->depth > 100) return fail(r, "nested too deeply at ", f->name);
+    if (++r->depth > 100) return fail_msg(r, "Message is too deep");
     ProtobufCMessage *sub = new_msg(f->descriptor);
     if (!sub) return TFC_OOM(r->s);
     *(ProtobufCMessage **)p = sub;
@@ -282,7 +309,7 @@ static int read_value(reader *r, const ProtobufCFieldDescriptor *f, void *p) {
   }
   if (f->type == PROTOBUF_C_TYPE_STRING || f->type == PROTOBUF_C_TYPE_BYTES) {
     int c = peek(r);
-    if (c != '"' && c != '\'') return fail(r, "expected a string for field ", f->name);
+    if (c != '"' && c != '\'') return fail(r, "string", f->name);
     uint8_t *data = NULL;
     size_t len = 0;
     TFC_TRY(quoted(r, &data, &len));
@@ -299,7 +326,7 @@ static int read_value(reader *r, const ProtobufCFieldDescriptor *f, void *p) {
     return TFC_OK;
   }
   char tok[128];
-  if (!token(r, tok, sizeof tok)) return fail(r, "expected a value for field ", f->name);
+  if (!token(r, tok, sizeof tok)) return fail(r, "value", f->name);
   char *end = NULL;
   errno = 0;
   switch (f->type) {
@@ -308,12 +335,20 @@ static int read_value(reader *r, const ProtobufCFieldDescriptor *f, void *p) {
         *(protobuf_c_boolean *)p = 1;
       else if (!strcmp(tok, "false") || !strcmp(tok, "False") || !strcmp(tok, "f") || !strcmp(tok, "0"))
         *(protobuf_c_boolean *)p = 0;
-      else return fail(r, "expected true or false for field ", f->name);
+      else {
+        char msg[256];
+        snprintf(msg, sizeof msg, "Invalid value for boolean field \"%s\". Value: \"%s\".", f->name, tok);
+        return fail_msg(r, msg);
+      }
       return TFC_OK;
     case PROTOBUF_C_TYPE_ENUM: {
       const ProtobufCEnumValue *ev = protobuf_c_enum_descriptor_get_value_by_name(f->descriptor, tok);
       long v = ev ? ev->value : strtol(tok, &end, 10);
-      if (!ev && (end == tok || *end)) return fail(r, "unknown enum value for field ", f->name);
+      if (!ev && (end == tok || *end)) {
+        char msg[256];
+        snprintf(msg, sizeof msg, "Unknown enumeration value of \"%s\" for field \"%s\".", tok, f->name);
+        return fail_msg(r, msg);
+      }
       *(int *)p = (int)v;
       return TFC_OK;
     }
@@ -321,14 +356,14 @@ static int read_value(reader *r, const ProtobufCFieldDescriptor *f, void *p) {
       size_t n = strlen(tok);
       if (n > 1 && (tok[n - 1] == 'f' || tok[n - 1] == 'F') && !strchr(tok, 'n')) tok[n - 1] = '\0';
       double v = strtod(tok, &end);
-      if (end == tok || *end) return fail(r, "expected a number for field ", f->name);
+      if (end == tok || *end) return fail(r, "double", f->name);
       if (f->type == PROTOBUF_C_TYPE_FLOAT) *(float *)p = (float)v;
       else *(double *)p = v;
       return TFC_OK;
     }
     default: {
       long long v = strtoll(tok, &end, 0);
-      if (end == tok || *end || errno) return fail(r, "expected an integer for field ", f->name);
+      if (end == tok || *end || errno) return fail(r, "integer", f->name);
       if (type_size(f->type) == 8) *(int64_t *)p = v;
       else *(int32_t *)p = (int32_t)v;
       return TFC_OK;
@@ -353,15 +388,15 @@ static int read_repeated(reader *r, ProtobufCMessage *m, const ProtobufCFieldDes
 
 static int read_field(reader *r, ProtobufCMessage *m) {
   char name[128];
-  if (!token(r, name, sizeof name)) return fail(r, "expected a field name", NULL);
+  if (!token(r, name, sizeof name)) return fail(r, "identifier", NULL);
   const ProtobufCFieldDescriptor *f = protobuf_c_message_descriptor_get_field_by_name(m->descriptor, name);
   if (!f) {
-    tfc_status_set(r->s, TFC_INVALID_ARGUMENT, "text proto line %d: message %s has no field named \"%s\"", r->line,
-                   m->descriptor->name, name);
-    return TFC_INVALID_ARGUMENT;
+    char msg[256];
+    snprintf(msg, sizeof msg, "Message type \"%s\" has no field named \"%s\".", m->descriptor->name, name);
+    return fail_msg(r, msg);
   }
   if (f->type != PROTOBUF_C_TYPE_MESSAGE) {
-    if (peek(r) != ':') return fail(r, "expected ':' after field ", f->name);
+    if (peek(r) != ':') return fail(r, "\":\"", f->name);
     r->p++;
   }
   char *base = (char *)m;
@@ -378,7 +413,7 @@ static int read_field(reader *r, ProtobufCMessage *m) {
         int c = peek(r);
         r->p++;
         if (c == ']') return TFC_OK;
-        if (c != ',') return fail(r, "expected ',' or ']' in list ", f->name);
+        if (c != ',') return fail(r, "\",\" or \"]\"", f->name);
       }
     }
     return read_repeated(r, m, f);
@@ -401,7 +436,7 @@ static int read_fields(reader *r, ProtobufCMessage *m, int close) {
   for (;;) {
     int c = peek(r);
     if (c == -1) {
-      if (close) return fail(r, "unexpected end of text in ", m->descriptor->name);
+      if (close) return fail(r, "identifier", NULL);
       return TFC_OK;
     }
     if (close && c == close) {
@@ -423,7 +458,7 @@ ProtobufCMessage *tfc_pb_text_read(const ProtobufCMessageDescriptor *desc, const
     TFC_OOM(s);
     return NULL;
   }
-  reader r = {text, text + len, 1, s, 0};
+  reader r = {text, text + len, 1, text, s, 0};
   if (read_fields(&r, m, 0) != TFC_OK) {
     protobuf_c_message_free_unpacked(m, NULL);
     return NULL;

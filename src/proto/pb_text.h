@@ -14,7 +14,9 @@
  * separated by whitespace, ',' or ';'; '#' comments; strings in single or double quotes
  * with C escapes, adjacent strings concatenated; enums by name or number; true/false/1/0;
  * repeated fields by repetition or [a, b] lists. Unknown fields and bad values are
- * INVALID_ARGUMENT naming the line and the field.
+ * INVALID_ARGUMENT in TF's parser's words, "<line>(<column>): <message>\n" (1-based, at the
+ * token where parsing stopped): 'Message type "tensorflow.ApiDef" has no field named "x".',
+ * 'Expected string, got: 3', 'Unknown enumeration value of "X" for field "visibility".'.
  *
  * Ownership: the writer appends to the caller's strbuf; the reader returns a message the
  * caller frees with protobuf_c_message_free_unpacked(msg, NULL). Thread-safe (no state).
