@@ -12,6 +12,7 @@
  * Registration errors inside TF_LoadLibrary's load are also reported to the load
  * (capi/library.c) so that it fails with the first of them, as TF's loader does.
  */
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -67,8 +68,48 @@ static void add_spec(tfc_strbuf *to, const char *sep, const char *spec) {
   tfc_strbuf_puts(to, spec ? spec : "");
 }
 
+/* TF's named type groups (TF 1.15's lists, in its order), which attr specs may use alone
+ * ("T: numbertype", "list(realnumbertype)") or inside a union ("{numbertype, string}"). */
+static const struct {
+  const char *name, *types;
+} type_groups[] = {
+    {"numbertype", "float, double, int32, uint8, int16, int8, complex64, int64, qint8, quint8, qint32, bfloat16, "
+                   "uint16, complex128, half, uint32, uint64"},
+    {"realnumbertype", "float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, uint64"},
+    {"quantizedtype", "qint8, quint8, qint32, qint16, quint16"},
+};
+
+/* Appends spec to out with the type groups of its type part spelled out. */
+static void expand_type_groups(const char *spec, tfc_strbuf *out) {
+  const char *colon = strchr(spec, ':');
+  if (!colon) {
+    tfc_strbuf_puts(out, spec);
+    return;
+  }
+  tfc_strbuf_append(out, spec, (size_t)(colon - spec));
+  char prev = ':';
+  for (const char *p = colon; *p;) {
+    int hit = -1;
+    if (isalpha((unsigned char)*p) && !isalnum((unsigned char)p[-1]) && p[-1] != '_' && p[-1] != '\'')
+      for (int g = 0; g < (int)(sizeof type_groups / sizeof type_groups[0]); g++) {
+        size_t n = strlen(type_groups[g].name);
+        if (!strncmp(p, type_groups[g].name, n) && !isalnum((unsigned char)p[n]) && p[n] != '_') hit = g;
+      }
+    if (hit < 0) {
+      if (!isspace((unsigned char)*p)) prev = *p;
+      tfc_strbuf_append(out, p++, 1);
+      continue;
+    }
+    int in_union = prev == '{' || prev == ',';
+    tfc_strbuf_printf(out, in_union ? "%s" : "{%s}", type_groups[hit].types);
+    p += strlen(type_groups[hit].name);
+    prev = 'x';
+  }
+}
+
 TFC_EXPORT void TF_OpDefinitionBuilderAddAttr(TF_OpDefinitionBuilder *b, const char *spec) {
-  add_spec(&b->attrs, "; ", spec);
+  if (b->attrs.len) tfc_strbuf_puts(&b->attrs, "; ");
+  expand_type_groups(spec ? spec : "", &b->attrs);
 }
 TFC_EXPORT void TF_OpDefinitionBuilderAddInput(TF_OpDefinitionBuilder *b, const char *spec) {
   add_spec(&b->ins, ", ", spec);

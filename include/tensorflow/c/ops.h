@@ -15,7 +15,8 @@
  *
  * Specs follow TF's REGISTER_OP syntax: attrs "name: type" or "name: type = default" (type:
  * string, int, float, bool, type, shape, tensor, func, list(...), {allowed, types},
- * {'allowed', 'strings'}, "int >= 1"); inputs and outputs "name: T", "name: float",
+ * {'allowed', 'strings'}, "int >= 1", and the groups numbertype, realnumbertype and
+ * quantizedtype, alone or in a {union}); inputs and outputs "name: T", "name: float",
  * "name: N * T", "name: Tlist", "name: Ref(T)". A malformed spec is reported by
  * TF_RegisterOpDefinition (INVALID_ARGUMENT naming the op); a name already registered is
  * ALREADY_EXISTS "Op with name <name>". Registered ops live for the process.
