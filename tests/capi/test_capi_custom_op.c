@@ -355,6 +355,11 @@ static void in_process_op_and_kernel_see_attrs_inputs_and_shapes(void) {
   EXPECT_EQ(TF_TensorType(t), TF_FLOAT);
   EXPECT_EQ(((float *)TF_TensorData(t))[5], 6);
   TF_DeleteTensor(t);
+  /* each run is a new step */
+  int64_t first_step = seen_step;
+  TF_DeleteTensor(run1(g, (TF_Output){p, 0}, s));
+  OK(s);
+  EXPECT_TRUE(seen_step != first_step);
   EXPECT_NEAR(seen_alpha, 1.25, 1e-7);
   EXPECT_EQ(seen_flag, 1);
   EXPECT_STREQ(seen_mode, "slow");
