@@ -355,11 +355,20 @@ static void in_process_op_and_kernel_see_attrs_inputs_and_shapes(void) {
   EXPECT_EQ(TF_TensorType(t), TF_FLOAT);
   EXPECT_EQ(((float *)TF_TensorData(t))[5], 6);
   TF_DeleteTensor(t);
-  /* each run is a new step */
-  int64_t first_step = seen_step;
-  TF_DeleteTensor(run1(g, (TF_Output){p, 0}, s));
-  OK(s);
-  EXPECT_TRUE(seen_step != first_step);
+  /* each run of a session is a new step */
+  TF_SessionOptions *so = TF_NewSessionOptions();
+  TF_Session *sess = TF_NewSession(g, so, s);
+  TF_Output po = {p, 0};
+  int64_t steps[2];
+  for (int i = 0; i < 2; i++) {
+    TF_SessionRun(sess, NULL, NULL, NULL, 0, &po, &t, 1, NULL, 0, NULL, s);
+    OK(s);
+    TF_DeleteTensor(t);
+    steps[i] = seen_step;
+  }
+  EXPECT_TRUE(steps[0] != steps[1]);
+  TF_DeleteSession(sess, s);
+  TF_DeleteSessionOptions(so);
   EXPECT_NEAR(seen_alpha, 1.25, 1e-7);
   EXPECT_EQ(seen_flag, 1);
   EXPECT_STREQ(seen_mode, "slow");
