@@ -235,6 +235,17 @@ static int allowed_item(const char *b, const char *e, void *arg) {
   return 0;
 }
 
+/* Frees what a half-parsed attr def holds (a malformed user spec); returns rc. */
+static int attr_def_drop(tfc_attr_def *ad, int rc) {
+  free(ad->name);
+  free(ad->type_text);
+  /* n_allowed counts strings only when no types were given (a mix is malformed) */
+  for (int k = 0; k < ad->n_allowed && ad->allowed_strings && !ad->allowed_types; k++) free(ad->allowed_strings[k]);
+  free(ad->allowed_types);
+  free(ad->allowed_strings);
+  return rc;
+}
+
 static int parse_attr(const char *b, const char *e, void *arg) {
   parse_state *ps = arg;
   const char *colon = memchr(b, ':', (size_t)(e - b));
@@ -276,13 +287,13 @@ static int parse_attr(const char *b, const char *e, void *arg) {
     if (close) *close = '\0';
     allowed_parse ap = {&ad, ps};
     int r = split_top(inner + 1, ',', allowed_item, &ap);
-    if (r) { free(kt); return r; }
+    if (r) { free(kt); return attr_def_drop(&ad, r); }
     free(ad.type_text);
     ad.type_text = tfc_strdup(ad.is_list ? (is_str ? "list(string)" : "list(type)")
                                          : (is_str ? "string" : "type"));
   } else {
     ad.kind = kind_from_word(inner);
-    if (ad.kind < 0) { free(kt); return bad(ps, b, e, "unknown attr kind"); }
+    if (ad.kind < 0) { free(kt); return attr_def_drop(&ad, bad(ps, b, e, "unknown attr kind")); }
   }
   free(kt);
   if (eq) {
@@ -291,7 +302,11 @@ static int parse_attr(const char *b, const char *e, void *arg) {
     if (ad.is_list) {
       ad.default_value = tfc_attr_list(ad.kind);
       size_t n = strlen(dt);
-      if (n < 2 || dt[0] != '[') { free(dt); return bad(ps, b, e, "list default needs []"); }
+      if (n < 2 || dt[0] != '[') {
+        free(dt);
+        tfc_attr_value_fini(&ad.default_value);
+        return attr_def_drop(&ad, bad(ps, b, e, "list default needs []"));
+      }
       dt[n - 1] = '\0';
       list_parse lp = {ps, ad.kind, &ad.default_value};
       r = split_top(dt + 1, ',', list_item, &lp);
@@ -299,7 +314,10 @@ static int parse_attr(const char *b, const char *e, void *arg) {
       r = parse_scalar(ps, ad.kind, dt, &ad.default_value);
     }
     free(dt);
-    if (r) return r;
+    if (r) {
+      tfc_attr_value_fini(&ad.default_value);
+      return attr_def_drop(&ad, r);
+    }
     ad.has_default = 1;
   }
   tfc_attr_def *na = realloc(ps->op->attrs, sizeof *na * (size_t)(ps->op->n_attrs + 1));

@@ -415,6 +415,18 @@ static void register_op_definition_errors(void) {
   EXPECT_EQ(TF_GetCode(s), TF_INVALID_ARGUMENT);
   EXPECT_CONTAINS(TF_Message(s), "TfcBadSpec");
   EXPECT_CONTAINS(TF_Message(s), "x: NoSuchAttr");
+  b = TF_NewOpDefinitionBuilder("TfcBadAttr");
+  TF_OpDefinitionBuilderAddAttr(b, "T: numbertypo");
+  TF_OpDefinitionBuilderAddAttr(b, "S: {'a', 'b'} = 'a'");
+  TF_RegisterOpDefinition(b, s);
+  EXPECT_EQ(TF_GetCode(s), TF_INVALID_ARGUMENT);
+  EXPECT_CONTAINS(TF_Message(s), "unknown attr kind in 'T: numbertypo'");
+  b = TF_NewOpDefinitionBuilder("TfcBadDefault");
+  TF_OpDefinitionBuilderAddAttr(b, "S: {'a', 'b'} = 'a'");
+  TF_OpDefinitionBuilderAddAttr(b, "L: list(int) = 3");
+  TF_RegisterOpDefinition(b, s);
+  EXPECT_EQ(TF_GetCode(s), TF_INVALID_ARGUMENT);
+  EXPECT_CONTAINS(TF_Message(s), "list default needs []");
   b = TF_NewOpDefinitionBuilder("TfcTwice");
   TF_OpDefinitionBuilderAddOutput(b, "y: float");
   TF_RegisterOpDefinition(b, s);
