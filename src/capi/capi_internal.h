@@ -73,6 +73,8 @@ static inline tfc_endpoint tfc_capi_endpoint(TF_Output o) {
 /* The session behind a TF_Session (borrowed; capi/session.c). For tfc's own C additions that
  * reach into a session's devices (the queue runners' wait figures). */
 struct tfc_session *tfc_capi_session(TF_Session *s);
+/* The graph a TF_Session runs (borrowed; the session keeps it alive). */
+TF_Graph *tfc_capi_session_graph(TF_Session *s);
 /* Clears a caller's status at the start of a call (NULL-safe). */
 static inline tfc_status *tfc_capi_status(TF_Status *s) {
   if (!s) return NULL;
@@ -102,6 +104,13 @@ int tfc_capi_check_out_buffer(const TF_Buffer *out, tfc_status *s);
 /* Hands malloc'd bytes to an output TF_Buffer (which then frees them with free). A buffer
  * failing tfc_capi_check_out_buffer is that error, and the bytes are freed. */
 int tfc_capi_fill_buffer(TF_Buffer *out, void *data, size_t len, tfc_status *s);
+
+/* A node's attr as TF's GetNodeAttr finds it for the typed getters (TF_OperationGetAttrInt,
+ * the kernel and shape-function attr getters): NOT_FOUND "No attr named 'a' in NodeDef: ..."
+ * when absent, INVALID_ARGUMENT "AttrValue had value with type ..." when of another kind
+ * (is_list: a list of kind). Borrowed from attrs. */
+const tfc_attr_value *tfc_capi_typed_attr(const tfc_attr *attrs, int n_attrs, const char *node_name,
+                                          const char *attr_name, int kind, int is_list, tfc_status *s);
 
 /* Session bookkeeping on a graph (see TF_Graph above). */
 void tfc_capi_graph_retain(TF_Graph *g);

@@ -606,13 +606,12 @@ static const tfc_attr_value *find_attr(TF_Operation *oper, const char *attr_name
 
 /* The attr for the typed getters (TensorFlow's GetNodeAttr): NOT_FOUND when absent,
  * INVALID_ARGUMENT when of another kind. */
-static const tfc_attr_value *typed_attr(TF_Operation *oper, const char *attr_name, int kind,
-                                        int is_list, tfc_status *s) {
-  const tfc_node *n = tfc_capi_node(oper);
-  const tfc_attr_value *v = attr_name ? tfc_attrs_find(n->attrs, n->n_attrs, attr_name) : NULL;
+const tfc_attr_value *tfc_capi_typed_attr(const tfc_attr *attrs, int n_attrs, const char *node_name,
+                                          const char *attr_name, int kind, int is_list, tfc_status *s) {
+  const tfc_attr_value *v = attr_name ? tfc_attrs_find(attrs, n_attrs, attr_name) : NULL;
   if (!v) {
     tfc_status_set(s, TFC_NOT_FOUND, "No attr named '%s' in NodeDef:\n\t [[{{node %s}}]]",
-                   attr_name ? attr_name : "", n->name);
+                   attr_name ? attr_name : "", node_name);
     return NULL;
   }
   int ok = is_list ? v->kind == TFC_ATTR_LIST &&
@@ -627,6 +626,12 @@ static const tfc_attr_value *typed_attr(TF_Operation *oper, const char *attr_nam
     return NULL;
   }
   return v;
+}
+
+static const tfc_attr_value *typed_attr(TF_Operation *oper, const char *attr_name, int kind,
+                                        int is_list, tfc_status *s) {
+  const tfc_node *n = tfc_capi_node(oper);
+  return tfc_capi_typed_attr(n->attrs, n->n_attrs, n->name, attr_name, kind, is_list, s);
 }
 
 /* The list attr for the list getters (TensorFlow: "Value for 'x' is not a list."). */

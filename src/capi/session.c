@@ -26,6 +26,7 @@ struct TF_Session {
 };
 
 tfc_session *tfc_capi_session(TF_Session *s) { return s ? s->sess : NULL; }
+TF_Graph *tfc_capi_session_graph(TF_Session *s) { return s ? s->graph : NULL; }
 
 static int in_process_only(TF_Session *ts, const char *fn, tfc_status *s) {
   if (ts->sess) return 0;

@@ -8,6 +8,7 @@
 
 #include "base/strbuf.h"
 #include "device/device.h"
+#include "device/user_kernel.h"
 #include "state/variable.h"
 
 void tfc_kernel_table_init(tfc_kernel_table *t, const char *device_type) {
@@ -56,6 +57,11 @@ const tfc_kernel_def *tfc_kernel_find(const tfc_kernel_table *t, const tfc_node 
   /* A node naming a library function (its op def's id is TFC_OP_COUNT: graph/function.h) is a
    * call, placed as PartitionedCall is and lowered before it runs. */
   int op_id = n->op->id == TFC_OP_COUNT ? TFC_OP_PartitionedCall : n->op->id;
+  /* A user op's kernels were registered at run time (device/user_kernel.h). */
+  if (op_id >= TFC_OP_USER_BASE) {
+    const tfc_user_kernel *uk = tfc_user_kernel_find(t->device_type, n, &any);
+    if (uk) return &uk->def;
+  }
   for (int i = 0; i < t->n_defs; i++) {
     const tfc_kernel_def *d = &t->defs[i];
     if (d->op != op_id) continue;
@@ -78,6 +84,18 @@ const tfc_kernel_def *tfc_kernel_find(const tfc_kernel_table *t, const tfc_node 
   }
   tfc_strbuf_printf(&b, "]\nRegistered devices: [%s]\nRegistered kernels:\n", t->device_type);
   if (!any) tfc_strbuf_puts(&b, "  <no registered kernels>\n");
+  for (int i = 0; op_id >= TFC_OP_USER_BASE && i < tfc_user_kernel_count(); i++) {
+    const tfc_user_kernel *uk = tfc_user_kernel_at(i);
+    if (strcmp(uk->op_name, n->op->name) != 0 || strcmp(uk->device_type, t->device_type) != 0) continue;
+    tfc_strbuf_printf(&b, "  device='%s'", t->device_type);
+    for (int k = 0; k < uk->n_constraints; k++) {
+      tfc_attr_value v = tfc_attr_type(uk->constraint_types[k]);
+      char x[32];
+      tfc_attr_value_format(&v, x, sizeof x);
+      tfc_strbuf_printf(&b, "; %s in [%s]", uk->constraint_attrs[k], x);
+    }
+    tfc_strbuf_puts(&b, "\n");
+  }
   for (int i = 0; i < t->n_defs; i++) {
     const tfc_kernel_def *d = &t->defs[i];
     if (d->op != n->op->id) continue;

@@ -1,6 +1,8 @@
 /* registry — see registry.h. */
 #include "device/registry.h"
 
+#include <string.h>
+
 #include "device/gpu/gpu_device.h"
 
 static const tfc_device_factory factories[] = {
@@ -11,4 +13,16 @@ static const tfc_device_factory factories[] = {
 const tfc_device_factory *tfc_device_factories(int *n) {
   *n = (int)(sizeof factories / sizeof factories[0]);
   return factories;
+}
+
+const tfc_kernel_table *tfc_device_kernel_table(const char *type, tfc_status *s) {
+  if (strcmp(type, "CPU") == 0) return tfc_cpu_kernel_table(s);
+#ifdef TFC_HAVE_CUDA
+  if (strcmp(type, "GPU") == 0) {
+    const tfc_kernel_table *t = tfc_gpu_kernel_table();
+    if (!t) TFC_OOM(s);
+    return t;
+  }
+#endif
+  return NULL;
 }

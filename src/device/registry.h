@@ -30,4 +30,10 @@ typedef struct tfc_device_factory {
 /* The factories, highest priority first; *n receives their number. */
 const tfc_device_factory *tfc_device_factories(int *n);
 
+/* The compiled kernel table of a device type this build runs kernels for ("CPU"; "GPU" in a
+ * CUDA build), for questions about kernels without a device (TF_AttrBuilderCheckCanRunOnDevice,
+ * TF_GetAllRegisteredKernels). NULL for another type (s untouched) or when the table cannot be
+ * built (s set). Kernels of user ops are not in these tables: device/user_kernel.h. */
+const tfc_kernel_table *tfc_device_kernel_table(const char *type, tfc_status *s);
+
 #endif

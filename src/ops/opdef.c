@@ -16,6 +16,7 @@
 #include "base/hashmap.h"
 #include "base/mem.h"
 #include "base/strbuf.h"
+#include "ops/user_ops.h"
 
 typedef struct op_row {
   const char *name, *ins, *outs, *attrs;
@@ -75,9 +76,12 @@ typedef struct parse_state {
   tfc_opdef *op;
   tfc_status *s;
   int outputs; /* parsing outputs, not inputs */
+  int user;    /* a user's op definition (tfc_opdef_parse): its mistakes are INVALID_ARGUMENT */
 } parse_state;
 
 static int bad(parse_state *ps, const char *b, const char *e, const char *why) {
+  if (ps->user)
+    return tfc_status_set(ps->s, TFC_INVALID_ARGUMENT, "Op %s: %s in '%.*s'", ps->op->name, why, (int)(e - b), b);
   return tfc_status_set(ps->s, TFC_INTERNAL, "op table row %s: %s in '%.*s'", ps->op->name, why,
                         (int)(e - b), b);
 }
@@ -231,6 +235,17 @@ static int allowed_item(const char *b, const char *e, void *arg) {
   return 0;
 }
 
+/* Frees what a half-parsed attr def holds (a malformed user spec); returns rc. */
+static int attr_def_drop(tfc_attr_def *ad, int rc) {
+  free(ad->name);
+  free(ad->type_text);
+  /* n_allowed counts strings only when no types were given (a mix is malformed) */
+  for (int k = 0; k < ad->n_allowed && ad->allowed_strings && !ad->allowed_types; k++) free(ad->allowed_strings[k]);
+  free(ad->allowed_types);
+  free(ad->allowed_strings);
+  return rc;
+}
+
 static int parse_attr(const char *b, const char *e, void *arg) {
   parse_state *ps = arg;
   const char *colon = memchr(b, ':', (size_t)(e - b));
@@ -272,13 +287,13 @@ static int parse_attr(const char *b, const char *e, void *arg) {
     if (close) *close = '\0';
     allowed_parse ap = {&ad, ps};
     int r = split_top(inner + 1, ',', allowed_item, &ap);
-    if (r) { free(kt); return r; }
+    if (r) { free(kt); return attr_def_drop(&ad, r); }
     free(ad.type_text);
     ad.type_text = tfc_strdup(ad.is_list ? (is_str ? "list(string)" : "list(type)")
                                          : (is_str ? "string" : "type"));
   } else {
     ad.kind = kind_from_word(inner);
-    if (ad.kind < 0) { free(kt); return bad(ps, b, e, "unknown attr kind"); }
+    if (ad.kind < 0) { free(kt); return attr_def_drop(&ad, bad(ps, b, e, "unknown attr kind")); }
   }
   free(kt);
   if (eq) {
@@ -287,7 +302,11 @@ static int parse_attr(const char *b, const char *e, void *arg) {
     if (ad.is_list) {
       ad.default_value = tfc_attr_list(ad.kind);
       size_t n = strlen(dt);
-      if (n < 2 || dt[0] != '[') { free(dt); return bad(ps, b, e, "list default needs []"); }
+      if (n < 2 || dt[0] != '[') {
+        free(dt);
+        tfc_attr_value_fini(&ad.default_value);
+        return attr_def_drop(&ad, bad(ps, b, e, "list default needs []"));
+      }
       dt[n - 1] = '\0';
       list_parse lp = {ps, ad.kind, &ad.default_value};
       r = split_top(dt + 1, ',', list_item, &lp);
@@ -295,7 +314,10 @@ static int parse_attr(const char *b, const char *e, void *arg) {
       r = parse_scalar(ps, ad.kind, dt, &ad.default_value);
     }
     free(dt);
-    if (r) return r;
+    if (r) {
+      tfc_attr_value_fini(&ad.default_value);
+      return attr_def_drop(&ad, r);
+    }
     ad.has_default = 1;
   }
   tfc_attr_def *na = realloc(ps->op->attrs, sizeof *na * (size_t)(ps->op->n_attrs + 1));
@@ -314,7 +336,7 @@ static void init_once(void) {
     op->name = rows[i].name;
     op->flags = rows[i].flags;
     op->shape_fn = rows[i].shape_fn;
-    parse_state ps = {op, &init_status, 0};
+    parse_state ps = {op, &init_status, 0, 0};
     /* attrs first: arg specs refer to them */
     if (split_top(rows[i].attrs, ';', parse_attr, &ps)) break;
     if (split_top(rows[i].ins, ',', parse_arg, &ps)) break;
@@ -336,7 +358,8 @@ const tfc_opdef *tfc_op_lookup(const char *name) {
   tfc_status_init(&s);
   tfc_ops_init(&s);
   tfc_status_fini(&s);
-  return tfc_hashmap_get(&by_name, name);
+  const tfc_opdef *op = tfc_hashmap_get(&by_name, name);
+  return op ? op : tfc_user_op_lookup(name);
 }
 
 const tfc_opdef *tfc_op_by_id(int id) {
@@ -344,7 +367,56 @@ const tfc_opdef *tfc_op_by_id(int id) {
   tfc_status_init(&s);
   tfc_ops_init(&s);
   tfc_status_fini(&s);
+  if (id >= TFC_OP_USER_BASE) return tfc_user_op_by_id(id);
   return id >= 0 && id < TFC_OP_COUNT ? &defs[id] : NULL;
+}
+
+void tfc_opdef_free(tfc_opdef *op) {
+  if (!op) return;
+  tfc_arg_def *lists[2] = {op->inputs, op->outputs};
+  int counts[2] = {op->n_inputs, op->n_outputs};
+  for (int l = 0; l < 2; l++) {
+    for (int i = 0; i < counts[l]; i++) {
+      free(lists[l][i].name);
+      free(lists[l][i].type_attr);
+      free(lists[l][i].number_attr);
+      free(lists[l][i].type_list_attr);
+    }
+    free(lists[l]);
+  }
+  for (int i = 0; i < op->n_attrs; i++) {
+    tfc_attr_def *ad = &op->attrs[i];
+    free(ad->name);
+    free(ad->type_text);
+    if (ad->has_default) tfc_attr_value_fini(&ad->default_value);
+    free(ad->allowed_types);
+    for (int k = 0; k < ad->n_allowed && ad->allowed_strings; k++) free(ad->allowed_strings[k]);
+    free(ad->allowed_strings);
+  }
+  free(op->attrs);
+  free((char *)op->name);
+  free(op);
+}
+
+tfc_opdef *tfc_opdef_parse(const char *name, const char *ins, const char *outs, const char *attrs, int flags,
+                           tfc_shape_fn shape_fn, tfc_status *s) {
+  tfc_opdef *op = calloc(1, sizeof *op);
+  if (!op || !(op->name = tfc_strdup(name))) {
+    free(op);
+    TFC_OOM(s);
+    return NULL;
+  }
+  op->id = -1;
+  op->flags = flags;
+  op->shape_fn = shape_fn;
+  parse_state ps = {op, s, 0, 1};
+  if (split_top(attrs, ';', parse_attr, &ps) || split_top(ins, ',', parse_arg, &ps)) goto fail;
+  ps.outputs = 1;
+  if (split_top(outs, ',', parse_arg, &ps)) goto fail;
+  return op;
+fail:
+  tfc_opdef_free(op);
+  return NULL;
 }
 
 const tfc_attr_def *tfc_opdef_attr(const tfc_opdef *op, const char *name) {

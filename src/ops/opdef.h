@@ -88,11 +88,24 @@ enum tfc_op_id {
   TFC_OP_COUNT
 };
 
+/* Op defs registered at run time (ops/user_ops.h: TF_RegisterOpDefinition) have ids from
+ * TFC_OP_USER_BASE up; TFC_OP_COUNT itself marks a library function's op def. Tables indexed
+ * by op id stop at TFC_OP_COUNT, so a user op has no row in them. */
+#define TFC_OP_USER_BASE (TFC_OP_COUNT + 1)
+
 /* Parses the table once. Errors only on a malformed row (our bug): INTERNAL naming the op. */
 int tfc_ops_init(tfc_status *s);
-/* NULL when unknown (or before init). */
+/* NULL when unknown (or before init). Both see the table's ops and then the ops registered
+ * at run time (ops/user_ops.h). */
 const tfc_opdef *tfc_op_lookup(const char *name);
 const tfc_opdef *tfc_op_by_id(int id);
+/* Parses a user's op definition, given in the table's spec syntax (see the top of this file),
+ * into a new heap op def with id -1 (the caller sets it). Returns NULL with INVALID_ARGUMENT
+ * naming the op and the piece at fault on a malformed spec. Free with tfc_opdef_free. */
+tfc_opdef *tfc_opdef_parse(const char *name, const char *ins, const char *outs, const char *attrs, int flags,
+                           tfc_shape_fn shape_fn, tfc_status *s);
+/* Frees an op def from tfc_opdef_parse (NULL: no-op); never one of the table's. */
+void tfc_opdef_free(tfc_opdef *op);
 const tfc_attr_def *tfc_opdef_attr(const tfc_opdef *op, const char *name);
 /* TF's one-line signature for messages: "Op<name=MatMul; signature=a:T, b:T -> product:T; ...>"
  * (TF 1.15's: attrs added later are left out). */

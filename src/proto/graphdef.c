@@ -30,6 +30,7 @@
 
 #include "base/hashmap.h"
 #include "base/mem.h"
+#include "ops/user_ops.h"
 #include "proto/attr_codec.h"
 #include "proto/function_codec.h"
 #include "proto/pb_util.h"
@@ -901,27 +902,41 @@ int tfc_opdef_export(const tfc_opdef *op, void **out, size_t *out_len, tfc_statu
   return r;
 }
 
-int tfc_oplist_export(void **out, size_t *out_len, tfc_status *s) {
-  TFC_TRY(tfc_ops_init(s));
+int tfc_oplist_export_ops(const tfc_opdef *const *ops, int n_ops, void **out, size_t *out_len, tfc_status *s) {
   tfc_pb_arena a;
   tfc_pb_arena_init(&a);
   Tensorflow__OpList ol;
   tensorflow__op_list__init(&ol);
   int r = TFC_OK;
-  ol.op = tfc_pb_alloc(&a, sizeof *ol.op * (TFC_OP_COUNT + 1));
+  ol.op = tfc_pb_alloc(&a, sizeof *ol.op * (size_t)(n_ops + 1));
   if (!ol.op) r = tfc_pb_arena_status(&a, s);
-  for (int i = 0; i < TFC_OP_COUNT && r == TFC_OK; i++) {
-    const tfc_opdef *op = tfc_op_by_id(i);
-    if ((op->flags & TFC_OPF_INTERNAL) || op->name[0] == '_') continue;
+  for (int i = 0; i < n_ops && r == TFC_OK; i++) {
     Tensorflow__OpDef *od = tfc_pb_alloc(&a, sizeof *od);
     if (!od) {
       r = tfc_pb_arena_status(&a, s);
       break;
     }
-    r = opdef_build(op, &a, od, s);
+    r = opdef_build(ops[i], &a, od, s);
     ol.op[ol.n_op++] = od;
   }
   if (r == TFC_OK) r = tfc_pb_pack(&ol.base, out, out_len, s);
   tfc_pb_arena_fini(&a);
+  return r;
+}
+
+int tfc_oplist_export(void **out, size_t *out_len, tfc_status *s) {
+  TFC_TRY(tfc_ops_init(s));
+  /* The table's ops, then those registered at run time (ops/user_ops.h). */
+  int n_user = tfc_user_op_count();
+  const tfc_opdef **ops = malloc(sizeof *ops * (size_t)(TFC_OP_COUNT + n_user + 1));
+  if (!ops) return TFC_OOM(s);
+  int n = 0;
+  for (int i = 0; i < TFC_OP_COUNT + n_user; i++) {
+    const tfc_opdef *op = tfc_op_by_id(i < TFC_OP_COUNT ? i : TFC_OP_USER_BASE + i - TFC_OP_COUNT);
+    if (!op || (op->flags & TFC_OPF_INTERNAL) || op->name[0] == '_') continue;
+    ops[n++] = op;
+  }
+  int r = tfc_oplist_export_ops(ops, n, out, out_len, s);
+  free(ops);
   return r;
 }

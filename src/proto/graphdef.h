@@ -111,8 +111,11 @@ int tfc_nodedef_export(const tfc_node *n, void **out, size_t *out_len, tfc_statu
 int tfc_nodedef_build(const tfc_node *n, int assigned, tfc_pb_arena *a, Tensorflow__NodeDef *nd, tfc_status *s);
 /* The graph's VersionDef. */
 int tfc_versiondef_export(tfc_graph *g, void **out, size_t *out_len, tfc_status *s);
-/* One op's OpDef; and an OpList of every op except internal ones (names starting '_'). */
+/* One op's OpDef; and an OpList of every op except internal ones (names starting '_'): the
+ * table's, then the ones registered at run time. */
 int tfc_opdef_export(const tfc_opdef *op, void **out, size_t *out_len, tfc_status *s);
 int tfc_oplist_export(void **out, size_t *out_len, tfc_status *s);
+/* An OpList of the given ops (borrowed), in that order. */
+int tfc_oplist_export_ops(const tfc_opdef *const *ops, int n_ops, void **out, size_t *out_len, tfc_status *s);
 
 #endif

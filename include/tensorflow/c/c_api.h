@@ -869,7 +869,10 @@ TF_CAPI_EXPORT extern uint64_t TF_DeviceListIncarnation(const TF_DeviceList* lis
 
 typedef struct TF_Library TF_Library;
 
-/* Loads a library of op kernels. tfc cannot load TensorFlow plugin libraries; see COMPAT. */
+/* Loads a library of ops and kernels written against tensorflow/c/ops.h and kernels.h (its
+ * constructors register them). NOT_FOUND with dlerror()'s text when it does not load; a
+ * registration error in it fails the load. Caller owns the handle. TensorFlow's C++ op
+ * libraries cannot be loaded. */
 TF_CAPI_EXPORT extern TF_Library* TF_LoadLibrary(const char* library_filename,
                                                  TF_Status* status);
 /* The serialized OpList of the ops registered by lib_handle; owned by lib_handle. */

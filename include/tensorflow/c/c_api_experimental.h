@@ -40,9 +40,9 @@ TF_CAPI_EXPORT void TF_SetXlaConstantFoldingDisabled(unsigned char should_enable
 /* Accepted and ignored. */
 TF_CAPI_EXPORT void TF_SetXlaMinClusterSize(int size);
 
-/* A new buffer holding a serialized ConfigProto with the XLA JIT level (ON_1 when
- * enable_xla_compilation), GPUOptions.allow_growth and device_count["CPU"] set. Caller owns
- * (TF_DeleteBuffer). */
+/* A new buffer holding the serialized ConfigProto TF 1.15 makes: device_count["CPU"],
+ * inter_op_parallelism_threads 1, GPUOptions.allow_growth, and the XLA JIT level ON_1 when
+ * enable_xla_compilation, else OFF. Caller owns (TF_DeleteBuffer). */
 TF_CAPI_EXPORT extern TF_Buffer* TF_CreateConfig(unsigned char enable_xla_compilation,
                                                  unsigned char gpu_memory_allow_growth,
                                                  unsigned int num_cpu_devices);

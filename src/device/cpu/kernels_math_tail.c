@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/log.h"
 #include "device/array_plan.h"
 #include "device/cpu/cwise_int.h"
 #include "ops/opdef.h"
@@ -370,7 +371,7 @@ static int print_compute(tfc_kernel_ctx *c) {
     fputc(']', f);
   }
   fclose(f);
-  fprintf(stderr, "%s\n", text);
+  tfc_log_print(text); /* the listeners of TF_RegisterLogListener, else stderr */
   free(text);
   return TFC_OK;
 }
