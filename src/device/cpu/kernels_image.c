@@ -7,13 +7,15 @@
  * 4-dimensional[2,2]", "size must be 1-dimensional[...]", "size must have two elements",
  * "output dimensions must be positive". All numeric input types.
  * DepthwiseConv2dNative: NHWC only (TF's CPU kernel too), float and double, strides,
- * dilations and SAME/VALID padding; a direct loop accumulating in double.
+ * dilations and SAME/VALID padding; float on oneDNN (kernels_depthwise_dnnl.c), double and what
+ * that declines in a direct loop accumulating in double.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "device/cpu/cpu_kernels.h"
+#include "device/cpu/kernels_depthwise.h"
 #include "ops/opdef.h"
 
 typedef struct resize_plan {
@@ -181,6 +183,10 @@ static int depthwise_compute(tfc_kernel_ctx *c) {
   tfc_tensor *out = tfc_kernel_alloc_output(c, 0, x->dtype, dims, 4);
   if (!out) return c->status->code;
   int dbl = x->dtype == TFC_DT_DOUBLE;
+  int64_t pb = (oh - 1) * st[1] + eh - ih - ph, pr = (ow - 1) * st[2] + ew - iw - pw;
+  tfc_window_geom g = {n, ih, iw, ic, fh, fw, ic * mult, oh, ow, st[1], st[2], dil[1], dil[2], ph, pb > 0 ? pb : 0,
+                       pw, pr > 0 ? pr : 0, 0};
+  if (!dbl && tfc_depthwise_dnn_fwd(c, &g, x->data, f->data, out->data)) return c->status->code;
   for (int64_t bi = 0; bi < n; bi++)
     for (int64_t y = 0; y < oh; y++)
       for (int64_t xx = 0; xx < ow; xx++)
@@ -215,7 +221,7 @@ static const tfc_kernel_def defs[] = {
     {.op = TFC_OP_ResizeNearestNeighbor, .type_attr = "T", .types = RESIZE_TYPES, .host_memory_in = TFC_HOST(1),
      .compute = resize_nearest_compute},
     {.op = TFC_OP_DepthwiseConv2dNative, .type_attr = "T", .types = TFC_TYPES_FLOAT, .flags = TFC_KF_EXPENSIVE,
-     .compute = depthwise_compute},
+     .init = tfc_depthwise_dnn_init, .compute = depthwise_compute, .free_state = tfc_depthwise_dnn_free},
 };
 
 int tfc_cpu_kernels_image(tfc_kernel_table *t, tfc_status *s) {
