@@ -11,8 +11,8 @@
  *   scale_fold.c   a per-output-channel Mul by a constant after Conv2D,
  *                  DepthwiseConv2dNative or MatMul with constant weights goes into the weights
  *                  (the decomposed inference batch norm of frozen Keras models);
- *   prune.c        (after each pass that changed something) drops what no longer feeds a
- *                  fetch, a target or a stateful node.
+ * and after each pass that changed something, pruning (optimize.c, with the copier the passes
+ * share) drops what no longer feeds a fetch, a target or a stateful node.
  *
  * What the stage guarantees. Values stay those of the unoptimized graph up to float rounding
  * (the folded graph computes the same expressions, reassociated only by scale folding). A node
