@@ -129,7 +129,22 @@ int tfc_session_config_parse(tfc_session_config *c, const void *data, size_t len
   r.log_device_placement = p->log_device_placement != 0;
   r.use_per_session_threads = p->use_per_session_threads != 0;
   r.operation_timeout_in_ms = p->operation_timeout_in_ms;
-  if (p->graph_options) r.place_pruned_graph = p->graph_options->place_pruned_graph != 0;
+  if (p->graph_options) {
+    const Tensorflow__GraphOptions *go = p->graph_options;
+    r.place_pruned_graph = go->place_pruned_graph != 0;
+    const Tensorflow__OptimizerOptions *oo = go->optimizer_options;
+    const Tensorflow__RewriterConfig *rc = go->rewrite_options;
+    /* TF's classic optimizer turns folding on at L1 (the default) whatever do_constant_folding
+     * says; at L0 only do_constant_folding does. */
+    if (oo && oo->opt_level == TENSORFLOW__OPTIMIZER_OPTIONS__LEVEL__L0 && !oo->do_constant_folding)
+      r.no_constant_folding = 1;
+    if (oo && oo->max_folded_constant_in_bytes > 0) r.max_folded_constant_in_bytes = oo->max_folded_constant_in_bytes;
+    if (rc && (rc->disable_meta_optimizer || rc->constant_folding == TENSORFLOW__REWRITER_CONFIG__TOGGLE__OFF))
+      r.no_constant_folding = 1;
+    if (rc && (rc->disable_meta_optimizer || rc->arithmetic_optimization == TENSORFLOW__REWRITER_CONFIG__TOGGLE__OFF ||
+               rc->remapping == TENSORFLOW__REWRITER_CONFIG__TOGGLE__OFF))
+      r.no_scale_folding = 1;
+  }
   if (p->gpu_options) {
     r.per_process_gpu_memory_fraction = p->gpu_options->per_process_gpu_memory_fraction;
     r.allow_growth = p->gpu_options->allow_growth != 0;

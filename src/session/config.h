@@ -32,6 +32,13 @@ typedef struct tfc_session_config {
   int64_t operation_timeout_in_ms;   /* 0: none */
   int place_pruned_graph;            /* GraphOptions.place_pruned_graph */
   int log_placement_reasons;         /* tfc only: say why, with log_device_placement */
+  /* The graph optimizer (optimize/optimize.h), on unless switched off: constant folding is off
+   * with OptimizerOptions opt_level L0 without do_constant_folding, or RewriterConfig's
+   * constant_folding OFF; folding per-channel scales into weights is off with its
+   * arithmetic_optimization or remapping OFF; disable_meta_optimizer switches off both. */
+  int no_constant_folding;
+  int no_scale_folding;
+  int64_t max_folded_constant_in_bytes; /* OptimizerOptions; 0: TF's default, 10 MiB */
   /* GPUOptions */
   double per_process_gpu_memory_fraction;
   int allow_growth;

@@ -26,6 +26,7 @@
 #include "device/registry.h"
 #include "exec/executor.h"
 #include "exec/segment.h"
+#include "optimize/optimize.h"
 #include "partition/partition.h"
 #include "place/placer.h"
 #include "rendezvous/rendezvous.h"
@@ -250,6 +251,9 @@ static plan *build_plan(tfc_session *sess, const tfc_endpoint *feeds, int n_feed
   p->n_fetches = n_fetches;
   client = tfc_client_graph_build_for(&spec, sess->devices[0]->name, s); /* CPU:0, the client device */
   if (!client) goto fail;
+  tfc_optimize_options oo = {!sess->cfg.no_constant_folding, !sess->cfg.no_scale_folding,
+                             sess->cfg.max_folded_constant_in_bytes};
+  if (tfc_optimize_graph(&client, &oo, s)) goto fail;
   tfc_partition_options po = {sess->devices, sess->n_devices};
   if (tfc_partition_graph(client, &po, &parts, s)) goto fail;
   p->parts = calloc((size_t)parts.n + 1, sizeof *p->parts);

@@ -57,9 +57,34 @@ static TF_Buffer *run_options(int trace_level, int partition_graphs) {
   return buf;
 }
 
+/* Options whose ConfigProto switches constant folding off (OptimizerOptions L0 and
+ * RewriterConfig's constant_folding OFF, as in TF): these graphs are all constants, and the
+ * tests count the nodes the executor runs. */
+static TF_SessionOptions *unoptimized_options(void) {
+  Tensorflow__ConfigProto cp = TENSORFLOW__CONFIG_PROTO__INIT;
+  Tensorflow__GraphOptions go = TENSORFLOW__GRAPH_OPTIONS__INIT;
+  Tensorflow__OptimizerOptions oo = TENSORFLOW__OPTIMIZER_OPTIONS__INIT;
+  Tensorflow__RewriterConfig rc = TENSORFLOW__REWRITER_CONFIG__INIT;
+  cp.graph_options = &go;
+  go.optimizer_options = &oo;
+  go.rewrite_options = &rc;
+  oo.opt_level = TENSORFLOW__OPTIMIZER_OPTIONS__LEVEL__L0;
+  rc.constant_folding = TENSORFLOW__REWRITER_CONFIG__TOGGLE__OFF;
+  size_t n = tensorflow__config_proto__get_packed_size(&cp);
+  uint8_t *b = malloc(n + 1);
+  tensorflow__config_proto__pack(&cp, b);
+  TF_SessionOptions *o = TF_NewSessionOptions();
+  TF_Status *s = TF_NewStatus();
+  TF_SetConfig(o, b, n, s);
+  EXPECT_EQ(TF_GetCode(s), TF_OK);
+  TF_DeleteStatus(s);
+  free(b);
+  return o;
+}
+
 static TF_Session *session(TF_Graph *g, int n_cpus, TF_SessionOptions **opts) {
   TF_Status *s = TF_NewStatus();
-  *opts = TF_NewSessionOptions();
+  *opts = unoptimized_options();
   TFC_SetDeviceCount(*opts, "CPU", n_cpus, s);
   TF_Session *sess = TF_NewSession(g, *opts, s);
   EXPECT_EQ(TF_GetCode(s), TF_OK);
@@ -303,7 +328,7 @@ static void parallel_nodes_are_each_recorded_once(void) {
   d = TF_NewOperation(g, "AddN", "sum");
   TF_AddInputList(d, mm, 8);
   TF_Operation *sum = finish(d, __LINE__);
-  TF_SessionOptions *o = TF_NewSessionOptions();
+  TF_SessionOptions *o = unoptimized_options();
   TFC_SetThreads(o, 2, 4);
   TF_Session *sess = TF_NewSession(g, o, s);
   EXPECT_EQ(TF_GetCode(s), TF_OK);

@@ -95,6 +95,25 @@ static void pad_constant_and_v2_match_tf(void) {
   unref_all(in, 3);
 }
 
+/* An NHWC image padded in H and W only: the channel dim merges into W's rows (values from
+ * numpy.pad, which TF's Pad matches). */
+static void pad_image_rows_match_tf(void) {
+  tfc_tensor *in[3] = {iota_f32(DIMS(2, 2, 2, 2)), ku_i32(DIMS(4, 2), (const int32_t[]){0, 0, 0, 1, 1, 0, 0, 0}),
+                       NULL};
+  tfc_tensor *out = run1("Pad", NULL, 0, in, 2);
+  EXPECT_DIMS(out, 2, 3, 3, 2);
+  EXPECT_VALS(out, 0, 0, 0, 1, 2, 3, 0, 0, 4, 5, 6, 7, 0, 0, 0, 0, 0, 0, 0, 0, 8, 9, 10, 11, 0, 0, 12, 13, 14, 15, 0,
+              0, 0, 0, 0, 0);
+  tfc_tensor_unref(out);
+  float seven = 7;
+  in[2] = ku_f32(NULL, 0, &seven);
+  out = run1("PadV2", NULL, 0, in, 3);
+  EXPECT_VALS(out, 7, 7, 0, 1, 2, 3, 7, 7, 4, 5, 6, 7, 7, 7, 7, 7, 7, 7, 7, 7, 8, 9, 10, 11, 7, 7, 12, 13, 14, 15, 7,
+              7, 7, 7, 7, 7);
+  tfc_tensor_unref(out);
+  unref_all(in, 3);
+}
+
 static void mirror_pad_reflect_and_symmetric(void) {
   tfc_tensor *in[2] = {iota_f32(DIMS(2, 3)), ku_i32(DIMS(2, 2), (const int32_t[]){1, 1, 2, 2})};
   ku_attr m = mode_attr("REFLECT");
@@ -295,6 +314,7 @@ static void scans_exclusive_reverse_match_tf(void) {
 
 static const tfc_test tests[] = {
     TFC_TEST(pad_constant_and_v2_match_tf),
+    TFC_TEST(pad_image_rows_match_tf),
     TFC_TEST(mirror_pad_reflect_and_symmetric),
     TFC_TEST(pad_reports_tf_errors),
     TFC_TEST(unsorted_segment_sum_skips_negative_ids),

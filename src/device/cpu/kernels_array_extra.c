@@ -45,7 +45,18 @@ typedef struct pad_job {
   int rank, mode;
   const int64_t *in_dims, *out_dims, *before;
   const void *value;
+  int zero; /* value is all zero bytes */
 } pad_job;
+
+/* n copies of the es-byte value at o. */
+static void fill(char *o, const void *value, size_t es, int64_t n, int zero) {
+  if (n <= 0) return;
+  if (zero) {
+    memset(o, 0, (size_t)n * es);
+    return;
+  }
+  for (int64_t k = 0; k < n; k++) memcpy(o + (size_t)k * es, value, es);
+}
 
 /* Output rows [b, e): every dim but the last picks its input row; the last dim copies the
  * input row's run in one memcpy and fills or mirrors the edges element by element. */
@@ -67,10 +78,16 @@ static void pad_rows(int64_t b, int64_t e, void *arg) {
       mul *= j->in_dims[d];
     }
     if (pad_row) {
-      for (int64_t k = 0; k < n_out; k++) memcpy(o + (size_t)k * es, j->value, es);
+      fill(o, j->value, es, n_out, j->zero);
       continue;
     }
     const char *src = j->in + (size_t)(src_row * n_in) * es;
+    if (j->mode == TFC_PAD_CONSTANT) {
+      fill(o, j->value, es, bl < n_out ? bl : n_out, j->zero);
+      if (n_in) memcpy(o + (size_t)bl * es, src, (size_t)n_in * es);
+      if (bl + n_in < n_out) fill(o + (size_t)(bl + n_in) * es, j->value, es, n_out - bl - n_in, j->zero);
+      continue;
+    }
     for (int64_t k = 0; k < bl && k < n_out; k++) {
       int64_t m = tfc_pad_map(k, bl, n_in, j->mode);
       memcpy(o + (size_t)k * es, m < 0 ? j->value : src + (size_t)m * es, es);
@@ -99,9 +116,22 @@ static int pad_compute(tfc_kernel_ctx *c) {
     memcpy(out->data, in->data, es);
     return TFC_OK;
   }
-  pad_job j = {in->data, out->data, es, rank, mode, in->dims, dims, before, value};
-  int64_t rows = out->n_elems / dims[rank - 1];
-  tfc_kernel_parallel_for(c, rows, dims[rank - 1] * (int64_t)es + 16, pad_rows, &j);
+  /* Constant padding: trailing dims without padding merge into the one before them, whose
+   * rows then copy in one memcpy (NHWC images padded in H and W: one run per row of pixels,
+   * not one per pixel). Mirrored padding maps single indexes, so it keeps the dims. */
+  int64_t in_d[TFC_MAX_DIMS], out_d[TFC_MAX_DIMS], bef[TFC_MAX_DIMS];
+  for (int d = 0; d < rank; d++) in_d[d] = in->dims[d], out_d[d] = dims[d], bef[d] = before[d];
+  while (mode == TFC_PAD_CONSTANT && rank > 1 && in_d[rank - 1] == out_d[rank - 1]) {
+    in_d[rank - 2] *= in_d[rank - 1];
+    bef[rank - 2] *= out_d[rank - 1];
+    out_d[rank - 2] *= out_d[rank - 1];
+    rank--;
+  }
+  int zero_value = 1;
+  for (size_t b = 0; b < es && zero_value; b++) zero_value = ((const unsigned char *)value)[b] == 0;
+  pad_job j = {in->data, out->data, es, rank, mode, in_d, out_d, bef, value, zero_value};
+  int64_t rows = out->n_elems / out_d[rank - 1];
+  tfc_kernel_parallel_for(c, rows, out_d[rank - 1] * (int64_t)es + 16, pad_rows, &j);
   return TFC_OK;
 }
 

@@ -6,7 +6,7 @@
  * on first use and cached in the kernel state; the batch is cut into the node's share of
  * intra-op threads and each shard runs a single-threaded primitive (kernels_conv_int.h says
  * why). Filters arrive in TF's HWIO layout and are reordered once per call into the layout
- * the primitive chose; activations stay in the user's layout (NHWC or NCHW) when oneDNN has
+ * the primitive chose (once per node when the filter is a Const node's value, immutable); activations stay in the user's layout (NHWC or NCHW) when oneDNN has
  * a direct kernel for it and are otherwise reordered per shard. The filter gradient is a sum
  * over the batch: each shard writes its partial sum, the partials are added, and the total
  * is reordered to HWIO once. double runs plain C loops (kernels_conv_ref.c), used by the
@@ -20,10 +20,24 @@
 
 #include "device/cpu/kernels_conv_int.h"
 
+/* A filter reordered into a primitive's layout, kept for a node whose filter is a Const
+ * node's value (the same immutable buffer every step). */
+typedef struct packed_filter {
+  const void *src;
+  dnnl_memory_desc_t md;
+  void *data;
+} packed_filter;
+
+#define MAX_PACKED 4
+
 typedef struct conv_state {
   int kind;
   tfc_conv_attrs attrs;
   tfc_dnn_cache cache;
+  int const_filter; /* input 1 comes from a Const node */
+  pthread_mutex_t packed_mu;
+  int n_packed;
+  packed_filter packed[MAX_PACKED];
 } conv_state;
 
 /* The cache key: everything a primitive depends on, with n = the shard's minibatch. */
@@ -42,6 +56,8 @@ static int conv_init_kind(const tfc_node *n, void **state, tfc_status *s, int ki
   st->kind = kind;
   st->attrs = a;
   tfc_dnn_cache_init(&st->cache);
+  st->const_filter = kind != TFC_CONV_BWD_FILTER && n->n_inputs > 1 && strcmp(n->inputs[1].node->op->name, "Const") == 0;
+  pthread_mutex_init(&st->packed_mu, NULL);
   *state = st;
   return TFC_OK;
 }
@@ -58,6 +74,8 @@ static void conv_free(void *p) {
   conv_state *st = p;
   if (!st) return;
   tfc_dnn_cache_fini(&st->cache);
+  for (int i = 0; i < st->n_packed; i++) free(st->packed[i].data);
+  pthread_mutex_destroy(&st->packed_mu);
   free(st);
 }
 
@@ -178,6 +196,30 @@ static void sum_partials(int64_t begin, int64_t end, void *arg) {
   }
 }
 
+/* The Const filter b in p's weights layout, reordered on first use and kept in st; NULL with
+ * status on failure, or without when st already keeps MAX_PACKED (the caller then reorders
+ * per call; a Const filter is one buffer in one or two layouts, so this does not happen). */
+static void *packed_filter_get(conv_state *st, const tfc_dnn_prim *p, const void *b, tfc_status *s) {
+  pthread_mutex_lock(&st->packed_mu);
+  void *data = NULL;
+  for (int i = 0; i < st->n_packed && !data; i++)
+    if (st->packed[i].src == b && dnnl_memory_desc_equal(&st->packed[i].md, &p->args[1].prim)) data = st->packed[i].data;
+  if (!data && st->n_packed < MAX_PACKED) {
+    size_t bytes = (tfc_dnn_arg_bytes(p, 1) + 63) / 64 * 64;
+    data = aligned_alloc(64, bytes);
+    if (!data) {
+      TFC_OOM(s);
+    } else if (tfc_dnn_reorder_arg(p, 1, (void *)b, data, 1, s)) {
+      free(data);
+      data = NULL;
+    } else {
+      st->packed[st->n_packed++] = (packed_filter){b, p->args[1].prim, data};
+    }
+  }
+  pthread_mutex_unlock(&st->packed_mu);
+  return data;
+}
+
 /* Runs one conv kind with oneDNN. For FWD: a = input, b = filter, out = output. BWD_INPUT:
  * a = out_backprop, b = filter, out = input gradient. BWD_FILTER: a = input, b =
  * out_backprop, out = filter gradient. */
@@ -242,12 +284,17 @@ static int conv_dnn(tfc_kernel_ctx *c, conv_state *st, const tfc_window_geom *g,
     r.act_out = out;
     r.in_img = st->kind == TFC_CONV_FWD ? src_img : dst_img;
     r.out_img = st->kind == TFC_CONV_FWD ? dst_img : src_img;
-    /* The filter is reordered once per call (per distinct layout) and shared by the shards. */
+    /* The filter is reordered once per call (per distinct layout) and shared by the shards;
+     * a Const filter once per node and layout. */
     for (int w = 0; w < 2; w++) {
       const tfc_dnn_prim *p = r.prim[w];
       r.shared[w] = (void *)b;
       if (!p || !p->args[1].reorder) continue;
-      if (w == 1 && r.prim[0] && tmp[0] && dnnl_memory_desc_equal(&p->args[1].prim, &r.prim[0]->args[1].prim)) {
+      void *packed = st->const_filter ? packed_filter_get(st, p, b, c->status) : NULL;
+      if (c->status->code) goto out;
+      if (packed) {
+        r.shared[w] = packed;
+      } else if (w == 1 && r.prim[0] && tmp[0] && dnnl_memory_desc_equal(&p->args[1].prim, &r.prim[0]->args[1].prim)) {
         r.shared[1] = tmp[0];
       } else {
         size_t bytes = (tfc_dnn_arg_bytes(p, 1) + 63) / 64 * 64;

@@ -1,7 +1,8 @@
 /*
  * kernels_conv_int — what the convolution and pooling kernel files share (private to
- * kernels_conv*.c and kernels_pool*.c): the oneDNN layer (kernels_conv_dnnl.c) and the plain-C
- * kernels (kernels_conv_ref.c). Attrs, shapes and geometry come from device/conv_plan.h.
+ * kernels_conv*.c, kernels_pool*.c and kernels_depthwise_dnnl.c): the oneDNN layer
+ * (kernels_conv_dnnl.c) and the plain-C kernels (kernels_conv_ref.c). Attrs, shapes and
+ * geometry come from device/conv_plan.h.
  *
  * Threading. Debian's oneDNN 2.6 is built with the OpenMP runtime (DNNL_CPU_RUNTIME OMP):
  * left alone, every thread that calls it starts its own team of omp_get_max_threads()

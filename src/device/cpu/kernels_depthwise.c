@@ -8,7 +8,8 @@
  * writes) and dilations are honoured: the geometry is conv_plan's (tfc_conv_attrs_parse,
  * tfc_window_output_size), so the sizes and texts match Conv2D's.
  *
- * Direct loops (the filter backprop and the forward with a multiplier above 1 accumulate in
+ * The float forward runs on oneDNN where it can (kernels_depthwise_dnnl.c: a grouped
+ * convolution, primitives cached per node); the rest are direct loops (the filter backprop and the forward with a multiplier above 1 accumulate in
  * double; the input backprop, and the forward with multiplier 1 — MobileNet's, channels
  * innermost so each tap is one contiguous multiply-add — in T, as TF's kernels): depthwise
  * layers are memory-bound and small, and one loop nest per direction keeps the three
@@ -21,6 +22,7 @@
 
 #include "device/conv_plan.h"
 #include "device/cpu/cpu_kernels.h"
+#include "device/cpu/kernels_depthwise.h"
 #include "ops/opdef.h"
 
 enum { DW_FWD = 0, DW_BWD_INPUT = 1, DW_BWD_FILTER = 2 };
@@ -248,6 +250,7 @@ static int dw_compute(tfc_kernel_ctx *c, int kind) {
   switch (kind) {
     case DW_FWD:
       j.a = c->inputs[0]->data, j.b = c->inputs[1]->data;
+      if (!dbl && tfc_depthwise_dnn_fwd(c, g, j.a, j.b, out->data)) return c->status->code;
       tfc_kernel_parallel_for(c, g->n * g->oh, g->ow * g->oc * window, dbl ? fwd_f64 : fwd_f32, &j);
       break;
     case DW_BWD_INPUT:
@@ -269,7 +272,7 @@ static int bwd_filter_compute(tfc_kernel_ctx *c) { return dw_compute(c, DW_BWD_F
 
 static const tfc_kernel_def defs[] = {
     {.op = TFC_OP_DepthwiseConv2dNative, .type_attr = "T", .types = TFC_TYPES_FLOAT, .flags = TFC_KF_EXPENSIVE,
-     .compute = fwd_compute},
+     .init = tfc_depthwise_dnn_init, .compute = fwd_compute, .free_state = tfc_depthwise_dnn_free},
     {.op = TFC_OP_DepthwiseConv2dNativeBackpropInput, .type_attr = "T", .types = TFC_TYPES_FLOAT,
      .host_memory_in = TFC_HOST(0), .flags = TFC_KF_EXPENSIVE, .compute = bwd_input_compute},
     {.op = TFC_OP_DepthwiseConv2dNativeBackpropFilter, .type_attr = "T", .types = TFC_TYPES_FLOAT,

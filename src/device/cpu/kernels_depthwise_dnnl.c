@@ -1,0 +1,140 @@
+/*
+ * kernels_depthwise_dnnl — DepthwiseConv2dNative's float forward on oneDNN, as a grouped
+ * convolution with one group per input channel: TF's filter [kh, kw, in, mult] is oneDNN's
+ * (g = in, oc/g = mult, ic/g = 1, kh, kw) in the hwigo layout, and TF's output channel
+ * ch * mult + m is oneDNN's grouped channel order, so NHWC input and output map one to one.
+ *
+ * The node's kernel state owns a tfc_dnn_cache of primitives keyed by the geometry (with the
+ * shard's minibatch), built once and shared by concurrent steps; the batch is cut into the
+ * node's share of the intra-op pool as for Conv2D (kernels_conv_int.h says why oneDNN runs
+ * single-threaded per calling thread). As for Conv2D, the activations stay in NHWC when
+ * oneDNN has an optimized kernel for it, and are otherwise reordered into the blocked layout
+ * it picks. The filter (a few KiB) is reordered by each shard.
+ *
+ * tfc_depthwise_dnn_fwd declines (returns 0, nothing set) what it does not handle: no state
+ * (a node built without init), or oneDNN reporting the geometry unimplemented; the caller then
+ * runs its reference loop. Other oneDNN failures are errors.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "device/cpu/kernels_conv_int.h"
+#include "device/cpu/kernels_depthwise.h"
+
+typedef struct dw_key {
+  tfc_window_geom g; /* oc = in channels * multiplier; n = the shard's minibatch */
+  int direct;
+} dw_key;
+
+int tfc_depthwise_dnn_init(const tfc_node *n, void **state, tfc_status *s) {
+  (void)n;
+  tfc_dnn_cache *c = calloc(1, sizeof *c);
+  if (!c) return TFC_OOM(s);
+  tfc_dnn_cache_init(c);
+  *state = c;
+  return TFC_OK;
+}
+
+void tfc_depthwise_dnn_free(void *state) {
+  if (!state) return;
+  tfc_dnn_cache_fini(state);
+  free(state);
+}
+
+static int build_layout(const dw_key *k, tfc_dnn_prim *p, tfc_status *s) {
+  const tfc_window_geom *g = &k->g;
+  int64_t mult = g->oc / g->ic;
+  dnnl_memory_desc_t src_u, w_u, dst_u, src_a, w_a, dst_a;
+  tfc_dnn_md(&src_u, g->n, g->ic, g->ih, g->iw, dnnl_nhwc);
+  tfc_dnn_md(&dst_u, g->n, g->oc, g->oh, g->ow, dnnl_nhwc);
+  tfc_dnn_md(&src_a, g->n, g->ic, g->ih, g->iw, k->direct ? dnnl_nhwc : dnnl_format_tag_any);
+  tfc_dnn_md(&dst_a, g->n, g->oc, g->oh, g->ow, k->direct ? dnnl_nhwc : dnnl_format_tag_any);
+  dnnl_dims_t wd = {g->ic, mult, 1, g->kh, g->kw};
+  if (tfc_dnn_check(dnnl_memory_desc_init_by_tag(&w_u, 5, wd, dnnl_f32, dnnl_hwigo), "depthwise filter desc", s) ||
+      tfc_dnn_check(dnnl_memory_desc_init_by_tag(&w_a, 5, wd, dnnl_f32, dnnl_format_tag_any), "depthwise filter desc",
+                    s))
+    return s->code;
+  dnnl_dims_t strides = {g->sh, g->sw}, dil = {g->dh - 1, g->dw - 1}, pl = {g->pt, g->pl}, pr = {g->pb, g->pr};
+  dnnl_convolution_desc_t d;
+  dnnl_primitive_desc_t pd;
+  TFC_TRY(tfc_dnn_check(dnnl_dilated_convolution_forward_desc_init(&d, dnnl_forward_inference, dnnl_convolution_direct,
+                                                                   &src_a, &w_a, NULL, &dst_a, strides, dil, pl, pr),
+                        "depthwise convolution descriptor", s));
+  TFC_TRY(tfc_dnn_pd_create(&d, NULL, &pd, s));
+  int ids[3] = {DNNL_ARG_SRC, DNNL_ARG_WEIGHTS, DNNL_ARG_DST}, out[3] = {0, 0, 1};
+  dnnl_memory_desc_t u[3] = {src_u, w_u, dst_u};
+  return tfc_dnn_prim_init(p, pd, ids, out, u, 3, s);
+}
+
+/* NHWC first; a reference implementation there means no optimized NHWC kernel, and then the
+ * blocked layout (reorders on both sides) is still far faster than oneDNN's reference. */
+static int build(const void *key, tfc_dnn_prim *p, tfc_status *s) {
+  dw_key k = *(const dw_key *)key;
+  k.direct = 1;
+  TFC_TRY(build_layout(&k, p, s));
+  if (strncmp(p->impl, "ref", 3) != 0) return TFC_OK;
+  tfc_dnn_prim_fini(p);
+  k.direct = 0;
+  return build_layout(&k, p, s);
+}
+
+typedef struct dw_run {
+  const tfc_window_geom *g;
+  int n_shards;
+  int64_t q;
+  const tfc_dnn_prim *prim[2]; /* minibatch q and q + 1 */
+  const char *x;
+  const void *f;
+  char *y;
+  tfc_status *st; /* one per shard */
+} dw_run;
+
+static void dw_shard(int k, void *arg) {
+  dw_run *r = arg;
+  const tfc_window_geom *g = r->g;
+  int64_t begin, size;
+  tfc_conv_shard(g->n, r->n_shards, k, &begin, &size);
+  void *ptr[3] = {(void *)(r->x + begin * g->ih * g->iw * g->ic * 4), (void *)r->f,
+                  r->y + begin * g->oh * g->ow * g->oc * 4};
+  tfc_dnn_run(r->prim[size == r->q ? 0 : 1], ptr, 0, &r->st[k]);
+}
+
+int tfc_depthwise_dnn_fwd(tfc_kernel_ctx *c, const tfc_window_geom *g, const float *x, const float *f, float *y) {
+  tfc_dnn_cache *cache = c->state;
+  if (!cache || g->nchw || g->n <= 0 || g->oh <= 0 || g->ow <= 0 || g->ic <= 0 || g->oc <= 0 || g->oc % g->ic)
+    return 0;
+  double flops = 2.0 * (double)g->n * (double)(g->oh * g->ow) * (double)(g->oc * g->kh * g->kw);
+  int ns = tfc_conv_n_shards(c, g->n, flops);
+  dw_run r = {.g = g, .n_shards = ns, .q = g->n / ns, .x = (const char *)x, .f = f, .y = (char *)y};
+  dw_key key;
+  memset(&key, 0, sizeof key); /* padding bytes take part in the key's memcmp */
+  key.g = *g;
+  for (int w = 0; w < 2; w++) {
+    if ((w == 0 && r.q == 0) || (w == 1 && g->n % ns == 0)) continue;
+    key.g.n = r.q + w;
+    tfc_status s;
+    tfc_status_init(&s);
+    r.prim[w] = tfc_dnn_cache_get(cache, &key, sizeof key, build, &s);
+    if (!r.prim[w]) {
+      int unimpl = s.code == TFC_UNIMPLEMENTED;
+      if (!unimpl) tfc_status_move(c->status, &s);
+      tfc_status_fini(&s);
+      return unimpl ? 0 : 1;
+    }
+    tfc_status_fini(&s);
+  }
+  tfc_status *sts = calloc((size_t)ns, sizeof *sts);
+  if (!sts) {
+    TFC_OOM(c->status);
+    return 1;
+  }
+  for (int k = 0; k < ns; k++) tfc_status_init(&sts[k]);
+  r.st = sts;
+  tfc_conv_for_shards(c, ns, dw_shard, &r);
+  for (int k = 0; k < ns; k++) {
+    if (sts[k].code && !c->status->code) tfc_status_move(c->status, &sts[k]);
+    tfc_status_fini(&sts[k]);
+  }
+  free(sts);
+  return 1;
+}

@@ -1,0 +1,277 @@
+/*
+ * optimize — see optimize.h. The driver, and the copier and pruning of optimize_int.h.
+ */
+#include "optimize/optimize.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "device/device_name.h"
+#include "optimize/optimize_int.h"
+
+/* ---- the copier ---- */
+
+int tfc_opt_copy_init(tfc_opt_copy *c, const tfc_graph *src, tfc_status *s) {
+  memset(c, 0, sizeof *c);
+  c->src = src;
+  int n = src->n_nodes, total = 0;
+  c->off = malloc(sizeof(int) * (size_t)(n + 1));
+  c->ctl = calloc((size_t)n + 1, sizeof *c->ctl);
+  c->dst = tfc_graph_new();
+  if (!c->off || !c->ctl || !c->dst) goto oom;
+  for (int i = 0; i < n; i++) {
+    c->off[i] = total;
+    total += src->nodes[i]->n_outputs;
+  }
+  c->off[n] = total;
+  if (!(c->out = calloc((size_t)total + 1, sizeof *c->out))) goto oom;
+  c->dst->internal_names = 1; /* _arg_0, _retval_0 */
+  c->dst->producer = src->producer;
+  c->dst->min_consumer = src->min_consumer;
+  return TFC_OK;
+oom:
+  tfc_opt_copy_fini(c);
+  return TFC_OOM(s);
+}
+
+void tfc_opt_copy_fini(tfc_opt_copy *c) {
+  free(c->off);
+  free(c->out);
+  free(c->ctl);
+  tfc_graph_free(c->dst);
+  memset(c, 0, sizeof *c);
+}
+
+tfc_node *tfc_opt_copy_node(tfc_opt_copy *c, const tfc_node *n, const tfc_endpoint *override, tfc_status *s) {
+  tfc_endpoint in_small[8];
+  tfc_node *ctl_small[8];
+  tfc_endpoint *ins = n->n_inputs <= 8 ? in_small : malloc(sizeof *ins * (size_t)n->n_inputs);
+  tfc_node **ctls = n->n_control_inputs <= 8 ? ctl_small : malloc(sizeof *ctls * (size_t)n->n_control_inputs);
+  tfc_node *out = NULL;
+  if (!ins || !ctls) {
+    TFC_OOM(s);
+    goto done;
+  }
+  int stand_in = -1, n_ctl = 0;
+  for (int j = 0; j < n->n_inputs; j++) {
+    if (override && override[j].node) ins[j] = override[j];
+    else if (tfc_node_input_is_back_edge(n, j)) ins[j] = (tfc_endpoint){NULL, 0};
+    else ins[j] = tfc_opt_mapped(c, n->inputs[j]);
+    if (stand_in < 0 && ins[j].node) stand_in = j;
+  }
+  for (int j = 0; j < n->n_inputs && stand_in >= 0; j++)
+    if (!ins[j].node) ins[j] = ins[stand_in];
+  for (int j = 0; j < n->n_control_inputs; j++) {
+    tfc_node *to = c->ctl[n->control_inputs[j]->id];
+    int dup = 0;
+    for (int k = 0; k < n_ctl && !dup; k++) dup = ctls[k] == to;
+    if (to && !dup) ctls[n_ctl++] = to;
+  }
+  out = tfc_graph_add_raw(c->dst, n->name, n->op, n->device, n->assigned_device, ins, n->n_inputs, ctls, n_ctl,
+                          n->attrs, n->n_attrs, s);
+  if (out) {
+    for (int i = 0; i < n->n_outputs; i++) {
+      out->output_shapes[i] = n->output_shapes[i];
+      c->out[c->off[n->id] + i] = (tfc_endpoint){out, i};
+    }
+    c->ctl[n->id] = out;
+  }
+done:
+  if (ins && ins != in_small) free(ins);
+  if (ctls && ctls != ctl_small) free(ctls);
+  return out;
+}
+
+void tfc_opt_map(tfc_opt_copy *c, const tfc_node *n, const tfc_endpoint *to, tfc_node *ctl) {
+  for (int i = 0; i < n->n_outputs; i++) c->out[c->off[n->id] + i] = to[i];
+  c->ctl[n->id] = ctl;
+}
+
+void tfc_opt_copy_finish(tfc_opt_copy *c) {
+  const tfc_graph *g = c->src;
+  for (int id = 0; id < g->n_nodes; id++) {
+    const tfc_node *n = g->nodes[id];
+    tfc_node *copy = c->ctl[id];
+    /* Only a node copied as itself has back edges to set (loop nodes are never rewritten). */
+    if (!copy || copy->op != n->op || strcmp(copy->name, n->name) != 0) continue;
+    for (int j = 0; j < n->n_inputs; j++)
+      if (tfc_node_input_is_back_edge(n, j)) copy->inputs[j] = tfc_opt_mapped(c, n->inputs[j]);
+  }
+}
+
+tfc_node *tfc_opt_add_const(tfc_opt_copy *c, const char *name, const tfc_node *like, tfc_tensor *t, tfc_status *s) {
+  char *uname = NULL;
+  const tfc_node *taken = tfc_graph_find(c->src, name);
+  if ((taken && taken != like) || tfc_graph_find(c->dst, name)) {
+    size_t len = strlen(name) + 24;
+    uname = malloc(len);
+    for (int k = 1; uname; k++) {
+      snprintf(uname, len, "%s_%d", name, k);
+      if (!tfc_graph_find(c->src, uname) && !tfc_graph_find(c->dst, uname)) break;
+    }
+    if (!uname) {
+      TFC_OOM(s);
+      return NULL;
+    }
+    name = uname;
+  }
+  tfc_attr *attrs = NULL;
+  int n_attrs = 0;
+  tfc_attr_value dt = tfc_attr_type(t->dtype), v = tfc_attr_tensor(tfc_tensor_ref(t));
+  tfc_node *n = NULL;
+  if (!tfc_attrs_set(&attrs, &n_attrs, "dtype", &dt, s) && !tfc_attrs_set(&attrs, &n_attrs, "value", &v, s))
+    n = tfc_graph_add_raw(c->dst, name, tfc_op_lookup("Const"), like->device, like->assigned_device, NULL, 0, NULL, 0,
+                          attrs, n_attrs, s);
+  tfc_attr_value_fini(&dt);
+  tfc_attr_value_fini(&v);
+  tfc_attrs_free(attrs, n_attrs);
+  free(uname);
+  if (n) n->output_shapes[0] = tfc_tensor_shape(t);
+  return n;
+}
+
+/* ---- node properties ---- */
+
+int tfc_opt_node_is_pure(const tfc_node *n) {
+  if (n->op->flags & (TFC_OPF_STATEFUL | TFC_OPF_INTERNAL)) return 0;
+  if (tfc_node_is_control_flow(n)) return 0;
+  for (int i = 0; i < n->n_inputs; i++) {
+    int t = n->input_types[i];
+    if (tfc_dtype_is_ref(t) || tfc_dtype_base(t) == TFC_DT_RESOURCE || tfc_dtype_base(t) == TFC_DT_VARIANT) return 0;
+  }
+  for (int i = 0; i < n->n_outputs; i++) {
+    int t = n->output_types[i];
+    if (tfc_dtype_is_ref(t) || tfc_dtype_base(t) == TFC_DT_RESOURCE || tfc_dtype_base(t) == TFC_DT_VARIANT) return 0;
+  }
+  return 1;
+}
+
+int tfc_opt_node_on_cpu(const tfc_node *n) {
+  tfc_devname dn;
+  return n->assigned_device && tfc_devname_parse(n->assigned_device, &dn) == 0 && dn.has_type &&
+         strcmp(dn.type, "CPU") == 0;
+}
+
+int tfc_opt_edges(const tfc_graph *g, int **consumers, unsigned char **fetched, tfc_status *s) {
+  *consumers = calloc((size_t)g->n_nodes + 1, sizeof **consumers);
+  *fetched = calloc((size_t)g->n_nodes + 1, 1);
+  if (!*consumers || !*fetched) {
+    free(*consumers);
+    free(*fetched);
+    *consumers = NULL;
+    *fetched = NULL;
+    return TFC_OOM(s);
+  }
+  for (int id = 0; id < g->n_nodes; id++) {
+    const tfc_node *n = g->nodes[id];
+    int retval = strcmp(n->op->name, "_Retval") == 0;
+    for (int j = 0; j < n->n_inputs; j++) {
+      (*consumers)[n->inputs[j].node->id]++;
+      if (retval) (*fetched)[n->inputs[j].node->id] = 1;
+    }
+    for (int j = 0; j < n->n_control_inputs; j++) (*consumers)[n->control_inputs[j]->id]++;
+  }
+  return TFC_OK;
+}
+
+/* ---- pruning ---- */
+
+int tfc_opt_prune(const tfc_graph *g, const tfc_graph *orig, tfc_graph **out, tfc_status *s) {
+  *out = NULL;
+  int n = g->n_nodes;
+  unsigned char *live = calloc((size_t)n + 1, 1);
+  int *stack = malloc(sizeof(int) * (size_t)(n + 1));
+  if (!live || !stack) {
+    free(live);
+    free(stack);
+    return TFC_OOM(s);
+  }
+  int *orig_consumers = NULL;
+  unsigned char *orig_fetched = NULL;
+  if (tfc_opt_edges(orig, &orig_consumers, &orig_fetched, s)) {
+    free(live);
+    free(stack);
+    return s->code;
+  }
+  int top = 0;
+  for (int id = 0; id < n; id++) {
+    const tfc_node *nd = g->nodes[id];
+    int root = !tfc_opt_node_is_pure(nd);
+    if (!root) {
+      /* A target: a node that nothing consumed in the graph the stage was given. */
+      const tfc_node *o = tfc_graph_find(orig, nd->name);
+      root = o && o->op == nd->op && orig_consumers[o->id] == 0;
+    }
+    if (root) {
+      live[id] = 1;
+      stack[top++] = id;
+    }
+  }
+  free(orig_consumers);
+  free(orig_fetched);
+  while (top > 0) {
+    const tfc_node *nd = g->nodes[stack[--top]];
+    for (int j = 0; j < nd->n_inputs + nd->n_control_inputs; j++) {
+      const tfc_node *src = j < nd->n_inputs ? nd->inputs[j].node : nd->control_inputs[j - nd->n_inputs];
+      if (!live[src->id]) {
+        live[src->id] = 1;
+        stack[top++] = src->id;
+      }
+    }
+  }
+  free(stack);
+  int dead = 0;
+  for (int id = 0; id < n; id++) dead += !live[id];
+  if (!dead) {
+    free(live);
+    return TFC_OK;
+  }
+  tfc_opt_copy c;
+  if (tfc_opt_copy_init(&c, g, s)) {
+    free(live);
+    return s->code;
+  }
+  for (int id = 0; id < n && tfc_status_ok(s); id++)
+    if (live[id]) tfc_opt_copy_node(&c, g->nodes[id], NULL, s);
+  free(live);
+  if (!tfc_status_ok(s)) {
+    tfc_opt_copy_fini(&c);
+    return s->code;
+  }
+  tfc_opt_copy_finish(&c);
+  *out = c.dst;
+  c.dst = NULL;
+  tfc_opt_copy_fini(&c);
+  return TFC_OK;
+}
+
+/* ---- the driver ---- */
+
+typedef int (*pass_fn)(const tfc_graph *g, const tfc_optimize_options *o, tfc_graph **out, tfc_status *s);
+
+int tfc_optimize_graph(tfc_graph **g, const tfc_optimize_options *o, tfc_status *s) {
+  pass_fn passes[2] = {o->constant_folding ? tfc_opt_const_fold : NULL, o->scale_folding ? tfc_opt_scale_fold : NULL};
+  tfc_graph *cur = *g;
+  for (int i = 0; i < 2; i++) {
+    if (!passes[i]) continue;
+    tfc_graph *next = NULL, *pruned = NULL;
+    if (passes[i](cur, o, &next, s) || (next && tfc_opt_prune(next, *g, &pruned, s))) {
+      tfc_graph_free(next);
+      if (cur != *g) tfc_graph_free(cur);
+      return s->code;
+    }
+    if (!next) continue;
+    if (pruned) {
+      tfc_graph_free(next);
+      next = pruned;
+    }
+    if (cur != *g) tfc_graph_free(cur);
+    cur = next;
+  }
+  if (cur != *g) {
+    tfc_graph_free(*g);
+    *g = cur;
+  }
+  return TFC_OK;
+}

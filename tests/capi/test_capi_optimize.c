@@ -1,0 +1,449 @@
+/*
+ * The graph optimizer (src/optimize/) through sessions: constant folding and the folding of
+ * per-channel scales into weights shrink the partition graphs (RunOptions
+ * output_partition_graphs shows them) and keep every value; fetched nodes and targets stay;
+ * a failing kernel inside a constant subgraph fails the run as without folding; ConfigProto's
+ * OptimizerOptions and RewriterConfig switch the passes off. A frozen Keras CNN made by
+ * TensorFlow (gen_optimize.py) runs with TensorFlow's outputs.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "capi_util.h"
+#include "tensorflow/config.pb-c.h"
+
+enum { OPT_DEFAULT = 0, OPT_L0 = 1, OPT_L0_FOLD = 2, OPT_CF_OFF = 3, OPT_ARITH_OFF = 4, OPT_META_OFF = 5 };
+
+static TF_Session *session(TF_Graph *g, int mode) {
+  Tensorflow__ConfigProto cp = TENSORFLOW__CONFIG_PROTO__INIT;
+  Tensorflow__GraphOptions go = TENSORFLOW__GRAPH_OPTIONS__INIT;
+  Tensorflow__OptimizerOptions oo = TENSORFLOW__OPTIMIZER_OPTIONS__INIT;
+  Tensorflow__RewriterConfig rc = TENSORFLOW__REWRITER_CONFIG__INIT;
+  cp.graph_options = &go;
+  go.optimizer_options = &oo;
+  go.rewrite_options = &rc;
+  if (mode == OPT_L0 || mode == OPT_L0_FOLD) oo.opt_level = TENSORFLOW__OPTIMIZER_OPTIONS__LEVEL__L0;
+  if (mode == OPT_L0_FOLD) oo.do_constant_folding = 1;
+  if (mode == OPT_CF_OFF) rc.constant_folding = TENSORFLOW__REWRITER_CONFIG__TOGGLE__OFF;
+  if (mode == OPT_ARITH_OFF) rc.arithmetic_optimization = TENSORFLOW__REWRITER_CONFIG__TOGGLE__OFF;
+  if (mode == OPT_META_OFF) rc.disable_meta_optimizer = 1;
+  size_t n = tensorflow__config_proto__get_packed_size(&cp);
+  uint8_t *b = malloc(n + 1);
+  tensorflow__config_proto__pack(&cp, b);
+  TF_Status *s = TF_NewStatus();
+  TF_SessionOptions *o = TF_NewSessionOptions();
+  TF_SetConfig(o, b, n, s);
+  OK(s);
+  free(b);
+  TF_Session *sess = TF_NewSession(g, o, s);
+  OK(s);
+  TF_DeleteSessionOptions(o);
+  TF_DeleteStatus(s);
+  return sess;
+}
+
+static void close_session(TF_Session *sess) {
+  TF_Status *s = TF_NewStatus();
+  TF_CloseSession(sess, s);
+  TF_DeleteSession(sess, s);
+  TF_DeleteStatus(s);
+}
+
+/* One run of fetches (with an optional feed), asking for the partition graphs. Returns the
+ * run's status code; on success *out holds the fetches and *graphs the partition graphs'
+ * nodes as "name=op" lines (caller frees). msg (optional) gets the status message. The feed
+ * is deleted. */
+static int run(TF_Session *sess, TF_Output *feed, TF_Tensor *feed_val, TF_Output *fetches, int n_fetches,
+               TF_Operation **targets, int n_targets, TF_Tensor **out, char **graphs, char *msg) {
+  Tensorflow__RunOptions ro = TENSORFLOW__RUN_OPTIONS__INIT;
+  ro.output_partition_graphs = 1;
+  size_t n = tensorflow__run_options__get_packed_size(&ro);
+  uint8_t *b = malloc(n + 1);
+  tensorflow__run_options__pack(&ro, b);
+  TF_Buffer *opts = TF_NewBufferFromString(b, n);
+  free(b);
+  TF_Buffer *md = TF_NewBuffer();
+  TF_Status *s = TF_NewStatus();
+  TF_SessionRun(sess, opts, feed, feed ? &feed_val : NULL, feed ? 1 : 0, fetches, out, n_fetches, (const TF_Operation *const *)targets, n_targets,
+                md, s);
+  int code = TF_GetCode(s);
+  if (feed_val) TF_DeleteTensor(feed_val);
+  if (msg) snprintf(msg, 512, "%s", TF_Message(s));
+  if (graphs) *graphs = NULL;
+  if (code == TF_OK && graphs) {
+    Tensorflow__RunMetadata *m = tensorflow__run_metadata__unpack(NULL, md->length, md->data);
+    EXPECT_TRUE(m != NULL);
+    size_t cap = 1 << 16, len = 0;
+    char *text = malloc(cap);
+    text[0] = 0;
+    for (size_t p = 0; p < m->n_partition_graphs; p++)
+      for (size_t i = 0; i < m->partition_graphs[p]->n_node; i++) {
+        const Tensorflow__NodeDef *nd = m->partition_graphs[p]->node[i];
+        size_t need = strlen(nd->name) + strlen(nd->op) + 4;
+        if (len + need >= cap) text = realloc(text, cap = 2 * (cap + need));
+        len += (size_t)sprintf(text + len, "\n%s=%s", nd->name, nd->op);
+      }
+    if (len + 2 < cap) strcat(text, "\n");
+    *graphs = text;
+    tensorflow__run_metadata__free_unpacked(m, NULL);
+  }
+  TF_DeleteBuffer(md);
+  TF_DeleteBuffer(opts);
+  TF_DeleteStatus(s);
+  return code;
+}
+
+/* The number of "\n<line>\n" in text. */
+static int count_lines(const char *text, const char *line) {
+  char key[256];
+  snprintf(key, sizeof key, "\n%s\n", line);
+  int n = 0;
+  for (const char *p = strstr(text, key); p; p = strstr(p + 1, key)) n++;
+  return n;
+}
+
+static int count_op(const char *text, const char *op) {
+  char key[64];
+  snprintf(key, sizeof key, "=%s\n", op);
+  int n = 0;
+  for (const char *p = strstr(text, key); p; p = strstr(p + 1, key)) n++;
+  return n;
+}
+
+static TF_Output op1(TF_Graph *g, const char *type, const char *name, TF_Output a) {
+  TF_OperationDescription *d = TF_NewOperation(g, type, name);
+  TF_AddInput(d, a);
+  return (TF_Output){capi_finish(d), 0};
+}
+
+static TF_Output fconst(TF_Graph *g, const char *name, const int64_t *dims, int ndims, const float *v, size_t n) {
+  TF_Status *s = TF_NewStatus();
+  TF_Output o = capi_const(g, name, TF_FLOAT, dims, ndims, v, n * sizeof(float), s);
+  TF_DeleteStatus(s);
+  return o;
+}
+
+static TF_Output placeholder(TF_Graph *g, const char *name) {
+  TF_OperationDescription *d = TF_NewOperation(g, "Placeholder", name);
+  TF_SetAttrType(d, "dtype", TF_FLOAT);
+  return (TF_Output){capi_finish(d), 0};
+}
+
+static TF_Tensor *ftensor(const int64_t *dims, int ndims, const float *v, size_t n) {
+  TF_Tensor *t = TF_AllocateTensor(TF_FLOAT, dims, ndims, n * sizeof(float));
+  memcpy(TF_TensorData(t), v, n * sizeof(float));
+  return t;
+}
+
+/* y = x * rsqrt(a + b): a + b and its Rsqrt are folded, "r" becomes a Const named r. */
+typedef struct small {
+  TF_Graph *g;
+  TF_Output x, sum, r, y;
+} small;
+
+static small small_graph(void) {
+  small m;
+  m.g = TF_NewGraph();
+  TF_Status *s = TF_NewStatus();
+  int64_t d2[1] = {2};
+  m.x = placeholder(m.g, "x");
+  TF_Output a = fconst(m.g, "a", d2, 1, (const float[]){1, 3}, 2), b = fconst(m.g, "b", d2, 1, (const float[]){3, 6}, 2);
+  m.sum = capi_op2(m.g, "AddV2", "sum", a, b, s);
+  m.r = op1(m.g, "Rsqrt", "r", m.sum);
+  m.y = capi_op2(m.g, "Mul", "y", m.x, m.r, s);
+  TF_DeleteStatus(s);
+  return m;
+}
+
+static void run_small(int mode, int fetch_r, char **graphs, float *y) {
+  small m = small_graph();
+  TF_Session *sess = session(m.g, mode);
+  int64_t d2[1] = {2};
+  TF_Tensor *xv = ftensor(d2, 1, (const float[]){8, 9}, 2), *out[2] = {0};
+  TF_Output fetches[2] = {m.y, m.r};
+  EXPECT_EQ(run(sess, &m.x, xv, fetches, fetch_r ? 2 : 1, NULL, 0, out, graphs, NULL), TF_OK);
+  memcpy(y, TF_TensorData(out[0]), 2 * sizeof(float));
+  TF_DeleteTensor(out[0]);
+  if (out[1]) TF_DeleteTensor(out[1]);
+  close_session(sess);
+  TF_DeleteGraph(m.g);
+}
+
+static void folds_a_constant_subgraph_into_a_const_with_its_name(void) {
+  char *graphs;
+  float y[2];
+  run_small(OPT_DEFAULT, 0, &graphs, y);
+  EXPECT_NEAR(y[0], 8 / 2.0, 1e-6);
+  EXPECT_NEAR(y[1], 9 / 3.0, 1e-6);
+  EXPECT_EQ(count_lines(graphs, "r=Const"), 1);
+  EXPECT_EQ(count_op(graphs, "Rsqrt"), 0);
+  EXPECT_EQ(count_op(graphs, "AddV2"), 0);
+  EXPECT_EQ(count_lines(graphs, "a=Const"), 0); /* only fed the folded nodes */
+  EXPECT_EQ(count_lines(graphs, "y=Mul"), 1);
+  free(graphs);
+}
+
+static void keeps_a_fetched_node(void) {
+  char *graphs;
+  float y[2];
+  run_small(OPT_DEFAULT, 1, &graphs, y);
+  EXPECT_NEAR(y[0], 4, 1e-6);
+  EXPECT_EQ(count_lines(graphs, "r=Rsqrt"), 1); /* fetched: kept, its input folded */
+  EXPECT_EQ(count_lines(graphs, "sum=Const"), 1);
+  free(graphs);
+}
+
+static void options_switch_folding_off(void) {
+  const int off[] = {OPT_L0, OPT_CF_OFF, OPT_META_OFF};
+  for (int i = 0; i < 3; i++) {
+    char *graphs;
+    float y[2];
+    run_small(off[i], 0, &graphs, y);
+    EXPECT_NEAR(y[1], 3, 1e-6);
+    EXPECT_EQ(count_lines(graphs, "r=Rsqrt"), 1);
+    EXPECT_EQ(count_lines(graphs, "sum=AddV2"), 1);
+    free(graphs);
+  }
+  /* L0 with do_constant_folding, and RewriterConfig's other switches, still fold */
+  const int on[] = {OPT_L0_FOLD, OPT_ARITH_OFF};
+  for (int i = 0; i < 2; i++) {
+    char *graphs;
+    float y[2];
+    run_small(on[i], 0, &graphs, y);
+    EXPECT_EQ(count_lines(graphs, "r=Const"), 1);
+    free(graphs);
+  }
+}
+
+static void keeps_a_target_and_a_fed_input(void) {
+  small m = small_graph();
+  TF_Session *sess = session(m.g, OPT_DEFAULT);
+  int64_t d2[1] = {2};
+  /* Feeding "sum" replaces it: nothing upstream of it runs, and r is not constant. */
+  TF_Tensor *sv = ftensor(d2, 1, (const float[]){16, 25}, 2), *out = NULL;
+  char *graphs;
+  EXPECT_EQ(run(sess, &m.sum, sv, &m.r, 1, NULL, 0, &out, &graphs, NULL), TF_OK);
+  EXPECT_NEAR(((float *)TF_TensorData(out))[1], 0.2, 1e-6);
+  EXPECT_EQ(count_lines(graphs, "r=Rsqrt"), 1);
+  EXPECT_EQ(count_op(graphs, "AddV2"), 0);
+  free(graphs);
+  TF_DeleteTensor(out);
+  /* A target that is a constant expression is still run. */
+  TF_Operation *t = m.sum.oper;
+  EXPECT_EQ(run(sess, NULL, NULL, NULL, 0, &t, 1, NULL, &graphs, NULL), TF_OK);
+  EXPECT_EQ(count_lines(graphs, "sum=AddV2"), 1);
+  free(graphs);
+  close_session(sess);
+  TF_DeleteGraph(m.g);
+}
+
+/* CheckNumerics of sqrt(-1) inside a constant subgraph: the same error with and without
+ * folding. */
+static void a_failing_constant_subgraph_fails_at_run_time_as_before(void) {
+  char msgs[2][512];
+  for (int k = 0; k < 2; k++) {
+    TF_Graph *g = TF_NewGraph();
+    TF_Status *s = TF_NewStatus();
+    int64_t d2[1] = {2};
+    TF_Output v = op1(g, "Sqrt", "sqrt", fconst(g, "v", d2, 1, (const float[]){4, -1}, 2));
+    TF_OperationDescription *d = TF_NewOperation(g, "CheckNumerics", "check");
+    TF_AddInput(d, v);
+    TF_SetAttrString(d, "message", "bad root", 8);
+    TF_Output checked = {capi_finish(d), 0};
+    TF_Output x = placeholder(g, "x");
+    TF_Output y = capi_op2(g, "Mul", "y", x, op1(g, "Neg", "neg", checked), s);
+    TF_Session *sess = session(g, k == 0 ? OPT_DEFAULT : OPT_CF_OFF);
+    TF_Tensor *xv = ftensor(d2, 1, (const float[]){1, 1}, 2), *out = NULL;
+    EXPECT_EQ(run(sess, &x, xv, &y, 1, NULL, 0, &out, NULL, msgs[k]), TF_INVALID_ARGUMENT);
+    close_session(sess);
+    TF_DeleteGraph(g);
+    TF_DeleteStatus(s);
+  }
+  EXPECT_CONTAINS(msgs[0], "bad root");
+  EXPECT_STREQ(msgs[0], msgs[1]);
+}
+
+/* ---- scale folding ---- */
+
+static TF_Output conv(TF_Graph *g, const char *type, const char *name, TF_Output x, TF_Output w, int stride,
+                      const char *padding) {
+  TF_OperationDescription *d = TF_NewOperation(g, type, name);
+  TF_AddInput(d, x);
+  TF_AddInput(d, w);
+  int64_t st[4] = {1, stride, stride, 1};
+  TF_SetAttrIntList(d, "strides", st, 4);
+  TF_SetAttrString(d, "padding", padding, strlen(padding));
+  return (TF_Output){capi_finish(d), 0};
+}
+
+static float frand(unsigned *seed) {
+  *seed = *seed * 1664525u + 1013904223u;
+  return (float)((int)(*seed >> 16) % 2001 - 1000) / 1000.0f;
+}
+
+/* x -> Conv2D -> * s1 + o1 -> Relu6 -> Depthwise (mult 2) -> * s2 -> MatMul (transpose_b) * s3,
+ * where s1 = g1 * rsqrt(v1 + eps) as Keras writes it: the run with everything on and the run
+ * with everything off agree, and the Mul nodes are gone when on. */
+static void folds_scales_into_conv_depthwise_and_matmul_weights(void) {
+  float results[2][2 * 6];
+  char *graphs[2];
+  for (int k = 0; k < 2; k++) {
+    TF_Graph *g = TF_NewGraph();
+    TF_Status *s = TF_NewStatus();
+    unsigned seed = 99;
+    float w1[3 * 3 * 3 * 4], gam[4], var[4], off[4], w2[3 * 3 * 4 * 2], s2[8], w3[6 * 8], s3[6];
+    for (size_t i = 0; i < sizeof w1 / 4; i++) w1[i] = frand(&seed);
+    for (int i = 0; i < 4; i++) gam[i] = 1 + frand(&seed) / 2, var[i] = 1 + frand(&seed) / 2, off[i] = frand(&seed);
+    for (size_t i = 0; i < sizeof w2 / 4; i++) w2[i] = frand(&seed);
+    for (int i = 0; i < 8; i++) s2[i] = 1 + frand(&seed) / 2;
+    for (size_t i = 0; i < sizeof w3 / 4; i++) w3[i] = frand(&seed);
+    for (int i = 0; i < 6; i++) s3[i] = 1 + frand(&seed) / 2;
+    TF_Output x = placeholder(g, "x");
+    TF_Output c1 = conv(g, "Conv2D", "conv1", x, fconst(g, "w1", (const int64_t[]){3, 3, 3, 4}, 4, w1, 36 * 3), 1,
+                        "SAME");
+    TF_Output eps = fconst(g, "eps", NULL, 0, (const float[]){1e-3f}, 1);
+    TF_Output scale = capi_op2(g, "Mul", "bn/mul", op1(g, "Rsqrt", "bn/rsqrt",
+                                                        capi_op2(g, "AddV2", "bn/add", fconst(g, "var", (const int64_t[]){4}, 1, var, 4), eps, s)),
+                               fconst(g, "gamma", (const int64_t[]){4}, 1, gam, 4), s);
+    TF_Output y = capi_op2(g, "Mul", "bn/mul_1", c1, scale, s);
+    y = capi_op2(g, "AddV2", "bn/add_1", y, fconst(g, "off", (const int64_t[]){4}, 1, off, 4), s);
+    y = op1(g, "Relu6", "relu", y);
+    TF_Output c2 = conv(g, "DepthwiseConv2dNative", "dw", y, fconst(g, "w2", (const int64_t[]){3, 3, 4, 2}, 4, w2, 72),
+                        2, "VALID");
+    y = capi_op2(g, "Mul", "dw/mul", fconst(g, "s2", (const int64_t[]){1, 1, 1, 8}, 4, s2, 8), c2, s);
+    y = capi_op2(g, "Mean", "pool", y, capi_const(g, "axes", TF_INT32, (const int64_t[]){2}, 1, (const int32_t[]){1, 2}, 8, s), s);
+    TF_OperationDescription *d = TF_NewOperation(g, "MatMul", "fc");
+    TF_AddInput(d, y);
+    TF_AddInput(d, fconst(g, "w3", (const int64_t[]){6, 8}, 2, w3, 48));
+    TF_SetAttrBool(d, "transpose_b", 1);
+    y = (TF_Output){capi_finish(d), 0};
+    y = capi_op2(g, "Mul", "fc/mul", y, fconst(g, "s3", (const int64_t[]){6}, 1, s3, 6), s);
+    y = op1(g, "Identity", "out", y);
+    TF_Session *sess = session(g, k == 0 ? OPT_DEFAULT : OPT_META_OFF);
+    float xv[2 * 7 * 7 * 3];
+    for (size_t i = 0; i < sizeof xv / 4; i++) xv[i] = frand(&seed) * 3;
+    TF_Tensor *xt = ftensor((const int64_t[]){2, 7, 7, 3}, 4, xv, sizeof xv / 4), *out = NULL;
+    EXPECT_EQ(run(sess, &x, xt, &y, 1, NULL, 0, &out, &graphs[k], NULL), TF_OK);
+    EXPECT_EQ((int)TF_TensorByteSize(out), (int)sizeof results[k]);
+    memcpy(results[k], TF_TensorData(out), sizeof results[k]);
+    TF_DeleteTensor(out);
+    close_session(sess);
+    TF_DeleteGraph(g);
+    TF_DeleteStatus(s);
+  }
+  for (int i = 0; i < 12; i++) EXPECT_NEAR(results[0][i], results[1][i], 1e-5 * (1 + fabs(results[1][i])));
+  EXPECT_EQ(count_op(graphs[0], "Mul"), 0);
+  EXPECT_EQ(count_op(graphs[1], "Mul"), 4); /* off: the batch norm's two, dw/mul and fc/mul */
+  EXPECT_EQ(count_lines(graphs[0], "conv1=Conv2D"), 1);
+  EXPECT_EQ(count_lines(graphs[0], "dw=DepthwiseConv2dNative"), 1);
+  EXPECT_EQ(count_lines(graphs[0], "fc=MatMul"), 1);
+  EXPECT_EQ(count_lines(graphs[0], "bn/add_1=AddV2"), 1);
+  free(graphs[0]);
+  free(graphs[1]);
+}
+
+/* A fetched Mul, or a convolution read twice, is left alone. */
+static void leaves_fetched_or_shared_products(void) {
+  TF_Graph *g = TF_NewGraph();
+  TF_Status *s = TF_NewStatus();
+  TF_Output x = placeholder(g, "x");
+  TF_Output c = conv(g, "Conv2D", "conv", x, fconst(g, "w", (const int64_t[]){1, 1, 1, 2}, 4, (const float[]){2, 3}, 2),
+                     1, "VALID");
+  TF_Output m1 = capi_op2(g, "Mul", "m1", c, fconst(g, "k", (const int64_t[]){2}, 1, (const float[]){5, 7}, 2), s);
+  TF_Output c2 = conv(g, "Conv2D", "conv2", x, fconst(g, "w2", (const int64_t[]){1, 1, 1, 2}, 4, (const float[]){1, 1}, 2),
+                      1, "VALID");
+  TF_Output m2 = capi_op2(g, "Mul", "m2", c2, fconst(g, "k2", (const int64_t[]){2}, 1, (const float[]){5, 7}, 2), s);
+  TF_Output both = capi_op2(g, "AddV2", "both", m2, c2, s);
+  TF_Session *sess = session(g, OPT_DEFAULT);
+  TF_Tensor *xt = ftensor((const int64_t[]){1, 1, 1, 1}, 4, (const float[]){1}, 1), *out[2] = {0};
+  TF_Output fetches[2] = {m1, both};
+  char *graphs;
+  EXPECT_EQ(run(sess, &x, xt, fetches, 2, NULL, 0, out, &graphs, NULL), TF_OK);
+  EXPECT_NEAR(((float *)TF_TensorData(out[0]))[1], 21, 1e-6);
+  EXPECT_NEAR(((float *)TF_TensorData(out[1]))[1], 8, 1e-6);
+  EXPECT_EQ(count_lines(graphs, "m1=Mul"), 1);
+  EXPECT_EQ(count_lines(graphs, "m2=Mul"), 1);
+  free(graphs);
+  TF_DeleteTensor(out[0]);
+  TF_DeleteTensor(out[1]);
+  close_session(sess);
+  TF_DeleteGraph(g);
+  TF_DeleteStatus(s);
+}
+
+/* ---- a frozen Keras model made by TensorFlow ---- */
+
+static void *read_file(const char *name, size_t *len) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/%s", TFC_FIXTURE_DIR, name);
+  FILE *f = fopen(path, "rb");
+  if (!f) tfc_test_fail(__FILE__, __LINE__, "cannot open %s", path);
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *b = malloc((size_t)n + 1);
+  if (fread(b, 1, (size_t)n, f) != (size_t)n) tfc_test_fail(__FILE__, __LINE__, "short read of %s", path);
+  fclose(f);
+  *len = (size_t)n;
+  return b;
+}
+
+static void frozen_keras_cnn_matches_tensorflow(void) {
+  size_t pb_len, in_len, out_len;
+  void *pb = read_file("optimize_cnn.pb", &pb_len), *in = read_file("optimize_cnn.in", &in_len);
+  float *want = read_file("optimize_cnn.out", &out_len);
+  EXPECT_EQ((int)in_len, 2 * 12 * 12 * 3 * 4);
+  EXPECT_EQ((int)out_len, 2 * 10 * 4);
+  for (int mode = 0; mode < 2; mode++) {
+    TF_Graph *g = TF_NewGraph();
+    TF_Status *s = TF_NewStatus();
+    TF_Buffer *buf = TF_NewBufferFromString(pb, pb_len);
+    TF_ImportGraphDefOptions *io = TF_NewImportGraphDefOptions();
+    TF_GraphImportGraphDef(g, buf, io, s);
+    OK(s);
+    TF_DeleteImportGraphDefOptions(io);
+    TF_DeleteBuffer(buf);
+    TF_Output x = {TF_GraphOperationByName(g, "x"), 0}, y = {TF_GraphOperationByName(g, "Identity"), 0};
+    EXPECT_TRUE(x.oper && y.oper);
+    TF_Session *sess = session(g, mode == 0 ? OPT_DEFAULT : OPT_META_OFF);
+    TF_Tensor *xt = ftensor((const int64_t[]){2, 12, 12, 3}, 4, in, in_len / 4), *out = NULL;
+    char *graphs;
+    EXPECT_EQ(run(sess, &x, xt, &y, 1, NULL, 0, &out, &graphs, NULL), TF_OK);
+    const float *got = TF_TensorData(out);
+    double mag = 0;
+    for (int i = 0; i < 20; i++) mag = fmax(mag, fabs(want[i]));
+    for (int i = 0; i < 20; i++)
+      if (fabs(got[i] - want[i]) > 1e-5 * mag)
+        tfc_test_fail(__FILE__, __LINE__, "mode %d element %d: %.9g, TensorFlow %.9g", mode, i, got[i], want[i]);
+    /* optimized: no batch-norm arithmetic left but the offsets' adds */
+    if (mode == 0) {
+      EXPECT_EQ(count_op(graphs, "Rsqrt"), 0);
+      EXPECT_EQ(count_op(graphs, "Sub"), 0);
+      EXPECT_EQ(count_op(graphs, "Mul"), 0);
+    } else {
+      EXPECT_EQ(count_op(graphs, "Rsqrt"), 4);
+    }
+    free(graphs);
+    TF_DeleteTensor(out);
+    close_session(sess);
+    TF_DeleteGraph(g);
+    TF_DeleteStatus(s);
+  }
+  free(pb);
+  free(in);
+  free(want);
+}
+
+static const tfc_test tests[] = {
+    TFC_TEST(folds_a_constant_subgraph_into_a_const_with_its_name),
+    TFC_TEST(keeps_a_fetched_node),
+    TFC_TEST(options_switch_folding_off),
+    TFC_TEST(keeps_a_target_and_a_fed_input),
+    TFC_TEST(a_failing_constant_subgraph_fails_at_run_time_as_before),
+    TFC_TEST(folds_scales_into_conv_depthwise_and_matmul_weights),
+    TFC_TEST(leaves_fetched_or_shared_products),
+    TFC_TEST(frozen_keras_cnn_matches_tensorflow),
+    {0}};
+TFC_TEST_MAIN(tests)
