@@ -621,6 +621,16 @@ static int check_attrs(tfc_node_desc *d, const tfc_opdef *op, tfc_status *s) {
   return TFC_OK;
 }
 
+/* The attr `name` of d, or the default of an attr TF added after 1.15 that d does not set
+ * (such attrs are not written into nodes; see tfc_node_attr). NULL if neither. */
+static const tfc_attr_value *desc_attr(const tfc_node_desc *d, const tfc_opdef *op, const char *name) {
+  const tfc_attr_value *v = tfc_attrs_find(d->attrs, d->n_attrs, name);
+  for (int i = 0; !v && i < op->n_attrs; i++)
+    if (op->attrs[i].added_later && op->attrs[i].has_default && !strcmp(op->attrs[i].name, name))
+      v = &op->attrs[i].default_value;
+  return v;
+}
+
 /* Output types from the arg defs and the (complete) attrs. */
 static int output_types(tfc_node_desc *d, const tfc_opdef *op, int **out, int *n_out, tfc_status *s) {
   int total = 0;
@@ -637,7 +647,7 @@ static int output_types(tfc_node_desc *d, const tfc_opdef *op, int **out, int *n
     int c = arg_count(d->attrs, d->n_attrs, a);
     for (int j = 0; j < c; j++) {
       int dt = a->type;
-      if (a->type_attr) dt = tfc_attrs_find(d->attrs, d->n_attrs, a->type_attr)->u.type;
+      if (a->type_attr) dt = desc_attr(d, op, a->type_attr)->u.type;
       if (a->type_list_attr) dt = tfc_attrs_find(d->attrs, d->n_attrs, a->type_list_attr)->u.list.items[j].u.type;
       t[pos++] = a->is_ref ? dt + TFC_DT_REF_OFFSET : dt;
     }
