@@ -5,7 +5,8 @@
  * outputs TensorFlow computed for the very same graph. tests/fixtures/gen_model_corpus.py
  * writes models/NAME.pb and models/NAME.expect (a one-run session script, format:
  * session_script.h); weights and inputs are computed in the graph, so nothing is fed.
- * Floating outputs match within 1e-4 of the output's largest magnitude, integers exactly.
+ * Floating outputs match within 1e-4 of the output's largest magnitude, integers exactly; the small
+ * models run twice in their session.
  *
  * One test per model. A failure names the first thing that stops the model: the op the
  * import does not know, the shape function or the kernel that fails, or the first value that
@@ -78,7 +79,7 @@ static void run_model(const char *name, int heavy) {
   TF_SessionOptions *so = TF_NewSessionOptions();
   TF_Session *sess = TF_NewSession(g, so, s);
   if (TF_GetCode(s) != TF_OK) FAIL("%s: new session: code %d: %s", name, (int)TF_GetCode(s), TF_Message(s));
-  if (ss_replay(&sc, g, sess, 1) == 0) FAIL("%s checks nothing", script_file);
+  if (ss_replay(&sc, g, sess, heavy ? 1 : 2) == 0) FAIL("%s checks nothing", script_file);
   TF_CloseSession(sess, s);
   if (TF_GetCode(s) != TF_OK) FAIL("%s: close session: %s", name, TF_Message(s));
   TF_DeleteSession(sess, s);
