@@ -36,6 +36,9 @@
   X(nasnet_mobile, 1)                                                                              \
   X(vgg16, 1)                                                                                      \
   X(mobilenet_tf1_session, 1)                                                                      \
+  X(unet_small, 0)                                                                                 \
+  X(atrous_conv, 0)                                                                                \
+  X(text_lstm, 0)                                                                                  \
   X(ssd_head, 0)                                                                                   \
   X(ssd_nms, 0)                                                                                    \
   X(bert_tf1, 0)                                                                                   \
@@ -56,6 +59,7 @@ static const struct pending_row {
 } pending_ops[] = {
     {"ssd_nms", "NonMaxSuppressionV3, NonMaxSuppressionV5, CombinedNonMaxSuppression"},
     {"bert_einsum", "Einsum"},
+    {"atrous_conv", "SpaceToBatchND, BatchToSpaceND"},
 };
 
 /* ------------------------------------------------------------------------------------------ */
