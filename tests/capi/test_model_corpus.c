@@ -22,33 +22,35 @@
 #include "harness.h"
 #include "tensorflow/c/c_api.h"
 
-/* Every model gen_model_corpus.py writes; heavy ones are skipped under valgrind. */
+/* Every model gen_model_corpus.py writes: X(name, heavy, per_example). Heavy ones are skipped
+ * under valgrind. A per_example model computes each example of the batch on its own (no loop
+ * that ends when the whole batch is done), so it also runs on the first example alone. */
 #define MODELS(X)                                                                                  \
-  X(mobilenet, 1)                                                                                  \
-  X(mobilenet_v2, 1)                                                                               \
-  X(mobilenet_v3_small, 1)                                                                         \
-  X(resnet50, 1)                                                                                   \
-  X(resnet50_v2, 1)                                                                                \
-  X(inception_v3, 1)                                                                               \
-  X(xception, 1)                                                                                   \
-  X(densenet121, 1)                                                                                \
-  X(efficientnet_b0, 1)                                                                            \
-  X(nasnet_mobile, 1)                                                                              \
-  X(vgg16, 1)                                                                                      \
-  X(mobilenet_tf1_session, 1)                                                                      \
-  X(unet_small, 0)                                                                                 \
-  X(atrous_conv, 0)                                                                                \
-  X(text_lstm, 0)                                                                                  \
-  X(ssd_head, 0)                                                                                   \
-  X(ssd_nms, 0)                                                                                    \
-  X(bert_tf1, 0)                                                                                   \
-  X(bert_einsum, 0)                                                                                \
-  X(decoder_cf_v1, 0)                                                                              \
-  X(decoder_cf_v2, 0)                                                                              \
-  X(decoder_tf2_function, 0)                                                                       \
-  X(beam_search_cf_v1, 0)                                                                          \
-  X(beam_search_cf_v2, 0)                                                                          \
-  X(bert_tf1_erf, 0)
+  X(mobilenet, 1, 1)                                                                               \
+  X(mobilenet_v2, 1, 1)                                                                            \
+  X(mobilenet_v3_small, 1, 1)                                                                      \
+  X(resnet50, 1, 1)                                                                                \
+  X(resnet50_v2, 1, 1)                                                                             \
+  X(inception_v3, 1, 1)                                                                            \
+  X(xception, 1, 1)                                                                                \
+  X(densenet121, 1, 1)                                                                             \
+  X(efficientnet_b0, 1, 1)                                                                         \
+  X(nasnet_mobile, 1, 1)                                                                           \
+  X(vgg16, 1, 1)                                                                                   \
+  X(mobilenet_tf1_session, 1, 1)                                                                   \
+  X(unet_small, 0, 1)                                                                              \
+  X(atrous_conv, 0, 1)                                                                             \
+  X(text_lstm, 0, 1)                                                                               \
+  X(ssd_head, 0, 0)                                                                                \
+  X(ssd_nms, 0, 0)                                                                                 \
+  X(bert_tf1, 0, 0)                                                                                \
+  X(bert_einsum, 0, 0)                                                                             \
+  X(decoder_cf_v1, 0, 0)                                                                           \
+  X(decoder_cf_v2, 0, 0)                                                                           \
+  X(decoder_tf2_function, 0, 0)                                                                    \
+  X(beam_search_cf_v1, 0, 0)                                                                       \
+  X(beam_search_cf_v2, 0, 0)                                                                       \
+  X(bert_tf1_erf, 0, 0)
 
 /* ------------------------------------------------------------------------------------------
  * PENDING OPS: models that need an op tfc does not have yet, each skipped with a message
@@ -64,7 +66,67 @@ static const struct pending_row {
 
 /* ------------------------------------------------------------------------------------------ */
 
-static void run_model(const char *name, int heavy) {
+/* The model input: the one float PlaceholderWithDefault of g, else the one int32 one (a
+ * bool one is Keras's learning phase). */
+static TF_Operation *model_input(const char *name, TF_Graph *g) {
+  const TF_DataType types[2] = {TF_FLOAT, TF_INT32};
+  for (int t = 0; t < 2; t++) {
+    TF_Operation *found = NULL, *op;
+    size_t pos = 0;
+    while ((op = TF_GraphNextOperation(g, &pos)))
+      if (!strcmp(TF_OperationOpType(op), "PlaceholderWithDefault") &&
+          TF_OperationOutputType((TF_Output){op, 0}) == types[t]) {
+        if (found) FAIL("%s: two inputs, %s and %s", name, TF_OperationName(found), TF_OperationName(op));
+        found = op;
+      }
+    if (found) return found;
+  }
+  FAIL("%s: no float or int32 PlaceholderWithDefault input", name);
+}
+
+/* Feeds the first example of the input's default batch alone and checks every fetch against
+ * the first example of TensorFlow's batch-of-2 outputs: unknown-batch shapes (Shape,
+ * StridedSlice, Pack into Reshape) resolved at run time with another batch size. */
+static void run_first_example(const char *name, const ss_script *sc, TF_Graph *g, TF_Session *sess) {
+  TF_Status *s = TF_NewStatus();
+  TF_Output x = {model_input(name, g), 0};
+  TF_Tensor *batch = NULL;
+  TF_SessionRun(sess, NULL, NULL, NULL, 0, &x, &batch, 1, NULL, 0, NULL, s);
+  if (TF_GetCode(s) != TF_OK) FAIL("%s: fetching the default input: %s", name, TF_Message(s));
+  int nd = TF_NumDims(batch);
+  int64_t dims[SS_MAX_DIMS];
+  for (int d = 0; d < nd; d++) dims[d] = TF_Dim(batch, d);
+  if (nd < 1 || dims[0] != 2) FAIL("%s: the default input's batch is %lld, not 2", name, (long long)(nd ? dims[0] : -1));
+  dims[0] = 1;
+  size_t half = TF_TensorByteSize(batch) / 2;
+  TF_Tensor *one = TF_AllocateTensor(TF_TensorType(batch), dims, nd, half);
+  memcpy(TF_TensorData(one), TF_TensorData(batch), half);
+  TF_DeleteTensor(batch);
+  int n = 0;
+  TF_Output outs[32];
+  ss_record firsts[32];
+  for (int k = 0; k < sc->nrecs; k++) {
+    const ss_record *r = &sc->recs[k];
+    if (r->kind != 'o') continue;
+    if (n == 32) FAIL("%s: more than 32 fetches", name);
+    if (r->ndims < 1 || r->dims[0] != 2) FAIL("%s: fetch %s has no batch of 2", name, r->op);
+    firsts[n] = *r;
+    firsts[n].dims[0] = 1;
+    firsts[n].n = r->n / 2; /* row-major: example 0 comes first */
+    outs[n++] = (TF_Output){ss_op(sc->name, g, r->op), r->index};
+  }
+  TF_Tensor *vals[32] = {0};
+  TF_SessionRun(sess, NULL, &x, &one, 1, outs, vals, n, NULL, 0, NULL, s);
+  if (TF_GetCode(s) != TF_OK) FAIL("%s: run on the first example: code %d: %s", name, (int)TF_GetCode(s), TF_Message(s));
+  for (int k = 0; k < n; k++) {
+    ss_check_tensor(sc, &firsts[k], vals[k], 1);
+    TF_DeleteTensor(vals[k]);
+  }
+  TF_DeleteTensor(one);
+  TF_DeleteStatus(s);
+}
+
+static void run_model(const char *name, int heavy, int per_example) {
   for (size_t k = 0; k < sizeof pending_ops / sizeof pending_ops[0] && !getenv("TFC_TEST_PENDING"); k++)
     if (!strcmp(pending_ops[k].model, name)) {
       char why[256];
@@ -84,6 +146,7 @@ static void run_model(const char *name, int heavy) {
   TF_Session *sess = TF_NewSession(g, so, s);
   if (TF_GetCode(s) != TF_OK) FAIL("%s: new session: code %d: %s", name, (int)TF_GetCode(s), TF_Message(s));
   if (ss_replay(&sc, g, sess, heavy ? 1 : 2) == 0) FAIL("%s checks nothing", script_file);
+  if (per_example) run_first_example(name, &sc, g, sess);
   TF_CloseSession(sess, s);
   if (TF_GetCode(s) != TF_OK) FAIL("%s: close session: %s", name, TF_Message(s));
   TF_DeleteSession(sess, s);
@@ -93,12 +156,12 @@ static void run_model(const char *name, int heavy) {
   ss_free(&sc);
 }
 
-#define DEFINE_MODEL_TEST(n, heavy) \
-  static void model_##n(void) { run_model(#n, heavy); }
+#define DEFINE_MODEL_TEST(n, heavy, per_example) \
+  static void model_##n(void) { run_model(#n, heavy, per_example); }
 MODELS(DEFINE_MODEL_TEST)
 
 static const char *const model_names[] = {
-#define MODEL_NAME(n, heavy) #n,
+#define MODEL_NAME(n, heavy, per_example) #n,
     MODELS(MODEL_NAME)
 #undef MODEL_NAME
 };
@@ -135,7 +198,7 @@ static void models_are_all_listed(void) {
   }
 }
 
-#define MODEL_ENTRY(n, heavy) {"model_" #n, model_##n},
+#define MODEL_ENTRY(n, heavy, per_example) {"model_" #n, model_##n},
 static const tfc_test tests[] = {
     TFC_TEST(models_are_all_listed),
     MODELS(MODEL_ENTRY)
