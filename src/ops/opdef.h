@@ -94,6 +94,10 @@ int tfc_ops_init(tfc_status *s);
 const tfc_opdef *tfc_op_lookup(const char *name);
 const tfc_opdef *tfc_op_by_id(int id);
 const tfc_attr_def *tfc_opdef_attr(const tfc_opdef *op, const char *name);
+/* The fixed type arg `a` of op had in TF 1.15 when its type attr was added later (TopKV2's
+ * k: Tk was k: int32), else 0: the type to show in TF 1.15's views of the op (Op<...> texts,
+ * exported OpDefs), which leave such attrs out. */
+int tfc_opdef_arg_type_1_15(const tfc_opdef *op, const tfc_arg_def *a);
 /* TF's one-line signature for messages: "Op<name=MatMul; signature=a:T, b:T -> product:T; ...>"
  * (TF 1.15's: attrs added later are left out). */
 void tfc_opdef_format(const tfc_opdef *op, char *buf, size_t n);

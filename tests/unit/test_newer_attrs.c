@@ -99,6 +99,33 @@ static void later_attrs_are_marked_and_hidden_from_the_1_15_signature(void) {
                     "DT_DOUBLE, DT_INT32, DT_INT64, DT_COMPLEX64, DT_COMPLEX128]>");
 }
 
+/* An arg typed by a later attr shows TF 1.15's fixed type: TopKV2's k: Tk and indices:
+ * index_type were k: int32 and indices: int32, in the Op<...> text and in TF_GraphGetOpDef
+ * (whose readers, such as op wrapper generators, would otherwise meet an undeclared attr). */
+static void later_type_attr_args_show_their_1_15_type(void) {
+  init_ops();
+  char sig[2048];
+  tfc_opdef_format(tfc_op_lookup("TopKV2"), sig, sizeof sig);
+  EXPECT_STREQ(sig, "Op<name=TopKV2; signature=input:T, k:int32 -> values:T, indices:int32; "
+                    "attr=sorted:bool,default=true; attr=T:type,allowed=[DT_FLOAT, DT_DOUBLE, DT_INT32, DT_UINT8, "
+                    "DT_INT16, DT_INT8, DT_INT64, DT_BFLOAT16, DT_UINT16, DT_HALF, DT_UINT32, DT_UINT64]>");
+  TF_Graph *g = TF_NewGraph();
+  TF_Status *st = TF_NewStatus();
+  TF_Buffer *buf = TF_NewBuffer();
+  TF_GraphGetOpDef(g, "TopKV2", buf, st);
+  EXPECT_EQ(TF_GetCode(st), TF_OK);
+  int mentions_tk = 0, mentions_index_type = 0;
+  for (size_t i = 0; i + 10 <= buf->length; i++) {
+    mentions_tk += memcmp((const char *)buf->data + i, "\x02Tk", 3) == 0;
+    mentions_index_type += memcmp((const char *)buf->data + i, "index_type", 10) == 0;
+  }
+  EXPECT_EQ(mentions_tk, 0);
+  EXPECT_EQ(mentions_index_type, 0);
+  TF_DeleteBuffer(buf);
+  TF_DeleteStatus(st);
+  TF_DeleteGraph(g);
+}
+
 /* TF_GraphGetOpDef gives TF 1.15's OpDef: no grad_a / grad_b. */
 static void exported_opdef_leaves_later_attrs_out(void) {
   TF_Graph *g = TF_NewGraph();
@@ -417,6 +444,7 @@ static const tfc_test tests[] = {TFC_TEST(every_tf_attr_is_declared_with_its_typ
                                  TFC_TEST(var_handle_allowed_devices_refused_unless_empty),
                                  TFC_TEST(assign_variable_validate_shape_defaults_when_absent),
                                  TFC_TEST(top_k_takes_tk_and_index_type),
+                                 TFC_TEST(later_type_attr_args_show_their_1_15_type),
                                  TFC_TEST(nd_ops_follow_bad_indices_policy),
                                  {0}};
 TFC_TEST_MAIN(tests)
