@@ -372,6 +372,13 @@ static const char *type_name_upper(int dt, char *buf, size_t n) {
 static int infer_attr(tfc_node_desc *d, const tfc_opdef *op, const char *name, tfc_attr_value *v,
                       tfc_status *s) {
   const tfc_attr_value *old = tfc_attrs_find(d->attrs, d->n_attrs, name);
+  const tfc_attr_def *ad = old ? NULL : tfc_opdef_attr(op, name);
+  if (ad && ad->added_later && ad->has_default && tfc_attr_value_equal(&ad->default_value, v)) {
+    /* An attr TF added after 1.15 (TopKV2's Tk) inferred as its default stays unwritten, so
+     * the node is TF 1.15's; readers see the default (tfc_node_attr). */
+    tfc_attr_value_fini(v);
+    return TFC_OK;
+  }
   if (!old) {
     tfc_attrs_set(&d->attrs, &d->n_attrs, name, v, s);
     return s->code;

@@ -370,6 +370,9 @@ static void top_k_takes_tk_and_index_type(void) {
     TF_DataType got_attr;
     TF_OperationGetAttrType(top, "index_type", &got_attr, st);
     EXPECT_EQ(TF_GetCode(st), types[v] == TF_INT32 ? TF_NOT_FOUND : TF_OK);
+    TF_OperationGetAttrType(top, "Tk", &got_attr, st); /* inferred from the int64 k */
+    EXPECT_EQ(TF_GetCode(st), TF_OK);
+    EXPECT_EQ(got_attr, TF_INT64);
     TF_Tensor *idx = run_one(g, (TF_Output){top, 1}, st);
     EXPECT_EQ(TF_GetCode(st), TF_OK);
     EXPECT_EQ(TF_TensorType(idx), types[v]);
@@ -384,6 +387,39 @@ static void top_k_takes_tk_and_index_type(void) {
     TF_DeleteStatus(st);
     TF_DeleteGraph(g);
   }
+}
+
+/* A TopKV2 built with an int32 k is TF 1.15's node: Tk, inferred as its default, is not
+ * written, so TF_GraphToGraphDef's output imports into TF 1.15; it still runs. */
+static void top_k_with_int32_k_writes_no_tk(void) {
+  TF_Graph *g = TF_NewGraph();
+  TF_Status *st = TF_NewStatus();
+  float x[3] = {1, 3, 2};
+  int64_t dims[2] = {1, 3};
+  int32_t k = 2;
+  TF_Operation *xc = any_const(g, "x", TF_FLOAT, dims, 2, x, sizeof x, st);
+  TF_Operation *kc = any_const(g, "k", TF_INT32, NULL, 0, &k, sizeof k, st);
+  TF_OperationDescription *d = TF_NewOperation(g, "TopKV2", "top");
+  TF_AddInput(d, (TF_Output){xc, 0});
+  TF_AddInput(d, (TF_Output){kc, 0});
+  TF_Operation *top = TF_FinishOperation(d, st);
+  EXPECT_EQ(TF_GetCode(st), TF_OK);
+  TF_DataType dt;
+  TF_OperationGetAttrType(top, "Tk", &dt, st);
+  EXPECT_EQ(TF_GetCode(st), TF_NOT_FOUND);
+  TF_Buffer *gd = TF_NewBuffer();
+  TF_GraphToGraphDef(g, gd, st);
+  EXPECT_EQ(TF_GetCode(st), TF_OK);
+  for (size_t i = 0; i + 4 <= gd->length; i++)
+    EXPECT_TRUE(memcmp((const char *)gd->data + i, "\x0a\x02Tk", 4) != 0); /* no attr key "Tk" */
+  TF_DeleteBuffer(gd);
+  TF_Tensor *idx = run_one(g, (TF_Output){top, 1}, st);
+  EXPECT_EQ(TF_GetCode(st), TF_OK);
+  EXPECT_EQ(((int32_t *)TF_TensorData(idx))[0], 1);
+  EXPECT_EQ(((int32_t *)TF_TensorData(idx))[1], 2);
+  TF_DeleteTensor(idx);
+  TF_DeleteStatus(st);
+  TF_DeleteGraph(g);
 }
 
 /* GatherNd / ScatterNd with bad_indices_policy (TF 2.17): IGNORE reads zeros or drops the
@@ -445,6 +481,7 @@ static const tfc_test tests[] = {TFC_TEST(every_tf_attr_is_declared_with_its_typ
                                  TFC_TEST(assign_variable_validate_shape_defaults_when_absent),
                                  TFC_TEST(top_k_takes_tk_and_index_type),
                                  TFC_TEST(later_type_attr_args_show_their_1_15_type),
+                                 TFC_TEST(top_k_with_int32_k_writes_no_tk),
                                  TFC_TEST(nd_ops_follow_bad_indices_policy),
                                  {0}};
 TFC_TEST_MAIN(tests)
