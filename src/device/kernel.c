@@ -200,6 +200,15 @@ int tfc_kernel_attr_string(const tfc_node *n, const char *name, const char **out
   return TFC_OK;
 }
 
+int tfc_kernel_bad_indices_ignore(const tfc_node *n, int *out_ignore, tfc_status *s) {
+  const tfc_attr_value *v = tfc_node_attr(n, "bad_indices_policy");
+  const char *p = v && v->kind == TFC_ATTR_STRING ? v->u.s.data : "";
+  *out_ignore = !strcmp(p, "IGNORE");
+  if (*out_ignore || !*p || !strcmp(p, "DEFAULT") || !strcmp(p, "ERROR")) return TFC_OK;
+  return tfc_status_set(s, TFC_INVALID_ARGUMENT, "Unknown bad indices handling attribute: %s (node '%s', %s)", p,
+                        n->name, n->op->name);
+}
+
 /* ---------------- variables ---------------- */
 
 struct tfc_var *tfc_kernel_input_var(tfc_kernel_ctx *c, int i) {

@@ -211,5 +211,10 @@ int tfc_kernel_attr_int(const tfc_node *n, const char *name, int64_t *out, tfc_s
 int tfc_kernel_attr_bool(const tfc_node *n, const char *name, int *out, tfc_status *s);
 /* *out borrows the node's string (valid while the graph lives). */
 int tfc_kernel_attr_string(const tfc_node *n, const char *name, const char **out, tfc_status *s);
+/* The bad_indices_policy attr of GatherNd, ScatterNd and the like (TF 2.17+): *out_ignore is 1
+ * for "IGNORE" (an out-of-range index reads zeros or is skipped), 0 for "", "DEFAULT" and
+ * "ERROR" (an error, as TF's CPU kernels); any other value is INVALID_ARGUMENT with TF's text.
+ * A node without the attr has the default. */
+int tfc_kernel_bad_indices_ignore(const tfc_node *n, int *out_ignore, tfc_status *s);
 
 #endif

@@ -372,6 +372,13 @@ static const char *type_name_upper(int dt, char *buf, size_t n) {
 static int infer_attr(tfc_node_desc *d, const tfc_opdef *op, const char *name, tfc_attr_value *v,
                       tfc_status *s) {
   const tfc_attr_value *old = tfc_attrs_find(d->attrs, d->n_attrs, name);
+  const tfc_attr_def *ad = old ? NULL : tfc_opdef_attr(op, name);
+  if (ad && ad->added_later && ad->has_default && tfc_attr_value_equal(&ad->default_value, v)) {
+    /* An attr TF added after 1.15 (TopKV2's Tk) inferred as its default stays unwritten, so
+     * the node is TF 1.15's; readers see the default (tfc_node_attr). */
+    tfc_attr_value_fini(v);
+    return TFC_OK;
+  }
   if (!old) {
     tfc_attrs_set(&d->attrs, &d->n_attrs, name, v, s);
     return s->code;
@@ -621,6 +628,16 @@ static int check_attrs(tfc_node_desc *d, const tfc_opdef *op, tfc_status *s) {
   return TFC_OK;
 }
 
+/* The attr `name` of d, or the default of an attr TF added after 1.15 that d does not set
+ * (such attrs are not written into nodes; see tfc_node_attr). NULL if neither. */
+static const tfc_attr_value *desc_attr(const tfc_node_desc *d, const tfc_opdef *op, const char *name) {
+  const tfc_attr_value *v = tfc_attrs_find(d->attrs, d->n_attrs, name);
+  for (int i = 0; !v && i < op->n_attrs; i++)
+    if (op->attrs[i].added_later && op->attrs[i].has_default && !strcmp(op->attrs[i].name, name))
+      v = &op->attrs[i].default_value;
+  return v;
+}
+
 /* Output types from the arg defs and the (complete) attrs. */
 static int output_types(tfc_node_desc *d, const tfc_opdef *op, int **out, int *n_out, tfc_status *s) {
   int total = 0;
@@ -637,7 +654,7 @@ static int output_types(tfc_node_desc *d, const tfc_opdef *op, int **out, int *n
     int c = arg_count(d->attrs, d->n_attrs, a);
     for (int j = 0; j < c; j++) {
       int dt = a->type;
-      if (a->type_attr) dt = tfc_attrs_find(d->attrs, d->n_attrs, a->type_attr)->u.type;
+      if (a->type_attr) dt = desc_attr(d, op, a->type_attr)->u.type;
       if (a->type_list_attr) dt = tfc_attrs_find(d->attrs, d->n_attrs, a->type_list_attr)->u.list.items[j].u.type;
       t[pos++] = a->is_ref ? dt + TFC_DT_REF_OFFSET : dt;
     }

@@ -425,13 +425,22 @@ const tfc_attr_def *tfc_opdef_attr(const tfc_opdef *op, const char *name) {
   return NULL;
 }
 
-static void format_args(tfc_strbuf *b, const tfc_arg_def *args, int n) {
+int tfc_opdef_arg_type_1_15(const tfc_opdef *op, const tfc_arg_def *a) {
+  const tfc_attr_def *ad = a->type_attr ? tfc_opdef_attr(op, a->type_attr) : NULL;
+  if (ad && ad->added_later && ad->has_default && ad->default_value.kind == TFC_ATTR_TYPE)
+    return ad->default_value.u.type;
+  return 0;
+}
+
+static void format_args(tfc_strbuf *b, const tfc_opdef *op, const tfc_arg_def *args, int n) {
   for (int i = 0; i < n; i++) {
     const tfc_arg_def *a = &args[i];
+    int fixed = tfc_opdef_arg_type_1_15(op, a);
     tfc_strbuf_printf(b, "%s%s:", i ? ", " : "", a->name);
     if (a->is_ref) tfc_strbuf_puts(b, "Ref(");
     if (a->number_attr) tfc_strbuf_printf(b, "%s*", a->number_attr);
-    if (a->type) tfc_strbuf_puts(b, tfc_dtype_name(a->type));
+    if (fixed) tfc_strbuf_puts(b, tfc_dtype_name(fixed));
+    else if (a->type) tfc_strbuf_puts(b, tfc_dtype_name(a->type));
     else tfc_strbuf_puts(b, a->type_attr ? a->type_attr : a->type_list_attr);
     if (a->is_ref) tfc_strbuf_puts(b, ")");
   }
@@ -441,9 +450,9 @@ void tfc_opdef_format(const tfc_opdef *op, char *buf, size_t n) {
   tfc_strbuf b;
   tfc_strbuf_init(&b);
   tfc_strbuf_printf(&b, "Op<name=%s; signature=", op->name);
-  format_args(&b, op->inputs, op->n_inputs);
+  format_args(&b, op, op->inputs, op->n_inputs);
   tfc_strbuf_puts(&b, " -> ");
-  format_args(&b, op->outputs, op->n_outputs);
+  format_args(&b, op, op->outputs, op->n_outputs);
   for (int i = 0; i < op->n_attrs; i++) {
     const tfc_attr_def *a = &op->attrs[i];
     if (a->added_later) continue; /* TF 1.15's text */

@@ -107,6 +107,10 @@ tfc_opdef *tfc_opdef_parse(const char *name, const char *ins, const char *outs, 
 /* Frees an op def from tfc_opdef_parse (NULL: no-op); never one of the table's. */
 void tfc_opdef_free(tfc_opdef *op);
 const tfc_attr_def *tfc_opdef_attr(const tfc_opdef *op, const char *name);
+/* The fixed type arg `a` of op had in TF 1.15 when its type attr was added later (TopKV2's
+ * k: Tk was k: int32), else 0: the type to show in TF 1.15's views of the op (Op<...> texts,
+ * exported OpDefs), which leave such attrs out. */
+int tfc_opdef_arg_type_1_15(const tfc_opdef *op, const tfc_arg_def *a);
 /* TF's one-line signature for messages: "Op<name=MatMul; signature=a:T, b:T -> product:T; ...>"
  * (TF 1.15's: attrs added later are left out). */
 void tfc_opdef_format(const tfc_opdef *op, char *buf, size_t n);

@@ -811,8 +811,8 @@ int tfc_graphdef_export(tfc_graph *g, void **out, size_t *out_len, tfc_status *s
 
 /* ---------------- op defs ---------------- */
 
-static int args_build(const tfc_arg_def *args, int n, tfc_pb_arena *a, Tensorflow__OpDef__ArgDef ***out,
-                      size_t *n_out) {
+static int args_build(const tfc_opdef *op, const tfc_arg_def *args, int n, tfc_pb_arena *a,
+                      Tensorflow__OpDef__ArgDef ***out, size_t *n_out) {
   if (!n) return 0;
   Tensorflow__OpDef__ArgDef **list = tfc_pb_alloc(a, sizeof *list * (size_t)n);
   Tensorflow__OpDef__ArgDef *defs = tfc_pb_alloc(a, sizeof *defs * (size_t)n);
@@ -821,8 +821,9 @@ static int args_build(const tfc_arg_def *args, int n, tfc_pb_arena *a, Tensorflo
     Tensorflow__OpDef__ArgDef *d = &defs[i];
     tensorflow__op_def__arg_def__init(d);
     d->name = tfc_pb_strdup(a, args[i].name);
-    d->type = (Tensorflow__DataType)args[i].type;
-    if (args[i].type_attr) d->type_attr = tfc_pb_strdup(a, args[i].type_attr);
+    int fixed = tfc_opdef_arg_type_1_15(op, &args[i]); /* TF 1.15's OpDef (see tfc_attr_def) */
+    d->type = (Tensorflow__DataType)(fixed ? fixed : args[i].type);
+    if (args[i].type_attr && !fixed) d->type_attr = tfc_pb_strdup(a, args[i].type_attr);
     if (args[i].number_attr) d->number_attr = tfc_pb_strdup(a, args[i].number_attr);
     if (args[i].type_list_attr) d->type_list_attr = tfc_pb_strdup(a, args[i].type_list_attr);
     d->is_ref = args[i].is_ref != 0;
@@ -836,8 +837,8 @@ static int args_build(const tfc_arg_def *args, int n, tfc_pb_arena *a, Tensorflo
 static int opdef_build(const tfc_opdef *op, tfc_pb_arena *a, Tensorflow__OpDef *od, tfc_status *s) {
   tensorflow__op_def__init(od);
   od->name = tfc_pb_strdup(a, op->name);
-  if (args_build(op->inputs, op->n_inputs, a, &od->input_arg, &od->n_input_arg) ||
-      args_build(op->outputs, op->n_outputs, a, &od->output_arg, &od->n_output_arg))
+  if (args_build(op, op->inputs, op->n_inputs, a, &od->input_arg, &od->n_input_arg) ||
+      args_build(op, op->outputs, op->n_outputs, a, &od->output_arg, &od->n_output_arg))
     return tfc_pb_arena_status(a, s);
   if (op->n_attrs) {
     od->attr = tfc_pb_alloc(a, sizeof *od->attr * (size_t)op->n_attrs);

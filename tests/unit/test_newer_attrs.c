@@ -99,6 +99,33 @@ static void later_attrs_are_marked_and_hidden_from_the_1_15_signature(void) {
                     "DT_DOUBLE, DT_INT32, DT_INT64, DT_COMPLEX64, DT_COMPLEX128]>");
 }
 
+/* An arg typed by a later attr shows TF 1.15's fixed type: TopKV2's k: Tk and indices:
+ * index_type were k: int32 and indices: int32, in the Op<...> text and in TF_GraphGetOpDef
+ * (whose readers, such as op wrapper generators, would otherwise meet an undeclared attr). */
+static void later_type_attr_args_show_their_1_15_type(void) {
+  init_ops();
+  char sig[2048];
+  tfc_opdef_format(tfc_op_lookup("TopKV2"), sig, sizeof sig);
+  EXPECT_STREQ(sig, "Op<name=TopKV2; signature=input:T, k:int32 -> values:T, indices:int32; "
+                    "attr=sorted:bool,default=true; attr=T:type,allowed=[DT_FLOAT, DT_DOUBLE, DT_INT32, DT_UINT8, "
+                    "DT_INT16, DT_INT8, DT_INT64, DT_BFLOAT16, DT_UINT16, DT_HALF, DT_UINT32, DT_UINT64]>");
+  TF_Graph *g = TF_NewGraph();
+  TF_Status *st = TF_NewStatus();
+  TF_Buffer *buf = TF_NewBuffer();
+  TF_GraphGetOpDef(g, "TopKV2", buf, st);
+  EXPECT_EQ(TF_GetCode(st), TF_OK);
+  int mentions_tk = 0, mentions_index_type = 0;
+  for (size_t i = 0; i + 10 <= buf->length; i++) {
+    mentions_tk += memcmp((const char *)buf->data + i, "\x02Tk", 3) == 0;
+    mentions_index_type += memcmp((const char *)buf->data + i, "index_type", 10) == 0;
+  }
+  EXPECT_EQ(mentions_tk, 0);
+  EXPECT_EQ(mentions_index_type, 0);
+  TF_DeleteBuffer(buf);
+  TF_DeleteStatus(st);
+  TF_DeleteGraph(g);
+}
+
 /* TF_GraphGetOpDef gives TF 1.15's OpDef: no grad_a / grad_b. */
 static void exported_opdef_leaves_later_attrs_out(void) {
   TF_Graph *g = TF_NewGraph();
@@ -295,6 +322,156 @@ static void assign_variable_validate_shape_defaults_when_absent(void) {
   }
 }
 
+/* A constant of dtype dt, shape dims[nd], from the bytes of data. */
+static TF_Operation *any_const(TF_Graph *g, const char *name, TF_DataType dt, const int64_t *dims, int nd,
+                               const void *data, size_t len, TF_Status *st) {
+  TF_Tensor *t = TF_AllocateTensor(dt, dims, nd, len);
+  memcpy(TF_TensorData(t), data, len);
+  TF_OperationDescription *d = TF_NewOperation(g, "Const", name);
+  TF_SetAttrTensor(d, "value", t, st);
+  TF_SetAttrType(d, "dtype", dt);
+  TF_DeleteTensor(t);
+  return TF_FinishOperation(d, st);
+}
+
+/* Runs output `out` of g in a new session: the value (caller deletes; NULL on failure), the
+ * run's status in st. */
+static TF_Tensor *run_one(TF_Graph *g, TF_Output out, TF_Status *st) {
+  TF_SessionOptions *so = TF_NewSessionOptions();
+  TF_Session *sess = TF_NewSession(g, so, st);
+  TF_Tensor *val = NULL;
+  TF_SessionRun(sess, NULL, NULL, NULL, 0, &out, &val, 1, NULL, 0, NULL, st);
+  TF_Status *cs = TF_NewStatus();
+  TF_CloseSession(sess, cs);
+  TF_DeleteSession(sess, cs);
+  TF_DeleteStatus(cs);
+  TF_DeleteSessionOptions(so);
+  return val;
+}
+
+/* TopKV2's Tk and index_type (TF 2.16): an int64 k and int64 or int16 indices, as TF gives
+ * them; without index_type the indices are int32 and the node has no such attr. */
+static void top_k_takes_tk_and_index_type(void) {
+  const TF_DataType types[] = {TF_INT64, TF_INT16, TF_INT32};
+  for (int v = 0; v < 3; v++) {
+    TF_Graph *g = TF_NewGraph();
+    TF_Status *st = TF_NewStatus();
+    float x[5] = {3, 1, 4, 1, 5};
+    int64_t dims[2] = {1, 5}, k = 2;
+    TF_Operation *xc = any_const(g, "x", TF_FLOAT, dims, 2, x, sizeof x, st);
+    TF_Operation *kc = any_const(g, "k", TF_INT64, NULL, 0, &k, sizeof k, st);
+    TF_OperationDescription *d = TF_NewOperation(g, "TopKV2", "top");
+    TF_AddInput(d, (TF_Output){xc, 0});
+    TF_AddInput(d, (TF_Output){kc, 0});
+    if (types[v] != TF_INT32) TF_SetAttrType(d, "index_type", types[v]);
+    TF_Operation *top = TF_FinishOperation(d, st);
+    EXPECT_EQ(TF_GetCode(st), TF_OK);
+    EXPECT_EQ(TF_OperationOutputType((TF_Output){top, 1}), types[v]);
+    TF_DataType got_attr;
+    TF_OperationGetAttrType(top, "index_type", &got_attr, st);
+    EXPECT_EQ(TF_GetCode(st), types[v] == TF_INT32 ? TF_NOT_FOUND : TF_OK);
+    TF_OperationGetAttrType(top, "Tk", &got_attr, st); /* inferred from the int64 k */
+    EXPECT_EQ(TF_GetCode(st), TF_OK);
+    EXPECT_EQ(got_attr, TF_INT64);
+    TF_Tensor *idx = run_one(g, (TF_Output){top, 1}, st);
+    EXPECT_EQ(TF_GetCode(st), TF_OK);
+    EXPECT_EQ(TF_TensorType(idx), types[v]);
+    EXPECT_EQ(TF_Dim(idx, 1), 2);
+    int64_t i0 = 0, i1 = 0;
+    if (types[v] == TF_INT64) i0 = ((int64_t *)TF_TensorData(idx))[0], i1 = ((int64_t *)TF_TensorData(idx))[1];
+    if (types[v] == TF_INT32) i0 = ((int32_t *)TF_TensorData(idx))[0], i1 = ((int32_t *)TF_TensorData(idx))[1];
+    if (types[v] == TF_INT16) i0 = ((int16_t *)TF_TensorData(idx))[0], i1 = ((int16_t *)TF_TensorData(idx))[1];
+    EXPECT_EQ(i0, 4);
+    EXPECT_EQ(i1, 2);
+    TF_DeleteTensor(idx);
+    TF_DeleteStatus(st);
+    TF_DeleteGraph(g);
+  }
+}
+
+/* A TopKV2 built with an int32 k is TF 1.15's node: Tk, inferred as its default, is not
+ * written, so TF_GraphToGraphDef's output imports into TF 1.15; it still runs. */
+static void top_k_with_int32_k_writes_no_tk(void) {
+  TF_Graph *g = TF_NewGraph();
+  TF_Status *st = TF_NewStatus();
+  float x[3] = {1, 3, 2};
+  int64_t dims[2] = {1, 3};
+  int32_t k = 2;
+  TF_Operation *xc = any_const(g, "x", TF_FLOAT, dims, 2, x, sizeof x, st);
+  TF_Operation *kc = any_const(g, "k", TF_INT32, NULL, 0, &k, sizeof k, st);
+  TF_OperationDescription *d = TF_NewOperation(g, "TopKV2", "top");
+  TF_AddInput(d, (TF_Output){xc, 0});
+  TF_AddInput(d, (TF_Output){kc, 0});
+  TF_Operation *top = TF_FinishOperation(d, st);
+  EXPECT_EQ(TF_GetCode(st), TF_OK);
+  TF_DataType dt;
+  TF_OperationGetAttrType(top, "Tk", &dt, st);
+  EXPECT_EQ(TF_GetCode(st), TF_NOT_FOUND);
+  TF_Buffer *gd = TF_NewBuffer();
+  TF_GraphToGraphDef(g, gd, st);
+  EXPECT_EQ(TF_GetCode(st), TF_OK);
+  for (size_t i = 0; i + 4 <= gd->length; i++)
+    EXPECT_TRUE(memcmp((const char *)gd->data + i, "\x0a\x02Tk", 4) != 0); /* no attr key "Tk" */
+  TF_DeleteBuffer(gd);
+  TF_Tensor *idx = run_one(g, (TF_Output){top, 1}, st);
+  EXPECT_EQ(TF_GetCode(st), TF_OK);
+  EXPECT_EQ(((int32_t *)TF_TensorData(idx))[0], 1);
+  EXPECT_EQ(((int32_t *)TF_TensorData(idx))[1], 2);
+  TF_DeleteTensor(idx);
+  TF_DeleteStatus(st);
+  TF_DeleteGraph(g);
+}
+
+/* GatherNd / ScatterNd with bad_indices_policy (TF 2.17): IGNORE reads zeros or drops the
+ * update, "" and ERROR fail with TF's text, an unknown policy with TF's. Values from TF 2.21. */
+static void nd_ops_follow_bad_indices_policy(void) {
+  const char *policies[] = {"IGNORE", "", "ERROR", "BOGUS"};
+  for (int scatter = 0; scatter < 2; scatter++)
+    for (int p = 0; p < 4; p++) {
+      TF_Graph *g = TF_NewGraph();
+      TF_Status *st = TF_NewStatus();
+      float params[3] = {1, 2, 3}, upd[4] = {1, 2, 3, 4};
+      int32_t gidx[3] = {1, 5, -1}, sidx[4] = {0, 7, 2, -1}, shape[1] = {4};
+      int64_t three = 3, four = 4, gdims[2] = {3, 1}, sdims[2] = {4, 1};
+      TF_OperationDescription *d;
+      if (scatter) {
+        TF_Operation *i = any_const(g, "i", TF_INT32, sdims, 2, sidx, sizeof sidx, st);
+        TF_Operation *u = any_const(g, "u", TF_FLOAT, &four, 1, upd, sizeof upd, st);
+        TF_Operation *s = any_const(g, "s", TF_INT32, (int64_t[]){1}, 1, shape, sizeof shape, st);
+        d = TF_NewOperation(g, "ScatterNd", "nd");
+        TF_AddInput(d, (TF_Output){i, 0});
+        TF_AddInput(d, (TF_Output){u, 0});
+        TF_AddInput(d, (TF_Output){s, 0});
+      } else {
+        TF_Operation *pc = any_const(g, "p", TF_FLOAT, &three, 1, params, sizeof params, st);
+        TF_Operation *i = any_const(g, "i", TF_INT32, gdims, 2, gidx, sizeof gidx, st);
+        d = TF_NewOperation(g, "GatherNd", "nd");
+        TF_AddInput(d, (TF_Output){pc, 0});
+        TF_AddInput(d, (TF_Output){i, 0});
+      }
+      if (*policies[p]) TF_SetAttrString(d, "bad_indices_policy", policies[p], strlen(policies[p]));
+      TF_Operation *nd = TF_FinishOperation(d, st);
+      EXPECT_EQ(TF_GetCode(st), TF_OK);
+      TF_Tensor *val = run_one(g, (TF_Output){nd, 0}, st);
+      if (p == 0) {
+        EXPECT_EQ(TF_GetCode(st), TF_OK);
+        const float *f = TF_TensorData(val);
+        const float want_g[3] = {2, 0, 0}, want_s[4] = {1, 0, 3, 0};
+        EXPECT_EQ(TF_Dim(val, 0), scatter ? 4 : 3);
+        for (int k = 0; k < (scatter ? 4 : 3); k++) EXPECT_EQ(f[k], scatter ? want_s[k] : want_g[k]);
+        TF_DeleteTensor(val);
+      } else {
+        EXPECT_TRUE(val == NULL);
+        EXPECT_EQ(TF_GetCode(st), TF_INVALID_ARGUMENT);
+        EXPECT_CONTAINS(TF_Message(st), p == 3 ? "Unknown bad indices handling attribute: BOGUS"
+                                        : scatter ? "indices[1] = [7] does not index into shape [4]"
+                                                  : "indices[1] = [5] does not index into param shape [3]");
+      }
+      TF_DeleteStatus(st);
+      TF_DeleteGraph(g);
+    }
+}
+
 static const tfc_test tests[] = {TFC_TEST(every_tf_attr_is_declared_with_its_type_and_default),
                                  TFC_TEST(later_attrs_are_marked_and_hidden_from_the_1_15_signature),
                                  TFC_TEST(exported_opdef_leaves_later_attrs_out),
@@ -302,5 +479,9 @@ static const tfc_test tests[] = {TFC_TEST(every_tf_attr_is_declared_with_its_typ
                                  TFC_TEST(unknown_attr_fails_with_tf_text),
                                  TFC_TEST(var_handle_allowed_devices_refused_unless_empty),
                                  TFC_TEST(assign_variable_validate_shape_defaults_when_absent),
+                                 TFC_TEST(top_k_takes_tk_and_index_type),
+                                 TFC_TEST(later_type_attr_args_show_their_1_15_type),
+                                 TFC_TEST(top_k_with_int32_k_writes_no_tk),
+                                 TFC_TEST(nd_ops_follow_bad_indices_policy),
                                  {0}};
 TFC_TEST_MAIN(tests)

@@ -361,9 +361,12 @@ static int one_hot_compute(tfc_kernel_ctx *c) {
 /* ---- GatherNd ---- */
 
 /* Each row of indices (its last axis, r long) addresses a slice params[i0, .., ir-1, ...];
- * the slices are copied in order. An out-of-range row fails with TF's text. */
+ * the slices are copied in order. An out-of-range row fails with TF's text, or with
+ * bad_indices_policy IGNORE reads zeros. */
 static int gather_nd_compute(tfc_kernel_ctx *c) {
   const tfc_tensor *p = c->inputs[0], *ix = c->inputs[1];
+  int ignore;
+  TFC_TRY(tfc_kernel_bad_indices_ignore(c->node, &ignore, c->status));
   if (p->ndims < 1 || ix->ndims < 1)
     return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "params and indices must be at least 1-D");
   int64_t r = ix->dims[ix->ndims - 1];
@@ -387,6 +390,10 @@ static int gather_nd_compute(tfc_kernel_ctx *c) {
     int64_t at = 0;
     for (int64_t d = 0; d < r; d++) {
       int64_t v = tfc_tensor_get_i64(ix, row * r + d);
+      if ((v < 0 || v >= p->dims[d]) && ignore) {
+        at = -1;
+        break;
+      }
       if (v < 0 || v >= p->dims[d]) {
         char where[TFC_SHAPE_STR_MAX], coord[TFC_SHAPE_STR_MAX], ps[TFC_SHAPE_STR_MAX];
         coord_str(row, ix->dims, ix->ndims - 1, where, sizeof where);
@@ -399,8 +406,10 @@ static int gather_nd_compute(tfc_kernel_ctx *c) {
       }
       at = at * p->dims[d] + v;
     }
-    if (slice) memcpy((char *)out->data + (size_t)(row * slice) * es, (const char *)p->data + (size_t)(at * slice) * es,
-                      (size_t)slice * es);
+    if (slice && at < 0) memset((char *)out->data + (size_t)(row * slice) * es, 0, (size_t)slice * es);
+    else if (slice)
+      memcpy((char *)out->data + (size_t)(row * slice) * es, (const char *)p->data + (size_t)(at * slice) * es,
+             (size_t)slice * es);
   }
   return TFC_OK;
 }

@@ -179,6 +179,8 @@ static int list_diff_compute(tfc_kernel_ctx *c) {
 static int scatter_nd_compute(tfc_kernel_ctx *c) {
   const tfc_tensor *ind = c->inputs[0], *upd = c->inputs[1], *shp = c->inputs[2];
   char a[TFC_SHAPE_STR_MAX], b[TFC_SHAPE_STR_MAX];
+  int ignore;
+  TFC_TRY(tfc_kernel_bad_indices_ignore(c->node, &ignore, c->status));
   if (shp->ndims != 1 || shp->n_elems > TFC_MAX_DIMS)
     return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Shape must be a vector, got shape %s",
                             tfc_tensor_shape_str(shp, a, sizeof a));
@@ -210,6 +212,10 @@ static int scatter_nd_compute(tfc_kernel_ctx *c) {
     int64_t off = 0;
     for (int64_t d = 0; d < k; d++) {
       int64_t v = tfc_tensor_get_i64(ind, r * k + d);
+      if ((v < 0 || v >= dims[d]) && ignore) {
+        off = -1;
+        break;
+      }
       if (v < 0 || v >= dims[d]) {
         char at[TFC_SHAPE_STR_MAX] = "[", *p = at + 1;
         for (int64_t e = 0; e < k; e++)
@@ -222,7 +228,7 @@ static int scatter_nd_compute(tfc_kernel_ctx *c) {
       }
       off = off * dims[d] + v;
     }
-    for (int64_t e = 0; e < slice; e++) {
+    for (int64_t e = 0; off >= 0 && e < slice; e++) {
       int64_t o = off * slice + e, u = r * slice + e;
       switch (upd->dtype) {
         case TFC_DT_FLOAT: ((float *)out->data)[o] += ((const float *)upd->data)[u]; break;

@@ -636,7 +636,7 @@ static int lrn_compute(tfc_kernel_ctx *c) {
 typedef struct topk_item {
   double d;  /* float kinds */
   int64_t i; /* integer kinds */
-  int32_t at;
+  int64_t at;
 } topk_item;
 
 /* Larger first, NaN largest; ties keep the lower index first. */
@@ -672,7 +672,12 @@ static int top_k_compute(tfc_kernel_ctx *c) {
   dims[x->ndims - 1] = k;
   tfc_tensor *vals = tfc_kernel_alloc_output(c, 0, x->dtype, dims, x->ndims);
   if (!vals) return c->status->code;
-  tfc_tensor *idx = tfc_kernel_alloc_output(c, 1, TFC_DT_INT32, dims, x->ndims);
+  int idx_type = c->node->output_types[1];
+  int64_t idx_max = idx_type == TFC_DT_INT16 ? INT16_MAX : idx_type == TFC_DT_INT32 ? INT32_MAX : INT64_MAX;
+  if (n - 1 > idx_max)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "TopKV2: the last dimension, %lld, does not fit index_type",
+                            (long long)n);
+  tfc_tensor *idx = tfc_kernel_alloc_output(c, 1, idx_type, dims, x->ndims);
   if (!idx) return c->status->code;
   int64_t rows = n ? x->n_elems / n : 0;
   if (k == 0 || rows == 0) return TFC_OK;
@@ -683,7 +688,7 @@ static int top_k_compute(tfc_kernel_ctx *c) {
   for (int64_t r = 0; r < rows; r++) {
     for (int64_t j = 0; j < n; j++) {
       int64_t e = r * n + j;
-      items[j].at = (int32_t)j;
+      items[j].at = j;
       if (x->dtype == TFC_DT_FLOAT) items[j].d = ((const float *)x->data)[e];
       else if (x->dtype == TFC_DT_DOUBLE) items[j].d = ((const double *)x->data)[e];
       else items[j].i = tfc_tensor_get_i64(x, e);
@@ -692,7 +697,10 @@ static int top_k_compute(tfc_kernel_ctx *c) {
     for (int64_t j = 0; j < k; j++) {
       memcpy((char *)vals->data + (size_t)(r * k + j) * es, (const char *)x->data + (size_t)(r * n + items[j].at) * es,
              es);
-      ((int32_t *)idx->data)[r * k + j] = items[j].at;
+      int64_t o = r * k + j;
+      if (idx_type == TFC_DT_INT32) ((int32_t *)idx->data)[o] = items[j].at;
+      else if (idx_type == TFC_DT_INT64) ((int64_t *)idx->data)[o] = items[j].at;
+      else ((int16_t *)idx->data)[o] = (int16_t)items[j].at;
     }
   }
   free(items);
