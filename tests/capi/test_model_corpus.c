@@ -52,17 +52,6 @@
   X(beam_search_cf_v2, 0, 0)                                                                       \
   X(bert_tf1_erf, 0, 0)
 
-/* ------------------------------------------------------------------------------------------
- * PENDING OPS: models that need an op tfc does not have yet, each skipped with a message
- * naming the op. Delete a model's row once its op is in; the test then runs it.
- * TFC_TEST_PENDING=1 in the environment runs them anyway (to see what stops them now). */
-static const struct pending_row {
-  const char *model, *op;
-} pending_ops[] = {
-    {"ssd_nms", "NonMaxSuppressionV3, NonMaxSuppressionV5, CombinedNonMaxSuppression"},
-    {"bert_einsum", "Einsum"},
-    {"atrous_conv", "SpaceToBatchND, BatchToSpaceND"},
-};
 
 /* ------------------------------------------------------------------------------------------ */
 
@@ -127,12 +116,6 @@ static void run_first_example(const char *name, const ss_script *sc, TF_Graph *g
 }
 
 static void run_model(const char *name, int heavy, int per_example) {
-  for (size_t k = 0; k < sizeof pending_ops / sizeof pending_ops[0] && !getenv("TFC_TEST_PENDING"); k++)
-    if (!strcmp(pending_ops[k].model, name)) {
-      char why[256];
-      snprintf(why, sizeof why, "pending ops: %s", pending_ops[k].op);
-      tfc_test_skip(why);
-    }
   if (heavy && getenv("TFC_TEST_VALGRIND")) tfc_test_skip("a whole image model is minutes under valgrind");
   char pb_file[256], script_file[256];
   snprintf(pb_file, sizeof pb_file, "models/%s.pb", name);
@@ -166,8 +149,7 @@ static const char *const model_names[] = {
 #undef MODEL_NAME
 };
 
-/* Every models/NAME.expect has a test above, every test has its files, and every pending row
- * names a model. */
+/* Every models/NAME.expect has a test above and every test has its files. */
 static void models_are_all_listed(void) {
   size_t nnames = sizeof model_names / sizeof model_names[0], found = 0;
   DIR *dir = opendir(TFC_FIXTURE_DIR "/models");
@@ -190,11 +172,6 @@ static void models_are_all_listed(void) {
     FILE *f = fopen(path, "rb");
     if (!f) FAIL("%s is missing", path);
     fclose(f);
-  }
-  for (size_t k = 0; k < sizeof pending_ops / sizeof pending_ops[0]; k++) {
-    int known = 0;
-    for (size_t m = 0; m < nnames; m++) known |= !strcmp(model_names[m], pending_ops[k].model);
-    if (!known) FAIL("pending row for unknown model %s", pending_ops[k].model);
   }
 }
 
