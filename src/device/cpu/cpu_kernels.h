@@ -50,7 +50,8 @@ int tfc_cpu_kernels_space_batch(tfc_kernel_table *t, tfc_status *s);
  * and the sigmoid family use it). */
 void tfc_nn_exp_f32(const float *x, float *y, int64_t n);
 
-/* C = op(A) op(B) for float or double (row-major, leading dims as cblas), spread over the
+/* C = op(A) op(B) for float, double, complex64 or complex128 (row-major, leading dims as
+ * cblas; ta/tb: 0 as is, 1 transposed, 2 conjugate-transposed (complex only)), spread over the
  * device's share of the intra-op threads: the larger of m and n is cut into blocks, one
  * single-threaded OpenBLAS GEMM each. OpenBLAS's own threads are off (tfc_cpu_blas_init):
  * every CPU device then uses exactly its share of the cores, however many run at once. */

@@ -3,7 +3,7 @@
  * macros that instantiate one loop per (op, dtype), the numpy broadcast plan, and the
  * registration hooks that kernels_cwise.c calls for its sibling files.
  *
- * Internal to src/device/cpu/kernels_{cwise*,reduce,batch_matmul}.c.
+ * Internal to src/device/cpu/kernels_{cwise*,reduce,batch_matmul,complex}.c.
  */
 #ifndef TFC_DEVICE_CPU_CWISE_INT_H
 #define TFC_DEVICE_CPU_CWISE_INT_H
@@ -34,6 +34,9 @@ typedef uint16_t u16;
 typedef uint32_t u32;
 typedef uint64_t u64;
 typedef uint8_t bl; /* DT_BOOL: one byte, 0 or 1 */
+/* complex64 / complex128: C's complex types have std::complex's layout (real, then imag). */
+typedef float _Complex c64;
+typedef double _Complex c128;
 typedef float w_f32;
 typedef double w_f64;
 typedef uint32_t w_i32;
@@ -44,6 +47,8 @@ typedef uint32_t w_i16;
 typedef uint32_t w_u16;
 typedef uint32_t w_u32;
 typedef uint64_t w_u64;
+typedef c64 w_c64;
+typedef c128 w_c128;
 
 /*
  * A broadcast plan for up to three inputs (numpy rules, aligned at the last dimension).
@@ -72,5 +77,8 @@ void tfc_cwise_bcast_row(const tfc_cwise_bcast *b, int64_t row, int64_t *offs);
 int tfc_cpu_kernels_cwise_unary(tfc_kernel_table *t, tfc_status *s);   /* kernels_cwise_unary.c */
 int tfc_cpu_kernels_cwise_misc(tfc_kernel_table *t, tfc_status *s);    /* kernels_cwise_misc.c */
 int tfc_cpu_kernels_batch_matmul(tfc_kernel_table *t, tfc_status *s);  /* kernels_batch_matmul.c */
+/* The real Cast kernel's compute (kernels_cwise_misc.c), which the complex casts finish with. */
+int tfc_cpu_cast_compute(tfc_kernel_ctx *c);
+int tfc_cpu_kernels_complex(tfc_kernel_table *t, tfc_status *s);       /* kernels_complex.c */
 
 #endif

@@ -58,6 +58,10 @@ static void bmm_one(const bmm_job *j, int64_t batch) {
     case TFC_DT_DOUBLE:
       tfc_cpu_gemm(j->c, j->dtype, j->adj_x, j->adj_y, m, n, k, a, lda, b, ldb, c, n);
       break;
+    case TFC_DT_COMPLEX64:
+    case TFC_DT_COMPLEX128: /* adjoint: conjugate transpose */
+      tfc_cpu_gemm(j->c, j->dtype, j->adj_x ? 2 : 0, j->adj_y ? 2 : 0, m, n, k, a, lda, b, ldb, c, n);
+      break;
     case TFC_DT_INT32: gemm_i32((const i32 *)a, (const i32 *)b, (i32 *)c, m, n, k, j->adj_x, j->adj_y); break;
     default: gemm_i64((const i64 *)a, (const i64 *)b, (i64 *)c, m, n, k, j->adj_x, j->adj_y); break;
   }
@@ -105,7 +109,9 @@ static int bmm_compute(tfc_kernel_ctx *c, int v2) {
 static int bmm_v1_compute(tfc_kernel_ctx *c) { return bmm_compute(c, 0); }
 static int bmm_v2_compute(tfc_kernel_ctx *c) { return bmm_compute(c, 1); }
 
-#define M_BMM (TFC_T(TFC_DT_FLOAT) | TFC_T(TFC_DT_DOUBLE) | TFC_T(TFC_DT_INT32) | TFC_T(TFC_DT_INT64))
+#define M_BMM                                                                                     \
+  (TFC_T(TFC_DT_FLOAT) | TFC_T(TFC_DT_DOUBLE) | TFC_T(TFC_DT_INT32) | TFC_T(TFC_DT_INT64) |        \
+   TFC_T(TFC_DT_COMPLEX64) | TFC_T(TFC_DT_COMPLEX128))
 
 static const tfc_kernel_def defs[] = {
     {.op = TFC_OP_BatchMatMul, .type_attr = "T", .types = M_BMM, .flags = TFC_KF_EXPENSIVE,

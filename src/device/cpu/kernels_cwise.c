@@ -1,6 +1,6 @@
 /*
  * kernels_cwise — CPU kernels of the element-wise binary ops: arithmetic (Add, AddV2, Sub,
- * Mul, Div, RealDiv, DivNoNan, FloorDiv, FloorMod, Maximum, Minimum, Pow), comparisons (Equal
+ * Mul, Div, RealDiv (also complex), DivNoNan, FloorDiv, FloorMod, Maximum, Minimum, Pow), comparisons (Equal
  * and NotEqual also on strings) and the logical ops, plus the numpy broadcast plan that the other
  * math-family files share. The family's
  * registration entry point (tfc_cpu_kernels_cwise) also registers the unary ops, Cast, AddN,
@@ -19,6 +19,7 @@
  * overflow is undefined in C); Div truncates toward zero, FloorDiv/FloorMod floor; a zero
  * divisor is INVALID_ARGUMENT "Integer division by zero"; Pow rejects negative exponents.
  */
+#include <complex.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -181,6 +182,10 @@ enum { ERR_NONE = 0, ERR_DIV_ZERO = 1, ERR_NEG_POW = 2 };
 #define DT_i16 TFC_DT_INT16
 #define DT_u16 TFC_DT_UINT16
 #define DT_bl TFC_DT_BOOL
+#define DT_c64 TFC_DT_COMPLEX64
+#define DT_c128 TFC_DT_COMPLEX128
+#define ENTRIES_CPLX(name) ENTRY(name, c64) ENTRY(name, c128)
+#define M_CPLX (TFC_T(TFC_DT_COMPLEX64) | TFC_T(TFC_DT_COMPLEX128))
 #define DT_tstr TFC_DT_STRING
 #define ENTRIES_FLOAT(name) ENTRY(name, f32) ENTRY(name, f64)
 #define ENTRIES_SINT(name) ENTRY(name, i32) ENTRY(name, i64) ENTRY(name, i8) ENTRY(name, i16)
@@ -259,6 +264,32 @@ FOR_REAL_BUT_F32(BIN_WRAP, add, +)
 FOR_REAL_BUT_F32(BIN_WRAP, sub, -)
 FOR_REAL_BUT_F32(BIN_WRAP, mul, *)
 FOR_FLOAT(BIN_SAME, div, a / b)
+/* Complex arithmetic. Products are C's; quotients are Eigen's (TF's): b is scaled by the larger
+ * magnitude of its parts m, then a * conj(b/m) / |b/m|^2 / m, so a zero divisor gives (nan, nan)
+ * and inf / 2 gives (inf, nan), where C's Annex G division would give infinities. The
+ * complex-only ops (Complex, Real, ...) are in kernels_complex.c. */
+#define CDIV(T, R, FABS, FMAX, CRE, CIM)                                                          \
+  static inline T cdiv_##T(T a, T b) {                                                            \
+    R br = CRE(b), bi = CIM(b), m = FMAX(FABS(br), FABS(bi));                                     \
+    R sr = br / m, si = bi / m, den = sr * sr + si * si;                                          \
+    R ar = CRE(a), ai = CIM(a);                                                                   \
+    R zr = (ar * sr - ai * -si) / den / m, zi = (ar * -si + ai * sr) / den / m;                    \
+    return CMPLX_##T(zr, zi);                                                                     \
+  }
+#define CMPLX_c64(r, i) CMPLXF(r, i)
+#define CMPLX_c128(r, i) CMPLX(r, i)
+CDIV(c64, float, fabsf, fmaxf, crealf, cimagf)
+CDIV(c128, double, fabs, fmax, creal, cimag)
+#define FOR_CPLX(M, name, ...) M(name, c64, __VA_ARGS__) M(name, c128, __VA_ARGS__)
+FOR_CPLX(BIN_SAME, add, a + b)
+FOR_CPLX(BIN_SAME, sub, a - b)
+FOR_CPLX(BIN_SAME, mul, a * b)
+CW_BIN(div, c64, c64, cdiv_c64(a, b))
+CW_BIN(div, c128, c128, cdiv_c128(a, b))
+CW_BIN(pow, c64, c64, cpowf(a, b))
+CW_BIN(pow, c128, c128, cpow(a, b))
+FOR_CPLX(BIN_BOOL, equal, a == b)
+FOR_CPLX(BIN_BOOL, not_equal, a != b)
 FOR_FLOAT(BIN_SAME, div_no_nan, b == 0 ? 0 : a / b) /* 0 where y is 0, x/y elsewhere */
 #define DIV_S(name, T, unused) CW_BIN_CHECKED(name, T, b == 0, ERR_DIV_ZERO, tdiv_##T(a, b))
 #define DIV_U(name, T, unused) CW_BIN_CHECKED(name, T, b == 0, ERR_DIV_ZERO, a / b)
@@ -299,24 +330,25 @@ CW_BIN(not_equal, tstr, bl, !tstr_eq(a, b))
 CW_BIN(logical_and, bl, bl, (a != 0) & (b != 0))
 CW_BIN(logical_or, bl, bl, (a != 0) | (b != 0))
 
-static const bin_fn add_fns[TFC_DT_COUNT] = {ENTRIES_REAL(add)};
-static const bin_fn sub_fns[TFC_DT_COUNT] = {ENTRIES_REAL(sub)};
-static const bin_fn mul_fns[TFC_DT_COUNT] = {ENTRIES_REAL(mul)};
-static const bin_fn div_fns[TFC_DT_COUNT] = {ENTRIES_REAL(div)};
+static const bin_fn add_fns[TFC_DT_COUNT] = {ENTRIES_REAL(add) ENTRIES_CPLX(add)};
+static const bin_fn sub_fns[TFC_DT_COUNT] = {ENTRIES_REAL(sub) ENTRIES_CPLX(sub)};
+static const bin_fn mul_fns[TFC_DT_COUNT] = {ENTRIES_REAL(mul) ENTRIES_CPLX(mul)};
+static const bin_fn div_fns[TFC_DT_COUNT] = {ENTRIES_REAL(div) ENTRIES_CPLX(div)};
 static const bin_fn div_no_nan_fns[TFC_DT_COUNT] = {ENTRIES_FLOAT(div_no_nan)};
 static const bin_fn floordiv_fns[TFC_DT_COUNT] = {ENTRIES_REAL(floordiv)};
 static const bin_fn floormod_fns[TFC_DT_COUNT] = {ENTRIES_FLOAT(floormod) ENTRY(floormod, i32)
                                                       ENTRY(floormod, i64)};
 static const bin_fn maximum_fns[TFC_DT_COUNT] = {ENTRIES_REAL(maximum)};
 static const bin_fn minimum_fns[TFC_DT_COUNT] = {ENTRIES_REAL(minimum)};
-static const bin_fn pow_fns[TFC_DT_COUNT] = {ENTRIES_FLOAT(pow) ENTRY(pow, i32) ENTRY(pow, i64)};
+static const bin_fn pow_fns[TFC_DT_COUNT] = {ENTRIES_FLOAT(pow) ENTRY(pow, i32) ENTRY(pow, i64) ENTRIES_CPLX(pow)};
 static const bin_fn less_fns[TFC_DT_COUNT] = {ENTRIES_REAL(less)};
 static const bin_fn less_equal_fns[TFC_DT_COUNT] = {ENTRIES_REAL(less_equal)};
 static const bin_fn greater_fns[TFC_DT_COUNT] = {ENTRIES_REAL(greater)};
 static const bin_fn greater_equal_fns[TFC_DT_COUNT] = {ENTRIES_REAL(greater_equal)};
-static const bin_fn equal_fns[TFC_DT_COUNT] = {ENTRIES_REAL(equal) ENTRY(equal, bl) ENTRY(equal, tstr)};
+static const bin_fn equal_fns[TFC_DT_COUNT] = {ENTRIES_REAL(equal) ENTRY(equal, bl) ENTRY(equal, tstr)
+                                                      ENTRIES_CPLX(equal)};
 static const bin_fn not_equal_fns[TFC_DT_COUNT] = {ENTRIES_REAL(not_equal) ENTRY(not_equal, bl)
-                                                          ENTRY(not_equal, tstr)};
+                                                          ENTRY(not_equal, tstr) ENTRIES_CPLX(not_equal)};
 static const bin_fn logical_and_fns[TFC_DT_COUNT] = {ENTRY(logical_and, bl)};
 static const bin_fn logical_or_fns[TFC_DT_COUNT] = {ENTRY(logical_or, bl)};
 
@@ -556,24 +588,24 @@ BINARY_KERNEL_SCALAR(logical_or, logical_or_fns, 1, CHEAP)
 #define ROW_NOATTR_S(opname, fn) {.op = TFC_OP_##opname, .compute = fn##_compute, .compute_scalar = fn##_scalar}
 
 static const tfc_kernel_def defs[] = {
-    ROW_S(Add, M_REAL, add),
-    ROW_S(AddV2, M_REAL, add),
-    ROW_S(Sub, M_REAL, sub),
-    ROW_S(Mul, M_REAL, mul),
-    ROW(Div, M_REAL, div),
-    ROW(RealDiv, M_FLOAT, div),
+    ROW_S(Add, M_REAL | M_CPLX, add),
+    ROW_S(AddV2, M_REAL | M_CPLX, add),
+    ROW_S(Sub, M_REAL | M_CPLX, sub),
+    ROW_S(Mul, M_REAL | M_CPLX, mul),
+    ROW(Div, M_REAL | M_CPLX, div),
+    ROW(RealDiv, M_FLOAT | M_CPLX, div),
     ROW(DivNoNan, M_FLOAT, div_no_nan),
     ROW(FloorDiv, M_REAL, floordiv),
     ROW(FloorMod, M_FLOAT | TFC_T(TFC_DT_INT32) | TFC_T(TFC_DT_INT64), floormod),
     ROW_S(Maximum, M_REAL, maximum),
     ROW_S(Minimum, M_REAL, minimum),
-    ROW(Pow, M_FLOAT | TFC_T(TFC_DT_INT32) | TFC_T(TFC_DT_INT64), pow),
+    ROW(Pow, M_FLOAT | TFC_T(TFC_DT_INT32) | TFC_T(TFC_DT_INT64) | M_CPLX, pow),
     ROW_S(Less, M_REAL, less),
     ROW_S(LessEqual, M_REAL, less_equal),
     ROW_S(Greater, M_REAL, greater),
     ROW_S(GreaterEqual, M_REAL, greater_equal),
-    ROW(Equal, M_REAL | TFC_T(TFC_DT_BOOL) | TFC_T(TFC_DT_STRING), equal),
-    ROW(NotEqual, M_REAL | TFC_T(TFC_DT_BOOL) | TFC_T(TFC_DT_STRING), not_equal),
+    ROW(Equal, M_REAL | TFC_T(TFC_DT_BOOL) | TFC_T(TFC_DT_STRING) | M_CPLX, equal),
+    ROW(NotEqual, M_REAL | TFC_T(TFC_DT_BOOL) | TFC_T(TFC_DT_STRING) | M_CPLX, not_equal),
     ROW_NOATTR_S(LogicalAnd, logical_and),
     ROW_NOATTR_S(LogicalOr, logical_or),
 };
@@ -582,5 +614,6 @@ int tfc_cpu_kernels_cwise(tfc_kernel_table *t, tfc_status *s) {
   TFC_TRY(tfc_kernel_table_add(t, defs, (int)(sizeof defs / sizeof defs[0]), s));
   TFC_TRY(tfc_cpu_kernels_cwise_unary(t, s));
   TFC_TRY(tfc_cpu_kernels_cwise_misc(t, s));
+  TFC_TRY(tfc_cpu_kernels_complex(t, s));
   return tfc_cpu_kernels_batch_matmul(t, s);
 }

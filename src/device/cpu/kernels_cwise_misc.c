@@ -188,7 +188,7 @@ static void cast_shard(int64_t begin, int64_t end, void *arg) {
    TFC_T(TFC_DT_UINT32) | TFC_T(TFC_DT_UINT64) | TFC_T(TFC_DT_BOOL) | TFC_T(TFC_DT_HALF) |         \
    TFC_T(TFC_DT_BFLOAT16))
 
-static int cast_compute(tfc_kernel_ctx *c) {
+int tfc_cpu_cast_compute(tfc_kernel_ctx *c) {
   const tfc_tensor *x = c->inputs[0];
   int dst = 0, truncate = 0;
   TFC_TRY(tfc_kernel_attr_type(c->node, "DstT", &dst, c->status));
@@ -247,11 +247,14 @@ ADDN(u8)
 ADDN(i8)
 ADDN(i16)
 ADDN(u16)
+ADDN(c64)
+ADDN(c128)
 
 static const addn_fn addn_fns[TFC_DT_COUNT] = {
     [TFC_DT_FLOAT] = addn_f32, [TFC_DT_DOUBLE] = addn_f64, [TFC_DT_INT32] = addn_i32,
     [TFC_DT_INT64] = addn_i64, [TFC_DT_UINT8] = addn_u8,   [TFC_DT_INT8] = addn_i8,
-    [TFC_DT_INT16] = addn_i16, [TFC_DT_UINT16] = addn_u16};
+    [TFC_DT_INT16] = addn_i16, [TFC_DT_UINT16] = addn_u16,
+    [TFC_DT_COMPLEX64] = addn_c64, [TFC_DT_COMPLEX128] = addn_c128};
 
 typedef struct addn_job {
   addn_fn fn;
@@ -425,7 +428,8 @@ static int select_v2_compute(tfc_kernel_ctx *c) {
 
 #define M_ADDN                                                                                    \
   (TFC_T(TFC_DT_FLOAT) | TFC_T(TFC_DT_DOUBLE) | TFC_T(TFC_DT_INT32) | TFC_T(TFC_DT_INT64) |        \
-   TFC_T(TFC_DT_UINT8) | TFC_T(TFC_DT_INT8) | TFC_T(TFC_DT_INT16) | TFC_T(TFC_DT_UINT16))
+   TFC_T(TFC_DT_UINT8) | TFC_T(TFC_DT_INT8) | TFC_T(TFC_DT_INT16) | TFC_T(TFC_DT_UINT16) |          \
+   TFC_T(TFC_DT_COMPLEX64) | TFC_T(TFC_DT_COMPLEX128))
 
 /* ---- IsFinite, IsNan, IsInf ---- */
 
@@ -450,7 +454,7 @@ CLASSIFY(is_inf, isinf)
 
 static const tfc_kernel_def defs[] = {
     {.op = TFC_OP_Cast, .type_attr = "SrcT", .types = M_CAST, .type_attr2 = "DstT", .types2 = M_CAST,
-     .compute = cast_compute},
+     .compute = tfc_cpu_cast_compute},
     {.op = TFC_OP_AddN, .type_attr = "T", .types = M_ADDN, .compute = addn_compute},
     {.op = TFC_OP_Select, .compute = select_compute},
     {.op = TFC_OP_SelectV2, .compute = select_v2_compute},

@@ -53,7 +53,7 @@ typedef struct gemm_job {
 /* Rows [r0, r1) of C need rows r0.. of op(A): A itself, or columns of A when transposed. */
 static void gemm_block(int64_t begin, int64_t end, void *arg) {
   const gemm_job *j = arg;
-  size_t es = j->dtype == TFC_DT_FLOAT ? sizeof(float) : sizeof(double);
+  size_t es = tfc_dtype_size(j->dtype);
   const char *a = j->a, *b = j->b;
   char *out = j->out;
   int64_t m = j->m, n = j->n;
@@ -66,7 +66,20 @@ static void gemm_block(int64_t begin, int64_t end, void *arg) {
     out += (size_t)begin * es;
     n = end - begin;
   }
-  enum CBLAS_TRANSPOSE tA = j->ta ? CblasTrans : CblasNoTrans, tB = j->tb ? CblasTrans : CblasNoTrans;
+  enum CBLAS_TRANSPOSE tA = j->ta == 2 ? CblasConjTrans : j->ta ? CblasTrans : CblasNoTrans;
+  enum CBLAS_TRANSPOSE tB = j->tb == 2 ? CblasConjTrans : j->tb ? CblasTrans : CblasNoTrans;
+  if (j->dtype == TFC_DT_COMPLEX64) {
+    const float one[2] = {1, 0}, zero[2] = {0, 0};
+    cblas_cgemm(CblasRowMajor, tA, tB, (int)m, (int)n, (int)j->k, one, (const float *)a, (int)j->lda,
+                (const float *)b, (int)j->ldb, zero, (float *)out, (int)j->ldc);
+    return;
+  }
+  if (j->dtype == TFC_DT_COMPLEX128) {
+    const double one[2] = {1, 0}, zero[2] = {0, 0};
+    cblas_zgemm(CblasRowMajor, tA, tB, (int)m, (int)n, (int)j->k, one, (const double *)a, (int)j->lda,
+                (const double *)b, (int)j->ldb, zero, (double *)out, (int)j->ldc);
+    return;
+  }
   if (j->dtype == TFC_DT_FLOAT && m * n * j->k >= SGEMM_DNNL_MIN) {
     tfc_dnn_single_thread();
     /* Cannot fail for valid shapes; a refusal falls through to OpenBLAS. */
@@ -119,6 +132,8 @@ static int matmul_compute(tfc_kernel_ctx *c) {
   switch (a->dtype) {
     case TFC_DT_FLOAT:
     case TFC_DT_DOUBLE:
+    case TFC_DT_COMPLEX64:
+    case TFC_DT_COMPLEX128:
       tfc_cpu_gemm(c, a->dtype, st->ta, st->tb, m, n, k, a->data, lda, b->data, ldb, out->data, n);
       break;
     case TFC_DT_INT32: matmul_int32_t(a->data, b->data, out->data, m, n, k, st->ta, st->tb); break;
@@ -131,7 +146,7 @@ static int matmul_compute(tfc_kernel_ctx *c) {
 static const tfc_kernel_def defs[] = {
     {.op = TFC_OP_MatMul,
      .type_attr = "T",
-     .types = TFC_TYPES_FLOAT | TFC_TYPES_INT,
+     .types = TFC_TYPES_FLOAT | TFC_TYPES_INT | TFC_T(TFC_DT_COMPLEX64) | TFC_T(TFC_DT_COMPLEX128),
      .flags = TFC_KF_EXPENSIVE,
      .init = tfc_matmul_init,
      .compute = matmul_compute,

@@ -23,6 +23,7 @@
  * ArgMax / ArgMin check their dimension and plan their output with device/nn_plan.h, shared
  * with the GPU kernels.
  */
+#include <complex.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +43,8 @@ typedef struct red_ops {
 } red_ops;
 
 #define LANES 16
+/* The widest accumulator (complex128), in bytes. */
+#define ACC_MAX 16
 #define RUN_CHUNK 4096
 
 /* LT: lane type of `run`; ACC: accumulator type; COMB: combine two values. */
@@ -123,6 +126,17 @@ RED_TYPE(u8, w_u8, w_u8, 0, UINT8_MAX)
 RED_TYPE(i8, w_i8, w_i8, INT8_MIN, INT8_MAX)
 RED_TYPE(i16, w_i16, w_i16, INT16_MIN, INT16_MAX)
 RED_TYPE(u16, w_u16, w_u16, 0, UINT16_MAX)
+/* complex: Sum, Mean and Prod (TF has no complex Max/Min); complex64 accumulates in complex128 */
+RED_FNS(sum, c64, c64, c128, 0, C_ADD)
+RED_FNS(prod, c64, c64, c128, 1, C_MUL)
+RED_FNS(sum, c128, c128, c128, 0, C_ADD)
+RED_FNS(prod, c128, c128, c128, 1, C_MUL)
+FIN_CAST(sum, c64, c128)
+FIN_CAST(prod, c64, c128)
+FIN_CAST(sum, c128, c128)
+FIN_CAST(prod, c128, c128)
+FIN_MEAN_FLOAT(c64, c128)
+FIN_MEAN_FLOAT(c128, c128)
 FIN_MEAN_FLOAT(f32, double)
 FIN_MEAN_FLOAT(f64, double)
 FIN_MEAN_INT(i32, w_i32)
@@ -150,6 +164,10 @@ static const red_ops red_table[R_COUNT][TFC_DT_COUNT] = {
     OPS_TYPE(TFC_DT_INT32, i32, w_i32),  OPS_TYPE(TFC_DT_INT64, i64, w_i64),
     OPS_TYPE(TFC_DT_UINT8, u8, w_u8),    OPS_TYPE(TFC_DT_INT8, i8, w_i8),
     OPS_TYPE(TFC_DT_INT16, i16, w_i16),  OPS_TYPE(TFC_DT_UINT16, u16, w_u16),
+    [R_SUM][TFC_DT_COMPLEX64] = OPS(sum, sum, c64, c128), [R_MEAN][TFC_DT_COMPLEX64] = OPS(sum, mean, c64, c128),
+    [R_PROD][TFC_DT_COMPLEX64] = OPS(prod, prod, c64, c128),
+    [R_SUM][TFC_DT_COMPLEX128] = OPS(sum, sum, c128, c128), [R_MEAN][TFC_DT_COMPLEX128] = OPS(sum, mean, c128, c128),
+    [R_PROD][TFC_DT_COMPLEX128] = OPS(prod, prod, c128, c128),
     [R_ALL][TFC_DT_BOOL] = OPS(all, all, u8, u8), [R_ANY][TFC_DT_BOOL] = OPS(any, any, u8, u8)};
 
 /* ---- the plan ---- */
@@ -245,7 +263,7 @@ static int64_t kept_offset(const red_job *j, int64_t o) {
 /* Case A: the innermost dim is reduced; one accumulator per output. */
 static void red_runs_shard(int64_t begin, int64_t end, void *arg) {
   const red_job *j = arg;
-  _Alignas(8) char acc[8];
+  _Alignas(16) char acc[ACC_MAX];
   for (int64_t o = begin; o < end; o++) {
     j->ops->init(acc, 1);
     FOR_REDUCED(j, kept_offset(j, o), off, j->ops->run(j->x + (size_t)off * j->xs, j->inner, acc));
@@ -257,7 +275,7 @@ static void red_runs_shard(int64_t begin, int64_t end, void *arg) {
 static void red_blocks_shard(int64_t begin, int64_t end, void *arg) {
   const red_job *j = arg;
   for (int64_t b = begin; b < end; b++) {
-    char *acc = j->partials + (size_t)b * 8;
+    char *acc = j->partials + (size_t)b * ACC_MAX;
     int64_t lo = b * j->block, n = j->inner - lo < j->block ? j->inner - lo : j->block;
     j->ops->init(acc, 1);
     j->ops->run(j->x + (size_t)lo * j->xs, n, acc);
@@ -268,7 +286,7 @@ static void red_blocks_shard(int64_t begin, int64_t end, void *arg) {
 #define COL_BLOCK 1024
 static void red_rows_shard(int64_t begin, int64_t end, void *arg) {
   const red_job *j = arg;
-  _Alignas(8) char acc[COL_BLOCK * 8];
+  _Alignas(16) char acc[COL_BLOCK * ACC_MAX];
   for (int64_t u = begin; u < end; u++) {
     int64_t o = u / j->n_cblk, c0 = (u % j->n_cblk) * COL_BLOCK;
     int64_t n = j->inner - c0 < COL_BLOCK ? j->inner - c0 : COL_BLOCK;
@@ -305,7 +323,7 @@ static int reduce_compute(tfc_kernel_ctx *c, int op) {
   if (p.n_out == 0) return TFC_OK;
   if (p.count == 0) {
     /* Identity values, one block of accumulators at a time. */
-    _Alignas(8) char acc[COL_BLOCK * 8];
+    _Alignas(16) char acc[COL_BLOCK * ACC_MAX];
     for (int64_t o = 0; o < p.n_out; o += COL_BLOCK) {
       int64_t n = p.n_out - o < COL_BLOCK ? p.n_out - o : COL_BLOCK;
       ops->init(acc, n);
@@ -337,10 +355,10 @@ static int reduce_compute(tfc_kernel_ctx *c, int op) {
     int64_t nb = j.inner / MIN_BLOCK < MAX_BLOCKS ? j.inner / MIN_BLOCK : MAX_BLOCKS;
     j.block = (j.inner + nb - 1) / nb;
     nb = (j.inner + j.block - 1) / j.block;
-    j.partials = malloc((size_t)nb * 8);
+    j.partials = malloc((size_t)nb * ACC_MAX);
     if (!j.partials) return TFC_OOM(c->status);
     tfc_kernel_parallel_for(c, nb, j.block, red_blocks_shard, &j);
-    for (int64_t b = 1; b < nb; b++) ops->merge(j.partials, j.partials + (size_t)b * 8);
+    for (int64_t b = 1; b < nb; b++) ops->merge(j.partials, j.partials + (size_t)b * ACC_MAX);
     ops->fin(j.partials, z->data, 1, p.count);
     free(j.partials);
     return TFC_OK;
@@ -457,11 +475,13 @@ static int argmin_compute(tfc_kernel_ctx *c) { return arg_compute(c, 1); }
   (TFC_T(TFC_DT_FLOAT) | TFC_T(TFC_DT_DOUBLE) | TFC_T(TFC_DT_INT32) | TFC_T(TFC_DT_INT64) |        \
    TFC_T(TFC_DT_UINT8) | TFC_T(TFC_DT_INT8) | TFC_T(TFC_DT_INT16) | TFC_T(TFC_DT_UINT16))
 /* The axes / dimension input (index 1) lives in host memory on every device. */
-#define ROW(opname, fn)                                                                           \
-  {.op = TFC_OP_##opname, .type_attr = "T", .types = M_RED, .host_memory_in = 1u << 1, .compute = fn##_compute}
+#define M_CPLX (TFC_T(TFC_DT_COMPLEX64) | TFC_T(TFC_DT_COMPLEX128))
+#define ROW_M(opname, fn, mask)                                                                   \
+  {.op = TFC_OP_##opname, .type_attr = "T", .types = (mask), .host_memory_in = 1u << 1, .compute = fn##_compute}
+#define ROW(opname, fn) ROW_M(opname, fn, M_RED)
 
 static const tfc_kernel_def defs[] = {
-    ROW(Sum, sum), ROW(Mean, mean), ROW(Prod, prod), ROW(Max, max),
+    ROW_M(Sum, sum, M_RED | M_CPLX), ROW_M(Mean, mean, M_RED | M_CPLX), ROW_M(Prod, prod, M_RED | M_CPLX), ROW(Max, max),
     ROW(Min, min), ROW(ArgMax, argmax), ROW(ArgMin, argmin),
     {.op = TFC_OP_All, .host_memory_in = 1u << 1, .compute = all_compute},
     {.op = TFC_OP_Any, .host_memory_in = 1u << 1, .compute = any_compute},
