@@ -33,6 +33,9 @@ int tfc_cpu_kernels_string_ops(tfc_kernel_table *t, tfc_status *s); /* kernels_s
 int tfc_cpu_kernels_array_tail(tfc_kernel_table *t, tfc_status *s); /* kernels_array_tail.c */
 int tfc_cpu_kernels_image(tfc_kernel_table *t, tfc_status *s); /* kernels_image.c */
 int tfc_cpu_kernels_codec(tfc_kernel_table *t, tfc_status *s); /* kernels_codec*.c (libjpeg, libpng) */
+/* half and bfloat16 rows over the float kernels of the other families; registered last
+ * (kernels_half.c). */
+int tfc_cpu_kernels_half(tfc_kernel_table *t, tfc_status *s);
 /* Stacks and TensorArrays (kernels_tensor_array.c). */
 int tfc_cpu_kernels_tensor_array(tfc_kernel_table *t, tfc_status *s);
 /* The activations half of the nn family, registered by tfc_cpu_kernels_nn (kernels_nn_act.c). */

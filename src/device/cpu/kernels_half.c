@@ -1,0 +1,135 @@
+/*
+ * kernels_half — half and bfloat16 rows for the float kernels of the ops TF runs on those
+ * types on CPU (element-wise arithmetic and math, comparisons, activations, softmax, BiasAdd,
+ * AddN, the reductions and the matrix products).
+ *
+ * There is one implementation of each op: its float kernel. A half/bfloat16 row runs that
+ * kernel on float copies of its half/bfloat16 inputs and rounds its float outputs back to
+ * nearest even, element by element, as Eigen's half and bfloat16 operators do (they compute
+ * in float and round each result). Conversions are tfc_half_to_float / tfc_bfloat16_to_float
+ * (tensor/dtype.h) and tfc_philox_float_to_half / _bfloat16 (base/philox.h).
+ *
+ * tfc_cpu_kernels_half runs after every other family has registered: for each op of the list
+ * below it copies the op's first float row (init, flags, host-memory masks) into a row for
+ * the half types TF registers, whose compute is widen_compute. Outputs of other dtypes (a
+ * comparison's bool) pass through unchanged.
+ */
+#include <stdlib.h>
+
+#include "base/philox.h"
+#include "device/cpu/cpu_kernels.h"
+
+/* The float row each widened op runs, by op id (filled once, at registration). */
+static tfc_kernel_def float_rows[TFC_OP_COUNT];
+
+static int is_narrow(int dt) { return dt == TFC_DT_HALF || dt == TFC_DT_BFLOAT16; }
+
+/* A float tensor with x's values (half or bfloat16); NULL with status set on failure. */
+static tfc_tensor *widen(const tfc_tensor *x, tfc_status *s) {
+  tfc_tensor *w = tfc_tensor_new(TFC_DT_FLOAT, x->dims, x->ndims, s);
+  if (!w) return NULL;
+  const uint16_t *in = x->data;
+  float *out = w->data;
+  if (x->dtype == TFC_DT_HALF)
+    for (int64_t i = 0; i < x->n_elems; i++) out[i] = tfc_half_to_float(in[i]);
+  else
+    for (int64_t i = 0; i < x->n_elems; i++) out[i] = tfc_bfloat16_to_float(in[i]);
+  return w;
+}
+
+static int widen_compute(tfc_kernel_ctx *c) {
+  const tfc_kernel_def *k = &float_rows[c->node->op->id];
+  int narrow = 0;
+  tfc_tensor **ins = calloc((size_t)(c->n_inputs + c->n_outputs) + 1, sizeof *ins);
+  if (!ins) return TFC_OOM(c->status);
+  tfc_tensor **outs = ins + c->n_inputs;
+  int rc = TFC_OK;
+  for (int i = 0; i < c->n_inputs && rc == TFC_OK; i++) {
+    tfc_tensor *x = c->inputs[i];
+    if (x && is_narrow(x->dtype)) {
+      narrow = x->dtype;
+      if (!(ins[i] = widen(x, c->status))) rc = c->status->code;
+    } else {
+      ins[i] = x ? tfc_tensor_ref(x) : NULL;
+    }
+  }
+  if (rc == TFC_OK) {
+    tfc_kernel_ctx sub = *c;
+    sub.inputs = ins;
+    sub.outputs = outs;
+    rc = k->compute(&sub);
+  }
+  for (int i = 0; i < c->n_outputs; i++) {
+    tfc_tensor *o = outs[i];
+    if (rc == TFC_OK && o && o->dtype == TFC_DT_FLOAT && narrow) {
+      tfc_tensor *z = tfc_kernel_alloc_output(c, i, narrow, o->dims, o->ndims);
+      if (!z) {
+        rc = c->status->code;
+      } else {
+        const float *f = o->data;
+        uint16_t *h = z->data;
+        if (narrow == TFC_DT_HALF)
+          for (int64_t e = 0; e < o->n_elems; e++) h[e] = tfc_philox_float_to_half(f[e]);
+        else
+          for (int64_t e = 0; e < o->n_elems; e++) h[e] = tfc_philox_float_to_bfloat16(f[e]);
+      }
+      tfc_tensor_unref(o);
+    } else if (rc == TFC_OK) {
+      tfc_kernel_set_output(c, i, o);
+    } else {
+      tfc_tensor_unref(o);
+    }
+  }
+  for (int i = 0; i < c->n_inputs; i++) tfc_tensor_unref(ins[i]);
+  free(ins);
+  return rc;
+}
+
+#define H TFC_T(TFC_DT_HALF)
+#define B TFC_T(TFC_DT_BFLOAT16)
+/* The ops and the half types TF 2.x registers CPU kernels of them for. */
+static const struct {
+  int op;
+  uint32_t types;
+} widened[] = {
+    {TFC_OP_Add, H | B},        {TFC_OP_AddV2, H | B},     {TFC_OP_Sub, H | B},
+    {TFC_OP_Mul, H | B},        {TFC_OP_Div, H | B},       {TFC_OP_RealDiv, H | B},
+    {TFC_OP_Maximum, H | B},    {TFC_OP_Minimum, H | B},   {TFC_OP_Pow, H | B},
+    {TFC_OP_SquaredDifference, H | B},
+    {TFC_OP_Less, H | B},       {TFC_OP_LessEqual, H | B}, {TFC_OP_Greater, H | B},
+    {TFC_OP_GreaterEqual, H | B}, {TFC_OP_Equal, H | B},   {TFC_OP_NotEqual, H | B},
+    {TFC_OP_Neg, H | B},        {TFC_OP_Abs, H | B},       {TFC_OP_Square, H | B},
+    {TFC_OP_Reciprocal, H | B}, {TFC_OP_Exp, H | B},       {TFC_OP_Log, H | B},
+    {TFC_OP_Sqrt, H | B},       {TFC_OP_Rsqrt, H | B},     {TFC_OP_Sin, H | B},
+    {TFC_OP_Cos, H | B},        {TFC_OP_Tanh, H | B},      {TFC_OP_Sigmoid, H | B},
+    {TFC_OP_Floor, H | B},      {TFC_OP_Ceil, H | B},      {TFC_OP_Sign, H | B},
+    {TFC_OP_Relu, H | B},       {TFC_OP_Relu6, H | B},     {TFC_OP_Elu, H | B},
+    {TFC_OP_Softplus, H | B},   {TFC_OP_Softmax, H | B},   {TFC_OP_LogSoftmax, H | B},
+    {TFC_OP_BiasAdd, H | B},    {TFC_OP_AddN, H | B},      {TFC_OP_Sum, H | B},
+    {TFC_OP_Mean, H | B},       {TFC_OP_Max, H | B},       {TFC_OP_Min, H | B},
+    {TFC_OP_Prod, H | B},       {TFC_OP_MatMul, H | B},    {TFC_OP_BatchMatMulV2, H | B},
+};
+
+int tfc_cpu_kernels_half(tfc_kernel_table *t, tfc_status *s) {
+  size_t n = sizeof widened / sizeof widened[0];
+  tfc_kernel_def rows[sizeof widened / sizeof widened[0]];
+  int m = 0;
+  for (size_t w = 0; w < n; w++) {
+    int op = widened[w].op;
+    const tfc_kernel_def *f = NULL;
+    for (int i = 0; i < t->n_defs && !f; i++) {
+      const tfc_kernel_def *d = &t->defs[i];
+      if (d->op == op && d->type_attr && !d->type_attr2 && (d->types & TFC_T(TFC_DT_FLOAT)) &&
+          !(d->flags & TFC_KF_ASYNC))
+        f = d;
+    }
+    if (!f) continue; /* no float kernel to run */
+    float_rows[op] = *f;
+    rows[m] = *f;
+    rows[m].types = widened[w].types;
+    rows[m].compute = widen_compute;
+    rows[m].compute_scalar = NULL;
+    m++;
+  }
+  return tfc_kernel_table_add(t, rows, m, s);
+}
