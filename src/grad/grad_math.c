@@ -49,6 +49,8 @@ static int sub_grad(tfc_grad_ctx *c) {
   return c->s->code;
 }
 
+static int is_complex(int dt) { return dt == TFC_DT_COMPLEX64 || dt == TFC_DT_COMPLEX128; }
+
 static int mul_grad(tfc_grad_ctx *c) {
   tfc_endpoint x = tfc_grad_in(c, 0), y = tfc_grad_in(c, 1), g = c->dy[0];
   int dt = tfc_grad_dtype(g);
@@ -60,6 +62,10 @@ static int mul_grad(tfc_grad_ctx *c) {
   }
   tfc_grad_bcast b;
   tfc_grad_bcast_args(c, x, y, &b);
+  if (is_complex(dt)) { /* d(xy) against dy: dy * conj(y), conj(x) * dy */
+    x = tfc_grad_unary(c, "Conj", NULL, x);
+    y = tfc_grad_unary(c, "Conj", NULL, y);
+  }
   c->dx[0] = tfc_grad_bcast_reduce(c, tfc_grad_binary(c, "Mul", NULL, g, y), b.rx, b.sx);
   c->dx[1] = tfc_grad_bcast_reduce(c, tfc_grad_binary(c, "Mul", NULL, x, g), b.ry, b.sy);
   return c->s->code;
@@ -70,6 +76,10 @@ static int div_common(tfc_grad_ctx *c, const char *name) {
   tfc_endpoint x = tfc_grad_in(c, 0), y = tfc_grad_in(c, 1), g = c->dy[0];
   tfc_grad_bcast b;
   tfc_grad_bcast_args(c, x, y, &b);
+  if (is_complex(tfc_grad_dtype(x))) { /* conjugated operands, as for Mul */
+    x = tfc_grad_unary(c, "Conj", NULL, x);
+    y = tfc_grad_unary(c, "Conj", NULL, y);
+  }
   c->dx[0] = tfc_grad_bcast_reduce(c, tfc_grad_binary(c, "RealDiv", name, g, y), b.rx, b.sx);
   tfc_endpoint nx = tfc_grad_unary(c, "Neg", NULL, x);
   tfc_endpoint q = tfc_grad_binary(c, "RealDiv", name, tfc_grad_binary(c, "RealDiv", name, nx, y), y);
@@ -290,6 +300,12 @@ static tfc_endpoint matmul(tfc_grad_ctx *c, const char *type, const char *an, co
 
 static void matmul_pair(tfc_grad_ctx *c, const char *type, const char *an, const char *bn, int ta, int tb) {
   tfc_endpoint a = tfc_grad_in(c, 0), b = tfc_grad_in(c, 1), g = c->dy[0];
+  /* MatMul's transposes do not conjugate: complex operands are conjugated first, as TF's
+   * gradient does (BatchMatMul's adjoints conjugate already). */
+  if (is_complex(tfc_grad_dtype(a)) && !strcmp(type, "MatMul")) {
+    a = tfc_grad_unary(c, "Conj", NULL, a);
+    b = tfc_grad_unary(c, "Conj", NULL, b);
+  }
   if (!ta && !tb) {
     c->dx[0] = matmul(c, type, an, bn, g, b, 0, 1);
     c->dx[1] = matmul(c, type, an, bn, a, g, 1, 0);

@@ -286,6 +286,8 @@ FOR_CPLX(BIN_SAME, sub, a - b)
 FOR_CPLX(BIN_SAME, mul, a * b)
 CW_BIN(div, c64, c64, cdiv_c64(a, b))
 CW_BIN(div, c128, c128, cdiv_c128(a, b))
+CW_BIN(div_no_nan, c64, c64, b == 0 ? 0 : cdiv_c64(a, b))
+CW_BIN(div_no_nan, c128, c128, b == 0 ? 0 : cdiv_c128(a, b))
 CW_BIN(pow, c64, c64, cpowf(a, b))
 CW_BIN(pow, c128, c128, cpow(a, b))
 FOR_CPLX(BIN_BOOL, equal, a == b)
@@ -334,7 +336,7 @@ static const bin_fn add_fns[TFC_DT_COUNT] = {ENTRIES_REAL(add) ENTRIES_CPLX(add)
 static const bin_fn sub_fns[TFC_DT_COUNT] = {ENTRIES_REAL(sub) ENTRIES_CPLX(sub)};
 static const bin_fn mul_fns[TFC_DT_COUNT] = {ENTRIES_REAL(mul) ENTRIES_CPLX(mul)};
 static const bin_fn div_fns[TFC_DT_COUNT] = {ENTRIES_REAL(div) ENTRIES_CPLX(div)};
-static const bin_fn div_no_nan_fns[TFC_DT_COUNT] = {ENTRIES_FLOAT(div_no_nan)};
+static const bin_fn div_no_nan_fns[TFC_DT_COUNT] = {ENTRIES_FLOAT(div_no_nan) ENTRIES_CPLX(div_no_nan)};
 static const bin_fn floordiv_fns[TFC_DT_COUNT] = {ENTRIES_REAL(floordiv)};
 static const bin_fn floormod_fns[TFC_DT_COUNT] = {ENTRIES_FLOAT(floormod) ENTRY(floormod, i32)
                                                       ENTRY(floormod, i64)};
@@ -594,7 +596,7 @@ static const tfc_kernel_def defs[] = {
     ROW_S(Mul, M_REAL | M_CPLX, mul),
     ROW(Div, M_REAL | M_CPLX, div),
     ROW(RealDiv, M_FLOAT | M_CPLX, div),
-    ROW(DivNoNan, M_FLOAT, div_no_nan),
+    ROW(DivNoNan, M_FLOAT | M_CPLX, div_no_nan),
     ROW(FloorDiv, M_REAL, floordiv),
     ROW(FloorMod, M_FLOAT | TFC_T(TFC_DT_INT32) | TFC_T(TFC_DT_INT64), floormod),
     ROW_S(Maximum, M_REAL, maximum),
