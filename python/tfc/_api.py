@@ -17,6 +17,7 @@ from tfc.ops import math_ops as _math_ops
 from tfc.ops import nn_ops as _nn_ops
 from tfc.ops import clip_ops as _clip_ops
 from tfc.ops import random_ops as _random_ops
+from tfc.ops import complex_ops as _complex_ops
 from tfc.ops import raw_ops  # noqa: F401 (tf.raw_ops)
 
 # dtypes
@@ -126,6 +127,11 @@ for _n in ("relu6 elu selu leaky_relu softplus softsign sigmoid tanh bias_add xw
 nn.softmax_cross_entropy_with_logits_v2 = _nn_ops.softmax_cross_entropy_with_logits_v2
 nn.log_softmax = _nn_ops.log_softmax
 math.log_softmax, math.softmax = _nn_ops.log_softmax, _nn_ops.softmax
+
+# complex numbers (ops/complex_ops.py)
+for _n in "complex real imag conj angle".split():
+    globals()[_n] = getattr(_complex_ops, _n)
+    setattr(math, _n, getattr(_complex_ops, _n))
 
 newaxis = None
 __version__ = "1.15.0"

@@ -281,7 +281,7 @@ def _gen_binary(op_type, py_name):
     return fn
 
 
-abs = _gen_unary("Abs", "abs", scoped=True)  # noqa: A001 (TF's name)
+from tfc.ops.complex_ops import abs  # noqa: E402,A001 (TF's name; ComplexAbs on complex)
 square = _gen_unary("Square", "square")
 sqrt = _gen_unary("Sqrt", "sqrt")
 rsqrt = _gen_unary("Rsqrt", "rsqrt")
