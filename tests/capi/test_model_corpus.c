@@ -50,7 +50,8 @@
   X(decoder_tf2_function, 0, 0)                                                                    \
   X(beam_search_cf_v1, 0, 0)                                                                       \
   X(beam_search_cf_v2, 0, 0)                                                                       \
-  X(bert_tf1_erf, 0, 0)
+  X(bert_tf1_erf, 0, 0)                                                                            \
+  X(image_preprocess, 0, 0)
 
 
 /* ------------------------------------------------------------------------------------------ */
