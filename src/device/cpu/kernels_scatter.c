@@ -1,0 +1,175 @@
+/*
+ * kernels_scatter — CPU kernels of the reference-variable scatter ops (ops_scatter.def):
+ * ScatterUpdate, ScatterAdd, ScatterSub, ScatterMul, ScatterDiv, ScatterMin, ScatterMax.
+ *
+ * One locked, journaled update (tfc_kernel_update_*, device/kernel.h): the variable's value is
+ * copied into the staged tensor (values are copy-on-write: readers keep the old tensor), then
+ * row indices[i] of it is combined with row i of updates (or with the one value of a scalar
+ * updates) in index order, so a row indexed twice takes both updates as TF's CPU kernel does.
+ * The checks and texts are TF's: "params must be at least 1-D, got shape [..]", "Must have
+ * updates.shape = indices.shape + params.shape[1:] or updates.shape = [], got updates.shape
+ * [..], indices.shape [..], params.shape [..]", "indices[i] = k is not in [0, n)" (all
+ * INVALID_ARGUMENT; an index out of range leaves the variable unchanged), FAILED_PRECONDITION
+ * "Attempting to use uninitialized value <var>". ScatterUpdate copies bytes, so it takes every
+ * fixed-size dtype; the arithmetic ones take the real types (UNIMPLEMENTED "<Op> does not
+ * support <dtype>" otherwise); an integer ScatterDiv by zero is INVALID_ARGUMENT "Integer
+ * division by zero". The output ref forwards the input ref.
+ */
+#include <string.h>
+
+#include "device/cpu/cpu_kernels.h"
+#include "device/device.h"
+
+enum { SC_UPDATE, SC_ADD, SC_SUB, SC_MUL, SC_DIV, SC_MIN, SC_MAX };
+
+/* dst[k] = dst[k] op src[scalar ? 0 : k] for k < n; for integers a zero divisor returns 1. */
+#define SCATTER_ROW(T, IS_INT)                                                                     \
+  static int row_##T(int how, T *restrict dst, const T *restrict src, int64_t n, int scalar) {     \
+    for (int64_t k = 0; k < n; k++) {                                                              \
+      T u = src[scalar ? 0 : k], *d = &dst[k];                                                     \
+      switch (how) {                                                                               \
+      case SC_ADD: *d = (T)(*d + u); break;                                                        \
+      case SC_SUB: *d = (T)(*d - u); break;                                                        \
+      case SC_MUL: *d = (T)(*d * u); break;                                                        \
+      case SC_DIV:                                                                                 \
+        if (IS_INT && u == 0) return 1;                                                            \
+        *d = (T)(*d / u);                                                                          \
+        break;                                                                                     \
+      case SC_MIN: *d = u < *d ? u : *d; break;                                                    \
+      default: *d = u > *d ? u : *d; break;                                                        \
+      }                                                                                            \
+    }                                                                                              \
+    return 0;                                                                                      \
+  }
+SCATTER_ROW(float, 0)
+SCATTER_ROW(double, 0)
+SCATTER_ROW(int32_t, 1)
+SCATTER_ROW(int64_t, 1)
+SCATTER_ROW(uint8_t, 1)
+SCATTER_ROW(int8_t, 1)
+SCATTER_ROW(int16_t, 1)
+SCATTER_ROW(uint16_t, 1)
+SCATTER_ROW(uint32_t, 1)
+SCATTER_ROW(uint64_t, 1)
+
+/* Combines one row; 1 for an integer division by zero, -1 for a dtype without arithmetic. */
+static int combine_row(int how, int dtype, void *dst, const void *src, int64_t n, int scalar) {
+  switch (dtype) {
+  case TFC_DT_FLOAT: return row_float(how, dst, src, n, scalar);
+  case TFC_DT_DOUBLE: return row_double(how, dst, src, n, scalar);
+  case TFC_DT_INT32: return row_int32_t(how, dst, src, n, scalar);
+  case TFC_DT_INT64: return row_int64_t(how, dst, src, n, scalar);
+  case TFC_DT_UINT8: return row_uint8_t(how, dst, src, n, scalar);
+  case TFC_DT_INT8: return row_int8_t(how, dst, src, n, scalar);
+  case TFC_DT_INT16: return row_int16_t(how, dst, src, n, scalar);
+  case TFC_DT_UINT16: return row_uint16_t(how, dst, src, n, scalar);
+  case TFC_DT_UINT32: return row_uint32_t(how, dst, src, n, scalar);
+  case TFC_DT_UINT64: return row_uint64_t(how, dst, src, n, scalar);
+  default: return -1;
+  }
+}
+
+static int arithmetic_dtype(int dtype) {
+  return dtype == TFC_DT_FLOAT || dtype == TFC_DT_DOUBLE || dtype == TFC_DT_INT32 || dtype == TFC_DT_INT64 ||
+         dtype == TFC_DT_UINT8 || dtype == TFC_DT_INT8 || dtype == TFC_DT_INT16 || dtype == TFC_DT_UINT16 ||
+         dtype == TFC_DT_UINT32 || dtype == TFC_DT_UINT64;
+}
+
+/* Checks the shapes (TF's ValidShapes) against the variable's value; INVALID_ARGUMENT. */
+static int check_shapes(tfc_kernel_ctx *c, const tfc_tensor *params, const tfc_tensor *indices,
+                        const tfc_tensor *updates) {
+  char ps[128], is[128], us[128];
+  if (params->ndims < 1)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "params must be at least 1-D, got shape %s",
+                            tfc_tensor_shape_str(params, ps, sizeof ps));
+  int ok = updates->ndims == 0;
+  if (!ok && updates->ndims == indices->ndims + params->ndims - 1) {
+    ok = 1;
+    for (int d = 0; d < indices->ndims; d++) ok &= updates->dims[d] == indices->dims[d];
+    for (int d = 1; d < params->ndims; d++) ok &= updates->dims[indices->ndims + d - 1] == params->dims[d];
+  }
+  if (ok) return TFC_OK;
+  return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
+                          "Must have updates.shape = indices.shape + params.shape[1:] or updates.shape = [], got "
+                          "updates.shape %s, indices.shape %s, params.shape %s",
+                          tfc_tensor_shape_str(updates, us, sizeof us), tfc_tensor_shape_str(indices, is, sizeof is),
+                          tfc_tensor_shape_str(params, ps, sizeof ps));
+}
+
+/* The index of entry i (int32 or int64 indices). */
+static int64_t index_at(const tfc_tensor *indices, int64_t i) {
+  return indices->dtype == TFC_DT_INT64 ? ((const int64_t *)indices->data)[i] : ((const int32_t *)indices->data)[i];
+}
+
+/* Applies the updates to v (a copy of the old value) in index order. */
+static int scatter_into(tfc_kernel_ctx *c, int how, tfc_tensor *v, const tfc_tensor *indices,
+                        const tfc_tensor *updates) {
+  int64_t rows = v->dims[0], n_idx = indices->n_elems;
+  int64_t row_elems = rows ? v->n_elems / rows : 0;
+  size_t esize = tfc_dtype_size(v->dtype), row_bytes = (size_t)row_elems * esize;
+  int scalar = updates->ndims == 0;
+  for (int64_t i = 0; i < n_idx; i++) { /* every index first: a bad one changes nothing */
+    int64_t k = index_at(indices, i);
+    if (k < 0 || k >= rows)
+      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "indices[%lld] = %lld is not in [0, %lld)", (long long)i,
+                              (long long)k, (long long)rows);
+  }
+  for (int64_t i = 0; i < n_idx; i++) {
+    char *dst = (char *)v->data + (size_t)index_at(indices, i) * row_bytes;
+    const char *src = (const char *)updates->data + (scalar ? 0 : (size_t)i * row_bytes);
+    if (how == SC_UPDATE) {
+      if (!scalar) {
+        memcpy(dst, src, row_bytes);
+      } else {
+        for (int64_t e = 0; e < row_elems; e++) memcpy(dst + (size_t)e * esize, src, esize);
+      }
+    } else if (combine_row(how, v->dtype, dst, src, row_elems, scalar)) {
+      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Integer division by zero");
+    }
+  }
+  return TFC_OK;
+}
+
+static int scatter_compute(tfc_kernel_ctx *c, int how) {
+  const tfc_tensor *indices = c->inputs[1], *updates = c->inputs[2];
+  tfc_var_update u;
+  if (tfc_kernel_update_begin(c, (int[]){0}, 1, 1, &u)) return c->status->code;
+  const tfc_tensor *old = u.old[0];
+  if (old->dtype != updates->dtype) {
+    tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "%s: the variable holds %s, the updates are %s", c->node->op->name,
+                     tfc_dtype_name(old->dtype), tfc_dtype_name(updates->dtype));
+  } else if (old->dtype == TFC_DT_STRING || (how != SC_UPDATE && !arithmetic_dtype(old->dtype))) {
+    tfc_kernel_error(c, TFC_UNIMPLEMENTED, "%s does not support %s", c->node->op->name, tfc_dtype_name(old->dtype));
+  } else if (check_shapes(c, old, indices, updates) == TFC_OK) {
+    tfc_tensor *v = tfc_kernel_update_alloc(c, &u, 0);
+    if (v) {
+      if (old->n_bytes) memcpy(v->data, old->data, old->n_bytes);
+      scatter_into(c, how, v, indices, updates);
+    }
+  }
+  if (tfc_kernel_update_end(c, &u)) return c->status->code;
+  tfc_kernel_forward_ref(c, 0, 0);
+  return TFC_OK;
+}
+
+static int scatter_update_compute(tfc_kernel_ctx *c) { return scatter_compute(c, SC_UPDATE); }
+static int scatter_add_compute(tfc_kernel_ctx *c) { return scatter_compute(c, SC_ADD); }
+static int scatter_sub_compute(tfc_kernel_ctx *c) { return scatter_compute(c, SC_SUB); }
+static int scatter_mul_compute(tfc_kernel_ctx *c) { return scatter_compute(c, SC_MUL); }
+static int scatter_div_compute(tfc_kernel_ctx *c) { return scatter_compute(c, SC_DIV); }
+static int scatter_min_compute(tfc_kernel_ctx *c) { return scatter_compute(c, SC_MIN); }
+static int scatter_max_compute(tfc_kernel_ctx *c) { return scatter_compute(c, SC_MAX); }
+
+static const tfc_kernel_def scatter_kernels[] = {
+    {.op = TFC_OP_ScatterUpdate, .compute = scatter_update_compute},
+    {.op = TFC_OP_ScatterAdd, .compute = scatter_add_compute},
+    {.op = TFC_OP_ScatterSub, .compute = scatter_sub_compute},
+    {.op = TFC_OP_ScatterMul, .compute = scatter_mul_compute},
+    {.op = TFC_OP_ScatterDiv, .compute = scatter_div_compute},
+    {.op = TFC_OP_ScatterMin, .compute = scatter_min_compute},
+    {.op = TFC_OP_ScatterMax, .compute = scatter_max_compute},
+};
+
+int tfc_cpu_kernels_scatter(tfc_kernel_table *t, tfc_status *s) {
+  return tfc_kernel_table_add(t, scatter_kernels, (int)(sizeof scatter_kernels / sizeof scatter_kernels[0]), s);
+}
