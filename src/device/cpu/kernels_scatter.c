@@ -1,6 +1,7 @@
 /*
  * kernels_scatter — CPU kernels of the reference-variable scatter ops (ops_scatter.def):
- * ScatterUpdate, ScatterAdd, ScatterSub, ScatterMul, ScatterDiv, ScatterMin, ScatterMax.
+ * ScatterUpdate, ScatterAdd, ScatterSub, ScatterMul, ScatterDiv, ScatterMin, ScatterMax, their
+ * ResourceScatter* twins on resource variables, and ResourceGather.
  *
  * One locked, journaled update (tfc_kernel_update_*, device/kernel.h): the variable's value is
  * copied into the staged tensor (values are copy-on-write: readers keep the old tensor), then
@@ -13,12 +14,20 @@
  * "Attempting to use uninitialized value <var>". ScatterUpdate copies bytes, so it takes every
  * fixed-size dtype; the arithmetic ones take the real types (UNIMPLEMENTED "<Op> does not
  * support <dtype>" otherwise); an integer ScatterDiv by zero is INVALID_ARGUMENT "Integer
- * division by zero". The output ref forwards the input ref.
+ * division by zero". A ref op's output forwards its input ref; the resource ops have none.
+ * ResourceGather (batch_dims 0) reads the variable's current value (values are copy-on-write,
+ * so the tensor it holds never changes) and gathers its rows as GatherV2 on axis 0 does, with
+ * GatherV2's index check; an uninitialized variable is FAILED_PRECONDITION "Attempting to use
+ * uninitialized value <var>" (both resource kinds; TF words a resource one as ReadVariableOp).
  */
 #include <string.h>
 
+#include <stdio.h>
+
+#include "device/cpu/array_copy.h"
 #include "device/cpu/cpu_kernels.h"
 #include "device/device.h"
+#include "state/variable.h"
 
 enum { SC_UPDATE, SC_ADD, SC_SUB, SC_MUL, SC_DIV, SC_MIN, SC_MAX };
 
@@ -101,6 +110,28 @@ static int64_t index_at(const tfc_tensor *indices, int64_t i) {
   return indices->dtype == TFC_DT_INT64 ? ((const int64_t *)indices->data)[i] : ((const int32_t *)indices->data)[i];
 }
 
+/* Checks every index in [0, rows): INVALID_ARGUMENT "indices[1,0] = 7 is not in [0, 5)" (the
+ * first bad one, by its coordinates in indices) as TF's scatter and gather kernels word it. */
+static int check_indices(tfc_kernel_ctx *c, const tfc_tensor *indices, int64_t rows) {
+  for (int64_t i = 0; i < indices->n_elems; i++) {
+    int64_t k = index_at(indices, i);
+    if (k >= 0 && k < rows) continue;
+    char at[256];
+    size_t off = 0;
+    int64_t rem = i, coord[TFC_MAX_DIMS];
+    for (int d = indices->ndims - 1; d >= 0; d--) {
+      coord[d] = indices->dims[d] ? rem % indices->dims[d] : 0;
+      rem = indices->dims[d] ? rem / indices->dims[d] : 0;
+    }
+    at[0] = '\0';
+    for (int d = 0; d < indices->ndims && off < sizeof at; d++)
+      off += (size_t)snprintf(at + off, sizeof at - off, "%s%lld", d ? "," : "", (long long)coord[d]);
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "indices%s%s%s = %lld is not in [0, %lld)",
+                            indices->ndims ? "[" : "", at, indices->ndims ? "]" : "", (long long)k, (long long)rows);
+  }
+  return TFC_OK;
+}
+
 /* Applies the updates to v (a copy of the old value) in index order. */
 static int scatter_into(tfc_kernel_ctx *c, int how, tfc_tensor *v, const tfc_tensor *indices,
                         const tfc_tensor *updates) {
@@ -108,12 +139,7 @@ static int scatter_into(tfc_kernel_ctx *c, int how, tfc_tensor *v, const tfc_ten
   int64_t row_elems = rows ? v->n_elems / rows : 0;
   size_t esize = tfc_dtype_size(v->dtype), row_bytes = (size_t)row_elems * esize;
   int scalar = updates->ndims == 0;
-  for (int64_t i = 0; i < n_idx; i++) { /* every index first: a bad one changes nothing */
-    int64_t k = index_at(indices, i);
-    if (k < 0 || k >= rows)
-      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "indices[%lld] = %lld is not in [0, %lld)", (long long)i,
-                              (long long)k, (long long)rows);
-  }
+  if (check_indices(c, indices, rows)) return c->status->code; /* first: a bad one changes nothing */
   for (int64_t i = 0; i < n_idx; i++) {
     char *dst = (char *)v->data + (size_t)index_at(indices, i) * row_bytes;
     const char *src = (const char *)updates->data + (scalar ? 0 : (size_t)i * row_bytes);
@@ -130,7 +156,7 @@ static int scatter_into(tfc_kernel_ctx *c, int how, tfc_tensor *v, const tfc_ten
   return TFC_OK;
 }
 
-static int scatter_compute(tfc_kernel_ctx *c, int how) {
+static int scatter_compute(tfc_kernel_ctx *c, int how, int resource) {
   const tfc_tensor *indices = c->inputs[1], *updates = c->inputs[2];
   tfc_var_update u;
   if (tfc_kernel_update_begin(c, (int[]){0}, 1, 1, &u)) return c->status->code;
@@ -148,17 +174,64 @@ static int scatter_compute(tfc_kernel_ctx *c, int how) {
     }
   }
   if (tfc_kernel_update_end(c, &u)) return c->status->code;
-  tfc_kernel_forward_ref(c, 0, 0);
+  if (!resource) tfc_kernel_forward_ref(c, 0, 0);
   return TFC_OK;
 }
 
-static int scatter_update_compute(tfc_kernel_ctx *c) { return scatter_compute(c, SC_UPDATE); }
-static int scatter_add_compute(tfc_kernel_ctx *c) { return scatter_compute(c, SC_ADD); }
-static int scatter_sub_compute(tfc_kernel_ctx *c) { return scatter_compute(c, SC_SUB); }
-static int scatter_mul_compute(tfc_kernel_ctx *c) { return scatter_compute(c, SC_MUL); }
-static int scatter_div_compute(tfc_kernel_ctx *c) { return scatter_compute(c, SC_DIV); }
-static int scatter_min_compute(tfc_kernel_ctx *c) { return scatter_compute(c, SC_MIN); }
-static int scatter_max_compute(tfc_kernel_ctx *c) { return scatter_compute(c, SC_MAX); }
+static int resource_gather_compute(tfc_kernel_ctx *c) {
+  const tfc_tensor *indices = c->inputs[1];
+  int64_t batch_dims = 0;
+  tfc_node_attr_int(c->node, "batch_dims", &batch_dims);
+  if (batch_dims != 0)
+    return tfc_kernel_error(c, TFC_UNIMPLEMENTED, "ResourceGather with batch_dims %lld: only 0 is supported",
+                            (long long)batch_dims);
+  tfc_var *var = tfc_kernel_input_var(c, 0);
+  if (!var) return c->status->code;
+  tfc_var_lock(var);
+  tfc_tensor *params = var->value ? tfc_tensor_ref(var->value) : NULL;
+  tfc_var_unlock(var);
+  if (!params)
+    return tfc_kernel_error(c, TFC_FAILED_PRECONDITION, "Attempting to use uninitialized value %s", var->name);
+  int rc = TFC_OK, dt = 0;
+  tfc_node_attr_type(c->node, "dtype", &dt);
+  char ps[128];
+  if (params->dtype != dt) {
+    rc = tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Trying to read variable with wrong dtype. Expected %s got %s",
+                          tfc_dtype_name(dt), tfc_dtype_name(params->dtype));
+  } else if (params->ndims < 1) {
+    rc = tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "params must be at least 1 dimensional, got shape %s",
+                          tfc_tensor_shape_str(params, ps, sizeof ps));
+  } else if (indices->ndims + params->ndims - 1 > TFC_MAX_DIMS) {
+    rc = tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "ResourceGather: the output has more than %d dimensions",
+                          TFC_MAX_DIMS);
+  } else if (check_indices(c, indices, params->dims[0]) == TFC_OK) {
+    int64_t dims[TFC_MAX_DIMS], inner = 1;
+    int rank = 0;
+    for (int d = 0; d < indices->ndims; d++) dims[rank++] = indices->dims[d];
+    for (int d = 1; d < params->ndims; d++) inner *= dims[rank++] = params->dims[d];
+    tfc_tensor *out = tfc_kernel_alloc_output(c, 0, params->dtype, dims, rank);
+    rc = out ? tfc_array_gather(c, out, params, indices, 1, 1, params->dims[0], indices->n_elems, inner)
+             : c->status->code;
+  } else {
+    rc = c->status->code;
+  }
+  tfc_tensor_unref(params);
+  return rc;
+}
+
+#define SCATTER_COMPUTES(name, HOW)                                                                \
+  static int scatter_##name##_compute(tfc_kernel_ctx *c) { return scatter_compute(c, HOW, 0); }    \
+  static int resource_scatter_##name##_compute(tfc_kernel_ctx *c) { return scatter_compute(c, HOW, 1); }
+SCATTER_COMPUTES(update, SC_UPDATE)
+SCATTER_COMPUTES(add, SC_ADD)
+SCATTER_COMPUTES(sub, SC_SUB)
+SCATTER_COMPUTES(mul, SC_MUL)
+SCATTER_COMPUTES(div, SC_DIV)
+SCATTER_COMPUTES(min, SC_MIN)
+SCATTER_COMPUTES(max, SC_MAX)
+
+/* Resource edges carry host-side handles (input 0). */
+#define HANDLE TFC_HOST(0)
 
 static const tfc_kernel_def scatter_kernels[] = {
     {.op = TFC_OP_ScatterUpdate, .compute = scatter_update_compute},
@@ -168,6 +241,14 @@ static const tfc_kernel_def scatter_kernels[] = {
     {.op = TFC_OP_ScatterDiv, .compute = scatter_div_compute},
     {.op = TFC_OP_ScatterMin, .compute = scatter_min_compute},
     {.op = TFC_OP_ScatterMax, .compute = scatter_max_compute},
+    {.op = TFC_OP_ResourceScatterUpdate, .host_memory_in = HANDLE, .compute = resource_scatter_update_compute},
+    {.op = TFC_OP_ResourceScatterAdd, .host_memory_in = HANDLE, .compute = resource_scatter_add_compute},
+    {.op = TFC_OP_ResourceScatterSub, .host_memory_in = HANDLE, .compute = resource_scatter_sub_compute},
+    {.op = TFC_OP_ResourceScatterMul, .host_memory_in = HANDLE, .compute = resource_scatter_mul_compute},
+    {.op = TFC_OP_ResourceScatterDiv, .host_memory_in = HANDLE, .compute = resource_scatter_div_compute},
+    {.op = TFC_OP_ResourceScatterMin, .host_memory_in = HANDLE, .compute = resource_scatter_min_compute},
+    {.op = TFC_OP_ResourceScatterMax, .host_memory_in = HANDLE, .compute = resource_scatter_max_compute},
+    {.op = TFC_OP_ResourceGather, .host_memory_in = HANDLE, .compute = resource_gather_compute},
 };
 
 int tfc_cpu_kernels_scatter(tfc_kernel_table *t, tfc_status *s) {
