@@ -9,7 +9,8 @@
  *     double, int32, int64. "indices[1] = [5] does not index into shape [3]".
  *   - Bincount: counts (or summed weights) of each value of arr in [0, size); values past
  *     size are dropped; "Input arr must be non-negative!". DenseBincount: the same over int32
- *     or int64 values, per row of a 2-d input, or 0/1 with binary_output.
+ *     or int64 values, per row of a 2-d input, or 0/1 with binary_output; "Input 'in' must be
+ *     non-negative! Negative input value found: -1".
  *   - SparseToDense: default_value everywhere, then the values at the indices (a scalar value
  *     goes everywhere listed); with validate_indices, indices must be in bounds, sorted and
  *     unique ("indices[1] = [0,5] is out of bounds: need 0 <= index < [2,3]", "... is
@@ -290,7 +291,9 @@ static int dense_bincount_compute(tfc_kernel_ctx *c) {
   if (w->n_elems && !tfc_tensor_same_shape(w, in))
     return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Input and weights must have the same shape.");
   for (int64_t i = 0; i < in->n_elems; i++)
-    if (tfc_tensor_get_i64(in, i) < 0) return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Input arr must be non-negative!");
+    if (tfc_tensor_get_i64(in, i) < 0)
+      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Input 'in' must be non-negative! Negative input value found: %lld",
+                              (long long)tfc_tensor_get_i64(in, i));
   int64_t rows = in->ndims == 2 ? in->dims[0] : 1, cols = in->ndims == 2 ? in->dims[1] : in->n_elems;
   int64_t dims[2] = {rows, size};
   tfc_tensor *out = in->ndims == 2 ? tfc_kernel_alloc_output(c, 0, w->dtype, dims, 2)
