@@ -216,6 +216,15 @@ TFC_EXPORT TFC_Variable TFC_NewVariableWithFlags(const TFC_Scope *scope, const c
   return v;
 }
 
+/* The initializer is an operation, with or without outputs (a resource variable's
+ * AssignVariableOp has none, a grouped one is a NoOp): it must be in this graph. */
+static int check_initializer(bld_call *c, TF_Operation *op) {
+  const tfc_node *n = tfc_capi_node(op);
+  if (n && n->graph != c->g)
+    return tfc_status_set(c->s, TFC_INVALID_ARGUMENT, "initializer: node '%s' is not in this graph", n->name);
+  return n ? TFC_OK : tfc_status_set(c->s, TFC_INVALID_ARGUMENT, "initializer is missing (NULL operation)");
+}
+
 TFC_EXPORT void TFC_SetVariableCollections(TF_Graph *graph, const TFC_Variable *var, int flags, TF_Status *status) {
   tfc_status scratch;
   bld_call c;
@@ -226,7 +235,7 @@ TFC_EXPORT void TFC_SetVariableCollections(TF_Graph *graph, const TFC_Variable *
   if (!var || !var->variable || !var->initializer || !var->value.oper) {
     tfc_status_set(c.s, TFC_INVALID_ARGUMENT, "TFC_SetVariableCollections: the variable is missing an operation");
   } else if (!bld_check_output(&c, (TF_Output){var->variable, 0}, "variable") &&
-             !bld_check_output(&c, (TF_Output){var->initializer, 0}, "initializer") &&
+             !check_initializer(&c, var->initializer) &&
              !bld_check_output(&c, var->value, "value")) {
     bld_var *found = NULL;
     for (int i = 0; i < c.st->n_vars && !found; i++)

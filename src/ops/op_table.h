@@ -27,3 +27,4 @@
 #include "ops/ops_codec.def"
 #include "ops/ops_lookup.def"
 #include "ops/ops_complex.def"
+#include "ops/ops_scatter.def"

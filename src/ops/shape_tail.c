@@ -236,6 +236,24 @@ int tfc_shape_bincount(tfc_shape_ctx *c) {
   return TFC_OK;
 }
 
+int tfc_shape_dense_bincount(tfc_shape_ctx *c) {
+  TFC_TRY(rank_is(c, &c->input_shapes[1], 0));
+  const tfc_shape *in = &c->input_shapes[0];
+  if (in->rank > 2) return tfc_shape_ctx_error(c, "Shape must be at most rank 2 but is rank %d", in->rank);
+  const tfc_tensor *size = c->input_tensors ? c->input_tensors[1] : NULL;
+  int64_t n = size && size->n_elems == 1 ? tfc_tensor_get_i64(size, 0) : -1;
+  if (in->rank < 0) {
+    c->output_shapes[0].rank = -1;
+  } else if (in->rank == 2) {
+    c->output_shapes[0] = tfc_shape_vector(in->dims[0]);
+    c->output_shapes[0].rank = 2;
+    c->output_shapes[0].dims[1] = n;
+  } else {
+    c->output_shapes[0] = tfc_shape_vector(n);
+  }
+  return TFC_OK;
+}
+
 /* ---- ops_image.def ---- */
 
 int tfc_shape_resize(tfc_shape_ctx *c) {

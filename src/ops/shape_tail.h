@@ -26,6 +26,7 @@ int tfc_shape_unique(tfc_shape_ctx *c);     /* x a vector: y [?], idx like x, co
 int tfc_shape_list_diff(tfc_shape_ctx *c);  /* vectors: [?], [?] */
 int tfc_shape_scatter_nd(tfc_shape_ctx *c); /* the shape input's value */
 int tfc_shape_bincount(tfc_shape_ctx *c);   /* size a scalar: [size] */
+int tfc_shape_dense_bincount(tfc_shape_ctx *c); /* [size] or [rows, size] */
 int tfc_shape_sparse_to_dense(tfc_shape_ctx *c); /* the output_shape input's value */
 /* ops_image.def */
 int tfc_shape_resize(tfc_shape_ctx *c); /* images rank 4, size [2]: [batch, h, w, channels] */

@@ -1,7 +1,7 @@
 /*
  * The model corpus: inference graphs of models people deploy (the Keras applications, an
  * SSD-style detector head, BERT-style encoders, greedy seq2seq decoders in TF1 and TF2
- * control flow), frozen by real TensorFlow, run through tfc's C API and checked against the
+ * control flow, image preprocessing from JPEG and PNG bytes), frozen by real TensorFlow, run through tfc's C API and checked against the
  * outputs TensorFlow computed for the very same graph. tests/fixtures/gen_model_corpus.py
  * writes models/NAME.pb and models/NAME.expect (a one-run session script, format:
  * session_script.h); weights and inputs are computed in the graph, so nothing is fed.
@@ -50,7 +50,8 @@
   X(decoder_tf2_function, 0, 0)                                                                    \
   X(beam_search_cf_v1, 0, 0)                                                                       \
   X(beam_search_cf_v2, 0, 0)                                                                       \
-  X(bert_tf1_erf, 0, 0)
+  X(bert_tf1_erf, 0, 0)                                                                            \
+  X(image_preprocess, 0, 0)
 
 
 /* ------------------------------------------------------------------------------------------ */

@@ -14,6 +14,7 @@ int tfc_cpu_kernels_reduce(tfc_kernel_table *t, tfc_status *s); /* kernels_reduc
 int tfc_cpu_kernels_array(tfc_kernel_table *t, tfc_status *s);  /* kernels_array*.c */
 int tfc_cpu_kernels_sendrecv(tfc_kernel_table *t, tfc_status *s); /* kernels_sendrecv.c */
 int tfc_cpu_kernels_state(tfc_kernel_table *t, tfc_status *s);  /* kernels_state.c */
+int tfc_cpu_kernels_scatter(tfc_kernel_table *t, tfc_status *s); /* kernels_scatter.c */
 int tfc_cpu_kernels_nn(tfc_kernel_table *t, tfc_status *s);     /* kernels_nn*.c */
 int tfc_cpu_kernels_conv(tfc_kernel_table *t, tfc_status *s);   /* kernels_conv*.c (oneDNN) */
 int tfc_cpu_kernels_random(tfc_kernel_table *t, tfc_status *s); /* kernels_random.c */

@@ -8,7 +8,9 @@
  *   - ScatterNd: zeros of `shape` with updates added at indices (duplicates summed); float,
  *     double, int32, int64. "indices[1] = [5] does not index into shape [3]".
  *   - Bincount: counts (or summed weights) of each value of arr in [0, size); values past
- *     size are dropped; "Input arr must be non-negative!".
+ *     size are dropped; "Input arr must be non-negative!". DenseBincount: the same over int32
+ *     or int64 values, per row of a 2-d input, or 0/1 with binary_output; "Input 'in' must be
+ *     non-negative! Negative input value found: -1".
  *   - SparseToDense: default_value everywhere, then the values at the indices (a scalar value
  *     goes everywhere listed); with validate_indices, indices must be in bounds, sorted and
  *     unique ("indices[1] = [0,5] is out of bounds: need 0 <= index < [2,3]", "... is
@@ -276,6 +278,50 @@ static int bincount_compute(tfc_kernel_ctx *c) {
   return TFC_OK;
 }
 
+static int dense_bincount_compute(tfc_kernel_ctx *c) {
+  const tfc_tensor *in = c->inputs[0], *size_t_ = c->inputs[1], *w = c->inputs[2];
+  int binary = 0;
+  tfc_node_attr_bool(c->node, "binary_output", &binary);
+  if (size_t_->ndims != 0)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Shape must be rank 0 but is rank %d", size_t_->ndims);
+  int64_t size = tfc_tensor_get_i64(size_t_, 0);
+  if (size < 0) return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "size (%lld) must be non-negative", (long long)size);
+  if (in->ndims > 2)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Shape must be at most rank 2 but is rank %d", in->ndims);
+  if (w->n_elems && !tfc_tensor_same_shape(w, in))
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Input and weights must have the same shape.");
+  for (int64_t i = 0; i < in->n_elems; i++)
+    if (tfc_tensor_get_i64(in, i) < 0)
+      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Input 'in' must be non-negative! Negative input value found: %lld",
+                              (long long)tfc_tensor_get_i64(in, i));
+  int64_t rows = in->ndims == 2 ? in->dims[0] : 1, cols = in->ndims == 2 ? in->dims[1] : in->n_elems;
+  int64_t dims[2] = {rows, size};
+  tfc_tensor *out = in->ndims == 2 ? tfc_kernel_alloc_output(c, 0, w->dtype, dims, 2)
+                                   : tfc_kernel_alloc_output(c, 0, w->dtype, &size, 1);
+  if (!out) return c->status->code;
+  if (out->n_bytes) memset(out->data, 0, out->n_bytes);
+  for (int64_t i = 0; i < rows * cols; i++) {
+    int64_t v = tfc_tensor_get_i64(in, i);
+    if (v >= size) continue;
+    int64_t at = (i / (cols ? cols : 1)) * size + v;
+    switch (w->dtype) {
+      case TFC_DT_FLOAT:
+        ((float *)out->data)[at] = binary ? 1.0f : ((float *)out->data)[at] + (w->n_elems ? ((const float *)w->data)[i] : 1.0f);
+        break;
+      case TFC_DT_DOUBLE:
+        ((double *)out->data)[at] = binary ? 1.0 : ((double *)out->data)[at] + (w->n_elems ? ((const double *)w->data)[i] : 1.0);
+        break;
+      case TFC_DT_INT32:
+        ((int32_t *)out->data)[at] = binary ? 1 : ((int32_t *)out->data)[at] + (w->n_elems ? ((const int32_t *)w->data)[i] : 1);
+        break;
+      default:
+        ((int64_t *)out->data)[at] = binary ? 1 : ((int64_t *)out->data)[at] + (w->n_elems ? ((const int64_t *)w->data)[i] : 1);
+        break;
+    }
+  }
+  return TFC_OK;
+}
+
 /* ---- SparseToDense ---- */
 
 static int sparse_to_dense_compute(tfc_kernel_ctx *c) {
@@ -343,6 +389,8 @@ static const tfc_kernel_def defs[] = {
     {.op = TFC_OP_SparseToDense, .host_memory_in = TFC_HOST(1), .compute = sparse_to_dense_compute},
     {.op = TFC_OP_Bincount, .type_attr = "T", .types = NUM4, .host_memory_in = TFC_HOST(1),
      .compute = bincount_compute},
+    {.op = TFC_OP_DenseBincount, .type_attr = "T", .types = NUM4, .host_memory_in = TFC_HOST(1),
+     .compute = dense_bincount_compute},
 };
 
 int tfc_cpu_kernels_array_tail(tfc_kernel_table *t, tfc_status *s) {

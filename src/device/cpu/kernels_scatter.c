@@ -1,0 +1,256 @@
+/*
+ * kernels_scatter — CPU kernels of the reference-variable scatter ops (ops_scatter.def):
+ * ScatterUpdate, ScatterAdd, ScatterSub, ScatterMul, ScatterDiv, ScatterMin, ScatterMax, their
+ * ResourceScatter* twins on resource variables, and ResourceGather.
+ *
+ * One locked, journaled update (tfc_kernel_update_*, device/kernel.h): the variable's value is
+ * copied into the staged tensor (values are copy-on-write: readers keep the old tensor), then
+ * row indices[i] of it is combined with row i of updates (or with the one value of a scalar
+ * updates) in index order, so a row indexed twice takes both updates as TF's CPU kernel does.
+ * The checks and texts are TF's: "params must be at least 1-D, got shape [..]", "Must have
+ * updates.shape = indices.shape + params.shape[1:] or updates.shape = [], got updates.shape
+ * [..], indices.shape [..], params.shape [..]", "indices[i] = k is not in [0, n)" (all
+ * INVALID_ARGUMENT; an index out of range leaves the variable unchanged), FAILED_PRECONDITION
+ * "Attempting to use uninitialized value <var>". ScatterUpdate copies bytes, so it takes every
+ * fixed-size dtype; the arithmetic ones take the real types (UNIMPLEMENTED "<Op> does not
+ * support <dtype>" otherwise); an integer ScatterDiv by zero is INVALID_ARGUMENT "Integer
+ * division by zero". A ref op's output forwards its input ref; the resource ops have none.
+ * ResourceGather (batch_dims 0) reads the variable's current value (values are copy-on-write,
+ * so the tensor it holds never changes) and gathers its rows as GatherV2 on axis 0 does, with
+ * GatherV2's index check; an uninitialized variable is FAILED_PRECONDITION "Attempting to use
+ * uninitialized value <var>" (both resource kinds; TF words a resource one as ReadVariableOp).
+ */
+#include <string.h>
+
+#include <stdio.h>
+
+#include "device/cpu/array_copy.h"
+#include "device/cpu/cpu_kernels.h"
+#include "device/device.h"
+#include "state/variable.h"
+
+enum { SC_UPDATE, SC_ADD, SC_SUB, SC_MUL, SC_DIV, SC_MIN, SC_MAX };
+
+/* dst[k] = dst[k] op src[scalar ? 0 : k] for k < n; for integers a zero divisor returns 1. */
+#define SCATTER_ROW(T, IS_INT)                                                                     \
+  static int row_##T(int how, T *restrict dst, const T *restrict src, int64_t n, int scalar) {     \
+    for (int64_t k = 0; k < n; k++) {                                                              \
+      T u = src[scalar ? 0 : k], *d = &dst[k];                                                     \
+      switch (how) {                                                                               \
+      case SC_ADD: *d = (T)(*d + u); break;                                                        \
+      case SC_SUB: *d = (T)(*d - u); break;                                                        \
+      case SC_MUL: *d = (T)(*d * u); break;                                                        \
+      case SC_DIV:                                                                                 \
+        if (IS_INT && u == 0) return 1;                                                            \
+        *d = (T)(*d / u);                                                                          \
+        break;                                                                                     \
+      case SC_MIN: *d = u < *d ? u : *d; break;                                                    \
+      default: *d = u > *d ? u : *d; break;                                                        \
+      }                                                                                            \
+    }                                                                                              \
+    return 0;                                                                                      \
+  }
+SCATTER_ROW(float, 0)
+SCATTER_ROW(double, 0)
+SCATTER_ROW(int32_t, 1)
+SCATTER_ROW(int64_t, 1)
+SCATTER_ROW(uint8_t, 1)
+SCATTER_ROW(int8_t, 1)
+SCATTER_ROW(int16_t, 1)
+SCATTER_ROW(uint16_t, 1)
+SCATTER_ROW(uint32_t, 1)
+SCATTER_ROW(uint64_t, 1)
+
+/* Combines one row; 1 for an integer division by zero, -1 for a dtype without arithmetic. */
+static int combine_row(int how, int dtype, void *dst, const void *src, int64_t n, int scalar) {
+  switch (dtype) {
+  case TFC_DT_FLOAT: return row_float(how, dst, src, n, scalar);
+  case TFC_DT_DOUBLE: return row_double(how, dst, src, n, scalar);
+  case TFC_DT_INT32: return row_int32_t(how, dst, src, n, scalar);
+  case TFC_DT_INT64: return row_int64_t(how, dst, src, n, scalar);
+  case TFC_DT_UINT8: return row_uint8_t(how, dst, src, n, scalar);
+  case TFC_DT_INT8: return row_int8_t(how, dst, src, n, scalar);
+  case TFC_DT_INT16: return row_int16_t(how, dst, src, n, scalar);
+  case TFC_DT_UINT16: return row_uint16_t(how, dst, src, n, scalar);
+  case TFC_DT_UINT32: return row_uint32_t(how, dst, src, n, scalar);
+  case TFC_DT_UINT64: return row_uint64_t(how, dst, src, n, scalar);
+  default: return -1;
+  }
+}
+
+static int arithmetic_dtype(int dtype) {
+  return dtype == TFC_DT_FLOAT || dtype == TFC_DT_DOUBLE || dtype == TFC_DT_INT32 || dtype == TFC_DT_INT64 ||
+         dtype == TFC_DT_UINT8 || dtype == TFC_DT_INT8 || dtype == TFC_DT_INT16 || dtype == TFC_DT_UINT16 ||
+         dtype == TFC_DT_UINT32 || dtype == TFC_DT_UINT64;
+}
+
+/* Checks the shapes (TF's ValidShapes) against the variable's value; INVALID_ARGUMENT. */
+static int check_shapes(tfc_kernel_ctx *c, const tfc_tensor *params, const tfc_tensor *indices,
+                        const tfc_tensor *updates) {
+  char ps[128], is[128], us[128];
+  if (params->ndims < 1)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "params must be at least 1-D, got shape %s",
+                            tfc_tensor_shape_str(params, ps, sizeof ps));
+  int ok = updates->ndims == 0;
+  if (!ok && updates->ndims == indices->ndims + params->ndims - 1) {
+    ok = 1;
+    for (int d = 0; d < indices->ndims; d++) ok &= updates->dims[d] == indices->dims[d];
+    for (int d = 1; d < params->ndims; d++) ok &= updates->dims[indices->ndims + d - 1] == params->dims[d];
+  }
+  if (ok) return TFC_OK;
+  return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
+                          "Must have updates.shape = indices.shape + params.shape[1:] or updates.shape = [], got "
+                          "updates.shape %s, indices.shape %s, params.shape %s",
+                          tfc_tensor_shape_str(updates, us, sizeof us), tfc_tensor_shape_str(indices, is, sizeof is),
+                          tfc_tensor_shape_str(params, ps, sizeof ps));
+}
+
+/* The index of entry i (int32 or int64 indices). */
+static int64_t index_at(const tfc_tensor *indices, int64_t i) {
+  return indices->dtype == TFC_DT_INT64 ? ((const int64_t *)indices->data)[i] : ((const int32_t *)indices->data)[i];
+}
+
+/* Checks every index in [0, rows): INVALID_ARGUMENT "indices[1,0] = 7 is not in [0, 5)" (the
+ * first bad one, by its coordinates in indices) as TF's scatter and gather kernels word it. */
+static int check_indices(tfc_kernel_ctx *c, const tfc_tensor *indices, int64_t rows) {
+  for (int64_t i = 0; i < indices->n_elems; i++) {
+    int64_t k = index_at(indices, i);
+    if (k >= 0 && k < rows) continue;
+    char at[256];
+    size_t off = 0;
+    int64_t rem = i, coord[TFC_MAX_DIMS];
+    for (int d = indices->ndims - 1; d >= 0; d--) {
+      coord[d] = indices->dims[d] ? rem % indices->dims[d] : 0;
+      rem = indices->dims[d] ? rem / indices->dims[d] : 0;
+    }
+    at[0] = '\0';
+    for (int d = 0; d < indices->ndims && off < sizeof at; d++)
+      off += (size_t)snprintf(at + off, sizeof at - off, "%s%lld", d ? "," : "", (long long)coord[d]);
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "indices%s%s%s = %lld is not in [0, %lld)",
+                            indices->ndims ? "[" : "", at, indices->ndims ? "]" : "", (long long)k, (long long)rows);
+  }
+  return TFC_OK;
+}
+
+/* Applies the updates to v (a copy of the old value) in index order. */
+static int scatter_into(tfc_kernel_ctx *c, int how, tfc_tensor *v, const tfc_tensor *indices,
+                        const tfc_tensor *updates) {
+  int64_t rows = v->dims[0], n_idx = indices->n_elems;
+  int64_t row_elems = rows ? v->n_elems / rows : 0;
+  size_t esize = tfc_dtype_size(v->dtype), row_bytes = (size_t)row_elems * esize;
+  int scalar = updates->ndims == 0;
+  if (check_indices(c, indices, rows)) return c->status->code; /* first: a bad one changes nothing */
+  for (int64_t i = 0; i < n_idx; i++) {
+    char *dst = (char *)v->data + (size_t)index_at(indices, i) * row_bytes;
+    const char *src = (const char *)updates->data + (scalar ? 0 : (size_t)i * row_bytes);
+    if (how == SC_UPDATE) {
+      if (!scalar) {
+        memcpy(dst, src, row_bytes);
+      } else {
+        for (int64_t e = 0; e < row_elems; e++) memcpy(dst + (size_t)e * esize, src, esize);
+      }
+    } else if (combine_row(how, v->dtype, dst, src, row_elems, scalar)) {
+      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Integer division by zero");
+    }
+  }
+  return TFC_OK;
+}
+
+static int scatter_compute(tfc_kernel_ctx *c, int how, int resource) {
+  const tfc_tensor *indices = c->inputs[1], *updates = c->inputs[2];
+  tfc_var_update u;
+  if (tfc_kernel_update_begin(c, (int[]){0}, 1, 1, &u)) return c->status->code;
+  const tfc_tensor *old = u.old[0];
+  if (old->dtype != updates->dtype) {
+    tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "%s: the variable holds %s, the updates are %s", c->node->op->name,
+                     tfc_dtype_name(old->dtype), tfc_dtype_name(updates->dtype));
+  } else if (old->dtype == TFC_DT_STRING || (how != SC_UPDATE && !arithmetic_dtype(old->dtype))) {
+    tfc_kernel_error(c, TFC_UNIMPLEMENTED, "%s does not support %s", c->node->op->name, tfc_dtype_name(old->dtype));
+  } else if (check_shapes(c, old, indices, updates) == TFC_OK) {
+    tfc_tensor *v = tfc_kernel_update_alloc(c, &u, 0);
+    if (v) {
+      if (old->n_bytes) memcpy(v->data, old->data, old->n_bytes);
+      scatter_into(c, how, v, indices, updates);
+    }
+  }
+  if (tfc_kernel_update_end(c, &u)) return c->status->code;
+  if (!resource) tfc_kernel_forward_ref(c, 0, 0);
+  return TFC_OK;
+}
+
+static int resource_gather_compute(tfc_kernel_ctx *c) {
+  const tfc_tensor *indices = c->inputs[1];
+  int64_t batch_dims = 0;
+  tfc_node_attr_int(c->node, "batch_dims", &batch_dims);
+  if (batch_dims != 0)
+    return tfc_kernel_error(c, TFC_UNIMPLEMENTED, "ResourceGather with batch_dims %lld: only 0 is supported",
+                            (long long)batch_dims);
+  tfc_var *var = tfc_kernel_input_var(c, 0);
+  if (!var) return c->status->code;
+  tfc_var_lock(var);
+  tfc_tensor *params = var->value ? tfc_tensor_ref(var->value) : NULL;
+  tfc_var_unlock(var);
+  if (!params)
+    return tfc_kernel_error(c, TFC_FAILED_PRECONDITION, "Attempting to use uninitialized value %s", var->name);
+  int rc = TFC_OK, dt = 0;
+  tfc_node_attr_type(c->node, "dtype", &dt);
+  char ps[128];
+  if (params->dtype != dt) {
+    rc = tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Trying to read variable with wrong dtype. Expected %s got %s",
+                          tfc_dtype_name(dt), tfc_dtype_name(params->dtype));
+  } else if (params->ndims < 1) {
+    rc = tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "params must be at least 1 dimensional, got shape %s",
+                          tfc_tensor_shape_str(params, ps, sizeof ps));
+  } else if (indices->ndims + params->ndims - 1 > TFC_MAX_DIMS) {
+    rc = tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "ResourceGather: the output has more than %d dimensions",
+                          TFC_MAX_DIMS);
+  } else if (check_indices(c, indices, params->dims[0]) == TFC_OK) {
+    int64_t dims[TFC_MAX_DIMS], inner = 1;
+    int rank = 0;
+    for (int d = 0; d < indices->ndims; d++) dims[rank++] = indices->dims[d];
+    for (int d = 1; d < params->ndims; d++) inner *= dims[rank++] = params->dims[d];
+    tfc_tensor *out = tfc_kernel_alloc_output(c, 0, params->dtype, dims, rank);
+    rc = out ? tfc_array_gather(c, out, params, indices, 1, 1, params->dims[0], indices->n_elems, inner)
+             : c->status->code;
+  } else {
+    rc = c->status->code;
+  }
+  tfc_tensor_unref(params);
+  return rc;
+}
+
+#define SCATTER_COMPUTES(name, HOW)                                                                \
+  static int scatter_##name##_compute(tfc_kernel_ctx *c) { return scatter_compute(c, HOW, 0); }    \
+  static int resource_scatter_##name##_compute(tfc_kernel_ctx *c) { return scatter_compute(c, HOW, 1); }
+SCATTER_COMPUTES(update, SC_UPDATE)
+SCATTER_COMPUTES(add, SC_ADD)
+SCATTER_COMPUTES(sub, SC_SUB)
+SCATTER_COMPUTES(mul, SC_MUL)
+SCATTER_COMPUTES(div, SC_DIV)
+SCATTER_COMPUTES(min, SC_MIN)
+SCATTER_COMPUTES(max, SC_MAX)
+
+/* Resource edges carry host-side handles (input 0). */
+#define HANDLE TFC_HOST(0)
+
+static const tfc_kernel_def scatter_kernels[] = {
+    {.op = TFC_OP_ScatterUpdate, .compute = scatter_update_compute},
+    {.op = TFC_OP_ScatterAdd, .compute = scatter_add_compute},
+    {.op = TFC_OP_ScatterSub, .compute = scatter_sub_compute},
+    {.op = TFC_OP_ScatterMul, .compute = scatter_mul_compute},
+    {.op = TFC_OP_ScatterDiv, .compute = scatter_div_compute},
+    {.op = TFC_OP_ScatterMin, .compute = scatter_min_compute},
+    {.op = TFC_OP_ScatterMax, .compute = scatter_max_compute},
+    {.op = TFC_OP_ResourceScatterUpdate, .host_memory_in = HANDLE, .compute = resource_scatter_update_compute},
+    {.op = TFC_OP_ResourceScatterAdd, .host_memory_in = HANDLE, .compute = resource_scatter_add_compute},
+    {.op = TFC_OP_ResourceScatterSub, .host_memory_in = HANDLE, .compute = resource_scatter_sub_compute},
+    {.op = TFC_OP_ResourceScatterMul, .host_memory_in = HANDLE, .compute = resource_scatter_mul_compute},
+    {.op = TFC_OP_ResourceScatterDiv, .host_memory_in = HANDLE, .compute = resource_scatter_div_compute},
+    {.op = TFC_OP_ResourceScatterMin, .host_memory_in = HANDLE, .compute = resource_scatter_min_compute},
+    {.op = TFC_OP_ResourceScatterMax, .host_memory_in = HANDLE, .compute = resource_scatter_max_compute},
+    {.op = TFC_OP_ResourceGather, .host_memory_in = HANDLE, .compute = resource_gather_compute},
+};
+
+int tfc_cpu_kernels_scatter(tfc_kernel_table *t, tfc_status *s) {
+  return tfc_kernel_table_add(t, scatter_kernels, (int)(sizeof scatter_kernels / sizeof scatter_kernels[0]), s);
+}
