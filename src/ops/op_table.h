@@ -26,3 +26,4 @@
 #include "ops/ops_image.def"
 #include "ops/ops_codec.def"
 #include "ops/ops_lookup.def"
+#include "ops/ops_fused.def"
