@@ -2,8 +2,10 @@
  * fuse_conv — remapping a convolution and what follows it into one node (see optimize.h), as
  * TF's grappler remapper does on the CPU:
  *
- *   Conv2D / DepthwiseConv2dNative (P), then BiasAdd(P, b) or Add / AddV2 of P and a 1-D
- *   Const of P's output channels, then optionally Relu, Relu6, Elu or LeakyRelu
+ *   Conv2D / DepthwiseConv2dNative (P), then BiasAdd(P, b) or Add / AddV2 of P and a Const
+ *   per output channel ([oc], or ones then oc), optionally a second such Add after a constant
+ *   bias (a batch norm's offset after Keras's bias; the constants are summed into a new Const
+ *   "<last>/bias"), then optionally Relu, Relu6, Elu or LeakyRelu
  *     -> _FusedConv2D / _FusedDepthwiseConv2dNative(x, W, b) with fused_ops
  *        ["BiasAdd"] or ["BiasAdd", <activation>], named as the last node of the chain;
  *
@@ -21,6 +23,7 @@
  * activation as oneDNN post-ops, which is where the saving is: one pass over the output
  * instead of three.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -60,9 +63,26 @@ static const char *const acts[] = {"Relu", "Relu6", "Elu", "LeakyRelu"};
 /* A chain found at conv node p. */
 typedef struct chain {
   int bias_node, act_node; /* ids; act_node -1 when none */
-  tfc_endpoint bias;       /* the bias tensor (src graph) */
+  int bias2_node;          /* a second add of a constant (the batch norm's offset), or -1 */
+  tfc_endpoint bias;       /* the bias tensor (src graph), when taken as it is */
+  const tfc_tensor *b[2];  /* constant biases to sum into a new [oc] Const (b[0] set), else NULL */
+  int64_t oc;
   const char *act;         /* acts[i] or NULL */
 } chain;
+
+/* The constant that node b (Add or AddV2, P's output at input k) adds per channel of oc: a
+ * float Const of shape [oc] or ones then oc (rank <= 4). NULL when not. */
+static const tfc_tensor *added_const(const tfc_node *b, int k, int64_t oc) {
+  if ((strcmp(b->op->name, "Add") != 0 && strcmp(b->op->name, "AddV2") != 0) || b->n_inputs != 2 || !is_float(b) ||
+      b->inputs[0].node == b->inputs[1].node)
+    return NULL;
+  const tfc_tensor *c = tfc_opt_const_value(b->inputs[1 - k].node);
+  if (!c || c->dtype != TFC_DT_FLOAT || c->ndims < 1 || c->ndims > 4 || oc < 0 || c->dims[c->ndims - 1] != oc)
+    return NULL;
+  for (int d = 0; d + 1 < c->ndims; d++)
+    if (c->dims[d] != 1) return NULL;
+  return c;
+}
 
 static int find_chain(const tfc_graph *g, const int *consumers, const unsigned char *fetched, const tfc_node *p,
                       chain *ch) {
@@ -71,28 +91,39 @@ static int find_chain(const tfc_graph *g, const int *consumers, const unsigned c
   int id = tfc_opt_sole_consumer(g, consumers, fetched, p->id, &k);
   if (id < 0 || !tfc_opt_same_cpu(p, g->nodes[id])) return 0;
   const tfc_node *b = g->nodes[id];
+  memset(ch, 0, sizeof *ch);
+  ch->oc = out_channels(p);
   if (!is_float(b) || b->n_inputs != 2) return 0;
   if (strcmp(b->op->name, "BiasAdd") == 0) {
     if (k != 0 || !str_attr_is(b, "data_format", "NHWC")) return 0;
-  } else if (strcmp(b->op->name, "Add") == 0 || strcmp(b->op->name, "AddV2") == 0) {
-    const tfc_tensor *c = tfc_opt_const_value(b->inputs[1 - k].node);
-    int64_t oc = out_channels(p);
-    if (!c || c->dtype != TFC_DT_FLOAT || c->ndims != 1 || oc < 0 || c->dims[0] != oc) return 0;
+    ch->bias = b->inputs[1];
+    const tfc_tensor *c = tfc_opt_const_value(b->inputs[1].node);
+    if (c && c->dtype == TFC_DT_FLOAT && c->ndims == 1 && c->dims[0] == ch->oc) ch->b[0] = c;
+  } else if ((ch->b[0] = added_const(b, k, ch->oc))) {
+    ch->bias = b->inputs[1 - k];
   } else {
     return 0;
   }
   ch->bias_node = id;
-  ch->bias = b->inputs[1 - k];
+  ch->bias2_node = -1;
   ch->act_node = -1;
-  ch->act = NULL;
   int a = fetched[id] ? -1 : tfc_opt_sole_consumer(g, consumers, fetched, id, &k);
+  /* a second constant add (Keras's BiasAdd, then the batch norm's offset) joins the bias */
+  const tfc_tensor *b2 = a >= 0 && ch->b[0] && tfc_opt_same_cpu(p, g->nodes[a]) ? added_const(g->nodes[a], k, ch->oc) : NULL;
+  if (b2) {
+    ch->b[1] = b2;
+    ch->bias2_node = a;
+    a = fetched[a] ? -1 : tfc_opt_sole_consumer(g, consumers, fetched, a, &k);
+  }
+  /* a Const bias already [oc] and alone is used as it is */
+  if (!b2 && ch->b[0] && ch->b[0]->ndims == 1) ch->b[0] = NULL;
   if (a >= 0 && tfc_opt_same_cpu(p, g->nodes[a]) && is_float(g->nodes[a]))
     for (int i = 0; i < 4; i++)
       if (strcmp(g->nodes[a]->op->name, acts[i]) == 0) {
         ch->act_node = a;
         ch->act = acts[i];
       }
-  int last = ch->act_node >= 0 ? ch->act_node : ch->bias_node;
+  int last = ch->act_node >= 0 ? ch->act_node : ch->bias2_node >= 0 ? ch->bias2_node : ch->bias_node;
   return consumers[last] > 0; /* a target keeps its own op */
 }
 
@@ -166,13 +197,14 @@ static int fused_attrs(const tfc_node *p, int fuse, const tfc_node *act_node, co
 }
 
 /* Makes the rewritten convolution in c: op `op` named `name`, inputs x (src endpoint), P's
- * other inputs and, when fusing, the bias; P's control inputs. NULL with status. */
+ * other inputs and, when fusing, the bias (a dst endpoint); P's control inputs. NULL with
+ * status. */
 static tfc_node *make_conv(tfc_opt_copy *c, const tfc_node *p, const char *name, const tfc_opdef *op,
                            tfc_endpoint x, const tfc_endpoint *bias, tfc_attr *attrs, int n_attrs, tfc_status *s) {
   tfc_endpoint ins[4] = {tfc_opt_mapped(c, x)};
   int n_in = 1;
   for (int j = 1; j < p->n_inputs && n_in < 3; j++) ins[n_in++] = tfc_opt_mapped(c, p->inputs[j]);
-  if (bias) ins[n_in++] = tfc_opt_mapped(c, *bias);
+  if (bias) ins[n_in++] = *bias;
   tfc_node *ctl_small[8], **ctls = p->n_control_inputs <= 8 ? ctl_small : malloc(sizeof *ctls * (size_t)p->n_control_inputs);
   if (!ctls) {
     TFC_OOM(s);
@@ -185,6 +217,30 @@ static tfc_node *make_conv(tfc_opt_copy *c, const tfc_node *p, const char *name,
                                   attrs, n_attrs, s);
   if (ctls != ctl_small) free(ctls);
   return n;
+}
+
+/* A new Const "<last>/bias" in dst of shape [oc], the sum of ch's constant biases. {NULL, 0}
+ * with status. */
+static tfc_endpoint bias_const(tfc_opt_copy *c, const tfc_node *p, const tfc_node *last, const chain *ch,
+                               tfc_status *s) {
+  int64_t dims[1] = {ch->oc};
+  tfc_tensor *t = tfc_tensor_new(TFC_DT_FLOAT, dims, 1, s);
+  if (!t) return (tfc_endpoint){NULL, 0};
+  float *v = t->data;
+  for (int i = 0; i < 2; i++)
+    for (int64_t j = 0; j < ch->oc && ch->b[i]; j++) v[j] = (i ? v[j] : 0.0f) + ((const float *)ch->b[i]->data)[j];
+  size_t len = strlen(last->name) + 8;
+  char *name = malloc(len);
+  tfc_node *k = NULL;
+  if (name) {
+    snprintf(name, len, "%s/bias", last->name);
+    k = tfc_opt_add_const(c, name, p, t, s);
+    free(name);
+  } else {
+    TFC_OOM(s);
+  }
+  tfc_tensor_unref(t);
+  return (tfc_endpoint){k, 0};
 }
 
 int tfc_opt_fuse_conv(const tfc_graph *g, const tfc_optimize_options *o, tfc_graph **out, tfc_status *s) {
@@ -215,11 +271,12 @@ int tfc_opt_fuse_conv(const tfc_graph *g, const tfc_optimize_options *o, tfc_gra
     }
     chain ch;
     if (o->remapping && find_chain(g, consumers, fetched, p, &ch) && !owner[ch.bias_node] &&
-        (ch.act_node < 0 || !owner[ch.act_node])) {
+        (ch.act_node < 0 || !owner[ch.act_node]) && (ch.bias2_node < 0 || !owner[ch.bias2_node])) {
       chains[id] = ch;
       fused[id] = 1;
       owner[ch.bias_node] = id + 1;
       if (ch.act_node >= 0) owner[ch.act_node] = id + 1;
+      if (ch.bias2_node >= 0) owner[ch.bias2_node] = id + 1;
       n_rewrites++;
     }
   }
@@ -237,7 +294,10 @@ int tfc_opt_fuse_conv(const tfc_graph *g, const tfc_optimize_options *o, tfc_gra
     if (p >= 0 && pad_of[p] - 1 == id) continue; /* a folded Pad: its conv reads its input */
     const tfc_node *pn = p >= 0 ? g->nodes[p] : nd;
     const chain *ch = &chains[pn->id];
-    int last = !fused[pn->id] ? pn->id : ch->act_node >= 0 ? ch->act_node : ch->bias_node;
+    int last = !fused[pn->id]       ? pn->id
+               : ch->act_node >= 0   ? ch->act_node
+               : ch->bias2_node >= 0 ? ch->bias2_node
+                                     : ch->bias_node;
     if (id != last) continue; /* made at the chain's last node, whose inputs all precede it */
     tfc_attr *attrs = NULL;
     int n_attrs = 0;
@@ -245,8 +305,11 @@ int tfc_opt_fuse_conv(const tfc_graph *g, const tfc_optimize_options *o, tfc_gra
     tfc_endpoint x = has_pad ? g->nodes[pad_of[pn->id] - 1]->inputs[0] : pn->inputs[0];
     const tfc_opdef *op = !fused[pn->id] ? pn->op : strcmp(pn->op->name, "Conv2D") == 0 ? fused_conv : fused_dw;
     tfc_node *m = NULL;
+    tfc_endpoint bias = {NULL, 0};
+    if (fused[pn->id]) bias = ch->b[0] ? bias_const(&c, pn, nd, ch, s) : tfc_opt_mapped(&c, ch->bias);
+    if (fused[pn->id] && !bias.node) break;
     if (!fused_attrs(pn, fused[pn->id], g->nodes[last], ch->act, has_pad ? pads[pn->id] : NULL, &attrs, &n_attrs, s))
-      m = make_conv(&c, pn, nd->name, op, x, fused[pn->id] ? &ch->bias : NULL, attrs, n_attrs, s);
+      m = make_conv(&c, pn, nd->name, op, x, fused[pn->id] ? &bias : NULL, attrs, n_attrs, s);
     tfc_attrs_free(attrs, n_attrs);
     if (!m) break;
     m->output_shapes[0] = nd->output_shapes[0];

@@ -382,7 +382,8 @@ static void leaves_fetched_or_shared_products(void) {
 
 static const char *const fuse_acts[] = {NULL, "Relu", "Relu6", "Elu", "LeakyRelu"};
 
-/* x -> [Pad] -> conv (Conv2D or depthwise) -> BiasAdd or AddV2 of a Const -> activation ->
+/* x -> [Pad] -> conv (Conv2D or depthwise) -> BiasAdd (use_add 0), AddV2 of a Const (1) or
+ * BiasAdd then AddV2 of a [1, 1, 1, oc] Const (2) -> activation ->
  * Identity "out", run with `mode`; the output (n floats) into y, the partition graphs into
  * *graphs. fetch_bias also fetches the bias node. */
 static void run_conv_chain(int mode, int depthwise, int act, int use_add, int pad, int fetch_bias, float *y, int n,
@@ -405,7 +406,9 @@ static void run_conv_chain(int mode, int depthwise, int act, int use_add, int pa
   TF_Output c = conv(g, depthwise ? "DepthwiseConv2dNative" : "Conv2D", "conv", in, wc, pad ? 1 : 2,
                      pad ? "VALID" : "SAME");
   TF_Output bc = fconst(g, "b", (const int64_t[]){oc}, 1, b, (size_t)oc);
-  TF_Output yb = use_add ? capi_op2(g, "AddV2", "bias", bc, c, s) : capi_op2(g, "BiasAdd", "bias", c, bc, s);
+  TF_Output yb = use_add == 1 ? capi_op2(g, "AddV2", "bias", bc, c, s) : capi_op2(g, "BiasAdd", "bias", c, bc, s);
+  if (use_add == 2) /* then a batch norm's offset, as Keras writes it */
+    yb = capi_op2(g, "AddV2", "bias2", yb, fconst(g, "b2", (const int64_t[]){1, 1, 1, oc}, 4, b + 6 - oc, (size_t)oc), s);
   TF_Output ya = yb;
   if (fuse_acts[act]) {
     TF_OperationDescription *d = TF_NewOperation(g, fuse_acts[act], "act");
@@ -429,12 +432,12 @@ static void run_conv_chain(int mode, int depthwise, int act, int use_add, int pa
   TF_DeleteStatus(s);
 }
 
-/* Each activation, after Conv2D or depthwise with BiasAdd or AddV2: one fused node named as
+/* Each activation, after Conv2D or depthwise with BiasAdd, AddV2 or both: one fused node named as
  * the last node, the values of the unfused graph (RewriterConfig remapping OFF). */
 static void fuses_conv_bias_and_activation(void) {
   for (int dw = 0; dw < 2; dw++)
     for (int act = 0; act < 5; act++)
-      for (int add = 0; add < 2; add++) {
+      for (int add = 0; add < 3; add++) {
         int n = 2 * 3 * 4 * (dw ? 6 : 5);
         float y[2][2 * 3 * 4 * 6];
         char *graphs[2];
@@ -445,13 +448,13 @@ static void fuses_conv_bias_and_activation(void) {
             tfc_test_fail(__FILE__, __LINE__, "dw %d act %d add %d element %d: %.9g vs %.9g", dw, act, add, i, y[0][i],
                           y[1][i]);
         char line[64];
-        snprintf(line, sizeof line, "%s=%s", fuse_acts[act] ? "act" : "bias",
+        snprintf(line, sizeof line, "%s=%s", fuse_acts[act] ? "act" : add == 2 ? "bias2" : "bias",
                  dw ? "_FusedDepthwiseConv2dNative" : "_FusedConv2D");
         EXPECT_EQ(count_lines(graphs[0], line), 1);
         EXPECT_EQ(count_op(graphs[0], dw ? "DepthwiseConv2dNative" : "Conv2D"), 0);
-        EXPECT_EQ(count_op(graphs[0], add ? "AddV2" : "BiasAdd"), 0);
+        EXPECT_EQ(count_op(graphs[0], "AddV2") + count_op(graphs[0], "BiasAdd"), 0);
         EXPECT_EQ(count_op(graphs[1], dw ? "_FusedDepthwiseConv2dNative" : "_FusedConv2D"), 0);
-        EXPECT_EQ(count_op(graphs[1], add ? "AddV2" : "BiasAdd"), 1);
+        EXPECT_EQ(count_op(graphs[1], "AddV2") + count_op(graphs[1], "BiasAdd"), add == 2 ? 2 : 1);
         free(graphs[0]);
         free(graphs[1]);
       }
