@@ -244,7 +244,6 @@ static tfc_endpoint bias_const(tfc_opt_copy *c, const tfc_node *p, const tfc_nod
 }
 
 int tfc_opt_fuse_conv(const tfc_graph *g, const tfc_optimize_options *o, tfc_graph **out, tfc_status *s) {
-  (void)o;
   *out = NULL;
   int n = g->n_nodes, n_rewrites = 0;
   int *consumers = NULL;
@@ -263,7 +262,7 @@ int tfc_opt_fuse_conv(const tfc_graph *g, const tfc_optimize_options *o, tfc_gra
     const tfc_node *p = g->nodes[id];
     if (owner[id]) continue;
     if (p->n_inputs > 3) continue; /* a fused node with more args than a bias */
-    int pad = find_pad(g, consumers, fetched, p, pads[id]);
+    int pad = o->pad_folding ? find_pad(g, consumers, fetched, p, pads[id]) : -1;
     if (pad >= 0 && !owner[pad]) {
       pad_of[id] = pad + 1;
       owner[pad] = id + 1;
