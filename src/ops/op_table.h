@@ -28,3 +28,4 @@
 #include "ops/ops_lookup.def"
 #include "ops/ops_complex.def"
 #include "ops/ops_scatter.def"
+#include "ops/ops_fused.def"

@@ -153,6 +153,32 @@ int tfc_opt_node_on_cpu(const tfc_node *n) {
          strcmp(dn.type, "CPU") == 0;
 }
 
+const tfc_tensor *tfc_opt_const_value(const tfc_node *n) {
+  if (strcmp(n->op->name, "Const") != 0 || n->n_control_inputs) return NULL;
+  const tfc_attr_value *v = tfc_node_attr(n, "value");
+  return v && v->kind == TFC_ATTR_TENSOR ? v->u.tensor : NULL;
+}
+
+int tfc_opt_sole_consumer(const tfc_graph *g, const int *consumers, const unsigned char *fetched, int p, int *input) {
+  if (consumers[p] != 1 || fetched[p] || g->nodes[p]->n_outputs != 1) return -1;
+  for (int id = p + 1; id < g->n_nodes; id++) {
+    const tfc_node *m = g->nodes[id];
+    for (int j = 0; j < m->n_inputs; j++)
+      if (m->inputs[j].node->id == p) {
+        *input = j;
+        return id;
+      }
+    for (int j = 0; j < m->n_control_inputs; j++)
+      if (m->control_inputs[j]->id == p) return -1;
+  }
+  return -1;
+}
+
+int tfc_opt_same_cpu(const tfc_node *a, const tfc_node *b) {
+  return tfc_opt_node_on_cpu(b) && a->assigned_device && strcmp(a->assigned_device, b->assigned_device) == 0 &&
+         b->n_control_inputs == 0;
+}
+
 int tfc_opt_edges(const tfc_graph *g, int **consumers, unsigned char **fetched, tfc_status *s) {
   *consumers = calloc((size_t)g->n_nodes + 1, sizeof **consumers);
   *fetched = calloc((size_t)g->n_nodes + 1, 1);
@@ -251,9 +277,10 @@ int tfc_opt_prune(const tfc_graph *g, const tfc_graph *orig, tfc_graph **out, tf
 typedef int (*pass_fn)(const tfc_graph *g, const tfc_optimize_options *o, tfc_graph **out, tfc_status *s);
 
 int tfc_optimize_graph(tfc_graph **g, const tfc_optimize_options *o, tfc_status *s) {
-  pass_fn passes[2] = {o->constant_folding ? tfc_opt_const_fold : NULL, o->scale_folding ? tfc_opt_scale_fold : NULL};
+  pass_fn passes[3] = {o->constant_folding ? tfc_opt_const_fold : NULL, o->scale_folding ? tfc_opt_scale_fold : NULL,
+                       o->remapping || o->pad_folding ? tfc_opt_fuse_conv : NULL};
   tfc_graph *cur = *g;
-  for (int i = 0; i < 2; i++) {
+  for (int i = 0; i < 3; i++) {
     if (!passes[i]) continue;
     tfc_graph *next = NULL, *pruned = NULL;
     if (passes[i](cur, o, &next, s) || (next && tfc_opt_prune(next, *g, &pruned, s))) {

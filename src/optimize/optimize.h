@@ -11,13 +11,17 @@
  *   scale_fold.c   a per-output-channel Mul by a constant after Conv2D,
  *                  DepthwiseConv2dNative or MatMul with constant weights goes into the weights
  *                  (the decomposed inference batch norm of frozen Keras models);
+ *   fuse_conv.c    a zero Pad before a VALID convolution goes into its EXPLICIT padding, and a
+ *                  convolution with its bias and activation becomes one _FusedConv2D or
+ *                  _FusedDepthwiseConv2dNative node named as the last of them (TF's remapper);
  * and after each pass that changed something, pruning (optimize.c, with the copier the passes
  * share) drops what no longer feeds a fetch, a target or a stateful node.
  *
  * What the stage guarantees. Values stay those of the unoptimized graph up to float rounding
  * (the folded graph computes the same expressions, reassociated only by scale folding). A node
- * a _Retval reads (a fetch) keeps its name and its op; fed tensors are already _Arg nodes in a
- * client graph and are never folded. Error behaviour is unchanged: a kernel that fails while
+ * a _Retval reads (a fetch) keeps its name and its op (except that the last node of a fused
+ * convolution chain becomes the fused op, under its name); fed tensors are already _Arg nodes
+ * in a client graph and are never folded. Error behaviour is unchanged: a kernel that fails while
  * folding leaves its subgraph unfolded, to fail at run time with the same status; only pure
  * ops (not stateful, not control flow, not internal) with CPU kernels are folded, outside
  * loops. Only nodes placed on CPU devices are rewritten.
@@ -39,6 +43,8 @@
 typedef struct tfc_optimize_options {
   int constant_folding;                 /* 1: run const_fold */
   int scale_folding;                    /* 1: run scale_fold */
+  int remapping;                        /* 1: fuse_conv's conv + bias + activation fusion */
+  int pad_folding;                      /* 1: fuse_conv's folding of a Pad into a conv's padding */
   int64_t max_folded_constant_in_bytes; /* <= 0: TF's default, 10 MiB */
 } tfc_optimize_options;
 

@@ -49,6 +49,14 @@ tfc_node *tfc_opt_add_const(tfc_opt_copy *c, const char *name, const tfc_node *l
 int tfc_opt_node_is_pure(const tfc_node *n);
 /* 1 when n is placed on a CPU device. */
 int tfc_opt_node_on_cpu(const tfc_node *n);
+/* The value of a Const node without control inputs (borrowed), else NULL. */
+const tfc_tensor *tfc_opt_const_value(const tfc_node *n);
+/* The one consumer of node id p (a data edge into its input *input), or -1 when p has another
+ * consumer, a control edge out, is fetched or has more than one output. consumers and fetched
+ * as tfc_opt_edges gives them. */
+int tfc_opt_sole_consumer(const tfc_graph *g, const int *consumers, const unsigned char *fetched, int p, int *input);
+/* 1 when b is on a CPU, on a's device, and has no control inputs. */
+int tfc_opt_same_cpu(const tfc_node *a, const tfc_node *b);
 /* Per node of g: *consumers, how many data and control edges leave it; *fetched, 1 when a
  * _Retval reads one of its outputs (both heap, caller frees). 0 or RESOURCE_EXHAUSTED. */
 int tfc_opt_edges(const tfc_graph *g, int **consumers, unsigned char **fetched, tfc_status *s);
@@ -56,6 +64,7 @@ int tfc_opt_edges(const tfc_graph *g, int **consumers, unsigned char **fetched, 
 /* The passes. Each sets *out to a new graph when it changed something (NULL when not). */
 int tfc_opt_const_fold(const tfc_graph *g, const tfc_optimize_options *o, tfc_graph **out, tfc_status *s);
 int tfc_opt_scale_fold(const tfc_graph *g, const tfc_optimize_options *o, tfc_graph **out, tfc_status *s);
+int tfc_opt_fuse_conv(const tfc_graph *g, const tfc_optimize_options *o, tfc_graph **out, tfc_status *s);
 /* Drops nodes that no longer feed a root: a node that is not pure, or whose name in_orig
  * gave to a node without consumers there (a target), or a _Retval. */
 int tfc_opt_prune(const tfc_graph *g, const tfc_graph *orig, tfc_graph **out, tfc_status *s);

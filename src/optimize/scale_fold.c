@@ -24,11 +24,7 @@
 
 #include "optimize/optimize_int.h"
 
-static const tfc_tensor *const_value(const tfc_node *n) {
-  if (strcmp(n->op->name, "Const") != 0 || n->n_control_inputs) return NULL;
-  const tfc_attr_value *v = tfc_node_attr(n, "value");
-  return v && v->kind == TFC_ATTR_TENSOR ? v->u.tensor : NULL;
-}
+#define const_value tfc_opt_const_value
 
 /* Output channels of P, and where W's elements' channels are (divisor, modulus): channel of
  * flat index i = (i / div) % mod. 0 when P is not foldable. */
@@ -63,26 +59,8 @@ static int per_channel(const tfc_tensor *c, int64_t oc, int rank) {
   return c->dims[c->ndims - 1] == oc || c->dims[c->ndims - 1] == 1;
 }
 
-/* The one consumer of node id p (data edge into input *input of it), or -1. */
-static int sole_consumer(const tfc_graph *g, const int *consumers, const unsigned char *fetched, int p, int *input) {
-  if (consumers[p] != 1 || fetched[p] || g->nodes[p]->n_outputs != 1) return -1;
-  for (int id = p + 1; id < g->n_nodes; id++) {
-    const tfc_node *m = g->nodes[id];
-    for (int j = 0; j < m->n_inputs; j++)
-      if (m->inputs[j].node->id == p) {
-        *input = j;
-        return id;
-      }
-    for (int j = 0; j < m->n_control_inputs; j++)
-      if (m->control_inputs[j]->id == p) return -1;
-  }
-  return -1;
-}
-
-static int same_cpu(const tfc_node *a, const tfc_node *b) {
-  return tfc_opt_node_on_cpu(b) && a->assigned_device && strcmp(a->assigned_device, b->assigned_device) == 0 &&
-         b->n_control_inputs == 0;
-}
+#define sole_consumer tfc_opt_sole_consumer
+#define same_cpu tfc_opt_same_cpu
 
 /* Finds the Mul that scales P, directly or through a BiasAdd with constant biases (*bias:
  * its id, or -1). The Mul's id, or -1. */

@@ -35,9 +35,12 @@ typedef struct tfc_session_config {
   /* The graph optimizer (optimize/optimize.h), on unless switched off: constant folding is off
    * with OptimizerOptions opt_level L0 without do_constant_folding, or RewriterConfig's
    * constant_folding OFF; folding per-channel scales into weights is off with its
-   * arithmetic_optimization or remapping OFF; disable_meta_optimizer switches off both. */
+   * arithmetic_optimization or remapping OFF; fusing convolutions with their bias and
+   * activation (and a Pad before them) is off with remapping OFF; disable_meta_optimizer
+   * switches off all. */
   int no_constant_folding;
   int no_scale_folding;
+  int no_remapping;
   int64_t max_folded_constant_in_bytes; /* OptimizerOptions; 0: TF's default, 10 MiB */
   /* GPUOptions */
   double per_process_gpu_memory_fraction;

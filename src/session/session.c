@@ -251,8 +251,11 @@ static plan *build_plan(tfc_session *sess, const tfc_endpoint *feeds, int n_feed
   p->n_fetches = n_fetches;
   client = tfc_client_graph_build_for(&spec, sess->devices[0]->name, s); /* CPU:0, the client device */
   if (!client) goto fail;
-  tfc_optimize_options oo = {!sess->cfg.no_constant_folding, !sess->cfg.no_scale_folding,
-                             sess->cfg.max_folded_constant_in_bytes};
+  tfc_optimize_options oo = {.constant_folding = !sess->cfg.no_constant_folding,
+                             .scale_folding = !sess->cfg.no_scale_folding,
+                             .remapping = !sess->cfg.no_remapping,
+                             .pad_folding = !sess->cfg.no_remapping,
+                             .max_folded_constant_in_bytes = sess->cfg.max_folded_constant_in_bytes};
   if (tfc_optimize_graph(&client, &oo, s)) goto fail;
   tfc_partition_options po = {sess->devices, sess->n_devices};
   if (tfc_partition_graph(client, &po, &parts, s)) goto fail;

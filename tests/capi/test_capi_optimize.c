@@ -4,7 +4,9 @@
  * output_partition_graphs shows them) and keep every value; fetched nodes and targets stay;
  * a failing kernel inside a constant subgraph fails the run as without folding; ConfigProto's
  * OptimizerOptions and RewriterConfig switch the passes off. A frozen Keras CNN made by
- * TensorFlow (gen_optimize.py) runs with TensorFlow's outputs.
+ * TensorFlow (gen_optimize.py) runs with TensorFlow's outputs. Convolutions with their bias
+ * and activation become TF's fused ops, and a zero Pad before one its padding (fuse_conv),
+ * with the unfused graph's values; the fused ops also run as a graph gives them.
  */
 #include <math.h>
 #include <stdio.h>
@@ -14,7 +16,7 @@
 #include "capi_util.h"
 #include "tensorflow/config.pb-c.h"
 
-enum { OPT_DEFAULT = 0, OPT_L0 = 1, OPT_L0_FOLD = 2, OPT_CF_OFF = 3, OPT_ARITH_OFF = 4, OPT_META_OFF = 5 };
+enum { OPT_DEFAULT = 0, OPT_L0 = 1, OPT_L0_FOLD = 2, OPT_CF_OFF = 3, OPT_ARITH_OFF = 4, OPT_META_OFF = 5, OPT_REMAP_OFF = 6 };
 
 static TF_Session *session(TF_Graph *g, int mode) {
   Tensorflow__ConfigProto cp = TENSORFLOW__CONFIG_PROTO__INIT;
@@ -29,6 +31,7 @@ static TF_Session *session(TF_Graph *g, int mode) {
   if (mode == OPT_CF_OFF) rc.constant_folding = TENSORFLOW__REWRITER_CONFIG__TOGGLE__OFF;
   if (mode == OPT_ARITH_OFF) rc.arithmetic_optimization = TENSORFLOW__REWRITER_CONFIG__TOGGLE__OFF;
   if (mode == OPT_META_OFF) rc.disable_meta_optimizer = 1;
+  if (mode == OPT_REMAP_OFF) rc.remapping = TENSORFLOW__REWRITER_CONFIG__TOGGLE__OFF;
   size_t n = tensorflow__config_proto__get_packed_size(&cp);
   uint8_t *b = malloc(n + 1);
   tensorflow__config_proto__pack(&cp, b);
@@ -336,10 +339,12 @@ static void folds_scales_into_conv_depthwise_and_matmul_weights(void) {
   for (int i = 0; i < 12; i++) EXPECT_NEAR(results[0][i], results[1][i], 1e-5 * (1 + fabs(results[1][i])));
   EXPECT_EQ(count_op(graphs[0], "Mul"), 0);
   EXPECT_EQ(count_op(graphs[1], "Mul"), 4); /* off: the batch norm's two, dw/mul and fc/mul */
-  EXPECT_EQ(count_lines(graphs[0], "conv1=Conv2D"), 1);
+  /* the scaled conv1 with its offset and Relu6 is one fused node (fuse_conv) */
+  EXPECT_EQ(count_lines(graphs[0], "relu=_FusedConv2D"), 1);
   EXPECT_EQ(count_lines(graphs[0], "dw=DepthwiseConv2dNative"), 1);
   EXPECT_EQ(count_lines(graphs[0], "fc=MatMul"), 1);
-  EXPECT_EQ(count_lines(graphs[0], "bn/add_1=AddV2"), 1);
+  EXPECT_EQ(count_op(graphs[0], "AddV2"), 0);
+  EXPECT_EQ(count_lines(graphs[1], "bn/add_1=AddV2"), 1);
   free(graphs[0]);
   free(graphs[1]);
 }
@@ -373,7 +378,251 @@ static void leaves_fetched_or_shared_products(void) {
   TF_DeleteStatus(s);
 }
 
+/* ---- convolution fusion and Pad folding ---- */
+
+static const char *const fuse_acts[] = {NULL, "Relu", "Relu6", "Elu", "LeakyRelu"};
+
+/* x -> [Pad] -> conv (Conv2D or depthwise) -> BiasAdd (use_add 0), AddV2 of a Const (1) or
+ * BiasAdd then AddV2 of a [1, 1, 1, oc] Const (2) -> activation ->
+ * Identity "out", run with `mode`; the output (n floats) into y, the partition graphs into
+ * *graphs. fetch_bias also fetches the bias node. */
+static void run_conv_chain(int mode, int depthwise, int act, int use_add, int pad, int fetch_bias, float *y, int n,
+                           char **graphs) {
+  TF_Graph *g = TF_NewGraph();
+  TF_Status *s = TF_NewStatus();
+  unsigned seed = 7;
+  int oc = depthwise ? 6 : 5;
+  float w[3 * 3 * 3 * 5], b[6];
+  for (size_t i = 0; i < sizeof w / 4; i++) w[i] = frand(&seed);
+  for (int i = 0; i < 6; i++) b[i] = frand(&seed);
+  TF_Output x = placeholder(g, "x"), in = x;
+  if (pad) {
+    TF_Output pv = capi_const(g, "paddings", TF_INT32, (const int64_t[]){4, 2}, 2, (const int32_t[]){0, 0, 1, 2, 2, 1, 0, 0},
+                              32, s);
+    in = capi_op2(g, "Pad", "pad", x, pv, s);
+  }
+  TF_Output wc = depthwise ? fconst(g, "w", (const int64_t[]){3, 3, 3, 2}, 4, w, 54)
+                           : fconst(g, "w", (const int64_t[]){3, 3, 3, 5}, 4, w, 135);
+  TF_Output c = conv(g, depthwise ? "DepthwiseConv2dNative" : "Conv2D", "conv", in, wc, pad ? 1 : 2,
+                     pad ? "VALID" : "SAME");
+  TF_Output bc = fconst(g, "b", (const int64_t[]){oc}, 1, b, (size_t)oc);
+  TF_Output yb = use_add == 1 ? capi_op2(g, "AddV2", "bias", bc, c, s) : capi_op2(g, "BiasAdd", "bias", c, bc, s);
+  if (use_add == 2) /* then a batch norm's offset, as Keras writes it */
+    yb = capi_op2(g, "AddV2", "bias2", yb, fconst(g, "b2", (const int64_t[]){1, 1, 1, oc}, 4, b + 6 - oc, (size_t)oc), s);
+  TF_Output ya = yb;
+  if (fuse_acts[act]) {
+    TF_OperationDescription *d = TF_NewOperation(g, fuse_acts[act], "act");
+    TF_AddInput(d, yb);
+    if (strcmp(fuse_acts[act], "LeakyRelu") == 0) TF_SetAttrFloat(d, "alpha", 0.3f);
+    ya = (TF_Output){capi_finish(d), 0};
+  }
+  TF_Output out = op1(g, "Identity", "out", ya);
+  TF_Session *sess = session(g, mode);
+  float xv[2 * 6 * 7 * 3];
+  for (size_t i = 0; i < sizeof xv / 4; i++) xv[i] = frand(&seed) * 2;
+  TF_Tensor *xt = ftensor((const int64_t[]){2, 6, 7, 3}, 4, xv, sizeof xv / 4), *outs[2] = {0};
+  TF_Output fetches[2] = {out, yb};
+  EXPECT_EQ(run(sess, &x, xt, fetches, fetch_bias ? 2 : 1, NULL, 0, outs, graphs, NULL), TF_OK);
+  EXPECT_EQ((int)TF_TensorByteSize(outs[0]), n * 4);
+  memcpy(y, TF_TensorData(outs[0]), (size_t)n * 4);
+  TF_DeleteTensor(outs[0]);
+  if (outs[1]) TF_DeleteTensor(outs[1]);
+  close_session(sess);
+  TF_DeleteGraph(g);
+  TF_DeleteStatus(s);
+}
+
+/* Each activation, after Conv2D or depthwise with BiasAdd, AddV2 or both: one fused node named as
+ * the last node, the values of the unfused graph (RewriterConfig remapping OFF). */
+static void fuses_conv_bias_and_activation(void) {
+  for (int dw = 0; dw < 2; dw++)
+    for (int act = 0; act < 5; act++)
+      for (int add = 0; add < 3; add++) {
+        int n = 2 * 3 * 4 * (dw ? 6 : 5);
+        float y[2][2 * 3 * 4 * 6];
+        char *graphs[2];
+        run_conv_chain(OPT_DEFAULT, dw, act, add, 0, 0, y[0], n, &graphs[0]);
+        run_conv_chain(OPT_REMAP_OFF, dw, act, add, 0, 0, y[1], n, &graphs[1]);
+        for (int i = 0; i < n; i++)
+          if (fabs(y[0][i] - y[1][i]) > 1e-5 * (1 + fabs(y[1][i])))
+            tfc_test_fail(__FILE__, __LINE__, "dw %d act %d add %d element %d: %.9g vs %.9g", dw, act, add, i, y[0][i],
+                          y[1][i]);
+        char line[64];
+        snprintf(line, sizeof line, "%s=%s", fuse_acts[act] ? "act" : add == 2 ? "bias2" : "bias",
+                 dw ? "_FusedDepthwiseConv2dNative" : "_FusedConv2D");
+        EXPECT_EQ(count_lines(graphs[0], line), 1);
+        EXPECT_EQ(count_op(graphs[0], dw ? "DepthwiseConv2dNative" : "Conv2D"), 0);
+        EXPECT_EQ(count_op(graphs[0], "AddV2") + count_op(graphs[0], "BiasAdd"), 0);
+        EXPECT_EQ(count_op(graphs[1], dw ? "_FusedDepthwiseConv2dNative" : "_FusedConv2D"), 0);
+        EXPECT_EQ(count_op(graphs[1], "AddV2") + count_op(graphs[1], "BiasAdd"), add == 2 ? 2 : 1);
+        free(graphs[0]);
+        free(graphs[1]);
+      }
+}
+
+/* A fetched bias node ends its chain: the Relu after it stays, and the fetched values are
+ * the unfused graph's. */
+static void leaves_a_fetched_intermediate(void) {
+  float y[2][2 * 3 * 4 * 5];
+  char *graphs, *off;
+  run_conv_chain(OPT_DEFAULT, 0, 1, 0, 0, 1, y[0], 2 * 3 * 4 * 5, &graphs);
+  run_conv_chain(OPT_REMAP_OFF, 0, 1, 0, 0, 1, y[1], 2 * 3 * 4 * 5, &off);
+  for (int i = 0; i < 2 * 3 * 4 * 5; i++) EXPECT_NEAR(y[0][i], y[1][i], 1e-5 * (1 + fabs(y[1][i])));
+  EXPECT_EQ(count_lines(graphs, "bias=_FusedConv2D"), 1);
+  EXPECT_EQ(count_lines(graphs, "act=Relu"), 1);
+  EXPECT_EQ(count_lines(off, "conv=Conv2D"), 1);
+  free(off);
+  free(graphs);
+}
+
+/* A zero Pad before a VALID convolution becomes its EXPLICIT padding: same values, no Pad. */
+static void folds_pad_into_explicit_padding(void) {
+  for (int dw = 0; dw < 2; dw++) {
+    int n = 2 * 7 * 8 * (dw ? 6 : 5);
+    float y[2][2 * 7 * 8 * 6];
+    char *graphs[2];
+    run_conv_chain(OPT_DEFAULT, dw, 2, 0, 1, 0, y[0], n, &graphs[0]);
+    run_conv_chain(OPT_META_OFF, dw, 2, 0, 1, 0, y[1], n, &graphs[1]);
+    for (int i = 0; i < n; i++) EXPECT_NEAR(y[0][i], y[1][i], 1e-5 * (1 + fabs(y[1][i])));
+    EXPECT_EQ(count_op(graphs[0], "Pad"), 0);
+    EXPECT_EQ(count_op(graphs[1], "Pad"), 1);
+    free(graphs[0]);
+    free(graphs[1]);
+  }
+}
+
+/* The fused ops as a graph gives them (as grappler writes them): values of the unfused ops,
+ * in float and double, and TF's errors for what they do not fuse. */
+static TF_Output fused_node(TF_Graph *g, const char *op, TF_DataType t, TF_Output x, TF_Output w, TF_Output b,
+                            const char *const *ops, int n_ops, TF_Status *s) {
+  TF_OperationDescription *d = TF_NewOperation(g, op, "fused");
+  TF_AddInput(d, x);
+  TF_AddInput(d, w);
+  TF_AddInputList(d, &b, 1);
+  TF_SetAttrType(d, "T", t);
+  TF_SetAttrIntList(d, "strides", (const int64_t[]){1, 1, 1, 1}, 4);
+  TF_SetAttrString(d, "padding", "SAME", 4);
+  size_t lens[2] = {strlen(ops[0]), n_ops > 1 ? strlen(ops[1]) : 0};
+  TF_SetAttrStringList(d, "fused_ops", (const void *const *)ops, lens, n_ops);
+  TF_Operation *o = TF_FinishOperation(d, s);
+  return (TF_Output){o, 0};
+}
+
+static void fused_ops_run_as_given(void) {
+  for (int dbl = 0; dbl < 2; dbl++)
+    for (int dw = 0; dw < 2; dw++) {
+      TF_Graph *g = TF_NewGraph();
+      TF_Status *s = TF_NewStatus();
+      TF_DataType t = dbl ? TF_DOUBLE : TF_FLOAT;
+      size_t es = dbl ? 8 : 4;
+      unsigned seed = 3;
+      double w[2 * 2 * 2 * 3], b[6], xv[1 * 3 * 3 * 2];
+      float wf[24], bf[6], xf[18];
+      for (int i = 0; i < 24; i++) wf[i] = frand(&seed), w[i] = wf[i];
+      for (int i = 0; i < 6; i++) bf[i] = frand(&seed), b[i] = bf[i];
+      for (int i = 0; i < 18; i++) xf[i] = frand(&seed), xv[i] = xf[i];
+      int oc = dw ? 6 : 3;
+      TF_Output x = capi_const(g, "x", t, (const int64_t[]){1, 3, 3, 2}, 4, dbl ? (void *)xv : (void *)xf, 18 * es, s);
+      TF_Output wc = capi_const(g, "w", t, (const int64_t[]){2, 2, 2, 3}, 4,
+                                dbl ? (void *)w : (void *)wf, 24 * es, s);
+      TF_Output bc = capi_const(g, "b", t, (const int64_t[]){oc}, 1, dbl ? (void *)b : (void *)bf, (size_t)oc * es, s);
+      const char *ops[2] = {"BiasAdd", "Elu"};
+      const char *opname = dw ? "_FusedDepthwiseConv2dNative" : "_FusedConv2D";
+      TF_Output f = fused_node(g, opname, t, x, wc, bc, ops, 2, s);
+      OK(s);
+      TF_Output c = conv(g, dw ? "DepthwiseConv2dNative" : "Conv2D", "conv", x, wc, 1, "SAME");
+      TF_Output ref = op1(g, "Elu", "elu", capi_op2(g, "BiasAdd", "bias", c, bc, s));
+      TF_Session *sess = session(g, OPT_META_OFF);
+      TF_Output fetches[2] = {f, ref};
+      TF_Tensor *out[2] = {0};
+      EXPECT_EQ(run(sess, NULL, NULL, fetches, 2, NULL, 0, out, NULL, NULL), TF_OK);
+      int n = 9 * oc;
+      EXPECT_EQ((int)TF_TensorByteSize(out[0]), n * (int)es);
+      for (int i = 0; i < n; i++) {
+        double a = dbl ? ((double *)TF_TensorData(out[0]))[i] : ((float *)TF_TensorData(out[0]))[i];
+        double r = dbl ? ((double *)TF_TensorData(out[1]))[i] : ((float *)TF_TensorData(out[1]))[i];
+        EXPECT_NEAR(a, r, (dbl ? 1e-12 : 1e-5) * (1 + fabs(r)));
+      }
+      TF_DeleteTensor(out[0]);
+      TF_DeleteTensor(out[1]);
+      close_session(sess);
+      /* an activation the kernels do not fuse, and a bias of the wrong size */
+      const char *bad[2] = {"BiasAdd", "Tanh"};
+      TF_Graph *g2 = TF_NewGraph();
+      TF_Output x2 = capi_const(g2, "x", t, (const int64_t[]){1, 3, 3, 2}, 4, dbl ? (void *)xv : (void *)xf, 18 * es, s);
+      TF_Output w2 = capi_const(g2, "w", t, (const int64_t[]){2, 2, 2, 3}, 4, dbl ? (void *)w : (void *)wf, 24 * es, s);
+      TF_Output b2 = capi_const(g2, "b", t, (const int64_t[]){5}, 1, dbl ? (void *)b : (void *)bf, 5 * es, s);
+      TF_Output f2 = fused_node(g2, opname, t, x2, w2, b2, bad, 2, s);
+      OK(s);
+      sess = session(g2, OPT_META_OFF);
+      char msg[512];
+      EXPECT_EQ(run(sess, NULL, NULL, &f2, 1, NULL, 0, out, NULL, msg), TF_UNIMPLEMENTED);
+      EXPECT_TRUE(strstr(msg, "Fusion is not implemented: [BiasAdd,Tanh]") != NULL);
+      close_session(sess);
+      TF_Graph *g3 = TF_NewGraph();
+      x2 = capi_const(g3, "x", t, (const int64_t[]){1, 3, 3, 2}, 4, dbl ? (void *)xv : (void *)xf, 18 * es, s);
+      w2 = capi_const(g3, "w", t, (const int64_t[]){2, 2, 2, 3}, 4, dbl ? (void *)w : (void *)wf, 24 * es, s);
+      b2 = capi_const(g3, "b", t, (const int64_t[]){5}, 1, dbl ? (void *)b : (void *)bf, 5 * es, s);
+      f2 = fused_node(g3, opname, t, x2, w2, b2, ops, 1, s);
+      OK(s);
+      sess = session(g3, OPT_META_OFF);
+      EXPECT_EQ(run(sess, NULL, NULL, &f2, 1, NULL, 0, out, NULL, msg), TF_INVALID_ARGUMENT);
+      EXPECT_TRUE(strstr(msg, "biases") != NULL);
+      close_session(sess);
+      TF_DeleteGraph(g);
+      TF_DeleteGraph(g2);
+      TF_DeleteGraph(g3);
+      TF_DeleteStatus(s);
+    }
+}
+
 /* ---- a frozen Keras model made by TensorFlow ---- */
+
+static void *read_file(const char *name, size_t *len);
+
+/* A graph TensorFlow's grappler remapper wrote (gen_fused_conv.py: _FusedConv2D with Relu and
+ * LeakyRelu, _FusedDepthwiseConv2dNative with Relu6 after a Pad) imports and runs with
+ * TensorFlow's outputs, optimized (the Pad folds) or not. */
+static void grappler_fused_graph_matches_tensorflow(void) {
+  size_t pb_len, in_len, out_len;
+  void *pb = read_file("fused_conv.pb", &pb_len), *in = read_file("fused_conv.in", &in_len);
+  float *want = read_file("fused_conv.out", &out_len);
+  EXPECT_EQ((int)in_len, 2 * 8 * 8 * 3 * 4);
+  EXPECT_EQ((int)out_len, 2 * 8 * 8 * 5 * 4);
+  for (int mode = 0; mode < 2; mode++) {
+    TF_Graph *g = TF_NewGraph();
+    TF_Status *s = TF_NewStatus();
+    TF_Buffer *buf = TF_NewBufferFromString(pb, pb_len);
+    TF_ImportGraphDefOptions *io = TF_NewImportGraphDefOptions();
+    TF_GraphImportGraphDef(g, buf, io, s);
+    OK(s);
+    TF_DeleteImportGraphDefOptions(io);
+    TF_DeleteBuffer(buf);
+    TF_Output x = {TF_GraphOperationByName(g, "x"), 0}, y = {TF_GraphOperationByName(g, "out"), 0};
+    EXPECT_TRUE(x.oper && y.oper);
+    TF_Session *sess = session(g, mode == 0 ? OPT_DEFAULT : OPT_META_OFF);
+    TF_Tensor *xt = ftensor((const int64_t[]){2, 8, 8, 3}, 4, in, in_len / 4), *out = NULL;
+    char *graphs;
+    EXPECT_EQ(run(sess, &x, xt, &y, 1, NULL, 0, &out, &graphs, NULL), TF_OK);
+    const float *got = TF_TensorData(out);
+    int n = (int)(out_len / 4);
+    for (int i = 0; i < n; i++)
+      if (fabs(got[i] - want[i]) > 1e-4 * (1 + fabs(want[i])))
+        tfc_test_fail(__FILE__, __LINE__, "mode %d element %d: %.9g, TensorFlow %.9g", mode, i, got[i], want[i]);
+    EXPECT_EQ(count_op(graphs, "_FusedConv2D"), 2);
+    EXPECT_EQ(count_op(graphs, "_FusedDepthwiseConv2dNative"), 1);
+    EXPECT_EQ(count_op(graphs, "Pad"), (mode == 0 ? 0 : 1));
+    free(graphs);
+    TF_DeleteTensor(out);
+    close_session(sess);
+    TF_DeleteGraph(g);
+    TF_DeleteStatus(s);
+  }
+  free(pb);
+  free(in);
+  free(want);
+}
+
 
 static void *read_file(const char *name, size_t *len) {
   char path[4096];
@@ -445,5 +694,10 @@ static const tfc_test tests[] = {
     TFC_TEST(folds_scales_into_conv_depthwise_and_matmul_weights),
     TFC_TEST(leaves_fetched_or_shared_products),
     TFC_TEST(frozen_keras_cnn_matches_tensorflow),
+    TFC_TEST(fuses_conv_bias_and_activation),
+    TFC_TEST(leaves_a_fetched_intermediate),
+    TFC_TEST(folds_pad_into_explicit_padding),
+    TFC_TEST(fused_ops_run_as_given),
+    TFC_TEST(grappler_fused_graph_matches_tensorflow),
     {0}};
 TFC_TEST_MAIN(tests)

@@ -10,7 +10,9 @@
  * a direct kernel for it and are otherwise reordered per shard. The filter gradient is a sum
  * over the batch: each shard writes its partial sum, the partials are added, and the total
  * is reordered to HWIO once. double runs plain C loops (kernels_conv_ref.c), used by the
- * float64 gradient checks.
+ * float64 gradient checks. _FusedConv2D is the forward with its bias and activation as the
+ * primitive's bias and an eltwise post-op (kernels_conv_int.h), in the same cache; in double
+ * the plain-C epilogue follows the sum.
  *
  * Attrs (in init) and shapes (in compute) are checked by device/conv_plan.h, with TF 1.15's
  * kernel texts, shared with the GPU kernels so both devices refuse the same inputs.
@@ -35,6 +37,7 @@ typedef struct conv_state {
   tfc_conv_attrs attrs;
   tfc_dnn_cache cache;
   int const_filter; /* input 1 comes from a Const node */
+  tfc_conv_fusion fuse; /* _FusedConv2D's bias and activation */
   pthread_mutex_t packed_mu;
   int n_packed;
   packed_filter packed[MAX_PACKED];
@@ -44,16 +47,20 @@ typedef struct conv_state {
 typedef struct conv_key {
   int kind;
   tfc_window_geom g;
+  tfc_conv_fusion fuse;
 } conv_key;
 
 /* ---- init ---- */
 
 static int conv_init_kind(const tfc_node *n, void **state, tfc_status *s, int kind) {
   tfc_conv_attrs a;
+  tfc_conv_fusion f;
   TFC_TRY(tfc_conv_attrs_parse(n, &a, s));
+  TFC_TRY(tfc_conv_fusion_parse(n, &f, s));
   conv_state *st = calloc(1, sizeof *st);
   if (!st) return TFC_OOM(s);
   st->kind = kind;
+  st->fuse = f;
   st->attrs = a;
   tfc_dnn_cache_init(&st->cache);
   st->const_filter = kind != TFC_CONV_BWD_FILTER && n->n_inputs > 1 && strcmp(n->inputs[1].node->op->name, "Const") == 0;
@@ -97,6 +104,19 @@ static int build_conv_layout(const void *key, tfc_dnn_prim *p, int direct, tfc_s
   dnnl_dims_t strides = {g->sh, g->sw}, dil = {g->dh - 1, g->dw - 1}, pl = {g->pt, g->pl}, pr = {g->pb, g->pr};
   dnnl_convolution_desc_t fwd, bwd;
   dnnl_primitive_desc_t hint = NULL, pd = NULL;
+  if (k->fuse.on) { /* inference only: bias as the primitive's, the activation a post-op */
+    dnnl_memory_desc_t b_u;
+    dnnl_dims_t bd = {g->oc};
+    TFC_TRY(tfc_dnn_check(dnnl_memory_desc_init_by_tag(&b_u, 1, bd, dnnl_f32, dnnl_a), "bias desc", s));
+    TFC_TRY(tfc_dnn_check(dnnl_dilated_convolution_forward_desc_init(&fwd, dnnl_forward_inference,
+                                                                     dnnl_convolution_direct, &src_a, &w_a, &b_u,
+                                                                     &dst_a, strides, dil, pl, pr),
+                          "convolution descriptor", s));
+    TFC_TRY(tfc_dnn_pd_create_fused(&fwd, NULL, &k->fuse, &pd, s));
+    int ids[4] = {DNNL_ARG_SRC, DNNL_ARG_WEIGHTS, DNNL_ARG_DST, DNNL_ARG_BIAS}, out[4] = {0, 0, 1, 0};
+    dnnl_memory_desc_t u[4] = {src_u, w_u, dst_u, b_u};
+    return tfc_dnn_prim_init(p, pd, ids, out, u, 4, s);
+  }
   TFC_TRY(tfc_dnn_check(dnnl_dilated_convolution_forward_desc_init(&fwd, dnnl_forward_training, dnnl_convolution_direct,
                                                                    &src_a, &w_a, NULL, &dst_a, strides, dil, pl, pr),
                         "convolution descriptor", s));
@@ -156,6 +176,7 @@ typedef struct conv_run {
   char *act_in, *act_out;      /* batched input and output (per kind, see conv_dnn) */
   int64_t in_img, out_img;     /* bytes of one image of each */
   void *shared[2];             /* the per-call arg (filter) for prim[0], prim[1] */
+  const void *bias;            /* a fused forward's bias */
   unsigned pre[2];             /* prearranged masks */
   char **partial;              /* filter gradient partial sums, one per shard */
   tfc_status *st;              /* one per shard */
@@ -168,7 +189,7 @@ static void conv_shard(int k, void *arg) {
   int which = size == r->q ? 0 : 1;
   const tfc_dnn_prim *p = r->prim[which];
   void *in = r->act_in + begin * r->in_img, *out = r->act_out ? r->act_out + begin * r->out_img : NULL;
-  void *ptr[3];
+  void *ptr[4];
   unsigned pre = r->pre[which];
   if (r->kind == TFC_CONV_BWD_FILTER) { /* src, diff_dst batched; diff_weights a partial */
     ptr[0] = in;
@@ -178,6 +199,7 @@ static void conv_shard(int k, void *arg) {
     ptr[0] = in;
     ptr[1] = r->shared[which];
     ptr[2] = out;
+    ptr[3] = (void *)r->bias;
   }
   tfc_dnn_run(p, ptr, pre, &r->st[k]);
 }
@@ -224,14 +246,15 @@ static void *packed_filter_get(conv_state *st, const tfc_dnn_prim *p, const void
  * a = out_backprop, b = filter, out = input gradient. BWD_FILTER: a = input, b =
  * out_backprop, out = filter gradient. */
 static int conv_dnn(tfc_kernel_ctx *c, conv_state *st, const tfc_window_geom *g, const void *a, const void *b,
-                    void *out) {
+                    const void *bias, void *out) {
   double flops = 2.0 * (double)g->n * (double)(g->oh * g->ow) * (double)(g->oc * g->kh * g->kw * g->ic);
   int ns = tfc_conv_n_shards(c, g->n, flops);
-  conv_run r = {.c = c, .g = g, .kind = st->kind, .n_shards = ns, .q = g->n / ns};
+  conv_run r = {.c = c, .g = g, .kind = st->kind, .n_shards = ns, .q = g->n / ns, .bias = bias};
   conv_key key;
   memset(&key, 0, sizeof key); /* padding bytes take part in the key's memcmp */
   key.kind = st->kind;
   key.g = *g;
+  key.fuse = st->fuse;
   for (int w = 0; w < 2; w++) {
     key.g.n = r.q + w;
     if ((w == 0 && r.q == 0) || (w == 1 && g->n % ns == 0)) continue;
@@ -328,17 +351,27 @@ static int conv_compute(tfc_kernel_ctx *c) {
   conv_state *st = c->state;
   tfc_conv_plan p;
   TFC_TRY(tfc_conv_plan_make(c, &st->attrs, st->kind, &p));
+  const tfc_window_geom *g = &p.g;
+  const void *bias = NULL;
+  if (st->fuse.on) {
+    TFC_TRY(tfc_conv_fusion_check_bias(c, g->oc));
+    bias = c->inputs[2]->data;
+  }
   tfc_tensor *out = tfc_kernel_alloc_output(c, 0, p.dtype, p.out_dims, 4);
   if (!out) return c->status->code;
   if (out->n_elems == 0) return TFC_OK;
+  /* The plain-C epilogue of a fused node whose sum did not run on oneDNN. */
+  int64_t plane = g->oh * g->ow;
   if (p.zeros) {
     memset(out->data, 0, out->n_bytes);
+    if (bias) tfc_conv_fusion_ref(c, &st->fuse, p.dtype, out->data, bias, g->n * plane, g->oc, g->nchw, plane);
     return TFC_OK;
   }
-  const tfc_window_geom *g = &p.g;
   if (p.dtype == TFC_DT_DOUBLE) {
-    if (st->kind == TFC_CONV_FWD)
+    if (st->kind == TFC_CONV_FWD) {
       tfc_conv_ref_fwd(c, g, p.x->data, p.f->data, out->data);
+      if (bias) tfc_conv_fusion_ref(c, &st->fuse, p.dtype, out->data, bias, g->n * plane, g->oc, g->nchw, plane);
+    }
     else if (st->kind == TFC_CONV_BWD_INPUT)
       tfc_conv_ref_bwd_input(c, g, p.f->data, p.dy->data, out->data);
     else
@@ -347,13 +380,15 @@ static int conv_compute(tfc_kernel_ctx *c) {
   }
   if (p.dtype != TFC_DT_FLOAT)
     return tfc_kernel_error(c, TFC_UNIMPLEMENTED, "%s for %s", c->node->op->name, tfc_dtype_name(p.dtype));
-  if (st->kind == TFC_CONV_FWD) return conv_dnn(c, st, g, p.x->data, p.f->data, out->data);
-  if (st->kind == TFC_CONV_BWD_INPUT) return conv_dnn(c, st, g, p.dy->data, p.f->data, out->data);
-  return conv_dnn(c, st, g, p.x->data, p.dy->data, out->data);
+  if (st->kind == TFC_CONV_FWD) return conv_dnn(c, st, g, p.x->data, p.f->data, bias, out->data);
+  if (st->kind == TFC_CONV_BWD_INPUT) return conv_dnn(c, st, g, p.dy->data, p.f->data, NULL, out->data);
+  return conv_dnn(c, st, g, p.x->data, p.dy->data, NULL, out->data);
 }
 
 static const tfc_kernel_def defs[] = {
     {.op = TFC_OP_Conv2D, .type_attr = "T", .types = TFC_TYPES_FLOAT, .flags = TFC_KF_EXPENSIVE,
+     .init = conv_fwd_init, .compute = conv_compute, .free_state = conv_free},
+    {.op = TFC_OP__FusedConv2D, .type_attr = "T", .types = TFC_TYPES_FLOAT, .flags = TFC_KF_EXPENSIVE,
      .init = conv_fwd_init, .compute = conv_compute, .free_state = conv_free},
     {.op = TFC_OP_Conv2DBackpropInput, .type_attr = "T", .types = TFC_TYPES_FLOAT, .host_memory_in = 1u << 0,
      .flags = TFC_KF_EXPENSIVE, .init = conv_bwd_input_init, .compute = conv_compute, .free_state = conv_free},

@@ -69,13 +69,30 @@ void tfc_dnn_md(dnnl_memory_desc_t *md, int64_t d0, int64_t d1, int64_t d2, int6
 
 int tfc_dnn_pd_create(const_dnnl_op_desc_t op_desc, const_dnnl_primitive_desc_t hint, dnnl_primitive_desc_t *out,
                       tfc_status *s) {
+  return tfc_dnn_pd_create_fused(op_desc, hint, NULL, out, s);
+}
+
+int tfc_dnn_pd_create_fused(const_dnnl_op_desc_t op_desc, const_dnnl_primitive_desc_t hint, const tfc_conv_fusion *f,
+                            dnnl_primitive_desc_t *out, tfc_status *s) {
   dnnl_engine_t eng = tfc_dnn_engine(s);
   if (!eng) return s->code;
   tfc_dnn_single_thread(); /* implementations are chosen for the thread count they run with */
   dnnl_primitive_attr_t attr;
+  dnnl_post_ops_t ops = NULL;
   if (tfc_dnn_check(dnnl_primitive_attr_create(&attr), "attr creation", s)) return s->code;
   dnnl_status_t st = dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user);
+  if (st == dnnl_success && f && f->act != TFC_ACT_NONE) {
+    /* relu with a slope is LeakyRelu; Relu6 is relu bounded above by 6 */
+    dnnl_alg_kind_t alg = f->act == TFC_ACT_RELU6 ? dnnl_eltwise_bounded_relu
+                          : f->act == TFC_ACT_ELU ? dnnl_eltwise_elu
+                                                  : dnnl_eltwise_relu;
+    float alpha = f->act == TFC_ACT_RELU6 ? 6.0f : f->act == TFC_ACT_ELU ? 1.0f : f->act == TFC_ACT_LEAKY_RELU ? f->alpha : 0.0f;
+    st = dnnl_post_ops_create(&ops);
+    if (st == dnnl_success) st = dnnl_post_ops_append_eltwise(ops, 1.0f, alg, alpha, 0.0f);
+    if (st == dnnl_success) st = dnnl_primitive_attr_set_post_ops(attr, ops);
+  }
   if (st == dnnl_success) st = dnnl_primitive_desc_create(out, op_desc, attr, eng, hint);
+  if (ops) dnnl_post_ops_destroy(ops);
   dnnl_primitive_attr_destroy(attr);
   return tfc_dnn_check(st, "primitive descriptor creation", s);
 }

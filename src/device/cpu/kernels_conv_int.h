@@ -1,6 +1,6 @@
 /*
  * kernels_conv_int — what the convolution and pooling kernel files share (private to
- * kernels_conv*.c, kernels_pool*.c and kernels_depthwise_dnnl.c): the oneDNN layer
+ * kernels_conv*.c, kernels_pool*.c and kernels_depthwise*.c): the oneDNN layer
  * (kernels_conv_dnnl.c) and the plain-C kernels (kernels_conv_ref.c). Attrs, shapes and
  * geometry come from device/conv_plan.h.
  *
@@ -26,6 +26,33 @@
 
 #include "device/conv_plan.h"
 #include "device/cpu/cpu_kernels.h"
+
+/* ---- fused epilogues (_FusedConv2D, _FusedDepthwiseConv2dNative) ---- */
+
+/* What a fused convolution adds after the sum: a per-output-channel bias (the node's args[0])
+ * and one elementwise activation. oneDNN runs it as the primitive's bias and an eltwise
+ * post-op; the plain-C path (tfc_conv_fusion_ref) after the convolution. */
+enum tfc_conv_act { TFC_ACT_NONE = 0, TFC_ACT_RELU, TFC_ACT_RELU6, TFC_ACT_ELU, TFC_ACT_LEAKY_RELU };
+typedef struct tfc_conv_fusion {
+  int on;    /* 1: a fused node (bias present) */
+  int act;   /* tfc_conv_act */
+  float alpha; /* LeakyRelu's slope */
+} tfc_conv_fusion;
+
+/* Reads a fused node's fused_ops, num_args and leakyrelu_alpha into f (zeroed for any other
+ * op). TF's kernel texts: UNIMPLEMENTED "Fusion is not implemented: [...]" for a combination
+ * other than BiasAdd with an optional Relu, Relu6, Elu or LeakyRelu; INVALID_ARGUMENT when
+ * num_args is not 1; UNIMPLEMENTED for a filter_format other than HWIO or host_args.
+ * (kernels_conv_ref.c) */
+int tfc_conv_fusion_parse(const tfc_node *n, tfc_conv_fusion *f, tfc_status *s);
+/* Checks the bias input (c->inputs[2]) of a fused node: 1-D of oc elements of the output's
+ * dtype; INVALID_ARGUMENT naming the node otherwise. */
+int tfc_conv_fusion_check_bias(tfc_kernel_ctx *c, int64_t oc);
+/* Adds bias and applies f's activation in place over out: n_pix pixels of oc channels (NHWC),
+ * or n images of oc planes of `plane` pixels (NCHW: nchw = 1, n_pix = n * plane). float or
+ * double by dtype. Sharded over c's pool. */
+void tfc_conv_fusion_ref(tfc_kernel_ctx *c, const tfc_conv_fusion *f, int dtype, void *out, const void *bias,
+                         int64_t n_pix, int64_t oc, int nchw, int64_t plane);
 
 /* ---- oneDNN layer (kernels_conv_dnnl.c) ---- */
 
@@ -57,6 +84,9 @@ int tfc_dnn_check(dnnl_status_t st, const char *what, tfc_status *s);
 /* A primitive descriptor for op_desc with a user-managed scratchpad. */
 int tfc_dnn_pd_create(const_dnnl_op_desc_t op_desc, const_dnnl_primitive_desc_t hint, dnnl_primitive_desc_t *out,
                       tfc_status *s);
+/* The same with f's activation as an eltwise post-op (f NULL or TFC_ACT_NONE: none). */
+int tfc_dnn_pd_create_fused(const_dnnl_op_desc_t op_desc, const_dnnl_primitive_desc_t hint, const tfc_conv_fusion *f,
+                            dnnl_primitive_desc_t *out, tfc_status *s);
 /* Builds p from pd (taken: destroyed here) and the users' layouts of n args. */
 int tfc_dnn_prim_init(tfc_dnn_prim *p, dnnl_primitive_desc_t pd, const int *arg_ids, const int *is_output,
                       const dnnl_memory_desc_t *user, int n, tfc_status *s);

@@ -13,6 +13,8 @@
  * independent, by filter tap for the filter gradient (each shard owns distinct taps), so no
  * shard writes what another writes.
  */
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -257,4 +259,91 @@ void tfc_pool_ref_avg_grad(tfc_kernel_ctx *c, const tfc_window_geom *g, int dtyp
   ref_job j = {g, NULL, grad, out, dtype, 0, 0};
   tfc_kernel_parallel_for(c, g->n, g->oh * g->ow * g->ic * g->kh * g->kw,
                           dtype == TFC_DT_FLOAT ? pool_avg_grad_float : pool_avg_grad_double, &j);
+}
+
+/* ---- fused epilogues ---- */
+
+int tfc_conv_fusion_parse(const tfc_node *n, tfc_conv_fusion *f, tfc_status *s) {
+  memset(f, 0, sizeof *f);
+  if (strcmp(n->op->name, "_FusedConv2D") != 0 && strcmp(n->op->name, "_FusedDepthwiseConv2dNative") != 0)
+    return TFC_OK;
+  const tfc_attr_value *ops = tfc_node_attr(n, "fused_ops");
+  int n_ops = ops && ops->kind == TFC_ATTR_LIST ? ops->u.list.n : 0;
+  static const char *const acts[] = {"Relu", "Relu6", "Elu", "LeakyRelu"};
+  int ok = n_ops >= 1 && n_ops <= 2 && strcmp(ops->u.list.items[0].u.s.data, "BiasAdd") == 0;
+  if (ok && n_ops == 2) {
+    ok = 0;
+    for (int i = 0; i < 4 && !ok; i++)
+      if (strcmp(ops->u.list.items[1].u.s.data, acts[i]) == 0) {
+        f->act = TFC_ACT_RELU + i;
+        ok = 1;
+      }
+  }
+  if (!ok) {
+    char list[256] = "";
+    size_t used = 0;
+    for (int i = 0; i < n_ops && used < sizeof list; i++)
+      used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", i ? "," : "", ops->u.list.items[i].u.s.data);
+    return tfc_status_set(s, TFC_UNIMPLEMENTED, "Fusion is not implemented: [%s]", list);
+  }
+  int64_t num_args = 0;
+  tfc_node_attr_int(n, "num_args", &num_args);
+  if (num_args != 1)
+    return tfc_status_set(s, TFC_INVALID_ARGUMENT, "Fused %s must have one extra argument: bias.",
+                          strcmp(n->op->name, "_FusedConv2D") == 0 ? "Conv2D" : "DepthwiseConv2dNative");
+  int64_t host_args = 0;
+  const tfc_attr_value *ff = tfc_node_attr(n, "filter_format");
+  if (tfc_node_attr(n, "num_host_args")) tfc_node_attr_int(n, "num_host_args", &host_args);
+  if (host_args != 0 || (ff && ff->kind == TFC_ATTR_STRING && strcmp(ff->u.s.data, "HWIO") != 0))
+    return tfc_status_set(s, TFC_UNIMPLEMENTED, "%s on the CPU supports only filter_format HWIO without host_args",
+                          n->op->name);
+  const tfc_attr_value *a = tfc_node_attr(n, "leakyrelu_alpha");
+  f->alpha = a && a->kind == TFC_ATTR_FLOAT ? a->u.f : 0.2f;
+  f->on = 1;
+  return TFC_OK;
+}
+
+int tfc_conv_fusion_check_bias(tfc_kernel_ctx *c, int64_t oc) {
+  const tfc_tensor *b = c->inputs[2];
+  if (b->ndims != 1 || b->dims[0] != oc) {
+    char buf[64];
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Must provide as many biases as the last dimension of the input tensor: %s vs. [%lld]",
+                            tfc_tensor_shape_str(b, buf, sizeof buf), (long long)oc);
+  }
+  return TFC_OK;
+}
+
+typedef struct fuse_job {
+  const tfc_conv_fusion *f;
+  void *out;
+  const void *bias;
+  int64_t oc, plane;
+  int nchw;
+} fuse_job;
+
+#define FUSE_RANGE(T, name)                                                                     \
+  static void name(int64_t p0, int64_t p1, void *arg) {                                        \
+    const fuse_job *j = arg;                                                                    \
+    T *out = j->out;                                                                            \
+    const T *bias = j->bias;                                                                    \
+    int act = j->f->act;                                                                        \
+    T alpha = (T)j->f->alpha;                                                                   \
+    for (int64_t p = p0; p < p1; p++)                                                           \
+      for (int64_t ch = 0; ch < j->oc; ch++) {                                                  \
+        int64_t i = j->nchw ? ((p / j->plane) * j->oc + ch) * j->plane + p % j->plane : p * j->oc + ch; \
+        T v = out[i] + bias[ch];                                                                \
+        if (act == TFC_ACT_RELU) v = v > 0 ? v : 0;                                             \
+        else if (act == TFC_ACT_RELU6) v = v > 0 ? (v < 6 ? v : 6) : 0;                        \
+        else if (act == TFC_ACT_ELU) v = v > 0 ? v : (T)expm1((double)v);                       \
+        else if (act == TFC_ACT_LEAKY_RELU) v = v > 0 ? v : v * alpha;                          \
+        out[i] = v;                                                                             \
+      }                                                                                         \
+  }
+FUSE_RANGE(float, fuse_f32)
+FUSE_RANGE(double, fuse_f64)
+
+void tfc_conv_fusion_ref(tfc_kernel_ctx *c, const tfc_conv_fusion *f, int dtype, void *out, const void *bias,
+                         int64_t n_pix, int64_t oc, int nchw, int64_t plane) {
+  fuse_job j = {f, out, bias, oc, plane > 0 ? plane : 1, nchw};
+  tfc_kernel_parallel_for(c, n_pix, oc * 2, dtype == TFC_DT_DOUBLE ? fuse_f64 : fuse_f32, &j);
 }

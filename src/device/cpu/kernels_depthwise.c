@@ -22,6 +22,7 @@
 
 #include "device/conv_plan.h"
 #include "device/cpu/cpu_kernels.h"
+#include "device/cpu/kernels_conv_int.h"
 #include "device/cpu/kernels_depthwise.h"
 #include "ops/opdef.h"
 
@@ -240,6 +241,9 @@ static int dw_compute(tfc_kernel_ctx *c, int kind) {
   int64_t dims[4];
   TFC_TRY(make_geom(c, kind, &d, dims));
   const tfc_tensor *t0 = kind == DW_BWD_INPUT ? c->inputs[2] : c->inputs[0];
+  const tfc_conv_fusion *fuse = kind == DW_FWD ? tfc_depthwise_fusion(c->state) : NULL;
+  if (fuse) TFC_TRY(tfc_conv_fusion_check_bias(c, d.g.oc));
+  const void *bias = fuse ? c->inputs[2]->data : NULL;
   tfc_tensor *out = tfc_kernel_alloc_output(c, 0, t0->dtype, dims, 4);
   if (!out) return c->status->code;
   if (out->n_elems == 0) return TFC_OK;
@@ -250,8 +254,9 @@ static int dw_compute(tfc_kernel_ctx *c, int kind) {
   switch (kind) {
     case DW_FWD:
       j.a = c->inputs[0]->data, j.b = c->inputs[1]->data;
-      if (!dbl && tfc_depthwise_dnn_fwd(c, g, j.a, j.b, out->data)) return c->status->code;
+      if (!dbl && tfc_depthwise_dnn_fwd(c, g, j.a, j.b, bias, out->data)) return c->status->code;
       tfc_kernel_parallel_for(c, g->n * g->oh, g->ow * g->oc * window, dbl ? fwd_f64 : fwd_f32, &j);
+      if (fuse) tfc_conv_fusion_ref(c, fuse, t0->dtype, out->data, bias, g->n * g->oh * g->ow, g->oc, 0, 0);
       break;
     case DW_BWD_INPUT:
       memset(out->data, 0, (size_t)out->n_elems * (dbl ? sizeof(double) : sizeof(float)));
@@ -272,6 +277,8 @@ static int bwd_filter_compute(tfc_kernel_ctx *c) { return dw_compute(c, DW_BWD_F
 
 static const tfc_kernel_def defs[] = {
     {.op = TFC_OP_DepthwiseConv2dNative, .type_attr = "T", .types = TFC_TYPES_FLOAT, .flags = TFC_KF_EXPENSIVE,
+     .init = tfc_depthwise_dnn_init, .compute = fwd_compute, .free_state = tfc_depthwise_dnn_free},
+    {.op = TFC_OP__FusedDepthwiseConv2dNative, .type_attr = "T", .types = TFC_TYPES_FLOAT, .flags = TFC_KF_EXPENSIVE,
      .init = tfc_depthwise_dnn_init, .compute = fwd_compute, .free_state = tfc_depthwise_dnn_free},
     {.op = TFC_OP_DepthwiseConv2dNativeBackpropInput, .type_attr = "T", .types = TFC_TYPES_FLOAT,
      .host_memory_in = TFC_HOST(0), .flags = TFC_KF_EXPENSIVE, .compute = bwd_input_compute},

@@ -9,7 +9,8 @@
  * node's share of the intra-op pool as for Conv2D (kernels_conv_int.h says why oneDNN runs
  * single-threaded per calling thread). As for Conv2D, the activations stay in NHWC when
  * oneDNN has an optimized kernel for it, and are otherwise reordered into the blocked layout
- * it picks. The filter (a few KiB) is reordered by each shard.
+ * it picks. The filter (a few KiB) is reordered by each shard. _FusedDepthwiseConv2dNative adds
+ * its bias as the primitive's and its activation as an eltwise post-op (kernels_conv_int.h).
  *
  * tfc_depthwise_dnn_fwd declines (returns 0, nothing set) what it does not handle: no state
  * (a node built without init), or oneDNN reporting the geometry unimplemented; the caller then
@@ -24,20 +25,32 @@
 typedef struct dw_key {
   tfc_window_geom g; /* oc = in channels * multiplier; n = the shard's minibatch */
   int direct;
+  tfc_conv_fusion fuse;
 } dw_key;
 
+typedef struct dw_state {
+  tfc_dnn_cache cache;
+  tfc_conv_fusion fuse; /* _FusedDepthwiseConv2dNative's bias and activation */
+} dw_state;
+
 int tfc_depthwise_dnn_init(const tfc_node *n, void **state, tfc_status *s) {
-  (void)n;
-  tfc_dnn_cache *c = calloc(1, sizeof *c);
+  tfc_conv_fusion f;
+  TFC_TRY(tfc_conv_fusion_parse(n, &f, s));
+  dw_state *c = calloc(1, sizeof *c);
   if (!c) return TFC_OOM(s);
-  tfc_dnn_cache_init(c);
+  tfc_dnn_cache_init(&c->cache);
+  c->fuse = f;
   *state = c;
   return TFC_OK;
 }
 
+const tfc_conv_fusion *tfc_depthwise_fusion(const void *state) {
+  return state && ((const dw_state *)state)->fuse.on ? &((const dw_state *)state)->fuse : NULL;
+}
+
 void tfc_depthwise_dnn_free(void *state) {
   if (!state) return;
-  tfc_dnn_cache_fini(state);
+  tfc_dnn_cache_fini(&((dw_state *)state)->cache);
   free(state);
 }
 
@@ -57,13 +70,18 @@ static int build_layout(const dw_key *k, tfc_dnn_prim *p, tfc_status *s) {
   dnnl_dims_t strides = {g->sh, g->sw}, dil = {g->dh - 1, g->dw - 1}, pl = {g->pt, g->pl}, pr = {g->pb, g->pr};
   dnnl_convolution_desc_t d;
   dnnl_primitive_desc_t pd;
+  dnnl_memory_desc_t b_u;
+  dnnl_dims_t bd = {g->oc};
+  TFC_TRY(tfc_dnn_check(dnnl_memory_desc_init_by_tag(&b_u, 1, bd, dnnl_f32, dnnl_a), "bias desc", s));
   TFC_TRY(tfc_dnn_check(dnnl_dilated_convolution_forward_desc_init(&d, dnnl_forward_inference, dnnl_convolution_direct,
-                                                                   &src_a, &w_a, NULL, &dst_a, strides, dil, pl, pr),
+                                                                   &src_a, &w_a, k->fuse.on ? &b_u : NULL, &dst_a,
+                                                                   strides, dil, pl, pr),
                         "depthwise convolution descriptor", s));
-  TFC_TRY(tfc_dnn_pd_create(&d, NULL, &pd, s));
-  int ids[3] = {DNNL_ARG_SRC, DNNL_ARG_WEIGHTS, DNNL_ARG_DST}, out[3] = {0, 0, 1};
-  dnnl_memory_desc_t u[3] = {src_u, w_u, dst_u};
-  return tfc_dnn_prim_init(p, pd, ids, out, u, 3, s);
+  TFC_TRY(tfc_dnn_pd_create_fused(&d, NULL, &k->fuse, &pd, s));
+  /* A fused node's bias is the fourth arg, so the first three keep their places. */
+  int ids[4] = {DNNL_ARG_SRC, DNNL_ARG_WEIGHTS, DNNL_ARG_DST, DNNL_ARG_BIAS}, out[4] = {0, 0, 1, 0};
+  dnnl_memory_desc_t u[4] = {src_u, w_u, dst_u, b_u};
+  return tfc_dnn_prim_init(p, pd, ids, out, u, k->fuse.on ? 4 : 3, s);
 }
 
 /* NHWC first; a reference implementation there means no optimized NHWC kernel, and then the
@@ -84,7 +102,7 @@ typedef struct dw_run {
   int64_t q;
   const tfc_dnn_prim *prim[2]; /* minibatch q and q + 1 */
   const char *x;
-  const void *f;
+  const void *f, *bias;
   char *y;
   tfc_status *st; /* one per shard */
 } dw_run;
@@ -94,21 +112,24 @@ static void dw_shard(int k, void *arg) {
   const tfc_window_geom *g = r->g;
   int64_t begin, size;
   tfc_conv_shard(g->n, r->n_shards, k, &begin, &size);
-  void *ptr[3] = {(void *)(r->x + begin * g->ih * g->iw * g->ic * 4), (void *)r->f,
-                  r->y + begin * g->oh * g->ow * g->oc * 4};
+  void *ptr[4] = {(void *)(r->x + begin * g->ih * g->iw * g->ic * 4), (void *)r->f,
+                  r->y + begin * g->oh * g->ow * g->oc * 4, (void *)r->bias};
   tfc_dnn_run(r->prim[size == r->q ? 0 : 1], ptr, 0, &r->st[k]);
 }
 
-int tfc_depthwise_dnn_fwd(tfc_kernel_ctx *c, const tfc_window_geom *g, const float *x, const float *f, float *y) {
-  tfc_dnn_cache *cache = c->state;
+int tfc_depthwise_dnn_fwd(tfc_kernel_ctx *c, const tfc_window_geom *g, const float *x, const float *f,
+                          const float *bias, float *y) {
+  dw_state *state = c->state;
+  tfc_dnn_cache *cache = state ? &state->cache : NULL;
   if (!cache || g->nchw || g->n <= 0 || g->oh <= 0 || g->ow <= 0 || g->ic <= 0 || g->oc <= 0 || g->oc % g->ic)
     return 0;
   double flops = 2.0 * (double)g->n * (double)(g->oh * g->ow) * (double)(g->oc * g->kh * g->kw);
   int ns = tfc_conv_n_shards(c, g->n, flops);
-  dw_run r = {.g = g, .n_shards = ns, .q = g->n / ns, .x = (const char *)x, .f = f, .y = (char *)y};
+  dw_run r = {.g = g, .n_shards = ns, .q = g->n / ns, .x = (const char *)x, .f = f, .bias = bias, .y = (char *)y};
   dw_key key;
   memset(&key, 0, sizeof key); /* padding bytes take part in the key's memcmp */
   key.g = *g;
+  key.fuse = state->fuse;
   for (int w = 0; w < 2; w++) {
     if ((w == 0 && r.q == 0) || (w == 1 && g->n % ns == 0)) continue;
     key.g.n = r.q + w;
