@@ -5,9 +5,12 @@
  *   Conv2D / DepthwiseConv2dNative (P), then BiasAdd(P, b) or Add / AddV2 of P and a Const
  *   per output channel ([oc], or ones then oc), optionally a second such Add after a constant
  *   bias (a batch norm's offset after Keras's bias; the constants are summed into a new Const
- *   "<last>/bias"), then optionally Relu, Relu6, Elu or LeakyRelu
- *     -> _FusedConv2D / _FusedDepthwiseConv2dNative(x, W, b) with fused_ops
- *        ["BiasAdd"] or ["BiasAdd", <activation>], named as the last node of the chain;
+ *   "<last>/bias"), for Conv2D optionally an Add / AddV2 of that and a tensor r of the same
+ *   static shape (a residual connection), then optionally Relu, Relu6, Elu or LeakyRelu
+ *     -> _FusedConv2D / _FusedDepthwiseConv2dNative(x, W, b[, r]) with fused_ops
+ *        ["BiasAdd"], then "Add" with r, then the activation, named as the last node of the
+ *        chain. TF's oneDNN build fuses residual Adds alike; its stock CPU kernel does not, so
+ *        a graph rewritten by tfc is meant for tfc's kernels;
  *
  *   and before that, Pad(x, paddings) (or PadV2 with a constant 0) feeding input 0 of a
  *   Conv2D or DepthwiseConv2dNative with VALID padding, where paddings is a Const that pads
@@ -64,6 +67,8 @@ static const char *const acts[] = {"Relu", "Relu6", "Elu", "LeakyRelu"};
 typedef struct chain {
   int bias_node, act_node; /* ids; act_node -1 when none */
   int bias2_node;          /* a second add of a constant (the batch norm's offset), or -1 */
+  int add_node;            /* the residual Add, or -1 */
+  tfc_endpoint addend;     /* its other input (src graph) */
   tfc_endpoint bias;       /* the bias tensor (src graph), when taken as it is */
   const tfc_tensor *b[2];  /* constant biases to sum into a new [oc] Const (b[0] set), else NULL */
   int64_t oc;
@@ -82,6 +87,26 @@ static const tfc_tensor *added_const(const tfc_node *b, int k, int64_t oc) {
   for (int d = 0; d + 1 < c->ndims; d++)
     if (c->dims[d] != 1) return NULL;
   return c;
+}
+
+/* Whether b (an Add or AddV2 reading P's chain at input k) adds a tensor of exactly P's output
+ * shape: both static shapes of rank 4 and equal, an unknown batch dim only against another,
+ * and b's own output of that shape (no broadcasting). */
+static int residual_add(const tfc_node *b, int k, const tfc_node *p) {
+  if ((strcmp(b->op->name, "Add") != 0 && strcmp(b->op->name, "AddV2") != 0) || b->n_inputs != 2 || !is_float(b) ||
+      b->inputs[0].node == b->inputs[1].node)
+    return 0;
+  const tfc_shape *o = &p->output_shapes[0], *r = &b->inputs[1 - k].node->output_shapes[b->inputs[1 - k].index],
+                  *sum = &b->output_shapes[0];
+  if (o->rank != 4 || r->rank != 4 || sum->rank != 4) return 0;
+  for (int d = 0; d < 4; d++)
+    if (o->dims[d] != r->dims[d] || o->dims[d] != sum->dims[d] || (d > 0 && o->dims[d] < 0)) return 0;
+  return 1;
+}
+
+/* The chain's last node: the one the fused node replaces. */
+static int chain_last(const chain *ch) {
+  return ch->act_node >= 0 ? ch->act_node : ch->add_node >= 0 ? ch->add_node : ch->bias2_node >= 0 ? ch->bias2_node : ch->bias_node;
 }
 
 static int find_chain(const tfc_graph *g, const int *consumers, const unsigned char *fetched, const tfc_node *p,
@@ -106,6 +131,7 @@ static int find_chain(const tfc_graph *g, const int *consumers, const unsigned c
   }
   ch->bias_node = id;
   ch->bias2_node = -1;
+  ch->add_node = -1;
   ch->act_node = -1;
   int a = fetched[id] ? -1 : tfc_opt_sole_consumer(g, consumers, fetched, id, &k);
   /* a second constant add (Keras's BiasAdd, then the batch norm's offset) joins the bias */
@@ -117,14 +143,19 @@ static int find_chain(const tfc_graph *g, const int *consumers, const unsigned c
   }
   /* a Const bias already [oc] and alone is used as it is */
   if (!b2 && ch->b[0] && ch->b[0]->ndims == 1) ch->b[0] = NULL;
+  if (a >= 0 && strcmp(p->op->name, "Conv2D") == 0 && tfc_opt_same_cpu(p, g->nodes[a]) &&
+      residual_add(g->nodes[a], k, p)) {
+    ch->add_node = a;
+    ch->addend = g->nodes[a]->inputs[1 - k];
+    a = fetched[a] ? -1 : tfc_opt_sole_consumer(g, consumers, fetched, a, &k);
+  }
   if (a >= 0 && tfc_opt_same_cpu(p, g->nodes[a]) && is_float(g->nodes[a]))
     for (int i = 0; i < 4; i++)
       if (strcmp(g->nodes[a]->op->name, acts[i]) == 0) {
         ch->act_node = a;
         ch->act = acts[i];
       }
-  int last = ch->act_node >= 0 ? ch->act_node : ch->bias2_node >= 0 ? ch->bias2_node : ch->bias_node;
-  return consumers[last] > 0; /* a target keeps its own op */
+  return consumers[chain_last(ch)] > 0; /* a target keeps its own op */
 }
 
 /* The Pad that feeds conv p, when it folds into p's padding (pads[8]: EXPLICIT's). */
@@ -155,8 +186,8 @@ static int find_pad(const tfc_graph *g, const int *consumers, const unsigned cha
 
 /* Attrs of the fused node: P's, with num_args, fused_ops, epsilon and, for LeakyRelu, the
  * activation's alpha. Also the explicit padding of a folded Pad. */
-static int fused_attrs(const tfc_node *p, int fuse, const tfc_node *act_node, const char *act, const int64_t *pads,
-                       tfc_attr **attrs, int *n_attrs, tfc_status *s) {
+static int fused_attrs(const tfc_node *p, int fuse, int add, const tfc_node *act_node, const char *act,
+                       const int64_t *pads, tfc_attr **attrs, int *n_attrs, tfc_status *s) {
   TFC_TRY(tfc_attrs_copy(p->attrs, p->n_attrs, attrs, s));
   *n_attrs = p->n_attrs;
   if (pads) {
@@ -175,9 +206,9 @@ static int fused_attrs(const tfc_node *p, int fuse, const tfc_node *act_node, co
     TFC_TRY(tfc_attrs_set(attrs, n_attrs, "explicit_paddings", &list, s));
   }
   if (!fuse) return TFC_OK;
-  tfc_attr_value num = tfc_attr_int(1), eps = tfc_attr_float(0.0001f), ops = tfc_attr_list(TFC_ATTR_STRING);
-  const char *names[2] = {"BiasAdd", act};
-  for (int i = 0; i < (act ? 2 : 1); i++) {
+  tfc_attr_value num = tfc_attr_int(1 + add), eps = tfc_attr_float(0.0001f), ops = tfc_attr_list(TFC_ATTR_STRING);
+  const char *names[3] = {"BiasAdd", add ? "Add" : act, act};
+  for (int i = 0; i < 1 + add + (act != NULL); i++) {
     tfc_attr_value v;
     if (tfc_attr_string(names[i], strlen(names[i]), &v, s) || tfc_attr_list_append(&ops, &v, s)) {
       tfc_attr_value_fini(&ops);
@@ -197,14 +228,16 @@ static int fused_attrs(const tfc_node *p, int fuse, const tfc_node *act_node, co
 }
 
 /* Makes the rewritten convolution in c: op `op` named `name`, inputs x (src endpoint), P's
- * other inputs and, when fusing, the bias (a dst endpoint); P's control inputs. NULL with
- * status. */
+ * other inputs and, when fusing, the bias (a dst endpoint) and the addend (a src endpoint, or
+ * NULL); P's control inputs. NULL with status. */
 static tfc_node *make_conv(tfc_opt_copy *c, const tfc_node *p, const char *name, const tfc_opdef *op,
-                           tfc_endpoint x, const tfc_endpoint *bias, tfc_attr *attrs, int n_attrs, tfc_status *s) {
+                           tfc_endpoint x, const tfc_endpoint *bias, const tfc_endpoint *addend, tfc_attr *attrs,
+                           int n_attrs, tfc_status *s) {
   tfc_endpoint ins[4] = {tfc_opt_mapped(c, x)};
   int n_in = 1;
   for (int j = 1; j < p->n_inputs && n_in < 3; j++) ins[n_in++] = tfc_opt_mapped(c, p->inputs[j]);
   if (bias) ins[n_in++] = *bias;
+  if (addend) ins[n_in++] = tfc_opt_mapped(c, *addend);
   tfc_node *ctl_small[8], **ctls = p->n_control_inputs <= 8 ? ctl_small : malloc(sizeof *ctls * (size_t)p->n_control_inputs);
   if (!ctls) {
     TFC_OOM(s);
@@ -269,13 +302,19 @@ int tfc_opt_fuse_conv(const tfc_graph *g, const tfc_optimize_options *o, tfc_gra
       n_rewrites++;
     }
     chain ch;
-    if (o->remapping && find_chain(g, consumers, fetched, p, &ch) && !owner[ch.bias_node] &&
-        (ch.act_node < 0 || !owner[ch.act_node]) && (ch.bias2_node < 0 || !owner[ch.bias2_node])) {
+    int found = o->remapping && find_chain(g, consumers, fetched, p, &ch);
+    if (found && ch.add_node >= 0 && owner[ch.add_node]) { /* the other branch took the Add */
+      ch.add_node = ch.act_node = -1;
+      ch.act = NULL;
+    }
+    if (found && !owner[ch.bias_node] && (ch.act_node < 0 || !owner[ch.act_node]) &&
+        (ch.bias2_node < 0 || !owner[ch.bias2_node])) {
       chains[id] = ch;
       fused[id] = 1;
       owner[ch.bias_node] = id + 1;
       if (ch.act_node >= 0) owner[ch.act_node] = id + 1;
       if (ch.bias2_node >= 0) owner[ch.bias2_node] = id + 1;
+      if (ch.add_node >= 0) owner[ch.add_node] = id + 1;
       n_rewrites++;
     }
   }
@@ -293,10 +332,7 @@ int tfc_opt_fuse_conv(const tfc_graph *g, const tfc_optimize_options *o, tfc_gra
     if (p >= 0 && pad_of[p] - 1 == id) continue; /* a folded Pad: its conv reads its input */
     const tfc_node *pn = p >= 0 ? g->nodes[p] : nd;
     const chain *ch = &chains[pn->id];
-    int last = !fused[pn->id]       ? pn->id
-               : ch->act_node >= 0   ? ch->act_node
-               : ch->bias2_node >= 0 ? ch->bias2_node
-                                     : ch->bias_node;
+    int last = fused[pn->id] ? chain_last(ch) : pn->id;
     if (id != last) continue; /* made at the chain's last node, whose inputs all precede it */
     tfc_attr *attrs = NULL;
     int n_attrs = 0;
@@ -307,8 +343,10 @@ int tfc_opt_fuse_conv(const tfc_graph *g, const tfc_optimize_options *o, tfc_gra
     tfc_endpoint bias = {NULL, 0};
     if (fused[pn->id]) bias = ch->b[0] ? bias_const(&c, pn, nd, ch, s) : tfc_opt_mapped(&c, ch->bias);
     if (fused[pn->id] && !bias.node) break;
-    if (!fused_attrs(pn, fused[pn->id], g->nodes[last], ch->act, has_pad ? pads[pn->id] : NULL, &attrs, &n_attrs, s))
-      m = make_conv(&c, pn, nd->name, op, x, fused[pn->id] ? &bias : NULL, attrs, n_attrs, s);
+    int add = fused[pn->id] && ch->add_node >= 0;
+    if (!fused_attrs(pn, fused[pn->id], add, g->nodes[last], ch->act, has_pad ? pads[pn->id] : NULL, &attrs, &n_attrs,
+                     s))
+      m = make_conv(&c, pn, nd->name, op, x, fused[pn->id] ? &bias : NULL, add ? &ch->addend : NULL, attrs, n_attrs, s);
     tfc_attrs_free(attrs, n_attrs);
     if (!m) break;
     m->output_shapes[0] = nd->output_shapes[0];

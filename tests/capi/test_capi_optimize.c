@@ -18,8 +18,11 @@
 
 enum { OPT_DEFAULT = 0, OPT_L0 = 1, OPT_L0_FOLD = 2, OPT_CF_OFF = 3, OPT_ARITH_OFF = 4, OPT_META_OFF = 5, OPT_REMAP_OFF = 6 };
 
+static int intra_threads; /* the sessions' intra_op_parallelism_threads (0: the default) */
+
 static TF_Session *session(TF_Graph *g, int mode) {
   Tensorflow__ConfigProto cp = TENSORFLOW__CONFIG_PROTO__INIT;
+  cp.intra_op_parallelism_threads = intra_threads;
   Tensorflow__GraphOptions go = TENSORFLOW__GRAPH_OPTIONS__INIT;
   Tensorflow__OptimizerOptions oo = TENSORFLOW__OPTIMIZER_OPTIONS__INIT;
   Tensorflow__RewriterConfig rc = TENSORFLOW__REWRITER_CONFIG__INIT;
@@ -576,6 +579,200 @@ static void fused_ops_run_as_given(void) {
     }
 }
 
+/* ---- residual Adds and batch-1 bands ---- */
+
+/* A float conv node with explicit geometry: k x k filter w (k, k, ic, oc), stride, dilation,
+ * padding "SAME", "VALID" or "EXPLICIT" (pad on every side). */
+static TF_Output conv_geom(TF_Graph *g, const char *name, TF_Output x, TF_Output w, int stride, int dil,
+                           const char *padding, int pad) {
+  TF_OperationDescription *d = TF_NewOperation(g, "Conv2D", name);
+  TF_AddInput(d, x);
+  TF_AddInput(d, w);
+  TF_SetAttrIntList(d, "strides", (const int64_t[]){1, stride, stride, 1}, 4);
+  TF_SetAttrIntList(d, "dilations", (const int64_t[]){1, dil, dil, 1}, 4);
+  TF_SetAttrString(d, "padding", padding, strlen(padding));
+  if (strcmp(padding, "EXPLICIT") == 0)
+    TF_SetAttrIntList(d, "explicit_paddings", (const int64_t[]){0, 0, pad, pad, pad, pad, 0, 0}, 8);
+  return (TF_Output){capi_finish(d), 0};
+}
+
+/* x (n, 12, 10, 4) -> conv "a" (3x3, 8) -> BiasAdd -> AddV2 with r -> [Relu] -> Identity, where
+ * r is a second conv chain "b" (1x1 on x, BiasAdd) or x's own 1x1 projection through Relu;
+ * fetch_r also fetches r (so the Add cannot take r's buffer). Output (n*12*10*8) into y. */
+static void run_residual(int mode, int n, int act, int r_is_conv, int fetch_r, float *y, char **graphs) {
+  TF_Graph *g = TF_NewGraph();
+  TF_Status *s = TF_NewStatus();
+  unsigned seed = 11;
+  float wa[3 * 3 * 4 * 8], wb[4 * 8], ba[8], bb[8];
+  for (int i = 0; i < 288; i++) wa[i] = frand(&seed);
+  for (int i = 0; i < 32; i++) wb[i] = frand(&seed);
+  for (int i = 0; i < 8; i++) ba[i] = frand(&seed), bb[i] = frand(&seed);
+  TF_OperationDescription *d = TF_NewOperation(g, "Placeholder", "x");
+  TF_SetAttrType(d, "dtype", TF_FLOAT);
+  TF_SetAttrShape(d, "shape", (const int64_t[]){-1, 12, 10, 4}, 4); /* the residual needs static shapes */
+  TF_Output x = {capi_finish(d), 0};
+  TF_Output a = conv(g, "Conv2D", "a", x, fconst(g, "wa", (const int64_t[]){3, 3, 4, 8}, 4, wa, 288), 1, "SAME");
+  a = capi_op2(g, "BiasAdd", "a_bias", a, fconst(g, "ba", (const int64_t[]){8}, 1, ba, 8), s);
+  TF_Output r = conv(g, "Conv2D", "b", x, fconst(g, "wb", (const int64_t[]){1, 1, 4, 8}, 4, wb, 32), 1, "SAME");
+  r = r_is_conv ? capi_op2(g, "BiasAdd", "b_bias", r, fconst(g, "bb", (const int64_t[]){8}, 1, bb, 8), s)
+                : op1(g, "Relu", "b_relu", r);
+  TF_Output sum = capi_op2(g, "AddV2", "add", a, r, s);
+  if (act) sum = op1(g, "Relu", "act", sum);
+  TF_Output out = op1(g, "Identity", "out", sum);
+  TF_Session *sess = session(g, mode);
+  int nx = n * 12 * 10 * 4, ny = n * 12 * 10 * 8;
+  float *xv = malloc(sizeof(float) * (size_t)nx);
+  for (int i = 0; i < nx; i++) xv[i] = frand(&seed);
+  TF_Tensor *outs[2] = {0};
+  TF_Output fetches[2] = {out, r};
+  EXPECT_EQ(run(sess, &x, ftensor((const int64_t[]){n, 12, 10, 4}, 4, xv, (size_t)nx), fetches, fetch_r ? 2 : 1, NULL, 0,
+                outs, graphs, NULL),
+            TF_OK);
+  EXPECT_EQ((int)TF_TensorByteSize(outs[0]), ny * 4);
+  memcpy(y, TF_TensorData(outs[0]), (size_t)ny * 4);
+  for (int i = 0; i < 2; i++)
+    if (outs[i]) TF_DeleteTensor(outs[i]);
+  free(xv);
+  close_session(sess);
+  TF_DeleteGraph(g);
+  TF_DeleteStatus(s);
+}
+
+/* conv + bias + residual Add (+ Relu) becomes one _FusedConv2D with fused_ops [BiasAdd, Add,
+ * (Relu)] and num_args 2, named as the last node; when both Add inputs are conv chains, one
+ * takes the Add and the other keeps its bias. Values equal the unfused graph's, whether the
+ * Add's buffer is the residual's own (not fetched) or a copy (fetched), in batches of 1 and 3
+ * on 4 threads (bands of rows at batch 1). */
+static void fuses_a_residual_add(void) {
+  intra_threads = 4;
+  for (int n = 1; n <= 3; n += 2)
+    for (int act = 0; act < 2; act++)
+      for (int r_conv = 0; r_conv < 2; r_conv++)
+        for (int fetch_r = 0; fetch_r < 2; fetch_r++) {
+          int ny = n * 12 * 10 * 8;
+          float *y0 = malloc(sizeof(float) * (size_t)ny), *y1 = malloc(sizeof(float) * (size_t)ny);
+          char *graphs[2];
+          run_residual(OPT_DEFAULT, n, act, r_conv, fetch_r, y0, &graphs[0]);
+          run_residual(OPT_REMAP_OFF, n, act, r_conv, fetch_r, y1, &graphs[1]);
+          for (int i = 0; i < ny; i++)
+            if (fabs(y0[i] - y1[i]) > 1e-5 * (1 + fabs(y1[i])))
+              tfc_test_fail(__FILE__, __LINE__, "n %d act %d r_conv %d fetch_r %d element %d: %.9g vs %.9g", n, act,
+                            r_conv, fetch_r, i, y0[i], y1[i]);
+          EXPECT_EQ(count_lines(graphs[0], act ? "act=_FusedConv2D" : "add=_FusedConv2D"), 1);
+          EXPECT_EQ(count_op(graphs[0], "AddV2"), 0);
+          EXPECT_EQ(count_op(graphs[0], "Conv2D"), r_conv ? 0 : 1); /* b without a bias stays */
+          EXPECT_EQ(count_op(graphs[0], "_FusedConv2D"), r_conv ? 2 : 1);
+          EXPECT_EQ(count_op(graphs[1], "AddV2"), 1);
+          free(graphs[0]);
+          free(graphs[1]);
+          free(y0);
+          free(y1);
+        }
+  intra_threads = 0;
+}
+
+/* Batch-1 convolutions on 4 threads (cut into bands of output rows when the work pays for it)
+ * against the same convolution in double (plain C, one piece): strides, dilations, SAME,
+ * VALID and EXPLICIT padding, odd sizes, and padding wider than a band (which falls back to
+ * one piece). */
+static void batch1_bands_match_double(void) {
+  static const struct {
+    int h, w, ic, oc, k, stride, dil, pad;
+    const char *padding;
+  } cases[] = {
+      {40, 33, 32, 32, 3, 1, 1, 0, "SAME"},   {41, 40, 32, 48, 3, 2, 1, 0, "SAME"},
+      {45, 38, 16, 64, 7, 2, 1, 3, "EXPLICIT"}, {37, 30, 32, 32, 3, 1, 2, 0, "SAME"},
+      {40, 40, 64, 96, 1, 1, 1, 0, "VALID"},  {39, 31, 32, 40, 5, 1, 1, 0, "VALID"},
+      {4, 4, 96, 96, 3, 1, 1, 8, "EXPLICIT"},
+  };
+  intra_threads = 4;
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    TF_Graph *g = TF_NewGraph();
+    TF_Status *s = TF_NewStatus();
+    unsigned seed = 5 + (unsigned)c;
+    int nx = cases[c].h * cases[c].w * cases[c].ic, nw = cases[c].k * cases[c].k * cases[c].ic * cases[c].oc;
+    float *xv = malloc(sizeof(float) * (size_t)nx), *wv = malloc(sizeof(float) * (size_t)nw);
+    for (int i = 0; i < nx; i++) xv[i] = frand(&seed);
+    for (int i = 0; i < nw; i++) wv[i] = frand(&seed);
+    TF_Output x = fconst(g, "x", (const int64_t[]){1, cases[c].h, cases[c].w, cases[c].ic}, 4, xv, (size_t)nx);
+    TF_Output w = fconst(g, "w", (const int64_t[]){cases[c].k, cases[c].k, cases[c].ic, cases[c].oc}, 4, wv, (size_t)nw);
+    TF_Output y = conv_geom(g, "y", x, w, cases[c].stride, cases[c].dil, cases[c].padding, cases[c].pad);
+    TF_OperationDescription *d = TF_NewOperation(g, "Cast", "xd");
+    TF_AddInput(d, x);
+    TF_SetAttrType(d, "DstT", TF_DOUBLE);
+    TF_Output xd = {capi_finish(d), 0};
+    d = TF_NewOperation(g, "Cast", "wd");
+    TF_AddInput(d, w);
+    TF_SetAttrType(d, "DstT", TF_DOUBLE);
+    TF_Output wd = {capi_finish(d), 0};
+    TF_Output yd = conv_geom(g, "yd", xd, wd, cases[c].stride, cases[c].dil, cases[c].padding, cases[c].pad);
+    TF_Session *sess = session(g, OPT_META_OFF);
+    TF_Output fetches[2] = {y, yd};
+    TF_Tensor *out[2] = {0};
+    EXPECT_EQ(run(sess, NULL, NULL, fetches, 2, NULL, 0, out, NULL, NULL), TF_OK);
+    size_t n = TF_TensorByteSize(out[0]) / 4;
+    EXPECT_EQ((long long)n, (long long)(TF_TensorByteSize(out[1]) / 8));
+    const float *yf = TF_TensorData(out[0]);
+    const double *ydv = TF_TensorData(out[1]);
+    for (size_t i = 0; i < n; i++)
+      if (fabs(yf[i] - ydv[i]) > 1e-4 * (1 + fabs(ydv[i])))
+        tfc_test_fail(__FILE__, __LINE__, "case %zu element %zu: %.9g vs %.9g", c, i, yf[i], ydv[i]);
+    TF_DeleteTensor(out[0]);
+    TF_DeleteTensor(out[1]);
+    close_session(sess);
+    TF_DeleteGraph(g);
+    TF_DeleteStatus(s);
+    free(xv);
+    free(wv);
+  }
+  intra_threads = 0;
+}
+
+/* A _FusedConv2D with Add as a graph gives it: an addend of another shape is INVALID_ARGUMENT
+ * naming the node, num_args other than 2 is TF's kind of error, and the depthwise op does
+ * not fuse an Add. */
+static void fused_add_errors(void) {
+  for (int k = 0; k < 3; k++) {
+    TF_Graph *g = TF_NewGraph();
+    TF_Status *s = TF_NewStatus();
+    float xv[1 * 3 * 3 * 2] = {0}, wv[2 * 2 * 2 * 3] = {0}, bv[6] = {0}, av[1 * 3 * 3 * 6] = {0};
+    TF_Output x = fconst(g, "x", (const int64_t[]){1, 3, 3, 2}, 4, xv, 18);
+    TF_Output w = fconst(g, "w", (const int64_t[]){2, 2, 2, 3}, 4, wv, 24);
+    TF_Output args[2] = {fconst(g, "b", (const int64_t[]){k == 2 ? 6 : 3}, 1, bv, k == 2 ? 6 : 3),
+                         fconst(g, "addend", (const int64_t[]){1, 3, k == 0 ? 2 : 3, 3}, 4, av, k == 0 ? 18 : 27)};
+    TF_OperationDescription *d = TF_NewOperation(g, k == 2 ? "_FusedDepthwiseConv2dNative" : "_FusedConv2D", "fused");
+    TF_AddInput(d, x);
+    TF_AddInput(d, w);
+    TF_AddInputList(d, args, k == 1 ? 1 : 2);
+    TF_SetAttrType(d, "T", TF_FLOAT);
+    TF_SetAttrIntList(d, "strides", (const int64_t[]){1, 1, 1, 1}, 4);
+    TF_SetAttrString(d, "padding", "SAME", 4);
+    const char *ops[3] = {"BiasAdd", "Add", "Relu"};
+    size_t lens[3] = {7, 3, 4};
+    TF_SetAttrStringList(d, "fused_ops", (const void *const *)ops, lens, 3);
+    TF_Output f = {TF_FinishOperation(d, s), 0};
+    OK(s);
+    TF_Session *sess = session(g, OPT_META_OFF);
+    TF_Tensor *out = NULL;
+    char msg[512];
+    int code = run(sess, NULL, NULL, &f, 1, NULL, 0, &out, NULL, msg);
+    if (k == 0) {
+      EXPECT_EQ(code, TF_INVALID_ARGUMENT);
+      EXPECT_TRUE(strstr(msg, "fused") && strstr(msg, "[1,3,3,3]") && strstr(msg, "[1,3,2,3]"));
+    } else if (k == 1) {
+      EXPECT_EQ(code, TF_INVALID_ARGUMENT);
+      EXPECT_TRUE(strstr(msg, "two extra arguments") != NULL);
+    } else {
+      EXPECT_EQ(code, TF_UNIMPLEMENTED);
+      EXPECT_TRUE(strstr(msg, "Fusion is not implemented: [BiasAdd,Add,Relu]") != NULL);
+    }
+    if (out) TF_DeleteTensor(out);
+    close_session(sess);
+    TF_DeleteGraph(g);
+    TF_DeleteStatus(s);
+  }
+}
+
 /* ---- a frozen Keras model made by TensorFlow ---- */
 
 static void *read_file(const char *name, size_t *len);
@@ -699,5 +896,8 @@ static const tfc_test tests[] = {
     TFC_TEST(folds_pad_into_explicit_padding),
     TFC_TEST(fused_ops_run_as_given),
     TFC_TEST(grappler_fused_graph_matches_tensorflow),
+    TFC_TEST(fuses_a_residual_add),
+    TFC_TEST(batch1_bands_match_double),
+    TFC_TEST(fused_add_errors),
     {0}};
 TFC_TEST_MAIN(tests)

@@ -2,17 +2,18 @@
  * kernels_conv — Conv2D, Conv2DBackpropInput and Conv2DBackpropFilter on the CPU, and the
  * registration of the whole convolution and pooling family (pooling rows: kernels_pool.c).
  *
- * float goes to oneDNN 2.x: per node, one primitive per (geometry, shard minibatch), built
- * on first use and cached in the kernel state; the batch is cut into the node's share of
- * intra-op threads and each shard runs a single-threaded primitive (kernels_conv_int.h says
- * why). Filters arrive in TF's HWIO layout and are reordered once per call into the layout
+ * float goes to oneDNN 2.x: per node, one primitive per shard geometry, built on first use
+ * and cached in the kernel state; the batch is cut into the node's share of intra-op threads
+ * and each shard runs a single-threaded primitive (kernels_conv_int.h says why). A forward
+ * NHWC convolution with fewer images than threads (batch-1 inference) is cut into bands of
+ * output rows instead, each a convolution of its own over the input rows it reads. Filters arrive in TF's HWIO layout and are reordered once per call into the layout
  * the primitive chose (once per node when the filter is a Const node's value, immutable); activations stay in the user's layout (NHWC or NCHW) when oneDNN has
  * a direct kernel for it and are otherwise reordered per shard. The filter gradient is a sum
  * over the batch: each shard writes its partial sum, the partials are added, and the total
  * is reordered to HWIO once. double runs plain C loops (kernels_conv_ref.c), used by the
- * float64 gradient checks. _FusedConv2D is the forward with its bias and activation as the
- * primitive's bias and an eltwise post-op (kernels_conv_int.h), in the same cache; in double
- * the plain-C epilogue follows the sum.
+ * float64 gradient checks. _FusedConv2D is the forward with its bias, residual addend and
+ * activation as the primitive's bias, a sum post-op and an eltwise post-op
+ * (kernels_conv_int.h), in the same cache; in double the plain-C epilogue follows the sum.
  *
  * Attrs (in init) and shapes (in compute) are checked by device/conv_plan.h, with TF 1.15's
  * kernel texts, shared with the GPU kernels so both devices refuse the same inputs.
@@ -161,47 +162,48 @@ static int build_conv_layout(const void *key, tfc_dnn_prim *p, int direct, tfc_s
  * blocked layout, paying a reorder per shard on each side. */
 static int build_conv(const void *key, tfc_dnn_prim *p, tfc_status *s) {
   TFC_TRY(build_conv_layout(key, p, 1, s));
-  if (strncmp(p->impl, "ref", 3) != 0) return TFC_OK;
+  /* A fused Add's sum post-op reads the output, which must then be the user's buffer. */
+  if (strncmp(p->impl, "ref", 3) != 0 || ((const conv_key *)key)->fuse.add) return TFC_OK;
   tfc_dnn_prim_fini(p);
   return build_conv_layout(key, p, 0, s);
 }
 
-/* One call's plan: the shards, their (at most two) primitives, and the batched pointers. */
+/* One shard of a call: its primitive, where its activations start and end (bytes into the
+ * batched input and output), and the filter it reads (for the filter gradient: its partial). */
+typedef struct conv_shard_plan {
+  const tfc_dnn_prim *prim;
+  int64_t in_off, out_off, out_bytes;
+  void *w;
+  unsigned pre; /* prearranged mask for tfc_dnn_run */
+} conv_shard_plan;
+
+/* One call: the shards and the batched pointers. */
 typedef struct conv_run {
-  tfc_kernel_ctx *c;
-  const tfc_window_geom *g;
   int kind, n_shards;
-  const tfc_dnn_prim *prim[2]; /* minibatch q and q + 1 */
-  int64_t q;
+  const conv_shard_plan *sp;
   char *act_in, *act_out;      /* batched input and output (per kind, see conv_dnn) */
-  int64_t in_img, out_img;     /* bytes of one image of each */
-  void *shared[2];             /* the per-call arg (filter) for prim[0], prim[1] */
   const void *bias;            /* a fused forward's bias */
-  unsigned pre[2];             /* prearranged masks */
-  char **partial;              /* filter gradient partial sums, one per shard */
+  const char *addend;          /* a fused Add's addend, copied into each output shard first */
   tfc_status *st;              /* one per shard */
 } conv_run;
 
 static void conv_shard(int k, void *arg) {
-  conv_run *r = arg;
-  int64_t begin, size;
-  tfc_conv_shard(r->g->n, r->n_shards, k, &begin, &size);
-  int which = size == r->q ? 0 : 1;
-  const tfc_dnn_prim *p = r->prim[which];
-  void *in = r->act_in + begin * r->in_img, *out = r->act_out ? r->act_out + begin * r->out_img : NULL;
+  const conv_run *r = arg;
+  const conv_shard_plan *q = &r->sp[k];
+  char *in = r->act_in + q->in_off, *out = r->act_out + q->out_off;
   void *ptr[4];
-  unsigned pre = r->pre[which];
   if (r->kind == TFC_CONV_BWD_FILTER) { /* src, diff_dst batched; diff_weights a partial */
     ptr[0] = in;
     ptr[1] = out;
-    ptr[2] = r->partial ? r->partial[k] : r->shared[0];
+    ptr[2] = q->w;
   } else { /* (diff_)src or diff_dst batched in and out; weights shared */
+    if (r->addend) memcpy(out, r->addend + q->out_off, (size_t)q->out_bytes);
     ptr[0] = in;
-    ptr[1] = r->shared[which];
+    ptr[1] = q->w;
     ptr[2] = out;
     ptr[3] = (void *)r->bias;
   }
-  tfc_dnn_run(p, ptr, pre, &r->st[k]);
+  tfc_dnn_run(q->prim, ptr, q->pre, &r->st[k]);
 }
 
 typedef struct sum_job {
@@ -242,43 +244,109 @@ static void *packed_filter_get(conv_state *st, const tfc_dnn_prim *p, const void
   return data;
 }
 
-/* Runs one conv kind with oneDNN. For FWD: a = input, b = filter, out = output. BWD_INPUT:
- * a = out_backprop, b = filter, out = input gradient. BWD_FILTER: a = input, b =
- * out_backprop, out = filter gradient. */
-static int conv_dnn(tfc_kernel_ctx *c, conv_state *st, const tfc_window_geom *g, const void *a, const void *b,
-                    const void *bias, void *out) {
-  double flops = 2.0 * (double)g->n * (double)(g->oh * g->ow) * (double)(g->oc * g->kh * g->kw * g->ic);
-  int ns = tfc_conv_n_shards(c, g->n, flops);
-  conv_run r = {.c = c, .g = g, .kind = st->kind, .n_shards = ns, .q = g->n / ns, .bias = bias};
+/* Output rows [o0, o0 + rows) of one image of g as a geometry of its own: the input rows those
+ * windows read, with the padding that falls inside them. 0 when the rows read no input row
+ * (all padding), which oneDNN cannot describe. */
+static int rows_geom(const tfc_window_geom *g, int64_t o0, int64_t rows, tfc_window_geom *sub, int64_t *in_row) {
+  int64_t first = o0 * g->sh - g->pt, end = (o0 + rows - 1) * g->sh - g->pt + (g->kh - 1) * g->dh + 1;
+  int64_t from = first < 0 ? 0 : first, to = end > g->ih ? g->ih : end;
+  if (to <= from) return 0;
+  *sub = *g;
+  sub->n = 1;
+  sub->oh = rows;
+  sub->ih = to - from;
+  sub->pt = from - first;
+  sub->pb = end - to;
+  *in_row = from;
+  return 1;
+}
+
+/* Cuts the call into shards: images, or, for a forward NHWC convolution with fewer images than
+ * the node's threads (batch 1 inference), images times bands of output rows — in NHWC a band of
+ * one image's rows is contiguous on both sides, so each band is a convolution of its own with
+ * the padding that falls inside it. Fills sp[0 .. *ns) (sp has room for max_shards) with each
+ * shard's primitive and offsets; filters are set by the caller. */
+static int plan_shards(tfc_kernel_ctx *c, conv_state *st, const tfc_window_geom *g, double flops, int64_t in_img,
+                       int64_t out_img, conv_shard_plan *sp, int max_shards, int *ns) {
   conv_key key;
   memset(&key, 0, sizeof key); /* padding bytes take part in the key's memcmp */
   key.kind = st->kind;
-  key.g = *g;
   key.fuse = st->fuse;
-  for (int w = 0; w < 2; w++) {
-    key.g.n = r.q + w;
-    if ((w == 0 && r.q == 0) || (w == 1 && g->n % ns == 0)) continue;
-    if (!(r.prim[w] = tfc_dnn_cache_get(&st->cache, &key, sizeof key, build_conv, c->status))) return c->status->code;
+  int batch = tfc_conv_n_shards(c, g->n, flops);
+  if (batch > max_shards) batch = max_shards;
+  int want = tfc_conv_n_shards(c, INT64_MAX, flops);
+  int64_t bands = st->kind == TFC_CONV_FWD && !g->nchw && want > g->n ? want / g->n : 1;
+  if (bands > g->oh) bands = g->oh;
+  if (g->n * bands > max_shards) bands = 1;
+  for (int64_t b = 0; bands > 1 && b < bands; b++) { /* every band must read some input */
+    int64_t o0, rows, row;
+    tfc_window_geom sub;
+    tfc_conv_shard(g->oh, (int)bands, (int)b, &o0, &rows);
+    if (!rows_geom(g, o0, rows, &sub, &row)) bands = 1;
   }
+  *ns = bands > 1 ? (int)(g->n * bands) : batch;
+  const tfc_dnn_prim *last = NULL;
+  conv_key last_key;
+  for (int k = 0; k < *ns; k++) {
+    conv_shard_plan *q = &sp[k];
+    q->w = NULL;
+    q->pre = 0;
+    key.g = *g;
+    if (bands > 1) {
+      int64_t img = k / bands, o0, rows, row;
+      tfc_conv_shard(g->oh, (int)bands, (int)(k % bands), &o0, &rows);
+      rows_geom(g, o0, rows, &key.g, &row);
+      int64_t in_row_bytes = g->iw * g->ic * 4, out_row_bytes = g->ow * g->oc * 4;
+      q->in_off = img * in_img + row * in_row_bytes;
+      q->out_off = img * out_img + o0 * out_row_bytes;
+      q->out_bytes = rows * out_row_bytes;
+    } else {
+      int64_t begin, size;
+      tfc_conv_shard(g->n, *ns, k, &begin, &size);
+      key.g.n = size;
+      q->in_off = begin * in_img;
+      q->out_off = begin * out_img;
+      q->out_bytes = size * out_img;
+    }
+    if (last && memcmp(&key, &last_key, sizeof key) == 0) {
+      q->prim = last;
+    } else if (!(q->prim = last = tfc_dnn_cache_get(&st->cache, &key, sizeof key, build_conv, c->status))) {
+      return c->status->code;
+    }
+    last_key = key;
+  }
+  return TFC_OK;
+}
+
+#define MAX_SHARDS 64
+
+/* Runs one conv kind with oneDNN. For FWD: a = input, b = filter, out = output (holding the
+ * addend already when fused with Add and addend is NULL). BWD_INPUT: a = out_backprop, b =
+ * filter, out = input gradient. BWD_FILTER: a = input, b = out_backprop, out = filter
+ * gradient. */
+static int conv_dnn(tfc_kernel_ctx *c, conv_state *st, const tfc_window_geom *g, const void *a, const void *b,
+                    const void *bias, const void *addend, void *out) {
+  double flops = 2.0 * (double)g->n * (double)(g->oh * g->ow) * (double)(g->oc * g->kh * g->kw * g->ic);
   int64_t src_img = g->ih * g->iw * g->ic * 4, dst_img = g->oh * g->ow * g->oc * 4;
-  void *tmp[2] = {NULL, NULL};
+  int fwd = st->kind == TFC_CONV_FWD, bwd_filter = st->kind == TFC_CONV_BWD_FILTER;
+  conv_shard_plan sp[MAX_SHARDS];
+  void *tmp[MAX_SHARDS];
+  tfc_status sts[MAX_SHARDS];
+  int ns = 0, n_tmp = 0;
   char **partial = NULL;
-  tfc_status *sts = calloc((size_t)ns, sizeof *sts);
-  if (!sts) return TFC_OOM(c->status);
+  TFC_TRY(plan_shards(c, st, g, flops, fwd || bwd_filter ? src_img : dst_img, fwd || bwd_filter ? dst_img : src_img, sp,
+                      MAX_SHARDS, &ns));
   for (int k = 0; k < ns; k++) tfc_status_init(&sts[k]);
-  r.st = sts;
-  if (st->kind == TFC_CONV_BWD_FILTER) {
-    r.act_in = (char *)a;
+  conv_run r = {.kind = st->kind, .n_shards = ns, .sp = sp, .act_in = (char *)a, .bias = bias, .addend = addend, .st = sts};
+  if (bwd_filter) {
     r.act_out = (char *)b;
-    r.in_img = src_img;
-    r.out_img = dst_img;
-    r.shared[0] = out;
+    for (int k = 0; k < ns; k++) sp[k].w = out;
     if (ns > 1) {
-      /* Partials in the primitive's layout when both shard sizes agree on it (one reorder of
-       * the total at the end), else in HWIO. */
-      const tfc_dnn_prim *p0 = r.prim[0] ? r.prim[0] : r.prim[1], *p1 = r.prim[1] ? r.prim[1] : p0;
-      int in_prim = dnnl_memory_desc_equal(&p0->args[2].prim, &p1->args[2].prim);
-      size_t bytes = in_prim ? tfc_dnn_arg_bytes(p0, 2) : (size_t)(g->kh * g->kw * g->ic * g->oc * 4);
+      /* Partials in the primitive's layout when every shard's agrees on it (one reorder of the
+       * total at the end), else in HWIO. */
+      int in_prim = 1;
+      for (int k = 1; k < ns; k++) in_prim &= dnnl_memory_desc_equal(&sp[0].prim->args[2].prim, &sp[k].prim->args[2].prim);
+      size_t bytes = in_prim ? tfc_dnn_arg_bytes(sp[0].prim, 2) : (size_t)(g->kh * g->kw * g->ic * g->oc * 4);
       bytes = (bytes + 63) / 64 * 64;
       partial = calloc((size_t)ns, sizeof *partial);
       char *block = partial ? aligned_alloc(64, bytes * (size_t)ns) : NULL;
@@ -288,47 +356,48 @@ static int conv_dnn(tfc_kernel_ctx *c, conv_state *st, const tfc_window_geom *g,
         TFC_OOM(c->status);
         goto out;
       }
-      for (int k = 0; k < ns; k++) partial[k] = block + bytes * (size_t)k;
-      r.partial = partial;
-      if (in_prim) r.pre[0] = r.pre[1] = 1u << 2;
+      for (int k = 0; k < ns; k++) {
+        partial[k] = block + bytes * (size_t)k;
+        sp[k].w = partial[k];
+        sp[k].pre = in_prim ? 1u << 2 : 0;
+      }
       tfc_conv_for_shards(c, ns, conv_shard, &r);
       for (int k = 0; k < ns; k++)
         if (sts[k].code) goto out;
       sum_job j = {(float **)partial, ns};
       tfc_kernel_parallel_for(c, (int64_t)(bytes / 4), ns, sum_partials, &j);
-      if (in_prim && p0->args[2].reorder)
-        tfc_dnn_reorder_arg(p0, 2, out, partial[0], 0, c->status);
+      if (in_prim && sp[0].prim->args[2].reorder)
+        tfc_dnn_reorder_arg(sp[0].prim, 2, out, partial[0], 0, c->status);
       else
         memcpy(out, partial[0], (size_t)(g->kh * g->kw * g->ic * g->oc * 4));
       goto out;
     }
   } else {
-    r.act_in = (char *)a;
     r.act_out = out;
-    r.in_img = st->kind == TFC_CONV_FWD ? src_img : dst_img;
-    r.out_img = st->kind == TFC_CONV_FWD ? dst_img : src_img;
-    /* The filter is reordered once per call (per distinct layout) and shared by the shards;
-     * a Const filter once per node and layout. */
-    for (int w = 0; w < 2; w++) {
-      const tfc_dnn_prim *p = r.prim[w];
-      r.shared[w] = (void *)b;
-      if (!p || !p->args[1].reorder) continue;
+    /* The filter is reordered once per call and layout, shared by the shards that use it; a
+     * Const filter once per node and layout. */
+    for (int k = 0; k < ns; k++) {
+      const tfc_dnn_prim *p = sp[k].prim;
+      sp[k].w = (void *)b;
+      sp[k].pre = 0;
+      if (!p->args[1].reorder) continue;
+      sp[k].pre = 1u << 1;
+      for (int j = 0; j < k && sp[k].w == b; j++)
+        if (sp[j].pre && dnnl_memory_desc_equal(&p->args[1].prim, &sp[j].prim->args[1].prim)) sp[k].w = sp[j].w;
+      if (sp[k].w != b) continue;
       void *packed = st->const_filter ? packed_filter_get(st, p, b, c->status) : NULL;
       if (c->status->code) goto out;
       if (packed) {
-        r.shared[w] = packed;
-      } else if (w == 1 && r.prim[0] && tmp[0] && dnnl_memory_desc_equal(&p->args[1].prim, &r.prim[0]->args[1].prim)) {
-        r.shared[1] = tmp[0];
-      } else {
-        size_t bytes = (tfc_dnn_arg_bytes(p, 1) + 63) / 64 * 64;
-        if (!(tmp[w] = aligned_alloc(64, bytes))) {
-          TFC_OOM(c->status);
-          goto out;
-        }
-        if (tfc_dnn_reorder_arg(p, 1, (void *)b, tmp[w], 1, c->status)) goto out;
-        r.shared[w] = tmp[w];
+        sp[k].w = packed;
+        continue;
       }
-      r.pre[w] = 1u << 1;
+      size_t bytes = (tfc_dnn_arg_bytes(p, 1) + 63) / 64 * 64;
+      if (!(tmp[n_tmp] = aligned_alloc(64, bytes))) {
+        TFC_OOM(c->status);
+        goto out;
+      }
+      sp[k].w = tmp[n_tmp++];
+      if (tfc_dnn_reorder_arg(p, 1, (void *)b, sp[k].w, 1, c->status)) goto out;
     }
   }
   tfc_conv_for_shards(c, ns, conv_shard, &r);
@@ -337,9 +406,7 @@ out:
     if (sts[k].code && !c->status->code) tfc_status_move(c->status, &sts[k]);
     tfc_status_fini(&sts[k]);
   }
-  free(sts);
-  free(tmp[0]);
-  free(tmp[1]);
+  for (int i = 0; i < n_tmp; i++) free(tmp[i]);
   if (partial) free(partial[0]);
   free(partial);
   return c->status->code;
@@ -352,25 +419,32 @@ static int conv_compute(tfc_kernel_ctx *c) {
   tfc_conv_plan p;
   TFC_TRY(tfc_conv_plan_make(c, &st->attrs, st->kind, &p));
   const tfc_window_geom *g = &p.g;
-  const void *bias = NULL;
+  const void *bias = NULL, *addend = NULL;
   if (st->fuse.on) {
     TFC_TRY(tfc_conv_fusion_check_bias(c, g->oc));
+    TFC_TRY(tfc_conv_fusion_check_addend(c, &st->fuse, p.out_dims, 4));
     bias = c->inputs[2]->data;
+    if (st->fuse.add) addend = c->inputs[3]->data;
   }
-  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, p.dtype, p.out_dims, 4);
+  /* oneDNN's sum post-op adds what the output holds: the addend's own buffer when this node
+   * holds its only reference, else a copy made shard by shard. */
+  int dnn = p.dtype == TFC_DT_FLOAT && !p.zeros;
+  tfc_tensor *out = addend && dnn ? tfc_kernel_forward_or_alloc(c, 3, 0, p.dtype, p.out_dims, 4)
+                                  : tfc_kernel_alloc_output(c, 0, p.dtype, p.out_dims, 4);
   if (!out) return c->status->code;
   if (out->n_elems == 0) return TFC_OK;
+  if (addend && out->data == addend) addend = NULL;
   /* The plain-C epilogue of a fused node whose sum did not run on oneDNN. */
   int64_t plane = g->oh * g->ow;
   if (p.zeros) {
     memset(out->data, 0, out->n_bytes);
-    if (bias) tfc_conv_fusion_ref(c, &st->fuse, p.dtype, out->data, bias, g->n * plane, g->oc, g->nchw, plane);
+    if (bias) tfc_conv_fusion_ref(c, &st->fuse, p.dtype, out->data, bias, addend, g->n * plane, g->oc, g->nchw, plane);
     return TFC_OK;
   }
   if (p.dtype == TFC_DT_DOUBLE) {
     if (st->kind == TFC_CONV_FWD) {
       tfc_conv_ref_fwd(c, g, p.x->data, p.f->data, out->data);
-      if (bias) tfc_conv_fusion_ref(c, &st->fuse, p.dtype, out->data, bias, g->n * plane, g->oc, g->nchw, plane);
+      if (bias) tfc_conv_fusion_ref(c, &st->fuse, p.dtype, out->data, bias, addend, g->n * plane, g->oc, g->nchw, plane);
     }
     else if (st->kind == TFC_CONV_BWD_INPUT)
       tfc_conv_ref_bwd_input(c, g, p.f->data, p.dy->data, out->data);
@@ -380,9 +454,9 @@ static int conv_compute(tfc_kernel_ctx *c) {
   }
   if (p.dtype != TFC_DT_FLOAT)
     return tfc_kernel_error(c, TFC_UNIMPLEMENTED, "%s for %s", c->node->op->name, tfc_dtype_name(p.dtype));
-  if (st->kind == TFC_CONV_FWD) return conv_dnn(c, st, g, p.x->data, p.f->data, bias, out->data);
-  if (st->kind == TFC_CONV_BWD_INPUT) return conv_dnn(c, st, g, p.dy->data, p.f->data, NULL, out->data);
-  return conv_dnn(c, st, g, p.x->data, p.dy->data, NULL, out->data);
+  if (st->kind == TFC_CONV_FWD) return conv_dnn(c, st, g, p.x->data, p.f->data, bias, addend, out->data);
+  if (st->kind == TFC_CONV_BWD_INPUT) return conv_dnn(c, st, g, p.dy->data, p.f->data, NULL, NULL, out->data);
+  return conv_dnn(c, st, g, p.x->data, p.dy->data, NULL, NULL, out->data);
 }
 
 static const tfc_kernel_def defs[] = {

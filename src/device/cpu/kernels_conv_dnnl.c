@@ -81,14 +81,16 @@ int tfc_dnn_pd_create_fused(const_dnnl_op_desc_t op_desc, const_dnnl_primitive_d
   dnnl_post_ops_t ops = NULL;
   if (tfc_dnn_check(dnnl_primitive_attr_create(&attr), "attr creation", s)) return s->code;
   dnnl_status_t st = dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user);
-  if (st == dnnl_success && f && f->act != TFC_ACT_NONE) {
+  if (st == dnnl_success && f && (f->act != TFC_ACT_NONE || f->add)) {
     /* relu with a slope is LeakyRelu; Relu6 is relu bounded above by 6 */
     dnnl_alg_kind_t alg = f->act == TFC_ACT_RELU6 ? dnnl_eltwise_bounded_relu
                           : f->act == TFC_ACT_ELU ? dnnl_eltwise_elu
                                                   : dnnl_eltwise_relu;
     float alpha = f->act == TFC_ACT_RELU6 ? 6.0f : f->act == TFC_ACT_ELU ? 1.0f : f->act == TFC_ACT_LEAKY_RELU ? f->alpha : 0.0f;
     st = dnnl_post_ops_create(&ops);
-    if (st == dnnl_success) st = dnnl_post_ops_append_eltwise(ops, 1.0f, alg, alpha, 0.0f);
+    /* the addend is in dst when the primitive runs: dst = conv + bias + dst, then act */
+    if (st == dnnl_success && f->add) st = dnnl_post_ops_append_sum(ops, 1.0f);
+    if (st == dnnl_success && f->act != TFC_ACT_NONE) st = dnnl_post_ops_append_eltwise(ops, 1.0f, alg, alpha, 0.0f);
     if (st == dnnl_success) st = dnnl_primitive_attr_set_post_ops(attr, ops);
   }
   if (st == dnnl_success) st = dnnl_primitive_desc_create(out, op_desc, attr, eng, hint);

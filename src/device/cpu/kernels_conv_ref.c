@@ -265,21 +265,26 @@ void tfc_pool_ref_avg_grad(tfc_kernel_ctx *c, const tfc_window_geom *g, int dtyp
 
 int tfc_conv_fusion_parse(const tfc_node *n, tfc_conv_fusion *f, tfc_status *s) {
   memset(f, 0, sizeof *f);
-  if (strcmp(n->op->name, "_FusedConv2D") != 0 && strcmp(n->op->name, "_FusedDepthwiseConv2dNative") != 0)
-    return TFC_OK;
+  int is_conv = strcmp(n->op->name, "_FusedConv2D") == 0;
+  if (!is_conv && strcmp(n->op->name, "_FusedDepthwiseConv2dNative") != 0) return TFC_OK;
   const tfc_attr_value *ops = tfc_node_attr(n, "fused_ops");
   int n_ops = ops && ops->kind == TFC_ATTR_LIST ? ops->u.list.n : 0;
   static const char *const acts[] = {"Relu", "Relu6", "Elu", "LeakyRelu"};
-  int ok = n_ops >= 1 && n_ops <= 2 && strcmp(ops->u.list.items[0].u.s.data, "BiasAdd") == 0;
-  if (ok && n_ops == 2) {
+  int ok = n_ops >= 1 && strcmp(ops->u.list.items[0].u.s.data, "BiasAdd") == 0, next = 1;
+  if (ok && is_conv && n_ops > next && strcmp(ops->u.list.items[next].u.s.data, "Add") == 0) {
+    f->add = 1;
+    next++;
+  }
+  if (ok && n_ops > next) {
     ok = 0;
     for (int i = 0; i < 4 && !ok; i++)
-      if (strcmp(ops->u.list.items[1].u.s.data, acts[i]) == 0) {
+      if (strcmp(ops->u.list.items[next].u.s.data, acts[i]) == 0) {
         f->act = TFC_ACT_RELU + i;
         ok = 1;
       }
+    next++;
   }
-  if (!ok) {
+  if (!ok || n_ops != next) {
     char list[256] = "";
     size_t used = 0;
     for (int i = 0; i < n_ops && used < sizeof list; i++)
@@ -288,9 +293,11 @@ int tfc_conv_fusion_parse(const tfc_node *n, tfc_conv_fusion *f, tfc_status *s) 
   }
   int64_t num_args = 0;
   tfc_node_attr_int(n, "num_args", &num_args);
-  if (num_args != 1)
-    return tfc_status_set(s, TFC_INVALID_ARGUMENT, "Fused %s must have one extra argument: bias.",
-                          strcmp(n->op->name, "_FusedConv2D") == 0 ? "Conv2D" : "DepthwiseConv2dNative");
+  if (num_args != 1 + f->add) {
+    const char *what = is_conv ? "Conv2D" : "DepthwiseConv2dNative";
+    return f->add ? tfc_status_set(s, TFC_INVALID_ARGUMENT, "Fused %s with Add must have two extra arguments: bias and addend.", what)
+                  : tfc_status_set(s, TFC_INVALID_ARGUMENT, "Fused %s must have one extra argument: bias.", what);
+  }
   int64_t host_args = 0;
   const tfc_attr_value *ff = tfc_node_attr(n, "filter_format");
   if (tfc_node_attr(n, "num_host_args")) tfc_node_attr_int(n, "num_host_args", &host_args);
@@ -313,10 +320,29 @@ int tfc_conv_fusion_check_bias(tfc_kernel_ctx *c, int64_t oc) {
   return TFC_OK;
 }
 
+int tfc_conv_fusion_check_addend(tfc_kernel_ctx *c, const tfc_conv_fusion *f, const int64_t *dims, int ndims) {
+  if (!f->add) return TFC_OK;
+  const tfc_tensor *a = c->inputs[3];
+  int same = a->ndims == ndims && a->dtype == c->inputs[0]->dtype;
+  for (int d = 0; same && d < ndims; d++) same = a->dims[d] == dims[d];
+  if (!same) {
+    char got[64], want[64] = "[";
+    size_t used = 1;
+    for (int d = 0; d < ndims && used < sizeof want; d++)
+      used += (size_t)snprintf(want + used, sizeof want - used, "%s%lld", d ? "," : "", (long long)dims[d]);
+    if (used < sizeof want - 1) snprintf(want + used, sizeof want - used, "]");
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "The addend of a fused Add must have the output's shape %s and dtype %s: got %s %s",
+                            want, tfc_dtype_name(c->inputs[0]->dtype), tfc_tensor_shape_str(a, got, sizeof got),
+                            tfc_dtype_name(a->dtype));
+  }
+  return TFC_OK;
+}
+
 typedef struct fuse_job {
   const tfc_conv_fusion *f;
   void *out;
   const void *bias;
+  const void *addend;
   int64_t oc, plane;
   int nchw;
 } fuse_job;
@@ -325,13 +351,13 @@ typedef struct fuse_job {
   static void name(int64_t p0, int64_t p1, void *arg) {                                        \
     const fuse_job *j = arg;                                                                    \
     T *out = j->out;                                                                            \
-    const T *bias = j->bias;                                                                    \
+    const T *bias = j->bias, *addend = j->addend;                                               \
     int act = j->f->act;                                                                        \
     T alpha = (T)j->f->alpha;                                                                   \
     for (int64_t p = p0; p < p1; p++)                                                           \
       for (int64_t ch = 0; ch < j->oc; ch++) {                                                  \
         int64_t i = j->nchw ? ((p / j->plane) * j->oc + ch) * j->plane + p % j->plane : p * j->oc + ch; \
-        T v = out[i] + bias[ch];                                                                \
+        T v = out[i] + bias[ch] + (addend ? addend[i] : (T)0);                                  \
         if (act == TFC_ACT_RELU) v = v > 0 ? v : 0;                                             \
         else if (act == TFC_ACT_RELU6) v = v > 0 ? (v < 6 ? v : 6) : 0;                        \
         else if (act == TFC_ACT_ELU) v = v > 0 ? v : (T)expm1((double)v);                       \
@@ -343,7 +369,7 @@ FUSE_RANGE(float, fuse_f32)
 FUSE_RANGE(double, fuse_f64)
 
 void tfc_conv_fusion_ref(tfc_kernel_ctx *c, const tfc_conv_fusion *f, int dtype, void *out, const void *bias,
-                         int64_t n_pix, int64_t oc, int nchw, int64_t plane) {
-  fuse_job j = {f, out, bias, oc, plane > 0 ? plane : 1, nchw};
+                         const void *addend, int64_t n_pix, int64_t oc, int nchw, int64_t plane) {
+  fuse_job j = {f, out, bias, addend, oc, plane > 0 ? plane : 1, nchw};
   tfc_kernel_parallel_for(c, n_pix, oc * 2, dtype == TFC_DT_DOUBLE ? fuse_f64 : fuse_f32, &j);
 }

@@ -256,7 +256,7 @@ static int dw_compute(tfc_kernel_ctx *c, int kind) {
       j.a = c->inputs[0]->data, j.b = c->inputs[1]->data;
       if (!dbl && tfc_depthwise_dnn_fwd(c, g, j.a, j.b, bias, out->data)) return c->status->code;
       tfc_kernel_parallel_for(c, g->n * g->oh, g->ow * g->oc * window, dbl ? fwd_f64 : fwd_f32, &j);
-      if (fuse) tfc_conv_fusion_ref(c, fuse, t0->dtype, out->data, bias, g->n * g->oh * g->ow, g->oc, 0, 0);
+      if (fuse) tfc_conv_fusion_ref(c, fuse, t0->dtype, out->data, bias, NULL, g->n * g->oh * g->ow, g->oc, 0, 0);
       break;
     case DW_BWD_INPUT:
       memset(out->data, 0, (size_t)out->n_elems * (dbl ? sizeof(double) : sizeof(float)));
