@@ -182,6 +182,57 @@ printf '#!/bin/sh\nLD_LIBRARY_PATH=%q exec %q "$@"\n' "$machine_ld" "$python" > 
 [ -n "$machine_ld" ] || printf '#!/bin/sh\nunset LD_LIBRARY_PATH\nexec %q "$@"\n' "$python" > "$pywrap"
 chmod +x "$pywrap"
 
+# ---- CUDA's libraries: cuDNN and cuBLAS ----
+# tfc includes cudnn.h and cublas_v2.h and dlopens libcudnn.so.9 and libcublas.so.<CUDA major>
+# at run time. A toolkit without them (cuDNN is a separate download) borrows those of the
+# Python's NVIDIA wheels (PyTorch's nvidia-cudnn and nvidia-cublas: headers and libraries), or
+# else the headers carried in DEPS/cuda-include; the toolkit's own libraries stay first.
+cuda_cflags=() cuda_flags=()
+if [ -n "$nvcc" ]; then
+  cuda_root=$(dirname "$(dirname "$(readlink -f "$nvcc")")")
+  pip_nvidia=$("$python" -c 'import nvidia; print("\n".join(nvidia.__path__))' 2>/dev/null || true)
+  for pair in cudnn.h:cudnn cublas_v2.h:cublas; do
+    h=${pair%%:*} pkg=${pair#*:} found=
+    for d in "$cuda_root/include" "$cuda_root/targets/x86_64-linux/include" /usr/include /usr/include/x86_64-linux-gnu; do
+      [ -f "$d/$h" ] && { found=$d; break; }
+    done
+    if [ -z "$found" ]; then
+      while read -r d; do
+        [ -n "$d" ] && [ -f "$d/$pkg/include/$h" ] && { found=$d/$pkg/include; break; }
+      done <<< "$pip_nvidia"
+      [ -z "$found" ] && [ -n "$deps" ] && [ -f "$deps/cuda-include/$h" ] && found=$(cd "$deps/cuda-include" && pwd)
+      [ -n "$found" ] && cuda_cflags+=("-I$found")
+    fi
+    note "cuda: $h in ${found:-NOWHERE (the build will fail)}"
+  done
+  cuda_lib=
+  for d in "$cuda_root/lib64" "$cuda_root/targets/x86_64-linux/lib" "$cuda_root/lib"; do
+    [ -d "$d" ] && cuda_lib=${cuda_lib:+$cuda_lib:}$d
+  done
+  pip_libs=
+  while read -r d; do
+    for pkg in cudnn cublas; do
+      [ -n "$d" ] && [ -d "$d/$pkg/lib" ] && pip_libs=${pip_libs:+$pip_libs:}$d/$pkg/lib
+    done
+  done <<< "$pip_nvidia"
+  # No cuBLAS to link bench_gpu_matmul with in the toolkit: the wheel's.
+  if ! ls "$cuda_root"/lib64/libcublas.so "$cuda_root"/targets/x86_64-linux/lib/libcublas.so > /dev/null 2>&1; then
+    for l in cublas cublasLt; do
+      f=
+      while read -r d; do
+        [ -n "$d" ] && [ -z "$f" ] && f=$(find "$d/cublas/lib" -maxdepth 1 -name "lib$l.so.*" 2>/dev/null | sort | head -1)
+      done <<< "$pip_nvidia"
+      [ -n "$f" ] && cuda_flags+=("-DCUDA_${l}_LIBRARY=$f")
+    done
+    note "cuda: no libcublas.so in the toolkit; linking ${cuda_flags[*]:-nothing (bench_gpu_matmul measures nothing)}"
+  fi
+  export LD_LIBRARY_PATH="${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}$cuda_lib${pip_libs:+:$pip_libs}"
+  { echo "== CUDA libraries"; echo "LD_LIBRARY_PATH=$LD_LIBRARY_PATH"; ldconfig -p 2>/dev/null | grep -E 'cudnn|cublas|libcuda\.'
+    ls -d "$cuda_root"/include/cudnn*.h "$cuda_root"/include/cublas*.h; echo "pip nvidia: $pip_nvidia"
+    "$python" -c 'import torch; print("torch", torch.__version__, torch.version.cuda, torch.backends.cudnn.version(), torch.cuda.is_available())'
+  } >> "$logs/machine.log" 2>&1
+fi
+
 # ---- 1. build ----
 test_re='gpu|example_matpow'
 bench_targets="matpow bench_gpu_matmul bench_gpu_matpow bench_cnn"
@@ -192,13 +243,13 @@ if [ $do_build = 1 ]; then
   case "$arch" in [0-9][0-9]|[0-9][0-9][0-9]) archflag=(-DCMAKE_CUDA_ARCHITECTURES="$arch") ;; esac
   gen=()
   [ -f "$build/CMakeCache.txt" ] || { command -v ninja > /dev/null 2>&1 && gen=(-G Ninja); }
-  cflags=${GPU_CHECK_C_FLAGS-}
+  cflags="${GPU_CHECK_C_FLAGS-}${cuda_cflags[*]:+ ${cuda_cflags[*]}}"
   read -r -a extra <<< "${GPU_CHECK_CMAKE_FLAGS-}"
   echo "== configure in $build (${gen[*]:-default generator}${arch:+, CUDA arch $arch})"
   steps+=(configure.log)
   if ! timeout "$(limit 300)" cmake -S . -B "$build" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DTFC_WERROR=ON \
       -DCMAKE_CUDA_COMPILER="$nvcc" -DCMAKE_C_FLAGS="$cflags" -DTFC_PYTHON=OFF -DTFC_TEST_TIMEOUT=120 \
-      "${archflag[@]}" "${deps_flags[@]}" "${extra[@]}" > "$logs/configure.log" 2>&1; then
+      "${archflag[@]}" "${deps_flags[@]}" "${cuda_flags[@]}" "${extra[@]}" > "$logs/configure.log" 2>&1; then
     note "build: FAILED to configure (see configure.log in all.log)"; tail -20 "$logs/configure.log" | tee -a "$summary"
     failed=1; finish_line; exit 1
   fi

@@ -9,6 +9,7 @@
 #       libjpeg-turbo, libpng, giflib, FFTW (single and double precision) and
 #       pkgconf into DIR, those with static libraries rebuilt without them: about 27 MB. The C
 #       library, the C++ runtime and the rest of a base system are assumed present on the target.
+#       cuDNN's headers, where the local CUDA toolkit has them, go to DIR/cuda-include.
 #   bash tests/scripts/gpu_deps.sh install DIR PREFIX
 #       On the GPU machine: unpacks every DIR/*.deb under PREFIX (never into /), points the
 #       pkg-config files at PREFIX, and writes PREFIX/env.sh, which exports PATH,
@@ -42,7 +43,8 @@ fetch() {
   local d tmp
   tmp=$(mktemp -d)
   for d in "$dir"/*.deb; do
-    dpkg-deb -c "$d" | grep -q '\.a$' || continue
+    dpkg-deb -c "$d" > "$tmp/list" || { echo "gpu_deps: cannot read $d" >&2; rm -rf "$tmp"; exit 1; }
+    grep -q '\.a$' "$tmp/list" || continue
     rm -rf "$tmp/p"
     dpkg-deb -R "$d" "$tmp/p" || { echo "gpu_deps: cannot unpack $d" >&2; rm -rf "$tmp"; exit 1; }
     find "$tmp/p" -name '*.a' -type f -delete
@@ -51,6 +53,12 @@ fetch() {
       { echo "gpu_deps: cannot repack $d" >&2; rm -rf "$tmp"; exit 1; }
   done
   rm -rf "$tmp"
+  # cuDNN's headers, for a GPU machine whose CUDA toolkit lacks them and whose Python has no
+  # nvidia-cudnn wheel (gpu_check.sh --deps looks for them in DIR/cuda-include last).
+  local cuda_inc=/usr/local/cuda/include
+  if [ -f "$cuda_inc/cudnn.h" ]; then
+    mkdir -p "$dir/cuda-include" && cp "$cuda_inc"/cudnn*.h "$dir/cuda-include/"
+  fi
   echo "gpu_deps: $(find "$dir" -name '*.deb' | wc -l) packages, $(du -sh "$dir" | cut -f1), in $dir"
 }
 
