@@ -87,7 +87,8 @@ failed=0
 steps=() # every step's log, in order, for all.log
 
 # all.log: the summary, then each step's log (a log over 3 MB keeps its first 1 MB and last
-# 2 MB, so the file stays far below 16 MB).
+# 2 MB, so the file stays far below 16 MB). Rewritten after each step and at exit, so a run
+# killed from outside still leaves the logs of the steps it finished.
 # shellcheck disable=SC2317 # run by the EXIT trap
 finish() {
   local f size
@@ -308,6 +309,8 @@ if [ $do_build = 1 ]; then
 fi
 [ -d "$build" ] || { note "build: FAILED: no build folder $build (drop --no-build)"; failed=1; finish_line; exit 1; }
 
+finish
+
 # ---- 2. tests ----
 if [ $do_tests = 1 ] && fits tests 60; then
   echo "== GPU tests"
@@ -343,6 +346,8 @@ if [ $do_tests = 1 ] && fits tests 60; then
   fi
 fi
 
+finish
+
 # ---- 3 and 4. matpow and the benchmarks ----
 # run NAME LIMIT_S MIN_S COMMAND...: runs one program into NAME.log, for LIMIT_S seconds at most
 # (less when the budget has less left; not at all when less than MIN_S is left), and notes its
@@ -367,6 +372,7 @@ run() {
   else
     note "$name: FAILED (exit $rc; see $name.log in all.log)"; tail -3 "$logs/$name.log" | sed 's/^/    /' | tee -a "$summary"; failed=1
   fi
+  finish
   return $rc
 }
 # figures NAME REGEX: copies NAME.log's lines matching REGEX into the summary.
