@@ -5,9 +5,11 @@
 #   bash tests/scripts/gpu_deps.sh fetch DIR
 #       On a Debian 12 machine with apt: downloads (no install, no root needed) the .deb files
 #       of OpenBLAS, oneDNN, protobuf-c and its compiler, zlib, gRPC core and their libraries
-#       (abseil, re2, c-ares, OpenSSL, gfortran/quadmath/gomp runtimes, OpenCL ICD loader) and
-#       pkgconf into DIR: about 36 MB. The C library, the C++ runtime and the rest of a base
-#       system are assumed present on the target.
+#       (abseil, re2, c-ares, OpenSSL, gfortran/quadmath/gomp runtimes, OpenCL ICD loader),
+#       libjpeg-turbo, libpng, giflib, FFTW (single and double precision) and
+#       pkgconf into DIR, those with static libraries rebuilt without them: about 27 MB. The C
+#       library, the C++ runtime and the rest of a base system are assumed present on the target.
+#       cuDNN's headers, where the local CUDA toolkit has them, go to DIR/cuda-include.
 #   bash tests/scripts/gpu_deps.sh install DIR PREFIX
 #       On the GPU machine: unpacks every DIR/*.deb under PREFIX (never into /), points the
 #       pkg-config files at PREFIX, and writes PREFIX/env.sh, which exports PATH,
@@ -21,7 +23,8 @@ set -euo pipefail
 PACKAGES="libopenblas-dev libopenblas-pthread-dev libopenblas0 libopenblas0-pthread libgfortran5 libquadmath0
 libgomp1 libdnnl-dev libdnnl2 ocl-icd-libopencl1 libprotobuf-c-dev libprotobuf-c1 protobuf-c-compiler libprotoc32
 libprotobuf32 zlib1g zlib1g-dev libgrpc-dev libgrpc29 libabsl-dev libabsl20220623 libre2-dev libre2-9 libc-ares-dev
-libc-ares2 libssl-dev libssl3 pkgconf pkgconf-bin libpkgconf3"
+libc-ares2 libssl-dev libssl3 libjpeg62-turbo-dev libjpeg62-turbo libpng-dev libpng16-16 libgif-dev libgif7
+libfftw3-dev libfftw3-single3 libfftw3-double3 pkgconf pkgconf-bin libpkgconf3"
 
 usage() {
   echo "usage: gpu_deps.sh fetch DIR | gpu_deps.sh install DIR PREFIX" >&2
@@ -34,6 +37,28 @@ fetch() {
   mkdir -p "$dir"
   # shellcheck disable=SC2086 # the list is words on purpose
   (cd "$dir" && apt-get download $PACKAGES) || { echo "gpu_deps: apt-get download failed" >&2; exit 1; }
+  # The folder travels to the GPU machine beside the source tree, within a size limit: a
+  # package with static libraries (never read by tfc's shared build) is rebuilt without them,
+  # which takes the folder from about 40 MB to about 27.
+  local d tmp
+  tmp=$(mktemp -d)
+  for d in "$dir"/*.deb; do
+    dpkg-deb -c "$d" > "$tmp/list" || { echo "gpu_deps: cannot read $d" >&2; rm -rf "$tmp"; exit 1; }
+    grep -q '\.a$' "$tmp/list" || continue
+    rm -rf "$tmp/p"
+    dpkg-deb -R "$d" "$tmp/p" || { echo "gpu_deps: cannot unpack $d" >&2; rm -rf "$tmp"; exit 1; }
+    find "$tmp/p" -name '*.a' -type f -delete
+    rm -f "$tmp/p/DEBIAN/md5sums"
+    dpkg-deb --root-owner-group -Zxz -b "$tmp/p" "$d" > /dev/null ||
+      { echo "gpu_deps: cannot repack $d" >&2; rm -rf "$tmp"; exit 1; }
+  done
+  rm -rf "$tmp"
+  # cuDNN's headers, for a GPU machine whose CUDA toolkit lacks them and whose Python has no
+  # nvidia-cudnn wheel (gpu_check.sh --deps looks for them in DIR/cuda-include last).
+  local cuda_inc=/usr/local/cuda/include
+  if [ -f "$cuda_inc/cudnn.h" ]; then
+    mkdir -p "$dir/cuda-include" && cp "$cuda_inc"/cudnn*.h "$dir/cuda-include/"
+  fi
   echo "gpu_deps: $(find "$dir" -name '*.deb' | wc -l) packages, $(du -sh "$dir" | cut -f1), in $dir"
 }
 
@@ -63,7 +88,7 @@ install_deps() {
   debs=$(find "$dir" -maxdepth 1 -name '*.deb' | sort)
   [ -n "$debs" ] || { echo "gpu_deps: no .deb files in $dir (run fetch first)" >&2; exit 1; }
   mkdir -p "$prefix"
-  prefix=$(cd "$prefix" && pwd)
+  prefix=$(cd "$prefix" && pwd -P)
   for d in $debs; do unpack "$d" "$prefix" || { echo "gpu_deps: cannot unpack $d" >&2; exit 1; }; done
   local lib=$prefix/usr/lib/x86_64-linux-gnu blas=$prefix/usr/lib/x86_64-linux-gnu/openblas-pthread
   # Debian makes libopenblas.so, its pkg-config file and libblas through update-alternatives,
@@ -80,7 +105,7 @@ install_deps() {
 export PATH="$prefix/usr/bin:\$PATH"
 export LD_LIBRARY_PATH="$lib:$blas\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}"
 export PKG_CONFIG_LIBDIR="$lib/pkgconfig:$blas/pkgconfig:$prefix/usr/share/pkgconfig"
-export TFC_DEPS_CMAKE_FLAGS="-DPKG_CONFIG_EXECUTABLE=$prefix/usr/bin/pkgconf -DPROTOC_C=$prefix/usr/bin/protoc-c -DDNNL_INCLUDE_DIR=$prefix/usr/include -DDNNL_LIBRARY=$lib/libdnnl.so"
+export TFC_DEPS_CMAKE_FLAGS="-DCMAKE_PREFIX_PATH=$prefix/usr -DPKG_CONFIG_EXECUTABLE=$prefix/usr/bin/pkgconf -DPROTOC_C=$prefix/usr/bin/protoc-c -DDNNL_INCLUDE_DIR=$prefix/usr/include -DDNNL_LIBRARY=$lib/libdnnl.so"
 EOF
   # shellcheck disable=SC1090,SC1091
   . "$prefix/env.sh"

@@ -255,8 +255,8 @@ static int contents_of(tfc_kernel_ctx *c, const uint8_t **d, size_t *n) {
 static int decode_compute(tfc_kernel_ctx *c) {
   const decode_state *st = c->state;
   if (st->attr_error[0]) return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "%s", st->attr_error);
-  const uint8_t *d;
-  size_t n;
+  const uint8_t *d = NULL;
+  size_t n = 0;
   TFC_TRY(contents_of(c, &d, &n));
   int op = c->node->op->id;
   tfc_jpeg_flags jf = st->jpeg;
@@ -301,8 +301,8 @@ static int decode_compute(tfc_kernel_ctx *c) {
 }
 
 static int extract_shape_compute(tfc_kernel_ctx *c) {
-  const uint8_t *d;
-  size_t n;
+  const uint8_t *d = NULL;
+  size_t n = 0;
   TFC_TRY(contents_of(c, &d, &n));
   int64_t shape[3];
   if (!tfc_codec_jpeg_shape(d, n, shape))

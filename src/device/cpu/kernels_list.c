@@ -173,7 +173,7 @@ static int set_list_output(tfc_kernel_ctx *c, int i, tfc_tensor_list *l) {
 
 static int empty_compute(tfc_kernel_ctx *c) {
   const list_state *st = c->state;
-  int64_t max;
+  int64_t max = 0;
   tfc_shape es;
   TFC_TRY(scalar_input(c, 1, "max_num_elements", &max));
   TFC_TRY(shape_input(c, 0, &es));

@@ -60,8 +60,8 @@ static int regex_init(const tfc_node *n, void **state, tfc_status *s) {
   if (!st) return TFC_OOM(s);
   int is_static = n->op->id == TFC_OP_StaticRegexFullMatch || n->op->id == TFC_OP_StaticRegexReplace;
   int is_replace = n->op->id == TFC_OP_StaticRegexReplace || n->op->id == TFC_OP_RegexReplace;
-  const char *p;
-  size_t len;
+  const char *p = NULL;
+  size_t len = 0;
   int rc = TFC_OK;
   if (is_static && !(rc = string_attr(n, "pattern", &p, &len, s)) && !(st->re = compile(p, len, s))) rc = s->code;
   if (!rc && n->op->id == TFC_OP_StaticRegexReplace) rc = string_attr(n, "rewrite", &st->rewrite, &st->rewrite_len, s);
