@@ -212,7 +212,7 @@ static void sparse_xent_bad_label_is_nan_row_on_gpu(void) {
     /* The CPU's answer to the same input. */
     char msg[1024];
     TF_Code code = gc_run_alone(&o, a, 2, GC_CPU, msg, sizeof msg, "sparse bad label on CPU");
-    char want[96];
+    char want[160];
     snprintf(want, sizeof want, "Received a label value of %lld which is outside the valid range of [0, %lld)",
              (long long)ncls[k], (long long)ncls[k]);
     if (code != TF_INVALID_ARGUMENT || !strstr(msg, want))

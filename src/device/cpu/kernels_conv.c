@@ -279,7 +279,7 @@ static int plan_shards(tfc_kernel_ctx *c, conv_state *st, const tfc_window_geom 
   if (bands > g->oh) bands = g->oh;
   if (g->n * bands > max_shards) bands = 1;
   for (int64_t b = 0; bands > 1 && b < bands; b++) { /* every band must read some input */
-    int64_t o0, rows, row;
+    int64_t o0, rows, row = 0;
     tfc_window_geom sub;
     tfc_conv_shard(g->oh, (int)bands, (int)b, &o0, &rows);
     if (!rows_geom(g, o0, rows, &sub, &row)) bands = 1;
@@ -293,7 +293,7 @@ static int plan_shards(tfc_kernel_ctx *c, conv_state *st, const tfc_window_geom 
     q->pre = 0;
     key.g = *g;
     if (bands > 1) {
-      int64_t img = k / bands, o0, rows, row;
+      int64_t img = k / bands, o0, rows, row = 0;
       tfc_conv_shard(g->oh, (int)bands, (int)(k % bands), &o0, &rows);
       rows_geom(g, o0, rows, &key.g, &row);
       int64_t in_row_bytes = g->iw * g->ic * 4, out_row_bytes = g->ow * g->oc * 4;
