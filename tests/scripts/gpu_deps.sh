@@ -5,7 +5,7 @@
 #   bash tests/scripts/gpu_deps.sh fetch DIR
 #       On a Debian 12 machine with apt: downloads (no install, no root needed) the .deb files
 #       of OpenBLAS, oneDNN, protobuf-c and its compiler, zlib, gRPC core and their libraries
-#       (abseil, re2, c-ares, OpenSSL, gfortran/quadmath/gomp runtimes, OpenCL ICD loader) and
+#       (abseil, re2, c-ares, OpenSSL, FFTW, gfortran/quadmath/gomp runtimes, OpenCL ICD loader) and
 #       pkgconf into DIR: about 36 MB. The C library, the C++ runtime and the rest of a base
 #       system are assumed present on the target.
 #   bash tests/scripts/gpu_deps.sh install DIR PREFIX
@@ -21,7 +21,7 @@ set -euo pipefail
 PACKAGES="libopenblas-dev libopenblas-pthread-dev libopenblas0 libopenblas0-pthread libgfortran5 libquadmath0
 libgomp1 libdnnl-dev libdnnl2 ocl-icd-libopencl1 libprotobuf-c-dev libprotobuf-c1 protobuf-c-compiler libprotoc32
 libprotobuf32 zlib1g zlib1g-dev libgrpc-dev libgrpc29 libabsl-dev libabsl20220623 libre2-dev libre2-9 libc-ares-dev
-libc-ares2 libssl-dev libssl3 pkgconf pkgconf-bin libpkgconf3"
+libc-ares2 libssl-dev libssl3 pkgconf pkgconf-bin libpkgconf3 libfftw3-dev libfftw3-single3 libfftw3-double3"
 
 usage() {
   echo "usage: gpu_deps.sh fetch DIR | gpu_deps.sh install DIR PREFIX" >&2
