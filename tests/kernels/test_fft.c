@@ -8,6 +8,7 @@
  * mismatched Treal / Tcomplex pair has no kernel. */
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "harness.h"
@@ -315,6 +316,74 @@ static void fft_zero_length(void) {
   tfc_status_fini(&s);
 }
 
+/* Batches large enough to be split over the pool give, row for row, what each row gives
+ * alone (one shard): each shard's plan covers its own slice of input, scratch and output. */
+static void fft_sharded_batches_match_rows(void) {
+  static const struct {
+    const char *op;
+    int dt, nd;
+    int64_t dims[4];
+    int nl;
+    int32_t len[3];
+  } rows[] = {
+      {"RFFT", TFC_DT_FLOAT, 2, {512, 18}, 1, {16}},
+      {"IRFFT2D", TFC_DT_COMPLEX64, 3, {96, 8, 5}, 2, {8, 8}},
+      {"IFFT", TFC_DT_COMPLEX128, 2, {512, 12}, 0, {0}},
+      {"RFFT3D", TFC_DT_DOUBLE, 4, {64, 4, 4, 6}, 3, {4, 4, 6}},
+      {"IRFFT", TFC_DT_COMPLEX128, 2, {512, 9}, 1, {15}},
+      {"FFT2D", TFC_DT_COMPLEX64, 3, {128, 6, 5}, 0, {0}},
+  };
+  uint64_t seed = 12345;
+  for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
+    tfc_tensor *x = ku_typed(rows[r].dt, rows[r].dims, rows[r].nd, NULL);
+    int64_t parts = x->n_elems * (is_cplx(rows[r].dt) ? 2 : 1);
+    double *v = malloc(sizeof(double) * (size_t)parts);
+    for (int64_t i = 0; i < parts; i++) {
+      seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+      v[i] = (double)(seed >> 40) / (double)(1 << 24) * 4 - 2;
+    }
+    fill(x->data, rows[r].dt, v, x->n_elems);
+    int64_t l = rows[r].nl;
+    tfc_tensor *len = l ? ku_i32(&l, 1, rows[r].len) : NULL;
+    tfc_tensor *in[2] = {x, len}, *all = NULL;
+    ku_attr a[1];
+    int na = real_attrs(rows[r].op, rows[r].dt, a);
+    tfc_status s;
+    tfc_status_init(&s);
+    if (ku_run(rows[r].op, a, na, in, l ? 2 : 1, NULL, &all, 1, &s))
+      tfc_test_fail(__FILE__, __LINE__, "%s: %s", rows[r].op, tfc_status_msg(&s));
+    int64_t batch = rows[r].dims[0], in_row = x->n_elems / batch, out_row = all->n_elems / batch;
+    size_t osz = tfc_dtype_size(all->dtype);
+    int64_t one_dims[4];
+    memcpy(one_dims, rows[r].dims, sizeof one_dims);
+    one_dims[0] = 1;
+    for (int64_t b = 0; b < batch; b += 7) {
+      tfc_tensor *xr = ku_typed(rows[r].dt, one_dims, rows[r].nd, NULL), *yr = NULL;
+      fill(xr->data, rows[r].dt, v + b * in_row * (is_cplx(rows[r].dt) ? 2 : 1), in_row);
+      tfc_tensor *rin[2] = {xr, len};
+      ku_attr a2[1];
+      int na2 = real_attrs(rows[r].op, rows[r].dt, a2);
+      if (ku_run(rows[r].op, a2, na2, rin, l ? 2 : 1, NULL, &yr, 1, &s))
+        tfc_test_fail(__FILE__, __LINE__, "%s row %lld: %s", rows[r].op, (long long)b, tfc_status_msg(&s));
+      int64_t m = out_row * (is_cplx(all->dtype) ? 2 : 1);
+      const char *row = (const char *)all->data + (size_t)(b * out_row) * osz;
+      for (int64_t i = 0; i < m; i++) {
+        double got = raw(row, all->dtype, i), want = raw(yr->data, all->dtype, i);
+        if (!(fabs(got - want) <= 1e-5 * (1 + fabs(want))))
+          tfc_test_fail(__FILE__, __LINE__, "%s row %lld element %lld: %.9g batched vs %.9g alone", rows[r].op,
+                        (long long)b, (long long)i, got, want);
+      }
+      tfc_tensor_unref(xr);
+      tfc_tensor_unref(yr);
+    }
+    tfc_tensor_unref(all);
+    tfc_tensor_unref(x);
+    if (len) tfc_tensor_unref(len);
+    free(v);
+    tfc_status_fini(&s);
+  }
+}
+
 static const tfc_test tests[] = {TFC_TEST(fft_matches_tf),
                                  TFC_TEST(fft_gradients_match_tf),
                                  TFC_TEST(fft_bad_input_gives_tf_errors),
@@ -322,5 +391,6 @@ static const tfc_test tests[] = {TFC_TEST(fft_matches_tf),
                                  TFC_TEST(fft_shapes_from_const_length),
                                  TFC_TEST(fft_mismatched_types_have_no_kernel),
                                  TFC_TEST(fft_zero_length),
+                                 TFC_TEST(fft_sharded_batches_match_rows),
                                  {NULL, NULL}};
 TFC_TEST_MAIN(tests)
