@@ -8,7 +8,7 @@ PREFIX ?= /usr/local
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-DEB_PACKAGES = build-essential cmake pkg-config libopenblas-dev libprotobuf-c-dev protobuf-c-compiler libdnnl-dev zlib1g-dev libgrpc-dev libjpeg62-turbo-dev libpng-dev libgif-dev libre2-dev dataset-fashion-mnist valgrind python3-dev python3-pip
+DEB_PACKAGES = build-essential cmake pkg-config libopenblas-dev libprotobuf-c-dev protobuf-c-compiler libdnnl-dev zlib1g-dev libgrpc-dev libjpeg62-turbo-dev libpng-dev libgif-dev libre2-dev libfftw3-dev dataset-fashion-mnist valgrind python3-dev python3-pip
 # The Python package's build and tests: numpy and pytest for the python3 on PATH (pip).
 PY_PACKAGES = numpy pytest
 

@@ -334,6 +334,14 @@ for _n in _image_codec_ops.NAMES:
     setattr(image, _n, getattr(_image_codec_ops, _n))
     setattr(io, _n, getattr(_image_codec_ops, _n))  # noqa: F821 (tf.io is made by _api_io)
 
+# tf.signal's transforms and their TF 1.x tf.spectral aliases (tfc/ops/fft_ops.py)
+from tfc.ops import fft_ops as _fft_ops  # noqa: E402
+signal = globals().get("signal") or _types.ModuleType("tfc.signal", "tf.signal")
+spectral = _types.ModuleType("tfc.spectral", "tf.spectral")
+for _n in _fft_ops.NAMES:
+    setattr(signal, _n, getattr(_fft_ops, _n))
+    setattr(spectral, _n, getattr(_fft_ops, _n))
+
 from tfc.framework import tensor_util as _tensor_util  # noqa: E402
 get_static_value = _tensor_util.constant_value
 

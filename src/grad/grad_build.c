@@ -53,6 +53,7 @@ static void registry_init(void) {
   registry_add(tfc_grad_tensor_array_entries);
   registry_add(tfc_grad_image_entries);
   registry_add(tfc_grad_complex_entries);
+  registry_add(tfc_grad_fft_entries);
 }
 
 int tfc_grad_registry_lookup(int op_id, tfc_grad_fn *out_fn) {

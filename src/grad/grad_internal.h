@@ -47,6 +47,7 @@ extern const tfc_grad_entry tfc_grad_nn_tail_entries[];
 extern const tfc_grad_entry tfc_grad_tensor_array_entries[];
 extern const tfc_grad_entry tfc_grad_image_entries[];
 extern const tfc_grad_entry tfc_grad_complex_entries[];
+extern const tfc_grad_entry tfc_grad_fft_entries[];
 
 /* Registry lookup by op id, built once from the tables (ops not in tfc's op table are
  * skipped, so rows may name ops that land later). Returns 1 and sets *out_fn (NULL: no

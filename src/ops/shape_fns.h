@@ -57,4 +57,6 @@ int tfc_shape_matmul(tfc_shape_ctx *c);
 /* shape_string.c */
 #include "ops/shape_string.h"
 
+/* shape_fft.c */
+#include "ops/shape_fft.h"
 #endif
