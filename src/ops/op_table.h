@@ -29,3 +29,4 @@
 #include "ops/ops_complex.def"
 #include "ops/ops_scatter.def"
 #include "ops/ops_fused.def"
+#include "ops/ops_image_scale.def"
