@@ -294,6 +294,17 @@ def _image_dimensions(image, rank):
     return [s if s is not None else d for s, d in zip(static, dynamic)]
 
 
+def _folded_aspect_size(size, cur_h, cur_w):
+    """preserve_aspect_ratio's size as TF's shape inference folds it (float32 arithmetic, round
+    half to even) when the size and the image's height and width are known; else None."""
+    import numpy as np
+    if size is None or not isinstance(cur_h, int) or not isinstance(cur_w, int):
+        return None
+    f32 = np.float32
+    factor = min(f32(size[0]) / f32(cur_h), f32(size[1]) / f32(cur_w))
+    return int(np.round(f32(factor * f32(cur_h)))), int(np.round(f32(factor * f32(cur_w))))
+
+
 def _resize_images_common(images, resizer_fn, size, preserve_aspect_ratio, name, skip_resize_if_same):
     """TF's resize core under "resize": 3-D images get a batch axis for the op; with
     preserve_aspect_ratio the size becomes round(min(size / image size) * image size) (in float,
@@ -317,8 +328,10 @@ def _resize_images_common(images, resizer_fn, size, preserve_aspect_ratio, name,
             raise ValueError("'size' must be a 1-D int32 Tensor")
         if not size.shape.is_compatible_with([2]):
             raise ValueError("'size' must be a 1-D Tensor of 2 elements: new_height, new_width")
+        folded = None
         if preserve_aspect_ratio:
             _, cur_h, cur_w, _ = _image_dimensions(images, 4)
+            folded = _folded_aspect_size(check_ops.constant_value(size), cur_h, cur_w)
             f32 = dtypes.float32
             scale_h = math_ops.cast(size[0], f32) / math_ops.cast(cur_h, f32)
             scale_w = math_ops.cast(size[1], f32) / math_ops.cast(cur_w, f32)
@@ -332,6 +345,8 @@ def _resize_images_common(images, resizer_fn, size, preserve_aspect_ratio, name,
                 height == new_h):
             return images if is_batch else array_ops.squeeze(images, axis=[0])
         images = resizer_fn(images, size)
+        if folded is not None:  # what TF's shape inference folds from the size's graph
+            new_h, new_w = folded
         images.set_shape([None, new_h, new_w, None])
         return images if is_batch else array_ops.squeeze(images, axis=[0])
 
