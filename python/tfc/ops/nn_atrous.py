@@ -196,6 +196,12 @@ def convolution(input, filter=None, padding=None, strides=None, dilation_rate=No
                                  dilations=dilation_rate, name=name)
         spatial = slice(2, 4) if channel_index == 1 else slice(1, 3)
         strides, rate = strides[spatial], dilation_rate[spatial]
+        if any(r < 1 for r in rate):
+            raise ValueError("all values of `dilation_rate` must be positive. Received: dilation_rate=%s"
+                             % np.array(rate, np.int32))
+        if any(s < 1 for s in strides):
+            raise ValueError("all values of `strides` must be positive. Received: strides=%s"
+                             % np.array(strides, np.int32))
         if any(s > 1 for s in strides) and any(r > 1 for r in rate):
             raise ValueError("`strides > 1` not supported in conjunction with `dilation_rate > 1`. Received: "
                              "strides=%s and dilation_rate=%s" % (np.array(strides), np.array(rate)))

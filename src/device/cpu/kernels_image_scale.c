@@ -100,6 +100,13 @@ static void spans_free(spans *s) {
   free(s->w);
 }
 
+/* v clamped to [0, in - 1] before it becomes an index (v may be far out of int64's range). */
+static int64_t index_in(float v, int64_t in) {
+  if (!(v > 0)) return 0;
+  if (v >= (float)(in - 1)) return in - 1;
+  return (int64_t)v;
+}
+
 /* Fills s for out pixels from in; RESOURCE_EXHAUSTED when out of memory (s then holds nothing). */
 static int spans_of(tfc_kernel_ctx *c, const sampler *k, int64_t out, int64_t in, float scale, float translate,
                     int antialias, spans *s) {
@@ -107,8 +114,8 @@ static int spans_of(tfc_kernel_ctx *c, const sampler *k, int64_t out, int64_t in
   const float inv_translate = -inv * translate;
   const float kscale = antialias && inv > 1.0f ? inv : 1.0f;
   const float reach = k->radius * kscale;
-  int64_t size = 2 * (int64_t)ceilf(reach) + 1;
-  s->size = size < in ? size : in;
+  /* compared in float first: a huge reach (a tiny scale) must not overflow the conversion */
+  s->size = 2.0f * ceilf(reach) + 1.0f < (float)in ? 2 * (int64_t)ceilf(reach) + 1 : in;
   s->start = calloc((size_t)(out > 0 ? out : 1), sizeof *s->start);
   s->w = calloc((size_t)(out > 0 ? out : 1) * (size_t)s->size, sizeof *s->w);
   float *tmp = malloc(sizeof(float) * (size_t)s->size);
@@ -122,10 +129,8 @@ static int spans_of(tfc_kernel_ctx *c, const sampler *k, int64_t out, int64_t in
   const float inv_k = 1.0f / kscale;
   for (int64_t o = 0; o < out; o++) {
     const float at = ((float)o + 0.5f) * inv + inv_translate;
-    if (at < 0 || at > (float)in) continue; /* outside the image: no taps */
-    int64_t lo = (int64_t)ceilf(at - reach - 0.5f), hi = (int64_t)floorf(at + reach - 0.5f);
-    lo = lo < 0 ? 0 : lo > in - 1 ? in - 1 : lo;
-    hi = (hi < 0 ? 0 : hi > in - 1 ? in - 1 : hi) + 1;
+    if (!(at >= 0 && at <= (float)in)) continue; /* outside the image (or NaN): no taps */
+    const int64_t lo = index_in(ceilf(at - reach - 0.5f), in), hi = index_in(floorf(at + reach - 0.5f), in) + 1;
     float sum = 0.0f;
     int64_t n = 0;
     for (int64_t i = lo; i < hi && n < s->size; i++, n++) {
