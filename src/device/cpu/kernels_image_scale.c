@@ -19,11 +19,17 @@
  *
  * Errors (INVALID_ARGUMENT, TF's texts): "Unrecognized kernel type: <name>", "input must be
  * 4-dimensional[...]", "output_shape_t must be 1-dimensional[...]", "output_shape_t must have
- * two elements[...]", "output dimensions must be positive", "image must have at least one
- * channel", "input image must be of non-zero size", "t must be 1-dimensional[...]" and "t must
+ * two elements[...]", "input sizes must be between 0 and max int32", "output dimensions must be
+ * positive", "image must have at least one channel", "input image must be of non-zero size", "t must be 1-dimensional[...]" and "t must
  * have two elements[...]" (scale and translation), "Scale must be greater than zero."; the
- * gradient's "input_grad must be 4-dimensional[...]" and "original_image must be
- * 4-dimensional[...]".
+ * gradient's "input_grad must be 4-dimensional[...]", "original_image must be
+ * 4-dimensional[...]" and "original sizes must be between 0 and max int32". A scale so small
+ * or a translation so large that a tap index leaves int64's range is clamped in float first
+ * (an infinite or NaN sample position takes no taps).
+ *
+ * Ownership: the kernels allocate their outputs through the context and free every temporary
+ * (the float copy of the images, the spans, the row pass's buffer) before returning; out of
+ * memory is RESOURCE_EXHAUSTED.
  */
 #include <float.h>
 #include <math.h>
