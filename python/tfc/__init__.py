@@ -33,3 +33,4 @@ from tfc._api import *  # noqa: F401,F403,E402
 from tfc._api import errors, nn, raw_ops, __version__, VERSION  # noqa: F401
 from tfc import compat  # noqa: F401
 import tfc.compat.v1  # noqa: F401,E402
+import tfc.compat.v2  # noqa: F401,E402

@@ -234,6 +234,9 @@ math.invert_permutation = _linalg_ops.invert_permutation
 nn.top_k = _linalg_ops.top_k
 for _n in "conv1d conv2d_transpose swish zero_fraction depthwise_conv2d depthwise_conv2d_native separable_conv2d".split():
     setattr(nn, _n, getattr(_nn_ops, _n))
+from tfc.ops import nn_atrous as _nn_atrous  # noqa: E402
+nn.convolution, nn.atrous_conv2d = _nn_atrous.convolution, _nn_atrous.atrous_conv2d
+nn.with_space_to_batch = _nn_atrous.with_space_to_batch
 math.l2_normalize = _nn_ops.l2_normalize
 linalg = _types.ModuleType("tfc.linalg", "tf.linalg")
 linalg.matmul, linalg.norm, linalg.einsum = _math_ops.matmul, _linalg_ops.norm, _linalg_ops.einsum

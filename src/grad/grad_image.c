@@ -7,6 +7,8 @@
  * half_pixel_centers; CropAndResize through CropAndResizeGradImage (half, float and double
  * images, image_size from the image's shape, the forward's method) and CropAndResizeGradBoxes.
  * The size, box_ind and crop_size inputs get no gradient. ResizeArea has none, as in TF.
+ * ScaleAndTranslate goes through ScaleAndTranslateGrad(grad, images, scale, translation) with
+ * the forward's kernel_type and antialias (float images only: the op has no other T).
  */
 #include "grad/grad_internal.h"
 #include "ops/opdef.h"
@@ -80,8 +82,19 @@ static int crop_and_resize_grad(tfc_grad_ctx *c) {
   return c->s->code;
 }
 
+static int scale_and_translate_grad(tfc_grad_ctx *c) {
+  if (tfc_grad_dtype(tfc_grad_in(c, 0)) != TFC_DT_FLOAT) return TFC_OK; /* the grad op is float only */
+  tfc_grad_attr a[2];
+  int n = copy_attr(c, "kernel_type", &a[0]);
+  n += copy_attr(c, "antialias", &a[n]);
+  tfc_endpoint ins[4] = {c->dy[0], tfc_grad_in(c, 0), tfc_grad_in(c, 2), tfc_grad_in(c, 3)};
+  c->dx[0] = tfc_grad_op(c, "ScaleAndTranslateGrad", NULL, ins, 4, a, n);
+  return c->s->code;
+}
+
 const tfc_grad_entry tfc_grad_image_entries[] = {{"ResizeBilinear", resize_bilinear_grad},
                                                  {"ResizeBicubic", resize_bicubic_grad},
                                                  {"ResizeNearestNeighbor", resize_nearest_grad},
                                                  {"CropAndResize", crop_and_resize_grad},
+                                                 {"ScaleAndTranslate", scale_and_translate_grad},
                                                  {NULL, NULL}};

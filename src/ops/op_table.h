@@ -30,3 +30,4 @@
 #include "ops/ops_scatter.def"
 #include "ops/ops_fused.def"
 #include "ops/ops_fft.def"
+#include "ops/ops_image_scale.def"

@@ -9,8 +9,11 @@ dimensions." / "'image' (shape ...) must be three-dimensional.") and makes the
 control_dependency Identity TF makes for its runtime checks.
 
 resize_images / resize (bilinear, nearest neighbor, bicubic, area: ResizeMethod's ints or the
-names 'bilinear', 'nearest', 'bicubic', 'area'), resize_bilinear, resize_nearest_neighbor,
-resize_bicubic and resize_area run the kernels of kernels_image_resize.c; crop_and_resize and
+names 'bilinear', 'nearest', 'bicubic', 'area'; preserve_aspect_ratio), resize_bilinear,
+resize_nearest_neighbor, resize_bicubic and resize_area run the kernels of
+kernels_image_resize.c; resize_images_v2 (TF 2.x's tf.image.resize, tf.compat.v2.image.resize:
+antialias and the lanczos3, lanczos5, gaussian and mitchellcubic methods) also
+ScaleAndTranslate (kernels_image_scale.c); crop_and_resize and
 the non_max_suppression family (plain, _padded, _with_scores, _overlaps, combined_) those of
 kernels_image_crop.c and kernels_image_nms.c, with TF 1.15's signatures and name scopes.
 """
@@ -282,12 +285,31 @@ _METHODS = {ResizeMethod.BILINEAR: resize_bilinear, "bilinear": resize_bilinear,
             ResizeMethod.AREA: resize_area, "area": resize_area}
 
 
-def resize_images(images, size, method=ResizeMethod.BILINEAR, align_corners=False, preserve_aspect_ratio=False,
-                  name=None):
-    """TF 1.15's resize_images (also tf.image.resize) under "resize": 3-D images get a batch
-    axis for the op; a size equal to the image's known size returns the images unchanged; the
-    result's static shape takes the constant size. preserve_aspect_ratio is not supported
-    (NotImplementedError)."""
+def _image_dimensions(image, rank):
+    """TF's _ImageDimensions: the static dims where known, else the Shape's unstacked ones."""
+    if image.shape.is_fully_defined():
+        return image.shape.as_list()
+    static = image.shape.with_rank(rank).as_list()
+    dynamic = array_ops.unstack(array_ops.shape(image), rank)
+    return [s if s is not None else d for s, d in zip(static, dynamic)]
+
+
+def _folded_aspect_size(size, cur_h, cur_w):
+    """preserve_aspect_ratio's size as TF's shape inference folds it (float32 arithmetic, round
+    half to even) when the size and the image's height and width are known; else None."""
+    import numpy as np
+    if size is None or not isinstance(cur_h, int) or not isinstance(cur_w, int):
+        return None
+    f32 = np.float32
+    factor = min(f32(size[0]) / f32(cur_h), f32(size[1]) / f32(cur_w))
+    return int(np.round(f32(factor * f32(cur_h)))), int(np.round(f32(factor * f32(cur_w))))
+
+
+def _resize_images_common(images, resizer_fn, size, preserve_aspect_ratio, name, skip_resize_if_same):
+    """TF's resize core under "resize": 3-D images get a batch axis for the op; with
+    preserve_aspect_ratio the size becomes round(min(size / image size) * image size) (in float,
+    computed in the graph, as TF); a size equal to the image's known size returns the images
+    unchanged when skip_resize_if_same (v1); the result's static shape takes the constant size."""
     from tfc.ops import check_ops
     with ops.name_scope(name, "resize", [images, size]):
         images = ops.convert_to_tensor(images, name="images")
@@ -306,21 +328,92 @@ def resize_images(images, size, method=ResizeMethod.BILINEAR, align_corners=Fals
             raise ValueError("'size' must be a 1-D int32 Tensor")
         if not size.shape.is_compatible_with([2]):
             raise ValueError("'size' must be a 1-D Tensor of 2 elements: new_height, new_width")
+        folded = None
+        if preserve_aspect_ratio:
+            _, cur_h, cur_w, _ = _image_dimensions(images, 4)
+            folded = _folded_aspect_size(check_ops.constant_value(size), cur_h, cur_w)
+            f32 = dtypes.float32
+            scale_h = math_ops.cast(size[0], f32) / math_ops.cast(cur_h, f32)
+            scale_w = math_ops.cast(size[1], f32) / math_ops.cast(cur_w, f32)
+            factor = math_ops.minimum(scale_h, scale_w)
+            new_h = math_ops.cast(math_ops.round(factor * math_ops.cast(cur_h, f32)), dtypes.int32)
+            new_w = math_ops.cast(math_ops.round(factor * math_ops.cast(cur_w, f32)), dtypes.int32)
+            size = ops.convert_to_tensor([new_h, new_w], dtypes.int32, name="size")
         const = check_ops.constant_value(size)
         new_h, new_w = (int(const[0]), int(const[1])) if const is not None else (None, None)
-        if preserve_aspect_ratio:
-            raise NotImplementedError("resize_images with preserve_aspect_ratio is not supported")
-        if None not in (new_w, width, new_h, height) and width == new_w and height == new_h:
+        if (skip_resize_if_same and None not in (new_w, width, new_h, height) and width == new_w and
+                height == new_h):
             return images if is_batch else array_ops.squeeze(images, axis=[0])
-        try:
-            fn = _METHODS.get(method)
-        except TypeError:  # an unhashable method
-            fn = None
-        if fn is None:
-            raise ValueError("Resize method is not implemented.")
-        images = fn(images, size, align_corners=align_corners)
+        images = resizer_fn(images, size)
+        if folded is not None:  # what TF's shape inference folds from the size's graph
+            new_h, new_w = folded
         images.set_shape([None, new_h, new_w, None])
         return images if is_batch else array_ops.squeeze(images, axis=[0])
+
+
+def resize_images(images, size, method=ResizeMethod.BILINEAR, align_corners=False, preserve_aspect_ratio=False,
+                  name=None):
+    """TF 1.x's resize_images (also tf.image.resize): ResizeMethod's ints or the names
+    'bilinear', 'nearest', 'bicubic', 'area'; ValueError for any other method."""
+    try:
+        fn = _METHODS.get(method)
+    except TypeError:  # an unhashable method
+        fn = None
+
+    def resizer(images_t, new_size):
+        if fn is None:
+            raise ValueError("Resize method is not implemented.")
+        return fn(images_t, new_size, align_corners=align_corners)
+    return _resize_images_common(images, resizer, size, preserve_aspect_ratio, name, True)
+
+
+class ResizeMethodV2(object):
+    """TF 2.x's tf.image.ResizeMethod (names): tf.compat.v2.image.ResizeMethod."""
+    BILINEAR = "bilinear"
+    NEAREST_NEIGHBOR = "nearest"
+    BICUBIC = "bicubic"
+    AREA = "area"
+    LANCZOS3 = "lanczos3"
+    LANCZOS5 = "lanczos5"
+    GAUSSIAN = "gaussian"
+    MITCHELLCUBIC = "mitchellcubic"
+
+
+def scale_and_translate(images, size, scale, translation, kernel_type="lanczos3", antialias=True, name=None):
+    return gen.apply("ScaleAndTranslate", name, images=images, size=size, scale=scale, translation=translation,
+                     kernel_type=kernel_type, antialias=antialias)
+
+
+def resize_images_v2(images, size, method=ResizeMethodV2.BILINEAR, preserve_aspect_ratio=False, antialias=False,
+                     name=None):
+    """TF 2.x's tf.image.resize (tf.compat.v2.image.resize): half-pixel-centred ResizeBilinear,
+    ResizeNearestNeighbor and ResizeBicubic, ResizeArea, and ScaleAndTranslate (size / image size
+    as the scale, no translation) for lanczos3, lanczos5, gaussian and mitchellcubic, and for
+    bilinear ("triangle") and bicubic ("keyscubic") with antialias. Never skips the resize."""
+    M = ResizeMethodV2
+
+    def resizer(images_t, new_size):
+        def with_scale_and_translate(kernel):
+            f32 = dtypes.float32
+            scale = math_ops.cast(new_size, dtype=f32) / math_ops.cast(array_ops.shape(images_t)[1:3], dtype=f32)
+            return scale_and_translate(images_t, new_size, scale, array_ops.zeros([2]), kernel_type=kernel,
+                                       antialias=antialias)
+        if method == M.BILINEAR:
+            if antialias:
+                return with_scale_and_translate("triangle")
+            return resize_bilinear(images_t, new_size, half_pixel_centers=True)
+        if method == M.NEAREST_NEIGHBOR:
+            return resize_nearest_neighbor(images_t, new_size, half_pixel_centers=True)
+        if method == M.BICUBIC:
+            if antialias:
+                return with_scale_and_translate("keyscubic")
+            return resize_bicubic(images_t, new_size, half_pixel_centers=True)
+        if method == M.AREA:
+            return resize_area(images_t, new_size)
+        if method in (M.LANCZOS3, M.LANCZOS5, M.GAUSSIAN, M.MITCHELLCUBIC):
+            return with_scale_and_translate(method)
+        raise ValueError("Resize method is not implemented.")
+    return _resize_images_common(images, resizer, size, preserve_aspect_ratio, name, False)
 
 
 resize = resize_images

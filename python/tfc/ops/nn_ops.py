@@ -626,15 +626,19 @@ def depthwise_conv2d_native(input, filter, strides, padding, data_format="NHWC",
                      padding=padding, data_format=data_format, dilations=list(dilations))
 
 
-def _depthwise_in_scope(input, filter, strides, padding, rate, data_format, name):  # noqa: A002
-    """TF's with_space_to_batch prologue (Consts "Shape" and "dilation_rate"), then the op; a
-    rate above 1 becomes the op's dilations (1.15 wraps it in SpaceToBatchND/BatchToSpaceND)."""
+def _depthwise_in_scope(input, filter, strides, padding, rate, data_format, name, spatial_format=True):  # noqa: A002
+    """TF's depthwise body inside its scope: filter_shape a Shape ("Shape", a Const when known),
+    then with_space_to_batch (nn_atrous.py): a rate above 1 wraps a VALID DepthwiseConv2dNative
+    in SpaceToBatchND / BatchToSpaceND, as TF 1.x builds it (no dilations attr). separable_conv2d
+    passes spatial_format=False: TF does not tell with_space_to_batch its data_format."""
+    from tfc.ops import nn_atrous
     rate = [1, 1] if rate is None else list(rate)
-    array_ops.shape(filter)
-    ops.convert_to_tensor(rate, dtypes.int32, name="dilation_rate")
-    dil = [1] + rate + [1] if data_format in (None, "NHWC") else [1, 1] + rate
-    return depthwise_conv2d_native(input, filter, strides, padding, data_format=data_format or "NHWC",
-                                   dilations=dil, name=name)
+
+    def op(converted, _, pad):
+        return depthwise_conv2d_native(converted, filter, strides, pad, data_format=data_format or "NHWC",
+                                       name=name)
+    return nn_atrous.with_space_to_batch(input, rate, padding, op, filter_shape=array_ops.shape(filter),
+                                         data_format=data_format if spatial_format else None)
 
 
 def depthwise_conv2d(input, filter, strides, padding, rate=None, name=None, data_format=None,  # noqa: A002
@@ -664,6 +668,7 @@ def separable_conv2d(input, depthwise_filter, pointwise_filter, strides, padding
         pw = pointwise_filter.shape.with_rank(4)
         pw.dims[0].assert_is_compatible_with(1)
         pw.dims[1].assert_is_compatible_with(1)
-        depthwise = _depthwise_in_scope(input, depthwise_filter, strides, padding, rate, data_format, "depthwise")
+        depthwise = _depthwise_in_scope(input, depthwise_filter, strides, padding, rate, data_format, "depthwise",
+                                        spatial_format=False)
         return conv2d(depthwise, pointwise_filter, [1, 1, 1, 1], padding="VALID",
                       data_format=data_format or "NHWC", name=name)

@@ -1,7 +1,7 @@
 /*
  * kernels_image — the CPU image family's entry point: registers the geometry sub-families
  * (resizes in kernels_image_resize.c, CropAndResize in kernels_image_crop.c, the
- * NonMaxSuppression family in kernels_image_nms.c), holds the element conversions they share
+ * NonMaxSuppression family in kernels_image_nms.c, ScaleAndTranslate in kernels_image_scale.c), holds the element conversions they share
  * (kernels_image.h). DepthwiseConv2dNative, once here, lives with its backprops in
  * kernels_depthwise.c.
  */
@@ -53,5 +53,6 @@ void tfc_image_store(tfc_tensor *t, const double *v) {
 int tfc_cpu_kernels_image(tfc_kernel_table *t, tfc_status *s) {
   TFC_TRY(tfc_cpu_kernels_image_resize(t, s));
   TFC_TRY(tfc_cpu_kernels_image_crop(t, s));
-  return tfc_cpu_kernels_image_nms(t, s);
+  TFC_TRY(tfc_cpu_kernels_image_nms(t, s));
+  return tfc_cpu_kernels_image_scale(t, s);
 }

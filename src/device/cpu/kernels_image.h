@@ -23,5 +23,6 @@ void tfc_image_store(tfc_tensor *t, const double *v);
 int tfc_cpu_kernels_image_resize(tfc_kernel_table *t, tfc_status *s); /* kernels_image_resize.c */
 int tfc_cpu_kernels_image_crop(tfc_kernel_table *t, tfc_status *s);   /* kernels_image_crop.c */
 int tfc_cpu_kernels_image_nms(tfc_kernel_table *t, tfc_status *s);    /* kernels_image_nms.c */
+int tfc_cpu_kernels_image_scale(tfc_kernel_table *t, tfc_status *s);  /* kernels_image_scale.c */
 
 #endif
