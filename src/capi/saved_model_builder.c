@@ -110,9 +110,9 @@ static int asset_source(TF_Output o, const char *tname, char **out, tfc_status *
   } else {
     const char *data = TF_TensorData(t), *dst = NULL;
     size_t size = TF_TensorByteSize(t), dst_len = 0;
-    uint64_t off;
-    memcpy(&off, data, sizeof off);
-    if (off <= size - 8) TF_StringDecode(data + 8 + off, size - 8 - off, &dst, &dst_len, st);
+    uint64_t off = 0;
+    if (size >= 8) memcpy(&off, data, sizeof off);
+    if (size >= 8 && off <= size - 8) TF_StringDecode(data + 8 + off, size - 8 - off, &dst, &dst_len, st);
     if (TF_GetCode(st) != TF_OK || !dst || dst_len == 0) {
       tfc_status_set(s, TFC_INVALID_ARGUMENT, "Asset filepath tensor %s in is invalid.", tname);
     } else if (!(*out = strndup(dst, dst_len))) {
@@ -186,7 +186,7 @@ static int asset_name(asset_list *l, const char *source, const char **out, tfc_s
 }
 
 /* The assets of one call: checks each tensor, names its file and makes its Any entry. */
-static int asset_list_make(TF_Graph *g, const TF_Output *assets, int n, asset_list *l, tfc_status *s) {
+static int asset_list_make(const TF_Output *assets, int n, asset_list *l, tfc_status *s) {
   memset(l, 0, sizeof *l);
   if (n <= 0) return 0;
   if (!assets) {
@@ -206,7 +206,6 @@ static int asset_list_make(TF_Graph *g, const TF_Output *assets, int n, asset_li
       tfc_status_set(s, TFC_INVALID_ARGUMENT, "Asset path tensor %d must be a Tensor.", i);
       return -1;
     }
-    (void)g;
     char tname[1024], *source = NULL;
     const char *name = NULL;
     snprintf(tname, sizeof tname, "%s:%d", TF_OperationName(o.oper), o.index);
@@ -554,7 +553,7 @@ static int add_meta_graph(TFC_SavedModelBuilder *b, TF_Session *session, TF_Grap
   }
   if (check_args(graph, spec->tags, spec->num_tags, spec->signatures, spec->num_signatures, spec->main_op, s))
     goto out;
-  if (asset_list_make(graph, spec->assets, spec->num_assets, &assets, s) || copy_assets(b, &assets, s)) goto out;
+  if (asset_list_make(spec->assets, spec->num_assets, &assets, s) || copy_assets(b, &assets, s)) goto out;
   if (!(path = malloc(strlen(b->dir) + 32))) {
     TFC_OOM(s);
     goto out;

@@ -7,7 +7,8 @@
  * saved_model.pbtxt, and two MetaGraphDefs ({serve}, {serve, gpu}) sharing one checkpoint; the
  * outputs for words = ["b", "zz", "a"] equal TF's (expected.txt). tfc's builder writes the same
  * kind of model (the asset copied, two MetaGraphDefs, binary and text) and tfc loads each tag
- * set from a moved copy; a missing asset file fails the load naming the file; a bad asset
+ * set from a moved copy; assets sharing a basename get TF's "_1" names; a missing asset file
+ * fails the load naming the file; a bad asset
  * tensor, add_meta_graph before add_meta_graph_and_variables and bad text fail with TF's codes.
  *
  * With TFC_SAVED_MODEL_OUT set, written_model_loads also writes its models there (<out>/pb and
@@ -16,6 +17,8 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "capi_util.h"
@@ -375,6 +378,99 @@ static void bad_asset_tensor_is_refused(void) {
   TF_DeleteStatus(s);
 }
 
+/* A string scalar Const holding text. */
+static TF_Output string_const(TF_Graph *g, const char *name, const char *text, TF_Status *s) {
+  size_t len = strlen(text), size = 8 + TF_StringEncodedSize(len);
+  TF_Tensor *t = TF_AllocateTensor(TF_STRING, NULL, 0, size);
+  memset(TF_TensorData(t), 0, 8);
+  TF_StringEncode(text, len, (char *)TF_TensorData(t) + 8, size - 8, s);
+  OK(s);
+  TF_OperationDescription *d = TF_NewOperation(g, "Const", name);
+  TF_SetAttrType(d, "dtype", TF_STRING);
+  TF_SetAttrTensor(d, "value", t, s);
+  OK(s);
+  TF_DeleteTensor(t);
+  return op1(d);
+}
+
+static void write_text(const char *path, const char *text) {
+  FILE *f = fopen(path, "w");
+  EXPECT_TRUE(f != NULL);
+  fputs(text, f);
+  fclose(f);
+}
+
+static char *read_all(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  EXPECT_TRUE(f != NULL);
+  static char buf[1 << 20];
+  *len = fread(buf, 1, sizeof buf, f);
+  fclose(f);
+  return buf;
+}
+
+/* Assets sharing a basename (TF's get_asset_filename_to_add): another file with other contents
+ * becomes "vocab.txt_1"; one with the same contents, or the same path twice, shares the name;
+ * a missing source file is listed but not copied. */
+static void clashing_asset_names_get_suffixes(void) {
+  TF_Status *s = TF_NewStatus();
+  char work[] = "/tmp/tfc_sm_build_XXXXXX";
+  EXPECT_TRUE(mkdtemp(work) != NULL);
+  char a[400], b[400], c[400], out[400], file[500];
+  snprintf(a, sizeof a, "%s/vocab.txt", work);
+  snprintf(out, sizeof out, "%s/b", work);
+  EXPECT_EQ(mkdir(out, 0777), 0);
+  snprintf(b, sizeof b, "%s/b/vocab.txt", work);
+  snprintf(out, sizeof out, "%s/c", work);
+  EXPECT_EQ(mkdir(out, 0777), 0);
+  snprintf(c, sizeof c, "%s/c/vocab.txt", work);
+  model m;
+  build(&m, a, s);
+  write_text(b, "x\ny\n");
+  write_text(c, "a\nb\nc\n");
+  TF_Output assets[5] = {m.path, string_const(m.g, "path_b", b, s), string_const(m.g, "path_c", c, s), m.path,
+                         string_const(m.g, "gone", "/nonexistent/dir/gone.txt", s)};
+  snprintf(out, sizeof out, "%s/m", work);
+  TFC_SavedModelBuilder *bld = TFC_NewSavedModelBuilder(out, s);
+  OK(s);
+  const char *serve[] = {"serve"};
+  TFC_SavedModelMetaGraphSpec spec = {serve, 1, NULL, 0, NULL, assets, 5};
+  EXPECT_EQ(TFC_SavedModelBuilderAddMetaGraphAndVariables(bld, m.sess, m.g, NULL, &spec, s), 1);
+  OK(s);
+  EXPECT_EQ(TFC_SavedModelBuilderSave(bld, 0, s), 1);
+  OK(s);
+  TFC_DeleteSavedModelBuilder(bld);
+  size_t len;
+  snprintf(file, sizeof file, "%s/assets/vocab.txt", out);
+  char *got = read_all(file, &len);
+  EXPECT_EQ((long)len, 6L);
+  EXPECT_TRUE(memcmp(got, "a\nb\nc\n", 6) == 0);
+  snprintf(file, sizeof file, "%s/assets/vocab.txt_1", out);
+  got = read_all(file, &len);
+  EXPECT_EQ((long)len, 4L);
+  EXPECT_TRUE(memcmp(got, "x\ny\n", 4) == 0);
+  snprintf(file, sizeof file, "%s/assets/vocab.txt_2", out);
+  EXPECT_TRUE(access(file, F_OK) != 0);
+  snprintf(file, sizeof file, "%s/assets/gone.txt", out);
+  EXPECT_TRUE(access(file, F_OK) != 0);
+  /* the five AssetFileDefs: {path_b:0, vocab.txt_1}, path_c:0 and vocab_path:0 (twice) under
+   * vocab.txt, {gone:0, gone.txt} */
+  snprintf(file, sizeof file, "%s/saved_model.pb", out);
+  got = read_all(file, &len);
+  const char *want[] = {"\x0e\n\x0cvocab_path:0\x12\x09vocab.txt", "\x0a\n\x08path_b:0\x12\x0bvocab.txt_1",
+                        "\x0a\n\x08path_c:0\x12\x09vocab.txt", "\x08\n\x06gone:0\x12\x08gone.txt"};
+  int count[4] = {0};
+  for (int k = 0; k < 4; k++)
+    for (const char *p = got; (p = memmem(p, len - (size_t)(p - got), want[k], strlen(want[k]))); p++) count[k]++;
+  EXPECT_EQ(count[0], 2);
+  EXPECT_EQ(count[1], 1);
+  EXPECT_EQ(count[2], 1);
+  EXPECT_EQ(count[3], 1);
+  done(&m, s);
+  sh("rm -rf '%s'%s", work, "");
+  TF_DeleteStatus(s);
+}
+
 static const tfc_test tests[] = {
     TFC_TEST(tf_vocab_asset_loads_from_a_moved_copy),
     TFC_TEST(tf_text_format_loads),
@@ -384,6 +480,7 @@ static const tfc_test tests[] = {
     TFC_TEST(bad_text_is_data_loss),
     TFC_TEST(written_model_loads),
     TFC_TEST(bad_asset_tensor_is_refused),
+    TFC_TEST(clashing_asset_names_get_suffixes),
     {0},
 };
 
