@@ -32,6 +32,7 @@
 #include <stdint.h>
 
 #include "tensorflow/c/c_api.h"
+#include "tfc/meta_graph.h"
 #include "tfc/saver.h"
 
 #ifdef __cplusplus
@@ -111,7 +112,10 @@ typedef struct TFC_SignatureSpec {
 
 /* What one MetaGraphDef holds besides its graph and SaverDef: tags (at least one, none empty),
  * signatures, the main op's name (NULL: none) and the asset tensors: string scalar Consts whose
- * values are the files' paths (TF's assets_collection, e.g. the ASSET_FILEPATHS collection). */
+ * values are the files' paths (TF's assets_collection, e.g. the ASSET_FILEPATHS collection).
+ * add_collections (NULL: none), called with add_collections_arg on the exported MetaGraphDef
+ * before the SavedModel's own collections go in, adds collections the client holds itself
+ * (TFC_MetaGraphAdd*List; an error it sets fails the call). */
 typedef struct TFC_SavedModelMetaGraphSpec {
   const char* const* tags;
   int num_tags;
@@ -120,6 +124,8 @@ typedef struct TFC_SavedModelMetaGraphSpec {
   const char* main_op;
   const TF_Output* assets;
   int num_assets;
+  void (*add_collections)(TFC_MetaGraph* mg, void* arg, TF_Status* status);
+  void* add_collections_arg;
 } TFC_SavedModelMetaGraphSpec;
 
 typedef struct TFC_SavedModelBuilder TFC_SavedModelBuilder;

@@ -461,15 +461,30 @@ static PyObject *saved_model_builder(PyObject *self, PyObject *args) {
   return r;
 }
 
+/* The builder's add_collections hook: the (key, kind, values) list of collections only Python
+ * holds (as export_meta_graph's), added with the GIL taken back. */
+static void add_python_collections(TFC_MetaGraph *mg, void *arg, TF_Status *s) {
+  PyGILState_STATE gil = PyGILState_Ensure();
+  PyObject *extra = arg;
+  for (Py_ssize_t i = 0; i < PyList_GET_SIZE(extra); i++)
+    if (add_collection(mg, PyList_GET_ITEM(extra, i), s) < 0) {
+      if (TF_GetCode(s) == TF_OK) TF_SetStatus(s, TF_INVALID_ARGUMENT, "bad Python collection");
+      PyErr_Clear();
+      break;
+    }
+  PyGILState_Release(gil);
+}
+
 /* saved_model_add(builder, session or None, graph, saver or None, [tag, ...],
  * [(key, method or None, [(input key, tensor name)], [(output key, tensor name)])], main_op or
- * None, [asset tensor name, ...]): TFC_SavedModelBuilderAddMetaGraphAndVariables with a session,
- * TFC_SavedModelBuilderAddMetaGraph without. */
+ * None, [asset tensor name, ...], [(key, kind, values), ...]): TFC_SavedModelBuilderAddMetaGraph
+ * AndVariables with a session, TFC_SavedModelBuilderAddMetaGraph without; the last list is the
+ * collections only Python holds (export_meta_graph's). */
 static PyObject *saved_model_add(PyObject *self, PyObject *args) {
-  PyObject *cap, *sess, *g, *sv, *tags, *sigs, *assets;
+  PyObject *cap, *sess, *g, *sv, *tags, *sigs, *assets, *extra;
   const char *main_op = NULL;
-  if (!PyArg_ParseTuple(args, "OOO!OO!O!zO!", &cap, &sess, &PyTFGraph_Type, &g, &sv, &PyList_Type, &tags,
-                        &PyList_Type, &sigs, &main_op, &PyList_Type, &assets))
+  if (!PyArg_ParseTuple(args, "OOO!OO!O!zO!O!", &cap, &sess, &PyTFGraph_Type, &g, &sv, &PyList_Type, &tags,
+                        &PyList_Type, &sigs, &main_op, &PyList_Type, &assets, &PyList_Type, &extra))
     return NULL;
   TFC_SavedModelBuilder *b = PyCapsule_GetPointer(cap, BUILDER_CAPSULE);
   if (!b) return NULL;
@@ -527,7 +542,8 @@ static PyObject *saved_model_add(PyObject *self, PyObject *args) {
     goto done;
   }
   TFC_Saver *csv = sv == Py_None ? NULL : ((PyTFSaver *)sv)->saver;
-  TFC_SavedModelMetaGraphSpec spec = {ctags, (int)nt, specs, (int)ns, main_op, couts, (int)na};
+  TFC_SavedModelMetaGraphSpec spec = {ctags, (int)nt, specs, (int)ns, main_op, couts, (int)na,
+                                      PyList_GET_SIZE(extra) ? add_python_collections : NULL, extra};
   Py_BEGIN_ALLOW_THREADS
   if (session)
     TFC_SavedModelBuilderAddMetaGraphAndVariables(b, session, graph, csv, &spec, s);

@@ -194,8 +194,10 @@ def test_builder_assets_meta_graphs_and_text(tmp_path):
                 b.add_meta_graph(["serve"])
             b.add_meta_graph_and_variables(sess, ["serve"], {"serving_default": tf.saved_model.predict_signature_def(
                 {"x": x}, {"y": y})})
+            tf.add_to_collection(tf.GraphKeys.ASSET_FILEPATHS, path)
             b.add_meta_graph(["serve", "gpu"], {"serving_default": tf.saved_model.predict_signature_def(
-                {"x": x}, {"z": z})}, assets_collection=[path], main_op=main)
+                {"x": x}, {"z": z})}, assets_collection=tf.get_collection(tf.GraphKeys.ASSET_FILEPATHS),
+                main_op=main)
             name = "saved_model.pbtxt" if as_text else "saved_model.pb"
             assert b.save(as_text=as_text) == os.path.join(out, name).encode()
         assert sorted(os.listdir(out)) == ["assets", name, "variables"]
@@ -210,6 +212,8 @@ def test_builder_assets_meta_graphs_and_text(tmp_path):
         with tf.Session(graph=tf.Graph()) as sess:
             mg = tf.saved_model.loader.load(sess, ["gpu", "serve"], moved)
             assert mg.signature_def["serving_default"].outputs["z"].name == "z:0"
+            # the graph's own collection goes in too, as TF's builder exports it
+            assert list(mg.collection_def["asset_filepaths"].node_list.value) == ["asset_path:0"]
             np.testing.assert_allclose(sess.run("z:0", {"x:0": [1.0]}), [6.5])
 
 

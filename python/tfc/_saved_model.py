@@ -154,6 +154,20 @@ def predict_signature_def(inputs, outputs):
                                {k: build_tensor_info(v) for k, v in outputs.items()}, PREDICT_METHOD_NAME)
 
 
+def _python_collections(graph):
+    """The collections only Python holds, as export_meta_graph passes them (TF's builder exports
+    every graph collection: train_op, asset_filepaths, table_initializer, ...)."""
+    extra = []
+    for key in sorted(k for k in graph._collections if isinstance(k, str)):
+        values = graph._collections[key]
+        if key in _meta_graph._C_KEYS or not isinstance(values, list) or not values:
+            continue
+        c = _meta_graph._python_collection(key, values)
+        if c is not None:
+            extra.append(c)
+    return extra
+
+
 class SavedModelBuilder(object):
     """tf.compat.v1.saved_model.Builder over tfc's C builder (TFC_NewSavedModelBuilder):
     add_meta_graph_and_variables saves the variables and adds the first MetaGraphDef,
@@ -200,7 +214,8 @@ class SavedModelBuilder(object):
         graph._sync_c_ops()
         c_saver = saver._c_saver(graph) if saver is not None else None
         _pywrap.saved_model_add(self._builder, _saver._c_session(sess) if sess is not None else None,
-                                graph._c_graph, c_saver, [str(t) for t in tags], sigs, init_name, list(assets))
+                                graph._c_graph, c_saver, [str(t) for t in tags], sigs, init_name, list(assets),
+                                _python_collections(graph))
         graph._sync_c_ops()  # the default saver's nodes
 
     def add_meta_graph_and_variables(self, sess, tags, signature_def_map=None, assets_collection=None,

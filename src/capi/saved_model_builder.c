@@ -577,6 +577,10 @@ static int add_meta_graph(TFC_SavedModelBuilder *b, TF_Session *session, TF_Grap
   }
   mg = TFC_ExportMetaGraph(graph, saver ? &sd : NULL, NULL, 0, TFC_META_GRAPH_CLEAR_DEVICES, status);
   if (!mg) goto out;
+  if (spec->add_collections) {
+    spec->add_collections(mg, spec->add_collections_arg, status);
+    if (!tfc_status_ok(s)) goto out;
+  }
   if (spec->main_op) {
     TFC_MetaGraphAddNodeList(mg, "saved_model_main_op", &spec->main_op, 1, status);
     if (!tfc_status_ok(s)) goto out;
@@ -705,7 +709,7 @@ TFC_EXPORT int TFC_SaveSavedModel(TF_Session *session, TF_Graph *graph, TFC_Save
   }
   /* the arguments are checked before the directory is made */
   if (check_args(graph, tags, num_tags, sigs, num_sigs, main_op, s)) goto out;
-  TFC_SavedModelMetaGraphSpec spec = {tags, num_tags, sigs, num_sigs, main_op, NULL, 0};
+  TFC_SavedModelMetaGraphSpec spec = {tags, num_tags, sigs, num_sigs, main_op, NULL, 0, NULL, NULL};
   ok = (b = TFC_NewSavedModelBuilder(export_dir, status)) &&
        TFC_SavedModelBuilderAddMetaGraphAndVariables(b, session, graph, saver, &spec, status) &&
        TFC_SavedModelBuilderSave(b, 0, status);

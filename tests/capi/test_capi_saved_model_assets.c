@@ -284,8 +284,9 @@ static void write_model(model *m, const char *dir, int as_text, TF_Status *s) {
   TFC_SignatureSpec only_n = {"serving_default", NULL, 1, in_keys, &m->words, 1, out_keys + 1, &m->n};
   TFC_SignatureSpec both = {"serving_default", NULL, 1, in_keys, &m->words, 2, out_keys, outs};
   const char *serve[] = {"serve"}, *serve_gpu[] = {"serve", "gpu"};
-  TFC_SavedModelMetaGraphSpec first = {serve, 1, &only_n, 1, NULL, NULL, 0};
-  TFC_SavedModelMetaGraphSpec second = {serve_gpu, 2, &both, 1, TF_OperationName(m->table_init), &m->path, 1};
+  TFC_SavedModelMetaGraphSpec first = {serve, 1, &only_n, 1, NULL, NULL, 0, NULL, NULL};
+  TFC_SavedModelMetaGraphSpec second = {serve_gpu, 2, &both, 1, TF_OperationName(m->table_init), &m->path, 1,
+                                        NULL, NULL};
   EXPECT_EQ(TFC_SavedModelBuilderAddMetaGraph(b, m->g, NULL, &first, s), 0);
   EXPECT_EQ(TF_GetCode(s), TF_FAILED_PRECONDITION);
   EXPECT_STREQ(TF_Message(s),
@@ -358,7 +359,7 @@ static void bad_asset_tensor_is_refused(void) {
   TFC_SavedModelBuilder *b = TFC_NewSavedModelBuilder(out, s);
   OK(s);
   const char *serve[] = {"serve"};
-  TFC_SavedModelMetaGraphSpec spec = {serve, 1, NULL, 0, NULL, &m.ids, 1};
+  TFC_SavedModelMetaGraphSpec spec = {serve, 1, NULL, 0, NULL, &m.ids, 1, NULL, NULL};
   EXPECT_EQ(TFC_SavedModelBuilderAddMetaGraphAndVariables(b, m.sess, m.g, NULL, &spec, s), 0);
   EXPECT_EQ(TF_GetCode(s), TF_INVALID_ARGUMENT);
   EXPECT_STREQ(TF_Message(s), "Asset path tensor ids:0 must be of type constant.Has type LookupTableFindV2 instead.");
@@ -434,7 +435,7 @@ static void clashing_asset_names_get_suffixes(void) {
   TFC_SavedModelBuilder *bld = TFC_NewSavedModelBuilder(out, s);
   OK(s);
   const char *serve[] = {"serve"};
-  TFC_SavedModelMetaGraphSpec spec = {serve, 1, NULL, 0, NULL, assets, 5};
+  TFC_SavedModelMetaGraphSpec spec = {serve, 1, NULL, 0, NULL, assets, 5, NULL, NULL};
   EXPECT_EQ(TFC_SavedModelBuilderAddMetaGraphAndVariables(bld, m.sess, m.g, NULL, &spec, s), 1);
   OK(s);
   EXPECT_EQ(TFC_SavedModelBuilderSave(bld, 0, s), 1);
