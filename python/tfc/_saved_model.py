@@ -13,8 +13,8 @@ run with the asset paths fed; the MetaGraphDef message is returned. (TF_LoadSess
 makes a session of its own; Python's loader works in the caller's.) Writing is the C builder
 (TFC_NewSavedModelBuilder, include/tfc/saved_model.h) through _pywrap.saved_model_builder/
 _add/_save: MetaGraphDefs with their tags, signatures, SaverDefs, main ops and assets, the
-variables saved once through the caller's saver or a new one over the global variables. Errors are TF's classes and texts where TF's Python
-raises them.
+variables saved once through the caller's saver or a new one over the global variables. Errors
+are TF's classes and texts where TF's Python raises them.
 """
 import os
 import types as _types
