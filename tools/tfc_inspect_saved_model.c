@@ -1,13 +1,14 @@
 /*
  * tfc_inspect_saved_model — `tfc inspect DIR` on a SavedModel directory: what
- * `saved_model_cli show --dir DIR --all` prints of it, from saved_model.pb alone (no load):
- * per MetaGraphDef its tag-set and signatures (sorted by key; each input and output with its
- * dtype as DT_*, shape as "(-1, 2)" or "unknown_rank", and tensor name; the method name),
+ * `saved_model_cli show --dir DIR --all` prints of it, from saved_model.pb (or the text form
+ * saved_model.pbtxt) alone (no load): per MetaGraphDef its tag-set and signatures (sorted by
+ * key; each input and output with its dtype as DT_*, shape as "(-1, 2)" or "unknown_rank", and
+ * tensor name; the method name),
  * then the ops of its graph and functions (sorted), and, as `tfc inspect MODEL.pb` does, the
  * ops this build does not know or has no kernel for. TF 2.x's "Concrete Functions" listing
  * (which needs the object graph) is not printed.
  *
- * Exit code 0 when saved_model.pb reads; 1 (after "tfc inspect: CODE: message") when not.
+ * Exit code 0 when the SavedModel file reads; 1 (after "tfc inspect: CODE: message") when not.
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,20 +1,23 @@
 /*
  * saved_model.h — SavedModel directories for C beyond TF_LoadSessionFromSavedModel (c_api.h):
- * reading what a saved_model.pb holds (tag sets, signatures: what `saved_model_cli show`
- * prints) and writing one from a session (tf.compat.v1.saved_model.Builder's
- * add_meta_graph_and_variables + save, simple_save).
+ * reading what a saved_model.pb (or saved_model.pbtxt) holds (tag sets, signatures: what
+ * `saved_model_cli show` prints) and writing one from a session (tf.compat.v1.saved_model.Builder:
+ * add_meta_graph_and_variables, add_meta_graph, assets, save; simple_save).
  *
  * A SavedModel directory (TF's layout) holds saved_model.pb (a SavedModel message: one
  * MetaGraphDef per tag set, each with its signatures: named maps of input and output tensors
  * and a method name) and variables/variables.{index,data-00000-of-00001} (a V2 checkpoint).
  *
- * TFC_SaveSavedModel writes one MetaGraphDef (TFC_ExportMetaGraph of the graph, devices
- * cleared, with the tags, the signatures and the SaverDef), and the variables through a saver
- * (a V2 checkpoint under the prefix "<dir>/variables/variables", no state file, no .meta), as
- * TF's builder does; TensorFlow's loaders (tf.compat.v1.saved_model.loader.load, the C/C++
- * LoadSessionFromSavedModel) read the result, and so does TF_LoadSessionFromSavedModel. The
- * main op, when given, goes into the "saved_model_main_op" collection and runs after the
- * restore at load time.
+ * and assets/ (files whose paths are fed at load to the string Consts that named them).
+ *
+ * The builder (TFC_NewSavedModelBuilder) writes what TF 1.x's SavedModelBuilder writes: each
+ * MetaGraphDef is TFC_ExportMetaGraph of a graph (devices cleared) with its tags, signatures,
+ * SaverDef, main op (collection "saved_model_main_op", run after the restore at load time) and
+ * assets (collection "saved_model_assets"); the first one's call saves the variables through a
+ * saver (a V2 checkpoint under the prefix "<dir>/variables/variables", no state file, no
+ * .meta), later ones share that checkpoint. TensorFlow's loaders
+ * (tf.compat.v1.saved_model.loader.load, the C/C++ LoadSessionFromSavedModel) read the result,
+ * and so does TF_LoadSessionFromSavedModel. TFC_SaveSavedModel is the one-MetaGraphDef case.
  *
  * Ownership: a TFC_SavedModel is the caller's (TFC_DeleteSavedModel); strings and arrays it
  * returns are its own, valid until it is deleted. The graph, session and saver are borrowed
@@ -29,6 +32,7 @@
 #include <stdint.h>
 
 #include "tensorflow/c/c_api.h"
+#include "tfc/meta_graph.h"
 #include "tfc/saver.h"
 
 #ifdef __cplusplus
@@ -52,12 +56,17 @@ typedef struct TFC_SignatureTensor {
   int num_dims;
 } TFC_SignatureTensor;
 
-/* Reads <export_dir>/saved_model.pb. NOT_FOUND "Could not find SavedModel .pb or .pbtxt at
- * supplied export directory path: <dir>" when there is neither it nor a saved_model.pbtxt;
- * UNIMPLEMENTED naming the file when there is only the text form; DATA_LOSS "Can't parse
- * <dir>/saved_model.pb as binary proto" when it is not a SavedModel. NULL on error. */
+/* Reads <export_dir>/saved_model.pb, else the text form <export_dir>/saved_model.pbtxt.
+ * NOT_FOUND "Could not find SavedModel .pb or .pbtxt at supplied export directory path: <dir>"
+ * when there is neither; DATA_LOSS "Can't parse <dir>/saved_model.pb as binary proto" when it
+ * is not a SavedModel, "Can't parse <dir>/saved_model.pbtxt as text proto: <line>(<column>):
+ * <why>" for bad text. NULL on error. */
 TF_CAPI_EXPORT extern TFC_SavedModel* TFC_ReadSavedModel(const char* export_dir, TF_Status* status);
 TF_CAPI_EXPORT extern void TFC_DeleteSavedModel(TFC_SavedModel* sm); /* NULL: no-op */
+
+/* The SavedModel as binary saved_model.pb bytes (also for one read from the text form) into
+ * output, which must be empty (INVALID_ARGUMENT otherwise). */
+TF_CAPI_EXPORT extern void TFC_SavedModelToBuffer(const TFC_SavedModel* sm, TF_Buffer* output, TF_Status* status);
 
 /* The MetaGraphDefs (in the file's order), each one's tags (in the file's order), and the
  * first one whose tags equal tags[0..num_tags) as a set (-1 when none does). */
@@ -100,6 +109,64 @@ typedef struct TFC_SignatureSpec {
   const char* const* output_keys;
   const TF_Output* outputs;
 } TFC_SignatureSpec;
+
+/* What one MetaGraphDef holds besides its graph and SaverDef: tags (at least one, none empty),
+ * signatures, the main op's name (NULL: none) and the asset tensors: string scalar Consts whose
+ * values are the files' paths (TF's assets_collection, e.g. the ASSET_FILEPATHS collection).
+ * add_collections (NULL: none), called with add_collections_arg on the exported MetaGraphDef
+ * before the SavedModel's own collections go in, adds collections the client holds itself
+ * (TFC_MetaGraphAdd*List; an error it sets fails the call). */
+typedef struct TFC_SavedModelMetaGraphSpec {
+  const char* const* tags;
+  int num_tags;
+  const TFC_SignatureSpec* signatures;
+  int num_signatures;
+  const char* main_op;
+  const TF_Output* assets;
+  int num_assets;
+  void (*add_collections)(TFC_MetaGraph* mg, void* arg, TF_Status* status);
+  void* add_collections_arg;
+} TFC_SavedModelMetaGraphSpec;
+
+typedef struct TFC_SavedModelBuilder TFC_SavedModelBuilder;
+
+/* SavedModelBuilder(export_dir): creates export_dir (and its parents). ALREADY_EXISTS "Export
+ * directory <dir> already exists, and isn't empty. Please choose a different export directory,
+ * or delete all the contents of the specified directory."; the file system's errors. The
+ * builder is the caller's (TFC_DeleteSavedModelBuilder, NULL: no-op); NULL on error. */
+TF_CAPI_EXPORT extern TFC_SavedModelBuilder* TFC_NewSavedModelBuilder(const char* export_dir, TF_Status* status);
+TF_CAPI_EXPORT extern void TFC_DeleteSavedModelBuilder(TFC_SavedModelBuilder* b);
+
+/* add_meta_graph_and_variables(session, spec..., saver=saver, clear_devices=True): the first
+ * MetaGraphDef; saves the variables with saver (NULL: a new saver over the graph's global
+ * variables, as TF's builder makes; none when the graph has none) to
+ * "<export_dir>/variables/variables" and copies the asset files to "<export_dir>/assets/" (a
+ * basename already used in the same call by another file with other contents gets "_1", ...;
+ * a missing source file is skipped, as TF does, and loading then fails naming it).
+ * TFC_SavedModelBuilderAddMetaGraph (add_meta_graph) adds another MetaGraphDef of graph (the
+ * same graph or another whose saver restores the same checkpoint) without saving variables;
+ * saver NULL makes a new one, whose nodes go into graph. Each MetaGraphDef gets the main op and
+ * assets of its own call. Errors: FAILED_PRECONDITION "Graph state including variables and
+ * assets has already been saved. Please invoke `add_meta_graph()` instead." (a second
+ * AddMetaGraphAndVariables) or "... has not been saved yet. Please invoke
+ * `add_meta_graph_and_variables()` first." (AddMetaGraph first); INVALID_ARGUMENT for the
+ * spec's faults (as TFC_SaveSavedModel's) and for an asset tensor that is not a string scalar
+ * Const ("Asset path tensor <name> must be of type constant.Has type <op> instead.", "... must
+ * be a scalar."); the saver's and the file system's errors (naming the file). The session,
+ * graph, saver and spec are borrowed for the call. Returns 1 on success, 0 on error. */
+TF_CAPI_EXPORT extern int TFC_SavedModelBuilderAddMetaGraphAndVariables(TFC_SavedModelBuilder* b,
+                                                                        TF_Session* session, TF_Graph* graph,
+                                                                        TFC_Saver* saver,
+                                                                        const TFC_SavedModelMetaGraphSpec* spec,
+                                                                        TF_Status* status);
+TF_CAPI_EXPORT extern int TFC_SavedModelBuilderAddMetaGraph(TFC_SavedModelBuilder* b, TF_Graph* graph,
+                                                            TFC_Saver* saver,
+                                                            const TFC_SavedModelMetaGraphSpec* spec,
+                                                            TF_Status* status);
+/* save(as_text): writes the MetaGraphDefs added so far to saved_model.pb, or as text to
+ * saved_model.pbtxt (TF's text format; tfc and TF read either). May be called again after more
+ * MetaGraphDefs are added. The file system's errors naming the file. 1 on success, 0 on error. */
+TF_CAPI_EXPORT extern int TFC_SavedModelBuilderSave(TFC_SavedModelBuilder* b, int as_text, TF_Status* status);
 
 /* SavedModelBuilder(export_dir).add_meta_graph_and_variables(session, tags, signatures,
  * main_op=main_op, saver=saver, clear_devices=True) then save(): creates export_dir (and its

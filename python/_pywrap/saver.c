@@ -10,7 +10,9 @@
  * collections only Python holds, passed in as (key, kind, values)); import_meta_graph imports
  * them in C; Python then recreates its own objects from the message (the saver def and the
  * collections the builders do not hold). A CheckpointReader owns a TFC_CheckpointReader.
- * save_saved_model is TFC_SaveSavedModel (tfc/saved_model.h) for tf.saved_model's builder.
+ * saved_model_builder/_add/_save are TFC_SavedModelBuilder (tfc/saved_model.h) for
+ * tf.saved_model's builder, the builder held by a capsule that deletes it; read_saved_model
+ * gives a SavedModel's binary bytes (also from saved_model.pbtxt) to its loader.
  *
  * Errors: a non-OK TF_Status raises the class registered for its code (pywrap.h); bad
  * argument types raise TypeError.
@@ -438,32 +440,82 @@ static int tensor_pairs(TF_Graph *g, PyObject *l, const char **keys, TF_Output *
   return 0;
 }
 
-/* save_saved_model(session, graph, saver or None, export_dir, [tag, ...],
+#define BUILDER_CAPSULE "tfc.SavedModelBuilder"
+
+static void builder_capsule_free(PyObject *cap) {
+  TFC_DeleteSavedModelBuilder(PyCapsule_GetPointer(cap, BUILDER_CAPSULE));
+}
+
+/* saved_model_builder(export_dir): TFC_NewSavedModelBuilder, as a capsule that deletes it. */
+static PyObject *saved_model_builder(PyObject *self, PyObject *args) {
+  const char *dir;
+  if (!PyArg_ParseTuple(args, "s", &dir)) return NULL;
+  TF_Status *s = TF_NewStatus();
+  TFC_SavedModelBuilder *b = TFC_NewSavedModelBuilder(dir, s);
+  PyObject *r = NULL;
+  if (!pywrap_raise_status(s)) {
+    r = PyCapsule_New(b, BUILDER_CAPSULE, builder_capsule_free);
+    if (!r) TFC_DeleteSavedModelBuilder(b);
+  }
+  TF_DeleteStatus(s);
+  return r;
+}
+
+/* The builder's add_collections hook: the (key, kind, values) list of collections only Python
+ * holds (as export_meta_graph's), added with the GIL taken back. */
+static void add_python_collections(TFC_MetaGraph *mg, void *arg, TF_Status *s) {
+  PyGILState_STATE gil = PyGILState_Ensure();
+  PyObject *extra = arg;
+  for (Py_ssize_t i = 0; i < PyList_GET_SIZE(extra); i++)
+    if (add_collection(mg, PyList_GET_ITEM(extra, i), s) < 0) {
+      if (TF_GetCode(s) == TF_OK) TF_SetStatus(s, TF_INVALID_ARGUMENT, "bad Python collection");
+      PyErr_Clear();
+      break;
+    }
+  PyGILState_Release(gil);
+}
+
+/* saved_model_add(builder, session or None, graph, saver or None, [tag, ...],
  * [(key, method or None, [(input key, tensor name)], [(output key, tensor name)])], main_op or
- * None): TFC_SaveSavedModel. */
-static PyObject *save_saved_model(PyObject *self, PyObject *args) {
-  PyObject *sess, *g, *sv, *tags, *sigs;
-  const char *dir, *main_op = NULL;
-  if (!PyArg_ParseTuple(args, "OO!OsO!O!z", &sess, &PyTFGraph_Type, &g, &sv, &dir, &PyList_Type, &tags, &PyList_Type,
-                        &sigs, &main_op))
+ * None, [asset tensor name, ...], [(key, kind, values), ...]): TFC_SavedModelBuilderAddMetaGraph
+ * AndVariables with a session, TFC_SavedModelBuilderAddMetaGraph without; the last list is the
+ * collections only Python holds (export_meta_graph's). */
+static PyObject *saved_model_add(PyObject *self, PyObject *args) {
+  PyObject *cap, *sess, *g, *sv, *tags, *sigs, *assets, *extra;
+  const char *main_op = NULL;
+  if (!PyArg_ParseTuple(args, "OOO!OO!O!zO!O!", &cap, &sess, &PyTFGraph_Type, &g, &sv, &PyList_Type, &tags,
+                        &PyList_Type, &sigs, &main_op, &PyList_Type, &assets, &PyList_Type, &extra))
     return NULL;
-  TF_Session *session = pywrap_session(sess);
-  if (!session) return NULL;
+  TFC_SavedModelBuilder *b = PyCapsule_GetPointer(cap, BUILDER_CAPSULE);
+  if (!b) return NULL;
+  TF_Session *session = NULL;
+  if (sess != Py_None && !(session = pywrap_session(sess))) return NULL;
   if (sv != Py_None && !PyObject_TypeCheck(sv, &PyTFSaver_Type)) {
     PyErr_SetString(PyExc_TypeError, "saver must be a _pywrap.Saver or None");
     return NULL;
   }
   TF_Graph *graph = ((PyTFGraph *)g)->graph;
-  Py_ssize_t nt = PyList_GET_SIZE(tags), ns = PyList_GET_SIZE(sigs);
+  Py_ssize_t nt = PyList_GET_SIZE(tags), ns = PyList_GET_SIZE(sigs), na = PyList_GET_SIZE(assets);
   const char **ctags = calloc((size_t)nt + 1, sizeof *ctags);
   TFC_SignatureSpec *specs = calloc((size_t)ns + 1, sizeof *specs);
-  PyObject *r = NULL;
-  if (!ctags || !specs) {
+  TF_Output *couts = calloc((size_t)na + 1, sizeof *couts);
+  const char **akeys = calloc((size_t)na + 1, sizeof *akeys);
+  PyObject *r = NULL, *apairs = NULL;
+  if (!ctags || !specs || !couts || !akeys) {
     PyErr_NoMemory();
     goto done;
   }
   for (Py_ssize_t i = 0; i < nt; i++)
     if (!(ctags[i] = PyUnicode_AsUTF8(PyList_GET_ITEM(tags, i)))) goto done;
+  /* the asset names as (name, name) pairs for tensor_pairs */
+  if (!(apairs = PyList_New(na))) goto done;
+  for (Py_ssize_t i = 0; i < na; i++) {
+    PyObject *n = PyList_GET_ITEM(assets, i);
+    PyObject *pair = PyTuple_Pack(2, n, n);
+    if (!pair) goto done;
+    PyList_SET_ITEM(apairs, i, pair);
+  }
+  if (tensor_pairs(graph, apairs, akeys, couts)) goto done;
   for (Py_ssize_t i = 0; i < ns; i++) {
     PyObject *in, *out;
     TFC_SignatureSpec *sp = &specs[i];
@@ -490,8 +542,13 @@ static PyObject *save_saved_model(PyObject *self, PyObject *args) {
     goto done;
   }
   TFC_Saver *csv = sv == Py_None ? NULL : ((PyTFSaver *)sv)->saver;
+  TFC_SavedModelMetaGraphSpec spec = {ctags, (int)nt, specs, (int)ns, main_op, couts, (int)na,
+                                      PyList_GET_SIZE(extra) ? add_python_collections : NULL, extra};
   Py_BEGIN_ALLOW_THREADS
-  TFC_SaveSavedModel(session, graph, csv, dir, ctags, (int)nt, specs, (int)ns, main_op, s);
+  if (session)
+    TFC_SavedModelBuilderAddMetaGraphAndVariables(b, session, graph, csv, &spec, s);
+  else
+    TFC_SavedModelBuilderAddMetaGraph(b, graph, csv, &spec, s);
   Py_END_ALLOW_THREADS
   if (!pywrap_raise_status(s)) {
     Py_INCREF(Py_None);
@@ -505,8 +562,48 @@ done:
     free((void *)specs[i].output_keys);
     free((void *)specs[i].outputs);
   }
+  Py_XDECREF(apairs);
   free(specs);
   free(ctags);
+  free(couts);
+  free(akeys);
+  return r;
+}
+
+/* saved_model_save(builder, as_text): TFC_SavedModelBuilderSave. */
+static PyObject *saved_model_save(PyObject *self, PyObject *args) {
+  PyObject *cap;
+  int as_text;
+  if (!PyArg_ParseTuple(args, "Op", &cap, &as_text)) return NULL;
+  TFC_SavedModelBuilder *b = PyCapsule_GetPointer(cap, BUILDER_CAPSULE);
+  if (!b) return NULL;
+  TF_Status *s = TF_NewStatus();
+  Py_BEGIN_ALLOW_THREADS
+  TFC_SavedModelBuilderSave(b, as_text, s);
+  Py_END_ALLOW_THREADS
+  int bad = pywrap_raise_status(s);
+  TF_DeleteStatus(s);
+  if (bad) return NULL;
+  Py_RETURN_NONE;
+}
+
+/* read_saved_model(export_dir): the SavedModel's binary bytes, from saved_model.pb or the text
+ * form saved_model.pbtxt (TFC_ReadSavedModel, TFC_SavedModelToBuffer). */
+static PyObject *read_saved_model(PyObject *self, PyObject *args) {
+  const char *dir;
+  if (!PyArg_ParseTuple(args, "s", &dir)) return NULL;
+  TF_Status *s = TF_NewStatus();
+  TF_Buffer *buf = TF_NewBuffer();
+  TFC_SavedModel *sm;
+  Py_BEGIN_ALLOW_THREADS
+  sm = TFC_ReadSavedModel(dir, s);
+  if (sm) TFC_SavedModelToBuffer(sm, buf, s);
+  Py_END_ALLOW_THREADS
+  PyObject *r = NULL;
+  if (!pywrap_raise_status(s)) r = PyBytes_FromStringAndSize(buf->data, (Py_ssize_t)buf->length);
+  TFC_DeleteSavedModel(sm);
+  TF_DeleteBuffer(buf);
+  TF_DeleteStatus(s);
   return r;
 }
 
@@ -617,6 +714,9 @@ PyMethodDef pywrap_saver_methods[] = {
     {"update_checkpoint_state", update_checkpoint_state, METH_VARARGS, "TFC_UpdateCheckpointState."},
     {"export_meta_graph", export_meta_graph, METH_VARARGS, "TFC_ExportMetaGraph and TFC_MetaGraphAdd*List."},
     {"import_meta_graph", import_meta_graph, METH_VARARGS, "TFC_ImportMetaGraph."},
-    {"save_saved_model", save_saved_model, METH_VARARGS, "TFC_SaveSavedModel."},
+    {"saved_model_builder", saved_model_builder, METH_VARARGS, "TFC_NewSavedModelBuilder."},
+    {"saved_model_add", saved_model_add, METH_VARARGS, "TFC_SavedModelBuilderAddMetaGraph[AndVariables]."},
+    {"saved_model_save", saved_model_save, METH_VARARGS, "TFC_SavedModelBuilderSave."},
+    {"read_saved_model", read_saved_model, METH_VARARGS, "TFC_ReadSavedModel as binary bytes."},
     {"checkpoint_reader", checkpoint_reader, METH_VARARGS, "TFC_NewCheckpointReader."},
     {NULL, NULL, 0, NULL}};

@@ -2,7 +2,9 @@
 wrote (tests/fixtures/saved_model_*, gen_saved_model.py: TF 1.x builder models, one with its
 init op in the "__saved_model_init_op" signature, and TF 2.x tf.saved_model.save models)
 gives TF's outputs (expected.txt); simple_save / Builder write SavedModels that load back with
-the saved values and main op; TF's errors for a missing tag-set, a missing directory, a
+the saved values and main op, with assets (copied and fed at load from a moved copy), a second
+MetaGraphDef (add_meta_graph) and the text form (save(as_text=True)); TF's Builder's models with
+those load too (gen_saved_model_assets.py); TF's errors for a missing tag-set, a missing directory, a
 non-empty export directory and empty prediction signatures."""
 import os
 
@@ -141,3 +143,84 @@ def test_prediction_signature_needs_inputs_and_outputs():
             tf.saved_model.predict_signature_def({}, {"x": x})
         with pytest.raises(ValueError, match="Prediction outputs cannot be None or empty."):
             tf.saved_model.predict_signature_def({"x": x}, None)
+
+
+def _vocab_expected(name):
+    """expected.txt of gen_saved_model_assets.py: (tags, tensor, values) per line."""
+    rows = []
+    with open(os.path.join(FIXTURES, name, "expected.txt")) as f:
+        for line in f:
+            tags, tensor, *vals = line.split()
+            rows.append((tags.split(","), tensor, [float(v) for v in vals]))
+    return rows
+
+
+def _check_vocab_model(d, rows):
+    for tags, tensor, want in rows:
+        with tf.Session(graph=tf.Graph()) as sess:
+            mg = tf.saved_model.loader.load(sess, tags, d)
+            assert sorted(mg.meta_info_def.tags) == sorted(tags)
+            got = sess.run(tensor, {"words:0": ["b", "zz", "a"]})
+            np.testing.assert_allclose(np.ravel(got), want, rtol=1e-5)
+
+
+@pytest.mark.parametrize("name", ["saved_model_vocab", "saved_model_vocab_text", "saved_model_multi"])
+def test_tf_builder_assets_text_and_meta_graphs(name, tmp_path):
+    """TF's Builder models (gen_saved_model_assets.py) load from a copy elsewhere: the vocabulary
+    table reads the copy's asset; the text form and each of two MetaGraphDefs load too."""
+    import shutil
+    d = str(tmp_path / "moved")
+    shutil.copytree(os.path.join(FIXTURES, name), d)
+    _check_vocab_model(d, _vocab_expected(name))
+
+
+def test_builder_assets_meta_graphs_and_text(tmp_path):
+    """The builder copies the asset (a file read by the main op), adds a second MetaGraphDef
+    sharing the variables, and writes the text form; each loads from a copy elsewhere, the
+    asset path fed being the copy's."""
+    import shutil
+    src = tmp_path / "num.txt"
+    src.write_text("5.5")
+    for as_text in (False, True):
+        out = str(tmp_path / ("m_text" if as_text else "m"))
+        with tf.Session(graph=tf.Graph()) as sess:
+            x, w, c, y, z = _model()
+            path = tf.constant(str(src), name="asset_path")
+            main = tf.group(tf.assign(c, tf.strings.to_number(tf.io.read_file(path))), name="main_op")
+            sess.run(tf.global_variables_initializer())
+            sess.run(tf.assign(w, 3.0))
+            b = tf.saved_model.Builder(out)
+            with pytest.raises(AssertionError, match="has not been saved yet"):
+                b.add_meta_graph(["serve"])
+            b.add_meta_graph_and_variables(sess, ["serve"], {"serving_default": tf.saved_model.predict_signature_def(
+                {"x": x}, {"y": y})})
+            tf.add_to_collection(tf.GraphKeys.ASSET_FILEPATHS, path)
+            b.add_meta_graph(["serve", "gpu"], {"serving_default": tf.saved_model.predict_signature_def(
+                {"x": x}, {"z": z})}, assets_collection=tf.get_collection(tf.GraphKeys.ASSET_FILEPATHS),
+                main_op=main)
+            name = "saved_model.pbtxt" if as_text else "saved_model.pb"
+            assert b.save(as_text=as_text) == os.path.join(out, name).encode()
+        assert sorted(os.listdir(out)) == ["assets", name, "variables"]
+        assert (tmp_path / os.path.basename(out) / "assets" / "num.txt").read_text() == "5.5"
+    src.unlink()
+    for d in ("m", "m_text"):
+        moved = str(tmp_path / "moved" / d)
+        shutil.copytree(str(tmp_path / d), moved)
+        with tf.Session(graph=tf.Graph()) as sess:
+            tf.saved_model.loader.load(sess, ["serve"], moved)
+            np.testing.assert_allclose(sess.run("y:0", {"x:0": [2.0]}), [7.0])
+        with tf.Session(graph=tf.Graph()) as sess:
+            mg = tf.saved_model.loader.load(sess, ["gpu", "serve"], moved)
+            assert mg.signature_def["serving_default"].outputs["z"].name == "z:0"
+            # the graph's own collection goes in too, as TF's builder exports it
+            assert list(mg.collection_def["asset_filepaths"].node_list.value) == ["asset_path:0"]
+            np.testing.assert_allclose(sess.run("z:0", {"x:0": [1.0]}), [6.5])
+
+
+def test_builder_asset_must_be_a_string_const(tmp_path):
+    with tf.Session(graph=tf.Graph()) as sess:
+        x, w, c, y, z = _model()
+        sess.run(tf.global_variables_initializer())
+        b = tf.saved_model.Builder(str(tmp_path / "m"))
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Asset path tensor y:0 must be of type constant"):
+            b.add_meta_graph_and_variables(sess, ["serve"], assets_collection=[y])

@@ -3,17 +3,18 @@ SavedModelBuilder, simple_save, build_tensor_info, predict_signature_def, contai
 and the tag and signature constants.
 
 Design: loading is TF's Python loader over tfc's own pieces: saved_model.pb is parsed into the
-SavedModel message (training/saver_pb.py), the MetaGraphDef of the requested tag-set is
+SavedModel message (training/saver_pb.py; a saved_model.pbtxt is first made binary by the C
+reader, _pywrap.read_saved_model), the MetaGraphDef of the requested tag-set is
 imported into the session's graph by train.import_meta_graph (the C import of
 include/tfc/meta_graph.h), its variables restored by the Saver made from its SaverDef (from
 "<dir>/variables/variables", when the index exists), and the init op (the
 "__saved_model_init_op" signature's, else the saved_model_main_op or legacy_init_op collection's)
 run with the asset paths fed; the MetaGraphDef message is returned. (TF_LoadSessionFromSavedModel
-makes a session of its own; Python's loader works in the caller's.) Writing is
-TFC_SaveSavedModel (include/tfc/saved_model.h) through _pywrap.save_saved_model: one
-MetaGraphDef with its tags, signatures and SaverDef, the variables through the caller's saver
-or a new one over the global variables. Errors are TF's classes and texts where TF's Python
-raises them.
+makes a session of its own; Python's loader works in the caller's.) Writing is the C builder
+(TFC_NewSavedModelBuilder, include/tfc/saved_model.h) through _pywrap.saved_model_builder/
+_add/_save: MetaGraphDefs with their tags, signatures, SaverDefs, main ops and assets, the
+variables saved once through the caller's saver or a new one over the global variables. Errors
+are TF's classes and texts where TF's Python raises them.
 """
 import os
 import types as _types
@@ -42,15 +43,15 @@ TensorInfo = saver_pb.TensorInfo
 def _parse(export_dir):
     export_dir = os.fsdecode(export_dir)
     pb = os.path.join(export_dir, SAVED_MODEL_FILENAME_PB)
-    if not os.path.exists(pb):
-        if os.path.exists(os.path.join(export_dir, SAVED_MODEL_FILENAME_PBTXT)):
-            raise NotImplementedError("tfc: text-format SavedModels are not supported: %s"
-                                      % os.path.join(export_dir, SAVED_MODEL_FILENAME_PBTXT))
+    if not os.path.exists(pb) and not os.path.exists(os.path.join(export_dir, SAVED_MODEL_FILENAME_PBTXT)):
         raise IOError("SavedModel file does not exist at: %s%s{%s|%s}" % (export_dir, os.path.sep,
                                                                         SAVED_MODEL_FILENAME_PBTXT,
                                                                         SAVED_MODEL_FILENAME_PB))
-    with open(pb, "rb") as f:
-        data = f.read()
+    if os.path.exists(pb):
+        with open(pb, "rb") as f:
+            data = f.read()
+    else:  # the text form, read by the C reader (TFC_ReadSavedModel) into the binary one
+        data = _pywrap.read_saved_model(export_dir)
     try:
         return saver_pb.SavedModel.FromString(data)
     except ValueError as e:
@@ -153,9 +154,28 @@ def predict_signature_def(inputs, outputs):
                                {k: build_tensor_info(v) for k, v in outputs.items()}, PREDICT_METHOD_NAME)
 
 
+def _python_collections(graph):
+    """The collections only Python holds, as export_meta_graph passes them (TF's builder exports
+    every graph collection: train_op, asset_filepaths, table_initializer, ...)."""
+    extra = []
+    for key in sorted(k for k in graph._collections if isinstance(k, str)):
+        values = graph._collections[key]
+        if key in _meta_graph._C_KEYS or not isinstance(values, list) or not values:
+            continue
+        c = _meta_graph._python_collection(key, values)
+        if c is not None:
+            extra.append(c)
+    return extra
+
+
 class SavedModelBuilder(object):
-    """tf.compat.v1.saved_model.Builder: one MetaGraphDef with its variables (written by
-    add_meta_graph_and_variables through TFC_SaveSavedModel; save() returns the path)."""
+    """tf.compat.v1.saved_model.Builder over tfc's C builder (TFC_NewSavedModelBuilder):
+    add_meta_graph_and_variables saves the variables and adds the first MetaGraphDef,
+    add_meta_graph adds more sharing that checkpoint, save() writes saved_model.pb (or .pbtxt)
+    and returns its path. Assets (assets_collection: string Const tensors naming files) are
+    copied to assets/ and listed in the "saved_model_assets" collection; as with TF's builder,
+    which keeps that collection in the graph, a later MetaGraphDef of the same graph lists the
+    earlier calls' assets too."""
 
     def __init__(self, export_dir):
         self._export_dir = os.fsdecode(export_dir)
@@ -164,18 +184,11 @@ class SavedModelBuilder(object):
                 raise AssertionError(
                     "Export directory %s already exists, and isn't empty. Please choose a different export "
                     "directory, or delete all the contents of the specified directory." % self._export_dir)
-        else:
-            os.makedirs(self._export_dir)
+        self._builder = _pywrap.saved_model_builder(self._export_dir)
         self._has_saved_variables = False
+        self._assets = {}  # id(graph) -> asset tensor names added so far (TF's graph collection)
 
-    def add_meta_graph_and_variables(self, sess, tags, signature_def_map=None, assets_collection=None,
-                                     legacy_init_op=None, clear_devices=False, main_op=None,
-                                     strip_default_attrs=False, saver=None):
-        if self._has_saved_variables:
-            raise AssertionError("Graph state including variables and assets has already been saved. Please "
-                                 "invoke `add_meta_graph()` instead.")
-        if assets_collection:
-            raise NotImplementedError("tfc: SavedModel assets are not written")
+    def _add(self, sess, graph, tags, signature_def_map, assets_collection, legacy_init_op, main_op, saver):
         sigs = []
         for key, sig in sorted((signature_def_map or {}).items()):
             if not isinstance(sig, SignatureDef):
@@ -190,22 +203,43 @@ class SavedModelBuilder(object):
         if init is not None:
             init_name = getattr(init, "name", None)
             if not isinstance(init_name, str) or not hasattr(init, "node_def"):
-                raise TypeError("main_op needs to be an Operation: %r" % (init,))
-        graph = sess.graph
+                raise TypeError("Expected %s to be an Operation but got type %s instead." % (init, type(init)))
+        assets = self._assets.setdefault(id(graph), [])
+        for t in assets_collection or []:
+            name = getattr(t, "name", None)
+            if not isinstance(name, str) or not hasattr(t, "op"):
+                raise TypeError("Asset path tensor %s must be a Tensor." % (t,))
+            if name not in assets:
+                assets.append(name)
         graph._sync_c_ops()
         c_saver = saver._c_saver(graph) if saver is not None else None
-        _pywrap.save_saved_model(_saver._c_session(sess), graph._c_graph, c_saver, self._export_dir,
-                                 [str(t) for t in tags], sigs, init_name)
+        _pywrap.saved_model_add(self._builder, _saver._c_session(sess) if sess is not None else None,
+                                graph._c_graph, c_saver, [str(t) for t in tags], sigs, init_name, list(assets),
+                                _python_collections(graph))
         graph._sync_c_ops()  # the default saver's nodes
+
+    def add_meta_graph_and_variables(self, sess, tags, signature_def_map=None, assets_collection=None,
+                                     legacy_init_op=None, clear_devices=False, main_op=None,
+                                     strip_default_attrs=False, saver=None):
+        if self._has_saved_variables:
+            raise AssertionError("Graph state including variables and assets has already been saved. Please "
+                                 "invoke `add_meta_graph()` instead.")
+        self._add(sess, sess.graph, tags, signature_def_map, assets_collection, legacy_init_op, main_op, saver)
         self._has_saved_variables = True
 
-    def add_meta_graph(self, *args, **kwargs):
-        raise NotImplementedError("tfc: a SavedModel holds one MetaGraphDef (add_meta_graph_and_variables)")
+    def add_meta_graph(self, tags, signature_def_map=None, assets_collection=None, legacy_init_op=None,
+                       clear_devices=False, main_op=None, strip_default_attrs=False, saver=None):
+        if not self._has_saved_variables:
+            raise AssertionError("Graph state including variables and assets has not been saved yet. Please "
+                                 "invoke `add_meta_graph_and_variables()` first.")
+        from tfc.framework import ops as _ops
+        self._add(None, _ops.get_default_graph(), tags, signature_def_map, assets_collection, legacy_init_op,
+                  main_op, saver)
 
     def save(self, as_text=False):
-        if as_text:
-            raise NotImplementedError("tfc: text-format SavedModels are not written")
-        return os.path.join(self._export_dir, SAVED_MODEL_FILENAME_PB).encode()
+        _pywrap.saved_model_save(self._builder, bool(as_text))
+        name = SAVED_MODEL_FILENAME_PBTXT if as_text else SAVED_MODEL_FILENAME_PB
+        return os.path.join(self._export_dir, name).encode()
 
 
 Builder = SavedModelBuilder

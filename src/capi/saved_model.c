@@ -5,10 +5,9 @@
  *
  * Steps, each failing with TF's code and the whole call returning NULL:
  *   1. graph must be empty (INVALID_ARGUMENT "Graph is non-empty.");
- *   2. <dir>/saved_model.pb is read (TFC_ReadSavedModel, saved_model_io.c: DATA_LOSS when it
- *      is not a SavedModel, UNIMPLEMENTED with only saved_model.pbtxt, NOT_FOUND "Could not
- *      find SavedModel .pb or .pbtxt at supplied export directory path: <dir>" without
- *      either);
+ *   2. <dir>/saved_model.pb, else the text form saved_model.pbtxt, is read (TFC_ReadSavedModel,
+ *      saved_model_io.c: DATA_LOSS when it is not a SavedModel, NOT_FOUND "Could not find
+ *      SavedModel .pb or .pbtxt at supplied export directory path: <dir>" without either);
  *   3. the first MetaGraphDef whose tags equal the requested ones as a set is chosen
  *      (NOT_FOUND "Could not find meta graph def matching supplied tags: { a b }. ...");
  *   4. it is imported into graph by the meta-graph module (TFC_NewMetaGraphFromBuffer,
@@ -20,7 +19,9 @@
  *      "legacy_init_op"; a collection holds exactly one node or the load fails with
  *      FAILED_PRECONDITION "Expected exactly one main op in : <dir>") runs with the asset
  *      feeds: each AssetFileDef (the MetaGraphDef's asset_file_def, else the Any entries of
- *      collection "saved_model_assets") feeds tensor_info.name "<dir>/assets/<filename>";
+ *      collection "saved_model_assets") feeds tensor_info.name "<dir>/assets/<filename>" (in the
+ *      restore run too, as TF does); a missing asset file is the reading op's error, which
+ *      names the file;
  *   7. meta_graph_def (when non-NULL) receives the chosen MetaGraphDef's bytes as written.
  * TF 2.x's SavedModels (tf.saved_model.save: VarHandleOp variables, the model and its saver in
  * library functions called by StatefulPartitionedCall) load the same way.

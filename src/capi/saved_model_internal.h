@@ -1,11 +1,12 @@
 /*
  * capi/saved_model_internal — the parsed saved_model.pb behind a TFC_SavedModel
  * (tfc/saved_model.h), shared by the reader and writer (saved_model_io.c) and the loader
- * (saved_model.c).
+ * (saved_model.c), and the file helpers the reader and writer (saved_model_builder.c) share.
  */
 #ifndef TFC_CAPI_SAVED_MODEL_INTERNAL_H
 #define TFC_CAPI_SAVED_MODEL_INTERNAL_H
 
+#include "base/status.h"
 #include "tensorflow/saved_model.pb-c.h"
 #include "tfc/saved_model.h"
 
@@ -16,5 +17,12 @@ struct TFC_SavedModel {
                                                   their inputs and outputs sorted by key */
   int n;
 };
+
+/* The file's bytes (caller frees *out): 0, or -1 when it does not exist, -2 out of memory,
+ * -3 a read error (saved_model_io.c). */
+int tfc_sm_read_file(const char *path, char **out, size_t *out_len);
+/* Writes bytes to path through path.tmp renamed into place; PERMISSION_DENIED or
+ * FAILED_PRECONDITION naming the file (saved_model_builder.c). */
+int tfc_sm_write_file(const char *path, const void *data, size_t len, tfc_status *s);
 
 #endif

@@ -1,6 +1,7 @@
 #!/bin/sh
 # `tfc inspect DIR` and `tfc run DIR` on SavedModel directories (tests/fixtures/saved_model_*):
-#   1. for each model of tests/fixtures/saved_model_cli/ (written by gen_saved_model.py with
+#   1. for each model of tests/fixtures/saved_model_cli/ (written by gen_saved_model.py and
+#      gen_saved_model_assets.py (a text-form saved_model.pbtxt) with
 #      TensorFlow's saved_model_cli): `tfc inspect DIR` prints what `saved_model_cli show --all`
 #      printed up to its op list, and `tfc run DIR --feed KEY=VALUE` prints what
 #      `saved_model_cli run` printed for the same input;
