@@ -85,3 +85,13 @@ def test_dense_table_errors():
             s.run(d.remove(tf.constant([-1], tf.int64)))
         with pytest.raises(tf.errors.InvalidArgumentError, match=r"Expected shape \[2\] for value, got \[1\]"):
             s.run(d.insert(tf.constant([1, 2], tf.int64), [1.0]))
+
+
+def test_dense_table_growth_has_a_limit():
+    # a tiny max_load_factor would double the bucket count without end (TF's loop overflows)
+    t = tf.raw_ops.MutableDenseHashTableV2(empty_key=tf.constant(0, tf.int64), deleted_key=tf.constant(-1, tf.int64),
+                                           value_dtype=tf.float32, initial_num_buckets=4, max_load_factor=1e-30)
+    ins = tf.raw_ops.LookupTableInsertV2(table_handle=t, keys=tf.constant([1], tf.int64), values=tf.constant([1.0]))
+    with tf.Session() as s:
+        with pytest.raises(tf.errors.ResourceExhaustedError, match="cannot grow to hold 1 entries"):
+            s.run(ins)

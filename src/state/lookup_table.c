@@ -350,7 +350,13 @@ static int dense_insert(tfc_lookup_table *t, const tfc_tensor *keys, const tfc_t
   if ((double)pending > (double)t->num_buckets * t->max_load_factor) {
     int64_t nb = t->num_buckets;
     do nb <<= 1;
-    while ((double)pending > (double)nb * t->max_load_factor);
+    while ((double)pending > (double)nb * t->max_load_factor && nb < ((int64_t)1 << 61));
+    if ((double)pending > (double)nb * t->max_load_factor) {
+      pthread_mutex_unlock(&t->mu);
+      return tfc_status_set(s, TFC_RESOURCE_EXHAUSTED,
+                            "MutableDenseHashTable cannot grow to hold %lld entries with max_load_factor %g",
+                            (long long)pending, (double)t->max_load_factor);
+    }
     /* rebucket: the old buckets' keys go into new ones (reserved keys skipped) */
     tfc_tensor *ok = t->key_buckets, *ov = t->value_buckets;
     int64_t on = t->num_buckets, oe = t->num_entries;
