@@ -281,7 +281,8 @@ lookup.experimental.DenseHashTable = _lookup_ops.DenseHashTable
 tables_initializer = _lookup_ops.tables_initializer
 contrib.lookup = _types.ModuleType("tfc.contrib.lookup", "tf.contrib.lookup")
 for _n in ("HashTable KeyValueTensorInitializer TextFileInitializer TextFileIndex MutableHashTable "
-           "MutableDenseHashTable index_table_from_file index_table_from_tensor index_to_string_table_from_tensor").split():
+           "MutableDenseHashTable index_table_from_file index_table_from_tensor "
+           "index_to_string_table_from_tensor").split():
     setattr(contrib.lookup, _n, getattr(_lookup_ops, _n))
 gfile = _gfile.v1_module(_types)
 test = _types.ModuleType("tfc.test", "tf.test")

@@ -192,7 +192,8 @@ static void saver_graph_saves_tables_under_tf_names(void) {
     uint64_t off = ((const uint64_t *)base)[i];
     TF_StringDecode(base + 32 + off, TF_TensorByteSize(v) - 32 - off, &dst, &len, s);
     OK(s);
-    if (len != strlen(want[i]) || memcmp(dst, want[i], len)) FAIL("tensor name %d: %.*s, want %s", i, (int)len, dst, want[i]);
+    if (len != strlen(want[i]) || memcmp(dst, want[i], len))
+      FAIL("tensor name %d: %.*s, want %s", i, (int)len, dst, want[i]);
   }
   TF_DeleteTensor(v);
   TFC_DeleteSaver(sv);
