@@ -69,6 +69,29 @@ typedef struct TFC_Saver TFC_Saver;
 TF_CAPI_EXPORT extern TFC_Saver* TFC_NewSaver(const TFC_Scope* scope, const char* const* names,
                                              const TF_Output* vars, int num_vars, int max_to_keep,
                                              TF_Status* status);
+/* A mutable lookup table to save, as TF's MutableHashTable / DenseHashTable saveables do:
+ * the table's exported keys and values go to the checkpoint as "<name>-keys" and
+ * "<name>-values" (Python's table name is its op name), and restoring runs
+ * "save/<name>_table_restore/LookupTableImportV2" (colocated with the table) with them, which
+ * replaces the table's contents. table: output 0 of a MutableHashTableV2,
+ * MutableHashTableOfTensorsV2 or MutableDenseHashTableV2. keys/values: the
+ * LookupTableExportV2 outputs to save (Python's table makes one when it is created); keys.oper
+ * NULL: the saver adds "<table op>_lookup_table_export_values/LookupTableExportV2" at the
+ * scope's root. */
+typedef struct TFC_SaverTable {
+  const char* name;
+  TF_Output table;
+  TF_Output keys, values;
+} TFC_SaverTable;
+/* TFC_NewSaver that also saves num_tables tables, sorted with the variables by name (tables[]
+ * is borrowed for the call). With num_vars 0 the variables are every global variable, as
+ * TFC_NewSaver's, and tables only is fine. Errors as TFC_NewSaver's (a table and a variable
+ * of one name: "At least two variables have the same name: t"), and INVALID_ARGUMENT for a
+ * table output that is not a mutable table op's or an empty name. */
+TF_CAPI_EXPORT extern TFC_Saver* TFC_NewSaverWithTables(const TFC_Scope* scope, const char* const* names,
+                                                       const TF_Output* vars, int num_vars,
+                                                       const TFC_SaverTable* tables, int num_tables,
+                                                       int max_to_keep, TF_Status* status);
 TF_CAPI_EXPORT extern void TFC_DeleteSaver(TFC_Saver* saver); /* NULL: no-op */
 
 /* The saver's graph nodes, for running them by hand (Python's saver_def): feed the checkpoint

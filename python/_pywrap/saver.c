@@ -183,11 +183,14 @@ PyTypeObject PyTFSaver_Type = {
     .tp_doc = "A TFC_Saver (include/tfc/saver.h).",
 };
 
-/* new_saver(scope, [name, ...], [(op, index), ...], max_to_keep) -> Saver */
+/* new_saver(scope, [name, ...], [(op, index), ...], max_to_keep[, tables]) -> Saver; tables:
+ * [(name, table output, keys output, values output), ...] (TFC_NewSaverWithTables). */
 static PyObject *new_saver(PyObject *self, PyObject *args) {
-  PyObject *scope, *names, *vars;
+  PyObject *scope, *names, *vars, *tables = NULL;
   int max_to_keep;
-  if (!PyArg_ParseTuple(args, "OO!O!i", &scope, &PyList_Type, &names, &PyList_Type, &vars, &max_to_keep)) return NULL;
+  if (!PyArg_ParseTuple(args, "OO!O!i|O!", &scope, &PyList_Type, &names, &PyList_Type, &vars, &max_to_keep,
+                        &PyList_Type, &tables))
+    return NULL;
   const struct TFC_Scope *sc = pywrap_scope(scope);
   if (!sc) return NULL;
   Py_ssize_t n = PyList_GET_SIZE(vars);
@@ -197,8 +200,10 @@ static PyObject *new_saver(PyObject *self, PyObject *args) {
   }
   const char **cn = calloc((size_t)n + 1, sizeof *cn);
   TF_Output *outs = calloc((size_t)n + 1, sizeof *outs);
+  Py_ssize_t nt = tables ? PyList_GET_SIZE(tables) : 0;
+  TFC_SaverTable *ct = calloc((size_t)nt + 1, sizeof *ct);
   PyObject *r = NULL;
-  if (!cn || !outs) {
+  if (!cn || !outs || !ct) {
     PyErr_NoMemory();
     goto done;
   }
@@ -206,17 +211,30 @@ static PyObject *new_saver(PyObject *self, PyObject *args) {
     if (!(cn[i] = PyUnicode_AsUTF8(PyList_GET_ITEM(names, i)))) goto done;
     if (pywrap_output(PyList_GET_ITEM(vars, i), &outs[i]) < 0) goto done;
   }
+  for (Py_ssize_t i = 0; i < nt; i++) {
+    PyObject *t = PyList_GET_ITEM(tables, i);
+    if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) != 4) {
+      PyErr_SetString(PyExc_TypeError, "a table is (name, table, keys, values)");
+      goto done;
+    }
+    if (!(ct[i].name = PyUnicode_AsUTF8(PyTuple_GET_ITEM(t, 0))) ||
+        pywrap_output(PyTuple_GET_ITEM(t, 1), &ct[i].table) < 0 ||
+        pywrap_output(PyTuple_GET_ITEM(t, 2), &ct[i].keys) < 0 ||
+        pywrap_output(PyTuple_GET_ITEM(t, 3), &ct[i].values) < 0)
+      goto done;
+  }
   TF_Status *s = TF_NewStatus();
   if (!s) {
     PyErr_NoMemory();
     goto done;
   }
-  TFC_Saver *sv = TFC_NewSaver(sc, cn, outs, (int)n, max_to_keep, s);
+  TFC_Saver *sv = TFC_NewSaverWithTables(sc, cn, outs, (int)n, ct, (int)nt, max_to_keep, s);
   if (!pywrap_raise_status(s)) r = sv ? saver_wrap(pywrap_scope_graph(scope), sv) : PyErr_NoMemory();
   TF_DeleteStatus(s);
 done:
   free(cn);
   free(outs);
+  free(ct);
   return r;
 }
 

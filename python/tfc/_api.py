@@ -280,10 +280,12 @@ for _n in "StaticHashTable StaticVocabularyTable KeyValueTensorInitializer TextF
     setattr(lookup, _n, getattr(_lookup_ops, _n))
 lookup.experimental = _types.ModuleType("tfc.lookup.experimental", "tf.lookup.experimental")
 lookup.experimental.MutableHashTable = _lookup_ops.MutableHashTable
+lookup.experimental.DenseHashTable = _lookup_ops.DenseHashTable
 tables_initializer = _lookup_ops.tables_initializer
 contrib.lookup = _types.ModuleType("tfc.contrib.lookup", "tf.contrib.lookup")
 for _n in ("HashTable KeyValueTensorInitializer TextFileInitializer TextFileIndex MutableHashTable "
-           "index_table_from_file index_table_from_tensor index_to_string_table_from_tensor").split():
+           "MutableDenseHashTable index_table_from_file index_table_from_tensor "
+           "index_to_string_table_from_tensor").split():
     setattr(contrib.lookup, _n, getattr(_lookup_ops, _n))
 gfile = _gfile.v1_module(_types)
 test = _types.ModuleType("tfc.test", "tf.test")

@@ -7,7 +7,9 @@
  * BaseSaverBuilder._build_internal makes the filename placeholders, _AddSaveOps the SaveV2 and
  * its control_dependency, BulkSaverBuilder.bulk_restore the RestoreV2 on /cpu:0, each
  * ReferenceVariableSaveable.restore an Assign, and group() the restore_all NoOp. The
- * variables are sorted by checkpoint name first (Python sorts its saveables).
+ * variables are sorted by checkpoint name first (Python sorts its saveables). A lookup table
+ * (TFC_NewSaverWithTables) is saved as two tensors, its exported keys and values, and restored
+ * by a LookupTableImportV2 in place of the Assign (TF's table saveables).
  *
  * The state file (CheckpointState in protobuf text format) is written and read here with C
  * escapes as Python's text_format writes them; see state_write / state_read.
@@ -55,17 +57,49 @@ static double now_seconds(void) {
 
 /* ---------------------------------------------------------------- building */
 
+/* What the saver saves: a reference variable (var), or a lookup table (table, var NULL) saved
+ * as its exported keys and values under "<name>-keys" and "<name>-values" and restored by
+ * LookupTableImportV2, as TF's MutableHashTable and DenseHashTable saveables. */
 typedef struct saveable {
   const char *name;
   tfc_node *var;
+  tfc_node *table;
+  tfc_endpoint keys, values;
+  char *key_name, *value_name; /* owned */
 } saveable;
+
+/* One saved tensor: its checkpoint name, what SaveV2 reads, its dtype. */
+typedef struct spec {
+  const char *name;
+  tfc_endpoint t;
+  int dtype;
+} spec;
+
+static int n_specs(const saveable *sv, int n) {
+  int k = 0;
+  for (int i = 0; i < n; i++) k += sv[i].var ? 1 : 2;
+  return k;
+}
+
+/* The saved tensors of sv in order (specs holds n_specs of them). */
+static void fill_specs(const saveable *sv, int n, spec *specs) {
+  int k = 0;
+  for (int i = 0; i < n; i++) {
+    if (sv[i].var) {
+      specs[k++] = (spec){sv[i].name, {sv[i].var, 0}, tfc_dtype_base(sv[i].var->output_types[0])};
+    } else {
+      specs[k++] = (spec){sv[i].key_name, sv[i].keys, sv[i].keys.node->output_types[sv[i].keys.index]};
+      specs[k++] = (spec){sv[i].value_name, sv[i].values, sv[i].values.node->output_types[sv[i].values.index]};
+    }
+  }
+}
 
 static int saveable_cmp(const void *a, const void *b) {
   return strcmp(((const saveable *)a)->name, ((const saveable *)b)->name);
 }
 
-/* A rank-1 string Const of the given elements ("" for all when strs is NULL). */
-static tfc_endpoint string_vector(bld_call *c, const bld_where *w, const char *name, const saveable *sv, int n,
+/* A rank-1 string Const of the specs' names ("" for all when empty). */
+static tfc_endpoint string_vector(bld_call *c, const bld_where *w, const char *name, const spec *sv, int n,
                                   int empty) {
   if (!tfc_status_ok(c->s)) return (tfc_endpoint){NULL, 0};
   int64_t dim = n;
@@ -78,17 +112,25 @@ static tfc_endpoint string_vector(bld_call *c, const bld_where *w, const char *n
   return bld_const(c, w, name, t);
 }
 
-static tfc_attr_value dtype_list(bld_call *c, const saveable *sv, int n) {
+static tfc_attr_value dtype_list(bld_call *c, const spec *sv, int n) {
   tfc_attr_value l = tfc_attr_list(TFC_ATTR_TYPE);
   for (int i = 0; i < n; i++) {
-    tfc_attr_value t = tfc_attr_type(tfc_dtype_base(sv[i].var->output_types[0]));
+    tfc_attr_value t = tfc_attr_type(sv[i].dtype);
     tfc_attr_list_append(&l, &t, c->s);
   }
   return l;
 }
 
 /* The saver's nodes under a unique "save" scope below scope_name. */
-static void build(bld_call *c, const TFC_Scope *scope, const char *cpu_device, saveable *sv, int n, TFC_Saver *sv_out) {
+static void build(bld_call *c, const TFC_Scope *scope, const char *cpu_device, saveable *svs, int n_sv,
+                  TFC_Saver *sv_out) {
+  int n = n_specs(svs, n_sv);
+  spec *sv = calloc((size_t)n + 1, sizeof *sv);
+  if (!sv) {
+    TFC_OOM(c->s);
+    return;
+  }
+  fill_specs(svs, n_sv, sv);
   /* Python's name_scope(name, "save"): the saver's name, made unique, when given. */
   char *save = bld_unique(c, scope->name, bld_builder_name(scope, "save"));
   char *fscope = save ? bld_unique(c, save, "filename") : NULL;
@@ -122,7 +164,7 @@ static void build(bld_call *c, const TFC_Scope *scope, const char *cpu_device, s
   ins[0] = fconst;
   ins[1] = string_vector(c, &ws, "tensor_names", sv, n, 0);
   ins[2] = string_vector(c, &ws, "shape_and_slices", sv, n, 1);
-  for (int i = 0; i < n; i++) ins[3 + i] = (tfc_endpoint){sv[i].var, 0};
+  for (int i = 0; i < n; i++) ins[3 + i] = sv[i].t;
   bld_attr sa[1] = {{"dtypes", dtype_list(c, sv, n)}};
   tfc_node *save_op = bld_op(c, &w, "SaveV2", "SaveV2/", ins, n + 3, sa, 1);
   free(ins);
@@ -146,20 +188,35 @@ static void build(bld_call *c, const TFC_Scope *scope, const char *cpu_device, s
                          string_vector(c, &wrs, "shape_and_slices", sv, n, 1)};
   bld_attr ra[1] = {{"dtypes", dtype_list(c, sv, n)}};
   tfc_node *restore = bld_op(c, &wr, "RestoreV2", "RestoreV2/", rin, 3, ra, 1);
-  tfc_node **assigns = calloc((size_t)n, sizeof *assigns);
+  tfc_node **assigns = calloc((size_t)n_sv + 1, sizeof *assigns);
   if (!assigns) {
     TFC_OOM(c->s);
     goto done;
   }
-  for (int i = 0; i < n && tfc_status_ok(c->s); i++) {
+  for (int i = 0, k = 0; i < n_sv && tfc_status_ok(c->s); i++) {
     bld_where wa = w;
-    wa.coloc = sv[i].var;
-    tfc_endpoint ain[2] = {{sv[i].var, 0}, {restore, i}};
-    bld_attr aa[2] = {{"use_locking", tfc_attr_bool(1)},
-                      {"validate_shape", tfc_attr_bool(tfc_shape_fully_defined(&sv[i].var->output_shapes[0]))}};
-    assigns[i] = bld_op(c, &wa, "Assign", "Assign", ain, 2, aa, 2);
+    if (svs[i].var) {
+      wa.coloc = svs[i].var;
+      tfc_endpoint ain[2] = {{svs[i].var, 0}, {restore, k++}};
+      bld_attr aa[2] = {{"use_locking", tfc_attr_bool(1)},
+                        {"validate_shape", tfc_attr_bool(tfc_shape_fully_defined(&svs[i].var->output_shapes[0]))}};
+      assigns[i] = bld_op(c, &wa, "Assign", "Assign", ain, 2, aa, 2);
+      continue;
+    }
+    /* TF's table saveable: name_scope("<name>_table_restore"), colocated with the table */
+    char base[512];
+    snprintf(base, sizeof base, "%s_table_restore", svs[i].name);
+    char *ts = bld_unique(c, save, base);
+    if (!ts) break;
+    wa.scope = ts;
+    wa.coloc = svs[i].table;
+    tfc_endpoint tin[3] = {{svs[i].table, 0}, {restore, k}, {restore, k + 1}};
+    k += 2;
+    bld_attr ia[2] = {{"Tin", tfc_attr_type(sv[k - 2].dtype)}, {"Tout", tfc_attr_type(sv[k - 1].dtype)}};
+    assigns[i] = bld_op(c, &wa, "LookupTableImportV2", NULL, tin, 3, ia, 2);
+    free(ts);
   }
-  tfc_node *restore_all = bld_group(c, &w, assigns, n, "restore_all");
+  tfc_node *restore_all = bld_group(c, &w, assigns, n_sv, "restore_all");
   free(assigns);
   if (tfc_status_ok(c->s)) {
     sv_out->filename = (TF_Output){tfc_capi_oper(fconst.node), 0};
@@ -168,6 +225,7 @@ static void build(bld_call *c, const TFC_Scope *scope, const char *cpu_device, s
     sv_out->restore_op = tfc_capi_oper(restore_all);
   }
 done:
+  free(sv);
   free(save);
   free(fscope);
   free(sscope);
@@ -203,8 +261,62 @@ static int check_var(bld_call *c, TF_Output o, int i, tfc_node **out) {
   return TFC_OK;
 }
 
+/* The table behind tables[i] and its saved tensors: a mutable table op's output 0, and the
+ * export outputs given or a new LookupTableExportV2 ("<table>_lookup_table_export_values", as
+ * Python's table makes it) at the scope's root. */
+static int check_table(bld_call *c, const TFC_Scope *scope, const TFC_SaverTable *t, int i, saveable *out) {
+  char what[64];
+  snprintf(what, sizeof what, "TFC_NewSaverWithTables: tables[%d].table", i);
+  TFC_TRY(bld_check_output(c, t->table, what));
+  tfc_node *n = tfc_capi_node(t->table.oper);
+  const char *op = n->op->name;
+  if (t->table.index != 0 || (strcmp(op, "MutableHashTableV2") && strcmp(op, "MutableHashTableOfTensorsV2") &&
+                              strcmp(op, "MutableDenseHashTableV2")))
+    return tfc_status_set(c->s, TFC_INVALID_ARGUMENT,
+                          "TFC_NewSaverWithTables: tables[%d].table ('%s:%d', %s) is not a mutable lookup table", i,
+                          n->name, t->table.index, op);
+  if (!t->name || !*t->name)
+    return tfc_status_set(c->s, TFC_INVALID_ARGUMENT, "TFC_NewSaverWithTables: tables[%d].name is empty", i);
+  out->name = t->name;
+  out->table = n;
+  if (t->keys.oper) {
+    snprintf(what, sizeof what, "TFC_NewSaverWithTables: tables[%d].keys", i);
+    TFC_TRY(bld_check_output(c, t->keys, what));
+    snprintf(what, sizeof what, "TFC_NewSaverWithTables: tables[%d].values", i);
+    TFC_TRY(bld_check_output(c, t->values, what));
+    out->keys = (tfc_endpoint){tfc_capi_node(t->keys.oper), t->keys.index};
+    out->values = (tfc_endpoint){tfc_capi_node(t->values.oper), t->values.index};
+  } else {
+    const tfc_attr_value *kd = tfc_node_attr(n, "key_dtype"), *vd = tfc_node_attr(n, "value_dtype");
+    char base[512];
+    snprintf(base, sizeof base, "%s_lookup_table_export_values", n->name);
+    char *es = bld_unique(c, scope->name, base);
+    if (!es) return c->s->code;
+    bld_where w = bld_where_of(scope, es);
+    w.coloc = n; /* Python's table ops are colocated with the table */
+    tfc_endpoint in = {n, 0};
+    bld_attr ea[2] = {{"Tkeys", tfc_attr_type(kd ? kd->u.type : TFC_DT_INVALID)},
+                      {"Tvalues", tfc_attr_type(vd ? vd->u.type : TFC_DT_INVALID)}};
+    tfc_node *e = bld_op(c, &w, "LookupTableExportV2", NULL, &in, 1, ea, 2);
+    free(es);
+    if (!e) return c->s->code;
+    out->keys = (tfc_endpoint){e, 0};
+    out->values = (tfc_endpoint){e, 1};
+  }
+  if (asprintf(&out->key_name, "%s-keys", t->name) < 0) out->key_name = NULL;
+  if (asprintf(&out->value_name, "%s-values", t->name) < 0) out->value_name = NULL;
+  if (!out->key_name || !out->value_name) return TFC_OOM(c->s);
+  return TFC_OK;
+}
+
 TFC_EXPORT TFC_Saver *TFC_NewSaver(const TFC_Scope *scope, const char *const *names, const TF_Output *vars,
                                    int num_vars, int max_to_keep, TF_Status *status) {
+  return TFC_NewSaverWithTables(scope, names, vars, num_vars, NULL, 0, max_to_keep, status);
+}
+
+TFC_EXPORT TFC_Saver *TFC_NewSaverWithTables(const TFC_Scope *scope, const char *const *names, const TF_Output *vars,
+                                             int num_vars, const TFC_SaverTable *tables, int num_tables,
+                                             int max_to_keep, TF_Status *status) {
   tfc_status scratch;
   bld_call c;
   TFC_Saver *saver = NULL;
@@ -218,7 +330,7 @@ TFC_EXPORT TFC_Saver *TFC_NewSaver(const TFC_Scope *scope, const char *const *na
     tfc_status_fini(&scratch);
     return NULL;
   }
-  int n = num_vars;
+  int n = num_vars, n_alloc = 0;
   if (num_vars < 0 || (num_vars > 0 && !vars)) {
     tfc_status_set(c.s, TFC_INVALID_ARGUMENT, "TFC_NewSaver: %d variables given with %s", num_vars,
                    vars ? "a negative count" : "vars NULL");
@@ -231,9 +343,13 @@ TFC_EXPORT TFC_Saver *TFC_NewSaver(const TFC_Scope *scope, const char *const *na
     for (int i = 0; globals && i < c.st->n_vars; i++)
       if (c.st->vars[i].global) globals[n++] = c.st->vars[i].v;
   }
-  if (tfc_status_ok(c.s) && n == 0) tfc_status_set(c.s, TFC_INVALID_ARGUMENT, "No variables to save");
+  if (tfc_status_ok(c.s) && (num_tables < 0 || (num_tables > 0 && !tables)))
+    tfc_status_set(c.s, TFC_INVALID_ARGUMENT, "TFC_NewSaverWithTables: %d tables given with %s", num_tables,
+                   tables ? "a negative count" : "tables NULL");
+  if (tfc_status_ok(c.s) && n + num_tables == 0) tfc_status_set(c.s, TFC_INVALID_ARGUMENT, "No variables to save");
   if (tfc_status_ok(c.s)) {
-    sv = calloc((size_t)n, sizeof *sv);
+    n_alloc = n + num_tables;
+    sv = calloc((size_t)n_alloc, sizeof *sv);
     saver = calloc(1, sizeof *saver);
     if (!cpu_scope || !(cpu = strdup(cpu_scope->device)) || !sv || !saver) TFC_OOM(c.s);
   }
@@ -244,7 +360,10 @@ TFC_EXPORT TFC_Saver *TFC_NewSaver(const TFC_Scope *scope, const char *const *na
     if (!sv[i].name || !*sv[i].name)
       tfc_status_set(c.s, TFC_INVALID_ARGUMENT, "TFC_NewSaver: names[%d] is empty", i);
   }
+  for (int i = 0; tfc_status_ok(c.s) && i < num_tables; i++)
+    if (check_table(&c, scope, &tables[i], i, &sv[n + i])) break;
   if (tfc_status_ok(c.s)) {
+    n += num_tables;
     qsort(sv, (size_t)n, sizeof *sv, saveable_cmp);
     for (int i = 1; i < n; i++)
       if (strcmp(sv[i - 1].name, sv[i].name) == 0) {
@@ -258,6 +377,10 @@ TFC_EXPORT TFC_Saver *TFC_NewSaver(const TFC_Scope *scope, const char *const *na
   } else {
     free(saver);
     saver = NULL;
+  }
+  for (int i = 0; sv && i < n_alloc; i++) {
+    free(sv[i].key_name);
+    free(sv[i].value_name);
   }
   free(sv);
   free(globals);

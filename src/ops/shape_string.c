@@ -84,3 +84,11 @@ int tfc_shape_lookup_text_file(tfc_shape_ctx *c) {
   TFC_TRY(table_handle(c));
   return rank_is(c, &c->input_shapes[1], 0);
 }
+
+int tfc_shape_lookup_dense_table(tfc_shape_ctx *c) {
+  for (int i = 0; i < 2; i++)
+    if (c->input_shapes[i].rank > 1)
+      return tfc_shape_ctx_error(c, "Shape must be at most rank 1 but is rank %d", c->input_shapes[i].rank);
+  c->output_shapes[0] = tfc_shape_make(NULL, 0);
+  return TFC_OK;
+}

@@ -16,6 +16,7 @@ int tfc_shape_lookup_find(tfc_shape_ctx *c);       /* keys' shape when the defau
 int tfc_shape_lookup_import(tfc_shape_ctx *c);     /* keys a vector as long as values */
 int tfc_shape_lookup_export(tfc_shape_ctx *c);     /* [?], unknown */
 int tfc_shape_lookup_size(tfc_shape_ctx *c);       /* a scalar */
+int tfc_shape_lookup_dense_table(tfc_shape_ctx *c); /* the keys at most rank 1; a scalar */
 int tfc_shape_lookup_text_file(tfc_shape_ctx *c);  /* filename a scalar */
 
 #endif

@@ -3,7 +3,8 @@
  * integer's bytes) and a block of value elements (value_elems of them; strings as
  * tfc_tstring with heap bytes the table owns). A hash map from key bytes to entry index + 1
  * finds entries; a removed entry keeps its slot (value NULL) and its key maps to nothing, so
- * indexes stay stable and Export keeps insertion order.
+ * indexes stay stable and Export keeps insertion order. A DENSE table uses none of that: its
+ * own bucket tensors, TF's probing (see "DENSE" below).
  */
 #include "state/lookup_table.h"
 
@@ -13,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/fingerprint.h"
 #include "base/hashmap.h"
 
 typedef struct entry {
@@ -32,6 +34,15 @@ struct tfc_lookup_table {
   tfc_hashmap map;
   entry *entries;
   int64_t n_entries, cap, n_live;
+  /* DENSE: key_buckets [num_buckets, key_elems] and value_buckets [num_buckets, value_elems]
+   * (owned); a bucket holding empty_key is free, one holding deleted_key was removed. */
+  tfc_shape key_shape;
+  int64_t key_elems;
+  tfc_tensor *empty_key, *deleted_key; /* owned copies */
+  uint64_t empty_hash, deleted_hash;
+  tfc_tensor *key_buckets, *value_buckets;
+  int64_t num_buckets, num_entries;
+  float max_load_factor;
 };
 
 static void free_value(const tfc_lookup_table *t, void *v) {
@@ -56,6 +67,10 @@ static void table_free(tfc_resource *r) {
   clear(t);
   tfc_hashmap_fini(&t->map);
   free(t->entries);
+  tfc_tensor_unref(t->empty_key);
+  tfc_tensor_unref(t->deleted_key);
+  tfc_tensor_unref(t->key_buckets);
+  tfc_tensor_unref(t->value_buckets);
   pthread_mutex_destroy(&t->mu);
   free(t);
 }
@@ -73,7 +88,10 @@ tfc_lookup_table *tfc_lookup_table_new(tfc_lookup_kind kind, int key_dtype, int 
   t->kind = kind;
   t->key_dtype = key_dtype;
   t->value_dtype = value_dtype;
-  t->value_shape = kind == TFC_LOOKUP_MUTABLE_TENSORS && value_shape ? *value_shape : tfc_shape_make(NULL, 0);
+  t->value_shape = kind != TFC_LOOKUP_MUTABLE && kind != TFC_LOOKUP_HASH && value_shape ? *value_shape
+                                                                                      : tfc_shape_make(NULL, 0);
+  t->key_shape = tfc_shape_make(NULL, 0);
+  t->key_elems = 1;
   t->value_elems = 1;
   for (int i = 0; i < t->value_shape.rank; i++) t->value_elems *= t->value_shape.dims[i];
   t->initialized = kind != TFC_LOOKUP_HASH;
@@ -86,10 +104,11 @@ tfc_lookup_kind tfc_lookup_table_kind_of(const tfc_lookup_table *t) { return t->
 int tfc_lookup_table_key_dtype(const tfc_lookup_table *t) { return t->key_dtype; }
 int tfc_lookup_table_value_dtype(const tfc_lookup_table *t) { return t->value_dtype; }
 const tfc_shape *tfc_lookup_table_value_shape(const tfc_lookup_table *t) { return &t->value_shape; }
+const tfc_shape *tfc_lookup_table_key_shape(const tfc_lookup_table *t) { return &t->key_shape; }
 
 int64_t tfc_lookup_table_size(tfc_lookup_table *t) {
   pthread_mutex_lock(&t->mu);
-  int64_t n = t->n_live;
+  int64_t n = t->kind == TFC_LOOKUP_DENSE ? t->num_entries : t->n_live;
   pthread_mutex_unlock(&t->mu);
   return n;
 }
@@ -149,8 +168,353 @@ static int copy_out(const tfc_lookup_table *t, tfc_tensor *dst, int64_t at, cons
   return TFC_OK;
 }
 
+/* ---------------- DENSE: TF's MutableDenseHashTable ---------------- */
+
+/* Element e of a key tensor hashed as TF's HashScalar: an integer is its value as 64 bits, a
+ * string TF's Hash64. */
+static uint64_t elem_hash(const tfc_tensor *k, int64_t e) {
+  if (k->dtype == TFC_DT_STRING) {
+    const tfc_tstring *x = &tfc_tensor_strings(k)[e];
+    return tfc_tf_hash64(x->data ? x->data : "", x->len);
+  }
+  if (k->dtype == TFC_DT_INT32) return (uint64_t)(int64_t)((const int32_t *)k->data)[e];
+  return (uint64_t)((const int64_t *)k->data)[e];
+}
+
+/* The hash of row `row` of k (key_elems elements; TF's Hash64Combine over them when more than one). */
+static uint64_t dense_hash(const tfc_lookup_table *t, const tfc_tensor *k, int64_t row) {
+  int64_t base = row * t->key_elems;
+  if (t->key_elems == 1) return elem_hash(k, base);
+  uint64_t r = 0;
+  for (int64_t i = 0; i < t->key_elems; i++) r ^= elem_hash(k, base + i) + 0x9e3779b97f4a7800ULL + (r << 10) + (r >> 4);
+  return r;
+}
+
+/* Whether row ra of a equals row rb of b (key_elems elements each). */
+static int dense_eq(const tfc_lookup_table *t, const tfc_tensor *a, int64_t ra, const tfc_tensor *b, int64_t rb) {
+  int64_t n = t->key_elems;
+  if (a->dtype == TFC_DT_STRING) {
+    const tfc_tstring *x = tfc_tensor_strings(a) + ra * n, *y = tfc_tensor_strings(b) + rb * n;
+    for (int64_t i = 0; i < n; i++)
+      if (x[i].len != y[i].len || (x[i].len && memcmp(x[i].data, y[i].data, x[i].len))) return 0;
+    return 1;
+  }
+  size_t es = tfc_dtype_size(a->dtype) * (size_t)n;
+  return !memcmp((const char *)a->data + (size_t)ra * es, (const char *)b->data + (size_t)rb * es, es);
+}
+
+/* Copies row rs of src to row rd of dst (n elements per row; strings are copied). */
+static int copy_row(tfc_tensor *dst, int64_t rd, const tfc_tensor *src, int64_t rs, int64_t n, tfc_status *s) {
+  if (dst->dtype == TFC_DT_STRING) {
+    for (int64_t i = 0; i < n; i++) {
+      const tfc_tstring *x = &tfc_tensor_strings(src)[rs * n + i];
+      TFC_TRY(tfc_tstring_assign(&tfc_tensor_strings(dst)[rd * n + i], x->data, x->len, s));
+    }
+    return TFC_OK;
+  }
+  size_t es = tfc_dtype_size(dst->dtype) * (size_t)n;
+  memcpy((char *)dst->data + (size_t)rd * es, (const char *)src->data + (size_t)rs * es, es);
+  return TFC_OK;
+}
+
+/* 1 (empty) or 2 (deleted) when row i of keys is one of the table's reserved keys, else 0. */
+static int dense_reserved(const tfc_lookup_table *t, const tfc_tensor *keys, int64_t i, uint64_t h) {
+  if (h == t->empty_hash && dense_eq(t, t->empty_key, 0, keys, i)) return 1;
+  if (h == t->deleted_hash && dense_eq(t, t->deleted_key, 0, keys, i)) return 2;
+  return 0;
+}
+
+static int reserved_error(int which, tfc_status *s) {
+  return tfc_status_set(s, TFC_INVALID_ARGUMENT, "Using the %s as a table key is not allowed",
+                        which == 1 ? "empty_key" : "deleted_key");
+}
+
+/* New buckets (n of them, every key the empty key, values zero) replace the table's; TF's
+ * check of n. The old buckets are dropped. */
+static int dense_alloc(tfc_lookup_table *t, int64_t n, tfc_status *s) {
+  if (n < 4 || (n & (n - 1)))
+    return tfc_status_set(s, TFC_INVALID_ARGUMENT, "Number of buckets must be at least 4 and a power of 2, got: %lld",
+                          (long long)n);
+  int64_t kd[2] = {n, t->key_elems}, vd[2] = {n, t->value_elems};
+  tfc_tensor *k = tfc_tensor_new(t->key_dtype, kd, 2, s);
+  tfc_tensor *v = k ? tfc_tensor_zeros(t->value_dtype, vd, 2, s) : NULL;
+  int rc = v ? TFC_OK : s->code;
+  for (int64_t i = 0; !rc && i < n; i++) rc = copy_row(k, i, t->empty_key, 0, t->key_elems, s);
+  if (rc) {
+    tfc_tensor_unref(k);
+    tfc_tensor_unref(v);
+    return rc;
+  }
+  tfc_tensor_unref(t->key_buckets);
+  tfc_tensor_unref(t->value_buckets);
+  t->key_buckets = k;
+  t->value_buckets = v;
+  t->num_buckets = n;
+  t->num_entries = 0;
+  return TFC_OK;
+}
+
+/* TF's DoInsert: n rows of keys with their rows of values, by quadratic probing from the hash;
+ * a key found is overwritten, else the first free or removed bucket on its path takes it
+ * (TF's order, byte for byte, so that buckets exported by either side find their keys).
+ * ignore: skip reserved keys (rebucketing) instead of failing. Called with the lock held. */
+static int dense_put(tfc_lookup_table *t, const tfc_tensor *keys, const tfc_tensor *values, int64_t n, int ignore,
+                     tfc_status *s) {
+  uint64_t mask = (uint64_t)t->num_buckets - 1;
+  for (int64_t i = 0; i < n; i++) {
+    uint64_t h = dense_hash(t, keys, i);
+    int r = dense_reserved(t, keys, i, h);
+    if (r) {
+      if (ignore) continue;
+      return reserved_error(r, s);
+    }
+    int64_t b = (int64_t)(h & mask), probes = 0;
+    for (;;) {
+      if (dense_eq(t, t->key_buckets, b, keys, i)) {
+        TFC_TRY(copy_row(t->value_buckets, b, values, i, t->value_elems, s));
+        break;
+      }
+      if (dense_eq(t, t->key_buckets, b, t->empty_key, 0) || dense_eq(t, t->key_buckets, b, t->deleted_key, 0)) {
+        t->num_entries++;
+        TFC_TRY(copy_row(t->key_buckets, b, keys, i, t->key_elems, s));
+        TFC_TRY(copy_row(t->value_buckets, b, values, i, t->value_elems, s));
+        break;
+      }
+      probes++;
+      b = (int64_t)(((uint64_t)b + (uint64_t)probes) & mask);
+      if (probes >= t->num_buckets)
+        return tfc_status_set(s, TFC_INTERNAL, "Internal error in MutableDenseHashTable insert");
+    }
+  }
+  return TFC_OK;
+}
+
+/* The number of key rows in keys (a scalar is one), or -1 with TF's "Expected key shape". */
+static int64_t dense_rows(const tfc_lookup_table *t, const tfc_tensor *keys, tfc_status *s) {
+  int64_t n = keys->ndims == 0 ? 1 : keys->dims[0];
+  if (keys->n_elems == n * t->key_elems) return n;
+  int64_t d[1 + TFC_MAX_DIMS];
+  d[0] = n;
+  for (int i = 0; i < t->key_shape.rank; i++) d[1 + i] = t->key_shape.dims[i];
+  tfc_shape want = tfc_shape_make(d, 1 + t->key_shape.rank), have = tfc_tensor_shape(keys);
+  char a[TFC_SHAPE_STR_MAX], b[TFC_SHAPE_STR_MAX];
+  tfc_status_set(s, TFC_INVALID_ARGUMENT, "Expected key shape %s got %s", tfc_shape_str(&want, a, sizeof a),
+                 tfc_shape_str(&have, b, sizeof b));
+  return -1;
+}
+
+static int dense_find(tfc_lookup_table *t, const tfc_tensor *keys, const tfc_tensor *dflt, tfc_tensor *out,
+                      tfc_status *s) {
+  int64_t n = dense_rows(t, keys, s);
+  if (n < 0) return s->code;
+  pthread_mutex_lock(&t->mu);
+  uint64_t mask = (uint64_t)t->num_buckets - 1;
+  int rc = TFC_OK;
+  for (int64_t i = 0; !rc && i < n; i++) {
+    uint64_t h = dense_hash(t, keys, i);
+    int r = dense_reserved(t, keys, i, h);
+    if (r) {
+      rc = reserved_error(r, s);
+      break;
+    }
+    int64_t b = (int64_t)(h & mask), probes = 0;
+    for (;;) {
+      if (dense_eq(t, t->key_buckets, b, keys, i)) {
+        rc = copy_row(out, i, t->value_buckets, b, t->value_elems, s);
+        break;
+      }
+      if (dense_eq(t, t->key_buckets, b, t->empty_key, 0)) {
+        rc = copy_row(out, i, dflt, 0, t->value_elems, s); /* the default's first value */
+        break;
+      }
+      probes++;
+      b = (int64_t)(((uint64_t)b + (uint64_t)probes) & mask);
+      if (probes >= t->num_buckets) {
+        rc = tfc_status_set(s, TFC_INTERNAL, "Internal error in MutableDenseHashTable lookup");
+        break;
+      }
+    }
+  }
+  pthread_mutex_unlock(&t->mu);
+  return rc;
+}
+
+/* Insert: TF counts every key as new, and grows (doubling) before inserting when that count
+ * would pass num_buckets * max_load_factor. */
+static int dense_insert(tfc_lookup_table *t, const tfc_tensor *keys, const tfc_tensor *values, tfc_status *s) {
+  int64_t n = dense_rows(t, keys, s);
+  if (n < 0) return s->code;
+  pthread_mutex_lock(&t->mu);
+  int rc = TFC_OK;
+  int64_t pending = t->num_entries + n;
+  if ((double)pending > (double)t->num_buckets * t->max_load_factor) {
+    int64_t nb = t->num_buckets;
+    do nb <<= 1;
+    while ((double)pending > (double)nb * t->max_load_factor && nb < ((int64_t)1 << 61));
+    if ((double)pending > (double)nb * t->max_load_factor) {
+      pthread_mutex_unlock(&t->mu);
+      return tfc_status_set(s, TFC_RESOURCE_EXHAUSTED,
+                            "MutableDenseHashTable cannot grow to hold %lld entries with max_load_factor %g",
+                            (long long)pending, (double)t->max_load_factor);
+    }
+    /* rebucket: the old buckets' keys go into new ones (reserved keys skipped) */
+    tfc_tensor *ok = t->key_buckets, *ov = t->value_buckets;
+    int64_t on = t->num_buckets, oe = t->num_entries;
+    t->key_buckets = t->value_buckets = NULL;
+    rc = dense_alloc(t, nb, s);
+    if (!rc) rc = dense_put(t, ok, ov, on, 1, s);
+    if (rc && !t->key_buckets) {
+      t->key_buckets = ok, t->value_buckets = ov, t->num_buckets = on, t->num_entries = oe;
+    } else {
+      tfc_tensor_unref(ok);
+      tfc_tensor_unref(ov);
+    }
+  }
+  if (!rc) rc = dense_put(t, keys, values, n, 0, s);
+  pthread_mutex_unlock(&t->mu);
+  return rc;
+}
+
+/* Remove: a key found gets the deleted key in its bucket. */
+static int dense_remove(tfc_lookup_table *t, const tfc_tensor *keys, tfc_status *s) {
+  int64_t n = dense_rows(t, keys, s);
+  if (n < 0) return s->code;
+  pthread_mutex_lock(&t->mu);
+  uint64_t mask = (uint64_t)t->num_buckets - 1;
+  int rc = TFC_OK;
+  for (int64_t i = 0; !rc && i < n; i++) {
+    uint64_t h = dense_hash(t, keys, i);
+    int r = dense_reserved(t, keys, i, h);
+    if (r) {
+      rc = reserved_error(r, s);
+      break;
+    }
+    int64_t b = (int64_t)(h & mask), probes = 0;
+    for (;;) {
+      if (dense_eq(t, t->key_buckets, b, keys, i)) {
+        t->num_entries--;
+        rc = copy_row(t->key_buckets, b, t->deleted_key, 0, t->key_elems, s);
+        break;
+      }
+      if (dense_eq(t, t->key_buckets, b, t->empty_key, 0)) break;
+      probes++;
+      b = (int64_t)(((uint64_t)b + (uint64_t)probes) & mask);
+      if (probes >= t->num_buckets) {
+        rc = tfc_status_set(s, TFC_INTERNAL, "Internal error in MutableDenseHashTable remove");
+        break;
+      }
+    }
+  }
+  pthread_mutex_unlock(&t->mu);
+  return rc;
+}
+
+/* Import: the bucket arrays as Export gives them ([N, key elems], [N, value elems]) replace the
+ * table's; the size counts the buckets holding neither reserved key. N must be a power of 2
+ * of at least 4 (TF does not check it and then probes a broken table). */
+static int dense_import(tfc_lookup_table *t, const tfc_tensor *keys, const tfc_tensor *values, tfc_status *s) {
+  if (keys->ndims != 2 || keys->dims[1] != t->key_elems || values->ndims != 2 || values->dims[1] != t->value_elems ||
+      values->dims[0] != keys->dims[0]) {
+    char a[TFC_SHAPE_STR_MAX], b[TFC_SHAPE_STR_MAX];
+    return tfc_status_set(s, TFC_INVALID_ARGUMENT,
+                          "Expected keys [N,%lld] and values [N,%lld] (the exported buckets), got %s and %s",
+                          (long long)t->key_elems, (long long)t->value_elems, tfc_tensor_shape_str(keys, a, sizeof a),
+                          tfc_tensor_shape_str(values, b, sizeof b));
+  }
+  int64_t n = keys->dims[0];
+  if (n < 4 || (n & (n - 1)))
+    return tfc_status_set(s, TFC_INVALID_ARGUMENT, "Number of buckets must be at least 4 and a power of 2, got: %lld",
+                          (long long)n);
+  tfc_tensor *k = tfc_tensor_copy(keys, s);
+  tfc_tensor *v = k ? tfc_tensor_copy(values, s) : NULL;
+  if (!v) {
+    tfc_tensor_unref(k);
+    return s->code;
+  }
+  pthread_mutex_lock(&t->mu);
+  tfc_tensor_unref(t->key_buckets);
+  tfc_tensor_unref(t->value_buckets);
+  t->key_buckets = k;
+  t->value_buckets = v;
+  t->num_buckets = n;
+  t->num_entries = 0;
+  for (int64_t i = 0; i < n; i++)
+    if (!dense_eq(t, k, i, t->empty_key, 0) && !dense_eq(t, k, i, t->deleted_key, 0)) t->num_entries++;
+  pthread_mutex_unlock(&t->mu);
+  return TFC_OK;
+}
+
+/* Export: copies of the bucket arrays. */
+static int dense_export(tfc_lookup_table *t, tfc_tensor **out_keys, tfc_tensor **out_values, tfc_status *s) {
+  pthread_mutex_lock(&t->mu);
+  tfc_tensor *k = tfc_tensor_copy(t->key_buckets, s);
+  tfc_tensor *v = k ? tfc_tensor_copy(t->value_buckets, s) : NULL;
+  pthread_mutex_unlock(&t->mu);
+  if (!v) {
+    tfc_tensor_unref(k);
+    return s->code;
+  }
+  *out_keys = k;
+  *out_values = v;
+  return TFC_OK;
+}
+
+/* TF's StrCat of a float: the shorter of %.6g and %.9g that reads back. */
+static void float_str(float f, char *buf, size_t n) {
+  snprintf(buf, n, "%.6g", (double)f);
+  if (strtof(buf, NULL) != f) snprintf(buf, n, "%.9g", (double)f);
+}
+
+tfc_lookup_table *tfc_lookup_table_new_dense(int key_dtype, int value_dtype, const tfc_shape *value_shape,
+                                             const tfc_tensor *empty_key, const tfc_tensor *deleted_key,
+                                             int64_t initial_num_buckets, float max_load_factor, tfc_status *s) {
+  char a[TFC_SHAPE_STR_MAX], b[TFC_SHAPE_STR_MAX];
+  if (!(max_load_factor > 0 && max_load_factor < 1)) {
+    float_str(max_load_factor, a, sizeof a);
+    tfc_status_set(s, TFC_INVALID_ARGUMENT, "max_load_factor must be between 0 and 1, got: %s", a);
+    return NULL;
+  }
+  if (value_shape->rank > 1) {
+    tfc_status_set(s, TFC_INVALID_ARGUMENT, "Empty value must be a scalar or a vector, got shape %s",
+                   tfc_shape_str(value_shape, a, sizeof a));
+    return NULL;
+  }
+  if (empty_key->ndims > 1) {
+    tfc_status_set(s, TFC_INVALID_ARGUMENT, "Empty key must be a scalar or a vector, got shape %s",
+                   tfc_tensor_shape_str(empty_key, a, sizeof a));
+    return NULL;
+  }
+  if (!tfc_tensor_same_shape(empty_key, deleted_key)) {
+    tfc_status_set(s, TFC_INVALID_ARGUMENT, "Empty and deleted keys must have same shape, got shapes: %s and %s",
+                   tfc_tensor_shape_str(empty_key, a, sizeof a), tfc_tensor_shape_str(deleted_key, b, sizeof b));
+    return NULL;
+  }
+  tfc_lookup_table *t = tfc_lookup_table_new(TFC_LOOKUP_DENSE, key_dtype, value_dtype, value_shape, s);
+  if (!t) return NULL;
+  t->key_shape = tfc_tensor_shape(empty_key);
+  t->key_elems = empty_key->n_elems;
+  t->max_load_factor = max_load_factor;
+  /* the reserved keys as single rows */
+  t->empty_key = tfc_tensor_copy(empty_key, s);
+  t->deleted_key = t->empty_key ? tfc_tensor_copy(deleted_key, s) : NULL;
+  int rc = t->deleted_key ? TFC_OK : s->code;
+  if (!rc) {
+    t->empty_hash = dense_hash(t, t->empty_key, 0);
+    t->deleted_hash = dense_hash(t, t->deleted_key, 0);
+    if (t->empty_hash == t->deleted_hash && dense_eq(t, t->empty_key, 0, t->deleted_key, 0))
+      rc = tfc_status_set(s, TFC_INVALID_ARGUMENT, "Empty and deleted keys cannot be equal");
+  }
+  if (!rc) rc = dense_alloc(t, initial_num_buckets, s);
+  if (rc) {
+    tfc_resource_unref(tfc_lookup_table_resource(t));
+    return NULL;
+  }
+  return t;
+}
+
 int tfc_lookup_table_find(tfc_lookup_table *t, const tfc_tensor *keys, const tfc_tensor *default_value,
                           tfc_tensor *out, tfc_status *s) {
+  if (t->kind == TFC_LOOKUP_DENSE) return dense_find(t, keys, default_value, out, s);
   pthread_mutex_lock(&t->mu);
   int rc = TFC_OK;
   if (!t->initialized) rc = tfc_status_set(s, TFC_FAILED_PRECONDITION, "Table not initialized.");
@@ -271,6 +635,7 @@ static int put(tfc_lookup_table *t, const tfc_tensor *keys, const tfc_tensor *va
 int tfc_lookup_table_insert(tfc_lookup_table *t, const tfc_tensor *keys, const tfc_tensor *values, tfc_status *s) {
   if (t->kind == TFC_LOOKUP_HASH)
     return tfc_status_set(s, TFC_UNIMPLEMENTED, "Insert not supported by InitializableLookupTable implementations");
+  if (t->kind == TFC_LOOKUP_DENSE) return dense_insert(t, keys, values, s);
   pthread_mutex_lock(&t->mu);
   int rc = TFC_OK;
   for (int64_t i = 0; !rc && i < keys->n_elems; i++) rc = put(t, keys, values, i, 1, s);
@@ -281,6 +646,7 @@ int tfc_lookup_table_insert(tfc_lookup_table *t, const tfc_tensor *keys, const t
 int tfc_lookup_table_remove(tfc_lookup_table *t, const tfc_tensor *keys, tfc_status *s) {
   if (t->kind == TFC_LOOKUP_HASH)
     return tfc_status_set(s, TFC_UNIMPLEMENTED, "Remove not supported by InitializableLookupTable implementations");
+  if (t->kind == TFC_LOOKUP_DENSE) return dense_remove(t, keys, s);
   pthread_mutex_lock(&t->mu);
   for (int64_t i = 0; i < keys->n_elems; i++) {
     size_t len;
@@ -298,6 +664,7 @@ int tfc_lookup_table_remove(tfc_lookup_table *t, const tfc_tensor *keys, tfc_sta
 }
 
 int tfc_lookup_table_import(tfc_lookup_table *t, const tfc_tensor *keys, const tfc_tensor *values, tfc_status *s) {
+  if (t->kind == TFC_LOOKUP_DENSE) return dense_import(t, keys, values, s);
   pthread_mutex_lock(&t->mu);
   int rc = TFC_OK;
   if (t->kind == TFC_LOOKUP_HASH && t->initialized) {
@@ -316,6 +683,7 @@ int tfc_lookup_table_import(tfc_lookup_table *t, const tfc_tensor *keys, const t
 }
 
 int tfc_lookup_table_export(tfc_lookup_table *t, tfc_tensor **out_keys, tfc_tensor **out_values, tfc_status *s) {
+  if (t->kind == TFC_LOOKUP_DENSE) return dense_export(t, out_keys, out_values, s);
   pthread_mutex_lock(&t->mu);
   int64_t n = t->n_live, vd[1 + TFC_MAX_DIMS];
   vd[0] = n;

@@ -6,7 +6,9 @@ initializers (InitializeTableV2, InitializeTableFromTextFileV2) go into the
 StaticHashTable (HashTable), StaticVocabularyTable (known words by a table, others by
 StringToHashBucketFast into num_oov_buckets after them), KeyValueTensorInitializer,
 TextFileInitializer / TextFileIndex, index_table_from_file, index_table_from_tensor,
-index_to_string_table_from_tensor, MutableHashTable, tables_initializer.
+index_to_string_table_from_tensor, MutableHashTable, DenseHashTable (MutableDenseHashTableV2),
+tables_initializer. Mutable tables add a saveable (_TableSaveable) to the SAVEABLE_OBJECTS
+collection that tf.train.Saver saves, as TF's.
 """
 from tfc.framework import dtypes
 from tfc.framework import ops
@@ -179,49 +181,103 @@ def index_to_string_table_from_tensor(vocabulary_list, default_value="UNK", name
         return StaticHashTable(init, default_value)
 
 
-class MutableHashTable(object):
-    """A mutable table (MutableHashTableV2, or ...OfTensorsV2 for a non-scalar default)."""
+class _TableSaveable(object):
+    """What tf.train.Saver saves of a mutable table (TF's MutableHashTable._Saveable): the
+    table's exported keys and values as "<name>-keys" and "<name>-values", restored by
+    LookupTableImportV2 (the C saver's TFC_SaverTable)."""
+
+    def __init__(self, table, name):
+        self.table = table
+        self.name = name
+        self.keys, self.values = table.export()
+
+
+class _MutableTable(object):
+    """The operations of the mutable tables: ops named as TF's (`<name>_lookup_table_find`, ...)
+    and colocated with the table."""
+
+    def _finish(self, name, checkpoint):
+        if checkpoint:
+            ops.add_to_collection(ops.GraphKeys.SAVEABLE_OBJECTS, _TableSaveable(self, name))
+
+    resource_handle = property(lambda self: self._resource_handle)
+    name = property(lambda self: self._name)
+    default_value = property(lambda self: self._default_value)
+
+    def size(self, name=None):
+        with ops.name_scope(name, "%s_Size" % self.name, [self._resource_handle]):
+            with ops.colocate_with(self._resource_handle):
+                return gen.apply("LookupTableSizeV2", None, table_handle=self._resource_handle)
+
+    def lookup(self, keys, name=None):
+        with ops.name_scope(name, "%s_lookup_table_find" % self.name,
+                            (self._resource_handle, keys, self._default_value)):
+            keys = ops.convert_to_tensor(keys, self.key_dtype, name="keys")
+            with ops.colocate_with(self._resource_handle):
+                return gen.apply("LookupTableFindV2", None, table_handle=self._resource_handle, keys=keys,
+                                 default_value=self._default_value)
+
+    def insert(self, keys, values, name=None):
+        with ops.name_scope(name, "%s_lookup_table_insert" % self.name, [self._resource_handle, keys, values]):
+            keys = ops.convert_to_tensor(keys, self.key_dtype, name="keys")
+            values = ops.convert_to_tensor(values, self.value_dtype, name="values")
+            with ops.colocate_with(self._resource_handle):
+                return gen.apply("LookupTableInsertV2", None, table_handle=self._resource_handle, keys=keys,
+                                 values=values)
+
+    def remove(self, keys, name=None):
+        keys = ops.convert_to_tensor(keys, self.key_dtype, name="keys") if not isinstance(keys, ops.Tensor) else keys
+        if keys.dtype != self.key_dtype:
+            raise TypeError("Signature mismatch. Keys must be dtype %s, got %s." % (self.key_dtype, keys.dtype))
+        with ops.name_scope(name, "%s_lookup_table_remove" % self.name, (self._resource_handle, keys)):
+            return gen.apply("LookupTableRemoveV2", None, table_handle=self._resource_handle, keys=keys)
+
+    def export(self, name=None):
+        with ops.name_scope(name, "%s_lookup_table_export_values" % self.name, [self._resource_handle]):
+            with ops.colocate_with(self._resource_handle):
+                return gen.apply("LookupTableExportV2", None, table_handle=self._resource_handle,
+                                 Tkeys=self.key_dtype, Tvalues=self.value_dtype)
+
+
+class MutableHashTable(_MutableTable):
+    """A mutable table (MutableHashTableV2, or ...OfTensorsV2 for a non-scalar default), named
+    `name`; with checkpoint=True (shared under its node name) tf.train.Saver saves it."""
 
     def __init__(self, key_dtype, value_dtype, default_value, name="MutableHashTable", checkpoint=True):
         self.key_dtype, self.value_dtype = dtypes.as_dtype(key_dtype), dtypes.as_dtype(value_dtype)
         self._default_value = ops.convert_to_tensor(default_value, dtype=self.value_dtype)
         shape = self._default_value.shape.as_list()
-        with ops.name_scope(name, "MutableHashTable") as scope:
-            self._name = scope
-            if shape:
-                self._resource_handle = gen.apply("MutableHashTableOfTensorsV2", None, key_dtype=self.key_dtype,
-                                                  value_dtype=self.value_dtype, value_shape=shape)
-            else:
-                self._resource_handle = gen.apply("MutableHashTableV2", None, key_dtype=self.key_dtype,
-                                                  value_dtype=self.value_dtype)
+        self._name = name
+        common = dict(key_dtype=self.key_dtype, value_dtype=self.value_dtype, use_node_name_sharing=bool(checkpoint))
+        if shape:
+            self._resource_handle = gen.apply("MutableHashTableOfTensorsV2", name, value_shape=shape, **common)
+        else:
+            self._resource_handle = gen.apply("MutableHashTableV2", name, **common)
+        self._finish(name, checkpoint)
 
-    resource_handle = property(lambda self: self._resource_handle)
-    name = property(lambda self: self._name.rstrip("/"))
 
-    def size(self, name=None):
-        with ops.name_scope(name, "%s_Size" % self.name):
-            return gen.apply("LookupTableSizeV2", None, table_handle=self._resource_handle)
+class DenseHashTable(_MutableTable):
+    """TF's open-addressing table (MutableDenseHashTableV2): empty_key and deleted_key mark free
+    and removed buckets and may not be used as keys; the default value's shape is the value
+    shape. Export gives the bucket arrays; tf.train.Saver saves them (checkpoint=True)."""
 
-    def lookup(self, keys, name=None):
-        with ops.name_scope(name, "%s_lookup_table_find" % self.name):
-            return gen.apply("LookupTableFindV2", None, table_handle=self._resource_handle,
-                             keys=ops.convert_to_tensor(keys, self.key_dtype), default_value=self._default_value)
+    def __init__(self, key_dtype, value_dtype, default_value, empty_key, deleted_key, initial_num_buckets=None,
+                 name="MutableDenseHashTable", checkpoint=True):
+        self.key_dtype, self.value_dtype = dtypes.as_dtype(key_dtype), dtypes.as_dtype(value_dtype)
+        self._default_value = ops.convert_to_tensor(default_value, dtype=self.value_dtype, name="default_value")
+        self._name = name
+        empty = ops.convert_to_tensor(empty_key, dtype=self.key_dtype, name="empty_key")
+        deleted = ops.convert_to_tensor(deleted_key, dtype=self.key_dtype, name="deleted_key")
+        attrs = dict(key_dtype=self.key_dtype, value_dtype=self.value_dtype, use_node_name_sharing=bool(checkpoint),
+                     value_shape=self._default_value.shape.as_list())
+        if initial_num_buckets is not None:
+            attrs["initial_num_buckets"] = initial_num_buckets
+        self._resource_handle = gen.apply("MutableDenseHashTableV2", name, empty_key=empty, deleted_key=deleted,
+                                          **attrs)
+        self._finish(name, checkpoint)
 
-    def insert(self, keys, values, name=None):
-        with ops.name_scope(name, "%s_lookup_table_insert" % self.name):
-            return gen.apply("LookupTableInsertV2", None, table_handle=self._resource_handle,
-                             keys=ops.convert_to_tensor(keys, self.key_dtype),
-                             values=ops.convert_to_tensor(values, self.value_dtype))
 
-    def remove(self, keys, name=None):
-        with ops.name_scope(name, "%s_lookup_table_remove" % self.name):
-            return gen.apply("LookupTableRemoveV2", None, table_handle=self._resource_handle,
-                             keys=ops.convert_to_tensor(keys, self.key_dtype))
-
-    def export(self, name=None):
-        with ops.name_scope(name, "%s_lookup_table_export_values" % self.name):
-            return gen.apply("LookupTableExportV2", None, table_handle=self._resource_handle, Tkeys=self.key_dtype,
-                             Tvalues=self.value_dtype)
+MutableDenseHashTable = DenseHashTable
 
 
 def tables_initializer(name="init_all_tables"):

@@ -75,6 +75,32 @@ def _saveables(var_list):
     return out
 
 
+def _split_tables(var_list):
+    """var_list less the mutable tables' saveables (lookup_ops._TableSaveable, or the tables
+    themselves), and those saveables: the C saver saves a table as its exported keys and values."""
+    from tfc.ops import lookup_ops
+    if isinstance(var_list, dict):
+        rest, tables = {}, []
+        for name, v in var_list.items():
+            if isinstance(v, lookup_ops._MutableTable):
+                v = lookup_ops._TableSaveable(v, name)
+            if isinstance(v, lookup_ops._TableSaveable):
+                if v.name != name:
+                    v = lookup_ops._TableSaveable(v.table, name)
+                tables.append(v)
+            else:
+                rest[name] = v
+        return rest, tables
+    if not isinstance(var_list, (list, tuple, set)):
+        return var_list, []
+    rest, tables = [], []
+    for v in var_list:
+        if isinstance(v, lookup_ops._MutableTable):
+            v = lookup_ops._TableSaveable(v, v.name)
+        (tables if isinstance(v, lookup_ops._TableSaveable) else rest).append(v)
+    return rest, tables
+
+
 def _prepend_name_scope(name, scope):
     """ops.prepend_name_scope: scope/name (also after a leading '^' or 'loc:@')."""
     if not scope:
@@ -158,12 +184,15 @@ class Saver(object):
                     return
                 raise ValueError("No variables to save")
             self._is_empty = False
-            saveables = _saveables(self._var_list)
+            var_list, tables = _split_tables(self._var_list)
+            saveables = _saveables(var_list) if var_list or not tables else []
             from tfc.ops import variables
             sc = g._builder_scope("SaveV2", builder_name=self._name)
             max_to_keep = self._max_to_keep or 0
             self._c = variables.call_builder(g, _pywrap.new_saver, sc, [n for n, _ in saveables],
-                                             [t._as_tf_output() for _, t in saveables], max_to_keep)
+                                             [t._as_tf_output() for _, t in saveables], max_to_keep,
+                                             [(t.name, t.table.resource_handle._as_tf_output(),
+                                               t.keys._as_tf_output(), t.values._as_tf_output()) for t in tables])
             self._c.set_keep_hours(float(self._keep_checkpoint_every_n_hours))
             fname, save, restore, _, _ = self._c.saver_def()
             self.saver_def = SaverDef(filename_tensor_name=fname, save_tensor_name=save, restore_op_name=restore,

@@ -1,7 +1,8 @@
 /*
  * kernels_lookup — CPU kernels of ops_lookup.def over state/lookup_table.h.
  *
- * The table ops (HashTable, MutableHashTable, MutableHashTableOfTensors, V1 and V2) find or
+ * The table ops (HashTable, MutableHashTable, MutableHashTableOfTensors, V1 and V2, and
+ * MutableDenseHashTableV2, whose table is made from its empty_key and deleted_key inputs) find or
  * create their table in the device's resources as TF's LookupTableOp does: under shared_name
  * when it is set, else under the node's name with use_node_name_sharing, else under a name
  * private to the node; container "" is the default one. A table found under a shared name
@@ -29,6 +30,8 @@
 
 typedef struct table_op {
   tfc_lookup_kind kind;
+  int64_t initial_num_buckets; /* DENSE */
+  float max_load_factor;
   int key_dtype, value_dtype, v1;
   tfc_shape value_shape;
   const char *container, *name; /* name: the shared or node name, or NULL (private) */
@@ -52,6 +55,7 @@ static int table_op_init(const tfc_node *n, void **state, tfc_status *s) {
   int id = n->op->id, sharing = 0;
   st->kind = id == TFC_OP_HashTable || id == TFC_OP_HashTableV2           ? TFC_LOOKUP_HASH
              : id == TFC_OP_MutableHashTable || id == TFC_OP_MutableHashTableV2 ? TFC_LOOKUP_MUTABLE
+             : id == TFC_OP_MutableDenseHashTableV2                             ? TFC_LOOKUP_DENSE
                                                                                : TFC_LOOKUP_MUTABLE_TENSORS;
   st->v1 = id == TFC_OP_HashTable || id == TFC_OP_MutableHashTable || id == TFC_OP_MutableHashTableOfTensors;
   st->node_name = n->name;
@@ -63,7 +67,15 @@ static int table_op_init(const tfc_node *n, void **state, tfc_status *s) {
     return s->code;
   }
   st->value_shape = tfc_shape_make(NULL, 0);
-  if (st->kind == TFC_LOOKUP_MUTABLE_TENSORS) {
+  if (st->kind == TFC_LOOKUP_DENSE) {
+    const tfc_attr_value *f = tfc_node_attr(n, "max_load_factor");
+    st->max_load_factor = f && f->kind == TFC_ATTR_FLOAT ? f->u.f : 0.8f;
+    if (tfc_kernel_attr_int(n, "initial_num_buckets", &st->initial_num_buckets, s)) {
+      table_op_free(st);
+      return s->code;
+    }
+  }
+  if (st->kind == TFC_LOOKUP_MUTABLE_TENSORS || st->kind == TFC_LOOKUP_DENSE) {
     const tfc_attr_value *v = tfc_node_attr(n, "value_shape");
     if (v && v->kind == TFC_ATTR_SHAPE && v->u.shape) st->value_shape = *v->u.shape;
     for (int i = 0; i < st->value_shape.rank; i++)
@@ -81,9 +93,19 @@ static int table_op_init(const tfc_node *n, void **state, tfc_status *s) {
   return TFC_OK;
 }
 
+typedef struct create_arg {
+  const table_op *st;
+  const tfc_kernel_ctx *c; /* DENSE: inputs empty_key, deleted_key */
+} create_arg;
+
 static tfc_resource *table_create(void *arg, tfc_status *s) {
-  const table_op *st = arg;
-  tfc_lookup_table *t = tfc_lookup_table_new(st->kind, st->key_dtype, st->value_dtype, &st->value_shape, s);
+  const create_arg *a = arg;
+  const table_op *st = a->st;
+  tfc_lookup_table *t =
+      st->kind == TFC_LOOKUP_DENSE
+          ? tfc_lookup_table_new_dense(st->key_dtype, st->value_dtype, &st->value_shape, a->c->inputs[0],
+                                       a->c->inputs[1], st->initial_num_buckets, st->max_load_factor, s)
+          : tfc_lookup_table_new(st->kind, st->key_dtype, st->value_dtype, &st->value_shape, s);
   return t ? tfc_lookup_table_resource(t) : NULL;
 }
 
@@ -91,8 +113,9 @@ static int table_op_compute(tfc_kernel_ctx *c) {
   table_op *st = c->state;
   tfc_resource *r = atomic_load_explicit(&st->res, memory_order_acquire);
   if (!r) {
+    create_arg a = {st, c};
     r = tfc_resource_mgr_lookup_or_create(c->device->resources, st->container, st->key, &tfc_lookup_table_kind,
-                                          table_create, st, c->status);
+                                          table_create, &a, c->status);
     if (!r) return c->status->code;
     tfc_lookup_table *t = tfc_lookup_table_from_resource(r);
     int kd = tfc_lookup_table_key_dtype(t), vd = tfc_lookup_table_value_dtype(t);
@@ -179,13 +202,27 @@ static void shape_str(const int64_t *dims, int nd, char *buf, size_t n) {
   if (k < n) snprintf(buf + k, n - k, "]");
 }
 
-/* keys' dims followed by the table's value shape into dims; returns the rank. */
-static int key_value_dims(const tfc_tensor *keys, const tfc_shape *vs, int64_t *dims) {
+/* keys' dims less the key shape's (ks) followed by the value shape (vs) into dims; returns
+ * the rank. */
+static int key_value_dims(const tfc_tensor *keys, const tfc_shape *ks, const tfc_shape *vs, int64_t *dims) {
   int nd = 0;
-  for (int i = 0; i < keys->ndims; i++) dims[nd++] = keys->dims[i];
+  for (int i = 0; i < keys->ndims - ks->rank; i++) dims[nd++] = keys->dims[i];
   for (int i = 0; i < vs->rank; i++) dims[nd++] = vs->dims[i];
   return nd;
 }
+
+/* TF's CheckKeyShape: keys' shape ends with ks. */
+static int check_key_shape(tfc_kernel_ctx *c, const tfc_tensor *keys, const tfc_shape *ks) {
+  int ok = keys->ndims >= ks->rank;
+  for (int i = 0; ok && i < ks->rank; i++) ok = keys->dims[keys->ndims - ks->rank + i] == ks->dims[i];
+  if (ok) return TFC_OK;
+  char a[TFC_SHAPE_STR_MAX], b[TFC_SHAPE_STR_MAX];
+  return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Input key shape %s must end with the table's key shape %s",
+                          tfc_tensor_shape_str(keys, a, sizeof a), tfc_shape_str(ks, b, sizeof b));
+}
+
+/* A scalar shape as [1] (TF's MaybeVectorizeShape: a DENSE table's buckets hold vectors). */
+static tfc_shape vectorized(const tfc_shape *s) { return s->rank == 0 ? tfc_shape_vector(1) : *s; }
 
 static int same_dims(const tfc_tensor *t, const int64_t *dims, int nd) {
   if (t->ndims != nd) return 0;
@@ -201,7 +238,8 @@ static int find_compute(tfc_kernel_ctx *c) {
   int want_in[2] = {kd, vd};
   int rc = match_signature(c, want_in, 2, &vd, 1);
   const tfc_tensor *keys = c->inputs[1], *dflt = c->inputs[2];
-  const tfc_shape *vs = tfc_lookup_table_value_shape(t);
+  const tfc_shape *vs = tfc_lookup_table_value_shape(t), *ks = tfc_lookup_table_key_shape(t);
+  if (!rc) rc = check_key_shape(c, keys, ks);
   if (!rc) {
     /* the default: the value shape, or one element ([] or [1] for a scalar table) */
     int64_t one = 1, vd1[1 + TFC_MAX_DIMS];
@@ -219,7 +257,7 @@ static int find_compute(tfc_kernel_ctx *c) {
   }
   if (!rc) {
     int64_t dims[2 * TFC_MAX_DIMS];
-    int nd = key_value_dims(keys, vs, dims);
+    int nd = key_value_dims(keys, ks, vs, dims);
     tfc_tensor *out = tfc_kernel_alloc_output(c, 0, vd, dims, nd);
     rc = out ? tfc_lookup_table_find(t, keys, dflt, out, c->status) : c->status->code;
   }
@@ -227,14 +265,22 @@ static int find_compute(tfc_kernel_ctx *c) {
   return rc;
 }
 
-/* Insert, Import and InitializeTable: keys and values checked against the table. */
-static int check_keys_values(tfc_kernel_ctx *c, tfc_lookup_table *t) {
+/* Insert, Import and InitializeTable: keys and values checked against the table. A DENSE
+ * table's import (is_import) takes its bucket arrays: key and value shapes vectorized. */
+static int check_keys_values(tfc_kernel_ctx *c, tfc_lookup_table *t, int is_import) {
   int kd = tfc_lookup_table_key_dtype(t), vd = tfc_lookup_table_value_dtype(t);
   int want_in[2] = {kd, vd};
   TFC_TRY(match_signature(c, want_in, 2, NULL, 0));
   const tfc_tensor *keys = c->inputs[1], *vals = c->inputs[2];
+  tfc_shape ks = *tfc_lookup_table_key_shape(t), vs = *tfc_lookup_table_value_shape(t);
+  TFC_TRY(check_key_shape(c, keys, &ks));
+  if (is_import && tfc_lookup_table_kind_of(t) == TFC_LOOKUP_DENSE) {
+    ks = vectorized(&ks);
+    vs = vectorized(&vs);
+    if (keys->ndims < ks.rank) return check_key_shape(c, keys, &ks); /* a scalar: the text of a failed check */
+  }
   int64_t dims[2 * TFC_MAX_DIMS];
-  int nd = key_value_dims(keys, tfc_lookup_table_value_shape(t), dims);
+  int nd = key_value_dims(keys, &ks, &vs, dims);
   if (!same_dims(vals, dims, nd)) {
     char a[256], b[256];
     shape_str(dims, nd, a, sizeof a);
@@ -247,7 +293,7 @@ static int check_keys_values(tfc_kernel_ctx *c, tfc_lookup_table *t) {
 static int insert_compute(tfc_kernel_ctx *c) {
   tfc_lookup_table *t = input_table(c);
   if (!t) return c->status->code;
-  int rc = check_keys_values(c, t);
+  int rc = check_keys_values(c, t, 0);
   if (!rc) rc = tfc_lookup_table_insert(t, c->inputs[1], c->inputs[2], c->status);
   release(t);
   return rc;
@@ -256,7 +302,7 @@ static int insert_compute(tfc_kernel_ctx *c) {
 static int import_compute(tfc_kernel_ctx *c) {
   tfc_lookup_table *t = input_table(c);
   if (!t) return c->status->code;
-  int rc = check_keys_values(c, t);
+  int rc = check_keys_values(c, t, 1);
   if (!rc) rc = tfc_lookup_table_import(t, c->inputs[1], c->inputs[2], c->status);
   release(t);
   return rc;
@@ -267,6 +313,7 @@ static int remove_compute(tfc_kernel_ctx *c) {
   if (!t) return c->status->code;
   int kd = tfc_lookup_table_key_dtype(t);
   int rc = match_signature(c, &kd, 1, NULL, 0);
+  if (!rc) rc = check_key_shape(c, c->inputs[1], tfc_lookup_table_key_shape(t));
   if (!rc) rc = tfc_lookup_table_remove(t, c->inputs[1], c->status);
   release(t);
   return rc;
@@ -467,6 +514,9 @@ static int text_file_compute(tfc_kernel_ctx *c) {
 #define TABLE(id)                                                                                                 \
   {.op = id, .type_attr = "key_dtype", .types = KEYS, .type_attr2 = "value_dtype", .types2 = VALUES,             \
    .host_memory_out = TFC_TYPES_ALL, .init = table_op_init, .compute = table_op_compute, .free_state = table_op_free}
+/* TF registers no string values for the dense table (its buckets are zero-filled). */
+#define DENSE_VALUES \
+  (TFC_T(TFC_DT_INT32) | TFC_T(TFC_DT_INT64) | TFC_T(TFC_DT_FLOAT) | TFC_T(TFC_DT_DOUBLE) | TFC_T(TFC_DT_BOOL))
 #define HOST_ALL .host_memory_in = TFC_TYPES_ALL, .host_memory_out = TFC_TYPES_ALL
 
 static const tfc_kernel_def defs[] = {
@@ -476,6 +526,8 @@ static const tfc_kernel_def defs[] = {
     TABLE(TFC_OP_HashTable),
     TABLE(TFC_OP_MutableHashTable),
     TABLE(TFC_OP_MutableHashTableOfTensors),
+    {.op = TFC_OP_MutableDenseHashTableV2, .type_attr = "key_dtype", .types = KEYS, .type_attr2 = "value_dtype",
+     .types2 = DENSE_VALUES, HOST_ALL, .init = table_op_init, .compute = table_op_compute, .free_state = table_op_free},
     {.op = TFC_OP_LookupTableFindV2, HOST_ALL, .compute = find_compute},
     {.op = TFC_OP_LookupTableFind, HOST_ALL, .compute = find_compute},
     {.op = TFC_OP_LookupTableInsertV2, HOST_ALL, .compute = insert_compute},
