@@ -7,7 +7,7 @@
  * kernel on float copies of its half/bfloat16 inputs and rounds its float outputs back to
  * nearest even, element by element, as Eigen's half and bfloat16 operators do (they compute
  * in float and round each result). Conversions are tfc_half_to_float / tfc_bfloat16_to_float
- * (tensor/dtype.h) and tfc_philox_float_to_half / _bfloat16 (base/philox.h).
+ * and tfc_float_to_half / _bfloat16 (base/half.h).
  *
  * tfc_cpu_kernels_half runs after every other family has registered: for each op of the list
  * below it copies the op's first float row (init, flags, host-memory masks) into a row for
@@ -16,7 +16,7 @@
  */
 #include <stdlib.h>
 
-#include "base/philox.h"
+#include "base/half.h"
 #include "device/cpu/cpu_kernels.h"
 
 /* The float row each widened op runs, by op id (filled once, at registration). */
@@ -69,9 +69,9 @@ static int widen_compute(tfc_kernel_ctx *c) {
         const float *f = o->data;
         uint16_t *h = z->data;
         if (narrow == TFC_DT_HALF)
-          for (int64_t e = 0; e < o->n_elems; e++) h[e] = tfc_philox_float_to_half(f[e]);
+          for (int64_t e = 0; e < o->n_elems; e++) h[e] = tfc_float_to_half(f[e]);
         else
-          for (int64_t e = 0; e < o->n_elems; e++) h[e] = tfc_philox_float_to_bfloat16(f[e]);
+          for (int64_t e = 0; e < o->n_elems; e++) h[e] = tfc_float_to_bfloat16(f[e]);
       }
       tfc_tensor_unref(o);
     } else if (rc == TFC_OK) {
