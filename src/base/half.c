@@ -36,7 +36,7 @@ uint16_t tfc_float_to_half(float f) {
 
 uint16_t tfc_float_to_bfloat16(float f) {
   uint32_t u = float_bits(f);
-  if ((u & 0x7fffffffu) > 0x7f800000u) return (uint16_t)(((u >> 16) & 0x8000u) | 0x7fc0u); /* quiet NaN */
+  if ((u & 0x7fffffffu) > 0x7f800000u) return 0x7fc0; /* TF's quiet NaN, whatever the sign */
   u += 0x7fffu + ((u >> 16) & 1u);
   return (uint16_t)(u >> 16);
 }

@@ -4,8 +4,8 @@
  * random ops, the image kernels and the tools share.
  *
  * float -> 16 bits rounds to nearest even, as Eigen's conversions in TF do: overflow becomes
- * infinity, values below half's range become half subnormals or zero, a NaN becomes the
- * quiet NaN of its sign (half 0x7e00, bfloat16 0x7fc0, with the sign bit). 16 bits -> float
+ * infinity, values below half's range become half subnormals or zero, a NaN becomes a quiet
+ * NaN (half: 0x7e00 with the NaN's sign bit; bfloat16: 0x7fc0, positive, as TF 2.x gives). 16 bits -> float
  * is exact (every half and bfloat16 value is a float). All are pure functions of their
  * argument; none can fail.
  */

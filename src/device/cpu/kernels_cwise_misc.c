@@ -152,7 +152,10 @@ static void cast_shard(int64_t begin, int64_t end, void *arg) {
     if (j->dst == TFC_DT_HALF) {
       for (int64_t k = 0; k < n; k++) ((uint16_t *)zi)[k] = f32_to_f16(buf[k], j->truncate);
     } else if (j->dst == TFC_DT_BFLOAT16) {
-      for (int64_t k = 0; k < n; k++) ((uint16_t *)zi)[k] = f32_to_bf16(buf[k], j->truncate);
+      /* TF's double -> bfloat16 keeps a NaN's sign (its float -> bfloat16 does not). */
+      int keep_sign = j->src == TFC_DT_DOUBLE;
+      for (int64_t k = 0; k < n; k++)
+        ((uint16_t *)zi)[k] = (uint16_t)(f32_to_bf16(buf[k], j->truncate) | (keep_sign && isnan(buf[k]) && signbit(buf[k]) ? 0x8000u : 0));
     } else {
       cast_table[TFC_DT_FLOAT][j->dst](buf, zi, n);
     }
