@@ -55,7 +55,7 @@ static void run_case(const cg_case *k) {
   TF_Output x[2];
   TF_Tensor *xv[2];
   for (int i = 0; i < k->n_in; i++) {
-    char name[8];
+    char name[16];
     snprintf(name, sizeof name, "x%d", i);
     x[i] = gc_placeholder(g, name, (TF_DataType)k->in[i].dtype, k->in[i].dims, k->in[i].ndims);
     xv[i] = make(&k->in[i]);
