@@ -10,6 +10,7 @@
 #include "base/half.h"
 #include "harness.h"
 #include "kernel_util.c"
+#include "tensorflow/c/c_api.h"
 
 typedef struct hn_in {
   int dtype, ndims;
@@ -143,6 +144,74 @@ static void half_sums(void) {
   run_ops(ops);
 }
 
+static TF_Tensor *half_tensor(const int64_t *dims, const double *v, int n) {
+  TF_Tensor *t = TF_AllocateTensor(TF_HALF, dims, 4, (size_t)n * 2);
+  for (int i = 0; i < n; i++) ((uint16_t *)TF_TensorData(t))[i] = tfc_float_to_half((float)v[i]);
+  return t;
+}
+
+static TF_Output hg_op(TF_Graph *g, const char *type, const char *name, TF_Output *ins, int n, int pool) {
+  TF_OperationDescription *d = TF_NewOperation(g, type, name);
+  for (int i = 0; i < n; i++) TF_AddInput(d, ins[i]);
+  if (n > 0 && strcmp(type, "Square")) {
+    int64_t one[4] = {1, 1, 1, 1}, two[4] = {1, 2, 2, 1};
+    TF_SetAttrIntList(d, "strides", pool ? two : one, 4);
+    if (pool) TF_SetAttrIntList(d, "ksize", two, 4);
+    TF_SetAttrString(d, "padding", pool ? "VALID" : "SAME", pool ? 5 : 4);
+  }
+  if (n == 0) {
+    TF_SetAttrType(d, "dtype", TF_HALF);
+  }
+  TF_Status *s = TF_NewStatus();
+  TF_Operation *op = TF_FinishOperation(d, s);
+  EXPECT_EQ(TF_GetCode(s), TF_OK);
+  TF_DeleteStatus(s);
+  return (TF_Output){op, 0};
+}
+
+/* tfc's gradient graph of MaxPool(Square(Conv2D(x, f))) in half (Conv2DBackpropInput/Filter,
+ * MaxPoolGrad, the half constant 2 of Square's gradient) against tf.gradients' values. */
+static void half_network_gradient(void) {
+  TF_Graph *g = TF_NewGraph();
+  TF_Status *s = TF_NewStatus();
+  TF_Output x = hg_op(g, "Placeholder", "x", NULL, 0, 0), f = hg_op(g, "Placeholder", "f", NULL, 0, 0);
+  TF_Output cin[2] = {x, f};
+  TF_Output conv = hg_op(g, "Conv2D", "conv", cin, 2, 0);
+  TF_Output sq = hg_op(g, "Square", "sq", &conv, 1, 0);
+  TF_Output y = hg_op(g, "MaxPool", "pool", &sq, 1, 1);
+  TF_Output dx[2];
+  TF_AddGradients(g, &y, 1, cin, 2, NULL, s, dx);
+  EXPECT_EQ(TF_GetCode(s), TF_OK);
+  TF_SessionOptions *o = TF_NewSessionOptions();
+  TF_Session *sess = TF_NewSession(g, o, s);
+  int64_t xd[4] = {1, 4, 4, 2}, fd[4] = {2, 2, 2, 2};
+  TF_Tensor *feeds[2] = {half_tensor(xd, hg_x, 32), half_tensor(fd, hg_f, 16)}, *out[2] = {NULL, NULL};
+  TF_SessionRun(sess, NULL, cin, feeds, 2, dx, out, 2, NULL, 0, NULL, s);
+  if (TF_GetCode(s) != TF_OK) tfc_test_fail(__FILE__, __LINE__, "run: %s", TF_Message(s));
+  const double *want[2] = {hg_dx, hg_df};
+  int n[2] = {32, 16}, bad = 0;
+  for (int k = 0; k < 2; k++) {
+    EXPECT_EQ(TF_TensorType(out[k]), TF_HALF);
+    for (int i = 0; i < n[k]; i++) {
+      double got = tfc_half_to_float(((const uint16_t *)TF_TensorData(out[k]))[i]);
+      /* two rounded sums and a product between input and gradient: a few half ulps */
+      if (fabs(got - want[k][i]) > 4 * ulp(TFC_DT_HALF, want[k][i] < 1 && want[k][i] > -1 ? 1 : want[k][i])) {
+        fprintf(stderr, "d%s[%d]: got %.9g, TF %.9g\n", k ? "f" : "x", i, got, want[k][i]);
+        bad++;
+      }
+    }
+    TF_DeleteTensor(out[k]);
+    TF_DeleteTensor(feeds[k]);
+  }
+  EXPECT_EQ(bad, 0);
+  TF_CloseSession(sess, s);
+  TF_DeleteSession(sess, s);
+  TF_DeleteSessionOptions(o);
+  TF_DeleteGraph(g);
+  TF_DeleteStatus(s);
+}
+
 static const tfc_test tests[] = {TFC_TEST(half_conv),      TFC_TEST(half_pool), TFC_TEST(half_activation_grads),
-                                 TFC_TEST(half_math_tail), TFC_TEST(half_sums), {NULL, NULL}};
+                                 TFC_TEST(half_math_tail), TFC_TEST(half_sums), TFC_TEST(half_network_gradient),
+                                 {NULL, NULL}};
 TFC_TEST_MAIN(tests)
