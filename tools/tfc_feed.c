@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/philox.h"
+#include "base/half.h"
 #include "tensor/dtype.h"
 
 typedef struct parser {
@@ -176,11 +176,11 @@ static int put_float(parser *ps, const char *t, size_t len, const char *shown) {
     case TF_DOUBLE: *(double *)at = v; break;
     case TF_FLOAT: *(float *)at = f; overflow |= isinf(f) && !isinf(v); break;
     case TF_HALF:
-      *(uint16_t *)at = tfc_philox_float_to_half(f);
+      *(uint16_t *)at = tfc_float_to_half(f);
       overflow |= (isinf(f) && !isinf(v)) || (!isinf(v) && (*(uint16_t *)at & 0x7fff) == 0x7c00);
       break;
     default: /* TF_BFLOAT16 */
-      *(uint16_t *)at = tfc_philox_float_to_bfloat16(f);
+      *(uint16_t *)at = tfc_float_to_bfloat16(f);
       overflow |= (isinf(f) && !isinf(v)) || (!isinf(v) && (*(uint16_t *)at & 0x7fff) == 0x7f80);
       break;
   }

@@ -7,6 +7,8 @@
  */
 #include "base/philox.h"
 
+#include "base/half.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -68,11 +70,6 @@ static float bits_float(uint32_t u) {
   memcpy(&f, &u, sizeof f);
   return f;
 }
-static uint32_t float_bits(float f) {
-  uint32_t u;
-  memcpy(&u, &f, sizeof u);
-  return u;
-}
 
 /* 1.m with 23 random mantissa bits is uniform on [1, 2); subtracting 1 is exact. */
 float tfc_philox_uint32_to_float(uint32_t x) { return bits_float((127u << 23) | (x & 0x7fffffu)) - 1.0f; }
@@ -110,32 +107,6 @@ void tfc_philox_box_muller_double(uint32_t x0, uint32_t x1, uint32_t x2, uint32_
   *d1 = c * u2;
 }
 
-uint16_t tfc_philox_float_to_half(float f) {
-  uint32_t u = float_bits(f);
-  uint16_t sign = (uint16_t)((u >> 16) & 0x8000u);
-  u &= 0x7fffffffu;
-  if (u >= (143u << 23)) /* >= 65536, inf or NaN */
-    return sign | (u > 0x7f800000u ? 0x7e00 : 0x7c00);
-  if (u < (113u << 23)) {
-    /* Below half's smallest normal (2^-14): adding 0.5 puts the value's half-subnormal units
-     * in the float mantissa's low bits, and the float addition rounds to nearest even. */
-    float v = bits_float(u) + 0.5f;
-    return sign | (uint16_t)(float_bits(v) - float_bits(0.5f));
-  }
-  /* Rebias the exponent and round the 13 dropped mantissa bits to nearest even; a carry out
-   * of the mantissa bumps the exponent, up to infinity, as it should. */
-  uint32_t odd = (u >> 13) & 1u;
-  u += ((uint32_t)(15 - 127) << 23) + 0xfffu + odd;
-  return sign | (uint16_t)(u >> 13);
-}
-
-uint16_t tfc_philox_float_to_bfloat16(float f) {
-  if (f != f) return 0x7fc0; /* a quiet NaN */
-  uint32_t u = float_bits(f);
-  u += 0x7fffu + ((u >> 16) & 1u);
-  return (uint16_t)(u >> 16);
-}
-
 /* ---------------- group fills ---------------- */
 
 static const int group_sizes[TFC_PHILOX_DIST_COUNT][TFC_PHILOX_ELEM_COUNT] = {
@@ -171,8 +142,8 @@ typedef union group_vals {
 /* Stores float results into the group in the fill's element type. */
 static void put_float(group_vals *v, int elem, int i, float x) {
   if (elem == TFC_PHILOX_F32) v->f32[i] = x;
-  else if (elem == TFC_PHILOX_F16) v->u16[i] = tfc_philox_float_to_half(x);
-  else v->u16[i] = tfc_philox_float_to_bfloat16(x);
+  else if (elem == TFC_PHILOX_F16) v->u16[i] = tfc_float_to_half(x);
+  else v->u16[i] = tfc_float_to_bfloat16(x);
 }
 
 /* Distributions that use exactly one generator call per group. */

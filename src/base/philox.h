@@ -49,9 +49,6 @@ double tfc_philox_uint64_to_double(uint32_t x0, uint32_t x1); /* [0, 1); x0 is t
 void tfc_philox_box_muller_float(uint32_t x0, uint32_t x1, float *f0, float *f1);
 void tfc_philox_box_muller_double(uint32_t x0, uint32_t x1, uint32_t x2, uint32_t x3, double *d0,
                                   double *d1);
-/* Round-to-nearest-even float to IEEE half / bfloat16 bits (Eigen's conversions). */
-uint16_t tfc_philox_float_to_half(float f);
-uint16_t tfc_philox_float_to_bfloat16(float f);
 
 /* What a fill produces. Values are part of no ABI; _COUNT closes each list. */
 enum tfc_philox_dist {

@@ -80,13 +80,6 @@ static int not_same_shape(tfc_kernel_ctx *c, const char *what, const tfc_tensor 
                           tfc_dims_str(other->dims, other->ndims, b, sizeof b));
 }
 
-/* IEEE binary16 bits to double, exactly (a half update's scalars arrive as half). */
-static double half_to_double(uint16_t h) {
-  int e = h >> 10 & 0x1f, m = h & 0x3ff;
-  double v = e == 0 ? m * 0x1p-24 : e == 31 ? (m ? NAN : INFINITY) : (1024 + m) * 0x1p-25 * (double)(1 << e);
-  return h & 0x8000 ? -v : v;
-}
-
 static int check_scalar(tfc_kernel_ctx *c, const tfc_apply_state *st, int i, tfc_apply_args *a) {
   const tfc_tensor *t = c->inputs[i];
   const char *name = c->node->op->inputs[i].name;
@@ -102,7 +95,7 @@ static int check_scalar(tfc_kernel_ctx *c, const tfc_apply_state *st, int i, tfc
   switch (st->dtype) {
   case TFC_DT_FLOAT: a->s[i] = *(const float *)t->data; break;
   case TFC_DT_DOUBLE: a->s[i] = *(const double *)t->data; break;
-  case TFC_DT_HALF: a->s[i] = half_to_double(*(const uint16_t *)t->data); break;
+  case TFC_DT_HALF: a->s[i] = tfc_half_to_float(*(const uint16_t *)t->data); break;
   default:
     return tfc_kernel_error(c, TFC_UNIMPLEMENTED, "%s does not support %s", c->node->op->name,
                             tfc_dtype_name(st->dtype));

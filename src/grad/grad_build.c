@@ -268,6 +268,10 @@ static int put_scalar(int dtype, double v, void *out) {
     case TFC_DT_INT8: *(int8_t *)out = (int8_t)v; return 1;
     case TFC_DT_UINT8: *(uint8_t *)out = (uint8_t)v; return 1;
     case TFC_DT_UINT16: *(uint16_t *)out = (uint16_t)v; return 1;
+    case TFC_DT_HALF: *(uint16_t *)out = tfc_float_to_half((float)v); return 1;
+    case TFC_DT_BFLOAT16: *(uint16_t *)out = tfc_float_to_bfloat16((float)v); return 1;
+    case TFC_DT_COMPLEX64: ((float *)out)[0] = (float)v; ((float *)out)[1] = 0; return 1;
+    case TFC_DT_COMPLEX128: ((double *)out)[0] = v; ((double *)out)[1] = 0; return 1;
     default: return 0;
   }
 }

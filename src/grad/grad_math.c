@@ -19,6 +19,15 @@
 
 static int has_op(const char *name) { return tfc_op_lookup(name) != NULL; }
 
+static int is_complex(int dt) { return dt == TFC_DT_COMPLEX64 || dt == TFC_DT_COMPLEX128; }
+
+/* Python's math_ops.conj: a Conj node for a complex x, x itself otherwise. With ctrl, the Conj
+ * runs after ctrl (the gradient builders' `with ops.control_dependencies([grad])`). */
+static tfc_endpoint conj_of(tfc_grad_ctx *c, tfc_endpoint x, tfc_node *ctrl) {
+  if (!is_complex(tfc_grad_dtype(x))) return x;
+  return (tfc_endpoint){tfc_grad_node(c, "Conj", NULL, &x, 1, -1, 0, NULL, 0, ctrl), 0};
+}
+
 /* ---- broadcasting binary ops ---- */
 
 static int add_grad(tfc_grad_ctx *c) {
@@ -48,8 +57,6 @@ static int sub_grad(tfc_grad_ctx *c) {
   c->dx[1] = tfc_grad_reshape(c, tfc_grad_unary(c, "Neg", NULL, sy), b.sy);
   return c->s->code;
 }
-
-static int is_complex(int dt) { return dt == TFC_DT_COMPLEX64 || dt == TFC_DT_COMPLEX128; }
 
 static int mul_grad(tfc_grad_ctx *c) {
   tfc_endpoint x = tfc_grad_in(c, 0), y = tfc_grad_in(c, 1), g = c->dy[0];
@@ -134,17 +141,22 @@ static int squared_difference_grad(tfc_grad_ctx *c) {
   return c->s->code;
 }
 
-/* d(x^y) = y x^(y-1) dx + x^y log(x) dy, with log taken as 0 where x <= 0 (TF's choice). */
+/* d(x^y) = y x^(y-1) dx + x^y log(x) dy, with log taken as 0 where x <= 0 (TF's choice; for
+ * complex x where x == 0, and x, y and x^y conjugated first). */
 static int pow_grad(tfc_grad_ctx *c) {
   tfc_endpoint x = tfc_grad_in(c, 0), y = tfc_grad_in(c, 1), z = tfc_grad_out(c, 0), g = c->dy[0];
-  int dt = tfc_grad_dtype(x);
+  int dt = tfc_grad_dtype(x), cplx = is_complex(dt);
+  z = conj_of(c, z, NULL);
   tfc_grad_bcast b;
   tfc_grad_bcast_args(c, x, y, &b);
+  x = conj_of(c, x, NULL);
+  y = conj_of(c, y, NULL);
   tfc_endpoint ym1 = tfc_grad_binary(c, "Sub", "sub", y, tfc_grad_const_scalar(c, "sub/y", dt, 1, NULL));
   tfc_endpoint p = tfc_grad_binary(c, "Pow", NULL, x, ym1);
   tfc_endpoint yp = tfc_grad_binary(c, "Mul", "mul", y, p);
   c->dx[0] = tfc_grad_bcast_reduce(c, tfc_grad_binary(c, "Mul", NULL, g, yp), b.rx, b.sx);
-  tfc_endpoint mask = tfc_grad_binary(c, "Greater", NULL, x, tfc_grad_const_scalar(c, "Greater/y", dt, 0, NULL));
+  tfc_endpoint mask = cplx ? tfc_grad_binary(c, "NotEqual", NULL, x, tfc_grad_const_scalar(c, "NotEqual/y", dt, 0, NULL))
+                           : tfc_grad_binary(c, "Greater", NULL, x, tfc_grad_const_scalar(c, "Greater/y", dt, 0, NULL));
   tfc_endpoint ones = tfc_grad_unary(c, "OnesLike", "ones_like", x);
   tfc_endpoint s1[3] = {mask, x, ones};
   tfc_endpoint safe_x = tfc_grad_op(c, "Select", NULL, s1, 3, NULL, 0);
@@ -165,7 +177,7 @@ static int neg_grad(tfc_grad_ctx *c) {
 }
 
 static int square_grad(tfc_grad_ctx *c) {
-  tfc_endpoint x = tfc_grad_in(c, 0), g = c->dy[0];
+  tfc_endpoint g = c->dy[0], x = conj_of(c, tfc_grad_in(c, 0), g.node);
   tfc_endpoint two = tfc_grad_const_scalar(c, NULL, tfc_grad_dtype(x), 2, g.node);
   c->dx[0] = tfc_grad_binary(c, "Mul", NULL, g, tfc_grad_binary(c, "Mul", NULL, x, two));
   return c->s->code;
@@ -222,7 +234,8 @@ static int sigmoid_plain(tfc_grad_ctx *c) { /* dy * y * (1 - y) */
 static int sigmoid_grad(tfc_grad_ctx *c) { return fused_or(c, "SigmoidGrad", sigmoid_plain); }
 
 static int exp_grad(tfc_grad_ctx *c) {
-  c->dx[0] = tfc_grad_binary(c, "Mul", "mul", c->dy[0], tfc_grad_out(c, 0));
+  tfc_endpoint y = conj_of(c, tfc_grad_out(c, 0), c->dy[0].node);
+  c->dx[0] = tfc_grad_binary(c, "Mul", "mul", c->dy[0], y);
   return c->s->code;
 }
 
@@ -234,7 +247,7 @@ static tfc_endpoint after_grad(tfc_grad_ctx *c, const char *type, tfc_endpoint x
 }
 
 static int log_grad(tfc_grad_ctx *c) {
-  tfc_endpoint r = after_grad(c, "Reciprocal", tfc_grad_in(c, 0));
+  tfc_endpoint r = after_grad(c, "Reciprocal", conj_of(c, tfc_grad_in(c, 0), c->dy[0].node));
   c->dx[0] = tfc_grad_binary(c, "Mul", "mul", c->dy[0], r);
   return c->s->code;
 }
@@ -254,14 +267,14 @@ static int expm1_grad(tfc_grad_ctx *c) {
 }
 
 static int sin_grad(tfc_grad_ctx *c) {
-  tfc_endpoint cs = after_grad(c, "Cos", tfc_grad_in(c, 0));
+  tfc_endpoint cs = after_grad(c, "Cos", conj_of(c, tfc_grad_in(c, 0), c->dy[0].node));
   c->dx[0] = tfc_grad_binary(c, "Mul", "mul", c->dy[0], cs);
   return c->s->code;
 }
 
 static int cos_grad(tfc_grad_ctx *c) {
   tfc_endpoint ng = tfc_grad_unary(c, "Neg", NULL, c->dy[0]);
-  tfc_endpoint sn = after_grad(c, "Sin", tfc_grad_in(c, 0));
+  tfc_endpoint sn = after_grad(c, "Sin", conj_of(c, tfc_grad_in(c, 0), c->dy[0].node));
   c->dx[0] = tfc_grad_binary(c, "Mul", "mul", ng, sn);
   return c->s->code;
 }

@@ -11,7 +11,7 @@
  *     alone beside an ellipsis, are refused with UNIMPLEMENTED;
  *   - ClipByValue: the gradient passes where lo <= t <= hi; lo and hi get the rest, reduced to
  *     their shapes;
- *   - Tan: dy * (1 / cos(x))^2.
+ *   - Tan: dy * (1 / cos(x))^2 (conjugated for complex x).
  */
 #include <stdio.h>
 #include <string.h>
@@ -150,7 +150,10 @@ static int tan_grad(tfc_grad_ctx *c) {
   tfc_node *after = c->dy[0].node; /* computed once the gradient arrives, as TF's control dependency */
   tfc_endpoint cs = {tfc_grad_node(c, "Cos", NULL, &x, 1, -1, 0, NULL, 0, after), 0};
   tfc_endpoint sec = tfc_grad_unary(c, "Reciprocal", NULL, cs);
-  c->dx[0] = tfc_grad_binary(c, "Mul", "mul", c->dy[0], tfc_grad_unary(c, "Square", NULL, sec));
+  tfc_endpoint sec2 = tfc_grad_unary(c, "Square", NULL, sec);
+  int dt = tfc_grad_dtype(sec2);
+  if (dt == TFC_DT_COMPLEX64 || dt == TFC_DT_COMPLEX128) sec2 = tfc_grad_unary(c, "Conj", NULL, sec2);
+  c->dx[0] = tfc_grad_binary(c, "Mul", "mul", c->dy[0], sec2);
   return c->s->code;
 }
 

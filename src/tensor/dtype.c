@@ -80,25 +80,3 @@ int tfc_dtype_from_name(const char *name, size_t len) {
   }
   return -1;
 }
-
-float tfc_half_to_float(uint16_t h) {
-  uint32_t sign = (uint32_t)(h & 0x8000u) << 16, exp = (h >> 10) & 0x1f, man = h & 0x3ffu, bits;
-  if (exp == 0x1f) {
-    bits = sign | 0x7f800000u | (man << 13); /* inf / nan */
-  } else if (exp) {
-    bits = sign | ((exp + 112) << 23) | (man << 13);
-  } else {
-    float f = (float)man * 0x1p-24f; /* subnormal or zero: exact */
-    return sign ? -f : f;
-  }
-  float f;
-  memcpy(&f, &bits, sizeof f);
-  return f;
-}
-
-float tfc_bfloat16_to_float(uint16_t b) {
-  uint32_t bits = (uint32_t)b << 16;
-  float f;
-  memcpy(&f, &bits, sizeof f);
-  return f;
-}

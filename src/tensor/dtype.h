@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/half.h"
+
 enum tfc_dtype {
   TFC_DT_INVALID = 0,
   TFC_DT_FLOAT = 1,
@@ -63,9 +65,7 @@ static inline size_t tfc_dtype_size(int dtype) {
   dtype = tfc_dtype_base(dtype);
   return tfc_dtype_valid(dtype) ? tfc_dtype_sizes[dtype] : 0;
 }
-/* IEEE half and bfloat16 bits to float, exactly (every value of both is a float). The other
- * way, rounding to nearest even, is tfc_philox_float_to_half / _bfloat16 (base/philox.h). */
-float tfc_half_to_float(uint16_t h);
-float tfc_bfloat16_to_float(uint16_t b);
+/* The half and bfloat16 conversions (tfc_half_to_float, tfc_float_to_half, ...) are in
+ * base/half.h, included here for the dtype's users. */
 
 #endif

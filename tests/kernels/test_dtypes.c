@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "base/philox.h"
+#include "base/half.h"
 #include "harness.h"
 #include "kernel_util.c"
 
@@ -40,8 +40,8 @@ static tfc_tensor *make(const dt_in *in) {
     switch (in->dtype) {
       case TFC_DT_COMPLEX64: ((float *)t->data)[i] = (float)v; break;
       case TFC_DT_COMPLEX128: ((double *)t->data)[i] = v; break;
-      case TFC_DT_HALF: ((uint16_t *)t->data)[i] = tfc_philox_float_to_half((float)v); break;
-      case TFC_DT_BFLOAT16: ((uint16_t *)t->data)[i] = tfc_philox_float_to_bfloat16((float)v); break;
+      case TFC_DT_HALF: ((uint16_t *)t->data)[i] = tfc_float_to_half((float)v); break;
+      case TFC_DT_BFLOAT16: ((uint16_t *)t->data)[i] = tfc_float_to_bfloat16((float)v); break;
       default: ku_set(t, i, v); break;
     }
   }

@@ -20,7 +20,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "base/philox.h"
+#include "base/half.h"
 #include "gpu_compare.c"
 
 #define MAX_VARS 4
@@ -47,7 +47,7 @@ static TF_Output scalar(TF_Graph *g, const char *name, TF_DataType dt, double v)
   TF_Tensor *t = TF_AllocateTensor(dt, NULL, 0, TF_DataTypeSize(dt));
   if (dt == TF_FLOAT) *(float *)TF_TensorData(t) = (float)v;
   else if (dt == TF_DOUBLE) *(double *)TF_TensorData(t) = v;
-  else *(uint16_t *)TF_TensorData(t) = tfc_philox_float_to_half((float)v);
+  else *(uint16_t *)TF_TensorData(t) = tfc_float_to_half((float)v);
   TF_Output c = gc_const(g, name, t, build_status(), name);
   TF_DeleteTensor(t);
   return c;

@@ -96,7 +96,28 @@ static void grad_complex_matmul_conjugates(void) {
   check("BatchMatMulV2", "Real", atb, 4, "adj_x", 1);
 }
 
+/* The element-wise math: TF's gradients conjugate f'(z) (exp: dy * conj(exp(z)), the fused
+ * SqrtGrad / RsqrtGrad / ReciprocalGrad / TanhGrad / SigmoidGrad kernels likewise). */
+static void grad_complex_unary_conjugates(void) {
+  gc_input in[2] = {IN(0.5, 1.5, 2, 2, 3), IN(-1, 1, 2, 2, 3)};
+  static const char *const ops[] = {"Exp", "Log", "Sqrt", "Rsqrt", "Reciprocal", "Square", "Tanh",
+                                    "Sigmoid", "Sin", "Cos", "Tan", "Neg"};
+  for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
+    check(ops[i], "Real", in, 2, NULL, 0);
+    check(ops[i], "Imag", in, 2, NULL, 0);
+  }
+}
+
+static void grad_complex_pow_div_sub(void) {
+  gc_input in[4] = {IN(0.5, 1.5, 2, 2, 3), IN(-1, 1, 2, 2, 3), IN(0.5, 1.5, 1, 3), IN(-1, 1, 1, 3)};
+  check("Pow", "Real", in, 4, NULL, 0);
+  check("Pow", "Imag", in, 4, NULL, 0);
+  check("Div", "Real", in, 4, NULL, 0);
+  check("Sub", "Imag", in, 4, NULL, 0);
+}
+
 static const tfc_test tests[] = {TFC_TEST(grad_complex_real_imag), TFC_TEST(grad_complex_abs_and_angle),
                                  TFC_TEST(grad_complex_mul_conjugates), TFC_TEST(grad_complex_matmul_conjugates),
+                                 TFC_TEST(grad_complex_unary_conjugates), TFC_TEST(grad_complex_pow_div_sub),
                                  {NULL, NULL}};
 TFC_TEST_MAIN(tests)

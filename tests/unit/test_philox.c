@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "base/half.h"
 #include "base/philox.h"
 #include "harness.h"
 
@@ -120,18 +121,18 @@ static void conversions_cover_zero_to_one(void) {
 }
 
 static void half_and_bfloat16_round_to_nearest_even(void) {
-  EXPECT_EQ(tfc_philox_float_to_half(1.0f), 0x3c00);
-  EXPECT_EQ(tfc_philox_float_to_half(-2.0f), 0xc000);
-  EXPECT_EQ(tfc_philox_float_to_half(0.5f / 1024), 0x1000);
-  EXPECT_EQ(tfc_philox_float_to_half(1.0f + 0x1p-11f), 0x3c00);           /* tie: to even */
-  EXPECT_EQ(tfc_philox_float_to_half(1.0f + 3 * 0x1p-11f), 0x3c02);       /* tie: to even */
-  EXPECT_EQ(tfc_philox_float_to_half(0x1p-24f), 0x0001);                  /* smallest subnormal */
-  EXPECT_EQ(tfc_philox_float_to_half(0x1p-25f), 0x0000);                  /* tie to 0 */
-  EXPECT_EQ(tfc_philox_float_to_half(65520.0f), 0x7c00);                  /* rounds to inf */
-  EXPECT_EQ(tfc_philox_float_to_bfloat16(1.0f), 0x3f80);
-  EXPECT_EQ(tfc_philox_float_to_bfloat16(1.0f + 0x1p-8f), 0x3f80);        /* tie: to even */
-  EXPECT_EQ(tfc_philox_float_to_bfloat16(1.0f + 3 * 0x1p-8f), 0x3f82);
-  EXPECT_EQ(tfc_philox_float_to_bfloat16(-3.0f), 0xc040);
+  EXPECT_EQ(tfc_float_to_half(1.0f), 0x3c00);
+  EXPECT_EQ(tfc_float_to_half(-2.0f), 0xc000);
+  EXPECT_EQ(tfc_float_to_half(0.5f / 1024), 0x1000);
+  EXPECT_EQ(tfc_float_to_half(1.0f + 0x1p-11f), 0x3c00);           /* tie: to even */
+  EXPECT_EQ(tfc_float_to_half(1.0f + 3 * 0x1p-11f), 0x3c02);       /* tie: to even */
+  EXPECT_EQ(tfc_float_to_half(0x1p-24f), 0x0001);                  /* smallest subnormal */
+  EXPECT_EQ(tfc_float_to_half(0x1p-25f), 0x0000);                  /* tie to 0 */
+  EXPECT_EQ(tfc_float_to_half(65520.0f), 0x7c00);                  /* rounds to inf */
+  EXPECT_EQ(tfc_float_to_bfloat16(1.0f), 0x3f80);
+  EXPECT_EQ(tfc_float_to_bfloat16(1.0f + 0x1p-8f), 0x3f80);        /* tie: to even */
+  EXPECT_EQ(tfc_float_to_bfloat16(1.0f + 3 * 0x1p-8f), 0x3f82);
+  EXPECT_EQ(tfc_float_to_bfloat16(-3.0f), 0xc040);
 }
 
 static void box_muller_clamps_u1_and_uses_sin_then_cos(void) {

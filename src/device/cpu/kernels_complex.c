@@ -2,7 +2,8 @@
  * kernels_complex — CPU kernels of the complex-number ops and of the element-wise math that TF
  * runs on complex64 / complex128: Complex (real + i*imag, broadcasting), Real, Imag,
  * ComplexAbs, Angle, Conj; Neg, Square, Reciprocal/Inv, Exp, Log, Sqrt, Rsqrt, Sin, Cos, Tan,
- * Tanh, Sigmoid and Sign on complex; and Cast to and from complex (a real value becomes
+ * Tanh, Sigmoid and Sign on complex; the (y, dy) gradient ops TanhGrad, SigmoidGrad, SqrtGrad,
+ * RsqrtGrad and ReciprocalGrad/InvGrad in TF's conjugate forms (dy * conj(1 - y^2), ...); and Cast to and from complex (a real value becomes
  * (x, 0), a complex one keeps its real part, as TF's casts do).
  *
  * The complex binary arithmetic (Add, Sub, Mul, Div, Pow, Equal, ...), AddN, Sum/Mean/Prod
@@ -118,6 +119,65 @@ EL_KERNEL(tan, 0, 80)
 EL_KERNEL(tanh, 0, 80)
 EL_KERNEL(sigmoid, 0, 60)
 EL_KERNEL(sign, 0, 8)
+
+/* ---- The (y, dy) gradient ops on complex: TF's conjugate forms ---- */
+
+typedef void (*el2_fn)(const void *y, const void *dy, void *z, int64_t n);
+
+/* z = EXPR of y's conjugate `w` and the incoming gradient `g`, element by element. */
+#define EL2(name, S, CONJ, EXPR)                                                                  \
+  static void name##_##S(const void *yv, const void *gv, void *zv, int64_t n) {                   \
+    const S *restrict y = yv;                                                                     \
+    const S *restrict gp = gv;                                                                    \
+    S *restrict z = zv;                                                                           \
+    typedef S el_t;                                                                               \
+    for (int64_t i = 0; i < n; i++) {                                                             \
+      const el_t w = CONJ(y[i]), g = gp[i];                                                          \
+      z[i] = (EXPR);                                                                              \
+    }                                                                                             \
+  }
+#define EL2_BOTH(name, EXPR) EL2(name, c64, conjf, EXPR) EL2(name, c128, conj, EXPR)
+EL2_BOTH(tanh_grad, g * (1 - w * w))
+EL2_BOTH(sigmoid_grad, g * (w * (1 - w)))
+EL2_BOTH(sqrt_grad, (el_t)0.5 * g / w)
+EL2_BOTH(rsqrt_grad, (el_t)-0.5 * (g * w) * (w * w))
+EL2_BOTH(reciprocal_grad, -w * w * g)
+
+typedef struct el2_job {
+  el2_fn fn;
+  const char *y, *g;
+  char *z;
+  size_t es;
+} el2_job;
+
+static void el2_shard(int64_t begin, int64_t end, void *arg) {
+  el2_job *j = arg;
+  size_t o = (size_t)begin * j->es;
+  j->fn(j->y + o, j->g + o, j->z + o, end - begin);
+}
+
+static int el2_run(tfc_kernel_ctx *c, el2_fn fn64, el2_fn fn128, int64_t cost) {
+  const tfc_tensor *y = c->inputs[0], *g = c->inputs[1];
+  if (!tfc_tensor_same_shape(y, g)) {
+    char sa[TFC_SHAPE_STR_MAX], sb[TFC_SHAPE_STR_MAX];
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
+                            "Inputs must have the same size and shape. Input 0: %s != input 1: %s",
+                            tfc_tensor_shape_str(y, sa, sizeof sa), tfc_tensor_shape_str(g, sb, sizeof sb));
+  }
+  tfc_tensor *z = tfc_kernel_forward_or_alloc(c, 1, 0, y->dtype, y->dims, y->ndims);
+  if (!z) return c->status->code;
+  el2_job j = {y->dtype == TFC_DT_COMPLEX64 ? fn64 : fn128, y->data, g->data, z->data, tfc_dtype_size(y->dtype)};
+  tfc_kernel_parallel_for(c, y->n_elems, cost, el2_shard, &j);
+  return TFC_OK;
+}
+
+#define EL2_KERNEL(name, cost)                                                                    \
+  static int name##_compute(tfc_kernel_ctx *c) { return el2_run(c, name##_c64, name##_c128, cost); }
+EL2_KERNEL(tanh_grad, 8)
+EL2_KERNEL(sigmoid_grad, 8)
+EL2_KERNEL(sqrt_grad, 8)
+EL2_KERNEL(rsqrt_grad, 8)
+EL2_KERNEL(reciprocal_grad, 8)
 
 /* ---- Complex(real, imag), broadcasting ---- */
 
@@ -280,6 +340,12 @@ static const tfc_kernel_def defs[] = {
     EL_ROW(Tanh, tanh),
     EL_ROW(Sigmoid, sigmoid),
     EL_ROW(Sign, sign),
+    EL_ROW(TanhGrad, tanh_grad),
+    EL_ROW(SigmoidGrad, sigmoid_grad),
+    EL_ROW(SqrtGrad, sqrt_grad),
+    EL_ROW(RsqrtGrad, rsqrt_grad),
+    EL_ROW(ReciprocalGrad, reciprocal_grad),
+    EL_ROW(InvGrad, reciprocal_grad),
     {.op = TFC_OP_Cast, .type_attr = "SrcT", .types = M_CAST_REAL | M_CPLX, .type_attr2 = "DstT", .types2 = M_CPLX,
      .compute = cast_to_complex_compute},
     {.op = TFC_OP_Cast, .type_attr = "SrcT", .types = M_CPLX, .type_attr2 = "DstT", .types2 = M_CAST_REAL,

@@ -103,41 +103,18 @@ static uint32_t f32_bits(float f) {
   return u;
 }
 
+/* Cast's Truncate: the float's mantissa bits below the target's cut to zero first, so the
+ * rounding conversion (base/half.h) keeps what is left exactly. NaN and inf pass unchanged. */
 static uint16_t f32_to_bf16(float f, int truncate) {
   uint32_t u = f32_bits(f);
-  if (truncate) return (uint16_t)(u >> 16);
-  if ((u & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((u >> 16) | 0x40); /* quiet NaN */
-  u += 0x7fffu + ((u >> 16) & 1u);
-  return (uint16_t)(u >> 16);
+  if (truncate && (u & 0x7fffffffu) < 0x7f800000u) f = bits_f32(u & 0xffff0000u);
+  return tfc_float_to_bfloat16(f);
 }
 
-static float bf16_to_f32(uint16_t h) { return bits_f32((uint32_t)h << 16); }
-
-/* IEEE binary16, round to nearest even: the exponent is rebiased and the 13 dropped mantissa
- * bits rounded by an add; subnormal results come from a float add that lines the binary16
- * subnormal step up with float's last mantissa bit. */
 static uint16_t f32_to_f16(float f, int truncate) {
   uint32_t u = f32_bits(f);
-  uint16_t sign = (uint16_t)((u >> 16) & 0x8000u);
-  u &= 0x7fffffffu;
-  if (truncate && u < 0x7f800000u) u &= ~0x1fffu;
-  if (u >= (143u << 23)) /* >= 65536, inf or NaN */
-    return sign | (u > 0x7f800000u ? 0x7e00 : 0x7c00);
-  if (u < (113u << 23)) { /* below 2^-14: subnormal or zero */
-    float v = bits_f32(u) + 0.5f;
-    return sign | (uint16_t)(f32_bits(v) - f32_bits(0.5f));
-  }
-  uint32_t odd = (u >> 13) & 1u;
-  u += ((uint32_t)(15 - 127) << 23) + 0xfffu + odd;
-  return sign | (uint16_t)(u >> 13);
-}
-
-static float f16_to_f32(uint16_t h) {
-  uint32_t sign = (uint32_t)(h & 0x8000u) << 16, em = h & 0x7fffu, u;
-  if (em >= 0x7c00u) u = 0x7f800000u | ((em & 0x3ffu) << 13);
-  else if (em >= 0x400u) u = (em << 13) + ((uint32_t)(127 - 15) << 23);
-  else u = f32_bits((float)em * 0x1p-24f);
-  return bits_f32(u | sign);
+  if (truncate && (u & 0x7fffffffu) < 0x7f800000u) f = bits_f32(u & ~0x1fffu);
+  return tfc_float_to_half(f);
 }
 
 static int is_half(int dt) { return dt == TFC_DT_HALF || dt == TFC_DT_BFLOAT16; }
@@ -165,9 +142,9 @@ static void cast_shard(int64_t begin, int64_t end, void *arg) {
     int64_t n = end - begin - i < CAST_CHUNK ? end - begin - i : CAST_CHUNK;
     const char *xi = x + (size_t)i * j->xs;
     if (j->src == TFC_DT_HALF) {
-      for (int64_t k = 0; k < n; k++) buf[k] = f16_to_f32(((const uint16_t *)xi)[k]);
+      for (int64_t k = 0; k < n; k++) buf[k] = tfc_half_to_float(((const uint16_t *)xi)[k]);
     } else if (j->src == TFC_DT_BFLOAT16) {
-      for (int64_t k = 0; k < n; k++) buf[k] = bf16_to_f32(((const uint16_t *)xi)[k]);
+      for (int64_t k = 0; k < n; k++) buf[k] = tfc_bfloat16_to_float(((const uint16_t *)xi)[k]);
     } else {
       cast_table[j->src][TFC_DT_FLOAT](xi, buf, n);
     }
@@ -175,7 +152,10 @@ static void cast_shard(int64_t begin, int64_t end, void *arg) {
     if (j->dst == TFC_DT_HALF) {
       for (int64_t k = 0; k < n; k++) ((uint16_t *)zi)[k] = f32_to_f16(buf[k], j->truncate);
     } else if (j->dst == TFC_DT_BFLOAT16) {
-      for (int64_t k = 0; k < n; k++) ((uint16_t *)zi)[k] = f32_to_bf16(buf[k], j->truncate);
+      /* TF's double -> bfloat16 keeps a NaN's sign (its float -> bfloat16 does not). */
+      int keep_sign = j->src == TFC_DT_DOUBLE;
+      for (int64_t k = 0; k < n; k++)
+        ((uint16_t *)zi)[k] = (uint16_t)(f32_to_bf16(buf[k], j->truncate) | (keep_sign && isnan(buf[k]) && signbit(buf[k]) ? 0x8000u : 0));
     } else {
       cast_table[TFC_DT_FLOAT][j->dst](buf, zi, n);
     }

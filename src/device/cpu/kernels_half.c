@@ -1,13 +1,15 @@
 /*
  * kernels_half — half and bfloat16 rows for the float kernels of the ops TF runs on those
- * types on CPU (element-wise arithmetic and math, comparisons, activations, softmax, BiasAdd,
- * AddN, the reductions and the matrix products).
+ * types on CPU (element-wise arithmetic and math, comparisons, activations and their
+ * gradients, softmax and its cross entropy, BiasAdd and its gradient, AddN, the reductions,
+ * Cumsum, the matrix products, Conv2D and DepthwiseConv2dNative, max and average pooling, and
+ * the convolution and pooling gradients).
  *
  * There is one implementation of each op: its float kernel. A half/bfloat16 row runs that
  * kernel on float copies of its half/bfloat16 inputs and rounds its float outputs back to
  * nearest even, element by element, as Eigen's half and bfloat16 operators do (they compute
  * in float and round each result). Conversions are tfc_half_to_float / tfc_bfloat16_to_float
- * (tensor/dtype.h) and tfc_philox_float_to_half / _bfloat16 (base/philox.h).
+ * and tfc_float_to_half / _bfloat16 (base/half.h).
  *
  * tfc_cpu_kernels_half runs after every other family has registered: for each op of the list
  * below it copies the op's first float row (init, flags, host-memory masks) into a row for
@@ -16,7 +18,7 @@
  */
 #include <stdlib.h>
 
-#include "base/philox.h"
+#include "base/half.h"
 #include "device/cpu/cpu_kernels.h"
 
 /* The float row each widened op runs, by op id (filled once, at registration). */
@@ -69,9 +71,9 @@ static int widen_compute(tfc_kernel_ctx *c) {
         const float *f = o->data;
         uint16_t *h = z->data;
         if (narrow == TFC_DT_HALF)
-          for (int64_t e = 0; e < o->n_elems; e++) h[e] = tfc_philox_float_to_half(f[e]);
+          for (int64_t e = 0; e < o->n_elems; e++) h[e] = tfc_float_to_half(f[e]);
         else
-          for (int64_t e = 0; e < o->n_elems; e++) h[e] = tfc_philox_float_to_bfloat16(f[e]);
+          for (int64_t e = 0; e < o->n_elems; e++) h[e] = tfc_float_to_bfloat16(f[e]);
       }
       tfc_tensor_unref(o);
     } else if (rc == TFC_OK) {
@@ -108,6 +110,18 @@ static const struct {
     {TFC_OP_BiasAdd, H | B},    {TFC_OP_AddN, H | B},      {TFC_OP_Sum, H | B},
     {TFC_OP_Mean, H | B},       {TFC_OP_Max, H | B},       {TFC_OP_Min, H | B},
     {TFC_OP_Prod, H | B},       {TFC_OP_MatMul, H | B},    {TFC_OP_BatchMatMulV2, H | B},
+    /* the nn kernels and the rest of the math TF 2.x runs on half and bfloat16 on CPU */
+    {TFC_OP_Conv2D, H | B},     {TFC_OP_Conv2DBackpropInput, H | B}, {TFC_OP_Conv2DBackpropFilter, H | B},
+    {TFC_OP_DepthwiseConv2dNative, H | B}, {TFC_OP_MaxPool, H | B}, {TFC_OP_AvgPool, H | B},
+    {TFC_OP_MaxPoolGrad, H | B}, {TFC_OP_AvgPoolGrad, H | B}, {TFC_OP_ReluGrad, H | B},
+    {TFC_OP_Relu6Grad, H | B},  {TFC_OP_EluGrad, H | B},   {TFC_OP_SoftplusGrad, H | B},
+    {TFC_OP_TanhGrad, H | B},   {TFC_OP_SigmoidGrad, H | B}, {TFC_OP_SqrtGrad, H | B},
+    {TFC_OP_RsqrtGrad, H | B},  {TFC_OP_FloorDiv, H | B},  {TFC_OP_FloorMod, H | B},
+    {TFC_OP_Atan2, H | B},      {TFC_OP_LeakyRelu, H | B}, {TFC_OP_Selu, H | B},
+    {TFC_OP_Softsign, H | B},   {TFC_OP_Erf, H | B},       {TFC_OP_Tan, H | B},
+    {TFC_OP_Round, H | B},      {TFC_OP_Log1p, H | B},     {TFC_OP_Expm1, H | B},
+    {TFC_OP_BiasAddGrad, H | B}, {TFC_OP_L2Loss, H | B},   {TFC_OP_Cumsum, H | B},
+    {TFC_OP_SoftmaxCrossEntropyWithLogits, H | B},
 };
 
 int tfc_cpu_kernels_half(tfc_kernel_table *t, tfc_status *s) {

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/philox.h"
+#include "base/half.h"
 #include "device/cpu/cpu_kernels.h"
 #include "device/cpu/kernels_image.h"
 #include "ops/opdef.h"
@@ -37,8 +37,8 @@ void tfc_image_store(tfc_tensor *t, const double *v) {
     switch (t->dtype) {
       case TFC_DT_FLOAT: ((float *)t->data)[i] = (float)v[i]; break;
       case TFC_DT_DOUBLE: ((double *)t->data)[i] = v[i]; break;
-      case TFC_DT_HALF: ((uint16_t *)t->data)[i] = tfc_philox_float_to_half((float)v[i]); break;
-      case TFC_DT_BFLOAT16: ((uint16_t *)t->data)[i] = tfc_philox_float_to_bfloat16((float)v[i]); break;
+      case TFC_DT_HALF: ((uint16_t *)t->data)[i] = tfc_float_to_half((float)v[i]); break;
+      case TFC_DT_BFLOAT16: ((uint16_t *)t->data)[i] = tfc_float_to_bfloat16((float)v[i]); break;
       case TFC_DT_INT8: ((int8_t *)t->data)[i] = (int8_t)v[i]; break;
       case TFC_DT_UINT8: ((uint8_t *)t->data)[i] = (uint8_t)v[i]; break;
       case TFC_DT_INT16: ((int16_t *)t->data)[i] = (int16_t)v[i]; break;

@@ -39,7 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/philox.h"
+#include "base/half.h"
 #include "device/cpu/kernels_image.h"
 #include "ops/opdef.h"
 
@@ -97,7 +97,7 @@ typedef struct nms_args {
 } nms_args;
 
 static float in_t(const nms_args *a, float v) {
-  return a->half ? tfc_half_to_float(tfc_philox_float_to_half(v)) : v;
+  return a->half ? tfc_half_to_float(tfc_float_to_half(v)) : v;
 }
 
 static float iou_of(const float *b, int64_t i, int64_t j) {
