@@ -581,11 +581,11 @@ static void fused_ops_run_as_given(void) {
 
 /* ---- residual Adds and batch-1 bands ---- */
 
-/* A float conv node with explicit geometry: k x k filter w (k, k, ic, oc), stride, dilation,
- * padding "SAME", "VALID" or "EXPLICIT" (pad on every side). */
-static TF_Output conv_geom(TF_Graph *g, const char *name, TF_Output x, TF_Output w, int stride, int dil,
-                           const char *padding, int pad) {
-  TF_OperationDescription *d = TF_NewOperation(g, "Conv2D", name);
+/* A conv node (op Conv2D or DepthwiseConv2dNative) with explicit geometry: k x k filter w,
+ * stride, dilation, padding "SAME", "VALID" or "EXPLICIT" (pad on every side). */
+static TF_Output conv_geom(TF_Graph *g, const char *op, const char *name, TF_Output x, TF_Output w, int stride,
+                           int dil, const char *padding, int pad) {
+  TF_OperationDescription *d = TF_NewOperation(g, op, name);
   TF_AddInput(d, x);
   TF_AddInput(d, w);
   TF_SetAttrIntList(d, "strides", (const int64_t[]){1, stride, stride, 1}, 4);
@@ -671,19 +671,22 @@ static void fuses_a_residual_add(void) {
   intra_threads = 0;
 }
 
-/* Batch-1 convolutions on 4 threads (cut into bands of output rows when the work pays for it)
- * against the same convolution in double (plain C, one piece): strides, dilations, SAME,
- * VALID and EXPLICIT padding, odd sizes, and padding wider than a band (which falls back to
- * one piece). */
+/* Batch-1 convolutions and depthwise convolutions on 4 threads (cut into bands of output rows
+ * when the work pays for it) against the same op in double (plain C, one piece): strides,
+ * dilations, SAME, VALID and EXPLICIT padding, odd sizes, and padding wider than a band (which
+ * falls back to one piece). oc is the depthwise multiplier there. */
 static void batch1_bands_match_double(void) {
   static const struct {
     int h, w, ic, oc, k, stride, dil, pad;
     const char *padding;
+    int dw;
   } cases[] = {
-      {40, 33, 32, 32, 3, 1, 1, 0, "SAME"},   {41, 40, 32, 48, 3, 2, 1, 0, "SAME"},
-      {45, 38, 16, 64, 7, 2, 1, 3, "EXPLICIT"}, {37, 30, 32, 32, 3, 1, 2, 0, "SAME"},
-      {40, 40, 64, 96, 1, 1, 1, 0, "VALID"},  {39, 31, 32, 40, 5, 1, 1, 0, "VALID"},
-      {4, 4, 96, 96, 3, 1, 1, 8, "EXPLICIT"},
+      {40, 33, 32, 32, 3, 1, 1, 0, "SAME", 0},   {41, 40, 32, 48, 3, 2, 1, 0, "SAME", 0},
+      {45, 38, 16, 64, 7, 2, 1, 3, "EXPLICIT", 0}, {37, 30, 32, 32, 3, 1, 2, 0, "SAME", 0},
+      {40, 40, 64, 96, 1, 1, 1, 0, "VALID", 0},  {39, 31, 32, 40, 5, 1, 1, 0, "VALID", 0},
+      {4, 4, 96, 96, 3, 1, 1, 8, "EXPLICIT", 0},
+      {112, 112, 96, 1, 3, 1, 1, 0, "SAME", 1}, {113, 111, 144, 1, 3, 2, 1, 0, "SAME", 1},
+      {56, 57, 64, 2, 5, 1, 2, 0, "SAME", 1},   {60, 60, 64, 1, 3, 1, 1, 2, "EXPLICIT", 1},
   };
   intra_threads = 4;
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
@@ -696,7 +699,8 @@ static void batch1_bands_match_double(void) {
     for (int i = 0; i < nw; i++) wv[i] = frand(&seed);
     TF_Output x = fconst(g, "x", (const int64_t[]){1, cases[c].h, cases[c].w, cases[c].ic}, 4, xv, (size_t)nx);
     TF_Output w = fconst(g, "w", (const int64_t[]){cases[c].k, cases[c].k, cases[c].ic, cases[c].oc}, 4, wv, (size_t)nw);
-    TF_Output y = conv_geom(g, "y", x, w, cases[c].stride, cases[c].dil, cases[c].padding, cases[c].pad);
+    const char *op = cases[c].dw ? "DepthwiseConv2dNative" : "Conv2D";
+    TF_Output y = conv_geom(g, op, "y", x, w, cases[c].stride, cases[c].dil, cases[c].padding, cases[c].pad);
     TF_OperationDescription *d = TF_NewOperation(g, "Cast", "xd");
     TF_AddInput(d, x);
     TF_SetAttrType(d, "DstT", TF_DOUBLE);
@@ -705,7 +709,7 @@ static void batch1_bands_match_double(void) {
     TF_AddInput(d, w);
     TF_SetAttrType(d, "DstT", TF_DOUBLE);
     TF_Output wd = {capi_finish(d), 0};
-    TF_Output yd = conv_geom(g, "yd", xd, wd, cases[c].stride, cases[c].dil, cases[c].padding, cases[c].pad);
+    TF_Output yd = conv_geom(g, op, "yd", xd, wd, cases[c].stride, cases[c].dil, cases[c].padding, cases[c].pad);
     TF_Session *sess = session(g, OPT_META_OFF);
     TF_Output fetches[2] = {y, yd};
     TF_Tensor *out[2] = {0};

@@ -244,70 +244,26 @@ static void *packed_filter_get(conv_state *st, const tfc_dnn_prim *p, const void
   return data;
 }
 
-/* Output rows [o0, o0 + rows) of one image of g as a geometry of its own: the input rows those
- * windows read, with the padding that falls inside them. 0 when the rows read no input row
- * (all padding), which oneDNN cannot describe. */
-static int rows_geom(const tfc_window_geom *g, int64_t o0, int64_t rows, tfc_window_geom *sub, int64_t *in_row) {
-  int64_t first = o0 * g->sh - g->pt, end = (o0 + rows - 1) * g->sh - g->pt + (g->kh - 1) * g->dh + 1;
-  int64_t from = first < 0 ? 0 : first, to = end > g->ih ? g->ih : end;
-  if (to <= from) return 0;
-  *sub = *g;
-  sub->n = 1;
-  sub->oh = rows;
-  sub->ih = to - from;
-  sub->pt = from - first;
-  sub->pb = end - to;
-  *in_row = from;
-  return 1;
-}
-
-/* Cuts the call into shards: images, or, for a forward NHWC convolution with fewer images than
- * the node's threads (batch 1 inference), images times bands of output rows — in NHWC a band of
- * one image's rows is contiguous on both sides, so each band is a convolution of its own with
- * the padding that falls inside it. Fills sp[0 .. *ns) (sp has room for max_shards) with each
- * shard's primitive and offsets; filters are set by the caller. */
+/* Each piece's primitive and offsets (sp has room for max_shards); filters are set by the
+ * caller. */
 static int plan_shards(tfc_kernel_ctx *c, conv_state *st, const tfc_window_geom *g, double flops, int64_t in_img,
                        int64_t out_img, conv_shard_plan *sp, int max_shards, int *ns) {
-  conv_key key;
+  tfc_conv_piece pc[64];
+  if (max_shards > 64) max_shards = 64;
+  tfc_conv_pieces(c, g, flops, st->kind == TFC_CONV_FWD && !g->nchw, in_img, out_img, pc, max_shards, ns);
+  conv_key key, last_key;
   memset(&key, 0, sizeof key); /* padding bytes take part in the key's memcmp */
   key.kind = st->kind;
   key.fuse = st->fuse;
-  int batch = tfc_conv_n_shards(c, g->n, flops);
-  if (batch > max_shards) batch = max_shards;
-  int want = tfc_conv_n_shards(c, INT64_MAX, flops);
-  int64_t bands = st->kind == TFC_CONV_FWD && !g->nchw && want > g->n ? want / g->n : 1;
-  if (bands > g->oh) bands = g->oh;
-  if (g->n * bands > max_shards) bands = 1;
-  for (int64_t b = 0; bands > 1 && b < bands; b++) { /* every band must read some input */
-    int64_t o0, rows, row = 0;
-    tfc_window_geom sub;
-    tfc_conv_shard(g->oh, (int)bands, (int)b, &o0, &rows);
-    if (!rows_geom(g, o0, rows, &sub, &row)) bands = 1;
-  }
-  *ns = bands > 1 ? (int)(g->n * bands) : batch;
   const tfc_dnn_prim *last = NULL;
-  conv_key last_key;
   for (int k = 0; k < *ns; k++) {
     conv_shard_plan *q = &sp[k];
     q->w = NULL;
     q->pre = 0;
-    key.g = *g;
-    if (bands > 1) {
-      int64_t img = k / bands, o0, rows, row = 0;
-      tfc_conv_shard(g->oh, (int)bands, (int)(k % bands), &o0, &rows);
-      rows_geom(g, o0, rows, &key.g, &row);
-      int64_t in_row_bytes = g->iw * g->ic * 4, out_row_bytes = g->ow * g->oc * 4;
-      q->in_off = img * in_img + row * in_row_bytes;
-      q->out_off = img * out_img + o0 * out_row_bytes;
-      q->out_bytes = rows * out_row_bytes;
-    } else {
-      int64_t begin, size;
-      tfc_conv_shard(g->n, *ns, k, &begin, &size);
-      key.g.n = size;
-      q->in_off = begin * in_img;
-      q->out_off = begin * out_img;
-      q->out_bytes = size * out_img;
-    }
+    q->in_off = pc[k].in_off;
+    q->out_off = pc[k].out_off;
+    q->out_bytes = pc[k].out_bytes;
+    key.g = pc[k].g;
     if (last && memcmp(&key, &last_key, sizeof key) == 0) {
       q->prim = last;
     } else if (!(q->prim = last = tfc_dnn_cache_get(&st->cache, &key, sizeof key, build_conv, c->status))) {

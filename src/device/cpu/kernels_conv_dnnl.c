@@ -326,6 +326,59 @@ int tfc_conv_n_shards(const tfc_kernel_ctx *c, int64_t n, double flops) {
   return p < 1 ? 1 : p;
 }
 
+/* Output rows [o0, o0 + rows) of one image of g as a geometry of its own: the input rows those
+ * windows read, with the padding that falls inside them. 0 when the rows read no input row
+ * (all padding), which oneDNN cannot describe. */
+static int rows_geom(const tfc_window_geom *g, int64_t o0, int64_t rows, tfc_window_geom *sub, int64_t *in_row) {
+  int64_t first = o0 * g->sh - g->pt, end = (o0 + rows - 1) * g->sh - g->pt + (g->kh - 1) * g->dh + 1;
+  int64_t from = first < 0 ? 0 : first, to = end > g->ih ? g->ih : end;
+  if (to <= from) return 0;
+  *sub = *g;
+  sub->n = 1;
+  sub->oh = rows;
+  sub->ih = to - from;
+  sub->pt = from - first;
+  sub->pb = end - to;
+  *in_row = from;
+  return 1;
+}
+
+void tfc_conv_pieces(const tfc_kernel_ctx *c, const tfc_window_geom *g, double flops, int bands, int64_t in_img,
+                     int64_t out_img, tfc_conv_piece *pc, int max, int *n) {
+  int batch = tfc_conv_n_shards(c, g->n, flops), want = tfc_conv_n_shards(c, INT64_MAX, flops);
+  if (batch > max) batch = max;
+  int64_t nb = bands && want > g->n ? want / g->n : 1;
+  if (nb > g->oh) nb = g->oh;
+  if (g->n * nb > max) nb = 1;
+  for (int64_t b = 0; nb > 1 && b < nb; b++) { /* every band must read some input */
+    int64_t o0 = 0, rows = 0, row = 0;
+    tfc_window_geom sub;
+    tfc_conv_shard(g->oh, (int)nb, (int)b, &o0, &rows);
+    if (!rows_geom(g, o0, rows, &sub, &row)) nb = 1;
+  }
+  *n = nb > 1 ? (int)(g->n * nb) : batch;
+  for (int k = 0; k < *n; k++) {
+    tfc_conv_piece *q = &pc[k];
+    if (nb > 1) {
+      int64_t img = k / nb, o0 = 0, rows = 0, row = 0;
+      tfc_conv_shard(g->oh, (int)nb, (int)(k % nb), &o0, &rows);
+      rows_geom(g, o0, rows, &q->g, &row);
+      int64_t in_row_bytes = g->iw * g->ic * 4, out_row_bytes = g->ow * g->oc * 4;
+      q->in_off = img * in_img + row * in_row_bytes;
+      q->out_off = img * out_img + o0 * out_row_bytes;
+      q->out_bytes = rows * out_row_bytes;
+    } else {
+      int64_t begin = 0, size = 0;
+      tfc_conv_shard(g->n, *n, k, &begin, &size);
+      q->g = *g;
+      q->g.n = size;
+      q->in_off = begin * in_img;
+      q->out_off = begin * out_img;
+      q->out_bytes = size * out_img;
+    }
+  }
+}
+
 typedef struct shard_job {
   void (*fn)(int k, void *arg);
   void *arg;

@@ -129,6 +129,21 @@ static inline void tfc_conv_shard(int64_t n, int n_shards, int k, int64_t *begin
   *begin = k * q + (k < r ? k : r);
   *size = q + (k < r);
 }
+/* One piece of a call: its geometry (n = the piece's images; for a band, one image and its
+ * output rows with the input rows they read and the padding inside them) and the byte offsets
+ * of its activations in the batched input and output. */
+typedef struct tfc_conv_piece {
+  tfc_window_geom g;
+  int64_t in_off, out_off, out_bytes;
+} tfc_conv_piece;
+/* Cuts a call of geometry g into pieces: images shared out as tfc_conv_n_shards says, or, when
+ * `bands` (a forward NHWC convolution) and the work pays for more threads than images (batch-1
+ * inference), images times bands of output rows — in NHWC a band of one image's rows is
+ * contiguous on both sides. in_img / out_img: the bytes of one image of the input and output
+ * activations. Fills pc[0 .. *n) (room for max); never fails. */
+void tfc_conv_pieces(const tfc_kernel_ctx *c, const tfc_window_geom *g, double flops, int bands, int64_t in_img,
+                     int64_t out_img, tfc_conv_piece *pc, int max, int *n);
+
 /* Runs fn(k, arg) for k in [0, n_shards) on the intra-op pool (inline when one). */
 void tfc_conv_for_shards(tfc_kernel_ctx *c, int n_shards, void (*fn)(int k, void *arg), void *arg);
 

@@ -5,9 +5,10 @@
  * ch * mult + m is oneDNN's grouped channel order, so NHWC input and output map one to one.
  *
  * The node's kernel state owns a tfc_dnn_cache of primitives keyed by the geometry (with the
- * shard's minibatch), built once and shared by concurrent steps; the batch is cut into the
- * node's share of the intra-op pool as for Conv2D (kernels_conv_int.h says why oneDNN runs
- * single-threaded per calling thread). As for Conv2D, the activations stay in NHWC when
+ * piece's minibatch or band of rows), built once and shared by concurrent steps; the call is
+ * cut into the node's share of the intra-op pool as for Conv2D (tfc_conv_pieces: images, or
+ * bands of output rows at batch 1; kernels_conv_int.h says why oneDNN runs single-threaded per
+ * calling thread). As for Conv2D, the activations stay in NHWC when
  * oneDNN has an optimized kernel for it, and are otherwise reordered into the blocked layout
  * it picks. The filter (a few KiB) is reordered by each shard. _FusedDepthwiseConv2dNative adds
  * its bias as the primitive's and its activation as an eltwise post-op (kernels_conv_int.h).
@@ -97,25 +98,21 @@ static int build(const void *key, tfc_dnn_prim *p, tfc_status *s) {
 }
 
 typedef struct dw_run {
-  const tfc_window_geom *g;
-  int n_shards;
-  int64_t q;
-  const tfc_dnn_prim *prim[2]; /* minibatch q and q + 1 */
+  const tfc_conv_piece *pc;
+  const tfc_dnn_prim **prim; /* one per piece */
   const char *x;
   const void *f, *bias;
   char *y;
-  tfc_status *st; /* one per shard */
+  tfc_status *st; /* one per piece */
 } dw_run;
 
 static void dw_shard(int k, void *arg) {
   dw_run *r = arg;
-  const tfc_window_geom *g = r->g;
-  int64_t begin, size;
-  tfc_conv_shard(g->n, r->n_shards, k, &begin, &size);
-  void *ptr[4] = {(void *)(r->x + begin * g->ih * g->iw * g->ic * 4), (void *)r->f,
-                  r->y + begin * g->oh * g->ow * g->oc * 4, (void *)r->bias};
-  tfc_dnn_run(r->prim[size == r->q ? 0 : 1], ptr, 0, &r->st[k]);
+  void *ptr[4] = {(void *)(r->x + r->pc[k].in_off), (void *)r->f, r->y + r->pc[k].out_off, (void *)r->bias};
+  tfc_dnn_run(r->prim[k], ptr, 0, &r->st[k]);
 }
+
+#define MAX_PIECES 64
 
 int tfc_depthwise_dnn_fwd(tfc_kernel_ctx *c, const tfc_window_geom *g, const float *x, const float *f,
                           const float *bias, float *y) {
@@ -124,19 +121,24 @@ int tfc_depthwise_dnn_fwd(tfc_kernel_ctx *c, const tfc_window_geom *g, const flo
   if (!cache || g->nchw || g->n <= 0 || g->oh <= 0 || g->ow <= 0 || g->ic <= 0 || g->oc <= 0 || g->oc % g->ic)
     return 0;
   double flops = 2.0 * (double)g->n * (double)(g->oh * g->ow) * (double)(g->oc * g->kh * g->kw);
-  int ns = tfc_conv_n_shards(c, g->n, flops);
-  dw_run r = {.g = g, .n_shards = ns, .q = g->n / ns, .x = (const char *)x, .f = f, .bias = bias, .y = (char *)y};
+  tfc_conv_piece pc[MAX_PIECES];
+  const tfc_dnn_prim *prim[MAX_PIECES];
+  tfc_status sts[MAX_PIECES];
+  int ns = 0;
+  tfc_conv_pieces(c, g, flops, 1, g->ih * g->iw * g->ic * 4, g->oh * g->ow * g->oc * 4, pc, MAX_PIECES, &ns);
   dw_key key;
   memset(&key, 0, sizeof key); /* padding bytes take part in the key's memcmp */
-  key.g = *g;
   key.fuse = state->fuse;
-  for (int w = 0; w < 2; w++) {
-    if ((w == 0 && r.q == 0) || (w == 1 && g->n % ns == 0)) continue;
-    key.g.n = r.q + w;
+  for (int k = 0; k < ns; k++) {
+    key.g = pc[k].g;
+    if (k > 0 && memcmp(&pc[k].g, &pc[k - 1].g, sizeof pc[k].g) == 0) {
+      prim[k] = prim[k - 1];
+      continue;
+    }
     tfc_status s;
     tfc_status_init(&s);
-    r.prim[w] = tfc_dnn_cache_get(cache, &key, sizeof key, build, &s);
-    if (!r.prim[w]) {
+    prim[k] = tfc_dnn_cache_get(cache, &key, sizeof key, build, &s);
+    if (!prim[k]) {
       int unimpl = s.code == TFC_UNIMPLEMENTED;
       if (!unimpl) tfc_status_move(c->status, &s);
       tfc_status_fini(&s);
@@ -144,18 +146,12 @@ int tfc_depthwise_dnn_fwd(tfc_kernel_ctx *c, const tfc_window_geom *g, const flo
     }
     tfc_status_fini(&s);
   }
-  tfc_status *sts = calloc((size_t)ns, sizeof *sts);
-  if (!sts) {
-    TFC_OOM(c->status);
-    return 1;
-  }
+  dw_run r = {.pc = pc, .prim = prim, .x = (const char *)x, .f = f, .bias = bias, .y = (char *)y, .st = sts};
   for (int k = 0; k < ns; k++) tfc_status_init(&sts[k]);
-  r.st = sts;
   tfc_conv_for_shards(c, ns, dw_shard, &r);
   for (int k = 0; k < ns; k++) {
     if (sts[k].code && !c->status->code) tfc_status_move(c->status, &sts[k]);
     tfc_status_fini(&sts[k]);
   }
-  free(sts);
   return 1;
 }
