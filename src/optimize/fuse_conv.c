@@ -12,6 +12,8 @@
  *        chain. TF's oneDNN build fuses residual Adds alike; its stock CPU kernel does not, so
  *        a graph rewritten by tfc is meant for tfc's kernels;
  *
+ *   MatMul (P) with the same bias and activation (no residual Add) -> _FusedMatMul(a, b, bias);
+ *
  *   and before that, Pad(x, paddings) (or PadV2 with a constant 0) feeding input 0 of a
  *   Conv2D or DepthwiseConv2dNative with VALID padding, where paddings is a Const that pads
  *   only H and W -> the convolution with EXPLICIT padding of those amounts reading x.
@@ -52,9 +54,22 @@ static int is_conv(const tfc_node *n, int fused) {
          tfc_opt_node_on_cpu(n);
 }
 
-/* P's output channels from its output shape or its Const filter; -1 when unknown. */
+/* A float MatMul on a CPU. */
+static int is_matmul(const tfc_node *n) {
+  return strcmp(n->op->name, "MatMul") == 0 && n->n_inputs == 2 && is_float(n) && tfc_opt_node_on_cpu(n);
+}
+
+/* P's output channels from its output shape or its Const filter (weights); -1 when unknown. */
 static int64_t out_channels(const tfc_node *p) {
   const tfc_shape *sh = &p->output_shapes[0];
+  if (strcmp(p->op->name, "MatMul") == 0) {
+    if (sh->rank == 2 && sh->dims[1] >= 0) return sh->dims[1];
+    const tfc_tensor *w = tfc_opt_const_value(p->inputs[1].node);
+    int64_t tb = 0;
+    const tfc_attr_value *t = tfc_node_attr(p, "transpose_b");
+    if (t && t->kind == TFC_ATTR_BOOL) tb = t->u.b;
+    return w && w->ndims == 2 ? w->dims[tb ? 0 : 1] : -1;
+  }
   if (sh->rank == 4 && sh->dims[3] >= 0) return sh->dims[3];
   const tfc_tensor *w = tfc_opt_const_value(p->inputs[1].node);
   if (!w || w->ndims != 4) return -1;
@@ -112,7 +127,7 @@ static int chain_last(const chain *ch) {
 static int find_chain(const tfc_graph *g, const int *consumers, const unsigned char *fetched, const tfc_node *p,
                       chain *ch) {
   int k = 0;
-  if (!is_conv(p, 0)) return 0;
+  if (!is_conv(p, 0) && !is_matmul(p)) return 0;
   int id = tfc_opt_sole_consumer(g, consumers, fetched, p->id, &k);
   if (id < 0 || !tfc_opt_same_cpu(p, g->nodes[id])) return 0;
   const tfc_node *b = g->nodes[id];
@@ -321,7 +336,8 @@ int tfc_opt_fuse_conv(const tfc_graph *g, const tfc_optimize_options *o, tfc_gra
   if (!n_rewrites) goto out;
   tfc_opt_copy c;
   if (tfc_opt_copy_init(&c, g, s)) goto out;
-  const tfc_opdef *fused_conv = tfc_op_lookup("_FusedConv2D"), *fused_dw = tfc_op_lookup("_FusedDepthwiseConv2dNative");
+  const tfc_opdef *fused_conv = tfc_op_lookup("_FusedConv2D"), *fused_dw = tfc_op_lookup("_FusedDepthwiseConv2dNative"),
+                  *fused_mm = tfc_op_lookup("_FusedMatMul");
   for (int id = 0; id < n && tfc_status_ok(s); id++) {
     const tfc_node *nd = g->nodes[id];
     int p = owner[id] - 1;
@@ -338,7 +354,10 @@ int tfc_opt_fuse_conv(const tfc_graph *g, const tfc_optimize_options *o, tfc_gra
     int n_attrs = 0;
     int has_pad = pad_of[pn->id] > 0;
     tfc_endpoint x = has_pad ? g->nodes[pad_of[pn->id] - 1]->inputs[0] : pn->inputs[0];
-    const tfc_opdef *op = !fused[pn->id] ? pn->op : strcmp(pn->op->name, "Conv2D") == 0 ? fused_conv : fused_dw;
+    const tfc_opdef *op = !fused[pn->id]                        ? pn->op
+                          : strcmp(pn->op->name, "Conv2D") == 0 ? fused_conv
+                          : strcmp(pn->op->name, "MatMul") == 0 ? fused_mm
+                                                                : fused_dw;
     tfc_node *m = NULL;
     tfc_endpoint bias = {NULL, 0};
     if (fused[pn->id]) bias = ch->b[0] ? bias_const(&c, pn, nd, ch, s) : tfc_opt_mapped(&c, ch->bias);

@@ -43,8 +43,8 @@ typedef struct tfc_conv_fusion {
   float alpha; /* LeakyRelu's slope */
 } tfc_conv_fusion;
 
-/* Reads a fused node's fused_ops, num_args and leakyrelu_alpha into f (zeroed for any other
- * op). TF's kernel texts: UNIMPLEMENTED "Fusion is not implemented: [...]" for a combination
+/* Reads a fused node's (_FusedConv2D, _FusedDepthwiseConv2dNative, _FusedMatMul) fused_ops,
+ * num_args and leakyrelu_alpha into f (zeroed for any other op). TF's kernel texts: UNIMPLEMENTED "Fusion is not implemented: [...]" for a combination
  * other than BiasAdd, then (_FusedConv2D only) an optional Add, then an optional Relu, Relu6,
  * Elu or LeakyRelu; INVALID_ARGUMENT when num_args is not 1 (2 with Add); UNIMPLEMENTED for a filter_format other than HWIO or host_args.
  * (kernels_conv_ref.c) */

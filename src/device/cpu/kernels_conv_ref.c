@@ -265,8 +265,8 @@ void tfc_pool_ref_avg_grad(tfc_kernel_ctx *c, const tfc_window_geom *g, int dtyp
 
 int tfc_conv_fusion_parse(const tfc_node *n, tfc_conv_fusion *f, tfc_status *s) {
   memset(f, 0, sizeof *f);
-  int is_conv = strcmp(n->op->name, "_FusedConv2D") == 0;
-  if (!is_conv && strcmp(n->op->name, "_FusedDepthwiseConv2dNative") != 0) return TFC_OK;
+  int is_conv = strcmp(n->op->name, "_FusedConv2D") == 0, is_matmul = strcmp(n->op->name, "_FusedMatMul") == 0;
+  if (!is_conv && !is_matmul && strcmp(n->op->name, "_FusedDepthwiseConv2dNative") != 0) return TFC_OK;
   const tfc_attr_value *ops = tfc_node_attr(n, "fused_ops");
   int n_ops = ops && ops->kind == TFC_ATTR_LIST ? ops->u.list.n : 0;
   static const char *const acts[] = {"Relu", "Relu6", "Elu", "LeakyRelu"};
@@ -294,7 +294,7 @@ int tfc_conv_fusion_parse(const tfc_node *n, tfc_conv_fusion *f, tfc_status *s) 
   int64_t num_args = 0;
   tfc_node_attr_int(n, "num_args", &num_args);
   if (num_args != 1 + f->add) {
-    const char *what = is_conv ? "Conv2D" : "DepthwiseConv2dNative";
+    const char *what = is_conv ? "Conv2D" : is_matmul ? "MatMul" : "DepthwiseConv2dNative";
     return f->add ? tfc_status_set(s, TFC_INVALID_ARGUMENT, "Fused %s with Add must have two extra arguments: bias and addend.", what)
                   : tfc_status_set(s, TFC_INVALID_ARGUMENT, "Fused %s must have one extra argument: bias.", what);
   }

@@ -9,7 +9,9 @@
  * threads and runs one single-threaded GEMM per block on the intra-op pool. So a device with
  * half the cores uses half the cores, two devices side by side do not oversubscribe the
  * machine, and a single device still uses every core. Integer types use a plain i-k-j loop
- * that the compiler vectorizes (TF has no fast path for them either).
+ * that the compiler vectorizes (TF has no fast path for them either). _FusedMatMul (TF's
+ * remapper's MatMul + BiasAdd + activation; tfc's optimizer makes it too) is the float product
+ * followed by the convolutions' plain-C epilogue (kernels_conv_int.h) over its rows.
  */
 #include <cblas.h>
 #include <stdlib.h>
@@ -143,6 +145,39 @@ static int matmul_compute(tfc_kernel_ctx *c) {
   return TFC_OK;
 }
 
+typedef struct fused_matmul_state {
+  tfc_matmul_state mm; /* first: matmul_compute reads it */
+  tfc_conv_fusion fuse;
+} fused_matmul_state;
+
+static int fused_matmul_init(const tfc_node *n, void **state, tfc_status *s) {
+  tfc_conv_fusion f;
+  TFC_TRY(tfc_conv_fusion_parse(n, &f, s));
+  void *mm = NULL;
+  TFC_TRY(tfc_matmul_init(n, &mm, s));
+  fused_matmul_state *st = calloc(1, sizeof *st);
+  if (!st) {
+    free(mm);
+    return TFC_OOM(s);
+  }
+  st->mm = *(tfc_matmul_state *)mm;
+  st->fuse = f;
+  free(mm);
+  *state = st;
+  return TFC_OK;
+}
+
+static int fused_matmul_compute(tfc_kernel_ctx *c) {
+  const fused_matmul_state *st = c->state;
+  int64_t m, n, k;
+  TFC_TRY(tfc_matmul_plan_of(c, &m, &n, &k));
+  TFC_TRY(tfc_conv_fusion_check_bias(c, n));
+  TFC_TRY(matmul_compute(c));
+  tfc_tensor *out = c->outputs[0];
+  if (m > 0 && n > 0) tfc_conv_fusion_ref(c, &st->fuse, out->dtype, out->data, c->inputs[2]->data, NULL, m, n, 0, 0);
+  return TFC_OK;
+}
+
 static const tfc_kernel_def defs[] = {
     {.op = TFC_OP_MatMul,
      .type_attr = "T",
@@ -150,6 +185,13 @@ static const tfc_kernel_def defs[] = {
      .flags = TFC_KF_EXPENSIVE,
      .init = tfc_matmul_init,
      .compute = matmul_compute,
+     .free_state = free},
+    {.op = TFC_OP__FusedMatMul,
+     .type_attr = "T",
+     .types = TFC_T(TFC_DT_FLOAT),
+     .flags = TFC_KF_EXPENSIVE,
+     .init = fused_matmul_init,
+     .compute = fused_matmul_compute,
      .free_state = free},
 };
 
