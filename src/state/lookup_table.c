@@ -303,37 +303,38 @@ static int64_t dense_rows(const tfc_lookup_table *t, const tfc_tensor *keys, tfc
   return -1;
 }
 
+/* The bucket holding key row i of keys, or -1 when an empty bucket ends its probe sequence
+ * (quadratic, as TF's). -2 with status: a reserved key (TF's texts), or no empty bucket at all
+ * (INTERNAL naming `what`). Called with t->mu held. */
+static int64_t dense_probe(const tfc_lookup_table *t, const tfc_tensor *keys, int64_t i, const char *what,
+                           tfc_status *s) {
+  uint64_t mask = (uint64_t)t->num_buckets - 1, h = dense_hash(t, keys, i);
+  int r = dense_reserved(t, keys, i, h);
+  if (r) {
+    reserved_error(r, s);
+    return -2;
+  }
+  int64_t b = (int64_t)(h & mask);
+  for (int64_t probes = 1; probes <= t->num_buckets; probes++) {
+    if (dense_eq(t, t->key_buckets, b, keys, i)) return b;
+    if (dense_eq(t, t->key_buckets, b, t->empty_key, 0)) return -1;
+    b = (int64_t)(((uint64_t)b + (uint64_t)probes) & mask);
+  }
+  tfc_status_set(s, TFC_INTERNAL, "Internal error in MutableDenseHashTable %s", what);
+  return -2;
+}
+
 static int dense_find(tfc_lookup_table *t, const tfc_tensor *keys, const tfc_tensor *dflt, tfc_tensor *out,
                       tfc_status *s) {
   int64_t n = dense_rows(t, keys, s);
   if (n < 0) return s->code;
   pthread_mutex_lock(&t->mu);
-  uint64_t mask = (uint64_t)t->num_buckets - 1;
   int rc = TFC_OK;
   for (int64_t i = 0; !rc && i < n; i++) {
-    uint64_t h = dense_hash(t, keys, i);
-    int r = dense_reserved(t, keys, i, h);
-    if (r) {
-      rc = reserved_error(r, s);
-      break;
-    }
-    int64_t b = (int64_t)(h & mask), probes = 0;
-    for (;;) {
-      if (dense_eq(t, t->key_buckets, b, keys, i)) {
-        rc = copy_row(out, i, t->value_buckets, b, t->value_elems, s);
-        break;
-      }
-      if (dense_eq(t, t->key_buckets, b, t->empty_key, 0)) {
-        rc = copy_row(out, i, dflt, 0, t->value_elems, s); /* the default's first value */
-        break;
-      }
-      probes++;
-      b = (int64_t)(((uint64_t)b + (uint64_t)probes) & mask);
-      if (probes >= t->num_buckets) {
-        rc = tfc_status_set(s, TFC_INTERNAL, "Internal error in MutableDenseHashTable lookup");
-        break;
-      }
-    }
+    int64_t b = dense_probe(t, keys, i, "lookup", s);
+    if (b == -2) rc = s->code;
+    else if (b >= 0) rc = copy_row(out, i, t->value_buckets, b, t->value_elems, s);
+    else rc = copy_row(out, i, dflt, 0, t->value_elems, s); /* the default's first value */
   }
   pthread_mutex_unlock(&t->mu);
   return rc;
@@ -380,29 +381,14 @@ static int dense_remove(tfc_lookup_table *t, const tfc_tensor *keys, tfc_status 
   int64_t n = dense_rows(t, keys, s);
   if (n < 0) return s->code;
   pthread_mutex_lock(&t->mu);
-  uint64_t mask = (uint64_t)t->num_buckets - 1;
   int rc = TFC_OK;
   for (int64_t i = 0; !rc && i < n; i++) {
-    uint64_t h = dense_hash(t, keys, i);
-    int r = dense_reserved(t, keys, i, h);
-    if (r) {
-      rc = reserved_error(r, s);
-      break;
-    }
-    int64_t b = (int64_t)(h & mask), probes = 0;
-    for (;;) {
-      if (dense_eq(t, t->key_buckets, b, keys, i)) {
-        t->num_entries--;
-        rc = copy_row(t->key_buckets, b, t->deleted_key, 0, t->key_elems, s);
-        break;
-      }
-      if (dense_eq(t, t->key_buckets, b, t->empty_key, 0)) break;
-      probes++;
-      b = (int64_t)(((uint64_t)b + (uint64_t)probes) & mask);
-      if (probes >= t->num_buckets) {
-        rc = tfc_status_set(s, TFC_INTERNAL, "Internal error in MutableDenseHashTable remove");
-        break;
-      }
+    int64_t b = dense_probe(t, keys, i, "remove", s);
+    if (b == -2) {
+      rc = s->code;
+    } else if (b >= 0) {
+      t->num_entries--;
+      rc = copy_row(t->key_buckets, b, t->deleted_key, 0, t->key_elems, s);
     }
   }
   pthread_mutex_unlock(&t->mu);
