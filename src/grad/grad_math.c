@@ -253,7 +253,7 @@ static int log_grad(tfc_grad_ctx *c) {
 }
 
 static int log1p_grad(tfc_grad_ctx *c) {
-  tfc_endpoint x = tfc_grad_in(c, 0);
+  tfc_endpoint x = conj_of(c, tfc_grad_in(c, 0), c->dy[0].node);
   tfc_endpoint one = tfc_grad_const_scalar(c, "add/x", tfc_grad_dtype(x), 1, c->dy[0].node);
   tfc_endpoint r = tfc_grad_unary(c, "Reciprocal", NULL, tfc_grad_binary(c, "Add", "add", one, x));
   c->dx[0] = tfc_grad_binary(c, "Mul", "mul", c->dy[0], r);
@@ -261,7 +261,7 @@ static int log1p_grad(tfc_grad_ctx *c) {
 }
 
 static int expm1_grad(tfc_grad_ctx *c) {
-  tfc_endpoint e = after_grad(c, "Exp", tfc_grad_in(c, 0));
+  tfc_endpoint e = after_grad(c, "Exp", conj_of(c, tfc_grad_in(c, 0), c->dy[0].node));
   c->dx[0] = tfc_grad_binary(c, "Mul", "mul", c->dy[0], e);
   return c->s->code;
 }

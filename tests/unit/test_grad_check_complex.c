@@ -100,7 +100,7 @@ static void grad_complex_matmul_conjugates(void) {
  * SqrtGrad / RsqrtGrad / ReciprocalGrad / TanhGrad / SigmoidGrad kernels likewise). */
 static void grad_complex_unary_conjugates(void) {
   gc_input in[2] = {IN(0.5, 1.5, 2, 2, 3), IN(-1, 1, 2, 2, 3)};
-  static const char *const ops[] = {"Exp", "Log", "Sqrt", "Rsqrt", "Reciprocal", "Square", "Tanh",
+  static const char *const ops[] = {"Exp", "Log", "Log1p", "Expm1", "Sqrt", "Rsqrt", "Reciprocal", "Square", "Tanh",
                                     "Sigmoid", "Sin", "Cos", "Tan", "Neg"};
   for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
     check(ops[i], "Real", in, 2, NULL, 0);

@@ -1,10 +1,11 @@
 /*
  * kernels_complex — CPU kernels of the complex-number ops and of the element-wise math that TF
  * runs on complex64 / complex128: Complex (real + i*imag, broadcasting), Real, Imag,
- * ComplexAbs, Angle, Conj; Neg, Square, Reciprocal/Inv, Exp, Log, Sqrt, Rsqrt, Sin, Cos, Tan,
- * Tanh, Sigmoid and Sign on complex; the (y, dy) gradient ops TanhGrad, SigmoidGrad, SqrtGrad,
- * RsqrtGrad and ReciprocalGrad/InvGrad in TF's conjugate forms (dy * conj(1 - y^2), ...); and Cast to and from complex (a real value becomes
- * (x, 0), a complex one keeps its real part, as TF's casts do).
+ * ComplexAbs, Angle, Conj; Neg, Square, Reciprocal/Inv, Exp, Log, Log1p, Expm1, Sqrt, Rsqrt,
+ * Sin, Cos, Tan, Tanh, Sigmoid and Sign on complex; the (y, dy) gradient ops TanhGrad, SigmoidGrad, SqrtGrad,
+ * RsqrtGrad and ReciprocalGrad/InvGrad in TF's conjugate forms (dy * conj(1 - y^2), ...); and
+ * Cast to and from complex (a real value becomes (x, 0), a complex one keeps its real part, as
+ * TF's casts do).
  *
  * The complex binary arithmetic (Add, Sub, Mul, Div, Pow, Equal, ...), AddN, Sum/Mean/Prod
  * and the matrix products take complex in their own files (kernels_cwise*.c,
@@ -53,6 +54,17 @@ EL(exp, c64, c64, cexpf(a))
 EL(exp, c128, c128, cexp(a))
 EL(log, c64, c64, clogf(a))
 EL(log, c128, c128, clog(a))
+/* log1p and expm1 without the cancellation of log(1 + z) and exp(z) - 1 near 0, as Eigen's:
+ * log1p(x + iy) = log1p(x (2 + x) + y^2) / 2 + i atan2(y, 1 + x);
+ * expm1(x + iy) = expm1(x) - 2 e^x sin^2(y / 2) + i e^x sin(y). */
+EL(log1p, c64, c64, 0.5f * log1pf(crealf(a) * (2.0f + crealf(a)) + cimagf(a) * cimagf(a)) +
+                        I * atan2f(cimagf(a), 1.0f + crealf(a)))
+EL(log1p, c128, c128, 0.5 * log1p(creal(a) * (2.0 + creal(a)) + cimag(a) * cimag(a)) +
+                          I * atan2(cimag(a), 1.0 + creal(a)))
+EL(expm1, c64, c64, expm1f(crealf(a)) - 2.0f * expf(crealf(a)) * sinf(cimagf(a) / 2) * sinf(cimagf(a) / 2) +
+                        I * expf(crealf(a)) * sinf(cimagf(a)))
+EL(expm1, c128, c128, expm1(creal(a)) - 2.0 * exp(creal(a)) * sin(cimag(a) / 2) * sin(cimag(a) / 2) +
+                          I * exp(creal(a)) * sin(cimag(a)))
 EL(sqrt, c64, c64, csqrtf(a))
 EL(sqrt, c128, c128, csqrt(a))
 EL(rsqrt, c64, c64, 1.0f / csqrtf(a))
@@ -111,6 +123,8 @@ EL_KERNEL(square, 0, 2)
 EL_KERNEL(reciprocal, 0, 8)
 EL_KERNEL(exp, 0, 40)
 EL_KERNEL(log, 0, 40)
+EL_KERNEL(log1p, 0, 50)
+EL_KERNEL(expm1, 0, 50)
 EL_KERNEL(sqrt, 0, 40)
 EL_KERNEL(rsqrt, 0, 40)
 EL_KERNEL(sin, 0, 40)
@@ -332,6 +346,8 @@ static const tfc_kernel_def defs[] = {
     EL_ROW(Inv, reciprocal),
     EL_ROW(Exp, exp),
     EL_ROW(Log, log),
+    EL_ROW(Log1p, log1p),
+    EL_ROW(Expm1, expm1),
     EL_ROW(Sqrt, sqrt),
     EL_ROW(Rsqrt, rsqrt),
     EL_ROW(Sin, sin),
