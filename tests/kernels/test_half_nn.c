@@ -21,13 +21,14 @@ typedef struct hn_in {
 typedef struct hn_case {
   const char *name, *op;
   int n_in;
-  hn_in in[3];
+  hn_in in[6];
   int out_ndims;
   int64_t out_dims[4];
   const double *out;
   int n_out, ulps;
   int64_t strides[4], ksize[4];
   const char *padding;
+  int training; /* the batch norms' is_training */
 } hn_case;
 
 #include "../fixtures/half_nn_tf.inc"
@@ -38,6 +39,7 @@ static tfc_tensor *make(const hn_in *in) {
     double v = in->vals[i];
     if (in->dtype == TFC_DT_HALF) ((uint16_t *)t->data)[i] = tfc_float_to_half((float)v);
     else if (in->dtype == TFC_DT_BFLOAT16) ((uint16_t *)t->data)[i] = tfc_float_to_bfloat16((float)v);
+    else if (in->dtype == TFC_DT_FLOAT) ((float *)t->data)[i] = (float)v;
     else ((int32_t *)t->data)[i] = (int32_t)v;
   }
   return t;
@@ -63,7 +65,7 @@ static double ulp(int dt, double v) {
 }
 
 static int run_case(const hn_case *k) {
-  tfc_tensor *in[3] = {NULL, NULL, NULL}, *out[2] = {NULL, NULL};
+  tfc_tensor *in[6] = {NULL}, *out[6] = {NULL};
   for (int i = 0; i < k->n_in; i++) in[i] = make(&k->in[i]);
   int dt = k->in[0].dtype == TFC_DT_INT32 ? k->in[1].dtype : k->in[0].dtype;
   ku_attr attrs[4];
@@ -77,7 +79,12 @@ static int run_case(const hn_case *k) {
   }
   if (k->ksize[0]) attrs[na++] = (ku_attr){"ksize", ints4(k->ksize)};
   if (!strcmp(k->op, "LeakyRelu")) attrs[na++] = (ku_attr){"alpha", tfc_attr_float(0.2f)};
-  int n_out = !strcmp(k->op, "SoftmaxCrossEntropyWithLogits") ? 2 : 1;
+  int bn = !strncmp(k->op, "FusedBatchNorm", 14);
+  if (bn) attrs[na++] = (ku_attr){"is_training", tfc_attr_bool(k->training)};
+  int n_out = !strcmp(k->op, "SoftmaxCrossEntropyWithLogits") ? 2
+              : !strcmp(k->op, "FusedBatchNormV3")           ? 6
+              : bn                                           ? 5
+                                                             : 1;
   int bad = 0;
   if (ku_run(k->op, attrs, na, in, k->n_in, NULL, out, n_out, &s)) {
     fprintf(stderr, "%s: %s\n", k->name, tfc_status_msg(&s));
@@ -85,6 +92,9 @@ static int run_case(const hn_case *k) {
   } else if (out[0]->dtype != dt || out[0]->n_elems != k->n_out) {
     fprintf(stderr, "%s: got %s of %lld elements\n", k->name, tfc_dtype_name(out[0]->dtype),
             (long long)out[0]->n_elems);
+    bad = 1;
+  } else if (bn && out[1]->dtype != TFC_DT_FLOAT) { /* the statistics (U) stay float */
+    fprintf(stderr, "%s: output 1 is %s, not float\n", k->name, tfc_dtype_name(out[1]->dtype));
     bad = 1;
   } else {
     for (int i = 0; i < k->n_out; i++) {
@@ -101,8 +111,8 @@ static int run_case(const hn_case *k) {
     }
   }
   for (int i = 0; i < na; i++) tfc_attr_value_fini(&attrs[i].value);
-  for (int i = 0; i < 3; i++) tfc_tensor_unref(in[i]);
-  for (int i = 0; i < 2; i++) tfc_tensor_unref(out[i]);
+  for (int i = 0; i < 6; i++) tfc_tensor_unref(in[i]);
+  for (int i = 0; i < 6; i++) tfc_tensor_unref(out[i]);
   tfc_status_fini(&s);
   return bad;
 }
@@ -137,6 +147,13 @@ static void half_activation_grads(void) {
 static void half_math_tail(void) {
   static const char *const ops[] = {"FloorDiv", "FloorMod", "Atan2", "LeakyRelu", "Selu", "Softsign", "Erf",
                                     "Tan", "Round", "Log1p", "Expm1", NULL};
+  run_ops(ops);
+}
+/* FusedBatchNorm V2/V3 (training and inference) and their gradients with T half or bfloat16
+ * and U float: y rounded to T, the statistics left float. */
+static void half_batch_norms(void) {
+  static const char *const ops[] = {"FusedBatchNormV2", "FusedBatchNormV3", "FusedBatchNormGradV2",
+                                    "FusedBatchNormGradV3", NULL};
   run_ops(ops);
 }
 static void half_sums(void) {
@@ -213,5 +230,6 @@ static void half_network_gradient(void) {
 
 static const tfc_test tests[] = {TFC_TEST(half_conv),      TFC_TEST(half_pool), TFC_TEST(half_activation_grads),
                                  TFC_TEST(half_math_tail), TFC_TEST(half_sums), TFC_TEST(half_network_gradient),
+                                 TFC_TEST(half_batch_norms),
                                  {NULL, NULL}};
 TFC_TEST_MAIN(tests)

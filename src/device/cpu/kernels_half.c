@@ -3,7 +3,7 @@
  * types on CPU (element-wise arithmetic and math, comparisons, activations and their
  * gradients, softmax and its cross entropy, BiasAdd and its gradient, AddN, the reductions,
  * Cumsum, the matrix products, Conv2D and DepthwiseConv2dNative, max and average pooling, and
- * the convolution and pooling gradients).
+ * the convolution and pooling gradients, and the batch norms with T half or bfloat16 and U float).
  *
  * There is one implementation of each op: its float kernel. A half/bfloat16 row runs that
  * kernel on float copies of its half/bfloat16 inputs and rounds its float outputs back to
@@ -13,10 +13,13 @@
  *
  * tfc_cpu_kernels_half runs after every other family has registered: for each op of the list
  * below it copies the op's first float row (init, flags, host-memory masks) into a row for
- * the half types TF registers, whose compute is widen_compute. Outputs of other dtypes (a
- * comparison's bool) pass through unchanged.
+ * the half types TF registers, whose compute is widen_compute. A second type attr (the batch
+ * norms' U) keeps its float row's types. Only outputs the op declares of the row's type attr
+ * are rounded back (not a batch norm's float statistics); other outputs (a comparison's bool)
+ * pass through unchanged.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/half.h"
 #include "device/cpu/cpu_kernels.h"
@@ -37,6 +40,15 @@ static tfc_tensor *widen(const tfc_tensor *x, tfc_status *s) {
   else
     for (int64_t i = 0; i < x->n_elems; i++) out[i] = tfc_bfloat16_to_float(in[i]);
   return w;
+}
+
+/* Whether output i of c's op has the type of its type attr `attr` (outputs declared one per
+ * arg map one to one; an op with list outputs counts every output as that type). */
+static int output_is_typed(const tfc_opdef *op, const char *attr, int i) {
+  for (int a = 0; a < op->n_outputs; a++)
+    if (op->outputs[a].number_attr || op->outputs[a].type_list_attr) return 1;
+  const char *t = i < op->n_outputs ? op->outputs[i].type_attr : NULL;
+  return t && attr && strcmp(t, attr) == 0;
 }
 
 static int widen_compute(tfc_kernel_ctx *c) {
@@ -63,7 +75,7 @@ static int widen_compute(tfc_kernel_ctx *c) {
   }
   for (int i = 0; i < c->n_outputs; i++) {
     tfc_tensor *o = outs[i];
-    if (rc == TFC_OK && o && o->dtype == TFC_DT_FLOAT && narrow) {
+    if (rc == TFC_OK && o && o->dtype == TFC_DT_FLOAT && narrow && output_is_typed(c->node->op, k->type_attr, i)) {
       tfc_tensor *z = tfc_kernel_alloc_output(c, i, narrow, o->dims, o->ndims);
       if (!z) {
         rc = c->status->code;
@@ -122,6 +134,8 @@ static const struct {
     {TFC_OP_Round, H | B},      {TFC_OP_Log1p, H | B},     {TFC_OP_Expm1, H | B},
     {TFC_OP_BiasAddGrad, H | B}, {TFC_OP_L2Loss, H | B},   {TFC_OP_Cumsum, H | B},
     {TFC_OP_SoftmaxCrossEntropyWithLogits, H | B},
+    {TFC_OP_FusedBatchNormV2, H | B}, {TFC_OP_FusedBatchNormV3, H | B}, {TFC_OP_FusedBatchNormGradV2, H | B},
+    {TFC_OP_FusedBatchNormGradV3, H | B},
 };
 
 int tfc_cpu_kernels_half(tfc_kernel_table *t, tfc_status *s) {
@@ -133,8 +147,8 @@ int tfc_cpu_kernels_half(tfc_kernel_table *t, tfc_status *s) {
     const tfc_kernel_def *f = NULL;
     for (int i = 0; i < t->n_defs && !f; i++) {
       const tfc_kernel_def *d = &t->defs[i];
-      if (d->op == op && d->type_attr && !d->type_attr2 && (d->types & TFC_T(TFC_DT_FLOAT)) &&
-          !(d->flags & TFC_KF_ASYNC))
+      if (d->op == op && d->type_attr && (!d->type_attr2 || (d->types2 & TFC_T(TFC_DT_FLOAT))) &&
+          (d->types & TFC_T(TFC_DT_FLOAT)) && !(d->flags & TFC_KF_ASYNC))
         f = d;
     }
     if (!f) continue; /* no float kernel to run */
