@@ -155,7 +155,13 @@ tfc_executor *tfc_executor_new(const tfc_graph *g, tfc_device *device, tfc_kerne
     it->shared_state = seg && (it->kernel->flags & TFC_KF_SHARED_STATE);
     if (it->shared_state ? tfc_kernel_segment_acquire(seg, device->name, it->node, it->kernel, &it->state, s)
                          : it->kernel->init && it->kernel->init(it->node, &it->state, s)) {
-      tfc_status_prefix(s, "node '%s' (%s): ", it->node->name, it->node->op->name);
+      /* TF's form, as for an error at run time: the kernel's text, then the node */
+      char *msg = strdup(tfc_status_msg(s));
+      int code = s->code;
+      if (!msg) goto oom;
+      tfc_status_clear(s);
+      tfc_status_set(s, code, "%s\n\t [[{{node %s}}]] (device: %s)", msg, it->node->name, device->name);
+      free(msg);
       goto fail;
     }
   }

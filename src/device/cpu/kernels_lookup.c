@@ -519,6 +519,18 @@ static int text_file_compute(tfc_kernel_ctx *c) {
   (TFC_T(TFC_DT_INT32) | TFC_T(TFC_DT_INT64) | TFC_T(TFC_DT_FLOAT) | TFC_T(TFC_DT_DOUBLE) | TFC_T(TFC_DT_BOOL))
 #define HOST_ALL .host_memory_in = TFC_TYPES_ALL, .host_memory_out = TFC_TYPES_ALL
 
+/* MutableDenseHashTable (V1): TF's kernel asks for a deleted_key input the V1 op does not have,
+ * so the op can never make its table; tfc gives TF's error. */
+static int dense_v1_init(const tfc_node *n, void **state, tfc_status *s) {
+  (void)n;
+  *state = NULL;
+  return tfc_status_set(s, TFC_INVALID_ARGUMENT, "Unknown input name: deleted_key");
+}
+
+static int dense_v1_compute(tfc_kernel_ctx *c) {
+  return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Unknown input name: deleted_key");
+}
+
 static const tfc_kernel_def defs[] = {
     TABLE(TFC_OP_HashTableV2),
     TABLE(TFC_OP_MutableHashTableV2),
@@ -528,6 +540,8 @@ static const tfc_kernel_def defs[] = {
     TABLE(TFC_OP_MutableHashTableOfTensors),
     {.op = TFC_OP_MutableDenseHashTableV2, .type_attr = "key_dtype", .types = KEYS, .type_attr2 = "value_dtype",
      .types2 = DENSE_VALUES, HOST_ALL, .init = table_op_init, .compute = table_op_compute, .free_state = table_op_free},
+    {.op = TFC_OP_MutableDenseHashTable, .type_attr = "key_dtype", .types = KEYS, .type_attr2 = "value_dtype",
+     .types2 = DENSE_VALUES, HOST_ALL, .init = dense_v1_init, .compute = dense_v1_compute},
     {.op = TFC_OP_LookupTableFindV2, HOST_ALL, .compute = find_compute},
     {.op = TFC_OP_LookupTableFind, HOST_ALL, .compute = find_compute},
     {.op = TFC_OP_LookupTableInsertV2, HOST_ALL, .compute = insert_compute},
