@@ -179,7 +179,7 @@ typedef struct conv_shard_plan {
 
 /* One call: the shards and the batched pointers. */
 typedef struct conv_run {
-  int kind, n_shards;
+  int kind;
   const conv_shard_plan *sp;
   char *act_in, *act_out;      /* batched input and output (per kind, see conv_dnn) */
   const void *bias;            /* a fused forward's bias */
@@ -244,13 +244,12 @@ static void *packed_filter_get(conv_state *st, const tfc_dnn_prim *p, const void
   return data;
 }
 
-/* Each piece's primitive and offsets (sp has room for max_shards); filters are set by the
- * caller. */
+/* Each piece's primitive and offsets (sp has room for TFC_CONV_MAX_PIECES); filters are set by
+ * the caller. */
 static int plan_shards(tfc_kernel_ctx *c, conv_state *st, const tfc_window_geom *g, double flops, int64_t in_img,
-                       int64_t out_img, conv_shard_plan *sp, int max_shards, int *ns) {
-  tfc_conv_piece pc[64];
-  if (max_shards > 64) max_shards = 64;
-  tfc_conv_pieces(c, g, flops, st->kind == TFC_CONV_FWD && !g->nchw, in_img, out_img, pc, max_shards, ns);
+                       int64_t out_img, conv_shard_plan *sp, int *ns) {
+  tfc_conv_piece pc[TFC_CONV_MAX_PIECES];
+  tfc_conv_pieces(c, g, flops, st->kind == TFC_CONV_FWD && !g->nchw, in_img, out_img, pc, TFC_CONV_MAX_PIECES, ns);
   conv_key key, last_key;
   memset(&key, 0, sizeof key); /* padding bytes take part in the key's memcmp */
   key.kind = st->kind;
@@ -274,8 +273,6 @@ static int plan_shards(tfc_kernel_ctx *c, conv_state *st, const tfc_window_geom 
   return TFC_OK;
 }
 
-#define MAX_SHARDS 64
-
 /* Runs one conv kind with oneDNN. For FWD: a = input, b = filter, out = output (holding the
  * addend already when fused with Add and addend is NULL). BWD_INPUT: a = out_backprop, b =
  * filter, out = input gradient. BWD_FILTER: a = input, b = out_backprop, out = filter
@@ -285,15 +282,15 @@ static int conv_dnn(tfc_kernel_ctx *c, conv_state *st, const tfc_window_geom *g,
   double flops = 2.0 * (double)g->n * (double)(g->oh * g->ow) * (double)(g->oc * g->kh * g->kw * g->ic);
   int64_t src_img = g->ih * g->iw * g->ic * 4, dst_img = g->oh * g->ow * g->oc * 4;
   int fwd = st->kind == TFC_CONV_FWD, bwd_filter = st->kind == TFC_CONV_BWD_FILTER;
-  conv_shard_plan sp[MAX_SHARDS];
-  void *tmp[MAX_SHARDS];
-  tfc_status sts[MAX_SHARDS];
+  conv_shard_plan sp[TFC_CONV_MAX_PIECES];
+  void *tmp[TFC_CONV_MAX_PIECES];
+  tfc_status sts[TFC_CONV_MAX_PIECES];
   int ns = 0, n_tmp = 0;
   char **partial = NULL;
   TFC_TRY(plan_shards(c, st, g, flops, fwd || bwd_filter ? src_img : dst_img, fwd || bwd_filter ? dst_img : src_img, sp,
-                      MAX_SHARDS, &ns));
+                      &ns));
   for (int k = 0; k < ns; k++) tfc_status_init(&sts[k]);
-  conv_run r = {.kind = st->kind, .n_shards = ns, .sp = sp, .act_in = (char *)a, .bias = bias, .addend = addend, .st = sts};
+  conv_run r = {.kind = st->kind, .sp = sp, .act_in = (char *)a, .bias = bias, .addend = addend, .st = sts};
   if (bwd_filter) {
     r.act_out = (char *)b;
     for (int k = 0; k < ns; k++) sp[k].w = out;

@@ -112,8 +112,6 @@ static void dw_shard(int k, void *arg) {
   tfc_dnn_run(r->prim[k], ptr, 0, &r->st[k]);
 }
 
-#define MAX_PIECES 64
-
 int tfc_depthwise_dnn_fwd(tfc_kernel_ctx *c, const tfc_window_geom *g, const float *x, const float *f,
                           const float *bias, float *y) {
   dw_state *state = c->state;
@@ -121,11 +119,11 @@ int tfc_depthwise_dnn_fwd(tfc_kernel_ctx *c, const tfc_window_geom *g, const flo
   if (!cache || g->nchw || g->n <= 0 || g->oh <= 0 || g->ow <= 0 || g->ic <= 0 || g->oc <= 0 || g->oc % g->ic)
     return 0;
   double flops = 2.0 * (double)g->n * (double)(g->oh * g->ow) * (double)(g->oc * g->kh * g->kw);
-  tfc_conv_piece pc[MAX_PIECES];
-  const tfc_dnn_prim *prim[MAX_PIECES];
-  tfc_status sts[MAX_PIECES];
+  tfc_conv_piece pc[TFC_CONV_MAX_PIECES];
+  const tfc_dnn_prim *prim[TFC_CONV_MAX_PIECES];
+  tfc_status sts[TFC_CONV_MAX_PIECES];
   int ns = 0;
-  tfc_conv_pieces(c, g, flops, 1, g->ih * g->iw * g->ic * 4, g->oh * g->ow * g->oc * 4, pc, MAX_PIECES, &ns);
+  tfc_conv_pieces(c, g, flops, 1, g->ih * g->iw * g->ic * 4, g->oh * g->ow * g->oc * 4, pc, TFC_CONV_MAX_PIECES, &ns);
   dw_key key;
   memset(&key, 0, sizeof key); /* padding bytes take part in the key's memcmp */
   key.fuse = state->fuse;
