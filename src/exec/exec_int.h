@@ -48,6 +48,7 @@ struct tfc_executor {
   int max_fanout; /* most out-edges of one node: bounds the ready list */
   int any_expensive;
   int any_blocking;
+  int any_transfer; /* some node is a _Send/_Recv/_HostSend/_HostRecv */
   struct tfc_cf_plan *cf; /* control flow: NULL for a graph without it (exec/frame.h) */
 };
 

@@ -152,6 +152,7 @@ tfc_executor *tfc_executor_new(const tfc_graph *g, tfc_device *device, tfc_kerne
     const char *op = it->node->op->name;
     it->transfer =
         !strcmp(op, "_Send") || !strcmp(op, "_Recv") || !strcmp(op, "_HostSend") || !strcmp(op, "_HostRecv");
+    e->any_transfer |= it->transfer;
     it->shared_state = seg && (it->kernel->flags & TFC_KF_SHARED_STATE);
     if (it->shared_state ? tfc_kernel_segment_acquire(seg, device->name, it->node, it->kernel, &it->state, s)
                          : it->kernel->init && it->kernel->init(it->node, &it->state, s)) {
@@ -175,7 +176,7 @@ fail:
 }
 
 int tfc_executor_has_expensive(const tfc_executor *e) { return e->any_expensive; }
-int tfc_executor_has_blocking(const tfc_executor *e) { return e->any_blocking; }
+int tfc_executor_needs_rendezvous(const tfc_executor *e) { return e->any_blocking || e->any_transfer; }
 int tfc_executor_num_nodes(const tfc_executor *e) { return e->n_items; }
 
 void tfc_executor_free(tfc_executor *e) {

@@ -62,8 +62,10 @@ tfc_executor *tfc_executor_new(const tfc_graph *g, tfc_device *device, struct tf
 void tfc_executor_free(tfc_executor *e);
 /* 1 when some node's kernel is EXPENSIVE (worth a thread of its own), else 0. */
 int tfc_executor_has_expensive(const tfc_executor *e);
-/* 1 when some node's kernel may block waiting on another step (TFC_KF_BLOCKING), else 0. */
-int tfc_executor_has_blocking(const tfc_executor *e);
+/* 1 when a step of it needs a rendezvous even as a lone partition: some node's kernel may
+ * block waiting on another step (TFC_KF_BLOCKING), or it sends or receives within its device
+ * (a GPU node's output that a host-memory input reads goes through _Send/_HostRecv), else 0. */
+int tfc_executor_needs_rendezvous(const tfc_executor *e);
 /* The nodes of its graph: a traced step records at most this many executions on the fast
  * path (exec/step_stats.h). */
 int tfc_executor_num_nodes(const tfc_executor *e);

@@ -340,11 +340,11 @@ static void cancel_step(void *arg) {
 static int run_partitions(tfc_session *sess, plan *p, tfc_call_frame *frame, int64_t timeout_ms,
                           tfc_cancel *cancel, tfc_var_txn *txn, tfc_step_stats *stats, tfc_status *s) {
   int64_t step_id = atomic_fetch_add(&sess->next_step_id, 1);
-  /* A lone partition without a deadline runs on this thread with nothing to meet. It gets a
-   * rendezvous only when something must be able to stop it: a cancellation, or the first
-   * error waking an op blocked on a queue. */
+  /* A lone partition without a deadline runs on this thread. It gets a rendezvous only when
+   * something must be able to stop it (a cancellation, or the first error waking an op blocked
+   * on a queue) or it sends to itself (a GPU partition's device-to-host-memory copies). */
   if (p->n_parts == 1 && timeout_ms <= 0) {
-    if (!cancel && !tfc_executor_has_blocking(p->parts[0].exec)) {
+    if (!cancel && !tfc_executor_needs_rendezvous(p->parts[0].exec)) {
       tfc_exec_args args = {frame, sess->pool, step_id, NULL, txn, stats};
       return tfc_executor_run(p->parts[0].exec, &args, s);
     }

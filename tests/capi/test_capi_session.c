@@ -438,7 +438,55 @@ static void session_logs_device_placement(void) {
   TF_DeleteStatus(s);
 }
 
+/* A lone partition that sends to itself (as a GPU partition does when a host-memory input
+ * reads a device output): the step still gets a rendezvous, and the _Recv gets the _Send's
+ * tensor. TF runs such graphs written by hand too. */
+static void session_lone_partition_sending_to_itself_gets_a_rendezvous(void) {
+  TF_Graph *g = TF_NewGraph();
+  TF_Status *s = TF_NewStatus();
+  TF_Operation *x = constant(g, "x", d23, 2, seed_vals);
+  const char *cpu = "/job:localhost/replica:0/task:0/device:CPU:0";
+  TF_OperationDescription *d = TF_NewOperation(g, "_Send", "send");
+  TF_AddInput(d, (TF_Output){x, 0});
+  TF_SetAttrString(d, "tensor_name", "edge_1_x", 8);
+  TF_SetAttrString(d, "send_device", cpu, strlen(cpu));
+  TF_SetAttrString(d, "recv_device", cpu, strlen(cpu));
+  TF_SetAttrInt(d, "send_device_incarnation", 1);
+  TF_SetAttrBool(d, "client_terminated", 0);
+  TF_Operation *send = TF_FinishOperation(d, s);
+  EXPECT_EQ(TF_GetCode(s), TF_OK);
+  d = TF_NewOperation(g, "_Recv", "recv");
+  TF_SetAttrType(d, "tensor_type", TF_FLOAT);
+  TF_SetAttrString(d, "tensor_name", "edge_1_x", 8);
+  TF_SetAttrString(d, "send_device", cpu, strlen(cpu));
+  TF_SetAttrString(d, "recv_device", cpu, strlen(cpu));
+  TF_SetAttrInt(d, "send_device_incarnation", 1);
+  TF_SetAttrBool(d, "client_terminated", 0);
+  TF_Operation *recv = TF_FinishOperation(d, s);
+  EXPECT_EQ(TF_GetCode(s), TF_OK);
+  TF_Operation *y = binary(g, "AddV2", "y", recv, recv);
+  TF_SessionOptions *o = TF_NewSessionOptions();
+  TF_Session *sess = TF_NewSession(g, o, s);
+  EXPECT_EQ(TF_GetCode(s), TF_OK);
+  for (int step = 0; step < 2; step++) {
+    TF_Output out = {y, 0};
+    TF_Tensor *v = NULL;
+    const TF_Operation *targets[1] = {send};
+    TF_SessionRun(sess, NULL, NULL, NULL, 0, &out, &v, 1, targets, 1, NULL, s);
+    if (TF_GetCode(s) != TF_OK) tfc_test_fail(__FILE__, __LINE__, "run: %s", TF_Message(s));
+    const float *f = TF_TensorData(v);
+    for (int i = 0; i < 6; i++) EXPECT_EQ(f[i], 2 * seed_vals[i]);
+    TF_DeleteTensor(v);
+  }
+  TF_CloseSession(sess, s);
+  TF_DeleteSession(sess, s);
+  TF_DeleteSessionOptions(o);
+  TF_DeleteGraph(g);
+  TF_DeleteStatus(s);
+}
+
 static const tfc_test tests[] = {
+    TFC_TEST(session_lone_partition_sending_to_itself_gets_a_rendezvous),
     TFC_TEST(session_plain_setters_and_device_query),
     TFC_TEST(session_logs_device_placement),
     TFC_TEST(session_runs_seed_matmul),
