@@ -456,6 +456,35 @@ static void without_growth_the_first_tensor_takes_the_whole_limit(void) {
   tfc_status_fini(&s);
 }
 
+/* TF_FORCE_GPU_ALLOW_GROWTH overrides GPUOptions.allow_growth both ways, as in TF; another
+ * value keeps the config's. Reserved bytes after one small tensor tell which arena was made. */
+static int64_t reserved_after_one_tensor(const gpu_cfg *cfg) {
+  devset ds;
+  devset_make(&ds, cfg);
+  tfc_status s;
+  tfc_status_init(&s);
+  tfc_tensor *t = alloc_f32(ds.d[1], 2, 2, &s);
+  EXPECT_TRUE(t != NULL);
+  tfc_bfc_stats st;
+  EXPECT_EQ(tfc_gpu_device_arena_stats(ds.d[1], &st), 0);
+  tfc_tensor_unref(t);
+  devset_free(&ds);
+  tfc_status_fini(&s);
+  return st.bytes_reserved;
+}
+
+static void force_allow_growth_env_overrides_the_config(void) {
+  install(&small, 1);
+  setenv("TF_FORCE_GPU_ALLOW_GROWTH", "true", 1);
+  EXPECT_EQ(reserved_after_one_tensor(&CFG(.fraction = 0.25)), 2 * MiB);
+  setenv("TF_FORCE_GPU_ALLOW_GROWTH", "false", 1);
+  EXPECT_EQ(reserved_after_one_tensor(&CFG(.fraction = 0.25, .allow_growth = 1)), 16 * MiB);
+  setenv("TF_FORCE_GPU_ALLOW_GROWTH", "yes", 1);
+  EXPECT_EQ(reserved_after_one_tensor(&CFG(.fraction = 0.25, .allow_growth = 1)), 2 * MiB);
+  EXPECT_EQ(reserved_after_one_tensor(&CFG(.fraction = 0.25)), 16 * MiB);
+  unsetenv("TF_FORCE_GPU_ALLOW_GROWTH");
+}
+
 static void logical_gpus_on_one_gpu_have_separate_arenas(void) {
   install(&small, 1);
   devset ds;
@@ -866,6 +895,7 @@ static const tfc_test tests[] = {
     TFC_TEST(virtual_device_count_mismatch_errors_are_tfs),
     TFC_TEST(first_tensor_creates_a_growth_region),
     TFC_TEST(without_growth_the_first_tensor_takes_the_whole_limit),
+    TFC_TEST(force_allow_growth_env_overrides_the_config),
     TFC_TEST(logical_gpus_on_one_gpu_have_separate_arenas),
     TFC_TEST(out_of_memory_names_shape_device_and_arena),
     TFC_TEST(platform_failure_is_resource_exhausted_with_its_reason),

@@ -531,6 +531,21 @@ static int check_virtual(const tfc_device_options *o, int num_to_use, int n_visi
   return TFC_OK;
 }
 
+/* GPUOptions.allow_growth as TF's GPU allocator reads it: the environment variable
+ * TF_FORCE_GPU_ALLOW_GROWTH ("true" or "false") overrides the config; any other value is
+ * reported on stderr and the config's value is kept. */
+static int allow_growth_value(int configured) {
+  const char *v = getenv("TF_FORCE_GPU_ALLOW_GROWTH");
+  if (!v) return configured;
+  if (!strcmp(v, "true")) return 1;
+  if (!strcmp(v, "false")) return 0;
+  fprintf(stderr,
+          "The TF_FORCE_GPU_ALLOW_GROWTH environment variable is set but could not be parsed: \"%s\". Valid values "
+          "are \"true\" or \"false\". Using original config value of allow_growth.\n",
+          v);
+  return configured;
+}
+
 /* Appends the logical devices of physical GPU `pid` (visible position i), numbering them from
  * *tf_id on. */
 static int add_physical(const tfc_gpu_platform *p, const tfc_device_options *o, const char *job, int replica,
@@ -559,7 +574,7 @@ static int add_physical(const tfc_gpu_platform *p, const tfc_device_options *o, 
     } else {
       TFC_TRY(default_limit(p, o, pid, &limit, s));
     }
-    new_gpu a = {p, job, replica, task, *tf_id, pid, limit, o->allow_growth, &props, pool, intra};
+    new_gpu a = {p, job, replica, task, *tf_id, pid, limit, allow_growth_value(o->allow_growth), &props, pool, intra};
     tfc_device *dev = gpu_device_new(&a, s);
     if (!dev) return s->code;
     (*devices)[(*n_devices)++] = dev;
