@@ -9,7 +9,7 @@
 #      only what the steps below run (--full-build: everything), fully strict: every warning
 #      fails the build. GPU_CHECK_C_FLAGS adds C flags to the configure (empty by default),
 #      GPU_CHECK_CMAKE_FLAGS more configure arguments (words; e.g. a compiler launcher);
-#   2. ctest -R 'gpu|example_matpow' (not the valgrind copies: the CUDA driver does not run under
+#   2. ctest -R 'gpu|example_matpow' (--tests REGEX: another selection; not the valgrind copies: the CUDA driver does not run under
 #      valgrind), one test at a time (each GPU test process may claim most of the GPU's
 #      memory, as TF does), 120 s at most each, and list every test case that skipped: on a
 #      GPU machine none should;
@@ -24,7 +24,7 @@
 # Usage (from the repository root):
 #   bash tests/scripts/gpu_check.sh [OUTDIR] [--build-dir DIR] [--no-build] [--full-build]
 #        [--tests-only] [--bench-only] [--python PATH] [--deps DIR] [--budget SECONDS]
-#        [--allow-no-gpu]
+#        [--tests REGEX] [--allow-no-gpu]
 #   OUTDIR        summary.txt and all.log (default ./gpu-check-logs)
 #   --build-dir   the build folder (default ./build-gpu-check)
 #   --no-build    use the build folder as it is
@@ -36,6 +36,7 @@
 #                 for a GPU machine without Debian's libraries and without a package registry,
 #                 they are unpacked under BUILD-DIR-deps and the build and tests use them
 #   --budget      seconds the whole run may take (default: no limit)
+#   --tests       the ctest regular expression of step 2 (default 'gpu|example_matpow')
 #   --allow-no-gpu  run on a machine without a GPU (to try the script itself: the GPU tests
 #                 skip, so the summary says FAILED)
 # Exit status: 0 when everything ran and passed; 1 otherwise (the summary says what failed);
@@ -45,12 +46,14 @@ set -u
 out=./gpu-check-logs
 build=./build-gpu-check
 do_build=1 do_tests=1 do_bench=1 full_build=0 allow_no_gpu=0 have_out=0 deps='' budget=0
+test_re='gpu|example_matpow'
 python=$(command -v python3 || echo /usr/bin/python3)
 while [ $# -gt 0 ]; do
   case "$1" in
     --build-dir) [ $# -ge 2 ] || { echo "gpu_check: --build-dir needs a folder" >&2; exit 2; }; build=$2; shift ;;
     --python) [ $# -ge 2 ] || { echo "gpu_check: --python needs a path" >&2; exit 2; }; python=$2; shift ;;
     --deps) [ $# -ge 2 ] || { echo "gpu_check: --deps needs a folder" >&2; exit 2; }; deps=$2; shift ;;
+    --tests) [ $# -ge 2 ] || { echo "gpu_check: --tests needs a regular expression" >&2; exit 2; }; test_re=$2; shift ;;
     --budget)
       case "${2-}" in ''|*[!0-9]*) echo "gpu_check: --budget needs a number of seconds" >&2; exit 2 ;; esac
       budget=$2; shift ;;
@@ -235,7 +238,6 @@ if [ -n "$nvcc" ]; then
 fi
 
 # ---- 1. build ----
-test_re='gpu|example_matpow'
 bench_targets="matpow bench_gpu_matmul bench_gpu_matpow bench_cnn"
 if [ $do_build = 1 ]; then
   t0=$(date +%s)
