@@ -356,7 +356,9 @@ static void conv_and_pool_report_cpu_errors(void) {
                  "Conv2DBackpropInput");
   gc_free_args(bargs, 3);
   gc_op mpg = win_op("MaxPoolGrad", "NHWC", "VALID", &w, 1, 0, 0);
-  gc_arg margs[3] = {GC_FED(gc_rand(TF_FLOAT, 4, (int64_t[]){1, 4, 4, 1}, -1, 1)),
+  /* TF checks orig_output's shape first, then grad's: a 3x3 input under a 2x2 window at
+   * stride 1 gives a 2x2 output, so each case below has exactly one bad shape. */
+  gc_arg margs[3] = {GC_FED(gc_rand(TF_FLOAT, 4, (int64_t[]){1, 3, 3, 1}, -1, 1)),
                      GC_FED(gc_rand(TF_FLOAT, 4, (int64_t[]){1, 2, 2, 1}, -1, 1)),
                      GC_FED(gc_rand(TF_FLOAT, 4, (int64_t[]){1, 3, 2, 1}, -1, 1))};
   gc_check_error(&mpg, margs, 3, TF_INVALID_ARGUMENT, "Expected grad shape to be [1,2,2,1], but got [1,3,2,1]",
@@ -473,14 +475,16 @@ static void random_uniform_and_int_equal_cpu_bit_for_bit(void) {
     }
 }
 
-static void random_normals_match_cpu_within_two_ulps(void) {
+static void random_normals_match_cpu_within_a_few_ulps(void) {
   gc_need_gpu();
   for (int sh = 0; sh < 4; sh++)
     for (int sd = 0; sd < 4; sd++) {
       int rank = sh == 0 ? 1 : sh == 3 ? 2 : 3;
-      check_random("RandomStandardNormal", TF_FLOAT, seeds[sd][0], seeds[sd][1], shapes[sh], rank, 2);
+      /* float: log, sin and cos correctly rounded here, glibc's within an ulp; a sample near
+       * a zero of sin amplifies that to a few ulps of the (small) result */
+      check_random("RandomStandardNormal", TF_FLOAT, seeds[sd][0], seeds[sd][1], shapes[sh], rank, 4);
       check_random("RandomStandardNormal", TF_HALF, seeds[sd][0], seeds[sd][1], shapes[sh], rank, 1);
-      check_random("TruncatedNormal", TF_FLOAT, seeds[sd][0], seeds[sd][1], shapes[sh], rank, 2);
+      check_random("TruncatedNormal", TF_FLOAT, seeds[sd][0], seeds[sd][1], shapes[sh], rank, 4);
       check_random("TruncatedNormal", TF_HALF, seeds[sd][0], seeds[sd][1], shapes[sh], rank, 1);
       /* double: CUDA's log and sincos are within 2 ulp of glibc's */
       check_random("RandomStandardNormal", TF_DOUBLE, seeds[sd][0], seeds[sd][1], shapes[sh], rank, 4);
@@ -507,7 +511,7 @@ static const tfc_test tests[] = {
     TFC_TEST(pooling_a_single_pixel_under_a_larger_window),
     TFC_TEST(conv_and_pool_report_cpu_errors),
     TFC_TEST(random_uniform_and_int_equal_cpu_bit_for_bit),
-    TFC_TEST(random_normals_match_cpu_within_two_ulps),
+    TFC_TEST(random_normals_match_cpu_within_a_few_ulps),
     TFC_TEST(random_uniform_int_rejects_empty_range_on_gpu),
     {0},
 };

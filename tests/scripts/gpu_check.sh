@@ -12,7 +12,9 @@
 #   2. ctest -R 'gpu|example_matpow' (--tests REGEX: another selection; not the valgrind copies: the CUDA driver does not run under
 #      valgrind), one test at a time (each GPU test process may claim most of the GPU's
 #      memory, as TF does), 120 s at most each, and list every test case that skipped: on a
-#      GPU machine none should;
+#      GPU machine none should. The tests run with TF_FORCE_GPU_ALLOW_GROWTH=true unless the
+#      caller set it: reserving an 80 GB card's memory takes seconds per test process (the
+#      default path keeps its own tests on the fake platform);
 #   3. examples/matpow --size 10000 --n 10, and again with --virtual (two logical GPUs on GPU 0);
 #   4. the GPU benchmarks: bench_gpu_matmul, bench_cnn --gpu, bench_gpu_matpow.
 # With --budget SECONDS the whole run ends within that time: each step gets at most what is left
@@ -318,7 +320,8 @@ if [ $do_tests = 1 ] && fits tests 60; then
   echo "== GPU tests"
   steps+=(ctest.log)
   t0=$(date +%s)
-  (cd "$build" && timeout "$(limit 100000)" ctest -R "$test_re" -E '^valgrind_' --output-on-failure -V --timeout 120) \
+  (cd "$build" && export TF_FORCE_GPU_ALLOW_GROWTH="${TF_FORCE_GPU_ALLOW_GROWTH-true}" &&
+    timeout "$(limit 100000)" ctest -R "$test_re" -E '^valgrind_' --output-on-failure -V --timeout 120) \
     > "$logs/ctest.log" 2>&1
   rc=$?
   [ $rc = 124 ] && note "tests: FAILED: ctest stopped when the budget ran out (the tests not yet run did not run)"

@@ -29,6 +29,7 @@ static const tfc_gpu_fake_spec a100 = {"NVIDIA A100-SXM4-40GB", "0000:3b:00.0", 
 static const tfc_gpu_fake_spec small = {"Small GPU", "0000:05:00.0", 7, 5, 64 * MiB, 0};
 
 static void install(const tfc_gpu_fake_spec *specs, int n) {
+  unsetenv("TF_FORCE_GPU_ALLOW_GROWTH"); /* the tests set allow_growth through the config */
   tfc_status s;
   tfc_status_init(&s);
   EXPECT_EQ(tfc_gpu_fake_configure(specs, n, &s), TFC_OK);

@@ -17,7 +17,8 @@
  * sincosf, whose results are correctly rounded except in rare near-halfway cases, while CUDA's
  * logf/sinf/cosf may be off by up to 1-2 ulp. So the float Box-Muller here evaluates log, sin
  * and cos in double and rounds each to float: that is the correctly rounded float, equal to
- * glibc's in all but those rare cases, where a normal sample differs by about 1-2 ulp. The
+ * glibc's in all but those rare cases, where a normal sample differs by a few ulps (most
+ * near a zero of sin, where the small result magnifies the angle's rounding). The
  * double Box-Muller uses CUDA's log/sincos (at most 1-2 ulp from glibc's correctly rounded
  * results), so double normals agree to a few ulp. A truncated normal sample within an ulp of
  * +-2 could in principle be kept on one device and rejected on the other, shifting the rest of
