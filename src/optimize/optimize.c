@@ -240,6 +240,11 @@ int tfc_opt_prune(const tfc_graph *g, const tfc_graph *orig, tfc_graph **out, tf
     const tfc_node *nd = g->nodes[stack[--top]];
     for (int j = 0; j < nd->n_inputs + nd->n_control_inputs; j++) {
       const tfc_node *src = j < nd->n_inputs ? nd->inputs[j].node : nd->control_inputs[j - nd->n_inputs];
+      /* A control edge from a Const that depends on nothing orders nothing: the Const can run
+       * at any time and has no effect (frozen Keras models hang every weight's former
+       * ReadVariableOp on one NoOp this way). The edge goes with it unless the Const is live
+       * for another reason. */
+      if (j >= nd->n_inputs && !src->n_inputs && !src->n_control_inputs && tfc_opt_const_value(src)) continue;
       if (!live[src->id]) {
         live[src->id] = 1;
         stack[top++] = src->id;
@@ -295,6 +300,12 @@ int tfc_optimize_graph(tfc_graph **g, const tfc_optimize_options *o, tfc_status 
     }
     if (cur != *g) tfc_graph_free(cur);
     cur = next;
+  }
+  /* No pass changed the graph: pruning still drops Consts that only feed control edges. */
+  if (cur == *g && (passes[0] || passes[1] || passes[2])) {
+    tfc_graph *pruned = NULL;
+    if (tfc_opt_prune(cur, *g, &pruned, s)) return s->code;
+    if (pruned) cur = pruned;
   }
   if (cur != *g) {
     tfc_graph_free(*g);

@@ -14,8 +14,9 @@
  *   fuse_conv.c    a zero Pad before a VALID convolution goes into its EXPLICIT padding, and a
  *                  convolution with its bias and activation becomes one _FusedConv2D or
  *                  _FusedDepthwiseConv2dNative node named as the last of them (TF's remapper);
- * and after each pass that changed something, pruning (optimize.c, with the copier the passes
- * share) drops what no longer feeds a fetch, a target or a stateful node.
+ * and after each pass that changed something (or once, when none did), pruning (optimize.c, with the copier the passes
+ * share) drops what no longer feeds a fetch, a target or a stateful node (a control edge from a
+ * Const that depends on nothing feeds nothing: it orders nothing and has no effect).
  *
  * What the stage guarantees. Values stay those of the unoptimized graph up to float rounding
  * (the folded graph computes the same expressions, reassociated only by scale folding). A node

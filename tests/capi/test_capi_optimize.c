@@ -191,6 +191,50 @@ static void folds_a_constant_subgraph_into_a_const_with_its_name(void) {
   free(graphs);
 }
 
+/* A frozen Keras graph hangs each weight's former ReadVariableOp (a Const once frozen) on a
+ * NoOp that the output waits for: those control edges order nothing, so the Consts go, the
+ * NoOp stays; a Const also read as data, or fetched, stays. */
+static void drops_consts_that_only_feed_control_edges(void) {
+  for (int fetch_w = 0; fetch_w < 2; fetch_w++) {
+    TF_Graph *g = TF_NewGraph();
+    TF_Status *s = TF_NewStatus();
+    int64_t d2[1] = {2};
+    TF_Output x = placeholder(g, "x"), a = fconst(g, "a", d2, 1, (const float[]){2, 3}, 2);
+    TF_Output w = op1(g, "Identity", "w/ReadVariableOp", fconst(g, "w", d2, 1, (const float[]){5, 7}, 2));
+    TF_Output w2 = fconst(g, "w2", d2, 1, (const float[]){1, 1}, 2);
+    TF_OperationDescription *d = TF_NewOperation(g, "NoOp", "deps");
+    TF_AddControlInput(d, w.oper);
+    TF_AddControlInput(d, w2.oper);
+    TF_AddControlInput(d, a.oper);
+    TF_Operation *deps = capi_finish(d);
+    d = TF_NewOperation(g, "Mul", "y");
+    TF_AddInput(d, x);
+    TF_AddInput(d, a);
+    TF_AddControlInput(d, deps);
+    TF_Output y = {capi_finish(d), 0};
+    TF_Session *sess = session(g, OPT_DEFAULT);
+    TF_Tensor *out[2] = {0};
+    char *graphs = NULL;
+    TF_Output fetches[2] = {y, w};
+    EXPECT_EQ(run(sess, &x, ftensor(d2, 1, (const float[]){4, 5}, 2), fetches, 1 + fetch_w, NULL, 0, out, &graphs,
+                  NULL),
+              TF_OK);
+    EXPECT_EQ(((float *)TF_TensorData(out[0]))[1], 15.0f);
+    EXPECT_EQ(count_lines(graphs, "deps=NoOp"), 1);
+    EXPECT_EQ(count_lines(graphs, "w2=Const"), 0);
+    EXPECT_EQ(count_lines(graphs, "a=Const"), 1); /* read by y */
+    EXPECT_EQ(count_lines(graphs, "w/ReadVariableOp=Const"), 0);
+    EXPECT_EQ(count_lines(graphs, "w/ReadVariableOp=Identity"), fetch_w); /* fetched: kept as it is */
+    if (fetch_w) EXPECT_EQ(((float *)TF_TensorData(out[1]))[1], 7.0f);
+    for (int i = 0; i < 2; i++)
+      if (out[i]) TF_DeleteTensor(out[i]);
+    free(graphs);
+    close_session(sess);
+    TF_DeleteGraph(g);
+    TF_DeleteStatus(s);
+  }
+}
+
 static void keeps_a_fetched_node(void) {
   char *graphs;
   float y[2];
@@ -969,6 +1013,7 @@ static void frozen_keras_cnn_matches_tensorflow(void) {
 static const tfc_test tests[] = {
     TFC_TEST(folds_a_constant_subgraph_into_a_const_with_its_name),
     TFC_TEST(keeps_a_fetched_node),
+    TFC_TEST(drops_consts_that_only_feed_control_edges),
     TFC_TEST(options_switch_folding_off),
     TFC_TEST(keeps_a_target_and_a_fed_input),
     TFC_TEST(a_failing_constant_subgraph_fails_at_run_time_as_before),
