@@ -208,6 +208,37 @@ static void nan_boxes_give_the_extrapolation_value(void) {
   tfc_status_fini(&s);
 }
 
+/* The CPU kernel rows of the image ops take exactly the types of their OpDef's T list (TF 2.x
+ * registers a CPU kernel for every one, so none fails at kernel lookup), one row each. */
+static void image_kernels_take_their_opdefs_types(void) {
+  static const char *ops[] = {"ResizeBilinear", "ResizeNearestNeighbor", "ResizeBicubic", "ResizeArea",
+                              "ResizeBilinearGrad", "ResizeNearestNeighborGrad", "ResizeBicubicGrad",
+                              "CropAndResize", "CropAndResizeGradImage", "CropAndResizeGradBoxes",
+                              "ScaleAndTranslate", "ScaleAndTranslateGrad"};
+  tfc_status s;
+  tfc_status_init(&s);
+  const tfc_kernel_table *kt = tfc_cpu_kernel_table(&s);
+  EXPECT_TRUE(kt != NULL);
+  for (size_t i = 0; kt && i < sizeof ops / sizeof *ops; i++) {
+    const tfc_opdef *op = tfc_op_lookup(ops[i]);
+    const tfc_attr_def *t = op ? tfc_opdef_attr(op, "T") : NULL;
+    EXPECT_TRUE(t != NULL && t->allowed_types != NULL);
+    if (!t || !t->allowed_types) continue;
+    uint32_t want = 0;
+    for (int j = 0; j < t->n_allowed; j++) want |= TFC_T(t->allowed_types[j]);
+    int rows = 0;
+    for (int d = 0; d < kt->n_defs; d++)
+      if (kt->defs[d].op == op->id) {
+        rows++;
+        if (kt->defs[d].types != want)
+          tfc_test_fail(__FILE__, __LINE__, "%s: kernel types 0x%x, OpDef's 0x%x", ops[i], (unsigned)kt->defs[d].types,
+                        (unsigned)want);
+      }
+    EXPECT_EQ(rows, 1);
+  }
+  tfc_status_fini(&s);
+}
+
 static const tfc_test tests[] = {
     TFC_TEST(resizes_match_tensorflow),
     TFC_TEST(half_and_bfloat16_images_match_tensorflow),
@@ -215,5 +246,6 @@ static const tfc_test tests[] = {
     TFC_TEST(crop_and_resize_matches_tensorflow),
     TFC_TEST(non_max_suppression_matches_tensorflow),
     TFC_TEST(nan_boxes_give_the_extrapolation_value),
+    TFC_TEST(image_kernels_take_their_opdefs_types),
     {0}};
 TFC_TEST_MAIN(tests)
