@@ -1,8 +1,8 @@
 /*
  * kernels_image — the CPU image family's entry point: registers the geometry sub-families
  * (resizes in kernels_image_resize.c, CropAndResize in kernels_image_crop.c, the
- * NonMaxSuppression family in kernels_image_nms.c, ScaleAndTranslate in kernels_image_scale.c), holds the element conversions they share
- * (kernels_image.h). DepthwiseConv2dNative, once here, lives with its backprops in
+ * NonMaxSuppression family in kernels_image_nms.c, ScaleAndTranslate in kernels_image_scale.c), holds the element conversions, the
+ * accumulation in T and the index clamp they share (kernels_image.h). DepthwiseConv2dNative, once here, lives with its backprops in
  * kernels_depthwise.c.
  */
 #include <math.h>

@@ -4,7 +4,9 @@
  * tfc_cpu_kernels_image (kernels_image.c) calls.
  *
  * TF's image kernels read every input element as float (static_cast<float>), whatever T is,
- * and accumulate gradients in T; these helpers give the kernels that view.
+ * and accumulate gradients in T (the bilinear and bicubic ones in float for every T but
+ * double); these helpers give the kernels that view, and the index clamp the resize and
+ * ScaleAndTranslate samplers share.
  *
  * Half and bfloat16 are ordinary rows of these kernels (not widened by kernels_half.c, which
  * runs a float kernel and rounds its outputs): the forward resizes read any T as float and most
@@ -29,7 +31,7 @@ double tfc_image_value(const tfc_tensor *t, int64_t i);
 void tfc_image_store(tfc_tensor *t, const double *v);
 /* acc + v as TF's kernels add into a tensor of `dtype`: a float sum rounded to float (v rounded
  * first), double in double, half and bfloat16 with v and the sum each rounded to 16 bits (Eigen's
- * half and bfloat16 +=), the integer types with v truncated and the sum wrapped to the type's
+ * half and bfloat16 +=), the integer types (v an integer) with the sum wrapped to the type's
  * width. acc holds a value of dtype; so does the result. Pure. */
 double tfc_image_accumulate(int dtype, double acc, double v);
 /* v as an index into [0, n): NaN and values at or below 0 give 0, values at or above n - 1 give

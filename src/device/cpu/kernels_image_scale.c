@@ -24,8 +24,8 @@
  * have two elements[...]" (scale and translation), "Scale must be greater than zero."; the
  * gradient's "input_grad must be 4-dimensional[...]", "original_image must be
  * 4-dimensional[...]" and "original sizes must be between 0 and max int32". A scale so small
- * or a translation so large that a tap index leaves int64's range is clamped in float first
- * (an infinite or NaN sample position takes no taps).
+ * or a translation so large that a tap index leaves int64's range is clamped before it becomes
+ * an index (tfc_image_clamp_index; an infinite or NaN sample position takes no taps).
  *
  * Ownership: the kernels allocate their outputs through the context and free every temporary
  * (the float copy of the images, the spans, the row pass's buffer) before returning; out of
