@@ -7,10 +7,13 @@
  * extrapolation_value, one-pixel crops) and its two gradients; NonMaxSuppression V1-V5 and
  * WithOverlaps (ties, empty and flipped boxes, score thresholds, padding, soft NMS, half) and
  * CombinedNonMaxSuppression (one box or one per class, pad_per_class, clip_boxes).
- * Floats within 1e-5 relative (half and bfloat16 outputs, which TF accumulates in T, within
- * 1e-2 and 5e-2),
+ * A second table runs half and bfloat16 images as TF does in a graph: every resize over the
+ * align_corners / half_pixel_centers combinations, CropAndResize, ScaleAndTranslate, the
+ * gradients that return T (half and bfloat16 sums rounded in T, integer sums wrapping), and the
+ * OpDefs' text for a dtype an op does not take.
+ * Floats within 1e-5 relative, half outputs within 1e-3 and bfloat16 within 1e-2 (about an ulp),
  * integers and indices exactly. Bad inputs give TF's code and text: the kernels' (inputs of
- * unknown graph shape) and the shape functions' (known shapes).
+ * unknown graph shape), the shape functions' (known shapes) and the OpDef check's.
  */
 #include <math.h>
 #include <string.h>
@@ -33,13 +36,15 @@ typedef struct img_case {
   img_tensor in[6];
   int n_out;
   img_tensor out[4];
-  int code;        /* 0: outputs; > 0: the kernel's error code; -1: a shape function's error */
+  int code;        /* 0: outputs; > 0: the kernel's error code; -1: a shape function's error;
+                      -2: the OpDef check's (a dtype the op does not take) */
   const char *msg; /* TF's message */
 } img_case;
 
 #include "../fixtures/image_ops_tf.inc"
 
 #define N_CASES ((int)(sizeof img_cases / sizeof img_cases[0]))
+#define N_NARROW_CASES ((int)(sizeof img_narrow_cases / sizeof img_narrow_cases[0]))
 
 /* "align_corners=b1 extrapolation_value=f0.5 method=snearest T=t1" into attrs. */
 static int parse_attrs(const char *text, ku_attr *a) {
@@ -85,9 +90,8 @@ static int is_float(int dt) {
   return dt == TFC_DT_FLOAT || dt == TFC_DT_DOUBLE || dt == TFC_DT_HALF || dt == TFC_DT_BFLOAT16;
 }
 
-/* Runs case k; 1 when it matched. */
-static int run_case(int k) {
-  const img_case *c = &img_cases[k];
+/* Runs case c (number k of its table); 1 when it matched. */
+static int run_case(const img_case *c, int k) {
   ku_attr a[8];
   int na = parse_attrs(c->attrs, a);
   tfc_tensor *in[6], *out[4] = {0};
@@ -97,11 +101,14 @@ static int run_case(int k) {
   tfc_status s;
   tfc_status_init(&s);
   int ok = 1;
+  /* known shapes for the shape functions' and the OpDef's checks, unknown for the kernels' */
   int rc = c->code < 0 ? ku_run(c->op, a, na, in, c->n_in, NULL, out, n_out, &s)
                        : ku_run_unknown(c->op, a, na, in, c->n_in, out, n_out, &s);
   if (c->code != 0) {
     int want = c->code < 0 ? TFC_INVALID_ARGUMENT : c->code;
-    if (rc != want || !strstr(tfc_status_msg(&s), c->msg)) {
+    const char *at = strstr(tfc_status_msg(&s), c->msg);
+    /* an OpDef's list must end where TF's does, not run on with types TF's lacks */
+    if (rc != want || !at || (c->code == -2 && at[strlen(c->msg)] == ',')) {
       tfc_test_fail(__FILE__, __LINE__, "case %d %s [%s]: code %d '%s', TensorFlow %d '%s'", k, c->op, c->attrs, rc,
                     tfc_status_msg(&s), want, c->msg);
       ok = 0;
@@ -122,7 +129,7 @@ static int run_case(int k) {
         ok = 0;
         break;
       }
-      double tol = !is_float(w->dtype) ? 0 : w->dtype == TFC_DT_HALF ? 1e-2 : w->dtype == TFC_DT_BFLOAT16 ? 5e-2 : 1e-5;
+      double tol = !is_float(w->dtype) ? 0 : w->dtype == TFC_DT_HALF ? 1e-3 : w->dtype == TFC_DT_BFLOAT16 ? 1e-2 : 1e-5;
       for (int64_t i = 0; i < g->n_elems; i++) {
         double got = get(g, i), want = w->vals[i];
         if (!(fabs(got - want) <= tol * fmax(1.0, fabs(want)))) {
@@ -147,13 +154,27 @@ static void run_family(const char *prefix, const char *except) {
   for (int k = 0; k < N_CASES; k++) {
     const char *op = img_cases[k].op;
     if (strncmp(op, prefix, strlen(prefix)) || (except && !strncmp(op, except, strlen(except)))) continue;
-    run_case(k);
+    run_case(&img_cases[k], k);
     n++;
   }
   EXPECT_TRUE(n > 0);
 }
 
 static void resizes_match_tensorflow(void) { run_family("Resize", NULL); }
+
+/* The half and bfloat16 table's cases with outputs (code 0) or the OpDef's error (code -2). */
+static void run_narrow(int code) {
+  int n = 0;
+  for (int k = 0; k < N_NARROW_CASES; k++)
+    if (img_narrow_cases[k].code == code) {
+      run_case(&img_narrow_cases[k], k);
+      n++;
+    }
+  EXPECT_TRUE(n > 0);
+}
+
+static void half_and_bfloat16_images_match_tensorflow(void) { run_narrow(0); }
+static void dtypes_outside_the_opdefs_give_tensorflows_text(void) { run_narrow(-2); }
 static void crop_and_resize_matches_tensorflow(void) { run_family("CropAndResize", NULL); }
 static void non_max_suppression_matches_tensorflow(void) { run_family("NonMaxSuppression", NULL); }
 
@@ -187,10 +208,44 @@ static void nan_boxes_give_the_extrapolation_value(void) {
   tfc_status_fini(&s);
 }
 
+/* The CPU kernel rows of the image ops take exactly the types of their OpDef's T list (TF 2.x
+ * registers a CPU kernel for every one, so none fails at kernel lookup), one row each. */
+static void image_kernels_take_their_opdefs_types(void) {
+  static const char *ops[] = {"ResizeBilinear", "ResizeNearestNeighbor", "ResizeBicubic", "ResizeArea",
+                              "ResizeBilinearGrad", "ResizeNearestNeighborGrad", "ResizeBicubicGrad",
+                              "CropAndResize", "CropAndResizeGradImage", "CropAndResizeGradBoxes",
+                              "ScaleAndTranslate", "ScaleAndTranslateGrad"};
+  tfc_status s;
+  tfc_status_init(&s);
+  const tfc_kernel_table *kt = tfc_cpu_kernel_table(&s);
+  EXPECT_TRUE(kt != NULL);
+  for (size_t i = 0; kt && i < sizeof ops / sizeof *ops; i++) {
+    const tfc_opdef *op = tfc_op_lookup(ops[i]);
+    const tfc_attr_def *t = op ? tfc_opdef_attr(op, "T") : NULL;
+    EXPECT_TRUE(t != NULL && t->allowed_types != NULL);
+    if (!t || !t->allowed_types) continue;
+    uint32_t want = 0;
+    for (int j = 0; j < t->n_allowed; j++) want |= TFC_T(t->allowed_types[j]);
+    int rows = 0;
+    for (int d = 0; d < kt->n_defs; d++)
+      if (kt->defs[d].op == op->id) {
+        rows++;
+        if (kt->defs[d].types != want)
+          tfc_test_fail(__FILE__, __LINE__, "%s: kernel types 0x%x, OpDef's 0x%x", ops[i], (unsigned)kt->defs[d].types,
+                        (unsigned)want);
+      }
+    EXPECT_EQ(rows, 1);
+  }
+  tfc_status_fini(&s);
+}
+
 static const tfc_test tests[] = {
     TFC_TEST(resizes_match_tensorflow),
+    TFC_TEST(half_and_bfloat16_images_match_tensorflow),
+    TFC_TEST(dtypes_outside_the_opdefs_give_tensorflows_text),
     TFC_TEST(crop_and_resize_matches_tensorflow),
     TFC_TEST(non_max_suppression_matches_tensorflow),
     TFC_TEST(nan_boxes_give_the_extrapolation_value),
+    TFC_TEST(image_kernels_take_their_opdefs_types),
     {0}};
 TFC_TEST_MAIN(tests)

@@ -11,7 +11,8 @@
  * The output is float for every T.
  *
  * The gradients walk the same samples: GradImage scatters each incoming value with the
- * bilinear weights (or into the rounded pixel) into an image of image_size, in T;
+ * bilinear weights (or into the rounded pixel) into an image of image_size, summing in T (half
+ * rounds every partial sum, as TF's kernel);
  * GradBoxes differentiates the bilinear sample with respect to the four coordinates.
  *
  * Errors (TF's texts): INVALID_ARGUMENT "input image must be 4-D[...]", "image dimensions must
@@ -188,7 +189,7 @@ static int crop_grad_image_compute(tfc_kernel_ctx *c) {
   if (out->n_elems == 0) return TFC_OK;
   double *acc = calloc((size_t)out->n_elems, sizeof(double));
   if (!acc) return TFC_OOM(c->status);
-  int f32 = dt != TFC_DT_DOUBLE; /* TF accumulates in T */
+  /* TF adds each product, rounded to T, into T: half rounds every partial sum */
   const float *bx = boxes->data, *gv = g->data;
   const int32_t *bi = ind->data;
   for (int64_t b = 0; b < n; b++) {
@@ -205,7 +206,7 @@ static int crop_grad_image_compute(tfc_kernel_ctx *c) {
         const float *gp = gv + ((b * ch + y) * cw + x) * depth;
         if (nearest) {
           double *p = im + ((int64_t)roundf(in_y) * w + (int64_t)roundf(in_x)) * depth;
-          for (int64_t d = 0; d < depth; d++) p[d] = f32 ? (double)(float)(p[d] + gp[d]) : p[d] + gp[d];
+          for (int64_t d = 0; d < depth; d++) p[d] = tfc_image_accumulate(dt, p[d], gp[d]);
           continue;
         }
         int64_t lx = (int64_t)floorf(in_x), rx = (int64_t)ceilf(in_x);
@@ -215,7 +216,7 @@ static int crop_grad_image_compute(tfc_kernel_ctx *c) {
           float v[4] = {(1 - wx) * dtop, wx * dtop, (1 - wx) * dbot, wx * dbot};
           double *dst[4] = {im + (ty * w + lx) * depth + d, im + (ty * w + rx) * depth + d, im + (by * w + lx) * depth + d,
                             im + (by * w + rx) * depth + d};
-          for (int k = 0; k < 4; k++) *dst[k] = f32 ? (double)(float)(*dst[k] + v[k]) : *dst[k] + v[k];
+          for (int k = 0; k < 4; k++) *dst[k] = tfc_image_accumulate(dt, *dst[k], v[k]);
         }
       }
     }
@@ -303,8 +304,8 @@ static int crop_grad_boxes_compute(tfc_kernel_ctx *c) {
 static const tfc_kernel_def defs[] = {
     {.op = TFC_OP_CropAndResize, .type_attr = "T", .types = CROP_TYPES, .host_memory_in = TFC_HOST(3),
      .compute = crop_and_resize_compute},
-    {.op = TFC_OP_CropAndResizeGradImage, .type_attr = "T", .types = CROP_TYPES, .host_memory_in = TFC_HOST(3),
-     .compute = crop_grad_image_compute},
+    {.op = TFC_OP_CropAndResizeGradImage, .type_attr = "T", .types = TFC_TYPES_FLOAT | TFC_T(TFC_DT_HALF),
+     .host_memory_in = TFC_HOST(3), .compute = crop_grad_image_compute},
     {.op = TFC_OP_CropAndResizeGradBoxes, .type_attr = "T", .types = CROP_TYPES, .compute = crop_grad_boxes_compute},
 };
 

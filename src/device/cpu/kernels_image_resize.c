@@ -17,6 +17,9 @@
  *    its overlap, times 1 / (s_h * s_w); indices are clamped.
  * The gradient ops scatter the incoming float gradient with the same weights into an output of
  * the original image's shape and dtype (nearest: of the size input; its scale swaps in and out).
+ * As TF, the bilinear and bicubic gradients sum in float (half and bfloat16 rounded once at the
+ * end), double for double; the nearest gradient sums in T, rounding each partial sum of half
+ * and bfloat16 and wrapping the integers' (tfc_image_accumulate).
  *
  * Errors (INVALID_ARGUMENT, TF's texts): "input must be 4-dimensional[2,2]", "shape_t must be
  * 1-dimensional[...]", "shape_t must have two elements[...]", "output dimensions must be
@@ -183,8 +186,9 @@ static int resize_bilinear_grad_compute(tfc_kernel_ctx *c) {
     free(xs);
     return TFC_OOM(c->status);
   }
-  /* TF accumulates in T: float products added into float (double for double). */
-  int f32 = orig->dtype != TFC_DT_DOUBLE;
+  /* TF sums the float products in float (half and bfloat16 too, rounded once at the end), in
+   * double for double. */
+  int acc_dt = orig->dtype == TFC_DT_DOUBLE ? TFC_DT_DOUBLE : TFC_DT_FLOAT;
   const float *g = c->inputs[0]->data;
   for (int64_t b = 0; b < p.batch; b++)
     for (int64_t y = 0; y < p.out_h; y++) {
@@ -197,7 +201,7 @@ static int resize_bilinear_grad_compute(tfc_kernel_ctx *c) {
           float v = g[((b * p.out_h + y) * p.out_w + xx) * p.ch + k];
           float w[4] = {v * iy * ix, v * iy * wx, v * wy * ix, v * wy * wx};
           double *dst[4] = {top + l + k, top + r + k, bot + l + k, bot + r + k};
-          for (int j = 0; j < 4; j++) *dst[j] = f32 ? (double)(float)(*dst[j] + w[j]) : *dst[j] + w[j];
+          for (int j = 0; j < 4; j++) *dst[j] = tfc_image_accumulate(acc_dt, *dst[j], w[j]);
         }
       }
     }
@@ -258,24 +262,21 @@ static int resize_nearest_grad_compute(tfc_kernel_ctx *c) {
   if (out->n_elems == 0) return TFC_OK;
   float hs = scale_of(p.out_h, p.in_h, p.align), ws = scale_of(p.out_w, p.in_w, p.align);
   double *acc = calloc((size_t)out->n_elems, sizeof(double));
-  float *gv = tfc_image_floats(c, g);
-  if (!acc || !gv) {
-    free(acc);
-    free(gv);
-    return gv ? TFC_OOM(c->status) : c->status->code;
-  }
+  if (!acc) return TFC_OOM(c->status);
+  /* TF sums in T: half and bfloat16 round every partial sum, the integers wrap */
   for (int64_t y = 0; y < p.in_h; y++) {
     int64_t oy = nearest(y, hs, p.out_h, p.align, p.half);
     for (int64_t xx = 0; xx < p.in_w; xx++) {
       int64_t ox = nearest(xx, ws, p.out_w, p.align, p.half);
       for (int64_t b = 0; b < p.batch; b++)
-        for (int64_t k = 0; k < p.ch; k++)
-          acc[((b * p.out_h + oy) * p.out_w + ox) * p.ch + k] += gv[((b * p.in_h + y) * p.in_w + xx) * p.ch + k];
+        for (int64_t k = 0; k < p.ch; k++) {
+          double *d = &acc[((b * p.out_h + oy) * p.out_w + ox) * p.ch + k];
+          *d = tfc_image_accumulate(g->dtype, *d, tfc_image_value(g, ((b * p.in_h + y) * p.in_w + xx) * p.ch + k));
+        }
     }
   }
   tfc_image_store(out, acc);
   free(acc);
-  free(gv);
   return TFC_OK;
 }
 
@@ -299,8 +300,6 @@ typedef struct cubic_taps {
   float w[4];
 } cubic_taps;
 
-static int64_t clamp_idx(int64_t v, int64_t limit) { return v < 0 ? 0 : v > limit - 1 ? limit - 1 : v; }
-
 static void cubic_taps_of(const float *tab, float scale, int64_t out_loc, int64_t limit, int half, cubic_taps *t) {
   float src = half ? ((float)out_loc + 0.5f) * scale - 0.5f : (float)out_loc * scale;
   int64_t in_loc = (int64_t)floorf(src);
@@ -310,7 +309,7 @@ static void cubic_taps_of(const float *tab, float scale, int64_t out_loc, int64_
   t->w[1] = tab[off * 2];
   t->w[2] = tab[(CUBIC_STEPS - off) * 2];
   t->w[3] = tab[(CUBIC_STEPS - off) * 2 + 1];
-  for (int k = 0; k < 4; k++) t->idx[k] = clamp_idx(in_loc - 1 + k, limit);
+  for (int k = 0; k < 4; k++) t->idx[k] = tfc_image_clamp_index((double)(in_loc - 1 + k), limit);
   if (!half) return;
   /* Keys mode: samples outside the image weigh nothing; the rest renormalised to sum 1. */
   for (int k = 0; k < 4; k++)
@@ -395,7 +394,7 @@ static int resize_bicubic_grad_compute(tfc_kernel_ctx *c) {
     free(xs);
     return TFC_OOM(c->status);
   }
-  int f32 = orig->dtype != TFC_DT_DOUBLE;
+  int acc_dt = orig->dtype == TFC_DT_DOUBLE ? TFC_DT_DOUBLE : TFC_DT_FLOAT; /* TF sums in T */
   const float *g = c->inputs[0]->data;
   for (int64_t b = 0; b < p.batch; b++)
     for (int64_t y = 0; y < p.out_h; y++)
@@ -405,8 +404,10 @@ static int resize_bicubic_grad_compute(tfc_kernel_ctx *c) {
           for (int i = 0; i < 4; i++)
             for (int j = 0; j < 4; j++) {
               double *d = &acc[((b * p.in_h + ys[y].idx[i]) * p.in_w + xs[xx].idx[j]) * p.ch + k];
-              float w = v * ys[y].w[i] * xs[xx].w[j];
-              *d = f32 ? (double)(float)(*d + w) : *d + w;
+              /* TF takes the gradient as T first: a double image's products are double */
+              double w = acc_dt == TFC_DT_DOUBLE ? (double)v * ys[y].w[i] * xs[xx].w[j]
+                                                 : (double)(v * ys[y].w[i] * xs[xx].w[j]);
+              *d = tfc_image_accumulate(acc_dt, *d, w);
             }
         }
   tfc_image_store(out, acc);
@@ -446,10 +447,10 @@ static int resize_area_compute(tfc_kernel_ctx *c) {
         for (int64_t k = 0; k < p.ch; k++) {
           float sum = 0;
           for (int64_t i = ys; i < ye; i++) {
-            const float *r = x + (b * p.in_h + clamp_idx(i, p.in_h)) * p.in_w * p.ch;
+            const float *r = x + (b * p.in_h + tfc_image_clamp_index((double)i, p.in_h)) * p.in_w * p.ch;
             float sum_y = 0;
             for (int64_t j = xs; j < xe; j++) {
-              float v = r[clamp_idx(j, p.in_w) * p.ch + k];
+              float v = r[tfc_image_clamp_index((double)j, p.in_w) * p.ch + k];
               /* TF multiplies only the end cells by their weight; the inner ones weigh 1. */
               sum_y += (j == xs || j == xe - 1) ? v * area_weight(j, x0, x1, p.w_scale) : v;
             }
@@ -463,9 +464,15 @@ static int resize_area_compute(tfc_kernel_ctx *c) {
   return TFC_OK;
 }
 
+/* The types each op's kernel takes: those of its OpDef's T list, every one of which TF 2.x
+ * registers a CPU kernel for (TF's kernels also take uint32 and uint64, which no OpDef lets
+ * through). */
+#define HALVES (TFC_T(TFC_DT_HALF) | TFC_T(TFC_DT_BFLOAT16))
 #define RESIZE_TYPES                                                                                \
   (TFC_TYPES_FLOAT | TFC_TYPES_INT | TFC_T(TFC_DT_UINT8) | TFC_T(TFC_DT_INT8) | TFC_T(TFC_DT_INT16) | \
-   TFC_T(TFC_DT_UINT16) | TFC_T(TFC_DT_HALF) | TFC_T(TFC_DT_BFLOAT16))
+   TFC_T(TFC_DT_UINT16) | HALVES)
+#define NEAREST_GRAD_TYPES \
+  (TFC_TYPES_FLOAT | TFC_T(TFC_DT_UINT8) | TFC_T(TFC_DT_INT8) | TFC_T(TFC_DT_INT32) | HALVES)
 
 static const tfc_kernel_def defs[] = {
     {.op = TFC_OP_ResizeBilinear, .type_attr = "T", .types = RESIZE_TYPES, .host_memory_in = TFC_HOST(1),
@@ -476,10 +483,11 @@ static const tfc_kernel_def defs[] = {
      .compute = resize_bicubic_compute},
     {.op = TFC_OP_ResizeArea, .type_attr = "T", .types = RESIZE_TYPES, .host_memory_in = TFC_HOST(1),
      .compute = resize_area_compute},
-    {.op = TFC_OP_ResizeBilinearGrad, .type_attr = "T", .types = RESIZE_TYPES, .compute = resize_bilinear_grad_compute},
-    {.op = TFC_OP_ResizeNearestNeighborGrad, .type_attr = "T", .types = RESIZE_TYPES, .host_memory_in = TFC_HOST(1),
-     .compute = resize_nearest_grad_compute},
-    {.op = TFC_OP_ResizeBicubicGrad, .type_attr = "T", .types = RESIZE_TYPES, .compute = resize_bicubic_grad_compute},
+    {.op = TFC_OP_ResizeBilinearGrad, .type_attr = "T", .types = TFC_TYPES_FLOAT | HALVES,
+     .compute = resize_bilinear_grad_compute},
+    {.op = TFC_OP_ResizeNearestNeighborGrad, .type_attr = "T", .types = NEAREST_GRAD_TYPES,
+     .host_memory_in = TFC_HOST(1), .compute = resize_nearest_grad_compute},
+    {.op = TFC_OP_ResizeBicubicGrad, .type_attr = "T", .types = TFC_TYPES_FLOAT, .compute = resize_bicubic_grad_compute},
 };
 
 int tfc_cpu_kernels_image_resize(tfc_kernel_table *t, tfc_status *s) {

@@ -24,8 +24,8 @@
  * have two elements[...]" (scale and translation), "Scale must be greater than zero."; the
  * gradient's "input_grad must be 4-dimensional[...]", "original_image must be
  * 4-dimensional[...]" and "original sizes must be between 0 and max int32". A scale so small
- * or a translation so large that a tap index leaves int64's range is clamped in float first
- * (an infinite or NaN sample position takes no taps).
+ * or a translation so large that a tap index leaves int64's range is clamped before it becomes
+ * an index (tfc_image_clamp_index; an infinite or NaN sample position takes no taps).
  *
  * Ownership: the kernels allocate their outputs through the context and free every temporary
  * (the float copy of the images, the spans, the row pass's buffer) before returning; out of
@@ -106,13 +106,6 @@ static void spans_free(spans *s) {
   free(s->w);
 }
 
-/* v clamped to [0, in - 1] before it becomes an index (v may be far out of int64's range). */
-static int64_t index_in(float v, int64_t in) {
-  if (!(v > 0)) return 0;
-  if (v >= (float)(in - 1)) return in - 1;
-  return (int64_t)v;
-}
-
 /* Fills s for out pixels from in; RESOURCE_EXHAUSTED when out of memory (s then holds nothing). */
 static int spans_of(tfc_kernel_ctx *c, const sampler *k, int64_t out, int64_t in, float scale, float translate,
                     int antialias, spans *s) {
@@ -136,7 +129,9 @@ static int spans_of(tfc_kernel_ctx *c, const sampler *k, int64_t out, int64_t in
   for (int64_t o = 0; o < out; o++) {
     const float at = ((float)o + 0.5f) * inv + inv_translate;
     if (!(at >= 0 && at <= (float)in)) continue; /* outside the image (or NaN): no taps */
-    const int64_t lo = index_in(ceilf(at - reach - 0.5f), in), hi = index_in(floorf(at + reach - 0.5f), in) + 1;
+    /* clamped before it becomes an index: the span's ends may be far out of int64's range */
+    const int64_t lo = tfc_image_clamp_index(ceilf(at - reach - 0.5f), in);
+    const int64_t hi = tfc_image_clamp_index(floorf(at + reach - 0.5f), in) + 1;
     float sum = 0.0f;
     int64_t n = 0;
     for (int64_t i = lo; i < hi && n < s->size; i++, n++) {
