@@ -731,6 +731,9 @@ static void batch1_bands_match_double(void) {
       {4, 4, 96, 96, 3, 1, 1, 8, "EXPLICIT", 0},
       {112, 112, 96, 1, 3, 1, 1, 0, "SAME", 1}, {113, 111, 144, 1, 3, 2, 1, 0, "SAME", 1},
       {56, 57, 64, 2, 5, 1, 2, 0, "SAME", 1},   {60, 60, 64, 1, 3, 1, 1, 2, "EXPLICIT", 1},
+      /* 1x1 at stride 1: bands of pixels (25 + 24 of a 7x7 output, not whole rows) */
+      {7, 7, 160, 960, 1, 1, 1, 0, "VALID", 0}, {9, 5, 64, 200, 1, 1, 1, 0, "SAME", 0},
+      {14, 14, 576, 1, 3, 1, 1, 0, "SAME", 1}, /* a small depthwise layer, split for its bytes */
   };
   intra_threads = 4;
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {

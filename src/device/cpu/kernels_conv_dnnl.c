@@ -347,6 +347,17 @@ static int rows_geom(const tfc_window_geom *g, int64_t o0, int64_t rows, tfc_win
 
 void tfc_conv_pieces(const tfc_kernel_ctx *c, const tfc_window_geom *g, double flops, int bands, int64_t in_img,
                      int64_t out_img, tfc_conv_piece *pc, int max, int *n) {
+  /* A 1x1 window at stride 1 without padding reads pixel i for output pixel i: in NHWC an
+   * image is then one column of H*W pixels as well, and its bands split at any pixel, not at
+   * rows (7x7 outputs: 25 + 24 pixels instead of 4 + 3 rows, 10% sooner on two threads). */
+  tfc_window_geom flat;
+  if (bands && g->kh == 1 && g->kw == 1 && g->sh == 1 && g->sw == 1 && !(g->pt | g->pb | g->pl | g->pr) &&
+      g->iw > 1 && g->ih == g->oh && g->iw == g->ow) {
+    flat = *g;
+    flat.ih = flat.oh = g->ih * g->iw;
+    flat.iw = flat.ow = 1;
+    g = &flat;
+  }
   int batch = tfc_conv_n_shards(c, g->n, flops), want = tfc_conv_n_shards(c, INT64_MAX, flops);
   if (batch > max) batch = max;
   int64_t nb = bands && want > g->n ? want / g->n : 1;

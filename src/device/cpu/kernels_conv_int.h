@@ -139,7 +139,7 @@ typedef struct tfc_conv_piece {
 /* Cuts a call of geometry g into pieces: images shared out as tfc_conv_n_shards says, or, when
  * `bands` (a forward NHWC convolution) and the work pays for more threads than images (batch-1
  * inference), images times bands of output rows — in NHWC a band of one image's rows is
- * contiguous on both sides. in_img / out_img: the bytes of one image of the input and output
+ * contiguous on both sides (a 1x1 window at stride 1 without padding: bands of pixels). in_img / out_img: the bytes of one image of the input and output
  * activations. Fills pc[0 .. *n) (room for max); never fails. */
 #define TFC_CONV_MAX_PIECES 64 /* the most pieces a caller plans room for */
 void tfc_conv_pieces(const tfc_kernel_ctx *c, const tfc_window_geom *g, double flops, int bands, int64_t in_img,
