@@ -1,10 +1,11 @@
 /*
  * grad_conv — gradient builders of convolution and pooling: Conv2D through
  * Conv2DBackpropInput and Conv2DBackpropFilter (sizes from one ShapeN), DepthwiseConv2dNative
- * likewise through its two backprops, MaxPool through
- * MaxPoolGrad and AvgPool through AvgPoolGrad, as TF's nn_grad.py builds them. The forward
+ * likewise through its two backprops, Conv3D through Conv3DBackpropInputV2 and
+ * Conv3DBackpropFilterV2, MaxPool (MaxPool3D) through MaxPoolGrad (MaxPool3DGrad) and AvgPool
+ * (AvgPool3D) through AvgPoolGrad (AvgPool3DGrad), as TF's nn_grad.py builds them. The forward
  * node's attrs (strides, padding, dilations, data_format, ...) are copied to each gradient op
- * that declares them. Rows name ops by string: they work once ops_conv.def has the rows.
+ * that declares them. Rows name ops by string: they work once ops_conv.def and ops_conv3d.def have the rows.
  */
 #include "grad/grad_internal.h"
 #include "ops/opdef.h"
@@ -49,23 +50,33 @@ static int depthwise_grad(tfc_grad_ctx *c) {
   return conv_grads(c, "DepthwiseConv2dNativeBackpropInput", "DepthwiseConv2dNativeBackpropFilter");
 }
 
-static int max_pool_grad(tfc_grad_ctx *c) {
+static int conv3d_grad(tfc_grad_ctx *c) { return conv_grads(c, "Conv3DBackpropInputV2", "Conv3DBackpropFilterV2"); }
+
+/* op(x, y, dy) for max pooling (MaxPoolGrad, MaxPool3DGrad). */
+static int max_pool_grad_op(tfc_grad_ctx *c, const char *op) {
   tfc_grad_attr a[N_CONV_ATTRS];
-  int n = copy_attrs(c, "MaxPoolGrad", a);
+  int n = copy_attrs(c, op, a);
   tfc_endpoint ins[3] = {tfc_grad_in(c, 0), tfc_grad_out(c, 0), c->dy[0]};
-  c->dx[0] = tfc_grad_op(c, "MaxPoolGrad", NULL, ins, 3, a, n);
+  c->dx[0] = tfc_grad_op(c, op, NULL, ins, 3, a, n);
   return c->s->code;
 }
 
-static int avg_pool_grad(tfc_grad_ctx *c) {
+/* op(Shape(x), dy) for average pooling (AvgPoolGrad, AvgPool3DGrad). */
+static int avg_pool_grad_op(tfc_grad_ctx *c, const char *op) {
   tfc_endpoint sx = tfc_grad_shape(c, tfc_grad_in(c, 0));
   tfc_grad_attr a[N_CONV_ATTRS];
-  int n = copy_attrs(c, "AvgPoolGrad", a);
+  int n = copy_attrs(c, op, a);
   tfc_endpoint ins[2] = {sx, c->dy[0]};
-  c->dx[0] = tfc_grad_op(c, "AvgPoolGrad", NULL, ins, 2, a, n);
+  c->dx[0] = tfc_grad_op(c, op, NULL, ins, 2, a, n);
   return c->s->code;
 }
+
+static int max_pool_grad(tfc_grad_ctx *c) { return max_pool_grad_op(c, "MaxPoolGrad"); }
+static int avg_pool_grad(tfc_grad_ctx *c) { return avg_pool_grad_op(c, "AvgPoolGrad"); }
+static int max_pool3d_grad(tfc_grad_ctx *c) { return max_pool_grad_op(c, "MaxPool3DGrad"); }
+static int avg_pool3d_grad(tfc_grad_ctx *c) { return avg_pool_grad_op(c, "AvgPool3DGrad"); }
 
 const tfc_grad_entry tfc_grad_conv_entries[] = {
     {"Conv2D", conv2d_grad}, {"MaxPool", max_pool_grad}, {"AvgPool", avg_pool_grad},
-    {"DepthwiseConv2dNative", depthwise_grad}, {NULL, NULL}};
+    {"DepthwiseConv2dNative", depthwise_grad}, {"Conv3D", conv3d_grad}, {"MaxPool3D", max_pool3d_grad},
+    {"AvgPool3D", avg_pool3d_grad}, {NULL, NULL}};
