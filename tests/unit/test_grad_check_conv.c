@@ -3,7 +3,9 @@
  * gradients built by TF_AddGradients: Conv2D (input and filter backprops) in NHWC and NCHW,
  * with unit and larger strides, SAME and VALID padding; DepthwiseConv2dNative (multipliers,
  * strides, a dilation); MaxPool (inputs drawn distinct, so
- * no ties at the max) and AvgPool in both layouts and paddings. y = Square(op(x)) so the
+ * no ties at the max) and AvgPool in both layouts and paddings; Conv3D (strides, paddings,
+ * dilations; float64 and float), MaxPool3D (float: its only kernel type) and AvgPool3D in
+ * NDHWC. y = Square(op(x)) so the
  * incoming gradient varies with the output.
  */
 #include "grad_check.h"
@@ -88,10 +90,81 @@ static void grad_depthwise_strides_paddings_dilations(void) {
       }
 }
 
+/* ---- the 3-D family (NDHWC, the CPU's layout) ---- */
+
+typedef struct conv3_arg {
+  const char *op, *padding;
+  int stride[3], k[3], dil[3]; /* D, H, W; k: the pooling window (0: a convolution) */
+} conv3_arg;
+
+static void set_dhw(TF_OperationDescription *d, const char *name, const int *v) {
+  int64_t l[5] = {1, v[0], v[1], v[2], 1};
+  TF_SetAttrIntList(d, name, l, 5);
+}
+
+static TF_Output build3(TF_Graph *g, TF_Output *x, int nx, void *arg) {
+  conv3_arg *a = arg;
+  TF_OperationDescription *d = TF_NewOperation(g, a->op, "y");
+  for (int i = 0; i < nx; i++) TF_AddInput(d, x[i]);
+  set_dhw(d, "strides", a->stride);
+  if (a->k[0]) set_dhw(d, "ksize", a->k);
+  if (a->dil[0]) set_dhw(d, "dilations", a->dil);
+  TF_SetAttrString(d, "padding", a->padding, strlen(a->padding));
+  return gc_op1(g, "Square", (TF_Output){gc_finish(d), 0});
+}
+
+/* Conv3D through Conv3DBackpropInputV2 and Conv3DBackpropFilterV2 (float64, the plain-C
+ * kernels), and once in float (oneDNN) with a looser tolerance. */
+static void grad_conv3d_strides_paddings_dilations(void) {
+  static const char *pads[2] = {"SAME", "VALID"};
+  static const conv3_arg shapes[3] = {
+      {"Conv3D", NULL, {1, 1, 1}, {0, 0, 0}, {0, 0, 0}},
+      {"Conv3D", NULL, {2, 1, 2}, {0, 0, 0}, {0, 0, 0}},
+      {"Conv3D", NULL, {1, 1, 1}, {0, 0, 0}, {2, 1, 2}},
+  };
+  for (int p = 0; p < 2; p++)
+    for (int k = 0; k < 3; k++) {
+      conv3_arg a = shapes[k];
+      a.padding = pads[p];
+      gc_input in[2] = {IN(-1, 1, 5, 2, 5, 4, 5, 2), IN(-1, 1, 5, 2, 2, 2, 2, 3)};
+      char what[80];
+      snprintf(what, sizeof what, "Conv3D %s case %d", pads[p], k);
+      gc_check(what, build3, &a, in, 2);
+    }
+  conv3_arg a = {"Conv3D", "SAME", {1, 2, 1}, {0, 0, 0}, {1, 1, 2}};
+  gc_input in[2] = {IN(-1, 1, 5, 2, 4, 4, 5, 2), IN(-1, 1, 5, 2, 2, 2, 2, 3)};
+  gc_check_ex("Conv3D float", build3, &a, in, 2, TF_FLOAT, 1e-2, 2e-2);
+}
+
+/* MaxPool3D has only float kernels: float differences with a small step; the random inputs
+ * keep every window's maximum clear of the step. */
+static void grad_max_pool3d(void) {
+  static const char *pads[2] = {"SAME", "VALID"};
+  for (int p = 0; p < 2; p++) {
+    conv3_arg a = {"MaxPool3D", pads[p], {2, 2, 2}, {2, 2, 2}, {0, 0, 0}};
+    gc_input in = IN(-2, 2, 5, 1, 4, 5, 4, 2);
+    gc_check_ex("MaxPool3D", build3, &a, &in, 1, TF_FLOAT, 1e-3, 2e-3);
+    conv3_arg o = {"MaxPool3D", pads[p], {1, 1, 1}, {2, 3, 2}, {0, 0, 0}}; /* overlapping windows */
+    gc_check_ex("MaxPool3D overlapping", build3, &o, &in, 1, TF_FLOAT, 1e-3, 2e-3);
+  }
+}
+
+static void grad_avg_pool3d(void) {
+  static const char *pads[2] = {"SAME", "VALID"};
+  for (int p = 0; p < 2; p++) {
+    conv3_arg a = {"AvgPool3D", pads[p], {2, 1, 2}, {3, 2, 2}, {0, 0, 0}};
+    gc_input in = IN(-2, 2, 5, 2, 5, 4, 5, 2);
+    gc_check("AvgPool3D", build3, &a, &in, 1);
+  }
+}
+
 static const tfc_test tests[] = {
     TFC_TEST(grad_conv2d_layouts_strides_paddings),
     TFC_TEST(grad_depthwise_strides_paddings_dilations),
     TFC_TEST(grad_max_pool),
     TFC_TEST(grad_avg_pool),
+    TFC_TEST(grad_conv3d_strides_paddings_dilations),
+    TFC_TEST(grad_max_pool3d),
+    TFC_TEST(grad_avg_pool3d),
     {0}};
 TFC_TEST_MAIN(tests)
