@@ -237,6 +237,9 @@ for _n in "conv1d conv2d_transpose swish zero_fraction depthwise_conv2d depthwis
 from tfc.ops import nn_atrous as _nn_atrous  # noqa: E402
 nn.convolution, nn.atrous_conv2d = _nn_atrous.convolution, _nn_atrous.atrous_conv2d
 nn.with_space_to_batch = _nn_atrous.with_space_to_batch
+from tfc.ops import nn_conv3d as _nn_conv3d  # noqa: E402
+for _n in "conv3d conv3d_transpose max_pool3d avg_pool3d".split():
+    setattr(nn, _n, getattr(_nn_conv3d, _n))
 math.l2_normalize = _nn_ops.l2_normalize
 linalg = _types.ModuleType("tfc.linalg", "tf.linalg")
 linalg.matmul, linalg.norm, linalg.einsum = _math_ops.matmul, _linalg_ops.norm, _linalg_ops.einsum
