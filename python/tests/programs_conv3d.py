@@ -1,0 +1,125 @@
+"""tf.nn.convolution in 1 and 3 spatial dims (with and without dilation), tf.nn.conv3d,
+conv3d_transpose, max_pool3d, avg_pool3d and their gradients: TF 1.x programs whose graphs
+(node names, op types), shapes, values (rounded) and errors are compared with TensorFlow's (see
+programs.py)."""
+import numpy as np
+
+from programs import _ops, _val
+
+
+def _r(v):
+    return _val(np.round(np.asarray(v, dtype=np.float64), 3))
+
+
+def _x(shape, seed):
+    return np.random.RandomState(seed).uniform(-1, 1, shape).astype(np.float32)
+
+
+def _grad_ops(tf):
+    """The graph's ops less tf.gradients' seed (whose names differ between TF 1.15 and 2.x)."""
+    seed = ("grad_ys", "Fill", "Shape")
+    return [o for o in _ops(tf) if not (o[0].startswith("gradients") and o[0].split("/")[1].startswith(seed))]
+
+
+def _run(tf, fetches):
+    with tf.Session() as s:
+        return [_r(v) for v in s.run(fetches)]
+
+
+def convolution_1d(tf):
+    x, w = tf.constant(_x([2, 9, 3], 1), name="x"), tf.constant(_x([3, 3, 4], 2), name="w")
+    ys = [tf.nn.convolution(x, w, "SAME"), tf.nn.convolution(x, w, "VALID", strides=[2]),
+          tf.nn.convolution(x, w, "SAME", dilation_rate=[2], name="dil"),
+          tf.nn.convolution(x, w, "VALID", dilation_rate=2)]
+    return {"ops": _ops(tf), "names": [y.name for y in ys], "shapes": [y.shape.as_list() for y in ys],
+            "values": _run(tf, ys)}
+
+
+def convolution_3d(tf):
+    x, w = tf.constant(_x([1, 5, 6, 7, 2], 3), name="x"), tf.constant(_x([2, 2, 3, 2, 3], 4), name="w")
+    ys = [tf.nn.convolution(x, w, "SAME", strides=[1, 2, 1]), tf.nn.convolution(x, w, "VALID"),
+          tf.nn.convolution(x, w, "SAME", dilation_rate=[2, 1, 2]),
+          tf.nn.convolution(x, w, "VALID", dilation_rate=[1, 2, 2], name="c3")]
+    return {"ops": _ops(tf), "names": [y.name for y in ys], "shapes": [y.shape.as_list() for y in ys],
+            "values": _run(tf, ys)}
+
+
+def convolution_numpy_inputs(tf):
+    y = tf.nn.convolution(_x([1, 4, 4, 4, 2], 5), _x([2, 2, 2, 2, 1], 6), "SAME")
+    return {"ops": _ops(tf), "name": y.name, "values": _run(tf, [y])}
+
+
+def convolution_bad_arguments(tf):
+    x, w = tf.constant(_x([1, 5, 6, 7, 2], 3)), tf.constant(_x([2, 2, 2, 2, 3], 4))
+    out = {}
+    for key, fn in (("dil_len", lambda: tf.nn.convolution(x, w, "SAME", dilation_rate=[2, 2])),
+                    ("stride_len", lambda: tf.nn.convolution(x, w, "SAME", strides=[1, 2])),
+                    ("stride_and_dil", lambda: tf.nn.convolution(x, w, "SAME", strides=2, dilation_rate=2)),
+                    ("rank6", lambda: tf.nn.convolution(tf.zeros([1, 2, 2, 2, 2, 1]), tf.zeros([1, 1, 1, 1, 1, 1]),
+                                                        "SAME"))):
+        try:
+            fn()
+            out[key] = None
+        except ValueError as e:
+            out[key] = str(e)
+    return out
+
+
+def conv3d_and_gradients(tf):
+    x = tf.constant(_x([2, 4, 5, 6, 2], 7), name="x")
+    w = tf.constant(_x([2, 3, 2, 2, 3], 8), name="w")
+    y = tf.nn.conv3d(x, w, [1, 1, 2, 1, 1], "SAME")
+    dx, dw = tf.gradients(tf.reduce_sum(y * y), [x, w])
+    return {"ops": _grad_ops(tf), "values": _run(tf, [y, dx, dw])}
+
+
+def conv3d_transpose(tf):
+    dy = tf.constant(_x([1, 3, 3, 4, 3], 9), name="dy")
+    w = tf.constant(_x([2, 2, 2, 2, 3], 10), name="w")
+    y = tf.nn.conv3d_transpose(dy, w, [1, 5, 6, 7, 2], [1, 2, 2, 2, 1], "SAME")
+    return {"ops": _ops(tf), "shape": y.shape.as_list(), "values": _run(tf, [y])}
+
+
+def pool3d_and_gradients(tf):
+    x = tf.constant(_x([2, 5, 6, 4, 3], 11), name="x")
+    mx = tf.nn.max_pool3d(x, [1, 2, 2, 2, 1], [1, 2, 2, 2, 1], "SAME")
+    av = tf.nn.avg_pool3d(x, [1, 3, 2, 2, 1], [1, 1, 2, 1, 1], "VALID", name="avg")
+    dmx, dav = tf.gradients(tf.reduce_sum(mx * mx), x)[0], tf.gradients(tf.reduce_sum(av * av), x)[0]
+    return {"ops": _grad_ops(tf), "shapes": [mx.shape.as_list(), av.shape.as_list()],
+            "values": _run(tf, [mx, av, dmx, dav])}
+
+
+def conv3d_shape_errors(tf):
+    x, w = tf.constant(_x([1, 4, 4, 4, 2], 3)), tf.constant(_x([2, 2, 2, 3, 3], 4))
+    out = {}
+    for key, fn in (("depth", lambda: tf.nn.conv3d(x, w, [1, 1, 1, 1, 1], "SAME")),
+                    ("rank", lambda: tf.nn.conv3d(x[0], w, [1, 1, 1, 1, 1], "SAME")),
+                    ("pool_rank", lambda: tf.nn.max_pool3d(x[0], 2, 2, "SAME")),
+                    ("pool_negative", lambda: tf.nn.avg_pool3d(x, [1, 5, 1, 1, 1], 1, "VALID"))):
+        try:
+            fn()
+            out[key] = None
+        except ValueError as e:
+            out[key] = str(e).split(" for ")[0]
+    return out
+
+
+def max_pool3d_batch_window(tf):
+    y = tf.nn.max_pool3d(tf.constant(_x([2, 4, 4, 4, 2], 3)), [2, 2, 2, 2, 1], [1, 1, 1, 1, 1], "SAME")
+    with tf.Session() as s:
+        s.run(y)
+    return {}
+
+
+PROGRAMS = [convolution_1d, convolution_3d, convolution_numpy_inputs, convolution_bad_arguments,
+            conv3d_and_gradients, conv3d_transpose, pool3d_and_gradients, conv3d_shape_errors,
+            max_pool3d_batch_window]
+
+
+def _tf115_conv3d_depth(e):
+    # TF 1.15's Conv3DShape merges the input's and the filter's depth (grouped 3-D convolutions
+    # came later).
+    e["result"]["depth"] = "Dimensions must be equal, but are 2 and 3"
+
+
+TF115 = {"conv3d_shape_errors": _tf115_conv3d_depth}
