@@ -58,17 +58,19 @@ static int attr5(const tfc_node *n, const char *name, int64_t out[5], const char
   return TFC_OK;
 }
 
-static int parse_conv(const tfc_node *n, conv3d_state *st, tfc_status *s) {
+/* ci: the channels' index in the attrs (4 for NDHWC, 1 for NCDHW: TF checks the attrs in the
+ * node's own layout before refusing NCDHW on the CPU). */
+static int parse_conv(const tfc_node *n, int ci, conv3d_state *st, tfc_status *s) {
   int64_t strides[5], dil[5] = {1, 1, 1, 1, 1};
   TFC_TRY(attr5(n, "strides", strides, "Sliding window strides field must specify 5 dimensions", s));
-  if (strides[0] != 1 || strides[4] != 1)
+  if (strides[0] != 1 || strides[ci] != 1)
     return tfc_status_set(s, TFC_INVALID_ARGUMENT,
                           "Current implementation does not yet support strides in the batch and depth dimensions.");
   if (strides[1] <= 0 || strides[2] <= 0 || strides[3] <= 0)
     return tfc_status_set(s, TFC_INVALID_ARGUMENT, "Spatial strides should be larger than 0.");
   if (tfc_node_attr(n, "dilations"))
     TFC_TRY(attr5(n, "dilations", dil, "Dilation rates field must specify 5 dimensions", s));
-  if (dil[0] != 1 || dil[4] != 1)
+  if (dil[0] != 1 || dil[ci] != 1)
     return tfc_status_set(s, TFC_INVALID_ARGUMENT,
                           "Current implementation does not yet support dilation rates in the batch and depth dimensions.");
   if (dil[1] <= 0 || dil[2] <= 0 || dil[3] <= 0)
@@ -108,14 +110,15 @@ static int init_kind(const tfc_node *n, void **state, tfc_status *s, int kind) {
   memset(&tmp, 0, sizeof tmp);
   tmp.kind = kind;
   tmp.padding = strcmp(padding, "SAME") == 0 ? TFC_PAD_SAME : TFC_PAD_VALID;
-  TFC_TRY(kind <= K_CONV_BWD_FILTER ? parse_conv(n, &tmp, s) : parse_pool(n, &tmp, s));
-  if (strcmp(fmt, "NDHWC") != 0) {
+  int ndhwc = strcmp(fmt, "NDHWC") == 0;
+  if (!ndhwc && kind > K_CONV_BWD_FILTER)
+    return tfc_status_set(s, TFC_INVALID_ARGUMENT, "Default Pooling3DOp only supports NDHWC on device type CPU");
+  TFC_TRY(kind <= K_CONV_BWD_FILTER ? parse_conv(n, ndhwc ? 4 : 1, &tmp, s) : parse_pool(n, &tmp, s));
+  if (!ndhwc) {
     if (kind == K_CONV_FWD)
       return tfc_status_set(s, TFC_INVALID_ARGUMENT,
                             "CPU implementation of Conv3D currently only supports the NHWC tensor format.");
-    if (kind <= K_CONV_BWD_FILTER)
-      return tfc_status_set(s, TFC_INVALID_ARGUMENT, "%sV2 only supports NDHWC on the CPU.", labels[kind]);
-    return tfc_status_set(s, TFC_INVALID_ARGUMENT, "Default Pooling3DOp only supports NDHWC on device type CPU");
+    return tfc_status_set(s, TFC_INVALID_ARGUMENT, "%sV2 only supports NDHWC on the CPU.", labels[kind]);
   }
   conv3d_state *st = malloc(sizeof *st);
   if (!st) return TFC_OOM(s);
