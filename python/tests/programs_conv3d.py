@@ -111,7 +111,23 @@ def max_pool3d_batch_window(tf):
     return {}
 
 
-PROGRAMS = [convolution_1d, convolution_3d, convolution_numpy_inputs, convolution_bad_arguments,
+def layers_conv3d(tf):
+    x = tf.placeholder(tf.float32, [None, 4, 5, 6, 2], name="x")
+    c = tf.layers.conv3d(x, 3, 2, padding="same", activation=tf.nn.relu, kernel_initializer=tf.ones_initializer())
+    p = tf.layers.max_pooling3d(c, 2, 2)
+    a = tf.layers.average_pooling3d(c, (1, 2, 2), (1, 1, 2), padding="same", name="avg")
+    layer = tf.layers.Conv3D(2, (1, 2, 1), strides=(1, 2, 1), use_bias=False, name="c3",
+                             kernel_initializer=tf.constant_initializer(0.5))
+    d = layer(a)
+    feed = {x: _x([2, 4, 5, 6, 2], 12)}
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        vals = [_r(v) for v in s.run([c, p, a, d], feed)]
+    return {"ops": _ops(tf), "vars": [[v.name, v.shape.as_list()] for v in tf.global_variables()],
+            "shapes": [t.shape.as_list() for t in (c, p, a, d)], "values": vals}
+
+
+PROGRAMS = [layers_conv3d, convolution_1d, convolution_3d, convolution_numpy_inputs, convolution_bad_arguments,
             conv3d_and_gradients, conv3d_transpose, pool3d_and_gradients, conv3d_shape_errors,
             max_pool3d_batch_window]
 

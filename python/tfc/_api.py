@@ -311,7 +311,8 @@ from tfc.layers import convolutional as _layers_conv, normalization as _layers_n
 layers = _types.ModuleType("tfc.layers", "tf.layers")
 for _m, _names in ((_layers_base, "Layer InputSpec"), (_layers_core, "Dense Dropout Flatten dense dropout flatten"),
                    (_layers_conv, "Conv2D Convolution2D MaxPooling2D MaxPool2D AveragePooling2D AvgPool2D conv2d "
-                                  "max_pooling2d average_pooling2d"),
+                                  "max_pooling2d average_pooling2d Conv3D Convolution3D MaxPooling3D MaxPool3D "
+                                  "AveragePooling3D AvgPool3D conv3d max_pooling3d average_pooling3d"),
                    (_layers_norm, "BatchNormalization batch_normalization")):
     for _n in _names.split():
         setattr(layers, _n, getattr(_m, _n))
