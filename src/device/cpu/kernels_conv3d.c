@@ -185,7 +185,8 @@ static int rank5(tfc_kernel_ctx *c, const tfc_tensor *t, const char *what) {
   return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "%s tensor must have 5 dimensions", what);
 }
 
-/* Checks a convolution's inputs and fills g; *x, *f, *dy are the inputs each kind reads. */
+/* Checks a convolution's inputs (ranks, the host sizes vector, depths, batch, out_backprop's
+ * shape; TF's texts) and fills g and the output's dims. Returns 0 or the error set in c. */
 static int conv_plan(tfc_kernel_ctx *c, const conv3d_state *st, geom3 *g, int64_t out_dims[5]) {
   memset(g, 0, sizeof *g);
   int64_t in5[5], f5[5];
@@ -287,9 +288,10 @@ static void for_taps(const geom3 *g, tap_fn fn, void *arg) {
 typedef struct ref_job {
   const geom3 *g;
   int kind, dtype;
-  const void *a, *b; /* per kind: (x, w), (w, dy), (x, dy); pooling: (x, y or NULL), grad in b */
+  const void *a, *b; /* per kind: (x, w), (w, dy), (x, dy); AvgPool3D: (x, -); AvgPool3DGrad: (-, dy);
+                        MaxPool3DGrad: (x, y) */
   void *out;
-  void *count; /* average pooling: double per output position */
+  void *count; /* average pooling: double per output position; MaxPool3DGrad: the gradient */
 } ref_job;
 
 static void conv_tap(void *arg, int64_t ip, int64_t op, int64_t tap) {
@@ -322,38 +324,31 @@ static void st_add(int dtype, void *p, int64_t i, double v) {
   else ((float *)p)[i] += (float)v;
 }
 
-/* Pooling taps. K_MAX: out starts at -inf (set by the caller) and takes the max; K_AVG and
- * K_AVG_GRAD first count the valid taps (count != NULL pass), then sum / spread; K_MAX_GRAD
- * adds the window's gradient to every input equal to the window's maximum (TF's CPU rule). */
+/* Pooling taps. K_AVG and K_AVG_GRAD first count each window's valid taps (a pass with out
+ * NULL), then average / spread; K_MAX_GRAD adds the window's gradient (in `count`) to every
+ * input equal to the window's maximum (TF's CPU rule). (MaxPool3D has only float kernels,
+ * which are oneDNN's.) */
 static void pool_tap(void *arg, int64_t ip, int64_t op, int64_t tap) {
   (void)tap;
   const ref_job *j = arg;
   int64_t ch = j->g->ic;
-  if (j->count && j->out == NULL) {
+  if (j->out == NULL) {
     ((double *)j->count)[op] += 1;
     return;
   }
   for (int64_t k = 0; k < ch; k++) {
     int64_t i = ip * ch + k, o = op * ch + k;
-    switch (j->kind) {
-      case K_MAX: {
-        double v = ld(j->dtype, j->a, i);
-        if (v > ld(j->dtype, j->out, o)) {
-          if (j->dtype == TFC_DT_DOUBLE) ((double *)j->out)[o] = v;
-          else ((float *)j->out)[o] = (float)v;
-        }
-        break;
-      }
-      case K_AVG: st_add(j->dtype, j->out, o, ld(j->dtype, j->a, i) / ((double *)j->count)[op]); break;
-      case K_AVG_GRAD: st_add(j->dtype, j->out, i, ld(j->dtype, j->b, o) / ((double *)j->count)[op]); break;
-      default: /* K_MAX_GRAD: a = x, b = y; the gradient is in the job's grad (count slot) */
-        if (ld(j->dtype, j->a, i) == ld(j->dtype, j->b, o)) st_add(j->dtype, j->out, i, ld(j->dtype, j->count, o));
-        break;
-    }
+    if (j->kind == K_AVG)
+      st_add(j->dtype, j->out, o, ld(j->dtype, j->a, i) / ((double *)j->count)[op]);
+    else if (j->kind == K_AVG_GRAD)
+      st_add(j->dtype, j->out, i, ld(j->dtype, j->b, o) / ((double *)j->count)[op]);
+    else if (ld(j->dtype, j->a, i) == ld(j->dtype, j->b, o)) /* K_MAX_GRAD: a = x, b = y */
+      st_add(j->dtype, j->out, i, ld(j->dtype, j->count, o));
   }
 }
 
-/* Runs kind on the plain-C path into out (zeroed here; max pooling starts at -inf). */
+/* Runs kind on the plain-C path into out (zeroed here): the convolutions in double (a, b per
+ * ref_job), AvgPool3D and AvgPool3DGrad in double, MaxPool3DGrad (a = x, b = y, grad). */
 static int ref_run(tfc_kernel_ctx *c, const geom3 *g, int kind, int dtype, const void *a, const void *b,
                    const void *grad, tfc_tensor *out) {
   memset(out->data, 0, out->n_bytes);
@@ -362,30 +357,20 @@ static int ref_run(tfc_kernel_ctx *c, const geom3 *g, int kind, int dtype, const
     for_taps(g, conv_tap, &j);
     return TFC_OK;
   }
-  if (kind == K_MAX) {
-    for (int64_t i = 0; i < out->n_elems; i++) {
-      if (dtype == TFC_DT_DOUBLE) ((double *)out->data)[i] = -__builtin_inf();
-      else ((float *)out->data)[i] = -__builtin_inff();
-    }
-  }
   if (kind == K_MAX_GRAD) {
     j.count = (void *)grad;
     for_taps(g, pool_tap, &j);
     return TFC_OK;
   }
-  if (kind == K_AVG || kind == K_AVG_GRAD) {
-    int64_t n_pos = g->n * prod3(g->out);
-    double *count = calloc((size_t)(n_pos ? n_pos : 1), sizeof *count);
-    if (!count) return TFC_OOM(c->status);
-    j.count = count;
-    j.out = NULL;
-    for_taps(g, pool_tap, &j); /* the valid taps of each window */
-    j.out = out->data;
-    for_taps(g, pool_tap, &j);
-    free(count);
-    return TFC_OK;
-  }
+  int64_t n_pos = g->n * prod3(g->out);
+  double *count = calloc((size_t)(n_pos ? n_pos : 1), sizeof *count);
+  if (!count) return TFC_OOM(c->status);
+  j.count = count;
+  j.out = NULL;
+  for_taps(g, pool_tap, &j); /* the valid taps of each window */
+  j.out = out->data;
   for_taps(g, pool_tap, &j);
+  free(count);
   return TFC_OK;
 }
 
@@ -671,9 +656,10 @@ static int pool_compute(tfc_kernel_ctx *c) {
   }
   if (dtype != TFC_DT_FLOAT && dtype != TFC_DT_DOUBLE)
     return tfc_kernel_error(c, TFC_UNIMPLEMENTED, "%s for %s", c->node->op->name, tfc_dtype_name(dtype));
-  if (dtype == TFC_DT_DOUBLE || st->kind == K_MAX_GRAD)
-    return ref_run(c, &g, st->kind, dtype, x ? x->data : NULL, st->kind == K_MAX_GRAD ? c->inputs[1]->data : grad ? grad->data : NULL,
-                   grad ? grad->data : NULL, out);
+  if (dtype == TFC_DT_DOUBLE || st->kind == K_MAX_GRAD) {
+    const void *b = st->kind == K_MAX_GRAD ? c->inputs[1]->data : grad ? grad->data : NULL;
+    return ref_run(c, &g, st->kind, dtype, x ? x->data : NULL, b, grad ? grad->data : NULL, out);
+  }
   return dnn_run(c, st, &g, grad ? grad->data : x->data, NULL, NULL, out);
 }
 
