@@ -119,12 +119,14 @@ def layers_conv3d(tf):
     layer = tf.layers.Conv3D(2, (1, 2, 1), strides=(1, 2, 1), use_bias=False, name="c3",
                              kernel_initializer=tf.constant_initializer(0.5))
     d = layer(a)
+    e = tf.layers.conv3d(x, 2, (2, 1, 2), dilation_rate=(2, 1, 2), padding="same", name="dil",
+                         kernel_initializer=tf.constant_initializer(0.25))
     feed = {x: _x([2, 4, 5, 6, 2], 12)}
     with tf.Session() as s:
         s.run(tf.global_variables_initializer())
-        vals = [_r(v) for v in s.run([c, p, a, d], feed)]
+        vals = [_r(v) for v in s.run([c, p, a, d, e], feed)]
     return {"ops": _ops(tf), "vars": [[v.name, v.shape.as_list()] for v in tf.global_variables()],
-            "shapes": [t.shape.as_list() for t in (c, p, a, d)], "values": vals}
+            "shapes": [t.shape.as_list() for t in (c, p, a, d, e)], "values": vals}
 
 
 PROGRAMS = [layers_conv3d, convolution_1d, convolution_3d, convolution_numpy_inputs, convolution_bad_arguments,

@@ -5,7 +5,8 @@ mode.
 
 Conv2D (Conv3D) makes "<scope>/kernel" [kh, kw, in, filters] ([kd, kh, kw, in, filters];
 glorot_uniform unless given) and "<scope>/bias" [filters] (zeros) and computes Conv2D (Conv3D),
-BiasAdd and the activation under the layer's name scope (a channels_first Conv3D adds its bias
+BiasAdd and the activation under the layer's name scope (Conv3D's dilation_rate through
+SpaceToBatchND / BatchToSpaceND under "Conv3D", as Keras builds it; a channels_first Conv3D adds its bias
 to a 4-D Reshape of the output, as Keras does); the pooling layers are one MaxPool / AvgPool
 (MaxPool3D / AvgPool3D). Arguments are normalised as Keras does (an int kernel_size or stride
 for every axis; padding "valid"/"same" in any case; data_format "channels_last" (NHWC, NDHWC)
@@ -16,6 +17,7 @@ from tfc.layers import base
 from tfc.layers import core
 from tfc.ops import array_ops
 from tfc.ops import init_ops
+from tfc.ops import nn_atrous
 from tfc.ops import nn_conv3d
 from tfc.ops import nn_ops
 
@@ -99,9 +101,9 @@ class _Conv(base.Layer):
         if self.rank == 2:
             outputs = nn_ops.conv2d(inputs, self.kernel, strides=strides, padding=self.padding.upper(),
                                     data_format=fmt, dilations=dil)
-        else:
-            outputs = nn_conv3d.conv3d(inputs, self.kernel, strides=strides, padding=self.padding.upper(),
-                                       data_format=fmt, dilations=dil)
+        else:  # Keras' nn_ops.Convolution: a dilation through SpaceToBatchND, all under "Conv3D"
+            outputs = nn_atrous.convolution(inputs, self.kernel, self.padding.upper(), strides=strides,
+                                            dilation_rate=list(self.dilation_rate), name="Conv3D", data_format=fmt)
         if self.use_bias:
             if first and self.rank == 3:  # Keras: a bias over NCDHW through a 4-D NCHW view
                 shape = outputs.shape.as_list()
