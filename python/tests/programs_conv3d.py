@@ -1,5 +1,6 @@
 """tf.nn.convolution in 1 and 3 spatial dims (with and without dilation), tf.nn.conv3d,
-conv3d_transpose, max_pool3d, avg_pool3d and their gradients: TF 1.x programs whose graphs
+conv3d_transpose, max_pool3d, avg_pool3d, tf.layers' 3-D layers, and their gradients (the
+backprops' own too): TF 1.x programs whose graphs
 (node names, op types), shapes, values (rounded) and errors are compared with TensorFlow's (see
 programs.py)."""
 import numpy as np
@@ -80,6 +81,18 @@ def conv3d_transpose(tf):
     return {"ops": _ops(tf), "shape": y.shape.as_list(), "values": _run(tf, [y])}
 
 
+def conv3d_transpose_gradients(tf):
+    dy = tf.constant(_x([1, 3, 3, 4, 3], 13), name="dy")
+    w = tf.constant(_x([2, 2, 2, 2, 3], 14), name="w")
+    y = tf.nn.conv3d_transpose(dy, w, [1, 5, 6, 7, 2], [1, 2, 2, 2, 1], "SAME")
+    gdy, gw = tf.gradients(tf.reduce_sum(y * y), [dy, w])
+    x = tf.constant(_x([1, 5, 6, 7, 2], 15), name="x")
+    f = tf.raw_ops.Conv3DBackpropFilterV2(input=x, filter_sizes=[2, 2, 2, 2, 3], out_backprop=dy,
+                                          strides=[1, 2, 2, 2, 1], padding="SAME")
+    gx, gdy2 = tf.gradients(tf.reduce_sum(f * f), [x, dy])
+    return {"ops": _grad_ops(tf), "values": _run(tf, [gdy, gw, gx, gdy2])}
+
+
 def pool3d_and_gradients(tf):
     x = tf.constant(_x([2, 5, 6, 4, 3], 11), name="x")
     mx = tf.nn.max_pool3d(x, [1, 2, 2, 2, 1], [1, 2, 2, 2, 1], "SAME")
@@ -130,8 +143,8 @@ def layers_conv3d(tf):
 
 
 PROGRAMS = [layers_conv3d, convolution_1d, convolution_3d, convolution_numpy_inputs, convolution_bad_arguments,
-            conv3d_and_gradients, conv3d_transpose, pool3d_and_gradients, conv3d_shape_errors,
-            max_pool3d_batch_window]
+            conv3d_and_gradients, conv3d_transpose, conv3d_transpose_gradients, pool3d_and_gradients,
+            conv3d_shape_errors, max_pool3d_batch_window]
 
 
 def _tf115_conv3d_depth(e):
