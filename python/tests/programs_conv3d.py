@@ -1,8 +1,7 @@
 """tf.nn.convolution in 1 and 3 spatial dims (with and without dilation), tf.nn.conv3d,
 conv3d_transpose, max_pool3d, avg_pool3d, tf.layers' 3-D layers, and their gradients (the
-backprops' own too): TF 1.x programs whose graphs
-(node names, op types), shapes, values (rounded) and errors are compared with TensorFlow's (see
-programs.py)."""
+backprops' own too): TF 1.x programs whose graphs (node names, op types), shapes, values
+(rounded) and errors are compared with TensorFlow's (see programs.py)."""
 import numpy as np
 
 from programs import _ops, _val

@@ -5,14 +5,15 @@
  * float runs on the oneDNN layer of the 2-D family (kernels_conv_int.h) with 5-D memory
  * descriptors: per node a primitive cache keyed by the geometry with the shard's minibatch,
  * single-threaded primitives, the batch cut into the node's share of intra-op threads. The
- * convolutions keep activations in NDHWC and the filter in TF's DHWIO when oneDNN has a direct
- * kernel for that, else let it pick blocked layouts (reorders per call, as kernels_conv.c);
- * the filter gradient of a sharded call is a sum of per-shard partials. Max and average
+ * convolutions keep activations in NDHWC, the filter reordered from TF's DHWIO into the
+ * layout oneDNN picks, when oneDNN has a direct kernel for that, else let it pick blocked
+ * activation layouts too (reorders per call, as kernels_conv.c); the filter gradient of a sharded call is a sum of per-shard partials. Max and average
  * pooling and the average-pooling gradient are oneDNN pooling (avg_exclude_padding is TF's
  * "divide by the valid elements"). MaxPool3DGrad runs plain C: TF's CPU kernel gives each
  * window's gradient to EVERY input equal to the window's maximum (unlike MaxPoolGrad's first
  * maximum), which no oneDNN primitive does. double (Conv3D's and AvgPool3D's other CPU type,
- * used by the float64 gradient checks) runs the same plain-C loops, on the calling thread.
+ * used by the float64 gradient checks) runs the same plain-C loops, images shared out over
+ * the intra-op pool (the filter gradient, a sum over the batch, on the calling thread).
  *
  * Attrs are checked in init and shapes in compute with the texts of TF's CPU kernels
  * (conv_ops_3d.cc, conv_grad_ops_3d.cc, pooling_ops_3d.cc). Unlike TF's Eigen kernels, which
@@ -262,8 +263,8 @@ static int64_t prod3(const int64_t *v) { return v[0] * v[1] * v[2]; }
  * (times oc) and the tap (index into the window, 0 .. kd*kh*kw). */
 typedef void (*tap_fn)(void *arg, int64_t in_pos, int64_t out_pos, int64_t tap);
 
-static void for_taps(const geom3 *g, tap_fn fn, void *arg) {
-  for (int64_t b = 0; b < g->n; b++)
+static void for_taps(const geom3 *g, int64_t b0, int64_t b1, tap_fn fn, void *arg) {
+  for (int64_t b = b0; b < b1; b++)
     for (int64_t od = 0; od < g->out[0]; od++)
       for (int64_t oh = 0; oh < g->out[1]; oh++)
         for (int64_t ow = 0; ow < g->out[2]; ow++) {
@@ -347,6 +348,29 @@ static void pool_tap(void *arg, int64_t ip, int64_t op, int64_t tap) {
   }
 }
 
+typedef struct ref_range {
+  const ref_job *j;
+  tap_fn fn;
+} ref_range;
+
+static void ref_images(int64_t begin, int64_t end, void *arg) {
+  const ref_range *r = arg;
+  for_taps(r->j->g, begin, end, r->fn, (void *)r->j);
+}
+
+/* Visits images [0, n) with fn: on the intra-op pool when every image writes only its own
+ * part of the output (all but the filter gradient, a sum over the batch). */
+static void ref_pass(tfc_kernel_ctx *c, const ref_job *j, tap_fn fn) {
+  ref_range r = {j, fn};
+  const geom3 *g = j->g;
+  if (j->kind == K_CONV_BWD_FILTER) {
+    ref_images(0, g->n, &r);
+    return;
+  }
+  int64_t per_image = prod3(g->out) * prod3(g->k) * g->ic * (j->kind <= K_CONV_BWD_FILTER ? g->oc : 1);
+  tfc_kernel_parallel_for(c, g->n, per_image, ref_images, &r);
+}
+
 /* Runs kind on the plain-C path into out (zeroed here): the convolutions in double (a, b per
  * ref_job), AvgPool3D and AvgPool3DGrad in double, MaxPool3DGrad (a = x, b = y, grad). */
 static int ref_run(tfc_kernel_ctx *c, const geom3 *g, int kind, int dtype, const void *a, const void *b,
@@ -354,12 +378,12 @@ static int ref_run(tfc_kernel_ctx *c, const geom3 *g, int kind, int dtype, const
   memset(out->data, 0, out->n_bytes);
   ref_job j = {g, kind, dtype, a, b, out->data, NULL};
   if (kind <= K_CONV_BWD_FILTER) {
-    for_taps(g, conv_tap, &j);
+    ref_pass(c, &j, conv_tap);
     return TFC_OK;
   }
   if (kind == K_MAX_GRAD) {
     j.count = (void *)grad;
-    for_taps(g, pool_tap, &j);
+    ref_pass(c, &j, pool_tap);
     return TFC_OK;
   }
   int64_t n_pos = g->n * prod3(g->out);
@@ -367,9 +391,9 @@ static int ref_run(tfc_kernel_ctx *c, const geom3 *g, int kind, int dtype, const
   if (!count) return TFC_OOM(c->status);
   j.count = count;
   j.out = NULL;
-  for_taps(g, pool_tap, &j); /* the valid taps of each window */
+  ref_pass(c, &j, pool_tap); /* the valid taps of each window */
   j.out = out->data;
-  for_taps(g, pool_tap, &j);
+  ref_pass(c, &j, pool_tap);
   free(count);
   return TFC_OK;
 }
@@ -387,7 +411,7 @@ static int build_conv_layout(const conv3d_key *k, tfc_dnn_prim *p, int direct, t
   md5(&src_u, g->n, g->ic, g->in, dnnl_ndhwc);
   md5(&w_u, g->oc, g->ic, g->k, dnnl_dhwio);
   md5(&dst_u, g->n, g->oc, g->out, dnnl_ndhwc);
-  md5(&w_a, g->oc, g->ic, g->k, direct ? dnnl_dhwio : dnnl_format_tag_any);
+  md5(&w_a, g->oc, g->ic, g->k, dnnl_format_tag_any); /* small: reordered once per call */
   md5(&src_a, g->n, g->ic, g->in, direct ? dnnl_ndhwc : dnnl_format_tag_any);
   md5(&dst_a, g->n, g->oc, g->out, direct ? dnnl_ndhwc : dnnl_format_tag_any);
   dnnl_dims_t strides, dil, pl, pr;
@@ -465,8 +489,11 @@ static int build_pool(const conv3d_key *k, tfc_dnn_prim *p, tfc_status *s) {
   return rc;
 }
 
-/* Activations in NDHWC and the filter in DHWIO when oneDNN has a direct kernel for them;
- * otherwise (a "ref" implementation) blocked layouts of its choosing, reordered per call. */
+/* Activations in NDHWC with the filter in the layout oneDNN picks (reordered from DHWIO per
+ * call) when it has a direct kernel for that; otherwise (a "ref" implementation) blocked
+ * activations too, reordered per shard. Measured on a 4 x 16 x 32 x 32 x 16 input and a
+ * 3 x 3 x 3 x 16 x 32 filter: forward 15 ms and both backprops 36 ms this way, 31 and 69 ms
+ * with blocked activations, 50 and 215 ms with the filter kept in DHWIO (a GEMM kernel). */
 static int build(const void *key, tfc_dnn_prim *p, tfc_status *s) {
   const conv3d_key *k = key;
   if (k->kind > K_CONV_BWD_FILTER) return build_pool(k, p, s);
