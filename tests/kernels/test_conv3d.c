@@ -110,6 +110,13 @@ static void conv3d_attr_errors(void) {
                  "Conv3DBackpropInputOpV2 only supports NDHWC on the CPU.");
   }
   {
+    /* NCDHW's depth stride (index 1) is refused before the layout itself, as TF */
+    ku_attr a[3] = {{"strides", INTS(1, 2, 1, 1, 1)}, {"padding", str("SAME")}, {"data_format", str("NCDHW")}};
+    tfc_tensor *in[2] = {f5(1, 2, 4, 4, 4), f5(2, 2, 2, 2, 3)};
+    expect_error("Conv3D", a, 3, in, 2, 1, TFC_INVALID_ARGUMENT,
+                 "Current implementation does not yet support strides in the batch and depth dimensions.");
+  }
+  {
     /* the op def's minimum, checked when the node is made */
     ku_attr a[2] = {{"strides", INTS(1, 1, 1, 1)}, {"padding", str("SAME")}};
     tfc_tensor *in[2] = {f5(1, 4, 4, 4, 2), f5(2, 2, 2, 2, 3)};
@@ -222,6 +229,14 @@ static void pool3d_errors(void) {
                     {"data_format", str("NCDHW")}};
     tfc_tensor *in[1] = {f5(1, 2, 4, 4, 4)};
     expect_error("MaxPool3D", a, 4, in, 1, 1, TFC_INVALID_ARGUMENT,
+                 "Default Pooling3DOp only supports NDHWC on device type CPU");
+  }
+  {
+    /* pooling refuses the layout first, whatever the window */
+    ku_attr a[4] = {{"ksize", INTS(1, 2, 2, 2, 2)}, {"strides", INTS(1, 1, 1, 1, 1)}, {"padding", str("SAME")},
+                    {"data_format", str("NCDHW")}};
+    tfc_tensor *in[1] = {f5(1, 2, 4, 4, 4)};
+    expect_error("AvgPool3D", a, 4, in, 1, 1, TFC_INVALID_ARGUMENT,
                  "Default Pooling3DOp only supports NDHWC on device type CPU");
   }
   {
