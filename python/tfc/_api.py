@@ -237,6 +237,9 @@ for _n in "conv1d conv2d_transpose swish zero_fraction depthwise_conv2d depthwis
 from tfc.ops import nn_atrous as _nn_atrous  # noqa: E402
 nn.convolution, nn.atrous_conv2d = _nn_atrous.convolution, _nn_atrous.atrous_conv2d
 nn.with_space_to_batch = _nn_atrous.with_space_to_batch
+from tfc.ops import nn_conv3d as _nn_conv3d  # noqa: E402
+for _n in "conv3d conv3d_transpose max_pool3d avg_pool3d".split():
+    setattr(nn, _n, getattr(_nn_conv3d, _n))
 math.l2_normalize = _nn_ops.l2_normalize
 linalg = _types.ModuleType("tfc.linalg", "tf.linalg")
 linalg.matmul, linalg.norm, linalg.einsum = _math_ops.matmul, _linalg_ops.norm, _linalg_ops.einsum
@@ -308,7 +311,8 @@ from tfc.layers import convolutional as _layers_conv, normalization as _layers_n
 layers = _types.ModuleType("tfc.layers", "tf.layers")
 for _m, _names in ((_layers_base, "Layer InputSpec"), (_layers_core, "Dense Dropout Flatten dense dropout flatten"),
                    (_layers_conv, "Conv2D Convolution2D MaxPooling2D MaxPool2D AveragePooling2D AvgPool2D conv2d "
-                                  "max_pooling2d average_pooling2d"),
+                                  "max_pooling2d average_pooling2d Conv3D Convolution3D MaxPooling3D MaxPool3D "
+                                  "AveragePooling3D AvgPool3D conv3d max_pooling3d average_pooling3d"),
                    (_layers_norm, "BatchNormalization batch_normalization")):
     for _n in _names.split():
         setattr(layers, _n, getattr(_m, _n))

@@ -1,11 +1,14 @@
 /*
  * grad_conv — gradient builders of convolution and pooling: Conv2D through
  * Conv2DBackpropInput and Conv2DBackpropFilter (sizes from one ShapeN), DepthwiseConv2dNative
- * likewise through its two backprops, MaxPool through
- * MaxPoolGrad and AvgPool through AvgPoolGrad, as TF's nn_grad.py builds them. The forward
+ * likewise through its two backprops, Conv3D through Conv3DBackpropInputV2 and
+ * Conv3DBackpropFilterV2 (whose own gradients are each other and Conv3D), MaxPool (MaxPool3D) through MaxPoolGrad (MaxPool3DGrad) and AvgPool
+ * (AvgPool3D) through AvgPoolGrad (AvgPool3DGrad), as TF's nn_grad.py builds them. The forward
  * node's attrs (strides, padding, dilations, data_format, ...) are copied to each gradient op
- * that declares them. Rows name ops by string: they work once ops_conv.def has the rows.
+ * that declares them. Rows name ops by string: they work once ops_conv.def and ops_conv3d.def have the rows.
  */
+#include <string.h>
+
 #include "grad/grad_internal.h"
 #include "ops/opdef.h"
 
@@ -49,23 +52,68 @@ static int depthwise_grad(tfc_grad_ctx *c) {
   return conv_grads(c, "DepthwiseConv2dNativeBackpropInput", "DepthwiseConv2dNativeBackpropFilter");
 }
 
-static int max_pool_grad(tfc_grad_ctx *c) {
-  tfc_grad_attr a[N_CONV_ATTRS];
-  int n = copy_attrs(c, "MaxPoolGrad", a);
-  tfc_endpoint ins[3] = {tfc_grad_in(c, 0), tfc_grad_out(c, 0), c->dy[0]};
-  c->dx[0] = tfc_grad_op(c, "MaxPoolGrad", NULL, ins, 3, a, n);
+static int conv3d_grad(tfc_grad_ctx *c) { return conv_grads(c, "Conv3DBackpropInputV2", "Conv3DBackpropFilterV2"); }
+
+/* Conv3DBackpropInputV2(sizes, w, dy), a convolution's transpose: d/dw is the filter gradient
+ * of g over dy, d/ddy the convolution of g with w (TF's _Conv3DBackpropInputGrad); the sizes
+ * get none. */
+static int conv3d_backprop_input_grad(tfc_grad_ctx *c) {
+  tfc_endpoint w = tfc_grad_in(c, 1), dy = tfc_grad_in(c, 2), g = c->dy[0];
+  tfc_grad_attr a1[N_CONV_ATTRS], a2[N_CONV_ATTRS];
+  tfc_endpoint sw = tfc_grad_shape_opt(c, w, TFC_DT_INT32);
+  int n1 = copy_attrs(c, "Conv3DBackpropFilterV2", a1);
+  tfc_endpoint i1[3] = {g, sw, dy};
+  c->dx[1] = tfc_grad_op(c, "Conv3DBackpropFilterV2", NULL, i1, 3, a1, n1);
+  int n2 = copy_attrs(c, "Conv3D", a2);
+  tfc_endpoint i2[2] = {g, w};
+  c->dx[2] = tfc_grad_op(c, "Conv3D", NULL, i2, 2, a2, n2);
   return c->s->code;
 }
 
-static int avg_pool_grad(tfc_grad_ctx *c) {
-  tfc_endpoint sx = tfc_grad_shape(c, tfc_grad_in(c, 0));
-  tfc_grad_attr a[N_CONV_ATTRS];
-  int n = copy_attrs(c, "AvgPoolGrad", a);
-  tfc_endpoint ins[2] = {sx, c->dy[0]};
-  c->dx[0] = tfc_grad_op(c, "AvgPoolGrad", NULL, ins, 2, a, n);
+/* Conv3DBackpropFilterV2(x, sizes, dy): d/dx is the input gradient of dy through g, d/ddy the
+ * convolution of x with g (TF's _Conv3DBackpropFilterGrad); the sizes get none. */
+static int conv3d_backprop_filter_grad(tfc_grad_ctx *c) {
+  tfc_endpoint x = tfc_grad_in(c, 0), dy = tfc_grad_in(c, 2), g = c->dy[0];
+  tfc_grad_attr a1[N_CONV_ATTRS], a2[N_CONV_ATTRS];
+  tfc_endpoint sx = tfc_grad_shape_opt(c, x, TFC_DT_INT32);
+  int n1 = copy_attrs(c, "Conv3DBackpropInputV2", a1);
+  tfc_endpoint i1[3] = {sx, g, dy};
+  c->dx[0] = tfc_grad_op(c, "Conv3DBackpropInputV2", NULL, i1, 3, a1, n1);
+  int n2 = copy_attrs(c, "Conv3D", a2);
+  tfc_endpoint i2[2] = {x, g};
+  c->dx[2] = tfc_grad_op(c, "Conv3D", NULL, i2, 2, a2, n2);
   return c->s->code;
 }
+
+/* op(x, y, dy) for max pooling (MaxPoolGrad, MaxPool3DGrad). */
+static int max_pool_grad_op(tfc_grad_ctx *c, const char *op) {
+  tfc_grad_attr a[N_CONV_ATTRS];
+  int n = copy_attrs(c, op, a);
+  tfc_endpoint ins[3] = {tfc_grad_in(c, 0), tfc_grad_out(c, 0), c->dy[0]};
+  c->dx[0] = tfc_grad_op(c, op, NULL, ins, 3, a, n);
+  return c->s->code;
+}
+
+/* op(Shape(x), dy) for average pooling (AvgPoolGrad, AvgPool3DGrad). AvgPool3D's shape is a
+ * Const "Shape" when x's shape is fully known, as TF's array_ops.shape folds it; AvgPool's
+ * stays a Shape node (as tfc has always built it). */
+static int avg_pool_grad_op(tfc_grad_ctx *c, const char *op) {
+  tfc_endpoint sx = strcmp(op, "AvgPool3DGrad") == 0 ? tfc_grad_shape_opt(c, tfc_grad_in(c, 0), TFC_DT_INT32)
+                                                     : tfc_grad_shape(c, tfc_grad_in(c, 0));
+  tfc_grad_attr a[N_CONV_ATTRS];
+  int n = copy_attrs(c, op, a);
+  tfc_endpoint ins[2] = {sx, c->dy[0]};
+  c->dx[0] = tfc_grad_op(c, op, NULL, ins, 2, a, n);
+  return c->s->code;
+}
+
+static int max_pool_grad(tfc_grad_ctx *c) { return max_pool_grad_op(c, "MaxPoolGrad"); }
+static int avg_pool_grad(tfc_grad_ctx *c) { return avg_pool_grad_op(c, "AvgPoolGrad"); }
+static int max_pool3d_grad(tfc_grad_ctx *c) { return max_pool_grad_op(c, "MaxPool3DGrad"); }
+static int avg_pool3d_grad(tfc_grad_ctx *c) { return avg_pool_grad_op(c, "AvgPool3DGrad"); }
 
 const tfc_grad_entry tfc_grad_conv_entries[] = {
     {"Conv2D", conv2d_grad}, {"MaxPool", max_pool_grad}, {"AvgPool", avg_pool_grad},
-    {"DepthwiseConv2dNative", depthwise_grad}, {NULL, NULL}};
+    {"DepthwiseConv2dNative", depthwise_grad}, {"Conv3D", conv3d_grad}, {"MaxPool3D", max_pool3d_grad},
+    {"AvgPool3D", avg_pool3d_grad}, {"Conv3DBackpropInputV2", conv3d_backprop_input_grad},
+    {"Conv3DBackpropFilterV2", conv3d_backprop_filter_grad}, {NULL, NULL}};

@@ -31,3 +31,4 @@
 #include "ops/ops_fused.def"
 #include "ops/ops_fft.def"
 #include "ops/ops_image_scale.def"
+#include "ops/ops_conv3d.def"

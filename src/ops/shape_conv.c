@@ -1,5 +1,6 @@
 /*
- * shape_conv — shape functions of the convolution and pooling family (ops_conv.def).
+ * shape_conv — shape functions of the convolution and pooling families (ops_conv.def, and the
+ * 3-D ops of ops_conv3d.def).
  *
  * They follow TF 1.15's Conv2DShape, MaxPoolShape/AvgPoolShape and the backprop ops' "shape
  * from a const size input" functions, with TF's error texts, so that a bad graph fails at
@@ -168,6 +169,94 @@ int tfc_shape_max_pool_grad(tfc_shape_ctx *c) {
   if (n_pads != 0)
     return tfc_shape_ctx_error(c, "explicit_paddings attribute must be empty if the padding attribute is not EXPLICIT");
   TFC_TRY(with_rank4(c, &c->input_shapes[0]));
+  c->output_shapes[0] = c->input_shapes[0];
+  return TFC_OK;
+}
+
+/* ---- the 3-D family ---- */
+
+static int with_rank5(tfc_shape_ctx *c, const tfc_shape *s) {
+  if (s->rank >= 0 && s->rank != 5) return tfc_shape_ctx_error(c, "Shape must be rank 5 but is rank %d", s->rank);
+  return TFC_OK;
+}
+
+/* Index of spatial dim k (0: D, 1: H, 2: W) and of the channels in a 5-D NDHWC / NCDHW shape. */
+static int spatial5(int ncdhw, int k) { return ncdhw ? 2 + k : 1 + k; }
+
+int tfc_shape_conv3d(tfc_shape_ctx *c) {
+  int ncdhw = attr_is(c, "data_format", "NCDHW"), same = attr_is(c, "padding", "SAME");
+  int64_t strides[8] = {0}, dil[8] = {1, 1, 1, 1, 1};
+  int n_strides, n_dil;
+  attr_ints(c, "strides", strides, 8, &n_strides);
+  attr_ints(c, "dilations", dil, 8, &n_dil);
+  const tfc_shape *in = &c->input_shapes[0], *f = &c->input_shapes[1];
+  TFC_TRY(with_rank5(c, in));
+  TFC_TRY(with_rank5(c, f));
+  if (n_strides != 5)
+    return tfc_shape_ctx_error(c, "Conv3D requires the stride attribute to contain 5 values, but got: %d", n_strides);
+  if (n_dil != 5)
+    return tfc_shape_ctx_error(c, "Conv3D requires the dilation attribute to contain 5 values, but got: %d", n_dil);
+  if (in->rank < 0 || f->rank < 0) return TFC_OK;
+  int ci = ncdhw ? 1 : 4;
+  int64_t in_c = in->dims[ci], f_c = f->dims[3];
+  if (in_c >= 0 && f_c >= 0 && in_c != f_c)
+    return tfc_shape_ctx_error(c, "Dimensions must be equal, but are %lld and %lld", (long long)in_c, (long long)f_c);
+  tfc_shape r = {.rank = 5};
+  r.dims[0] = in->dims[0];
+  r.dims[ci] = f->dims[4];
+  for (int k = 0; k < 3; k++) {
+    int i = spatial5(ncdhw, k);
+    if (f->dims[k] < 0) {
+      r.dims[i] = -1;
+      continue;
+    }
+    TFC_TRY(windowed(c, in->dims[i], f->dims[k], dil[i], strides[i], same, 0, &r.dims[i]));
+  }
+  c->output_shapes[0] = r;
+  return TFC_OK;
+}
+
+/* Output = the const shape vector in input `which`, which must describe a rank-5 tensor. */
+static int shape_from_sizes5(tfc_shape_ctx *c, int which) {
+  tfc_shape s;
+  TFC_TRY(tfc_shape_ctx_input_as_shape(c, which, &s));
+  TFC_TRY(with_rank5(c, &s));
+  if (s.rank < 0) {
+    s.rank = 5;
+    for (int i = 0; i < 5; i++) s.dims[i] = -1;
+  }
+  c->output_shapes[0] = s;
+  return TFC_OK;
+}
+
+int tfc_shape_conv3d_backprop_input(tfc_shape_ctx *c) { return shape_from_sizes5(c, 0); }
+int tfc_shape_conv3d_backprop_filter(tfc_shape_ctx *c) { return shape_from_sizes5(c, 1); }
+int tfc_shape_avg_pool3d_grad(tfc_shape_ctx *c) { return shape_from_sizes5(c, 0); }
+
+int tfc_shape_pool3d(tfc_shape_ctx *c) {
+  int ncdhw = attr_is(c, "data_format", "NCDHW"), same = attr_is(c, "padding", "SAME");
+  int64_t ksize[8] = {0}, strides[8] = {0};
+  int nk, ns;
+  attr_ints(c, "ksize", ksize, 8, &nk);
+  attr_ints(c, "strides", strides, 8, &ns);
+  const tfc_shape *in = &c->input_shapes[0];
+  TFC_TRY(with_rank5(c, in));
+  if (ns != 5)
+    return tfc_shape_ctx_error(c, "%s requires the stride attribute to contain 5 values, but got: %d", c->op->name, ns);
+  if (nk != 5)
+    return tfc_shape_ctx_error(c, "%s requires the ksize attribute to contain 5 values, but got: %d", c->op->name, nk);
+  if (in->rank < 0) return TFC_OK;
+  tfc_shape r = *in;
+  for (int k = 0; k < 3; k++) {
+    int i = spatial5(ncdhw, k);
+    TFC_TRY(windowed(c, in->dims[i], ksize[i], 1, strides[i], same, 0, &r.dims[i]));
+  }
+  c->output_shapes[0] = r;
+  return TFC_OK;
+}
+
+int tfc_shape_max_pool3d_grad(tfc_shape_ctx *c) {
+  TFC_TRY(with_rank5(c, &c->input_shapes[0]));
   c->output_shapes[0] = c->input_shapes[0];
   return TFC_OK;
 }

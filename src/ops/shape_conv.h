@@ -13,5 +13,12 @@ int tfc_shape_conv2d_backprop_filter(tfc_shape_ctx *c); /* the const filter_size
 int tfc_shape_pool(tfc_shape_ctx *c);                   /* MaxPool, AvgPool */
 int tfc_shape_max_pool_grad(tfc_shape_ctx *c);          /* orig_input's shape (rank 4) */
 int tfc_shape_avg_pool_grad(tfc_shape_ctx *c);          /* the const orig_input_shape, rank 4 */
+/* The 3-D family (ops_conv3d.def), after TF's Conv3DShape, Pool3DShape and the V2 backprops'. */
+int tfc_shape_conv3d(tfc_shape_ctx *c);                 /* Conv3D: [N, OD, OH, OW, OC] (or NCDHW) */
+int tfc_shape_conv3d_backprop_input(tfc_shape_ctx *c);  /* the const input_sizes, rank 5 */
+int tfc_shape_conv3d_backprop_filter(tfc_shape_ctx *c); /* the const filter_sizes, rank 5 */
+int tfc_shape_pool3d(tfc_shape_ctx *c);                 /* MaxPool3D, AvgPool3D */
+int tfc_shape_max_pool3d_grad(tfc_shape_ctx *c);        /* orig_input's shape (rank 5) */
+int tfc_shape_avg_pool3d_grad(tfc_shape_ctx *c);        /* the const orig_input_shape, rank 5 */
 
 #endif

@@ -5,7 +5,7 @@
  * to be cut into uneven shards; then the shape functions' and kernels' errors with TF's
  * codes and texts.
  *
- * The fixture stores no inputs: gen() below is the generator's formula (exact in float).
+ * The fixture stores no inputs: gen() (conv_fixture.h) is the generator's formula (exact in float).
  */
 #include <inttypes.h>
 #include <math.h>
@@ -16,161 +16,9 @@
 #include "harness.h"
 #include "kernel_util.c"
 
-static double gen_value(int seed, int64_t i) { return (double)((i * 37 + seed * 101) % 29 - 14) / 8.0; }
+#include "conv_fixture.h"
 
-static tfc_tensor *gen(int dtype, int seed, const int64_t *dims, int nd) {
-  tfc_tensor *t = ku_typed(dtype, dims, nd, NULL);
-  for (int64_t i = 0; i < t->n_elems; i++) ku_set(t, i, gen_value(seed, i));
-  return t;
-}
-
-typedef struct fixture_case {
-  char name[64], op[32];
-  int dtype;
-  int n_attrs;
-  ku_attr attrs[6];
-  int n_inputs;
-  tfc_tensor *inputs[3];
-  int nd;
-  int64_t dims[4];
-  int64_t step, n_expect;
-  double *expect;
-} fixture_case;
-
-static void case_free(fixture_case *fc) {
-  for (int i = 0; i < fc->n_attrs; i++) tfc_attr_value_fini(&fc->attrs[i].value);
-  for (int i = 0; i < fc->n_inputs; i++) tfc_tensor_unref(fc->inputs[i]);
-  free(fc->expect);
-  memset(fc, 0, sizeof *fc);
-}
-
-/* Reads the next case; 0 at the end of the file. Attr names point into a static pool. */
-static int read_case(FILE *f, fixture_case *fc) {
-  static char names[64][32];
-  static int n_names;
-  char *buf = NULL;
-  size_t cap = 0;
-  memset(fc, 0, sizeof *fc);
-  while (getline(&buf, &cap, f) > 0) {
-    char *p = buf, word[64];
-    int used;
-    if (sscanf(p, "%63s%n", word, &used) != 1 || word[0] == '#') continue;
-    p += used;
-    if (!strcmp(word, "case")) {
-      sscanf(p, "%63s", fc->name);
-    } else if (!strcmp(word, "op")) {
-      sscanf(p, "%31s", fc->op);
-    } else if (!strcmp(word, "dtype")) {
-      sscanf(p, "%63s", word);
-      fc->dtype = !strcmp(word, "double") ? TFC_DT_DOUBLE : TFC_DT_FLOAT;
-    } else if (!strcmp(word, "attr")) {
-      char name[32], kind[8];
-      sscanf(p, "%31s %7s%n", name, kind, &used);
-      p += used;
-      ku_attr *a = &fc->attrs[fc->n_attrs++];
-      snprintf(names[n_names % 64], 32, "%s", name);
-      a->name = names[n_names++ % 64];
-      if (!strcmp(kind, "str")) {
-        sscanf(p, "%63s", word);
-        tfc_attr_string(word, strlen(word), &a->value, NULL);
-      } else {
-        a->value = tfc_attr_list(TFC_ATTR_INT);
-        long long v;
-        while (sscanf(p, "%lld%n", &v, &used) == 1) {
-          p += used;
-          tfc_attr_value item = tfc_attr_int(v);
-          tfc_attr_list_append(&a->value, &item, NULL);
-        }
-      }
-    } else if (!strcmp(word, "input")) {
-      char kind[8];
-      sscanf(p, "%7s%n", kind, &used);
-      p += used;
-      int64_t dims[4];
-      if (!strcmp(kind, "gen")) {
-        int seed, nd;
-        sscanf(p, "%d %d%n", &seed, &nd, &used);
-        p += used;
-        for (int d = 0; d < nd; d++) {
-          sscanf(p, "%" SCNd64 "%n", &dims[d], &used);
-          p += used;
-        }
-        fc->inputs[fc->n_inputs++] = gen(fc->dtype, seed, dims, nd);
-      } else {
-        int n;
-        int32_t v[4];
-        sscanf(p, "%d%n", &n, &used);
-        p += used;
-        for (int d = 0; d < n && d < 4; d++) {
-          sscanf(p, "%d%n", &v[d], &used);
-          p += used;
-        }
-        int64_t len = n;
-        fc->inputs[fc->n_inputs++] = ku_i32(&len, 1, v);
-      }
-    } else if (!strcmp(word, "expect")) {
-      sscanf(p, "%d%n", &fc->nd, &used);
-      p += used;
-      int64_t total = 1;
-      for (int d = 0; d < fc->nd; d++) {
-        sscanf(p, "%" SCNd64 "%n", &fc->dims[d], &used);
-        p += used;
-        total *= fc->dims[d];
-      }
-      sscanf(p, " step %" SCNd64 " :%n", &fc->step, &used);
-      p += used;
-      fc->n_expect = (total + fc->step - 1) / fc->step;
-      fc->expect = malloc(sizeof(double) * (size_t)(fc->n_expect ? fc->n_expect : 1));
-      for (int64_t i = 0; i < fc->n_expect; i++) {
-        fc->expect[i] = strtod(p, &p);
-      }
-    } else if (!strcmp(word, "end")) {
-      free(buf);
-      return 1;
-    }
-  }
-  free(buf);
-  return 0;
-}
-
-/* Runs every fixture case of op `op` and compares with TF's values. */
-static void run_fixture_op(const char *op) {
-  FILE *f = fopen(TFC_FIXTURE_DIR "/conv_cases.txt", "r");
-  EXPECT_TRUE(f != NULL);
-  fixture_case fc;
-  int n_run = 0;
-  while (read_case(f, &fc)) {
-    if (strcmp(fc.op, op) != 0) {
-      case_free(&fc);
-      continue;
-    }
-    tfc_tensor *out = NULL;
-    tfc_status s;
-    tfc_status_init(&s);
-    int rc = ku_run(fc.op, fc.attrs, fc.n_attrs, fc.inputs, fc.n_inputs, NULL, &out, 1, &s);
-    if (rc != TFC_OK) tfc_test_fail(__FILE__, __LINE__, "case %s: %s", fc.name, tfc_status_msg(&s));
-    EXPECT_EQ(out->dtype, fc.dtype);
-    EXPECT_EQ(out->ndims, fc.nd);
-    for (int d = 0; d < fc.nd; d++)
-      if (out->dims[d] != fc.dims[d])
-        tfc_test_fail(__FILE__, __LINE__, "case %s: dim %d is %lld, want %lld", fc.name, d, (long long)out->dims[d],
-                      (long long)fc.dims[d]);
-    double tol = fc.dtype == TFC_DT_DOUBLE ? 1e-9 : 2e-5;
-    for (int64_t i = 0; i < fc.n_expect; i++) {
-      int64_t at = i * fc.step;
-      double got = fc.dtype == TFC_DT_DOUBLE ? ((double *)out->data)[at] : ((float *)out->data)[at];
-      if (fabs(got - fc.expect[i]) > tol * (1 + fabs(fc.expect[i])))
-        tfc_test_fail(__FILE__, __LINE__, "case %s: element %lld is %.9g, TF says %.9g", fc.name, (long long)at, got,
-                      fc.expect[i]);
-    }
-    tfc_tensor_unref(out);
-    tfc_status_fini(&s);
-    case_free(&fc);
-    n_run++;
-  }
-  fclose(f);
-  EXPECT_TRUE(n_run >= 5);
-}
+static void run_fixture_op(const char *op) { run_fixture_file_op(TFC_FIXTURE_DIR "/conv_cases.txt", op, 5); }
 
 static void conv2d_matches_tensorflow(void) { run_fixture_op("Conv2D"); }
 static void conv2d_backprop_input_matches_tensorflow(void) { run_fixture_op("Conv2DBackpropInput"); }

@@ -3,7 +3,9 @@
  * gradients built by TF_AddGradients: Conv2D (input and filter backprops) in NHWC and NCHW,
  * with unit and larger strides, SAME and VALID padding; DepthwiseConv2dNative (multipliers,
  * strides, a dilation); MaxPool (inputs drawn distinct, so
- * no ties at the max) and AvgPool in both layouts and paddings. y = Square(op(x)) so the
+ * no ties at the max) and AvgPool in both layouts and paddings; Conv3D (strides, paddings,
+ * dilations; float64 and float), MaxPool3D (float: its only kernel type) and AvgPool3D in
+ * NDHWC. y = Square(op(x)) so the
  * incoming gradient varies with the output.
  */
 #include "grad_check.h"
@@ -88,10 +90,129 @@ static void grad_depthwise_strides_paddings_dilations(void) {
       }
 }
 
+/* ---- the 3-D family (NDHWC, the CPU's layout) ---- */
+
+typedef struct conv3_arg {
+  const char *op, *padding;
+  int stride[3], k[3], dil[3]; /* D, H, W; k: the pooling window (0: a convolution) */
+} conv3_arg;
+
+static void set_dhw(TF_OperationDescription *d, const char *name, const int *v) {
+  int64_t l[5] = {1, v[0], v[1], v[2], 1};
+  TF_SetAttrIntList(d, name, l, 5);
+}
+
+static TF_Output build3(TF_Graph *g, TF_Output *x, int nx, void *arg) {
+  conv3_arg *a = arg;
+  TF_OperationDescription *d = TF_NewOperation(g, a->op, "y");
+  for (int i = 0; i < nx; i++) TF_AddInput(d, x[i]);
+  set_dhw(d, "strides", a->stride);
+  if (a->k[0]) set_dhw(d, "ksize", a->k);
+  if (a->dil[0]) set_dhw(d, "dilations", a->dil);
+  TF_SetAttrString(d, "padding", a->padding, strlen(a->padding));
+  return gc_op1(g, "Square", (TF_Output){gc_finish(d), 0});
+}
+
+/* Conv3D through Conv3DBackpropInputV2 and Conv3DBackpropFilterV2 (float64, the plain-C
+ * kernels), and once in float (oneDNN) with a looser tolerance. */
+static void grad_conv3d_strides_paddings_dilations(void) {
+  static const char *pads[2] = {"SAME", "VALID"};
+  static const conv3_arg shapes[3] = {
+      {"Conv3D", NULL, {1, 1, 1}, {0, 0, 0}, {0, 0, 0}},
+      {"Conv3D", NULL, {2, 1, 2}, {0, 0, 0}, {0, 0, 0}},
+      {"Conv3D", NULL, {1, 1, 1}, {0, 0, 0}, {2, 1, 2}},
+  };
+  for (int p = 0; p < 2; p++)
+    for (int k = 0; k < 3; k++) {
+      conv3_arg a = shapes[k];
+      a.padding = pads[p];
+      gc_input in[2] = {IN(-1, 1, 5, 2, 5, 4, 5, 2), IN(-1, 1, 5, 2, 2, 2, 2, 3)};
+      char what[80];
+      snprintf(what, sizeof what, "Conv3D %s case %d", pads[p], k);
+      gc_check(what, build3, &a, in, 2);
+    }
+  conv3_arg a = {"Conv3D", "SAME", {1, 2, 1}, {0, 0, 0}, {1, 1, 2}};
+  gc_input in[2] = {IN(-1, 1, 5, 2, 4, 4, 5, 2), IN(-1, 1, 5, 2, 2, 2, 2, 3)};
+  gc_check_ex("Conv3D float", build3, &a, in, 2, TF_FLOAT, 1e-2, 2e-2);
+}
+
+/* The backprops' own gradients (a conv3d_transpose being trained): input_sizes /
+ * filter_sizes a Const, the other two inputs checked. */
+typedef struct bprop3_arg {
+  conv3_arg conv;
+  int filter;       /* 1: Conv3DBackpropFilterV2, 0: Conv3DBackpropInputV2 */
+  int64_t sizes[5]; /* the input's (BackpropInput) or the filter's (BackpropFilter) shape */
+} bprop3_arg;
+
+static TF_Output build_bprop3(TF_Graph *g, TF_Output *x, int nx, void *arg) {
+  (void)nx;
+  bprop3_arg *a = arg;
+  TF_Output sizes = gc_ivec(g, "sizes", a->sizes, 5);
+  TF_OperationDescription *d =
+      TF_NewOperation(g, a->filter ? "Conv3DBackpropFilterV2" : "Conv3DBackpropInputV2", "y");
+  if (a->filter) {
+    TF_AddInput(d, x[0]);
+    TF_AddInput(d, sizes);
+  } else {
+    TF_AddInput(d, sizes);
+    TF_AddInput(d, x[0]);
+  }
+  TF_AddInput(d, x[1]);
+  set_dhw(d, "strides", a->conv.stride);
+  if (a->conv.dil[0]) set_dhw(d, "dilations", a->conv.dil);
+  TF_SetAttrString(d, "padding", a->conv.padding, strlen(a->conv.padding));
+  return gc_op1(g, "Square", (TF_Output){gc_finish(d), 0});
+}
+
+static void grad_conv3d_backprops(void) {
+  static const char *pads[2] = {"SAME", "VALID"};
+  for (int p = 0; p < 2; p++)
+    for (int k = 0; k < 2; k++) {
+      /* x [2, 5, 4, 5, 2], w [2, 2, 2, 2, 3]; k 1: strides (2, 1, 2) and a dilation */
+      conv3_arg conv = {"", pads[p], {1 + k, 1, 1 + k}, {0, 0, 0}, {1, 1 + k, 1}};
+      int64_t od = p ? (5 - 2) / (1 + k) + 1 : (5 + k) / (1 + k), oh = p ? 4 - (1 + k) : 4,
+              ow = p ? (5 - 2) / (1 + k) + 1 : (5 + k) / (1 + k);
+      bprop3_arg in_arg = {conv, 0, {2, 5, 4, 5, 2}}, f_arg = {conv, 1, {2, 2, 2, 2, 3}};
+      gc_input in_ins[2] = {IN(-1, 1, 5, 2, 2, 2, 2, 3), IN(-1, 1, 5, 2, od, oh, ow, 3)};
+      gc_input f_ins[2] = {IN(-1, 1, 5, 2, 5, 4, 5, 2), IN(-1, 1, 5, 2, od, oh, ow, 3)};
+      char what[80];
+      snprintf(what, sizeof what, "Conv3DBackpropInputV2 %s case %d", pads[p], k);
+      gc_check(what, build_bprop3, &in_arg, in_ins, 2);
+      snprintf(what, sizeof what, "Conv3DBackpropFilterV2 %s case %d", pads[p], k);
+      gc_check(what, build_bprop3, &f_arg, f_ins, 2);
+    }
+}
+
+/* MaxPool3D has only float kernels: float differences with a small step; the random inputs
+ * keep every window's maximum clear of the step. */
+static void grad_max_pool3d(void) {
+  static const char *pads[2] = {"SAME", "VALID"};
+  for (int p = 0; p < 2; p++) {
+    conv3_arg a = {"MaxPool3D", pads[p], {2, 2, 2}, {2, 2, 2}, {0, 0, 0}};
+    gc_input in = IN(-2, 2, 5, 1, 4, 5, 4, 2);
+    gc_check_ex("MaxPool3D", build3, &a, &in, 1, TF_FLOAT, 1e-3, 2e-3);
+    conv3_arg o = {"MaxPool3D", pads[p], {1, 1, 1}, {2, 3, 2}, {0, 0, 0}}; /* overlapping windows */
+    gc_check_ex("MaxPool3D overlapping", build3, &o, &in, 1, TF_FLOAT, 1e-3, 2e-3);
+  }
+}
+
+static void grad_avg_pool3d(void) {
+  static const char *pads[2] = {"SAME", "VALID"};
+  for (int p = 0; p < 2; p++) {
+    conv3_arg a = {"AvgPool3D", pads[p], {2, 1, 2}, {3, 2, 2}, {0, 0, 0}};
+    gc_input in = IN(-2, 2, 5, 2, 5, 4, 5, 2);
+    gc_check("AvgPool3D", build3, &a, &in, 1);
+  }
+}
+
 static const tfc_test tests[] = {
     TFC_TEST(grad_conv2d_layouts_strides_paddings),
     TFC_TEST(grad_depthwise_strides_paddings_dilations),
     TFC_TEST(grad_max_pool),
     TFC_TEST(grad_avg_pool),
+    TFC_TEST(grad_conv3d_strides_paddings_dilations),
+    TFC_TEST(grad_conv3d_backprops),
+    TFC_TEST(grad_max_pool3d),
+    TFC_TEST(grad_avg_pool3d),
     {0}};
 TFC_TEST_MAIN(tests)

@@ -145,29 +145,49 @@ def with_space_to_batch(input, dilation_rate, padding, op, filter_shape=None, sp
     return gen.apply("BatchToSpaceND", None, input=result, block_shape=block, crops=crops)
 
 
-def _sequence(value, channel_index, name):
-    """TF's _get_sequence for two spatial dims: None -> ones; an int or 1 value -> every spatial
-    dim; 2 values -> the spatial dims; 4 -> as given."""
+def _sequence(value, n, channel_index, name):
+    """TF's _get_sequence for n spatial dims: None -> ones; an int or 1 value -> every spatial
+    dim; n values -> the spatial dims; n + 2 -> as given."""
     if value is None:
-        return [1, 1, 1, 1]
+        return [1] * (n + 2)
     if isinstance(value, (int, np.integer)):
         value = [int(value)]
     value = [int(v) for v in np.asarray(value).reshape(-1)]
-    if len(value) == 1:
-        value = value * 2
-    if len(value) == 2:
-        return [1] + value + [1] if channel_index == 3 else [1, 1] + value
-    if len(value) == 4:
+    if len(value) == n + 2:
         return value
-    raise ValueError("%s should be of length 1, 2 or 4. Received: %s=%s of length %d" % (name, name, value, len(value)))
+    if len(value) == 1:
+        value = value * n
+    elif len(value) != n:
+        raise ValueError("%s should be of length 1, %d or %d. Received: %s=%s of length %d"
+                         % (name, n, n + 2, name, value, len(value)))
+    return [1] + value + [1] if channel_index != 1 else [1, 1] + value
+
+
+def _nd_op(n, filter, data_format, name):  # noqa: A002
+    """The non-dilated convolution of n spatial dims as TF's convolution_internal calls it:
+    op(input, strides, padding, dilations) builds conv1d (ExpandDims / Conv2D / Squeeze),
+    Conv2D or Conv3D named `name`."""
+    from tfc.ops import nn_conv3d
+    from tfc.ops import nn_ops
+
+    def op(inp, strides, padding, dilations):
+        if n == 1:
+            return nn_ops.conv1d(inp, filter, strides, padding, data_format=data_format, dilations=dilations,
+                                 name=name)
+        if n == 2:
+            return nn_ops.conv2d(inp, filter, strides, padding, data_format=data_format or "NHWC",
+                                 dilations=dilations if dilations is not None else [1, 1, 1, 1], name=name)
+        return nn_conv3d.conv3d(inp, filter, strides, padding, data_format=data_format or "NDHWC",
+                                dilations=dilations, name=name)
+    return op
 
 
 def convolution(input, filter=None, padding=None, strides=None, dilation_rate=None, name=None,  # noqa: A002
                 data_format=None, filters=None, dilations=None):
-    """TF's tf.nn.convolution (compat.v1), 2-d: Conv2D "convolution", or with a dilation rate
-    above 1 the SpaceToBatchND / Conv2D / BatchToSpaceND of with_space_to_batch (Consts
-    "dilation_rate" and "filter_shape" first). 1-d and 3-d: NotImplementedError."""
-    from tfc.ops import nn_ops
+    """TF's tf.nn.convolution (compat.v1) for 1, 2 or 3 spatial dims: conv1d (ExpandDims, Conv2D
+    "convolution", Squeeze), Conv2D or Conv3D "convolution", or with a dilation rate above 1 the
+    SpaceToBatchND / op / BatchToSpaceND of with_space_to_batch (Consts "dilation_rate" and, for
+    SAME, "filter_shape" first). ValueError with TF's texts for other ranks and bad sequences."""
     if filters is not None:
         if filter is not None:
             raise ValueError("Cannot specify both 'filters' and 'filter'")
@@ -182,19 +202,28 @@ def convolution(input, filter=None, padding=None, strides=None, dilation_rate=No
     if not isinstance(input, ops.Tensor):
         with ops.name_scope("convolution_internal", None, [filter, input]):
             input = ops.convert_to_tensor(input, name="input")
-    num_spatial_dims = (filter.shape.ndims or input.shape.ndims or 0) - 2
-    if num_spatial_dims != 2:
-        raise NotImplementedError("tf.nn.convolution: only 2-d convolutions (4-d filters) are supported")
-    channel_index = 3 if data_format is None or not data_format.startswith("NC") else 1
+    filters_rank, inputs_rank = filter.shape.ndims, input.shape.ndims
+    if filters_rank:
+        num_spatial_dims = filters_rank - 2
+    elif inputs_rank:
+        num_spatial_dims = inputs_rank - 2
+    else:
+        raise ValueError("When `num_spatial_dims` is not set, one of `input.shape.rank` or `filters.shape.rank` "
+                         "must be statically known. Received: input.shape=%s of rank %s and filters.shape=%s of "
+                         "rank %s" % (input.shape, inputs_rank, filter.shape, filters_rank))
+    n = num_spatial_dims
+    if n not in (1, 2, 3):
+        raise ValueError("`num_spatial_dims` must be 1, 2, or 3. Received: num_spatial_dims=%d." % n)
+    channel_index = 1 if data_format is not None and data_format.startswith("NC") else n + 1
     dilated = dilation_rate is not None
-    dilation_rate = _sequence(dilation_rate, channel_index, "dilations")
+    dilation_rate = _sequence(dilation_rate, n, channel_index, "dilations")
     dilated = dilated and any(d != 1 for d in dilation_rate)
-    strides = _sequence(strides, channel_index, "strides")
+    strides = _sequence(strides, n, channel_index, "strides")
     with ops.name_scope(name, "convolution", [input, filter]) as name:
+        op = _nd_op(n, filter, data_format, name)
         if not dilated:
-            return nn_ops.conv2d(input, filter, strides, padding, data_format=data_format or "NHWC",
-                                 dilations=dilation_rate, name=name)
-        spatial = slice(2, 4) if channel_index == 1 else slice(1, 3)
+            return op(input, strides, padding, dilation_rate)
+        spatial = slice(2, n + 2) if channel_index == 1 else slice(1, n + 1)
         strides, rate = strides[spatial], dilation_rate[spatial]
         if any(r < 1 for r in rate):
             raise ValueError("all values of `dilation_rate` must be positive. Received: dilation_rate=%s"
@@ -205,12 +234,12 @@ def convolution(input, filter=None, padding=None, strides=None, dilation_rate=No
         if any(s > 1 for s in strides) and any(r > 1 for r in rate):
             raise ValueError("`strides > 1` not supported in conjunction with `dilation_rate > 1`. Received: "
                              "strides=%s and dilation_rate=%s" % (np.array(strides), np.array(rate)))
-        full = [1] + strides + [1] if channel_index == 3 else [1, 1] + strides
+        full = [1] + strides + [1] if channel_index != 1 else [1, 1] + strides
 
-        def op(converted, _, pad):
-            return nn_ops.conv2d(converted, filter, full, pad, data_format=data_format or "NHWC", name=name)
+        def wrapped(converted, _, pad):
+            return op(converted, full, pad, None)
         fshape = filter.shape.as_list() if filter.shape.is_fully_defined() else None
-        return with_space_to_batch(input, np.array(rate, np.int32), padding, op, filter_shape=fshape,
+        return with_space_to_batch(input, np.array(rate, np.int32), padding, wrapped, filter_shape=fshape,
                                    data_format=data_format)
 
 

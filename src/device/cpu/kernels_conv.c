@@ -426,5 +426,6 @@ static const tfc_kernel_def defs[] = {
 int tfc_cpu_kernels_conv(tfc_kernel_table *t, tfc_status *s) {
   TFC_TRY(tfc_kernel_table_add(t, defs, (int)(sizeof defs / sizeof defs[0]), s));
   TFC_TRY(tfc_cpu_kernels_depthwise(t, s));
+  TFC_TRY(tfc_cpu_kernels_conv3d(t, s));
   return tfc_cpu_kernels_pool(t, s);
 }

@@ -60,11 +60,17 @@ int tfc_dnn_check(dnnl_status_t st, const char *what, tfc_status *s) {
 
 /* ---- primitives ---- */
 
-void tfc_dnn_md(dnnl_memory_desc_t *md, int64_t d0, int64_t d1, int64_t d2, int64_t d3, dnnl_format_tag_t tag) {
-  dnnl_dims_t dims = {d0, d1, d2, d3};
-  /* Cannot fail for 4 positive dims and a 4-D tag; a failure leaves a zero md that the
+void tfc_dnn_md_nd(dnnl_memory_desc_t *md, int ndims, const int64_t *d, dnnl_format_tag_t tag) {
+  dnnl_dims_t dims;
+  for (int i = 0; i < ndims; i++) dims[i] = d[i];
+  /* Cannot fail for positive dims and a tag of their rank; a failure leaves a zero md that the
    * primitive descriptor creation then rejects with a status. */
-  if (dnnl_memory_desc_init_by_tag(md, 4, dims, dnnl_f32, tag) != dnnl_success) memset(md, 0, sizeof *md);
+  if (dnnl_memory_desc_init_by_tag(md, ndims, dims, dnnl_f32, tag) != dnnl_success) memset(md, 0, sizeof *md);
+}
+
+void tfc_dnn_md(dnnl_memory_desc_t *md, int64_t d0, int64_t d1, int64_t d2, int64_t d3, dnnl_format_tag_t tag) {
+  int64_t dims[4] = {d0, d1, d2, d3};
+  tfc_dnn_md_nd(md, 4, dims, tag);
 }
 
 int tfc_dnn_pd_create(const_dnnl_op_desc_t op_desc, const_dnnl_primitive_desc_t hint, dnnl_primitive_desc_t *out,

@@ -108,6 +108,9 @@ int tfc_dnn_reorder_arg(const tfc_dnn_prim *p, int i, void *user, void *prim, in
 size_t tfc_dnn_arg_bytes(const tfc_dnn_prim *p, int i);
 /* A memory descriptor for a plain f32 tensor: dims in oneDNN's order (N,C,H,W / O,I,H,W). */
 void tfc_dnn_md(dnnl_memory_desc_t *md, int64_t d0, int64_t d1, int64_t d2, int64_t d3, dnnl_format_tag_t tag);
+/* The same for ndims (at most DNNL_MAX_NDIMS) dims in oneDNN's order (N,C,D,H,W / O,I,D,H,W
+ * for the 3-D ops) with a tag of that rank (dnnl_ndhwc, dnnl_dhwio, ...). */
+void tfc_dnn_md_nd(dnnl_memory_desc_t *md, int ndims, const int64_t *dims, dnnl_format_tag_t tag);
 
 /* A per-node cache of built entries keyed by bytes. Entries live until tfc_dnn_cache_fini. */
 typedef struct tfc_dnn_cache_entry tfc_dnn_cache_entry;
@@ -150,6 +153,8 @@ void tfc_conv_for_shards(tfc_kernel_ctx *c, int n_shards, void (*fn)(int k, void
 
 /* The pooling rows (kernels_pool.c), added by tfc_cpu_kernels_conv. */
 int tfc_cpu_kernels_pool(tfc_kernel_table *t, tfc_status *s);
+/* The 3-D convolution and pooling rows (kernels_conv3d.c), added by tfc_cpu_kernels_conv. */
+int tfc_cpu_kernels_conv3d(tfc_kernel_table *t, tfc_status *s);
 
 /* ---- plain C (kernels_conv_ref.c): double, and MaxPoolGrad for float (TF's tie rule) ---- */
 
