@@ -1,11 +1,12 @@
 /*
- * grad_conv — gradient builders of convolution and pooling: Conv2D through
- * Conv2DBackpropInput and Conv2DBackpropFilter (sizes from one ShapeN), DepthwiseConv2dNative
- * likewise through its two backprops, Conv3D through Conv3DBackpropInputV2 and
- * Conv3DBackpropFilterV2 (whose own gradients are each other and Conv3D), MaxPool (MaxPool3D) through MaxPoolGrad (MaxPool3DGrad) and AvgPool
- * (AvgPool3D) through AvgPoolGrad (AvgPool3DGrad), as TF's nn_grad.py builds them. The forward
- * node's attrs (strides, padding, dilations, data_format, ...) are copied to each gradient op
- * that declares them. Rows name ops by string: they work once ops_conv.def and ops_conv3d.def have the rows.
+ * grad_conv — gradient builders of convolution and pooling, as TF's nn_grad.py builds them:
+ * Conv2D through Conv2DBackpropInput and Conv2DBackpropFilter (sizes from one ShapeN),
+ * DepthwiseConv2dNative and Conv3D likewise through their two backprops; each backprop's own
+ * gradient is the other backprop and the convolution (so a conv2d_transpose trains); MaxPool
+ * (MaxPool3D) through MaxPoolGrad (MaxPool3DGrad) and AvgPool (AvgPool3D) through AvgPoolGrad
+ * (AvgPool3DGrad). The forward node's attrs (strides, padding, dilations, data_format, ...)
+ * are copied to each gradient op that declares them. Rows name ops by string: they work once
+ * ops_conv.def and ops_conv3d.def have the rows.
  */
 #include <string.h>
 
@@ -54,35 +55,55 @@ static int depthwise_grad(tfc_grad_ctx *c) {
 
 static int conv3d_grad(tfc_grad_ctx *c) { return conv_grads(c, "Conv3DBackpropInputV2", "Conv3DBackpropFilterV2"); }
 
-/* Conv3DBackpropInputV2(sizes, w, dy), a convolution's transpose: d/dw is the filter gradient
- * of g over dy, d/ddy the convolution of g with w (TF's _Conv3DBackpropInputGrad); the sizes
- * get none. */
-static int conv3d_backprop_input_grad(tfc_grad_ctx *c) {
+/* op_input(sizes, w, dy), a convolution's transpose: d/dw is the filter gradient op_filter of
+ * g over dy, d/ddy the convolution op_conv of g with w (TF's _Conv2DBackpropInputGrad and its
+ * depthwise and 3-D twins); the sizes get none. */
+static int backprop_input_grad(tfc_grad_ctx *c, const char *op_filter, const char *op_conv) {
   tfc_endpoint w = tfc_grad_in(c, 1), dy = tfc_grad_in(c, 2), g = c->dy[0];
   tfc_grad_attr a1[N_CONV_ATTRS], a2[N_CONV_ATTRS];
   tfc_endpoint sw = tfc_grad_shape_opt(c, w, TFC_DT_INT32);
-  int n1 = copy_attrs(c, "Conv3DBackpropFilterV2", a1);
+  int n1 = copy_attrs(c, op_filter, a1);
   tfc_endpoint i1[3] = {g, sw, dy};
-  c->dx[1] = tfc_grad_op(c, "Conv3DBackpropFilterV2", NULL, i1, 3, a1, n1);
-  int n2 = copy_attrs(c, "Conv3D", a2);
+  c->dx[1] = tfc_grad_op(c, op_filter, NULL, i1, 3, a1, n1);
+  int n2 = copy_attrs(c, op_conv, a2);
   tfc_endpoint i2[2] = {g, w};
-  c->dx[2] = tfc_grad_op(c, "Conv3D", NULL, i2, 2, a2, n2);
+  c->dx[2] = tfc_grad_op(c, op_conv, NULL, i2, 2, a2, n2);
   return c->s->code;
 }
 
-/* Conv3DBackpropFilterV2(x, sizes, dy): d/dx is the input gradient of dy through g, d/ddy the
- * convolution of x with g (TF's _Conv3DBackpropFilterGrad); the sizes get none. */
-static int conv3d_backprop_filter_grad(tfc_grad_ctx *c) {
+/* op_filter(x, sizes, dy): d/dx is the input gradient op_input of dy through g, d/ddy the
+ * convolution op_conv of x with g (TF's _Conv2DBackpropFilterGrad and twins); the sizes get
+ * none. */
+static int backprop_filter_grad(tfc_grad_ctx *c, const char *op_input, const char *op_conv) {
   tfc_endpoint x = tfc_grad_in(c, 0), dy = tfc_grad_in(c, 2), g = c->dy[0];
   tfc_grad_attr a1[N_CONV_ATTRS], a2[N_CONV_ATTRS];
   tfc_endpoint sx = tfc_grad_shape_opt(c, x, TFC_DT_INT32);
-  int n1 = copy_attrs(c, "Conv3DBackpropInputV2", a1);
+  int n1 = copy_attrs(c, op_input, a1);
   tfc_endpoint i1[3] = {sx, g, dy};
-  c->dx[0] = tfc_grad_op(c, "Conv3DBackpropInputV2", NULL, i1, 3, a1, n1);
-  int n2 = copy_attrs(c, "Conv3D", a2);
+  c->dx[0] = tfc_grad_op(c, op_input, NULL, i1, 3, a1, n1);
+  int n2 = copy_attrs(c, op_conv, a2);
   tfc_endpoint i2[2] = {x, g};
-  c->dx[2] = tfc_grad_op(c, "Conv3D", NULL, i2, 2, a2, n2);
+  c->dx[2] = tfc_grad_op(c, op_conv, NULL, i2, 2, a2, n2);
   return c->s->code;
+}
+
+static int conv2d_backprop_input_grad(tfc_grad_ctx *c) {
+  return backprop_input_grad(c, "Conv2DBackpropFilter", "Conv2D");
+}
+static int conv2d_backprop_filter_grad(tfc_grad_ctx *c) {
+  return backprop_filter_grad(c, "Conv2DBackpropInput", "Conv2D");
+}
+static int depthwise_backprop_input_grad(tfc_grad_ctx *c) {
+  return backprop_input_grad(c, "DepthwiseConv2dNativeBackpropFilter", "DepthwiseConv2dNative");
+}
+static int depthwise_backprop_filter_grad(tfc_grad_ctx *c) {
+  return backprop_filter_grad(c, "DepthwiseConv2dNativeBackpropInput", "DepthwiseConv2dNative");
+}
+static int conv3d_backprop_input_grad(tfc_grad_ctx *c) {
+  return backprop_input_grad(c, "Conv3DBackpropFilterV2", "Conv3D");
+}
+static int conv3d_backprop_filter_grad(tfc_grad_ctx *c) {
+  return backprop_filter_grad(c, "Conv3DBackpropInputV2", "Conv3D");
 }
 
 /* op(x, y, dy) for max pooling (MaxPoolGrad, MaxPool3DGrad). */
@@ -116,4 +137,7 @@ const tfc_grad_entry tfc_grad_conv_entries[] = {
     {"Conv2D", conv2d_grad}, {"MaxPool", max_pool_grad}, {"AvgPool", avg_pool_grad},
     {"DepthwiseConv2dNative", depthwise_grad}, {"Conv3D", conv3d_grad}, {"MaxPool3D", max_pool3d_grad},
     {"AvgPool3D", avg_pool3d_grad}, {"Conv3DBackpropInputV2", conv3d_backprop_input_grad},
-    {"Conv3DBackpropFilterV2", conv3d_backprop_filter_grad}, {NULL, NULL}};
+    {"Conv3DBackpropFilterV2", conv3d_backprop_filter_grad}, {"Conv2DBackpropInput", conv2d_backprop_input_grad},
+    {"Conv2DBackpropFilter", conv2d_backprop_filter_grad},
+    {"DepthwiseConv2dNativeBackpropInput", depthwise_backprop_input_grad},
+    {"DepthwiseConv2dNativeBackpropFilter", depthwise_backprop_filter_grad}, {NULL, NULL}};

@@ -5,7 +5,8 @@
  * strides, a dilation); MaxPool (inputs drawn distinct, so
  * no ties at the max) and AvgPool in both layouts and paddings; Conv3D (strides, paddings,
  * dilations; float64 and float), MaxPool3D (float: its only kernel type) and AvgPool3D in
- * NDHWC. y = Square(op(x)) so the
+ * NDHWC; the backprops' own gradients (Conv2DBackpropInput/Filter, the depthwise and 3-D
+ * ones: a transposed convolution being trained). y = Square(op(x)) so the
  * incoming gradient varies with the output.
  */
 #include "grad_check.h"
@@ -87,6 +88,52 @@ static void grad_depthwise_strides_paddings_dilations(void) {
         char what[80];
         snprintf(what, sizeof what, "DepthwiseConv2dNative %s stride %d mult %d dil %d", pads[p], st, mult, a.dil);
         gc_check(what, build, &a, in, 2);
+      }
+}
+
+/* The 2-D backprops' own gradients (a conv2d_transpose or a depthwise transpose being
+ * trained): input_sizes / filter_sizes a Const, the other two inputs checked. */
+typedef struct bprop_arg {
+  conv_arg conv;    /* op: the backprop */
+  int filter;       /* 1: a filter backprop, 0: an input backprop */
+  int64_t sizes[4]; /* the input's (input backprop) or the filter's (filter backprop) shape */
+} bprop_arg;
+
+static TF_Output build_bprop(TF_Graph *g, TF_Output *x, int nx, void *arg) {
+  (void)nx;
+  bprop_arg *a = arg;
+  TF_Output sizes = gc_ivec(g, "sizes", a->sizes, 4);
+  TF_OperationDescription *d = TF_NewOperation(g, a->conv.op, "y");
+  TF_AddInput(d, a->filter ? x[0] : sizes);
+  TF_AddInput(d, a->filter ? sizes : x[0]);
+  TF_AddInput(d, x[1]);
+  set_hw_list(d, "strides", a->conv.fmt, a->conv.stride);
+  if (a->conv.dil) set_hw_list(d, "dilations", a->conv.fmt, a->conv.dil);
+  TF_SetAttrString(d, "padding", a->conv.padding, strlen(a->conv.padding));
+  TF_SetAttrString(d, "data_format", a->conv.fmt, strlen(a->conv.fmt));
+  return gc_op1(g, "Square", (TF_Output){gc_finish(d), 0});
+}
+
+static void grad_conv2d_and_depthwise_backprops(void) {
+  static const char *pads[2] = {"SAME", "VALID"};
+  for (int dw = 0; dw < 2; dw++)
+    for (int p = 0; p < 2; p++)
+      for (int st = 1; st <= 2; st++) {
+        /* x [2, 5, 6, 3]; w [2, 3, 3, 2] (Conv2D: 2 outputs; depthwise: multiplier 2, 6 outputs) */
+        int64_t oc = dw ? 6 : 2, oh = p ? (5 - 2) / st + 1 : (5 + st - 1) / st, ow = p ? (6 - 3) / st + 1 : (6 + st - 1) / st;
+        const char *in_op = dw ? "DepthwiseConv2dNativeBackpropInput" : "Conv2DBackpropInput";
+        const char *f_op = dw ? "DepthwiseConv2dNativeBackpropFilter" : "Conv2DBackpropFilter";
+        int dil = st == 1 && dw ? 2 : 0;
+        bprop_arg in_arg = {{in_op, "NHWC", pads[p], st, 0, dil}, 0, {2, 5, 6, 3}};
+        bprop_arg f_arg = {{f_op, "NHWC", pads[p], st, 0, dil}, 1, {2, 3, 3, 2}};
+        if (dil && p) oh = 5 - 2 * 1 - 1 + 1, ow = 6 - 2 * 2 - 1 + 1; /* VALID, dilated 2: a 3x5 window */
+        gc_input in_ins[2] = {IN(-1, 1, 4, 2, 3, 3, 2), IN(-1, 1, 4, 2, oh, ow, oc)};
+        gc_input f_ins[2] = {IN(-1, 1, 4, 2, 5, 6, 3), IN(-1, 1, 4, 2, oh, ow, oc)};
+        char what[96];
+        snprintf(what, sizeof what, "%s %s stride %d dil %d", in_op, pads[p], st, dil);
+        gc_check(what, build_bprop, &in_arg, in_ins, 2);
+        snprintf(what, sizeof what, "%s %s stride %d dil %d", f_op, pads[p], st, dil);
+        gc_check(what, build_bprop, &f_arg, f_ins, 2);
       }
 }
 
@@ -208,6 +255,7 @@ static void grad_avg_pool3d(void) {
 static const tfc_test tests[] = {
     TFC_TEST(grad_conv2d_layouts_strides_paddings),
     TFC_TEST(grad_depthwise_strides_paddings_dilations),
+    TFC_TEST(grad_conv2d_and_depthwise_backprops),
     TFC_TEST(grad_max_pool),
     TFC_TEST(grad_avg_pool),
     TFC_TEST(grad_conv3d_strides_paddings_dilations),
