@@ -8,7 +8,6 @@
  * are copied to each gradient op that declares them. Rows name ops by string: they work once
  * ops_conv.def and ops_conv3d.def have the rows.
  */
-#include <string.h>
 
 #include "grad/grad_internal.h"
 #include "ops/opdef.h"
@@ -115,12 +114,10 @@ static int max_pool_grad_op(tfc_grad_ctx *c, const char *op) {
   return c->s->code;
 }
 
-/* op(Shape(x), dy) for average pooling (AvgPoolGrad, AvgPool3DGrad). AvgPool3D's shape is a
- * Const "Shape" when x's shape is fully known, as TF's array_ops.shape folds it; AvgPool's
- * stays a Shape node (as tfc has always built it). */
+/* op(Shape(x), dy) for average pooling (AvgPoolGrad, AvgPool3DGrad); the shape is a Const
+ * "Shape" when x's shape is fully known, as TF's array_ops.shape folds it. */
 static int avg_pool_grad_op(tfc_grad_ctx *c, const char *op) {
-  tfc_endpoint sx = strcmp(op, "AvgPool3DGrad") == 0 ? tfc_grad_shape_opt(c, tfc_grad_in(c, 0), TFC_DT_INT32)
-                                                     : tfc_grad_shape(c, tfc_grad_in(c, 0));
+  tfc_endpoint sx = tfc_grad_shape_opt(c, tfc_grad_in(c, 0), TFC_DT_INT32);
   tfc_grad_attr a[N_CONV_ATTRS];
   int n = copy_attrs(c, op, a);
   tfc_endpoint ins[2] = {sx, c->dy[0]};
