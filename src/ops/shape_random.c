@@ -21,7 +21,7 @@ static int with_rank(tfc_shape_ctx *c, int input, int rank) {
 int tfc_shape_random(tfc_shape_ctx *c) {
   TFC_TRY(with_rank(c, 0, 1));
   const tfc_shape *in = &c->input_shapes[0];
-  const tfc_tensor *t = c->input_tensors ? c->input_tensors[0] : NULL;
+  const tfc_tensor *t = tfc_shape_ctx_input_tensor(c, 0);
   tfc_shape *out = &c->output_shapes[0];
   if (!t || t->ndims != 1) {
     if (in->rank == 1 && in->dims[0] >= 0 && in->dims[0] <= TFC_MAX_DIMS) {
@@ -55,7 +55,7 @@ int tfc_shape_multinomial(tfc_shape_ctx *c) {
   TFC_TRY(with_rank(c, 1, 0));
   const tfc_shape *l = &c->input_shapes[0];
   int64_t n = -1;
-  const tfc_tensor *t = c->input_tensors ? c->input_tensors[1] : NULL;
+  const tfc_tensor *t = tfc_shape_ctx_input_tensor(c, 1);
   if (t && t->n_elems == 1) n = tfc_tensor_get_i64(t, 0);
   const int64_t dims[2] = {l->rank == 2 ? l->dims[0] : -1, n};
   c->output_shapes[0] = tfc_shape_make(dims, 2);
