@@ -593,6 +593,10 @@ int tfc_shape_strided_slice(tfc_shape_ctx *c) {
 int tfc_shape_fill(tfc_shape_ctx *c) {
   if (c->input_shapes[1].rank > 0)
     return tfc_shape_ctx_error(c, "Shape must be rank 0 but is rank %d", c->input_shapes[1].rank);
+  const tfc_tensor *t = const_in(c, 0);
+  if (is_int_tensor(t))
+    for (int64_t i = 0; i < t->n_elems; i++)
+      if (tfc_tensor_get_i64(t, i) < 0) return tfc_shape_ctx_error(c, "Fill dimensions must be >= 0");
   return tfc_shape_ctx_input_as_shape(c, 0, &c->output_shapes[0]);
 }
 
