@@ -799,6 +799,7 @@ static tfc_node *build(tfc_node_desc *d, tfc_status *s) {
   if (!n->output_shapes) { TFC_OOM(s); node_free(n); return NULL; }
   n->graph = d->g;
   d->tf_made = 1; /* TF runs shape inference on the node it made */
+  n->no_fold = (unsigned char)tfc_shape_eval_never_known(n);
   if (run_shape_fn(n, s)) { node_free(n); return NULL; }
   return n;
 }

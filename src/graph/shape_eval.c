@@ -94,9 +94,9 @@ tfc_tensor *tfc_shape_eval_known(tfc_endpoint e) {
 
 /* ---- constant subgraphs ---- */
 
-/* Whether TF would run n to fold it: stateless, not a placeholder or control flow, no
- * function attrs, no reference/resource/variant edges, and a synchronous CPU kernel. */
-static int evaluable(const tfc_kernel_table *kt, const tfc_node *n) {
+/* The structural part of TF's rule for running n to fold it: stateless, not a placeholder or
+ * control flow, no function attrs, no reference/resource/variant edges. */
+static int structurally_evaluable(const tfc_node *n) {
   const tfc_opdef *op = n->op;
   if (op->id == TFC_OP_Const) return 1;
   if (op->id >= TFC_OP_COUNT || (op->flags & (TFC_OPF_STATEFUL | TFC_OPF_INTERNAL)) || n->n_inputs == 0 ||
@@ -117,8 +117,31 @@ static int evaluable(const tfc_kernel_table *kt, const tfc_node *n) {
     int t = n->output_types[i];
     if (tfc_dtype_is_ref(t) || tfc_dtype_base(t) == TFC_DT_RESOURCE || tfc_dtype_base(t) == TFC_DT_VARIANT) return 0;
   }
+  return 1;
+}
+
+/* Whether TF would run n to fold it: the structural rule and a synchronous CPU kernel. */
+static int evaluable(const tfc_kernel_table *kt, const tfc_node *n) {
+  if (n->no_fold || !structurally_evaluable(n)) return 0;
+  if (n->op->id == TFC_OP_Const) return 1;
   const tfc_kernel_def *k = tfc_kernel_find(kt, n, NULL);
   return k && k->compute && !(k->flags & (TFC_KF_ASYNC | TFC_KF_BLOCKING | TFC_KF_SHARED_STATE));
+}
+
+int tfc_shape_eval_never_known(const tfc_node *n) {
+  switch (n->op->id) {
+    case TFC_OP_Const: case TFC_OP_Shape: case TFC_OP_ShapeN: case TFC_OP_Size: case TFC_OP_Rank:
+      return 0; /* known by value or by shapes, which may be refined later */
+    case TFC_OP_StridedSlice: case TFC_OP_Unpack:
+      if (n->n_inputs > 0 && n->inputs[0].node->op->id == TFC_OP_Shape) return 0;
+      break;
+    default:
+      break;
+  }
+  if (!structurally_evaluable(n)) return 1;
+  for (int i = 0; i < n->n_inputs; i++)
+    if (n->inputs[i].node->no_fold) return 1;
+  return 0;
 }
 
 /* One node of the subgraph: its output values as far as known, and whether it is run. */

@@ -26,6 +26,10 @@
 
 #include "graph/graph.h"
 
+/* 1 when no output of n can ever be known at build time (n or an input of it can never be
+ * run to fold it: a placeholder, a stateful op, control flow, ...), from n's inputs' own
+ * flags (tfc_node.no_fold, set by the graph as nodes are made); else 0 (maybe). */
+int tfc_shape_eval_never_known(const tfc_node *n);
 /* The value of e without running a kernel: a new reference, or NULL. */
 tfc_tensor *tfc_shape_eval_known(tfc_endpoint e);
 /* The value of e computed at build time: a new reference, or NULL when not constant. */

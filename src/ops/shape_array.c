@@ -77,6 +77,8 @@ static int64_t known_elements(const tfc_shape *s, int *unknown_at) {
 /* TF's reshape rule: the requested shape (partial), its one unknown dim inferred when the
  * input's elements are all known. */
 int tfc_shape_reshape(tfc_shape_ctx *c) {
+  if (c->input_shapes[1].rank >= 0 && c->input_shapes[1].rank != 1)
+    return tfc_shape_ctx_error(c, "Shape must be rank 1 but is rank %d", c->input_shapes[1].rank);
   tfc_shape req;
   TFC_TRY(tfc_shape_ctx_input_as_shape(c, 1, &req));
   c->output_shapes[0] = req;
@@ -590,14 +592,21 @@ int tfc_shape_strided_slice(tfc_shape_ctx *c) {
 
 /* ---- making tensors ---- */
 
+/* TF's order: the ranks, the dims read as a shape (its errors first, as TF's refiner gives
+ * them before the function sees the value), then a known value's negative dims. */
 int tfc_shape_fill(tfc_shape_ctx *c) {
+  if (c->input_shapes[0].rank >= 0 && c->input_shapes[0].rank != 1)
+    return tfc_shape_ctx_error(c, "Shape must be rank 1 but is rank %d", c->input_shapes[0].rank);
   if (c->input_shapes[1].rank > 0)
     return tfc_shape_ctx_error(c, "Shape must be rank 0 but is rank %d", c->input_shapes[1].rank);
+  tfc_shape out;
+  TFC_TRY(tfc_shape_ctx_input_as_shape(c, 0, &out));
   const tfc_tensor *t = const_in(c, 0);
   if (is_int_tensor(t))
     for (int64_t i = 0; i < t->n_elems; i++)
       if (tfc_tensor_get_i64(t, i) < 0) return tfc_shape_ctx_error(c, "Fill dimensions must be >= 0");
-  return tfc_shape_ctx_input_as_shape(c, 0, &c->output_shapes[0]);
+  c->output_shapes[0] = out;
+  return TFC_OK;
 }
 
 int tfc_shape_range(tfc_shape_ctx *c) {
