@@ -106,7 +106,7 @@ for _n in _MATH + "div to_float to_double to_int32 to_int64 to_bfloat16 saturate
 for _n in ("concat split unstack expand_dims squeeze transpose tile pad gather one_hot zeros ones zeros_like "
            "ones_like fill range slice reverse reverse_v2 where where_v2 size rank shape_n identity_n "
            "sequence_mask meshgrid stop_gradient boolean_mask gather_nd dynamic_partition dynamic_stitch "
-           "parallel_dynamic_stitch").split():
+           "parallel_dynamic_stitch broadcast_to").split():
     globals()[_n] = getattr(_array_ops, _n)
 for _n in "clip_by_value clip_by_norm global_norm clip_by_global_norm clip_by_average_norm".split():
     globals()[_n] = getattr(_clip_ops, _n)

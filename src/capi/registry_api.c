@@ -7,10 +7,9 @@
  * with its allowed types (in dtype order), and host_memory_arg naming the arguments the row
  * keeps in host memory (inputs, then outputs, by the op def's argument names).
  *
- * TF_TryEvaluateConstant answers as TF's EvaluateConstantTensor does for the graphs it can
- * fold: the output is constant when every node it depends on (data and control inputs) is
- * stateless and none is a placeholder; tfc then runs that part of the graph in a private
- * session on the CPU and hands over the value. Anything else is "not constant" (0, OK).
+ * TF_TryEvaluateConstant is TF's EvaluateConstantTensor, as shape inference uses it
+ * (graph/shape_eval.h): Consts, what known shapes tell, and constant subgraphs run on the CPU
+ * (control edges are not followed, as in TF). Anything else is "not constant" (0, OK).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +18,7 @@
 #include "capi/capi_internal.h"
 #include "device/registry.h"
 #include "device/user_kernel.h"
+#include "graph/shape_eval.h"
 #include "ops/opdef.h"
 #include "ops/user_ops.h"
 #include "proto/attr_codec.h"
@@ -168,21 +168,6 @@ TFC_EXPORT void TF_RegisterLogListener(void (*listener)(const char *)) { tfc_log
 
 /* ---------------- constant evaluation ---------------- */
 
-/* Whether every node that n depends on (n too) may be folded: stateless, not a placeholder. */
-static int foldable(const tfc_node *n, unsigned char *seen) {
-  if (seen[n->id]) return 1;
-  seen[n->id] = 1;
-  const char *op = n->op->name;
-  if ((n->op->flags & TFC_OPF_STATEFUL) || n->op->id == TFC_OP_COUNT || !strcmp(op, "Placeholder") ||
-      !strcmp(op, "PlaceholderWithDefault") || !strcmp(op, "PlaceholderV2") || op[0] == '_')
-    return 0;
-  for (int i = 0; i < n->n_inputs; i++)
-    if (!foldable(n->inputs[i].node, seen)) return 0;
-  for (int i = 0; i < n->n_control_inputs; i++)
-    if (!foldable(n->control_inputs[i], seen)) return 0;
-  return 1;
-}
-
 TFC_EXPORT unsigned char TF_TryEvaluateConstant(TF_Graph *graph, TF_Output output, TF_Tensor **result,
                                                 TF_Status *status) {
   tfc_status *s = tfc_capi_status(status);
@@ -192,24 +177,13 @@ TFC_EXPORT unsigned char TF_TryEvaluateConstant(TF_Graph *graph, TF_Output outpu
     return 0;
   }
   tfc_graph_lock(graph->g);
-  int n_nodes = graph->g->n_nodes;
-  unsigned char *seen = calloc((size_t)n_nodes + 1, 1);
-  int ok = seen && foldable(tfc_capi_node(output.oper), seen);
+  tfc_tensor *v = tfc_shape_eval_tensor((tfc_endpoint){tfc_capi_node(output.oper), output.index});
   tfc_graph_unlock(graph->g);
-  free(seen);
-  if (!ok) return 0;
-  TF_SessionOptions *o = TF_NewSessionOptions();
-  TF_Session *sess = o ? TF_NewSession(graph, o, status) : NULL;
-  TF_Tensor *t = NULL;
-  if (sess) {
-    TF_SessionRun(sess, NULL, NULL, NULL, 0, &output, &t, 1, NULL, 0, NULL, status);
-    TF_Status *drop = TF_NewStatus();
-    TF_CloseSession(sess, drop);
-    TF_DeleteSession(sess, drop);
-    TF_DeleteStatus(drop);
-  }
-  TF_DeleteSessionOptions(o);
-  if (!t) return 0;
-  *result = t;
-  return 1;
+  if (!v) return 0;
+  /* a copy: the value may be a Const's own, which the caller must not be able to change */
+  tfc_tensor *c = tfc_tensor_copy(v, s);
+  tfc_tensor_unref(v);
+  if (c) *result = tfc_capi_tensor_out(c, s);
+  tfc_tensor_unref(c);
+  return *result != NULL;
 }

@@ -272,3 +272,37 @@ int tfc_kernel_update_end(tfc_kernel_ctx *c, tfc_var_update *u) {
 void tfc_kernel_forward_ref(tfc_kernel_ctx *c, int in, int out) {
   tfc_kernel_set_output(c, out, tfc_tensor_ref(c->inputs[in]));
 }
+
+int tfc_kernel_run_host(const tfc_kernel_def *k, const tfc_node *n, tfc_tensor *const *ins, tfc_tensor **outs,
+                        tfc_status *s) {
+  tfc_tensor *in_small[8];
+  tfc_tensor **in = n->n_inputs <= 8 ? in_small : calloc((size_t)n->n_inputs, sizeof *in);
+  for (int i = 0; i < n->n_outputs; i++) outs[i] = NULL;
+  if (!in) return TFC_OOM(s);
+  for (int i = 0; i < n->n_inputs; i++) in[i] = tfc_tensor_ref(ins[i]);
+  void *state = NULL;
+  if (!k->compute) {
+    tfc_status_set(s, TFC_INTERNAL, "kernel of %s has no synchronous compute", n->op->name);
+  } else if (!k->init || k->init(n, &state, s) == TFC_OK) {
+    tfc_kernel_ctx c = {.node = n,
+                        .state = state,
+                        .n_inputs = n->n_inputs,
+                        .inputs = in,
+                        .n_outputs = n->n_outputs,
+                        .outputs = outs,
+                        .status = s,
+                        .host_memory_out = k->host_memory_out};
+    k->compute(&c);
+    if (k->free_state && state) k->free_state(state);
+  }
+  for (int i = 0; i < n->n_outputs && tfc_status_ok(s); i++)
+    if (!outs[i]) tfc_status_set(s, TFC_INTERNAL, "kernel of %s left output %d unset", n->op->name, i);
+  if (!tfc_status_ok(s))
+    for (int i = 0; i < n->n_outputs; i++) {
+      tfc_tensor_unref(outs[i]);
+      outs[i] = NULL;
+    }
+  for (int i = 0; i < n->n_inputs; i++) tfc_tensor_unref(in[i]);
+  if (in != in_small) free(in);
+  return s->code;
+}

@@ -105,6 +105,15 @@ const tfc_kernel_def *tfc_kernel_find(const tfc_kernel_table *t, const tfc_node 
 int tfc_kernel_host_input(const tfc_kernel_def *k, int i, int n_inputs, int dtype);
 int tfc_kernel_host_output(uint32_t host_memory_out, int i, int dtype);
 
+/* Runs row k for node n once on the host with no device, pool or frame: build-time
+ * evaluation (constant folding, shape inference). ins: n->n_inputs tensors, borrowed (each gets
+ * a reference of its own for the call, so no kernel forwards a buffer the caller keeps); outs:
+ * n->n_outputs slots. TFC_OK with a new reference in every slot; otherwise the error (the
+ * kernel's, or INTERNAL when it left an output unset) in s, with every slot NULL. Outputs
+ * live on the host heap (no allocator outlives them). */
+int tfc_kernel_run_host(const tfc_kernel_def *k, const tfc_node *n, tfc_tensor *const *ins, tfc_tensor **outs,
+                        tfc_status *s);
+
 /* Frame of one call: feeds in, fetches out (the _Arg / _Retval kernels use it). */
 typedef struct tfc_call_frame {
   int n_args;

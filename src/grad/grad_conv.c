@@ -1,9 +1,10 @@
 /*
  * grad_conv — gradient builders of convolution and pooling, as TF's nn_grad.py builds them:
  * Conv2D through Conv2DBackpropInput and Conv2DBackpropFilter (sizes from one ShapeN),
- * DepthwiseConv2dNative and Conv3D likewise through their two backprops; each backprop's own
- * gradient is the other backprop and the convolution (so a conv2d_transpose trains); MaxPool
- * (MaxPool3D) through MaxPoolGrad (MaxPool3DGrad) and AvgPool (AvgPool3D) through AvgPoolGrad
+ * DepthwiseConv2dNative through its two backprops (each size from its own Shape, a Const when
+ * known), Conv3D through its two V2 backprops (one ShapeN); each backprop's own gradient is the
+ * other backprop and the convolution (so a conv2d_transpose trains); MaxPool (MaxPool3D)
+ * through MaxPoolGrad (MaxPool3DGrad) and AvgPool (AvgPool3D) through AvgPoolGrad
  * (AvgPool3DGrad). The forward node's attrs (strides, padding, dilations, data_format, ...)
  * are copied to each gradient op that declares them. Rows name ops by string: they work once
  * ops_conv.def and ops_conv3d.def have the rows.
@@ -48,8 +49,19 @@ static int conv_grads(tfc_grad_ctx *c, const char *op_input, const char *op_filt
 
 static int conv2d_grad(tfc_grad_ctx *c) { return conv_grads(c, "Conv2DBackpropInput", "Conv2DBackpropFilter"); }
 
+/* TF's _DepthwiseConv2dNativeGrad takes each size from its own array_ops.shape (a Const when
+ * the static shape is fully defined), made just before the backprop that reads it. */
 static int depthwise_grad(tfc_grad_ctx *c) {
-  return conv_grads(c, "DepthwiseConv2dNativeBackpropInput", "DepthwiseConv2dNativeBackpropFilter");
+  tfc_endpoint x = tfc_grad_in(c, 0), w = tfc_grad_in(c, 1), g = c->dy[0];
+  const char *op_input = "DepthwiseConv2dNativeBackpropInput", *op_filter = "DepthwiseConv2dNativeBackpropFilter";
+  tfc_grad_attr a1[N_CONV_ATTRS], a2[N_CONV_ATTRS];
+  tfc_endpoint i1[3] = {tfc_grad_shape_opt(c, x, TFC_DT_INT32), w, g};
+  int n1 = copy_attrs(c, op_input, a1);
+  c->dx[0] = tfc_grad_op(c, op_input, NULL, i1, 3, a1, n1);
+  tfc_endpoint i2[3] = {x, tfc_grad_shape_opt(c, w, TFC_DT_INT32), g};
+  int n2 = copy_attrs(c, op_filter, a2);
+  c->dx[1] = tfc_grad_op(c, op_filter, NULL, i2, 3, a2, n2);
+  return c->s->code;
 }
 
 static int conv3d_grad(tfc_grad_ctx *c) { return conv_grads(c, "Conv3DBackpropInputV2", "Conv3DBackpropFilterV2"); }

@@ -16,6 +16,7 @@
 
 #include "base/mem.h"
 #include "base/strbuf.h"
+#include "graph/shape_eval.h"
 
 typedef struct input_group {
   int is_list;
@@ -677,67 +678,40 @@ static void input_types(const tfc_opdef *op, const tfc_node *n, int *types) {
   }
 }
 
-/* An int32/int64 tensor of n values (a vector, or a scalar when scalar). NULL on failure. */
-static tfc_tensor *int_tensor(int dtype, const int64_t *v, int n, int scalar) {
-  tfc_status s;
-  tfc_status_init(&s);
-  int64_t dims[1] = {n};
-  tfc_tensor *t = tfc_tensor_new(dtype == TFC_DT_INT64 ? TFC_DT_INT64 : TFC_DT_INT32, dims, scalar ? 0 : 1, &s);
-  tfc_status_fini(&s);
-  if (!t) return NULL;
-  for (int i = 0; i < n; i++) {
-    if (t->dtype == TFC_DT_INT64)
-      ((int64_t *)t->data)[i] = v[i];
-    else
-      ((int32_t *)t->data)[i] = (int32_t)v[i];
-  }
-  return t;
+/* The shape function's view of input values (graph/shape_eval.h), asked for on demand. */
+static tfc_tensor *eval_input_tensor(void *arg, int i) {
+  const tfc_node *n = arg;
+  return tfc_shape_eval_tensor(n->inputs[i]);
 }
 
-/* Const value of an input when the graph knows it: the value of a Const node, or what
- * Shape / ShapeN / Size / Rank of an input with a known shape will produce (so
- * Reshape(x, Shape(y)) and Fill(Shape(y), 1) infer their shapes at build time). */
-static tfc_tensor *const_input(tfc_endpoint e) {
-  const tfc_node *p = e.node;
-  int id = p->op->id;
-  if (id == TFC_OP_Const) {
-    const tfc_attr_value *v = tfc_node_attr(p, "value");
-    return v && v->kind == TFC_ATTR_TENSOR ? tfc_tensor_ref(v->u.tensor) : NULL;
-  }
-  if (id != TFC_OP_Shape && id != TFC_OP_ShapeN && id != TFC_OP_Size && id != TFC_OP_Rank) return NULL;
-  int in = id == TFC_OP_ShapeN ? e.index : 0;
-  if (in >= p->n_inputs) return NULL;
-  const tfc_shape *sh = &p->inputs[in].node->output_shapes[p->inputs[in].index];
-  if (sh->rank < 0) return NULL;
-  if (id == TFC_OP_Rank) {
-    int64_t r = sh->rank;
-    return int_tensor(TFC_DT_INT32, &r, 1, 1);
-  }
-  if (!tfc_shape_fully_defined(sh)) return NULL;
-  int out_type = TFC_DT_INT32;
-  tfc_node_attr_type(p, "out_type", &out_type);
-  if (id == TFC_OP_Size) {
-    int64_t n = tfc_shape_num_elements(sh);
-    return int_tensor(out_type, &n, 1, 1);
-  }
-  return int_tensor(out_type, sh->dims, sh->rank, 0);
+static int eval_input_partial(void *arg, int i, tfc_shape *out, tfc_status *s) {
+  const tfc_node *n = arg;
+  return tfc_shape_eval_partial(n->inputs[i], out, s);
 }
+
+static const tfc_shape_eval_hooks eval_hooks = {eval_input_tensor, eval_input_partial};
 
 static int run_shape_fn(tfc_node *n, tfc_status *s) {
   for (int i = 0; i < n->n_outputs; i++) n->output_shapes[i] = tfc_shape_unknown();
   if (!n->op->shape_fn) return TFC_OK;
   tfc_shape in_shapes_small[8];
   tfc_tensor *in_consts_small[8];
-  tfc_shape *in_shapes = n->n_inputs <= 8 ? in_shapes_small : malloc(sizeof *in_shapes * (size_t)n->n_inputs);
-  tfc_tensor **consts = n->n_inputs <= 8 ? in_consts_small : calloc((size_t)n->n_inputs, sizeof *consts);
-  if (!in_shapes || !consts) {
-    if (in_shapes != in_shapes_small) free(in_shapes);
-    if (consts != in_consts_small) free(consts);
+  unsigned char evaluated_small[8] = {0};
+  int small = n->n_inputs <= 8;
+  tfc_shape *in_shapes = small ? in_shapes_small : malloc(sizeof *in_shapes * (size_t)n->n_inputs);
+  tfc_tensor **consts = small ? in_consts_small : calloc((size_t)n->n_inputs, sizeof *consts);
+  unsigned char *evaluated = small ? evaluated_small : calloc((size_t)n->n_inputs, 1);
+  if (!in_shapes || !consts || !evaluated) {
+    if (!small) {
+      free(in_shapes);
+      free(consts);
+      free(evaluated);
+    }
     return TFC_OOM(s);
   }
   for (int i = 0; i < n->n_inputs; i++) {
     in_shapes[i] = n->inputs[i].node->output_shapes[n->inputs[i].index];
-    consts[i] = const_input(n->inputs[i]);
+    consts[i] = tfc_shape_eval_known(n->inputs[i]);
   }
   tfc_shape_ctx c = {.op = n->op,
                      .node_name = n->name,
@@ -747,14 +721,20 @@ static int run_shape_fn(tfc_node *n, tfc_status *s) {
                      .input_types = n->input_types,
                      .input_shapes = in_shapes,
                      .input_tensors = consts,
+                     .input_evaluated = evaluated,
+                     .eval = &eval_hooks,
+                     .eval_arg = n,
                      .n_outputs = n->n_outputs,
                      .output_types = n->output_types,
                      .output_shapes = n->output_shapes,
                      .status = s};
   int r = n->op->shape_fn(&c);
   for (int i = 0; i < n->n_inputs; i++) tfc_tensor_unref(consts[i]);
-  if (in_shapes != in_shapes_small) free(in_shapes);
-  if (consts != in_consts_small) free(consts);
+  if (!small) {
+    free(in_shapes);
+    free(consts);
+    free(evaluated);
+  }
   return r;
 }
 
@@ -819,6 +799,7 @@ static tfc_node *build(tfc_node_desc *d, tfc_status *s) {
   if (!n->output_shapes) { TFC_OOM(s); node_free(n); return NULL; }
   n->graph = d->g;
   d->tf_made = 1; /* TF runs shape inference on the node it made */
+  n->no_fold = (unsigned char)tfc_shape_eval_never_known(n);
   if (run_shape_fn(n, s)) { node_free(n); return NULL; }
   return n;
 }

@@ -54,6 +54,9 @@ struct tfc_node {
   int *output_types;     /* ref types for ref outputs */
   tfc_shape *output_shapes;
   tfc_graph *graph;
+  /* 1: no output can be known at build time (graph/shape_eval.h), so shape inference stops
+   * there; 0: maybe (nodes added raw keep 0). Set once when the node is made. */
+  unsigned char no_fold;
 };
 
 struct tfc_graph {

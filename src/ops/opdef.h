@@ -117,9 +117,22 @@ void tfc_opdef_format(const tfc_opdef *op, char *buf, size_t n);
 
 /*
  * Shape inference context, filled by the graph for one node. Inputs are the node's flat
- * input list; a const input (a Const node, or a Shape of a known shape) has its value in
- * input_tensors[i], else NULL. The shape function writes output_shapes (pre-set unknown).
+ * input list. input_tensors[i] holds what is known of input i's value without running
+ * anything (a Const node, or Shape/Size/Rank of a known shape), else NULL; the shape function
+ * asks for more with tfc_shape_ctx_input_tensor (TF's input_tensor: small constant subgraphs
+ * evaluated on demand) and tfc_shape_ctx_input_as_shape (TF's MakeShapeFromShapeTensor, with
+ * the partial shapes a shape tensor gives: Shape, Pack, ConcatV2, StridedSlice, Cast). The
+ * graph gives the hooks that compute these (graph/shape_eval.h); without hooks only
+ * input_tensors is known. The shape function writes output_shapes (pre-set unknown).
  */
+typedef struct tfc_shape_eval_hooks {
+  /* Input i's value computed at build time: a new reference, or NULL (not constant). */
+  tfc_tensor *(*tensor)(void *arg, int i);
+  /* Input i read as a (partial) shape: TFC_OK with *out (rank -1 when nothing is known that
+   * way), or the error code with s set (TF's texts, e.g. a bad StridedSlice of a shape). */
+  int (*partial)(void *arg, int i, tfc_shape *out, tfc_status *s);
+} tfc_shape_eval_hooks;
+
 struct tfc_shape_ctx {
   const tfc_opdef *op;
   const char *node_name;
@@ -128,7 +141,11 @@ struct tfc_shape_ctx {
   int n_inputs;
   const int *input_types;
   const tfc_shape *input_shapes;
-  tfc_tensor *const *input_tensors;
+  /* Owned by the graph's caller of the shape function: n_inputs slots each (references). */
+  tfc_tensor **input_tensors;
+  unsigned char *input_evaluated; /* per input: the hooks' tensor was asked for (NULL: never) */
+  const tfc_shape_eval_hooks *eval;
+  void *eval_arg;
   int n_outputs;
   const int *output_types;
   tfc_shape *output_shapes;
@@ -145,9 +162,19 @@ const tfc_attr_value *tfc_shape_ctx_attr(const tfc_shape_ctx *c, const char *nam
 int tfc_shape_ctx_error(tfc_shape_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Output i gets input j's shape. */
 int tfc_shape_same_as_input(tfc_shape_ctx *c);
-/* Interprets a const int32/int64 vector input as a shape (-1 entries unknown); with no const
- * value but a known input length, a shape of that rank with unknown dims. */
+/* The value of input i when the graph can compute it at build time (see above), else NULL.
+ * Borrowed: valid while the context lives. Never an error: what cannot be computed is unknown. */
+const tfc_tensor *tfc_shape_ctx_input_tensor(const tfc_shape_ctx *c, int i);
+/* Input i read as a shape (TF's MakeShapeFromShapeTensor): the partial shape the graph knows
+ * (a -1 or unknown value is an unknown dim), else from the input's value (a vector; the
+ * scalar -1 is an unknown shape), else a known input length gives that rank with unknown
+ * dims. Errors (INVALID_ARGUMENT): a non-int value, a value below -1, a bad rank, and the
+ * partial-shape errors of the hooks. */
 int tfc_shape_ctx_input_as_shape(tfc_shape_ctx *c, int input, tfc_shape *out);
+/* A shape from an int32/int64 value: a vector (-1 is an unknown dim) or the scalar -1 (an
+ * unknown shape). INVALID_ARGUMENT with TF's texts otherwise (a value below -1: "Invalid value
+ * in tensor used for shape: -2"). */
+int tfc_shape_from_value(const tfc_tensor *t, tfc_shape *out, tfc_status *s);
 /* Numpy-style broadcast of two shapes with unknowns; error names both shapes. */
 int tfc_shape_broadcast(tfc_shape_ctx *c, const tfc_shape *a, const tfc_shape *b, tfc_shape *out);
 

@@ -2,7 +2,7 @@
  * shape_array — shape functions of the array family (ops_array.def).
  *
  * These run at graph build time on what the graph knows: input shapes (possibly partial) and
- * the values of const inputs (ctx->input_tensors[i] != NULL). Like TF, a const shape, axis,
+ * the values of const inputs (tfc_shape_ctx_input_tensor). Like TF, a const shape, axis,
  * perm or slice spec gives exact dims, and without one the result keeps whatever rank can be
  * derived with unknown dims. Errors found here use TF's shape-function texts; everything is
  * checked again by the kernels with the run-time values.
@@ -16,7 +16,7 @@
 /* ---- small helpers ---- */
 
 static const tfc_tensor *const_in(const tfc_shape_ctx *c, int i) {
-  return c->input_tensors ? c->input_tensors[i] : NULL;
+  return tfc_shape_ctx_input_tensor(c, i);
 }
 
 static int is_int_tensor(const tfc_tensor *t) {
@@ -57,33 +57,48 @@ static int64_t merge_dim(int64_t a, int64_t b) {
 
 /* ---- shapes of shapes ---- */
 
+/* Known elements of s and the index of its one unknown dim (-1: none; -2: more than one). */
+static int64_t known_elements(const tfc_shape *s, int *unknown_at) {
+  int64_t known = 1;
+  *unknown_at = -1;
+  for (int i = 0; i < s->rank; i++) {
+    if (s->dims[i] >= 0) {
+      known *= s->dims[i];
+    } else if (*unknown_at != -1) {
+      *unknown_at = -2;
+      return known;
+    } else {
+      *unknown_at = i;
+    }
+  }
+  return known;
+}
+
+/* TF's reshape rule: the requested shape (partial), its one unknown dim inferred when the
+ * input's elements are all known. */
 int tfc_shape_reshape(tfc_shape_ctx *c) {
+  if (c->input_shapes[1].rank >= 0 && c->input_shapes[1].rank != 1)
+    return tfc_shape_ctx_error(c, "Shape must be rank 1 but is rank %d", c->input_shapes[1].rank);
   tfc_shape req;
   TFC_TRY(tfc_shape_ctx_input_as_shape(c, 1, &req));
   c->output_shapes[0] = req;
-  if (req.rank < 0) return TFC_OK;
   const tfc_shape *in = &c->input_shapes[0];
-  int64_t n_in = tfc_shape_num_elements(in);
-  int64_t known = 1;
-  int n_unknown = 0, unknown_at = -1;
-  for (int i = 0; i < req.rank; i++) {
-    if (req.dims[i] < 0) {
-      n_unknown++;
-      unknown_at = i;
-    } else {
-      known *= req.dims[i];
-    }
-  }
+  if (req.rank < 0 || in->rank < 0) return TFC_OK;
+  int out_unknown, in_unknown;
+  int64_t known_out = known_elements(&req, &out_unknown), known_in = known_elements(in, &in_unknown);
+  if (out_unknown == -2 || in_unknown == -2) return TFC_OK;
   char buf[TFC_SHAPE_STR_MAX];
-  if (n_in >= 0 && n_unknown == 0 && n_in != known)
+  if (in_unknown < 0 && out_unknown < 0 && known_in != known_out)
     return tfc_shape_ctx_error(c, "Cannot reshape a tensor with %lld elements to shape %s (%lld elements)",
-                               (long long)n_in, tfc_shape_str(&req, buf, sizeof buf), (long long)known);
-  /* A const shape's single -1 is "infer this dim", resolvable when the input size is known. */
-  if (n_in >= 0 && n_unknown == 1 && const_in(c, 1) && known > 0) {
-    if (n_in % known != 0)
-      return tfc_shape_ctx_error(c, "Cannot reshape a tensor with %lld elements to shape %s (%lld elements)",
-                                 (long long)n_in, tfc_shape_str(&req, buf, sizeof buf), (long long)known);
-    c->output_shapes[0].dims[unknown_at] = n_in / known;
+                               (long long)known_in, tfc_shape_str(&req, buf, sizeof buf), (long long)known_out);
+  if (in_unknown < 0 && out_unknown >= 0 && known_out > 0) {
+    if (known_in % known_out != 0)
+      return tfc_shape_ctx_error(c, "Dimension size must be evenly divisible by %lld but is %lld",
+                                 (long long)known_out, (long long)known_in);
+    c->output_shapes[0].dims[out_unknown] = known_in / known_out;
+  } else if (in_unknown >= 0 && out_unknown < 0 && known_in != 0 && known_out % known_in != 0) {
+    return tfc_shape_ctx_error(c, "Dimension size must be evenly divisible by %lld but is %lld",
+                               (long long)known_in, (long long)known_out);
   }
   return TFC_OK;
 }
@@ -378,6 +393,13 @@ int tfc_shape_slice(tfc_shape_ctx *c) {
   }
   TFC_TRY(check_rank_le_max(c, rank));
   tfc_shape out = shape_of_rank(rank);
+  if (!is_int_tensor(ts)) {
+    /* TF reads an unknown size as a partial shape: its known entries are output dims (-1 and
+     * unknown entries unknown). */
+    tfc_shape sz;
+    TFC_TRY(tfc_shape_ctx_input_as_shape(c, 2, &sz));
+    if (sz.rank == rank) out = sz;
+  }
   if (is_int_tensor(ts) && ts->n_elems == rank) {
     int have_b = is_int_tensor(tb) && tb->n_elems == rank;
     for (int i = 0; i < rank; i++) {
@@ -570,10 +592,21 @@ int tfc_shape_strided_slice(tfc_shape_ctx *c) {
 
 /* ---- making tensors ---- */
 
+/* TF's order: the ranks, the dims read as a shape (its errors first, as TF's refiner gives
+ * them before the function sees the value), then a known value's negative dims. */
 int tfc_shape_fill(tfc_shape_ctx *c) {
+  if (c->input_shapes[0].rank >= 0 && c->input_shapes[0].rank != 1)
+    return tfc_shape_ctx_error(c, "Shape must be rank 1 but is rank %d", c->input_shapes[0].rank);
   if (c->input_shapes[1].rank > 0)
     return tfc_shape_ctx_error(c, "Shape must be rank 0 but is rank %d", c->input_shapes[1].rank);
-  return tfc_shape_ctx_input_as_shape(c, 0, &c->output_shapes[0]);
+  tfc_shape out;
+  TFC_TRY(tfc_shape_ctx_input_as_shape(c, 0, &out));
+  const tfc_tensor *t = const_in(c, 0);
+  if (is_int_tensor(t))
+    for (int64_t i = 0; i < t->n_elems; i++)
+      if (tfc_tensor_get_i64(t, i) < 0) return tfc_shape_ctx_error(c, "Fill dimensions must be >= 0");
+  c->output_shapes[0] = out;
+  return TFC_OK;
 }
 
 int tfc_shape_range(tfc_shape_ctx *c) {
@@ -611,6 +644,14 @@ int tfc_shape_range(tfc_shape_ctx *c) {
   return TFC_OK;
 }
 
+/* TF's Multiply of two dims (-1 unknown): 0 and 1 decide even against an unknown. */
+static int64_t mul_dim(int64_t a, int64_t b) {
+  if (a == 0 || b == 0) return 0;
+  if (a == 1) return b;
+  if (b == 1) return a;
+  return a < 0 || b < 0 ? -1 : a * b;
+}
+
 int tfc_shape_tile(tfc_shape_ctx *c) {
   const tfc_shape *in = &c->input_shapes[0];
   int64_t mlen = vector_len(&c->input_shapes[1]);
@@ -618,18 +659,17 @@ int tfc_shape_tile(tfc_shape_ctx *c) {
     return tfc_shape_ctx_error(c, "Shape must be rank 1 but is rank %d", c->input_shapes[1].rank);
   if (in->rank >= 0 && mlen >= 0 && mlen != in->rank)
     return tfc_shape_ctx_error(c, "Dimension must be %d but is %lld", in->rank, (long long)mlen);
-  int rank = in->rank >= 0 ? in->rank : (int)mlen;
+  /* multiples read as a partial shape, as TF does: a known entry is known even when others are not */
+  tfc_shape m;
+  TFC_TRY(tfc_shape_ctx_input_as_shape(c, 1, &m));
+  if (m.rank >= 0 && in->rank >= 0 && m.rank != in->rank)
+    return tfc_shape_ctx_error(c, "Shape must be rank %d but is rank %d", in->rank, m.rank);
+  int rank = in->rank >= 0 ? in->rank : m.rank;
   if (rank < 0) return TFC_OK;
   TFC_TRY(check_rank_le_max(c, rank));
-  const tfc_tensor *t = const_in(c, 1);
-  int have_m = is_int_tensor(t) && t->n_elems == rank;
   tfc_shape out = shape_of_rank(rank);
-  for (int i = 0; i < rank; i++) {
-    int64_t m = have_m ? tfc_tensor_get_i64(t, i) : -1, d = in->rank >= 0 ? in->dims[i] : -1;
-    if (have_m && m < 0)
-      return tfc_shape_ctx_error(c, "Expected multiples[%d] >= 0, but got %lld", i, (long long)m);
-    out.dims[i] = (m == 0 || d == 0) ? 0 : (m > 0 && d > 0 ? m * d : -1);
-  }
+  for (int i = 0; i < rank; i++)
+    out.dims[i] = mul_dim(in->rank >= 0 ? in->dims[i] : -1, m.rank >= 0 ? m.dims[i] : -1);
   c->output_shapes[0] = out;
   return TFC_OK;
 }
@@ -838,7 +878,7 @@ int tfc_shape_dynamic_stitch(tfc_shape_ctx *c) {
   int64_t max_index = -1;
   tfc_shape extra = tfc_shape_unknown();
   for (int i = 0; i < n; i++) {
-    const tfc_tensor *t = c->input_tensors[i];
+    const tfc_tensor *t = tfc_shape_ctx_input_tensor(c, i);
     if (!t) all_const = 0;
     const tfc_shape *ix = &c->input_shapes[i], *data = &c->input_shapes[n + i];
     if (ix->rank < 0) continue;

@@ -36,7 +36,7 @@ int tfc_shape_decode_and_crop_jpeg(tfc_shape_ctx *c) {
   if (w->rank == 1 && w->dims[0] >= 0 && w->dims[0] != 4)
     return tfc_shape_ctx_error(c, "Dimension must be 4 but is %lld", (long long)w->dims[0]);
   int64_t h = -1, wd = -1;
-  const tfc_tensor *win = c->input_tensors[1];
+  const tfc_tensor *win = tfc_shape_ctx_input_tensor(c, 1);
   if (win && win->dtype == TFC_DT_INT32 && win->n_elems == 4) {
     h = ((const int32_t *)win->data)[2];
     wd = ((const int32_t *)win->data)[3];

@@ -77,36 +77,58 @@ int tfc_shape_same_as_input(tfc_shape_ctx *c) {
   return TFC_OK;
 }
 
-int tfc_shape_ctx_input_as_shape(tfc_shape_ctx *c, int input, tfc_shape *out) {
-  const tfc_tensor *t = c->input_tensors ? c->input_tensors[input] : NULL;
-  const tfc_shape *in = &c->input_shapes[input];
-  if (!t) {
-    /* A scalar -1 or unknown length gives unknown rank; a known length gives that rank. */
-    if (in->rank == 1 && in->dims[0] >= 0 && in->dims[0] <= TFC_MAX_DIMS) {
-      out->rank = (int)in->dims[0];
-      for (int i = 0; i < out->rank; i++) out->dims[i] = -1;
-    } else {
-      *out = tfc_shape_unknown();
-    }
-    return TFC_OK;
+const tfc_tensor *tfc_shape_ctx_input_tensor(const tfc_shape_ctx *c, int i) {
+  if (i < 0 || i >= c->n_inputs || !c->input_tensors) return NULL;
+  if (!c->input_tensors[i] && c->eval && c->input_evaluated && !c->input_evaluated[i]) {
+    c->input_evaluated[i] = 1;
+    c->input_tensors[i] = c->eval->tensor(c->eval_arg, i);
   }
+  return c->input_tensors[i];
+}
+
+int tfc_shape_from_value(const tfc_tensor *t, tfc_shape *out, tfc_status *s) {
   if (t->dtype != TFC_DT_INT32 && t->dtype != TFC_DT_INT64)
-    return tfc_shape_ctx_error(c, "Input %d must be int32 or int64 to be used as a shape, got %s",
-                               input, tfc_dtype_name(t->dtype));
+    return tfc_status_set(s, TFC_INVALID_ARGUMENT, "Tensor used for a shape must be int32 or int64, got %s",
+                          tfc_dtype_name(t->dtype));
   if (t->ndims == 0 && tfc_tensor_get_i64(t, 0) == -1) {
     *out = tfc_shape_unknown();
     return TFC_OK;
   }
-  if (t->ndims != 1)
-    return tfc_shape_ctx_error(c, "Shape must be rank 1 but is rank %d", t->ndims);
+  if (t->ndims != 1) return tfc_status_set(s, TFC_INVALID_ARGUMENT, "Shape must be rank 1 but is rank %d", t->ndims);
   if (t->n_elems > TFC_MAX_DIMS)
-    return tfc_shape_ctx_error(c, "Shape of rank %lld exceeds the maximum rank %d",
-                               (long long)t->n_elems, TFC_MAX_DIMS);
-  out->rank = (int)t->n_elems;
-  for (int i = 0; i < out->rank; i++) {
+    return tfc_status_set(s, TFC_INVALID_ARGUMENT, "Shape of rank %lld exceeds the maximum rank %d",
+                          (long long)t->n_elems, TFC_MAX_DIMS);
+  tfc_shape r;
+  r.rank = (int)t->n_elems;
+  for (int i = 0; i < r.rank; i++) {
     int64_t d = tfc_tensor_get_i64(t, i);
-    if (d < -1) return tfc_shape_ctx_error(c, "Dimension %d must be >= -1, got %lld", i, (long long)d);
-    out->dims[i] = d;
+    if (d < -1) return tfc_status_set(s, TFC_INVALID_ARGUMENT, "Invalid value in tensor used for shape: %lld", (long long)d);
+    r.dims[i] = d;
+  }
+  *out = r;
+  return TFC_OK;
+}
+
+int tfc_shape_ctx_input_as_shape(tfc_shape_ctx *c, int input, tfc_shape *out) {
+  const tfc_shape *in = &c->input_shapes[input];
+  if (in->rank > 1) return tfc_shape_ctx_error(c, "Shape must be rank 1 but is rank %d", in->rank);
+  /* A vector's partial shape first (what TF's refiner hands MakeShapeFromShapeTensor). */
+  if (in->rank != 0 && c->eval) {
+    TFC_TRY(c->eval->partial(c->eval_arg, input, out, c->status));
+    if (out->rank >= 0) return TFC_OK;
+  }
+  const tfc_tensor *t = tfc_shape_ctx_input_tensor(c, input);
+  if (t && t->ndims == 0 && !(tfc_shape_from_value(t, out, c->status) == TFC_OK && out->rank < 0)) {
+    tfc_status_clear(c->status);
+    return tfc_shape_ctx_error(c, "Shape must be rank 1 but is rank 0");
+  }
+  if (t) return tfc_shape_from_value(t, out, c->status);
+  /* A scalar -1 or unknown length gives unknown rank; a known length gives that rank. */
+  if (in->rank == 1 && in->dims[0] >= 0 && in->dims[0] <= TFC_MAX_DIMS) {
+    out->rank = (int)in->dims[0];
+    for (int i = 0; i < out->rank; i++) out->dims[i] = -1;
+  } else {
+    *out = tfc_shape_unknown();
   }
   return TFC_OK;
 }

@@ -30,7 +30,7 @@ static int rfft_shape(tfc_shape_ctx *c, int rank, int forward) {
     return TFC_OK;
   }
   tfc_shape out = *in;
-  const tfc_tensor *n = c->input_tensors ? c->input_tensors[1] : NULL;
+  const tfc_tensor *n = tfc_shape_ctx_input_tensor(c, 1);
   int known = n && n->ndims == 1 && n->n_elems == rank;
   for (int i = 0; i < rank; i++) {
     int64_t v = known ? tfc_tensor_get_i64(n, i) : -1;

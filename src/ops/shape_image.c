@@ -79,7 +79,7 @@ int tfc_shape_crop_and_resize_grad_boxes(tfc_shape_ctx *c) {
 
 /* The padded length: max_output_size's value when it is a const, else unknown. */
 static int64_t padded_len(const tfc_shape_ctx *c) {
-  const tfc_tensor *m = c->input_tensors ? c->input_tensors[2] : NULL;
+  const tfc_tensor *m = tfc_shape_ctx_input_tensor(c, 2);
   return m && m->n_elems == 1 ? tfc_tensor_get_i64(m, 0) : -1;
 }
 
@@ -112,7 +112,7 @@ int tfc_shape_nms_overlaps(tfc_shape_ctx *c) {
 
 /* The value of scalar input i when it is a const, else -1. */
 static int64_t const_scalar(const tfc_shape_ctx *c, int i) {
-  const tfc_tensor *t = c->input_tensors ? c->input_tensors[i] : NULL;
+  const tfc_tensor *t = tfc_shape_ctx_input_tensor(c, i);
   return t && t->n_elems == 1 ? tfc_tensor_get_i64(t, 0) : -1;
 }
 
@@ -128,10 +128,10 @@ int tfc_shape_combined_nms(tfc_shape_ctx *c) {
   if (q >= 0 && classes >= 0 && q != 1 && q != classes)
     return tfc_shape_ctx_error(c, "third dimension of boxes must be either 1 or equal to the third dimension of scores");
   int64_t total = const_scalar(c, 3), per_class = const_scalar(c, 2), len = total;
-  if (c->input_tensors && c->input_tensors[3] && total <= 0)
+  if (tfc_shape_ctx_input_tensor(c, 3) && total <= 0)
     return tfc_shape_ctx_error(c, "max_total_size should be > 0 ");
   if (tfc_shape_ctx_attr_bool(c, "pad_per_class", 0)) {
-    if (c->input_tensors && c->input_tensors[2] && per_class <= 0)
+    if (tfc_shape_ctx_input_tensor(c, 2) && per_class <= 0)
       return tfc_shape_ctx_error(c, "max_output_size_per_class must be > 0 ");
     len = total < 0 || per_class < 0 || classes < 0 ? -1 : per_class * classes < total ? per_class * classes : total;
   }

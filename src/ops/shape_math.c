@@ -227,7 +227,7 @@ int tfc_shape_reduction(tfc_shape_ctx *c) {
   const tfc_shape *in = &c->input_shapes[0];
   TFC_TRY(with_rank_at_most(c, &c->input_shapes[1], 1));
   int keep_dims = tfc_shape_ctx_attr_bool(c, "keep_dims", 0);
-  const tfc_tensor *axes = c->input_tensors ? c->input_tensors[1] : NULL;
+  const tfc_tensor *axes = tfc_shape_ctx_input_tensor(c, 1);
   if (!axes || in->rank < 0) {
     /* Unknown axes: with keep_dims the rank is still known. */
     if (keep_dims && in->rank >= 0) {
@@ -269,7 +269,7 @@ int tfc_shape_argop(tfc_shape_ctx *c) {
     c->output_shapes[0] = tfc_shape_scalar();
     return TFC_OK;
   }
-  const tfc_tensor *dim = c->input_tensors ? c->input_tensors[1] : NULL;
+  const tfc_tensor *dim = tfc_shape_ctx_input_tensor(c, 1);
   tfc_shape r;
   r.rank = in->rank - 1;
   if (!dim) {

@@ -163,7 +163,7 @@ int tfc_shape_top_k(tfc_shape_ctx *c) {
   TFC_TRY(with_rank_at_least(c, &in, 1));
   TFC_TRY(with_rank(c, &c->input_shapes[1], 0));
   int64_t k = -1;
-  const tfc_tensor *kt = c->input_tensors ? c->input_tensors[1] : NULL;
+  const tfc_tensor *kt = tfc_shape_ctx_input_tensor(c, 1);
   if (kt && kt->n_elems == 1) {
     k = tfc_tensor_get_i64(kt, 0);
     if (k < 0)

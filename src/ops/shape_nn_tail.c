@@ -18,7 +18,7 @@
 
 /* The const int vector / matrix in input i, or NULL. */
 static const tfc_tensor *const_input(const tfc_shape_ctx *c, int i) {
-  return c->input_tensors && i < c->n_inputs ? c->input_tensors[i] : NULL;
+  return tfc_shape_ctx_input_tensor(c, i);
 }
 
 /* Shared by the four ops: `to_batch` picks the direction; block_in < 0 means the legacy

@@ -231,7 +231,7 @@ int tfc_shape_sparse_to_dense(tfc_shape_ctx *c) {
 
 int tfc_shape_bincount(tfc_shape_ctx *c) {
   TFC_TRY(rank_is(c, &c->input_shapes[1], 0));
-  const tfc_tensor *size = c->input_tensors ? c->input_tensors[1] : NULL;
+  const tfc_tensor *size = tfc_shape_ctx_input_tensor(c, 1);
   c->output_shapes[0] = tfc_shape_vector(size && size->n_elems == 1 ? tfc_tensor_get_i64(size, 0) : -1);
   return TFC_OK;
 }
@@ -240,7 +240,7 @@ int tfc_shape_dense_bincount(tfc_shape_ctx *c) {
   TFC_TRY(rank_is(c, &c->input_shapes[1], 0));
   const tfc_shape *in = &c->input_shapes[0];
   if (in->rank > 2) return tfc_shape_ctx_error(c, "Shape must be at most rank 2 but is rank %d", in->rank);
-  const tfc_tensor *size = c->input_tensors ? c->input_tensors[1] : NULL;
+  const tfc_tensor *size = tfc_shape_ctx_input_tensor(c, 1);
   int64_t n = size && size->n_elems == 1 ? tfc_tensor_get_i64(size, 0) : -1;
   if (in->rank < 0) {
     c->output_shapes[0].rank = -1;

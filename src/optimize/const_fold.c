@@ -64,44 +64,22 @@ static int compute(folder *f, const tfc_node *n) {
   tfc_tensor *in_small[8], *out_small[8];
   tfc_tensor **ins = n->n_inputs <= 8 ? in_small : calloc((size_t)n->n_inputs, sizeof *ins);
   tfc_tensor **outs = n->n_outputs <= 8 ? out_small : calloc((size_t)n->n_outputs, sizeof *outs);
-  int rc = -1, n_in = 0;
+  int rc = -1;
   if (!ins || !outs) goto done;
-  /* No device: outputs live on the host heap, as a graph's Const values do (they outlive the
-   * session's devices while the plan cache holds the graph). Each input gets a reference of
-   * its own for the call, so no kernel forwards (overwrites) a buffer others read too. */
-  for (; n_in < n->n_inputs; n_in++) {
-    tfc_endpoint e = n->inputs[n_in];
-    if (!(ins[n_in] = f->values[f->off[e.node->id] + e.index])) goto done;
-    tfc_tensor_ref(ins[n_in]);
+  for (int i = 0; i < n->n_inputs; i++) {
+    tfc_endpoint e = n->inputs[i];
+    if (!(ins[i] = f->values[f->off[e.node->id] + e.index])) goto done;
   }
-  memset(outs, 0, sizeof *outs * (size_t)n->n_outputs);
   const tfc_kernel_def *k = tfc_kernel_find(f->kt, n, NULL);
   if (!k) goto done;
+  /* No device: outputs live on the host heap, as a graph's Const values do (they outlive the
+   * session's devices while the plan cache holds the graph). */
   tfc_status st;
   tfc_status_init(&st);
-  void *state = NULL;
-  if (!k->init || k->init(n, &state, &st) == TFC_OK) {
-    tfc_kernel_ctx c = {.node = n,
-                        .state = state,
-                        .n_inputs = n->n_inputs,
-                        .inputs = ins,
-                        .n_outputs = n->n_outputs,
-                        .outputs = outs,
-                        .status = &st,
-                        .host_memory_out = k->host_memory_out};
-    k->compute(&c);
-    if (k->free_state && state) k->free_state(state);
-  }
-  rc = tfc_status_ok(&st) ? 0 : -1;
+  rc = tfc_kernel_run_host(k, n, ins, outs, &st) ? -1 : 0;
   tfc_status_fini(&st);
-  for (int i = 0; i < n->n_outputs && rc == 0; i++)
-    if (!outs[i]) rc = -1;
-  for (int i = 0; i < n->n_outputs; i++) {
-    if (rc == 0) f->values[f->off[n->id] + i] = outs[i];
-    else if (outs[i]) tfc_tensor_unref(outs[i]);
-  }
+  for (int i = 0; i < n->n_outputs && rc == 0; i++) f->values[f->off[n->id] + i] = outs[i];
 done:
-  for (int j = 0; ins && j < n_in; j++) tfc_tensor_unref(ins[j]);
   if (ins && ins != in_small) free(ins);
   if (outs && outs != out_small) free(outs);
   return rc;

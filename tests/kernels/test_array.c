@@ -191,7 +191,15 @@ static void reshape_reports_tf_errors(void) {
   expect_error("Reshape", NULL, 0, in, 2, NULL, 1, TFC_INVALID_ARGUMENT, "Size 0 must be non-negative, not -2");
   tfc_tensor_unref(in[1]);
   in[1] = ku_i32(DIMS(1, 2), I32S(3, 2));
-  expect_error("Reshape", NULL, 0, in, 2, NULL, 1, TFC_INVALID_ARGUMENT, "sizes input must be 1-D, not [1,2]");
+  /* a known rank-2 shape input fails at build time, as in TF; unknown, the kernel says it */
+  expect_error("Reshape", NULL, 0, in, 2, NULL, 1, TFC_INVALID_ARGUMENT,
+               "Shape must be rank 1 but is rank 2 for 'op' (op: 'Reshape') with input shapes: [2,3], [1,2].");
+  tfc_status s;
+  tfc_status_init(&s);
+  tfc_tensor *out = NULL;
+  EXPECT_EQ(ku_run_unknown("Reshape", NULL, 0, in, 2, &out, 1, &s), TFC_INVALID_ARGUMENT);
+  EXPECT_CONTAINS(tfc_status_msg(&s), "sizes input must be 1-D, not [1,2]");
+  tfc_status_fini(&s);
   unref_all(in, 2);
 }
 

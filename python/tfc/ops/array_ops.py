@@ -115,6 +115,10 @@ def tile(input, multiples, name=None):  # noqa: A002
     return gen.apply("Tile", name, input=input, multiples=multiples)
 
 
+def broadcast_to(input, shape, name=None):  # noqa: A002
+    return gen.apply("BroadcastTo", name, input=input, shape=shape)
+
+
 def pad(tensor, paddings, mode="CONSTANT", name=None, constant_values=0):
     mode = mode.upper()
     if mode == "CONSTANT":
