@@ -83,9 +83,13 @@ static void *worker(void *arg) {
       pthread_mutex_unlock(&p->mu);
       spin_until_nonzero(&p->n_queued);
       pthread_mutex_lock(&p->mu);
-      p->n_sleeping++;
-      while (!p->head && !p->stopping) pthread_cond_wait(&p->cv, &p->mu);
-      p->n_sleeping--;
+      if (!p->head && !p->stopping) {
+        /* Sleep; woken without a task (tfc_threadpool_wake), spin again first. */
+        p->n_sleeping++;
+        pthread_cond_wait(&p->cv, &p->mu);
+        p->n_sleeping--;
+        continue;
+      }
     }
     task *t = p->head;
     if (!t) break; /* stopping and drained */
@@ -147,6 +151,13 @@ int tfc_threadpool_schedule(tfc_threadpool *p, void (*fn)(void *), void *arg) {
   if (p->n_sleeping) pthread_cond_signal(&p->cv);
   pthread_mutex_unlock(&p->mu);
   return 0;
+}
+
+void tfc_threadpool_wake(tfc_threadpool *p) {
+  if (!p) return;
+  pthread_mutex_lock(&p->mu);
+  if (p->n_sleeping) pthread_cond_broadcast(&p->cv);
+  pthread_mutex_unlock(&p->mu);
 }
 
 typedef struct pfor {

@@ -25,6 +25,12 @@ int tfc_threadpool_size(const tfc_threadpool *p);
 /* Queues fn(arg). Returns 0, or -1 on out of memory (then fn was not queued). */
 int tfc_threadpool_schedule(tfc_threadpool *p, void (*fn)(void *arg), void *arg);
 
+/* Wakes the sleeping workers, each to spin a while for work before it sleeps again: a step
+ * about to run expensive kernels calls it first, so the wake-up (tens of microseconds on a
+ * virtual machine, sometimes far more) overlaps the step's cheap start instead of delaying its
+ * first split kernel. NULL is a no-op. */
+void tfc_threadpool_wake(tfc_threadpool *p);
+
 /* Calls fn(begin, end, arg) over [0, n) split into shards of at least `min_shard` items and
  * at most `max_parallel` shards (<= 0: pool size + 1). Returns when all shards are done.
  * With p NULL, or a small n, runs inline. */

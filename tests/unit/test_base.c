@@ -3,6 +3,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/hashmap.h"
 #include "base/mem.h"
@@ -380,6 +381,32 @@ static void threadpool_schedule_runs_every_task(void) {
   pthread_cond_destroy(&c.cv);
 }
 
+/* Waking sleeping workers without work sends them back to spin and sleep: tasks queued between
+ * and after wake-ups all run, a pool woken many times still frees, and NULL is a no-op. */
+static void threadpool_wake_keeps_every_task_and_frees(void) {
+  tfc_threadpool_wake(NULL);
+  tfc_threadpool *p = tfc_threadpool_new(2, "t");
+  counter_task c;
+  atomic_init(&c.count, 0);
+  pthread_mutex_init(&c.mu, NULL);
+  pthread_cond_init(&c.cv, NULL);
+  usleep(5000); /* longer than the spin: both workers asleep */
+  for (int i = 0; i < 200; i++) {
+    tfc_threadpool_wake(p);
+    if (i % 2) EXPECT_EQ(tfc_threadpool_schedule(p, bump, &c), 0);
+    if (i % 50 == 0) usleep(2000);
+  }
+  pthread_mutex_lock(&c.mu);
+  while (atomic_load(&c.count) < 100) pthread_cond_wait(&c.cv, &c.mu);
+  pthread_mutex_unlock(&c.mu);
+  usleep(2000);
+  tfc_threadpool_wake(p);
+  tfc_threadpool_free(p);
+  EXPECT_EQ(atomic_load(&c.count), 100);
+  pthread_mutex_destroy(&c.mu);
+  pthread_cond_destroy(&c.cv);
+}
+
 static void threadpool_free_runs_queued_tasks(void) {
   tfc_threadpool *p = tfc_threadpool_new(1, "t");
   counter_task c;
@@ -583,6 +610,7 @@ static const tfc_test tests[] = {
     TFC_TEST(threadpool_size_is_requested_thread_count),
     TFC_TEST(threadpool_schedule_runs_every_task),
     TFC_TEST(threadpool_free_runs_queued_tasks),
+    TFC_TEST(threadpool_wake_keeps_every_task_and_frees),
     TFC_TEST(threadpool_parallel_for_covers_range_exactly_once),
     TFC_TEST(threadpool_parallel_for_zero_items_calls_nothing),
     TFC_TEST(threadpool_parallel_for_null_pool_runs_inline),
