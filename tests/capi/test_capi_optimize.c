@@ -643,43 +643,61 @@ static TF_Output conv_geom(TF_Graph *g, const char *op, const char *name, TF_Out
 /* x (n, 12, 10, 4) -> conv "a" (3x3, 8) -> BiasAdd -> AddV2 with r -> [Relu] -> Identity, where
  * r is a second conv chain "b" (1x1 on x, BiasAdd) or x's own 1x1 projection through Relu;
  * fetch_r also fetches r (so the Add cannot take r's buffer). Output (n*12*10*8) into y. */
-static void run_residual(int mode, int n, int act, int r_is_conv, int fetch_r, float *y, char **graphs) {
+/* The residual chain of fuses_a_residual_add on an n x h x w x ic input with oc channels. */
+typedef struct res_dims {
+  int h, w, ic, oc;
+} res_dims;
+
+static void run_residual_dims(int mode, int n, res_dims dm, int act, int r_is_conv, int fetch_r, float *y,
+                              char **graphs) {
   TF_Graph *g = TF_NewGraph();
   TF_Status *s = TF_NewStatus();
   unsigned seed = 11;
-  float wa[3 * 3 * 4 * 8], wb[4 * 8], ba[8], bb[8];
-  for (int i = 0; i < 288; i++) wa[i] = frand(&seed);
-  for (int i = 0; i < 32; i++) wb[i] = frand(&seed);
-  for (int i = 0; i < 8; i++) ba[i] = frand(&seed), bb[i] = frand(&seed);
+  int nwa = 9 * dm.ic * dm.oc, nwb = dm.ic * dm.oc;
+  float *wa = malloc(sizeof(float) * (size_t)nwa), *wb = malloc(sizeof(float) * (size_t)nwb);
+  float *ba = malloc(sizeof(float) * (size_t)dm.oc), *bb = malloc(sizeof(float) * (size_t)dm.oc);
+  for (int i = 0; i < nwa; i++) wa[i] = frand(&seed);
+  for (int i = 0; i < nwb; i++) wb[i] = frand(&seed);
+  for (int i = 0; i < dm.oc; i++) ba[i] = frand(&seed), bb[i] = frand(&seed);
   TF_OperationDescription *d = TF_NewOperation(g, "Placeholder", "x");
   TF_SetAttrType(d, "dtype", TF_FLOAT);
-  TF_SetAttrShape(d, "shape", (const int64_t[]){-1, 12, 10, 4}, 4); /* the residual needs static shapes */
+  TF_SetAttrShape(d, "shape", (const int64_t[]){-1, dm.h, dm.w, dm.ic}, 4); /* the residual needs static shapes */
   TF_Output x = {capi_finish(d), 0};
-  TF_Output a = conv(g, "Conv2D", "a", x, fconst(g, "wa", (const int64_t[]){3, 3, 4, 8}, 4, wa, 288), 1, "SAME");
-  a = capi_op2(g, "BiasAdd", "a_bias", a, fconst(g, "ba", (const int64_t[]){8}, 1, ba, 8), s);
-  TF_Output r = conv(g, "Conv2D", "b", x, fconst(g, "wb", (const int64_t[]){1, 1, 4, 8}, 4, wb, 32), 1, "SAME");
-  r = r_is_conv ? capi_op2(g, "BiasAdd", "b_bias", r, fconst(g, "bb", (const int64_t[]){8}, 1, bb, 8), s)
+  TF_Output a =
+      conv(g, "Conv2D", "a", x, fconst(g, "wa", (const int64_t[]){3, 3, dm.ic, dm.oc}, 4, wa, (size_t)nwa), 1, "SAME");
+  a = capi_op2(g, "BiasAdd", "a_bias", a, fconst(g, "ba", (const int64_t[]){dm.oc}, 1, ba, (size_t)dm.oc), s);
+  TF_Output r =
+      conv(g, "Conv2D", "b", x, fconst(g, "wb", (const int64_t[]){1, 1, dm.ic, dm.oc}, 4, wb, (size_t)nwb), 1, "SAME");
+  r = r_is_conv ? capi_op2(g, "BiasAdd", "b_bias", r, fconst(g, "bb", (const int64_t[]){dm.oc}, 1, bb, (size_t)dm.oc), s)
                 : op1(g, "Relu", "b_relu", r);
   TF_Output sum = capi_op2(g, "AddV2", "add", a, r, s);
   if (act) sum = op1(g, "Relu", "act", sum);
   TF_Output out = op1(g, "Identity", "out", sum);
   TF_Session *sess = session(g, mode);
-  int nx = n * 12 * 10 * 4, ny = n * 12 * 10 * 8;
+  int nx = n * dm.h * dm.w * dm.ic, ny = n * dm.h * dm.w * dm.oc;
   float *xv = malloc(sizeof(float) * (size_t)nx);
   for (int i = 0; i < nx; i++) xv[i] = frand(&seed);
   TF_Tensor *outs[2] = {0};
   TF_Output fetches[2] = {out, r};
-  EXPECT_EQ(run(sess, &x, ftensor((const int64_t[]){n, 12, 10, 4}, 4, xv, (size_t)nx), fetches, fetch_r ? 2 : 1, NULL, 0,
-                outs, graphs, NULL),
+  EXPECT_EQ(run(sess, &x, ftensor((const int64_t[]){n, dm.h, dm.w, dm.ic}, 4, xv, (size_t)nx), fetches, fetch_r ? 2 : 1,
+                NULL, 0, outs, graphs, NULL),
             TF_OK);
   EXPECT_EQ((int)TF_TensorByteSize(outs[0]), ny * 4);
   memcpy(y, TF_TensorData(outs[0]), (size_t)ny * 4);
   for (int i = 0; i < 2; i++)
     if (outs[i]) TF_DeleteTensor(outs[i]);
   free(xv);
+  free(wa);
+  free(wb);
+  free(ba);
+  free(bb);
   close_session(sess);
   TF_DeleteGraph(g);
   TF_DeleteStatus(s);
+}
+
+static void run_residual(int mode, int n, int act, int r_is_conv, int fetch_r, float *y, char **graphs) {
+  run_residual_dims(mode, n, (res_dims){12, 10, 4, 8}, act, r_is_conv, fetch_r, y, graphs);
 }
 
 /* conv + bias + residual Add (+ Relu) becomes one _FusedConv2D with fused_ops [BiasAdd, Add,
@@ -715,6 +733,31 @@ static void fuses_a_residual_add(void) {
   intra_threads = 0;
 }
 
+/* A filter far larger than its activations (5x4x128 -> 96 channels at batch 1): the convolution
+ * runs in slices of output channels, each with its slice of the filter, bias and addend; the
+ * fused values equal the unfused graph's, with the Add's buffer forwarded or copied. */
+static void fuses_a_residual_add_in_channel_slices(void) {
+  intra_threads = 2;
+  res_dims dm = {5, 4, 128, 96};
+  int ny = dm.h * dm.w * dm.oc;
+  for (int act = 0; act < 2; act++)
+    for (int fetch_r = 0; fetch_r < 2; fetch_r++) {
+      float *y0 = malloc(sizeof(float) * (size_t)ny), *y1 = malloc(sizeof(float) * (size_t)ny);
+      char *graphs[2];
+      run_residual_dims(OPT_DEFAULT, 1, dm, act, 1, fetch_r, y0, &graphs[0]);
+      run_residual_dims(OPT_REMAP_OFF, 1, dm, act, 1, fetch_r, y1, &graphs[1]);
+      for (int i = 0; i < ny; i++)
+        if (fabs(y0[i] - y1[i]) > 1e-5 * (1 + fabs(y1[i])))
+          tfc_test_fail(__FILE__, __LINE__, "act %d fetch_r %d element %d: %.9g vs %.9g", act, fetch_r, i, y0[i], y1[i]);
+      EXPECT_EQ(count_op(graphs[0], "_FusedConv2D"), 2);
+      free(graphs[0]);
+      free(graphs[1]);
+      free(y0);
+      free(y1);
+    }
+  intra_threads = 0;
+}
+
 /* Batch-1 convolutions and depthwise convolutions on 4 threads (cut into bands of output rows
  * when the work pays for it) against the same op in double (plain C, one piece): strides,
  * dilations, SAME, VALID and EXPLICIT padding, odd sizes, and padding wider than a band (which
@@ -734,6 +777,10 @@ static void batch1_bands_match_double(void) {
       /* 1x1 at stride 1: bands of pixels (25 + 24 of a 7x7 output, not whole rows) */
       {7, 7, 160, 960, 1, 1, 1, 0, "VALID", 0}, {9, 5, 64, 200, 1, 1, 1, 0, "SAME", 0},
       {14, 14, 576, 1, 3, 1, 1, 0, "SAME", 1}, /* a small depthwise layer, split for its bytes */
+      /* filters larger than their activations: slices of output channels (the last of 40
+       * narrower than a 16-channel block) */
+      {7, 7, 128, 256, 3, 1, 1, 0, "SAME", 0}, {7, 7, 256, 40, 3, 1, 1, 0, "SAME", 0},
+      {7, 7, 256, 512, 1, 1, 1, 0, "VALID", 0},
   };
   intra_threads = 4;
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
@@ -1029,6 +1076,7 @@ static const tfc_test tests[] = {
     TFC_TEST(fused_ops_run_as_given),
     TFC_TEST(grappler_fused_graph_matches_tensorflow),
     TFC_TEST(fuses_a_residual_add),
+    TFC_TEST(fuses_a_residual_add_in_channel_slices),
     TFC_TEST(batch1_bands_match_double),
     TFC_TEST(fused_add_errors),
     TFC_TEST(fuses_matmul_bias_and_activation),

@@ -6,7 +6,10 @@
  * and cached in the kernel state; the batch is cut into the node's share of intra-op threads
  * and each shard runs a single-threaded primitive (kernels_conv_int.h says why). A forward
  * NHWC convolution with fewer images than threads (batch-1 inference) is cut into bands of
- * output rows instead, each a convolution of its own over the input rows it reads. Filters arrive in TF's HWIO layout and are reordered once per call into the layout
+ * output rows instead, each a convolution of its own over the input rows it reads; when its
+ * Const filter outweighs its activations (ResNet50's last stage at batch 1: 9 MB of filter,
+ * 0.2 MB of activations), into slices of output channels instead, so that each thread reads
+ * only its slice of the filter (see oc_split). Filters arrive in TF's HWIO layout and are reordered once per call into the layout
  * the primitive chose (once per node when the filter is a Const node's value, immutable); activations stay in the user's layout (NHWC or NCHW) when oneDNN has
  * a direct kernel for it and are otherwise reordered per shard. The filter gradient is a sum
  * over the batch: each shard writes its partial sum, the partials are added, and the total
@@ -31,7 +34,16 @@ typedef struct packed_filter {
   void *data;
 } packed_filter;
 
-#define MAX_PACKED 4
+#define MAX_PACKED 8
+
+/* A Const filter's output channels [o0, o1) as a dense HWIO filter of their own. */
+typedef struct filter_slice {
+  const void *src;
+  int64_t o0, o1;
+  float *data;
+} filter_slice;
+
+#define MAX_SLICES 8
 
 typedef struct conv_state {
   int kind;
@@ -42,6 +54,8 @@ typedef struct conv_state {
   pthread_mutex_t packed_mu;
   int n_packed;
   packed_filter packed[MAX_PACKED];
+  int n_slices; /* under packed_mu */
+  filter_slice slices[MAX_SLICES];
 } conv_state;
 
 /* The cache key: everything a primitive depends on, with n = the shard's minibatch. */
@@ -83,6 +97,7 @@ static void conv_free(void *p) {
   if (!st) return;
   tfc_dnn_cache_fini(&st->cache);
   for (int i = 0; i < st->n_packed; i++) free(st->packed[i].data);
+  for (int i = 0; i < st->n_slices; i++) free(st->slices[i].data);
   pthread_mutex_destroy(&st->packed_mu);
   free(st);
 }
@@ -273,6 +288,126 @@ static int plan_shards(tfc_kernel_ctx *c, conv_state *st, const tfc_window_geom 
   return TFC_OK;
 }
 
+/* ---- output-channel slices (forward, NHWC, Const filter) ---- */
+
+/* Channels [o0, o1) of the Const HWIO filter b (kh*kw*ic rows of oc), copied once and kept in
+ * st; NULL with status on failure, or without when st already keeps MAX_SLICES. */
+static const float *filter_slice_get(conv_state *st, const tfc_window_geom *g, const float *b, int64_t o0, int64_t o1,
+                                     tfc_status *s) {
+  pthread_mutex_lock(&st->packed_mu);
+  const float *data = NULL;
+  for (int i = 0; i < st->n_slices && !data; i++)
+    if (st->slices[i].src == b && st->slices[i].o0 == o0 && st->slices[i].o1 == o1) data = st->slices[i].data;
+  if (!data && st->n_slices < MAX_SLICES) {
+    int64_t rows = g->kh * g->kw * g->ic, w = o1 - o0;
+    float *d = malloc(sizeof(float) * (size_t)(rows * w));
+    if (!d) {
+      TFC_OOM(s);
+    } else {
+      for (int64_t r = 0; r < rows; r++) memcpy(d + r * w, b + r * g->oc + o0, sizeof(float) * (size_t)w);
+      st->slices[st->n_slices++] = (filter_slice){b, o0, o1, d};
+      data = d;
+    }
+  }
+  pthread_mutex_unlock(&st->packed_mu);
+  return data;
+}
+
+/* One slice of a call: channels [o0, o1) into a dense buffer of its own, then copied into
+ * the output's columns. */
+typedef struct oc_slice {
+  const tfc_dnn_prim *prim;
+  int64_t o0, o1;
+  void *w;
+  unsigned pre;
+  float *tmp;
+} oc_slice;
+
+typedef struct oc_run {
+  const oc_slice *sl;
+  const char *in;
+  float *out;
+  const float *bias;
+  const float *addend; /* a fused Add's addend (the output itself when it was forwarded) */
+  int64_t pixels, oc;
+  tfc_status *st;
+} oc_run;
+
+static void oc_slice_run(int k, void *arg) {
+  const oc_run *r = arg;
+  const oc_slice *q = &r->sl[k];
+  int64_t w = q->o1 - q->o0;
+  if (r->addend)
+    for (int64_t p = 0; p < r->pixels; p++) memcpy(q->tmp + p * w, r->addend + p * r->oc + q->o0, sizeof(float) * (size_t)w);
+  void *ptr[4] = {(void *)r->in, q->w, q->tmp, (void *)(r->bias ? r->bias + q->o0 : NULL)};
+  if (tfc_dnn_run(q->prim, ptr, q->pre, &r->st[k])) return;
+  for (int64_t p = 0; p < r->pixels; p++) memcpy(r->out + p * r->oc + q->o0, q->tmp + p * w, sizeof(float) * (size_t)w);
+}
+
+/* The slice count for a forward call of g (0: use images or bands): a Const filter in NHWC
+ * worth more threads than images, larger than the activations it meets (at batch 1 every
+ * band would read the whole filter; slices read one part each), in slices of whole 16-channel
+ * blocks. */
+static int oc_split_count(const tfc_kernel_ctx *c, const conv_state *st, const tfc_window_geom *g, double flops) {
+  if (st->kind != TFC_CONV_FWD || g->nchw || !st->const_filter || g->oc < 32) return 0;
+  int want = tfc_conv_n_shards(c, INT64_MAX, flops);
+  if (want <= g->n) return 0;
+  double filter = 4.0 * (double)(g->kh * g->kw * g->ic * g->oc);
+  double acts = 4.0 * (double)g->n * (double)(g->ih * g->iw * g->ic + g->oh * g->ow * g->oc);
+  if (filter < acts) return 0;
+  int64_t blocks = g->oc / 16;
+  if (want > blocks) want = (int)blocks;
+  if (want > MAX_SLICES / 2) want = MAX_SLICES / 2;
+  return want >= 2 ? want : 0;
+}
+
+/* The forward of g in `n_sl` output-channel slices (see oc_split_count). Returns the status
+ * code, or -1 (nothing done, no status) when the node's slice or packed-filter cache is full
+ * and the caller should run the call the usual way. */
+static int conv_oc_split(tfc_kernel_ctx *c, conv_state *st, const tfc_window_geom *g, int n_sl, const void *a,
+                         const void *b, const void *bias, const void *addend, void *out) {
+  oc_slice sl[MAX_SLICES];
+  tfc_status sts[MAX_SLICES];
+  int64_t pixels = g->n * g->oh * g->ow, per = (g->oc / 16 + n_sl - 1) / n_sl * 16;
+  float *tmp = aligned_alloc(64, sizeof(float) * (size_t)(pixels * g->oc + 16 * n_sl));
+  if (!tmp) return TFC_OOM(c->status);
+  conv_key key;
+  memset(&key, 0, sizeof key); /* padding bytes take part in the key's memcmp */
+  key.kind = st->kind;
+  key.fuse = st->fuse;
+  int n = 0;
+  float *t = tmp;
+  for (int64_t o0 = 0; o0 < g->oc; o0 += per, n++) {
+    oc_slice *q = &sl[n];
+    q->o0 = o0;
+    q->o1 = o0 + per < g->oc ? o0 + per : g->oc;
+    q->tmp = t;
+    t += pixels * (q->o1 - q->o0) + 16; /* 64-byte aligned: widths are whole 16-channel blocks */
+    key.g = *g;
+    key.g.oc = q->o1 - q->o0;
+    if (!(q->prim = tfc_dnn_cache_get(&st->cache, &key, sizeof key, build_conv, c->status))) goto out;
+    const float *slice = filter_slice_get(st, g, b, q->o0, q->o1, c->status);
+    void *packed = slice && q->prim->args[1].reorder ? packed_filter_get(st, q->prim, slice, c->status) : NULL;
+    if (c->status->code) goto out;
+    if (!slice || (q->prim->args[1].reorder && !packed)) { /* the node's caches are full */
+      free(tmp);
+      return -1;
+    }
+    q->w = packed ? packed : (void *)slice;
+    q->pre = packed ? 1u << 1 : 0;
+  }
+  for (int k = 0; k < n; k++) tfc_status_init(&sts[k]);
+  oc_run r = {sl, a, out, bias, st->fuse.add ? (addend ? addend : out) : NULL, pixels, g->oc, sts};
+  tfc_conv_for_shards(c, n, oc_slice_run, &r);
+  for (int k = 0; k < n; k++) {
+    if (sts[k].code && !c->status->code) tfc_status_move(c->status, &sts[k]);
+    tfc_status_fini(&sts[k]);
+  }
+out:
+  free(tmp);
+  return c->status->code;
+}
+
 /* Runs one conv kind with oneDNN. For FWD: a = input, b = filter, out = output (holding the
  * addend already when fused with Add and addend is NULL). BWD_INPUT: a = out_backprop, b =
  * filter, out = input gradient. BWD_FILTER: a = input, b = out_backprop, out = filter
@@ -282,6 +417,11 @@ static int conv_dnn(tfc_kernel_ctx *c, conv_state *st, const tfc_window_geom *g,
   double flops = 2.0 * (double)g->n * (double)(g->oh * g->ow) * (double)(g->oc * g->kh * g->kw * g->ic);
   int64_t src_img = g->ih * g->iw * g->ic * 4, dst_img = g->oh * g->ow * g->oc * 4;
   int fwd = st->kind == TFC_CONV_FWD, bwd_filter = st->kind == TFC_CONV_BWD_FILTER;
+  int n_sl = oc_split_count(c, st, g, flops);
+  if (n_sl) {
+    int rc = conv_oc_split(c, st, g, n_sl, a, b, bias, addend, out);
+    if (rc >= 0) return rc;
+  }
   conv_shard_plan sp[TFC_CONV_MAX_PIECES];
   void *tmp[TFC_CONV_MAX_PIECES];
   tfc_status sts[TFC_CONV_MAX_PIECES];
