@@ -746,8 +746,10 @@ static void fuses_a_residual_add_in_channel_slices(void) {
       char *graphs[2];
       run_residual_dims(OPT_DEFAULT, 1, dm, act, 1, fetch_r, y0, &graphs[0]);
       run_residual_dims(OPT_REMAP_OFF, 1, dm, act, 1, fetch_r, y1, &graphs[1]);
+      /* 1152-term sums of terms near 1 in two orders (the unfused graph's BiasAdd and AddV2
+       * come after the sum; under valgrind oneDNN runs its AVX2 kernels) */
       for (int i = 0; i < ny; i++)
-        if (fabs(y0[i] - y1[i]) > 1e-5 * (1 + fabs(y1[i])))
+        if (fabs(y0[i] - y1[i]) > 1e-4 * (1 + fabs(y1[i])))
           tfc_test_fail(__FILE__, __LINE__, "act %d fetch_r %d element %d: %.9g vs %.9g", act, fetch_r, i, y0[i], y1[i]);
       EXPECT_EQ(count_op(graphs[0], "_FusedConv2D"), 2);
       free(graphs[0]);
