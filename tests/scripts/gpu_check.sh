@@ -330,7 +330,7 @@ if [ $do_tests = 1 ] && fits tests 60; then
   cases_ok=$(grep -cE '^[0-9]+: ok ' "$logs/ctest.log" || true)
   cases_fail=$(grep -cE '^[0-9]+: FAIL ' "$logs/ctest.log" || true)
   cases_skip=$(grep -cE '^[0-9]+: SKIP ' "$logs/ctest.log" || true)
-  line=$(grep -E 'tests passed, [0-9]+ tests failed out of [0-9]+' "$logs/ctest.log" | tail -1)
+  line=$(grep -E 'tests passed(, [0-9]+ tests failed)? out of [0-9]+' "$logs/ctest.log" | tail -1)
   note "tests: ${line:-ctest gave no result line (see ctest.log)}; test cases: $cases_ok ok, $cases_fail failed, $cases_skip skipped ($(( $(date +%s) - t0 )) s)"
   # Each test program's time.
   grep -E '^ *[0-9]+/[0-9]+ Test +#[0-9]+: ' "$logs/ctest.log" | sed 's/^/    /' | tee -a "$summary"
