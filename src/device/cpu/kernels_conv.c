@@ -369,7 +369,9 @@ static int conv_oc_split(tfc_kernel_ctx *c, conv_state *st, const tfc_window_geo
   oc_slice sl[MAX_SLICES];
   tfc_status sts[MAX_SLICES];
   int64_t pixels = g->n * g->oh * g->ow, per = (g->oc / 16 + n_sl - 1) / n_sl * 16;
-  float *tmp = aligned_alloc(64, sizeof(float) * (size_t)(pixels * g->oc + 16 * n_sl));
+  /* One block: each slice's output at a 64-byte boundary (at most n_sl + 1 slices). */
+  int64_t floats = (pixels * g->oc + 16 * (n_sl + 1) + 15) / 16 * 16;
+  float *tmp = aligned_alloc(64, sizeof(float) * (size_t)floats);
   if (!tmp) return TFC_OOM(c->status);
   conv_key key;
   memset(&key, 0, sizeof key); /* padding bytes take part in the key's memcmp */
@@ -382,7 +384,7 @@ static int conv_oc_split(tfc_kernel_ctx *c, conv_state *st, const tfc_window_geo
     q->o0 = o0;
     q->o1 = o0 + per < g->oc ? o0 + per : g->oc;
     q->tmp = t;
-    t += pixels * (q->o1 - q->o0) + 16; /* 64-byte aligned: widths are whole 16-channel blocks */
+    t += (pixels * (q->o1 - q->o0) + 15) / 16 * 16;
     key.g = *g;
     key.g.oc = q->o1 - q->o0;
     if (!(q->prim = tfc_dnn_cache_get(&st->cache, &key, sizeof key, build_conv, c->status))) goto out;
