@@ -466,27 +466,7 @@ static int build_pool(const conv3d_key *k, tfc_dnn_prim *p, tfc_status *s) {
     pl[i] = g->pb[i];
     pr[i] = g->pa[i];
   }
-  dnnl_alg_kind_t alg = k->kind == K_MAX ? dnnl_pooling_max : dnnl_pooling_avg_exclude_padding;
-  int train = k->kind == K_AVG_GRAD;
-  dnnl_pooling_desc_t fwd, bwd;
-  dnnl_primitive_desc_t hint = NULL, pd = NULL;
-  TFC_TRY(tfc_dnn_check(dnnl_pooling_forward_desc_init(&fwd, train ? dnnl_forward_training : dnnl_forward_inference,
-                                                       alg, &src, &dst, strides, kernel, pl, pr),
-                        "pooling descriptor", s));
-  TFC_TRY(tfc_dnn_pd_create(&fwd, NULL, &hint, s));
-  if (!train) {
-    int ids[2] = {DNNL_ARG_SRC, DNNL_ARG_DST}, out[2] = {0, 1};
-    dnnl_memory_desc_t u[2] = {src, dst};
-    return tfc_dnn_prim_init(p, hint, ids, out, u, 2, s);
-  }
-  int ids[2] = {DNNL_ARG_DIFF_DST, DNNL_ARG_DIFF_SRC}, out[2] = {0, 1};
-  dnnl_memory_desc_t u[2] = {dst, src};
-  int rc = tfc_dnn_check(dnnl_pooling_backward_desc_init(&bwd, alg, &src, &dst, strides, kernel, pl, pr),
-                         "pooling backward descriptor", s);
-  if (!rc) rc = tfc_dnn_pd_create(&bwd, hint, &pd, s);
-  if (!rc) rc = tfc_dnn_prim_init(p, pd, ids, out, u, 2, s);
-  dnnl_primitive_desc_destroy(hint);
-  return rc;
+  return tfc_dnn_pool_prim(p, &src, &dst, strides, kernel, pl, pr, k->kind == K_MAX, k->kind == K_AVG_GRAD, s);
 }
 
 /* Activations in NDHWC with the filter in the layout oneDNN picks (reordered from DHWIO per

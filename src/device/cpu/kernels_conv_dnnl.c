@@ -255,6 +255,31 @@ out:
   return s->code;
 }
 
+int tfc_dnn_pool_prim(tfc_dnn_prim *p, const dnnl_memory_desc_t *src, const dnnl_memory_desc_t *dst,
+                      const dnnl_dim_t *strides, const dnnl_dim_t *kernel, const dnnl_dim_t *pl, const dnnl_dim_t *pr,
+                      int max, int avg_grad, tfc_status *s) {
+  dnnl_alg_kind_t alg = max ? dnnl_pooling_max : dnnl_pooling_avg_exclude_padding;
+  dnnl_pooling_desc_t fwd, bwd;
+  dnnl_primitive_desc_t hint = NULL, pd = NULL;
+  TFC_TRY(tfc_dnn_check(dnnl_pooling_forward_desc_init(&fwd, avg_grad ? dnnl_forward_training : dnnl_forward_inference,
+                                                       alg, src, dst, strides, kernel, pl, pr),
+                        "pooling descriptor", s));
+  TFC_TRY(tfc_dnn_pd_create(&fwd, NULL, &hint, s));
+  if (!avg_grad) {
+    int ids[2] = {DNNL_ARG_SRC, DNNL_ARG_DST}, out[2] = {0, 1};
+    dnnl_memory_desc_t u[2] = {*src, *dst};
+    return tfc_dnn_prim_init(p, hint, ids, out, u, 2, s);
+  }
+  int ids[2] = {DNNL_ARG_DIFF_DST, DNNL_ARG_DIFF_SRC}, out[2] = {0, 1};
+  dnnl_memory_desc_t u[2] = {*dst, *src};
+  int rc = tfc_dnn_check(dnnl_pooling_backward_desc_init(&bwd, alg, src, dst, strides, kernel, pl, pr),
+                         "pooling backward descriptor", s);
+  if (!rc) rc = tfc_dnn_pd_create(&bwd, hint, &pd, s);
+  if (!rc) rc = tfc_dnn_prim_init(p, pd, ids, out, u, 2, s);
+  dnnl_primitive_desc_destroy(hint);
+  return rc;
+}
+
 /* ---- the per-node cache ---- */
 
 struct tfc_dnn_cache_entry {

@@ -97,6 +97,13 @@ int tfc_dnn_pd_create_fused(const_dnnl_op_desc_t op_desc, const_dnnl_primitive_d
 /* Builds p from pd (taken: destroyed here) and the users' layouts of n args. */
 int tfc_dnn_prim_init(tfc_dnn_prim *p, dnnl_primitive_desc_t pd, const int *arg_ids, const int *is_output,
                       const dnnl_memory_desc_t *user, int n, tfc_status *s);
+/* A pooling primitive over user descriptors src and dst (2-D or 3-D; strides, kernel and the
+ * before/after padding per spatial dim): max or average (padding excluded), the forward for
+ * inference, or (avg_grad) the average's backward from diff_dst to diff_src. Fills p; the
+ * status on failure. */
+int tfc_dnn_pool_prim(tfc_dnn_prim *p, const dnnl_memory_desc_t *src, const dnnl_memory_desc_t *dst,
+                      const dnnl_dim_t *strides, const dnnl_dim_t *kernel, const dnnl_dim_t *pl, const dnnl_dim_t *pr,
+                      int max, int avg_grad, tfc_status *s);
 void tfc_dnn_prim_fini(tfc_dnn_prim *p);
 /* Runs p on the calling thread. ptr[i] is arg i's buffer in its user layout, or in the
  * primitive's layout when bit i of `prearranged` is set (no reorder then). */

@@ -65,27 +65,8 @@ static int build_pool(const void *key, tfc_dnn_prim *p, tfc_status *s) {
   tfc_dnn_md(&src, g->n, g->ic, g->ih, g->iw, tag);
   tfc_dnn_md(&dst, g->n, g->ic, g->oh, g->ow, tag);
   dnnl_dims_t strides = {g->sh, g->sw}, kernel = {g->kh, g->kw}, pl = {g->pt, g->pl}, pr = {g->pb, g->pr};
-  dnnl_alg_kind_t alg = k->kind == TFC_POOL_MAX ? dnnl_pooling_max : dnnl_pooling_avg_exclude_padding;
-  dnnl_pooling_desc_t fwd, bwd;
-  dnnl_primitive_desc_t hint = NULL, pd = NULL;
-  int train = k->kind == TFC_POOL_AVG_GRAD;
-  TFC_TRY(tfc_dnn_check(dnnl_pooling_forward_desc_init(&fwd, train ? dnnl_forward_training : dnnl_forward_inference,
-                                                       alg, &src, &dst, strides, kernel, pl, pr),
-                        "pooling descriptor", s));
-  TFC_TRY(tfc_dnn_pd_create(&fwd, NULL, &hint, s));
-  if (!train) {
-    int ids[2] = {DNNL_ARG_SRC, DNNL_ARG_DST}, out[2] = {0, 1};
-    dnnl_memory_desc_t u[2] = {src, dst};
-    return tfc_dnn_prim_init(p, hint, ids, out, u, 2, s);
-  }
-  int ids[2] = {DNNL_ARG_DIFF_DST, DNNL_ARG_DIFF_SRC}, out[2] = {0, 1};
-  dnnl_memory_desc_t u[2] = {dst, src};
-  int rc = tfc_dnn_check(dnnl_pooling_backward_desc_init(&bwd, alg, &src, &dst, strides, kernel, pl, pr),
-                         "pooling backward descriptor", s);
-  if (!rc) rc = tfc_dnn_pd_create(&bwd, hint, &pd, s);
-  if (!rc) rc = tfc_dnn_prim_init(p, pd, ids, out, u, 2, s);
-  dnnl_primitive_desc_destroy(hint);
-  return rc;
+  return tfc_dnn_pool_prim(p, &src, &dst, strides, kernel, pl, pr, k->kind == TFC_POOL_MAX,
+                           k->kind == TFC_POOL_AVG_GRAD, s);
 }
 
 typedef struct pool_run {
