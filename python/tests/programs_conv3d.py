@@ -144,9 +144,29 @@ def layers_conv3d(tf):
             "shapes": [t.shape.as_list() for t in (c, p, a, d, e)], "values": vals}
 
 
+def conv2d_backprops_and_their_gradients(tf):
+    """tf.nn.conv2d_backprop_input / _filter (TF 1.x names), a conv2d_transpose and a depthwise
+    backprop trained: the backprops' own gradients."""
+    w = tf.constant(_x([3, 3, 3, 4], 21), name="w")
+    dy = tf.constant(_x([2, 5, 5, 4], 22), name="dy")
+    x = tf.constant(_x([2, 10, 10, 3], 23), name="x")
+    a = tf.nn.conv2d_backprop_input([2, 10, 10, 3], w, dy, [1, 2, 2, 1], "SAME")
+    b = tf.nn.conv2d_backprop_filter(x, [3, 3, 3, 4], dy, [1, 2, 2, 1], "SAME")
+    t = tf.nn.conv2d_transpose(dy, w, [2, 10, 10, 3], [1, 2, 2, 1], "SAME", name="t")
+    gdy, gw = tf.gradients(tf.reduce_sum(t * t), [dy, w])
+    gx, gdy2 = tf.gradients(tf.reduce_sum(b * b), [x, dy])
+    dwf = tf.constant(_x([3, 3, 3, 2], 24), name="dwf")
+    dwdy = tf.constant(_x([2, 5, 5, 6], 25), name="dwdy")
+    d = tf.raw_ops.DepthwiseConv2dNativeBackpropInput(input_sizes=[2, 10, 10, 3], filter=dwf, out_backprop=dwdy,
+                                                       strides=[1, 2, 2, 1], padding="SAME")
+    gdf, gddy = tf.gradients(tf.reduce_sum(d * d), [dwf, dwdy])
+    return {"ops": _grad_ops(tf), "shapes": [v.shape.as_list() for v in (a, b, t)],
+            "values": _run(tf, [a, b, gdy, gw, gx, gdy2, gdf, gddy])}
+
+
 PROGRAMS = [layers_conv3d, convolution_1d, convolution_3d, convolution_numpy_inputs, convolution_bad_arguments,
             conv3d_and_gradients, conv3d_transpose, conv3d_transpose_gradients, pool3d_and_gradients,
-            conv3d_shape_errors, max_pool3d_batch_window]
+            conv3d_shape_errors, max_pool3d_batch_window, conv2d_backprops_and_their_gradients]
 
 
 def _tf115_conv3d_depth(e):

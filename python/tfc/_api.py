@@ -232,7 +232,8 @@ math.divide_no_nan = _linalg_ops.div_no_nan
 math.bincount, math.confusion_matrix = _linalg_ops.bincount, _linalg_ops.confusion_matrix
 math.invert_permutation = _linalg_ops.invert_permutation
 nn.top_k = _linalg_ops.top_k
-for _n in "conv1d conv2d_transpose swish zero_fraction depthwise_conv2d depthwise_conv2d_native separable_conv2d".split():
+for _n in ("conv1d conv2d_transpose conv2d_backprop_input conv2d_backprop_filter swish zero_fraction depthwise_conv2d "
+           "depthwise_conv2d_native separable_conv2d").split():
     setattr(nn, _n, getattr(_nn_ops, _n))
 from tfc.ops import nn_atrous as _nn_atrous  # noqa: E402
 nn.convolution, nn.atrous_conv2d = _nn_atrous.convolution, _nn_atrous.atrous_conv2d

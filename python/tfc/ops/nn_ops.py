@@ -586,6 +586,34 @@ def conv2d_transpose(value=None, filter=None, output_shape=None, strides=None, p
                          strides=strides, padding=padding, data_format=data_format, dilations=dilations)
 
 
+def conv2d_backprop_input(input_sizes, filter=None, out_backprop=None, strides=None, padding=None,  # noqa: A002
+                          use_cudnn_on_gpu=True, data_format="NHWC", dilations=None, name=None, filters=None):
+    """TF 1.x's tf.nn.conv2d_backprop_input: the raw Conv2DBackpropInput (default name
+    "Conv2DBackpropInput", a list input_sizes a Const "<name>/input_sizes")."""
+    if filters is not None:
+        if filter is not None:
+            raise ValueError("Cannot specify both 'filter' and 'filters'")
+        filter = filters
+    data_format = data_format or "NHWC"
+    with ops.name_scope(name, "Conv2DBackpropInput", [input_sizes, filter, out_backprop]) as name:
+        return gen.apply("Conv2DBackpropInput", name, input_sizes=input_sizes, filter=filter, out_backprop=out_backprop,
+                         strides=_list4(strides, 2, data_format, "strides"), padding=padding,
+                         use_cudnn_on_gpu=use_cudnn_on_gpu, data_format=data_format,
+                         dilations=_list4(dilations if dilations is not None else 1, 2, data_format, "dilations"))
+
+
+def conv2d_backprop_filter(input, filter_sizes, out_backprop, strides, padding,  # noqa: A002
+                           use_cudnn_on_gpu=True, data_format="NHWC", dilations=None, name=None):
+    """TF 1.x's tf.nn.conv2d_backprop_filter: the raw Conv2DBackpropFilter (default name
+    "Conv2DBackpropFilter", a list filter_sizes a Const "<name>/filter_sizes")."""
+    data_format = data_format or "NHWC"
+    with ops.name_scope(name, "Conv2DBackpropFilter", [input, filter_sizes, out_backprop]) as name:
+        return gen.apply("Conv2DBackpropFilter", name, input=input, filter_sizes=filter_sizes, out_backprop=out_backprop,
+                         strides=_list4(strides, 2, data_format, "strides"), padding=padding,
+                         use_cudnn_on_gpu=use_cudnn_on_gpu, data_format=data_format,
+                         dilations=_list4(dilations if dilations is not None else 1, 2, data_format, "dilations"))
+
+
 def swish(features, name=None):
     """features * sigmoid(features) under "swish" (TF 1.15 builds a function call "swish";
     tfc the same arithmetic inline)."""
