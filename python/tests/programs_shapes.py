@@ -104,6 +104,16 @@ def depthwise_gradient_nodes(tf):
     return out
 
 
+def int64_index_slices(tf):
+    """Indexing with an int64 tensor: its stride is a Const of that dtype, so the
+    begin/end/strides packs agree (TF's slice helper)."""
+    x = tf.placeholder(tf.float32, [2, 3, 4], name="x")
+    i = tf.constant(1, tf.int64, name="i")
+    ts = [x[i, 1:2], tf.shape(x)[i], x[0, i]]
+    feed = {x: np.arange(24, dtype=np.float32).reshape(2, 3, 4)}
+    return {"ops": _ops(tf), "shapes": [_shape(t) for t in ts], "values": _run(tf, ts, feed)}
+
+
 PROGRAMS = [reshape_stack_and_concat, fill_zeros_tile_broadcast, folded_shape_arithmetic,
             unknown_rank_and_placeholders, reversed_shape_slice_fails, shape_slice_out_of_bounds_fails,
-            depthwise_gradient_nodes]
+            depthwise_gradient_nodes, int64_index_slices]

@@ -490,7 +490,12 @@ def _slice_helper(tensor, slice_spec, var=None):
             _check_index(s)
             begin.append(s)
             end.append(s + 1)
-            strides.append(1)
+            # as TF: an int64 index tensor's stride is a Const of its dtype (made here, outside
+            # the strided_slice scope), so the three packs agree
+            if isinstance(s, ops.Tensor) and s.dtype == dtypes.int64:
+                strides.append(constant_op.constant(1, dtype=s.dtype))
+            else:
+                strides.append(1)
             shrink_axis_mask |= 1 << index
     with ops.name_scope(None, "strided_slice", [tensor]) as name:
         if begin:
