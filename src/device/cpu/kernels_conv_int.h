@@ -134,6 +134,10 @@ const tfc_dnn_prim *tfc_dnn_cache_get(tfc_dnn_cache *c, const void *key, size_t 
 /* Batch shards for one call: n_shards pieces of [0, n), at most the node's thread share, fewer
  * when the work (flops) is too small to pay for a hop. */
 int tfc_conv_n_shards(const tfc_kernel_ctx *c, int64_t n, double flops);
+/* Memory-bound kernels (a product with few rows, a depthwise window) are split by the bytes
+ * they move, each weighed as this many flops (about 10 GB/s on one core against its flops:
+ * 2 MFLOP ~ 200 KB ~ 20 us). */
+#define TFC_FLOPS_PER_BYTE_MOVED 10
 static inline void tfc_conv_shard(int64_t n, int n_shards, int k, int64_t *begin, int64_t *size) {
   int64_t q = n / n_shards, r = n % n_shards;
   *begin = k * q + (k < r ? k : r);

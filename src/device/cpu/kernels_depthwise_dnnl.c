@@ -118,17 +118,17 @@ int tfc_depthwise_dnn_fwd(tfc_kernel_ctx *c, const tfc_window_geom *g, const flo
   tfc_dnn_cache *cache = state ? &state->cache : NULL;
   if (!cache || g->nchw || g->n <= 0 || g->oh <= 0 || g->ow <= 0 || g->ic <= 0 || g->oc <= 0 || g->oc % g->ic)
     return 0;
-  /* Memory-bound (a 3x3 window does 18 flops per 8 bytes moved): its time follows the bytes it
-   * reads and writes, weighed as 10 flops each as for a skinny GEMM (kernels_matmul.c), so a
-   * 14x14x576 layer (2 MFLOP, 0.9 MB) splits over two threads. */
+  /* Memory-bound (a 3x3 window does 18 flops per 8 bytes moved): the work is the larger of
+   * its flops and its bytes moved (TFC_FLOPS_PER_BYTE_MOVED), so a 14x14x576 layer (2 MFLOP,
+   * 0.9 MB) splits over two threads. */
   double flops = 2.0 * (double)g->n * (double)(g->oh * g->ow) * (double)(g->oc * g->kh * g->kw);
   double bytes = 4.0 * (double)g->n * (double)(g->ih * g->iw * g->ic + g->oh * g->ow * g->oc);
-  if (flops < 10 * bytes) flops = 10 * bytes;
+  double work = flops > TFC_FLOPS_PER_BYTE_MOVED * bytes ? flops : TFC_FLOPS_PER_BYTE_MOVED * bytes;
   tfc_conv_piece pc[TFC_CONV_MAX_PIECES];
   const tfc_dnn_prim *prim[TFC_CONV_MAX_PIECES];
   tfc_status sts[TFC_CONV_MAX_PIECES];
   int ns = 0;
-  tfc_conv_pieces(c, g, flops, 1, g->ih * g->iw * g->ic * 4, g->oh * g->ow * g->oc * 4, pc, TFC_CONV_MAX_PIECES, &ns);
+  tfc_conv_pieces(c, g, work, 1, g->ih * g->iw * g->ic * 4, g->oh * g->ow * g->oc * 4, pc, TFC_CONV_MAX_PIECES, &ns);
   dw_key key;
   memset(&key, 0, sizeof key); /* padding bytes take part in the key's memcmp */
   key.fuse = state->fuse;

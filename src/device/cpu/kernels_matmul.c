@@ -44,10 +44,6 @@ void tfc_cpu_blas_init(void) { openblas_set_num_threads(1); }
 
 #define SGEMM_DNNL_MIN ((int64_t)32 << 10)
 #define GEMM_MIN_FLOP_PER_BLOCK ((int64_t)2 << 20)
-/* A product with few rows (a classifier's 1 x 1280 @ 1280 x 1000 at batch 1) is bound by
- * reading B, not by its flops: about 10 GB/s on one core, so B's bytes cost as much time as
- * flops at a tenth of their count (2 MFLOP ~ 200 KB ~ 20 us). */
-#define GEMM_FLOP_PER_BYTE 10
 
 typedef struct gemm_job {
   int dtype, ta, tb, by_rows;
@@ -111,7 +107,9 @@ void tfc_cpu_gemm(tfc_kernel_ctx *c, int dtype, int ta, int tb, int64_t m, int64
    * an LSTM step's 32x256 @ 256x512 product (8 MFLOP) pays to split in two: bench_lstm's
    * inference, a chain of 50 such products, went from 4.9 to 3.7 ms on two cores. A block of fewer than 16 rows
    * (columns) loses more to packing than it gains. */
-  int64_t flops = 2 * m * n * k, traffic = GEMM_FLOP_PER_BYTE * k * n * (int64_t)tfc_dtype_size(dtype);
+  /* A product with few rows (a classifier's 1 x 1280 @ 1280 x 1000 at batch 1) is bound by
+   * reading B, not by its flops. */
+  int64_t flops = 2 * m * n * k, traffic = TFC_FLOPS_PER_BYTE_MOVED * k * n * (int64_t)tfc_dtype_size(dtype);
   int64_t by_work = (flops > traffic ? flops : traffic) / GEMM_MIN_FLOP_PER_BLOCK;
   if (!c || !c->pool || c->max_parallel == 1 || by_work < 2 || items < 32) {
     gemm_block(0, items, &j);
