@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/mem.h"
 #include "device/cpu/kernels_conv_int.h"
 
 enum { K_CONV_FWD, K_CONV_BWD_INPUT, K_CONV_BWD_FILTER, K_MAX, K_AVG, K_MAX_GRAD, K_AVG_GRAD };
@@ -558,10 +559,12 @@ static int dnn_run(tfc_kernel_ctx *c, conv3d_state *st, const geom3 *g, const vo
   r.st = sts;
   size_t w_bytes = (size_t)(prod3(g->k) * g->ic * g->oc * 4);
   char *block = NULL;
+  size_t block_bytes = 0;
   char *parts[TFC_CONV_MAX_PIECES];
   if (kind == K_CONV_BWD_FILTER && ns > 1) {
     size_t bytes = (w_bytes + 63) / 64 * 64;
-    if (!(block = aligned_alloc(64, bytes * (size_t)ns))) {
+    block_bytes = bytes * (size_t)ns;
+    if (!(block = tfc_block_alloc(block_bytes))) {
       TFC_OOM(c->status);
       goto out;
     }
@@ -581,7 +584,7 @@ out:
     if (sts[k].code && !c->status->code) tfc_status_move(c->status, &sts[k]);
     tfc_status_fini(&sts[k]);
   }
-  free(block);
+  if (block) tfc_block_free(block, block_bytes);
   return c->status->code;
 }
 

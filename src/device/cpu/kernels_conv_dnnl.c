@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/mem.h"
 #include "device/cpu/kernels_conv_int.h"
 
 /* ---- engine and threads ---- */
@@ -191,7 +192,7 @@ int tfc_dnn_run(const tfc_dnn_prim *p, void *const *ptr, unsigned prearranged, t
   }
   size_t scratch_off = total;
   total += round_up(p->scratch_bytes);
-  char *tmp = total ? aligned_alloc(ALIGN, total) : NULL;
+  char *tmp = total ? tfc_block_alloc(total) : NULL;
   if (total && !tmp) return tfc_status_set(s, TFC_RESOURCE_EXHAUSTED, "OOM allocating %zu bytes of oneDNN scratch", total);
   run_mems r = {0};
   dnnl_stream_t stream = NULL;
@@ -227,7 +228,7 @@ int tfc_dnn_run(const tfc_dnn_prim *p, void *const *ptr, unsigned prearranged, t
 out:
   for (int i = 0; i < r.n; i++) dnnl_memory_destroy(r.m[i]);
   if (stream) dnnl_stream_destroy(stream);
-  free(tmp);
+  if (tmp) tfc_block_free(tmp, total);
   return s->code;
 }
 
