@@ -15,8 +15,9 @@ void *tfc_aligned_alloc(size_t size);
 void tfc_aligned_free(void *p);
 /*
  * Large blocks (tensor buffers). Blocks of 256 KiB and more are rounded up to 64 KiB and, when
- * freed, kept in a small process-wide cache (at most 64 blocks, 512 MiB) from which the next
- * allocation of the same rounded size is served. A training step frees and allocates the same
+ * freed, kept in a process-wide cache (at most 256 blocks, and an eighth of the machine's
+ * memory between 512 MiB and 4 GiB) from which the next allocation of the same rounded size is
+ * served; it is emptied when the process's last session is deleted. A training step frees and allocates the same
  * large buffers (activations, gradients, new variable values) every step; from the system
  * allocator each would be a fresh mmap, page-faulted and zeroed again (about a tenth of a CNN
  * step). Blocks of at most 1 KiB (scalars, small vectors) come from a per-thread cache of
@@ -26,8 +27,8 @@ void tfc_aligned_free(void *p);
  */
 void *tfc_block_alloc(size_t size);
 void tfc_block_free(void *p, size_t size);
-/* Frees every cached block (tests, and programs that want the memory back): the large-block
- * cache and this thread's small blocks. */
+/* Frees every cached block (the last session's deletion, tests, and programs that want the
+ * memory back): the large-block cache and this thread's small blocks. */
 void tfc_block_cache_trim(void);
 /* strdup that returns NULL for NULL. */
 char *tfc_strdup(const char *s);

@@ -101,9 +101,13 @@ static void print_device_mapping(tfc_device *const *devices, int n) {
   fflush(stdout);
 }
 
+/* Sessions alive in the process: the last one's deletion gives the block cache back. */
+static atomic_int live_sessions;
+
 tfc_session *tfc_session_new(tfc_graph *g, const tfc_session_config *cfg, tfc_status *s) {
   tfc_session *sess = calloc(1, sizeof *sess);
   if (!sess) { TFC_OOM(s); return NULL; }
+  atomic_fetch_add(&live_sessions, 1);
   sess->graph = g;
   pthread_mutex_init(&sess->mu, NULL);
   pthread_cond_init(&sess->idle, NULL);
@@ -162,6 +166,8 @@ void tfc_session_free(tfc_session *sess) {
   pthread_cond_destroy(&sess->idle);
   pthread_mutex_destroy(&sess->mu);
   free(sess);
+  /* Tensors still held (fetched outputs) join the cache when freed, as before. */
+  if (atomic_fetch_sub(&live_sessions, 1) == 1) tfc_block_cache_trim();
 }
 
 int tfc_session_close(tfc_session *sess, tfc_status *s) {

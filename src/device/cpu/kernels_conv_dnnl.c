@@ -26,8 +26,16 @@ static dnnl_status_t engine_status;
  * with another runtime (sequential needs nothing). */
 static void (*omp_set_threads)(int);
 
+/* Each calling thread's stream: a stream costs a few microseconds to make, as much as a small
+ * layer's primitive at batch 1, so each thread keeps one, destroyed when the thread exits. */
+static pthread_key_t stream_key;
+
+static void stream_destroy(void *stream) { dnnl_stream_destroy(stream); }
+
 static void engine_create(void) {
   engine_status = dnnl_engine_create(&engine, dnnl_cpu, 0);
+  if (engine_status == dnnl_success && pthread_key_create(&stream_key, stream_destroy) != 0)
+    engine_status = dnnl_out_of_memory;
 #if DNNL_CPU_THREADING_RUNTIME == DNNL_RUNTIME_OMP
   *(void **)&omp_set_threads = dlsym(RTLD_DEFAULT, "omp_set_num_threads");
 #endif
@@ -48,6 +56,19 @@ void tfc_dnn_single_thread(void) {
     omp_set_threads(1);
     done = 1;
   }
+}
+
+/* The calling thread's stream (see stream_key); NULL with status on failure. Needs the engine. */
+static dnnl_stream_t thread_stream(tfc_status *s) {
+  dnnl_stream_t stream = pthread_getspecific(stream_key);
+  if (stream) return stream;
+  if (tfc_dnn_check(dnnl_stream_create(&stream, engine, dnnl_stream_default_flags), "stream creation", s)) return NULL;
+  if (pthread_setspecific(stream_key, stream) != 0) {
+    dnnl_stream_destroy(stream);
+    tfc_status_set(s, TFC_RESOURCE_EXHAUSTED, "oneDNN stream: no room for thread-specific data");
+    return NULL;
+  }
+  return stream;
 }
 
 int tfc_dnn_check(dnnl_status_t st, const char *what, tfc_status *s) {
@@ -199,7 +220,7 @@ int tfc_dnn_run(const tfc_dnn_prim *p, void *const *ptr, unsigned prearranged, t
   dnnl_exec_arg_t args[TFC_DNN_MAX_ARGS + 1];
   dnnl_memory_t user_m[TFC_DNN_MAX_ARGS] = {0};
   int n_args = 0;
-  if (tfc_dnn_check(dnnl_stream_create(&stream, engine, dnnl_stream_default_flags), "stream creation", s)) goto out;
+  if (!(stream = thread_stream(s))) goto out;
   for (int i = 0; i < p->n_args; i++) {
     const tfc_dnn_arg *a = &p->args[i];
     dnnl_memory_t pm;
@@ -227,7 +248,6 @@ int tfc_dnn_run(const tfc_dnn_prim *p, void *const *ptr, unsigned prearranged, t
   tfc_dnn_check(dnnl_stream_wait(stream), "stream wait", s);
 out:
   for (int i = 0; i < r.n; i++) dnnl_memory_destroy(r.m[i]);
-  if (stream) dnnl_stream_destroy(stream);
   if (tmp) tfc_block_free(tmp, total);
   return s->code;
 }
@@ -245,14 +265,13 @@ int tfc_dnn_reorder_arg(const tfc_dnn_prim *p, int i, void *user, void *prim, in
     return tfc_status_set(s, TFC_INTERNAL, "oneDNN reorder of arg %d in an unsupported direction", i);
   if (tfc_dnn_check(dnnl_memory_create(&um, &a->user, engine, user), "memory creation", s) ||
       tfc_dnn_check(dnnl_memory_create(&pm, &a->prim, engine, prim), "memory creation", s) ||
-      tfc_dnn_check(dnnl_stream_create(&stream, engine, dnnl_stream_default_flags), "stream creation", s) ||
+      !(stream = thread_stream(s)) ||
       exec_reorder(reorder, stream, to_prim ? um : pm, to_prim ? pm : um, s))
     goto out;
   tfc_dnn_check(dnnl_stream_wait(stream), "stream wait", s);
 out:
   if (um) dnnl_memory_destroy(um);
   if (pm) dnnl_memory_destroy(pm);
-  if (stream) dnnl_stream_destroy(stream);
   return s->code;
 }
 
