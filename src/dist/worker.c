@@ -862,7 +862,7 @@ void tfc_worker_run_graph(tfc_worker *w, const char *handle, int64_t step_id, tf
   r->done = done;
   r->arg = arg;
   r->remaining = g->n_parts;
-  r->args = (tfc_exec_args){&r->frame, w->pool, step_id, st->rdv, &st->txn, NULL};
+  r->args = (tfc_exec_args){&r->frame, w->pool, step_id, st->rdv, &st->txn, NULL, 0};
   pthread_mutex_lock(&st->mu);
   if (deadline_us > 0 && (st->deadline_us == 0 || deadline_us < st->deadline_us)) st->deadline_us = deadline_us;
   pthread_mutex_unlock(&st->mu);

@@ -94,7 +94,7 @@ tfc_exec_kernel_ctx_init(tfc_kernel_ctx *c, const tfc_executor *ex, const tfc_ex
   c->outputs = outs;
   c->device = ex->device;
   c->pool = ex->device->pool;
-  c->max_parallel = ex->device->intra_op_threads;
+  c->max_parallel = args->intra_op_width > 0 ? args->intra_op_width : ex->device->intra_op_threads;
   c->frame = args->frame;
   c->step_id = args->step_id;
   c->rendezvous = args->rendezvous;

@@ -584,7 +584,7 @@ void tfc_executor_run_async(tfc_executor *ex, const tfc_exec_args *args, tfc_exe
     return;
   }
   /* Workers asleep since the last step start waking now, while the roots run. */
-  if (ex->any_expensive) tfc_threadpool_wake(ex->device->pool);
+  if (ex->any_expensive && args->intra_op_width != 1) tfc_threadpool_wake(ex->device->pool);
   /* step, then slots (pointer-aligned), then pending counts */
   size_t slots_off = sizeof(step), pending_off = slots_off + sizeof(tfc_tensor *) * (size_t)ex->n_slots;
   step *st = calloc(1, pending_off + sizeof(atomic_int) * (size_t)ex->n_items);

@@ -48,6 +48,9 @@ typedef struct tfc_exec_args {
   /* Where a traced step records each node it runs (exec/step_stats.h; borrowed; NULL: not
    * traced, which costs one branch per node). One per executor of the step. */
   struct tfc_step_stats *stats;
+  /* The kernels' intra-op width for this step: 0, the device's; 1, every kernel on the thread
+   * that runs it (a session running the examples of a batch side by side). */
+  int intra_op_width;
 } tfc_exec_args;
 
 /* Called once when a step of one executor is over: s is its status (borrowed for the call;

@@ -30,6 +30,7 @@
 #include "partition/partition.h"
 #include "place/placer.h"
 #include "rendezvous/rendezvous.h"
+#include "session/batch_split.h"
 #include "session/client_graph.h"
 #include "session/run_metadata.h"
 #include "state/variable.h"
@@ -44,6 +45,7 @@ typedef struct plan {
   int n_parts;
   plan_part *parts;
   int n_feeds, n_fetches;
+  int split; /* runs may go example by example (session/batch_split.h) */
   struct plan *next; /* all plans, for freeing */
 } plan;
 
@@ -282,6 +284,9 @@ static plan *build_plan(tfc_session *sess, const tfc_endpoint *feeds, int n_feed
     pt->exec = tfc_executor_new(pt->graph, pt->device, sess->segment, s);
     if (!pt->exec) goto fail;
   }
+  p->split = p->n_parts == 1 && n_targets == 0 && strcmp(p->parts[0].device->type, "CPU") == 0 &&
+             p->parts[0].device->intra_op_threads >= 2 && !tfc_executor_needs_rendezvous(p->parts[0].exec) &&
+             tfc_batch_split_plan(p->parts[0].graph);
   tfc_partitions_fini(&parts);
   tfc_graph_free(client);
   return p;
@@ -351,7 +356,7 @@ static int run_partitions(tfc_session *sess, plan *p, tfc_call_frame *frame, int
    * on a queue) or it sends to itself (a GPU partition's device-to-host-memory copies). */
   if (p->n_parts == 1 && timeout_ms <= 0) {
     if (!cancel && !tfc_executor_needs_rendezvous(p->parts[0].exec)) {
-      tfc_exec_args args = {frame, sess->pool, step_id, NULL, txn, stats};
+      tfc_exec_args args = {frame, sess->pool, step_id, NULL, txn, stats, 0};
       return tfc_executor_run(p->parts[0].exec, &args, s);
     }
     tfc_rendezvous *rdv = tfc_rendezvous_new();
@@ -360,7 +365,7 @@ static int run_partitions(tfc_session *sess, plan *p, tfc_call_frame *frame, int
     if (token < 0) TFC_OOM(s);
     else if (cancel && token == 0) tfc_status_set(s, TFC_CANCELLED, "Run call was cancelled");
     else {
-      tfc_exec_args args = {frame, sess->pool, step_id, rdv, txn, stats};
+      tfc_exec_args args = {frame, sess->pool, step_id, rdv, txn, stats, 0};
       tfc_executor_run(p->parts[0].exec, &args, s);
     }
     tfc_cancel_deregister(cancel, token);
@@ -381,7 +386,7 @@ static int run_partitions(tfc_session *sess, plan *p, tfc_call_frame *frame, int
     if (cancel_token < 0) return TFC_OOM(s);
     return tfc_status_set(s, TFC_CANCELLED, "Run call was cancelled");
   }
-  tfc_exec_args args = {frame, sess->pool, step_id, rdv, txn, NULL};
+  tfc_exec_args args = {frame, sess->pool, step_id, rdv, txn, NULL, 0};
   step_sync ss;
   pthread_mutex_init(&ss.mu, NULL);
   tfc_cond_init_monotonic(&ss.cv);
@@ -451,6 +456,125 @@ static int run_step(tfc_session *sess, plan *p, tfc_call_frame *frame, int64_t t
   if (code) tfc_var_txn_rollback(&txn);
   tfc_var_txn_fini(&txn);
   return code;
+}
+
+/* ---------------- example by example (session/batch_split.h) ---------------- */
+
+typedef struct split_run {
+  tfc_session *sess;
+  tfc_executor *exec;
+  const tfc_call_frame *frame; /* the batched feeds */
+  int64_t n;                   /* examples */
+  tfc_tensor **outs;           /* n * n_rets fetches, example-major */
+  atomic_llong next;           /* the next example to run */
+  atomic_int failed;
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  int workers; /* still running, under mu */
+} split_run;
+
+/* Runs examples until none is left (or one failed): each a step of its own over views of the
+ * feeds' rows, its kernels on this thread. */
+static void split_worker(void *arg) {
+  split_run *r = arg;
+  const tfc_call_frame *f = r->frame;
+  tfc_tensor **views = calloc((size_t)f->n_args + 1, sizeof *views);
+  if (!views) atomic_store(&r->failed, 1);
+  for (int64_t i; views && (i = atomic_fetch_add(&r->next, 1)) < r->n && !atomic_load(&r->failed);) {
+    tfc_status st;
+    tfc_status_init(&st);
+    for (int k = 0; k < f->n_args && tfc_status_ok(&st); k++) {
+      tfc_tensor *t = f->args[k];
+      int64_t dims[TFC_MAX_DIMS];
+      memcpy(dims, t->dims, sizeof(int64_t) * (size_t)t->ndims);
+      dims[0] = 1;
+      views[k] = tfc_tensor_view(t, t->n_bytes / (size_t)r->n * (size_t)i, dims, t->ndims, &st);
+    }
+    tfc_call_frame fr = {f->n_args, views, f->n_rets, r->outs + i * f->n_rets};
+    tfc_var_txn txn;
+    tfc_var_txn_init(&txn);
+    tfc_exec_args a = {&fr, NULL, atomic_fetch_add(&r->sess->next_step_id, 1), NULL, &txn, NULL, 1};
+    if (!tfc_status_ok(&st) || tfc_executor_run(r->exec, &a, &st)) {
+      tfc_var_txn_rollback(&txn);
+      atomic_store(&r->failed, 1);
+    }
+    tfc_var_txn_fini(&txn);
+    for (int k = 0; k < f->n_args; k++) {
+      tfc_tensor_unref(views[k]);
+      views[k] = NULL;
+    }
+    tfc_status_fini(&st);
+  }
+  free(views);
+  pthread_mutex_lock(&r->mu);
+  if (--r->workers == 0) pthread_cond_broadcast(&r->cv);
+  pthread_mutex_unlock(&r->mu);
+}
+
+/* The examples' fetch k stacked along axis 0 into a new tensor; NULL when they do not stack
+ * (a fetch that is not one row per example). */
+static tfc_tensor *split_stack(tfc_tensor **outs, int64_t n, int n_rets, int k, tfc_status *s) {
+  const tfc_tensor *t0 = outs[k];
+  if (!t0 || t0->ndims < 1 || t0->dims[0] != 1 || t0->dtype == TFC_DT_STRING || t0->dtype == TFC_DT_VARIANT ||
+      t0->dtype == TFC_DT_RESOURCE)
+    return NULL;
+  for (int64_t i = 1; i < n; i++) {
+    const tfc_tensor *t = outs[i * n_rets + k];
+    if (!t || t->dtype != t0->dtype || !tfc_tensor_same_shape(t, t0)) return NULL;
+  }
+  int64_t dims[TFC_MAX_DIMS];
+  memcpy(dims, t0->dims, sizeof(int64_t) * (size_t)t0->ndims);
+  dims[0] = n;
+  tfc_tensor *y = tfc_tensor_new(t0->dtype, dims, t0->ndims, s);
+  if (!y) return NULL;
+  for (int64_t i = 0; i < n; i++) memcpy((char *)y->data + t0->n_bytes * (size_t)i, outs[i * n_rets + k]->data, t0->n_bytes);
+  return y;
+}
+
+/* Runs the step example by example when it may (p->split, and feeds that all have the same
+ * leading dimension of at least two); returns 1 with the fetches in frame->rets, or 0 when it
+ * did not (nothing changed, or an example failed or its fetches did not stack: the caller runs
+ * the step whole, which is harmless for the stateless graphs a split plan has and gives the
+ * batched run's errors). */
+static int run_split(tfc_session *sess, plan *p, tfc_call_frame *frame, tfc_status *s) {
+  if (!p->split || frame->n_args == 0) return 0;
+  int64_t n = frame->args[0]->ndims > 0 ? frame->args[0]->dims[0] : 0;
+  for (int k = 0; k < frame->n_args; k++) {
+    const tfc_tensor *t = frame->args[k];
+    if (t->ndims < 1 || t->dims[0] != n || t->dtype == TFC_DT_STRING || t->dtype == TFC_DT_VARIANT ||
+        t->dtype == TFC_DT_RESOURCE)
+      return 0;
+  }
+  int threads = p->parts[0].device->intra_op_threads;
+  if (n < 2 || threads < 2) return 0;
+  if (threads > n) threads = (int)n;
+  split_run r = {.sess = sess, .exec = p->parts[0].exec, .frame = frame, .n = n, .workers = threads};
+  if (!(r.outs = calloc((size_t)(n * frame->n_rets) + 1, sizeof *r.outs))) return 0;
+  atomic_init(&r.next, 0);
+  atomic_init(&r.failed, 0);
+  pthread_mutex_init(&r.mu, NULL);
+  pthread_cond_init(&r.cv, NULL);
+  for (int w = 1; w < threads; w++)
+    if (tfc_threadpool_schedule(sess->pool, split_worker, &r) != 0) split_worker(&r);
+  split_worker(&r);
+  pthread_mutex_lock(&r.mu);
+  while (r.workers > 0) pthread_cond_wait(&r.cv, &r.mu);
+  pthread_mutex_unlock(&r.mu);
+  int done = !atomic_load(&r.failed);
+  for (int k = 0; k < frame->n_rets && done; k++)
+    if (!(frame->rets[k] = split_stack(r.outs, n, frame->n_rets, k, s))) done = 0;
+  if (!done) {
+    for (int k = 0; k < frame->n_rets; k++) {
+      tfc_tensor_unref(frame->rets[k]);
+      frame->rets[k] = NULL;
+    }
+    tfc_status_clear(s);
+  }
+  for (int64_t i = 0; i < n * frame->n_rets; i++) tfc_tensor_unref(r.outs[i]);
+  free(r.outs);
+  pthread_mutex_destroy(&r.mu);
+  pthread_cond_destroy(&r.cv);
+  return done;
 }
 
 /* One trace collector per partition of plan p, named by its device; NULL on out of memory. */
@@ -526,7 +650,8 @@ int tfc_session_run(tfc_session *sess, const tfc_run_options *ro, const tfc_endp
   tfc_step_stats *stats = NULL;
   int traced = ro && ro->metadata && ro->trace_level > TFC_TRACE_NONE;
   if (traced && !(stats = stats_new(p, ro->trace_level))) TFC_OOM(s);
-  else run_step(sess, p, &frame, timeout_ms, ro ? ro->cancel : NULL, stats, s);
+  else if (traced || timeout_ms > 0 || (ro && ro->cancel) || !run_split(sess, p, &frame, s))
+    run_step(sess, p, &frame, timeout_ms, ro ? ro->cancel : NULL, stats, s);
   if (ro && ro->metadata) {
     *ro->metadata = NULL;
     *ro->metadata_len = 0;

@@ -291,7 +291,7 @@ static void loop_send_recv_pair_fires_every_iteration(void) {
       tfc_tensor *ret = NULL;
       tfc_call_frame frame = {0, NULL, 1, &ret};
       tfc_rendezvous *rv = tfc_rendezvous_new();
-      tfc_exec_args args = {&frame, with_pool ? f.pool : NULL, 1, rv, NULL, NULL};
+      tfc_exec_args args = {&frame, with_pool ? f.pool : NULL, 1, rv, NULL, NULL, 0};
       if (tfc_executor_run(e, &args, &f.s)) tfc_test_fail(__FILE__, __LINE__, "run: %s", tfc_status_msg(&f.s));
       EXPECT_TRUE(ret != NULL);
       if (ret) EXPECT_EQ(i32(ret), 7);
@@ -364,8 +364,8 @@ static void run_pair(pair *p, int n, int b_first, int with_pool) {
   tfc_tensor *ra = NULL, *rb[2] = {NULL, NULL};
   tfc_call_frame fa = {0, NULL, 1, &ra}, fb = {0, NULL, 2, rb};
   tfc_rendezvous *rv = tfc_rendezvous_new();
-  tfc_exec_args aa = {&fa, with_pool ? p->a.pool : NULL, 1, rv, NULL, NULL};
-  tfc_exec_args ab = {&fb, with_pool ? p->b.pool : NULL, 1, rv, NULL, NULL};
+  tfc_exec_args aa = {&fa, with_pool ? p->a.pool : NULL, 1, rv, NULL, NULL, 0};
+  tfc_exec_args ab = {&fb, with_pool ? p->b.pool : NULL, 1, rv, NULL, NULL, 0};
   step_end ea, eb;
   step_end_init(&ea);
   step_end_init(&eb);
@@ -420,7 +420,7 @@ static void abort_ends_a_loop_waiting_for_a_tensor(void) {
   tfc_tensor *ra = NULL;
   tfc_call_frame fa = {0, NULL, 1, &ra};
   tfc_rendezvous *rv = tfc_rendezvous_new();
-  tfc_exec_args aa = {&fa, NULL, 1, rv, NULL, NULL};
+  tfc_exec_args aa = {&fa, NULL, 1, rv, NULL, NULL, 0};
   step_end ea;
   step_end_init(&ea);
   tfc_executor_run_async(p.ea, &aa, on_step_end, &ea); /* returns: "y" is never sent */
@@ -472,7 +472,7 @@ static void dead_send_in_untaken_branch_makes_the_recv_dead(void) {
     tfc_tensor *rets[3] = {NULL, NULL, NULL};
     tfc_call_frame frame = {1, &pt, 3, rets};
     tfc_rendezvous *rv = tfc_rendezvous_new();
-    tfc_exec_args args = {&frame, NULL, 1, rv, NULL, NULL};
+    tfc_exec_args args = {&frame, NULL, 1, rv, NULL, NULL, 0};
     if (tfc_executor_run(e, &args, &f.s)) tfc_test_fail(__FILE__, __LINE__, "run: %s", tfc_status_msg(&f.s));
     EXPECT_EQ(n_sends, 1);
     EXPECT_EQ(sends[0].dead, !pv);
@@ -544,7 +544,7 @@ static void parallel_iterations_run_matmuls_on_the_pool(void) {
     for (int step = 0; step < 4; step++) {
       tfc_tensor *rets[2] = {NULL, NULL};
       tfc_call_frame frame = {0, NULL, 2, rets};
-      tfc_exec_args args = {&frame, f.pool, step + 1, NULL, NULL, NULL};
+      tfc_exec_args args = {&frame, f.pool, step + 1, NULL, NULL, NULL, 0};
       if (tfc_executor_run(e, &args, &f.s)) tfc_test_fail(__FILE__, __LINE__, "run: %s", tfc_status_msg(&f.s));
       EXPECT_TRUE(rets[0] && rets[1]);
       if (rets[0] && rets[1]) {
@@ -589,7 +589,7 @@ static int64_t run_counter(fixture *f, tfc_executor *e, int32_t n) {
   *(int32_t *)nt->data = n;
   tfc_tensor *ret = NULL;
   tfc_call_frame frame = {1, &nt, 1, &ret};
-  tfc_exec_args args = {&frame, f->pool, 1, NULL, NULL, NULL};
+  tfc_exec_args args = {&frame, f->pool, 1, NULL, NULL, NULL, 0};
   int64_t made = tfc_cf_iter_states_made();
   if (tfc_executor_run(e, &args, &f->s)) tfc_test_fail(__FILE__, __LINE__, "run: %s", tfc_status_msg(&f->s));
   made = tfc_cf_iter_states_made() - made;

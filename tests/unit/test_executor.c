@@ -86,7 +86,7 @@ static void executor_runs_matmul_graph_with_call_frame(void) {
   tfc_tensor *x = f32(dx, 2, xv);
   tfc_tensor *rets[2] = {NULL, NULL};
   tfc_call_frame frame = {1, &x, 2, rets};
-  tfc_exec_args args = {&frame, NULL, 1, NULL, NULL, NULL};
+  tfc_exec_args args = {&frame, NULL, 1, NULL, NULL, NULL, 0};
   EXPECT_EQ(tfc_executor_run(e, &args, &f.s), TFC_OK);
   EXPECT_TRUE(rets[0] != NULL && rets[1] != NULL);
   EXPECT_EQ(rets[0]->dtype, TFC_DT_FLOAT);
@@ -136,7 +136,7 @@ static void executor_diamond_graph_with_inter_op_pool(void) {
   for (int step = 0; step < 50; step++) {
     tfc_tensor *ret = NULL;
     tfc_call_frame frame = {0, NULL, 1, &ret};
-    tfc_exec_args args = {&frame, f.pool, step, NULL, NULL, NULL};
+    tfc_exec_args args = {&frame, f.pool, step, NULL, NULL, NULL, 0};
     EXPECT_EQ(tfc_executor_run(e, &args, &f.s), TFC_OK);
     EXPECT_TRUE(ret != NULL);
     float *o = ret->data;
@@ -162,7 +162,7 @@ static void executor_node_error_names_node_and_step_returns(void) {
     tfc_tensor *x = f32(dx, 2, xv);
     tfc_tensor *rets[2] = {NULL, NULL};
     tfc_call_frame frame = {1, &x, 2, rets};
-    tfc_exec_args args = {&frame, with_pool ? f.pool : NULL, 7, NULL, NULL, NULL};
+    tfc_exec_args args = {&frame, with_pool ? f.pool : NULL, 7, NULL, NULL, NULL, 0};
     tfc_status s;
     tfc_status_init(&s);
     EXPECT_EQ(tfc_executor_run(e, &args, &s), TFC_INVALID_ARGUMENT);
@@ -179,7 +179,7 @@ static void executor_node_error_names_node_and_step_returns(void) {
   tfc_tensor *x = f32(dx, 2, xv);
   tfc_tensor *rets[2] = {NULL, NULL};
   tfc_call_frame frame = {1, &x, 2, rets};
-  tfc_exec_args args = {&frame, f.pool, 8, NULL, NULL, NULL};
+  tfc_exec_args args = {&frame, f.pool, 8, NULL, NULL, NULL, 0};
   EXPECT_EQ(tfc_executor_run(e, &args, &f.s), TFC_OK);
   EXPECT_NEAR(((float *)rets[0]->data)[0], 3, 0);
   EXPECT_NEAR(((float *)rets[0]->data)[1], 4, 0);
@@ -209,7 +209,7 @@ static void *worker_main(void *arg) {
     memcpy(x->data, xv, sizeof xv);
     tfc_tensor *rets[2] = {NULL, NULL};
     tfc_call_frame frame = {1, &x, 2, rets};
-    tfc_exec_args args = {&frame, (it & 1) ? w->pool : NULL, w->id * 1000 + it, NULL, NULL, NULL};
+    tfc_exec_args args = {&frame, (it & 1) ? w->pool : NULL, w->id * 1000 + it, NULL, NULL, NULL, 0};
     int rc = tfc_executor_run(w->e, &args, &s);
     /* [id, it] @ [[1,2],[3,4]] = [id + 3 it, 2 id + 4 it] */
     float e0 = xv[0] + 3 * xv[1], e1 = 2 * xv[0] + 4 * xv[1];
@@ -352,8 +352,8 @@ static void run_pair(two *t, int b_first, int with_pool, float x0, float x1) {
   tfc_tensor *ret = NULL;
   tfc_call_frame fa = {1, &x, 0, NULL}, fb = {0, NULL, 1, &ret};
   tfc_rendezvous *rv = tfc_rendezvous_new();
-  tfc_exec_args aa = {&fa, with_pool ? t->a.pool : NULL, 1, rv, NULL, NULL};
-  tfc_exec_args ab = {&fb, with_pool ? t->b.pool : NULL, 1, rv, NULL, NULL};
+  tfc_exec_args aa = {&fa, with_pool ? t->a.pool : NULL, 1, rv, NULL, NULL, 0};
+  tfc_exec_args ab = {&fb, with_pool ? t->b.pool : NULL, 1, rv, NULL, NULL, 0};
   step_end ea, eb;
   step_end_init(&ea);
   step_end_init(&eb);
@@ -415,8 +415,8 @@ static void executor_kernel_error_wakes_the_waiting_partition(void) {
     tfc_tensor *ret = NULL;
     tfc_call_frame fa = {1, &x, 0, NULL}, fb = {0, NULL, 1, &ret};
     tfc_rendezvous *rv = tfc_rendezvous_new();
-    tfc_exec_args aa = {&fa, with_pool ? t.a.pool : NULL, 9, rv, NULL, NULL};
-    tfc_exec_args ab = {&fb, with_pool ? t.b.pool : NULL, 9, rv, NULL, NULL};
+    tfc_exec_args aa = {&fa, with_pool ? t.a.pool : NULL, 9, rv, NULL, NULL, 0};
+    tfc_exec_args ab = {&fb, with_pool ? t.b.pool : NULL, 9, rv, NULL, NULL, 0};
     step_end eb;
     step_end_init(&eb);
     tfc_executor_run_async(t.eb, &ab, on_step_end, &eb);
@@ -445,7 +445,7 @@ static void executor_returns_deadline_when_step_rendezvous_times_out(void) {
   tfc_tensor *ret = NULL;
   tfc_call_frame fb = {0, NULL, 1, &ret};
   tfc_rendezvous *rv = tfc_rendezvous_new();
-  tfc_exec_args ab = {&fb, t.b.pool, 3, rv, NULL, NULL};
+  tfc_exec_args ab = {&fb, t.b.pool, 3, rv, NULL, NULL, 0};
   step_end eb;
   step_end_init(&eb);
   tfc_executor_run_async(t.eb, &ab, on_step_end, &eb);
@@ -488,7 +488,7 @@ static void executor_starts_no_node_once_rendezvous_is_aborted(void) {
   tfc_status_init(&ab);
   tfc_status_set(&ab, TFC_CANCELLED, "Step cancelled by a peer");
   tfc_rendezvous_abort(rv, &ab);
-  tfc_exec_args args = {&frame, f.pool, 4, rv, NULL, NULL};
+  tfc_exec_args args = {&frame, f.pool, 4, rv, NULL, NULL, 0};
   tfc_status s;
   tfc_status_init(&s);
   EXPECT_EQ(tfc_executor_run(e, &args, &s), TFC_CANCELLED);
@@ -508,7 +508,7 @@ static void executor_recv_errors_without_rendezvous_or_with_wrong_dtype(void) {
   two_init(&t);
   tfc_tensor *ret = NULL;
   tfc_call_frame fb = {0, NULL, 1, &ret};
-  tfc_exec_args ab = {&fb, NULL, 5, NULL, NULL, NULL};
+  tfc_exec_args ab = {&fb, NULL, 5, NULL, NULL, NULL, 0};
   tfc_status s;
   tfc_status_init(&s);
   EXPECT_EQ(tfc_executor_run(t.eb, &ab, &s), TFC_INTERNAL);
@@ -589,8 +589,8 @@ static void executor_ping_pong_between_partitions_with_and_without_pool(void) {
     tfc_tensor *ret = NULL;
     tfc_call_frame fa = {0, NULL, 1, &ret}, fb = {0, NULL, 0, NULL};
     tfc_rendezvous *rv = tfc_rendezvous_new();
-    tfc_exec_args aa = {&fa, with_pool ? t.a.pool : NULL, 6, rv, NULL, NULL};
-    tfc_exec_args ab = {&fb, with_pool ? t.b.pool : NULL, 6, rv, NULL, NULL};
+    tfc_exec_args aa = {&fa, with_pool ? t.a.pool : NULL, 6, rv, NULL, NULL, 0};
+    tfc_exec_args ab = {&fb, with_pool ? t.b.pool : NULL, 6, rv, NULL, NULL, 0};
     step_end ea, eb;
     step_end_init(&ea);
     step_end_init(&eb);
