@@ -9,7 +9,9 @@
  * when a network's weights are small next to one example's activations (MobileNetV2 at batch
  * 32 on two cores: 100 ms against 125) and loses when they are large (ResNet50, 100 MB of
  * weights: 850 ms against 680), so the session does it when the weights an example reads are
- * fewer bytes than the activations it makes (both from the graph's inferred shapes).
+ * fewer bytes than the activations it makes (both from the graph's inferred shapes), and those
+ * are 8 MiB or more (below, they stay in the caches anyway and a step per example costs more
+ * than it saves).
  *
  * It is only done where the results are the same: every node that depends on a fed tensor
  * must map examples to examples (the rules in batch_split.c: convolutions, pooling, element-
