@@ -8,6 +8,9 @@
  * Floating outputs match within 1e-4 of the output's largest magnitude, integers exactly; the small
  * models run twice in their session.
  *
+ * A per_example model also runs its default batch fed, forced example by example where
+ * session/batch_split.h allows, against the same outputs.
+ *
  * One test per model. A failure names the first thing that stops the model: the op the
  * import does not know, the shape function or the kernel that fails, or the first value that
  * differs. Only tensorflow/c/c_api.h is used.
@@ -116,6 +119,44 @@ static void run_first_example(const char *name, const ss_script *sc, TF_Graph *g
   TF_DeleteStatus(s);
 }
 
+/* Feeds the default batch of 2 itself to a two-thread session that must run it example by
+ * example wherever session/batch_split.h allows (TFC_BATCH_SPLIT=1), and checks every fetch
+ * against TensorFlow's batch: the split's rules on the graphs TensorFlow writes. */
+static void run_fed_batch_split(const char *name, const ss_script *sc, TF_Graph *g) {
+  TF_Status *s = TF_NewStatus();
+  setenv("TFC_BATCH_SPLIT", "1", 1);
+  TF_SessionOptions *so = TF_NewSessionOptions();
+  unsigned char config[4] = {0x10, 2, 0x28, 2}; /* intra_op 2, inter_op 2 */
+  TF_SetConfig(so, config, sizeof config, s);
+  TF_Session *sess = TF_NewSession(g, so, s);
+  if (TF_GetCode(s) != TF_OK) FAIL("%s: new session: %s", name, TF_Message(s));
+  TF_Output x = {model_input(name, g), 0};
+  TF_Tensor *batch = NULL;
+  TF_SessionRun(sess, NULL, NULL, NULL, 0, &x, &batch, 1, NULL, 0, NULL, s);
+  if (TF_GetCode(s) != TF_OK) FAIL("%s: fetching the default input: %s", name, TF_Message(s));
+  int n = 0;
+  TF_Output outs[32];
+  const ss_record *recs[32];
+  for (int k = 0; k < sc->nrecs && n < 32; k++)
+    if (sc->recs[k].kind == 'o') {
+      recs[n] = &sc->recs[k];
+      outs[n++] = (TF_Output){ss_op(sc->name, g, sc->recs[k].op), sc->recs[k].index};
+    }
+  TF_Tensor *vals[32] = {0};
+  TF_SessionRun(sess, NULL, &x, &batch, 1, outs, vals, n, NULL, 0, NULL, s);
+  unsetenv("TFC_BATCH_SPLIT");
+  if (TF_GetCode(s) != TF_OK) FAIL("%s: fed batch: code %d: %s", name, (int)TF_GetCode(s), TF_Message(s));
+  for (int k = 0; k < n; k++) {
+    ss_check_tensor(sc, recs[k], vals[k], 0);
+    TF_DeleteTensor(vals[k]);
+  }
+  TF_DeleteTensor(batch);
+  TF_CloseSession(sess, s);
+  TF_DeleteSession(sess, s);
+  TF_DeleteSessionOptions(so);
+  TF_DeleteStatus(s);
+}
+
 static void run_model(const char *name, int heavy, int per_example) {
   if (heavy && getenv("TFC_TEST_VALGRIND")) tfc_test_skip("a whole image model is minutes under valgrind");
   char pb_file[256], script_file[256];
@@ -131,6 +172,7 @@ static void run_model(const char *name, int heavy, int per_example) {
   if (TF_GetCode(s) != TF_OK) FAIL("%s: new session: code %d: %s", name, (int)TF_GetCode(s), TF_Message(s));
   if (ss_replay(&sc, g, sess, heavy ? 1 : 2) == 0) FAIL("%s checks nothing", script_file);
   if (per_example) run_first_example(name, &sc, g, sess);
+  if (per_example && !getenv("TFC_TEST_VALGRIND")) run_fed_batch_split(name, &sc, g);
   TF_CloseSession(sess, s);
   if (TF_GetCode(s) != TF_OK) FAIL("%s: close session: %s", name, TF_Message(s));
   TF_DeleteSession(sess, s);

@@ -127,14 +127,23 @@ int tfc_dnn_pd_create_fused(const_dnnl_op_desc_t op_desc, const_dnnl_primitive_d
   return tfc_dnn_check(st, "primitive descriptor creation", s);
 }
 
+/* A reorder whose scratchpad the caller passes (exec_reorder): with oneDNN's own, a reorder
+ * that needs one (into a Winograd weights layout) keeps it in the primitive, and two threads
+ * running the reorder at once (two steps of one node with a non-Const filter) would share it. */
 static int reorder_create(const dnnl_memory_desc_t *from, const dnnl_memory_desc_t *to, dnnl_primitive_t *out,
-                          tfc_status *s) {
-  dnnl_primitive_desc_t pd;
-  dnnl_status_t st = dnnl_reorder_primitive_desc_create(&pd, from, engine, to, engine, NULL);
+                          size_t *scratch, tfc_status *s) {
+  dnnl_primitive_desc_t pd = NULL;
+  dnnl_primitive_attr_t attr = NULL;
+  dnnl_status_t st = dnnl_primitive_attr_create(&attr);
+  if (st == dnnl_success) st = dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user);
+  if (st == dnnl_success) st = dnnl_reorder_primitive_desc_create(&pd, from, engine, to, engine, attr);
   if (st == dnnl_success) {
+    const dnnl_memory_desc_t *md = dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
+    *scratch = md ? dnnl_memory_desc_get_size(md) : 0;
     st = dnnl_primitive_create(out, pd);
     dnnl_primitive_desc_destroy(pd);
   }
+  if (attr) dnnl_primitive_attr_destroy(attr);
   return tfc_dnn_check(st, "reorder creation", s);
 }
 
@@ -155,7 +164,8 @@ int tfc_dnn_prim_init(tfc_dnn_prim *p, dnnl_primitive_desc_t pd, const int *arg_
     const dnnl_memory_desc_t *md = dnnl_primitive_desc_query_md(pd, dnnl_query_exec_arg_md, arg_ids[i]);
     a->prim = md ? *md : user[i];
     if (!dnnl_memory_desc_equal(&a->user, &a->prim) &&
-        reorder_create(a->is_output ? &a->prim : &a->user, a->is_output ? &a->user : &a->prim, &a->reorder, s)) {
+        reorder_create(a->is_output ? &a->prim : &a->user, a->is_output ? &a->user : &a->prim, &a->reorder,
+                       &a->reorder_scratch, s)) {
       dnnl_primitive_desc_destroy(pd);
       tfc_dnn_prim_fini(p);
       return s->code;
@@ -197,10 +207,22 @@ static int mem(run_mems *r, const dnnl_memory_desc_t *md, void *ptr, dnnl_memory
   return TFC_OK;
 }
 
-static int exec_reorder(dnnl_primitive_t reorder, dnnl_stream_t stream, dnnl_memory_t from, dnnl_memory_t to,
+/* Runs arg a's reorder from -> to, with a scratchpad of its own when it needs one. */
+static int exec_reorder(const tfc_dnn_arg *a, dnnl_stream_t stream, dnnl_memory_t from, dnnl_memory_t to,
                         tfc_status *s) {
-  dnnl_exec_arg_t args[2] = {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}};
-  return tfc_dnn_check(dnnl_primitive_execute(reorder, stream, 2, args), "reorder", s);
+  dnnl_exec_arg_t args[3] = {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}, {DNNL_ARG_SCRATCHPAD, NULL}};
+  if (!a->reorder_scratch) return tfc_dnn_check(dnnl_primitive_execute(a->reorder, stream, 2, args), "reorder", s);
+  void *tmp = tfc_block_alloc(a->reorder_scratch);
+  if (!tmp) return tfc_status_set(s, TFC_RESOURCE_EXHAUSTED, "OOM allocating %zu bytes of oneDNN scratch", a->reorder_scratch);
+  dnnl_memory_desc_t smd;
+  dnnl_dims_t d = {(dnnl_dim_t)a->reorder_scratch};
+  dnnl_status_t st = dnnl_memory_desc_init_by_tag(&smd, 1, d, dnnl_u8, dnnl_a);
+  if (st == dnnl_success) st = dnnl_memory_create(&args[2].memory, &smd, engine, tmp);
+  if (st == dnnl_success) st = dnnl_primitive_execute(a->reorder, stream, 3, args);
+  if (st == dnnl_success) st = dnnl_stream_wait(stream);
+  if (args[2].memory) dnnl_memory_destroy(args[2].memory);
+  tfc_block_free(tmp, a->reorder_scratch);
+  return tfc_dnn_check(st, "reorder", s);
 }
 
 int tfc_dnn_run(const tfc_dnn_prim *p, void *const *ptr, unsigned prearranged, tfc_status *s) {
@@ -228,7 +250,7 @@ int tfc_dnn_run(const tfc_dnn_prim *p, void *const *ptr, unsigned prearranged, t
       if (mem(&r, &a->prim, ptr[i], &pm, s)) goto out;
     } else {
       if (mem(&r, &a->prim, tmp + off[i], &pm, s) || mem(&r, &a->user, ptr[i], &user_m[i], s)) goto out;
-      if (!a->is_output && exec_reorder(a->reorder, stream, user_m[i], pm, s)) goto out;
+      if (!a->is_output && exec_reorder(a, stream, user_m[i], pm, s)) goto out;
     }
     args[n_args++] = (dnnl_exec_arg_t){a->arg, pm};
   }
@@ -243,7 +265,7 @@ int tfc_dnn_run(const tfc_dnn_prim *p, void *const *ptr, unsigned prearranged, t
   }
   if (tfc_dnn_check(dnnl_primitive_execute(p->prim, stream, n_args, args), p->impl, s)) goto out;
   for (int i = 0; i < p->n_args; i++)
-    if (user_m[i] && p->args[i].is_output && exec_reorder(p->args[i].reorder, stream, args[i].memory, user_m[i], s))
+    if (user_m[i] && p->args[i].is_output && exec_reorder(&p->args[i], stream, args[i].memory, user_m[i], s))
       goto out;
   tfc_dnn_check(dnnl_stream_wait(stream), "stream wait", s);
 out:
@@ -255,7 +277,6 @@ out:
 int tfc_dnn_reorder_arg(const tfc_dnn_prim *p, int i, void *user, void *prim, int to_prim, tfc_status *s) {
   tfc_dnn_single_thread();
   const tfc_dnn_arg *a = &p->args[i];
-  dnnl_primitive_t reorder = a->reorder;
   dnnl_memory_t um = NULL, pm = NULL;
   dnnl_stream_t stream = NULL;
   /* The cached reorder goes one way; the other way (a weight gradient's partial sums are
@@ -266,7 +287,7 @@ int tfc_dnn_reorder_arg(const tfc_dnn_prim *p, int i, void *user, void *prim, in
   if (tfc_dnn_check(dnnl_memory_create(&um, &a->user, engine, user), "memory creation", s) ||
       tfc_dnn_check(dnnl_memory_create(&pm, &a->prim, engine, prim), "memory creation", s) ||
       !(stream = thread_stream(s)) ||
-      exec_reorder(reorder, stream, to_prim ? um : pm, to_prim ? pm : um, s))
+      exec_reorder(a, stream, to_prim ? um : pm, to_prim ? pm : um, s))
     goto out;
   tfc_dnn_check(dnnl_stream_wait(stream), "stream wait", s);
 out:

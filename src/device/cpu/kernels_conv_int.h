@@ -71,6 +71,7 @@ typedef struct tfc_dnn_arg {
   dnnl_memory_desc_t user;  /* the tensor's own layout */
   dnnl_memory_desc_t prim;  /* the layout the primitive chose */
   dnnl_primitive_t reorder; /* user->prim (inputs) or prim->user (outputs); NULL when equal */
+  size_t reorder_scratch;   /* the reorder's scratchpad bytes (Winograd weights need one) */
 } tfc_dnn_arg;
 
 /* One primitive with its arguments' layouts and reorders. Immutable once built. */
