@@ -460,23 +460,40 @@ static int run_step(tfc_session *sess, plan *p, tfc_call_frame *frame, int64_t t
 
 /* ---------------- example by example (session/batch_split.h) ---------------- */
 
+/* One split run, on the heap: a pool task that starts only after the caller has finished
+ * (every pool thread was busy) finds it closed and just drops its reference, so the caller
+ * never waits for a task that has not begun. */
 typedef struct split_run {
   tfc_session *sess;
   tfc_executor *exec;
-  const tfc_call_frame *frame; /* the batched feeds */
+  const tfc_call_frame *frame; /* the batched feeds; read only while open */
   int64_t n;                   /* examples */
   tfc_tensor **outs;           /* n * n_rets fetches, example-major */
   atomic_llong next;           /* the next example to run */
   atomic_int failed;
   pthread_mutex_t mu;
   pthread_cond_t cv;
-  int workers; /* still running, under mu */
+  int closed; /* under mu: the caller has stopped waiting for new workers */
+  int active; /* under mu: workers running examples */
+  int refs;   /* under mu: the caller and the tasks not yet finished */
+  int frame_rets;
 } split_run;
+
+static void split_unref(split_run *r) {
+  pthread_mutex_lock(&r->mu);
+  int last = --r->refs == 0;
+  pthread_mutex_unlock(&r->mu);
+  if (!last) return;
+  for (int64_t i = 0; i < r->n * r->frame_rets; i++) tfc_tensor_unref(r->outs[i]);
+  free(r->outs);
+  pthread_mutex_destroy(&r->mu);
+  pthread_cond_destroy(&r->cv);
+  free(r);
+}
 
 /* Runs examples until none is left (or one failed): each a step of its own over views of the
  * feeds' rows, its kernels on this thread. */
-static void split_worker(void *arg) {
-  split_run *r = arg;
+static void split_examples(split_run *r) {
   const tfc_call_frame *f = r->frame;
   tfc_tensor **views = calloc((size_t)f->n_args + 1, sizeof *views);
   if (!views) atomic_store(&r->failed, 1);
@@ -506,9 +523,22 @@ static void split_worker(void *arg) {
     tfc_status_fini(&st);
   }
   free(views);
+}
+
+/* A pool task: joins the run unless the caller has closed it. */
+static void split_task(void *arg) {
+  split_run *r = arg;
   pthread_mutex_lock(&r->mu);
-  if (--r->workers == 0) pthread_cond_broadcast(&r->cv);
+  int join = !r->closed;
+  if (join) r->active++;
   pthread_mutex_unlock(&r->mu);
+  if (join) {
+    split_examples(r);
+    pthread_mutex_lock(&r->mu);
+    if (--r->active == 0) pthread_cond_broadcast(&r->cv);
+    pthread_mutex_unlock(&r->mu);
+  }
+  split_unref(r);
 }
 
 /* The examples' fetch k stacked along axis 0 into a new tensor; NULL when they do not stack
@@ -548,21 +578,33 @@ static int run_split(tfc_session *sess, plan *p, tfc_call_frame *frame, tfc_stat
   int threads = p->parts[0].device->intra_op_threads;
   if (n < 2 || threads < 2) return 0;
   if (threads > n) threads = (int)n;
-  split_run r = {.sess = sess, .exec = p->parts[0].exec, .frame = frame, .n = n, .workers = threads};
-  if (!(r.outs = calloc((size_t)(n * frame->n_rets) + 1, sizeof *r.outs))) return 0;
-  atomic_init(&r.next, 0);
-  atomic_init(&r.failed, 0);
-  pthread_mutex_init(&r.mu, NULL);
-  pthread_cond_init(&r.cv, NULL);
+  split_run *r = calloc(1, sizeof *r);
+  if (!r) return 0;
+  if (!(r->outs = calloc((size_t)(n * frame->n_rets) + 1, sizeof *r->outs))) {
+    free(r);
+    return 0;
+  }
+  r->sess = sess;
+  r->exec = p->parts[0].exec;
+  r->frame = frame;
+  r->frame_rets = frame->n_rets;
+  r->n = n;
+  r->refs = threads;
+  atomic_init(&r->next, 0);
+  atomic_init(&r->failed, 0);
+  pthread_mutex_init(&r->mu, NULL);
+  pthread_cond_init(&r->cv, NULL);
   for (int w = 1; w < threads; w++)
-    if (tfc_threadpool_schedule(sess->pool, split_worker, &r) != 0) split_worker(&r);
-  split_worker(&r);
-  pthread_mutex_lock(&r.mu);
-  while (r.workers > 0) pthread_cond_wait(&r.cv, &r.mu);
-  pthread_mutex_unlock(&r.mu);
-  int done = !atomic_load(&r.failed);
+    if (tfc_threadpool_schedule(sess->pool, split_task, r) != 0) split_unref(r);
+  split_examples(r);
+  /* every example is taken: wait for the workers still on one, not for tasks yet to start */
+  pthread_mutex_lock(&r->mu);
+  r->closed = 1;
+  while (r->active > 0) pthread_cond_wait(&r->cv, &r->mu);
+  pthread_mutex_unlock(&r->mu);
+  int done = !atomic_load(&r->failed);
   for (int k = 0; k < frame->n_rets && done; k++)
-    if (!(frame->rets[k] = split_stack(r.outs, n, frame->n_rets, k, s))) done = 0;
+    if (!(frame->rets[k] = split_stack(r->outs, n, frame->n_rets, k, s))) done = 0;
   if (!done) {
     for (int k = 0; k < frame->n_rets; k++) {
       tfc_tensor_unref(frame->rets[k]);
@@ -570,10 +612,7 @@ static int run_split(tfc_session *sess, plan *p, tfc_call_frame *frame, tfc_stat
     }
     tfc_status_clear(s);
   }
-  for (int64_t i = 0; i < n * frame->n_rets; i++) tfc_tensor_unref(r.outs[i]);
-  free(r.outs);
-  pthread_mutex_destroy(&r.mu);
-  pthread_cond_destroy(&r.cv);
+  split_unref(r);
   return done;
 }
 
