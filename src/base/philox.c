@@ -29,6 +29,24 @@ void tfc_philox_init(tfc_philox *g, uint64_t seed, uint64_t seed2) {
   g->counter[3] = (uint32_t)(seed2 >> 32);
 }
 
+/* The key GenerateKey runs the seed block under (TF's fixed constants). */
+#define PHILOX_STATELESS_KEY_LO 0x3ec8f720u
+#define PHILOX_STATELESS_KEY_HI 0x02461e29u
+
+void tfc_philox_init_stateless(tfc_philox *g, uint64_t s0, uint64_t s1) {
+  tfc_philox mix = {.counter = {(uint32_t)s0, (uint32_t)(s0 >> 32), (uint32_t)s1, (uint32_t)(s1 >> 32)},
+                    .key = {PHILOX_STATELESS_KEY_LO, PHILOX_STATELESS_KEY_HI}};
+  uint32_t m[4];
+  tfc_philox_next(&mix, m);
+  *g = (tfc_philox){.counter = {0, 0, m[2], m[3]}, .key = {m[0], m[1]}};
+}
+
+void tfc_philox_init_key_counter(tfc_philox *g, uint64_t key, uint64_t counter_lo, uint64_t counter_hi) {
+  *g = (tfc_philox){.counter = {(uint32_t)counter_lo, (uint32_t)(counter_lo >> 32), (uint32_t)counter_hi,
+                                (uint32_t)(counter_hi >> 32)},
+                    .key = {(uint32_t)key, (uint32_t)(key >> 32)}};
+}
+
 /* TF's Skip adds the 64-bit count to the low half and carries into the high half one word
  * at a time. A count whose high word is all ones and that also carries out of word 0 loses
  * that carry in TF (the high word wraps to 0 before it is added); we keep that quirk so the
@@ -117,6 +135,7 @@ static const int group_sizes[TFC_PHILOX_DIST_COUNT][TFC_PHILOX_ELEM_COUNT] = {
     [TFC_PHILOX_TRUNCATED] = {[TFC_PHILOX_F32] = 4, [TFC_PHILOX_F64] = 2, [TFC_PHILOX_F16] = 4,
                               [TFC_PHILOX_BF16] = 4},
     [TFC_PHILOX_UNIFORM_INT] = {[TFC_PHILOX_I32] = 4, [TFC_PHILOX_I64] = 2},
+    [TFC_PHILOX_FULL_INT] = {[TFC_PHILOX_I32] = 4, [TFC_PHILOX_I64] = 2},
 };
 static const int elem_sizes[TFC_PHILOX_ELEM_COUNT] = {4, 8, 2, 2, 4, 8};
 
@@ -186,6 +205,13 @@ static void one_call_group(const tfc_philox_fill *f, const uint32_t s[4], group_
           uint64_t bits = (uint64_t)s[2 * i] | (uint64_t)s[2 * i + 1] << 32;
           v->i64[i] = (int64_t)((uint64_t)f->lo + bits % f->range);
         }
+      }
+      break;
+    case TFC_PHILOX_FULL_INT:
+      if (f->elem == TFC_PHILOX_I32) {
+        for (int i = 0; i < 4; i++) v->i32[i] = (int32_t)s[i];
+      } else {
+        for (int i = 0; i < 2; i++) v->i64[i] = (int64_t)((uint64_t)s[2 * i] | (uint64_t)s[2 * i + 1] << 32);
       }
       break;
     default:

@@ -9,7 +9,9 @@
  * random outputs independent of threading: output group g always uses counter base + g.
  *
  * Seeding follows TF's PhiloxRandom(seed, seed2): key = seed (low word, high word), counter
- * words 2 and 3 = seed2, words 0 and 1 = 0.
+ * words 2 and 3 = seed2, words 0 and 1 = 0. The stateless ops (StatelessRandom*) derive the
+ * state from a two-value seed instead (tfc_philox_init_stateless, TF's GenerateKey) or take a
+ * 64-bit key and a 128-bit counter as inputs (tfc_philox_init_key_counter).
  *
  * Distributions. TF fills an output in "groups": one group is what one distribution call
  * returns (4 floats/halves/bfloat16s/int32s, or 2 doubles/int64s), and for every distribution
@@ -38,6 +40,12 @@ typedef struct tfc_philox {
 
 /* TF's PhiloxRandom(seed, seed2). */
 void tfc_philox_init(tfc_philox *g, uint64_t seed, uint64_t seed2);
+/* TF's GenerateKey for the stateless ops' seed (s0, s1): one Philox block of the counter
+ * {lo(s0), hi(s0), lo(s1), hi(s1)} under a fixed key gives four words m; the state is then
+ * key {m0, m1}, counter {0, 0, m2, m3}. */
+void tfc_philox_init_stateless(tfc_philox *g, uint64_t s0, uint64_t s1);
+/* The V2 stateless ops' state: key and the counter's low and high 64 bits, low words first. */
+void tfc_philox_init_key_counter(tfc_philox *g, uint64_t key, uint64_t counter_lo, uint64_t counter_hi);
 /* Advances the 128-bit counter by n calls (TF's Skip). */
 void tfc_philox_skip(tfc_philox *g, uint64_t n);
 /* One call: the ten-round block of the current counter into out, then counter += 1. */
@@ -56,15 +64,18 @@ enum tfc_philox_dist {
   TFC_PHILOX_NORMAL = 1,      /* standard normal, Box-Muller */
   TFC_PHILOX_TRUNCATED = 2,   /* standard normal restricted to |x| < 2, by rejection */
   TFC_PHILOX_UNIFORM_INT = 3, /* [lo, lo + range), TF's modulo mapping (slightly biased) */
-  TFC_PHILOX_DIST_COUNT = 4
+  TFC_PHILOX_FULL_INT = 4,    /* the generator's raw bits: one word per 32-bit element, two per
+                                 64-bit one (low word first); I32 and I64 also carry uint32 and
+                                 uint64 */
+  TFC_PHILOX_DIST_COUNT = 5
 };
 enum tfc_philox_elem {
   TFC_PHILOX_F32 = 0,
   TFC_PHILOX_F64 = 1,
   TFC_PHILOX_F16 = 2,  /* IEEE half, stored as uint16_t bits */
   TFC_PHILOX_BF16 = 3, /* bfloat16, stored as uint16_t bits */
-  TFC_PHILOX_I32 = 4,  /* UNIFORM_INT only */
-  TFC_PHILOX_I64 = 5,  /* UNIFORM_INT only */
+  TFC_PHILOX_I32 = 4,  /* UNIFORM_INT and FULL_INT only */
+  TFC_PHILOX_I64 = 5,  /* UNIFORM_INT and FULL_INT only */
   TFC_PHILOX_ELEM_COUNT = 6
 };
 

@@ -22,7 +22,7 @@ static uint64_t random_seed64(void) {
   return z ^ (z >> 31);
 }
 
-static int elem_of(int dtype) {
+int tfc_random_elem(int dtype) {
   switch (dtype) {
     case TFC_DT_FLOAT: return TFC_PHILOX_F32;
     case TFC_DT_DOUBLE: return TFC_PHILOX_F64;
@@ -41,7 +41,7 @@ int tfc_random_init(const tfc_node *n, void **state, int dist, const char *type_
   TFC_TRY(tfc_kernel_attr_int(n, "seed", &seed, s));
   TFC_TRY(tfc_kernel_attr_int(n, "seed2", &seed2, s));
   TFC_TRY(tfc_kernel_attr_type(n, type_attr, &dtype, s));
-  int elem = elem_of(dtype);
+  int elem = tfc_random_elem(dtype);
   if (elem < 0 || !tfc_philox_group_size(dist, elem))
     return tfc_status_set(s, TFC_INVALID_ARGUMENT, "node '%s' (%s): unsupported %s %s%s", n->name, n->op->name,
                           type_attr, tfc_dtype_name(dtype), where);
@@ -71,9 +71,7 @@ void tfc_random_free(void *p) {
   free(st);
 }
 
-/* Allocates output 0 with the dims held by the shape input, with TF's checks
- * (TensorShapeUtils::MakeShape). NULL with the status set on bad input. */
-static tfc_tensor *alloc_from_shape_input(tfc_kernel_ctx *c, int dtype) {
+tfc_tensor *tfc_random_alloc_output(tfc_kernel_ctx *c, int dtype) {
   const tfc_tensor *shape = c->inputs[0];
   char buf[TFC_SHAPE_STR_MAX];
   if (shape->ndims != 1 || (shape->dtype != TFC_DT_INT32 && shape->dtype != TFC_DT_INT64)) {
@@ -114,7 +112,7 @@ static int reserve_and_fill(tfc_kernel_ctx *c, tfc_random_state *st, tfc_tensor 
 }
 
 int tfc_random_compute(tfc_kernel_ctx *c) {
-  tfc_tensor *out = alloc_from_shape_input(c, c->node->output_types[0]);
+  tfc_tensor *out = tfc_random_alloc_output(c, c->node->output_types[0]);
   if (!out) return c->status->code;
   return reserve_and_fill(c, c->state, out, 0, 0);
 }
@@ -128,7 +126,7 @@ int tfc_random_uniform_int_compute(tfc_kernel_ctx *c) {
   if (maxval->ndims != 0)
     return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "maxval must be 0-D, got shape %s",
                             tfc_dims_str(maxval->dims, maxval->ndims, buf, sizeof buf));
-  tfc_tensor *out = alloc_from_shape_input(c, minval->dtype);
+  tfc_tensor *out = tfc_random_alloc_output(c, minval->dtype);
   if (!out) return c->status->code;
   /* TF checks the bounds only for a non-empty output ("zero impossible things are fine"). */
   if (out->n_elems == 0) return TFC_OK;
@@ -136,9 +134,11 @@ int tfc_random_uniform_int_compute(tfc_kernel_ctx *c) {
   if (lo >= hi)
     return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Need minval < maxval: %lld >= %lld", (long long)lo,
                             (long long)hi);
-  /* The width as TF computes it, in the output's unsigned type (hi - lo may exceed the
-   * signed range: [-2^63, 2^63 - 1) spans 2^64 - 1 values). */
-  uint64_t range = minval->dtype == TFC_DT_INT32 ? (uint64_t)((uint32_t)hi - (uint32_t)lo)
-                                                 : (uint64_t)hi - (uint64_t)lo;
-  return reserve_and_fill(c, c->state, out, lo, range);
+  return reserve_and_fill(c, c->state, out, lo, tfc_random_int_range(minval->dtype, lo, hi));
+}
+
+/* The width as TF computes it, in the output's unsigned type (hi - lo may exceed the signed
+ * range: [-2^63, 2^63 - 1) spans 2^64 - 1 values). */
+uint64_t tfc_random_int_range(int dtype, int64_t lo, int64_t hi) {
+  return dtype == TFC_DT_INT32 ? (uint64_t)((uint32_t)hi - (uint32_t)lo) : (uint64_t)hi - (uint64_t)lo;
 }

@@ -58,4 +58,16 @@ int tfc_random_compute(tfc_kernel_ctx *c);
 /* compute of RandomUniformInt (minval and maxval checked as TF does). */
 int tfc_random_uniform_int_compute(tfc_kernel_ctx *c);
 
+/* Shared with the stateless ops (cpu/kernels_stateless_random.c). */
+/* Allocates output 0 with the dims held by input 0 (the shape vector), with TF's checks and
+ * texts (TensorShapeUtils::MakeShape: a vector of int32/int64, rank <= TFC_MAX_DIMS, dims >= 0,
+ * at most 2^63 - 1 elements). Returns the output (owned by the context), or NULL with the
+ * kernel error set (INVALID_ARGUMENT, or the allocator's error). */
+tfc_tensor *tfc_random_alloc_output(tfc_kernel_ctx *c, int dtype);
+/* The TFC_PHILOX_* element type of a float or int32/int64 dtype, or -1. */
+int tfc_random_elem(int dtype);
+/* The width of [lo, hi) in the unsigned type of dtype (int32 or int64), as TF's uniform int
+ * distribution takes it; the caller has checked lo < hi. */
+uint64_t tfc_random_int_range(int dtype, int64_t lo, int64_t hi);
+
 #endif

@@ -18,6 +18,15 @@ int tfc_cpu_kernels_scatter(tfc_kernel_table *t, tfc_status *s); /* kernels_scat
 int tfc_cpu_kernels_nn(tfc_kernel_table *t, tfc_status *s);     /* kernels_nn*.c */
 int tfc_cpu_kernels_conv(tfc_kernel_table *t, tfc_status *s);   /* kernels_conv*.c (oneDNN) */
 int tfc_cpu_kernels_random(tfc_kernel_table *t, tfc_status *s); /* kernels_random.c */
+/* The stateless random ops, registered by tfc_cpu_kernels_random (kernels_stateless_random.c). */
+int tfc_cpu_kernels_stateless_random(tfc_kernel_table *t, tfc_status *s);
+/* Fills out (out->n_elems values) with TF's Philox distribution `dist` (TFC_PHILOX_*) of
+ * element type `elem`, starting at generator state *base (not advanced), over the context's
+ * intra-op threads; the values do not depend on the thread count. lo/range: the uniform int
+ * distribution's (0 for the others). Never fails. (kernels_random.c) */
+struct tfc_philox;
+void tfc_cpu_random_fill(tfc_kernel_ctx *c, const struct tfc_philox *base, int dist, int elem, tfc_tensor *out,
+                         int64_t lo, uint64_t range);
 int tfc_cpu_kernels_training(tfc_kernel_table *t, tfc_status *s); /* kernels_training.c */
 int tfc_cpu_kernels_parse(tfc_kernel_table *t, tfc_status *s);  /* kernels_parse.c */
 int tfc_cpu_kernels_data(tfc_kernel_table *t, tfc_status *s);   /* kernels_queue.c, kernels_reader.c */

@@ -5,7 +5,8 @@
  * (Philox4x32-10, src/base/philox.h).
  *
  * The generator state, its seeding, the reservation of each run's samples and the input checks
- * are shared with the GPU kernels (device/random_kernel.h); this file is the CPU's fill.
+ * are shared with the GPU kernels (device/random_kernel.h); this file is the CPU's fill, which the
+ * stateless ops (kernels_stateless_random.c, registered from here) use too.
  *
  * Parallel fill. The output is cut into Philox groups (philox.h); group g's values depend only
  * on g, so the groups are split over the intra-op pool with tfc_kernel_parallel_for and the
@@ -27,13 +28,19 @@ static const int64_t group_costs[TFC_PHILOX_DIST_COUNT] = {
     [TFC_PHILOX_NORMAL] = 4 * (10 + 70),
     [TFC_PHILOX_TRUNCATED] = 4 * (10 + 90),
     [TFC_PHILOX_UNIFORM_INT] = 4 * (10 + 3),
+    [TFC_PHILOX_FULL_INT] = 4 * (10 + 3),
 };
+
+void tfc_cpu_random_fill(tfc_kernel_ctx *c, const tfc_philox *base, int dist, int elem, tfc_tensor *out, int64_t lo,
+                         uint64_t range) {
+  tfc_philox_fill f = {.dist = dist, .elem = elem, .lo = lo, .range = range,
+                       .out = out->data, .size = out->n_elems, .base = *base};
+  tfc_kernel_parallel_for(c, tfc_philox_n_groups(&f), group_costs[dist], fill_shard, &f);
+}
 
 static int cpu_fill(tfc_kernel_ctx *c, const tfc_random_state *st, const tfc_philox *base, tfc_tensor *out,
                     int64_t lo, uint64_t range) {
-  tfc_philox_fill f = {.dist = st->dist, .elem = st->elem, .lo = lo, .range = range,
-                       .out = out->data, .size = out->n_elems, .base = *base};
-  tfc_kernel_parallel_for(c, tfc_philox_n_groups(&f), group_costs[st->dist], fill_shard, &f);
+  tfc_cpu_random_fill(c, base, st->dist, st->elem, out, lo, range);
   return TFC_OK;
 }
 
@@ -157,5 +164,6 @@ static const tfc_kernel_def defs[] = {
 };
 
 int tfc_cpu_kernels_random(tfc_kernel_table *t, tfc_status *s) {
-  return tfc_kernel_table_add(t, defs, (int)(sizeof defs / sizeof defs[0]), s);
+  TFC_TRY(tfc_kernel_table_add(t, defs, (int)(sizeof defs / sizeof defs[0]), s));
+  return tfc_cpu_kernels_stateless_random(t, s);
 }
