@@ -291,9 +291,10 @@ extern "C" int tfc_cuda_random(int dist, int elem, const uint32_t key[2], const 
     case TFC_PHILOX_UNIFORM: return launch_float<TFC_PHILOX_UNIFORM>(elem, p, s);
     case TFC_PHILOX_NORMAL: return launch_float<TFC_PHILOX_NORMAL>(elem, p, s);
     case TFC_PHILOX_TRUNCATED: return launch_float<TFC_PHILOX_TRUNCATED>(elem, p, s);
-    default:
+    case TFC_PHILOX_UNIFORM_INT:
       if (elem == TFC_PHILOX_I32) return launch<TFC_PHILOX_UNIFORM_INT, TFC_PHILOX_I32>(p, s);
       if (elem == TFC_PHILOX_I64) return launch<TFC_PHILOX_UNIFORM_INT, TFC_PHILOX_I64>(p, s);
       return TFC_CUDA_E_UNSUPPORTED;
+    default: return TFC_CUDA_E_UNSUPPORTED; /* the full-int distribution has no GPU kernel */
   }
 }
