@@ -534,6 +534,24 @@ def multinomials(tf):
             "seeds": [[t.op.get_attr("seed"), t.op.get_attr("seed2")] for t in (a, b, c)], "values": _val(runs)}
 
 
+def stateless_randoms(tf):
+    r = [tf.random.stateless_uniform([2, 3], seed=[1, 2]),
+         tf.random.stateless_uniform([3], seed=tf.constant([7, -3], tf.int64), minval=-1.0, maxval=3.0, name="su"),
+         tf.random.stateless_uniform([5], seed=[4, 5], minval=-10, maxval=10, dtype=tf.int32),
+         tf.random.stateless_uniform([2], seed=[4, 5], minval=0, maxval=2 ** 40, dtype=tf.int64),
+         tf.random.stateless_uniform([4], seed=[9, 9], dtype=tf.float64),
+         tf.random.stateless_normal([2, 2], seed=[3, 4], mean=1.0, stddev=2.0),
+         tf.random.stateless_truncated_normal([5], seed=[2 ** 33, 1], name="stn")]
+    with tf.Session() as s:
+        runs = [s.run(r), s.run(r)]  # stateless: the same values every run
+    assert all(np.array_equal(a, b) for a, b in zip(*runs))
+    return {"names": [t.name for t in r], "shapes": [str(t.shape) for t in r], "values": _r(runs[0])}
+
+
+def stateless_uniform_int_no_max(tf):
+    tf.random.stateless_uniform([2], seed=[1, 2], dtype=tf.int64)
+
+
 def random_uniform_int_no_max(tf):
     tf.random_uniform([2], dtype=tf.int32)
 
@@ -553,7 +571,7 @@ PROGRAMS = [
     xent_shape_mismatch, sigmoid_xent_shapes, norms_and_stats, fused_batch_norms,
     fused_batch_norm_inference_needs_stats, convolutions, lrns, conv_bad_shapes, dropout_and_embeddings,
     partitioned_embeddings, dropout_bad_rate, dropout_int, dropout_no_rate, random_tensors, multinomials,
-    random_uniform_int_no_max, random_bad_dtype,
+    random_uniform_int_no_max, random_bad_dtype, stateless_randoms, stateless_uniform_int_no_max,
 ]
 
 
@@ -696,4 +714,5 @@ TF115 = {
     "dropout_no_rate": _err("ValueError", "You must provide a rate to dropout."),
     "random_tensors": _random_uniform,
     "random_bad_dtype": _err("ValueError", "Invalid dtype tf.string"),
+    "stateless_uniform_int_no_max": _err("ValueError", "Must specify maxval for integer dtype tf.int64"),
 }

@@ -116,6 +116,9 @@ random.normal, random.truncated_normal, random.uniform, random.shuffle = (
     _random_ops.random_normal, _random_ops.truncated_normal, _random_ops.random_uniform,
     _random_ops.random_shuffle)
 random.multinomial, random.categorical = _random_ops.multinomial, _random_ops.categorical
+random.stateless_uniform, random.stateless_normal, random.stateless_truncated_normal = (
+    _random_ops.stateless_random_uniform, _random_ops.stateless_random_normal,
+    _random_ops.stateless_truncated_normal)
 math.in_top_k, math.top_k = _nn_ops.in_top_k, _nn_ops.top_k
 math.sigmoid, math.tanh, math.softplus = _math_ops.sigmoid, _math_ops.tanh, _nn_ops.softplus
 for _n in ("relu6 elu selu leaky_relu softplus softsign sigmoid tanh bias_add xw_plus_b relu_layer log_softmax "

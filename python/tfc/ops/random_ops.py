@@ -13,6 +13,12 @@ Graphs: random_normal / truncated_normal / random_uniform open their scope, conv
 ("shape"), mean/stddev or min/max, then build the random op, Mul and the final AddV2 named
 after the scope (the C builders' graph, include/tfc/train.h); integer random_uniform is one
 RandomUniformInt. multinomial / random.categorical are one Multinomial under their scope.
+
+Stateless (tf.random.stateless_uniform / stateless_normal / stateless_truncated_normal): TF
+1.15's graphs, the seed a [2] int32/int64 tensor ("seed") fed to the V1 op (StatelessRandomUniform,
+StatelessRandomNormal, StatelessTruncatedNormal; StatelessRandomUniformInt for integers), then
+the same Mul and AddV2 as above. TF 2.x builds StatelessRandomGetKeyCounter and the V2 op
+instead; both give the same values for the same seed.
 """
 import numpy as np
 
@@ -90,13 +96,7 @@ def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=Non
 
 
 def random_uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None, name=None):
-    dtype = dtypes.as_dtype(dtype)
-    if dtype not in (dtypes.float16, dtypes.bfloat16, dtypes.float32, dtypes.float64, dtypes.int32, dtypes.int64):
-        raise ValueError("Invalid dtype %r" % dtype)
-    if maxval is None:
-        if dtype.is_integer:
-            raise ValueError("Must specify maxval for integer dtype %r" % dtype)
-        maxval = 1
+    dtype, maxval = _check_uniform_dtype(dtype, maxval)
     with ops.name_scope(name, "random_uniform", [shape, minval, maxval]) as name:
         shape = _shape_tensor(shape)
         minval = ops.convert_to_tensor(minval, dtype=dtype, name="min")
@@ -106,6 +106,51 @@ def random_uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None
                              **_seed_attrs(seed))
         rnd = gen.apply("RandomUniform", None, shape=shape, dtype=dtype, **_seed_attrs(seed))
         return gen.apply("AddV2", name, x=rnd * (maxval - minval), y=minval)
+
+
+def _check_uniform_dtype(dtype, maxval):
+    """dtype as a DType and maxval defaulted, with TF's errors."""
+    dtype = dtypes.as_dtype(dtype)
+    if dtype not in (dtypes.float16, dtypes.bfloat16, dtypes.float32, dtypes.float64, dtypes.int32, dtypes.int64):
+        raise ValueError("Invalid dtype %r" % dtype)
+    if maxval is None:
+        if dtype.is_integer:
+            raise ValueError("Must specify maxval for integer dtype %r" % dtype)
+        maxval = 1
+    return dtype, maxval
+
+
+def stateless_random_uniform(shape, seed, minval=0, maxval=None, dtype=dtypes.float32, name=None):
+    dtype, maxval = _check_uniform_dtype(dtype, maxval)
+    with ops.name_scope(name, "stateless_random_uniform", [shape, seed, minval, maxval]) as name:
+        shape = _shape_tensor(shape)
+        seed = ops.convert_to_tensor(seed, name="seed")
+        minval = ops.convert_to_tensor(minval, dtype=dtype, name="min")
+        maxval = ops.convert_to_tensor(maxval, dtype=dtype, name="max")
+        if dtype.is_integer:
+            return gen.apply("StatelessRandomUniformInt", name, shape=shape, seed=seed, minval=minval, maxval=maxval)
+        rnd = gen.apply("StatelessRandomUniform", None, shape=shape, seed=seed, dtype=dtype)
+        return gen.apply("AddV2", name, x=rnd * (maxval - minval), y=minval)
+
+
+def _stateless_scaled(op_type, scope, shape, seed, mean, stddev, dtype, name):
+    with ops.name_scope(name, scope, [shape, seed, mean, stddev]) as name:
+        shape = _shape_tensor(shape)
+        seed = ops.convert_to_tensor(seed, name="seed")
+        mean = ops.convert_to_tensor(mean, dtype=dtype, name="mean")
+        stddev = ops.convert_to_tensor(stddev, dtype=dtype, name="stddev")
+        rnd = gen.apply(op_type, None, shape=shape, seed=seed, dtype=dtype)
+        return gen.apply("AddV2", name, x=rnd * stddev, y=mean)
+
+
+def stateless_random_normal(shape, seed, mean=0.0, stddev=1.0, dtype=dtypes.float32, name=None):
+    return _stateless_scaled("StatelessRandomNormal", "stateless_random_normal", shape, seed, mean, stddev, dtype,
+                             name)
+
+
+def stateless_truncated_normal(shape, seed, mean=0.0, stddev=1.0, dtype=dtypes.float32, name=None):
+    return _stateless_scaled("StatelessTruncatedNormal", "stateless_truncated_normal", shape, seed, mean, stddev,
+                             dtype, name)
 
 
 def random_shuffle(value, seed=None, name=None):
