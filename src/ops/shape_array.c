@@ -747,6 +747,17 @@ int tfc_shape_broadcast_gradient_args(tfc_shape_ctx *c) {
   return TFC_OK;
 }
 
+int tfc_shape_broadcast_args(tfc_shape_ctx *c) {
+  int64_t n[2];
+  for (int i = 0; i < 2; i++) {
+    const tfc_shape *s = &c->input_shapes[i];
+    if (s->rank >= 0 && s->rank != 1) return tfc_shape_ctx_error(c, "Shape must be rank 1 but is rank %d", s->rank);
+    n[i] = s->rank == 1 ? s->dims[0] : -1;
+  }
+  c->output_shapes[0] = tfc_shape_vector(n[0] >= 0 && n[1] >= 0 ? (n[0] > n[1] ? n[0] : n[1]) : -1);
+  return TFC_OK;
+}
+
 /* ---- padding, segments, permutations, gradients of slicing, one-hot ---- */
 
 /* Pad, PadV2, MirrorPad: paddings is [rank, 2]; a const paddings gives exact dims (TF's

@@ -33,6 +33,8 @@ int tfc_shape_gather_v2(tfc_shape_ctx *c);
 int tfc_shape_gather(tfc_shape_ctx *c);
 int tfc_shape_broadcast_to(tfc_shape_ctx *c);
 int tfc_shape_broadcast_gradient_args(tfc_shape_ctx *c);
+/* BroadcastArgs: two shape vectors -> a vector as long as the longer one (unknown unless both lengths are). */
+int tfc_shape_broadcast_args(tfc_shape_ctx *c);
 int tfc_shape_pad(tfc_shape_ctx *c);                  /* Pad, PadV2, MirrorPad */
 int tfc_shape_mirror_pad_grad(tfc_shape_ctx *c);      /* the input shape minus the paddings */
 int tfc_shape_unsorted_segment(tfc_shape_ctx *c);     /* UnsortedSegmentSum */

@@ -841,6 +841,37 @@ static void broadcast_gradient_args_follows_tf(void) {
   unref_all(in, 2);
 }
 
+/* BroadcastArgs: values and texts of TF 2.x's kernel for the same inputs. */
+static void broadcast_args_follows_tf(void) {
+  tfc_status s;
+  tfc_status_init(&s);
+  tfc_tensor *in[2] = {vec_i32(I32S(2, 1, 3), 3), vec_i32(I32S(4, 1), 2)}, *out = NULL;
+  if (ku_run("BroadcastArgs", NULL, 0, in, 2, NULL, &out, 1, &s) != TFC_OK)
+    tfc_test_fail(__FILE__, __LINE__, "%s", tfc_status_msg(&s));
+  EXPECT_I32(out, 2, 4, 3);
+  tfc_tensor_unref(out);
+  unref_all(in, 2);
+  in[0] = vec_i64(I64S(5), 1);
+  in[1] = vec_i64(NULL, 0);
+  if (ku_run("BroadcastArgs", NULL, 0, in, 2, NULL, &out, 1, &s) != TFC_OK)
+    tfc_test_fail(__FILE__, __LINE__, "%s", tfc_status_msg(&s));
+  EXPECT_EQ(out->dtype, TFC_DT_INT64);
+  EXPECT_I64(out, 5);
+  tfc_tensor_unref(out);
+  unref_all(in, 2);
+  in[0] = vec_i32(I32S(2, 3), 2);
+  in[1] = vec_i32(I32S(4), 1);
+  expect_error("BroadcastArgs", NULL, 0, in, 2, NULL, 1, TFC_INVALID_ARGUMENT, "Incompatible shapes: [2,3] vs. [4]");
+  unref_all(in, 2);
+  tfc_shape sh;
+  in[0] = vec_i32(I32S(1, 2, 3), 3);
+  in[1] = vec_i32(I32S(1, 2), 2);
+  EXPECT_EQ(infer("BroadcastArgs", NULL, 0, in, 2, 0u, NULL, 0, &sh, &s), TFC_OK);
+  EXPECT_SHAPE(&sh, "[3]");
+  unref_all(in, 2);
+  tfc_status_fini(&s);
+}
+
 /* ---- shape inference with const inputs ---- */
 
 static void shape_fns_use_const_inputs(void) {
@@ -955,6 +986,7 @@ static const tfc_test tests[] = {
     TFC_TEST(tile_and_broadcast_to),
     TFC_TEST(gather_axes_batch_dims_and_bad_index),
     TFC_TEST(broadcast_gradient_args_follows_tf),
+    TFC_TEST(broadcast_args_follows_tf),
     TFC_TEST(shape_fns_use_const_inputs),
     {0}};
 TFC_TEST_MAIN(tests)

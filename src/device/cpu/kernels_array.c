@@ -1,7 +1,7 @@
 /*
  * kernels_array — CPU kernels of the array family, part one: the ops that only look at or
  * relabel shapes (Reshape, Shape, ShapeN, Size, Rank, ExpandDims, Squeeze), the ops that make
- * tensors (Fill, ZerosLike, OnesLike, Range) and BroadcastGradientArgs. Reshape, ExpandDims
+ * tensors (Fill, ZerosLike, OnesLike, Range), BroadcastArgs and BroadcastGradientArgs. Reshape, ExpandDims
  * and Squeeze never copy: the output is a new header over the input's buffer.
  *
  * tfc_cpu_kernels_array registers the whole family, including the kernels in
@@ -386,6 +386,44 @@ static int bcast_grad_args_compute(tfc_kernel_ctx *c) {
   return rc;
 }
 
+/* BroadcastArgs: the shape two broadcasting shapes make, with BroadcastGradientArgs's checks. */
+static int bcast_args_compute(tfc_kernel_ctx *c) {
+  char buf[TFC_SHAPE_STR_MAX];
+  for (int i = 0; i < 2; i++)
+    if (c->inputs[i]->ndims != 1)
+      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "In[%d] must be a vector.%s", i,
+                              tfc_tensor_shape_str(c->inputs[i], buf, sizeof buf));
+  int64_t nx = c->inputs[0]->n_elems, ny = c->inputs[1]->n_elems, n = nx > ny ? nx : ny;
+  int64_t *r = malloc(sizeof(int64_t) * (size_t)(n + 1));
+  if (!r) return TFC_OOM(c->status);
+  int rc = TFC_OK;
+  for (int64_t i = 0; i < n && !rc; i++) {
+    int64_t x = i < n - nx ? 1 : tfc_array_int_at(c->inputs[0], i - (n - nx));
+    int64_t y = i < n - ny ? 1 : tfc_array_int_at(c->inputs[1], i - (n - ny));
+    if (x == y || y == 1) {
+      r[i] = x;
+    } else if (x == 1) {
+      r[i] = y;
+    } else {
+      int64_t *sx = malloc(sizeof(int64_t) * (size_t)(nx + ny + 1));
+      if (!sx) {
+        rc = TFC_OOM(c->status);
+        break;
+      }
+      for (int64_t k = 0; k < nx; k++) sx[k] = tfc_array_int_at(c->inputs[0], k);
+      for (int64_t k = 0; k < ny; k++) sx[nx + k] = tfc_array_int_at(c->inputs[1], k);
+      char a[TFC_SHAPE_STR_MAX], b[TFC_SHAPE_STR_MAX];
+      join_dims(sx, nx, a, sizeof a);
+      join_dims(sx + nx, ny, b, sizeof b);
+      free(sx);
+      rc = tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Incompatible shapes: [%s] vs. [%s]", a, b);
+    }
+  }
+  if (!rc) rc = write_index_vector(c, 0, r, n);
+  free(r);
+  return rc;
+}
+
 /* ---- registration ---- */
 
 
@@ -414,6 +452,12 @@ static const tfc_kernel_def defs[] = {
      .types = TFC_TYPES_FLOAT,
      .host_memory_in = TFC_HOST(0) | TFC_HOST(1) | TFC_HOST(2),
      .compute = lin_space_compute},
+    {.op = TFC_OP_BroadcastArgs,
+     .type_attr = "T",
+     .types = TFC_TYPES_INT,
+     .host_memory_in = TFC_HOST(0) | TFC_HOST(1),
+     .host_memory_out = 1u,
+     .compute = bcast_args_compute},
     {.op = TFC_OP_BroadcastGradientArgs,
      .type_attr = "T",
      .types = TFC_TYPES_INT,
