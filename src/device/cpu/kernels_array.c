@@ -336,6 +336,35 @@ static int write_index_vector(tfc_kernel_ctx *c, int i, const int64_t *v, int64_
   return TFC_OK;
 }
 
+/* The two shape vectors of BroadcastArgs and BroadcastGradientArgs, checked as TF does and
+ * right-aligned to the longer one's length *n with leading 1s: x = *mem, y = *mem + *n, then
+ * room for `extra` * *n more values; the caller frees *mem. */
+static int bcast_shapes(tfc_kernel_ctx *c, int extra, int64_t **mem, int64_t *n) {
+  char buf[TFC_SHAPE_STR_MAX];
+  for (int i = 0; i < 2; i++)
+    if (c->inputs[i]->ndims != 1)
+      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "In[%d] must be a vector.%s", i,
+                              tfc_tensor_shape_str(c->inputs[i], buf, sizeof buf));
+  int64_t nx = c->inputs[0]->n_elems, ny = c->inputs[1]->n_elems;
+  *n = nx > ny ? nx : ny;
+  if (!(*mem = malloc(sizeof(int64_t) * (size_t)((2 + extra) * *n + 1)))) return TFC_OOM(c->status);
+  int64_t *x = *mem, *y = *mem + *n;
+  for (int64_t i = 0; i < *n; i++) {
+    x[i] = i < *n - nx ? 1 : tfc_array_int_at(c->inputs[0], i - (*n - nx));
+    y[i] = i < *n - ny ? 1 : tfc_array_int_at(c->inputs[1], i - (*n - ny));
+  }
+  return TFC_OK;
+}
+
+/* TF's error for shapes x and y (as bcast_shapes aligned them) that do not broadcast. */
+static int bcast_incompatible(tfc_kernel_ctx *c, const int64_t *x, const int64_t *y, int64_t n) {
+  int64_t nx = c->inputs[0]->n_elems, ny = c->inputs[1]->n_elems;
+  char a[TFC_SHAPE_STR_MAX], b[TFC_SHAPE_STR_MAX];
+  join_dims(x + (n - nx), nx, a, sizeof a);
+  join_dims(y + (n - ny), ny, b, sizeof b);
+  return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Incompatible shapes: [%s] vs. [%s]", a, b);
+}
+
 /*
  * The axes each side of a broadcasting binary op must sum its gradient over. Walking the
  * right-aligned dims from the innermost: an axis where x is 1 and y is not is reduced for x
@@ -343,41 +372,26 @@ static int write_index_vector(tfc_kernel_ctx *c, int i, const int64_t *v, int64_
  * reduce nothing at all (not even their 1s), which is TF's fast path and visible in results.
  */
 static int bcast_grad_args_compute(tfc_kernel_ctx *c) {
-  char buf[TFC_SHAPE_STR_MAX];
-  for (int i = 0; i < 2; i++)
-    if (c->inputs[i]->ndims != 1)
-      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "In[%d] must be a vector.%s", i,
-                              tfc_tensor_shape_str(c->inputs[i], buf, sizeof buf));
-  int64_t nx = c->inputs[0]->n_elems, ny = c->inputs[1]->n_elems, n = nx > ny ? nx : ny;
-  int64_t *mem = malloc(sizeof(int64_t) * (size_t)(4 * n + 1));
-  if (!mem) return TFC_OOM(c->status);
+  int64_t *mem = NULL, n = 0;
+  TFC_TRY(bcast_shapes(c, 2, &mem, &n));
   int64_t *x = mem, *y = mem + n, *rx = mem + 2 * n, *ry = mem + 3 * n;
   int64_t n_rx = 0, n_ry = 0;
-  int same = nx == ny;
-  for (int64_t i = 0; i < n; i++) {
-    x[i] = i < n - nx ? 1 : tfc_array_int_at(c->inputs[0], i - (n - nx));
-    y[i] = i < n - ny ? 1 : tfc_array_int_at(c->inputs[1], i - (n - ny));
+  int same = c->inputs[0]->n_elems == c->inputs[1]->n_elems;
+  for (int64_t i = 0; i < n; i++)
     if (x[i] != y[i]) same = 0;
-  }
   int rc = TFC_OK;
-  if (!same) {
-    for (int64_t i = 0; i < n; i++) {
-      if (x[i] == y[i]) {
-        if (x[i] == 1) {
-          rx[n_rx++] = i;
-          ry[n_ry++] = i;
-        }
-      } else if (x[i] == 1) {
+  for (int64_t i = 0; i < n && !same && !rc; i++) {
+    if (x[i] == y[i]) {
+      if (x[i] == 1) {
         rx[n_rx++] = i;
-      } else if (y[i] == 1) {
         ry[n_ry++] = i;
-      } else {
-        char a[TFC_SHAPE_STR_MAX], b[TFC_SHAPE_STR_MAX];
-        join_dims(x + (n - nx), nx, a, sizeof a);
-        join_dims(y + (n - ny), ny, b, sizeof b);
-        rc = tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Incompatible shapes: [%s] vs. [%s]", a, b);
-        break;
       }
+    } else if (x[i] == 1) {
+      rx[n_rx++] = i;
+    } else if (y[i] == 1) {
+      ry[n_ry++] = i;
+    } else {
+      rc = bcast_incompatible(c, x, y, n);
     }
   }
   if (!rc) rc = write_index_vector(c, 0, rx, n_rx);
@@ -386,41 +400,19 @@ static int bcast_grad_args_compute(tfc_kernel_ctx *c) {
   return rc;
 }
 
-/* BroadcastArgs: the shape two broadcasting shapes make, with BroadcastGradientArgs's checks. */
+/* BroadcastArgs: the shape two broadcasting shapes make. */
 static int bcast_args_compute(tfc_kernel_ctx *c) {
-  char buf[TFC_SHAPE_STR_MAX];
-  for (int i = 0; i < 2; i++)
-    if (c->inputs[i]->ndims != 1)
-      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "In[%d] must be a vector.%s", i,
-                              tfc_tensor_shape_str(c->inputs[i], buf, sizeof buf));
-  int64_t nx = c->inputs[0]->n_elems, ny = c->inputs[1]->n_elems, n = nx > ny ? nx : ny;
-  int64_t *r = malloc(sizeof(int64_t) * (size_t)(n + 1));
-  if (!r) return TFC_OOM(c->status);
+  int64_t *mem = NULL, n = 0;
+  TFC_TRY(bcast_shapes(c, 1, &mem, &n));
+  int64_t *x = mem, *y = mem + n, *r = mem + 2 * n;
   int rc = TFC_OK;
   for (int64_t i = 0; i < n && !rc; i++) {
-    int64_t x = i < n - nx ? 1 : tfc_array_int_at(c->inputs[0], i - (n - nx));
-    int64_t y = i < n - ny ? 1 : tfc_array_int_at(c->inputs[1], i - (n - ny));
-    if (x == y || y == 1) {
-      r[i] = x;
-    } else if (x == 1) {
-      r[i] = y;
-    } else {
-      int64_t *sx = malloc(sizeof(int64_t) * (size_t)(nx + ny + 1));
-      if (!sx) {
-        rc = TFC_OOM(c->status);
-        break;
-      }
-      for (int64_t k = 0; k < nx; k++) sx[k] = tfc_array_int_at(c->inputs[0], k);
-      for (int64_t k = 0; k < ny; k++) sx[nx + k] = tfc_array_int_at(c->inputs[1], k);
-      char a[TFC_SHAPE_STR_MAX], b[TFC_SHAPE_STR_MAX];
-      join_dims(sx, nx, a, sizeof a);
-      join_dims(sx + nx, ny, b, sizeof b);
-      free(sx);
-      rc = tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Incompatible shapes: [%s] vs. [%s]", a, b);
-    }
+    if (x[i] == y[i] || y[i] == 1) r[i] = x[i];
+    else if (x[i] == 1) r[i] = y[i];
+    else rc = bcast_incompatible(c, x, y, n);
   }
   if (!rc) rc = write_index_vector(c, 0, r, n);
-  free(r);
+  free(mem);
   return rc;
 }
 
