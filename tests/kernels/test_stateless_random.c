@@ -22,52 +22,9 @@
 
 #include "harness.h"
 #include "kernel_util.c"
+#include "random_fixture.h"
 
 /* ---- fixture ---- */
-
-static uint64_t fnv1a64(const void *p, size_t n) {
-  const unsigned char *b = p;
-  uint64_t h = 0xCBF29CE484222325ull;
-  for (size_t i = 0; i < n; i++) {
-    h ^= b[i];
-    h *= 0x100000001B3ull;
-  }
-  return h;
-}
-
-static uint64_t elem_bits(const tfc_tensor *t, int64_t i) {
-  size_t es = tfc_dtype_size(t->dtype);
-  uint64_t v = 0;
-  memcpy(&v, (const char *)t->data + (size_t)i * es, es); /* little-endian hosts */
-  return v;
-}
-
-static char *read_fixture(void) {
-  const char *path = TFC_FIXTURE_DIR "/stateless_random_ops.txt";
-  FILE *f = fopen(path, "rb");
-  if (!f) tfc_test_fail(__FILE__, __LINE__, "cannot open %s", path);
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *buf = malloc((size_t)n + 1);
-  if (!buf || fread(buf, 1, (size_t)n, f) != (size_t)n) tfc_test_fail(__FILE__, __LINE__, "read %s", path);
-  buf[n] = '\0';
-  fclose(f);
-  return buf;
-}
-
-/* Next line of *p (NUL-terminated in place), or NULL at the end. */
-static char *next_line(char **p) {
-  if (!**p) return NULL;
-  char *line = *p, *nl = strchr(line, '\n');
-  if (nl) {
-    *nl = '\0';
-    *p = nl + 1;
-  } else {
-    *p = line + strlen(line);
-  }
-  return line;
-}
 
 #define MAX_IN 6
 
@@ -238,7 +195,7 @@ static void run_error(char *line) {
 /* Runs every record whose op starts with `prefix` and is of `kind` ("case" or "error");
  * returns how many ran. */
 static int run_fixture(const char *kind, const char *prefix) {
-  char *buf = read_fixture(), *p = buf, *line;
+  char *buf = read_fixture("stateless_random_ops.txt"), *p = buf, *line;
   int n = 0;
   while ((line = next_line(&p))) {
     if (line[0] == '#' || !line[0]) continue;
