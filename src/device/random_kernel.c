@@ -117,8 +117,7 @@ int tfc_random_compute(tfc_kernel_ctx *c) {
   return reserve_and_fill(c, c->state, out, 0, 0);
 }
 
-int tfc_random_uniform_int_compute(tfc_kernel_ctx *c) {
-  const tfc_tensor *minval = c->inputs[1], *maxval = c->inputs[2];
+int tfc_random_check_bounds_rank(tfc_kernel_ctx *c, const tfc_tensor *minval, const tfc_tensor *maxval) {
   char buf[TFC_SHAPE_STR_MAX];
   if (minval->ndims != 0)
     return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "minval must be 0-D, got shape %s",
@@ -126,6 +125,12 @@ int tfc_random_uniform_int_compute(tfc_kernel_ctx *c) {
   if (maxval->ndims != 0)
     return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "maxval must be 0-D, got shape %s",
                             tfc_dims_str(maxval->dims, maxval->ndims, buf, sizeof buf));
+  return TFC_OK;
+}
+
+int tfc_random_uniform_int_compute(tfc_kernel_ctx *c) {
+  const tfc_tensor *minval = c->inputs[1], *maxval = c->inputs[2];
+  TFC_TRY(tfc_random_check_bounds_rank(c, minval, maxval));
   tfc_tensor *out = tfc_random_alloc_output(c, minval->dtype);
   if (!out) return c->status->code;
   /* TF checks the bounds only for a non-empty output ("zero impossible things are fine"). */

@@ -69,5 +69,8 @@ int tfc_random_elem(int dtype);
 /* The width of [lo, hi) in the unsigned type of dtype (int32 or int64), as TF's uniform int
  * distribution takes it; the caller has checked lo < hi. */
 uint64_t tfc_random_int_range(int dtype, int64_t lo, int64_t hi);
+/* The uniform int ops' minval and maxval must be scalars: TF's INVALID_ARGUMENT "minval must
+ * be 0-D, got shape [..]" (then maxval's) set on c; TFC_OK when both are. */
+int tfc_random_check_bounds_rank(tfc_kernel_ctx *c, const tfc_tensor *minval, const tfc_tensor *maxval);
 
 #endif

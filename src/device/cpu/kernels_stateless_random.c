@@ -80,13 +80,7 @@ static int seed_state(tfc_kernel_ctx *c, const tfc_tensor *seed, tfc_philox *g) 
  * *lo and *range are the distribution's. */
 static int int_bounds(tfc_kernel_ctx *c, int lo_in, int64_t *lo, uint64_t *range) {
   const tfc_tensor *minval = c->inputs[lo_in], *maxval = c->inputs[lo_in + 1];
-  char buf[TFC_SHAPE_STR_MAX];
-  if (minval->ndims != 0)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "minval must be 0-D, got shape %s",
-                            tfc_dims_str(minval->dims, minval->ndims, buf, sizeof buf));
-  if (maxval->ndims != 0)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "maxval must be 0-D, got shape %s",
-                            tfc_dims_str(maxval->dims, maxval->ndims, buf, sizeof buf));
+  TFC_TRY(tfc_random_check_bounds_rank(c, minval, maxval));
   int64_t l = tfc_tensor_get_i64(minval, 0), h = tfc_tensor_get_i64(maxval, 0);
   if (l >= h)
     return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Need minval < maxval, got %lld >= %lld", (long long)l,
