@@ -207,6 +207,15 @@ static int mem(run_mems *r, const dnnl_memory_desc_t *md, void *ptr, dnnl_memory
   return TFC_OK;
 }
 
+/* A memory object over `bytes` bytes of scratchpad at ptr (the u8 vector oneDNN's user
+ * scratchpad mode takes). */
+static dnnl_status_t scratch_memory(void *ptr, size_t bytes, dnnl_memory_t *out) {
+  dnnl_memory_desc_t md;
+  dnnl_dims_t d = {(dnnl_dim_t)bytes};
+  dnnl_status_t st = dnnl_memory_desc_init_by_tag(&md, 1, d, dnnl_u8, dnnl_a);
+  return st == dnnl_success ? dnnl_memory_create(out, &md, engine, ptr) : st;
+}
+
 /* Runs arg a's reorder from -> to, with a scratchpad of its own when it needs one. */
 static int exec_reorder(const tfc_dnn_arg *a, dnnl_stream_t stream, dnnl_memory_t from, dnnl_memory_t to,
                         tfc_status *s) {
@@ -214,10 +223,7 @@ static int exec_reorder(const tfc_dnn_arg *a, dnnl_stream_t stream, dnnl_memory_
   if (!a->reorder_scratch) return tfc_dnn_check(dnnl_primitive_execute(a->reorder, stream, 2, args), "reorder", s);
   void *tmp = tfc_block_alloc(a->reorder_scratch);
   if (!tmp) return tfc_status_set(s, TFC_RESOURCE_EXHAUSTED, "OOM allocating %zu bytes of oneDNN scratch", a->reorder_scratch);
-  dnnl_memory_desc_t smd;
-  dnnl_dims_t d = {(dnnl_dim_t)a->reorder_scratch};
-  dnnl_status_t st = dnnl_memory_desc_init_by_tag(&smd, 1, d, dnnl_u8, dnnl_a);
-  if (st == dnnl_success) st = dnnl_memory_create(&args[2].memory, &smd, engine, tmp);
+  dnnl_status_t st = scratch_memory(tmp, a->reorder_scratch, &args[2].memory);
   if (st == dnnl_success) st = dnnl_primitive_execute(a->reorder, stream, 3, args);
   if (st == dnnl_success) st = dnnl_stream_wait(stream);
   if (args[2].memory) dnnl_memory_destroy(args[2].memory);
@@ -255,12 +261,9 @@ int tfc_dnn_run(const tfc_dnn_prim *p, void *const *ptr, unsigned prearranged, t
     args[n_args++] = (dnnl_exec_arg_t){a->arg, pm};
   }
   if (p->scratch_bytes) {
-    dnnl_memory_desc_t smd;
-    dnnl_dims_t d = {(dnnl_dim_t)p->scratch_bytes};
     dnnl_memory_t sm;
-    if (tfc_dnn_check(dnnl_memory_desc_init_by_tag(&smd, 1, d, dnnl_u8, dnnl_a), "scratchpad desc", s) ||
-        mem(&r, &smd, tmp + scratch_off, &sm, s))
-      goto out;
+    if (tfc_dnn_check(scratch_memory(tmp + scratch_off, p->scratch_bytes, &sm), "scratchpad memory", s)) goto out;
+    r.m[r.n++] = sm;
     args[n_args++] = (dnnl_exec_arg_t){DNNL_ARG_SCRATCHPAD, sm};
   }
   if (tfc_dnn_check(dnnl_primitive_execute(p->prim, stream, n_args, args), p->impl, s)) goto out;
