@@ -541,13 +541,16 @@ static void split_task(void *arg) {
   split_unref(r);
 }
 
+/* Whether a tensor of dtype splits into rows and stacks back by bytes (views and memcpy). */
+static int split_dtype(int dtype) {
+  return dtype != TFC_DT_STRING && dtype != TFC_DT_VARIANT && dtype != TFC_DT_RESOURCE;
+}
+
 /* The examples' fetch k stacked along axis 0 into a new tensor; NULL when they do not stack
  * (a fetch that is not one row per example). */
 static tfc_tensor *split_stack(tfc_tensor **outs, int64_t n, int n_rets, int k, tfc_status *s) {
   const tfc_tensor *t0 = outs[k];
-  if (!t0 || t0->ndims < 1 || t0->dims[0] != 1 || t0->dtype == TFC_DT_STRING || t0->dtype == TFC_DT_VARIANT ||
-      t0->dtype == TFC_DT_RESOURCE)
-    return NULL;
+  if (!t0 || t0->ndims < 1 || t0->dims[0] != 1 || !split_dtype(t0->dtype)) return NULL;
   for (int64_t i = 1; i < n; i++) {
     const tfc_tensor *t = outs[i * n_rets + k];
     if (!t || t->dtype != t0->dtype || !tfc_tensor_same_shape(t, t0)) return NULL;
@@ -571,12 +574,10 @@ static int run_split(tfc_session *sess, plan *p, tfc_call_frame *frame, tfc_stat
   int64_t n = frame->args[0]->ndims > 0 ? frame->args[0]->dims[0] : 0;
   for (int k = 0; k < frame->n_args; k++) {
     const tfc_tensor *t = frame->args[k];
-    if (t->ndims < 1 || t->dims[0] != n || t->dtype == TFC_DT_STRING || t->dtype == TFC_DT_VARIANT ||
-        t->dtype == TFC_DT_RESOURCE)
-      return 0;
+    if (t->ndims < 1 || t->dims[0] != n || !split_dtype(t->dtype)) return 0;
   }
-  int threads = p->parts[0].device->intra_op_threads;
-  if (n < 2 || threads < 2) return 0;
+  int threads = p->parts[0].device->intra_op_threads; /* >= 2: p->split says so */
+  if (n < 2) return 0;
   if (threads > n) threads = (int)n;
   split_run *r = calloc(1, sizeof *r);
   if (!r) return 0;
