@@ -170,8 +170,8 @@ static int classify_batch(const analysis *a, const tfc_node *n) {
   return FAIL;
 }
 
-/* The class of output k of n. */
-static int classify(const analysis *a, const tfc_node *n, int k) {
+/* The class of n's outputs (FAIL when n stops the split); output_class refines it per output. */
+static int classify(const analysis *a, const tfc_node *n) {
   const char *op = n->op->name;
   if (strcmp(op, "_Arg") == 0) return BATCH;
   if (strcmp(op, "_Retval") == 0) return n->n_inputs == 1 && cls_of(a, n->inputs[0]) == BATCH ? BATCH : FAIL;
@@ -188,10 +188,12 @@ static int classify(const analysis *a, const tfc_node *n, int k) {
     return (n->op->flags & TFC_OPF_STATEFUL) && !var_read ? FAIL : FREE;
   }
   if (n->op->flags & TFC_OPF_STATEFUL) return FAIL;
-  int c = classify_batch(a, n);
-  /* inference batch normalization passes its statistics through */
-  if (c == BATCH && k > 0 && strncmp(op, "FusedBatchNorm", 14) == 0) return FREE;
-  return c;
+  return classify_batch(a, n);
+}
+
+/* Output k of a node of class c: inference batch normalization passes its statistics through. */
+static int output_class(const tfc_node *n, int c, int k) {
+  return c == BATCH && k > 0 && strncmp(n->op->name, "FusedBatchNorm", 14) == 0 ? FREE : c;
 }
 
 /* Bytes of one example of a BATCH tensor, or of a whole FREE one; -1 when not known. */
@@ -270,20 +272,19 @@ int tfc_batch_split_plan(const tfc_graph *g) {
     if (!(a.cls[x->id] = calloc((size_t)x->n_outputs + 1, 1))) goto out;
     n_args += strcmp(x->op->name, "_Arg") == 0;
     n_rets += strcmp(x->op->name, "_Retval") == 0;
-    int node_batch = 0;
-    for (int k = 0; k < x->n_outputs || (k == 0 && x->n_outputs == 0); k++) {
-      int c = classify(&a, x, k);
-      if (c == FAIL) goto out;
-      if (k < x->n_outputs) a.cls[x->id][k] = (unsigned char)c;
-      node_batch |= c == BATCH;
-      if (c == BATCH && k < x->n_outputs && strcmp(x->op->name, "_Arg") != 0) {
+    int node_class = classify(&a, x);
+    if (node_class == FAIL) goto out;
+    for (int k = 0; k < x->n_outputs; k++) {
+      int c = output_class(x, node_class, k);
+      a.cls[x->id][k] = (unsigned char)c;
+      if (c == BATCH && strcmp(x->op->name, "_Arg") != 0) {
         int64_t b = bytes_of((tfc_endpoint){(tfc_node *)x, k}, 1);
         if (b < 0) sizes_known = 0;
         else activations += b;
       }
     }
     /* the weights an example reads: the FREE inputs of nodes that compute on the batch */
-    if (node_batch)
+    if (node_class == BATCH)
       for (int i = 0; i < x->n_inputs; i++)
         if (a.cls[x->inputs[i].node->id][x->inputs[i].index] == FREE) {
           int64_t b = bytes_of(x->inputs[i], 0);
