@@ -1,13 +1,13 @@
 /*
  * capi/server — TF_NewServer and friends (c_api.h "In-process TensorFlow server"): argument
- * checks over dist/server.h.
+ * checks over distributed_runtime/server.h.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "capi/capi_internal.h"
-#include "dist/grpc_session.h"
-#include "dist/server.h"
+#include "distributed_runtime/grpc_session.h"
+#include "distributed_runtime/server.h"
 #include "tfc/tfc.h"
 
 struct TF_Server {

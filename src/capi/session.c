@@ -13,7 +13,7 @@
 #include "base/cancel.h"
 #include "base/mem.h"
 #include "capi/capi_internal.h"
-#include "dist/grpc_session.h"
+#include "distributed_runtime/grpc_session.h"
 #include "session/session.h"
 #include "tfc/tfc.h"
 

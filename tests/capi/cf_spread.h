@@ -1,7 +1,7 @@
 /*
  * cf_spread — a fixture GraphDef with its nodes spread over several devices, for the tests of
  * control flow across devices (test_capi_cf_devices.c) and across tasks
- * (tests/dist/test_cluster_control_flow.c).
+ * (tests/distributed_runtime/test_cluster_control_flow.c).
  *
  * cf_spread_graph reads TFC_FIXTURE_DIR/<file>, sets NodeDef k's device to
  * devices[pick(k)], and imports it. Nodes that touch a resource variable (VarHandleOp and the

@@ -1,5 +1,5 @@
 /* libFuzzer harness: the distributed runtime's RPC messages, decoded as the servers and
- * clients decode what they receive (dist/wire.h over a dist/msg.h message).
+ * clients decode what they receive (distributed_runtime/wire.h over a distributed_runtime/msg.h message).
  *
  * Input: one selector byte, then the message bytes.
  *   selector & 3: 0 RunStepRequest (the master's RunStep handler: NamedTensorProto feeds in
@@ -24,9 +24,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dist/msg.h"
-#include "dist/wire.h"
-#include "dist/worker.h"
+#include "distributed_runtime/msg.h"
+#include "distributed_runtime/wire.h"
+#include "distributed_runtime/worker.h"
 #include "graph/graph.h"
 #include "ops/attr.h"
 #include "proto/graphdef.h"

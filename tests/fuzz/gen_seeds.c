@@ -3,7 +3,7 @@
  * each harness):
  *   fuzz_rpc         RunStepRequest, RunGraphRequest, RecvTensorResponse and
  *                    RegisterGraphRequest messages as a client and a worker send them
- *                    (dist/wire.h), after the selector byte;
+ *                    (distributed_runtime/wire.h), after the selector byte;
  *   fuzz_checkpoint  bundles (io/bundle.h) of every dtype family, as index length + index +
  *                    data; the TF-written checkpoint fixtures in the same format;
  *   fuzz_events      an event file (io/events.h), a ZLIB TFRecord file (io/record.h); the
@@ -17,8 +17,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "dist/msg.h"
-#include "dist/wire.h"
+#include "distributed_runtime/msg.h"
+#include "distributed_runtime/wire.h"
 #include "graph/graph.h"
 #include "io/bundle.h"
 #include "io/events.h"

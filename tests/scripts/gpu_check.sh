@@ -269,7 +269,7 @@ if [ $do_build = 1 ]; then
   if [ $full_build = 0 ]; then
     for t in $( (cd "$build" && ctest -N -R "$test_re" -E '^valgrind_') | sed -n -E 's/^ *Test +#[0-9]+: +//p'); do
       case "$t" in
-        unit_test_*|capi_test_*|kernels_test_*|fixtures_test_*|dist_test_*) targets+=("$t") ;;
+        unit_test_*|capi_test_*|kernels_test_*|fixtures_test_*|distributed_runtime_test_*) targets+=("$t") ;;
         example_matpow*) ;;
         *) targets=(); echo "gpu_check: test $t is not a test program: building everything"; break ;;
       esac

@@ -28,8 +28,8 @@
 #include <string.h>
 
 #include "base/clock.h"
-#include "dist/rpc.h"
-#include "dist/rpc_int.h"
+#include "distributed_runtime/rpc.h"
+#include "distributed_runtime/rpc_int.h"
 
 /* gRPC frames a message with a 32-bit length. */
 #define GRPC_FRAME_MAX ((int64_t)UINT32_MAX)

@@ -1,7 +1,7 @@
 /*
  * msg — see msg.h.
  */
-#include "dist/msg.h"
+#include "distributed_runtime/msg.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -43,7 +43,7 @@
 
 #include "base/status.h"
 #include "device/device.h"
-#include "dist/rpc.h"
+#include "distributed_runtime/rpc.h"
 #include "graph/graph.h"
 #include "rendezvous/rendezvous.h"
 #include "session/config.h"

@@ -1,7 +1,7 @@
 /*
  * server — see server.h.
  */
-#include "dist/server.h"
+#include "distributed_runtime/server.h"
 
 #include <limits.h>
 #include <pthread.h>
@@ -11,10 +11,10 @@
 
 #include "base/clock.h"
 #include "base/mem.h"
-#include "dist/master.h"
-#include "dist/rpc.h"
-#include "dist/services.h"
-#include "dist/worker.h"
+#include "distributed_runtime/master.h"
+#include "distributed_runtime/rpc.h"
+#include "distributed_runtime/services.h"
+#include "distributed_runtime/worker.h"
 #include "proto/pb_util.h"
 #include "session/config.h"
 #include "tensorflow/tensorflow_server.pb-c.h"

@@ -1,6 +1,6 @@
 /*
  * worker_service — /tensorflow.WorkerService/<Method> over a tfc_worker: decodes requests,
- * calls the worker, encodes replies (tensors through dist/wire.h, without copies). Handlers
+ * calls the worker, encodes replies (tensors through distributed_runtime/wire.h, without copies). Handlers
  * run on the RPC layer's handler threads, RecvTensor's inline on its completion-queue thread
  * (it never blocks); RunGraph and RecvTensor reply later, from the thread that finishes the
  * step or sends the tensor.
@@ -10,7 +10,7 @@
  * RecvTensor whose call is cancelled is answered at once, and the step it alone brought into
  * being is dropped (worker.h), so abandoned calls hold no memory.
  */
-#include "dist/services.h"
+#include "distributed_runtime/services.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -18,7 +18,7 @@
 
 #include "base/clock.h"
 #include "base/mem.h"
-#include "dist/wire.h"
+#include "distributed_runtime/wire.h"
 #include "proto/pb_util.h"
 #include "tensorflow/worker.pb-c.h"
 

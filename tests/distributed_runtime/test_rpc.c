@@ -1,4 +1,4 @@
-/* Tests of the gRPC layer (dist/rpc.h) with an in-process server and client on 127.0.0.1:
+/* Tests of the gRPC layer (distributed_runtime/rpc.h) with an in-process server and client on 127.0.0.1:
  * round trips small and large (zero-copy segments released exactly once), replies from other
  * threads, status codes and messages end to end, unknown methods, deadlines and cancellation
  * seen on both sides, unreachable peers with and without wait-for-ready, a server that starts
@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "base/clock.h"
-#include "dist/rpc.h"
+#include "distributed_runtime/rpc.h"
 #include "harness.h"
 
 #if defined(__SANITIZE_THREAD__)

@@ -56,8 +56,8 @@
 #include <string.h>
 
 #include "base/clock.h"
-#include "dist/rpc.h"
-#include "dist/rpc_int.h"
+#include "distributed_runtime/rpc.h"
+#include "distributed_runtime/rpc_int.h"
 
 /* The most handler threads at once: each may block on a tensor or a step; 512 is far beyond
  * a cluster's useful concurrency yet bounded in memory (512 default stacks of 8 MiB are

@@ -13,7 +13,7 @@
 #include <stdatomic.h>
 
 #include "base/clock.h"
-#include "dist/rpc.h"
+#include "distributed_runtime/rpc.h"
 #include "dist_util.h"
 #include "tensorflow/tensorflow_server.pb-c.h"
 #include "tfc/server.h"

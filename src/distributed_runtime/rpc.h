@@ -4,7 +4,7 @@
  * above it (master, worker, sessions) speaks in tfc_msg messages and tfc_status codes and
  * never touches gRPC.
  *
- * Messages are byte sequences (dist/msg.h): an outgoing message's segments become gRPC
+ * Messages are byte sequences (distributed_runtime/msg.h): an outgoing message's segments become gRPC
  * slices without copying (a tensor's buffer goes out as it lies); an incoming message is the
  * received slices, read in place. gRPC's own message size limits (4 MiB by default) are
  * lifted; each end enforces `max_message_bytes` itself, so an oversized request is refused
@@ -37,7 +37,7 @@
 #include <stdint.h>
 
 #include "base/status.h"
-#include "dist/msg.h"
+#include "distributed_runtime/msg.h"
 
 /* Default limit on one message, each way: 2 GiB - 1, protobuf's own limit (a 10000 x 3000
  * float feed is 120 MB). */

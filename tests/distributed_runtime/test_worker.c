@@ -1,9 +1,9 @@
-/* Tests of the worker (dist/worker.h) driven directly, without RPC: the lifetime of its steps
+/* Tests of the worker (distributed_runtime/worker.h) driven directly, without RPC: the lifetime of its steps
  * and graphs when it is freed while a RunGraph is still finishing. */
 #include <pthread.h>
 #include <stdint.h>
 
-#include "dist/worker.h"
+#include "distributed_runtime/worker.h"
 #include "graph/graph.h"
 #include "harness.h"
 #include "ops/opdef.h"

@@ -2,7 +2,7 @@
  * master — see master.h. This file: sessions (create, extend, close), the cluster's devices,
  * ListDevices and Reset; master_step.c: plans and steps.
  */
-#include "dist/master_int.h"
+#include "distributed_runtime/master_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,7 +11,7 @@
 #include "base/clock.h"
 #include "base/mem.h"
 #include "device/device_name.h"
-#include "dist/wire.h"
+#include "distributed_runtime/wire.h"
 #include "proto/graphdef.h"
 #include "proto/pb_util.h"
 #include "tensorflow/graph.pb-c.h"

@@ -1,4 +1,4 @@
-/* Tests of dist/wire: tensors written by hand into protobuf messages and read back without
+/* Tests of distributed_runtime/wire: tensors written by hand into protobuf messages and read back without
  * copies. Round trips of every common dtype as TensorProto (RecvTensorResponse) and as
  * NamedTensorProto (RunStepRequest feeds); byte-for-byte agreement with protobuf-c's own
  * packing in both directions; messages cut into segments anywhere; fields in any order; the
@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "base/mem.h"
-#include "dist/wire.h"
+#include "distributed_runtime/wire.h"
 #include "harness.h"
 #include "proto/tensor_codec.h"
 #include "tensorflow/master.pb-c.h"

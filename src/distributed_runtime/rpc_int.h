@@ -18,7 +18,7 @@
 #include <stdint.h>
 
 #include "base/status.h"
-#include "dist/msg.h"
+#include "distributed_runtime/msg.h"
 
 /* Turns the segments of `m` into a raw byte buffer without copying them (m is left empty;
  * its release callbacks now run when gRPC drops the slices). NULL on out of memory, after

@@ -16,7 +16,7 @@
  * be held for a moment by a thread that nothing else waits for. Each step and graph counts in
  * w->n_live until its memory is gone.
  */
-#include "dist/worker.h"
+#include "distributed_runtime/worker.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -25,7 +25,7 @@
 #include <string.h>
 
 #include "base/mem.h"
-#include "dist/wire.h"
+#include "distributed_runtime/wire.h"
 #include "exec/executor.h"
 #include "partition/partition.h"
 #include "proto/graphdef.h"

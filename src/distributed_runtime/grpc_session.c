@@ -1,7 +1,7 @@
 /*
  * grpc_session — see grpc_session.h.
  */
-#include "dist/grpc_session.h"
+#include "distributed_runtime/grpc_session.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -11,8 +11,8 @@
 #include "base/cancel.h"
 #include "base/clock.h"
 #include "base/mem.h"
-#include "dist/rpc.h"
-#include "dist/wire.h"
+#include "distributed_runtime/rpc.h"
+#include "distributed_runtime/wire.h"
 #include "proto/graphdef.h"
 #include "proto/pb_util.h"
 #include "tensorflow/master.pb-c.h"

@@ -17,8 +17,8 @@
 #include <stdatomic.h>
 
 #include "base/clock.h"
-#include "dist/rpc.h"
-#include "dist/server.h"
+#include "distributed_runtime/rpc.h"
+#include "distributed_runtime/server.h"
 #include "dist_util.h"
 #include "tfc/server.h"
 

@@ -23,7 +23,7 @@
 #include <string.h>
 
 #include "base/clock.h"
-#include "dist/rpc_int.h"
+#include "distributed_runtime/rpc_int.h"
 
 /* ---------------- outgoing messages ---------------- */
 

@@ -38,7 +38,7 @@
 #include <protobuf-c/protobuf-c.h>
 
 #include "base/status.h"
-#include "dist/msg.h"
+#include "distributed_runtime/msg.h"
 #include "tensor/tensor.h"
 
 /* Packs a protobuf-c message and appends its bytes. */

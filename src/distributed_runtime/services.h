@@ -1,6 +1,6 @@
 /*
  * services — the gRPC services of a server: TF's WorkerService and MasterService method
- * handlers, registered on an RPC server (dist/rpc.h). Method names and messages are TF's
+ * handlers, registered on an RPC server (distributed_runtime/rpc.h). Method names and messages are TF's
  * (/tensorflow.WorkerService/RunGraph, ...; src/proto/tensorflow/worker.proto, master.proto);
  * docs/PROTOCOL.md describes them.
  *
@@ -13,9 +13,9 @@
 
 #include <protobuf-c/protobuf-c.h>
 
-#include "dist/master.h"
-#include "dist/rpc.h"
-#include "dist/worker.h"
+#include "distributed_runtime/master.h"
+#include "distributed_runtime/rpc.h"
+#include "distributed_runtime/worker.h"
 
 /* Registers GetStatus, RegisterGraph, DeregisterGraph, RunGraph, RecvTensor, CleanupGraph and
  * CleanupAll (before the server starts). */

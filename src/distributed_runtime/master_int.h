@@ -6,7 +6,7 @@
 
 #include <pthread.h>
 
-#include "dist/master.h"
+#include "distributed_runtime/master.h"
 #include "place/placer.h"
 
 /* One task's share of a plan: its registered graph and where its feeds and fetches go. */

@@ -30,7 +30,7 @@
  * its depth-bounded wire check) judges the pieces it is given. Depth is fixed on the
  * hand-written path (message > NamedTensorProto > TensorProto > TensorShapeProto).
  */
-#include "dist/wire.h"
+#include "distributed_runtime/wire.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -3,12 +3,12 @@
  * calls the master, encodes replies. RunStep blocks its handler thread for the step; a call
  * cancelled meanwhile (the client crashed or gave up) cancels the step on every task.
  */
-#include "dist/services.h"
+#include "distributed_runtime/services.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "dist/wire.h"
+#include "distributed_runtime/wire.h"
 #include "proto/pb_util.h"
 #include "tensorflow/master.pb-c.h"
 

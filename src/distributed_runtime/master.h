@@ -32,7 +32,7 @@
 
 #include <pthread.h>
 
-#include "dist/worker.h"
+#include "distributed_runtime/worker.h"
 #include "session/config.h"
 
 typedef struct tfc_master tfc_master;

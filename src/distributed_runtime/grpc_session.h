@@ -16,7 +16,7 @@
 #ifndef TFC_DIST_GRPC_SESSION_H
 #define TFC_DIST_GRPC_SESSION_H
 
-#include "dist/master.h"
+#include "distributed_runtime/master.h"
 #include "graph/graph.h"
 #include "session/config.h"
 

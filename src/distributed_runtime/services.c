@@ -2,9 +2,9 @@
  * services — what the master and worker services' handlers share: decoding a plain request
  * and replying with a protobuf-c message. See services.h.
  */
-#include "dist/services.h"
+#include "distributed_runtime/services.h"
 
-#include "dist/wire.h"
+#include "distributed_runtime/wire.h"
 
 ProtobufCMessage *tfc_service_decode(tfc_rpc_call *call, tfc_msg_in *req, const ProtobufCMessageDescriptor *desc) {
   tfc_status s;
