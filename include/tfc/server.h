@@ -48,6 +48,22 @@ TF_CAPI_EXPORT extern TF_Buffer* TFC_NewServerDef(const char* cluster, const cha
  * TF_ServerTarget reports it). A new buffer, or NULL with status set. */
 TF_CAPI_EXPORT extern TF_Buffer* TFC_NewLocalServerDef(TF_Status* status);
 
+/* TLS for the cluster's RPCs, tfc's addition (TensorFlow's servers speak plaintext only).
+ * Every server started (TF_ServerStart) and every gRPC channel opened (to a grpc:// session
+ * target, from a master to its workers, between workers) afterwards in this process uses TLS
+ * with mutual authentication: `ca_file` is the CA certificate that signs every task's and
+ * client's certificate, `cert_file` this process's certificate (its names must cover the host
+ * its server is dialled by: "localhost" for localhost tasks), `key_file` its private key, all
+ * PEM files, read during the call. A peer without a certificate from that CA is refused: its
+ * calls fail UNAVAILABLE. All three NULL turns TLS off. Until this is called, the environment
+ * decides at the first server or channel: TFC_TLS_CA, TFC_TLS_CERT and TFC_TLS_KEY (file
+ * paths, all three or none), so unmodified programs and `tfc server` can use TLS. Errors:
+ * INVALID_ARGUMENT when only some of the three are given or a file is not PEM, NOT_FOUND or
+ * PERMISSION_DENIED for a file that cannot be read, each naming the file; TLS is then off.
+ * Servers and channels made before keep their setting. Thread-safe. */
+TF_CAPI_EXPORT extern void TFC_SetGrpcTLS(const char* ca_file, const char* cert_file, const char* key_file,
+                                         TF_Status* status);
+
 #ifdef __cplusplus
 }
 #endif

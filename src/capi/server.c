@@ -1,13 +1,16 @@
 /*
  * capi/server — TF_NewServer and friends (c_api.h "In-process TensorFlow server"): argument
- * checks over distributed_runtime/server.h.
+ * checks over distributed_runtime/server.h; TFC_SetGrpcTLS (include/tfc/server.h) over the
+ * gRPC layer's TLS setting (distributed_runtime/rpc.h).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "capi/capi_internal.h"
 #include "distributed_runtime/grpc_session.h"
+#include "distributed_runtime/rpc.h"
 #include "distributed_runtime/server.h"
+#include "tfc/server.h"
 #include "tfc/tfc.h"
 
 struct TF_Server {
@@ -76,4 +79,10 @@ TFC_EXPORT void TF_Reset(const TF_SessionOptions *opt, const char **containers, 
     return;
   }
   tfc_grpc_reset(target, (char *const *)containers, ncontainers, s);
+}
+
+TFC_EXPORT void TFC_SetGrpcTLS(const char *ca_file, const char *cert_file, const char *key_file, TF_Status *status) {
+  tfc_status scratch, *s = tfc_capi_status_or(status, &scratch);
+  tfc_rpc_tls_set(ca_file, cert_file, key_file, s);
+  tfc_status_fini(&scratch);
 }

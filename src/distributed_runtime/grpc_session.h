@@ -13,8 +13,8 @@
  * Ownership: the session borrows the graph (the C API keeps it alive). Thread-safety: runs may
  * come from many threads; graph extension is serialized.
  */
-#ifndef TFC_DIST_GRPC_SESSION_H
-#define TFC_DIST_GRPC_SESSION_H
+#ifndef TFC_DISTRIBUTED_RUNTIME_GRPC_SESSION_H
+#define TFC_DISTRIBUTED_RUNTIME_GRPC_SESSION_H
 
 #include "distributed_runtime/master.h"
 #include "graph/graph.h"

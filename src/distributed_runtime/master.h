@@ -27,8 +27,8 @@
  * Thread-safety: every function may be called from any thread; runs of one session may
  * overlap.
  */
-#ifndef TFC_DIST_MASTER_H
-#define TFC_DIST_MASTER_H
+#ifndef TFC_DISTRIBUTED_RUNTIME_MASTER_H
+#define TFC_DISTRIBUTED_RUNTIME_MASTER_H
 
 #include <pthread.h>
 

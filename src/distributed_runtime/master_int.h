@@ -1,8 +1,8 @@
 /*
  * master_int — what master.c (sessions, devices) and master_step.c (plans, steps) share.
  */
-#ifndef TFC_DIST_MASTER_INT_H
-#define TFC_DIST_MASTER_INT_H
+#ifndef TFC_DISTRIBUTED_RUNTIME_MASTER_INT_H
+#define TFC_DISTRIBUTED_RUNTIME_MASTER_INT_H
 
 #include <pthread.h>
 

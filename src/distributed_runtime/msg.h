@@ -14,8 +14,8 @@
  * Ownership: a message is owned by whoever holds it; _free releases every segment (calling
  * release callbacks). Not thread-safe: one owner at a time.
  */
-#ifndef TFC_DIST_MSG_H
-#define TFC_DIST_MSG_H
+#ifndef TFC_DISTRIBUTED_RUNTIME_MSG_H
+#define TFC_DISTRIBUTED_RUNTIME_MSG_H
 
 #include <stddef.h>
 #include <stdint.h>

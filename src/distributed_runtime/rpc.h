@@ -31,8 +31,8 @@
  * Ownership and thread-safety are stated per function; every function is thread-safe unless
  * it says otherwise.
  */
-#ifndef TFC_DIST_RPC_H
-#define TFC_DIST_RPC_H
+#ifndef TFC_DISTRIBUTED_RUNTIME_RPC_H
+#define TFC_DISTRIBUTED_RUNTIME_RPC_H
 
 #include <stdint.h>
 
@@ -42,6 +42,17 @@
 /* Default limit on one message, each way: 2 GiB - 1, protobuf's own limit (a 10000 x 3000
  * float feed is 120 MB). */
 #define TFC_RPC_DEFAULT_MAX_MESSAGE ((int64_t)0x7fffffff)
+
+/* ---------------- TLS ---------------- */
+
+/* TLS with mutual authentication for every server started and channel opened afterwards in
+ * this process (rpc_tls.c): the CA that signs every peer's certificate, this process's
+ * certificate and its private key, as PEM files, read now. All three NULL turns TLS off
+ * (also overriding TFC_TLS_CA/CERT/KEY from the environment). Errors: INVALID_ARGUMENT when
+ * only some are given or a file is not PEM, NOT_FOUND/PERMISSION_DENIED for a file that
+ * cannot be opened (naming it); TLS is then off. Servers and channels already made keep
+ * what they had. */
+int tfc_rpc_tls_set(const char *ca_file, const char *cert_file, const char *key_file, tfc_status *s);
 
 /* ---------------- server ---------------- */
 

@@ -405,12 +405,34 @@ tfc_rpc_channel *tfc_rpc_channel_new(const char *target, int64_t max_message_byt
   }
   pthread_mutex_init(&ch->mu, NULL);
   pthread_cond_init(&ch->cv, NULL);
-  grpc_channel_credentials *creds = grpc_insecure_credentials_create();
+  grpc_channel_credentials *creds;
+  int is_tls;
+  if (tfc_rpc_tls_channel_credentials(&creds, &is_tls, s)) {
+    client_cq_unref();
+    grpc_shutdown();
+    pthread_mutex_destroy(&ch->mu);
+    pthread_cond_destroy(&ch->cv);
+    free(ch->target);
+    free(ch);
+    return NULL;
+  }
   /* "localhost" is dialled as 127.0.0.1, where servers of localhost tasks listen (server.h):
-   * no name lookup per connection, and none of the c-ares resolver's per-lookup leak. */
+   * no name lookup per connection, and none of the c-ares resolver's per-lookup leak. Over
+   * TLS the server's certificate is still checked against the name "localhost". */
   char *dial = NULL;
   if (strncmp(target, "localhost:", 10) == 0 && asprintf(&dial, "127.0.0.1:%s", target + 10) < 0) dial = NULL;
-  ch->channel = grpc_channel_create(dial ? dial : target, creds, tfc_rpc_channel_args(0));
+  const grpc_channel_args *args = tfc_rpc_channel_args(0);
+  grpc_arg extra[64];
+  grpc_channel_args with_name;
+  if (is_tls && dial && args->num_args < sizeof extra / sizeof extra[0]) {
+    memcpy(extra, args->args, args->num_args * sizeof extra[0]);
+    extra[args->num_args].type = GRPC_ARG_STRING;
+    extra[args->num_args].key = (char *)GRPC_SSL_TARGET_NAME_OVERRIDE_ARG;
+    extra[args->num_args].value.string = (char *)"localhost";
+    with_name = (grpc_channel_args){args->num_args + 1, extra};
+    args = &with_name;
+  }
+  ch->channel = grpc_channel_create(dial ? dial : target, creds, args);
   free(dial);
   grpc_channel_credentials_release(creds);
   return ch;

@@ -7,13 +7,14 @@
  * call the segments' release callbacks when gRPC drops them, and an incoming byte buffer's
  * slices are read in place by a tfc_msg_in that destroys the buffer when freed.
  *
- * Internal to src/dist; thread-safe (no shared state).
+ * Internal to src/distributed_runtime; thread-safe (no shared state).
  */
-#ifndef TFC_DIST_RPC_INT_H
-#define TFC_DIST_RPC_INT_H
+#ifndef TFC_DISTRIBUTED_RUNTIME_RPC_INT_H
+#define TFC_DISTRIBUTED_RUNTIME_RPC_INT_H
 
 #include <grpc/byte_buffer.h>
 #include <grpc/grpc.h>
+#include <grpc/grpc_security.h>
 #include <grpc/support/time.h>
 #include <stdint.h>
 
@@ -34,6 +35,13 @@ tfc_msg_in *tfc_rpc_msg_from_bb(grpc_byte_buffer *bb);
  * limits lifted, reconnect backoff, keepalive. The returned struct points into static
  * storage; it need only live through grpc_server_create / grpc_channel_create. */
 const grpc_channel_args *tfc_rpc_channel_args(int is_server);
+
+/* The credentials of a new server, or of a new channel (*is_tls: whether they are TLS), per
+ * the process's TLS setting (rpc_tls.c): plaintext when it is off. The caller releases them.
+ * Fails, with *out NULL, when the setting from the environment cannot be used (the message
+ * names the variable and the file). */
+int tfc_rpc_tls_server_credentials(grpc_server_credentials **out, tfc_status *s);
+int tfc_rpc_tls_channel_credentials(grpc_channel_credentials **out, int *is_tls, tfc_status *s);
 
 /* A tfc code as a gRPC status (the numbers agree; anything out of range is UNKNOWN), and back. */
 grpc_status_code tfc_rpc_to_grpc_code(int code);

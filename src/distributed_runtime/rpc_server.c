@@ -656,10 +656,14 @@ int tfc_rpc_server_start(tfc_rpc_server *srv, int *out_port, tfc_status *s) {
     return tfc_status_set(s, TFC_FAILED_PRECONDITION, "the gRPC server at %s was already %s", srv->address,
                           srv->state == SRV_STARTED ? "started" : "shut down");
   }
+  grpc_server_credentials *creds;
+  if (tfc_rpc_tls_server_credentials(&creds, s)) {
+    pthread_mutex_unlock(&srv->stop_mu);
+    return s->code;
+  }
   srv->server = grpc_server_create(tfc_rpc_channel_args(1), NULL);
   srv->cq = grpc_completion_queue_create_for_next(NULL);
   grpc_server_register_completion_queue(srv->server, srv->cq, NULL);
-  grpc_server_credentials *creds = grpc_insecure_server_credentials_create();
   int port = grpc_server_add_http2_port(srv->server, srv->address, creds);
   grpc_server_credentials_release(creds);
   if (port == 0) {

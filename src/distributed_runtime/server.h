@@ -22,8 +22,8 @@
  * Thread-safety: start, stop, join and target may be called from any thread; free once,
  * after every other call returned.
  */
-#ifndef TFC_DIST_SERVER_H
-#define TFC_DIST_SERVER_H
+#ifndef TFC_DISTRIBUTED_RUNTIME_SERVER_H
+#define TFC_DISTRIBUTED_RUNTIME_SERVER_H
 
 #include <stddef.h>
 

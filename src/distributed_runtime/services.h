@@ -8,8 +8,8 @@
  * message, never a crash. The worker and master are borrowed and must outlive the server's
  * shutdown.
  */
-#ifndef TFC_DIST_SERVICES_H
-#define TFC_DIST_SERVICES_H
+#ifndef TFC_DISTRIBUTED_RUNTIME_SERVICES_H
+#define TFC_DISTRIBUTED_RUNTIME_SERVICES_H
 
 #include <protobuf-c/protobuf-c.h>
 

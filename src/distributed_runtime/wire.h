@@ -32,8 +32,8 @@
  * keeps its own reference); tensors read out are new references owned by the caller.
  * Thread-safe (no shared state).
  */
-#ifndef TFC_DIST_WIRE_H
-#define TFC_DIST_WIRE_H
+#ifndef TFC_DISTRIBUTED_RUNTIME_WIRE_H
+#define TFC_DISTRIBUTED_RUNTIME_WIRE_H
 
 #include <protobuf-c/protobuf-c.h>
 

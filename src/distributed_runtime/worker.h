@@ -36,8 +36,8 @@
  * channel function and are borrowed. Thread-safety: every function may be called from any
  * thread; tfc_worker_free only when no call is in flight.
  */
-#ifndef TFC_DIST_WORKER_H
-#define TFC_DIST_WORKER_H
+#ifndef TFC_DISTRIBUTED_RUNTIME_WORKER_H
+#define TFC_DISTRIBUTED_RUNTIME_WORKER_H
 
 #include <stdint.h>
 
