@@ -143,6 +143,25 @@ static int config_bytes(const tfc_session_config *c, Tensorflow__ConfigProto *p,
   return 0;
 }
 
+/* After an error from the master for the session `handle`: when it says the master no
+ * longer knows the session (it restarted), the next run creates a new one with the whole
+ * graph. */
+static void forget_lost_session_locked(tfc_grpc_session *gs, const char *handle, const tfc_status *err) {
+  if (err->code != TFC_ABORTED || !strstr(tfc_status_msg(err), "Possibly, this master has restarted")) return;
+  if (gs->handle && handle && strcmp(gs->handle, handle) == 0) {
+    free(gs->handle);
+    gs->handle = NULL;
+    gs->n_sent = 0;
+    gs->version = 0;
+  }
+}
+
+static void forget_lost_session(tfc_grpc_session *gs, const char *handle, const tfc_status *err) {
+  pthread_mutex_lock(&gs->mu);
+  forget_lost_session_locked(gs, handle, err);
+  pthread_mutex_unlock(&gs->mu);
+}
+
 /* Creates the master session, or extends it with the nodes added since (lock held). */
 static int sync_graph(tfc_grpc_session *gs, tfc_status *s) {
   int n = tfc_graph_num_nodes(gs->graph);
@@ -184,6 +203,8 @@ static int sync_graph(tfc_grpc_session *gs, tfc_status *s) {
                     tfc_deadline_after_ms(60000), &resp, s) ==
         TFC_OK)
       gs->version = ((Tensorflow__ExtendSessionResponse *)resp)->new_graph_version;
+    else
+      forget_lost_session_locked(gs, req.session_handle, s);
   }
   if (resp) protobuf_c_message_free_unpacked(resp, NULL);
   protobuf_c_message_free_unpacked(&g->base, NULL);
@@ -282,6 +303,7 @@ int tfc_grpc_session_run(tfc_grpc_session *gs, const tfc_run_options *ro, const 
       tfc_tensor_unref(out[i]);
       out[i] = NULL;
     }
+  forget_lost_session(gs, handle, s);
   tfc_msg_in_free(resp);
   tfc_msg_out_free(m);
   for (int i = 0; i < n_fetches && fetch_names; i++) free(fetch_names[i]);

@@ -10,6 +10,12 @@
  * the master, and the call itself gets that deadline plus a margin for the master's answer.
  * A master that cannot be reached is UNAVAILABLE naming the target.
  *
+ * A master that restarted no longer knows the session: the step fails with its ABORTED
+ * "Session <handle> is not found. Possibly, this master has restarted." (TF's), and the next
+ * run creates a master session afresh with the whole graph, so a client that retries goes on
+ * with the same TF_Session where TF's must create a new one. Variables held by the restarted
+ * task are its own business (they read as uninitialized until restored).
+ *
  * Ownership: the session borrows the graph (the C API keeps it alive). Thread-safety: runs may
  * come from many threads; graph extension is serialized.
  */

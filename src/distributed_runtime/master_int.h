@@ -22,6 +22,7 @@ typedef struct mplan {
   char *sig;
   int n_tasks;
   mplan_task *tasks;
+  int stale; /* under the session's mu: a task restarted and lost its graphs */
   struct mplan *next;
 } mplan;
 

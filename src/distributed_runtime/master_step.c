@@ -8,6 +8,15 @@
  * a RunGraph that has not arrived yet into ABORTED. The master still waits for every task to
  * answer, but only for a grace period once the step is aborted: a task that does not answer
  * by then (it hangs, its host vanished) has its call cancelled.
+ *
+ * Plans heal: when a task answers a step with ABORTED "Graph handle is not found" (it
+ * restarted and lost its graphs), the step fails with that error, as in TF, and its plan
+ * turns stale; the next step of that signature builds and
+ * registers the plan afresh on every task (the stale one is deregistered and freed once no
+ * step runs). A client that retries the step therefore goes on with the same session once the
+ * task is back, where TF's client must recreate its session. A restarted task's state (a ps's
+ * variables) is not brought back here: steps that read it fail FAILED_PRECONDITION until the
+ * client restores or initializes it.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -487,6 +496,28 @@ void tfc_msession_abort_steps(msession *ms, const tfc_status *s) {
   }
 }
 
+/* Whether a task's answer says it restarted and lost the step's graphs (ABORTED with the
+ * worker's "Graph handle is not found" text). A task that was only unreachable for a while
+ * (UNAVAILABLE) still holds them when it answers again; if it restarted meanwhile, its first
+ * answer is this one. */
+static int task_lost(const tfc_status *s) {
+  return s->code == TFC_ABORTED && strstr(tfc_status_msg(s), "Graph handle is not found") != NULL;
+}
+
+/* Frees the session's stale plans once no step runs (session lock held). */
+static void drop_stale_plans(msession *ms) {
+  if (ms->n_steps > 0) return;
+  for (mplan **pp = &ms->plans; *pp;) {
+    mplan *p = *pp;
+    if (!p->stale) {
+      pp = &p->next;
+      continue;
+    }
+    *pp = p->next;
+    tfc_mplan_free(ms, p, 1);
+  }
+}
+
 /* Runs the step and waits for every task; the status lands in s. */
 static int run_plan(msession *ms, mplan *p, int64_t timeout_ms, char *const *feed_names, tfc_tensor *const *feeds,
                     char *const *fetch_names, tfc_master_cancel *cancel, tfc_tensor **out, tfc_status *s) {
@@ -569,6 +600,13 @@ static int run_plan(msession *ms, mplan *p, int64_t timeout_ms, char *const *fee
   /* Every task forgets the step (those aborted already did). */
   if (!st.aborted)
     for (int i = 0; i < p->n_tasks; i++) cleanup_task(ms, st.slots[i].task, st.step_id, NULL);
+  int lost = 0;
+  for (int i = 0; i < p->n_tasks; i++) lost |= task_lost(&st.slots[i].status);
+  if (lost) {
+    pthread_mutex_lock(&ms->mu);
+    p->stale = 1;
+    pthread_mutex_unlock(&ms->mu);
+  }
   int code = tfc_status_move(s, &st.status);
   for (int i = 0; i < p->n_tasks; i++) {
     tfc_rpc_pending_release(st.slots[i].pending);
@@ -603,7 +641,8 @@ int tfc_msession_run(msession *ms, int64_t timeout_ms, char *const *feed_names, 
   if (tfc_status_ok(s)) place_new(ms, s);
   if (tfc_status_ok(s) && !(sig = tfc_client_graph_signature(fe, n_feeds, fo, n_fetches, tg, n_targets))) TFC_OOM(s);
   if (tfc_status_ok(s)) {
-    for (p = ms->plans; p && strcmp(p->sig, sig) != 0; p = p->next) {
+    drop_stale_plans(ms);
+    for (p = ms->plans; p && (p->stale || strcmp(p->sig, sig) != 0); p = p->next) {
     }
     if (!p && (p = build_plan(ms, fe, n_feeds, fo, n_fetches, tg, n_targets, s)) != NULL) {
       p->sig = sig;

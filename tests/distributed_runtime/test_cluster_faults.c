@@ -3,7 +3,9 @@
  * the test can read:
  *
  * - a worker that restarted under a master answers the stale graph handle with ABORTED (TF's
- *   code, which recovery code retries), for RunGraph and DeregisterGraph;
+ *   code, which recovery code retries), for RunGraph and DeregisterGraph, and the master
+ *   registers the graphs again so the session's next step runs; a restarted master answers
+ *   ABORTED for the session it lost, and the client creates it again at its next run;
  * - SIGTERM stops a server whatever it is waiting for: a CreateSession waiting for a task that
  *   never starts, a RecvTensor for a step that never comes, a step whose other task is
  *   stopped (SIGSTOP) and answers nothing;
@@ -105,6 +107,44 @@ static void count_call(void *arg, const tfc_status *s, tfc_msg_in *resp) {
   atomic_fetch_add(&c->done, 1);
 }
 
+/* ---------------- a restarted master ---------------- */
+
+static void restarted_master_gets_the_session_created_again(void) {
+  char cluster[128];
+  int ports[2];
+  dist_local_cluster(cluster, sizeof cluster, ports);
+  dist_task *t0 = dist_server_start(cluster, "local", 0, NULL, NULL);
+  dist_task *t1 = dist_server_start(cluster, "local", 1, NULL, NULL);
+  TF_Graph *g = TF_NewGraph();
+  TF_Operation *y = build_cross_task_neg(g);
+  TF_Session *sess = dist_session(g, t0->target, NULL);
+  EXPECT_NEAR(dist_run_scalar(sess, y, __LINE__), -3, 0);
+
+  /* The master's task dies and comes back on its port: it no longer knows the session. */
+  dist_task_free(t0);
+  t0 = dist_server_start(cluster, "local", 0, NULL, NULL);
+  TF_Status *s = TF_NewStatus();
+  for (int attempt = 0; attempt < 120; attempt++) {
+    TF_Tensor *out = dist_run(sess, NULL, NULL, y, NULL, s);
+    TF_DeleteTensor(out);
+    if (TF_GetCode(s) != TF_UNAVAILABLE) break;
+    dist_sleep_ms(250);
+  }
+  if (TF_GetCode(s) != TF_ABORTED)
+    tfc_test_fail(__FILE__, __LINE__, "run after the restart: code %d (%s), want ABORTED", TF_GetCode(s),
+                  TF_Message(s));
+  EXPECT_CONTAINS(TF_Message(s), " is not found. Possibly, this master has restarted.");
+  /* The client creates a master session again with the whole graph: the same TF_Session goes
+   * on (TF's client would have to make a new one). */
+  EXPECT_NEAR(dist_run_scalar(sess, y, __LINE__), -3, 0);
+  EXPECT_NEAR(dist_run_scalar(sess, y, __LINE__), -3, 0);
+  TF_DeleteStatus(s);
+  dist_session_free(sess);
+  TF_DeleteGraph(g);
+  dist_task_free(t1);
+  dist_task_free(t0);
+}
+
 /* ---------------- a restarted worker ---------------- */
 
 static void restarted_worker_answers_stale_handles_with_aborted(void) {
@@ -134,6 +174,10 @@ static void restarted_worker_answers_stale_handles_with_aborted(void) {
                   TF_Message(s));
   EXPECT_CONTAINS(TF_Message(s), "Graph handle is not found: ");
   EXPECT_CONTAINS(TF_Message(s), ". Possibly, this worker (" T1 ") just restarted.");
+  /* The master registers the graphs again: the same session's next step runs (TF's client
+   * would have to recreate its session), and so do the ones after it. */
+  EXPECT_NEAR(dist_run_scalar(sess, y, __LINE__), -3, 0);
+  EXPECT_NEAR(dist_run_scalar(sess, y, __LINE__), -3, 0);
 
   /* DeregisterGraph of a handle the worker does not know: TF's code and text. */
   tfc_rpc_channel *ch = channel_to_port(t1->port);
@@ -452,6 +496,7 @@ static void stopped_task_fails_a_step_at_its_timeout(void) {
 
 static const tfc_test tests[] = {
     TFC_TEST(restarted_worker_answers_stale_handles_with_aborted),
+    TFC_TEST(restarted_master_gets_the_session_created_again),
     TFC_TEST(sigterm_stops_a_server_waiting_for_a_task_that_never_starts),
     TFC_TEST(sigterm_stops_a_server_holding_a_recv_tensor_for_an_unknown_step),
     TFC_TEST(sigterm_stops_a_master_whose_step_waits_on_a_stopped_task),
