@@ -570,11 +570,13 @@ static void stop_all(supervisor *sv, int rc) {
   }
 }
 
-static void kill_all(supervisor *sv) {
+/* SIGKILL for the tasks still running: the grace period is over (again: a second signal). */
+static void kill_all(supervisor *sv, int again) {
   for (int i = 0; i < sv->n_tasks; i++) {
     task *t = &sv->tasks[i];
     if (t->pid <= 0) continue;
-    event("%s (pid %d) still running %d ms after SIGTERM: sending SIGKILL", t->name, (int)t->pid, sv->opt.grace_ms);
+    if (again) event("%s (pid %d) still running at a second stop signal: sending SIGKILL", t->name, (int)t->pid);
+    else event("%s (pid %d) still running %d ms after SIGTERM: sending SIGKILL", t->name, (int)t->pid, sv->opt.grace_ms);
     task_signal(t, SIGKILL);
   }
   sv->killed = 1;
@@ -598,7 +600,8 @@ static void task_ended(supervisor *sv, task *t, int st) {
     int left = 0;
     for (int i = 0; i < sv->n_tasks; i++) left += sv->tasks[i].trainer && !sv->tasks[i].done;
     if (left == 0) {
-      event("all %d trainer%s finished: stopping the cluster", sv->n_trainers, sv->n_trainers == 1 ? "" : "s");
+      if (sv->n_trainers == 1) event("the trainer finished: stopping the cluster");
+      else event("all %d trainers finished: stopping the cluster", sv->n_trainers);
       stop_all(sv, 0);
     }
     return;
@@ -639,7 +642,7 @@ static int supervise(supervisor *sv, int sigfd) {
       if (t->pid == 0 && !t->done && t->start_at >= 0 && now >= t->start_at && task_start(t) != 0) stop_all(sv, 1);
     }
     if (sv->stopping && running(sv) == 0) break;
-    if (sv->stopping && !sv->killed && now >= sv->kill_at) kill_all(sv);
+    if (sv->stopping && !sv->killed && now >= sv->kill_at) kill_all(sv, 0);
     int64_t wake = -1;
     for (int i = 0; i < sv->n_tasks && !sv->stopping; i++) {
       const task *t = &sv->tasks[i];
@@ -661,7 +664,7 @@ static int supervise(supervisor *sv, int sigfd) {
           event("SIG%s: stopping %d task%s", sigabbrev_np(sigs[k]), running(sv), running(sv) == 1 ? "" : "s");
           stop_all(sv, 0);
         } else if (!sv->killed) {
-          kill_all(sv);
+          kill_all(sv, 1);
         }
       }
     reap(sv);
