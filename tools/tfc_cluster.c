@@ -100,7 +100,7 @@ static int cluster_usage(const char *why) {
 
 /* ---------------- the spec (tfc_cluster.h) ---------------- */
 
-int tfc_cluster_spec_parse(const char *text, tfc_cluster_spec *out) {
+int tfc_cluster_spec_parse(const char *text, const char *flag, tfc_cluster_spec *out) {
   memset(out, 0, sizeof *out);
   /* TFC_NewServerDef wants a job of the cluster: the first entry's name does (an entry
    * without '=' fails the parse before the job is looked up). */
@@ -111,7 +111,7 @@ int tfc_cluster_spec_parse(const char *text, tfc_cluster_spec *out) {
   TF_Buffer *def = TFC_NewServerDef(text, job0, 0, 0, NULL, 0, s);
   free(job0);
   if (!def) {
-    fprintf(stderr, "tfc cluster: %s: --cluster: %s\n", tfc_code_name(TF_GetCode(s)), TF_Message(s));
+    fprintf(stderr, "tfc cluster: %s: %s: %s\n", tfc_code_name(TF_GetCode(s)), flag, TF_Message(s));
     TF_DeleteStatus(s);
     return -1;
   }
@@ -132,7 +132,7 @@ int tfc_cluster_spec_parse(const char *text, tfc_cluster_spec *out) {
   }
   rc = 0;
 out:
-  if (rc) fprintf(stderr, "tfc cluster: INTERNAL: --cluster: cannot read back the parsed cluster\n");
+  if (rc) fprintf(stderr, "tfc cluster: INTERNAL: %s: cannot read back the parsed cluster\n", flag);
   if (sd) tensorflow__server_def__free_unpacked(sd, NULL);
   return rc;
 }
@@ -742,7 +742,7 @@ int tfc_tool_cluster(int argc, char **argv) {
   if (k8s && have_sup) return cluster_usage("--tasks, --host, --backoff-ms, --max-backoff-ms, --healthy-ms and --grace-ms go with --cluster");
 
   tfc_cluster_spec sp;
-  if (tfc_cluster_spec_parse(k8s ? k8s : spec_text, &sp) != 0) {
+  if (tfc_cluster_spec_parse(k8s ? k8s : spec_text, k8s ? "--k8s" : "--cluster", &sp) != 0) {
     tfc_cluster_spec_fini(&sp);
     return 2;
   }

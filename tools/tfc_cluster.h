@@ -27,10 +27,10 @@ typedef struct tfc_cluster_spec {
   tfc_cluster_job *jobs; /* sorted by name */
 } tfc_cluster_spec;
 
-/* Parses and checks `text` into *out (which the caller frees with tfc_cluster_spec_fini, also
- * after an error). Returns 0, or -1 after printing "tfc cluster: INVALID_ARGUMENT: ..." (the
- * server parser's message). */
-int tfc_cluster_spec_parse(const char *text, tfc_cluster_spec *out);
+/* Parses and checks `text`, given by `flag`, into *out (which the caller frees with
+ * tfc_cluster_spec_fini, also after an error). Returns 0, or -1 after printing "tfc cluster:
+ * INVALID_ARGUMENT: FLAG: ..." (the server parser's message). */
+int tfc_cluster_spec_parse(const char *text, const char *flag, tfc_cluster_spec *out);
 void tfc_cluster_spec_fini(tfc_cluster_spec *sp);
 
 /* The job named `name`, or NULL. Borrowed from sp. */
