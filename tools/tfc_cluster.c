@@ -588,8 +588,6 @@ static void task_ended(supervisor *sv, task *t, int st) {
   describe_status(st, how, sizeof how);
   int pid = (int)t->pid;
   t->pid = 0;
-  /* Its group may hold children of a trainer script: they go with it. */
-  kill(-pid, SIGKILL);
   if (sv->stopping) {
     event("%s (pid %d) stopped (%s)", t->name, pid, WIFEXITED(st) ? (WEXITSTATUS(st) ? how : "exit status 0") : how);
     return;
@@ -625,12 +623,21 @@ static void task_ended(supervisor *sv, task *t, int st) {
         (long long)delay);
 }
 
+/* Reaps every ended child. Each is first looked at without reaping (WNOWAIT), so that its
+ * process group is SIGKILLed while the zombie still holds the group's id: a trainer script's
+ * leftover children go with it, and no other process can have taken that id yet. */
 static void reap(supervisor *sv) {
-  int st;
-  pid_t pid;
-  while ((pid = waitpid(-1, &st, WNOHANG)) > 0)
+  for (;;) {
+    siginfo_t info;
+    memset(&info, 0, sizeof info);
+    if (waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) != 0 || info.si_pid == 0) return;
+    pid_t pid = info.si_pid;
+    kill(-pid, SIGKILL);
+    int st;
+    if (waitpid(pid, &st, 0) != pid) return;
     for (int i = 0; i < sv->n_tasks; i++)
       if (sv->tasks[i].pid == pid) task_ended(sv, &sv->tasks[i], st);
+  }
 }
 
 /* The loop: start what is due, wait for a signal or the next deadline, reap. */

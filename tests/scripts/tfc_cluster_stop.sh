@@ -2,7 +2,7 @@
 # Stopping tfc cluster: a trainer that ignores SIGTERM gets SIGKILL after --grace-ms and the
 # supervisor still exits 0 with every task gone, the trainer's own child included (each task
 # is a process group); a second SIGINT kills at once; and a supervisor killed with SIGKILL
-# leaves no task behind (PR_SET_PDEATHSIG).
+# leaves no task behind (PR_SET_PDEATHSIG); a finished trainer leaves no child behind.
 # Usage: tfc_cluster_stop.sh TFC_TOOL CLUSTER_PROBE WORKDIR
 name=tfc_cluster_stop
 . "$(dirname "$0")/tfc_cluster_lib.sh"
@@ -57,7 +57,14 @@ supervisors=""
 grep -qx "tfc cluster: $t0 (pid $(pid_of "$log" "trainer started")) still running at a second stop signal: sending SIGKILL" "$log" ||
   fail "second SIGINT: $(cat "$log")"
 
-# 3. The supervisor killed with SIGKILL: its tasks die with it.
+# 3. A trainer that finishes but leaves a child behind: the child goes with its process group.
+set -- $("$probe" ports 1)
+"$tool" cluster --cluster "worker=127.0.0.1:$1" -- sh -c 'sleep 600 & echo $! > "$0/left.$1"' "$work" {task} \
+  > "$work/left.out" 2> "$work/left.err" || fail "leftover child: exit code $?: $(cat "$work/left.err")"
+grep -qx "tfc cluster: the trainer finished: stopping the cluster" "$work/left.err" || fail "leftover: $(cat "$work/left.err")"
+gone "$(cat "$work/left.0")" "a finished trainer's child"
+
+# 4. The supervisor killed with SIGKILL: its tasks die with it.
 set -- $("$probe" ports 3)
 spec="ps=127.0.0.1:$1;worker=127.0.0.1:$2,127.0.0.1:$3"
 log=$work/kill.err
