@@ -22,6 +22,9 @@ wait_for "$work/b.err" "^tfc cluster: supervising 2 tasks here \(2 servers, 0 tr
 wait_for "$work/a.err" "^tfc cluster: /job:ps/replica:0/task:0 server started \(pid [0-9]+\)\$"
 wait_for "$work/b.err" "^tfc cluster: /job:worker/replica:0/task:1 server started \(pid [0-9]+\)\$"
 wait_for "$work/b.err" "^tfc cluster: /job:worker/replica:0/task:0 server started \(pid [0-9]+\)\$"
+wait_for "$work/a.out" "^tfc server: /job:ps/replica:0/task:0 listening on "
+wait_for "$work/b.out" "^tfc server: /job:worker/replica:0/task:0 listening on "
+wait_for "$work/b.out" "^tfc server: /job:worker/replica:0/task:1 listening on "
 grep -q "/job:ps" "$work/b.err" && fail "the workers' host started the ps: $(cat "$work/b.err")"
 grep -q "/job:worker" "$work/a.err" && fail "the ps's host started a worker: $(cat "$work/a.err")"
 
@@ -35,6 +38,7 @@ wait_for "$work/a.err" "^tfc cluster: /job:ps/replica:0/task:0 \(pid $old\) kill
 wait_for "$work/a.err" "server started" 2
 "$probe" run "grpc://127.0.0.3:$w0" $dev > "$work/probe2.out" 2>&1 || fail "probe after the restart: $(cat "$work/probe2.out")"
 grep -qx "$dev: \[2 4 6\]" "$work/probe2.out" || fail "probe after the restart printed: $(cat "$work/probe2.out")"
+wait_for "$work/a.out" "^tfc server: /job:ps/replica:0/task:0 listening on " 2
 grep -q "restart" "$work/b.err" && fail "the workers' host restarted something: $(cat "$work/b.err")"
 
 kill -TERM $sup_a $sup_b

@@ -19,7 +19,9 @@ for t in "ps/replica:0/task:0" "worker/replica:0/task:0" "worker/replica:0/task:
   wait_for "$log" "^tfc cluster: /job:$t server started \(pid [0-9]+\)\$"
 done
 # The servers' own lines reach the supervisor's stdout.
-wait_for "$work/sup.out" "^tfc server: /job:worker/replica:0/task:1 listening on " 
+for t in "ps/replica:0/task:0" "worker/replica:0/task:0" "worker/replica:0/task:1"; do
+  wait_for "$work/sup.out" "^tfc server: /job:$t listening on "
+done
 
 dev=/job:worker/replica:0/task:1/device:CPU:0
 "$probe" run "grpc://127.0.0.1:$w0" $dev > "$work/probe1.out" 2>&1 || fail "probe before the kill: $(cat "$work/probe1.out")"
@@ -32,6 +34,7 @@ wait_for "$log" "^tfc cluster: /job:worker/replica:0/task:1 server started \(pid
 new=$(pid_of "$log" "task:1 server started")
 [ -n "$new" ] && [ "$new" != "$old" ] || fail "no new pid for task 1 (old $old, new '$new')"
 "$probe" run "grpc://127.0.0.1:$w0" $dev > "$work/probe2.out" 2>&1 || fail "probe after the restart: $(cat "$work/probe2.out")"
+wait_for "$work/sup.out" "^tfc server: /job:worker/replica:0/task:1 listening on " 2
 grep -qx "$dev: \[2 4 6\]" "$work/probe2.out" || fail "probe after the restart printed: $(cat "$work/probe2.out")"
 
 # The other tasks were not touched.

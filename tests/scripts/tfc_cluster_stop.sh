@@ -24,6 +24,8 @@ sup=$!
 supervisors=$sup
 wait_for "$log" "server started"
 wait_for "$log" "trainer started"
+# A server stops cleanly once it has caught SIGTERM, which it has when it says it listens.
+wait_for "$work/term.out" "^tfc server: /job:ps/replica:0/task:0 listening on "
 n=0
 while [ ! -s "$work/child.0" ] && [ $n -lt 600 ]; do sleep 0.1; n=$((n + 1)); done
 child=$(cat "$work/child.0")
