@@ -253,7 +253,8 @@ typedef struct task {
   int trainer;      /* runs the trainer, not a server */
   char name[160];   /* /job:J/replica:0/task:N */
   char **argv;      /* the command (NULL-terminated, owned) */
-  char *config;     /* TF_CONFIG for a trainer (owned) */
+  char *config;     /* "TF_CONFIG=..." for a trainer (owned) */
+  char **envp;      /* a trainer's environment: this process's, TF_CONFIG replaced (the array owned) */
   pid_t pid;        /* 0 when not running */
   int64_t up_ms;    /* when it was started */
   int64_t start_at; /* when to start it (again); -1: not to be started */
@@ -311,14 +312,14 @@ static char *xstrdup_printf(const char *fmt, ...) {
   return out;
 }
 
-/* TF_CONFIG for task (job, index): {"cluster": {...}, "task": {"type": ..., "index": ...}}.
- * Job names and addresses passed the spec's checks, so none needs JSON escaping. */
+/* "TF_CONFIG=" and the JSON for task (job, index): {"cluster": {...}, "task": {"type": ...,
+ * "index": ...}}. Job names and addresses passed the spec's checks: none needs escaping. */
 static char *tf_config(const tfc_cluster_spec *sp, const char *job, int index) {
   char *buf = NULL;
   size_t len = 0;
   FILE *f = open_memstream(&buf, &len);
   if (!f) return NULL;
-  fputs("{\"cluster\": {", f);
+  fputs("TF_CONFIG={\"cluster\": {", f);
   for (int j = 0; j < sp->n_jobs; j++) {
     fprintf(f, "%s\"%s\": [", j ? ", " : "", sp->jobs[j].name);
     for (int t = 0; t < sp->jobs[j].n_tasks; t++) fprintf(f, "%s\"%s\"", t ? ", " : "", sp->jobs[j].addresses[t]);
@@ -357,6 +358,15 @@ static int task_command(task *t, const char *spec_text, const tfc_cluster_spec *
     if (!(t->argv[i] = tfc_cluster_expand(trainer[i], values, NULL))) rc = -1;
   free(target);
   if (!rc && !(t->config = tf_config(sp, t->job, t->index))) rc = -1;
+  /* The environment is built here, not in the child: between fork and exec only
+   * async-signal-safe calls are allowed, and setenv allocates. */
+  size_t n_env = 0;
+  while (environ[n_env]) n_env++;
+  if (!rc && !(t->envp = calloc(n_env + 2, sizeof *t->envp))) rc = -1;
+  for (size_t i = 0, k = 0; !rc && i <= n_env; i++) {
+    if (i < n_env && strncmp(environ[i], "TF_CONFIG=", 10) == 0) continue;
+    t->envp[k++] = i < n_env ? environ[i] : t->config;
+  }
   return rc;
 }
 
@@ -497,8 +507,7 @@ static int task_start(task *t) {
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
-    if (t->config) setenv("TF_CONFIG", t->config, 1); /* not async-signal-safe, but nothing else runs here */
-    if (t->trainer) execvp(t->argv[0], t->argv);
+    if (t->trainer) execvpe(t->argv[0], t->argv, t->envp);
     else execv("/proc/self/exe", t->argv);
     int e = errno;
     if (write(errp[1], &e, sizeof e) < 0) {
@@ -788,6 +797,7 @@ out:
     for (int k = 0; sv.tasks[i].argv && sv.tasks[i].argv[k]; k++) free(sv.tasks[i].argv[k]);
     free(sv.tasks[i].argv);
     free(sv.tasks[i].config);
+    free(sv.tasks[i].envp);
   }
   free(sv.tasks);
   tfc_cluster_spec_fini(&sp);

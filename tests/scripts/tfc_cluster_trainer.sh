@@ -14,7 +14,7 @@ spec="ps=127.0.0.1:$1;worker=127.0.0.1:$2,127.0.0.1:$3"
 w1=$3
 
 # 1. Worker 1's trainer fails twice (exit status 3), worker 0's is killed once by SIGKILL; then
-# both record what they were given and succeed. (The ps may get its SIGTERM before it has
+# both record what they were given (TF_CONFIG replaced) and succeed. (The ps may get its SIGTERM before it has
 # caught the signal: then it is stopped by the signal itself.)
 cat > "$work/train.sh" <<'SH'
 # train.sh WORKDIR JOB TASK TARGET CLUSTER
@@ -28,7 +28,7 @@ printf '%s\n' "$TF_CONFIG" > "$1/tf_config.$3"
 exit 0
 SH
 log=$work/sup.err
-"$tool" cluster --cluster "$spec" --backoff-ms 100 --max-restarts 5 -- sh "$work/train.sh" "$work" {job} {task} {target} \
+TF_CONFIG=stale "$tool" cluster --cluster "$spec" --backoff-ms 100 --max-restarts 5 -- sh "$work/train.sh" "$work" {job} {task} {target} \
   {cluster} > "$work/sup.out" 2> "$log" &
 sup=$!
 supervisors=$sup
