@@ -76,6 +76,17 @@ else
   grep -qx '  completionMode: Indexed' "$work/m.yaml" || fail "no Indexed Job"
   grep -qF "TFC_CLUSTER='$k8s_spec'" "$work/m.yaml" || fail "no rewritten spec"
   grep -q '	' "$work/m.yaml" && fail "a tab in the YAML"
+  # The Job's script (the block scalar of its 4th document), run as pod demo-worker-1 would.
+  awk '/^---$/ { doc++ } doc == 4 && /^        ports:$/ { on = 0 } doc == 4 && on { print substr($0, 11) }
+       doc == 4 && /^        - \|$/ { on = 1 }' "$work/m.yaml" > "$work/job.sh"
+  HOSTNAME=demo-worker-1 PATH="$work/bin:$PATH" sh "$work/job.sh" > "$work/job.out" 2>&1 || fail "job script: $(cat "$work/job.out")"
+  printf '%s\n' "$work/bin/train" worker 1 --target=grpc://demo-worker-1.demo-worker:2224 "it's \$HOME \"q\" \\ \`x\`" \
+    'TF_CONFIG={"cluster": {"ps": ["demo-ps-0.demo-ps:2222"], "worker": ["demo-worker-0.demo-worker:2223", "demo-worker-1.demo-worker:2224"]}, "task": {"type": "worker", "index": 1}}' \
+    > "$work/job.want"
+  cmp -s "$work/job.out" "$work/job.want" || fail "job script printed:
+$(cat "$work/job.out")
+want:
+$(cat "$work/job.want")"
 fi
 
 # Mistakes: exit code 2 and the reason.
