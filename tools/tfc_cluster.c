@@ -83,18 +83,21 @@
 #include "tfc_cluster.h"
 #include "tfc_tool.h"
 
+static const char kClusterUsage[] =
+    "usage:\n"
+    "  tfc cluster --cluster SPEC [--tasks LIST | --host HOST] [--trainer-jobs LIST] [--cpus N]\n"
+    "              [--backoff-ms MS] [--max-backoff-ms MS] [--healthy-ms MS] [--max-restarts N]\n"
+    "              [--grace-ms MS] [-- TRAINER ARGS...]\n"
+    "  tfc cluster --k8s SPEC [--name NAME] [--image IMAGE] [--trainer-jobs LIST] [--cpus N]\n"
+    "              [--max-restarts N] [-- TRAINER ARGS...]\n"
+    "SPEC is job=host:port[,host:port...][;job=...], as tfc server takes it. LIST is JOB:INDEX or JOB,\n"
+    "comma-separated. TRAINER runs once per task of the trainer jobs (default chief,worker) instead\n"
+    "of a server, with {job} {task} {cluster} {address} {target} replaced. docs/CLUSTERS.md has more.\n";
+
+/* A bad command line: why (if given) and the usage on stderr; exit code 2. */
 static int cluster_usage(const char *why) {
   if (why) fprintf(stderr, "tfc cluster: %s\n", why);
-  fprintf(stderr,
-          "usage:\n"
-          "  tfc cluster --cluster SPEC [--tasks LIST | --host HOST] [--trainer-jobs LIST] [--cpus N]\n"
-          "              [--backoff-ms MS] [--max-backoff-ms MS] [--healthy-ms MS] [--max-restarts N]\n"
-          "              [--grace-ms MS] [-- TRAINER ARGS...]\n"
-          "  tfc cluster --k8s SPEC [--name NAME] [--image IMAGE] [--trainer-jobs LIST] [--cpus N]\n"
-          "              [--max-restarts N] [-- TRAINER ARGS...]\n"
-          "SPEC is job=host:port[,host:port...][;job=...], as tfc server takes it. LIST is JOB:INDEX or JOB,\n"
-          "comma-separated. TRAINER runs once per task of the trainer jobs (default chief,worker) instead\n"
-          "of a server, with {job} {task} {cluster} {address} {target} replaced. docs/CLUSTERS.md has more.\n");
+  fputs(kClusterUsage, stderr);
   return 2;
 }
 
@@ -723,7 +726,7 @@ int tfc_tool_cluster(int argc, char **argv) {
       break;
     }
     if (strcmp(flag, "--help") == 0 || strcmp(flag, "-h") == 0) {
-      cluster_usage(NULL);
+      fputs(kClusterUsage, stdout);
       return 0;
     }
     if (i + 1 >= argc) {

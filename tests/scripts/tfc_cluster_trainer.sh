@@ -97,6 +97,7 @@ expect neither 2 "give --cluster SPEC (run the tasks) or --k8s SPEC (write manif
 expect backoff 2 "tfc cluster: --backoff-ms wants a whole number from 0 to" -- --cluster "$spec" --backoff-ms soon
 expect empty_trainer 2 "'--' is not followed by a trainer command" -- --cluster "$spec" --
 expect unknown 2 "tfc cluster: unknown option '--bogus'" -- --cluster "$spec" --bogus 1
-"$tool" cluster --help > "$work/help.out" 2>&1 || fail "--help: exit code $?"
-grep -qF "tfc cluster --k8s SPEC" "$work/help.out" || fail "--help: $(cat "$work/help.out")"
+"$tool" cluster --help > "$work/help.out" 2> "$work/help.err" || fail "--help: exit code $?"
+grep -qF "tfc cluster --k8s SPEC" "$work/help.out" || fail "--help (on stdout): $(cat "$work/help.out")"
+[ -s "$work/help.err" ] && fail "--help wrote to stderr: $(cat "$work/help.err")"
 finish
