@@ -7,6 +7,8 @@
  *                             with the feed parser tfc_feed.c and the printer tfc_print.c)
  *   tfc data fashion-mnist    Debian's Fashion-MNIST as TFRecord files (tfc_data.c)
  *   tfc server ...            one task of a cluster (tfc_server.c)
+ *   tfc cluster ...           a supervisor for a cluster's tasks on this host, or its
+ *                             Kubernetes manifests (tfc_cluster.c, tfc_cluster_k8s.c)
  */
 #include <errno.h>
 #include <stdio.h>
@@ -29,8 +31,10 @@ static const char kUsage[] =
     "          [--log-placement] [--explain-placement] [--timeout-ms MS] [--print-all]\n"
     "  tfc data fashion-mnist --out DIR [--from IDX_DIR] [--limit N]\n"
     "  tfc server --cluster SPEC --job NAME [--task N] [--port P] [--cpus N] | --def SERVERDEF.pb\n"
+    "  tfc cluster --cluster SPEC [--tasks LIST | --host HOST] [--max-restarts N] [...] [-- TRAINER ARGS...]\n"
+    "  tfc cluster --k8s SPEC [--name NAME] [--image IMAGE] [-- TRAINER ARGS...]\n"
     "  tfc --version | --help\n"
-    "'tfc run --help' explains steps, feeds and the options.\n";
+    "'tfc run --help' explains steps, feeds and the options; 'tfc cluster --help' lists its options.\n";
 
 int tfc_tool_read_file(const char *who, const char *path, char **out_bytes, size_t *out_len) {
   *out_bytes = NULL;
@@ -115,6 +119,7 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "run")) return tfc_tool_run(argc - 2, argv + 2);
   if (!strcmp(cmd, "data")) return tfc_tool_data(argc - 2, argv + 2);
   if (!strcmp(cmd, "server")) return tfc_tool_server(argc - 2, argv + 2);
+  if (!strcmp(cmd, "cluster")) return tfc_tool_cluster(argc - 2, argv + 2);
   fprintf(stderr, "tfc: unknown command '%s'\n%s", cmd, kUsage);
   return 2;
 }

@@ -29,6 +29,11 @@ int tfc_tool_data(int argc, char **argv);
  * of a cluster in the foreground until SIGTERM/SIGINT (tfc_server.c). argv[0] is the first
  * flag. Returns the exit code (0 after a clean stop, 1 on a server error, 2 on bad usage). */
 int tfc_tool_server(int argc, char **argv);
+/* tfc cluster --cluster SPEC ... | --k8s SPEC ...: a supervisor that runs, restarts and stops the
+ * cluster's tasks on this host, or the cluster's Kubernetes manifests on stdout (tfc_cluster.c).
+ * argv[0] is the first flag. Returns the exit code (0 after a clean stop or when every trainer
+ * finished, 1 when a task ran out of restarts or could not start, 2 on bad usage). */
+int tfc_tool_cluster(int argc, char **argv);
 
 /* Reads a whole file into *out_bytes (malloc'ed, the caller frees; NUL-terminated beyond
  * *out_len). Returns 0, or -1 after printing "<who>: cannot read PATH: <strerror>". */
