@@ -1,0 +1,531 @@
+/*
+ * monitored_session — include/tfc/monitored_session.h: MonitoredTrainingSession over the C
+ * API (TF_NewSession, TF_SessionRun) and the builders (initializers, Saver).
+ *
+ * The scaffold is built once, at creation, under the name scope "monitored_session": "init"
+ * (global variables' initializers), "local_init" (local variables'), one IsVariableInitialized
+ * per variable (global ones first) packed into "is_initialized", and the Saver ("save") of the
+ * global variables when there is a checkpoint directory. Readiness is that vector: the names
+ * of the variables whose entry is false are reported.
+ *
+ * The built-in hooks are TF's CheckpointSaverHook (chief with a checkpoint directory) and
+ * StopAtStepHook (last_step > 0). Both fetch the global step with the step and, when their
+ * timer may fire, read it again in a run of its own before they act, as TF's do (the value
+ * fetched with a step may be read before the step's increment).
+ *
+ * Recovery: a step or a creation failing with ABORTED or UNAVAILABLE closes the session and
+ * creates a new one (see the header), with a pause between failed creations, until one
+ * succeeds or max_wait_secs have gone by.
+ */
+#include "tfc/monitored_session.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "base/clock.h"
+#include "base/log.h"
+#include "capi/capi_internal.h"
+#include "tfc/input.h"
+#include "tfc/saver.h"
+#include "tfc/train.h"
+
+#define MAX_VARS 4096
+
+struct TFC_MonitoredSession {
+  TF_Graph* graph;
+  char* master;
+  int is_chief;
+  char* checkpoint_dir;
+  int save_steps;
+  double save_secs;
+  int64_t last_step;
+  double max_wait_secs, recovery_wait_secs;
+  void* config;
+  size_t config_len;
+  TFC_SessionRunHook* hooks;
+  int n_hooks;
+  /* the scaffold */
+  TF_Operation *init_op, *local_init_op, *is_initialized;
+  char** var_names;
+  int n_vars, n_global;
+  TFC_Saver* saver;
+  TF_Output global_step; /* oper NULL: none */
+  /* state */
+  TF_Session* sess;
+  int stop_requested, closed;
+  int64_t step;           /* the global step last read */
+  int64_t last_save_step; /* -1: none yet */
+  double last_save_time;
+};
+
+static double now_secs(void) { return (double)tfc_now_us() / 1e6; }
+
+static void say(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+static void say(const char* fmt, ...) {
+  char line[2048];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(line, sizeof line, fmt, ap);
+  va_end(ap);
+  tfc_log_print(line);
+}
+
+static void sleep_secs(double secs) {
+  if (secs <= 0) return;
+  struct timespec ts = {(time_t)secs, (long)((secs - (double)(time_t)secs) * 1e9)};
+  nanosleep(&ts, NULL);
+}
+
+static int is_preemption(const TF_Status* s) {
+  return TF_GetCode(s) == TF_ABORTED || TF_GetCode(s) == TF_UNAVAILABLE;
+}
+
+/* ---------------- the scaffold ---------------- */
+
+/* One IsVariableInitialized (or VarIsInitializedOp for a resource handle) per variable, and
+ * their Pack; the names are recorded in ms->var_names. */
+static int build_readiness(TFC_MonitoredSession* ms, const TFC_Scope* sc, TF_Status* status) {
+  TFC_Variable* vars = malloc(sizeof *vars * MAX_VARS);
+  if (!vars) {
+    TF_SetStatus(status, TF_RESOURCE_EXHAUSTED, "out of memory");
+    return -1;
+  }
+  int ng = TFC_GlobalVariables(ms->graph, vars, MAX_VARS);
+  if (ng > MAX_VARS) ng = MAX_VARS;
+  int nl = TFC_LocalVariables(ms->graph, vars + ng, MAX_VARS - ng);
+  if (nl > MAX_VARS - ng) nl = MAX_VARS - ng;
+  int n = ng + nl;
+  ms->n_global = ng;
+  ms->var_names = calloc((size_t)n + 1, sizeof *ms->var_names);
+  TF_Output* flags = calloc((size_t)n + 1, sizeof *flags);
+  int rc = 0;
+  if (!ms->var_names || !flags) {
+    TF_SetStatus(status, TF_RESOURCE_EXHAUSTED, "out of memory");
+    rc = -1;
+  }
+  for (int i = 0; i < n && rc == 0; i++) {
+    TF_Operation* v = vars[i].variable;
+    const char* type = TF_OperationOpType(v);
+    int resource = strcmp(type, "VarHandleOp") == 0;
+    TF_OperationDescription* d =
+        TFC_ScopeNewOperation(sc, resource ? "VarIsInitializedOp" : "IsVariableInitialized", NULL);
+    if (!d) {
+      TF_SetStatus(status, TF_RESOURCE_EXHAUSTED, "out of memory");
+      rc = -1;
+      break;
+    }
+    TF_AddInput(d, (TF_Output){v, 0});
+    if (!resource) {
+      TF_DataType t = TF_OperationOutputType((TF_Output){v, 0});
+      TF_SetAttrType(d, "dtype", t > 100 ? (TF_DataType)(t - 100) : t); /* a ref type's base */
+    }
+    TF_Operation* op = TF_FinishOperation(d, status);
+    if (TF_GetCode(status) != TF_OK) {
+      rc = -1;
+      break;
+    }
+    flags[i] = (TF_Output){op, 0};
+    ms->var_names[i] = strdup(TF_OperationName(v));
+    ms->n_vars = i + 1;
+    if (!ms->var_names[i]) {
+      TF_SetStatus(status, TF_RESOURCE_EXHAUSTED, "out of memory");
+      rc = -1;
+    }
+  }
+  if (rc == 0 && n > 0) {
+    TF_OperationDescription* d = TFC_ScopeNewOperation(sc, "Pack", "is_initialized");
+    TF_AddInputList(d, flags, n);
+    TF_SetAttrInt(d, "axis", 0);
+    ms->is_initialized = TF_FinishOperation(d, status);
+    if (TF_GetCode(status) != TF_OK) rc = -1;
+  }
+  free(flags);
+  free(vars);
+  return rc;
+}
+
+static int build_scaffold(TFC_MonitoredSession* ms, TF_Status* status) {
+  TFC_Scope* root = TFC_NewRootScope(ms->graph);
+  TFC_Scope* sc = root ? TFC_NewSubScope(root, "monitored_session") : NULL;
+  int rc = -1;
+  if (!sc) {
+    TF_SetStatus(status, TF_RESOURCE_EXHAUSTED, "out of memory");
+    goto out;
+  }
+  /* The hooks' needs first: a refused option leaves the graph as it was. */
+  TF_Operation* gs = TF_GraphOperationByName(ms->graph, "global_step");
+  if (gs) ms->global_step = (TF_Output){gs, 0};
+  int needs_step = (ms->is_chief && ms->checkpoint_dir) || ms->last_step > 0;
+  if (needs_step && !gs) {
+    TF_SetStatus(status, TF_INVALID_ARGUMENT,
+                 "Global step should be created to use CheckpointSaverHook or StopAtStepHook "
+                 "(TFC_GetOrCreateGlobalStep)");
+    goto out;
+  }
+  if (!(ms->init_op = TFC_GlobalVariablesInitializer(sc, "init", status))) goto out;
+  if (!(ms->local_init_op = TFC_LocalVariablesInitializer(sc, "local_init", status))) goto out;
+  if (build_readiness(ms, sc, status)) goto out;
+  if (ms->checkpoint_dir && ms->n_global > 0 && !(ms->saver = TFC_NewSaver(sc, NULL, NULL, 0, 5, status)))
+    goto out;
+  rc = 0;
+out:
+  TFC_DeleteScope(sc);
+  TFC_DeleteScope(root);
+  return rc;
+}
+
+/* ---------------- session creation ---------------- */
+
+/* The global step's value in ms->step (-1 without one). */
+static void read_global_step(TFC_MonitoredSession* ms, TF_Session* sess, TF_Status* status) {
+  if (!ms->global_step.oper) {
+    ms->step = -1;
+    return;
+  }
+  TF_Tensor* t = NULL;
+  TF_SessionRun(sess, NULL, NULL, NULL, 0, &ms->global_step, &t, 1, NULL, 0, NULL, status);
+  if (TF_GetCode(status) != TF_OK) return;
+  ms->step = TF_TensorType(t) == TF_INT32 ? *(const int32_t*)TF_TensorData(t) : *(const int64_t*)TF_TensorData(t);
+  TF_DeleteTensor(t);
+}
+
+/* The names of the uninitialized variables among the first n, ", "-joined into buf; returns
+ * how many there are (-1 on error, in status). */
+static int uninitialized(TFC_MonitoredSession* ms, TF_Session* sess, int n, char* buf, size_t cap, TF_Status* status) {
+  buf[0] = 0;
+  if (!ms->is_initialized || n == 0) return 0;
+  TF_Output out = {ms->is_initialized, 0};
+  TF_Tensor* t = NULL;
+  TF_SessionRun(sess, NULL, NULL, NULL, 0, &out, &t, 1, NULL, 0, NULL, status);
+  if (TF_GetCode(status) != TF_OK) return -1;
+  const unsigned char* f = TF_TensorData(t);
+  int count = 0;
+  size_t len = 0;
+  for (int i = 0; i < n; i++)
+    if (!f[i]) {
+      int w = snprintf(buf + len, len < cap ? cap - len : 0, "%s%s", count ? ", " : "", ms->var_names[i]);
+      if (w > 0) len += (size_t)w;
+      count++;
+    }
+  TF_DeleteTensor(t);
+  return count;
+}
+
+static void run_op(TF_Session* sess, TF_Operation* op, TF_Status* status) {
+  const TF_Operation* t[] = {op};
+  TF_SessionRun(sess, NULL, NULL, NULL, 0, NULL, NULL, 0, t, 1, NULL, status);
+}
+
+/* Saves "<dir>/model.ckpt-<step>" at the current global step (chief with a saver). */
+static void save(TFC_MonitoredSession* ms, TF_Status* status) {
+  if (!ms->saver) return;
+  read_global_step(ms, ms->sess, status);
+  if (TF_GetCode(status) != TF_OK) return;
+  char prefix[4096];
+  snprintf(prefix, sizeof prefix, "%s/model.ckpt", ms->checkpoint_dir);
+  say("Saving checkpoints for %lld into %s.", (long long)ms->step, prefix);
+  TFC_SaverSave(ms->saver, ms->sess, prefix, ms->step, NULL, 0, status);
+  if (TF_GetCode(status) != TF_OK) return;
+  ms->last_save_step = ms->step;
+  ms->last_save_time = now_secs();
+}
+
+/* The chief: restore or initialize, then local init, then the readiness check. */
+static void prepare_chief(TFC_MonitoredSession* ms, TF_Status* status) {
+  char path[4096], names[2048];
+  int found = 0;
+  if (ms->saver) {
+    found = TFC_LatestCheckpoint(ms->checkpoint_dir, path, sizeof path, status);
+    if (found < 0) return;
+  }
+  if (found > 0) {
+    say("Restoring parameters from %s", path);
+    TFC_SaverRestore(ms->saver, ms->sess, path, status);
+  } else {
+    run_op(ms->sess, ms->init_op, status);
+  }
+  if (TF_GetCode(status) != TF_OK) return;
+  run_op(ms->sess, ms->local_init_op, status);
+  if (TF_GetCode(status) != TF_OK) return;
+  int n = uninitialized(ms, ms->sess, ms->n_vars, names, sizeof names, status);
+  if (n > 0) {
+    snprintf(path, sizeof path, "Init operations did not make model ready: Variables not initialized: %s", names);
+    TF_SetStatus(status, TF_FAILED_PRECONDITION, path);
+  }
+}
+
+/* A worker: wait for the chief's variables, then local init. */
+static void prepare_worker(TFC_MonitoredSession* ms, TF_Status* status) {
+  char names[2048];
+  double until = now_secs() + ms->max_wait_secs;
+  for (;;) {
+    int n = uninitialized(ms, ms->sess, ms->n_global, names, sizeof names, status);
+    if (n < 0) return;
+    if (n == 0) break;
+    if (now_secs() >= until) {
+      char msg[128];
+      snprintf(msg, sizeof msg, "Session was not ready after waiting %.0f secs.", ms->max_wait_secs);
+      TF_SetStatus(status, TF_DEADLINE_EXCEEDED, msg);
+      return;
+    }
+    say("Waiting for model to be ready. Ready_for_local_init_op: Variables not initialized: %s, ready: None", names);
+    sleep_secs(ms->recovery_wait_secs);
+  }
+  run_op(ms->sess, ms->local_init_op, status);
+}
+
+static void close_session(TFC_MonitoredSession* ms) {
+  if (!ms->sess) return;
+  TF_Status* ignored = TF_NewStatus();
+  TF_CloseSession(ms->sess, ignored);
+  TF_DeleteSession(ms->sess, ignored);
+  TF_DeleteStatus(ignored);
+  ms->sess = NULL;
+}
+
+/* One attempt: a new session, prepared, hooks told. */
+static void create_once(TFC_MonitoredSession* ms, TF_Status* status) {
+  TF_SessionOptions* o = TF_NewSessionOptions();
+  if (ms->master && *ms->master) TF_SetTarget(o, ms->master);
+  if (ms->config) TF_SetConfig(o, ms->config, ms->config_len, status);
+  if (TF_GetCode(status) == TF_OK) ms->sess = TF_NewSession(ms->graph, o, status);
+  TF_DeleteSessionOptions(o);
+  if (TF_GetCode(status) != TF_OK) return;
+  if (ms->is_chief)
+    prepare_chief(ms, status);
+  else
+    prepare_worker(ms, status);
+  if (TF_GetCode(status) == TF_OK) read_global_step(ms, ms->sess, status);
+  /* CheckpointSaverHook.after_create_session: a checkpoint at the current step. */
+  if (TF_GetCode(status) == TF_OK && ms->is_chief) save(ms, status);
+  for (int i = 0; i < ms->n_hooks && TF_GetCode(status) == TF_OK; i++)
+    if (ms->hooks[i].after_create_session) ms->hooks[i].after_create_session(ms->hooks[i].arg, ms->sess, status);
+}
+
+/* Creates sessions until one is ready, retrying preemption errors until max_wait_secs. */
+static void create_session(TFC_MonitoredSession* ms, TF_Status* status) {
+  double until = now_secs() + ms->max_wait_secs, pause = 0.1;
+  for (;;) {
+    TF_SetStatus(status, TF_OK, "");
+    create_once(ms, status);
+    if (TF_GetCode(status) == TF_OK) return;
+    close_session(ms);
+    if (!is_preemption(status) || now_secs() >= until) return;
+    say("An error was raised while a session was being created. This may be due to a preemption of a connected "
+         "worker or parameter server. A new session will be created. Error: %s",
+         TF_Message(status));
+    sleep_secs(pause);
+    if (pause < 2) pause *= 2;
+  }
+}
+
+/* ---------------- the public functions ---------------- */
+
+static char* dup_or_null(const char* s) { return s ? strdup(s) : NULL; }
+
+TFC_EXPORT TFC_MonitoredSession* TFC_NewMonitoredSession(TF_Graph* graph, const TFC_MonitoredSessionOptions* o,
+                                                        TF_Status* status) {
+  TF_SetStatus(status, TF_OK, "");
+  if (!graph || !o) {
+    TF_SetStatus(status, TF_INVALID_ARGUMENT, "TFC_NewMonitoredSession: graph and options are required");
+    return NULL;
+  }
+  if (o->num_hooks < 0 || (o->num_hooks > 0 && !o->hooks)) {
+    TF_SetStatus(status, TF_INVALID_ARGUMENT, "TFC_NewMonitoredSession: num_hooks hooks must be given");
+    return NULL;
+  }
+  TFC_MonitoredSession* ms = calloc(1, sizeof *ms);
+  if (!ms) {
+    TF_SetStatus(status, TF_RESOURCE_EXHAUSTED, "out of memory");
+    return NULL;
+  }
+  ms->graph = graph;
+  ms->master = dup_or_null(o->master);
+  ms->is_chief = o->is_chief != 0;
+  ms->checkpoint_dir = o->checkpoint_dir && *o->checkpoint_dir ? strdup(o->checkpoint_dir) : NULL;
+  ms->save_steps = o->save_checkpoint_steps > 0 ? o->save_checkpoint_steps : 0;
+  ms->save_secs = o->save_checkpoint_secs != 0 ? o->save_checkpoint_secs : (ms->save_steps ? -1 : 600);
+  ms->last_step = o->last_step;
+  ms->max_wait_secs = o->max_wait_secs > 0 ? o->max_wait_secs : 7200;
+  ms->recovery_wait_secs = o->recovery_wait_secs > 0 ? o->recovery_wait_secs : 30;
+  ms->step = -1;
+  ms->last_save_step = -1;
+  if (o->config && o->config_len) {
+    ms->config = malloc(o->config_len);
+    if (ms->config) memcpy(ms->config, o->config, o->config_len);
+    ms->config_len = o->config_len;
+  }
+  if (o->num_hooks) {
+    ms->hooks = malloc(sizeof *ms->hooks * (size_t)o->num_hooks);
+    if (ms->hooks) memcpy(ms->hooks, o->hooks, sizeof *ms->hooks * (size_t)o->num_hooks);
+    ms->n_hooks = o->num_hooks;
+  }
+  if ((o->master && !ms->master) || (o->config_len && !ms->config) || (o->num_hooks && !ms->hooks) ||
+      (o->checkpoint_dir && *o->checkpoint_dir && !ms->checkpoint_dir)) {
+    TF_SetStatus(status, TF_RESOURCE_EXHAUSTED, "out of memory");
+  } else if (build_scaffold(ms, status) == 0) {
+    create_session(ms, status);
+  }
+  if (TF_GetCode(status) != TF_OK) {
+    TF_Status* keep = TF_NewStatus();
+    TF_SetStatus(keep, TF_GetCode(status), TF_Message(status));
+    ms->closed = 1; /* no final checkpoint */
+    TFC_DeleteMonitoredSession(ms);
+    TF_SetStatus(status, TF_GetCode(keep), TF_Message(keep));
+    TF_DeleteStatus(keep);
+    return NULL;
+  }
+  return ms;
+}
+
+/* The built-in hooks after a step whose fetched global step was `stale`. */
+static void builtin_after_run(TFC_MonitoredSession* ms, int64_t stale, TF_Status* status) {
+  ms->step = stale;
+  int may_save = ms->is_chief && ms->saver &&
+                 ((ms->save_steps > 0 && stale + 1 >= ms->last_save_step + ms->save_steps) ||
+                  (ms->save_secs > 0 && now_secs() >= ms->last_save_time + ms->save_secs));
+  int may_stop = ms->last_step > 0 && stale + 1 >= ms->last_step;
+  if (!may_save && !may_stop) return;
+  read_global_step(ms, ms->sess, status);
+  if (TF_GetCode(status) != TF_OK) return;
+  if (may_save && ((ms->save_steps > 0 && ms->step >= ms->last_save_step + ms->save_steps) ||
+                   (ms->save_secs > 0 && now_secs() >= ms->last_save_time + ms->save_secs)))
+    save(ms, status);
+  if (TF_GetCode(status) == TF_OK && may_stop && ms->step >= ms->last_step) ms->stop_requested = 1;
+}
+
+/* One attempt at the step with the hooks' fetches and targets. */
+static void run_hooked(TFC_MonitoredSession* ms, const TF_Buffer* run_options, const TF_Output* inputs,
+                       TF_Tensor* const* input_values, int ninputs, const TF_Output* outputs, TF_Tensor** output_values,
+                       int noutputs, const TF_Operation* const* target_opers, int ntargets, TF_Buffer* run_metadata,
+                       TF_Status* status) {
+  int nh = ms->n_hooks;
+  TFC_SessionRunArgs* args = calloc((size_t)nh + 1, sizeof *args);
+  int extra_out = ms->global_step.oper ? 1 : 0, extra_tg = 0;
+  for (int i = 0; i < nh && args; i++) {
+    if (ms->hooks[i].before_run) ms->hooks[i].before_run(ms->hooks[i].arg, &args[i], status);
+    if (TF_GetCode(status) != TF_OK) {
+      free(args);
+      return;
+    }
+    if (args[i].num_fetches < 0 || args[i].num_fetches > TFC_HOOK_MAX_FETCHES || args[i].num_targets < 0 ||
+        args[i].num_targets > TFC_HOOK_MAX_TARGETS) {
+      TF_SetStatus(status, TF_INVALID_ARGUMENT, "a hook's before_run gave more fetches or targets than allowed");
+      free(args);
+      return;
+    }
+    extra_out += args[i].num_fetches;
+    extra_tg += args[i].num_targets;
+  }
+  int no = noutputs + extra_out, nt = ntargets + extra_tg;
+  TF_Output* outs = calloc((size_t)no + 1, sizeof *outs);
+  TF_Tensor** vals = calloc((size_t)no + 1, sizeof *vals);
+  const TF_Operation** tgs = calloc((size_t)nt + 1, sizeof *tgs);
+  if (!args || !outs || !vals || !tgs) {
+    TF_SetStatus(status, TF_RESOURCE_EXHAUSTED, "out of memory");
+    goto out;
+  }
+  memcpy(outs, outputs, sizeof *outs * (size_t)noutputs);
+  memcpy(tgs, target_opers, sizeof *tgs * (size_t)ntargets);
+  int k = noutputs, kt = ntargets;
+  if (ms->global_step.oper) outs[k++] = ms->global_step;
+  for (int i = 0; i < nh; i++) {
+    memcpy(outs + k, args[i].fetches, sizeof *outs * (size_t)args[i].num_fetches);
+    k += args[i].num_fetches;
+    memcpy(tgs + kt, args[i].targets, sizeof *tgs * (size_t)args[i].num_targets);
+    kt += args[i].num_targets;
+  }
+  TF_SessionRun(ms->sess, run_options, inputs, input_values, ninputs, outs, vals, no, tgs, nt, run_metadata, status);
+  if (TF_GetCode(status) != TF_OK) goto out;
+  k = noutputs;
+  if (ms->global_step.oper) {
+    TF_Tensor* t = vals[k++];
+    int64_t stale = TF_TensorType(t) == TF_INT32 ? *(const int32_t*)TF_TensorData(t) : *(const int64_t*)TF_TensorData(t);
+    builtin_after_run(ms, stale, status);
+  }
+  for (int i = 0; i < nh && TF_GetCode(status) == TF_OK; i++) {
+    if (ms->hooks[i].after_run) ms->hooks[i].after_run(ms->hooks[i].arg, vals + k, args[i].num_fetches, status);
+    k += args[i].num_fetches;
+  }
+  if (TF_GetCode(status) == TF_OK) {
+    memcpy(output_values, vals, sizeof *vals * (size_t)noutputs);
+    for (int i = 0; i < noutputs; i++) vals[i] = NULL;
+  }
+out:
+  for (int i = 0; vals && i < no; i++) TF_DeleteTensor(vals[i]);
+  free(vals);
+  free(outs);
+  free(tgs);
+  free(args);
+}
+
+TFC_EXPORT void TFC_MonitoredSessionRun(TFC_MonitoredSession* ms, const TF_Buffer* run_options, const TF_Output* inputs,
+                                       TF_Tensor* const* input_values, int ninputs, const TF_Output* outputs,
+                                       TF_Tensor** output_values, int noutputs, const TF_Operation* const* target_opers,
+                                       int ntargets, TF_Buffer* run_metadata, TF_Status* status) {
+  TF_SetStatus(status, TF_OK, "");
+  for (int i = 0; i < noutputs; i++) output_values[i] = NULL;
+  if (ms->closed || !ms->sess) {
+    TF_SetStatus(status, TF_FAILED_PRECONDITION, "Session has been closed.");
+    return;
+  }
+  if (ms->stop_requested) {
+    TF_SetStatus(status, TF_FAILED_PRECONDITION, "Run called even after should_stop requested.");
+    return;
+  }
+  for (;;) {
+    run_hooked(ms, run_options, inputs, input_values, ninputs, outputs, output_values, noutputs, target_opers, ntargets,
+               run_metadata, status);
+    if (!is_preemption(status)) return;
+    say("An error was raised. This may be due to a preemption in a connected worker or parameter server. A new "
+         "session will be created. Error: %s",
+         TF_Message(status));
+    close_session(ms);
+    create_session(ms, status);
+    if (TF_GetCode(status) != TF_OK) return;
+  }
+}
+
+TFC_EXPORT unsigned char TFC_MonitoredSessionShouldStop(const TFC_MonitoredSession* ms) {
+  return ms->stop_requested || ms->closed;
+}
+
+TFC_EXPORT void TFC_MonitoredSessionRequestStop(TFC_MonitoredSession* ms) { ms->stop_requested = 1; }
+
+TFC_EXPORT TF_Session* TFC_MonitoredSessionRawSession(TFC_MonitoredSession* ms) { return ms->sess; }
+
+TFC_EXPORT int64_t TFC_MonitoredSessionGlobalStep(const TFC_MonitoredSession* ms) { return ms->step; }
+
+TFC_EXPORT void TFC_MonitoredSessionClose(TFC_MonitoredSession* ms, TF_Status* status) {
+  TF_SetStatus(status, TF_OK, "");
+  if (ms->closed) return;
+  ms->closed = 1;
+  if (!ms->sess) return;
+  for (int i = 0; i < ms->n_hooks && TF_GetCode(status) == TF_OK; i++)
+    if (ms->hooks[i].end) ms->hooks[i].end(ms->hooks[i].arg, ms->sess, status);
+  /* CheckpointSaverHook.end: a last checkpoint unless this step's is saved already. */
+  if (TF_GetCode(status) == TF_OK && ms->is_chief && ms->saver) {
+    read_global_step(ms, ms->sess, status);
+    if (TF_GetCode(status) == TF_OK && ms->step != ms->last_save_step) save(ms, status);
+  }
+  close_session(ms);
+}
+
+TFC_EXPORT void TFC_DeleteMonitoredSession(TFC_MonitoredSession* ms) {
+  if (!ms) return;
+  TF_Status* ignored = TF_NewStatus();
+  TFC_MonitoredSessionClose(ms, ignored);
+  TF_DeleteStatus(ignored);
+  close_session(ms);
+  TFC_DeleteSaver(ms->saver);
+  for (int i = 0; i < ms->n_vars; i++) free(ms->var_names[i]);
+  free(ms->var_names);
+  free(ms->hooks);
+  free(ms->config);
+  free(ms->checkpoint_dir);
+  free(ms->master);
+  free(ms);
+}

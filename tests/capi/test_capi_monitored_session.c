@@ -1,0 +1,293 @@
+/* Tests of TFC_MonitoredSession (include/tfc/monitored_session.h) in process: the chief
+ * initializes, checkpoints at creation, every N steps and at close, and stops at last_step; a
+ * new monitored session over the same model restores the newest checkpoint; a worker waits for
+ * a chief that never comes and gives up with TF's text; hooks add fetches and targets, see
+ * their values and stop the loop; runs after a stop or a close are refused; a missing global
+ * step is refused when a hook needs it. (Recovery from a lost task: the cluster test
+ * tests/distributed_runtime/test_cluster_recovery.c.) */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "capi_util.h"
+#include "tfc/monitored_session.h"
+#include "tfc/saver.h"
+#include "tfc/train.h"
+
+/* What the model is: a global step and a float w = 1, and "train" adding 1 to both. */
+typedef struct model {
+  TF_Graph *g;
+  TF_Operation *train;
+  TF_Output w;
+} model;
+
+static TF_Operation *assign_add(TF_Graph *g, const char *name, TF_Output var, TF_Output v, TF_Status *s) {
+  TF_OperationDescription *d = TF_NewOperation(g, "AssignAdd", name);
+  TF_AddInput(d, var);
+  TF_AddInput(d, v);
+  TF_Operation *op = TF_FinishOperation(d, s);
+  OK(s);
+  return op;
+}
+
+static model build_model(int with_step) {
+  model m;
+  TF_Status *s = TF_NewStatus();
+  m.g = TF_NewGraph();
+  TFC_Scope *root = TFC_NewRootScope(m.g);
+  TF_Operation *deps[2];
+  int n = 0;
+  if (with_step) {
+    TFC_Variable gs = TFC_GetOrCreateGlobalStep(root, s);
+    OK(s);
+    TF_Output one = TFC_ScalarConst(root, "one", TF_INT64, 1, s);
+    OK(s);
+    deps[n++] = assign_add(m.g, "step_add", (TF_Output){gs.variable, 0}, one, s);
+  }
+  TF_Output init = TFC_ScalarConst(root, "w_init", TF_FLOAT, 1, s);
+  OK(s);
+  TFC_Variable w = TFC_NewVariable(root, "w", init, 1, s);
+  OK(s);
+  TF_Output onef = TFC_ScalarConst(root, "onef", TF_FLOAT, 1, s);
+  OK(s);
+  deps[n++] = assign_add(m.g, "w_add", (TF_Output){w.variable, 0}, onef, s);
+  TF_OperationDescription *d = TF_NewOperation(m.g, "NoOp", "train");
+  for (int i = 0; i < n; i++) TF_AddControlInput(d, deps[i]);
+  m.train = TF_FinishOperation(d, s);
+  OK(s);
+  m.w = (TF_Output){w.variable, 0};
+  TFC_DeleteScope(root);
+  TF_DeleteStatus(s);
+  return m;
+}
+
+static void train_step(TFC_MonitoredSession *ms, model *m, TF_Status *s) {
+  const TF_Operation *t[] = {m->train};
+  TFC_MonitoredSessionRun(ms, NULL, NULL, NULL, 0, NULL, NULL, 0, t, 1, NULL, s);
+}
+
+static float read_w(TFC_MonitoredSession *ms, model *m) {
+  TF_Status *s = TF_NewStatus();
+  TF_Tensor *v = NULL;
+  TF_SessionRun(TFC_MonitoredSessionRawSession(ms), NULL, NULL, NULL, 0, &m->w, &v, 1, NULL, 0, NULL, s);
+  OK(s);
+  float f = *(const float *)TF_TensorData(v);
+  TF_DeleteTensor(v);
+  TF_DeleteStatus(s);
+  return f;
+}
+
+static char dir[256];
+
+static void make_dir(void) {
+  snprintf(dir, sizeof dir, "%s/tfc_ms_XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+  if (!mkdtemp(dir)) tfc_test_fail(__FILE__, __LINE__, "mkdtemp");
+}
+
+static void remove_dir(void) {
+  char cmd[512];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  if (system(cmd) != 0) tfc_test_fail(__FILE__, __LINE__, "rm");
+}
+
+static int exists(const char *name) {
+  char p[512];
+  snprintf(p, sizeof p, "%s/%s", dir, name);
+  return access(p, F_OK) == 0;
+}
+
+static void chief_checkpoints_stops_and_a_new_session_restores(void) {
+  make_dir();
+  model m = build_model(1);
+  TF_Status *s = TF_NewStatus();
+  TFC_MonitoredSessionOptions o = {0};
+  o.is_chief = 1;
+  o.checkpoint_dir = dir;
+  o.save_checkpoint_steps = 3;
+  o.last_step = 7;
+  TFC_MonitoredSession *ms = TFC_NewMonitoredSession(m.g, &o, s);
+  OK(s);
+  EXPECT_EQ(TFC_MonitoredSessionGlobalStep(ms), 0);
+  EXPECT_TRUE(exists("model.ckpt-0.index")); /* saved at creation */
+  EXPECT_NEAR(read_w(ms, &m), 1, 0);
+  int steps = 0;
+  while (!TFC_MonitoredSessionShouldStop(ms) && steps < 100) {
+    train_step(ms, &m, s);
+    OK(s);
+    steps++;
+  }
+  EXPECT_EQ(steps, 7);
+  EXPECT_EQ(TFC_MonitoredSessionGlobalStep(ms), 7);
+  EXPECT_TRUE(exists("model.ckpt-3.index"));
+  EXPECT_TRUE(exists("model.ckpt-6.index"));
+  EXPECT_TRUE(!exists("model.ckpt-7.index")); /* not yet: at close */
+  /* A step after the stop is refused, as TF's RuntimeError. */
+  train_step(ms, &m, s);
+  EXPECT_EQ(TF_GetCode(s), TF_FAILED_PRECONDITION);
+  EXPECT_STREQ(TF_Message(s), "Run called even after should_stop requested.");
+  EXPECT_NEAR(read_w(ms, &m), 8, 0);
+  TFC_MonitoredSessionClose(ms, s);
+  OK(s);
+  EXPECT_TRUE(exists("model.ckpt-7.index"));
+  train_step(ms, &m, s);
+  EXPECT_EQ(TF_GetCode(s), TF_FAILED_PRECONDITION);
+  EXPECT_STREQ(TF_Message(s), "Session has been closed.");
+  TFC_DeleteMonitoredSession(ms);
+  char latest[512], want[512];
+  EXPECT_EQ(TFC_LatestCheckpoint(dir, latest, sizeof latest, s), 1);
+  snprintf(want, sizeof want, "%s/model.ckpt-7", dir);
+  EXPECT_STREQ(latest, want);
+
+  /* The same model in a new graph and session: restored at step 7, w 8; on to step 10. */
+  model m2 = build_model(1);
+  o.last_step = 10;
+  ms = TFC_NewMonitoredSession(m2.g, &o, s);
+  OK(s);
+  EXPECT_EQ(TFC_MonitoredSessionGlobalStep(ms), 7);
+  EXPECT_NEAR(read_w(ms, &m2), 8, 0);
+  steps = 0;
+  while (!TFC_MonitoredSessionShouldStop(ms) && steps < 100) {
+    train_step(ms, &m2, s);
+    OK(s);
+    steps++;
+  }
+  EXPECT_EQ(steps, 3);
+  EXPECT_NEAR(read_w(ms, &m2), 11, 0);
+  TFC_DeleteMonitoredSession(ms);
+  EXPECT_TRUE(exists("model.ckpt-10.index"));
+  TF_DeleteGraph(m2.g);
+  TF_DeleteGraph(m.g);
+  TF_DeleteStatus(s);
+  remove_dir();
+}
+
+static void worker_waits_for_the_chief_then_gives_up(void) {
+  model m = build_model(1);
+  TF_Status *s = TF_NewStatus();
+  TFC_MonitoredSessionOptions o = {0};
+  o.is_chief = 0;
+  o.max_wait_secs = 0.5;
+  o.recovery_wait_secs = 0.1;
+  TFC_MonitoredSession *ms = TFC_NewMonitoredSession(m.g, &o, s);
+  EXPECT_TRUE(ms == NULL);
+  EXPECT_EQ(TF_GetCode(s), TF_DEADLINE_EXCEEDED);
+  EXPECT_STREQ(TF_Message(s), "Session was not ready after waiting 0 secs.");
+  TF_DeleteGraph(m.g);
+  TF_DeleteStatus(s);
+}
+
+/* A hook that fetches w, runs nothing more, and stops after `stop_after` steps. */
+typedef struct counting_hook {
+  TF_Output w;
+  int created, before, after, ended, stop_after;
+  float last_w;
+  TFC_MonitoredSession *ms;
+} counting_hook;
+
+static void h_created(void *arg, TF_Session *sess, TF_Status *s) {
+  counting_hook *h = arg;
+  h->created++;
+  EXPECT_TRUE(sess != NULL);
+  (void)s;
+}
+
+static void h_before(void *arg, TFC_SessionRunArgs *a, TF_Status *s) {
+  counting_hook *h = arg;
+  h->before++;
+  EXPECT_EQ(a->num_fetches, 0);
+  a->fetches[a->num_fetches++] = h->w;
+  (void)s;
+}
+
+static void h_after(void *arg, TF_Tensor *const *v, int n, TF_Status *s) {
+  counting_hook *h = arg;
+  h->after++;
+  EXPECT_EQ(n, 1);
+  h->last_w = *(const float *)TF_TensorData(v[0]);
+  if (h->after >= h->stop_after) TFC_MonitoredSessionRequestStop(h->ms);
+  (void)s;
+}
+
+static void h_end(void *arg, TF_Session *sess, TF_Status *s) {
+  counting_hook *h = arg;
+  h->ended++;
+  (void)sess, (void)s;
+}
+
+static void h_fail(void *arg, TFC_SessionRunArgs *a, TF_Status *s) {
+  (void)arg, (void)a;
+  TF_SetStatus(s, TF_OUT_OF_RANGE, "the hook ran out of data");
+}
+
+static void hooks_add_fetches_see_values_and_stop(void) {
+  model m = build_model(0); /* no global step: no built-in hook needs one */
+  TF_Status *s = TF_NewStatus();
+  counting_hook h = {.w = m.w, .stop_after = 3};
+  TFC_SessionRunHook hook = {&h, h_created, h_before, h_after, h_end};
+  TFC_MonitoredSessionOptions o = {0};
+  o.is_chief = 1;
+  o.hooks = &hook;
+  o.num_hooks = 1;
+  TFC_MonitoredSession *ms = TFC_NewMonitoredSession(m.g, &o, s);
+  OK(s);
+  h.ms = ms;
+  EXPECT_EQ(h.created, 1);
+  EXPECT_EQ(TFC_MonitoredSessionGlobalStep(ms), -1);
+  /* The caller's own fetch comes back beside the hook's. */
+  int steps = 0;
+  while (!TFC_MonitoredSessionShouldStop(ms) && steps < 100) {
+    TF_Tensor *mine = NULL;
+    const TF_Operation *t[] = {m.train};
+    TFC_MonitoredSessionRun(ms, NULL, NULL, NULL, 0, &m.w, &mine, 1, t, 1, NULL, s);
+    OK(s);
+    EXPECT_TRUE(mine != NULL);
+    TF_DeleteTensor(mine);
+    steps++;
+  }
+  EXPECT_EQ(steps, 3);
+  EXPECT_EQ(h.before, 3);
+  EXPECT_EQ(h.after, 3);
+  /* Read in the third step, before or after its own increment (no dependency orders them). */
+  EXPECT_TRUE(h.last_w == 3 || h.last_w == 4);
+  EXPECT_EQ(h.ended, 0);
+  TFC_MonitoredSessionClose(ms, s);
+  OK(s);
+  EXPECT_EQ(h.ended, 1);
+  TFC_DeleteMonitoredSession(ms);
+  EXPECT_EQ(h.ended, 1);
+
+  /* A hook's error fails the step with its status, and runs nothing. */
+  TFC_SessionRunHook bad = {NULL, NULL, h_fail, NULL, NULL};
+  o.hooks = &bad;
+  ms = TFC_NewMonitoredSession(m.g, &o, s);
+  OK(s);
+  train_step(ms, &m, s);
+  EXPECT_EQ(TF_GetCode(s), TF_OUT_OF_RANGE);
+  EXPECT_STREQ(TF_Message(s), "the hook ran out of data");
+  TFC_DeleteMonitoredSession(ms);
+  TF_DeleteGraph(m.g);
+  TF_DeleteStatus(s);
+}
+
+static void hooks_that_need_a_global_step_refuse_a_graph_without_one(void) {
+  model m = build_model(0);
+  TF_Status *s = TF_NewStatus();
+  TFC_MonitoredSessionOptions o = {0};
+  o.is_chief = 1;
+  o.last_step = 5;
+  EXPECT_TRUE(TFC_NewMonitoredSession(m.g, &o, s) == NULL);
+  EXPECT_EQ(TF_GetCode(s), TF_INVALID_ARGUMENT);
+  EXPECT_CONTAINS(TF_Message(s), "Global step should be created");
+  TF_DeleteGraph(m.g);
+  TF_DeleteStatus(s);
+}
+
+static const tfc_test tests[] = {
+    TFC_TEST(chief_checkpoints_stops_and_a_new_session_restores),
+    TFC_TEST(worker_waits_for_the_chief_then_gives_up),
+    TFC_TEST(hooks_add_fetches_see_values_and_stop),
+    TFC_TEST(hooks_that_need_a_global_step_refuse_a_graph_without_one),
+    {0},
+};
+TFC_TEST_MAIN(tests)
