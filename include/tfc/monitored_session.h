@@ -26,6 +26,12 @@
  * step find the graph's "global_step" variable (TFC_GetOrCreateGlobalStep); without one the
  * checkpoint and stop hooks are INVALID_ARGUMENT at creation, as TF's hooks refuse to run.
  *
+ * Queue runners. Each session gets a coordinator, and the graph's queue runners
+ * (TFC_StartQueueRunners) start with it, as TF's monitored session starts them; a step that
+ * fails with OUT_OF_RANGE (an input pipeline ran out) or a runner's error stops the session
+ * (TFC_MonitoredSessionShouldStop), and closing it stops and joins the threads before the
+ * session closes.
+ *
  * Recovery. A step that fails with ABORTED or UNAVAILABLE (a worker or parameter server of
  * the cluster went away or restarted) is not the caller's problem: the monitored session logs
  * "An error was raised. This may be due to a preemption in a connected worker or parameter
@@ -46,6 +52,7 @@
 #include <stdint.h>
 
 #include "tensorflow/c/c_api.h"
+#include "tfc/queue_runner.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -66,8 +73,9 @@ typedef struct TFC_SessionRunArgs {
  * fail the call that ran it (creation, the step, or close) with that status. */
 typedef struct TFC_SessionRunHook {
   void* arg;
-  /* After each session creation (also after a recovery), with the new session. */
-  void (*after_create_session)(void* arg, TF_Session* session, TF_Status* status);
+  /* After each session creation (also after a recovery), with the new session and its
+   * coordinator (for threads the hook starts: TFC_StartQueueRunner). */
+  void (*after_create_session)(void* arg, TF_Session* session, TFC_Coordinator* coord, TF_Status* status);
   /* Before each step: add fetches and targets to `args` (zeroed before the call). */
   void (*before_run)(void* arg, TFC_SessionRunArgs* args, TF_Status* status);
   /* After a successful step: the values of this hook's fetches (borrowed for the call).
@@ -111,8 +119,9 @@ TF_CAPI_EXPORT extern void TFC_MonitoredSessionRun(TFC_MonitoredSession* session
                                                   int ninputs, const TF_Output* outputs, TF_Tensor** output_values,
                                                   int noutputs, const TF_Operation* const* target_opers,
                                                   int ntargets, TF_Buffer* run_metadata, TF_Status* status);
-/* Whether a hook asked to stop (the stop-at-step hook, TFC_MonitoredSessionRequestStop) or a
- * step failed with an error that ends training. */
+/* Whether a hook asked to stop (the stop-at-step hook, TFC_MonitoredSessionRequestStop), a
+ * step failed with OUT_OF_RANGE, or the coordinator was asked to stop (a queue runner's
+ * error). */
 TF_CAPI_EXPORT extern unsigned char TFC_MonitoredSessionShouldStop(const TFC_MonitoredSession* session);
 TF_CAPI_EXPORT extern void TFC_MonitoredSessionRequestStop(TFC_MonitoredSession* session);
 /* The session steps run in now (replaced by a recovery; borrowed). */

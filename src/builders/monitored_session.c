@@ -13,6 +13,9 @@
  * timer may fire, read it again in a run of its own before they act, as TF's do (the value
  * fetched with a step may be read before the step's increment).
  *
+ * Each session has a coordinator for its queue runners (the graph's, and those hooks start);
+ * it is stopped and joined before the session closes.
+ *
  * Recovery: a step or a creation failing with ABORTED or UNAVAILABLE closes the session and
  * creates a new one (see the header), with a pause between failed creations, until one
  * succeeds or max_wait_secs have gone by.
@@ -29,6 +32,7 @@
 #include "base/log.h"
 #include "capi/capi_internal.h"
 #include "tfc/input.h"
+#include "tfc/queue_runner.h"
 #include "tfc/saver.h"
 #include "tfc/train.h"
 
@@ -55,6 +59,7 @@ struct TFC_MonitoredSession {
   TF_Output global_step; /* oper NULL: none */
   /* state */
   TF_Session* sess;
+  TFC_Coordinator* coord; /* the session's queue runner threads */
   int stop_requested, closed;
   int64_t step;           /* the global step last read */
   int64_t last_save_step; /* -1: none yet */
@@ -278,6 +283,11 @@ static void prepare_worker(TFC_MonitoredSession* ms, TF_Status* status) {
 }
 
 static void close_session(TFC_MonitoredSession* ms) {
+  if (ms->coord) {
+    /* Threads first (they run in the session); their errors end with them. */
+    TFC_DeleteCoordinator(ms->coord);
+    ms->coord = NULL;
+  }
   if (!ms->sess) return;
   TF_Status* ignored = TF_NewStatus();
   TF_CloseSession(ms->sess, ignored);
@@ -301,8 +311,12 @@ static void create_once(TFC_MonitoredSession* ms, TF_Status* status) {
   if (TF_GetCode(status) == TF_OK) read_global_step(ms, ms->sess, status);
   /* CheckpointSaverHook.after_create_session: a checkpoint at the current step. */
   if (TF_GetCode(status) == TF_OK && ms->is_chief) save(ms, status);
+  if (TF_GetCode(status) == TF_OK && !(ms->coord = TFC_NewCoordinator()))
+    TF_SetStatus(status, TF_RESOURCE_EXHAUSTED, "out of memory");
   for (int i = 0; i < ms->n_hooks && TF_GetCode(status) == TF_OK; i++)
-    if (ms->hooks[i].after_create_session) ms->hooks[i].after_create_session(ms->hooks[i].arg, ms->sess, status);
+    if (ms->hooks[i].after_create_session)
+      ms->hooks[i].after_create_session(ms->hooks[i].arg, ms->sess, ms->coord, status);
+  if (TF_GetCode(status) == TF_OK) TFC_StartQueueRunners(ms->sess, ms->graph, ms->coord, status);
 }
 
 /* Creates sessions until one is ready, retrying preemption errors until max_wait_secs. */
@@ -428,15 +442,14 @@ static void run_hooked(TFC_MonitoredSession* ms, const TF_Buffer* run_options, c
     TF_SetStatus(status, TF_RESOURCE_EXHAUSTED, "out of memory");
     goto out;
   }
-  memcpy(outs, outputs, sizeof *outs * (size_t)noutputs);
-  memcpy(tgs, target_opers, sizeof *tgs * (size_t)ntargets);
-  int k = noutputs, kt = ntargets;
+  /* (Element by element: the caller's arrays may be NULL when empty.) */
+  int k = 0, kt = 0;
+  for (int i = 0; i < noutputs; i++) outs[k++] = outputs[i];
+  for (int i = 0; i < ntargets; i++) tgs[kt++] = target_opers[i];
   if (ms->global_step.oper) outs[k++] = ms->global_step;
   for (int i = 0; i < nh; i++) {
-    memcpy(outs + k, args[i].fetches, sizeof *outs * (size_t)args[i].num_fetches);
-    k += args[i].num_fetches;
-    memcpy(tgs + kt, args[i].targets, sizeof *tgs * (size_t)args[i].num_targets);
-    kt += args[i].num_targets;
+    for (int j = 0; j < args[i].num_fetches; j++) outs[k++] = args[i].fetches[j];
+    for (int j = 0; j < args[i].num_targets; j++) tgs[kt++] = args[i].targets[j];
   }
   TF_SessionRun(ms->sess, run_options, inputs, input_values, ninputs, outs, vals, no, tgs, nt, run_metadata, status);
   if (TF_GetCode(status) != TF_OK) goto out;
@@ -450,10 +463,11 @@ static void run_hooked(TFC_MonitoredSession* ms, const TF_Buffer* run_options, c
     if (ms->hooks[i].after_run) ms->hooks[i].after_run(ms->hooks[i].arg, vals + k, args[i].num_fetches, status);
     k += args[i].num_fetches;
   }
-  if (TF_GetCode(status) == TF_OK) {
-    memcpy(output_values, vals, sizeof *vals * (size_t)noutputs);
-    for (int i = 0; i < noutputs; i++) vals[i] = NULL;
-  }
+  if (TF_GetCode(status) == TF_OK)
+    for (int i = 0; i < noutputs; i++) {
+      output_values[i] = vals[i];
+      vals[i] = NULL;
+    }
 out:
   for (int i = 0; vals && i < no; i++) TF_DeleteTensor(vals[i]);
   free(vals);
@@ -479,6 +493,7 @@ TFC_EXPORT void TFC_MonitoredSessionRun(TFC_MonitoredSession* ms, const TF_Buffe
   for (;;) {
     run_hooked(ms, run_options, inputs, input_values, ninputs, outputs, output_values, noutputs, target_opers, ntargets,
                run_metadata, status);
+    if (TF_GetCode(status) == TF_OUT_OF_RANGE) ms->stop_requested = 1;
     if (!is_preemption(status)) return;
     say("An error was raised. This may be due to a preemption in a connected worker or parameter server. A new "
          "session will be created. Error: %s",
@@ -490,7 +505,7 @@ TFC_EXPORT void TFC_MonitoredSessionRun(TFC_MonitoredSession* ms, const TF_Buffe
 }
 
 TFC_EXPORT unsigned char TFC_MonitoredSessionShouldStop(const TFC_MonitoredSession* ms) {
-  return ms->stop_requested || ms->closed;
+  return ms->stop_requested || ms->closed || (ms->coord && TFC_CoordinatorShouldStop(ms->coord));
 }
 
 TFC_EXPORT void TFC_MonitoredSessionRequestStop(TFC_MonitoredSession* ms) { ms->stop_requested = 1; }

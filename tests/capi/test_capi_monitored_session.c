@@ -3,7 +3,8 @@
  * new monitored session over the same model restores the newest checkpoint; a worker waits for
  * a chief that never comes and gives up with TF's text; hooks add fetches and targets, see
  * their values and stop the loop; runs after a stop or a close are refused; a missing global
- * step is refused when a hook needs it. (Recovery from a lost task: the cluster test
+ * step is refused when a hook needs it; the graph's queue runners start with the session and
+ * an input pipeline's end stops it. (Recovery from a lost task: the cluster test
  * tests/distributed_runtime/test_cluster_recovery.c.) */
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include <unistd.h>
 
 #include "capi_util.h"
+#include "tfc/input.h"
 #include "tfc/monitored_session.h"
 #include "tfc/saver.h"
 #include "tfc/train.h"
@@ -185,10 +187,10 @@ typedef struct counting_hook {
   TFC_MonitoredSession *ms;
 } counting_hook;
 
-static void h_created(void *arg, TF_Session *sess, TF_Status *s) {
+static void h_created(void *arg, TF_Session *sess, TFC_Coordinator *coord, TF_Status *s) {
   counting_hook *h = arg;
   h->created++;
-  EXPECT_TRUE(sess != NULL);
+  EXPECT_TRUE(sess != NULL && coord != NULL);
   (void)s;
 }
 
@@ -283,11 +285,52 @@ static void hooks_that_need_a_global_step_refuse_a_graph_without_one(void) {
   TF_DeleteStatus(s);
 }
 
+/* An input pipeline read to its end: range_input_producer(3, num_epochs=1) (its epoch counter
+ * is a local variable: the local init op runs), dequeued one element per step. The queue
+ * runner starts with the session; the fourth step fails OUT_OF_RANGE and the session then
+ * wants to stop; closing it joins the runner. */
+static void queue_runners_start_and_out_of_range_stops(void) {
+  TF_Graph *g = TF_NewGraph();
+  TF_Status *s = TF_NewStatus();
+  TFC_Scope *root = TFC_NewRootScope(g);
+  TF_Output q = TFC_RangeInputProducer(root, (TF_Output){NULL, 0}, 3, 1, 0, 0, 32, NULL, s);
+  OK(s);
+  TF_OperationDescription *d = TF_NewOperation(g, "QueueDequeueV2", "dequeue");
+  TF_AddInput(d, q);
+  TF_DataType types[] = {TF_INT32};
+  TF_SetAttrTypeList(d, "component_types", types, 1);
+  TF_Output x = {capi_finish(d), 0};
+  TFC_MonitoredSessionOptions o = {0};
+  o.is_chief = 1;
+  TFC_MonitoredSession *ms = TFC_NewMonitoredSession(g, &o, s);
+  OK(s);
+  int got = 0, sum = 0;
+  while (!TFC_MonitoredSessionShouldStop(ms) && got < 10) {
+    TF_Tensor *v = NULL;
+    TFC_MonitoredSessionRun(ms, NULL, NULL, NULL, 0, &x, &v, 1, NULL, 0, NULL, s);
+    if (TF_GetCode(s) == TF_OUT_OF_RANGE) break;
+    OK(s);
+    sum += *(const int32_t *)TF_TensorData(v);
+    TF_DeleteTensor(v);
+    got++;
+  }
+  EXPECT_EQ(got, 3);
+  EXPECT_EQ(sum, 0 + 1 + 2);
+  EXPECT_TRUE(TFC_MonitoredSessionShouldStop(ms));
+  TFC_MonitoredSessionClose(ms, s);
+  OK(s);
+  TFC_DeleteMonitoredSession(ms);
+  TFC_DeleteScope(root);
+  TF_DeleteGraph(g);
+  TF_DeleteStatus(s);
+}
+
 static const tfc_test tests[] = {
     TFC_TEST(chief_checkpoints_stops_and_a_new_session_restores),
     TFC_TEST(worker_waits_for_the_chief_then_gives_up),
     TFC_TEST(hooks_add_fetches_see_values_and_stop),
     TFC_TEST(hooks_that_need_a_global_step_refuse_a_graph_without_one),
+    TFC_TEST(queue_runners_start_and_out_of_range_stops),
     {0},
 };
 TFC_TEST_MAIN(tests)
