@@ -26,6 +26,11 @@
  * step find the graph's "global_step" variable (TFC_GetOrCreateGlobalStep); without one the
  * checkpoint and stop hooks are INVALID_ARGUMENT at creation, as TF's hooks refuse to run.
  *
+ * Summaries (chief with a summary directory): an event file there gets the graph at the first
+ * creation, the graph's merged summaries (TFC_MergeAllSummaries of the "summaries" collection)
+ * every save_summaries_steps global steps, and the StepCounterHook's "global_step/sec" every
+ * log_step_count_steps steps, which is also logged ("global_step/sec: 812.5").
+ *
  * Queue runners. Each session gets a coordinator, and the graph's queue runners
  * (TFC_StartQueueRunners) start with it, as TF's monitored session starts them; a step that
  * fails with OUT_OF_RANGE (an input pipeline ran out) or a runner's error stops the session
@@ -99,6 +104,9 @@ typedef struct TFC_MonitoredSessionOptions {
   size_t config_len;
   const TFC_SessionRunHook* hooks; /* run in order, after the built-in ones */
   int num_hooks;
+  const char* summary_dir;        /* the chief's event file; NULL: checkpoint_dir */
+  int save_summaries_steps;       /* > 0: the merged summaries every that many steps; 0: 100; < 0: never */
+  int log_step_count_steps;       /* > 0: "global_step/sec" every that many steps; 0: 100; < 0: never */
 } TFC_MonitoredSessionOptions;
 
 typedef struct TFC_MonitoredSession TFC_MonitoredSession;

@@ -33,7 +33,9 @@
 #include "capi/capi_internal.h"
 #include "tfc/input.h"
 #include "tfc/queue_runner.h"
+#include "tensorflow/summary.pb-c.h"
 #include "tfc/saver.h"
+#include "tfc/summary.h"
 #include "tfc/train.h"
 
 #define MAX_VARS 4096
@@ -57,6 +59,14 @@ struct TFC_MonitoredSession {
   int n_vars, n_global;
   TFC_Saver* saver;
   TF_Output global_step; /* oper NULL: none */
+  TF_Output summary_op;  /* oper NULL: none */
+  /* summaries (chief with a summary directory) */
+  char* summary_dir;
+  int summary_steps, count_steps;
+  TFC_EventWriter* writer;
+  int64_t last_summary_step, last_count_step;
+  double last_count_time;
+  int summary_due; /* the current step fetches summary_op */
   /* state */
   TF_Session* sess;
   TFC_Coordinator* coord; /* the session's queue runner threads */
@@ -163,11 +173,11 @@ static int build_scaffold(TFC_MonitoredSession* ms, TF_Status* status) {
   /* The hooks' needs first: a refused option leaves the graph as it was. */
   TF_Operation* gs = TF_GraphOperationByName(ms->graph, "global_step");
   if (gs) ms->global_step = (TF_Output){gs, 0};
-  int needs_step = (ms->is_chief && ms->checkpoint_dir) || ms->last_step > 0;
+  int needs_step = (ms->is_chief && ms->checkpoint_dir) || ms->last_step > 0 || ms->summary_dir;
   if (needs_step && !gs) {
     TF_SetStatus(status, TF_INVALID_ARGUMENT,
-                 "Global step should be created to use CheckpointSaverHook or StopAtStepHook "
-                 "(TFC_GetOrCreateGlobalStep)");
+                 "Global step should be created to use CheckpointSaverHook, SummarySaverHook, "
+                 "StepCounterHook or StopAtStepHook (TFC_GetOrCreateGlobalStep)");
     goto out;
   }
   if (!(ms->init_op = TFC_GlobalVariablesInitializer(sc, "init", status))) goto out;
@@ -175,6 +185,10 @@ static int build_scaffold(TFC_MonitoredSession* ms, TF_Status* status) {
   if (build_readiness(ms, sc, status)) goto out;
   if (ms->checkpoint_dir && ms->n_global > 0 && !(ms->saver = TFC_NewSaver(sc, NULL, NULL, 0, 5, status)))
     goto out;
+  if (ms->summary_dir && ms->summary_steps > 0 && TFC_CollectionSize(ms->graph, "summaries") > 0) {
+    ms->summary_op = TFC_MergeAllSummaries(sc, status);
+    if (TF_GetCode(status) != TF_OK) goto out;
+  }
   rc = 0;
 out:
   TFC_DeleteScope(sc);
@@ -367,6 +381,12 @@ TFC_EXPORT TFC_MonitoredSession* TFC_NewMonitoredSession(TF_Graph* graph, const 
   ms->recovery_wait_secs = o->recovery_wait_secs > 0 ? o->recovery_wait_secs : 30;
   ms->step = -1;
   ms->last_save_step = -1;
+  ms->last_summary_step = -1;
+  ms->last_count_step = -1;
+  const char* sdir = o->summary_dir && *o->summary_dir ? o->summary_dir : ms->checkpoint_dir;
+  if (ms->is_chief && sdir) ms->summary_dir = strdup(sdir);
+  ms->summary_steps = o->save_summaries_steps != 0 ? o->save_summaries_steps : 100;
+  ms->count_steps = o->log_step_count_steps != 0 ? o->log_step_count_steps : 100;
   if (o->config && o->config_len) {
     ms->config = malloc(o->config_len);
     if (ms->config) memcpy(ms->config, o->config, o->config_len);
@@ -378,10 +398,12 @@ TFC_EXPORT TFC_MonitoredSession* TFC_NewMonitoredSession(TF_Graph* graph, const 
     ms->n_hooks = o->num_hooks;
   }
   if ((o->master && !ms->master) || (o->config_len && !ms->config) || (o->num_hooks && !ms->hooks) ||
-      (o->checkpoint_dir && *o->checkpoint_dir && !ms->checkpoint_dir)) {
+      (o->checkpoint_dir && *o->checkpoint_dir && !ms->checkpoint_dir) || (ms->is_chief && sdir && !ms->summary_dir)) {
     TF_SetStatus(status, TF_RESOURCE_EXHAUSTED, "out of memory");
   } else if (build_scaffold(ms, status) == 0) {
-    create_session(ms, status);
+    if (ms->summary_dir && (ms->writer = TFC_NewEventWriter(ms->summary_dir, status)) != NULL)
+      TFC_EventWriterAddGraph(ms->writer, graph, NULL, status);
+    if (TF_GetCode(status) == TF_OK) create_session(ms, status);
   }
   if (TF_GetCode(status) != TF_OK) {
     TF_Status* keep = TF_NewStatus();
@@ -395,9 +417,43 @@ TFC_EXPORT TFC_MonitoredSession* TFC_NewMonitoredSession(TF_Graph* graph, const 
   return ms;
 }
 
+/* A Summary with one simple value, to the event file at step. */
+static void add_scalar(TFC_MonitoredSession* ms, const char* tag, float v, int64_t step, TF_Status* status) {
+  Tensorflow__Summary__Value value = TENSORFLOW__SUMMARY__VALUE__INIT;
+  value.tag = (char*)tag;
+  value.value_case = TENSORFLOW__SUMMARY__VALUE__VALUE_SIMPLE_VALUE;
+  value.simple_value = v;
+  Tensorflow__Summary__Value* values[] = {&value};
+  Tensorflow__Summary sum = TENSORFLOW__SUMMARY__INIT;
+  sum.n_value = 1;
+  sum.value = values;
+  uint8_t buf[512];
+  if (tensorflow__summary__get_packed_size(&sum) > sizeof buf) return;
+  size_t len = tensorflow__summary__pack(&sum, buf);
+  TFC_EventWriterAddSummary(ms->writer, buf, len, step, status);
+}
+
+/* StepCounterHook: global steps per second since its last report. */
+static void count_steps(TFC_MonitoredSession* ms, int64_t step, TF_Status* status) {
+  double now = now_secs();
+  if (ms->last_count_step < 0) {
+    ms->last_count_step = step;
+    ms->last_count_time = now;
+    return;
+  }
+  if (step < ms->last_count_step + ms->count_steps || now <= ms->last_count_time) return;
+  double rate = (double)(step - ms->last_count_step) / (now - ms->last_count_time);
+  say("global_step/sec: %g", rate);
+  if (ms->writer) add_scalar(ms, "global_step/sec", (float)rate, step, status);
+  ms->last_count_step = step;
+  ms->last_count_time = now;
+}
+
 /* The built-in hooks after a step whose fetched global step was `stale`. */
 static void builtin_after_run(TFC_MonitoredSession* ms, int64_t stale, TF_Status* status) {
   ms->step = stale;
+  if (ms->count_steps > 0 && ms->is_chief) count_steps(ms, stale, status);
+  if (TF_GetCode(status) != TF_OK) return;
   int may_save = ms->is_chief && ms->saver &&
                  ((ms->save_steps > 0 && stale + 1 >= ms->last_save_step + ms->save_steps) ||
                   (ms->save_secs > 0 && now_secs() >= ms->last_save_time + ms->save_secs));
@@ -418,7 +474,10 @@ static void run_hooked(TFC_MonitoredSession* ms, const TF_Buffer* run_options, c
                        TF_Status* status) {
   int nh = ms->n_hooks;
   TFC_SessionRunArgs* args = calloc((size_t)nh + 1, sizeof *args);
-  int extra_out = ms->global_step.oper ? 1 : 0, extra_tg = 0;
+  /* SummarySaverHook: the merged summaries when the next step reaches the next multiple. */
+  ms->summary_due = ms->summary_op.oper && ms->writer &&
+                    (ms->last_summary_step < 0 || ms->step + 1 >= ms->last_summary_step + ms->summary_steps);
+  int extra_out = (ms->global_step.oper ? 1 : 0) + ms->summary_due, extra_tg = 0;
   for (int i = 0; i < nh && args; i++) {
     if (ms->hooks[i].before_run) ms->hooks[i].before_run(ms->hooks[i].arg, &args[i], status);
     if (TF_GetCode(status) != TF_OK) {
@@ -447,6 +506,7 @@ static void run_hooked(TFC_MonitoredSession* ms, const TF_Buffer* run_options, c
   for (int i = 0; i < noutputs; i++) outs[k++] = outputs[i];
   for (int i = 0; i < ntargets; i++) tgs[kt++] = target_opers[i];
   if (ms->global_step.oper) outs[k++] = ms->global_step;
+  if (ms->summary_due) outs[k++] = ms->summary_op;
   for (int i = 0; i < nh; i++) {
     for (int j = 0; j < args[i].num_fetches; j++) outs[k++] = args[i].fetches[j];
     for (int j = 0; j < args[i].num_targets; j++) tgs[kt++] = args[i].targets[j];
@@ -457,7 +517,11 @@ static void run_hooked(TFC_MonitoredSession* ms, const TF_Buffer* run_options, c
   if (ms->global_step.oper) {
     TF_Tensor* t = vals[k++];
     int64_t stale = TF_TensorType(t) == TF_INT32 ? *(const int32_t*)TF_TensorData(t) : *(const int64_t*)TF_TensorData(t);
-    builtin_after_run(ms, stale, status);
+    if (ms->summary_due) {
+      TFC_EventWriterAddSummaryTensor(ms->writer, vals[k++], stale, status);
+      ms->last_summary_step = stale;
+    }
+    if (TF_GetCode(status) == TF_OK) builtin_after_run(ms, stale, status);
   }
   for (int i = 0; i < nh && TF_GetCode(status) == TF_OK; i++) {
     if (ms->hooks[i].after_run) ms->hooks[i].after_run(ms->hooks[i].arg, vals + k, args[i].num_fetches, status);
@@ -536,6 +600,8 @@ TFC_EXPORT void TFC_DeleteMonitoredSession(TFC_MonitoredSession* ms) {
   TF_DeleteStatus(ignored);
   close_session(ms);
   TFC_DeleteSaver(ms->saver);
+  TFC_DeleteEventWriter(ms->writer);
+  free(ms->summary_dir);
   for (int i = 0; i < ms->n_vars; i++) free(ms->var_names[i]);
   free(ms->var_names);
   free(ms->hooks);

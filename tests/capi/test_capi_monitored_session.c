@@ -12,8 +12,10 @@
 #include <unistd.h>
 
 #include "capi_util.h"
+#include "io/events.h"
 #include "tfc/input.h"
 #include "tfc/monitored_session.h"
+#include "tfc/summary.h"
 #include "tfc/saver.h"
 #include "tfc/train.h"
 
@@ -325,12 +327,77 @@ static void queue_runners_start_and_out_of_range_stops(void) {
   TF_DeleteStatus(s);
 }
 
+/* The chief's event file: the graph, the merged summaries every 2 global steps (at the step
+ * they were read in) and "global_step/sec" every 2 steps. */
+static void chief_writes_summaries_and_steps_per_second(void) {
+  make_dir();
+  model m = build_model(1);
+  TF_Status *s = TF_NewStatus();
+  TFC_Scope *root = TFC_NewRootScope(m.g);
+  TF_OperationDescription *d = TF_NewOperation(m.g, "Identity", "w_value");
+  TF_AddInput(d, m.w);
+  TF_Output wv = {capi_finish(d), 0};
+  TFC_ScalarSummary(root, "w_summary", wv, s);
+  OK(s);
+  TFC_MonitoredSessionOptions o = {0};
+  o.is_chief = 1;
+  o.checkpoint_dir = dir;
+  o.save_checkpoint_secs = -1;
+  o.save_summaries_steps = 2;
+  o.log_step_count_steps = 2;
+  o.last_step = 6;
+  TFC_MonitoredSession *ms = TFC_NewMonitoredSession(m.g, &o, s);
+  OK(s);
+  while (!TFC_MonitoredSessionShouldStop(ms)) {
+    train_step(ms, &m, s);
+    OK(s);
+  }
+  TFC_DeleteMonitoredSession(ms);
+  char cmd[600], path[600];
+  snprintf(cmd, sizeof cmd, "ls '%s' | grep events.out.tfevents", dir);
+  FILE *p = popen(cmd, "r");
+  char name[300] = "";
+  EXPECT_TRUE(fgets(name, sizeof name, p) != NULL);
+  pclose(p);
+  name[strcspn(name, "\n")] = 0;
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  tfc_status st;
+  tfc_status_init(&st);
+  tfc_event_reader *r = tfc_event_reader_open(path, &st);
+  EXPECT_TRUE(r != NULL);
+  Tensorflow__Event *e = NULL;
+  int graphs = 0, rates = 0;
+  char w_steps[64] = "";
+  while (tfc_event_reader_next(r, &e, &st) == TFC_OK) {
+    if (e->what_case == TENSORFLOW__EVENT__WHAT_GRAPH_DEF) graphs++;
+    if (e->what_case == TENSORFLOW__EVENT__WHAT_SUMMARY)
+      for (size_t i = 0; i < e->summary->n_value; i++) {
+        if (strcmp(e->summary->value[i]->tag, "w_summary") == 0)
+          snprintf(w_steps + strlen(w_steps), sizeof w_steps - strlen(w_steps), "%lld ", (long long)e->step);
+        if (strcmp(e->summary->value[i]->tag, "global_step/sec") == 0) rates++;
+      }
+    tensorflow__event__free_unpacked(e, NULL);
+    e = NULL;
+  }
+  EXPECT_EQ(st.code, TFC_OUT_OF_RANGE); /* the end of the file */
+  tfc_event_reader_free(r);
+  tfc_status_fini(&st);
+  EXPECT_EQ(graphs, 1);
+  EXPECT_STREQ(w_steps, "0 2 4 ");
+  EXPECT_TRUE(rates >= 2);
+  TFC_DeleteScope(root);
+  TF_DeleteGraph(m.g);
+  TF_DeleteStatus(s);
+  remove_dir();
+}
+
 static const tfc_test tests[] = {
     TFC_TEST(chief_checkpoints_stops_and_a_new_session_restores),
     TFC_TEST(worker_waits_for_the_chief_then_gives_up),
     TFC_TEST(hooks_add_fetches_see_values_and_stop),
     TFC_TEST(hooks_that_need_a_global_step_refuse_a_graph_without_one),
     TFC_TEST(queue_runners_start_and_out_of_range_stops),
+    TFC_TEST(chief_writes_summaries_and_steps_per_second),
     {0},
 };
 TFC_TEST_MAIN(tests)
