@@ -90,6 +90,13 @@ TF_CAPI_EXPORT extern void TFC_ReplicaDeviceSetterUseStrategy(TFC_ReplicaDeviceS
                                                               TFC_PsStrategyFunction fn, void* ctx,
                                                               TF_Status* status);
 
+/* The strategy's ps task for an op (its state advances), without the placement rules: what
+ * tf.contrib.training.GreedyLoadBalancingStrategy(op) returns when called directly. -1 with
+ * status set on error. */
+TF_CAPI_EXPORT extern int TFC_ReplicaDeviceSetterChooseTask(TFC_ReplicaDeviceSetter* setter, const char* op_type,
+                                                            const char* op_name, TF_Operation* op,
+                                                            TF_Status* status);
+
 /* The setter as a TFC_DeviceFunction (ctx: the setter): the device of an op of op_type named
  * op_name whose requested device is `device` (NULL: ""), canonical ("/job:ps/task:1"), as a
  * new buffer the caller deletes. Errors: the strategy's or load function's, or

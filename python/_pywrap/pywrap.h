@@ -48,6 +48,7 @@ extern PyTypeObject PyTFOptimizer_Type; /* train.c */
 extern PyTypeObject PyTFHandle_Type; /* io.c */
 extern PyTypeObject PyTFSaver_Type;  /* saver.c */
 extern PyTypeObject PyTFReader_Type; /* saver.c */
+extern PyTypeObject PyTFReplicaDeviceSetter_Type; /* device_setter.c */
 
 /* Raises the registered class for a non-OK status and returns 1; returns 0 when OK. */
 int pywrap_raise_status(TF_Status *s);
@@ -103,5 +104,6 @@ extern PyMethodDef pywrap_train_methods[];
 extern PyMethodDef pywrap_io_methods[];
 extern PyMethodDef pywrap_saver_methods[]; /* saver.c */
 extern PyMethodDef pywrap_script_methods[]; /* script.c: PyFunc's callback */
+extern PyMethodDef pywrap_device_setter_methods[]; /* device_setter.c */
 
 #endif

@@ -293,6 +293,19 @@ static int choose_task(TFC_ReplicaDeviceSetter *r, const char *op_type, const ch
   return tfc_status_set(s, TFC_INTERNAL, "unknown ps strategy %d", (int)r->kind);
 }
 
+TFC_EXPORT int TFC_ReplicaDeviceSetterChooseTask(TFC_ReplicaDeviceSetter *setter, const char *op_type,
+                                                 const char *op_name, TF_Operation *op, TF_Status *status) {
+  tfc_status scratch, *s = tfc_capi_status_or(status, &scratch);
+  int task = -1;
+  if (!setter || !op_type || !op_name)
+    tfc_status_set(s, TFC_INVALID_ARGUMENT,
+                   "TFC_ReplicaDeviceSetterChooseTask: setter, op_type and op_name are required");
+  else if (choose_task(setter, op_type, op_name, op, &task, s))
+    task = -1;
+  tfc_status_fini(&scratch);
+  return task;
+}
+
 static int is_ps_op(const TFC_ReplicaDeviceSetter *r, const char *op_type) {
   for (int i = 0; i < r->n_ps_ops; i++)
     if (strcmp(r->ps_ops[i], op_type) == 0) return 1;

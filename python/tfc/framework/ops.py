@@ -390,13 +390,13 @@ class Graph(object):
         finally:
             self._state.device_stack.pop()
 
-    def _device_for(self, op_type, name):
+    def _device_for(self, op_type, name, attrs=None):
         dev = ""
         for spec in reversed(self._state.device_stack):
             if spec is None:
                 break
             if callable(spec):
-                got = spec(_PendingOp(self, op_type, name, dev))
+                got = spec(_PendingOp(self, op_type, name, dev, attrs))
                 dev = pydev.canonical(got) if isinstance(got, str) else (got.to_string() if got else "")
             else:
                 dev = pydev.merge(dev, spec) if dev else spec
@@ -518,7 +518,7 @@ class Graph(object):
         if self._state.cf_scope is not None:
             c_inputs = self._capture_inputs(name, c_inputs)
         controls = self._control_inputs_for(data_ops)
-        device = self._device_for(op_type, name)
+        device = self._device_for(op_type, name, attrs)
         device, coloc = self._colocation_for(device)
         if coloc is not None:           # tf.colocate_with: _class replaces any given one
             attrs = [a for a in attrs if a[0] != "_class"] + [("_class", "list(string)", coloc)]
@@ -538,13 +538,14 @@ class Graph(object):
         return op
 
     # ---- the C builders' bridge (see the module comment) ----
-    def _builder_scope(self, op_type="NoOp", name=None, prefix=None, builder_name=None):
+    def _builder_scope(self, op_type="NoOp", name=None, prefix=None, builder_name=None, attrs=None):
         """The context as a _pywrap.Scope: name prefix (default the current name scope, taken
-        as is), the device an op of op_type named name would get, the control dependencies;
-        builder_name replaces the builder's own default scope name (a function's name=)."""
+        as is), the device an op of op_type named name (with attrs, _create_op's triples, for
+        device functions that read them) would get, the control dependencies; builder_name
+        replaces the builder's own default scope name (a function's name=)."""
         self._check_not_finalized()
         stack = self._state.name_stack if prefix is None else prefix
-        device = self._device_for(op_type, name or stack or op_type)
+        device = self._device_for(op_type, name or stack or op_type, attrs)
         # Under colocate_with the builders' ops get the colocation device (not the "_class":
         # TFC_Scope carries no colocation).
         device = self._colocation_for(device)[0]
@@ -763,10 +764,23 @@ class _NamedGroup(object):
 
 
 class _PendingOp(object):
-    """What a device function sees of an op about to be created."""
+    """What a device function sees of an op about to be created: its type, name, requested
+    device and (get_attr) the attrs it will be made with, when the caller knows them."""
 
-    def __init__(self, graph, op_type, name, device):
+    def __init__(self, graph, op_type, name, device, attrs=None):
         self.graph, self.type, self.name, self.device = graph, op_type, name, device
+        self._attrs = attrs or ()
+
+    def get_attr(self, name):
+        for a in self._attrs:
+            if a[0] == name:
+                kind, value = a[1], a[2]
+                if kind == "type":
+                    return dtypes.as_dtype(value)
+                if kind == "shape":
+                    return tensor_shape.TensorShape(None if value is None else [None if d < 0 else d for d in value])
+                return value
+        raise ValueError("Operation '%s' has no attr named '%s'." % (self.name, name))
 
     @property
     def node_def(self):
