@@ -14,6 +14,7 @@ from tfc import _pywrap
 from tfc import server_lib
 from tfc import tf_logging as logging
 from tfc.framework import dtypes
+from tfc.framework import errors
 from tfc.framework import tensor_shape
 
 # TF 1.15's STANDARD_PS_OPS (TF 2.x adds "DecisionTreeResource").
@@ -31,8 +32,12 @@ class _ReplicaDeviceChooser(object):
         self._ps_strategy = strategy  # kept alive with the setter
 
     def device_function(self, op):
-        """The device for `op` (an Operation, or the graph's pending op)."""
-        return self._c.device(op)
+        """The device for `op` (an Operation, or the graph's pending op). A malformed requested
+        device is TF's ValueError."""
+        try:
+            return self._c.device(op)
+        except errors.InvalidArgumentError as e:
+            raise ValueError(e.message)
 
 
 def replica_device_setter(ps_tasks=0, ps_device="/job:ps", worker_device="/job:worker", merge_devices=True,
@@ -46,8 +51,11 @@ def replica_device_setter(ps_tasks=0, ps_device="/job:ps", worker_device="/job:w
         cluster_def = cluster.as_cluster_def().SerializeToString()
     if ps_ops is not None:
         ps_ops = [str(o) for o in ps_ops]
-    c = _pywrap.replica_device_setter(int(ps_tasks), ps_device or "", worker_device or "", bool(merge_devices),
-                                      cluster_def, ps_ops)
+    try:
+        c = _pywrap.replica_device_setter(int(ps_tasks), ps_device or "", worker_device or "", bool(merge_devices),
+                                          cluster_def, ps_ops)
+    except errors.InvalidArgumentError as e:  # a malformed device (TF finds it when placing)
+        raise ValueError(e.message)
     if c is None:
         return None
     if not merge_devices:
