@@ -64,7 +64,10 @@ TF_CAPI_EXPORT extern TFC_Scope* TFC_ScopeWithDevice(const TFC_Scope* scope, con
  * operation itself when it exists already (builder-made nodes are passed finished, as TF calls
  * device functions on the new Operation; TFC_ScopeNewOperation passes NULL). It returns the
  * op's device as a new buffer (TF_NewBufferFromString; the caller deletes it), or NULL for no
- * device. An error set in `status` fails the builder call (rolled back as usual). */
+ * device. An error set in `status` fails the builder call (rolled back as usual). It runs while
+ * the builder holds the graph's lock: it may read `op` (TF_OperationName, TF_OperationOpType,
+ * TF_OperationNumOutputs, TF_OperationOutputType, TF_OperationGetAttr*) but must not call the
+ * TF_Graph* functions or builders of that graph. */
 typedef TF_Buffer* (*TFC_DeviceFunction)(void* ctx, const char* op_type, const char* op_name,
                                          const char* device, TF_Operation* op, TF_Status* status);
 /* The same scope with device function `fn` (ctx borrowed: it must outlive the scope and every
