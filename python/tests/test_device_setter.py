@@ -49,6 +49,17 @@ def test_greedy_strategy_with_a_python_load_function(fresh_graph):
                                          "d": "/job:ps/task:1"}
 
 
+def test_the_global_step_is_weighed_as_an_int64_scalar(fresh_graph):
+    training = tf.contrib.training
+    strategy = training.GreedyLoadBalancingStrategy(2, training.byte_size_load_fn)
+    with tf.device(tf.train.replica_device_setter(ps_tasks=2, ps_strategy=strategy)):
+        tf.Variable(tf.zeros([3]), name="w")  # 12 bytes -> task 0
+        tf.train.get_or_create_global_step()  # 8 bytes -> task 1
+        tf.Variable(tf.zeros([1]), name="u")  # 12 vs 8 -> task 1
+    assert _var_devices(fresh_graph) == {"w": "/job:ps/task:0", "global_step": "/job:ps/task:1",
+                                         "u": "/job:ps/task:1"}
+
+
 def test_byte_size_load_fn_of_a_built_op_and_of_a_multi_output_op(fresh_graph):
     v = tf.Variable(tf.zeros([3, 4], tf.float64), name="v")
     assert tf.contrib.training.byte_size_load_fn(v.op) == 96
