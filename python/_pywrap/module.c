@@ -37,7 +37,8 @@ PyObject *pywrap_raise_code(int code, const char *msg) {
 
 int pywrap_raise_status(TF_Status *s) {
   if (TF_GetCode(s) == TF_OK) return 0;
-  pywrap_raise_code((int)TF_GetCode(s), TF_Message(s));
+  /* A Python callback the call ran (a device function) failed: its exception is the error. */
+  if (!PyErr_Occurred()) pywrap_raise_code((int)TF_GetCode(s), TF_Message(s));
   return 1;
 }
 

@@ -50,7 +50,8 @@ extern PyTypeObject PyTFSaver_Type;  /* saver.c */
 extern PyTypeObject PyTFReader_Type; /* saver.c */
 extern PyTypeObject PyTFReplicaDeviceSetter_Type; /* device_setter.c */
 
-/* Raises the registered class for a non-OK status and returns 1; returns 0 when OK. */
+/* Raises the registered class for a non-OK status and returns 1 (an exception already set by a
+ * Python callback of the failed call is kept instead); returns 0 when OK. */
 int pywrap_raise_status(TF_Status *s);
 /* Raises the registered class for code with message msg; returns NULL. */
 PyObject *pywrap_raise_code(int code, const char *msg);

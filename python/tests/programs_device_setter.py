@@ -161,6 +161,25 @@ def rds_called_directly(tf):
     return [fn(c.op), fn(v.op), fn(v.op)]
 
 
+def rds_input_producer(tf):
+    # The epoch counter string_input_producer makes is a ps op: on a ps task, as TF places it.
+    with tf.device(tf.train.replica_device_setter(ps_tasks=2)):
+        tf.Variable(tf.zeros([2]), name="v")
+        tf.train.string_input_producer(["a", "b"], num_epochs=2)
+    return [[op.name, op.device] for op in tf.get_default_graph().get_operations() if op.type == "VariableV2"]
+
+
+def rds_device_function_sees_every_builder_op(tf):
+    # A plain device function is called for each op the optimizer's builders make.
+    def by_type(op):
+        return "/device:CPU:0" if op.type.startswith(("Variable", "Apply", "Assign")) else "/job:worker"
+
+    with tf.device(by_type):
+        loss = _model(tf)
+        tf.train.MomentumOptimizer(0.1, 0.9).minimize(loss)
+    return _devices(tf)
+
+
 def rds_bad_strategy(tf):
     tf.train.replica_device_setter(ps_tasks=2, ps_strategy="round-robin")
 
@@ -179,4 +198,4 @@ def rds_strategy_error(tf):
 
 PROGRAMS = [rds_round_robin, rds_adam_slots, rds_momentum_slots, rds_partial_devices, rds_nested, rds_clusters,
             rds_none, rds_merge_devices_false, rds_ps_ops_and_devices, rds_greedy, rds_custom_strategy,
-            rds_called_directly, rds_bad_strategy, rds_bad_cluster, rds_strategy_error]
+            rds_called_directly, rds_input_producer, rds_device_function_sees_every_builder_op, rds_bad_strategy, rds_bad_cluster, rds_strategy_error]
