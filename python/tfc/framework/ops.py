@@ -541,11 +541,11 @@ class Graph(object):
         return op
 
     # ---- the C builders' bridge (see the module comment) ----
-    def _builder_scope(self, op_type="NoOp", name=None, prefix=None, builder_name=None, attrs=None):
+    def _builder_scope(self, op_type="NoOp", name=None, prefix=None, builder_name=None):
         """The context as a _pywrap.Scope: name prefix (default the current name scope, taken
-        as is), the device an op of op_type named name (with attrs, _create_op's triples, for
-        device functions that read them) would get, the control dependencies; builder_name
-        replaces the builder's own default scope name (a function's name=)."""
+        as is), the device an op of op_type named name would get (or, under a device function,
+        a callback placing each node), the control dependencies; builder_name replaces the
+        builder's own default scope name (a function's name=)."""
         self._check_not_finalized()
         stack = self._state.name_stack if prefix is None else prefix
         controls = [c._c_op for c in self._control_inputs_for(())]
@@ -557,7 +557,7 @@ class Graph(object):
         # back into _device_for with the node's type, name, requested device and handle.
         if not self._state.colocation_stack and self._device_functions_in_force():
             return _pywrap.Scope(self._c_graph, stack, "", controls, builder_name, parent, self._builder_device)
-        device = self._device_for(op_type, name or stack or op_type, attrs)
+        device = self._device_for(op_type, name or stack or op_type)
         # Under colocate_with the builders' ops get the colocation device (not the "_class":
         # TFC_Scope carries no colocation).
         device = self._colocation_for(device)[0]

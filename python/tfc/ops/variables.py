@@ -140,9 +140,7 @@ class Variable(object):
             for key, bit in _FLAG_OF_KEY.items():
                 if key in collections:
                     flags |= bit
-            attrs = [("shape", "shape", initial_value.shape._as_c_dims()),
-                     ("dtype", "type", initial_value.dtype.base_dtype.as_datatype_enum)]
-            sc = g._builder_scope("VariableV2", full, prefix="", attrs=attrs)
+            sc = g._builder_scope("VariableV2", full, prefix="")
             triple = call_builder(g, _pywrap.new_variable, sc, full, initial_value._as_tf_output(), flags)
         self._init(g, triple)
         self._trainable = bool(trainable)

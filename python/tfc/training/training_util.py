@@ -33,8 +33,7 @@ def get_or_create_global_step(graph=None):
     if isinstance(found, variables.Variable):
         return found
     with g.as_default():
-        sc = g._builder_scope("VariableV2", "global_step", prefix="",
-                              attrs=[("shape", "shape", []), ("dtype", "type", dtypes.int64.as_datatype_enum)])
+        sc = g._builder_scope("VariableV2", "global_step", prefix="")
         triple = variables.call_builder(g, _pywrap.global_step, sc)
         v = variables._wrap(g, triple)
         g.add_to_collection(ops.GraphKeys.GLOBAL_STEP, v)
