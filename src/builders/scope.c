@@ -603,12 +603,9 @@ int bld_devfn_apply(bld_call *c, const bld_devfn *fn, const char *op_type, const
      * then the strings requested outside it merged under it. */
     char *canon = raw ? merge_device("", raw) : NULL;
     free(raw);
-    if (canon && *canon) {
-      dev = merge_device(fn->outer, canon);
-      free(canon);
-    } else {
-      dev = canon ? (free(canon), tfc_strdup(fn->outer)) : NULL;
-    }
+    if (!canon) return TFC_OOM(c->s);
+    dev = merge_device(fn->outer, canon);
+    free(canon);
     if (!dev) return TFC_OOM(c->s);
   }
   *out = dev;
