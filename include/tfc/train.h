@@ -116,8 +116,9 @@ TF_CAPI_EXPORT extern void TFC_GraphUniqueName(TF_Graph* graph, const char* name
                                                TF_Status* status);
 /* Starts an operation of `op_type` named "<scope>/<name>" (name NULL: the op type), unique in
  * the graph, with the scope's device and control dependencies. Finish it with
- * TF_FinishOperation as usual (the name stays taken even if it is never finished). NULL when
- * out of memory. */
+ * TF_FinishOperation as usual (the name stays taken even if it is never finished). The scope's
+ * device functions are called now, with no operation yet. NULL when out of memory or when a
+ * device function fails (this call has no status: the name is then not taken). */
 TF_CAPI_EXPORT extern TF_OperationDescription* TFC_ScopeNewOperation(const TFC_Scope* scope,
                                                                     const char* op_type,
                                                                     const char* name);
