@@ -458,6 +458,25 @@ static TF_Buffer *job_fn(void *ctx, const char *op_type, const char *op_name, co
   return TF_NewBufferFromString(out, strlen(out));
 }
 
+static TF_Buffer *refusing_fn(void *ctx, const char *op_type, const char *op_name, const char *device,
+                              TF_Operation *op, TF_Status *status) {
+  (void)ctx, (void)op_type, (void)op_name, (void)device, (void)op;
+  TF_SetStatus(status, TF_INVALID_ARGUMENT, "no device for you");
+  return NULL;
+}
+
+static void a_failing_device_function_takes_no_name(void) {
+  TF_Graph *g = TF_NewGraph();
+  TFC_Scope *root = TFC_NewRootScope(g), *bad = TFC_ScopeWithDeviceFunction(root, refusing_fn, NULL);
+  EXPECT_TRUE(TFC_ScopeNewOperation(bad, "NoOp", "n") == NULL);
+  TF_OperationDescription *d = TFC_ScopeNewOperation(root, "NoOp", "n");
+  TF_Operation *op = capi_finish(d);
+  EXPECT_STREQ(TF_OperationName(op), "n");
+  TFC_DeleteScope(bad);
+  TFC_DeleteScope(root);
+  TF_DeleteGraph(g);
+}
+
 static void scope_device_functions_apply_innermost_first(void) {
   TF_Graph *g = TF_NewGraph();
   TFC_Scope *root = TFC_NewRootScope(g);
@@ -510,6 +529,7 @@ static const tfc_test tests[] = {
     TFC_TEST(ps_ops_and_devices_are_the_callers),
     TFC_TEST(custom_strategy_is_asked_only_for_ps_ops_on_the_ps_job),
     TFC_TEST(scope_device_functions_apply_innermost_first),
+    TFC_TEST(a_failing_device_function_takes_no_name),
     {0},
 };
 
