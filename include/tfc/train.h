@@ -58,6 +58,29 @@ TF_CAPI_EXPORT extern TFC_Scope* TFC_NewSubScope(const TFC_Scope* scope, const c
  * NULL or "" clears the device (tf.device(None)). A malformed request is kept as written and
  * fails the first node built with it. */
 TF_CAPI_EXPORT extern TFC_Scope* TFC_ScopeWithDevice(const TFC_Scope* scope, const char* device);
+/* A device function, Python's `tf.device(fn)`: called for each operation made under a scope
+ * that has it, with the op's type and full name, the device requested so far (what the string
+ * requests inside it and the device functions inside it gave, canonical, "" for none) and the
+ * operation itself when it exists already (builder-made nodes are passed finished, as TF calls
+ * device functions on the new Operation; TFC_ScopeNewOperation passes NULL). It returns the
+ * op's device as a new buffer (TF_NewBufferFromString; the caller deletes it), or NULL for no
+ * device. An error set in `status` fails the builder call (rolled back as usual). It runs while
+ * the builder holds the graph's lock: it may read `op` (TF_OperationName, TF_OperationOpType,
+ * TF_OperationNumOutputs, TF_OperationOutputType, TF_OperationGetAttr*) but must not call the
+ * TF_Graph* functions or builders of that graph. */
+typedef TF_Buffer* (*TFC_DeviceFunction)(void* ctx, const char* op_type, const char* op_name,
+                                         const char* device, TF_Operation* op, TF_Status* status);
+/* The same scope with device function `fn` (ctx borrowed: it must outlive the scope and every
+ * scope derived from it) pushed on its device stack. As in Python the innermost entry acts
+ * first: string requests made inside (TFC_ScopeWithDevice) merge into what the function sees,
+ * its result replaces the op's device, and requests made outside it merge under the result (its
+ * fields win). TFC_ScopeWithDevice(scope, NULL or "") clears strings and functions alike.
+ * Colocated nodes (a variable's Assign and read, slots) take their target's device and do not
+ * call device functions, as Python's colocate_with resets the device stack; neither does a
+ * variable's initializer-function value (Python's device(None)). NULL for a NULL scope or fn
+ * or when out of memory. */
+TF_CAPI_EXPORT extern TFC_Scope* TFC_ScopeWithDeviceFunction(const TFC_Scope* scope, TFC_DeviceFunction fn,
+                                                             void* ctx);
 /* The same scope whose new operations also wait for `ops` (tf.control_dependencies; ops
  * borrowed from the graph). Nested calls accumulate. As in Python, a builder-made node skips
  * the ops it already takes as data inputs, and a frame's ops altogether when one of its inputs
@@ -93,8 +116,9 @@ TF_CAPI_EXPORT extern void TFC_GraphUniqueName(TF_Graph* graph, const char* name
                                                TF_Status* status);
 /* Starts an operation of `op_type` named "<scope>/<name>" (name NULL: the op type), unique in
  * the graph, with the scope's device and control dependencies. Finish it with
- * TF_FinishOperation as usual (the name stays taken even if it is never finished). NULL when
- * out of memory. */
+ * TF_FinishOperation as usual (the name stays taken even if it is never finished). The scope's
+ * device functions are called now, with no operation yet. NULL when out of memory or when a
+ * device function fails (this call has no status: the name is then not taken). */
 TF_CAPI_EXPORT extern TF_OperationDescription* TFC_ScopeNewOperation(const TFC_Scope* scope,
                                                                     const char* op_type,
                                                                     const char* name);

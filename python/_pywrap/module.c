@@ -37,7 +37,8 @@ PyObject *pywrap_raise_code(int code, const char *msg) {
 
 int pywrap_raise_status(TF_Status *s) {
   if (TF_GetCode(s) == TF_OK) return 0;
-  pywrap_raise_code((int)TF_GetCode(s), TF_Message(s));
+  /* A Python callback the call ran (a device function) failed: its exception is the error. */
+  if (!PyErr_Occurred()) pywrap_raise_code((int)TF_GetCode(s), TF_Message(s));
   return 1;
 }
 
@@ -78,7 +79,7 @@ PyMODINIT_FUNC PyInit__pywrap(void) {
   if (!m) return NULL;
   PyTypeObject *types[] = {&PyTFGraph_Type, &PyTFSession_Type, &PyTFRunner_Type, &PyTFTensorOwner_Type,
                            &PyTFScope_Type, &PyTFOptimizer_Type, &PyTFHandle_Type, &PyTFSaver_Type,
-                           &PyTFReader_Type};
+                           &PyTFReader_Type, &PyTFReplicaDeviceSetter_Type};
   for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
     if (PyType_Ready(types[i]) < 0) goto fail;
     const char *dot = strrchr(types[i]->tp_name, '.');
@@ -91,7 +92,8 @@ PyMODINIT_FUNC PyInit__pywrap(void) {
   if (pywrap_interrupt_init() || add_methods(m, module_methods) || add_methods(m, pywrap_graph_methods) ||
       add_methods(m, pywrap_oplist_methods) || add_methods(m, pywrap_ndarray_methods) ||
       add_methods(m, pywrap_train_methods) || add_methods(m, pywrap_io_methods) || add_methods(m, pywrap_cf_methods) ||
-      add_methods(m, pywrap_saver_methods) || add_methods(m, pywrap_script_methods))
+      add_methods(m, pywrap_saver_methods) || add_methods(m, pywrap_script_methods) ||
+      add_methods(m, pywrap_device_setter_methods))
     goto fail;
   return m;
 fail:

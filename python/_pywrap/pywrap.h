@@ -16,6 +16,8 @@
  * - script.c is the script callback of PyFunc / PyFuncStateless: it takes the GIL on the
  *   session's threads and calls the Python dispatcher of tfc/ops/script_ops.py.
  * - oplist.c reads the serialized OpList of TF_GetAllOpList into plain Python data.
+ * - device_setter.c wraps TFC_ReplicaDeviceSetter; train.c's Scope can carry a Python device
+ *   function, which the builders call back (GIL held) for each node they make.
  * - Errors: a non-OK TF_Status raises the class registered for its code by tfc.errors
  *   (set_error_classes), constructed as cls(None, None, message); bad arguments raise
  *   TypeError/ValueError. Nothing here aborts the interpreter on bad input.
@@ -48,8 +50,10 @@ extern PyTypeObject PyTFOptimizer_Type; /* train.c */
 extern PyTypeObject PyTFHandle_Type; /* io.c */
 extern PyTypeObject PyTFSaver_Type;  /* saver.c */
 extern PyTypeObject PyTFReader_Type; /* saver.c */
+extern PyTypeObject PyTFReplicaDeviceSetter_Type; /* device_setter.c */
 
-/* Raises the registered class for a non-OK status and returns 1; returns 0 when OK. */
+/* Raises the registered class for a non-OK status and returns 1 (an exception already set by a
+ * Python callback of the failed call is kept instead); returns 0 when OK. */
 int pywrap_raise_status(TF_Status *s);
 /* Raises the registered class for code with message msg; returns NULL. */
 PyObject *pywrap_raise_code(int code, const char *msg);
@@ -103,5 +107,6 @@ extern PyMethodDef pywrap_train_methods[];
 extern PyMethodDef pywrap_io_methods[];
 extern PyMethodDef pywrap_saver_methods[]; /* saver.c */
 extern PyMethodDef pywrap_script_methods[]; /* script.c: PyFunc's callback */
+extern PyMethodDef pywrap_device_setter_methods[]; /* device_setter.c */
 
 #endif

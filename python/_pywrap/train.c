@@ -28,11 +28,13 @@ typedef struct {
   PyObject_HEAD
   PyObject *graph; /* the _pywrap.Graph (owned reference) */
   TFC_Scope *scope;
+  PyObject *device_fn; /* the scope's Python device function (owned), or NULL */
 } PyTFScope;
 
 static void scope_dealloc(PyTFScope *s) {
   TFC_DeleteScope(s->scope);
   Py_XDECREF(s->graph);
+  Py_XDECREF(s->device_fn);
   Py_TYPE(s)->tp_free((PyObject *)s);
 }
 
@@ -65,17 +67,46 @@ static TF_Operation **ops_arg(PyObject *o, Py_ssize_t *n) {
   return seq_array(o, "expected a sequence of operations", sizeof(TF_Operation *), 0, op_conv, n);
 }
 
-/* Scope(graph, name_prefix, device, [control op, ...][, builder name][, parent scope]): with a
- * parent (a cond branch's or loop's callback scope), the new scope derives from it and keeps its
- * control-flow context and control dependencies. */
+/* The C side of a scope's Python device function (TFC_DeviceFunction; ctx: the callable,
+ * which the Scope holds): fn(op_type, op_name, requested_device, op handle) -> device str or
+ * None. Builders run with the GIL held; a Python exception stays set for the glue to re-raise
+ * (pywrap_raise_status keeps it) and also becomes the status, so the call rolls back. */
+static TF_Buffer *scope_device_fn(void *ctx, const char *op_type, const char *op_name, const char *device,
+                                  TF_Operation *op, TF_Status *status) {
+  PyGILState_STATE gil = PyGILState_Ensure();
+  TF_Buffer *b = NULL;
+  PyObject *h = op ? PyLong_FromVoidPtr(op) : (Py_INCREF(Py_None), Py_None);
+  PyObject *r = h ? PyObject_CallFunction((PyObject *)ctx, "sssO", op_type, op_name, device ? device : "", h) : NULL;
+  Py_XDECREF(h);
+  if (r && r != Py_None) {
+    Py_ssize_t n;
+    const char *str = PyUnicode_Check(r) ? PyUnicode_AsUTF8AndSize(r, &n) : NULL;
+    if (!str && !PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "a device function must return a string");
+    if (str && !(b = TF_NewBufferFromString(str, (size_t)n))) PyErr_NoMemory();
+  }
+  Py_XDECREF(r);
+  if (PyErr_Occurred()) TF_SetStatus(status, TF_UNKNOWN, "Python device function failed");
+  PyGILState_Release(gil);
+  return b;
+}
+
+/* Scope(graph, name_prefix, device, [control op, ...][, builder name][, parent scope][, device
+ * function]): with a parent (a cond branch's or loop's callback scope), the new scope derives
+ * from it and keeps its control-flow context and control dependencies. With a device function
+ * (see scope_device_fn) the scope places each node through it, the device string and the
+ * parent's device functions set aside (the function sees the whole device stack). */
 static PyObject *scope_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
-  PyObject *g, *controls, *parent = Py_None;
+  PyObject *g, *controls, *parent = Py_None, *device_fn = Py_None;
   const char *name, *device, *builder_name = NULL;
-  if (!PyArg_ParseTuple(args, "O!ssO!|zO", &PyTFGraph_Type, &g, &name, &device, &PyList_Type, &controls,
-                        &builder_name, &parent))
+  if (!PyArg_ParseTuple(args, "O!ssO!|zOO", &PyTFGraph_Type, &g, &name, &device, &PyList_Type, &controls,
+                        &builder_name, &parent, &device_fn))
     return NULL;
   if (parent != Py_None && !PyObject_TypeCheck(parent, &PyTFScope_Type)) {
     PyErr_SetString(PyExc_TypeError, "parent must be a _pywrap.Scope or None");
+    return NULL;
+  }
+  if (device_fn != Py_None && !PyCallable_Check(device_fn)) {
+    PyErr_SetString(PyExc_TypeError, "device function must be callable");
     return NULL;
   }
   TF_Graph *graph = ((PyTFGraph *)g)->graph;
@@ -99,7 +130,12 @@ static PyObject *scope_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
     TFC_DeleteScope(sc);
     sc = t;
   }
-  if (sc && device[0]) {
+  if (sc && device_fn != Py_None) {
+    t = TFC_ScopeWithDevice(sc, NULL);
+    TFC_DeleteScope(sc);
+    sc = t ? TFC_ScopeWithDeviceFunction(t, scope_device_fn, device_fn) : NULL;
+    TFC_DeleteScope(t);
+  } else if (sc && device[0]) {
     t = TFC_ScopeWithDevice(sc, device);
     TFC_DeleteScope(sc);
     sc = t;
@@ -124,6 +160,10 @@ static PyObject *scope_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
   Py_INCREF(g);
   s->graph = g;
   s->scope = sc;
+  if (device_fn != Py_None) {
+    Py_INCREF(device_fn);
+    s->device_fn = device_fn;
+  }
   return (PyObject *)s;
 }
 
@@ -152,6 +192,7 @@ PyObject *pywrap_scope_wrap(PyObject *graph, TFC_Scope *sc) {
   Py_INCREF(graph);
   s->graph = graph;
   s->scope = sc;
+  s->device_fn = NULL;
   return (PyObject *)s;
 }
 

@@ -197,6 +197,13 @@ if not hasattr(contrib, "layers"):
     contrib.layers = _types.ModuleType("tfc.contrib.layers", "tf.contrib.layers")
 contrib.layers.l2_regularizer = _training_util.l2_regularizer
 contrib.layers.xavier_initializer = _init_ops.xavier_initializer
+# tf.train.replica_device_setter and tf.contrib.training's ps strategy (tfc/training/device_setter.py)
+from tfc.training import device_setter as _device_setter  # noqa: E402
+train.replica_device_setter = _device_setter.replica_device_setter
+if not hasattr(contrib, "training"):
+    contrib.training = _types.ModuleType("tfc.contrib.training", "tf.contrib.training")
+contrib.training.GreedyLoadBalancingStrategy = _device_setter.GreedyLoadBalancingStrategy
+contrib.training.byte_size_load_fn = _device_setter.byte_size_load_fn
 
 # tf.losses (tfc/losses/): a package, exported as the module object
 from tfc import losses  # noqa: E402,F401

@@ -43,10 +43,24 @@ typedef struct bld_frame {
 
 struct bld_cf_ctx;
 
+/* One device function of a scope's device stack (TFC_ScopeWithDeviceFunction), shared by the
+ * scopes derived from the one that pushed it (refcounted). `outer` is the string requests
+ * merged between this function and `parent` (the next function out): applied after the
+ * function, as Python merges an outer tf.device string under what an inner function gave. */
+typedef struct bld_devfn {
+  int refs;
+  TFC_DeviceFunction fn;
+  void *ctx;
+  char *outer;
+  struct bld_devfn *parent;
+} bld_devfn;
+
 struct TFC_Scope {
   TF_Graph *graph;
   char *name;   /* "" or "a/b" */
-  char *device; /* canonical request ("/job:ps/task:0/device:CPU:0") or "" */
+  char *device; /* canonical request ("/job:ps/task:0/device:CPU:0") or "": the string
+                   requests inside the innermost device function (all of them without one) */
+  bld_devfn *devfn; /* the innermost device function (a reference), or NULL */
   int n_frames;
   bld_frame **frames;
   struct bld_cf_ctx *cf; /* the cond branch or while loop being built here (a reference), or NULL */
@@ -117,6 +131,9 @@ typedef struct bld_where {
   const TFC_Scope *frames_from;  /* control-dependency frames (NULL: none) */
   tfc_node *const *ctrl;         /* extra control inputs */
   int n_ctrl;
+  const bld_devfn *devfn;        /* device functions applied after `device` (NULL: none);
+                                    not for colocated nodes (Python's colocate_with resets
+                                    the device stack) */
 } bld_where;
 
 typedef struct bld_attr {
@@ -184,8 +201,14 @@ tfc_node *bld_group(bld_call *c, const bld_where *w, tfc_node *const *ops, int n
 /* The name scope a builder opens for itself: the scope's builder name when it has one (Python's
  * name= argument), else `dflt`. */
 const char *bld_builder_name(const TFC_Scope *scope, const char *dflt);
-/* The where of a public scope (device, frames) at scope name `scope_name`. */
+/* The where of a public scope (device, device functions, frames) at scope name `scope_name`. */
 bld_where bld_where_of(const TFC_Scope *scope, const char *scope_name);
+/* The device that the device functions `fn` (innermost first) give an operation of op_type
+ * named name whose string requests gave `requested`; op is the operation when it exists
+ * already (else NULL). A new canonical string in *out (caller frees). A function's error is
+ * the call's, prefixed with the node's name. */
+int bld_devfn_apply(bld_call *c, const bld_devfn *fn, const char *op_type, const char *name, const char *requested,
+                    TF_Operation *op, char **out);
 
 /* Python's random_seed.get_seed for op seed 0/unset: (seed, seed2) for a random op about to
  * be created, or (0, 0) when no graph seed is set. */

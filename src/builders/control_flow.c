@@ -137,14 +137,14 @@ static tfc_endpoint capture(bld_call *c, bld_cf_ctx *x, tfc_endpoint v, const ch
   /* A ref input (a variable) keeps its ref: RefEnter / RefSwitch, as Python's context picks. */
   int ref = tfc_dtype_is_ref(o.node->output_types[o.index]);
   if (x->is_while) {
-    bld_where w = {sub, "", NULL, NULL, NULL, NULL, 0};
+    bld_where w = {sub, "", NULL, NULL, NULL, NULL, 0, NULL};
     bld_attr a[3] = {{"frame_name", {0}}, {"is_constant", tfc_attr_bool(1)},
                      {"parallel_iterations", tfc_attr_int(x->parallel_iterations)}};
     if (tfc_attr_string(x->frame, strlen(x->frame), &a[0].v, c->s) == TFC_OK)
       r = bld_op0(c, &w, ref ? "RefEnter" : "Enter", "Enter", &o, 1, a, 3);
   } else {
     /* Python's _SwitchRefOrTensor colocates the Switch with its data. */
-    bld_where w = {sub, "", o.node, NULL, NULL, NULL, 0};
+    bld_where w = {sub, "", o.node, NULL, NULL, NULL, 0, NULL};
     tfc_endpoint ins[2] = {o, {x->pred, 0}};
     r = (tfc_endpoint){bld_op(c, &w, ref ? "RefSwitch" : "Switch", "Switch", ins, 2, NULL, 0), x->branch};
     if (r.node) record_cond(c, r.node, x->pred, x->branch);
@@ -256,7 +256,7 @@ static int cond_build(bld_call *c, const TFC_Scope *scope, tfc_endpoint pred, TF
                           py_dtype(bld_dtype(pred)), pred.node->name, pred.index);
   char *cs = bld_unique(c, scope->name, name ? name : "cond");
   if (!cs) return c->s->code;
-  bld_where w = {cs, scope->device, NULL, NULL, NULL, NULL, 0};
+  bld_where w = {cs, scope->device, NULL, NULL, NULL, NULL, 0, scope->devfn};
   tfc_endpoint p = capture(c, scope->cf, pred, cs, "Switch");
   tfc_endpoint two[2] = {p, p};
   tfc_node *sw = p.node ? bld_op(c, &w, "Switch", "Switch", two, 2, NULL, 0) : NULL;
@@ -523,11 +523,11 @@ static tfc_endpoint binary(bld_call *c, const char *scope, const char *op, const
   tfc_endpoint none = {NULL, 0};
   char *full = bld_unique(c, scope, name);
   if (!full) return none;
-  bld_where w = {full, "", NULL, NULL, NULL, NULL, 0};
+  bld_where w = {full, "", NULL, NULL, NULL, NULL, 0, NULL};
   if (!b.node) b = bld_scalar(c, &w, "y", bld_dtype(a), bv);
   char exact[256];
   snprintf(exact, sizeof exact, "%s/", full + strlen(scope) + 1);
-  bld_where ws = {scope, "", NULL, NULL, NULL, NULL, 0};
+  bld_where ws = {scope, "", NULL, NULL, NULL, NULL, 0, NULL};
   tfc_endpoint ins[2] = {a, b};
   tfc_endpoint r = b.node ? bld_op0(c, &ws, op, exact, ins, 2, NULL, 0) : none;
   free(full);
@@ -567,7 +567,7 @@ static int loop_build(bld_call *c, const TFC_Scope *scope, TFC_WhileCondFn cond,
   int par = o->parallel_iterations > 0 ? o->parallel_iterations : 10;
   char *ws = bld_unique(c, scope->name, name ? name : "while");
   if (!ws) return c->s->code;
-  bld_where w = {ws, scope->device, NULL, NULL, NULL, NULL, 0};
+  bld_where w = {ws, scope->device, NULL, NULL, NULL, NULL, 0, scope->devfn};
   tfc_endpoint *v = calloc(6 * (size_t)n + 1, sizeof *v);
   TF_Output *io = calloc(2 * (size_t)n + 1, sizeof *io);
   if (!v || !io) {
@@ -634,7 +634,7 @@ static int loop_build(bld_call *c, const TFC_Scope *scope, TFC_WhileCondFn cond,
   /* 4. LoopCond, Switch (colocated with its Merge), Identity. */
   tfc_node *lc = pred.node && tfc_status_ok(c->s) ? bld_op(c, &w, "LoopCond", "LoopCond", &pred, 1, NULL, 0) : NULL;
   for (int i = 0; i < n && lc; i++) {
-    bld_where wc = {ws, "", merge[i].node, NULL, NULL, NULL, 0};
+    bld_where wc = {ws, "", merge[i].node, NULL, NULL, NULL, 0, NULL};
     tfc_endpoint ins[2] = {merge[i], {lc, 0}};
     sw[i] = (tfc_endpoint){bld_op(c, &wc, "Switch", "Switch", ins, 2, NULL, 0), 0};
   }

@@ -11,8 +11,8 @@
  * not supported during the call.
  *
  * Python gives gradient ops the device of the enclosing tf.device; the walk has no device
- * parameter, so the fresh nodes get the scope's device right after the walk, under the lock,
- * before anything else can see them. The scope's control dependencies are not applied to
+ * parameter, so the fresh nodes get the scope's device (and its device functions' choice)
+ * right after the walk, under the lock, before anything else can see them. The scope's control dependencies are not applied to
  * gradient nodes (Python would add them to the ops that have no input made inside the block).
  */
 #include <stdio.h>
@@ -48,12 +48,16 @@ int bld_gradients(bld_call *c, const TFC_Scope *scope, const tfc_endpoint *ys, i
   bld_resume(c);
   free(prefix);
   if (rc) return rc;
-  if (*scope->device) {
+  if (*scope->device || scope->devfn) {
     for (int i = before; i < c->g->n_nodes; i++) {
       tfc_node *n = c->g->nodes[i];
       if (*n->device) continue;
-      char *d = tfc_strdup(scope->device);
-      if (!d) return TFC_OOM(c->s);
+      char *d = NULL;
+      if (scope->devfn) {
+        TFC_TRY(bld_devfn_apply(c, scope->devfn, n->op->name, n->name, scope->device, tfc_capi_oper(n), &d));
+      } else if (!(d = tfc_strdup(scope->device))) {
+        return TFC_OOM(c->s);
+      }
       free(n->device);
       n->device = d;
     }

@@ -262,7 +262,7 @@ static const TFC_Variable *make_slot(bld_call *c, TFC_Optimizer *o, const TFC_Sc
     return NULL;
   }
   /* Slot names come from variable scopes, which are absolute: the root name scope. */
-  bld_where w = {"", scope->device, NULL, NULL, NULL, NULL, 0};
+  bld_where w = {"", scope->device, NULL, NULL, NULL, NULL, 0, scope->devfn};
   bld_init init = {{NULL, 0}, fill, v, tfc_dtype_base(var->output_types[0]), sh->rank, {0}};
   for (int i = 0; i < sh->rank; i++) init.dims[i] = sh->dims[i];
   opt_slot *s = &o->slots[o->n_slots];

@@ -460,7 +460,7 @@ static tfc_node *ema_locked(bld_call *c, const TFC_Scope *scope, double decay, T
       TFC_OOM(c->s);
       return NULL;
     }
-    bld_where w = {"", scope->device, NULL, NULL, NULL, NULL, 0};
+    bld_where w = {"", scope->device, NULL, NULL, NULL, NULL, 0, scope->devfn};
     bld_init init = {initial_value_of(&vars[i]), 0, 0, 0, 0, {0}};
     int rc = bld_variable(c, &w, base, 0, &init, 0, var, 0, &shadows[i]);
     free(base);

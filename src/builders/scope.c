@@ -11,7 +11,13 @@
  * took it.
  *
  * Devices: a scope's request merges onto its parent's with the new fields winning (Python's
- * nested tf.device with strings), printed canonically ("/cpu:0" -> "/device:CPU:0").
+ * nested tf.device with strings), printed canonically ("/cpu:0" -> "/device:CPU:0"). Device
+ * functions (TFC_ScopeWithDeviceFunction) make the device stack a chain: the scope's string is
+ * what was requested inside the innermost function, and each function keeps the strings
+ * requested between it and the next function out. A node's device is then computed innermost
+ * first, as Python's _apply_device_functions walks its stack: strings, function, strings,
+ * function, ... Builder-made nodes are finished first and placed right after (under the graph
+ * lock, before anything can see them), so a function sees the operation as TF's do.
  */
 #include <ctype.h>
 #include <stdio.h>
@@ -358,6 +364,14 @@ tfc_node *bld_op(bld_call *c, const bld_where *w, const char *type, const char *
   for (int k = 0; k < n_ctl; k++) tfc_node_desc_add_control(d, ctl[k]);
   n = tfc_node_desc_finish_locked(d, c->s);
   d = NULL;
+  /* 5. Device functions see the finished op (colocated nodes skip them: see bld_where). */
+  if (n && w->devfn && !w->coloc) {
+    char *dev = NULL;
+    if (bld_devfn_apply(c, w->devfn, type, n->name, n->device, tfc_capi_oper(n), &dev) == TFC_OK) {
+      free(n->device);
+      n->device = dev;
+    }
+  }
   for (int f = 0; n && fs && f < fs->n_frames; f++)
     if (tfc_hashmap_put(&fs->frames[f]->seen, n->name, (void *)1)) TFC_OOM(c->s);
   if (!tfc_status_ok(c->s)) n = NULL;
@@ -554,8 +568,57 @@ const char *bld_builder_name(const TFC_Scope *scope, const char *dflt) {
 }
 
 bld_where bld_where_of(const TFC_Scope *scope, const char *scope_name) {
-  bld_where w = {scope_name ? scope_name : scope->name, scope->device, NULL, NULL, scope, NULL, 0};
+  bld_where w = {scope_name ? scope_name : scope->name, scope->device, NULL, NULL, scope, NULL, 0, scope->devfn};
   return w;
+}
+
+/* ---------------- device functions ---------------- */
+
+int bld_devfn_apply(bld_call *c, const bld_devfn *fn, const char *op_type, const char *name, const char *requested,
+                    TF_Operation *op, char **out) {
+  *out = NULL;
+  if (!tfc_status_ok(c->s)) return c->s->code;
+  char *dev = tfc_strdup(requested ? requested : "");
+  if (!dev) return TFC_OOM(c->s);
+  for (; fn; fn = fn->parent) {
+    TF_Status *st = TF_NewStatus();
+    if (!st) {
+      free(dev);
+      return TFC_OOM(c->s);
+    }
+    TF_Buffer *got = fn->fn(fn->ctx, op_type, name, dev, op, st);
+    free(dev);
+    dev = NULL;
+    if (TF_GetCode(st) != TF_OK) {
+      tfc_status_set(c->s, (int)TF_GetCode(st), "device function for node '%s' (%s): %s", name, op_type,
+                     TF_Message(st));
+      TF_DeleteBuffer(got);
+      TF_DeleteStatus(st);
+      return c->s->code;
+    }
+    TF_DeleteStatus(st);
+    char *raw = got ? tfc_strndup(got->data ? got->data : "", got->data ? got->length : 0) : tfc_strdup("");
+    TF_DeleteBuffer(got);
+    /* What the function gave, canonical (a malformed device is kept and fails at placement),
+     * then the strings requested outside it merged under it. */
+    char *canon = raw ? merge_device("", raw) : NULL;
+    free(raw);
+    if (!canon) return TFC_OOM(c->s);
+    dev = merge_device(fn->outer, canon);
+    free(canon);
+    if (!dev) return TFC_OOM(c->s);
+  }
+  *out = dev;
+  return TFC_OK;
+}
+
+static void devfn_unref(bld_devfn *f) {
+  while (f && --f->refs == 0) {
+    bld_devfn *p = f->parent;
+    free(f->outer);
+    free(f);
+    f = p;
+  }
 }
 
 /* ---------------- random seeds ---------------- */
@@ -609,8 +672,8 @@ static void frame_unref(bld_frame *f) {
   free(f);
 }
 
-static TFC_Scope *scope_new(TF_Graph *graph, const char *name, const char *device, bld_frame *const *frames,
-                            int n_frames, bld_frame *extra) {
+static TFC_Scope *scope_new(TF_Graph *graph, const char *name, const char *device, bld_devfn *devfn,
+                            bld_frame *const *frames, int n_frames, bld_frame *extra) {
   TFC_Scope *sc = calloc(1, sizeof *sc);
   if (!sc) return NULL;
   sc->graph = graph;
@@ -629,12 +692,13 @@ static TFC_Scope *scope_new(TF_Graph *graph, const char *name, const char *devic
     sc->frames[sc->n_frames++] = frames[i];
   }
   if (extra) sc->frames[sc->n_frames++] = extra;
+  if ((sc->devfn = devfn)) devfn->refs++;
   return sc;
 }
 
 TFC_EXPORT TFC_Scope *TFC_NewRootScope(TF_Graph *graph) {
   if (!graph) return NULL;
-  return scope_new(graph, "", "", NULL, 0, NULL);
+  return scope_new(graph, "", "", NULL, NULL, 0, NULL);
 }
 
 TFC_EXPORT TFC_Scope *TFC_NewSubScope(const TFC_Scope *scope, const char *name) {
@@ -657,7 +721,7 @@ TFC_EXPORT TFC_Scope *TFC_NewSubScope(const TFC_Scope *scope, const char *name) 
   bld_end(&c);
   tfc_status_fini(&scratch);
   if (!full) return NULL;
-  TFC_Scope *sc = scope_new(scope->graph, full, scope->device, scope->frames, scope->n_frames, NULL);
+  TFC_Scope *sc = scope_new(scope->graph, full, scope->device, scope->devfn, scope->frames, scope->n_frames, NULL);
   free(full);
   if (sc) bld_scope_set_cf(sc, scope->cf);
   return sc;
@@ -688,8 +752,27 @@ TFC_EXPORT TFC_Scope *TFC_ScopeWithDevice(const TFC_Scope *scope, const char *de
   if (!scope) return NULL;
   char *dev = device && *device ? merge_device(scope->device, device) : tfc_strdup("");
   if (!dev) return NULL;
-  TFC_Scope *sc = scope_new(scope->graph, scope->name, dev, scope->frames, scope->n_frames, NULL);
+  /* NULL or "" is tf.device(None): the device functions go too. */
+  TFC_Scope *sc = scope_new(scope->graph, scope->name, dev, device && *device ? scope->devfn : NULL, scope->frames,
+                            scope->n_frames, NULL);
   free(dev);
+  if (sc) bld_scope_set_cf(sc, scope->cf);
+  return sc;
+}
+
+TFC_EXPORT TFC_Scope *TFC_ScopeWithDeviceFunction(const TFC_Scope *scope, TFC_DeviceFunction fn, void *ctx) {
+  if (!scope || !fn) return NULL;
+  bld_devfn *f = calloc(1, sizeof *f);
+  if (!f || !(f->outer = tfc_strdup(scope->device))) {
+    free(f);
+    return NULL;
+  }
+  f->refs = 1;
+  f->fn = fn;
+  f->ctx = ctx;
+  if ((f->parent = scope->devfn)) f->parent->refs++;
+  TFC_Scope *sc = scope_new(scope->graph, scope->name, "", f, scope->frames, scope->n_frames, NULL);
+  devfn_unref(f); /* the scope holds it now (or nothing does) */
   if (sc) bld_scope_set_cf(sc, scope->cf);
   return sc;
 }
@@ -708,7 +791,7 @@ TFC_EXPORT TFC_Scope *TFC_ScopeWithControlDependencies(const TFC_Scope *scope, T
   }
   for (int i = 0; i < n; i++)
     if (ops[i]) f->ops[f->n_ops++] = tfc_capi_node(ops[i]);
-  TFC_Scope *sc = scope_new(scope->graph, scope->name, scope->device, scope->frames, scope->n_frames, f);
+  TFC_Scope *sc = scope_new(scope->graph, scope->name, scope->device, scope->devfn, scope->frames, scope->n_frames, f);
   if (!sc) frame_unref(f);
   else bld_scope_set_cf(sc, scope->cf);
   return sc;
@@ -716,7 +799,8 @@ TFC_EXPORT TFC_Scope *TFC_ScopeWithControlDependencies(const TFC_Scope *scope, T
 
 TFC_EXPORT TFC_Scope *TFC_ScopeWithBuilderName(const TFC_Scope *scope, const char *name) {
   if (!scope || !name || !*name) return NULL;
-  TFC_Scope *sc = scope_new(scope->graph, scope->name, scope->device, scope->frames, scope->n_frames, NULL);
+  TFC_Scope *sc = scope_new(scope->graph, scope->name, scope->device, scope->devfn, scope->frames, scope->n_frames,
+                            NULL);
   if (!sc) return NULL;
   bld_scope_set_cf(sc, scope->cf);
   if (!(sc->builder_name = tfc_strdup(name))) {
@@ -729,6 +813,7 @@ TFC_EXPORT TFC_Scope *TFC_ScopeWithBuilderName(const TFC_Scope *scope, const cha
 TFC_EXPORT void TFC_DeleteScope(TFC_Scope *scope) {
   if (!scope) return;
   free(scope->builder_name);
+  devfn_unref(scope->devfn);
   for (int i = 0; i < scope->n_frames; i++) frame_unref(scope->frames[i]);
   bld_scope_set_cf(scope, NULL);
   free(scope->frames);
@@ -757,13 +842,24 @@ TFC_EXPORT TF_OperationDescription *TFC_ScopeNewOperation(const TFC_Scope *scope
       free(full);
       full = NULL;
     }
+  /* Device functions see no operation yet: only its type, name and requested device. */
+  char *dev = NULL;
+  if (full && scope->devfn && bld_devfn_apply(&c, scope->devfn, op_type, full, scope->device, NULL, &dev)) {
+    free(full);
+    full = NULL;
+  }
   bld_end(&c);
   tfc_status_fini(&scratch);
   if (!full) return NULL;
   TF_OperationDescription *d = TF_NewOperation(scope->graph, op_type, full);
   free(full);
-  if (!d) return NULL;
-  if (*scope->device) TF_SetDevice(d, scope->device);
+  if (!d) {
+    free(dev);
+    return NULL;
+  }
+  const char *device = dev ? dev : scope->device;
+  if (*device) TF_SetDevice(d, device);
+  free(dev);
   for (int f = 0; f < scope->n_frames; f++)
     for (int k = 0; k < scope->frames[f]->n_ops; k++) TF_AddControlInput(d, tfc_capi_oper(scope->frames[f]->ops[k]));
   return d;

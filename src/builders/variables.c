@@ -117,6 +117,7 @@ int bld_variable(bld_call *c, const bld_where *w0, const char *name, int exact_n
       if (!coloc) {
         iw.coloc_name = full;
         iw.device = "";
+        iw.devfn = NULL;
       }
       if (!bld_mark_used(c, scope)) value = bld_filled(c, &iw, init->dims, init->nd, dtype, init->fill, init->scalar);
       free(scope);
@@ -395,7 +396,7 @@ int bld_global_step(bld_call *c, const TFC_Scope *scope, TFC_Variable *out) {
   if (find_global_step(c, out)) return TFC_OK;
   /* get_variable("global_step", [], int64, zeros, trainable=False) at the root name scope,
    * under the caller's device. */
-  bld_where w = {"", scope->device, NULL, NULL, NULL, NULL, 0};
+  bld_where w = {"", scope->device, NULL, NULL, NULL, NULL, 0, scope->devfn};
   bld_init init = {{NULL, 0}, 1, 0, TFC_DT_INT64, 0, {0}};
   TFC_TRY(bld_variable(c, &w, "global_step", 0, &init, 0, NULL, 1, out));
   c->st->global_step = *out;

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "capi/capi_internal.h"
+#include "capi/server_def.h"
 #include "tensorflow/config.pb-c.h"
 #include "tensorflow/tensorflow_server.pb-c.h"
 
@@ -58,8 +59,8 @@ static int valid_job_name(const char *s) {
 }
 
 /* host:port, with a bracketed IPv6 literal allowed as the host. */
-static int check_address(const char *jobname, int task, const char *addr, tfc_status *s) {
-  if (!addr[0]) return tfc_status_set(s, TFC_INVALID_ARGUMENT, FN "job '%s' task %d: empty address", jobname, task);
+static int check_address(const char *fn, const char *jobname, int task, const char *addr, tfc_status *s) {
+  if (!addr[0]) return tfc_status_set(s, TFC_INVALID_ARGUMENT, "%sjob '%s' task %d: empty address", fn, jobname, task);
   const char *port;
   int host_ok = 1;
   if (addr[0] == '[') {
@@ -77,10 +78,10 @@ static int check_address(const char *jobname, int task, const char *addr, tfc_st
   }
   size_t nd = port ? strspn(port, "0123456789") : 0;
   if (!host_ok || nd == 0 || port[nd] != '\0')
-    return tfc_status_set(s, TFC_INVALID_ARGUMENT, FN "job '%s' task %d: '%s' is not host:port", jobname, task,
+    return tfc_status_set(s, TFC_INVALID_ARGUMENT, "%sjob '%s' task %d: '%s' is not host:port", fn, jobname, task,
                           addr);
   if (nd > 5 || atol(port) > 65535)
-    return tfc_status_set(s, TFC_INVALID_ARGUMENT, FN "job '%s' task %d: port %s in '%s' is out of range [0, 65535]",
+    return tfc_status_set(s, TFC_INVALID_ARGUMENT, "%sjob '%s' task %d: port %s in '%s' is out of range [0, 65535]", fn,
                           jobname, task, port, addr);
   return TFC_OK;
 }
@@ -90,9 +91,9 @@ static int job_cmp(const void *a, const void *b) {
 }
 
 /* Parses `cluster` into sp (which the caller finis, also on error). */
-static int parse_cluster(const char *cluster, spec *sp, tfc_status *s) {
+static int parse_cluster(const char *fn, const char *cluster, spec *sp, tfc_status *s) {
   memset(sp, 0, sizeof *sp);
-  if (!cluster || !cluster[0]) return tfc_status_set(s, TFC_INVALID_ARGUMENT, FN "cluster is empty");
+  if (!cluster || !cluster[0]) return tfc_status_set(s, TFC_INVALID_ARGUMENT, "%scluster is empty", fn);
   if (!(sp->copy = strdup(cluster))) return TFC_OOM(s);
   int max_jobs = count_char(cluster, ';') + 1;
   if (!(sp->jobs = calloc((size_t)max_jobs, sizeof *sp->jobs))) return TFC_OOM(s);
@@ -101,33 +102,33 @@ static int parse_cluster(const char *cluster, spec *sp, tfc_status *s) {
     /* Cut the next entry by hand: strtok would skip empty entries instead of reporting them. */
     char *semi = strchr(entry, ';');
     if (semi) *semi = '\0';
-    if (!entry[0]) return tfc_status_set(s, TFC_INVALID_ARGUMENT, FN "empty job entry in cluster '%s'", cluster);
+    if (!entry[0]) return tfc_status_set(s, TFC_INVALID_ARGUMENT, "%sempty job entry in cluster '%s'", fn, cluster);
     char *eq = strchr(entry, '=');
     if (!eq)
-      return tfc_status_set(s, TFC_INVALID_ARGUMENT, FN "cluster entry '%s' is not job=host:port[,host:port...]",
+      return tfc_status_set(s, TFC_INVALID_ARGUMENT, "%scluster entry '%s' is not job=host:port[,host:port...]", fn,
                             entry);
     *eq = '\0';
     job *jb = &sp->jobs[sp->n_jobs++];
     jb->name = entry;
     if (!entry[0])
-      return tfc_status_set(s, TFC_INVALID_ARGUMENT, FN "job entry '=%s' has an empty job name", eq + 1);
+      return tfc_status_set(s, TFC_INVALID_ARGUMENT, "%sjob entry '=%s' has an empty job name", fn, eq + 1);
     if (!valid_job_name(entry))
       return tfc_status_set(s, TFC_INVALID_ARGUMENT,
-                            FN "job name '%s' is not valid: it must be a letter followed by letters, digits or "
-                               "underscores",
-                            entry);
+                            "%sjob name '%s' is not valid: it must be a letter followed by letters, digits or "
+                            "underscores",
+                            fn, entry);
     for (int k = 0; k < sp->n_jobs - 1; k++)
       if (strcmp(sp->jobs[k].name, entry) == 0)
-        return tfc_status_set(s, TFC_INVALID_ARGUMENT, FN "job '%s' appears twice in cluster '%s'", entry, cluster);
+        return tfc_status_set(s, TFC_INVALID_ARGUMENT, "%sjob '%s' appears twice in cluster '%s'", fn, entry, cluster);
     char *addrs = eq + 1;
-    if (!addrs[0]) return tfc_status_set(s, TFC_INVALID_ARGUMENT, FN "job '%s' has no tasks", entry);
+    if (!addrs[0]) return tfc_status_set(s, TFC_INVALID_ARGUMENT, "%sjob '%s' has no tasks", fn, entry);
     int max_tasks = count_char(addrs, ',') + 1;
     if (!(jb->tasks = calloc((size_t)max_tasks, sizeof *jb->tasks))) return TFC_OOM(s);
     char *a = addrs;
     for (int t = 0; t < max_tasks; t++) {
       char *comma = strchr(a, ',');
       if (comma) *comma = '\0';
-      TFC_TRY(check_address(entry, t, a, s));
+      TFC_TRY(check_address(fn, entry, t, a, s));
       jb->tasks[jb->n_tasks++] = a;
       if (comma) a = comma + 1;
     }
@@ -238,7 +239,7 @@ static TF_Buffer *new_server_def(const char *cluster, const char *job_name, int 
   TF_Buffer *b = NULL;
   uint8_t *bytes = NULL;
   size_t len = 0;
-  if (parse_cluster(cluster, &sp, s) || check_task(&sp, job_name, task_index, s)) goto out;
+  if (parse_cluster(FN, cluster, &sp, s) || check_task(&sp, job_name, task_index, s)) goto out;
   if (port < 0 || port > 65535) {
     tfc_status_set(s, TFC_INVALID_ARGUMENT, FN "port %d is out of range [0, 65535]", port);
     goto out;
@@ -267,6 +268,17 @@ static TF_Buffer *new_server_def(const char *cluster, const char *job_name, int 
 out:
   spec_fini(&sp);
   return b;
+}
+
+int tfc_cluster_spec_num_tasks(const char *cluster, const char *job_name, const char *fn, int *out_n,
+                                tfc_status *s) {
+  spec sp;
+  *out_n = -1;
+  int rc = parse_cluster(fn, cluster, &sp, s);
+  for (int j = 0; !rc && j < sp.n_jobs; j++)
+    if (job_name && strcmp(sp.jobs[j].name, job_name) == 0) *out_n = sp.jobs[j].n_tasks;
+  spec_fini(&sp);
+  return rc;
 }
 
 TFC_EXPORT TF_Buffer *TFC_NewServerDef(const char *cluster, const char *job_name, int task_index, int port,

@@ -13,8 +13,11 @@ Graph._create_op is the one place Python makes ops; the C builders of include/tf
 theirs in C, and the bridge joins the two (python/tfc/ops/variables.py has the details):
 - Graph._builder_scope(op_type, name) turns the per-thread context into a _pywrap.Scope (a
   TFC_Scope): the current name scope as an exact, already-taken prefix, the device the device
-  stack gives an op of that type and name (strings merged, functions called), and the control
-  dependencies in force. A builder call takes it; Graph._sync_c_ops() then wraps the ops the
+  stack gives an op of that type and name (strings merged), and the control dependencies in
+  force. With a device function in force the scope instead carries a callback into
+  _device_for (TFC_ScopeWithDeviceFunction), so the function sees each node the builder makes,
+  as TF calls it per op (a replica device setter puts the variable on a ps task and the ops
+  around it on the worker). A builder call takes it; Graph._sync_c_ops() then wraps the ops the
   builder added. Builders that call back into Python (cond, case, while_loop) hand their
   callback scope to the per-thread context (_ThreadState.cf_scope, set by
   ops/control_flow_ops.py): _create_op then brings each input in through TFC_Capture (the
@@ -390,13 +393,13 @@ class Graph(object):
         finally:
             self._state.device_stack.pop()
 
-    def _device_for(self, op_type, name):
-        dev = ""
+    def _device_for(self, op_type, name, attrs=None, requested="", c_op=None):
+        dev = requested
         for spec in reversed(self._state.device_stack):
             if spec is None:
                 break
             if callable(spec):
-                got = spec(_PendingOp(self, op_type, name, dev))
+                got = spec(_PendingOp(self, op_type, name, dev, attrs, c_op))
                 dev = pydev.canonical(got) if isinstance(got, str) else (got.to_string() if got else "")
             else:
                 dev = pydev.merge(dev, spec) if dev else spec
@@ -518,7 +521,7 @@ class Graph(object):
         if self._state.cf_scope is not None:
             c_inputs = self._capture_inputs(name, c_inputs)
         controls = self._control_inputs_for(data_ops)
-        device = self._device_for(op_type, name)
+        device = self._device_for(op_type, name, attrs)
         device, coloc = self._colocation_for(device)
         if coloc is not None:           # tf.colocate_with: _class replaces any given one
             attrs = [a for a in attrs if a[0] != "_class"] + [("_class", "list(string)", coloc)]
@@ -540,19 +543,37 @@ class Graph(object):
     # ---- the C builders' bridge (see the module comment) ----
     def _builder_scope(self, op_type="NoOp", name=None, prefix=None, builder_name=None):
         """The context as a _pywrap.Scope: name prefix (default the current name scope, taken
-        as is), the device an op of op_type named name would get, the control dependencies;
-        builder_name replaces the builder's own default scope name (a function's name=)."""
+        as is), the device an op of op_type named name would get (or, under a device function,
+        a callback placing each node), the control dependencies; builder_name replaces the
+        builder's own default scope name (a function's name=)."""
         self._check_not_finalized()
         stack = self._state.name_stack if prefix is None else prefix
-        device = self._device_for(op_type, name or stack or op_type)
-        # Under colocate_with the builders' ops get the colocation device (not the "_class":
-        # TFC_Scope carries no colocation).
-        device = self._colocation_for(device)[0]
         controls = [c._c_op for c in self._control_inputs_for(())]
         # Inside a control-flow callback the scope derives from the callback's (its context);
         # an explicit root prefix ("", variables) does not: the parent's name would replace it.
         parent = self._state.cf_scope if stack else None
+        # A device function in force places each node the builder makes, as TF calls it for
+        # each op (a variable on a ps task, the ops around it on the worker): the scope calls
+        # back into _device_for with the node's type, name, requested device and handle.
+        if not self._state.colocation_stack and self._device_functions_in_force():
+            return _pywrap.Scope(self._c_graph, stack, "", controls, builder_name, parent, self._builder_device)
+        device = self._device_for(op_type, name or stack or op_type)
+        # Under colocate_with the builders' ops get the colocation device (not the "_class":
+        # TFC_Scope carries no colocation).
+        device = self._colocation_for(device)[0]
         return _pywrap.Scope(self._c_graph, stack, device, controls, builder_name, parent)
+
+    def _device_functions_in_force(self):
+        for spec in reversed(self._state.device_stack):
+            if spec is None:
+                return False
+            if callable(spec):
+                return True
+        return False
+
+    def _builder_device(self, op_type, name, requested, c_op):
+        """A builder-made node's device (the device stack over the builder's own request)."""
+        return self._device_for(op_type, name, None, requested, c_op)
 
     def _capture_inputs(self, name, c_inputs):
         """Inside a cond branch or loop body (a control-flow builder's callback): each input
@@ -763,10 +784,30 @@ class _NamedGroup(object):
 
 
 class _PendingOp(object):
-    """What a device function sees of an op about to be created."""
+    """What a device function sees of an op about to be created: its type, name, requested
+    device and (get_attr) the attrs it will be made with, when the caller knows them."""
 
-    def __init__(self, graph, op_type, name, device):
+    def __init__(self, graph, op_type, name, device, attrs=None, c_op=None):
         self.graph, self.type, self.name, self.device = graph, op_type, name, device
+        self._attrs = attrs or ()
+        self._c_op, self._name = c_op, name  # a builder's node: made already, its attrs in C
+
+    @property
+    def op_def(self):
+        return Operation.op_def.fget(self)
+
+    def get_attr(self, name):
+        if self._c_op is not None:
+            return Operation.get_attr(self, name)
+        for a in self._attrs:
+            if a[0] == name:
+                kind, value = a[1], a[2]
+                if kind == "type":
+                    return dtypes.as_dtype(value)
+                if kind == "shape":
+                    return tensor_shape.TensorShape(None if value is None else [None if d < 0 else d for d in value])
+                return value
+        raise ValueError("Operation '%s' has no attr named '%s'." % (self.name, name))
 
     @property
     def node_def(self):

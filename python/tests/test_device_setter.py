@@ -1,0 +1,104 @@
+"""tf.train.replica_device_setter and tf.contrib.training's greedy strategy (the C setter of
+include/tfc/device_setter.h through _pywrap): what the differential programs cannot show
+(TF 2.x has no tf.contrib), and the paths where Python callables plug into the C setter."""
+import pytest
+
+import tfc.compat.v1 as tf
+
+
+@pytest.fixture(autouse=True)
+def fresh_graph():
+    with tf.Graph().as_default() as g:
+        yield g
+
+
+def _var_devices(g):
+    return {op.name: op.device for op in g.get_operations() if op.type == "VariableV2"}
+
+
+def test_greedy_strategy_places_by_bytes_and_keeps_its_loads(fresh_graph):
+    training = tf.contrib.training
+    strategy = training.GreedyLoadBalancingStrategy(2, training.byte_size_load_fn)
+    with tf.device(tf.train.replica_device_setter(ps_tasks=2, ps_strategy=strategy)):
+        tf.Variable(tf.zeros([100]), name="big")        # 400 bytes -> task 0
+        tf.Variable(tf.zeros([10]), name="small")       # 40 -> task 1
+        tf.Variable(tf.zeros([20], tf.float64), name="mid")  # 160 -> task 1 (40 < 400)
+        tf.Variable(tf.zeros([60]), name="next")        # 240 -> task 1 (200 < 400)
+        tf.Variable(tf.zeros([1]), name="last")         # loads 400, 440 -> task 0
+    assert _var_devices(fresh_graph) == {"big": "/job:ps/task:0", "small": "/job:ps/task:1",
+                                         "mid": "/job:ps/task:1", "next": "/job:ps/task:1",
+                                         "last": "/job:ps/task:0"}
+    # Called directly, as TF's strategy object: the same loads (400 + 4 vs 440).
+    v = tf.Variable(tf.zeros([30]), name="direct")
+    assert strategy(v.op) == 0
+
+
+def test_greedy_strategy_with_a_python_load_function(fresh_graph):
+    calls = []
+
+    def load(op):
+        calls.append(op.name)
+        return 5.0 if op.name == "a" else 1.0
+
+    strategy = tf.contrib.training.GreedyLoadBalancingStrategy(2, load)
+    with tf.device(tf.train.replica_device_setter(ps_tasks=2, ps_strategy=strategy)):
+        for n in ("a", "b", "c", "d"):
+            tf.Variable(tf.zeros([2]), name=n)
+    assert calls == ["a", "b", "c", "d"]  # only ps ops are weighed
+    assert _var_devices(fresh_graph) == {"a": "/job:ps/task:0", "b": "/job:ps/task:1", "c": "/job:ps/task:1",
+                                         "d": "/job:ps/task:1"}
+
+
+def test_the_global_step_is_weighed_as_an_int64_scalar(fresh_graph):
+    training = tf.contrib.training
+    strategy = training.GreedyLoadBalancingStrategy(2, training.byte_size_load_fn)
+    with tf.device(tf.train.replica_device_setter(ps_tasks=2, ps_strategy=strategy)):
+        tf.Variable(tf.zeros([3]), name="w")  # 12 bytes -> task 0
+        tf.train.get_or_create_global_step()  # 8 bytes -> task 1
+        tf.Variable(tf.zeros([1]), name="u")  # 12 vs 8 -> task 1
+    assert _var_devices(fresh_graph) == {"w": "/job:ps/task:0", "global_step": "/job:ps/task:1",
+                                         "u": "/job:ps/task:1"}
+
+
+def test_byte_size_load_fn_of_a_built_op_and_of_a_multi_output_op(fresh_graph):
+    v = tf.Variable(tf.zeros([3, 4], tf.float64), name="v")
+    assert tf.contrib.training.byte_size_load_fn(v.op) == 96
+    a, b = tf.split(tf.zeros([4]), 2)
+    with pytest.raises(ValueError, match="must have a single output"):
+        tf.contrib.training.byte_size_load_fn(a.op)
+
+
+def test_a_load_function_error_propagates_and_leaves_no_node(fresh_graph):
+    def load(op):
+        raise RuntimeError("cannot weigh %s" % op.name)
+
+    strategy = tf.contrib.training.GreedyLoadBalancingStrategy(2, load)
+    with tf.device(tf.train.replica_device_setter(ps_tasks=2, ps_strategy=strategy)):
+        with pytest.raises(RuntimeError, match="cannot weigh w"):
+            tf.Variable(tf.zeros([2]), name="w")
+    assert "w" not in [op.name for op in fresh_graph.get_operations()]
+
+
+def test_an_empty_greedy_strategy_fails_when_asked(fresh_graph):
+    strategy = tf.contrib.training.GreedyLoadBalancingStrategy(0, tf.contrib.training.byte_size_load_fn)
+    with tf.device(tf.train.replica_device_setter(ps_tasks=2, ps_strategy=strategy)):
+        with pytest.raises(ValueError, match="empty sequence"):
+            tf.Variable(tf.zeros([2]), name="w")
+
+
+def test_a_strategy_returning_a_non_integer_is_a_type_error(fresh_graph):
+    with tf.device(tf.train.replica_device_setter(ps_tasks=2, ps_strategy=lambda op: "one")):
+        with pytest.raises(TypeError):
+            tf.Variable(tf.zeros([2]), name="w")
+
+
+def test_ps_ops_must_be_type_names(fresh_graph):
+    fn = tf.train.replica_device_setter(ps_tasks=2, ps_ops=("VariableV2",))
+    with tf.device(fn):
+        tf.Variable(tf.zeros([2]), name="w")
+    assert _var_devices(fresh_graph) == {"w": "/job:ps/task:0"}
+
+
+def test_a_malformed_ps_device_is_a_value_error():
+    with pytest.raises(ValueError, match="Malformed device specification '/job:ps/bogus:3'"):
+        tf.train.replica_device_setter(ps_tasks=1, ps_device="/job:ps/bogus:3")
