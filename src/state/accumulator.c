@@ -116,6 +116,14 @@ void tfc_accumulator_set_global_step(tfc_accumulator *a, int64_t step) {
   pthread_mutex_unlock(&a->mu);
 }
 
+int tfc_accumulator_num_takers(tfc_accumulator *a) {
+  pthread_mutex_lock(&a->mu);
+  int n = 0;
+  for (const taker *t = a->takers; t; t = t->next) n++;
+  pthread_mutex_unlock(&a->mu);
+  return n;
+}
+
 /* ---------------- arithmetic in the dtype ---------------- */
 
 /* acc[i] += g[i] for n elements. */

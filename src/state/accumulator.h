@@ -67,6 +67,8 @@ int tfc_accumulator_is_sparse(const tfc_accumulator *a);
 const char *tfc_accumulator_name(const tfc_accumulator *a);
 int32_t tfc_accumulator_num_accumulated(tfc_accumulator *a);
 void tfc_accumulator_set_global_step(tfc_accumulator *a, int64_t step);
+/* How many takes wait now (for diagnostics and tests). */
+int tfc_accumulator_num_takers(tfc_accumulator *a);
 
 /* Apply to a dense accumulator: gradient (the accumulator's dtype, borrowed). See the top
  * comment; INVALID_ARGUMENT with TF's texts. */
