@@ -219,9 +219,7 @@ static int sparse_check(tfc_accumulator *a, const tfc_tensor *idx, const tfc_ten
                           (long long)val->dims[0]);
   const tfc_shape *sh = &a->shape;
   if (shp) {
-    if (shp->ndims != 1)
-      return tfc_status_set(s, TFC_INVALID_ARGUMENT, "Gradient shape should be a vector but received shape: %s",
-                            tfc_tensor_shape_str(shp, buf, sizeof buf));
+    /* TF reads the shape's elements whatever its rank. */
     const int64_t *d = shp->data;
     if (sh->rank > shp->n_elems)
       return tfc_status_set(s, TFC_INVALID_ARGUMENT, "Shape mismatch: expected shape rank at least %d, got %lld",

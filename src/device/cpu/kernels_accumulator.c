@@ -255,7 +255,8 @@ static int num_accumulated_compute(tfc_kernel_ctx *c) {
 static int set_global_step_compute(tfc_kernel_ctx *c) {
   tfc_accumulator *a = input_accumulator(c, -1);
   if (!a) return c->status->code;
-  if (!scalar_arg(c, 1, "new_global_step")) tfc_accumulator_set_global_step(a, *(const int64_t *)c->inputs[1]->data);
+  /* TF's text names num_required here too. */
+  if (!scalar_arg(c, 1, "num_required")) tfc_accumulator_set_global_step(a, *(const int64_t *)c->inputs[1]->data);
   release(a);
   return c->status->code;
 }
