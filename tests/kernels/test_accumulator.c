@@ -1,9 +1,9 @@
 /* The gradient accumulators (ops_accumulator.def, state/accumulator.h): runs real TensorFlow
  * made (tests/fixtures/gen_accumulator.py writes accum_NAME.pb and accum_NAME.session),
  * replayed in one tfc session each through the public C API; then what those scripts cannot
- * hold: the dtype signature (TF 2.x's process crashes there), sharing by shared_name, takes
- * served in arrival order, and blocked takes woken by session close, step deadline and
- * cancellation. */
+ * hold: the dtype signature (TF 2.x's process crashes there), sharing by shared_name (in one
+ * graph, and between two graphs' sessions on one in-process server), takes served in arrival
+ * order, and blocked takes woken by session close, step deadline and cancellation. */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -15,6 +15,7 @@
 #include "harness.h"
 #include "../fixtures/session_script.h"
 #include "state/accumulator.h"
+#include "tfc/server.h"
 
 /* ---------------- TensorFlow's runs ---------------- */
 
@@ -77,15 +78,19 @@ static TF_Operation *count_op(TF_Graph *g, const char *name, TF_Operation *h) {
   return capi_finish(d);
 }
 
-static TF_Session *new_session(TF_Graph *g) {
+/* A session on g, in process (target NULL) or on a server's target. */
+static TF_Session *target_session(TF_Graph *g, const char *target) {
   TF_Status *s = TF_NewStatus();
   TF_SessionOptions *o = TF_NewSessionOptions();
+  if (target) TF_SetTarget(o, target);
   TF_Session *sess = TF_NewSession(g, o, s);
   OK(s);
   TF_DeleteSessionOptions(o);
   TF_DeleteStatus(s);
   return sess;
 }
+
+static TF_Session *new_session(TF_Graph *g) { return target_session(g, NULL); }
 
 static void close_session(TF_Session *sess) {
   TF_Status *s = TF_NewStatus();
@@ -210,11 +215,12 @@ typedef struct bg_take {
   TF_Operation *take;
   int code;
   char msg[512];
+  TF_Tensor *out; /* the take's value, when it succeeds */
 } bg_take;
 
 static void *bg_take_main(void *p) {
   bg_take *b = p;
-  b->code = run_op(b->sess, NULL, b->take, NULL, 0, b->msg, sizeof b->msg);
+  b->code = run_op(b->sess, NULL, b->take, &b->out, 0, b->msg, sizeof b->msg);
   return NULL;
 }
 
@@ -225,7 +231,7 @@ static void session_close_wakes_a_blocked_take(void) {
   TF_Operation *h = accumulator(g, "acc", "ConditionalAccumulator", TF_FLOAT, NULL);
   TF_Operation *take = take_op(g, "take", h, 1, TF_FLOAT);
   TF_Session *sess = new_session(g);
-  bg_take b = {sess, take, -1, ""};
+  bg_take b = {sess, take, -1, "", NULL};
   pthread_t th;
   pthread_create(&th, NULL, bg_take_main, &b);
   usleep(100000); /* the take has started and blocks (or is about to: it then sees the close) */
@@ -260,6 +266,54 @@ static void deadline_reaches_a_blocked_take(void) {
   }
   close_session(sess);
   TF_DeleteGraph(g);
+}
+
+/* Between-graph replication on one server (tf.train.Server): the chief's graph and a
+ * worker's graph each name the accumulator "w/grad_accum"; the chief's take, blocked in its
+ * own session, returns once the worker's session applied two gradients. */
+static void two_graphs_on_one_server_share_by_shared_name(void) {
+  TF_Status *s = TF_NewStatus();
+  TF_Buffer *def = TFC_NewLocalServerDef(s);
+  OK(s);
+  TF_Server *srv = TF_NewServer(def->data, def->length, s);
+  OK(s);
+  TF_DeleteBuffer(def);
+  TF_ServerStart(srv, s);
+  OK(s);
+  TF_Graph *chief = TF_NewGraph(), *worker = TF_NewGraph();
+  TF_Operation *ch = accumulator(chief, "acc", "ConditionalAccumulator", TF_FLOAT, "w/grad_accum");
+  TF_Operation *take = take_op(chief, "take", ch, 2, TF_FLOAT);
+  TF_Operation *count = count_op(chief, "count", ch);
+  TF_Operation *wh = accumulator(worker, "grad_accum", "ConditionalAccumulator", TF_FLOAT, "w/grad_accum");
+  float v[2] = {1, 3}, w[2] = {3, 5};
+  int64_t two = 2;
+  TF_Operation *apply_v = apply_op(worker, "apply_v", wh, 0, cst(worker, "gv", TF_FLOAT, &two, 1, v, sizeof v));
+  TF_Operation *apply_w = apply_op(worker, "apply_w", wh, 0, cst(worker, "gw", TF_FLOAT, &two, 1, w, sizeof w));
+  TF_Session *cs = target_session(chief, TF_ServerTarget(srv)), *ws = target_session(worker, TF_ServerTarget(srv));
+  bg_take b = {cs, take, -1, "", NULL};
+  pthread_t th;
+  pthread_create(&th, NULL, bg_take_main, &b);
+  char msg[512];
+  EXPECT_EQ(run_op(ws, apply_v, NULL, NULL, 0, msg, sizeof msg), TF_OK);
+  EXPECT_EQ(run_op(ws, apply_w, NULL, NULL, 0, msg, sizeof msg), TF_OK);
+  pthread_join(th, NULL); /* a take that never wakes fails the test by the harness's timeout */
+  EXPECT_EQ(b.code, TF_OK);
+  if (b.out) {
+    EXPECT_EQ(((float *)TF_TensorData(b.out))[0], 2);
+    EXPECT_EQ(((float *)TF_TensorData(b.out))[1], 4);
+    TF_DeleteTensor(b.out);
+  }
+  EXPECT_EQ(count_of(cs, count), 0);
+  /* the take stepped the shared global step: the worker's step-0 gradients are stale now */
+  EXPECT_EQ(run_op(ws, apply_v, NULL, NULL, 0, msg, sizeof msg), TF_OK);
+  EXPECT_EQ(count_of(cs, count), 0);
+  close_session(cs);
+  close_session(ws);
+  TF_DeleteGraph(chief);
+  TF_DeleteGraph(worker);
+  TF_ServerStop(srv, s);
+  TF_DeleteServer(srv);
+  TF_DeleteStatus(s);
 }
 
 /* ---------------- the state API ---------------- */
@@ -345,6 +399,7 @@ static const tfc_test tests[] = {
     TFC_TEST(shared_name_shares_one_accumulator),
     TFC_TEST(session_close_wakes_a_blocked_take),
     TFC_TEST(deadline_reaches_a_blocked_take),
+    TFC_TEST(two_graphs_on_one_server_share_by_shared_name),
     TFC_TEST(takes_are_served_in_order_and_cancel_wakes_them),
     {0}};
 TFC_TEST_MAIN(tests)
