@@ -4,8 +4,6 @@ apply_indexed_slices_grad, take_indexed_slices_grad), run under TensorFlow
 (gen_expectations.py programs_accumulators records them) and under tfc (test_differential.py).
 Node names and types, values, shapes and error texts are compared.
 """
-import numpy as np
-
 from programs import _ops
 from programs_opstail import _first_line, _r
 

@@ -26,7 +26,8 @@
  *     accumulator (a dense one of unknown shape takes a new shape next) and increments the
  *     global step. A sparse take returns indices, values and the shape [shape's dim 0 or -1,
  *     values' other dims].
- *   - SetGlobalStep(s) sets the global step to s, smaller than before or not.
+ *   - SetGlobalStep(s) sets the global step to s, smaller than before or not (TF logs a
+ *     warning for a smaller one; tfc has no warning log).
  *   - Only half, float and double accumulate (TF's kernels); sums run in the dtype, a half
  *     sum rounded after each add, as TF's.
  *
