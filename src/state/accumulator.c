@@ -36,7 +36,7 @@ struct tfc_accumulator {
   int cancelled;
   taker *takers; /* waiting takes, oldest first */
   tfc_tensor *dense;   /* the sum (dense), NULL when counter is 0 */
-  int64_t n, cap;      /* sparse entries */
+  int64_t n;           /* sparse entries */
   int64_t *idx;
   unsigned char *vals; /* n rows of row_bytes */
   int32_t *cnt;
@@ -56,7 +56,7 @@ static void clear_sum(tfc_accumulator *a) {
   a->idx = NULL;
   a->vals = NULL;
   a->cnt = NULL;
-  a->n = a->cap = 0;
+  a->n = 0;
   a->counter = 0;
 }
 
@@ -311,7 +311,6 @@ static int sparse_merge(tfc_accumulator *a, const tfc_tensor *idx, const tfc_ten
   a->cnt = ncnt;
   a->vals = nval;
   a->n = o;
-  a->cap = cap;
   a->counter++;
   return TFC_OK;
 }
