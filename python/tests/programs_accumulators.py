@@ -120,7 +120,8 @@ def sparse_mean_per_index(tf):
         s.run(a2)  # stale again
         r["count_after"] = int(s.run(n))
         t = q.take_grad(1)
-        r["take_grad"] = _r(s.run(list(t)))
+        r["take_grad"] = _r(s.run([t.indices, t.values, t.shape]))
+        r["take_grad_type"] = [type(t).__name__, list(t._fields)]
     return r
 
 

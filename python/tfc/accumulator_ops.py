@@ -15,6 +15,8 @@ Errors: TF's ValueError for a gradient whose static shape is incompatible with t
 accumulator's ("Shapes (3,) and (2,) are incompatible") and for a reduction_type other than
 MEAN or SUM (the op table's allowed values); runtime errors are the kernels'.
 """
+import collections
+
 from tfc.framework import dtypes as _dtypes
 from tfc.framework import ops
 from tfc.framework import tensor_shape
@@ -66,6 +68,10 @@ class IndexedSlices(object):
     def __str__(self):
         return "IndexedSlices(indices=%s, values=%s%s)" % (
             self._indices, self._values, (", dense_shape=%s" % self._dense_shape) if self._dense_shape is not None else "")
+
+
+# TF's namedtuple of SparseAccumulatorTakeGradient's outputs (what take_grad returns).
+SparseAccumulatorTakeGradient = collections.namedtuple("SparseAccumulatorTakeGradient", ["indices", "values", "shape"])
 
 
 def _as_int64(x):
@@ -155,13 +161,13 @@ class SparseConditionalAccumulator(ConditionalAccumulatorBase):
                          has_known_shape=grad_shape is not None)
 
     def take_grad(self, num_required, name=None):
-        return gen.apply("SparseAccumulatorTakeGradient", name, handle=self._accumulator_ref,
-                         num_required=num_required, dtype=self._dtype)
+        return SparseAccumulatorTakeGradient(*gen.apply("SparseAccumulatorTakeGradient", name,
+                                                        handle=self._accumulator_ref, num_required=num_required,
+                                                        dtype=self._dtype))
 
     def take_indexed_slices_grad(self, num_required, name=None):
-        indices, values, shape = gen.apply("SparseAccumulatorTakeGradient", name, handle=self._accumulator_ref,
-                                           num_required=num_required, dtype=self._dtype)
-        return IndexedSlices(indices=indices, values=values, dense_shape=shape)
+        t = self.take_grad(num_required, name=name)
+        return IndexedSlices(indices=t.indices, values=t.values, dense_shape=t.shape)
 
     def num_accumulated(self, name=None):
         if name is None:
