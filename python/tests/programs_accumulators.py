@@ -85,6 +85,14 @@ def static_shape_checked(tf):
     return {"error": None}
 
 
+def bad_reduction_type(tf):
+    try:
+        tf.ConditionalAccumulator(tf.float32, reduction_type="MAX")
+    except ValueError as e:
+        return {"error": ["ValueError", str(e)]}
+    return {"error": None}
+
+
 def take_waits_for_gradients(tf):
     q = tf.ConditionalAccumulator(tf.float32, shape=[1])
     take = q.take_grad(1)
@@ -145,5 +153,6 @@ def sparse_index_out_of_shape(tf):
 
 PROGRAMS = [
     dense_mean_and_steps, dense_sum_double_unknown_shape, dense_shape_mismatch, take_needs_one, static_shape_checked,
-    take_waits_for_gradients, sparse_mean_per_index, sparse_sum_unknown_shape, sparse_index_out_of_shape,
+    bad_reduction_type, take_waits_for_gradients, sparse_mean_per_index, sparse_sum_unknown_shape,
+    sparse_index_out_of_shape,
 ]
