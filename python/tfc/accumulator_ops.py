@@ -13,7 +13,8 @@ src/state/accumulator.h).
 
 Errors: TF's ValueError for a gradient whose static shape is incompatible with the
 accumulator's ("Shapes (3,) and (2,) are incompatible") and for a reduction_type other than
-MEAN or SUM (the op table's allowed values); runtime errors are the kernels'.
+MEAN or SUM ("Attr 'reduction_type' of 'ResourceConditionalAccumulator' Op passed string 'MAX'
+not in: "MEAN", "SUM"."); runtime errors are the kernels'.
 """
 import collections
 
