@@ -367,3 +367,6 @@ get_static_value = _tensor_util.constant_value
 
 # tf.tuple shadows the builtin here: kept last, so nothing above sees it.
 globals()["tuple"] = _cf.tuple_
+# gradient accumulators of synchronous training: tf.ConditionalAccumulator, tf.SparseConditionalAccumulator
+from tfc import accumulator_ops as _accumulator_ops  # noqa: E402
+_accumulator_ops.export(globals())

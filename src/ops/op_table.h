@@ -32,3 +32,4 @@
 #include "ops/ops_fft.def"
 #include "ops/ops_image_scale.def"
 #include "ops/ops_conv3d.def"
+#include "ops/ops_accumulator.def"

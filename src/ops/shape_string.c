@@ -92,3 +92,22 @@ int tfc_shape_lookup_dense_table(tfc_shape_ctx *c) {
   c->output_shapes[0] = tfc_shape_make(NULL, 0);
   return TFC_OK;
 }
+
+/* ---- ops_accumulator.def ---- */
+
+/* TF's shape functions know nothing of the accumulator behind the handle: the step or
+ * num_required must be a scalar, and what a take returns is unknown. (TF gives even
+ * ResourceConditionalAccumulator's scalar handle the shape [2] of the ref forms; so do we.) */
+int tfc_shape_accumulator_apply(tfc_shape_ctx *c) { return rank_is(c, &c->input_shapes[1], 0); }
+
+int tfc_shape_accumulator_take(tfc_shape_ctx *c) {
+  TFC_TRY(rank_is(c, &c->input_shapes[1], 0));
+  c->output_shapes[0] = tfc_shape_unknown();
+  return TFC_OK;
+}
+
+int tfc_shape_accumulator_sparse_take(tfc_shape_ctx *c) {
+  TFC_TRY(rank_is(c, &c->input_shapes[1], 0));
+  for (int i = 0; i < 3; i++) c->output_shapes[i] = tfc_shape_unknown();
+  return TFC_OK;
+}

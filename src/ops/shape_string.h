@@ -1,5 +1,5 @@
 /* shape_string — shape functions of the string rows appended to ops_string.def (the regex ops,
- * the split, hash and format ops) and of ops_lookup.def's lookup tables (shape_string.c). */
+ * the split, hash and format ops) and of ops_lookup.def's lookup tables and ops_accumulator.def's accumulators (shape_string.c). */
 #ifndef TFC_OPS_SHAPE_STRING_H
 #define TFC_OPS_SHAPE_STRING_H
 
@@ -18,5 +18,9 @@ int tfc_shape_lookup_export(tfc_shape_ctx *c);     /* [?], unknown */
 int tfc_shape_lookup_size(tfc_shape_ctx *c);       /* a scalar */
 int tfc_shape_lookup_dense_table(tfc_shape_ctx *c); /* the keys at most rank 1; a scalar */
 int tfc_shape_lookup_text_file(tfc_shape_ctx *c);  /* filename a scalar */
+/* ops_accumulator.def (the accumulator ops reuse tfc_shape_lookup_ref_handle for their [2]) */
+int tfc_shape_accumulator_apply(tfc_shape_ctx *c);       /* input 1 (the step) a scalar */
+int tfc_shape_accumulator_take(tfc_shape_ctx *c);        /* num_required a scalar; unknown */
+int tfc_shape_accumulator_sparse_take(tfc_shape_ctx *c); /* num_required a scalar; all unknown */
 
 #endif

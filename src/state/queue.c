@@ -299,27 +299,29 @@ static void wlist_remove(wlist *l, waiter *w) {
 
 struct tfc_queue_watch {
   atomic_int refs;
-  tfc_queue *q; /* a reference */
+  tfc_resource *r; /* a reference: keeps mu and cv alive */
+  pthread_mutex_t *mu;
+  pthread_cond_t *cv;
   char *key;
 };
 
 static void watch_unref(struct tfc_queue_watch *w) {
   if (!w || atomic_fetch_sub_explicit(&w->refs, 1, memory_order_acq_rel) != 1) return;
-  tfc_resource_unref(&w->q->base);
+  tfc_resource_unref(w->r);
   free(w->key);
   free(w);
 }
 
-/* The rendezvous's callback: an abort (s not OK) wakes the queue; either way it is the
+/* The rendezvous's callback: an abort (s not OK) wakes the waiters; either way it is the
  * callback's reference that goes. */
 static void watch_done(void *arg, const tfc_status *s, tfc_tensor *t, int is_dead) {
   (void)is_dead;
   struct tfc_queue_watch *w = arg;
   tfc_tensor_unref(t);
   if (!tfc_status_ok(s)) {
-    pthread_mutex_lock(&w->q->mu);
-    pthread_cond_broadcast(&w->q->cv);
-    pthread_mutex_unlock(&w->q->mu);
+    pthread_mutex_lock(w->mu);
+    pthread_cond_broadcast(w->cv);
+    pthread_mutex_unlock(w->mu);
   }
   watch_unref(w);
 }
@@ -345,45 +347,51 @@ void tfc_queue_cancel_fini(tfc_queue_cancel *c) {
   watch_unref(w);
 }
 
-/* Registers c with its rendezvous for q (called without q->mu: an already aborted
- * rendezvous calls back at once). Out of memory leaves c unregistered: the operation then
- * wakes only for the queue's own reasons (close, session close). */
-static void watch_register(tfc_queue_cancel *c, tfc_queue *q) {
+/* Registers c with its rendezvous for the waiters on (mu, cv) of r (called without mu: an
+ * already aborted rendezvous calls back at once). Out of memory leaves c unregistered: the
+ * operation then wakes only for the resource's own reasons (close, session close). */
+static void watch_register(tfc_queue_cancel *c, tfc_resource *r, pthread_mutex_t *mu, pthread_cond_t *cv,
+                           const char *what, const char *name) {
   struct tfc_queue_watch *w = calloc(1, sizeof *w);
   if (!w) return;
   /* Unique within the step (a node runs once per step); it reads well in the deadline
    * message, which lists the receives still waiting. */
-  if (asprintf(&w->key, "%s (blocked on queue '%s')", c->node_name ? c->node_name : "?", q->name) < 0) {
+  if (asprintf(&w->key, "%s (blocked on %s '%s')", c->node_name ? c->node_name : "?", what, name) < 0) {
     free(w);
     return;
   }
   atomic_init(&w->refs, 2);
-  w->q = q;
-  tfc_resource_ref(&q->base);
+  w->r = tfc_resource_ref(r);
+  w->mu = mu;
+  w->cv = cv;
   c->watch = w;
   tfc_rendezvous_recv_async(c->rendezvous, w->key, watch_done, w);
 }
 
-/* Why a waiting operation must stop (mu held): 0 = keep going. */
-static int stop_reason(tfc_queue *q, tfc_queue_cancel *cx) {
-  if (q->cancelled) return 1;
-  if (cx && cx->rendezvous && tfc_rendezvous_aborted(cx->rendezvous)) return 1;
-  return 0;
+int tfc_queue_cancel_aborted(const tfc_queue_cancel *c) {
+  return c && c->rendezvous && tfc_rendezvous_aborted(c->rendezvous);
 }
 
-/* Waits once on the queue (mu held on entry and exit). The first time a call with a
- * rendezvous would wait, it registers its watch instead (dropping mu), and the caller
- * re-checks everything before waiting. */
-static void wait_once(tfc_queue *q, tfc_queue_cancel *cx, int64_t *waited_us) {
-  if (cx && cx->rendezvous && !cx->watch) {
-    pthread_mutex_unlock(&q->mu);
-    watch_register(cx, q);
-    pthread_mutex_lock(&q->mu);
-    return;
+int tfc_queue_cancel_wait(tfc_queue_cancel *c, tfc_resource *r, pthread_mutex_t *mu, pthread_cond_t *cv,
+                          const char *what, const char *name) {
+  if (c && c->rendezvous && !c->watch) {
+    pthread_mutex_unlock(mu);
+    watch_register(c, r, mu, cv, what, name);
+    pthread_mutex_lock(mu);
+    return 0;
   }
+  pthread_cond_wait(cv, mu);
+  return 1;
+}
+
+/* Why a waiting operation must stop (mu held): 0 = keep going. */
+static int stop_reason(tfc_queue *q, tfc_queue_cancel *cx) { return q->cancelled || tfc_queue_cancel_aborted(cx); }
+
+/* Waits once on the queue (mu held on entry and exit); see tfc_queue_cancel_wait. */
+static void wait_once(tfc_queue *q, tfc_queue_cancel *cx, int64_t *waited_us) {
   int64_t t0 = waited_us ? tfc_now_us() : 0;
-  pthread_cond_wait(&q->cv, &q->mu);
-  if (waited_us) *waited_us += tfc_now_us() - t0;
+  int waited = tfc_queue_cancel_wait(cx, &q->base, &q->mu, &q->cv, "queue", q->name);
+  if (waited && waited_us) *waited_us += tfc_now_us() - t0;
 }
 
 /* ---------------- enqueue ---------------- */

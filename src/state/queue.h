@@ -49,6 +49,7 @@
 #ifndef TFC_STATE_QUEUE_H
 #define TFC_STATE_QUEUE_H
 
+#include <pthread.h>
 #include <stdint.h>
 
 #include "base/status.h"
@@ -104,6 +105,16 @@ typedef struct tfc_queue_cancel {
 } tfc_queue_cancel;
 void tfc_queue_cancel_init(tfc_queue_cancel *c, struct tfc_rendezvous *rendezvous, const char *node_name);
 void tfc_queue_cancel_fini(tfc_queue_cancel *c);
+/* For other blocking resources (the accumulators of state/accumulator.h), which wait as a
+ * queue does. Whether c's step was aborted (c may be NULL: no). */
+int tfc_queue_cancel_aborted(const tfc_queue_cancel *c);
+/* One wait on cv with mu (r's, held on entry and exit). The first time a call with a
+ * rendezvous would wait, it registers c's watch instead (dropping mu; an abort then
+ * broadcasts cv, and the key names "<node> (blocked on <what> '<name>')") and returns 0
+ * without waiting, so the caller re-checks everything first; otherwise it waits and
+ * returns 1. r (borrowed) gets a reference while the watch lives. */
+int tfc_queue_cancel_wait(tfc_queue_cancel *c, tfc_resource *r, pthread_mutex_t *mu, pthread_cond_t *cv,
+                          const char *what, const char *name);
 
 /* Enqueue (many = 0) or EnqueueMany (many = 1) of components[0..n) (borrowed). Blocks while
  * the queue is full. Errors: INVALID_ARGUMENT with TF's texts for a count, dtype or shape

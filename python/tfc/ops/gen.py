@@ -75,6 +75,15 @@ def _attr_value(op_type, attr, value):
         raise TypeError("Expected %s for argument '%s' not %r." % (kind, name, value))
 
 
+def _allowed_string(op_type, attr, v):
+    """TF's op_def_library check of a string attr against its allowed values."""
+    sv = v.encode() if isinstance(v, str) else v
+    if isinstance(sv, bytes) and sv not in attr["allowed_values"]:
+        raise ValueError("Attr '%s' of '%s' Op passed string '%s' not in: \"%s\"." % (
+            attr["name"], op_type, sv.decode("utf-8", "replace"),
+            '", "'.join(a.decode("utf-8", "replace") for a in attr["allowed_values"])))
+
+
 def _allowed(op_type, attr, dt, arg_name):
     allowed = attr.get("allowed_values")
     if allowed and isinstance(allowed, list) and dt.as_datatype_enum not in allowed:
@@ -181,6 +190,8 @@ def apply(op_type, name=None, **kwargs):
                 v = kwargs.pop(an)
                 if attr["type"] == "type":
                     _allowed(op_type, attr, dtypes.as_dtype(v), an)
+                elif attr["type"] == "string" and attr.get("allowed_values"):
+                    _allowed_string(op_type, attr, v)
                 attrs.append((an,) + _attr_value(op_type, attr, v))
             elif "default" in attr:
                 kwargs.pop(an, None)  # the library fills in the OpDef's default

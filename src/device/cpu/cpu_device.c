@@ -31,7 +31,7 @@ static void build_table(void) {
       tfc_cpu_kernels_linalg, tfc_cpu_kernels_string, tfc_cpu_kernels_array_tail, tfc_cpu_kernels_image,
       tfc_cpu_kernels_codec, tfc_cpu_kernels_regex, tfc_cpu_kernels_lookup, tfc_cpu_kernels_string_ops,
       tfc_cpu_kernels_scatter,
-      tfc_cpu_kernels_fft,
+      tfc_cpu_kernels_fft, tfc_cpu_kernels_accumulator,
       tfc_cpu_kernels_half /* last: it widens the float rows of the others */};
   for (size_t i = 0; i < sizeof families / sizeof families[0]; i++)
     if (families[i](&cpu_table, s)) return;

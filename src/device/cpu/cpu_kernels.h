@@ -44,6 +44,7 @@ int tfc_cpu_kernels_array_tail(tfc_kernel_table *t, tfc_status *s); /* kernels_a
 int tfc_cpu_kernels_image(tfc_kernel_table *t, tfc_status *s); /* kernels_image.c */
 int tfc_cpu_kernels_codec(tfc_kernel_table *t, tfc_status *s); /* kernels_codec*.c (libjpeg, libpng) */
 int tfc_cpu_kernels_fft(tfc_kernel_table *t, tfc_status *s);    /* kernels_fft.c (FFTW) */
+int tfc_cpu_kernels_accumulator(tfc_kernel_table *t, tfc_status *s); /* kernels_accumulator.c */
 /* half and bfloat16 rows over the float kernels of the other families; registered last
  * (kernels_half.c). */
 int tfc_cpu_kernels_half(tfc_kernel_table *t, tfc_status *s);
