@@ -34,8 +34,8 @@
  * Queue runners. Each session gets a coordinator, and the graph's queue runners
  * (TFC_StartQueueRunners) start with it, as TF's monitored session starts them; a step that
  * fails with OUT_OF_RANGE (an input pipeline ran out) or a runner's error stops the session
- * (TFC_MonitoredSessionShouldStop), and closing it stops and joins the threads before the
- * session closes.
+ * (TFC_MonitoredSessionShouldStop), and closing it asks the threads to stop, closes the
+ * session (ending their runs still blocked) and joins them.
  *
  * Recovery. A step that fails with ABORTED or UNAVAILABLE (a worker or parameter server of
  * the cluster went away or restarted) is not the caller's problem: the monitored session logs

@@ -270,6 +270,22 @@ int bld_check_output(bld_call *c, TF_Output o, const char *what);
 /* The graph's global step, created (root name scope, the scope's device) when missing. */
 int bld_global_step(bld_call *c, const TFC_Scope *scope, TFC_Variable *out);
 
+/* ---- optimizers (optimizers.c) ---- */
+
+/* The optimizer's caches (slots, Adam's beta powers) at the start of a call, to restore when
+ * the call fails. */
+typedef struct bld_opt_mark {
+  int n_slots;
+  TF_Graph *beta_graph;
+  TFC_Variable b1, b2;
+} bld_opt_mark;
+bld_opt_mark bld_opt_mark_take(const TFC_Optimizer *o);
+void bld_opt_mark_restore(TFC_Optimizer *o, const bld_opt_mark *m);
+/* optimizer.apply_gradients within call c (TFC_ApplyGradients' body): the train op, or NULL
+ * with the call's status set. */
+tfc_node *bld_apply_gradients(bld_call *c, TFC_Optimizer *o, const TFC_Scope *scope, const tfc_endpoint *grads,
+                              const TFC_Variable *vars, int n, const TFC_Variable *global_step, const char *name);
+
 /* ---- control flow (control_flow.c) ---- */
 
 /* The cond record of node n (lock held): 1 and *out filled, or 0. */

@@ -14,7 +14,7 @@
  * fetched with a step may be read before the step's increment).
  *
  * Each session has a coordinator for its queue runners (the graph's, and those hooks start);
- * it is stopped and joined before the session closes.
+ * closing stops them, closes the session (which ends their blocked runs) and joins them.
  *
  * Recovery: a step or a creation failing with ABORTED or UNAVAILABLE closes the session and
  * creates a new one (see the header), with a pause between failed creations, until one
@@ -296,16 +296,18 @@ static void prepare_worker(TFC_MonitoredSession* ms, TF_Status* status) {
   run_op(ms->sess, ms->local_init_op, status);
 }
 
+/* Stops the threads, then the session: a stop request runs the runners' cancel ops, closing
+ * the session ends their runs still blocked elsewhere (a chief's sync op waiting in an
+ * accumulator's take), then the threads are joined and the session deleted. */
 static void close_session(TFC_MonitoredSession* ms) {
+  TF_Status* ignored = TF_NewStatus();
+  if (ms->coord) TFC_CoordinatorRequestStop(ms->coord, NULL);
+  if (ms->sess) TF_CloseSession(ms->sess, ignored);
   if (ms->coord) {
-    /* Threads first (they run in the session); their errors end with them. */
     TFC_DeleteCoordinator(ms->coord);
     ms->coord = NULL;
   }
-  if (!ms->sess) return;
-  TF_Status* ignored = TF_NewStatus();
-  TF_CloseSession(ms->sess, ignored);
-  TF_DeleteSession(ms->sess, ignored);
+  if (ms->sess) TF_DeleteSession(ms->sess, ignored);
   TF_DeleteStatus(ignored);
   ms->sess = NULL;
 }

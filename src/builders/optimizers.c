@@ -544,19 +544,14 @@ done:
   return tfc_status_ok(c->s) ? train : NULL;
 }
 
-/* The optimizer's caches at the start of a call, restored when it fails. */
-typedef struct opt_mark {
-  int n_slots;
-  TF_Graph *beta_graph;
-  TFC_Variable b1, b2;
-} opt_mark;
+typedef bld_opt_mark opt_mark;
 
-static opt_mark opt_mark_take(const TFC_Optimizer *o) {
+bld_opt_mark bld_opt_mark_take(const TFC_Optimizer *o) {
   opt_mark m = {o->n_slots, o->beta_graph, o->beta1_power, o->beta2_power};
   return m;
 }
 
-static void opt_mark_restore(TFC_Optimizer *o, const opt_mark *m) {
+void bld_opt_mark_restore(TFC_Optimizer *o, const bld_opt_mark *m) {
   o->n_slots = m->n_slots;
   o->beta_graph = m->beta_graph;
   o->beta1_power = m->b1;
@@ -626,6 +621,11 @@ TFC_EXPORT void TFC_ComputeGradients(TFC_Optimizer *opt, const TFC_Scope *scope,
   tfc_status_fini(&scratch);
 }
 
+tfc_node *bld_apply_gradients(bld_call *c, TFC_Optimizer *o, const TFC_Scope *scope, const tfc_endpoint *grads,
+                              const TFC_Variable *vars, int n, const TFC_Variable *global_step, const char *name) {
+  return apply_locked(c, o, scope, grads, vars, n, global_step, name, "No gradients provided for any variable: ");
+}
+
 TFC_EXPORT TF_Operation *TFC_ApplyGradients(TFC_Optimizer *opt, const TFC_Scope *scope, const TF_Output *grads,
                                            const TFC_Variable *vars, int num_vars, const TFC_Variable *global_step,
                                            const char *name, TF_Status *status) {
@@ -641,7 +641,7 @@ TFC_EXPORT TF_Operation *TFC_ApplyGradients(TFC_Optimizer *opt, const TFC_Scope 
     tfc_status_fini(&scratch);
     return NULL;
   }
-  opt_mark m = opt_mark_take(opt);
+  opt_mark m = bld_opt_mark_take(opt);
   tfc_endpoint *gs = calloc((size_t)num_vars + 1, sizeof *gs);
   tfc_node *train = NULL;
   if (!gs) {
@@ -653,7 +653,7 @@ TFC_EXPORT TF_Operation *TFC_ApplyGradients(TFC_Optimizer *opt, const TFC_Scope 
   }
   free(gs);
   if (bld_end(&c) == TFC_OK) r = tfc_capi_oper(train);
-  else opt_mark_restore(opt, &m);
+  else bld_opt_mark_restore(opt, &m);
   tfc_status_fini(&scratch);
   return r;
 }
@@ -672,7 +672,7 @@ TFC_EXPORT TF_Operation *TFC_Minimize(TFC_Optimizer *opt, const TFC_Scope *scope
     tfc_status_fini(&scratch);
     return NULL;
   }
-  opt_mark m = opt_mark_take(opt);
+  opt_mark m = bld_opt_mark_take(opt);
   int cap = c.st->n_vars;
   TFC_Variable *vs = calloc((size_t)cap + 1, sizeof *vs);
   tfc_endpoint *gs = calloc((size_t)cap + 1, sizeof *gs);
@@ -689,7 +689,7 @@ TFC_EXPORT TF_Operation *TFC_Minimize(TFC_Optimizer *opt, const TFC_Scope *scope
   free(vs);
   free(gs);
   if (bld_end(&c) == TFC_OK) r = tfc_capi_oper(train);
-  else opt_mark_restore(opt, &m);
+  else bld_opt_mark_restore(opt, &m);
   tfc_status_fini(&scratch);
   return r;
 }
