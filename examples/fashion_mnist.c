@@ -26,6 +26,11 @@
  * histograms) to an event file in the output directory and checkpoints there. At the end it
  * evaluates the moving averages of the weights on the test images and prints the accuracy.
  *
+ * Clusters: with --cluster SPEC --job ps|worker --task N it is one task of a between-graph
+ * replicated job (train_cluster below): a ps serves the variables, each worker builds its own
+ * graph (variables on the ps tasks through a replica device setter) and trains in a monitored
+ * session, asynchronously or, with --sync, through SyncReplicasOptimizer; worker 0 is the chief.
+ *
  * Failures: every error is printed with TF's code name first, and the exit status is 1 (2 for
  * a bad flag, naming it). When the input pipeline fails (a corrupt record: DATA_LOSS naming the
  * file and offset), that first error is what is printed, not the closed queue it leaves behind.
@@ -48,16 +53,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "tensorflow/c/c_api.h"
+#include "tfc/device_setter.h"
 #include "tfc/input.h"
+#include "tfc/monitored_session.h"
 #include "tfc/queue_runner.h"
 #include "tfc/record.h"
 #include "tfc/saver.h"
+#include "tfc/server.h"
 #include "tfc/summary.h"
+#include "tfc/sync_replicas.h"
 #include "tfc/tfc.h"
 #include "tfc/train.h"
 
@@ -75,6 +86,9 @@ typedef struct flags {
   double lr, lr_decay, momentum, weight_decay, ema_decay, keep_prob;
   int eval, train, restart;
   long train_records; /* counted in train.tfrecords before training */
+  /* between-graph replication: this process is one task of `cluster` */
+  const char *cluster, *job;
+  int task, sync, replicas_to_aggregate, workers;
 } flags;
 
 static TF_Status *status;
@@ -102,7 +116,8 @@ static void usage(FILE *to, int code) {
           "usage: %s [--data DIR] [--out DIR] [--epochs E] [--devices N] [--batch B]\n"
           "         [--max-steps S] [--lr LR] [--lr-decay D] [--keep-prob P] [--seed N]\n"
           "         [--threads T] [--log-every K] [--save-every K] [--summary-every K]\n"
-          "         [--eval-only] [--no-eval] [--restart] [--help]\n",
+          "         [--eval-only] [--no-eval] [--restart] [--help]\n"
+          "         [--cluster SPEC --job ps|worker [--task N] [--sync] [--replicas-to-aggregate K]]\n",
           prog);
   exit(code);
 }
@@ -733,6 +748,213 @@ static void train(const flags *f) {
   TF_DeleteGraph(g);
 }
 
+/* ---------------------------------------------------------------- a cluster's task */
+
+/* The workers of the cluster spec (TFC_NewServerDef checks the spec and this task's place in
+ * it): the number of addresses of its "worker" job. */
+static int cluster_workers(const flags *f) {
+  TF_Buffer *def = TFC_NewServerDef(f->cluster, f->job, f->task, 0, NULL, 0, status);
+  check("--cluster");
+  TF_DeleteBuffer(def);
+  const char *w = strstr(f->cluster, "worker=");
+  while (w && w != f->cluster && w[-1] != ';') w = strstr(w + 1, "worker=");
+  if (!w) fail(TF_INVALID_ARGUMENT, "--cluster: the cluster has no worker job: %s", f->cluster);
+  int n = 1;
+  for (const char *c = w; *c && *c != ';'; c++) n += *c == ',';
+  return n;
+}
+
+static int stop_pipe[2] = {-1, -1};
+
+static void on_stop_signal(int sig) {
+  unsigned char b = (unsigned char)sig;
+  if (write(stop_pipe[1], &b, 1) < 0) {
+  }
+}
+
+/* This task's server, started; prints "<prog>: <task> listening on <target>". */
+static TF_Server *start_server(const flags *f) {
+  TF_Buffer *def = TFC_NewServerDef(f->cluster, f->job, f->task, 0, NULL, 0, status);
+  check("ServerDef");
+  TF_Server *srv = TF_NewServer(def->data, def->length, status);
+  TF_DeleteBuffer(def);
+  check("TF_NewServer");
+  TF_ServerStart(srv, status);
+  check("TF_ServerStart");
+  printf("%s: /job:%s/replica:0/task:%d listening on %s\n", prog, f->job, f->task, TF_ServerTarget(srv));
+  fflush(stdout);
+  return srv;
+}
+
+/* --job ps: serves the variables until SIGTERM or SIGINT, then stops and exits 0. */
+static void serve_ps(const flags *f) {
+  if (pipe(stop_pipe) != 0) fail(TF_INTERNAL, "pipe: %s", strerror(errno));
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_stop_signal;
+  sigaction(SIGTERM, &sa, NULL);
+  sigaction(SIGINT, &sa, NULL);
+  TF_Server *srv = start_server(f);
+  struct pollfd p = {stop_pipe[0], POLLIN, 0};
+  while (poll(&p, 1, -1) < 0 && errno == EINTR) {
+  }
+  TF_ServerStop(srv, status);
+  TF_ServerJoin(srv, status);
+  TF_DeleteServer(srv);
+  printf("%s: stopped\n", prog);
+}
+
+/* --job worker: between-graph replication, as TF's distributed cifar10 and seed 004's cluster
+ * program do it. This task serves, builds its own graph with the variables placed on the ps
+ * tasks by a replica device setter, and trains in a monitored session on its own master:
+ * task 0 is the chief (initializes or restores, saves checkpoints and summaries, keeps the
+ * moving averages the evaluation reads); with --sync the gradients of --replicas-to-aggregate
+ * workers are averaged per step (SyncReplicasOptimizer), else each worker applies its own.
+ * A task that dies and comes back (under `tfc cluster`) rejoins: the monitored sessions
+ * recover. */
+static void train_cluster(const flags *f) {
+  char path[4096], worker_dev[64], cpu_dev[80];
+  snprintf(path, sizeof path, "%s/train.tfrecords", f->data);
+  snprintf(worker_dev, sizeof worker_dev, "/job:worker/task:%d", f->task);
+  snprintf(cpu_dev, sizeof cpu_dev, "%s/cpu:0", worker_dev);
+  int chief = f->task == 0;
+  TF_Server *srv = start_server(f);
+
+  TF_Graph *g = TF_NewGraph();
+  if (f->seed) TFC_SetRandomSeed(g, f->seed);
+  TFC_Scope *root = TFC_NewRootScope(g);
+  TFC_ReplicaDeviceSetter *rds = TFC_NewReplicaDeviceSetter(0, NULL, worker_dev, 1, NULL, f->cluster, NULL, 0, status);
+  check("replica_device_setter");
+  TFC_Scope *sc = TFC_ScopeWithDeviceFunction(root, TFC_ReplicaDeviceSetterFunction, rds);
+  TFC_Scope *cpu = TFC_ScopeWithDevice(sc, cpu_dev);
+
+  TFC_Variable global_step = TFC_GetOrCreateGlobalStep(sc, status);
+  check("global_step");
+  long steps_per_epoch = f->train_records / ((long)f->batch * f->replicas_to_aggregate);
+  if (steps_per_epoch < 1) steps_per_epoch = 1;
+  long max_steps = f->max_steps > 0 ? f->max_steps : (long)(f->epochs * (double)steps_per_epoch + 0.5);
+  TF_Output lr = TFC_ExponentialDecay(sc, f->lr, global_step.value, (double)steps_per_epoch, f->lr_decay, 1, status);
+  check("exponential_decay");
+  TFC_Optimizer *opt = TFC_NewMomentumOptimizer(f->lr, f->momentum, 0, NULL);
+  TFC_OptimizerSetLearningRate(opt, lr);
+  net n;
+  make_vars(sc, &n);
+  TFC_Variable *vars = &n.conv1_w;
+  enum { NV = 8 };
+
+  TF_Output images, labels;
+  inputs(cpu, path, 1, f->batch, &images, &labels);
+  TF_Output logits = inference(sc, &n, images, f->batch, f->keep_prob);
+  TF_OperationDescription *d = TFC_ScopeNewOperation(sc, "SparseSoftmaxCrossEntropyWithLogits", "cross_entropy_per_example");
+  TF_AddInput(d, logits);
+  TF_AddInput(d, labels);
+  TF_Output xent = finish(d, "cross_entropy");
+  TF_Output terms[3] = {op2(sc, "Mean", "cross_entropy", xent, int_const(sc, "Const", (int32_t[]){0}, 1))};
+  terms[1] = TFC_L2Regularizer(sc, f->weight_decay, n.local3_w.value, status);
+  check("l2_regularizer");
+  terms[2] = TFC_L2Regularizer(sc, f->weight_decay, n.softmax_w.value, status);
+  check("l2_regularizer");
+  d = TFC_ScopeNewOperation(sc, "AddN", "total_loss");
+  TF_AddInputList(d, terms, terms[1].oper ? 3 : 1);
+  TF_Output loss = finish(d, "total_loss");
+  TF_Output grads[NV];
+  TFC_ComputeGradients(opt, sc, loss, vars, NV, grads, status);
+  check("compute_gradients");
+
+  TFC_SyncReplicasOptimizer *sync = NULL;
+  TFC_SessionRunHook hooks[1];
+  int n_hooks = 0;
+  TF_Operation *apply;
+  if (f->sync) {
+    sync = TFC_NewSyncReplicasOptimizer(opt, f->replicas_to_aggregate, f->workers, NULL, status);
+    check("SyncReplicasOptimizer");
+    apply = TFC_SyncReplicasApplyGradients(sync, sc, grads, vars, NV, &global_step, status);
+    check("sync apply_gradients");
+    hooks[n_hooks++] = TFC_SyncReplicasHook(sync, sc, (unsigned char)chief, -1, status);
+    check("sync hook");
+  } else {
+    apply = TFC_ApplyGradients(opt, sc, grads, vars, NV, &global_step, NULL, status);
+    check("apply_gradients");
+  }
+  TF_Operation *train_op = apply;
+  if (chief) {
+    /* The chief keeps the moving averages (one update per chief step). */
+    TFC_Scope *after = TFC_ScopeWithControlDependencies(sc, &apply, 1);
+    TF_Operation *ema = TFC_ExponentialMovingAverage(after, f->ema_decay, global_step.value, vars, NV, NULL, status);
+    check("moving averages");
+    TF_Operation *deps[2] = {apply, ema};
+    TFC_Scope *grouped = TFC_ScopeWithControlDependencies(sc, deps, 2);
+    train_op = TF_FinishOperation(TFC_ScopeNewOperation(grouped, "NoOp", "train_op"), status);
+    check("train_op");
+    TFC_DeleteScope(grouped);
+    TFC_DeleteScope(after);
+    TFC_ScalarSummary(sc, "total_loss", loss, status);
+    check("summary");
+    TFC_ScalarSummary(sc, "learning_rate", lr, status);
+    check("summary");
+  }
+
+  TFC_MonitoredSessionOptions o = {0};
+  o.master = TF_ServerTarget(srv);
+  o.is_chief = (unsigned char)chief;
+  o.checkpoint_dir = f->out;
+  o.save_checkpoint_steps = f->save_every > 0 ? f->save_every : 0;
+  o.save_checkpoint_secs = f->save_every > 0 ? 0 : 600;
+  o.save_summaries_steps = f->summary_every > 0 ? f->summary_every : -1;
+  o.log_step_count_steps = -1;
+  o.last_step = max_steps;
+  o.recovery_wait_secs = 1;
+  o.hooks = hooks;
+  o.num_hooks = n_hooks;
+  TFC_MonitoredSession *ms = TFC_NewMonitoredSession(g, &o, status);
+  check("monitored session");
+  printf("worker %d of %d%s, %d examples per step each; to step %ld\n", f->task, f->workers,
+         f->sync ? " (synchronous)" : " (asynchronous)", f->batch, max_steps);
+  fflush(stdout);
+  double t_window = now_s(), t_start = t_window;
+  long mine = 0, window = 0;
+  while (!TFC_MonitoredSessionShouldStop(ms)) {
+    TF_Tensor *out = NULL;
+    const TF_Operation *t[] = {train_op};
+    TFC_MonitoredSessionRun(ms, NULL, NULL, NULL, 0, &loss, &out, 1, t, 1, NULL, status);
+    if (TF_GetCode(status) == TF_OUT_OF_RANGE) break;
+    check("training");
+    float l = *(float *)TF_TensorData(out);
+    TF_DeleteTensor(out);
+    if (l != l) fail(TF_INVALID_ARGUMENT, "model diverged with loss = NaN at step %lld",
+                     (long long)TFC_MonitoredSessionGlobalStep(ms));
+    mine++;
+    window++;
+    if (mine % f->log_every == 0) {
+      double t = now_s(), per_batch = (t - t_window) / (double)window;
+      char ts[32];
+      timestamp(ts, sizeof ts);
+      printf("%s: worker %d: step %lld, loss = %.2f (%.1f examples/sec; %.3f sec/batch)\n", ts, f->task,
+             (long long)TFC_MonitoredSessionGlobalStep(ms) + 1, l, (double)f->batch / per_batch, per_batch);
+      fflush(stdout);
+      t_window = t;
+      window = 0;
+    }
+  }
+  double wall = now_s() - t_start;
+  int64_t last = TFC_MonitoredSessionGlobalStep(ms);
+  TFC_MonitoredSessionClose(ms, status);
+  check("close");
+  printf("worker %d: ran %ld steps in %.1f s (%.1f examples/sec), global step %lld\n", f->task, mine, wall,
+         wall > 0 ? (double)mine * f->batch / wall : 0.0, (long long)last);
+  fflush(stdout);
+  TFC_DeleteMonitoredSession(ms);
+  TFC_DeleteSyncReplicasOptimizer(sync);
+  TFC_DeleteOptimizer(opt);
+  TFC_DeleteScope(cpu);
+  TFC_DeleteScope(sc);
+  TFC_DeleteScope(root);
+  TFC_DeleteReplicaDeviceSetter(rds);
+  TF_DeleteGraph(g);
+  TF_ServerStop(srv, status);
+  TF_DeleteServer(srv);
+}
+
 /* ---------------------------------------------------------------- evaluation */
 
 /* cifar10_eval: the moving averages of the last checkpoint's weights, restored into a fresh
@@ -900,18 +1122,43 @@ int main(int argc, char **argv) {
     else if (!strcmp(a, "--eval-only")) f.train = 0;
     else if (!strcmp(a, "--no-eval")) f.eval = 0;
     else if (!strcmp(a, "--restart")) f.restart = 1;
+    else if (!strcmp(a, "--cluster")) f.cluster = arg(argc, argv, &i);
+    else if (!strcmp(a, "--job")) f.job = arg(argc, argv, &i);
+    else if (!strcmp(a, "--task")) f.task = (int)int_arg(argc, argv, &i, 0, 1 << 20);
+    else if (!strcmp(a, "--sync")) f.sync = 1;
+    else if (!strcmp(a, "--replicas-to-aggregate")) f.replicas_to_aggregate = (int)int_arg(argc, argv, &i, 1, 1 << 20);
     else if (!strcmp(a, "--help") || !strcmp(a, "-h")) usage(stdout, 0);
     else bad_flag("unknown flag '%s'", a);
   }
   if (!f.train && !f.eval) bad_flag("--eval-only and --no-eval leave nothing to do");
+  if ((f.job || f.sync || f.replicas_to_aggregate) && !f.cluster)
+    bad_flag("--job, --sync and --replicas-to-aggregate need --cluster");
+  if (f.cluster && !f.job) bad_flag("--cluster needs --job ps or --job worker");
+  if (f.job && strcmp(f.job, "ps") != 0 && strcmp(f.job, "worker") != 0)
+    bad_flag("--job: '%s' is not ps or worker", f.job);
   status = TF_NewStatus();
+  if (f.cluster) {
+    f.workers = cluster_workers(&f);
+    if (!strcmp(f.job, "ps")) {
+      serve_ps(&f);
+      TF_DeleteStatus(status);
+      return 0;
+    }
+    if (f.replicas_to_aggregate > f.workers)
+      bad_flag("--replicas-to-aggregate: %d is more than the cluster's %d workers", f.replicas_to_aggregate, f.workers);
+    if (!f.replicas_to_aggregate) f.replicas_to_aggregate = f.workers;
+  }
   /* The inputs, before anything is built: a missing, empty or damaged file stops here. */
   if (f.train) f.train_records = count_records(&f, "train.tfrecords");
   if (f.eval) count_records(&f, "test.tfrecords");
   if (mkdir(f.out, 0777) != 0 && errno != EEXIST)
     fail(TF_PERMISSION_DENIED, "cannot create %s: %s", f.out, strerror(errno));
-  if (f.train) train(&f);
-  if (f.eval) evaluate(&f);
+  if (f.train) {
+    if (f.cluster) train_cluster(&f);
+    else train(&f);
+  }
+  /* In a cluster the chief evaluates what it saved. */
+  if (f.eval && (!f.cluster || f.task == 0)) evaluate(&f);
   TF_DeleteStatus(status);
   return 0;
 }
