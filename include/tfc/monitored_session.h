@@ -88,6 +88,10 @@ typedef struct TFC_SessionRunHook {
   void (*after_run)(void* arg, TF_Tensor* const* values, int num_values, TF_Status* status);
   /* At TFC_MonitoredSessionClose, before the final checkpoint, with the live session. */
   void (*end)(void* arg, TF_Session* session, TF_Status* status);
+  /* Before a session this hook's after_create_session saw is closed (at a recovery and at
+   * close, after end), while it and its coordinator still live: the last moment to stop and
+   * join threads of the hook's own that use them. */
+  void (*session_closing)(void* arg, TF_Session* session, TFC_Coordinator* coord);
 } TFC_SessionRunHook;
 
 /* MonitoredTrainingSession's arguments. Zeroed fields take TF's defaults. */
@@ -96,7 +100,9 @@ typedef struct TFC_MonitoredSessionOptions {
   unsigned char is_chief;         /* the chief initializes, restores and saves */
   const char* checkpoint_dir;     /* NULL: no checkpoints, nothing restored */
   int save_checkpoint_steps;      /* > 0: save every that many global steps */
-  double save_checkpoint_secs;    /* > 0: every that many seconds; both 0: 600 s; < 0: never */
+  double save_checkpoint_secs;    /* > 0: every that many seconds; both 0: 600 s; < 0 with no
+                                     save_checkpoint_steps: no CheckpointSaverHook (the chief
+                                     restores but never saves, as a ChiefSessionCreator alone) */
   int64_t last_step;              /* > 0: StopAtStepHook(last_step=...) */
   double max_wait_secs;           /* a worker's wait for the chief; 0: 7200 */
   double recovery_wait_secs;      /* a worker's poll interval; 0: 30 */
@@ -104,7 +110,8 @@ typedef struct TFC_MonitoredSessionOptions {
   size_t config_len;
   const TFC_SessionRunHook* hooks; /* run in order, after the built-in ones */
   int num_hooks;
-  const char* summary_dir;        /* the chief's event file; NULL: checkpoint_dir */
+  const char* summary_dir;        /* the chief's event file; NULL: checkpoint_dir. The file is
+                                     made when a checkpoint, summary or step counter hook is on */
   int save_summaries_steps;       /* > 0: the merged summaries every that many steps; 0: 100; < 0: never */
   int log_step_count_steps;       /* > 0: "global_step/sec" every that many steps; 0: 100; < 0: never */
 } TFC_MonitoredSessionOptions;

@@ -8,7 +8,8 @@
  * global variables when there is a checkpoint directory. Readiness is that vector: the names
  * of the variables whose entry is false are reported.
  *
- * The built-in hooks are TF's CheckpointSaverHook (chief with a checkpoint directory) and
+ * The built-in hooks are TF's CheckpointSaverHook (chief with a checkpoint directory and a
+ * save period) and
  * StopAtStepHook (last_step > 0). Both fetch the global step with the step and, when their
  * timer may fire, read it again in a run of its own before they act, as TF's do (the value
  * fetched with a step may be read before the step's increment).
@@ -47,6 +48,7 @@ struct TFC_MonitoredSession {
   char* checkpoint_dir;
   int save_steps;
   double save_secs;
+  int ckpt_hook; /* CheckpointSaverHook on: chief, checkpoint_dir, a period */
   int64_t last_step;
   double max_wait_secs, recovery_wait_secs;
   void* config;
@@ -71,6 +73,7 @@ struct TFC_MonitoredSession {
   TF_Session* sess;
   TFC_Coordinator* coord; /* the session's queue runner threads */
   int stop_requested, closed;
+  int told;               /* hooks whose after_create_session saw the current session */
   int64_t step;           /* the global step last read */
   int64_t last_save_step; /* -1: none yet */
   double last_save_time;
@@ -173,7 +176,7 @@ static int build_scaffold(TFC_MonitoredSession* ms, TF_Status* status) {
   /* The hooks' needs first: a refused option leaves the graph as it was. */
   TF_Operation* gs = TF_GraphOperationByName(ms->graph, "global_step");
   if (gs) ms->global_step = (TF_Output){gs, 0};
-  int needs_step = (ms->is_chief && ms->checkpoint_dir) || ms->last_step > 0 || ms->summary_dir;
+  int needs_step = ms->ckpt_hook || ms->last_step > 0 || ms->summary_dir;
   if (needs_step && !gs) {
     TF_SetStatus(status, TF_INVALID_ARGUMENT,
                  "Global step should be created to use CheckpointSaverHook, SummarySaverHook, "
@@ -297,6 +300,9 @@ static void prepare_worker(TFC_MonitoredSession* ms, TF_Status* status) {
 }
 
 static void close_session(TFC_MonitoredSession* ms) {
+  for (int i = 0; i < ms->told; i++)
+    if (ms->hooks[i].session_closing) ms->hooks[i].session_closing(ms->hooks[i].arg, ms->sess, ms->coord);
+  ms->told = 0;
   if (ms->coord) {
     /* Threads first (they run in the session); their errors end with them. */
     TFC_DeleteCoordinator(ms->coord);
@@ -324,12 +330,14 @@ static void create_once(TFC_MonitoredSession* ms, TF_Status* status) {
     prepare_worker(ms, status);
   if (TF_GetCode(status) == TF_OK) read_global_step(ms, ms->sess, status);
   /* CheckpointSaverHook.after_create_session: a checkpoint at the current step. */
-  if (TF_GetCode(status) == TF_OK && ms->is_chief) save(ms, status);
+  if (TF_GetCode(status) == TF_OK && ms->ckpt_hook) save(ms, status);
   if (TF_GetCode(status) == TF_OK && !(ms->coord = TFC_NewCoordinator()))
     TF_SetStatus(status, TF_RESOURCE_EXHAUSTED, "out of memory");
-  for (int i = 0; i < ms->n_hooks && TF_GetCode(status) == TF_OK; i++)
+  for (int i = 0; i < ms->n_hooks && TF_GetCode(status) == TF_OK; i++) {
+    ms->told = i + 1;
     if (ms->hooks[i].after_create_session)
       ms->hooks[i].after_create_session(ms->hooks[i].arg, ms->sess, ms->coord, status);
+  }
   if (TF_GetCode(status) == TF_OK) TFC_StartQueueRunners(ms->sess, ms->graph, ms->coord, status);
 }
 
@@ -376,6 +384,7 @@ TFC_EXPORT TFC_MonitoredSession* TFC_NewMonitoredSession(TF_Graph* graph, const 
   ms->checkpoint_dir = o->checkpoint_dir && *o->checkpoint_dir ? strdup(o->checkpoint_dir) : NULL;
   ms->save_steps = o->save_checkpoint_steps > 0 ? o->save_checkpoint_steps : 0;
   ms->save_secs = o->save_checkpoint_secs != 0 ? o->save_checkpoint_secs : (ms->save_steps ? -1 : 600);
+  ms->ckpt_hook = ms->is_chief && ms->checkpoint_dir && (ms->save_steps > 0 || ms->save_secs > 0);
   ms->last_step = o->last_step;
   ms->max_wait_secs = o->max_wait_secs > 0 ? o->max_wait_secs : 7200;
   ms->recovery_wait_secs = o->recovery_wait_secs > 0 ? o->recovery_wait_secs : 30;
@@ -383,10 +392,11 @@ TFC_EXPORT TFC_MonitoredSession* TFC_NewMonitoredSession(TF_Graph* graph, const 
   ms->last_save_step = -1;
   ms->last_summary_step = -1;
   ms->last_count_step = -1;
-  const char* sdir = o->summary_dir && *o->summary_dir ? o->summary_dir : ms->checkpoint_dir;
-  if (ms->is_chief && sdir) ms->summary_dir = strdup(sdir);
   ms->summary_steps = o->save_summaries_steps != 0 ? o->save_summaries_steps : 100;
   ms->count_steps = o->log_step_count_steps != 0 ? o->log_step_count_steps : 100;
+  const char* sdir = o->summary_dir && *o->summary_dir ? o->summary_dir : ms->checkpoint_dir;
+  if (!(ms->ckpt_hook || ms->summary_steps > 0 || ms->count_steps > 0)) sdir = NULL; /* no event file */
+  if (ms->is_chief && sdir) ms->summary_dir = strdup(sdir);
   if (o->config && o->config_len) {
     ms->config = malloc(o->config_len);
     if (ms->config) memcpy(ms->config, o->config, o->config_len);
@@ -454,7 +464,7 @@ static void builtin_after_run(TFC_MonitoredSession* ms, int64_t stale, TF_Status
   ms->step = stale;
   if (ms->count_steps > 0 && ms->is_chief) count_steps(ms, stale, status);
   if (TF_GetCode(status) != TF_OK) return;
-  int may_save = ms->is_chief && ms->saver &&
+  int may_save = ms->ckpt_hook && ms->saver &&
                  ((ms->save_steps > 0 && stale + 1 >= ms->last_save_step + ms->save_steps) ||
                   (ms->save_secs > 0 && now_secs() >= ms->last_save_time + ms->save_secs));
   int may_stop = ms->last_step > 0 && stale + 1 >= ms->last_step;
@@ -586,7 +596,7 @@ TFC_EXPORT void TFC_MonitoredSessionClose(TFC_MonitoredSession* ms, TF_Status* s
   for (int i = 0; i < ms->n_hooks && TF_GetCode(status) == TF_OK; i++)
     if (ms->hooks[i].end) ms->hooks[i].end(ms->hooks[i].arg, ms->sess, status);
   /* CheckpointSaverHook.end: a last checkpoint unless this step's is saved already. */
-  if (TF_GetCode(status) == TF_OK && ms->is_chief && ms->saver) {
+  if (TF_GetCode(status) == TF_OK && ms->ckpt_hook && ms->saver) {
     read_global_step(ms, ms->sess, status);
     if (TF_GetCode(status) == TF_OK && ms->step != ms->last_save_step) save(ms, status);
   }

@@ -4,7 +4,8 @@
  * a chief that never comes and gives up with TF's text; hooks add fetches and targets, see
  * their values and stop the loop; runs after a stop or a close are refused; a missing global
  * step is refused when a hook needs it; the graph's queue runners start with the session and
- * an input pipeline's end stops it. (Recovery from a lost task: the cluster test
+ * an input pipeline's end stops it; a chief without a save period only restores; hooks hear of a
+ * session's close. (Recovery from a lost task: the cluster test
  * tests/distributed_runtime/test_cluster_recovery.c.) */
 #include <stdio.h>
 #include <stdlib.h>
@@ -228,7 +229,7 @@ static void hooks_add_fetches_see_values_and_stop(void) {
   model m = build_model(0); /* no global step: no built-in hook needs one */
   TF_Status *s = TF_NewStatus();
   counting_hook h = {.w = m.w, .stop_after = 3};
-  TFC_SessionRunHook hook = {&h, h_created, h_before, h_after, h_end};
+  TFC_SessionRunHook hook = {&h, h_created, h_before, h_after, h_end, NULL};
   TFC_MonitoredSessionOptions o = {0};
   o.is_chief = 1;
   o.hooks = &hook;
@@ -262,7 +263,7 @@ static void hooks_add_fetches_see_values_and_stop(void) {
   EXPECT_EQ(h.ended, 1);
 
   /* A hook's error fails the step with its status, and runs nothing. */
-  TFC_SessionRunHook bad = {NULL, NULL, h_fail, NULL, NULL};
+  TFC_SessionRunHook bad = {NULL, NULL, h_fail, NULL, NULL, NULL};
   o.hooks = &bad;
   ms = TFC_NewMonitoredSession(m.g, &o, s);
   OK(s);
@@ -391,6 +392,87 @@ static void chief_writes_summaries_and_steps_per_second(void) {
   remove_dir();
 }
 
+/* Records the order of a hook's calls ("c" created, "e" end, "x" session closing). */
+static char closing_log[32];
+
+static void log_created(void *arg, TF_Session *sess, TFC_Coordinator *coord, TF_Status *s) {
+  (void)arg, (void)sess, (void)coord, (void)s;
+  strcat(closing_log, "c");
+}
+
+static void log_end(void *arg, TF_Session *sess, TF_Status *s) {
+  (void)arg, (void)sess, (void)s;
+  strcat(closing_log, "e");
+}
+
+static void log_closing(void *arg, TF_Session *sess, TFC_Coordinator *coord) {
+  (void)arg;
+  EXPECT_TRUE(sess != NULL && coord != NULL);
+  EXPECT_TRUE(!TFC_CoordinatorShouldStop(coord)); /* still live: the hook stops its threads first */
+  strcat(closing_log, "x");
+}
+
+/* A chief with a checkpoint directory and no save period is a ChiefSessionCreator without a
+ * CheckpointSaverHook: it restores the newest checkpoint but writes neither checkpoints nor an
+ * event file. A hook's session_closing runs after its end, once per session it was told of. */
+static void chief_without_a_save_period_restores_only_and_hooks_see_the_close(void) {
+  make_dir();
+  model m = build_model(1);
+  TF_Status *s = TF_NewStatus();
+  TFC_MonitoredSessionOptions o = {0};
+  o.is_chief = 1;
+  o.checkpoint_dir = dir;
+  o.save_checkpoint_steps = 100;
+  TFC_MonitoredSession *ms = TFC_NewMonitoredSession(m.g, &o, s);
+  OK(s);
+  for (int i = 0; i < 4; i++) {
+    train_step(ms, &m, s);
+    OK(s);
+  }
+  TFC_DeleteMonitoredSession(ms); /* model.ckpt-0 and model.ckpt-4 */
+  EXPECT_TRUE(exists("model.ckpt-4.index"));
+  char cmd[600];
+  snprintf(cmd, sizeof cmd, "rm -f '%s'/events.out.tfevents*", dir);
+  EXPECT_EQ(system(cmd), 0);
+
+  model m2 = build_model(1);
+  closing_log[0] = 0;
+  TFC_SessionRunHook hook = {NULL, log_created, NULL, NULL, log_end, log_closing};
+  TFC_MonitoredSessionOptions o2 = {0};
+  o2.is_chief = 1;
+  o2.checkpoint_dir = dir;
+  o2.save_checkpoint_secs = -1;
+  o2.save_summaries_steps = -1;
+  o2.log_step_count_steps = -1;
+  o2.hooks = &hook;
+  o2.num_hooks = 1;
+  ms = TFC_NewMonitoredSession(m2.g, &o2, s);
+  OK(s);
+  EXPECT_EQ(TFC_MonitoredSessionGlobalStep(ms), 4);
+  EXPECT_NEAR(read_w(ms, &m2), 5, 0);
+  for (int i = 0; i < 3; i++) {
+    train_step(ms, &m2, s);
+    OK(s);
+  }
+  EXPECT_STREQ(closing_log, "c");
+  TFC_MonitoredSessionClose(ms, s);
+  OK(s);
+  EXPECT_STREQ(closing_log, "cex");
+  TFC_DeleteMonitoredSession(ms);
+  EXPECT_STREQ(closing_log, "cex");
+  EXPECT_TRUE(!exists("model.ckpt-7.index"));
+  snprintf(cmd, sizeof cmd, "ls '%s' | grep -c events.out.tfevents > /dev/null", dir);
+  EXPECT_TRUE(system(cmd) != 0); /* no event file */
+  char latest[512], want[512];
+  EXPECT_EQ(TFC_LatestCheckpoint(dir, latest, sizeof latest, s), 1);
+  snprintf(want, sizeof want, "%s/model.ckpt-4", dir);
+  EXPECT_STREQ(latest, want);
+  TF_DeleteGraph(m2.g);
+  TF_DeleteGraph(m.g);
+  TF_DeleteStatus(s);
+  remove_dir();
+}
+
 static const tfc_test tests[] = {
     TFC_TEST(chief_checkpoints_stops_and_a_new_session_restores),
     TFC_TEST(worker_waits_for_the_chief_then_gives_up),
@@ -398,6 +480,7 @@ static const tfc_test tests[] = {
     TFC_TEST(hooks_that_need_a_global_step_refuse_a_graph_without_one),
     TFC_TEST(queue_runners_start_and_out_of_range_stops),
     TFC_TEST(chief_writes_summaries_and_steps_per_second),
+    TFC_TEST(chief_without_a_save_period_restores_only_and_hooks_see_the_close),
     {0},
 };
 TFC_TEST_MAIN(tests)
