@@ -12,7 +12,9 @@
  * - a worker (is_chief 0) waits until the chief has made every global variable initialized,
  *   polling every recovery_wait_secs ("Waiting for model to be ready. Ready_for_local_init_op:
  *   Variables not initialized: w, b"), runs the local init op, and fails DEADLINE_EXCEEDED
- *   "Session was not ready after waiting <N> secs." after max_wait_secs.
+ *   "Session was not ready after waiting <N> secs." (N: max_wait_secs's whole seconds) as
+ *   soon as the next poll would come after max_wait_secs (at once when max_wait_secs is under
+ *   recovery_wait_secs), as TF's SessionManager.
  * The scaffold's ops are added to the graph when the monitored session is made (under the
  * name scope "monitored_session": the init ops, the readiness checks and, with a checkpoint
  * directory, a Saver of every global variable), so build the model first.

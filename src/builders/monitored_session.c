@@ -287,9 +287,10 @@ static void prepare_worker(TFC_MonitoredSession* ms, TF_Status* status) {
     int n = uninitialized(ms, ms->sess, ms->n_global, names, sizeof names, status);
     if (n < 0) return;
     if (n == 0) break;
-    if (now_secs() >= until) {
+    /* As TF's SessionManager: give up when the next poll would come after the deadline. */
+    if (until - now_secs() - ms->recovery_wait_secs < 0) {
       char msg[128];
-      snprintf(msg, sizeof msg, "Session was not ready after waiting %.0f secs.", ms->max_wait_secs);
+      snprintf(msg, sizeof msg, "Session was not ready after waiting %lld secs.", (long long)ms->max_wait_secs);
       TF_SetStatus(status, TF_DEADLINE_EXCEEDED, msg);
       return;
     }

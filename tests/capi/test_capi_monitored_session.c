@@ -178,6 +178,13 @@ static void worker_waits_for_the_chief_then_gives_up(void) {
   EXPECT_TRUE(ms == NULL);
   EXPECT_EQ(TF_GetCode(s), TF_DEADLINE_EXCEEDED);
   EXPECT_STREQ(TF_Message(s), "Session was not ready after waiting 0 secs.");
+  /* A deadline before the next poll fails at the first check; N is the whole seconds. */
+  o.max_wait_secs = 1.7;
+  o.recovery_wait_secs = 30;
+  ms = TFC_NewMonitoredSession(m.g, &o, s);
+  EXPECT_TRUE(ms == NULL);
+  EXPECT_EQ(TF_GetCode(s), TF_DEADLINE_EXCEEDED);
+  EXPECT_STREQ(TF_Message(s), "Session was not ready after waiting 1 secs.");
   TF_DeleteGraph(m.g);
   TF_DeleteStatus(s);
 }
