@@ -21,7 +21,8 @@
  *
  * Steps. TFC_MonitoredSessionRun is TF_SessionRun plus: each hook's before_run may add
  * outputs to fetch and operations to run, after_run sees their values; the checkpoint hook
- * (chief with a checkpoint_dir) saves "<dir>/model.ckpt-<global step>" at creation, every
+ * (chief with a checkpoint_dir) saves "<dir>/model.ckpt-<global step>" (with its ".meta"
+ * MetaGraphDef, TFC_SAVER_WRITE_META_GRAPH) at creation, every
  * save_checkpoint_steps steps or save_checkpoint_secs seconds, and at close ("Saving
  * checkpoints for <step> into <dir>/model.ckpt."); with last_step > 0 the session asks to stop
  * once the global step reaches it (TFC_MonitoredSessionShouldStop). Hooks that need the global

@@ -241,7 +241,8 @@ static void run_op(TF_Session* sess, TF_Operation* op, TF_Status* status) {
   TF_SessionRun(sess, NULL, NULL, NULL, 0, NULL, NULL, 0, t, 1, NULL, status);
 }
 
-/* Saves "<dir>/model.ckpt-<step>" at the current global step (chief with a saver). */
+/* Saves "<dir>/model.ckpt-<step>" (and its ".meta", as TF's hook) at the current global step
+ * (chief with a saver). */
 static void save(TFC_MonitoredSession* ms, TF_Status* status) {
   if (!ms->saver) return;
   read_global_step(ms, ms->sess, status);
@@ -249,7 +250,8 @@ static void save(TFC_MonitoredSession* ms, TF_Status* status) {
   char prefix[4096];
   snprintf(prefix, sizeof prefix, "%s/model.ckpt", ms->checkpoint_dir);
   say("Saving checkpoints for %lld into %s.", (long long)ms->step, prefix);
-  TFC_SaverSave(ms->saver, ms->sess, prefix, ms->step, NULL, 0, status);
+  TFC_SaverSaveWithOptions(ms->saver, ms->sess, prefix, ms->step, NULL, NULL, TFC_SAVER_WRITE_META_GRAPH, NULL, 0,
+                           status);
   if (TF_GetCode(status) != TF_OK) return;
   ms->last_save_step = ms->step;
   ms->last_save_time = now_secs();

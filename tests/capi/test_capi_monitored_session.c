@@ -115,6 +115,7 @@ static void chief_checkpoints_stops_and_a_new_session_restores(void) {
   OK(s);
   EXPECT_EQ(TFC_MonitoredSessionGlobalStep(ms), 0);
   EXPECT_TRUE(exists("model.ckpt-0.index")); /* saved at creation */
+  EXPECT_TRUE(exists("model.ckpt-0.meta"));
   EXPECT_NEAR(read_w(ms, &m), 1, 0);
   int steps = 0;
   while (!TFC_MonitoredSessionShouldStop(ms) && steps < 100) {
