@@ -31,7 +31,9 @@
  *
  * Summaries (chief with a summary directory): an event file there gets the graph at the first
  * creation, the graph's merged summaries (TFC_MergeAllSummaries of the "summaries" collection)
- * every save_summaries_steps global steps, and the StepCounterHook's "global_step/sec" every
+ * at the first step and then every save_summaries_steps global steps (recorded at the global
+ * step read after their step, as TF's SummarySaverHook: 1, 3, 5, ... for 2), and the
+ * StepCounterHook's "global_step/sec" every
  * log_step_count_steps steps, which is also logged ("global_step/sec: 812.5").
  *
  * Queue runners. Each session gets a coordinator, and the graph's queue runners

@@ -487,9 +487,10 @@ static void run_hooked(TFC_MonitoredSession* ms, const TF_Buffer* run_options, c
                        TF_Status* status) {
   int nh = ms->n_hooks;
   TFC_SessionRunArgs* args = calloc((size_t)nh + 1, sizeof *args);
-  /* SummarySaverHook: the merged summaries when the next step reaches the next multiple. */
+  /* SummarySaverHook: the merged summaries at the first step, then when the global step after
+   * this one (the last step's stale value + 2) is summary_steps past the last summary's. */
   ms->summary_due = ms->summary_op.oper && ms->writer &&
-                    (ms->last_summary_step < 0 || ms->step + 1 >= ms->last_summary_step + ms->summary_steps);
+                    (ms->last_summary_step < 0 || ms->step + 2 >= ms->last_summary_step + ms->summary_steps);
   int extra_out = (ms->global_step.oper ? 1 : 0) + ms->summary_due, extra_tg = 0;
   for (int i = 0; i < nh && args; i++) {
     if (ms->hooks[i].before_run) ms->hooks[i].before_run(ms->hooks[i].arg, &args[i], status);
@@ -531,8 +532,11 @@ static void run_hooked(TFC_MonitoredSession* ms, const TF_Buffer* run_options, c
     TF_Tensor* t = vals[k++];
     int64_t stale = TF_TensorType(t) == TF_INT32 ? *(const int32_t*)TF_TensorData(t) : *(const int64_t*)TF_TensorData(t);
     if (ms->summary_due) {
-      TFC_EventWriterAddSummaryTensor(ms->writer, vals[k++], stale, status);
-      ms->last_summary_step = stale;
+      /* As TF's hook: written at the global step read again after the step. */
+      read_global_step(ms, ms->sess, status);
+      if (TF_GetCode(status) == TF_OK) TFC_EventWriterAddSummaryTensor(ms->writer, vals[k], ms->step, status);
+      ms->last_summary_step = ms->step;
+      k++;
     }
     if (TF_GetCode(status) == TF_OK) builtin_after_run(ms, stale, status);
   }
