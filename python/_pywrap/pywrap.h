@@ -16,6 +16,8 @@
  * - script.c is the script callback of PyFunc / PyFuncStateless: it takes the GIL on the
  *   session's threads and calls the Python dispatcher of tfc/ops/script_ops.py.
  * - oplist.c reads the serialized OpList of TF_GetAllOpList into plain Python data.
+ * - monitored_session.c makes monitored Sessions (TFC_MonitoredSession; see PyTFSession) and
+ *   calls back into Python (the GIL taken) after each session creation and before each close.
  * - device_setter.c wraps TFC_ReplicaDeviceSetter; train.c's Scope can carry a Python device
  *   function, which the builders call back (GIL held) for each node they make.
  * - Errors: a non-OK TF_Status raises the class registered for its code by tfc.errors
