@@ -31,7 +31,8 @@
  *
  * Summaries (chief with a summary directory): an event file there gets the graph at the first
  * creation, the graph's merged summaries (TFC_MergeAllSummaries of the "summaries" collection)
- * at the first step and then every save_summaries_steps global steps (recorded at the global
+ * at the first step and then every save_summaries_steps global steps or save_summaries_secs
+ * seconds (recorded at the global
  * step read after their step, as TF's SummarySaverHook: 1, 3, 5, ... for 2), and the
  * StepCounterHook's "global_step/sec" every
  * log_step_count_steps steps, which is also logged ("global_step/sec: 812.5").
@@ -119,6 +120,8 @@ typedef struct TFC_MonitoredSessionOptions {
                                      made when a checkpoint, summary or step counter hook is on */
   int save_summaries_steps;       /* > 0: the merged summaries every that many steps; 0: 100; < 0: never */
   int log_step_count_steps;       /* > 0: "global_step/sec" every that many steps; 0: 100; < 0: never */
+  double save_summaries_secs;     /* > 0: the merged summaries also every that many seconds (then
+                                     a zero save_summaries_steps means none by steps) */
 } TFC_MonitoredSessionOptions;
 
 typedef struct TFC_MonitoredSession TFC_MonitoredSession;
@@ -148,7 +151,8 @@ TF_CAPI_EXPORT extern void TFC_MonitoredSessionRequestStop(TFC_MonitoredSession*
 TF_CAPI_EXPORT extern TF_Session* TFC_MonitoredSessionRawSession(TFC_MonitoredSession* session);
 /* The global step read at the last step (or creation); -1 without a global step. */
 TF_CAPI_EXPORT extern int64_t TFC_MonitoredSessionGlobalStep(const TFC_MonitoredSession* session);
-/* Runs the hooks' end, saves the final checkpoint (chief) and closes the session. Idempotent;
+/* Runs the hooks' end, saves the final checkpoint (chief), flushes the event file and closes
+ * the session. Idempotent;
  * errors land in status (the session is closed anyway). */
 TF_CAPI_EXPORT extern void TFC_MonitoredSessionClose(TFC_MonitoredSession* session, TF_Status* status);
 /* Closes (errors ignored) and frees. NULL: no-op. */

@@ -113,19 +113,20 @@ static const char *opt_str(PyObject *o) { return o == Py_None ? NULL : PyUnicode
 
 /* monitored_session(graph, master, is_chief, checkpoint_dir, save_checkpoint_steps,
  *   save_checkpoint_secs, last_step, max_wait_secs, recovery_wait_secs, config_bytes,
- *   summary_dir, save_summaries_steps, log_step_count_steps, callbacks) -> Session.
+ *   summary_dir, save_summaries_steps, log_step_count_steps, save_summaries_secs, callbacks)
+ *   -> Session.
  * Strings may be None; numbers follow TFC_MonitoredSessionOptions (0: TF's default). callbacks
  * is (on_create, on_end, on_closing), each callable or None. */
 static PyObject *monitored_session(PyObject *unused, PyObject *args) {
   PyObject *graph, *master, *ckpt, *sdir, *callbacks;
   int is_chief, save_steps, summary_steps, count_steps;
-  double save_secs, max_wait, recovery_wait;
+  double save_secs, max_wait, recovery_wait, summary_secs;
   long long last_step;
   const char *config;
   Py_ssize_t config_len;
-  if (!PyArg_ParseTuple(args, "O!OpOidLddy#OiiO!", &PyTFGraph_Type, &graph, &master, &is_chief, &ckpt, &save_steps,
+  if (!PyArg_ParseTuple(args, "O!OpOidLddy#OiidO!", &PyTFGraph_Type, &graph, &master, &is_chief, &ckpt, &save_steps,
                         &save_secs, &last_step, &max_wait, &recovery_wait, &config, &config_len, &sdir,
-                        &summary_steps, &count_steps, &PyTuple_Type, &callbacks))
+                        &summary_steps, &count_steps, &summary_secs, &PyTuple_Type, &callbacks))
     return NULL;
   for (PyObject **o = (PyObject *[]){master, ckpt, sdir, NULL}; *o; o++)
     if (*o != Py_None && !PyUnicode_Check(*o)) {
@@ -155,6 +156,7 @@ static PyObject *monitored_session(PyObject *unused, PyObject *args) {
   o.summary_dir = opt_str(sdir);
   o.save_summaries_steps = summary_steps;
   o.log_step_count_steps = count_steps;
+  o.save_summaries_secs = summary_secs;
   if (PyErr_Occurred()) {
     Py_DECREF(self);
     return NULL;

@@ -331,6 +331,41 @@ def worker_waits_in_vain(tf):
         pass
 
 
+def _summary_steps(tf, d, tag):
+    """The steps of tag's summaries in d's event files."""
+    steps = []
+    for f in sorted(os.listdir(d)):
+        if f.startswith("events.out.tfevents"):
+            for rec in tf.python_io.tf_record_iterator(os.path.join(d, f)):
+                e = tf.Event.FromString(rec)
+                if e.HasField("summary"):
+                    steps.extend(int(e.step) for v in e.summary.value if v.tag == tag)
+    return steps
+
+
+def summaries_every_n_steps_and_secs(tf):
+    out = {}
+    for name, kwargs in (("steps", {"save_summaries_steps": 2}),
+                         ("secs", {"save_summaries_secs": 1e-9})):
+        d = _tmp()
+        try:
+            tf.reset_default_graph()
+            gs = tf.train.get_or_create_global_step()
+            w = tf.Variable(1.0, name="w")
+            tf.summary.scalar("w_summary", tf.identity(w))
+            train = tf.group(tf.assign_add(w, 1.0), tf.assign_add(gs, 1))
+            with tf.train.MonitoredTrainingSession(checkpoint_dir=d, save_checkpoint_secs=None,
+                                                   log_step_count_steps=None,
+                                                   hooks=[tf.train.StopAtStepHook(last_step=6)], **kwargs) as sess:
+                while not sess.should_stop():
+                    sess.run(train)
+            out[name] = _summary_steps(tf, d, "w_summary")
+            out[name + "_files"] = _listing(d)
+        finally:
+            shutil.rmtree(d, ignore_errors=True)
+    return out
+
+
 def singular_monitored_session(tf):
     v = tf.Variable(3.0, name="v")
     inc = tf.assign_add(v, 1.0)
@@ -343,4 +378,5 @@ def singular_monitored_session(tf):
 PROGRAMS = [stop_at_step_and_checkpoints, hooks_order_values_and_stop, hooks_see_raw_session_and_feeds,
             out_of_range_ends_the_block, stop_iteration_and_other_errors, nan_loss, logging_tensor_hook,
             hook_argument_errors, step_hooks_need_a_global_step, checkpoint_hook_needs_a_global_step,
-            same_tensor_fed_twice, hook_exception_class, worker_waits_in_vain, singular_monitored_session]
+            same_tensor_fed_twice, hook_exception_class, worker_waits_in_vain, singular_monitored_session,
+            summaries_every_n_steps_and_secs]

@@ -65,6 +65,7 @@ struct TFC_MonitoredSession {
   /* summaries (chief with a summary directory) */
   char* summary_dir;
   int summary_steps, count_steps;
+  double summary_secs, last_summary_time;
   TFC_EventWriter* writer;
   int64_t last_summary_step, last_count_step;
   double last_count_time;
@@ -188,7 +189,7 @@ static int build_scaffold(TFC_MonitoredSession* ms, TF_Status* status) {
   if (build_readiness(ms, sc, status)) goto out;
   if (ms->checkpoint_dir && ms->n_global > 0 && !(ms->saver = TFC_NewSaver(sc, NULL, NULL, 0, 5, status)))
     goto out;
-  if (ms->summary_dir && ms->summary_steps > 0 && TFC_CollectionSize(ms->graph, "summaries") > 0) {
+  if (ms->summary_dir && (ms->summary_steps > 0 || ms->summary_secs > 0) && TFC_CollectionSize(ms->graph, "summaries") > 0) {
     ms->summary_op = TFC_MergeAllSummaries(sc, status);
     if (TF_GetCode(status) != TF_OK) goto out;
   }
@@ -395,10 +396,12 @@ TFC_EXPORT TFC_MonitoredSession* TFC_NewMonitoredSession(TF_Graph* graph, const 
   ms->last_save_step = -1;
   ms->last_summary_step = -1;
   ms->last_count_step = -1;
-  ms->summary_steps = o->save_summaries_steps != 0 ? o->save_summaries_steps : 100;
+  ms->summary_secs = o->save_summaries_secs > 0 ? o->save_summaries_secs : 0;
+  ms->summary_steps = o->save_summaries_steps != 0 ? o->save_summaries_steps : ms->summary_secs > 0 ? -1 : 100;
   ms->count_steps = o->log_step_count_steps != 0 ? o->log_step_count_steps : 100;
   const char* sdir = o->summary_dir && *o->summary_dir ? o->summary_dir : ms->checkpoint_dir;
-  if (!(ms->ckpt_hook || ms->summary_steps > 0 || ms->count_steps > 0)) sdir = NULL; /* no event file */
+  if (!(ms->ckpt_hook || ms->summary_steps > 0 || ms->summary_secs > 0 || ms->count_steps > 0))
+    sdir = NULL; /* no event file */
   if (ms->is_chief && sdir) ms->summary_dir = strdup(sdir);
   if (o->config && o->config_len) {
     ms->config = malloc(o->config_len);
@@ -488,9 +491,13 @@ static void run_hooked(TFC_MonitoredSession* ms, const TF_Buffer* run_options, c
   int nh = ms->n_hooks;
   TFC_SessionRunArgs* args = calloc((size_t)nh + 1, sizeof *args);
   /* SummarySaverHook: the merged summaries at the first step, then when the global step after
-   * this one (the last step's stale value + 2) is summary_steps past the last summary's. */
+   * this one (the last step's stale value + 2) is summary_steps past the last summary's, or
+   * summary_secs have gone by since it. */
   ms->summary_due = ms->summary_op.oper && ms->writer &&
-                    (ms->last_summary_step < 0 || ms->step + 2 >= ms->last_summary_step + ms->summary_steps);
+                    (ms->last_summary_step < 0 ||
+                     (ms->summary_steps > 0 && ms->step + 2 >= ms->last_summary_step + ms->summary_steps) ||
+                     (ms->summary_secs > 0 && now_secs() >= ms->last_summary_time + ms->summary_secs));
+  if (ms->summary_due) ms->last_summary_time = now_secs(); /* the period counts from this step's start */
   int extra_out = (ms->global_step.oper ? 1 : 0) + ms->summary_due, extra_tg = 0;
   for (int i = 0; i < nh && args; i++) {
     if (ms->hooks[i].before_run) ms->hooks[i].before_run(ms->hooks[i].arg, &args[i], status);
@@ -606,6 +613,13 @@ TFC_EXPORT void TFC_MonitoredSessionClose(TFC_MonitoredSession* ms, TF_Status* s
   if (TF_GetCode(status) == TF_OK && ms->ckpt_hook && ms->saver) {
     read_global_step(ms, ms->sess, status);
     if (TF_GetCode(status) == TF_OK && ms->step != ms->last_save_step) save(ms, status);
+  }
+  /* SummarySaverHook.end: the event file flushed (it stays open until the session is freed). */
+  if (ms->writer) {
+    TF_Status* flushed = TF_NewStatus();
+    TFC_EventWriterFlush(ms->writer, flushed);
+    if (TF_GetCode(status) == TF_OK) TF_SetStatus(status, TF_GetCode(flushed), TF_Message(flushed));
+    TF_DeleteStatus(flushed);
   }
   close_session(ms);
 }

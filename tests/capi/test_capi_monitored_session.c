@@ -362,7 +362,8 @@ static void chief_writes_summaries_and_steps_per_second(void) {
     train_step(ms, &m, s);
     OK(s);
   }
-  TFC_DeleteMonitoredSession(ms);
+  TFC_MonitoredSessionClose(ms, s); /* flushes the event file: read before the session is freed */
+  OK(s);
   char cmd[600], path[600];
   snprintf(cmd, sizeof cmd, "ls '%s' | grep events.out.tfevents", dir);
   FILE *p = popen(cmd, "r");
@@ -394,6 +395,46 @@ static void chief_writes_summaries_and_steps_per_second(void) {
   tfc_status_fini(&st);
   EXPECT_EQ(graphs, 1);
   EXPECT_STREQ(w_steps, "1 3 5 "); /* TF's steps: the global step read after the step */
+  TFC_DeleteMonitoredSession(ms);
+  remove_dir();
+
+  /* Every save_summaries_secs seconds: a tiny period makes every step's summary due. */
+  make_dir();
+  o.save_summaries_steps = 0;
+  o.save_summaries_secs = 1e-9;
+  o.log_step_count_steps = -1;
+  o.last_step = 4; /* nothing restored: from step 0 */
+  o.checkpoint_dir = NULL;
+  o.summary_dir = dir;
+  ms = TFC_NewMonitoredSession(m.g, &o, s);
+  OK(s);
+  while (!TFC_MonitoredSessionShouldStop(ms)) {
+    train_step(ms, &m, s);
+    OK(s);
+  }
+  TFC_DeleteMonitoredSession(ms);
+  snprintf(cmd, sizeof cmd, "ls '%s' | grep events.out.tfevents", dir);
+  p = popen(cmd, "r");
+  name[0] = 0;
+  EXPECT_TRUE(fgets(name, sizeof name, p) != NULL);
+  pclose(p);
+  name[strcspn(name, "\n")] = 0;
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  tfc_status_init(&st);
+  r = tfc_event_reader_open(path, &st);
+  EXPECT_TRUE(r != NULL);
+  w_steps[0] = 0;
+  while (tfc_event_reader_next(r, &e, &st) == TFC_OK) {
+    if (e->what_case == TENSORFLOW__EVENT__WHAT_SUMMARY)
+      for (size_t i = 0; i < e->summary->n_value; i++)
+        if (strcmp(e->summary->value[i]->tag, "w_summary") == 0)
+          snprintf(w_steps + strlen(w_steps), sizeof w_steps - strlen(w_steps), "%lld ", (long long)e->step);
+    tensorflow__event__free_unpacked(e, NULL);
+    e = NULL;
+  }
+  tfc_event_reader_free(r);
+  tfc_status_fini(&st);
+  EXPECT_STREQ(w_steps, "1 2 3 4 ");
   EXPECT_TRUE(rates >= 2);
   TFC_DeleteScope(root);
   TF_DeleteGraph(m.g);

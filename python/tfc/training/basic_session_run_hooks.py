@@ -147,17 +147,15 @@ class CheckpointSaverHook(session_run_hook.SessionRunHook):
 
 
 class SummarySaverHook(session_run_hook.SessionRunHook):
-    """Writes the graph's merged summaries every save_steps steps to output_dir's event file:
-    the C session's SummarySaverHook."""
+    """Writes the graph's merged summaries every save_steps steps or save_secs seconds to
+    output_dir's event file: the C session's SummarySaverHook."""
 
     def __init__(self, save_steps=None, save_secs=None, output_dir=None, summary_writer=None, scaffold=None,
                  summary_op=None):
         if (scaffold is None and summary_op is None) or (scaffold is not None and summary_op is not None):
             raise ValueError("Exactly one of scaffold or summary_op must be provided.")
         self._timer = SecondOrStepTimer(every_secs=save_secs, every_steps=save_steps)
-        if save_secs is not None:
-            raise NotImplementedError("tfc: SummarySaverHook saves every save_steps steps, not every save_secs")
-        self._save_steps, self._output_dir = save_steps, output_dir
+        self._save_steps, self._save_secs, self._output_dir = save_steps, save_secs, output_dir
         self._summary_writer = summary_writer
         if output_dir is None and summary_writer is not None:
             self._output_dir = getattr(summary_writer, "get_logdir", lambda: None)()

@@ -207,7 +207,7 @@ class _MonitoredSession(object):
                 self._graph._c_graph, session_creator._master or None, session_creator._is_chief, opts["checkpoint_dir"],
                 opts["save_steps"], opts["save_secs"], 0, opts["max_wait_secs"], 0.0,
                 config.SerializeToString() if config is not None else b"", opts["summary_dir"],
-                opts["summary_steps"], opts["count_steps"], (on_create, on_end, on_closing))
+                opts["summary_steps"], opts["count_steps"], opts["summary_secs"], (on_create, on_end, on_closing))
         finally:
             self._graph._sync_c_ops()  # the scaffold's ops
         self._closed = False
@@ -217,7 +217,7 @@ class _MonitoredSession(object):
     def _c_options(self, creator):
         """The C options of the creator and of the built-in hook classes among the hooks."""
         o = {"checkpoint_dir": creator._checkpoint_dir or None, "save_steps": 0, "save_secs": -1.0,
-             "summary_dir": None, "summary_steps": -1, "count_steps": -1}
+             "summary_dir": None, "summary_steps": -1, "summary_secs": 0.0, "count_steps": -1}
         max_wait = float(creator._max_wait_secs)
         o["max_wait_secs"] = max_wait if max_wait > 0 else 1e-9
         saving = [h for h in self._hooks if isinstance(h, hooks_lib.CheckpointSaverHook)]
@@ -234,8 +234,11 @@ class _MonitoredSession(object):
                 o["save_secs"] = float(h._save_secs)
         summary_dirs = set()
         for h in self._hooks:
-            if isinstance(h, hooks_lib.SummarySaverHook) and h._save_steps:
-                o["summary_steps"] = int(h._save_steps)
+            if isinstance(h, hooks_lib.SummarySaverHook) and (h._save_steps or h._save_secs):
+                if h._save_steps:
+                    o["summary_steps"] = int(h._save_steps)
+                else:
+                    o["summary_secs"] = float(h._save_secs)
                 summary_dirs.add(h._output_dir)
             elif isinstance(h, hooks_lib.StepCounterHook) and h._every_n_steps:
                 o["count_steps"] = int(h._every_n_steps)
