@@ -221,3 +221,19 @@ def test_recovery_from_a_killed_ps_tells_the_hooks_of_the_new_session(tmp_path):
             proc.stdin.close()
             proc.wait()
         proc.stdout.close()
+
+
+def test_checkpoint_saver_hooks_on_the_session_directory_join_the_built_in_one(tmp_path):
+    gs, w, train = _model()
+    hooks = [tf.train.CheckpointSaverHook(str(tmp_path), save_steps=3), tf.train.StopAtStepHook(last_step=7)]
+    with tf.train.MonitoredTrainingSession(checkpoint_dir=str(tmp_path), hooks=hooks) as sess:
+        while not sess.should_stop():
+            sess.run(train)
+    state = tf.train.get_checkpoint_state(str(tmp_path))
+    assert [os.path.basename(p) for p in state.all_model_checkpoint_paths] == [
+        "model.ckpt-0", "model.ckpt-3", "model.ckpt-6", "model.ckpt-7"]
+    tf.reset_default_graph()
+    _model()
+    with pytest.raises(NotImplementedError, match="saves into the session's checkpoint_dir"):
+        tf.train.MonitoredTrainingSession(checkpoint_dir=str(tmp_path),
+                                          hooks=[tf.train.CheckpointSaverHook(str(tmp_path / "other"), save_steps=1)])

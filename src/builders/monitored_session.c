@@ -189,7 +189,8 @@ static int build_scaffold(TFC_MonitoredSession* ms, TF_Status* status) {
   if (build_readiness(ms, sc, status)) goto out;
   if (ms->checkpoint_dir && ms->n_global > 0 && !(ms->saver = TFC_NewSaver(sc, NULL, NULL, 0, 5, status)))
     goto out;
-  if (ms->summary_dir && (ms->summary_steps > 0 || ms->summary_secs > 0) && TFC_CollectionSize(ms->graph, "summaries") > 0) {
+  if (ms->summary_dir && (ms->summary_steps > 0 || ms->summary_secs > 0) &&
+      TFC_CollectionSize(ms->graph, "summaries") > 0) {
     ms->summary_op = TFC_MergeAllSummaries(sc, status);
     if (TF_GetCode(status) != TF_OK) goto out;
   }

@@ -204,7 +204,8 @@ class _MonitoredSession(object):
                 m._on_closing()
         try:
             self._c = _pywrap.monitored_session(
-                self._graph._c_graph, session_creator._master or None, session_creator._is_chief, opts["checkpoint_dir"],
+                self._graph._c_graph, session_creator._master or None, session_creator._is_chief,
+                opts["checkpoint_dir"],
                 opts["save_steps"], opts["save_secs"], 0, opts["max_wait_secs"], 0.0,
                 config.SerializeToString() if config is not None else b"", opts["summary_dir"],
                 opts["summary_steps"], opts["count_steps"], opts["summary_secs"], (on_create, on_end, on_closing))
@@ -220,18 +221,19 @@ class _MonitoredSession(object):
              "summary_dir": None, "summary_steps": -1, "summary_secs": 0.0, "count_steps": -1}
         max_wait = float(creator._max_wait_secs)
         o["max_wait_secs"] = max_wait if max_wait > 0 else 1e-9
-        saving = [h for h in self._hooks if isinstance(h, hooks_lib.CheckpointSaverHook)]
-        if len(saving) > 1:
-            raise NotImplementedError("tfc: a monitored session takes one CheckpointSaverHook")
-        for h in saving:
+        for h in self._hooks:  # several on one directory: the C hook saves when any period ends
+            if not isinstance(h, hooks_lib.CheckpointSaverHook):
+                continue
             if o["checkpoint_dir"] and os.path.abspath(o["checkpoint_dir"]) != os.path.abspath(h._checkpoint_dir):
                 raise NotImplementedError("tfc: a CheckpointSaverHook saves into the session's checkpoint_dir (%s), "
                                           "not %s" % (o["checkpoint_dir"], h._checkpoint_dir))
             o["checkpoint_dir"] = h._checkpoint_dir
             if h._save_steps is not None:
-                o["save_steps"] = int(h._save_steps)
+                steps = int(h._save_steps)
+                o["save_steps"] = min(o["save_steps"], steps) if o["save_steps"] > 0 else steps
             else:
-                o["save_secs"] = float(h._save_secs)
+                secs = float(h._save_secs)
+                o["save_secs"] = min(o["save_secs"], secs) if o["save_secs"] > 0 else secs
         summary_dirs = set()
         for h in self._hooks:
             if isinstance(h, hooks_lib.SummarySaverHook) and (h._save_steps or h._save_secs):
