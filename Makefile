@@ -57,7 +57,9 @@ demo: build
 	    PYTHONPATH=python python3 $(CURDIR)/examples/python/matpow.py --cpu --size 500; }; } && \
 	  echo "--- distributed: seed 004's cluster programs (local server, two tasks, ps and workers)" && ./distributed && \
 	  { [ ! -d python/tfc ] || { echo "--- examples/python/distributed.py: the same, in Python (the second task and the ps are child processes)" && \
-	    PYTHONPATH=python python3 $(CURDIR)/examples/python/distributed.py; }; } && \
+	    PYTHONPATH=python python3 $(CURDIR)/examples/python/distributed.py && \
+	    echo "--- examples/python/trainer.py: the guide's example trainer under MonitoredTrainingSession (ps and worker 1 are child processes)" && \
+	    PYTHONPATH=python python3 $(CURDIR)/examples/python/trainer.py; }; } && \
 	  echo "--- fashion_mnist: seed 004's CNN on Fashion-MNIST, one tower per device" && \
 	  ./tfc data fashion-mnist --out fashion_mnist_data && rm -rf fashion_mnist_train && \
 	  ./fashion_mnist --data fashion_mnist_data --out fashion_mnist_train $(DEMO_FLAGS) && \

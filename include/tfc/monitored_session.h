@@ -12,14 +12,17 @@
  * - a worker (is_chief 0) waits until the chief has made every global variable initialized,
  *   polling every recovery_wait_secs ("Waiting for model to be ready. Ready_for_local_init_op:
  *   Variables not initialized: w, b"), runs the local init op, and fails DEADLINE_EXCEEDED
- *   "Session was not ready after waiting <N> secs." after max_wait_secs.
+ *   "Session was not ready after waiting <N> secs." (N: max_wait_secs's whole seconds) as
+ *   soon as the next poll would come after max_wait_secs (at once when max_wait_secs is under
+ *   recovery_wait_secs), as TF's SessionManager.
  * The scaffold's ops are added to the graph when the monitored session is made (under the
  * name scope "monitored_session": the init ops, the readiness checks and, with a checkpoint
  * directory, a Saver of every global variable), so build the model first.
  *
  * Steps. TFC_MonitoredSessionRun is TF_SessionRun plus: each hook's before_run may add
  * outputs to fetch and operations to run, after_run sees their values; the checkpoint hook
- * (chief with a checkpoint_dir) saves "<dir>/model.ckpt-<global step>" at creation, every
+ * (chief with a checkpoint_dir) saves "<dir>/model.ckpt-<global step>" (with its ".meta"
+ * MetaGraphDef, TFC_SAVER_WRITE_META_GRAPH) at creation, every
  * save_checkpoint_steps steps or save_checkpoint_secs seconds, and at close ("Saving
  * checkpoints for <step> into <dir>/model.ckpt."); with last_step > 0 the session asks to stop
  * once the global step reaches it (TFC_MonitoredSessionShouldStop). Hooks that need the global
@@ -28,7 +31,10 @@
  *
  * Summaries (chief with a summary directory): an event file there gets the graph at the first
  * creation, the graph's merged summaries (TFC_MergeAllSummaries of the "summaries" collection)
- * every save_summaries_steps global steps, and the StepCounterHook's "global_step/sec" every
+ * at the first step and then every save_summaries_steps global steps or save_summaries_secs
+ * seconds (recorded at the global
+ * step read after their step, as TF's SummarySaverHook: 1, 3, 5, ... for 2), and the
+ * StepCounterHook's "global_step/sec" every
  * log_step_count_steps steps, which is also logged ("global_step/sec: 812.5").
  *
  * Queue runners. Each session gets a coordinator, and the graph's queue runners
@@ -88,6 +94,10 @@ typedef struct TFC_SessionRunHook {
   void (*after_run)(void* arg, TF_Tensor* const* values, int num_values, TF_Status* status);
   /* At TFC_MonitoredSessionClose, before the final checkpoint, with the live session. */
   void (*end)(void* arg, TF_Session* session, TF_Status* status);
+  /* Before a session this hook's after_create_session saw is closed (at a recovery and at
+   * close, after end), while it and its coordinator still live: the last moment to stop and
+   * join threads of the hook's own that use them. */
+  void (*session_closing)(void* arg, TF_Session* session, TFC_Coordinator* coord);
 } TFC_SessionRunHook;
 
 /* MonitoredTrainingSession's arguments. Zeroed fields take TF's defaults. */
@@ -96,7 +106,9 @@ typedef struct TFC_MonitoredSessionOptions {
   unsigned char is_chief;         /* the chief initializes, restores and saves */
   const char* checkpoint_dir;     /* NULL: no checkpoints, nothing restored */
   int save_checkpoint_steps;      /* > 0: save every that many global steps */
-  double save_checkpoint_secs;    /* > 0: every that many seconds; both 0: 600 s; < 0: never */
+  double save_checkpoint_secs;    /* > 0: every that many seconds; both 0: 600 s; < 0 with no
+                                     save_checkpoint_steps: no CheckpointSaverHook (the chief
+                                     restores but never saves, as a ChiefSessionCreator alone) */
   int64_t last_step;              /* > 0: StopAtStepHook(last_step=...) */
   double max_wait_secs;           /* a worker's wait for the chief; 0: 7200 */
   double recovery_wait_secs;      /* a worker's poll interval; 0: 30 */
@@ -104,9 +116,12 @@ typedef struct TFC_MonitoredSessionOptions {
   size_t config_len;
   const TFC_SessionRunHook* hooks; /* run in order, after the built-in ones */
   int num_hooks;
-  const char* summary_dir;        /* the chief's event file; NULL: checkpoint_dir */
+  const char* summary_dir;        /* the chief's event file; NULL: checkpoint_dir. The file is
+                                     made when a checkpoint, summary or step counter hook is on */
   int save_summaries_steps;       /* > 0: the merged summaries every that many steps; 0: 100; < 0: never */
   int log_step_count_steps;       /* > 0: "global_step/sec" every that many steps; 0: 100; < 0: never */
+  double save_summaries_secs;     /* > 0: the merged summaries also every that many seconds (then
+                                     a zero save_summaries_steps means none by steps) */
 } TFC_MonitoredSessionOptions;
 
 typedef struct TFC_MonitoredSession TFC_MonitoredSession;
@@ -136,7 +151,8 @@ TF_CAPI_EXPORT extern void TFC_MonitoredSessionRequestStop(TFC_MonitoredSession*
 TF_CAPI_EXPORT extern TF_Session* TFC_MonitoredSessionRawSession(TFC_MonitoredSession* session);
 /* The global step read at the last step (or creation); -1 without a global step. */
 TF_CAPI_EXPORT extern int64_t TFC_MonitoredSessionGlobalStep(const TFC_MonitoredSession* session);
-/* Runs the hooks' end, saves the final checkpoint (chief) and closes the session. Idempotent;
+/* Runs the hooks' end, saves the final checkpoint (chief), flushes the event file and closes
+ * the session. Idempotent;
  * errors land in status (the session is closed anyway). */
 TF_CAPI_EXPORT extern void TFC_MonitoredSessionClose(TFC_MonitoredSession* session, TF_Status* status);
 /* Closes (errors ignored) and frees. NULL: no-op. */

@@ -637,6 +637,10 @@ static void coordinator_free(void *p) { TFC_DeleteCoordinator((TFC_Coordinator *
 
 #define CLOSED_COORD "The coordinator is deleted."
 
+static void borrowed_free(void *p) { (void)p; }
+
+PyObject *pywrap_borrowed_coordinator(TFC_Coordinator *c) { return handle_new(c, borrowed_free, "coordinator"); }
+
 static PyObject *coordinator(PyObject *self, PyObject *unused) {
   TFC_Coordinator *c = TFC_NewCoordinator();
   if (!c) return PyErr_NoMemory();

@@ -93,7 +93,7 @@ PyMODINIT_FUNC PyInit__pywrap(void) {
       add_methods(m, pywrap_oplist_methods) || add_methods(m, pywrap_ndarray_methods) ||
       add_methods(m, pywrap_train_methods) || add_methods(m, pywrap_io_methods) || add_methods(m, pywrap_cf_methods) ||
       add_methods(m, pywrap_saver_methods) || add_methods(m, pywrap_script_methods) ||
-      add_methods(m, pywrap_device_setter_methods))
+      add_methods(m, pywrap_device_setter_methods) || add_methods(m, pywrap_monitored_methods))
     goto fail;
   return m;
 fail:

@@ -16,6 +16,8 @@
  * - script.c is the script callback of PyFunc / PyFuncStateless: it takes the GIL on the
  *   session's threads and calls the Python dispatcher of tfc/ops/script_ops.py.
  * - oplist.c reads the serialized OpList of TF_GetAllOpList into plain Python data.
+ * - monitored_session.c makes monitored Sessions (TFC_MonitoredSession; see PyTFSession) and
+ *   calls back into Python (the GIL taken) after each session creation and before each close.
  * - device_setter.c wraps TFC_ReplicaDeviceSetter; train.c's Scope can carry a Python device
  *   function, which the builders call back (GIL held) for each node they make.
  * - Errors: a non-OK TF_Status raises the class registered for its code by tfc.errors
@@ -40,6 +42,26 @@ typedef struct {
   PyObject_HEAD
   TF_Graph *graph;
 } PyTFGraph;
+
+/* A _pywrap.Session (session.c). Three kinds share the type, so Runners and every function
+ * taking a session (pywrap_session) serve them all:
+ * - owned: TF_NewSession's session, closed by close() and deleted with the object;
+ * - borrowed: a monitored session's current TF_Session (what its hooks and _tf_sess() see),
+ *   never closed or deleted here; the Python owner marks it closed (close()) before the
+ *   monitored session replaces or closes that session;
+ * - monitored (monitored_session.c): `session` is NULL and `monitored` the
+ *   TFC_MonitoredSession; runs go through TFC_MonitoredSessionRun, pywrap_session gives its
+ *   current raw session, close() is TFC_MonitoredSessionClose (raising its error). */
+struct TFC_MonitoredSession;
+typedef struct {
+  PyObject_HEAD
+  TF_Session *session;
+  PyObject *graph;
+  int closed;
+  int borrowed;
+  struct TFC_MonitoredSession *monitored;
+  PyObject *callbacks; /* monitored: (on_create, on_end, on_closing), or NULL */
+} PyTFSession;
 
 extern PyTypeObject PyTFGraph_Type;
 extern PyTypeObject PyTFSession_Type;
@@ -72,6 +94,18 @@ const struct TFC_Scope *pywrap_scope(PyObject *o);
 /* session.c: the TF_Session of a _pywrap.Session; NULL + exception for another object or a
  * closed session. */
 TF_Session *pywrap_session(PyObject *o);
+
+/* monitored_session.c: close() and dealloc of a monitored session (the GIL held; released
+ * around the C calls). close returns None or NULL with the hooks' or the final save's error. */
+PyObject *pywrap_monitored_close(PyTFSession *self);
+void pywrap_monitored_delete(PyTFSession *self);
+/* monitored_session.c: one TFC_MonitoredSessionRun (the GIL released inside). */
+void pywrap_monitored_run(PyTFSession *self, const TF_Buffer *opts, const TF_Output *feeds, TF_Tensor *const *in,
+                          int nfeeds, const TF_Output *fetches, TF_Tensor **out, int nfetches,
+                          const TF_Operation *const *targets, int ntargets, TF_Buffer *meta, TF_Status *s);
+/* io.c: a "coordinator" Handle over a coordinator it does not own (closing it frees nothing). */
+struct TFC_Coordinator;
+PyObject *pywrap_borrowed_coordinator(struct TFC_Coordinator *c);
 
 /* The numpy dtype number for a TF_DataType (NPY_OBJECT for strings); -1 when there is none. */
 int pywrap_npy_type(TF_DataType dt);
@@ -108,5 +142,6 @@ extern PyMethodDef pywrap_io_methods[];
 extern PyMethodDef pywrap_saver_methods[]; /* saver.c */
 extern PyMethodDef pywrap_script_methods[]; /* script.c: PyFunc's callback */
 extern PyMethodDef pywrap_device_setter_methods[]; /* device_setter.c */
+extern PyMethodDef pywrap_monitored_methods[]; /* monitored_session.c */
 
 #endif

@@ -12,16 +12,14 @@
  * runner(values, run_options_bytes, want_metadata) returns (values, metadata_bytes or None).
  * A closed session raises RuntimeError('Attempted to use a closed Session.'); a failed run
  * raises the class registered for the status code. On the main thread, Ctrl-C ends a run at
- * once with KeyboardInterrupt and leaves the session usable (interrupt.c). */
+ * once with KeyboardInterrupt and leaves the session usable (interrupt.c).
+ *
+ * The same type also stands for a monitored session and for the raw sessions it lends out
+ * (pywrap.h's PyTFSession; monitored_session.c makes those): a monitored session's Runners
+ * run TFC_MonitoredSessionRun (not interruptible by Ctrl-C: the step ends first). */
 #include "pywrap.h"
+#include "tfc/monitored_session.h"
 #include "tfc/tfc.h"
-
-typedef struct {
-  PyObject_HEAD
-  TF_Session *session;
-  PyObject *graph;
-  int closed;
-} PyTFSession;
 
 typedef struct {
   PyObject_HEAD
@@ -71,6 +69,7 @@ static PyObject *session_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
 static void session_close_now(PyTFSession *self) {
   if (self->closed) return;
   self->closed = 1;
+  if (self->borrowed || !self->session) return;
   TF_Status *s = TF_NewStatus();
   Py_BEGIN_ALLOW_THREADS
   TF_CloseSession(self->session, s);
@@ -79,17 +78,21 @@ static void session_close_now(PyTFSession *self) {
 }
 
 static void session_dealloc(PyTFSession *self) {
-  if (self->session) {
+  if (self->monitored) {
+    pywrap_monitored_delete(self);
+  } else if (self->session && !self->borrowed) {
     session_close_now(self);
     TF_Status *s = TF_NewStatus();
     TF_DeleteSession(self->session, s);
     TF_DeleteStatus(s);
   }
   Py_XDECREF(self->graph);
+  Py_XDECREF(self->callbacks);
   Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
 static PyObject *session_close(PyTFSession *self, PyObject *unused) {
+  if (self->monitored) return pywrap_monitored_close(self);
   session_close_now(self);
   Py_RETURN_NONE;
 }
@@ -105,15 +108,17 @@ TF_Session *pywrap_session(PyObject *o) {
     return NULL;
   }
   PyTFSession *self = (PyTFSession *)o;
-  if (self->closed) return (TF_Session *)closed_error();
-  return self->session;
+  TF_Session *sess = self->closed ? NULL : self->monitored ? TFC_MonitoredSessionRawSession(self->monitored) : self->session;
+  if (!sess) return (TF_Session *)closed_error();
+  return sess;
 }
 
 /* list_devices() -> [(name, type, memory_limit_bytes, incarnation), ...] */
 static PyObject *session_list_devices(PyTFSession *self, PyObject *unused) {
-  if (self->closed) return closed_error();
+  TF_Session *sess = pywrap_session((PyObject *)self);
+  if (!sess) return NULL;
   TF_Status *s = TF_NewStatus();
-  TF_DeviceList *l = TF_SessionListDevices(self->session, s);
+  TF_DeviceList *l = TF_SessionListDevices(sess, s);
   if (pywrap_raise_status(s)) {
     TF_DeleteStatus(s);
     return NULL;
@@ -252,11 +257,17 @@ static PyObject *runner_call(PyTFRunner *r, PyObject *args, PyObject *kw) {
   }
   if (want_meta) meta = TF_NewBuffer();
   TF_Status *s = TF_NewStatus();
-  TFC_CancellationManager *cancel = pywrap_interrupt_begin();
-  Py_BEGIN_ALLOW_THREADS
-  TFC_SessionRunWithCancellation(r->sess->session, opts, r->feeds, in, r->nfeeds, r->fetches, out, r->nfetches,
-                                 (const TF_Operation *const *)r->targets, r->ntargets, meta, cancel, s);
-  Py_END_ALLOW_THREADS
+  TFC_CancellationManager *cancel = NULL;
+  if (r->sess->monitored) {
+    pywrap_monitored_run(r->sess, opts, r->feeds, in, r->nfeeds, r->fetches, out, r->nfetches,
+                         (const TF_Operation *const *)r->targets, r->ntargets, meta, s);
+  } else {
+    cancel = pywrap_interrupt_begin();
+    Py_BEGIN_ALLOW_THREADS
+    TFC_SessionRunWithCancellation(r->sess->session, opts, r->feeds, in, r->nfeeds, r->fetches, out, r->nfetches,
+                                   (const TF_Operation *const *)r->targets, r->ntargets, meta, cancel, s);
+    Py_END_ALLOW_THREADS
+  }
   /* Ctrl-C: Python's handler runs now (KeyboardInterrupt); the run's results are dropped. */
   if (pywrap_interrupt_end(cancel) && PyErr_CheckSignals() < 0) {
     TF_DeleteStatus(s);

@@ -1,7 +1,7 @@
 """The seeds' programs in examples/python/, run as programs (a fresh interpreter each, as a user
 runs them) with their printed results checked: seed 000's towers, seed 001's in-graph
-replication, seed 002's soft placement, seed 000's matpow benchmark, seed 004's cluster programs
-and its Fashion-MNIST training. (Seed 003's MLP is the ctest entry python_example_mlp.)"""
+replication, seed 002's soft placement, seed 000's matpow benchmark, seed 004's cluster programs,
+its example trainer under MonitoredTrainingSession and its Fashion-MNIST training. (Seed 003's MLP is the ctest entry python_example_mlp.)"""
 import os
 import re
 import subprocess
@@ -39,6 +39,13 @@ def test_in_graph_replication_matches_one_device():
     for i in range(4):
         assert ": (MatMul): %sCPU:%d" % (DEV, i) in out
     assert out.rstrip().endswith("replicated result equals the one-device result: True")
+
+
+def test_trainer_two_workers_train_asynchronously_under_monitored_sessions():
+    out = _run("trainer.py").splitlines()
+    assert out == ["worker 0 (chief) and worker 1 trained asynchronously to global step 2000",
+                   "both stopped at or after it: True", "both trained: True",
+                   "w = 2.00, b = 1.00, loss = 0.0000", "the chief's last checkpoint is at or after it: True"]
 
 
 def test_distributed_local_server_two_processes_and_parameter_server():

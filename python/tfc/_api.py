@@ -312,6 +312,8 @@ from tfc import _api_io as _api_io  # noqa: E402
 _api_io.export(globals())
 from tfc import _api_saver as _api_saver  # noqa: E402
 _api_saver.export(globals())
+from tfc import _api_monitored as _api_monitored  # noqa: E402 (monitored sessions and hooks)
+_api_monitored.export(globals())
 from tfc import _saved_model  # noqa: E402 (tf.saved_model)
 _saved_model.export(globals())
 

@@ -8,7 +8,8 @@
  * global variables when there is a checkpoint directory. Readiness is that vector: the names
  * of the variables whose entry is false are reported.
  *
- * The built-in hooks are TF's CheckpointSaverHook (chief with a checkpoint directory) and
+ * The built-in hooks are TF's CheckpointSaverHook (chief with a checkpoint directory and a
+ * save period) and
  * StopAtStepHook (last_step > 0). Both fetch the global step with the step and, when their
  * timer may fire, read it again in a run of its own before they act, as TF's do (the value
  * fetched with a step may be read before the step's increment).
@@ -47,6 +48,7 @@ struct TFC_MonitoredSession {
   char* checkpoint_dir;
   int save_steps;
   double save_secs;
+  int ckpt_hook; /* CheckpointSaverHook on: chief, checkpoint_dir, a period */
   int64_t last_step;
   double max_wait_secs, recovery_wait_secs;
   void* config;
@@ -63,6 +65,7 @@ struct TFC_MonitoredSession {
   /* summaries (chief with a summary directory) */
   char* summary_dir;
   int summary_steps, count_steps;
+  double summary_secs, last_summary_time;
   TFC_EventWriter* writer;
   int64_t last_summary_step, last_count_step;
   double last_count_time;
@@ -71,6 +74,7 @@ struct TFC_MonitoredSession {
   TF_Session* sess;
   TFC_Coordinator* coord; /* the session's queue runner threads */
   int stop_requested, closed;
+  int told;               /* hooks whose after_create_session saw the current session */
   int64_t step;           /* the global step last read */
   int64_t last_save_step; /* -1: none yet */
   double last_save_time;
@@ -173,7 +177,7 @@ static int build_scaffold(TFC_MonitoredSession* ms, TF_Status* status) {
   /* The hooks' needs first: a refused option leaves the graph as it was. */
   TF_Operation* gs = TF_GraphOperationByName(ms->graph, "global_step");
   if (gs) ms->global_step = (TF_Output){gs, 0};
-  int needs_step = (ms->is_chief && ms->checkpoint_dir) || ms->last_step > 0 || ms->summary_dir;
+  int needs_step = ms->ckpt_hook || ms->last_step > 0 || ms->summary_dir;
   if (needs_step && !gs) {
     TF_SetStatus(status, TF_INVALID_ARGUMENT,
                  "Global step should be created to use CheckpointSaverHook, SummarySaverHook, "
@@ -185,7 +189,8 @@ static int build_scaffold(TFC_MonitoredSession* ms, TF_Status* status) {
   if (build_readiness(ms, sc, status)) goto out;
   if (ms->checkpoint_dir && ms->n_global > 0 && !(ms->saver = TFC_NewSaver(sc, NULL, NULL, 0, 5, status)))
     goto out;
-  if (ms->summary_dir && ms->summary_steps > 0 && TFC_CollectionSize(ms->graph, "summaries") > 0) {
+  if (ms->summary_dir && (ms->summary_steps > 0 || ms->summary_secs > 0) &&
+      TFC_CollectionSize(ms->graph, "summaries") > 0) {
     ms->summary_op = TFC_MergeAllSummaries(sc, status);
     if (TF_GetCode(status) != TF_OK) goto out;
   }
@@ -238,7 +243,8 @@ static void run_op(TF_Session* sess, TF_Operation* op, TF_Status* status) {
   TF_SessionRun(sess, NULL, NULL, NULL, 0, NULL, NULL, 0, t, 1, NULL, status);
 }
 
-/* Saves "<dir>/model.ckpt-<step>" at the current global step (chief with a saver). */
+/* Saves "<dir>/model.ckpt-<step>" (and its ".meta", as TF's hook) at the current global step
+ * (chief with a saver). */
 static void save(TFC_MonitoredSession* ms, TF_Status* status) {
   if (!ms->saver) return;
   read_global_step(ms, ms->sess, status);
@@ -246,7 +252,8 @@ static void save(TFC_MonitoredSession* ms, TF_Status* status) {
   char prefix[4096];
   snprintf(prefix, sizeof prefix, "%s/model.ckpt", ms->checkpoint_dir);
   say("Saving checkpoints for %lld into %s.", (long long)ms->step, prefix);
-  TFC_SaverSave(ms->saver, ms->sess, prefix, ms->step, NULL, 0, status);
+  TFC_SaverSaveWithOptions(ms->saver, ms->sess, prefix, ms->step, NULL, NULL, TFC_SAVER_WRITE_META_GRAPH, NULL, 0,
+                           status);
   if (TF_GetCode(status) != TF_OK) return;
   ms->last_save_step = ms->step;
   ms->last_save_time = now_secs();
@@ -284,9 +291,10 @@ static void prepare_worker(TFC_MonitoredSession* ms, TF_Status* status) {
     int n = uninitialized(ms, ms->sess, ms->n_global, names, sizeof names, status);
     if (n < 0) return;
     if (n == 0) break;
-    if (now_secs() >= until) {
+    /* As TF's SessionManager: give up when the next poll would come after the deadline. */
+    if (until - now_secs() - ms->recovery_wait_secs < 0) {
       char msg[128];
-      snprintf(msg, sizeof msg, "Session was not ready after waiting %.0f secs.", ms->max_wait_secs);
+      snprintf(msg, sizeof msg, "Session was not ready after waiting %lld secs.", (long long)ms->max_wait_secs);
       TF_SetStatus(status, TF_DEADLINE_EXCEEDED, msg);
       return;
     }
@@ -296,10 +304,13 @@ static void prepare_worker(TFC_MonitoredSession* ms, TF_Status* status) {
   run_op(ms->sess, ms->local_init_op, status);
 }
 
-/* Stops the threads, then the session: a stop request runs the runners' cancel ops, closing
- * the session ends their runs still blocked elsewhere (a chief's sync op waiting in an
- * accumulator's take), then the threads are joined and the session deleted. */
+/* Tells the hooks, then stops the threads and the session: a stop request runs the runners'
+ * cancel ops, closing the session ends their runs still blocked elsewhere (a chief's sync op
+ * waiting in an accumulator's take), then the threads are joined and the session deleted. */
 static void close_session(TFC_MonitoredSession* ms) {
+  for (int i = 0; i < ms->told; i++)
+    if (ms->hooks[i].session_closing) ms->hooks[i].session_closing(ms->hooks[i].arg, ms->sess, ms->coord);
+  ms->told = 0;
   TF_Status* ignored = TF_NewStatus();
   if (ms->coord) TFC_CoordinatorRequestStop(ms->coord, NULL);
   if (ms->sess) TF_CloseSession(ms->sess, ignored);
@@ -326,12 +337,14 @@ static void create_once(TFC_MonitoredSession* ms, TF_Status* status) {
     prepare_worker(ms, status);
   if (TF_GetCode(status) == TF_OK) read_global_step(ms, ms->sess, status);
   /* CheckpointSaverHook.after_create_session: a checkpoint at the current step. */
-  if (TF_GetCode(status) == TF_OK && ms->is_chief) save(ms, status);
+  if (TF_GetCode(status) == TF_OK && ms->ckpt_hook) save(ms, status);
   if (TF_GetCode(status) == TF_OK && !(ms->coord = TFC_NewCoordinator()))
     TF_SetStatus(status, TF_RESOURCE_EXHAUSTED, "out of memory");
-  for (int i = 0; i < ms->n_hooks && TF_GetCode(status) == TF_OK; i++)
+  for (int i = 0; i < ms->n_hooks && TF_GetCode(status) == TF_OK; i++) {
+    ms->told = i + 1;
     if (ms->hooks[i].after_create_session)
       ms->hooks[i].after_create_session(ms->hooks[i].arg, ms->sess, ms->coord, status);
+  }
   if (TF_GetCode(status) == TF_OK) TFC_StartQueueRunners(ms->sess, ms->graph, ms->coord, status);
 }
 
@@ -378,6 +391,7 @@ TFC_EXPORT TFC_MonitoredSession* TFC_NewMonitoredSession(TF_Graph* graph, const 
   ms->checkpoint_dir = o->checkpoint_dir && *o->checkpoint_dir ? strdup(o->checkpoint_dir) : NULL;
   ms->save_steps = o->save_checkpoint_steps > 0 ? o->save_checkpoint_steps : 0;
   ms->save_secs = o->save_checkpoint_secs != 0 ? o->save_checkpoint_secs : (ms->save_steps ? -1 : 600);
+  ms->ckpt_hook = ms->is_chief && ms->checkpoint_dir && (ms->save_steps > 0 || ms->save_secs > 0);
   ms->last_step = o->last_step;
   ms->max_wait_secs = o->max_wait_secs > 0 ? o->max_wait_secs : 7200;
   ms->recovery_wait_secs = o->recovery_wait_secs > 0 ? o->recovery_wait_secs : 30;
@@ -385,10 +399,13 @@ TFC_EXPORT TFC_MonitoredSession* TFC_NewMonitoredSession(TF_Graph* graph, const 
   ms->last_save_step = -1;
   ms->last_summary_step = -1;
   ms->last_count_step = -1;
-  const char* sdir = o->summary_dir && *o->summary_dir ? o->summary_dir : ms->checkpoint_dir;
-  if (ms->is_chief && sdir) ms->summary_dir = strdup(sdir);
-  ms->summary_steps = o->save_summaries_steps != 0 ? o->save_summaries_steps : 100;
+  ms->summary_secs = o->save_summaries_secs > 0 ? o->save_summaries_secs : 0;
+  ms->summary_steps = o->save_summaries_steps != 0 ? o->save_summaries_steps : ms->summary_secs > 0 ? -1 : 100;
   ms->count_steps = o->log_step_count_steps != 0 ? o->log_step_count_steps : 100;
+  const char* sdir = o->summary_dir && *o->summary_dir ? o->summary_dir : ms->checkpoint_dir;
+  if (!(ms->ckpt_hook || ms->summary_steps > 0 || ms->summary_secs > 0 || ms->count_steps > 0))
+    sdir = NULL; /* no event file */
+  if (ms->is_chief && sdir) ms->summary_dir = strdup(sdir);
   if (o->config && o->config_len) {
     ms->config = malloc(o->config_len);
     if (ms->config) memcpy(ms->config, o->config, o->config_len);
@@ -456,7 +473,7 @@ static void builtin_after_run(TFC_MonitoredSession* ms, int64_t stale, TF_Status
   ms->step = stale;
   if (ms->count_steps > 0 && ms->is_chief) count_steps(ms, stale, status);
   if (TF_GetCode(status) != TF_OK) return;
-  int may_save = ms->is_chief && ms->saver &&
+  int may_save = ms->ckpt_hook && ms->saver &&
                  ((ms->save_steps > 0 && stale + 1 >= ms->last_save_step + ms->save_steps) ||
                   (ms->save_secs > 0 && now_secs() >= ms->last_save_time + ms->save_secs));
   int may_stop = ms->last_step > 0 && stale + 1 >= ms->last_step;
@@ -476,9 +493,14 @@ static void run_hooked(TFC_MonitoredSession* ms, const TF_Buffer* run_options, c
                        TF_Status* status) {
   int nh = ms->n_hooks;
   TFC_SessionRunArgs* args = calloc((size_t)nh + 1, sizeof *args);
-  /* SummarySaverHook: the merged summaries when the next step reaches the next multiple. */
+  /* SummarySaverHook: the merged summaries at the first step, then when the global step after
+   * this one (the last step's stale value + 2) is summary_steps past the last summary's, or
+   * summary_secs have gone by since it. */
   ms->summary_due = ms->summary_op.oper && ms->writer &&
-                    (ms->last_summary_step < 0 || ms->step + 1 >= ms->last_summary_step + ms->summary_steps);
+                    (ms->last_summary_step < 0 ||
+                     (ms->summary_steps > 0 && ms->step + 2 >= ms->last_summary_step + ms->summary_steps) ||
+                     (ms->summary_secs > 0 && now_secs() >= ms->last_summary_time + ms->summary_secs));
+  if (ms->summary_due) ms->last_summary_time = now_secs(); /* the period counts from this step's start */
   int extra_out = (ms->global_step.oper ? 1 : 0) + ms->summary_due, extra_tg = 0;
   for (int i = 0; i < nh && args; i++) {
     if (ms->hooks[i].before_run) ms->hooks[i].before_run(ms->hooks[i].arg, &args[i], status);
@@ -520,8 +542,11 @@ static void run_hooked(TFC_MonitoredSession* ms, const TF_Buffer* run_options, c
     TF_Tensor* t = vals[k++];
     int64_t stale = TF_TensorType(t) == TF_INT32 ? *(const int32_t*)TF_TensorData(t) : *(const int64_t*)TF_TensorData(t);
     if (ms->summary_due) {
-      TFC_EventWriterAddSummaryTensor(ms->writer, vals[k++], stale, status);
-      ms->last_summary_step = stale;
+      /* As TF's hook: written at the global step read again after the step. */
+      read_global_step(ms, ms->sess, status);
+      if (TF_GetCode(status) == TF_OK) TFC_EventWriterAddSummaryTensor(ms->writer, vals[k], ms->step, status);
+      ms->last_summary_step = ms->step;
+      k++;
     }
     if (TF_GetCode(status) == TF_OK) builtin_after_run(ms, stale, status);
   }
@@ -588,9 +613,16 @@ TFC_EXPORT void TFC_MonitoredSessionClose(TFC_MonitoredSession* ms, TF_Status* s
   for (int i = 0; i < ms->n_hooks && TF_GetCode(status) == TF_OK; i++)
     if (ms->hooks[i].end) ms->hooks[i].end(ms->hooks[i].arg, ms->sess, status);
   /* CheckpointSaverHook.end: a last checkpoint unless this step's is saved already. */
-  if (TF_GetCode(status) == TF_OK && ms->is_chief && ms->saver) {
+  if (TF_GetCode(status) == TF_OK && ms->ckpt_hook && ms->saver) {
     read_global_step(ms, ms->sess, status);
     if (TF_GetCode(status) == TF_OK && ms->step != ms->last_save_step) save(ms, status);
+  }
+  /* SummarySaverHook.end: the event file flushed (it stays open until the session is freed). */
+  if (ms->writer) {
+    TF_Status* flushed = TF_NewStatus();
+    TFC_EventWriterFlush(ms->writer, flushed);
+    if (TF_GetCode(status) == TF_OK) TF_SetStatus(status, TF_GetCode(flushed), TF_Message(flushed));
+    TF_DeleteStatus(flushed);
   }
   close_session(ms);
 }

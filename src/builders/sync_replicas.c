@@ -430,6 +430,8 @@ TFC_EXPORT TFC_SessionRunHook TFC_SyncReplicasHook(TFC_SyncReplicasOptimizer *sy
     return none;
   }
   sync->hook = (sync_hook){sync, is_chief != 0, tokens};
-  TFC_SessionRunHook h = {&sync->hook, hook_after_create, NULL, NULL, NULL};
+  TFC_SessionRunHook h = {0};
+  h.arg = &sync->hook;
+  h.after_create_session = hook_after_create;
   return h;
 }

@@ -4,7 +4,8 @@
  * a chief that never comes and gives up with TF's text; hooks add fetches and targets, see
  * their values and stop the loop; runs after a stop or a close are refused; a missing global
  * step is refused when a hook needs it; the graph's queue runners start with the session and
- * an input pipeline's end stops it. (Recovery from a lost task: the cluster test
+ * an input pipeline's end stops it; a chief without a save period only restores; hooks hear of a
+ * session's close. (Recovery from a lost task: the cluster test
  * tests/distributed_runtime/test_cluster_recovery.c.) */
 #include <stdio.h>
 #include <stdlib.h>
@@ -114,6 +115,7 @@ static void chief_checkpoints_stops_and_a_new_session_restores(void) {
   OK(s);
   EXPECT_EQ(TFC_MonitoredSessionGlobalStep(ms), 0);
   EXPECT_TRUE(exists("model.ckpt-0.index")); /* saved at creation */
+  EXPECT_TRUE(exists("model.ckpt-0.meta"));
   EXPECT_NEAR(read_w(ms, &m), 1, 0);
   int steps = 0;
   while (!TFC_MonitoredSessionShouldStop(ms) && steps < 100) {
@@ -177,6 +179,13 @@ static void worker_waits_for_the_chief_then_gives_up(void) {
   EXPECT_TRUE(ms == NULL);
   EXPECT_EQ(TF_GetCode(s), TF_DEADLINE_EXCEEDED);
   EXPECT_STREQ(TF_Message(s), "Session was not ready after waiting 0 secs.");
+  /* A deadline before the next poll fails at the first check; N is the whole seconds. */
+  o.max_wait_secs = 1.7;
+  o.recovery_wait_secs = 30;
+  ms = TFC_NewMonitoredSession(m.g, &o, s);
+  EXPECT_TRUE(ms == NULL);
+  EXPECT_EQ(TF_GetCode(s), TF_DEADLINE_EXCEEDED);
+  EXPECT_STREQ(TF_Message(s), "Session was not ready after waiting 1 secs.");
   TF_DeleteGraph(m.g);
   TF_DeleteStatus(s);
 }
@@ -228,7 +237,7 @@ static void hooks_add_fetches_see_values_and_stop(void) {
   model m = build_model(0); /* no global step: no built-in hook needs one */
   TF_Status *s = TF_NewStatus();
   counting_hook h = {.w = m.w, .stop_after = 3};
-  TFC_SessionRunHook hook = {&h, h_created, h_before, h_after, h_end};
+  TFC_SessionRunHook hook = {&h, h_created, h_before, h_after, h_end, NULL};
   TFC_MonitoredSessionOptions o = {0};
   o.is_chief = 1;
   o.hooks = &hook;
@@ -262,7 +271,7 @@ static void hooks_add_fetches_see_values_and_stop(void) {
   EXPECT_EQ(h.ended, 1);
 
   /* A hook's error fails the step with its status, and runs nothing. */
-  TFC_SessionRunHook bad = {NULL, NULL, h_fail, NULL, NULL};
+  TFC_SessionRunHook bad = {NULL, NULL, h_fail, NULL, NULL, NULL};
   o.hooks = &bad;
   ms = TFC_NewMonitoredSession(m.g, &o, s);
   OK(s);
@@ -327,8 +336,9 @@ static void queue_runners_start_and_out_of_range_stops(void) {
   TF_DeleteStatus(s);
 }
 
-/* The chief's event file: the graph, the merged summaries every 2 global steps (at the step
- * they were read in) and "global_step/sec" every 2 steps. */
+/* The chief's event file: the graph, the merged summaries every 2 global steps (at the global
+ * step read after their step, as TF's SummarySaverHook writes them) and "global_step/sec" every
+ * 2 steps. */
 static void chief_writes_summaries_and_steps_per_second(void) {
   make_dir();
   model m = build_model(1);
@@ -352,7 +362,8 @@ static void chief_writes_summaries_and_steps_per_second(void) {
     train_step(ms, &m, s);
     OK(s);
   }
-  TFC_DeleteMonitoredSession(ms);
+  TFC_MonitoredSessionClose(ms, s); /* flushes the event file: read before the session is freed */
+  OK(s);
   char cmd[600], path[600];
   snprintf(cmd, sizeof cmd, "ls '%s' | grep events.out.tfevents", dir);
   FILE *p = popen(cmd, "r");
@@ -383,9 +394,130 @@ static void chief_writes_summaries_and_steps_per_second(void) {
   tfc_event_reader_free(r);
   tfc_status_fini(&st);
   EXPECT_EQ(graphs, 1);
-  EXPECT_STREQ(w_steps, "0 2 4 ");
+  EXPECT_STREQ(w_steps, "1 3 5 "); /* TF's steps: the global step read after the step */
+  TFC_DeleteMonitoredSession(ms);
+  remove_dir();
+
+  /* Every save_summaries_secs seconds: a tiny period makes every step's summary due. */
+  make_dir();
+  o.save_summaries_steps = 0;
+  o.save_summaries_secs = 1e-9;
+  o.log_step_count_steps = -1;
+  o.last_step = 4; /* nothing restored: from step 0 */
+  o.checkpoint_dir = NULL;
+  o.summary_dir = dir;
+  ms = TFC_NewMonitoredSession(m.g, &o, s);
+  OK(s);
+  while (!TFC_MonitoredSessionShouldStop(ms)) {
+    train_step(ms, &m, s);
+    OK(s);
+  }
+  TFC_DeleteMonitoredSession(ms);
+  snprintf(cmd, sizeof cmd, "ls '%s' | grep events.out.tfevents", dir);
+  p = popen(cmd, "r");
+  name[0] = 0;
+  EXPECT_TRUE(fgets(name, sizeof name, p) != NULL);
+  pclose(p);
+  name[strcspn(name, "\n")] = 0;
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  tfc_status_init(&st);
+  r = tfc_event_reader_open(path, &st);
+  EXPECT_TRUE(r != NULL);
+  w_steps[0] = 0;
+  while (tfc_event_reader_next(r, &e, &st) == TFC_OK) {
+    if (e->what_case == TENSORFLOW__EVENT__WHAT_SUMMARY)
+      for (size_t i = 0; i < e->summary->n_value; i++)
+        if (strcmp(e->summary->value[i]->tag, "w_summary") == 0)
+          snprintf(w_steps + strlen(w_steps), sizeof w_steps - strlen(w_steps), "%lld ", (long long)e->step);
+    tensorflow__event__free_unpacked(e, NULL);
+    e = NULL;
+  }
+  tfc_event_reader_free(r);
+  tfc_status_fini(&st);
+  EXPECT_STREQ(w_steps, "1 2 3 4 ");
   EXPECT_TRUE(rates >= 2);
   TFC_DeleteScope(root);
+  TF_DeleteGraph(m.g);
+  TF_DeleteStatus(s);
+  remove_dir();
+}
+
+/* Records the order of a hook's calls ("c" created, "e" end, "x" session closing). */
+static char closing_log[32];
+
+static void log_created(void *arg, TF_Session *sess, TFC_Coordinator *coord, TF_Status *s) {
+  (void)arg, (void)sess, (void)coord, (void)s;
+  strcat(closing_log, "c");
+}
+
+static void log_end(void *arg, TF_Session *sess, TF_Status *s) {
+  (void)arg, (void)sess, (void)s;
+  strcat(closing_log, "e");
+}
+
+static void log_closing(void *arg, TF_Session *sess, TFC_Coordinator *coord) {
+  (void)arg;
+  EXPECT_TRUE(sess != NULL && coord != NULL);
+  EXPECT_TRUE(!TFC_CoordinatorShouldStop(coord)); /* still live: the hook stops its threads first */
+  strcat(closing_log, "x");
+}
+
+/* A chief with a checkpoint directory and no save period is a ChiefSessionCreator without a
+ * CheckpointSaverHook: it restores the newest checkpoint but writes neither checkpoints nor an
+ * event file. A hook's session_closing runs after its end, once per session it was told of. */
+static void chief_without_a_save_period_restores_only_and_hooks_see_the_close(void) {
+  make_dir();
+  model m = build_model(1);
+  TF_Status *s = TF_NewStatus();
+  TFC_MonitoredSessionOptions o = {0};
+  o.is_chief = 1;
+  o.checkpoint_dir = dir;
+  o.save_checkpoint_steps = 100;
+  TFC_MonitoredSession *ms = TFC_NewMonitoredSession(m.g, &o, s);
+  OK(s);
+  for (int i = 0; i < 4; i++) {
+    train_step(ms, &m, s);
+    OK(s);
+  }
+  TFC_DeleteMonitoredSession(ms); /* model.ckpt-0 and model.ckpt-4 */
+  EXPECT_TRUE(exists("model.ckpt-4.index"));
+  char cmd[600];
+  snprintf(cmd, sizeof cmd, "rm -f '%s'/events.out.tfevents*", dir);
+  EXPECT_EQ(system(cmd), 0);
+
+  model m2 = build_model(1);
+  closing_log[0] = 0;
+  TFC_SessionRunHook hook = {NULL, log_created, NULL, NULL, log_end, log_closing};
+  TFC_MonitoredSessionOptions o2 = {0};
+  o2.is_chief = 1;
+  o2.checkpoint_dir = dir;
+  o2.save_checkpoint_secs = -1;
+  o2.save_summaries_steps = -1;
+  o2.log_step_count_steps = -1;
+  o2.hooks = &hook;
+  o2.num_hooks = 1;
+  ms = TFC_NewMonitoredSession(m2.g, &o2, s);
+  OK(s);
+  EXPECT_EQ(TFC_MonitoredSessionGlobalStep(ms), 4);
+  EXPECT_NEAR(read_w(ms, &m2), 5, 0);
+  for (int i = 0; i < 3; i++) {
+    train_step(ms, &m2, s);
+    OK(s);
+  }
+  EXPECT_STREQ(closing_log, "c");
+  TFC_MonitoredSessionClose(ms, s);
+  OK(s);
+  EXPECT_STREQ(closing_log, "cex");
+  TFC_DeleteMonitoredSession(ms);
+  EXPECT_STREQ(closing_log, "cex");
+  EXPECT_TRUE(!exists("model.ckpt-7.index"));
+  snprintf(cmd, sizeof cmd, "ls '%s' | grep -c events.out.tfevents > /dev/null", dir);
+  EXPECT_TRUE(system(cmd) != 0); /* no event file */
+  char latest[512], want[512];
+  EXPECT_EQ(TFC_LatestCheckpoint(dir, latest, sizeof latest, s), 1);
+  snprintf(want, sizeof want, "%s/model.ckpt-4", dir);
+  EXPECT_STREQ(latest, want);
+  TF_DeleteGraph(m2.g);
   TF_DeleteGraph(m.g);
   TF_DeleteStatus(s);
   remove_dir();
@@ -398,6 +530,7 @@ static const tfc_test tests[] = {
     TFC_TEST(hooks_that_need_a_global_step_refuse_a_graph_without_one),
     TFC_TEST(queue_runners_start_and_out_of_range_stops),
     TFC_TEST(chief_writes_summaries_and_steps_per_second),
+    TFC_TEST(chief_without_a_save_period_restores_only_and_hooks_see_the_close),
     {0},
 };
 TFC_TEST_MAIN(tests)
