@@ -495,6 +495,27 @@ static DIST_UNUSED TF_Operation *dist_enqueue(TF_Graph *g, const char *name, con
   return dist_finish(d, name);
 }
 
+/* a = [1, 2, 3] on task 0 of job "local", b = 2 and y = a * b on its task 1: a step that
+ * crosses tasks. */
+static DIST_UNUSED TF_Operation *dist_cross_task_mul(TF_Graph *g) {
+  const float av[] = {1, 2, 3};
+  const int64_t dims[] = {3};
+  TF_Tensor *at = dist_floats(av, dims, 1);
+  TF_Operation *a = dist_const_tensor(g, "a", "/job:local/task:0", at);
+  TF_DeleteTensor(at);
+  TF_Operation *b = dist_const_f(g, "b", "/job:local/task:1", 2.0f);
+  return dist_binary(g, "Mul", "y", "/job:local/task:1", (TF_Output){a, 0}, (TF_Output){b, 0});
+}
+
+/* Fails the test unless t is the float vector [2, 4, 6] (dist_cross_task_mul's result). */
+static DIST_UNUSED void dist_expect_2_4_6(TF_Tensor *t, int line) {
+  if (!t || TF_TensorType(t) != TF_FLOAT || TF_NumDims(t) != 1 || TF_Dim(t, 0) != 3)
+    tfc_test_fail(__FILE__, line, "not a float vector of 3");
+  const float *v = TF_TensorData(t);
+  if (v[0] != 2 || v[1] != 4 || v[2] != 6)
+    tfc_test_fail(__FILE__, line, "[%g %g %g], want [2 4 6]", v[0], v[1], v[2]);
+}
+
 /* ---------------- sessions ---------------- */
 
 typedef struct dist_config {

@@ -198,27 +198,6 @@ static void step_past_its_deadline_is_aborted_on_every_task(void) {
 
 
 /* a = [1, 2, 3] on task 0, b = 2 on task 1, y = a * b on task 1. */
-static TF_Operation *build_cross_task_mul(TF_Graph *g) {
-  const float av[] = {1, 2, 3};
-  const int64_t dims[] = {3};
-  TF_Tensor *at = dist_floats(av, dims, 1);
-  TF_Operation *a = dist_const_tensor(g, "a", "/job:local/task:0", at);
-  TF_DeleteTensor(at);
-  TF_Operation *b = dist_const_f(g, "b", "/job:local/task:1", 2.0f);
-  return dist_binary(g, "Mul", "y", "/job:local/task:1", (TF_Output){a, 0}, (TF_Output){b, 0});
-}
-
-static void expect_2_4_6(TF_Tensor *t) {
-  EXPECT_TRUE(t != NULL);
-  EXPECT_EQ(TF_TensorType(t), TF_FLOAT);
-  EXPECT_EQ(TF_NumDims(t), 1);
-  EXPECT_EQ(TF_Dim(t, 0), 3);
-  const float *v = TF_TensorData(t);
-  EXPECT_FEQ(v[0], 2);
-  EXPECT_FEQ(v[1], 4);
-  EXPECT_FEQ(v[2], 6);
-}
-
 static void node_on_other_task_runs_there_and_is_logged(void) {
   char cluster[128];
   int ports[2];
@@ -230,13 +209,13 @@ static void node_on_other_task_runs_there_and_is_logged(void) {
   EXPECT_STREQ(t0->target, want);
 
   TF_Graph *g = TF_NewGraph();
-  TF_Operation *y = build_cross_task_mul(g);
+  TF_Operation *y = dist_cross_task_mul(g);
   dist_config cfg = {.log_device_placement = 1};
   TF_Session *sess = dist_session(g, t0->target, &cfg);
   TF_Status *s = TF_NewStatus();
   TF_Tensor *out = dist_run(sess, NULL, NULL, y, NULL, s);
   if (TF_GetCode(s) != TF_OK) tfc_test_fail(__FILE__, __LINE__, "run: %s", TF_Message(s));
-  expect_2_4_6(out);
+  dist_expect_2_4_6(out, __LINE__);
   TF_DeleteTensor(out);
   /* The master (task 0) logs the placement as TF does: "name: (Op): device". */
   dist_task_wait_for(t0, 0, "y: (Mul): " T1 "/device:CPU:0", DIST_START_GUARD_MS);
@@ -245,7 +224,7 @@ static void node_on_other_task_runs_there_and_is_logged(void) {
   /* A second run of the same session gives the same value. */
   out = dist_run(sess, NULL, NULL, y, NULL, s);
   EXPECT_EQ(TF_GetCode(s), TF_OK);
-  expect_2_4_6(out);
+  dist_expect_2_4_6(out, __LINE__);
   TF_DeleteTensor(out);
   dist_session_free(sess);
   TF_DeleteGraph(g);
@@ -260,7 +239,7 @@ static void task_that_starts_late_is_waited_for(void) {
   dist_local_cluster(cluster, sizeof cluster, ports);
   dist_task *t0 = dist_server_start(cluster, "local", 0, NULL, NULL);
   TF_Graph *g = TF_NewGraph();
-  TF_Operation *y = build_cross_task_mul(g);
+  TF_Operation *y = dist_cross_task_mul(g);
   TF_Session *sess = dist_session(g, t0->target, NULL);
   dist_bg_run r;
   dist_bg_start(&r, sess, y);
@@ -269,7 +248,7 @@ static void task_that_starts_late_is_waited_for(void) {
   dist_task *t1 = dist_server_start(cluster, "local", 1, NULL, NULL);
   dist_bg_join(&r, DIST_STEP_GUARD_MS, __LINE__);
   if (TF_GetCode(r.s) != TF_OK) tfc_test_fail(__FILE__, __LINE__, "run: %s", TF_Message(r.s));
-  expect_2_4_6(r.result);
+  dist_expect_2_4_6(r.result, __LINE__);
   char *err = dist_task_output(t0, 1);
   EXPECT_CONTAINS(err, "CreateSession still waiting for response from worker: " T1);
   free(err);
@@ -286,7 +265,7 @@ static void task_that_never_starts_is_unavailable(void) {
   dist_local_cluster(cluster, sizeof cluster, ports);
   dist_task *t0 = dist_server_start(cluster, "local", 0, NULL, NULL);
   TF_Graph *g = TF_NewGraph();
-  TF_Operation *y = build_cross_task_mul(g);
+  TF_Operation *y = dist_cross_task_mul(g);
   dist_config cfg = {.operation_timeout_in_ms = 1500};
   TF_Session *sess = dist_session(g, t0->target, &cfg);
   dist_bg_run r;
@@ -647,7 +626,7 @@ static void client_killed_during_step_leaves_cluster_usable(void) {
 
   /* A second client: an ordinary step across both tasks works. */
   TF_Graph *g = TF_NewGraph();
-  TF_Operation *y = build_cross_task_mul(g);
+  TF_Operation *y = dist_cross_task_mul(g);
   TF_Operation *q = dist_queue(g, "q", "/job:local/task:1", "crashq");
   TF_Operation *seven = dist_const_f(g, "seven", "/job:local/task:1", 7.0f);
   TF_Operation *enq = dist_enqueue(g, "enq", "/job:local/task:1", q, (TF_Output){seven, 0});
@@ -657,7 +636,7 @@ static void client_killed_during_step_leaves_cluster_usable(void) {
   TF_Status *s = TF_NewStatus();
   TF_Tensor *out = dist_run(sess, NULL, NULL, y, NULL, s);
   if (TF_GetCode(s) != TF_OK) dist_task_fail(t0, __LINE__, TF_Message(s));
-  expect_2_4_6(out);
+  dist_expect_2_4_6(out, __LINE__);
   TF_DeleteTensor(out);
   /* The dead client's dequeue was released: the element enqueued now comes back to us. */
   dist_run(sess, NULL, NULL, NULL, enq, s);
@@ -737,12 +716,12 @@ static void malformed_and_unknown_rpcs_are_refused(void) {
 
   /* The task still serves: a real step across both tasks. */
   TF_Graph *g = TF_NewGraph();
-  TF_Operation *y = build_cross_task_mul(g);
+  TF_Operation *y = dist_cross_task_mul(g);
   TF_Session *sess = dist_session(g, t0->target, NULL);
   TF_Status *ts = TF_NewStatus();
   TF_Tensor *out = dist_run(sess, NULL, NULL, y, NULL, ts);
   if (TF_GetCode(ts) != TF_OK) tfc_test_fail(__FILE__, __LINE__, "run: %s", TF_Message(ts));
-  expect_2_4_6(out);
+  dist_expect_2_4_6(out, __LINE__);
   TF_DeleteTensor(out);
   dist_session_free(sess);
   TF_DeleteGraph(g);

@@ -82,16 +82,6 @@ static void client_tls(const char *ca, const char *cert, const char *key) {
   TF_DeleteStatus(s);
 }
 
-static TF_Operation *build_cross_task_mul(TF_Graph *g) {
-  const float av[] = {1, 2, 3};
-  const int64_t dims[] = {3};
-  TF_Tensor *at = dist_floats(av, dims, 1);
-  TF_Operation *a = dist_const_tensor(g, "a", "/job:local/task:0", at);
-  TF_DeleteTensor(at);
-  TF_Operation *b = dist_const_f(g, "b", "/job:local/task:1", 2.0f);
-  return dist_binary(g, "Mul", "y", "/job:local/task:1", (TF_Output){a, 0}, (TF_Output){b, 0});
-}
-
 /* A session on target that runs y; the first error (creating or running) lands in s. */
 static TF_Tensor *session_run(TF_Graph *g, const char *target, TF_Operation *y, TF_Status *s) {
   TF_SessionOptions *o = TF_NewSessionOptions();
@@ -117,8 +107,7 @@ static TF_Tensor *session_run(TF_Graph *g, const char *target, TF_Operation *y, 
 
 static void expect_2_4_6(TF_Tensor *t, TF_Status *s, int line) {
   if (TF_GetCode(s) != TF_OK) tfc_test_fail(__FILE__, line, "run: %s", TF_Message(s));
-  const float *v = TF_TensorData(t);
-  if (TF_Dim(t, 0) != 3 || v[0] != 2 || v[1] != 4 || v[2] != 6) tfc_test_fail(__FILE__, line, "not [2 4 6]");
+  dist_expect_2_4_6(t, line);
   TF_DeleteTensor(t);
 }
 
@@ -131,7 +120,7 @@ static void tls_cluster_runs_a_step_across_tasks(void) {
   dist_task *t0 = dist_server_start(cluster, "local", 0, NULL, NULL);
   dist_task *t1 = dist_server_start(cluster, "local", 1, NULL, NULL);
   TF_Graph *g = TF_NewGraph();
-  TF_Operation *y = build_cross_task_mul(g);
+  TF_Operation *y = dist_cross_task_mul(g);
   TF_Status *s = TF_NewStatus();
   expect_2_4_6(session_run(g, t0->target, y, s), s, __LINE__);
   TF_DeleteStatus(s);
@@ -150,7 +139,7 @@ static void tls_cluster_refuses_clients_without_its_ca_certificate(void) {
   dist_task *t0 = dist_server_start(cluster, "local", 0, NULL, NULL);
   dist_task *t1 = dist_server_start(cluster, "local", 1, NULL, NULL);
   TF_Graph *g = TF_NewGraph();
-  TF_Operation *y = build_cross_task_mul(g);
+  TF_Operation *y = dist_cross_task_mul(g);
   TF_Status *s = TF_NewStatus();
 
   client_tls(NULL, NULL, NULL); /* plaintext */
