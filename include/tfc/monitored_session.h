@@ -49,7 +49,10 @@
  * server. A new session will be created. Error: <message>", closes the session, creates a new
  * one as above (the chief restores the latest checkpoint, so a restarted ps gets its variables
  * back; workers wait for the chief), and runs the step again, as TF's recoverable session does.
- * Steps done since the last checkpoint are done again. Other errors are returned as they are.
+ * Steps done since the last checkpoint are done again; with no checkpoint yet (or no
+ * checkpoint directory) the chief initializes the variables again and training starts over,
+ * which it logs ("No checkpoint to restore in <dir>: initializing the variables again,
+ * training starts over"). Other errors are returned as they are.
  *
  * Messages go through TF_RegisterLogListener's listeners (stderr when there are none).
  * Ownership: the monitored session borrows the graph (it must outlive it) and the hooks'

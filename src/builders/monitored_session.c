@@ -51,6 +51,7 @@ struct TFC_MonitoredSession {
   int ckpt_hook; /* CheckpointSaverHook on: chief, checkpoint_dir, a period */
   int64_t last_step;
   double max_wait_secs, recovery_wait_secs;
+  int sessions_made; /* sessions created and prepared so far (recoveries make more) */
   void* config;
   size_t config_len;
   TFC_SessionRunHook* hooks;
@@ -271,6 +272,11 @@ static void prepare_chief(TFC_MonitoredSession* ms, TF_Status* status) {
     say("Restoring parameters from %s", path);
     TFC_SaverRestore(ms->saver, ms->sess, path, status);
   } else {
+    /* A recovery with nothing to restore: as in TF the chief initializes again, and the
+     * model starts over; say so, it is not what a user hopes for. */
+    if (ms->sessions_made > 0)
+      say("No checkpoint to restore%s%s: initializing the variables again, training starts over",
+          ms->checkpoint_dir ? " in " : " (no checkpoint directory)", ms->checkpoint_dir ? ms->checkpoint_dir : "");
     run_op(ms->sess, ms->init_op, status);
   }
   if (TF_GetCode(status) != TF_OK) return;
@@ -346,6 +352,7 @@ static void create_once(TFC_MonitoredSession* ms, TF_Status* status) {
       ms->hooks[i].after_create_session(ms->hooks[i].arg, ms->sess, ms->coord, status);
   }
   if (TF_GetCode(status) == TF_OK) TFC_StartQueueRunners(ms->sess, ms->graph, ms->coord, status);
+  if (TF_GetCode(status) == TF_OK) ms->sessions_made++;
 }
 
 /* Creates sessions until one is ready, retrying preemption errors until max_wait_secs. */

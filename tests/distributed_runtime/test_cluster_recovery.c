@@ -4,7 +4,7 @@
  * the chief's monitored session sees the step fail, creates a new session, restores the
  * newest checkpoint (into the restarted ps) and finishes the planned steps. Nothing committed is lost: the final global step is the planned one and
  * the variable equals an undisturbed run's; only the steps since the last checkpoint were done
- * twice. */
+ * twice. Without a checkpoint the chief initializes again, says so, and training starts over. */
 #include <stdatomic.h>
 
 #include "dist_util.h"
@@ -129,9 +129,77 @@ static void ps_killed_mid_training_is_restored_from_the_checkpoint(void) { train
 
 static void master_worker_killed_mid_training_is_recovered(void) { train_through_a_kill("worker"); }
 
+/* A ps killed before any checkpoint exists (the chief saves none): the chief initializes the
+ * new ps again, says so, and training starts over from step 0 to the planned step. */
+static void ps_killed_before_any_checkpoint_starts_over(void) {
+  TF_RegisterLogListener(listen_log);
+  int ports[2];
+  dist_free_ports(2, ports);
+  char cluster[128];
+  snprintf(cluster, sizeof cluster, "ps=localhost:%d;worker=localhost:%d", ports[0], ports[1]);
+  dist_task *ps = dist_server_start(cluster, "ps", 0, NULL, NULL);
+  dist_task *worker = dist_server_start(cluster, "worker", 0, NULL, NULL);
+  TF_Graph *g = TF_NewGraph();
+  TF_Status *s = TF_NewStatus();
+  TFC_Scope *root = TFC_NewRootScope(g);
+  TFC_Scope *on_ps = TFC_ScopeWithDevice(root, "/job:ps/task:0");
+  TFC_Variable gs = TFC_GetOrCreateGlobalStep(on_ps, s);
+  TF_Output one = TFC_ScalarConst(on_ps, "one", TF_INT64, 1, s);
+  TF_Output w_init = TFC_ScalarConst(on_ps, "w_init", TF_FLOAT, 1, s);
+  TFC_Variable w = TFC_NewVariable(on_ps, "w", w_init, 1, s);
+  TF_Output onef = TFC_ScalarConst(on_ps, "onef", TF_FLOAT, 1, s);
+  if (TF_GetCode(s) != TF_OK) tfc_test_fail(__FILE__, __LINE__, "build: %s", TF_Message(s));
+  TF_Operation *a = assign_add(g, "step_add", "/job:ps/task:0", (TF_Output){gs.variable, 0}, one);
+  TF_Operation *b = assign_add(g, "w_add", "/job:ps/task:0", (TF_Output){w.variable, 0}, onef);
+  TF_OperationDescription *d = dist_op(g, "NoOp", "train", "/job:worker/task:0");
+  TF_AddControlInput(d, a);
+  TF_AddControlInput(d, b);
+  TF_Operation *train = dist_finish(d, "train");
+  TFC_MonitoredSessionOptions o = {0};
+  char master[64];
+  snprintf(master, sizeof master, "grpc://localhost:%d", ports[1]);
+  o.master = master;
+  o.is_chief = 1;
+  o.last_step = 8;
+  o.max_wait_secs = 60;
+  TFC_MonitoredSession *ms = TFC_NewMonitoredSession(g, &o, s);
+  if (TF_GetCode(s) != TF_OK) tfc_test_fail(__FILE__, __LINE__, "create: %s", TF_Message(s));
+  int runs = 0;
+  while (!TFC_MonitoredSessionShouldStop(ms) && runs < 100) {
+    if (runs == 5) {
+      dist_task_free(ps);
+      ps = dist_server_start(cluster, "ps", 0, NULL, NULL);
+    }
+    const TF_Operation *t[] = {train};
+    TFC_MonitoredSessionRun(ms, NULL, NULL, NULL, 0, NULL, NULL, 0, t, 1, NULL, s);
+    if (TF_GetCode(s) != TF_OK) tfc_test_fail(__FILE__, __LINE__, "step %d: %s", runs, TF_Message(s));
+    runs++;
+  }
+  EXPECT_EQ(TFC_MonitoredSessionGlobalStep(ms), 8);
+  EXPECT_EQ(runs, 5 + 8); /* everything again from step 0 */
+  TF_Output wv = {w.variable, 0};
+  TF_Tensor *v = NULL;
+  TF_SessionRun(TFC_MonitoredSessionRawSession(ms), NULL, NULL, NULL, 0, &wv, &v, 1, NULL, 0, NULL, s);
+  if (TF_GetCode(s) != TF_OK) tfc_test_fail(__FILE__, __LINE__, "read w: %s", TF_Message(s));
+  EXPECT_NEAR(*(const float *)TF_TensorData(v), 9, 0);
+  TF_DeleteTensor(v);
+  TFC_DeleteMonitoredSession(ms);
+  pthread_mutex_lock(&log_mu);
+  EXPECT_CONTAINS(log_text, "No checkpoint to restore (no checkpoint directory): initializing the variables again, "
+                            "training starts over");
+  pthread_mutex_unlock(&log_mu);
+  TFC_DeleteScope(on_ps);
+  TFC_DeleteScope(root);
+  TF_DeleteGraph(g);
+  TF_DeleteStatus(s);
+  dist_task_free(worker);
+  dist_task_free(ps);
+}
+
 static const tfc_test tests[] = {
     TFC_TEST(ps_killed_mid_training_is_restored_from_the_checkpoint),
     TFC_TEST(master_worker_killed_mid_training_is_recovered),
+    TFC_TEST(ps_killed_before_any_checkpoint_starts_over),
     {0},
 };
 TFC_TEST_MAIN(tests)
