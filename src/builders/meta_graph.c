@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "builders/builders_internal.h"
+#include "io/file.h"
 #include "io/table.h"
 #include "proto/pb_util.h"
 #include "tensorflow/graph.pb-c.h"
@@ -761,34 +762,20 @@ TFC_EXPORT TFC_MetaGraph *TFC_ReadMetaGraph(const char *path, TF_Status *status)
   tfc_status scratch;
   tfc_status *s = tfc_capi_status_or(status, &scratch);
   TFC_MetaGraph *mg = NULL;
-  FILE *f = path ? fopen(path, "rb") : NULL;
+  char *buf = NULL;
+  size_t len = 0;
+  int rc = path ? tfc_file_read_all(path, &buf, &len) : 0;
   if (!path) {
     tfc_status_set(s, TFC_INVALID_ARGUMENT, "TFC_ReadMetaGraph: path is NULL");
-  } else if (!f) {
-    tfc_table_io_error(s, errno, path);
+  } else if (rc == -2) {
+    TFC_OOM(s);
+  } else if (rc) {
+    tfc_table_io_error(s, (rc == -1 || errno) ? errno : EIO, path);
   } else {
-    char *buf = NULL;
-    size_t len = 0, cap = 0, got;
-    do {
-      if (len == cap) {
-        char *b = realloc(buf, cap = cap ? 2 * cap : 1 << 16);
-        if (!b) {
-          TFC_OOM(s);
-          break;
-        }
-        buf = b;
-      }
-      got = fread(buf + len, 1, cap - len, f);
-      len += got;
-    } while (got > 0);
-    if (tfc_status_ok(s) && ferror(f)) tfc_table_io_error(s, errno ? errno : EIO, path);
-    if (tfc_status_ok(s)) {
-      mg = from_bytes(buf ? buf : "", len, s);
-      if (!mg) tfc_status_prefix(s, "%s: ", path);
-    }
-    free(buf);
-    fclose(f);
+    mg = from_bytes(buf, len, s);
+    if (!mg) tfc_status_prefix(s, "%s: ", path);
   }
+  free(buf);
   tfc_status_fini(&scratch);
   return mg;
 }

@@ -36,6 +36,7 @@
 #include "base/strbuf.h"
 #include "capi/capi_internal.h"
 #include "capi/saved_model_internal.h"
+#include "io/file.h"
 #include "proto/pb_text.h"
 #include "proto/pb_util.h"
 #include "tensor/dtype.h"
@@ -77,7 +78,7 @@ static void asset_list_free(asset_list *l) {
 static int same_contents(const char *a, const char *b) {
   char *da = NULL, *db = NULL;
   size_t la = 0, lb = 0;
-  int same = tfc_sm_read_file(a, &da, &la) == 0 && tfc_sm_read_file(b, &db, &lb) == 0 && la == lb &&
+  int same = tfc_file_read_all(a, &da, &la) == 0 && tfc_file_read_all(b, &db, &lb) == 0 && la == lb &&
              (la == 0 || memcmp(da, db, la) == 0);
   free(da);
   free(db);
@@ -240,7 +241,7 @@ static int copy_assets(TFC_SavedModelBuilder *b, const asset_list *l, tfc_status
     if (k < b->n_copied || strcmp(dest, l->source[i]) == 0 || access(l->source[i], F_OK) != 0) continue;
     char *data = NULL;
     size_t len = 0;
-    int r = tfc_sm_read_file(l->source[i], &data, &len);
+    int r = tfc_file_read_all(l->source[i], &data, &len);
     if (r == -2) TFC_OOM(s);
     else if (r) tfc_status_set(s, TFC_NOT_FOUND, "%s; %s", l->source[i], strerror(errno ? errno : EIO));
     if (r || tfc_sm_write_file(dest, data, len, s)) {

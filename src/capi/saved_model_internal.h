@@ -18,9 +18,6 @@ struct TFC_SavedModel {
   int n;
 };
 
-/* The file's bytes (caller frees *out): 0, or -1 when it does not exist, -2 out of memory,
- * -3 a read error (saved_model_io.c). */
-int tfc_sm_read_file(const char *path, char **out, size_t *out_len);
 /* Writes bytes to path through path.tmp renamed into place; PERMISSION_DENIED or
  * FAILED_PRECONDITION naming the file (saved_model_builder.c). */
 int tfc_sm_write_file(const char *path, const void *data, size_t len, tfc_status *s);

@@ -19,38 +19,10 @@
 
 #include "capi/capi_internal.h"
 #include "capi/saved_model_internal.h"
+#include "io/file.h"
 #include "proto/pb_text.h"
 #include "proto/pb_util.h"
 #include "tensorflow/saved_model_text.pb-c.h"
-
-int tfc_sm_read_file(const char *path, char **out, size_t *out_len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return -1;
-  char *buf = NULL;
-  size_t len = 0, cap = 0, got;
-  int rc = 0;
-  do {
-    if (len == cap) {
-      char *b = realloc(buf, cap = cap ? 2 * cap : 1 << 16);
-      if (!b) {
-        rc = -2;
-        break;
-      }
-      buf = b;
-    }
-    got = fread(buf + len, 1, cap - len, f);
-    len += got;
-  } while (got > 0);
-  if (!rc && ferror(f)) rc = -3;
-  fclose(f);
-  if (rc) {
-    free(buf);
-    return rc;
-  }
-  *out = buf;
-  *out_len = len;
-  return 0;
-}
 
 /* Replaces the text form in *data with the binary one; DATA_LOSS "Can't parse <path> as text
  * proto: <the parser's message>" on a parse error (*data freed either way on error). */
@@ -108,11 +80,11 @@ TFC_EXPORT TFC_SavedModel *TFC_ReadSavedModel(const char *export_dir, TF_Status 
   size_t dl = strlen(export_dir), len = 0;
   char *pb = malloc(dl + 20);
   char *data = NULL;
-  int rc = pb ? (sprintf(pb, "%s/saved_model.pb", export_dir), tfc_sm_read_file(pb, &data, &len)) : -2;
+  int rc = pb ? (sprintf(pb, "%s/saved_model.pb", export_dir), tfc_file_read_all(pb, &data, &len)) : -2;
   int text = 0;
   if (rc == -1) {
     strcat(pb, "txt");
-    rc = tfc_sm_read_file(pb, &data, &len);
+    rc = tfc_file_read_all(pb, &data, &len);
     text = 1;
     if (rc == -1)
       tfc_status_set(s, TFC_NOT_FOUND, "Could not find SavedModel .pb or .pbtxt at supplied export directory path: %s",

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "distributed_runtime/rpc_int.h"
+#include "io/file.h"
 
 static pthread_mutex_t tls_mu = PTHREAD_MUTEX_INITIALIZER;
 static int tls_decided;    /* set by tfc_rpc_tls_set or by reading the environment */
@@ -37,39 +38,22 @@ static const char *const kEnv[3] = {"TFC_TLS_CA", "TFC_TLS_CERT", "TFC_TLS_KEY"}
 /* The PEM file `path` as a NUL-terminated malloc'd string in *out; `who` names the setting in
  * errors (NOT_FOUND or PERMISSION_DENIED from errno, INVALID_ARGUMENT when not PEM). */
 static int read_pem(const char *who, const char *path, char **out, tfc_status *s) {
-  *out = NULL;
-  FILE *f = fopen(path, "rb");
-  if (!f)
+  size_t n = 0;
+  int rc = tfc_file_read_all(path, out, &n);
+  if (rc == -1)
     return tfc_status_set(s, errno == ENOENT ? TFC_NOT_FOUND : errno == EACCES ? TFC_PERMISSION_DENIED : TFC_UNKNOWN,
                           "%s '%s': %s", who, path, strerror(errno));
-  size_t cap = 4096, n = 0;
-  char *buf = malloc(cap);
-  while (buf) {
-    n += fread(buf + n, 1, cap - n - 1, f);
-    if (n < cap - 1) break;
-    char *bigger = cap > ((size_t)1 << 24) ? NULL : realloc(buf, cap * 2);
-    if (!bigger) {
-      free(buf);
-      buf = NULL;
-      break;
-    }
-    buf = bigger;
-    cap *= 2;
+  if (rc == -2) return TFC_OOM(s);
+  if (rc) return tfc_status_set(s, TFC_UNKNOWN, "%s '%s': read error", who, path);
+  if (n > ((size_t)1 << 24))
+    tfc_status_set(s, TFC_INVALID_ARGUMENT, "%s '%s' is too large for a PEM file", who, path);
+  else if (!strstr(*out, "-----BEGIN "))
+    tfc_status_set(s, TFC_INVALID_ARGUMENT, "%s '%s' is not a PEM file (no \"-----BEGIN\" line)", who, path);
+  if (s->code) {
+    free(*out);
+    *out = NULL;
   }
-  int err = ferror(f);
-  fclose(f);
-  if (!buf) return tfc_status_set(s, TFC_INVALID_ARGUMENT, "%s '%s' is too large for a PEM file", who, path);
-  buf[n] = 0;
-  if (err) {
-    free(buf);
-    return tfc_status_set(s, TFC_UNKNOWN, "%s '%s': read error", who, path);
-  }
-  if (!strstr(buf, "-----BEGIN ")) {
-    free(buf);
-    return tfc_status_set(s, TFC_INVALID_ARGUMENT, "%s '%s' is not a PEM file (no \"-----BEGIN\" line)", who, path);
-  }
-  *out = buf;
-  return TFC_OK;
+  return s->code;
 }
 
 /* Replaces the setting with files[3] (all NULL: off). Caller holds tls_mu. `names` name the
