@@ -204,6 +204,11 @@ out:
 
 /* ---------------- session creation ---------------- */
 
+/* A global step's value (an int64 scalar, or int32 in graphs that made it so). */
+static int64_t step_value(const TF_Tensor* t) {
+  return TF_TensorType(t) == TF_INT32 ? *(const int32_t*)TF_TensorData(t) : *(const int64_t*)TF_TensorData(t);
+}
+
 /* The global step's value in ms->step (-1 without one). */
 static void read_global_step(TFC_MonitoredSession* ms, TF_Session* sess, TF_Status* status) {
   if (!ms->global_step.oper) {
@@ -213,7 +218,7 @@ static void read_global_step(TFC_MonitoredSession* ms, TF_Session* sess, TF_Stat
   TF_Tensor* t = NULL;
   TF_SessionRun(sess, NULL, NULL, NULL, 0, &ms->global_step, &t, 1, NULL, 0, NULL, status);
   if (TF_GetCode(status) != TF_OK) return;
-  ms->step = TF_TensorType(t) == TF_INT32 ? *(const int32_t*)TF_TensorData(t) : *(const int64_t*)TF_TensorData(t);
+  ms->step = step_value(t);
   TF_DeleteTensor(t);
 }
 
@@ -547,7 +552,7 @@ static void run_hooked(TFC_MonitoredSession* ms, const TF_Buffer* run_options, c
   k = noutputs;
   if (ms->global_step.oper) {
     TF_Tensor* t = vals[k++];
-    int64_t stale = TF_TensorType(t) == TF_INT32 ? *(const int32_t*)TF_TensorData(t) : *(const int64_t*)TF_TensorData(t);
+    int64_t stale = step_value(t);
     if (ms->summary_due) {
       /* As TF's hook: written at the global step read again after the step. */
       read_global_step(ms, ms->sess, status);

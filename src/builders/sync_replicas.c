@@ -32,6 +32,7 @@
 
 #include "base/mem.h"
 #include "builders/builders_internal.h"
+#include "builders/input_internal.h"
 #include "tensor/dtype.h"
 
 typedef struct sync_hook {
@@ -85,14 +86,12 @@ static tfc_endpoint out0(tfc_node *n) { return (tfc_endpoint){n, 0}; }
 
 static tfc_node *queue_op(bld_call *c, const bld_where *w, const char *name, int dtype, int capacity) {
   if (!tfc_status_ok(c->s)) return NULL;
-  tfc_attr_value types = tfc_attr_list(TFC_ATTR_TYPE), shapes = tfc_attr_list(TFC_ATTR_SHAPE);
-  tfc_attr_value t = tfc_attr_type(dtype), sh = {0}, shared = {0};
+  tfc_attr_value types = {0}, shapes = {0}, shared = {0};
   tfc_shape scalar = {0};
-  if (tfc_attr_list_append(&types, &t, c->s) || tfc_attr_shape(&scalar, &sh, c->s) ||
-      tfc_attr_list_append(&shapes, &sh, c->s) || tfc_attr_string(name, strlen(name), &shared, c->s)) {
+  if (inp_types_attr(c, &dtype, 1, &types) || inp_shapes_attr(c, &scalar, 1, &shapes) ||
+      tfc_attr_string(name, strlen(name), &shared, c->s)) {
     tfc_attr_value_fini(&types);
     tfc_attr_value_fini(&shapes);
-    tfc_attr_value_fini(&sh);
     return NULL;
   }
   bld_attr a[4] = {{"component_types", types}, {"shapes", shapes}, {"capacity", tfc_attr_int(capacity)},
@@ -251,12 +250,8 @@ static tfc_node *apply_locked(bld_call *c, TFC_SyncReplicasOptimizer *sy, const 
   bld_where after_apply = gw;
   after_apply.ctrl = apply;
   after_apply.n_ctrl = n_apply;
-  bld_attr dq[1] = {{"component_types", tfc_attr_list(TFC_ATTR_TYPE)}};
-  tfc_attr_value t = tfc_attr_type(gs_dtype);
-  if (tfc_attr_list_append(&dq[0].v, &t, c->s)) {
-    tfc_attr_value_fini(&dq[0].v);
-    goto done;
-  }
+  bld_attr dq[1] = {{"component_types", {0}}};
+  if (inp_types_attr(c, &gs_dtype, 1, &dq[0].v)) goto done;
   tfc_node *token = queue_method(c, &after_apply, sy->token_queue, "Dequeue", "QueueDequeueV2", NULL, 0, dq, 1);
   tfc_endpoint as_in[2] = {out0(local), out0(token)};
   train = bld_op(c, &at_local, "Assign", NULL, as_in, 2, NULL, 0);
