@@ -6,14 +6,12 @@
  * steps are exact (every worker computes the same gradient, so whichever replicas_to_aggregate
  * gradients a step takes, their mean is known), with backup workers and with one of three
  * workers never starting. */
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <pthread.h>
-#include <sys/socket.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../distributed_runtime/dist_util.h" /* dist_free_ports */
 #include "capi_util.h"
 #include "tfc/monitored_session.h"
 #include "tfc/server.h"
@@ -299,29 +297,11 @@ static void *replica_main(void *arg) {
   return NULL;
 }
 
-/* n distinct free ports on 127.0.0.1, kept bound (not listening) with SO_REUSEADDR until the
- * process ends, so no other bind takes them before the servers (which set SO_REUSEADDR too)
- * bind and listen there. */
-static void reserve_ports(int n, int *out) {
-  for (int i = 0; i < n; i++) {
-    struct sockaddr_in a;
-    memset(&a, 0, sizeof a);
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof a;
-    int one = 1, fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0 ||
-        bind(fd, (struct sockaddr *)&a, sizeof a) != 0 || getsockname(fd, (struct sockaddr *)&a, &len) != 0)
-      tfc_test_fail(__FILE__, __LINE__, "cannot pick a free port");
-    out[i] = ntohs(a.sin_port);
-  }
-}
-
 /* A ps and `workers` worker tasks in this process; `running` of the workers train (task 0 is
  * the chief) with replicas_to_aggregate `to_aggregate` of `workers` replicas, to last_step. */
 static void train_sync(int workers, int running, int to_aggregate, int last_step) {
   int ports[8];
-  reserve_ports(workers + 1, ports);
+  dist_free_ports(workers + 1, ports);
   char cluster[256];
   int len = snprintf(cluster, sizeof cluster, "ps=localhost:%d;worker=", ports[0]);
   for (int i = 0; i < workers; i++)
