@@ -3,6 +3,7 @@
  */
 #include "distributed_runtime/server.h"
 
+#include <arpa/inet.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -87,6 +88,43 @@ static int host_is(const char *host, size_t len, const char *name) {
   return strlen(name) == len && memcmp(host, name, len) == 0;
 }
 
+/* Where a task whose address has host[0, len) listens, into out (>= INET_ADDRSTRLEN + 2
+ * bytes): localhost and loopback literals listen on that loopback address alone (all of
+ * 127.0.0.0/8 is this machine's loopback, so tasks on 127.0.0.2 and 127.0.0.3 are separate
+ * "hosts" that may share a port); any other host on all interfaces ("0.0.0.0"), as TF's
+ * servers do. Returns whether the address is a loopback one (then clients here dial it). */
+static int listen_host(const char *host, size_t len, char *out, size_t cap) {
+  if (host_is(host, len, "localhost") || host_is(host, len, "127.0.0.1")) {
+    snprintf(out, cap, "127.0.0.1");
+    return 1;
+  }
+  if (host_is(host, len, "[::1]") || host_is(host, len, "::1")) {
+    snprintf(out, cap, "[::1]");
+    return 1;
+  }
+  char lit[INET_ADDRSTRLEN];
+  struct in_addr a;
+  if (len < sizeof lit) {
+    memcpy(lit, host, len);
+    lit[len] = 0;
+    if (inet_pton(AF_INET, lit, &a) == 1 && (ntohl(a.s_addr) >> 24) == 127) {
+      snprintf(out, cap, "%s", lit);
+      return 1;
+    }
+  }
+  snprintf(out, cap, "0.0.0.0");
+  return 0;
+}
+
+/* The target of this task's own master: its loopback address, or localhost when it listens
+ * on every interface. NULL on out of memory. */
+static char *self_target(const char *host, size_t len, int port) {
+  char lh[INET6_ADDRSTRLEN + 2], *t = NULL;
+  int loop = listen_host(host, len, lh, sizeof lh);
+  if (asprintf(&t, "grpc://%s:%d", loop && strcmp(lh, "127.0.0.1") ? lh : "localhost", port) < 0) return NULL;
+  return t;
+}
+
 static int parse(tfc_server *srv, const Tensorflow__ServerDef *sd, tfc_status *s) {
   if (sd->protocol && sd->protocol[0] && strcmp(sd->protocol, "grpc") != 0)
     return tfc_status_set(s, TFC_UNIMPLEMENTED, "ServerDef.protocol '%s' is not supported; tfc speaks \"grpc\"",
@@ -132,26 +170,22 @@ static int parse(tfc_server *srv, const Tensorflow__ServerDef *sd, tfc_status *s
   if (srv->self < 0)
     return tfc_status_set(s, TFC_INVALID_ARGUMENT, "Task %d was not defined in job \"%s\"", sd->task_index,
                           sd->job_name);
-  /* Where to listen: the task's own port (or ServerDef.port), on loopback when the cluster
-   * names this host as localhost. */
+  /* Where to listen: the task's own port (or ServerDef.port), on its loopback address when the
+   * cluster names one (listen_host). */
   const char *host = srv->tasks[srv->self].address;
   size_t host_len;
   int port;
   if (split_address(host, &host_len, &port)) /* every task's address passed the loop above */
     return tfc_status_set(s, TFC_INTERNAL, "this task's address '%s' is not host:port", host);
   if (sd->port) port = sd->port;
-  const char *bind_host = host_is(host, host_len, "localhost") || host_is(host, host_len, "127.0.0.1") ? "127.0.0.1"
-                          : host_is(host, host_len, "[::1]") || host_is(host, host_len, "::1")          ? "[::1]"
-                                                                                                         : "0.0.0.0";
+  char bind_host[INET6_ADDRSTRLEN + 2];
+  listen_host(host, host_len, bind_host, sizeof bind_host);
   /* asprintf leaves its pointer undefined on failure: reset it so that the server's free stays safe. */
   if (asprintf(&srv->bind, "%s:%d", bind_host, port) < 0) {
     srv->bind = NULL;
     return TFC_OOM(s);
   }
-  if (asprintf(&srv->target, "grpc://localhost:%d", port) < 0) {
-    srv->target = NULL;
-    return TFC_OOM(s);
-  }
+  if (!(srv->target = self_target(host, host_len, port))) return TFC_OOM(s);
   if (sd->default_session_config) {
     void *cfg = NULL;
     size_t len = 0;
@@ -225,7 +259,7 @@ int tfc_server_start(tfc_server *srv, tfc_status *s) {
     if (split_address(self_addr, &host_len, &old) == 0 && host_len <= INT_MAX) {
       /* asprintf leaves its pointer undefined on failure: reset it before the free below. */
       if (asprintf(&addr, "%.*s:%d", (int)host_len, self_addr, port) < 0) addr = NULL;
-      if (addr && asprintf(&target, "grpc://localhost:%d", port) < 0) target = NULL;
+      if (addr) target = self_target(self_addr, host_len, port);
     }
     if (addr && target) {
       free(srv->tasks[srv->self].address);

@@ -3,15 +3,16 @@
 # cluster whose ps is on 127.0.0.2 and whose workers are on 127.0.0.3 runs as on two machines,
 # one supervisor per "host" (--host). A step placed on the ps runs through a worker's master
 # (the hosts reach each other), and the ps killed with SIGKILL is restarted by its own host's
-# supervisor alone and serves again. Also: which tasks the default selection takes (loopback,
+# supervisor alone and serves again. A task on a loopback address listens on that address
+# alone, so the ps and worker 0 share one port number on their two "hosts". Also: which tasks the default selection takes (loopback,
 # localhost, this host's name; not a foreign address).
 # Usage: tfc_cluster_hosts.sh TFC_TOOL CLUSTER_PROBE WORKDIR
 name=tfc_cluster_hosts
 . "$(dirname "$0")/tfc_cluster_lib.sh"
 
 set -- $("$probe" ports 3)
-spec="ps=127.0.0.2:$1;worker=127.0.0.3:$2,127.0.0.3:$3"
-w0=$2
+spec="ps=127.0.0.2:$1;worker=127.0.0.3:$1,127.0.0.3:$2"
+w0=$1
 "$tool" cluster --cluster "$spec" --host 127.0.0.2 --backoff-ms 100 > "$work/a.out" 2> "$work/a.err" &
 sup_a=$!
 "$tool" cluster --cluster "$spec" --host 127.0.0.3 --backoff-ms 100 > "$work/b.out" 2> "$work/b.err" &
