@@ -806,6 +806,27 @@ static void serve_ps(const flags *f) {
   printf("%s: stopped\n", prog);
 }
 
+/* The ConfigProto of a worker's sessions: device_filters "/job:ps" and "/job:worker/task:N",
+ * as TF's between-graph programs set them, so that a session needs only the ps tasks and this
+ * worker: one made while another worker is down (restarting) does not wait for it. Written
+ * by hand (field 4, length-delimited): the C API takes the serialized bytes. Returns the
+ * length. */
+static size_t worker_config(int task, unsigned char *buf, size_t cap) {
+  char mine[64];
+  snprintf(mine, sizeof mine, "/job:worker/task:%d", task);
+  const char *filters[2] = {"/job:ps", mine};
+  size_t n = 0;
+  for (int i = 0; i < 2; i++) {
+    size_t len = strlen(filters[i]);
+    if (n + 2 + len > cap || len > 127) return 0;
+    buf[n++] = 0x22; /* field 4, wire type 2 */
+    buf[n++] = (unsigned char)len;
+    memcpy(buf + n, filters[i], len);
+    n += len;
+  }
+  return n;
+}
+
 /* --job worker: between-graph replication, as TF's distributed cifar10 and seed 004's cluster
  * program do it. This task serves, builds its own graph with the variables placed on the ps
  * tasks by a replica device setter, and trains in a monitored session on its own master:
@@ -909,6 +930,9 @@ static void train_cluster(const flags *f) {
   o.recovery_wait_secs = 1;
   o.hooks = hooks;
   o.num_hooks = n_hooks;
+  unsigned char config[160];
+  o.config = config;
+  o.config_len = worker_config(f->task, config, sizeof config);
   TFC_MonitoredSession *ms = TFC_NewMonitoredSession(g, &o, status);
   check("monitored session");
   printf("worker %d of %d%s, %d examples per step each; to step %ld\n", f->task, f->workers,
