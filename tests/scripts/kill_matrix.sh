@@ -1,17 +1,23 @@
 #!/bin/sh
 # The kill matrix: the main job (fashion_mnist, 1 ps + 2 workers, worker 0 the chief) under
 # `tfc cluster`, synchronous or asynchronous, with one task — a worker, the chief or the ps —
-# killed with SIGKILL between two steps, during a step, or during a checkpoint save. Every run
-# must end as an undisturbed one does: the supervisor logged the one death (signal 9) and the
-# one restart of that task and exits 0 (every trainer exited 0), the chief ends at the planned
-# global step (exactly, in sync mode; at it or a step or two past it in async mode, where the
-# workers race to the last step undisturbed too), every checkpoint the `checkpoint` file lists
-# is whole, the newest holds the final global step, and a restarted ps or chief restored the
-# newest checkpoint ("Restoring parameters from").
+# killed with SIGKILL between two steps, during a step, or during a checkpoint save (after
+# step 12 of 30; checkpoints every 5 steps). Every run must end as an undisturbed one does:
+#   - the supervisor logged one death, the victim's (signal 9), and its one restart, and
+#     exits 0 (every trainer exited 0);
+#   - the final global step, the newest checkpoint's (the chief saves at its close), is the
+#     planned one: exactly in sync mode (where the chief also ends there), at it or up to 3
+#     past it in async mode (the other worker's last steps race the chief's stop, undisturbed
+#     too);
+#   - every checkpoint the `checkpoint` file lists is whole (cluster_probe checkpoints), no
+#     other is on disk and no temporary is left;
+#   - after a ps's or the chief's death the chief restored ("Restoring parameters from") the
+#     newest checkpoint listed at the kill, or a newer one: at most the steps since the last
+#     checkpoint are done again.
 #
 # How each kill point is made, and why it hits:
 #   between  the workers sleep --step-pause-ms after each step, after their step's log line. A
-#            worker (or the chief) is killed as soon as its line for step >= KILL_AT appears:
+#            worker (or the chief) is killed as soon as its line for step >= 12 appears:
 #            the shell's 20 ms poll lands in the pause, long before the next step starts. For
 #            the ps, each worker is frozen (SIGSTOP) right after its next step line, i.e. in its
 #            pause; with both frozen no training step is in flight, the ps is killed, and the
@@ -20,12 +26,14 @@
 #   step     no pause: a worker's loop is in TF_SessionRun all but microseconds of the time,
 #            so a kill 50 ms after a step line of the victim (of the chief, for the ps) falls
 #            in the next step, with its RPCs to the ps in flight.
-#   save     the chief logs "Saving checkpoints for N into ..." before a save of ~15 MB that
-#            takes a few hundred ms; the victim is killed at once when that line (N >= KILL_AT)
-#            appears. Whether a save's temporary files ("*.tempstate*") were on disk at the kill
-#            is printed; the checks above then show no half-written checkpoint got listed.
-# The time from the kill to the first step completed after it (the victim's, or any worker's
-# for the ps) is printed per cell: "TIMING: CELL recovered in S s".
+#   save     the chief logs "Saving checkpoints for N into ..." before a save of ~40 MB
+#            (weights, momentum slots, moving averages: read from the ps, then written). The
+#            ps or the other worker is killed as soon as that line (N >= 12) appears, while the
+#            chief reads the variables; the chief once the save's temporary files
+#            ("*.tempstate*") exist, i.e. while it writes them. Whether temporaries were on disk
+#            at the kill is printed; the checks above show no half-written checkpoint listed.
+# The time from the kill to the first step completed after the restart (the victim's own, or
+# any worker's once the new ps is up) is printed per cell: "TIMING: CELL recovered in S s".
 #
 # Usage: kill_matrix.sh TFC_TOOL FASHION_MNIST CLUSTER_PROBE WORKDIR MODE VICTIM [POINT...]
 #   MODE sync|async; VICTIM worker|chief|ps, or none for the undisturbed reference run;
@@ -63,11 +71,14 @@ poll_for() {
   done
 }
 
-# step_at_least WORKER N: a regex for that worker's step lines of step N or later (N < 100).
-step_at_least() {
-  _tens=$(($2 / 10)) _ones=$(($2 % 10))
-  echo ": worker $1: step (${_tens}[${_ones}-9]|[$((_tens + 1))-9][0-9]|[0-9]{3,}),"
+# at_least N: a regex for the numbers N and above (10 <= N < 90).
+at_least() {
+  _tens=$(($1 / 10)) _ones=$(($1 % 10))
+  echo "(${_tens}[${_ones}-9]|[$((_tens + 1))-9][0-9]|[0-9]{3,})"
 }
+
+# step_at_least WORKER N: a regex for that worker's step lines of step N or later.
+step_at_least() { echo ": worker $1: step $(at_least "$2"),"; }
 
 # bounded_wait PID SECS WHAT: the supervisor's exit code, or SIGTERM (then SIGKILL) after SECS.
 bounded_wait() {
@@ -145,7 +156,7 @@ run_cell() {
       t_kill=$(now_ms)
       ;;
     save)
-      poll_for "$err" "Saving checkpoints for (1[2-9]|[2-9][0-9]) into" 120 || fail "$cell: no save at step >= $kill_at"
+      poll_for "$err" "Saving checkpoints for $(at_least $kill_at) into" 120 || fail "$cell: no save at step >= $kill_at"
       # The chief dies once the save has begun writing (its temporary files exist), the ps
       # and the other worker while the chief is still gathering the variables.
       if [ "$victim" = chief ]; then
