@@ -89,6 +89,7 @@ typedef struct flags {
   /* between-graph replication: this process is one task of `cluster` */
   const char *cluster, *job;
   int task, sync, replicas_to_aggregate, workers;
+  int step_pause_ms; /* a worker sleeps this long after each step (0: none) */
 } flags;
 
 static TF_Status *status;
@@ -117,7 +118,8 @@ static void usage(FILE *to, int code) {
           "         [--max-steps S] [--lr LR] [--lr-decay D] [--keep-prob P] [--seed N]\n"
           "         [--threads T] [--log-every K] [--save-every K] [--summary-every K]\n"
           "         [--eval-only] [--no-eval] [--restart] [--help]\n"
-          "         [--cluster SPEC --job ps|worker [--task N] [--sync] [--replicas-to-aggregate K]]\n",
+          "         [--cluster SPEC --job ps|worker [--task N] [--sync] [--replicas-to-aggregate K]\n"
+          "          [--step-pause-ms MS]]\n",
           prog);
   exit(code);
 }
@@ -804,6 +806,27 @@ static void serve_ps(const flags *f) {
   printf("%s: stopped\n", prog);
 }
 
+/* The ConfigProto of a worker's sessions: device_filters "/job:ps" and "/job:worker/task:N",
+ * as TF's between-graph programs set them, so that a session needs only the ps tasks and this
+ * worker: one made while another worker is down (restarting) does not wait for it. Written
+ * by hand (field 4, length-delimited): the C API takes the serialized bytes. Returns the
+ * length. */
+static size_t worker_config(int task, unsigned char *buf, size_t cap) {
+  char mine[64];
+  snprintf(mine, sizeof mine, "/job:worker/task:%d", task);
+  const char *filters[2] = {"/job:ps", mine};
+  size_t n = 0;
+  for (int i = 0; i < 2; i++) {
+    size_t len = strlen(filters[i]);
+    if (n + 2 + len > cap || len > 127) return 0;
+    buf[n++] = 0x22; /* field 4, wire type 2 */
+    buf[n++] = (unsigned char)len;
+    memcpy(buf + n, filters[i], len);
+    n += len;
+  }
+  return n;
+}
+
 /* --job worker: between-graph replication, as TF's distributed cifar10 and seed 004's cluster
  * program do it. This task serves, builds its own graph with the variables placed on the ps
  * tasks by a replica device setter, and trains in a monitored session on its own master:
@@ -811,7 +834,8 @@ static void serve_ps(const flags *f) {
  * moving averages the evaluation reads); with --sync the gradients of --replicas-to-aggregate
  * workers are averaged per step (SyncReplicasOptimizer), else each worker applies its own.
  * A task that dies and comes back (under `tfc cluster`) rejoins: the monitored sessions
- * recover. */
+ * recover. --step-pause-ms leaves the worker idle for a while after each step (after its log
+ * line): the cluster's tests use it to stop a task between two steps for sure. */
 static void train_cluster(const flags *f) {
   char path[4096], worker_dev[64], cpu_dev[80];
   snprintf(path, sizeof path, "%s/train.tfrecords", f->data);
@@ -906,6 +930,9 @@ static void train_cluster(const flags *f) {
   o.recovery_wait_secs = 1;
   o.hooks = hooks;
   o.num_hooks = n_hooks;
+  unsigned char config[160];
+  o.config = config;
+  o.config_len = worker_config(f->task, config, sizeof config);
   TFC_MonitoredSession *ms = TFC_NewMonitoredSession(g, &o, status);
   check("monitored session");
   printf("worker %d of %d%s, %d examples per step each; to step %ld\n", f->task, f->workers,
@@ -934,6 +961,11 @@ static void train_cluster(const flags *f) {
       fflush(stdout);
       t_window = t;
       window = 0;
+    }
+    if (f->step_pause_ms > 0) {
+      struct timespec pause = {f->step_pause_ms / 1000, (long)(f->step_pause_ms % 1000) * 1000000L};
+      while (nanosleep(&pause, &pause) != 0 && errno == EINTR) {
+      }
     }
   }
   double wall = now_s() - t_start;
@@ -1127,12 +1159,13 @@ int main(int argc, char **argv) {
     else if (!strcmp(a, "--task")) f.task = (int)int_arg(argc, argv, &i, 0, 1 << 20);
     else if (!strcmp(a, "--sync")) f.sync = 1;
     else if (!strcmp(a, "--replicas-to-aggregate")) f.replicas_to_aggregate = (int)int_arg(argc, argv, &i, 1, 1 << 20);
+    else if (!strcmp(a, "--step-pause-ms")) f.step_pause_ms = (int)int_arg(argc, argv, &i, 0, 3600 * 1000);
     else if (!strcmp(a, "--help") || !strcmp(a, "-h")) usage(stdout, 0);
     else bad_flag("unknown flag '%s'", a);
   }
   if (!f.train && !f.eval) bad_flag("--eval-only and --no-eval leave nothing to do");
-  if ((f.job || f.sync || f.replicas_to_aggregate) && !f.cluster)
-    bad_flag("--job, --sync and --replicas-to-aggregate need --cluster");
+  if ((f.job || f.sync || f.replicas_to_aggregate || f.step_pause_ms) && !f.cluster)
+    bad_flag("--job, --sync, --replicas-to-aggregate and --step-pause-ms need --cluster");
   if (f.cluster && !f.job) bad_flag("--cluster needs --job ps or --job worker");
   if (f.job && strcmp(f.job, "ps") != 0 && strcmp(f.job, "worker") != 0)
     bad_flag("--job: '%s' is not ps or worker", f.job);

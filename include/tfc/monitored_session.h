@@ -147,8 +147,12 @@ TF_CAPI_EXPORT extern void TFC_MonitoredSessionRun(TFC_MonitoredSession* session
                                                   int ntargets, TF_Buffer* run_metadata, TF_Status* status);
 /* Whether a hook asked to stop (the stop-at-step hook, TFC_MonitoredSessionRequestStop), a
  * step failed with OUT_OF_RANGE, or the coordinator was asked to stop (a queue runner's
- * error). */
-TF_CAPI_EXPORT extern unsigned char TFC_MonitoredSessionShouldStop(const TFC_MonitoredSession* session);
+ * error). A runner stopped by ABORTED or UNAVAILABLE (a task it ran on died: the chief's
+ * sync op on a restarted ps) is recovered from here as a failed step is: a new session is
+ * made (see Recovery) and the answer is 0; when that fails, 1, and
+ * TFC_MonitoredSessionClose reports the error. Not thread-safe (it may replace the
+ * session). */
+TF_CAPI_EXPORT extern unsigned char TFC_MonitoredSessionShouldStop(TFC_MonitoredSession* session);
 TF_CAPI_EXPORT extern void TFC_MonitoredSessionRequestStop(TFC_MonitoredSession* session);
 /* The session steps run in now (replaced by a recovery; borrowed). */
 TF_CAPI_EXPORT extern TF_Session* TFC_MonitoredSessionRawSession(TFC_MonitoredSession* session);
@@ -156,7 +160,8 @@ TF_CAPI_EXPORT extern TF_Session* TFC_MonitoredSessionRawSession(TFC_MonitoredSe
 TF_CAPI_EXPORT extern int64_t TFC_MonitoredSessionGlobalStep(const TFC_MonitoredSession* session);
 /* Runs the hooks' end, saves the final checkpoint (chief), flushes the event file and closes
  * the session. Idempotent;
- * errors land in status (the session is closed anyway). */
+ * errors land in status (the session is closed anyway), as does a failed recovery that
+ * stopped the session in TFC_MonitoredSessionShouldStop. */
 TF_CAPI_EXPORT extern void TFC_MonitoredSessionClose(TFC_MonitoredSession* session, TF_Status* status);
 /* Closes (errors ignored) and frees. NULL: no-op. */
 TF_CAPI_EXPORT extern void TFC_DeleteMonitoredSession(TFC_MonitoredSession* session);

@@ -47,6 +47,9 @@ TF_CAPI_EXPORT extern void TFC_CoordinatorRequestStop(TFC_Coordinator* coord,
                                                       const TF_Status* error_or_NULL);
 /* 1 once a stop was requested, else 0. */
 TF_CAPI_EXPORT extern int TFC_CoordinatorShouldStop(TFC_Coordinator* coord);
+/* Coordinator.raise_requested_exception: sets status to the first kept error (see
+ * TFC_CoordinatorRequestStop), or OK; returns at once, waiting for no thread. Thread-safe. */
+TF_CAPI_EXPORT extern void TFC_CoordinatorRequestedError(TFC_Coordinator* coord, TF_Status* status);
 /* Waits for every thread started so far to end, then sets status to the first kept error,
  * or OK. Does not itself request a stop: threads end on their own (their queues closed) or
  * after TFC_CoordinatorRequestStop. */

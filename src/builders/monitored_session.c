@@ -75,6 +75,7 @@ struct TFC_MonitoredSession {
   TF_Session* sess;
   TFC_Coordinator* coord; /* the session's queue runner threads */
   int stop_requested, closed;
+  TF_Status* stop_error; /* why a failed recovery in ShouldStop stopped the session (else OK) */
   int told;               /* hooks whose after_create_session saw the current session */
   int64_t step;           /* the global step last read */
   int64_t last_save_step; /* -1: none yet */
@@ -276,6 +277,9 @@ static void prepare_chief(TFC_MonitoredSession* ms, TF_Status* status) {
   if (found > 0) {
     say("Restoring parameters from %s", path);
     TFC_SaverRestore(ms->saver, ms->sess, path, status);
+    /* As TF's SessionManager: the saver takes over the checkpoints the state file lists, so a
+     * restarted chief keeps listing (and in time deletes) those its predecessor saved. */
+    if (TF_GetCode(status) == TF_OK) TFC_SaverRecoverLastCheckpoints(ms->saver, ms->checkpoint_dir, status);
   } else {
     /* A recovery with nothing to restore: as in TF the chief initializes again, and the
      * model starts over; say so, it is not what a user hopes for. */
@@ -398,6 +402,7 @@ TFC_EXPORT TFC_MonitoredSession* TFC_NewMonitoredSession(TF_Graph* graph, const 
     return NULL;
   }
   ms->graph = graph;
+  ms->stop_error = TF_NewStatus();
   ms->master = dup_or_null(o->master);
   ms->is_chief = o->is_chief != 0;
   ms->checkpoint_dir = o->checkpoint_dir && *o->checkpoint_dir ? strdup(o->checkpoint_dir) : NULL;
@@ -428,7 +433,7 @@ TFC_EXPORT TFC_MonitoredSession* TFC_NewMonitoredSession(TF_Graph* graph, const 
     if (ms->hooks) memcpy(ms->hooks, o->hooks, sizeof *ms->hooks * (size_t)o->num_hooks);
     ms->n_hooks = o->num_hooks;
   }
-  if ((o->master && !ms->master) || (o->config_len && !ms->config) || (o->num_hooks && !ms->hooks) ||
+  if (!ms->stop_error || (o->master && !ms->master) || (o->config_len && !ms->config) || (o->num_hooks && !ms->hooks) ||
       (o->checkpoint_dir && *o->checkpoint_dir && !ms->checkpoint_dir) || (ms->is_chief && sdir && !ms->summary_dir)) {
     TF_SetStatus(status, TF_RESOURCE_EXHAUSTED, "out of memory");
   } else if (build_scaffold(ms, status) == 0) {
@@ -607,8 +612,31 @@ TFC_EXPORT void TFC_MonitoredSessionRun(TFC_MonitoredSession* ms, const TF_Buffe
   }
 }
 
-TFC_EXPORT unsigned char TFC_MonitoredSessionShouldStop(const TFC_MonitoredSession* ms) {
-  return ms->stop_requested || ms->closed || (ms->coord && TFC_CoordinatorShouldStop(ms->coord));
+TFC_EXPORT unsigned char TFC_MonitoredSessionShouldStop(TFC_MonitoredSession* ms) {
+  if (ms->stop_requested || ms->closed) return 1;
+  if (!ms->coord || !TFC_CoordinatorShouldStop(ms->coord)) return 0;
+  /* As TF's _RecoverableSession._check_stop: a queue runner that stopped on a preemption
+   * error (the chief's sync op when the ps died) means a new session, not the end. A failed
+   * re-creation stops the session; TFC_MonitoredSessionClose reports why. */
+  TF_Status* why = TF_NewStatus();
+  if (!why) return 1;
+  TFC_CoordinatorRequestedError(ms->coord, why);
+  int go_on = is_preemption(why);
+  if (go_on) {
+    say("An error was raised while considering whether the session is complete. This may be due to a preemption "
+        "in a connected worker or parameter server. The current session will be closed and a new session will be "
+        "created. Error: %s",
+        TF_Message(why));
+    close_session(ms);
+    create_session(ms, why);
+    go_on = TF_GetCode(why) == TF_OK;
+    if (!go_on) {
+      TF_SetStatus(ms->stop_error, TF_GetCode(why), TF_Message(why));
+      ms->stop_requested = 1;
+    }
+  }
+  TF_DeleteStatus(why);
+  return !go_on;
 }
 
 TFC_EXPORT void TFC_MonitoredSessionRequestStop(TFC_MonitoredSession* ms) { ms->stop_requested = 1; }
@@ -621,6 +649,8 @@ TFC_EXPORT void TFC_MonitoredSessionClose(TFC_MonitoredSession* ms, TF_Status* s
   TF_SetStatus(status, TF_OK, "");
   if (ms->closed) return;
   ms->closed = 1;
+  if (ms->stop_error && TF_GetCode(ms->stop_error) != TF_OK)
+    TF_SetStatus(status, TF_GetCode(ms->stop_error), TF_Message(ms->stop_error));
   if (!ms->sess) return;
   for (int i = 0; i < ms->n_hooks && TF_GetCode(status) == TF_OK; i++)
     if (ms->hooks[i].end) ms->hooks[i].end(ms->hooks[i].arg, ms->sess, status);
@@ -654,5 +684,6 @@ TFC_EXPORT void TFC_DeleteMonitoredSession(TFC_MonitoredSession* ms) {
   free(ms->config);
   free(ms->checkpoint_dir);
   free(ms->master);
+  TF_DeleteStatus(ms->stop_error);
   free(ms);
 }

@@ -76,6 +76,16 @@ TFC_EXPORT int TFC_CoordinatorShouldStop(TFC_Coordinator *coord) {
   return stop;
 }
 
+TFC_EXPORT void TFC_CoordinatorRequestedError(TFC_Coordinator *coord, TF_Status *status) {
+  tfc_status *s = tfc_capi_status(status);
+  if (!s) return;
+  tfc_status_clear(s);
+  if (!coord) return;
+  pthread_mutex_lock(&coord->mu);
+  if (!tfc_status_ok(&coord->error)) tfc_status_set(s, coord->error.code, "%s", tfc_status_msg(&coord->error));
+  pthread_mutex_unlock(&coord->mu);
+}
+
 TFC_EXPORT void TFC_CoordinatorJoin(TFC_Coordinator *coord, TF_Status *status) {
   tfc_status *s = tfc_capi_status(status);
   if (!coord) {
@@ -95,11 +105,7 @@ TFC_EXPORT void TFC_CoordinatorJoin(TFC_Coordinator *coord, TF_Status *status) {
       list = next;
     }
   }
-  if (s) {
-    pthread_mutex_lock(&coord->mu);
-    if (!tfc_status_ok(&coord->error)) tfc_status_set(s, coord->error.code, "%s", tfc_status_msg(&coord->error));
-    pthread_mutex_unlock(&coord->mu);
-  }
+  TFC_CoordinatorRequestedError(coord, status);
 }
 
 TFC_EXPORT void TFC_DeleteCoordinator(TFC_Coordinator *coord) {

@@ -140,6 +140,8 @@ static int config_bytes(const tfc_session_config *c, Tensorflow__ConfigProto *p,
   p->allow_soft_placement = c->allow_soft_placement;
   p->log_device_placement = c->log_device_placement;
   p->operation_timeout_in_ms = c->operation_timeout_in_ms;
+  p->n_device_filters = (size_t)c->n_device_filters;
+  p->device_filters = c->device_filters;
   return 0;
 }
 

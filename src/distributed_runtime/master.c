@@ -218,18 +218,57 @@ static int get_status(tfc_master *m, const char *task, tfc_rpc_channel *ch, int6
   }
 }
 
-/* The session's tasks and devices: this task's worker devices, then every other task's. */
+/* ConfigProto.device_filters, parsed into filters[] (at most cap); INVALID_ARGUMENT naming a
+ * malformed one (TF's master dies on it: a bad config is the client's error here). */
+static int parse_filters(const tfc_session_config *cfg, tfc_devname *filters, int cap, tfc_status *s) {
+  if (cfg->n_device_filters > cap)
+    return tfc_status_set(s, TFC_INVALID_ARGUMENT, "ConfigProto device_filters: %d filters; at most %d",
+                          cfg->n_device_filters, cap);
+  for (int i = 0; i < cfg->n_device_filters; i++)
+    if (tfc_devname_parse(cfg->device_filters[i], &filters[i]))
+      return tfc_status_set(s, TFC_INVALID_ARGUMENT, "ConfigProto device_filters: '%s' is not a device name",
+                            cfg->device_filters[i]);
+  return TFC_OK;
+}
+
+/* Whether a device or task name matches one of the filters (a task matches a filter whose job,
+ * replica and task, where given, are its own: its devices may match). No filters: all do. */
+static int passes(const tfc_devname *filters, int n, const char *name, int task_only) {
+  if (n == 0) return 1;
+  tfc_devname d;
+  if (tfc_devname_parse(name, &d)) return 0;
+  for (int i = 0; i < n; i++) {
+    tfc_devname f = filters[i];
+    if (task_only) f.has_type = f.has_id = 0;
+    if (tfc_devname_matches(&f, &d)) return 1;
+  }
+  return 0;
+}
+
+/* Up to this many device_filters (TF has no limit; real configs name a handful). */
+#define MAX_DEVICE_FILTERS 64
+
+/* The session's tasks and devices: this task's worker devices, then every other task's. With
+ * ConfigProto.device_filters, as TF's DeviceFinder, only the other tasks that some filter
+ * matches are asked (and waited for), and only their devices that match are used; this task
+ * always takes part. */
 static int discover(msession *ms, tfc_master_cancel *cancel, tfc_status *s) {
   tfc_master *m = ms->m;
+  tfc_devname filters[MAX_DEVICE_FILTERS];
+  int n_filters = ms->cfg.n_device_filters;
+  TFC_TRY(parse_filters(&ms->cfg, filters, MAX_DEVICE_FILTERS, s));
   ms->tasks = calloc((size_t)m->n_tasks + 1, sizeof *ms->tasks);
   if (!ms->tasks) return TFC_OOM(s);
   int64_t deadline = tfc_deadline_after_ms(ms->cfg.operation_timeout_in_ms);
   const char *local = tfc_worker_task(m->local);
-  for (int t = 0; t < m->n_tasks; t++) {
+  for (int k = 0; k < m->n_tasks; k++) {
+    int is_local = strcmp(m->tasks[k], local) == 0;
+    if (!is_local && !passes(filters, n_filters, m->tasks[k], 1)) continue;
+    int t = ms->n_tasks;
     mtask *mt = &ms->tasks[t];
-    if (!(mt->name = tfc_strdup(m->tasks[t]))) return TFC_OOM(s);
+    if (!(mt->name = tfc_strdup(m->tasks[k]))) return TFC_OOM(s);
     ms->n_tasks++;
-    if (strcmp(m->tasks[t], local) == 0) {
+    if (is_local) {
       mt->local = 1;
       for (int i = 0; i < tfc_worker_num_devices(m->local); i++)
         if (add_device(ms, tfc_worker_device(m->local, i), t)) return TFC_OOM(s);
@@ -247,6 +286,7 @@ static int discover(msession *ms, tfc_master_cancel *cancel, tfc_status *s) {
                        da->name);
         break;
       }
+      if (!passes(filters, n_filters, da->name, 0)) continue;
       tfc_device *d = remote_device_new(da->name, da->device_type, da->memory_limit, da->incarnation, s);
       if (!d && !tfc_status_ok(s)) break;
       if (d && add_device(ms, d, t)) {

@@ -8,7 +8,10 @@
  * logging "CreateSession still waiting for response from worker: <task>" to stderr, until the
  * session's operation_timeout_in_ms (none: it waits as long as it takes, as TF does) and then
  * fails with UNAVAILABLE naming the task. A client that goes away meanwhile, or the server
- * stopping, ends the wait with CANCELLED.
+ * stopping, ends the wait with CANCELLED. With ConfigProto.device_filters ("/job:ps",
+ * "/job:worker/task:1"), as in TF, only the other tasks some filter matches are asked and
+ * waited for, and only their matching devices are used (this task's always are): a
+ * between-graph worker need not wait for the other workers.
  *
  * A run places the graph (once; nodes added by ExtendSession are placed when first run) over
  * all of those devices — a node asking for nothing goes to the master's own task, as TF's

@@ -23,8 +23,22 @@ void tfc_session_config_fini(tfc_session_config *c) {
   free(c->visible_device_list);
   free(c->virtual_device_n_limits);
   free(c->virtual_device_limits_mb);
+  for (int i = 0; i < c->n_device_filters; i++) free(c->device_filters[i]);
+  free(c->device_filters);
   free(c->raw);
   memset(c, 0, sizeof *c);
+}
+
+/* Heap copies of n strings into r's device_filters; 0, or -1 on out of memory (r owns what was
+ * copied: tfc_session_config_fini frees it). */
+static int dup_filters(char *const *src, int n, tfc_session_config *r) {
+  r->device_filters = NULL;
+  r->n_device_filters = 0;
+  if (n <= 0) return 0;
+  if (!(r->device_filters = calloc((size_t)n, sizeof *r->device_filters))) return -1;
+  for (; r->n_device_filters < n; r->n_device_filters++)
+    if (!(r->device_filters[r->n_device_filters] = tfc_strdup(src[r->n_device_filters]))) return -1;
+  return 0;
 }
 
 /* A heap copy of n elements of `size` bytes (NULL for none); 0, or -1 on out of memory. */
@@ -42,7 +56,8 @@ int tfc_session_config_copy(const tfc_session_config *src, tfc_session_config *d
   r.virtual_device_n_limits = NULL;
   r.virtual_device_limits_mb = NULL;
   r.raw = NULL;
-  int oom = src->visible_device_list && !(r.visible_device_list = tfc_strdup(src->visible_device_list));
+  int oom = dup_filters(src->device_filters, src->n_device_filters, &r);
+  oom = oom || (src->visible_device_list && !(r.visible_device_list = tfc_strdup(src->visible_device_list)));
   oom = oom || dup_array(src->virtual_device_n_limits, src->n_virtual_devices, sizeof(int),
                          (void **)&r.virtual_device_n_limits);
   oom = oom || dup_array(src->virtual_device_limits_mb, src->n_virtual_device_limits, sizeof(float),
@@ -129,6 +144,11 @@ int tfc_session_config_parse(tfc_session_config *c, const void *data, size_t len
   r.log_device_placement = p->log_device_placement != 0;
   r.use_per_session_threads = p->use_per_session_threads != 0;
   r.operation_timeout_in_ms = p->operation_timeout_in_ms;
+  if (p->n_device_filters > 4096)
+    code = tfc_status_set(s, TFC_INVALID_ARGUMENT, "ConfigProto device_filters has %zu entries; at most 4096",
+                          p->n_device_filters);
+  else if (dup_filters(p->device_filters, (int)p->n_device_filters, &r))
+    code = TFC_OOM(s);
   if (p->graph_options) {
     const Tensorflow__GraphOptions *go = p->graph_options;
     r.place_pruned_graph = go->place_pruned_graph != 0;

@@ -53,6 +53,10 @@ typedef struct tfc_session_config {
   int *virtual_device_n_limits;
   int n_virtual_device_limits;
   float *virtual_device_limits_mb;
+  /* ConfigProto.device_filters ("/job:ps", "/job:worker/task:1"), as given; the master of a
+   * cluster session uses only the tasks and devices they match. Owned. */
+  char **device_filters;
+  int n_device_filters;
   /* ClusterDef is decoded by the distributed runtime from the raw bytes kept here. */
   void *raw;                         /* the ConfigProto bytes as given, or NULL */
   size_t raw_len;

@@ -5,7 +5,8 @@
  * their values and stop the loop; runs after a stop or a close are refused; a missing global
  * step is refused when a hook needs it; the graph's queue runners start with the session and
  * an input pipeline's end stops it; a chief without a save period only restores; hooks hear of a
- * session's close. (Recovery from a lost task: the cluster test
+ * session's close; a queue runner stopped by a preemption error makes a new session; a
+ * restarted chief keeps the checkpoints listed before it. (Recovery from a lost task: the cluster test
  * tests/distributed_runtime/test_cluster_recovery.c.) */
 #include <stdio.h>
 #include <stdlib.h>
@@ -523,6 +524,137 @@ static void chief_without_a_save_period_restores_only_and_hooks_see_the_close(vo
   remove_dir();
 }
 
+/* A hook that keeps the coordinator of the session it was last told of. */
+typedef struct coord_hook {
+  TFC_Coordinator *coord;
+  int created;
+} coord_hook;
+
+static void keep_coord(void *arg, TF_Session *session, TFC_Coordinator *coord, TF_Status *status) {
+  (void)session;
+  (void)status;
+  coord_hook *h = arg;
+  h->coord = coord;
+  h->created++;
+}
+
+/* A queue runner that stops on ABORTED or UNAVAILABLE (the chief's sync op when the ps died)
+ * makes a new session, as TF's _RecoverableSession._check_stop: should_stop says no, the
+ * chief restores the newest checkpoint, and training goes on to last_step. Any other error a
+ * runner stops on stops the session. */
+static void a_runner_stopped_by_a_preemption_makes_a_new_session(void) {
+  make_dir();
+  model m = build_model(1);
+  TF_Status *s = TF_NewStatus();
+  coord_hook h = {0};
+  TFC_SessionRunHook hook = {&h, keep_coord, NULL, NULL, NULL, NULL};
+  TFC_MonitoredSessionOptions o = {0};
+  o.is_chief = 1;
+  o.checkpoint_dir = dir;
+  o.save_checkpoint_steps = 2;
+  o.last_step = 6;
+  o.hooks = &hook;
+  o.num_hooks = 1;
+  TFC_MonitoredSession *ms = TFC_NewMonitoredSession(m.g, &o, s);
+  OK(s);
+  for (int i = 0; i < 3; i++) {
+    train_step(ms, &m, s);
+    OK(s);
+  }
+  EXPECT_EQ(h.created, 1);
+  TF_Status *gone = TF_NewStatus();
+  TF_SetStatus(gone, TF_UNAVAILABLE, "RunGraph on /job:ps/replica:0/task:0 failed: Socket closed");
+  TFC_CoordinatorRequestStop(h.coord, gone);
+  EXPECT_TRUE(!TFC_MonitoredSessionShouldStop(ms));
+  EXPECT_EQ(h.created, 2);
+  EXPECT_EQ(TFC_MonitoredSessionGlobalStep(ms), 2); /* model.ckpt-2 restored */
+  EXPECT_NEAR(read_w(ms, &m), 3, 0);
+  int steps = 0;
+  while (!TFC_MonitoredSessionShouldStop(ms) && steps < 100) {
+    train_step(ms, &m, s);
+    OK(s);
+    steps++;
+  }
+  EXPECT_EQ(steps, 4);
+  EXPECT_NEAR(read_w(ms, &m), 7, 0);
+  /* Not a preemption: the session stops, as before. */
+  TF_SetStatus(gone, TF_INTERNAL, "a runner failed");
+  TFC_MonitoredSession *ms2 = NULL;
+  TFC_MonitoredSessionClose(ms, s);
+  OK(s);
+  TFC_DeleteMonitoredSession(ms);
+  o.last_step = 100;
+  ms2 = TFC_NewMonitoredSession(m.g, &o, s);
+  OK(s);
+  EXPECT_EQ(h.created, 3);
+  TFC_CoordinatorRequestStop(h.coord, gone);
+  EXPECT_TRUE(TFC_MonitoredSessionShouldStop(ms2));
+  EXPECT_EQ(h.created, 3);
+  TFC_DeleteMonitoredSession(ms2);
+  TF_DeleteStatus(gone);
+  TF_DeleteGraph(m.g);
+  TF_DeleteStatus(s);
+  remove_dir();
+}
+
+/* A chief that starts again over a checkpoint directory (a restarted process) takes over the
+ * checkpoints the state file lists, as TF's SessionManager (recover_last_checkpoints): they
+ * stay listed beside its own, and are deleted in turn as max_to_keep (5) passes them. */
+static void a_restarted_chief_keeps_the_checkpoints_listed(void) {
+  make_dir();
+  model m = build_model(1);
+  TF_Status *s = TF_NewStatus();
+  TFC_MonitoredSessionOptions o = {0};
+  o.is_chief = 1;
+  o.checkpoint_dir = dir;
+  o.save_checkpoint_steps = 1;
+  o.last_step = 2;
+  TFC_MonitoredSession *ms = TFC_NewMonitoredSession(m.g, &o, s);
+  OK(s);
+  while (!TFC_MonitoredSessionShouldStop(ms)) {
+    train_step(ms, &m, s);
+    OK(s);
+  }
+  TFC_DeleteMonitoredSession(ms); /* model.ckpt-0, 1, 2 */
+
+  model m2 = build_model(1);
+  o.last_step = 3;
+  ms = TFC_NewMonitoredSession(m2.g, &o, s);
+  OK(s);
+  train_step(ms, &m2, s);
+  OK(s);
+  TFC_DeleteMonitoredSession(ms);
+  TFC_CheckpointState *st = TFC_GetCheckpointState(dir, NULL, s);
+  OK(s);
+  EXPECT_EQ(TFC_CheckpointStateNumPaths(st), 4);
+  char want[512];
+  for (int i = 0; i < 4 && i < TFC_CheckpointStateNumPaths(st); i++) {
+    snprintf(want, sizeof want, "%s/model.ckpt-%d", dir, i);
+    EXPECT_STREQ(TFC_CheckpointStatePath(st, i), want);
+  }
+  TFC_DeleteCheckpointState(st);
+
+  /* On to step 6: 0 and 1 fall off the list of 5 and their files go. */
+  model m3 = build_model(1);
+  o.last_step = 6;
+  ms = TFC_NewMonitoredSession(m3.g, &o, s);
+  OK(s);
+  while (!TFC_MonitoredSessionShouldStop(ms)) {
+    train_step(ms, &m3, s);
+    OK(s);
+  }
+  TFC_DeleteMonitoredSession(ms);
+  EXPECT_TRUE(!exists("model.ckpt-0.index"));
+  EXPECT_TRUE(!exists("model.ckpt-1.index"));
+  EXPECT_TRUE(exists("model.ckpt-2.index"));
+  EXPECT_TRUE(exists("model.ckpt-6.index"));
+  TF_DeleteGraph(m3.g);
+  TF_DeleteGraph(m2.g);
+  TF_DeleteGraph(m.g);
+  TF_DeleteStatus(s);
+  remove_dir();
+}
+
 static const tfc_test tests[] = {
     TFC_TEST(chief_checkpoints_stops_and_a_new_session_restores),
     TFC_TEST(worker_waits_for_the_chief_then_gives_up),
@@ -531,6 +663,8 @@ static const tfc_test tests[] = {
     TFC_TEST(queue_runners_start_and_out_of_range_stops),
     TFC_TEST(chief_writes_summaries_and_steps_per_second),
     TFC_TEST(chief_without_a_save_period_restores_only_and_hooks_see_the_close),
+    TFC_TEST(a_runner_stopped_by_a_preemption_makes_a_new_session),
+    TFC_TEST(a_restarted_chief_keeps_the_checkpoints_listed),
     {0},
 };
 TFC_TEST_MAIN(tests)

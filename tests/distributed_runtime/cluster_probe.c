@@ -8,6 +8,11 @@
  *                                     y = x + x with x = [1, 2, 3] placed on DEVICE
  *                                     ("/job:worker/replica:0/task:1") and prints
  *                                     "DEVICE: [2 4 6]": proof that the task serves
+ *   cluster_probe checkpoints DIR     every checkpoint DIR's "checkpoint" file lists, checked
+ *                                     whole (TFC_CheckpointIntact): "PATH intact" or
+ *                                     "PATH BROKEN: why" each, then "latest PATH global_step N"
+ *                                     (the model path's saved global step); exit 1 when one is
+ *                                     broken or the state file is missing
  *
  * run retries a failed attempt (a task may still be starting) every 200 ms for up to 60 s,
  * each attempt bounded by a 10 s run timeout, then prints the last error and exits 1.
@@ -22,6 +27,7 @@
 #include <unistd.h>
 
 #include "tensorflow/c/c_api.h"
+#include "tfc/saver.h"
 
 static int free_ports(int n) {
   int fds[64];
@@ -104,10 +110,52 @@ static int run_once(const char *target, const char *device, TF_Status *s) {
   return rc;
 }
 
+/* The saved "global_step" of the checkpoint at prefix, or -1 (the reason printed). */
+static long long saved_step(const char *prefix, TF_Status *s) {
+  TFC_CheckpointReader *r = TFC_NewCheckpointReader(prefix, s);
+  TF_Tensor *t = r ? TFC_CheckpointReaderGetTensor(r, "global_step", s) : NULL;
+  long long step = -1;
+  if (t && TF_TensorType(t) == TF_INT64) step = *(const int64_t *)TF_TensorData(t);
+  else if (t && TF_TensorType(t) == TF_INT32) step = *(const int32_t *)TF_TensorData(t);
+  else fprintf(stderr, "cluster_probe: global_step of %s: %s\n", prefix, TF_Message(s));
+  TF_DeleteTensor(t);
+  TFC_DeleteCheckpointReader(r);
+  return step;
+}
+
+static int checkpoints(const char *dir) {
+  TF_Status *s = TF_NewStatus();
+  TFC_CheckpointState *st = TFC_GetCheckpointState(dir, NULL, s);
+  int rc = 0;
+  if (!st) {
+    printf("no checkpoint state in %s: %s\n", dir, TF_GetCode(s) == TF_OK ? "no file" : TF_Message(s));
+    rc = 1;
+  }
+  for (int i = 0; st && i < TFC_CheckpointStateNumPaths(st); i++) {
+    const char *p = TFC_CheckpointStatePath(st, i);
+    if (TFC_CheckpointIntact(p, s)) {
+      printf("%s intact\n", p);
+    } else {
+      printf("%s BROKEN: %s\n", p, TF_Message(s));
+      rc = 1;
+    }
+  }
+  if (st) {
+    const char *latest = TFC_CheckpointStateModelPath(st);
+    long long step = saved_step(latest, s);
+    printf("latest %s global_step %lld\n", latest, step);
+    if (step < 0) rc = 1;
+  }
+  TFC_DeleteCheckpointState(st);
+  TF_DeleteStatus(s);
+  return rc;
+}
+
 int main(int argc, char **argv) {
   if (argc == 3 && strcmp(argv[1], "ports") == 0) return free_ports(atoi(argv[2]));
+  if (argc == 3 && strcmp(argv[1], "checkpoints") == 0) return checkpoints(argv[2]);
   if (argc != 4 || strcmp(argv[1], "run") != 0) {
-    fprintf(stderr, "usage: cluster_probe ports N | cluster_probe run TARGET DEVICE\n");
+    fprintf(stderr, "usage: cluster_probe ports N | cluster_probe run TARGET DEVICE | cluster_probe checkpoints DIR\n");
     return 2;
   }
   TF_Status *s = TF_NewStatus();

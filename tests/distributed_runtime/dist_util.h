@@ -521,6 +521,8 @@ static DIST_UNUSED void dist_expect_2_4_6(TF_Tensor *t, int line) {
 typedef struct dist_config {
   int log_device_placement;
   int64_t operation_timeout_in_ms;
+  const char *const *device_filters; /* n_device_filters of them */
+  int n_device_filters;
 } dist_config;
 
 /* A session on `target` ("grpc://localhost:<port>") with a ConfigProto from c (NULL: none). */
@@ -532,7 +534,10 @@ static DIST_UNUSED TF_Session *dist_session(TF_Graph *g, const char *target, con
     Tensorflow__ConfigProto cp = TENSORFLOW__CONFIG_PROTO__INIT;
     cp.log_device_placement = c->log_device_placement != 0;
     cp.operation_timeout_in_ms = c->operation_timeout_in_ms;
-    uint8_t buf[64];
+    cp.n_device_filters = (size_t)c->n_device_filters;
+    cp.device_filters = (char **)c->device_filters;
+    uint8_t buf[1024];
+    if (tensorflow__config_proto__get_packed_size(&cp) > sizeof buf) tfc_test_fail(__FILE__, __LINE__, "config too big");
     size_t len = tensorflow__config_proto__pack(&cp, buf);
     TF_SetConfig(o, buf, len, s);
     if (TF_GetCode(s) != TF_OK) tfc_test_fail(__FILE__, __LINE__, "TF_SetConfig: %s", TF_Message(s));

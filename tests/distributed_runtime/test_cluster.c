@@ -175,7 +175,7 @@ static void step_past_its_deadline_is_aborted_on_every_task(void) {
   TF_Operation *y = dist_unary(g, "Identity", "y", "/job:local/task:0", (TF_Output){deq, 0});
   TF_Operation *seven = dist_const_f(g, "seven", "/job:local/task:1", 7.0f);
   TF_Operation *enq = dist_enqueue(g, "enq", "/job:local/task:1", q, (TF_Output){seven, 0});
-  dist_config cfg = {0, 700};
+  dist_config cfg = {.operation_timeout_in_ms = 700};
   TF_Session *sess = dist_session(g, t0->target, &cfg);
   TF_Status *s = TF_NewStatus();
   int64_t t_start = dist_now_ms();

@@ -37,7 +37,7 @@ static void run_on_cluster(cluster *c, const char *name, int pattern) {
   char file[256];
   snprintf(file, sizeof file, "%s.pb", name);
   TF_Graph *g = cf_spread_graph(file, DEVS, 4, pattern);
-  dist_config cfg = {0, DIST_STEP_GUARD_MS};
+  dist_config cfg = {.operation_timeout_in_ms = DIST_STEP_GUARD_MS};
   TF_Session *sess = dist_session(g, c->t[0]->target, &cfg);
   expect_run(&fx, g, sess, 2);
   dist_session_free(sess);
@@ -66,7 +66,7 @@ static void untaken_branch_across_two_tasks_goes_dead(void) {
   cluster_start(&c);
   TF_Graph *g = TF_NewGraph();
   cf_dead_branch db = cf_dead_branch_build(g, DEVS);
-  dist_config cfg = {0, DIST_STEP_GUARD_MS};
+  dist_config cfg = {.operation_timeout_in_ms = DIST_STEP_GUARD_MS};
   TF_Session *sess = dist_session(g, c.t[0]->target, &cfg);
   cf_dead_branch_check(&db, sess, "was not valid.");
   dist_session_free(sess);
@@ -88,7 +88,7 @@ static void while_call_across_two_tasks_matches_one_device(void) {
   TF_Graph *g1 = cf_spread_graph("fn_call_while.pb", DEVS, 1, CF_SPREAD_ROUND_ROBIN);
   TF_Graph *g4 = cf_spread_graph("fn_call_while.pb", DEVS, 4, CF_SPREAD_ROUND_ROBIN);
   TF_Status *s = TF_NewStatus();
-  dist_config cfg = {0, DIST_STEP_GUARD_MS};
+  dist_config cfg = {.operation_timeout_in_ms = DIST_STEP_GUARD_MS};
   TF_Session *remote = dist_session(g4, c.t[0]->target, &cfg);
   TF_Session *local_on_t0 = dist_session(g1, c.t[0]->target, &cfg); /* every node on task 0, CPU:0 */
   const float xv[6] = {0.5f, -1.0f, 1.5f, 2.0f, -2.5f, 3.0f};
@@ -131,7 +131,7 @@ static void deadline_ends_a_loop_across_two_tasks(void) {
   cluster c;
   cluster_start(&c);
   TF_Graph *g = cf_spread_graph("cf_while_counter.pb", DEVS, 4, CF_SPREAD_ROUND_ROBIN);
-  dist_config cfg = {0, 500};
+  dist_config cfg = {.operation_timeout_in_ms = 500};
   TF_Session *sess = dist_session(g, c.t[0]->target, &cfg);
   TF_Status *s = TF_NewStatus();
   TF_Output in = {TF_GraphOperationByName(g, "n"), 0}, out = {TF_GraphOperationByName(g, "s_out"), 0};

@@ -461,6 +461,65 @@ static void port_in_use_prints_only_tfcs_message(void) {
   dist_task_free(t);
 }
 
+/* ---------------- device filters ---------------- */
+
+/* ConfigProto.device_filters, as in TF's between-graph programs ("/job:ps",
+ * "/job:worker/task:N"): a session needs only the tasks they match, so a task that is down
+ * (here: never started) does not hold it up; without filters the session waits for it until
+ * operation_timeout_in_ms and fails naming it. A node placed on a filtered-out task has no
+ * device; a malformed filter is INVALID_ARGUMENT. */
+static void device_filters_leave_out_the_tasks_they_do_not_name(void) {
+  int ports[3];
+  dist_free_ports(3, ports);
+  char cluster[192];
+  snprintf(cluster, sizeof cluster, "local=localhost:%d,localhost:%d,localhost:%d", ports[0], ports[1], ports[2]);
+  dist_task *t0 = dist_server_start(cluster, "local", 0, NULL, NULL);
+  dist_task *t1 = dist_server_start(cluster, "local", 1, NULL, NULL);
+  TF_Graph *g = TF_NewGraph();
+  TF_Operation *y = build_cross_task_neg(g);
+  const char *filters[] = {"/job:local/task:1"};
+  dist_config cfg = {.operation_timeout_in_ms = 20000, .device_filters = filters, .n_device_filters = 1};
+  TF_Session *sess = dist_session(g, t0->target, &cfg);
+  int64_t start = dist_now_ms();
+  EXPECT_NEAR(dist_run_scalar(sess, y, __LINE__), -3, 0);
+  EXPECT_TRUE(dist_now_ms() - start < 10000);
+  dist_session_free(sess);
+
+  /* Task 2 is asked for when no filter leaves it out. */
+  TF_Status *s = TF_NewStatus();
+  dist_config all = {.operation_timeout_in_ms = 1500};
+  sess = dist_session(g, t0->target, &all);
+  TF_Tensor *out = dist_run(sess, NULL, NULL, y, NULL, s);
+  EXPECT_TRUE(out == NULL);
+  EXPECT_EQ(TF_GetCode(s), TF_UNAVAILABLE);
+  EXPECT_CONTAINS(TF_Message(s), "/job:local/replica:0/task:2");
+  dist_session_free(sess);
+
+  /* A node on a task the filters leave out has nowhere to go. */
+  TF_Graph *g2 = TF_NewGraph();
+  TF_Operation *z = dist_const_f(g2, "z", "/job:local/task:2", 1.0f);
+  sess = dist_session(g2, t0->target, &cfg);
+  out = dist_run(sess, NULL, NULL, z, NULL, s);
+  EXPECT_TRUE(out == NULL);
+  EXPECT_EQ(TF_GetCode(s), TF_INVALID_ARGUMENT);
+  EXPECT_CONTAINS(TF_Message(s), "/job:local/task:2");
+  dist_session_free(sess);
+
+  const char *bad[] = {"/job:local/tusk:1"};
+  dist_config malformed = {.operation_timeout_in_ms = 1500, .device_filters = bad, .n_device_filters = 1};
+  sess = dist_session(g, t0->target, &malformed);
+  out = dist_run(sess, NULL, NULL, y, NULL, s);
+  EXPECT_TRUE(out == NULL);
+  EXPECT_EQ(TF_GetCode(s), TF_INVALID_ARGUMENT);
+  EXPECT_CONTAINS(TF_Message(s), "device_filters: '/job:local/tusk:1' is not a device name");
+  dist_session_free(sess);
+  TF_DeleteStatus(s);
+  TF_DeleteGraph(g2);
+  TF_DeleteGraph(g);
+  dist_task_free(t1);
+  dist_task_free(t0);
+}
+
 /* ---------------- bounds ---------------- */
 
 /* A stopped task (SIGSTOP: its connections stay open, nothing answers) fails a step when the
@@ -504,6 +563,7 @@ static const tfc_test tests[] = {
     TFC_TEST(abandoned_recv_tensor_flood_is_released_at_once),
     TFC_TEST(port_in_use_prints_only_tfcs_message),
     TFC_TEST(stopped_task_fails_a_step_at_its_timeout),
+    TFC_TEST(device_filters_leave_out_the_tasks_they_do_not_name),
     {0},
 };
 TFC_TEST_MAIN(tests)

@@ -218,6 +218,30 @@ static void config_rejects_too_many_virtual_devices(void) {
   tfc_status_fini(&s);
 }
 
+/* device_filters (field 4, strings) are kept, copied and freed with the config. */
+static void config_keeps_device_filters(void) {
+  static const unsigned char v[] = {
+      0x22, 0x07, '/', 'j', 'o', 'b', ':', 'p', 's',                          /* "/job:ps" */
+      0x22, 0x12, '/', 'j', 'o', 'b', ':', 'w', 'o', 'r', 'k', 'e', 'r', '/', /* "/job:worker/ */
+      't', 'a', 's', 'k', ':', '1',                                           /*  task:1" */
+  };
+  tfc_session_config c, d;
+  tfc_session_config_init(&c);
+  tfc_status s;
+  tfc_status_init(&s);
+  EXPECT_EQ(tfc_session_config_parse(&c, v, sizeof v, &s), TFC_OK);
+  EXPECT_EQ(c.n_device_filters, 2);
+  EXPECT_STREQ(c.device_filters[0], "/job:ps");
+  EXPECT_STREQ(c.device_filters[1], "/job:worker/task:1");
+  EXPECT_EQ(tfc_session_config_copy(&c, &d, &s), TFC_OK);
+  tfc_session_config_fini(&c);
+  EXPECT_EQ(c.n_device_filters, 0);
+  EXPECT_EQ(d.n_device_filters, 2);
+  EXPECT_STREQ(d.device_filters[1], "/job:worker/task:1");
+  tfc_session_config_fini(&d);
+  tfc_status_fini(&s);
+}
+
 static const tfc_test tests[] = {TFC_TEST(config_init_has_tf_defaults),
                                  TFC_TEST(config_parses_minimal_gpu_options_vector),
                                  TFC_TEST(config_parses_device_counts_threads_and_options),
@@ -226,5 +250,6 @@ static const tfc_test tests[] = {TFC_TEST(config_init_has_tf_defaults),
                                  TFC_TEST(config_rejects_too_many_device_types),
                                  TFC_TEST(config_parses_virtual_devices),
                                  TFC_TEST(config_rejects_too_many_virtual_devices),
+                                 TFC_TEST(config_keeps_device_filters),
                                  {0}};
 TFC_TEST_MAIN(tests)
