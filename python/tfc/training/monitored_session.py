@@ -18,6 +18,8 @@ a lost task by a new session, a restore and a rerun of the step. Python adds wha
   get a Session over the new raw session (which _tf_sess() returns too) and a Coordinator over
   its C coordinator; before that session closes, the Coordinator is stopped and its Python
   threads joined (stop_grace_period_secs), and both are marked closed.
+- hooks whose work is C (a `_c_hook` capsule set by their begin(): SyncReplicasOptimizer's)
+  are handed to the C session, which runs them after the Python hooks' callbacks.
 
 Errors: hooks' exceptions propagate with their class (also those raised inside a C call:
 after_create_session during a recovery, end at close); a run after a stop is RuntimeError "Run
@@ -208,7 +210,8 @@ class _MonitoredSession(object):
                 opts["checkpoint_dir"],
                 opts["save_steps"], opts["save_secs"], 0, opts["max_wait_secs"], 0.0,
                 config.SerializeToString() if config is not None else b"", opts["summary_dir"],
-                opts["summary_steps"], opts["count_steps"], opts["summary_secs"], (on_create, on_end, on_closing))
+                opts["summary_steps"], opts["count_steps"], opts["summary_secs"], (on_create, on_end, on_closing),
+                tuple(h._c_hook for h in self._hooks if getattr(h, "_c_hook", None) is not None))
         finally:
             self._graph._sync_c_ops()  # the scaffold's ops
         self._closed = False
