@@ -98,6 +98,30 @@ def test_ready_for_local_init_op_reports_the_global_variables_not_initialized():
         assert sorted(sess.run(sync.ready_for_local_init_op)) == [b"b", b"global_step"]
 
 
+def test_a_scaffold_takes_its_ready_for_local_init_op_and_one_process_trains():
+    gs = tf.train.get_or_create_global_step()
+    w = tf.Variable([1.0, 2.0], name="w")
+    sync = tf.train.SyncReplicasOptimizer(tf.train.GradientDescentOptimizer(0.1), replicas_to_aggregate=1)
+    train_op = sync.minimize(tf.reduce_sum(w * tf.constant([3.0, 4.0])), global_step=gs)
+    scaffold = tf.train.Scaffold(ready_for_local_init_op=sync.ready_for_local_init_op)
+    final = tf.train.FinalOpsHook([gs, w])
+    hooks = [sync.make_session_run_hook(True), tf.train.StopAtStepHook(last_step=3), final]
+    with tf.train.MonitoredTrainingSession(scaffold=scaffold, hooks=hooks, save_checkpoint_secs=None,
+                                           save_summaries_steps=None, log_step_count_steps=None) as sess:
+        local_steps = []
+        while not sess.should_stop():
+            local_steps.append(int(sess.run(train_op)))
+    assert local_steps == [0, 1, 2, 3]  # the first token is the initial one (TF's values)
+    step, wv = final.final_ops_values
+    assert step == 3
+    assert wv.tolist() == pytest.approx([1 - 0.9, 2 - 1.2])
+    with pytest.raises(NotImplementedError, match="ready_for_local_init_op"):
+        with tf.Graph().as_default():
+            tf.Variable(1.0)
+            tf.train.MonitoredTrainingSession(scaffold=tf.train.Scaffold(
+                ready_for_local_init_op=tf.report_uninitialized_variables()))
+
+
 def test_errors_are_tensorflows():
     gs, w, _, sync, gv = _fixture_model()
     with pytest.raises(ValueError, match="^Must supply at least one variable$"):

@@ -51,7 +51,8 @@ class Scaffold(object):
     arguments, local_init_op (run after the C local init, at every session creation) and saver
     (accepted; checkpoints are the C Saver's, of the global variables) are taken; init_op,
     init_feed_dict, init_fn, ready_op, ready_for_local_init_op and summary_op must be None
-    (NotImplementedError when the session is made)."""
+    (NotImplementedError when the session is made), except a ready_for_local_init_op that is
+    TF's default, a report of the global variables (SyncReplicasOptimizer's)."""
 
     def __init__(self, init_op=None, init_feed_dict=None, init_fn=None, ready_op=None,
                  ready_for_local_init_op=None, local_init_op=None, summary_op=None, saver=None,
@@ -87,7 +88,10 @@ class Scaffold(object):
 
     def _check_supported(self):
         for name in ("init_op", "init_feed_dict", "init_fn", "ready_op", "ready_for_local_init_op", "summary_op"):
-            if getattr(self, "_" + name) is not None:
+            value = getattr(self, "_" + name)
+            if name == "ready_for_local_init_op" and getattr(value, "_tfc_reports_global_variables", False):
+                continue  # TF's default (SyncReplicasOptimizer's): what the C session checks already
+            if value is not None:
                 raise NotImplementedError(
                     "tfc: Scaffold(%s=...) is not supported: the monitored session builds TF's default %s in C"
                     % (name, name))

@@ -7,7 +7,8 @@ tf.train optimizers). apply_gradients is one builder call making TF's graph node
 (per-variable conditional accumulators, the local step, the sync token queue, the chief's
 sync op and init op); Python adds the argument checks with TF's texts, the Python wrappers of
 what the builder made, and ready_for_local_init_op (TF's report_uninitialized_variables of the
-global variables that existed before apply_gradients, which tfc's C builder leaves out).
+global variables that existed before apply_gradients, which tfc's C builder leaves out; a
+Scaffold accepts it, as what the C monitored session's workers check anyway).
 
 make_session_run_hook returns a SessionRunHook whose begin() asks the C builder for
 TFC_SyncReplicasHook (the chief's init tokens op is built then, as TF builds it in begin());
@@ -102,6 +103,8 @@ class SyncReplicasOptimizer(optimizer_lib.Optimizer):
         self._chief_queue_runner = queue_runner.QueueRunner._from_ops(
             [close.inputs[0].op, close, cancel, g._ops_by_handle[sync_op]])
         self.ready_for_local_init_op = check_ops.report_uninitialized_variables(global_vars)
+        # A Scaffold may take it: the C session's workers wait for the global variables anyway.
+        self.ready_for_local_init_op._tfc_reports_global_variables = True
         self._gradients_applied = True
         return train_op.outputs[0]
 
