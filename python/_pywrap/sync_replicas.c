@@ -105,6 +105,16 @@ static PyObject *sync_init_tokens_op(PyTFSyncReplicas *o, PyObject *args) {
   return checked(s, TF_GetCode(s) == TF_OK ? PyLong_FromVoidPtr(op) : NULL);
 }
 
+/* set_sync_op(op): TFC_SyncReplicasSetSyncOp (variable_averages' update after the sync op). */
+static PyObject *sync_set_sync_op(PyTFSyncReplicas *o, PyObject *arg) {
+  TF_Operation *op = pywrap_op(arg);
+  if (!op) return NULL;
+  TF_Status *s = TF_NewStatus();
+  TFC_SyncReplicasSetSyncOp(o->sync, op, s);
+  Py_INCREF(Py_None);
+  return checked(s, Py_None);
+}
+
 /* The capsule's destructor: its context is the SyncReplicas object it keeps alive. */
 static void hook_capsule_free(PyObject *cap) {
   free(PyCapsule_GetPointer(cap, PYWRAP_HOOK_CAPSULE));
@@ -141,6 +151,7 @@ static PyObject *sync_hook(PyTFSyncReplicas *o, PyObject *args) {
 static PyMethodDef sync_methods[] = {
     {"apply_gradients", (PyCFunction)sync_apply_gradients, METH_VARARGS, "TFC_SyncReplicasApplyGradients."},
     {"parts", (PyCFunction)sync_parts, METH_NOARGS, "The ops apply_gradients made."},
+    {"set_sync_op", (PyCFunction)sync_set_sync_op, METH_O, "TFC_SyncReplicasSetSyncOp."},
     {"init_tokens_op", (PyCFunction)sync_init_tokens_op, METH_VARARGS, "TFC_SyncReplicasInitTokensOp."},
     {"hook", (PyCFunction)sync_hook, METH_VARARGS, "TFC_SyncReplicasHook as a hook capsule."},
     {NULL, NULL, 0, NULL}};

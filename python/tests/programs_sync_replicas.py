@@ -1,6 +1,7 @@
 """TF 1.x programs of tf.train.SyncReplicasOptimizer, run under TensorFlow
 (gen_expectations.py programs_sync_replicas records them) and under tfc (test_differential.py):
-the graph apply_gradients adds under replica_device_setter (names, types, devices), training
+the graph apply_gradients adds under replica_device_setter (names, types, devices; with
+variable_averages, the moving averages' nodes and the chief queue runner's op), training
 in one process through the optimizer's session hook (the values after N steps, the local
 step, what ready_for_local_init_op reports), and TF's argument errors.
 
@@ -39,6 +40,26 @@ def sync_graph_under_device_setter(tf):
             "ready_for_local_init_op": opt.ready_for_local_init_op.name,
             "queue_runner": [qr.name, [op.name for op in qr.enqueue_ops], qr.close_op.name, qr.cancel_op.name],
             "slots": opt.get_slot_names(), "slot": opt.get_slot(w, "momentum").op.name}
+
+
+def sync_graph_with_variable_averages(tf):
+    with tf.device(tf.train.replica_device_setter(ps_tasks=2, worker_device="/job:worker/task:0")):
+        gs, w, b, loss = _model(tf)
+        ema = tf.train.ExponentialMovingAverage(0.9, num_updates=gs)
+        opt = tf.train.SyncReplicasOptimizer(tf.train.GradientDescentOptimizer(0.1), replicas_to_aggregate=2,
+                                             variable_averages=ema, variables_to_average=[w, b])
+        gv = opt.compute_gradients(loss)
+        opt.apply_gradients(gv, global_step=gs)
+    g = tf.get_default_graph()
+    qr = opt.get_chief_queue_runner()
+    sync_op = qr.enqueue_ops[0]
+    averages = [[op.name, op.type, op.device] for op in g.get_operations()
+                if "ExponentialMovingAverage" in op.name and not op.name.startswith("report_")
+                and op.type != "IsVariableInitialized"  # TF 2.x's initialized_value conds:
+                and not any(part.startswith("cond") for part in op.name.split("/"))]
+    return {"sync_op": [sync_op.name, sync_op.type, sync_op.device],
+            "sync_op_control_inputs": sorted(c.name for c in sync_op.control_inputs),
+            "averages": sorted(averages), "average_of_w": ema.average(w).op.name}
 
 
 def sync_training_in_one_process(tf):
@@ -84,4 +105,5 @@ def sync_errors(tf):
     return out
 
 
-PROGRAMS = [sync_graph_under_device_setter, sync_training_in_one_process, sync_errors]
+PROGRAMS = [sync_graph_under_device_setter, sync_graph_with_variable_averages, sync_training_in_one_process,
+            sync_errors]

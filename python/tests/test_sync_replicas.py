@@ -122,6 +122,31 @@ def test_a_scaffold_takes_its_ready_for_local_init_op_and_one_process_trains():
                 ready_for_local_init_op=tf.report_uninitialized_variables()))
 
 
+def test_variable_averages_run_after_the_sync_op_in_the_chief_queue_runner():
+    gs = tf.train.get_or_create_global_step()
+    w = tf.Variable([1.0, 2.0], name="w")
+    ema = tf.train.ExponentialMovingAverage(0.5)
+    sync = tf.train.SyncReplicasOptimizer(tf.train.GradientDescentOptimizer(0.1), replicas_to_aggregate=1,
+                                          variable_averages=ema, variables_to_average=[w])
+    train_op = sync.minimize(tf.reduce_sum(w * tf.constant([3.0, 4.0])), global_step=gs)
+    qr = sync.get_chief_queue_runner()
+    assert [op.name for op in qr.enqueue_ops] == ["ExponentialMovingAverage"]
+    assert "sync_token_q_EnqueueMany" in [c.name for c in qr.enqueue_ops[0].control_inputs]
+    avg = ema.average(w)
+    final = tf.train.FinalOpsHook([gs, w, avg])
+    hooks = [sync.make_session_run_hook(True), tf.train.StopAtStepHook(last_step=2), final]
+    with tf.train.MonitoredTrainingSession(hooks=hooks, save_checkpoint_secs=None, save_summaries_steps=None,
+                                           log_step_count_steps=None) as sess:
+        while not sess.should_stop():
+            sess.run(train_op)
+    step, wv, av = final.final_ops_values
+    assert step == 2
+    assert wv.tolist() == pytest.approx([0.4, 1.2])
+    # One average per step, after its tokens went out (so the last may still be running when
+    # the worker reads): 0.5 * 1 + 0.5 * 0.7 = 0.85 after step 1, 0.5 * 0.85 + 0.5 * 0.4 after 2.
+    assert av.tolist() in (pytest.approx([0.625, 1.6]), pytest.approx([0.85, 1.8]))
+
+
 def test_errors_are_tensorflows():
     gs, w, _, sync, gv = _fixture_model()
     with pytest.raises(ValueError, match="^Must supply at least one variable$"):
@@ -140,9 +165,6 @@ def test_errors_are_tensorflows():
         tf.train.SyncReplicasOptimizer(object(), 2)
     with pytest.raises(ValueError, match="replicas_to_aggregate must be >= 1"):
         tf.train.SyncReplicasOptimizer(tf.train.GradientDescentOptimizer(0.1), 0)
-    with pytest.raises(NotImplementedError, match="variable_averages"):
-        tf.train.SyncReplicasOptimizer(tf.train.GradientDescentOptimizer(0.1), 2,
-                                       variable_averages=tf.train.ExponentialMovingAverage(0.9))
 
 
 def test_compat_v1_exports_it():

@@ -17,8 +17,9 @@ after every session creation: the local init (the chief's: local step and accumu
 steps), and on the chief the init tokens and the chief queue runner under the session's
 coordinator. The Python hook itself does nothing per step.
 
-Not supported: variable_averages (NotImplementedError): TF runs the averages after the sync op
-in the chief's queue runner, which the C builder does not do.
+With variable_averages (an ExponentialMovingAverage), as TF: the averages of
+variables_to_average are updated after the sync op, on the global step's device, and that
+update is what the chief's queue runner runs (TFC_SyncReplicasSetSyncOp).
 
 Errors: TF's ValueErrors ("Must supply at least one variable", "Global step is required to
 check staleness", "Should be called after apply_gradients().", "get_init_tokens_op() should be
@@ -49,9 +50,6 @@ class SyncReplicasOptimizer(optimizer_lib.Optimizer):
         if not isinstance(opt, optimizer_lib.Optimizer) or not hasattr(opt, "_c"):
             raise TypeError("SyncReplicasOptimizer: the optimizer to wrap must be a tf.train optimizer of tfc, "
                             "got %r" % (opt,))
-        if variable_averages is not None:
-            raise NotImplementedError("tfc: SyncReplicasOptimizer(variable_averages=...) is not supported; apply "
-                                      "the moving averages in the chief's train op instead")
         logging.info("SyncReplicasV2: replicas_to_aggregate=%s; total_num_replicas=%s", replicas_to_aggregate,
                      total_num_replicas)
         try:
@@ -99,9 +97,13 @@ class SyncReplicasOptimizer(optimizer_lib.Optimizer):
         self.chief_init_op = g._ops_by_handle[chief_init]
         self.local_step_init_op = g._ops_by_handle[local_init].outputs[0]
         self._local_step = variables._wrap(g, local_step)
+        sync_op = g._ops_by_handle[sync_op]
+        if self._variable_averages is not None:
+            with ops.device(global_step.device), ops.name_scope(""), ops.control_dependencies([sync_op]):
+                sync_op = self._variable_averages.apply(self._variables_to_average)
+            self._c.set_sync_op(sync_op._c_op)
         close, cancel = g._ops_by_handle[close_op], g._ops_by_handle[cancel_op]
-        self._chief_queue_runner = queue_runner.QueueRunner._from_ops(
-            [close.inputs[0].op, close, cancel, g._ops_by_handle[sync_op]])
+        self._chief_queue_runner = queue_runner.QueueRunner._from_ops([close.inputs[0].op, close, cancel, sync_op])
         self.ready_for_local_init_op = check_ops.report_uninitialized_variables(global_vars)
         # A Scaffold may take it: the C session's workers wait for the global variables anyway.
         self.ready_for_local_init_op._tfc_reports_global_variables = True
