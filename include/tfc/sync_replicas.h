@@ -83,6 +83,13 @@ TF_CAPI_EXPORT extern TFC_Variable TFC_SyncReplicasLocalStep(const TFC_SyncRepli
 TF_CAPI_EXPORT extern TF_Operation* TFC_SyncReplicasSyncOp(const TFC_SyncReplicasOptimizer* sync);
 TF_CAPI_EXPORT extern TF_Operation* TFC_SyncReplicasQueueRunnerCloseOp(const TFC_SyncReplicasOptimizer* sync,
                                                                       unsigned char cancel);
+/* TF's variable_averages: after apply_gradients, `op` (the caller's, made with a control
+ * dependency on TFC_SyncReplicasSyncOp: the moving averages' update) becomes the sync op, the
+ * op the chief queue runner runs after each step (TFC_SyncReplicasHook's, and what
+ * TFC_SyncReplicasSyncOp returns from then on). FAILED_PRECONDITION before apply_gradients,
+ * INVALID_ARGUMENT for a NULL op. */
+TF_CAPI_EXPORT extern void TFC_SyncReplicasSetSyncOp(TFC_SyncReplicasOptimizer* sync, TF_Operation* op,
+                                                     TF_Status* status);
 /* get_init_tokens_op(num_tokens): num_tokens -1 means replicas_to_aggregate; 0 gives the NoOp
  * "no_init_tokens"; fewer than replicas_to_aggregate - total_num_replicas is INVALID_ARGUMENT
  * "Too few tokens to finish the first step: N (given) vs M (needed)"; before apply_gradients

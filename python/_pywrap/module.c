@@ -79,7 +79,7 @@ PyMODINIT_FUNC PyInit__pywrap(void) {
   if (!m) return NULL;
   PyTypeObject *types[] = {&PyTFGraph_Type, &PyTFSession_Type, &PyTFRunner_Type, &PyTFTensorOwner_Type,
                            &PyTFScope_Type, &PyTFOptimizer_Type, &PyTFHandle_Type, &PyTFSaver_Type,
-                           &PyTFReader_Type, &PyTFReplicaDeviceSetter_Type};
+                           &PyTFReader_Type, &PyTFReplicaDeviceSetter_Type, &PyTFSyncReplicas_Type};
   for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
     if (PyType_Ready(types[i]) < 0) goto fail;
     const char *dot = strrchr(types[i]->tp_name, '.');

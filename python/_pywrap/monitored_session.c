@@ -113,33 +113,51 @@ static const char *opt_str(PyObject *o) { return o == Py_None ? NULL : PyUnicode
 
 /* monitored_session(graph, master, is_chief, checkpoint_dir, save_checkpoint_steps,
  *   save_checkpoint_secs, last_step, max_wait_secs, recovery_wait_secs, config_bytes,
- *   summary_dir, save_summaries_steps, log_step_count_steps, save_summaries_secs, callbacks)
- *   -> Session.
+ *   summary_dir, save_summaries_steps, log_step_count_steps, save_summaries_secs, callbacks
+ *   [, c_hooks]) -> Session.
  * Strings may be None; numbers follow TFC_MonitoredSessionOptions (0: TF's default). callbacks
- * is (on_create, on_end, on_closing), each callable or None. */
+ * is (on_create, on_end, on_closing), each callable or None; c_hooks a tuple of hook capsules. */
 static PyObject *monitored_session(PyObject *unused, PyObject *args) {
-  PyObject *graph, *master, *ckpt, *sdir, *callbacks;
+  PyObject *graph, *master, *ckpt, *sdir, *callbacks, *c_hooks = NULL;
   int is_chief, save_steps, summary_steps, count_steps;
   double save_secs, max_wait, recovery_wait, summary_secs;
   long long last_step;
   const char *config;
   Py_ssize_t config_len;
-  if (!PyArg_ParseTuple(args, "O!OpOidLddy#OiidO!", &PyTFGraph_Type, &graph, &master, &is_chief, &ckpt, &save_steps,
-                        &save_secs, &last_step, &max_wait, &recovery_wait, &config, &config_len, &sdir,
-                        &summary_steps, &count_steps, &summary_secs, &PyTuple_Type, &callbacks))
+  if (!PyArg_ParseTuple(args, "O!OpOidLddy#OiidO!|O!", &PyTFGraph_Type, &graph, &master, &is_chief, &ckpt,
+                        &save_steps, &save_secs, &last_step, &max_wait, &recovery_wait, &config, &config_len, &sdir,
+                        &summary_steps, &count_steps, &summary_secs, &PyTuple_Type, &callbacks, &PyTuple_Type,
+                        &c_hooks))
     return NULL;
+  Py_ssize_t n_c = c_hooks ? PyTuple_GET_SIZE(c_hooks) : 0;
+  TFC_SessionRunHook *hooks = calloc((size_t)n_c + 1, sizeof *hooks);
+  if (!hooks) return PyErr_NoMemory();
+  for (Py_ssize_t i = 0; i < n_c; i++) {
+    const TFC_SessionRunHook *h = PyCapsule_GetPointer(PyTuple_GET_ITEM(c_hooks, i), PYWRAP_HOOK_CAPSULE);
+    if (!h) {
+      free(hooks);
+      return NULL;
+    }
+    hooks[1 + i] = *h;
+  }
   for (PyObject **o = (PyObject *[]){master, ckpt, sdir, NULL}; *o; o++)
     if (*o != Py_None && !PyUnicode_Check(*o)) {
       PyErr_SetString(PyExc_TypeError, "master, checkpoint_dir and summary_dir must be str or None");
+      free(hooks);
       return NULL;
     }
   PyTFSession *self = (PyTFSession *)PyTFSession_Type.tp_alloc(&PyTFSession_Type, 0);
-  if (!self) return NULL;
+  if (!self) {
+    free(hooks);
+    return NULL;
+  }
   Py_INCREF(graph);
   self->graph = graph;
   Py_INCREF(callbacks);
   self->callbacks = callbacks;
-  TFC_SessionRunHook hook = {self, on_create, NULL, NULL, on_end, on_closing};
+  Py_XINCREF(c_hooks);
+  self->c_hooks = c_hooks;
+  hooks[0] = (TFC_SessionRunHook){self, on_create, NULL, NULL, on_end, on_closing};
   TFC_MonitoredSessionOptions o = {0};
   o.master = opt_str(master);
   o.is_chief = (unsigned char)is_chief;
@@ -151,13 +169,14 @@ static PyObject *monitored_session(PyObject *unused, PyObject *args) {
   o.recovery_wait_secs = recovery_wait;
   o.config = config_len ? config : NULL;
   o.config_len = (size_t)config_len;
-  o.hooks = &hook;
-  o.num_hooks = 1;
+  o.hooks = hooks;
+  o.num_hooks = 1 + (int)n_c;
   o.summary_dir = opt_str(sdir);
   o.save_summaries_steps = summary_steps;
   o.log_step_count_steps = count_steps;
   o.save_summaries_secs = summary_secs;
   if (PyErr_Occurred()) {
+    free(hooks);
     Py_DECREF(self);
     return NULL;
   }
@@ -167,6 +186,7 @@ static PyObject *monitored_session(PyObject *unused, PyObject *args) {
   Py_BEGIN_ALLOW_THREADS
   ms = TFC_NewMonitoredSession(g, &o, s);
   Py_END_ALLOW_THREADS
+  free(hooks);
   if (finish(s)) {
     TF_DeleteStatus(s);
     self->closed = 1;

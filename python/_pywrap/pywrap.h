@@ -18,6 +18,8 @@
  * - oplist.c reads the serialized OpList of TF_GetAllOpList into plain Python data.
  * - monitored_session.c makes monitored Sessions (TFC_MonitoredSession; see PyTFSession) and
  *   calls back into Python (the GIL taken) after each session creation and before each close.
+ * - sync_replicas.c wraps TFC_SyncReplicasOptimizer, and hands its session hook to
+ *   monitored_session.c as a capsule;
  * - device_setter.c wraps TFC_ReplicaDeviceSetter; train.c's Scope can carry a Python device
  *   function, which the builders call back (GIL held) for each node they make.
  * - Errors: a non-OK TF_Status raises the class registered for its code by tfc.errors
@@ -37,6 +39,7 @@
 #include <numpy/arrayobject.h>
 
 #include "tensorflow/c/c_api.h"
+#include "tfc/train.h"
 
 typedef struct {
   PyObject_HEAD
@@ -61,6 +64,7 @@ typedef struct {
   int borrowed;
   struct TFC_MonitoredSession *monitored;
   PyObject *callbacks; /* monitored: (on_create, on_end, on_closing), or NULL */
+  PyObject *c_hooks;   /* monitored: the hook capsules its C session runs (kept alive), or NULL */
 } PyTFSession;
 
 extern PyTypeObject PyTFGraph_Type;
@@ -73,6 +77,7 @@ extern PyTypeObject PyTFHandle_Type; /* io.c */
 extern PyTypeObject PyTFSaver_Type;  /* saver.c */
 extern PyTypeObject PyTFReader_Type; /* saver.c */
 extern PyTypeObject PyTFReplicaDeviceSetter_Type; /* device_setter.c */
+extern PyTypeObject PyTFSyncReplicas_Type;         /* sync_replicas.c */
 
 /* Raises the registered class for a non-OK status and returns 1 (an exception already set by a
  * Python callback of the failed call is kept instead); returns 0 when OK. */
@@ -90,6 +95,23 @@ int pywrap_output(PyObject *o, TF_Output *out);
  * for another object. */
 struct TFC_Scope;
 const struct TFC_Scope *pywrap_scope(PyObject *o);
+
+/* train.c's conversions, shared with sync_replicas.c. A variable is the triple (variable op,
+ * initializer op, (read op, 0)): pywrap_variable_obj returns a new one, pywrap_variable_arg
+ * reads one (0, or -1 with an exception). pywrap_outputs_arg / pywrap_variables_arg read a
+ * sequence into a malloc'd array the caller frees (*n its length; with allow_none, None items
+ * are {NULL, 0}); NULL with an exception. pywrap_optimizer is a _pywrap.Optimizer's
+ * TFC_Optimizer (borrowed: the object owns it), NULL + TypeError for another object. */
+PyObject *pywrap_variable_obj(TFC_Variable v);
+int pywrap_variable_arg(PyObject *o, TFC_Variable *v);
+TF_Output *pywrap_outputs_arg(PyObject *o, Py_ssize_t *n, int allow_none);
+TFC_Variable *pywrap_variables_arg(PyObject *o, Py_ssize_t *n);
+TFC_Optimizer *pywrap_optimizer(PyObject *o);
+
+/* The C hooks Python objects hand to a monitored session: a PyCapsule named
+ * PYWRAP_HOOK_CAPSULE over a TFC_SessionRunHook that stays valid while the capsule lives
+ * (sync_replicas.c makes them; monitored_session.c takes them). */
+#define PYWRAP_HOOK_CAPSULE "tfc._pywrap.SessionRunHook"
 
 /* session.c: the TF_Session of a _pywrap.Session; NULL + exception for another object or a
  * closed session. */

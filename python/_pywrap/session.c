@@ -88,6 +88,7 @@ static void session_dealloc(PyTFSession *self) {
   }
   Py_XDECREF(self->graph);
   Py_XDECREF(self->callbacks);
+  Py_XDECREF(self->c_hooks); /* after the monitored session that ran them is gone */
   Py_TYPE(self)->tp_free((PyObject *)self);
 }
 

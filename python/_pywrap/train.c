@@ -212,12 +212,12 @@ const TFC_Scope *pywrap_scope(PyObject *o) { return scope_arg(o); }
 
 static PyObject *output_obj(TF_Output o) { return Py_BuildValue("(Ni)", PyLong_FromVoidPtr(o.oper), o.index); }
 
-static PyObject *variable_obj(TFC_Variable v) {
+PyObject *pywrap_variable_obj(TFC_Variable v) {
   return Py_BuildValue("(NNN)", PyLong_FromVoidPtr(v.variable), PyLong_FromVoidPtr(v.initializer),
                        output_obj(v.value));
 }
 
-static int variable_arg(PyObject *o, TFC_Variable *v) {
+int pywrap_variable_arg(PyObject *o, TFC_Variable *v) {
   PyObject *var, *init, *value;
   if (!PyArg_ParseTuple(o, "OOO", &var, &init, &value)) return -1;
   if (!(v->variable = pywrap_op(var)) || !(v->initializer = pywrap_op(init))) return -1;
@@ -225,14 +225,14 @@ static int variable_arg(PyObject *o, TFC_Variable *v) {
 }
 
 static int output_conv(PyObject *o, void *dst) { return pywrap_output(o, dst); }
-static int variable_conv(PyObject *o, void *dst) { return variable_arg(o, dst); }
+static int variable_conv(PyObject *o, void *dst) { return pywrap_variable_arg(o, dst); }
 
 /* A list of outputs (or, with allow_none, None entries: {NULL, 0}). malloc'd. */
-static TF_Output *outputs_arg(PyObject *o, Py_ssize_t *n, int allow_none) {
+TF_Output *pywrap_outputs_arg(PyObject *o, Py_ssize_t *n, int allow_none) {
   return seq_array(o, "expected a sequence of outputs", sizeof(TF_Output), allow_none, output_conv, n);
 }
 
-static TFC_Variable *variables_arg(PyObject *o, Py_ssize_t *n) {
+TFC_Variable *pywrap_variables_arg(PyObject *o, Py_ssize_t *n) {
   return seq_array(o, "expected a sequence of variables", sizeof(TFC_Variable), 0, variable_conv, n);
 }
 
@@ -288,7 +288,7 @@ static PyObject *list_variables(PyObject *self, PyObject *args) {
   n = fn(graph, vs, n);
   PyObject *l = PyList_New(n);
   for (int i = 0; l && i < n; i++) {
-    PyObject *v = variable_obj(vs[i]);
+    PyObject *v = pywrap_variable_obj(vs[i]);
     if (!v) Py_CLEAR(l);
     else PyList_SET_ITEM(l, i, v);
   }
@@ -300,7 +300,7 @@ static PyObject *set_variable_collections(PyObject *self, PyObject *args) {
   PyObject *g, *vo;
   int flags;
   TFC_Variable v;
-  if (!PyArg_ParseTuple(args, "O!Oi", &PyTFGraph_Type, &g, &vo, &flags) || variable_arg(vo, &v) < 0) return NULL;
+  if (!PyArg_ParseTuple(args, "O!Oi", &PyTFGraph_Type, &g, &vo, &flags) || pywrap_variable_arg(vo, &v) < 0) return NULL;
   TF_Status *s = TF_NewStatus();
   TFC_SetVariableCollections(((PyTFGraph *)g)->graph, &v, flags, s);
   Py_INCREF(Py_None);
@@ -364,7 +364,7 @@ static PyObject *new_variable(PyObject *self, PyObject *args) {
   if (!sc || pywrap_output(io, &init) < 0) return NULL;
   TF_Status *s = TF_NewStatus();
   TFC_Variable v = TFC_NewVariableWithFlags(sc, name, init, flags, s);
-  return checked(s, TF_GetCode(s) == TF_OK ? variable_obj(v) : NULL);
+  return checked(s, TF_GetCode(s) == TF_OK ? pywrap_variable_obj(v) : NULL);
 }
 
 /* group(scope, [op, ...], name) -> op */
@@ -391,10 +391,10 @@ static PyObject *gradients(PyObject *self, PyObject *args) {
   const TFC_Scope *sc = scope_arg(so);
   if (!sc) return NULL;
   Py_ssize_t ny, nx, ng = 0;
-  TF_Output *ys = outputs_arg(yo, &ny, 0), *xs = NULL, *gys = NULL, *dxs = NULL;
+  TF_Output *ys = pywrap_outputs_arg(yo, &ny, 0), *xs = NULL, *gys = NULL, *dxs = NULL;
   PyObject *r = NULL;
-  if (!ys || !(xs = outputs_arg(xo, &nx, 0))) goto out;
-  if (go != Py_None && !(gys = outputs_arg(go, &ng, 1))) goto out;
+  if (!ys || !(xs = pywrap_outputs_arg(xo, &nx, 0))) goto out;
+  if (go != Py_None && !(gys = pywrap_outputs_arg(go, &ng, 1))) goto out;
   if (gys && ng != ny) {
     PyErr_SetString(PyExc_ValueError, "grad_ys must have as many entries as ys");
     goto out;
@@ -432,7 +432,7 @@ static PyObject *global_step(PyObject *self, PyObject *so) {
   if (!sc) return NULL;
   TF_Status *s = TF_NewStatus();
   TFC_Variable v = TFC_GetOrCreateGlobalStep(sc, s);
-  return checked(s, TF_GetCode(s) == TF_OK ? variable_obj(v) : NULL);
+  return checked(s, TF_GetCode(s) == TF_OK ? pywrap_variable_obj(v) : NULL);
 }
 
 /* exponential_decay(scope, lr, step, decay_steps, decay_rate, staircase) -> output */
@@ -515,7 +515,7 @@ static PyObject *moving_average(PyObject *self, PyObject *args) {
   const TFC_Scope *sc = scope_arg(so);
   if (!sc || (no != Py_None && pywrap_output(no, &num) < 0)) return NULL;
   Py_ssize_t n;
-  TFC_Variable *vs = variables_arg(vo, &n), *avgs = NULL;
+  TFC_Variable *vs = pywrap_variables_arg(vo, &n), *avgs = NULL;
   if (!vs) return NULL;
   if (!(avgs = calloc((size_t)(n ? n : 1), sizeof *avgs))) {
     free(vs);
@@ -527,7 +527,7 @@ static PyObject *moving_average(PyObject *self, PyObject *args) {
   if (TF_GetCode(s) == TF_OK) {
     PyObject *l = PyList_New(n);
     for (Py_ssize_t i = 0; l && i < n; i++) {
-      PyObject *v = variable_obj(avgs[i]);
+      PyObject *v = pywrap_variable_obj(avgs[i]);
       if (!v) Py_CLEAR(l);
       else PyList_SET_ITEM(l, i, v);
     }
@@ -603,6 +603,14 @@ static PyObject *optimizer_new(PyTypeObject *type, PyObject *args, PyObject *kw)
   return (PyObject *)o;
 }
 
+TFC_Optimizer *pywrap_optimizer(PyObject *o) {
+  if (!PyObject_TypeCheck(o, &PyTFOptimizer_Type)) {
+    PyErr_SetString(PyExc_TypeError, "expected a _pywrap.Optimizer");
+    return NULL;
+  }
+  return ((PyTFOptimizer *)o)->opt;
+}
+
 static PyObject *opt_set_learning_rate(PyTFOptimizer *o, PyObject *arg) {
   TF_Output lr;
   if (pywrap_output(arg, &lr) < 0) return NULL;
@@ -619,7 +627,7 @@ static PyObject *opt_compute_gradients(PyTFOptimizer *o, PyObject *args) {
   const TFC_Scope *sc = scope_arg(so);
   if (!sc || pywrap_output(lo, &loss) < 0) return NULL;
   Py_ssize_t n;
-  TFC_Variable *given = variables_arg(vo, &n);
+  TFC_Variable *given = pywrap_variables_arg(vo, &n);
   if (!given) return NULL;
   int cap = n ? (int)n : TFC_TrainableVariables(TFC_ScopeGraph(sc), NULL, 0);
   TFC_Variable *vs = calloc((size_t)(cap ? cap : 1), sizeof *vs);
@@ -634,7 +642,7 @@ static PyObject *opt_compute_gradients(PyTFOptimizer *o, PyObject *args) {
     if (TF_GetCode(s) == TF_OK) {
       PyObject *vl = PyList_New(cap), *gl = PyList_New(cap);
       for (int i = 0; vl && gl && i < cap; i++) {
-        PyObject *v = variable_obj(vs[i]), *g;
+        PyObject *v = pywrap_variable_obj(vs[i]), *g;
         if (gs[i].oper) g = output_obj(gs[i]);
         else {
           Py_INCREF(Py_None);
@@ -672,13 +680,13 @@ static PyObject *opt_apply_gradients(PyTFOptimizer *o, PyObject *args) {
   if (nameo != Py_None && !name) return NULL;
   TFC_Variable step, *stepp = NULL;
   if (stepo != Py_None) {
-    if (variable_arg(stepo, &step) < 0) return NULL;
+    if (pywrap_variable_arg(stepo, &step) < 0) return NULL;
     stepp = &step;
   }
   Py_ssize_t ng, nv;
-  TF_Output *gs = outputs_arg(go, &ng, 1);
+  TF_Output *gs = pywrap_outputs_arg(go, &ng, 1);
   if (!gs) return NULL;
-  TFC_Variable *vs = variables_arg(vo, &nv);
+  TFC_Variable *vs = pywrap_variables_arg(vo, &nv);
   if (!vs) {
     free(gs);
     return NULL;
@@ -707,7 +715,7 @@ static PyObject *opt_minimize(PyTFOptimizer *o, PyObject *args) {
   if (nameo != Py_None && !name) return NULL;
   TFC_Variable step, *stepp = NULL;
   if (stepo != Py_None) {
-    if (variable_arg(stepo, &step) < 0) return NULL;
+    if (pywrap_variable_arg(stepo, &step) < 0) return NULL;
     stepp = &step;
   }
   TF_Status *s = TF_NewStatus();
@@ -724,7 +732,7 @@ static PyObject *opt_get_slot(PyTFOptimizer *o, PyObject *args) {
   if (!var) return NULL;
   TFC_Variable slot;
   if (!TFC_OptimizerGetSlot(o->opt, ((PyTFGraph *)g)->graph, var, name, &slot)) Py_RETURN_NONE;
-  return variable_obj(slot);
+  return pywrap_variable_obj(slot);
 }
 
 static PyMethodDef optimizer_methods[] = {

@@ -1,6 +1,10 @@
 """tf.train.replica_device_setter and tf.contrib.training's greedy strategy (the C setter of
 include/tfc/device_setter.h through _pywrap): what the differential programs cannot show
 (TF 2.x has no tf.contrib), and the paths where Python callables plug into the C setter."""
+import importlib.util
+import os
+import sys
+
 import pytest
 
 import tfc.compat.v1 as tf
@@ -102,3 +106,69 @@ def test_ps_ops_must_be_type_names(fresh_graph):
 def test_a_malformed_ps_device_is_a_value_error():
     with pytest.raises(ValueError, match="Malformed device specification '/job:ps/bogus:3'"):
         tf.train.replica_device_setter(ps_tasks=1, ps_device="/job:ps/bogus:3")
+
+
+# ---------------- seed 004's cluster model against TensorFlow's placements ----------------
+
+_ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+# The nodes whose device matters for between-graph replication: the variables (with their
+# initial values, Assign and read), the optimizer's slots and updates, the moving averages, the
+# global step's increment, SyncReplicasOptimizer's accumulators and token queue.
+_PLACED_TYPES = {"VariableV2", "Assign", "AssignAdd", "AssignSub", "ApplyMomentum", "ResourceConditionalAccumulator",
+                 "ResourceAccumulatorApplyGradient", "ResourceAccumulatorTakeGradient",
+                 "ResourceAccumulatorSetGlobalStep", "FIFOQueueV2", "QueueEnqueueManyV2", "QueueDequeueV2"}
+
+
+def _fixture_section(title):
+    with open(os.path.join(_ROOT, "tests", "fixtures", "device_setter.txt")) as f:
+        body = f.read().split("# %s\n" % title, 1)[1].split("\n\n", 1)[0]
+    # TF 2.x pins queues to "/device:CPU:*", which tfc's placer does not take.
+    return [line.replace("/device:CPU:*", "").split(" ") for line in body.splitlines()]
+
+
+def _seed004():
+    """examples/python/fashion_mnist.py as a module (its flags at their defaults)."""
+    mod = sys.modules.get("fashion_mnist_example")
+    if mod is None:
+        spec = importlib.util.spec_from_file_location(
+            "fashion_mnist_example", os.path.join(_ROOT, "examples", "python", "fashion_mnist.py"))
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        mod.FLAGS(["fashion_mnist"])
+        sys.modules["fashion_mnist_example"] = mod
+    return mod
+
+
+_CLUSTER2 = {"ps": ["ps0:2222", "ps1:2222"], "worker": ["w0:2222", "w1:2222"]}
+
+
+@pytest.mark.parametrize("title,setter_args,sync", [
+    ("seed004 ps_tasks=1 async", dict(ps_tasks=1, worker_device="/job:worker/task:0"), False),
+    ("seed004 cluster ps=2 sync", dict(worker_device="/job:worker/task:1", cluster=_CLUSTER2), True),
+    ("seed004 cluster ps=2 greedy", dict(worker_device="/job:worker/task:0", cluster=_CLUSTER2, greedy=True), False),
+])
+def test_seed004_cluster_model_is_placed_as_tensorflow_places_it(fresh_graph, title, setter_args, sync):
+    """tests/fixtures/gen_device_setter.py builds the same graphs with PyPI TensorFlow. Every
+    node both graphs have is on the same device, and every variable, slot, update, accumulator
+    and queue of TensorFlow's graph is in tfc's. (TF 2.x's graphs have nodes tfc's lack:
+    initialized_value conds around the moving averages' initial values, ParseExampleV2 and
+    dropout internals, some gradient nodes; none of them is placed on a ps.)"""
+    args = dict(setter_args)
+    if "cluster" in args:
+        args["cluster"] = tf.train.ClusterSpec(args["cluster"])
+    if args.pop("greedy", False):
+        training = tf.contrib.training
+        args["ps_strategy"] = training.GreedyLoadBalancingStrategy(2, training.byte_size_load_fn)
+    _seed004().replica_model(tf.train.replica_device_setter(**args), "train.tfrecords", 12, True, sync, 2, 2)
+    got = {op.name: (op.type, op.device or "-") for op in fresh_graph.get_operations()}
+    want = _fixture_section(title)
+    placed = [w for w in want if (w[1] in _PLACED_TYPES or w[0].endswith(("/read", "/initial_value")))
+              and not any(part.startswith("cond") for part in w[0].split("/"))]  # TF 2.x's conds
+    assert len(placed) > 60
+    assert [w for w in placed if w[0] not in got] == []
+    assert [(w, got[w[0]]) for w in placed if got[w[0]][0] != w[1]] == []
+    # Devices node for node (types aside: TF 2.x's compat.v1 makes AddV2 where 1.15 made Add).
+    assert [(w, got[w[0]]) for w in want if w[0] in got and got[w[0]][1] != w[2]] == []
+    assert sum(1 for w in want if w[0] in got) > 0.6 * len(want)
+    ps_tasks = sorted({w[2].split("/device:")[0] for w in placed if w[2].startswith("/job:ps")})
+    assert ps_tasks == (["/job:ps/task:0"] if "ps_tasks=1" in title else ["/job:ps/task:0", "/job:ps/task:1"])

@@ -204,3 +204,83 @@ def test_matpow_times_one_device_and_two_and_they_agree():
     assert re.match(r"^Single GPU computation time: \d+:\d\d:\d\d(\.\d+)?$", lines[-3])
     assert re.match(r"^Multi GPU computation time: \d+:\d\d:\d\d(\.\d+)?$", lines[-2])
     assert lines[-1] == "Both runs give the same A^n + B^n: True"
+
+
+def _cluster_spec(n_workers):
+    import socket
+    socks = [socket.socket() for _ in range(n_workers + 1)]
+    try:
+        for s in socks:
+            s.bind(("localhost", 0))
+        ports = [s.getsockname()[1] for s in socks]
+    finally:
+        for s in socks:
+            s.close()
+    return "ps=localhost:%d;worker=%s" % (ports[0], ",".join("localhost:%d" % p for p in ports[1:]))
+
+
+def _fashion_mnist_cluster(tmp_path, data, out, mode):
+    """1 ps + 2 workers of examples/python/fashion_mnist.py --cluster, to global step 30: the
+    workers' outputs (the chief's first). The ps is killed at the end, as a ps is. A worker
+    that finds the model not ready yet polls every 30 s (TF's wait), hence the time allowed."""
+    import signal
+    spec = _cluster_spec(2)
+    prog = [sys.executable, os.path.join(EXAMPLES, "fashion_mnist.py"), "--cluster", spec]
+    common = ["--data", data, "--out", out, "--batch_size", "25", "--max_steps", "30", "--log_every", "10",
+              "--seed", "4"] + mode
+    procs = []
+    try:
+        procs.append(subprocess.Popen(prog + ["--job", "ps", "--out", str(tmp_path / "ps")],
+                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True))
+        for task, extra in ((0, ["--save_every", "10", "--summary_every", "10"]), (1, [])):
+            procs.append(subprocess.Popen(prog + ["--job", "worker", "--task", str(task)] + common + extra,
+                                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+        outs = []
+        for p in procs[1:]:
+            stdout, stderr = p.communicate(timeout=300)
+            assert p.returncode == 0, stdout + stderr
+            outs.append(stdout)
+        return outs
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.send_signal(signal.SIGTERM)
+                try:
+                    p.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+                    p.wait()
+
+
+def _check_cluster_run(outs, out, mode_name, last):
+    w0, w1 = (o.splitlines() for o in outs)
+    assert w0[0].startswith("/job:worker/task:0 listening on grpc://localhost:")
+    assert "worker 0 of 2 (%s), 25 examples per step each; to step 30" % mode_name in w0
+    assert "worker 1 of 2 (%s), 25 examples per step each; to step 30" % mode_name in w1
+    end = [re.match(r"^worker 0: ran \d+ steps in [\d.]+ s \([\d.]+ examples/sec\), global step (\d+)$", line)
+           for line in w0]
+    ends = [m for m in end if m]
+    assert len(ends) == 1, w0
+    step = int(ends[0].group(1))
+    assert last[0] <= step <= last[1], w0
+    assert re.search(r"^worker 1: ran \d+ steps in [\d.]+ s \([\d.]+ examples/sec\), global step \d+$",
+                     outs[1], re.M), w1
+    with open(os.path.join(out, "checkpoint")) as f:
+        assert re.match(r'^model_checkpoint_path: "(%s/)?model.ckpt-%d"$' % (re.escape(out), step), f.readline())
+    acc = re.search(r"precision @ 1 = (\d\.\d{4}) \(\d+ of 600 test images, moving averages of %s\)$"
+                    % re.escape(os.path.join(out, "model.ckpt-%d" % step)), outs[0], re.M)
+    assert acc, w0
+    assert float(acc.group(1)) > 0.3  # chance is 0.1
+    assert [f for f in os.listdir(out) if f.startswith("events.out.tfevents.")]
+    assert not re.search("precision @ 1", outs[1])  # only the chief evaluates
+
+
+def test_fashion_mnist_cluster_trains_sync_and_async(tmp_path):
+    """Seed 004's program as one ps and two worker processes, synchronous (both workers end at
+    global step 30) and asynchronous (the chief stops at the first step it sees at or past 30;
+    the other worker may have passed it by a step or two)."""
+    data = _fashion_mnist_data(tmp_path)
+    out = str(tmp_path / "sync")
+    _check_cluster_run(_fashion_mnist_cluster(tmp_path, data, out, ["--sync"]), out, "synchronous", (30, 30))
+    out = str(tmp_path / "async")
+    _check_cluster_run(_fashion_mnist_cluster(tmp_path, data, out, []), out, "asynchronous", (30, 32))

@@ -185,6 +185,8 @@ for _n in ("Optimizer", "GradientDescentOptimizer", "MomentumOptimizer", "AdamOp
            "RMSPropOptimizer", "AdadeltaOptimizer", "FtrlOptimizer", "ProximalGradientDescentOptimizer",
            "ProximalAdagradOptimizer"):
     setattr(train, _n, getattr(_optimizer, _n))
+from tfc.training import sync_replicas_optimizer as _sync_replicas  # noqa: E402
+train.SyncReplicasOptimizer = _sync_replicas.SyncReplicasOptimizer
 for _n in ("get_global_step", "get_or_create_global_step", "create_global_step", "exponential_decay",
            "ExponentialMovingAverage"):
     setattr(train, _n, getattr(_training_util, _n))

@@ -346,6 +346,19 @@ TFC_EXPORT TF_Operation *TFC_SyncReplicasQueueRunnerCloseOp(const TFC_SyncReplic
   return sync && sync->applied ? tfc_capi_oper(cancel ? sync->cancel_op : sync->close_op) : NULL;
 }
 
+TFC_EXPORT void TFC_SyncReplicasSetSyncOp(TFC_SyncReplicasOptimizer *sync, TF_Operation *op, TF_Status *status) {
+  tfc_status scratch, *s = tfc_capi_status_or(status, &scratch);
+  if (!sync || !op) {
+    tfc_status_set(s, TFC_INVALID_ARGUMENT, "TFC_SyncReplicasSetSyncOp: invalid arguments");
+  } else if (!sync->applied) {
+    tfc_status_set(s, TFC_FAILED_PRECONDITION, "SyncReplicasOptimizer: the sync op is set after apply_gradients()");
+  } else {
+    sync->sync_op = tfc_capi_node(op);
+    tfc_status_clear(s);
+  }
+  tfc_status_fini(&scratch);
+}
+
 /* ---------------- init tokens ---------------- */
 
 TFC_EXPORT TF_Operation *TFC_SyncReplicasInitTokensOp(TFC_SyncReplicasOptimizer *sync, const TFC_Scope *scope,

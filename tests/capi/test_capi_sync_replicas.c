@@ -193,6 +193,8 @@ static void errors_are_tensorflows(void) {
   EXPECT_TRUE(TFC_SyncReplicasInitTokensOp(sync, m.worker, -1, s) == NULL);
   EXPECT_EQ(TF_GetCode(s), TF_FAILED_PRECONDITION);
   EXPECT_STREQ(TF_Message(s), "get_init_tokens_op() should be called after apply_gradients().");
+  TFC_SyncReplicasSetSyncOp(sync, m.w.variable, s);
+  EXPECT_EQ(TF_GetCode(s), TF_FAILED_PRECONDITION);
   TFC_Variable vars[2] = {m.w, m.b};
   int n0 = capi_num_ops(m.g);
   EXPECT_TRUE(TFC_SyncReplicasApplyGradients(sync, m.worker, m.grads, vars, 2, NULL, s) == NULL);
@@ -209,6 +211,12 @@ static void errors_are_tensorflows(void) {
   TF_Operation *none = TFC_SyncReplicasInitTokensOp(sync, m.worker, 1, s);
   OK(s);
   EXPECT_STREQ(TF_OperationOpType(none), "QueueEnqueueManyV2");
+  /* variable_averages' update after the sync op becomes the chief queue runner's op. */
+  TFC_SyncReplicasSetSyncOp(sync, NULL, s);
+  EXPECT_EQ(TF_GetCode(s), TF_INVALID_ARGUMENT);
+  TFC_SyncReplicasSetSyncOp(sync, none, s);
+  OK(s);
+  EXPECT_TRUE(TFC_SyncReplicasSyncOp(sync) == none);
   TFC_DeleteSyncReplicasOptimizer(sync);
   sync = TFC_NewSyncReplicasOptimizer(m.opt, 1, 1, "other", s);
   EXPECT_TRUE(TFC_SyncReplicasApplyGradients(sync, m.worker, m.grads, vars, 2, &m.gs, s) != NULL);

@@ -2,7 +2,8 @@
 # The Python package's C paths under valgrind: the extension (python/_pywrap/) and libtfc as the
 # pytest suite drives them (graph building, sessions, feeds and fetches, the op table, errors,
 # Ctrl-C, variables, gradients and optimizers, records, queues and runners, summaries, servers, control flow, savers and meta graphs,
-# TensorArrays and RNNs, the long tail with py_func's script callback;
+# TensorArrays and RNNs, the long tail with py_func's script callback, SyncReplicasOptimizer and
+# its hook in a monitored session;
 # TFC_NO_TENSORFLOW keeps the tests from importing TensorFlow there). The interpreter itself is
 # not clean under valgrind (its own uninitialised reads and objects kept until exit), so the test fails on every error or definite leak whose stack
 # passes through the extension or libtfc, and on nothing else.
@@ -19,7 +20,7 @@ PYTHONMALLOC=malloc PYTHONPATH="$build/python" PYTHONDONTWRITEBYTECODE=1 TFC_NO_
   "$real" -m pytest -q -p no:cacheprovider "$src/python/tests/test_session.py" "$src/python/tests/test_graph.py" \
   "$src/python/tests/test_raw_ops.py" "$src/python/tests/test_math.py" "$src/python/tests/test_train.py" \
   "$src/python/tests/test_io.py" "$src/python/tests/test_cf.py" "$src/python/tests/test_saver.py" "$src/python/tests/test_rnn.py" \
-  "$src/python/tests/test_opstail.py"
+  "$src/python/tests/test_opstail.py" "$src/python/tests/test_sync_replicas.py"
 rc=$?
 if [ $rc -ne 0 ]; then
   echo "the tests failed under valgrind (exit $rc)"

@@ -241,16 +241,19 @@ def Print(input_, data, message=None, first_n=None, summarize=None, name=None): 
 
 def report_uninitialized_variables(var_list=None, name="report_uninitialized_variables"):
     """A string vector of the names of the variables of var_list (default: global and local
-    variables) that are not initialized (TF: VarIsInitialized per variable, stacked, masked)."""
+    variables) that are not initialized (TF: VarIsInitialized per variable, stacked, masked;
+    as TF, all but the per-variable checks on $TF_DEVICE_FOR_UNINITIALIZED_VARIABLE_REPORTING,
+    default /cpu:0)."""
+    import os
+    from tfc.framework import constant_op
     from tfc.ops import variables
     if var_list is None:
         var_list = variables.global_variables() + variables.local_variables()
     with ops.name_scope(name):
-        if not var_list:
-            from tfc.framework import constant_op
-            return constant_op.constant([], dtype=dtypes.string)
         init_flags = [variables.is_variable_initialized(v) for v in var_list]
-        variables_mask = math_ops.logical_not(array_ops.stack(init_flags))
-        from tfc.framework import constant_op
-        variable_names_tensor = constant_op.constant([v.op.name for v in var_list])
-        return array_ops.boolean_mask(variable_names_tensor, variables_mask)
+        with ops.device(os.environ.get("TF_DEVICE_FOR_UNINITIALIZED_VARIABLE_REPORTING", "/cpu:0")):
+            if not var_list:
+                return constant_op.constant([], dtype=dtypes.string)
+            variables_mask = math_ops.logical_not(array_ops.stack(init_flags))
+            variable_names_tensor = constant_op.constant([v.op.name for v in var_list])
+            return array_ops.boolean_mask(variable_names_tensor, variables_mask)

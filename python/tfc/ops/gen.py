@@ -11,6 +11,7 @@ Returns what TF's generated wrappers return: the Operation when the op has no ou
 Tensor when it has one plain output, else a tuple with one entry per output arg (a list for
 list outputs).
 """
+import contextlib
 import numpy as np
 
 from tfc.framework import dtypes
@@ -199,8 +200,22 @@ def apply(op_type, name=None, **kwargs):
                 raise TypeError("%s missing required argument '%s'" % (op_type, an))
         if kwargs:
             raise TypeError("%s got unexpected keyword arguments: %s" % (op_type, ", ".join(sorted(kwargs))))
-        op = g._create_op(op_type, inputs, attrs, name=scope)
+        # As TF's op_def_library: an op with a reference input is colocated with that input.
+        refs = [t for arg, t in zip(op_def["input_arg"], inputs) if arg["is_ref"] and isinstance(t, ops.Tensor)]
+        if refs:
+            with _colocated(g, refs):
+                op = g._create_op(op_type, inputs, attrs, name=scope)
+        else:
+            op = g._create_op(op_type, inputs, attrs, name=scope)
     return _outputs(op, op_def)
+
+
+@contextlib.contextmanager
+def _colocated(g, tensors):
+    with contextlib.ExitStack() as stack:
+        for t in tensors:
+            stack.enter_context(g.colocate_with(t.op))
+        yield
 
 
 def _outputs(op, op_def):

@@ -18,6 +18,8 @@ a lost task by a new session, a restore and a rerun of the step. Python adds wha
   get a Session over the new raw session (which _tf_sess() returns too) and a Coordinator over
   its C coordinator; before that session closes, the Coordinator is stopped and its Python
   threads joined (stop_grace_period_secs), and both are marked closed.
+- hooks whose work is C (a `_c_hook` capsule set by their begin(): SyncReplicasOptimizer's)
+  are handed to the C session, which runs them after the Python hooks' callbacks.
 
 Errors: hooks' exceptions propagate with their class (also those raised inside a C call:
 after_create_session during a recovery, end at close); a run after a stop is RuntimeError "Run
@@ -49,7 +51,8 @@ class Scaffold(object):
     arguments, local_init_op (run after the C local init, at every session creation) and saver
     (accepted; checkpoints are the C Saver's, of the global variables) are taken; init_op,
     init_feed_dict, init_fn, ready_op, ready_for_local_init_op and summary_op must be None
-    (NotImplementedError when the session is made)."""
+    (NotImplementedError when the session is made), except a ready_for_local_init_op that is
+    TF's default, a report of the global variables (SyncReplicasOptimizer's)."""
 
     def __init__(self, init_op=None, init_feed_dict=None, init_fn=None, ready_op=None,
                  ready_for_local_init_op=None, local_init_op=None, summary_op=None, saver=None,
@@ -85,7 +88,10 @@ class Scaffold(object):
 
     def _check_supported(self):
         for name in ("init_op", "init_feed_dict", "init_fn", "ready_op", "ready_for_local_init_op", "summary_op"):
-            if getattr(self, "_" + name) is not None:
+            value = getattr(self, "_" + name)
+            if name == "ready_for_local_init_op" and getattr(value, "_tfc_reports_global_variables", False):
+                continue  # TF's default (SyncReplicasOptimizer's): what the C session checks already
+            if value is not None:
                 raise NotImplementedError(
                     "tfc: Scaffold(%s=...) is not supported: the monitored session builds TF's default %s in C"
                     % (name, name))
@@ -208,7 +214,8 @@ class _MonitoredSession(object):
                 opts["checkpoint_dir"],
                 opts["save_steps"], opts["save_secs"], 0, opts["max_wait_secs"], 0.0,
                 config.SerializeToString() if config is not None else b"", opts["summary_dir"],
-                opts["summary_steps"], opts["count_steps"], opts["summary_secs"], (on_create, on_end, on_closing))
+                opts["summary_steps"], opts["count_steps"], opts["summary_secs"], (on_create, on_end, on_closing),
+                tuple(h._c_hook for h in self._hooks if getattr(h, "_c_hook", None) is not None))
         finally:
             self._graph._sync_c_ops()  # the scaffold's ops
         self._closed = False
