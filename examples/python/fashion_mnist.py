@@ -324,7 +324,11 @@ def train_cluster():
         if sync_opt is not None:
             hooks.append(sync_opt.make_session_run_hook(is_chief))
         mine = window = 0
+        # The worker's sessions reach the ps tasks and this worker alone, so they neither wait for
+        # nor depend on the other workers.
+        config = tf.ConfigProto(device_filters=['/job:ps', '/job:worker/task:%d' % FLAGS.task])
         with tf.train.MonitoredTrainingSession(master=server.target, is_chief=is_chief, checkpoint_dir=FLAGS.out,
+                                               config=config,
                                                hooks=hooks, save_checkpoint_steps=FLAGS.save_every or None,
                                                save_checkpoint_secs=None if FLAGS.save_every else 600,
                                                save_summaries_steps=FLAGS.summary_every or None,
