@@ -322,13 +322,20 @@ static void prepare_worker(TFC_MonitoredSession* ms, TF_Status* status) {
 /* Tells the hooks, then stops the threads and the session: a stop request runs the runners'
  * cancel ops, closing the session ends their runs still blocked elsewhere (a chief's sync op
  * waiting in an accumulator's take), then the threads are joined and the session deleted. */
-static void close_session(TFC_MonitoredSession* ms) {
+/* Ends the current session. At the end of training (abandon 0) the queue runners stop first:
+ * their cancel ops close their queues, which is how a chief that stops ends the other workers'
+ * waits on the sync token queue. A session abandoned for a new one after a preemption
+ * (abandon 1) is closed first, so that nothing of it runs again: its runners' close and cancel
+ * ops would otherwise close the queues of a restarted ps, which the next session uses (its
+ * in-flight steps are aborted by the close). */
+static void close_session_as(TFC_MonitoredSession* ms, int abandon) {
   for (int i = 0; i < ms->told; i++)
     if (ms->hooks[i].session_closing) ms->hooks[i].session_closing(ms->hooks[i].arg, ms->sess, ms->coord);
   ms->told = 0;
   TF_Status* ignored = TF_NewStatus();
+  if (abandon && ms->sess) TF_CloseSession(ms->sess, ignored);
   if (ms->coord) TFC_CoordinatorRequestStop(ms->coord, NULL);
-  if (ms->sess) TF_CloseSession(ms->sess, ignored);
+  if (!abandon && ms->sess) TF_CloseSession(ms->sess, ignored);
   if (ms->coord) {
     TFC_DeleteCoordinator(ms->coord);
     ms->coord = NULL;
@@ -337,6 +344,9 @@ static void close_session(TFC_MonitoredSession* ms) {
   TF_DeleteStatus(ignored);
   ms->sess = NULL;
 }
+
+static void close_session(TFC_MonitoredSession* ms) { close_session_as(ms, 0); }
+static void abandon_session(TFC_MonitoredSession* ms) { close_session_as(ms, 1); }
 
 /* One attempt: a new session, prepared, hooks told. */
 static void create_once(TFC_MonitoredSession* ms, TF_Status* status) {
@@ -371,7 +381,7 @@ static void create_session(TFC_MonitoredSession* ms, TF_Status* status) {
     TF_SetStatus(status, TF_OK, "");
     create_once(ms, status);
     if (TF_GetCode(status) == TF_OK) return;
-    close_session(ms);
+    abandon_session(ms);
     if (!is_preemption(status) || now_secs() >= until) return;
     say("An error was raised while a session was being created. This may be due to a preemption of a connected "
          "worker or parameter server. A new session will be created. Error: %s",
@@ -606,7 +616,7 @@ TFC_EXPORT void TFC_MonitoredSessionRun(TFC_MonitoredSession* ms, const TF_Buffe
     say("An error was raised. This may be due to a preemption in a connected worker or parameter server. A new "
          "session will be created. Error: %s",
          TF_Message(status));
-    close_session(ms);
+    abandon_session(ms);
     create_session(ms, status);
     if (TF_GetCode(status) != TF_OK) return;
   }
@@ -627,7 +637,7 @@ TFC_EXPORT unsigned char TFC_MonitoredSessionShouldStop(TFC_MonitoredSession* ms
         "in a connected worker or parameter server. The current session will be closed and a new session will be "
         "created. Error: %s",
         TF_Message(why));
-    close_session(ms);
+    abandon_session(ms);
     create_session(ms, why);
     go_on = TF_GetCode(why) == TF_OK;
     if (!go_on) {

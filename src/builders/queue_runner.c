@@ -9,6 +9,10 @@
  * the close op. A runner with a cancel op also gets a helper thread that waits for a stop
  * request (then runs the cancel op, waking enqueues blocked on a full queue) or for the
  * runner's threads to be gone (then there is nothing to wake), as Python's _close_on_stop.
+ * Unlike Python's, a runner stopped for a preemption error (a task of the cluster died) runs
+ * neither op: the monitored session abandons that session for a new one that shares the
+ * queues, which must stay open (Python's would close them and end the input of the recovered
+ * session).
  */
 #include "tfc/queue_runner.h"
 
@@ -44,6 +48,13 @@ struct TFC_Coordinator {
   runner *runners;
   thread_rec *threads;
 };
+
+/* Whether the stop was requested for a preemption (a task of the cluster died: ABORTED or
+ * UNAVAILABLE). The session is then abandoned for a new one, and the queues it shares with that
+ * one (on this worker or on a restarted ps) must stay open: no close or cancel op runs. */
+static int preempted_locked(const TFC_Coordinator *coord) {
+  return coord->error.code == TFC_ABORTED || coord->error.code == TFC_UNAVAILABLE;
+}
 
 TFC_EXPORT TFC_Coordinator *TFC_NewCoordinator(void) {
   TFC_Coordinator *c = calloc(1, sizeof *c);
@@ -156,6 +167,7 @@ static void *enqueue_main(void *p) {
   }
   pthread_mutex_lock(&coord->mu);
   int last = --r->live == 0;
+  if (preempted_locked(coord)) quiet = 0;
   pthread_cond_broadcast(&coord->cv);
   pthread_mutex_unlock(&coord->mu);
   if (quiet && last && r->close_op && st) run_target(r->session, r->close_op, st); /* errors ignored */
@@ -168,7 +180,7 @@ static void *cancel_main(void *p) {
   TFC_Coordinator *coord = r->coord;
   pthread_mutex_lock(&coord->mu);
   while (!coord->stop && r->live > 0) pthread_cond_wait(&coord->cv, &coord->mu);
-  int stop = coord->stop;
+  int stop = coord->stop && !preempted_locked(coord);
   pthread_mutex_unlock(&coord->mu);
   if (stop) {
     TF_Status *st = TF_NewStatus();

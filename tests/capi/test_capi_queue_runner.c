@@ -541,6 +541,43 @@ static void runner_error_stops_coordinator_and_join_reports_it(void) {
   TF_DeleteStatus(s);
 }
 
+/* A stop requested for a preemption (a task of the cluster died) leaves the runner's queue
+ * open: the monitored session goes on with a new session over the same queues, so neither the
+ * cancel op (at the stop) nor the close op (when the last thread ends quietly) may run. */
+static void runner_stopped_for_a_preemption_leaves_its_queue_open(void) {
+  TF_Graph *g = TF_NewGraph();
+  TF_Operation *src = queue(g, "src", "FIFOQueueV2", TF_FLOAT, 1, 10, NULL);
+  TF_Operation *src_close = close_op(g, "src_Close", src, 0);
+  TF_Operation *take = unary(g, "src_Dequeue", "QueueDequeueV2", src);
+  TF_Operation *dst = queue(g, "dst", "FIFOQueueV2", TF_FLOAT, 1, 2, NULL);
+  TF_Operation *enq = enqueue(g, "dst_enqueue", "QueueEnqueueV2", dst, (TF_Output){take, 0});
+  TF_Operation *cl = close_op(g, "dst_Close", dst, 0);
+  TF_Operation *cancel = close_op(g, "dst_Close_1", dst, 1);
+  float one = 1;
+  TF_Operation *c = fconst(g, "c", &one, 1, 0);
+  TF_Operation *put = enqueue(g, "dst_put", "QueueEnqueueV2", dst, (TF_Output){c, 0});
+  TF_Operation *deq = unary(g, "dst_Dequeue", "QueueDequeueV2", dst);
+  TF_Session *sess = new_session(g);
+  TF_Status *s = TF_NewStatus(), *died = TF_NewStatus();
+  TFC_Coordinator *coord = TFC_NewCoordinator();
+  TF_Operation *ops[1] = {enq};
+  EXPECT_EQ(TFC_StartQueueRunner(sess, coord, cl, cancel, ops, NULL, 1, s), 1); /* blocks on the empty src */
+  OK(s);
+  TF_SetStatus(died, TF_UNAVAILABLE, "RunGraph on /job:ps/replica:0/task:0 failed: Socket closed");
+  TFC_CoordinatorRequestStop(coord, died);
+  char msg[1024];
+  EXPECT_EQ(run(sess, src_close, NULL, NULL, 0, msg, sizeof msg), TF_OK); /* the runner's take: OUT_OF_RANGE */
+  TFC_CoordinatorJoin(coord, s);
+  EXPECT_EQ(TF_GetCode(s), TF_UNAVAILABLE);
+  EXPECT_EQ(run(sess, put, NULL, NULL, 0, msg, sizeof msg), TF_OK); /* dst is open */
+  EXPECT_EQ(dequeue_value(sess, deq), 1);
+  TFC_DeleteCoordinator(coord);
+  TF_DeleteSession(sess, s);
+  TF_DeleteGraph(g);
+  TF_DeleteStatus(died);
+  TF_DeleteStatus(s);
+}
+
 typedef struct bg_run {
   TF_Session *sess;
   TF_Operation *op;
@@ -634,6 +671,7 @@ static const tfc_test tests[] = {
     TFC_TEST(runners_fill_queue_and_stop_cleanly),
     TFC_TEST(runner_ends_at_epoch_end_and_closes_its_queue),
     TFC_TEST(runner_error_stops_coordinator_and_join_reports_it),
+    TFC_TEST(runner_stopped_for_a_preemption_leaves_its_queue_open),
     TFC_TEST(session_close_cancels_blocked_enqueue),
     TFC_TEST(session_delete_with_runner_blocked_returns),
     TFC_TEST(dequeue_wait_seconds_counts_blocked_time),
