@@ -1,14 +1,33 @@
 /*
- * bench/cluster — the main job across processes on this machine: examples per second of
- * `fashion_mnist` as one process with two towers, and as 1 ps + 2 workers under `tfc cluster`
- * (synchronous and asynchronous), with the same per-worker batch; the ratio of each cluster
- * run to the single process (the target for the synchronous one is >= 0.8); and the recovery
- * time: a worker's trainer killed with SIGKILL mid-training, from the kill to the first step
- * its restarted process completes (target <= 5 s).
+ * bench/cluster — the main job across processes on this machine, against one process and
+ * against TensorFlow's own between-graph program, in one invocation:
+ *
+ *   1. one process with two towers (`fashion_mnist --devices 2`, BATCH per tower): examples/s
+ *      and the test-set precision of its moving averages;
+ *   2. 1 ps + 2 workers under `tfc cluster`, synchronous (SyncReplicas, 2 of 2 aggregated:
+ *      the same global batch and learning-rate schedule as 1.) and asynchronous, BATCH per
+ *      worker: the sum of the workers' examples/s, its ratio to 1. (target for the synchronous
+ *      run >= 0.8) and the precision of the synchronous run against 1.'s (target: within 0.5%);
+ *   3. TensorFlow (PyPI's tensorflow, when this python3 has it) running seed 004's Python
+ *      program (examples/python/fashion_mnist.py, its import line switched to
+ *      tensorflow.compat.v1 by bench/cluster_tf.py) as the same cluster under the same
+ *      supervisor, synchronous: tfc's ratio to it (target >= 2); tfc running that very Python
+ *      program is printed too. These compare steady states (each worker's median of its
+ *      logged 20-step rates, summed), as the Python program's workers, like TF's, check the
+ *      chief's model every 30 s and so start late;
+ *   4. the synchronous run with the ps killed with SIGKILL half way (a checkpoint every sixth
+ *      of the run): its final global step and precision against the undisturbed run's;
+ *      recovery: a worker's trainer killed with SIGKILL mid-training, from the kill to the first
+ *      step its restarted process completes (target <= 5 s);
+ *   5. the per-step costs docs/SCALING.md's model takes (one worker's compute, measured in one
+ *      process with one tower; the parameter bytes each worker moves each way, from the
+ *      loopback interface's byte count during the synchronous run; the ps task's CPU time per
+ *      global step), then the model's examples/s for 8 and 64 workers (bench/scaling_model.py).
  *
  * Usage (from the build directory, where tfc and fashion_mnist are): bench_cluster [steps]
- *   default 150 global steps per run; the data is Debian's Fashion-MNIST converted once into
- *   bench_cluster_data by `tfc data fashion-mnist`.
+ *   default 600 global steps per run (one epoch of Fashion-MNIST at a global batch of 100, so
+ *   that precisions compare); the data is Debian's Fashion-MNIST converted once into
+ *   bench_cluster_data by `tfc data fashion-mnist`. Nothing is asserted on time.
  */
 #include <signal.h>
 #include <stdio.h>
@@ -23,6 +42,21 @@
 
 #define BATCH 50
 #define DATA "bench_cluster_data"
+#define PY_PROGRAM TFC_BENCH_DIR "/../examples/python/fashion_mnist.py"
+
+/* What one run printed and cost. */
+typedef struct run {
+  double rate;      /* examples/s: the single process's, or the sum over the workers */
+  int workers;      /* workers that reported their rate */
+  double precision; /* the chief's evaluation (-1: none) */
+  long global_step; /* the last one a worker reported */
+  double ps_cpu_s;  /* the ps task's CPU seconds, as last seen while it ran */
+  double lo_bytes;  /* bytes received on the loopback interface during the run */
+  double steady;    /* the sum over the workers of the median of their logged intervals' rates */
+} run;
+
+#define MAX_WORKERS 8
+#define MAX_LOGS 256
 
 /* The cluster spec of 1 ps and 2 workers on ports from `base`. */
 static void spec(char *out, size_t n, int base) {
@@ -31,48 +65,136 @@ static void spec(char *out, size_t n, int base) {
 
 static int pick_base(void) { return 20000 + (int)((unsigned)getpid() * 7919u % 30000u); }
 
-/* One process, two towers of BATCH each: examples/sec from its "trained ..." line. */
-static double run_single(int steps) {
-  char cmd[1024];
-  snprintf(cmd, sizeof cmd,
-           "rm -rf bench_cluster_single && ./fashion_mnist --data " DATA " --out bench_cluster_single --devices 2 "
-           "--batch %d --max-steps %d --save-every 0 --summary-every 0 --no-eval --log-every 50 2>&1",
-           BATCH, steps);
-  FILE *p = popen(cmd, "r");
-  if (!p) return -1;
-  char line[1024];
-  double rate = -1;
-  while (fgets(line, sizeof line, p)) {
-    const char *at = strstr(line, " s: ");
-    if (!strncmp(line, "trained ", 8) && at) rate = atof(at + 4);
+/* Bytes received so far on the loopback interface (-1: no /proc/net/dev). */
+static double lo_rx_bytes(void) {
+  FILE *f = fopen("/proc/net/dev", "r");
+  if (!f) return -1;
+  char line[512];
+  double r = -1;
+  while (fgets(line, sizeof line, f)) {
+    char *c = strchr(line, ':');
+    if (!c) continue;
+    *c = 0;
+    if (!strcmp(line + strspn(line, " "), "lo")) r = atof(c + 1);
   }
-  pclose(p);
-  return rate;
+  fclose(f);
+  return r;
 }
 
-/* 1 ps + 2 workers under the supervisor: the sum of the workers' examples/sec. */
-static double run_cluster(int steps, int sync) {
+/* A process's CPU seconds (user + system), or -1 once it is gone. */
+static double proc_cpu_s(int pid) {
+  char path[64], buf[1024];
+  snprintf(path, sizeof path, "/proc/%d/stat", pid);
+  FILE *f = fopen(path, "r");
+  if (!f) return -1;
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  buf[n] = 0;
+  char *p = strrchr(buf, ')'); /* the command name may hold spaces */
+  unsigned long ut = 0, st = 0;
+  if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) != 2) return -1;
+  return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+}
+
+/* Runs a shell command and reads its lines: the single process's "trained ... s: R
+ * examples/sec", each worker's "worker K: ran S steps in T s (R examples/sec), global step G",
+ * the chief's "precision @ 1 = P", and the supervisor's "/job:ps/... started (pid N)"
+ * (the ps's CPU time is read at every line while it runs). kill_ps_at_step > 0: the ps is
+ * killed with SIGKILL once worker 0 logs a step at or past it. */
+static run run_cmd_kill(const char *cmd, long kill_ps_at_step) {
+  run r = {-1, 0, -1, -1, -1, -1, -1};
+  int killed = 0;
+  static double logged[MAX_WORKERS][MAX_LOGS];
+  int n_logged[MAX_WORKERS] = {0};
+  double lo0 = lo_rx_bytes();
+  FILE *p = popen(cmd, "r");
+  if (!p) return r;
+  char line[2048];
+  int ps = 0;
+  double sum = 0;
+  while (fgets(line, sizeof line, p)) {
+    const char *at;
+    if (!strncmp(line, "trained ", 8) && (at = strstr(line, " s: "))) r.rate = atof(at + 4);
+    if (!strncmp(line, "worker ", 7) && strstr(line, ": ran ") && (at = strstr(line, " s ("))) {
+      sum += atof(at + 4);
+      r.workers++;
+      if ((at = strstr(line, "global step "))) r.global_step = atol(at + 12);
+    }
+    /* "<time>: worker K: step N, loss = L (R examples/sec; ...)": one interval's rate. */
+    int k;
+    if ((at = strstr(line, ": worker ")) && sscanf(at + 9, "%d: step", &k) == 1 && k >= 0 && k < MAX_WORKERS &&
+        n_logged[k] < MAX_LOGS && (at = strstr(at, "loss = ")) && (at = strchr(at, '(')))
+      logged[k][n_logged[k]++] = atof(at + 1);
+    if ((at = strstr(line, "precision @ 1 = "))) r.precision = atof(at + 16);
+    if (strstr(line, "/job:ps/replica:0/task:0 ") && (at = strstr(line, "started (pid "))) ps = atoi(at + 13);
+    if (ps > 0) {
+      double c = proc_cpu_s(ps);
+      if (c >= 0) r.ps_cpu_s = c;
+    }
+    if (kill_ps_at_step > 0 && !killed && ps > 0 && (at = strstr(line, "worker 0: step ")) &&
+        atol(at + 15) >= kill_ps_at_step) {
+      kill(ps, SIGKILL);
+      killed = 1;
+    }
+  }
+  pclose(p);
+  if (r.workers) r.rate = sum;
+  for (int k = 0; k < MAX_WORKERS; k++)
+    if (n_logged[k]) r.steady = (r.steady < 0 ? 0 : r.steady) + bench_median(logged[k], n_logged[k]);
+  if (lo0 >= 0) r.lo_bytes = lo_rx_bytes() - lo0;
+  return r;
+}
+
+static run run_cmd(const char *cmd) { return run_cmd_kill(cmd, 0); }
+
+/* One process, `towers` towers of BATCH each, `steps` steps, evaluated at the end. */
+static run run_single(int steps, int towers, int eval) {
+  char cmd[1024];
+  snprintf(cmd, sizeof cmd,
+           "rm -rf bench_cluster_single && ./fashion_mnist --data " DATA " --out bench_cluster_single --devices %d "
+           "--batch %d --max-steps %d --save-every 0 --summary-every 0 %s --log-every 100 2>&1",
+           towers, BATCH, steps, eval ? "" : "--no-eval");
+  return run_cmd(cmd);
+}
+
+/* 1 ps + 2 workers under the supervisor, running the C main job. */
+static run run_cluster(int steps, int sync) {
   char sp[128], cmd[2048];
   spec(sp, sizeof sp, pick_base());
   snprintf(cmd, sizeof cmd,
            "rm -rf bench_cluster_out && ./tfc cluster --cluster '%s' -- ./fashion_mnist --cluster {cluster} --job {job} "
            "--task {task} %s --data " DATA " --out bench_cluster_out --batch %d --max-steps %d --save-every 0 "
-           "--summary-every 0 --no-eval --log-every 50 2>&1",
-           sp, sync ? "--sync" : "", BATCH, steps);
-  FILE *p = popen(cmd, "r");
-  if (!p) return -1;
-  char line[1024];
-  double sum = 0;
-  int workers = 0;
-  while (fgets(line, sizeof line, p)) {
-    const char *at = strstr(line, " s (");
-    if (!strncmp(line, "worker ", 7) && strstr(line, ": ran ") && at) {
-      sum += atof(at + 4);
-      workers++;
-    }
-  }
-  pclose(p);
-  return workers == 2 ? sum : -1;
+           "--summary-every 0 %s --log-every 20 2>&1",
+           sp, sync ? "--sync" : "", BATCH, steps, sync ? "" : "--no-eval");
+  return run_cmd(cmd);
+}
+
+/* The synchronous run again with a checkpoint every steps/6 steps and the ps killed with
+ * SIGKILL half way: the supervisor restarts it, the chief restores the last checkpoint and the
+ * job goes on to its planned step. */
+static run run_cluster_ps_killed(int steps) {
+  char sp[128], cmd[2048];
+  spec(sp, sizeof sp, pick_base() + 30);
+  snprintf(cmd, sizeof cmd,
+           "rm -rf bench_cluster_kill && ./tfc cluster --cluster '%s' --backoff-ms 100 -- ./fashion_mnist --cluster "
+           "{cluster} --job {job} --task {task} --sync --data " DATA " --out bench_cluster_kill --batch %d "
+           "--max-steps %d --save-every %d --summary-every 0 --log-every %d 2>&1",
+           sp, BATCH, steps, steps / 6 > 0 ? steps / 6 : 1, steps / 20 > 0 ? steps / 20 : 1);
+  return run_cmd_kill(cmd, steps / 2);
+}
+
+/* The same cluster running seed 004's Python program, under tfc (tf = 0) or under TensorFlow
+ * (tf = 1, through bench/cluster_tf.py); every task, the ps too, runs the program. */
+static run run_py_cluster(int steps, int tf) {
+  char sp[128], cmd[4096];
+  spec(sp, sizeof sp, pick_base() + 20);
+  snprintf(cmd, sizeof cmd,
+           "rm -rf bench_cluster_py && PYTHONPATH=python${PYTHONPATH:+:$PYTHONPATH} ./tfc cluster --cluster '%s' "
+           "--trainer-jobs ps,worker -- python3 %s --cluster {cluster} --job {job} --task {task} --sync "
+           "--data " DATA " --out bench_cluster_py --batch_size %d --max_steps %d --save_every 0 --summary_every 0 "
+           "--log_every 20 --noeval 2>&1",
+           sp, tf ? TFC_BENCH_DIR "/cluster_tf.py" : PY_PROGRAM, BATCH, steps);
+  return run_cmd(cmd);
 }
 
 /* Kills worker 1's trainer after `warm` seconds of asynchronous training; seconds from the
@@ -125,8 +247,10 @@ static double run_recovery(double warm) {
   return result;
 }
 
+static double ratio(double a, double b) { return a > 0 && b > 0 ? a / b : 0; }
+
 int main(int argc, char **argv) {
-  int steps = argc > 1 ? atoi(argv[1]) : 150;
+  int steps = argc > 1 ? atoi(argv[1]) : 600;
   struct stat st;
   if (stat(DATA "/train.tfrecords", &st) != 0 &&
       system("./tfc data fashion-mnist --out " DATA " > /dev/null") != 0) {
@@ -135,14 +259,48 @@ int main(int argc, char **argv) {
   }
   printf("bench_cluster: fashion_mnist, batch %d per worker (per tower in one process), %d global steps\n", BATCH,
          steps);
-  double single = run_single(steps);
-  printf("one process, 2 towers:          %8.1f examples/s\n", single);
-  double sync = run_cluster(steps, 1);
-  printf("1 ps + 2 workers, synchronous:  %8.1f examples/s   ratio %.2f (target >= 0.8)\n", sync,
-         single > 0 ? sync / single : 0);
-  double async = run_cluster(steps, 0);
-  printf("1 ps + 2 workers, asynchronous: %8.1f examples/s   ratio %.2f\n", async, single > 0 ? async / single : 0);
+  run single = run_single(steps, 2, 1);
+  printf("one process, 2 towers:          %8.1f examples/s   precision %.4f\n", single.rate, single.precision);
+  run sync = run_cluster(steps, 1);
+  printf("1 ps + 2 workers, synchronous:  %8.1f examples/s   ratio %.2f (target >= 0.8)   precision %.4f "
+         "(%+.4f; target within 0.005)\n",
+         sync.rate, ratio(sync.rate, single.rate), sync.precision, sync.precision - single.precision);
+  run killed = run_cluster_ps_killed(steps);
+  printf("synchronous, the ps killed (SIGKILL) half way: global step %ld (planned %d), precision %.4f (%+.4f against "
+         "the undisturbed run; target within 0.005)\n",
+         killed.global_step, steps, killed.precision, killed.precision - sync.precision);
+  run async = run_cluster(steps, 0);
+  printf("1 ps + 2 workers, asynchronous: %8.1f examples/s   ratio %.2f\n", async.rate, ratio(async.rate, single.rate));
+
+  /* TensorFlow's between-graph program, when this python3 has TensorFlow. */
+  if (system("python3 -c 'import tensorflow' > /dev/null 2>&1") == 0) {
+    run tf = run_py_cluster(steps, 1);
+    run py = run_py_cluster(steps, 0);
+    printf("synchronous, steady state (the workers' median logged rates, summed): TensorFlow running the Python "
+           "program %.1f examples/s; tfc running it %.1f (ratio %.2f); tfc's C main job %.1f (ratio %.2f, target >= 2)\n",
+           tf.steady, py.steady, ratio(py.steady, tf.steady), sync.steady, ratio(sync.steady, tf.steady));
+  } else {
+    printf("TensorFlow: not installed for python3 (pip install tensorflow-cpu): no comparison\n");
+  }
+
   double rec = run_recovery(15);
   printf("worker killed (SIGKILL) -> its first step after the restart: %.2f s (target <= 5)\n", rec);
-  return single > 0 && sync > 0 && async > 0 && rec > 0 ? 0 : 1;
+
+  /* The scaling model's inputs, measured here (docs/SCALING.md). */
+  run one = run_single(steps / 3 > 0 ? steps / 3 : 1, 1, 0);
+  double compute_ms = one.rate > 0 ? 1e3 * BATCH / one.rate : -1;
+  double param_mb = sync.lo_bytes > 0 && sync.global_step > 0 ? sync.lo_bytes / (4.0 * sync.global_step) / 1e6 : -1;
+  double update_ms = sync.ps_cpu_s > 0 && sync.global_step > 0 ? 1e3 * sync.ps_cpu_s / sync.global_step : -1;
+  printf("per-step costs: one worker's step %.1f ms (one process, one tower); %.2f MB each way per worker and step "
+         "(loopback bytes / (2 workers x 2 ways x %ld steps)); ps CPU %.1f ms per global step\n",
+         compute_ms, param_mb, sync.global_step, update_ms);
+  if (compute_ms > 0 && param_mb > 0 && update_ms > 0) {
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd,
+             "python3 %s/scaling_model.py --compute-ms %.2f --param-mb %.3f --update-ms %.2f --batch %d", TFC_BENCH_DIR,
+             compute_ms, param_mb, update_ms, BATCH);
+    fflush(stdout);
+    if (system(cmd) != 0) printf("bench_cluster: the scaling model did not run\n");
+  }
+  return single.rate > 0 && sync.rate > 0 && async.rate > 0 && rec > 0 ? 0 : 1;
 }
