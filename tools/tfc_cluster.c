@@ -29,7 +29,9 @@
  * a row, at most --max-backoff-ms (30000). A task that stayed up --healthy-ms (60000) before
  * it died starts the count again. After --max-restarts (10) restarts in a row the next death
  * stops the cluster: exit code 1. A trainer that exits 0 is done; when every trainer is done,
- * the servers are stopped and the supervisor exits 0. Without trainers it runs until stopped.
+ * the servers are stopped and the supervisor exits 0. Trainers of job "ps" do not count there
+ * (TF programs' ps tasks serve in server.join() until they are killed): they are stopped with
+ * the servers, unless every trainer is a ps one. Without trainers it runs until stopped.
  *
  * Stopping. SIGTERM or SIGINT sends SIGTERM to every task; those still running --grace-ms
  * (10000) later get SIGKILL; a second signal kills at once. Then exit 0. Each task runs in a
@@ -594,6 +596,16 @@ static void kill_all(supervisor *sv, int again) {
   sv->killed = 1;
 }
 
+/* Whether the cluster waits for this task to finish: a trainer, but not a ps task's when
+ * trainers of other jobs run here (a ps program serves until it is stopped). */
+static int ends_cluster(const supervisor *sv, const task *t) {
+  if (!t->trainer) return 0;
+  if (strcmp(t->job, "ps") != 0) return 1;
+  for (int i = 0; i < sv->n_tasks; i++)
+    if (sv->tasks[i].trainer && strcmp(sv->tasks[i].job, "ps") != 0) return 0;
+  return 1;
+}
+
 /* A task ended with wait status st: log it and decide what comes next. */
 static void task_ended(supervisor *sv, task *t, int st) {
   char how[128];
@@ -608,10 +620,12 @@ static void task_ended(supervisor *sv, task *t, int st) {
     event("%s (pid %d) finished (exit status 0)", t->name, pid);
     t->done = 1;
     int left = 0;
-    for (int i = 0; i < sv->n_tasks; i++) left += sv->tasks[i].trainer && !sv->tasks[i].done;
+    for (int i = 0; i < sv->n_tasks; i++) left += ends_cluster(sv, &sv->tasks[i]) && !sv->tasks[i].done;
     if (left == 0) {
-      if (sv->n_trainers == 1) event("the trainer finished: stopping the cluster");
-      else event("all %d trainers finished: stopping the cluster", sv->n_trainers);
+      int n = 0;
+      for (int i = 0; i < sv->n_tasks; i++) n += ends_cluster(sv, &sv->tasks[i]);
+      if (n == 1) event("the trainer finished: stopping the cluster");
+      else event("all %d trainers finished: stopping the cluster", n);
       stop_all(sv, 0);
     }
     return;

@@ -78,6 +78,17 @@ rc=$?
 grep -qx "tfc cluster: $t0 cannot run '$work/no_such_trainer': No such file or directory" "$log" || fail "missing trainer: $(cat "$log")"
 grep -q "started" "$log" && fail "missing trainer: something started: $(cat "$log")"
 
+# 3b. Trainers of job ps serve until stopped (TF programs' ps tasks sit in server.join()): the
+# cluster ends when the workers' trainers are done, and stops the ps trainer then.
+log=$work/psjoin.err
+"$tool" cluster --cluster "$spec2" --trainer-jobs ps,worker --grace-ms 2000 -- sh -c \
+  'if [ "$1" = ps ]; then exec sleep 600; fi' trainer {job} > "$work/psjoin.out" 2> "$log" &
+sup=$!
+supervisors="$supervisors $sup"
+wait_for "$log" "^tfc cluster: the trainer finished: stopping the cluster\$"
+wait_for "$log" "^tfc cluster: /job:ps/replica:0/task:0 \(pid [0-9]+\) stopped \(killed by signal 15 \(SIGTERM\)\)\$"
+sup_wait $sup 0 "the supervisor of a cluster with a ps trainer"
+
 # 4. The command line's mistakes.
 expect() {
   _what=$1 _rc=$2 _msg=$3
