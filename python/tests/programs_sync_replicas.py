@@ -56,7 +56,10 @@ def sync_graph_with_variable_averages(tf):
     averages = [[op.name, op.type, op.device] for op in g.get_operations()
                 if "ExponentialMovingAverage" in op.name and not op.name.startswith("report_")
                 and op.type != "IsVariableInitialized"  # TF 2.x's initialized_value conds:
-                and not any(part.startswith("cond") for part in op.name.split("/"))]
+                and not any(part.startswith("cond") for part in op.name.split("/"))
+                # The update math inside AssignMovingAvg: TF 1.15 colocates it with the shadow
+                # (tfc does), TF 2.x leaves its device to the device function.
+                and not (op.type != "AssignSub" and "/AssignMovingAvg" in op.name)]
     return {"sync_op": [sync_op.name, sync_op.type, sync_op.device],
             "sync_op_control_inputs": sorted(c.name for c in sync_op.control_inputs),
             "averages": sorted(averages), "average_of_w": ema.average(w).op.name}

@@ -9,7 +9,8 @@
  *       "<var>/ExponentialMovingAverage" (colocated with the variable), then under
  *       "ExponentialMovingAverage/": decay, [num_updates, add, add_1, truediv, Minimum], and per
  *       variable "AssignMovingAvg[_k]/{sub/x, sub, sub_1, mul}" and the AssignSub
- *       "AssignMovingAvg[_k]" (shadow -= (shadow - var) * (1 - decay)); the group
+ *       "AssignMovingAvg[_k]" (shadow -= (shadow - var) * (1 - decay)), all colocated with
+ *       the shadow; the group
  *       "ExponentialMovingAverage";
  *   l2_regularizer(scale)(w) -> "l2_regularizer/{scale, L2Loss}" and the Mul "l2_regularizer".
  *
@@ -494,6 +495,9 @@ static tfc_node *ema_locked(bld_call *c, const TFC_Scope *scope, double decay, T
     bld_where aw = w, root = w;
     aw.scope = am;
     root.scope = "";
+    /* As TF's assign_moving_average, the whole update is colocated with the shadow: on a ps, the
+     * shadow and its variable never cross to the worker that builds the step. */
+    aw.coloc = tfc_capi_node(shadows[i].variable);
     int dt = bld_dtype(tfc_capi_endpoint(vars[i].value));
     tfc_endpoint one_minus = bld_cast(c, &aw, number_op(c, &aw, "Sub", "sub", 1.0, d), dt, NULL);
     tfc_endpoint diff[2] = {tfc_capi_endpoint(shadows[i].value), tfc_capi_endpoint(vars[i].value)};
