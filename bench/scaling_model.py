@@ -16,7 +16,7 @@ duplex at B; a ps task holding a share f of the bytes sends N*f*S bytes in the p
 receives as many in the push phase, while each worker moves S each way. Hence
 
   T_step = 2 * (max(S, N*f*S) / B + L) + C + f*U + 2*L
-  examples/s = N * batch / T_step,  speedup = N * C / T_step  (one worker: no network at all)
+  examples/s = N * batch / T_step,  speedup = N * C / T_step  (against one process, batch / C)
 
 With one ps task (f = 1, the main job's layout) the ps link carries everything; with the big
 variables partitioned over P ps tasks on their own hosts (tf.fixed_size_partitioner), f = 1/P.
@@ -44,10 +44,10 @@ def main():
     a = ap.parse_args()
     workers = [int(x) for x in a.workers.split(",")]
     gbits = [float(x) for x in a.gbit.split(",")]
-    one = a.batch / (a.compute_ms + a.update_ms) * 1e3
+    one = a.batch / a.compute_ms * 1e3
     print("model: compute %.1f ms, parameters %.1f MB each way, update %.1f ms, RPC %.2f ms, batch %d"
           % (a.compute_ms, a.param_mb, a.update_ms, a.rpc_ms, a.batch))
-    print("one worker, no network: %.0f examples/s" % one)
+    print("one process (no ps, no network): %.0f examples/s; speedup below is against it" % one)
     print("%-8s %-8s %8s %12s %14s %9s" % ("workers", "ps", "Gbit/s", "step ms", "examples/s", "speedup"))
     for n in workers:
         for ps in a.ps.split(","):
