@@ -157,30 +157,19 @@ static run run_single(int steps, int towers, int eval) {
   return run_cmd(cmd);
 }
 
-/* 1 ps + 2 workers under the supervisor, running the C main job. */
-static run run_cluster(int steps, int sync) {
+/* 1 ps + 2 workers under the supervisor, running the C main job. kill_ps: synchronous, with
+ * a checkpoint every steps/6 steps and the ps killed with SIGKILL half way (the supervisor
+ * restarts it, the chief restores the last checkpoint, the job goes on to its planned step). */
+static run run_cluster(int steps, int sync, int kill_ps) {
   char sp[128], cmd[2048];
-  spec(sp, sizeof sp, pick_base());
+  spec(sp, sizeof sp, pick_base() + (kill_ps ? 30 : 0));
+  int save = kill_ps ? (steps / 6 > 0 ? steps / 6 : 1) : 0;
   snprintf(cmd, sizeof cmd,
-           "rm -rf bench_cluster_out && ./tfc cluster --cluster '%s' -- ./fashion_mnist --cluster {cluster} --job {job} "
-           "--task {task} %s --data " DATA " --out bench_cluster_out --batch %d --max-steps %d --save-every 0 "
-           "--summary-every 0 %s --log-every 20 2>&1",
-           sp, sync ? "--sync" : "", BATCH, steps, sync ? "" : "--no-eval");
-  return run_cmd(cmd);
-}
-
-/* The synchronous run again with a checkpoint every steps/6 steps and the ps killed with
- * SIGKILL half way: the supervisor restarts it, the chief restores the last checkpoint and the
- * job goes on to its planned step. */
-static run run_cluster_ps_killed(int steps) {
-  char sp[128], cmd[2048];
-  spec(sp, sizeof sp, pick_base() + 30);
-  snprintf(cmd, sizeof cmd,
-           "rm -rf bench_cluster_kill && ./tfc cluster --cluster '%s' --backoff-ms 100 -- ./fashion_mnist --cluster "
-           "{cluster} --job {job} --task {task} --sync --data " DATA " --out bench_cluster_kill --batch %d "
-           "--max-steps %d --save-every %d --summary-every 0 --log-every %d 2>&1",
-           sp, BATCH, steps, steps / 6 > 0 ? steps / 6 : 1, steps / 20 > 0 ? steps / 20 : 1);
-  return run_cmd_kill(cmd, steps / 2);
+           "rm -rf bench_cluster_out && ./tfc cluster --cluster '%s' --backoff-ms 100 -- ./fashion_mnist --cluster "
+           "{cluster} --job {job} --task {task} %s --data " DATA " --out bench_cluster_out --batch %d --max-steps %d "
+           "--save-every %d --summary-every 0 %s --log-every 20 2>&1",
+           sp, sync ? "--sync" : "", BATCH, steps, save, sync ? "" : "--no-eval");
+  return run_cmd_kill(cmd, kill_ps ? steps / 2 : 0);
 }
 
 /* The same cluster running seed 004's Python program, under tfc (tf = 0) or under TensorFlow
@@ -261,15 +250,15 @@ int main(int argc, char **argv) {
          steps);
   run single = run_single(steps, 2, 1);
   printf("one process, 2 towers:          %8.1f examples/s   precision %.4f\n", single.rate, single.precision);
-  run sync = run_cluster(steps, 1);
+  run sync = run_cluster(steps, 1, 0);
   printf("1 ps + 2 workers, synchronous:  %8.1f examples/s   ratio %.2f (target >= 0.8)   precision %.4f "
          "(%+.4f; target within 0.005)\n",
          sync.rate, ratio(sync.rate, single.rate), sync.precision, sync.precision - single.precision);
-  run killed = run_cluster_ps_killed(steps);
+  run killed = run_cluster(steps, 1, 1);
   printf("synchronous, the ps killed (SIGKILL) half way: global step %ld (planned %d), precision %.4f (%+.4f against "
          "the undisturbed run; target within 0.005)\n",
          killed.global_step, steps, killed.precision, killed.precision - sync.precision);
-  run async = run_cluster(steps, 0);
+  run async = run_cluster(steps, 0, 0);
   printf("1 ps + 2 workers, asynchronous: %8.1f examples/s   ratio %.2f\n", async.rate, ratio(async.rate, single.rate));
 
   /* TensorFlow's between-graph program, when this python3 has TensorFlow. */

@@ -73,6 +73,14 @@ static void train_step(TFC_MonitoredSession *ms, model *m, TF_Status *s) {
   TFC_MonitoredSessionRun(ms, NULL, NULL, NULL, 0, NULL, NULL, 0, t, 1, NULL, s);
 }
 
+/* Train steps until the session says stop (each step must succeed). */
+static void train_to_end(TFC_MonitoredSession *ms, model *m, TF_Status *s) {
+  while (!TFC_MonitoredSessionShouldStop(ms)) {
+    train_step(ms, m, s);
+    OK(s);
+  }
+}
+
 static float read_w(TFC_MonitoredSession *ms, model *m) {
   TF_Status *s = TF_NewStatus();
   TF_Tensor *v = NULL;
@@ -359,10 +367,7 @@ static void chief_writes_summaries_and_steps_per_second(void) {
   o.last_step = 6;
   TFC_MonitoredSession *ms = TFC_NewMonitoredSession(m.g, &o, s);
   OK(s);
-  while (!TFC_MonitoredSessionShouldStop(ms)) {
-    train_step(ms, &m, s);
-    OK(s);
-  }
+  train_to_end(ms, &m, s);
   TFC_MonitoredSessionClose(ms, s); /* flushes the event file: read before the session is freed */
   OK(s);
   char cmd[600], path[600];
@@ -409,10 +414,7 @@ static void chief_writes_summaries_and_steps_per_second(void) {
   o.summary_dir = dir;
   ms = TFC_NewMonitoredSession(m.g, &o, s);
   OK(s);
-  while (!TFC_MonitoredSessionShouldStop(ms)) {
-    train_step(ms, &m, s);
-    OK(s);
-  }
+  train_to_end(ms, &m, s);
   TFC_DeleteMonitoredSession(ms);
   snprintf(cmd, sizeof cmd, "ls '%s' | grep events.out.tfevents", dir);
   p = popen(cmd, "r");
@@ -611,10 +613,7 @@ static void a_restarted_chief_keeps_the_checkpoints_listed(void) {
   o.last_step = 2;
   TFC_MonitoredSession *ms = TFC_NewMonitoredSession(m.g, &o, s);
   OK(s);
-  while (!TFC_MonitoredSessionShouldStop(ms)) {
-    train_step(ms, &m, s);
-    OK(s);
-  }
+  train_to_end(ms, &m, s);
   TFC_DeleteMonitoredSession(ms); /* model.ckpt-0, 1, 2 */
 
   model m2 = build_model(1);
@@ -639,10 +638,7 @@ static void a_restarted_chief_keeps_the_checkpoints_listed(void) {
   o.last_step = 6;
   ms = TFC_NewMonitoredSession(m3.g, &o, s);
   OK(s);
-  while (!TFC_MonitoredSessionShouldStop(ms)) {
-    train_step(ms, &m3, s);
-    OK(s);
-  }
+  train_to_end(ms, &m3, s);
   TFC_DeleteMonitoredSession(ms);
   EXPECT_TRUE(!exists("model.ckpt-0.index"));
   EXPECT_TRUE(!exists("model.ckpt-1.index"));
