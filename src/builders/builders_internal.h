@@ -302,4 +302,12 @@ void bld_scope_set_cf(TFC_Scope *scope, struct bld_cf_ctx *cf);
 int bld_gradients(bld_call *c, const TFC_Scope *scope, const tfc_endpoint *ys, int ny, const tfc_endpoint *xs,
                   int nx, const tfc_endpoint *grad_ys, int tuples, tfc_endpoint *out);
 
+/* Requests a stop and waits until every queue runner's cancel thread has run its cancel op
+ * (or found nothing to cancel), so that the session is still open for those ops: a
+ * monitored session's end closes its queues this way (the chief's sync token queue, whose
+ * close ends the other workers' waits) before it closes the session. Enqueue threads are not
+ * waited for. coord NULL: no-op. */
+struct TFC_Coordinator;
+void tfc_coordinator_stop_and_cancel(struct TFC_Coordinator *coord);
+
 #endif

@@ -31,6 +31,7 @@
 
 #include "base/clock.h"
 #include "base/log.h"
+#include "builders/builders_internal.h"
 #include "capi/capi_internal.h"
 #include "tfc/input.h"
 #include "tfc/queue_runner.h"
@@ -334,7 +335,8 @@ static void close_session_as(TFC_MonitoredSession* ms, int abandon) {
   ms->told = 0;
   TF_Status* ignored = TF_NewStatus();
   if (abandon && ms->sess) TF_CloseSession(ms->sess, ignored);
-  if (ms->coord) TFC_CoordinatorRequestStop(ms->coord, NULL);
+  if (abandon && ms->coord) TFC_CoordinatorRequestStop(ms->coord, NULL);
+  if (!abandon) tfc_coordinator_stop_and_cancel(ms->coord); /* the cancel ops run on the open session */
   if (!abandon && ms->sess) TF_CloseSession(ms->sess, ignored);
   if (ms->coord) {
     TFC_DeleteCoordinator(ms->coord);

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "builders/builders_internal.h"
 #include "capi/capi_internal.h"
 #include "device/device.h"
 #include "ops/opdef.h"
@@ -44,6 +45,7 @@ struct TFC_Coordinator {
   pthread_mutex_t mu;
   pthread_cond_t cv; /* stop requested, or a runner's live count changed */
   int stop;
+  int n_cancels;    /* cancel threads that have not finished */
   tfc_status error; /* the first real error */
   runner *runners;
   thread_rec *threads;
@@ -187,7 +189,19 @@ static void *cancel_main(void *p) {
     if (st) run_target(r->session, r->cancel_op, st); /* errors ignored: it may be closed */
     TF_DeleteStatus(st);
   }
+  pthread_mutex_lock(&coord->mu);
+  coord->n_cancels--;
+  pthread_cond_broadcast(&coord->cv);
+  pthread_mutex_unlock(&coord->mu);
   return NULL;
+}
+
+void tfc_coordinator_stop_and_cancel(TFC_Coordinator *coord) {
+  if (!coord) return;
+  TFC_CoordinatorRequestStop(coord, NULL);
+  pthread_mutex_lock(&coord->mu);
+  while (coord->n_cancels > 0) pthread_cond_wait(&coord->cv, &coord->mu);
+  pthread_mutex_unlock(&coord->mu);
 }
 
 /* Starts fn(arg) and lists it with coord. 0, or -1 (arg is not consumed then). */
@@ -239,8 +253,18 @@ static int start_runner(TF_Session *session, TFC_Coordinator *coord, TF_Operatio
       started++;
     }
   }
-  if (cancel_op && spawn(coord, cancel_main, r) != 0)
-    tfc_status_set(s, TFC_RESOURCE_EXHAUSTED, "could not start the cancel thread for '%s'", TF_OperationName(cancel_op));
+  if (cancel_op) {
+    pthread_mutex_lock(&coord->mu);
+    coord->n_cancels++;
+    pthread_mutex_unlock(&coord->mu);
+    if (spawn(coord, cancel_main, r) != 0) {
+      pthread_mutex_lock(&coord->mu);
+      coord->n_cancels--;
+      pthread_mutex_unlock(&coord->mu);
+      tfc_status_set(s, TFC_RESOURCE_EXHAUSTED, "could not start the cancel thread for '%s'",
+                     TF_OperationName(cancel_op));
+    }
+  }
   return started;
 }
 
