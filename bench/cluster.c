@@ -8,13 +8,22 @@
  *      the same global batch and learning-rate schedule as 1.) and asynchronous, BATCH per
  *      worker: the sum of the workers' examples/s, its ratio to 1. (target for the synchronous
  *      run >= 0.8) and the precision of the synchronous run against 1.'s (target: within 0.5%);
+ *      Beside the rates, the CPU time per global step of every process of each run in the
+ *      steady state (sampled from /proc at the logged steps), and the ceiling this machine puts
+ *      on the synchronous ratio: the workers compute at least what the single process does, and
+ *      each byte crossing loopback costs at least what raw gRPC spends on it (bench_dist's CPU
+ *      per MiB, run here), so with every core busy no gRPC transport gets past
+ *      cores / (one process's CPU + bytes x raw gRPC's CPU per byte) global steps per second;
  *   3. TensorFlow (PyPI's tensorflow, when this python3 has it) running seed 004's Python
  *      program (examples/python/fashion_mnist.py, its import line switched to
  *      tensorflow.compat.v1 by bench/cluster_tf.py) as the same cluster under the same
  *      supervisor, synchronous: tfc's ratio to it (target >= 2); tfc running that very Python
- *      program is printed too. These compare steady states (each worker's median of its
- *      logged 20-step rates, summed), as the Python program's workers, like TF's, check the
- *      chief's model every 30 s and so start late;
+ *      program is printed too. These compare steady states: global steps per second while
+ *      both workers run (from the first step the later worker logs to the last step the
+ *      earlier-finishing one logs), as the Python program's workers, like TF's, check the
+ *      chief's model every 30 s and so start late (in the meantime the chief's gradients alone
+ *      fill the accumulators, as TF's SyncReplicasOptimizer allows); at least 900 global steps
+ *      each, so that the window is long; and their CPU per global step;
  *   4. the synchronous run with the ps killed with SIGKILL half way (a checkpoint every sixth
  *      of the run): its final global step and precision against the undisturbed run's;
  *      recovery: a worker's trainer killed with SIGKILL mid-training, from the kill to the first
@@ -41,6 +50,7 @@
 #include "bench_util.h"
 
 #define BATCH 50
+#define MIB (1024.0 * 1024.0)
 #define DATA "bench_cluster_data"
 #define PY_PROGRAM TFC_BENCH_DIR "/../examples/python/fashion_mnist.py"
 
@@ -52,11 +62,14 @@ typedef struct run {
   long global_step; /* the last one a worker reported */
   double ps_cpu_s;  /* the ps task's CPU seconds, as last seen while it ran */
   double lo_bytes;  /* bytes received on the loopback interface during the run */
-  double steady;    /* the sum over the workers of the median of their logged intervals' rates */
+  double steady;    /* examples/s while every worker runs (steady_state; -1: unknown) */
+  double cpu_ms;    /* CPU ms per global step of all its processes, steady state (-1: unknown) */
+  double ps_cpu_ms; /* the same, of the ps task alone */
 } run;
 
 #define MAX_WORKERS 8
 #define MAX_LOGS 256
+#define MAX_PIDS 16
 
 /* The cluster spec of 1 ps and 2 workers on ports from `base`. */
 static void spec(char *out, size_t n, int base) {
@@ -96,16 +109,73 @@ static double proc_cpu_s(int pid) {
   return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
 }
 
+/* CPU seconds of the processes pids[0, n) together; -1 when one is gone. */
+static double procs_cpu_s(const int *pids, int n) {
+  double sum = 0;
+  for (int i = 0; i < n; i++) {
+    double c = proc_cpu_s(pids[i]);
+    if (c < 0) return -1;
+    sum += c;
+  }
+  return sum;
+}
+
+/* One logged step: when it was read, by whom (worker K, or 0 for a single process), the global
+ * step it reports, and the CPU seconds of every process started so far and of the ps then
+ * (-1: one of them is gone). */
+typedef struct sample {
+  double t;
+  int k;
+  long step;
+  double cpu_all, cpu_ps;
+} sample;
+
+#define MAX_SAMPLES 8192
+
+/* The steady state of a run from its samples: the window in which every worker logs (from the
+ * first line of the last worker to start to the last line of the first worker to stop; the
+ * Python program's non-chief workers wait for the chief's model, so they start late), its
+ * examples/s (global steps x examples_per_step / seconds) and CPU per global step. */
+static void steady_state(run *r, const sample *v, int n, int examples_per_step) {
+  double first[MAX_WORKERS], last[MAX_WORKERS];
+  for (int k = 0; k < MAX_WORKERS; k++) first[k] = last[k] = -1;
+  for (int i = 0; i < n; i++) {
+    if (first[v[i].k] < 0) first[v[i].k] = v[i].t;
+    last[v[i].k] = v[i].t;
+  }
+  double t0 = -1, t1 = -1;
+  for (int k = 0; k < MAX_WORKERS; k++)
+    if (first[k] >= 0) {
+      if (t0 < 0 || first[k] > t0) t0 = first[k];
+      if (t1 < 0 || last[k] < t1) t1 = last[k];
+    }
+  const sample *a = NULL, *b = NULL;
+  for (int i = 0; i < n; i++)
+    if (v[i].t >= t0 && v[i].t <= t1 && v[i].cpu_all >= 0) {
+      if (!a) a = &v[i];
+      b = &v[i];
+    }
+  if (!a || b->step <= a->step || b->t <= a->t) return;
+  double steps = (double)(b->step - a->step);
+  r->steady = steps * examples_per_step / (b->t - a->t);
+  r->cpu_ms = 1e3 * (b->cpu_all - a->cpu_all) / steps;
+  r->ps_cpu_ms = 1e3 * (b->cpu_ps - a->cpu_ps) / steps;
+}
+
 /* Runs a shell command and reads its lines: the single process's "trained ... s: R
  * examples/sec", each worker's "worker K: ran S steps in T s (R examples/sec), global step G",
  * the chief's "precision @ 1 = P", and the supervisor's "/job:ps/... started (pid N)"
  * (the ps's CPU time is read at every line while it runs). kill_ps_at_step > 0: the ps is
- * killed with SIGKILL once worker 0 logs a step at or past it. */
-static run run_cmd_kill(const char *cmd, long kill_ps_at_step) {
-  run r = {-1, 0, -1, -1, -1, -1, -1};
+ * killed with SIGKILL once worker 0 logs a step at or past it. At each step a worker (or the
+ * single process) logs, the CPU time of every process started (the supervisor's "started (pid
+ * N)" lines, or a single process's "bench pid N") is sampled, for the steady state
+ * (steady_state; a global step is examples_per_step examples). */
+static run run_cmd_kill(const char *cmd, long kill_ps_at_step, int examples_per_step) {
+  run r = {-1, 0, -1, -1, -1, -1, -1, -1, -1};
+  int pids[MAX_PIDS], n_pids = 0;
   int killed = 0;
-  static double logged[MAX_WORKERS][MAX_LOGS];
-  int n_logged[MAX_WORKERS] = {0};
+  static sample samples[MAX_SAMPLES];
+  int n_samples = 0;
   double lo0 = lo_rx_bytes();
   FILE *p = popen(cmd, "r");
   if (!p) return r;
@@ -120,13 +190,24 @@ static run run_cmd_kill(const char *cmd, long kill_ps_at_step) {
       r.workers++;
       if ((at = strstr(line, "global step "))) r.global_step = atol(at + 12);
     }
-    /* "<time>: worker K: step N, loss = L (R examples/sec; ...)": one interval's rate. */
-    int k;
-    if ((at = strstr(line, ": worker ")) && sscanf(at + 9, "%d: step", &k) == 1 && k >= 0 && k < MAX_WORKERS &&
-        n_logged[k] < MAX_LOGS && (at = strstr(at, "loss = ")) && (at = strchr(at, '(')))
-      logged[k][n_logged[k]++] = atof(at + 1);
     if ((at = strstr(line, "precision @ 1 = "))) r.precision = atof(at + 16);
     if (strstr(line, "/job:ps/replica:0/task:0 ") && (at = strstr(line, "started (pid "))) ps = atoi(at + 13);
+    if (((at = strstr(line, "started (pid ")) && (at += 13)) || (!strncmp(line, "bench pid ", 10) && (at = line + 10)))
+      if (n_pids < MAX_PIDS) pids[n_pids++] = atoi(at);
+    /* "<time>: worker K: step N, loss = ..." (a cluster) or "<time>: step N, loss = ..." (one
+     * process); N is the global step. */
+    int k = -1;
+    long step = -1;
+    if ((at = strstr(line, ": worker "))) {
+      if (sscanf(at + 9, "%d: step %ld, loss", &k, &step) != 2) step = -1;
+    } else if ((at = strstr(line, ": step ")) && strstr(at, ", loss")) {
+      k = 0;
+      step = atol(at + 7);
+    }
+    if (step >= 0 && k >= 0 && k < MAX_WORKERS && n_samples < MAX_SAMPLES) {
+      double c = procs_cpu_s(pids, n_pids), cp = ps > 0 ? proc_cpu_s(ps) : 0;
+      samples[n_samples++] = (sample){bench_now(), k, step, c < 0 || cp < 0 ? -1 : c, cp};
+    }
     if (ps > 0) {
       double c = proc_cpu_s(ps);
       if (c >= 0) r.ps_cpu_s = c;
@@ -139,22 +220,21 @@ static run run_cmd_kill(const char *cmd, long kill_ps_at_step) {
   }
   pclose(p);
   if (r.workers) r.rate = sum;
-  for (int k = 0; k < MAX_WORKERS; k++)
-    if (n_logged[k]) r.steady = (r.steady < 0 ? 0 : r.steady) + bench_median(logged[k], n_logged[k]);
   if (lo0 >= 0) r.lo_bytes = lo_rx_bytes() - lo0;
+  steady_state(&r, samples, n_samples, examples_per_step);
   return r;
 }
 
-static run run_cmd(const char *cmd) { return run_cmd_kill(cmd, 0); }
+static run run_cmd(const char *cmd, int examples_per_step) { return run_cmd_kill(cmd, 0, examples_per_step); }
 
 /* One process, `towers` towers of BATCH each, `steps` steps, evaluated at the end. */
 static run run_single(int steps, int towers, int eval) {
   char cmd[1024];
   snprintf(cmd, sizeof cmd,
-           "rm -rf bench_cluster_single && ./fashion_mnist --data " DATA " --out bench_cluster_single --devices %d "
+           "rm -rf bench_cluster_single && echo \"bench pid $$\" && exec ./fashion_mnist --data " DATA " --out bench_cluster_single --devices %d "
            "--batch %d --max-steps %d --save-every 0 --summary-every 0 %s --log-every 100 2>&1",
            towers, BATCH, steps, eval ? "" : "--no-eval");
-  return run_cmd(cmd);
+  return run_cmd(cmd, towers * BATCH);
 }
 
 /* 1 ps + 2 workers under the supervisor, running the C main job. kill_ps: synchronous, with
@@ -169,7 +249,7 @@ static run run_cluster(int steps, int sync, int kill_ps) {
            "{cluster} --job {job} --task {task} %s --data " DATA " --out bench_cluster_out --batch %d --max-steps %d "
            "--save-every %d --summary-every 0 %s --log-every 20 2>&1",
            sp, sync ? "--sync" : "", BATCH, steps, save, sync ? "" : "--no-eval");
-  return run_cmd_kill(cmd, kill_ps ? steps / 2 : 0);
+  return run_cmd_kill(cmd, kill_ps ? steps / 2 : 0, sync ? 2 * BATCH : BATCH);
 }
 
 /* The same cluster running seed 004's Python program, under tfc (tf = 0) or under TensorFlow
@@ -183,7 +263,7 @@ static run run_py_cluster(int steps, int tf) {
            "--data " DATA " --out bench_cluster_py --batch_size %d --max_steps %d --save_every 0 --summary_every 0 "
            "--log_every 20 --noeval 2>&1",
            sp, tf ? TFC_BENCH_DIR "/cluster_tf.py" : PY_PROGRAM, BATCH, steps);
-  return run_cmd(cmd);
+  return run_cmd(cmd, 2 * BATCH);
 }
 
 /* Kills worker 1's trainer after `warm` seconds of asynchronous training; seconds from the
@@ -238,6 +318,21 @@ static double run_recovery(double warm) {
 
 static double ratio(double a, double b) { return a > 0 && b > 0 ? a / b : 0; }
 
+/* The CPU time raw gRPC spends moving one MiB across loopback, both ends together, as
+ * bench_dist measures it for a 64 MiB pull (-1: bench_dist did not say). */
+static double raw_grpc_cpu_ms_per_mib(void) {
+  FILE *p = popen("./bench_dist 2>&1", "r");
+  if (!p) return -1;
+  char line[1024];
+  double r = -1;
+  while (fgets(line, sizeof line, p)) {
+    const char *at;
+    if (strstr(line, "CPU time per MiB moved, 64 MiB") && (at = strstr(line, "raw gRPC pull "))) r = atof(at + 14);
+  }
+  pclose(p);
+  return r;
+}
+
 int main(int argc, char **argv) {
   int steps = argc > 1 ? atoi(argv[1]) : 600;
   struct stat st;
@@ -254,6 +349,24 @@ int main(int argc, char **argv) {
   printf("1 ps + 2 workers, synchronous:  %8.1f examples/s   ratio %.2f (target >= 0.8)   precision %.4f "
          "(%+.4f; target within 0.005)\n",
          sync.rate, ratio(sync.rate, single.rate), sync.precision, sync.precision - single.precision);
+  /* Where the CPU goes, and the best ratio any gRPC transport allows on this machine: the
+   * workers compute at least what the single process does, and every byte the cluster moves
+   * costs at least what raw gRPC spends on it; with all cores busy, the cluster's global steps
+   * per second are at most cores / (that CPU per step). */
+  double grpc_ms = raw_grpc_cpu_ms_per_mib();
+  double mib_per_step = sync.lo_bytes > 0 && sync.global_step > 0 ? sync.lo_bytes / sync.global_step / MIB : -1;
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  printf("CPU per global step, steady state: one process %.1f ms; synchronous cluster %.1f ms (ps %.1f ms, workers "
+         "%.1f ms); %.1f MiB crosses loopback per global step\n",
+         single.cpu_ms, sync.cpu_ms, sync.ps_cpu_ms, sync.cpu_ms - sync.ps_cpu_ms, mib_per_step);
+  if (grpc_ms > 0 && mib_per_step > 0 && single.cpu_ms > 0 && single.rate > 0) {
+    double floor_ms = single.cpu_ms + mib_per_step * grpc_ms;
+    double ceiling = (double)cores * 1e3 / floor_ms / (single.rate / (2.0 * BATCH));
+    printf("ceiling on this machine (%ld cores): raw gRPC spends %.3f ms CPU per MiB (bench_dist), %.1f ms per global "
+           "step; one process's %.1f ms + %.1f ms -> at most %.2f of one process (the target 0.8 %s)\n",
+           cores, grpc_ms, mib_per_step * grpc_ms, single.cpu_ms, mib_per_step * grpc_ms, ceiling,
+           ceiling >= 0.8 ? "is within reach" : "is out of reach of any gRPC transport here");
+  }
   run killed = run_cluster(steps, 1, 1);
   printf("synchronous, the ps killed (SIGKILL) half way: global step %ld (planned %d), precision %.4f (%+.4f against "
          "the undisturbed run; target within 0.005)\n",
@@ -263,11 +376,16 @@ int main(int argc, char **argv) {
 
   /* TensorFlow's between-graph program, when this python3 has TensorFlow. */
   if (system("python3 -c 'import tensorflow' > /dev/null 2>&1") == 0) {
-    run tf = run_py_cluster(steps, 1);
-    run py = run_py_cluster(steps, 0);
-    printf("synchronous, steady state (the workers' median logged rates, summed): TensorFlow running the Python "
-           "program %.1f examples/s; tfc running it %.1f (ratio %.2f); tfc's C main job %.1f (ratio %.2f, target >= 2)\n",
+    /* Longer runs: the non-chief worker joins some 30 s late. */
+    int py_steps = steps > 900 ? steps : 900;
+    run tf = run_py_cluster(py_steps, 1);
+    run py = run_py_cluster(py_steps, 0);
+    printf("synchronous, steady state (examples/s while both workers run): TensorFlow running the Python program "
+           "%.1f; tfc running it %.1f (ratio %.2f); tfc's C main job %.1f (ratio %.2f, target >= 2)\n",
            tf.steady, py.steady, ratio(py.steady, tf.steady), sync.steady, ratio(sync.steady, tf.steady));
+    printf("CPU per global step, steady state: TensorFlow %.1f ms (ps %.1f ms); tfc running the Python program %.1f "
+           "ms (ps %.1f ms); tfc's C main job %.1f ms (ps %.1f ms)\n",
+           tf.cpu_ms, tf.ps_cpu_ms, py.cpu_ms, py.ps_cpu_ms, sync.cpu_ms, sync.ps_cpu_ms);
   } else {
     printf("TensorFlow: not installed for python3 (pip install tensorflow-cpu): no comparison\n");
   }
