@@ -16,7 +16,9 @@
  *
  * Dedup follows TF's DupRecvKey: one pair per (src node, output slot or -1 for control,
  * destination partition, recv output in host memory). A table of records chained per source
- * node keeps lookups O(edges of that source).
+ * node keeps lookups O(edges of that source). A pair inside one partition (an edge on one
+ * device whose ends disagree on host memory) has its recv run after its send, as TF's
+ * EnsureMemoryTypes does: the recv then belongs to the send's frame, not the root one.
  *
  * Control flow across devices (TF's AddControlFlow; rules in partition.h). Only when the
  * graph has control-flow ops and some edge crosses devices, a first step computes every
@@ -240,9 +242,13 @@ static tfc_node *add_pair(part_state *st, const cut_edge *e, bool send_host, boo
     dtype = tfc_dtype_base(src->output_types[e->slot]);
     shape = src->output_shapes[e->slot];
   }
-  if (!add_transfer(st, e, st->part_of[src->id], send_host ? "_HostSend" : "_Send", "T", dtype,
-                    &from, NULL, NULL, s))
-    return NULL;
+  tfc_node *send = add_transfer(st, e, st->part_of[src->id], send_host ? "_HostSend" : "_Send", "T", dtype,
+                                &from, NULL, NULL, s);
+  if (!send) return NULL;
+  /* A pair inside one partition (a host-memory mismatch on one device): the recv runs after
+   * the send, as TF's EnsureMemoryTypes has it, so that it is in the send's frame (a recv with
+   * no input would be in the root frame, outside the loop its value belongs to). */
+  if (st->part_of[src->id] == e->dst_part && !control) control = send;
   return add_transfer(st, e, e->dst_part, recv_host ? "_HostRecv" : "_Recv", "tensor_type", dtype,
                       NULL, control, &shape, s);
 }

@@ -23,6 +23,10 @@
  * ControlTrigger) are pointer-forwarding kernels: their CPU rows run on device tensors too,
  * with the predicate, LoopCond and Merge's value_index in host memory as TF has them.
  *
+ * The containers (stacks, TensorArrays, TensorLists, and AddN and ZerosLike of lists) run their
+ * CPU kernels with every argument in host memory: their elements stay in host memory, where TF
+ * keeps them in device memory (see the table).
+ *
  * The shape-only ops (Reshape, ExpandDims, Squeeze share their input's buffer; Shape, ShapeN,
  * Size, Rank read only its dims) and IdentityN (forwards its inputs) run their CPU kernels on
  * device tensors too: for every other
@@ -77,6 +81,20 @@ typedef struct host_reg {
 #define CF_HOST_TYPES (I32 | TFC_T(TFC_DT_STRING) | TFC_T(TFC_DT_RESOURCE) | TFC_T(TFC_DT_VARIANT))
 #define CF_ROWS(OP, HOST_IN, HOST_OUT)                                                                             \
   {TFC_OP_##OP, "T", NUM_NO_I32, NULL, 0, 1, HOST_IN, HOST_OUT}, {TFC_OP_##OP, "T", CF_HOST_TYPES, NULL, 0, 0, 0, 0}
+
+/* The containers: TF 1.15 registers the stack, TensorArray and TensorList ops on the GPU
+ * with the handles, sizes, indices and shapes in host memory and the elements in device
+ * memory. tfc's GPU rows run the CPU kernels with every argument in host memory: the elements
+ * stay on the host and the partitioner copies a value between the GPU's memory and the
+ * container (documented in docs/COMPAT.md). The dtype constraints are TF's. */
+#define TA_TYPES                                                                                                   \
+  (TFC_T(TFC_DT_HALF) | TFC_T(TFC_DT_BFLOAT16) | F32 | F64 | I64 | TFC_T(TFC_DT_COMPLEX64) |                       \
+   TFC_T(TFC_DT_COMPLEX128))
+#define TA_ROW(OP, ATTR) {TFC_OP_##OP, ATTR, TA_TYPES, NULL, 0, 0, 0, 0}
+#define LIST_TYPES (TA_TYPES | I32 | TFC_T(TFC_DT_BOOL))
+#define LIST_ROW(OP, ATTR) {TFC_OP_##OP, ATTR, LIST_TYPES, NULL, 0, 0, 0, 0}
+/* An op TF registers for every element dtype. */
+#define ANY_ROW(OP) {TFC_OP_##OP, NULL, 0, NULL, 0, 0, 0, 0}
 
 /* TF 1.15's DEVICE_GPU registrations whose arguments are all HostMemory, for the ops tfc has a
  * CPU kernel for. Ops TF registers on the GPU with int32 in device memory (Cast, Tile,
@@ -162,6 +180,46 @@ static const host_reg regs[] = {
     CF_ROWS(RefNextIteration, 0, 0),
     {TFC_OP_LoopCond, NULL, 0, NULL, 0, 0, 0, 0},
     {TFC_OP_ControlTrigger, NULL, 0, NULL, 0, 1, 0, 0},
+    /* stack_ops.cc: the stacks of while-loop gradients (every number type and bool) */
+    ANY_ROW(StackV2),
+    {TFC_OP_StackPushV2, "T", NUM_NO_I32 | I32, NULL, 0, 0, 0, 0},
+    {TFC_OP_StackPopV2, "elem_type", NUM_NO_I32 | I32, NULL, 0, 0, 0, 0},
+    ANY_ROW(StackCloseV2),
+    /* tensor_array_ops.cc */
+    TA_ROW(TensorArrayV3, "dtype"),
+    ANY_ROW(TensorArrayGradV3),
+    ANY_ROW(TensorArrayGradWithShape),
+    TA_ROW(TensorArrayWriteV3, "T"),
+    TA_ROW(TensorArrayReadV3, "dtype"),
+    TA_ROW(TensorArrayGatherV3, "dtype"),
+    TA_ROW(TensorArrayScatterV3, "T"),
+    TA_ROW(TensorArrayConcatV3, "dtype"),
+    TA_ROW(TensorArraySplitV3, "T"),
+    ANY_ROW(TensorArraySizeV3),
+    ANY_ROW(TensorArrayCloseV3),
+    /* list_kernels.cc, list_kernels.cu.cc: the ops on the list alone, then those TF
+     * registers per element dtype (PopBack also for variant elements) */
+    ANY_ROW(EmptyTensorList),
+    ANY_ROW(TensorListReserve),
+    ANY_ROW(TensorListLength),
+    ANY_ROW(TensorListElementShape),
+    ANY_ROW(TensorListSetItem),
+    ANY_ROW(TensorListPushBack),
+    ANY_ROW(TensorListResize),
+    ANY_ROW(TensorListScatterIntoExistingList),
+    LIST_ROW(TensorListStack, "element_dtype"),
+    LIST_ROW(TensorListGather, "element_dtype"),
+    LIST_ROW(TensorListGetItem, "element_dtype"),
+    {TFC_OP_TensorListPopBack, "element_dtype", LIST_TYPES | TFC_T(TFC_DT_VARIANT), NULL, 0, 0, 0, 0},
+    LIST_ROW(TensorListConcat, "element_dtype"),
+    LIST_ROW(TensorListConcatV2, "element_dtype"),
+    LIST_ROW(TensorListFromTensor, "element_dtype"),
+    LIST_ROW(TensorListScatter, "element_dtype"),
+    LIST_ROW(TensorListScatterV2, "element_dtype"),
+    LIST_ROW(TensorListSplit, "element_dtype"),
+    /* aggregate_ops.cc, constant_op.cc: the sum and the zeros of lists (gradients) */
+    {TFC_OP_AddN, "T", TFC_T(TFC_DT_VARIANT), NULL, 0, 0, 0, 0},
+    {TFC_OP_ZerosLike, "T", TFC_T(TFC_DT_VARIANT), NULL, 0, 0, 0, 0},
 };
 
 /* Which of row k's two type constraints is on attr `name`: 1, 2, or 0 for neither. */
