@@ -236,6 +236,41 @@ static void unary_int64_and_half_ops_match_cpu(void) {
   check_unaries(halves, 6, TF_HALF, NULL);
 }
 
+/* The math of TF's newer models: Tan, Erf, Erfc, Lgamma, Atan2, Xdivy, Xlogy, DivNoNan on
+ * random inputs (x exactly 0 and y exactly 0 in places, where the last three have their
+ * special cases), and IsFinite, IsNan, IsInf (bool) on the special values. */
+static void math_ops_match_cpu(void) {
+  gc_need_gpu();
+  static const un_spec un[] = {{"Tan", -1.2, 1.2}, {"Erf", -3, 3}, {"Erfc", -3, 3}, {"Lgamma", 0.1, 10}};
+  static const bin_spec bin[] = {{"Atan2", -5, 5, -5, 5, 0},
+                                 {"Xdivy", -2, 2, 0.5, 3, 1},
+                                 {"Xlogy", -2, 2, 0.1, 3, 1},
+                                 {"DivNoNan", -5, 5, -2, 2, 1}};
+  for (int d = 0; d < 2; d++) {
+    TF_DataType dt = d ? TF_DOUBLE : TF_FLOAT;
+    check_unaries(un, 4, dt, NULL);
+    check_binaries(bin, 4, dt);
+  }
+  static const un_spec halves[] = {{"Erf", -3, 3}, {"Tan", -1, 1}};
+  check_unaries(halves, 2, TF_HALF, NULL);
+  static const float special[] = {0.0f, -1.5f, INFINITY, -INFINITY, NAN, 3e38f, -0.0f, 1e-45f};
+  const int64_t n = (int64_t)(sizeof special / sizeof special[0]);
+  static const char *const preds[] = {"IsFinite", "IsNan", "IsInf"};
+  for (int k = 0; k < 3; k++)
+    for (int d = 0; d < 2; d++) {
+      TF_DataType dt = d ? TF_DOUBLE : TF_FLOAT;
+      TF_Tensor *x = TF_AllocateTensor(dt, &n, 1, (size_t)n * (d ? sizeof(double) : sizeof(float)));
+      for (int64_t i = 0; i < n; i++) {
+        if (d) ((double *)TF_TensorData(x))[i] = special[i];
+        else ((float *)TF_TensorData(x))[i] = special[i];
+      }
+      gc_arg arg = GC_FED(x);
+      gc_op o = {.type = preds[k]};
+      gc_check(&o, &arg, 1, 0, preds[k]);
+      gc_free_args(&arg, 1);
+    }
+}
+
 static void activation_gradients_match_cpu(void) {
   gc_need_gpu();
   /* (op, first input range, second input range) */
@@ -527,6 +562,7 @@ static const tfc_test tests[] = {
     TFC_TEST(logical_ops_match_cpu),
     TFC_TEST(unary_float_and_double_ops_match_cpu),
     TFC_TEST(unary_int64_and_half_ops_match_cpu),
+    TFC_TEST(math_ops_match_cpu),
     TFC_TEST(activation_gradients_match_cpu),
     TFC_TEST(matmul_matches_cpu_with_transposes),
     TFC_TEST(batch_matmul_matches_cpu_with_adjoints_and_broadcast),

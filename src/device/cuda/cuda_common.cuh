@@ -112,11 +112,16 @@ TFC_CUDA_MATH1(m_log1p, log1pf, log1p)
 TFC_CUDA_MATH1(m_expm1, expm1f, expm1)
 TFC_CUDA_MATH1(m_sin, sinf, sin)
 TFC_CUDA_MATH1(m_cos, cosf, cos)
+TFC_CUDA_MATH1(m_tan, tanf, tan)
+TFC_CUDA_MATH1(m_erf, erff, erf)
+TFC_CUDA_MATH1(m_erfc, erfcf, erfc)
+TFC_CUDA_MATH1(m_lgamma, lgammaf, lgamma)
 #define TFC_CUDA_MATH2(name, f, d)                                                                \
   __device__ __forceinline__ float name(float a, float b) { return f(a, b); }                     \
   __device__ __forceinline__ double name(double a, double b) { return d(a, b); }
 TFC_CUDA_MATH2(m_pow, powf, pow)
 TFC_CUDA_MATH2(m_fmod, fmodf, fmod)
+TFC_CUDA_MATH2(m_atan2, atan2f, atan2)
 #undef TFC_CUDA_MATH1
 #undef TFC_CUDA_MATH2
 

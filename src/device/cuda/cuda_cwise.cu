@@ -81,6 +81,11 @@ template <int OP, typename C> __device__ __forceinline__ C bin_apply(C a, C b, C
   else if constexpr (OP == TFC_CUDA_SQRT_GRAD) return (C)0.5 * b / a;
   else if constexpr (OP == TFC_CUDA_RSQRT_GRAD) return (C)-0.5 * (b * a) * (a * a);
   else if constexpr (OP == TFC_CUDA_RECIPROCAL_GRAD) return -(a * a) * b;
+  /* kernels_math_tail.c, kernels_cwise.c */
+  else if constexpr (OP == TFC_CUDA_ATAN2) return m_atan2(a, b);
+  else if constexpr (OP == TFC_CUDA_XDIVY) return a == 0 ? (C)0 : a / b;
+  else if constexpr (OP == TFC_CUDA_XLOGY) return a == 0 ? (C)0 : a * m_log(b);
+  else if constexpr (OP == TFC_CUDA_DIV_NO_NAN) return b == 0 ? (C)0 : a / b;
   else static_assert(OP < 0, "binary op without a formula");
 }
 
@@ -151,14 +156,31 @@ template <int OP, typename C> __device__ __forceinline__ C un_apply(C a, C alpha
   else if constexpr (OP == TFC_CUDA_SIN) return m_sin(a);
   else if constexpr (OP == TFC_CUDA_COS) return m_cos(a);
   else if constexpr (OP == TFC_CUDA_LOGICAL_NOT) return a == 0;
+  else if constexpr (OP == TFC_CUDA_TAN) return m_tan(a);
+  else if constexpr (OP == TFC_CUDA_ERF) return m_erf(a);
+  else if constexpr (OP == TFC_CUDA_ERFC) return m_erfc(a);
+  else if constexpr (OP == TFC_CUDA_LGAMMA) return m_lgamma(a);
+  else if constexpr (OP == TFC_CUDA_IS_FINITE) return (C)isfinite(a);
+  else if constexpr (OP == TFC_CUDA_IS_NAN) return (C)isnan(a);
+  else if constexpr (OP == TFC_CUDA_IS_INF) return (C)isinf(a);
   else static_assert(OP < 0, "unary op without a formula");
 }
 
+/* The unary ops that write bool (kernels_cwise_gpu.c allocates their output so). */
+template <int OP> __host__ __device__ constexpr bool un_bool_out() {
+  return OP >= TFC_CUDA_IS_FINITE && OP <= TFC_CUDA_IS_INF;
+}
+
 template <int OP, typename S>
-__global__ void unary_kernel(const S *x, S *y, int64_t n, double param) {
+__global__ void unary_kernel(const S *x, typename std::conditional<un_bool_out<OP>(), boolean, S>::type *y,
+                             int64_t n, double param) {
   typedef acc_t<S> C;
   const C alpha = (C)param;
-  TFC_CUDA_GRID_LOOP(i, n) store(y, i, un_apply<OP, C>(load(x, i), alpha));
+  TFC_CUDA_GRID_LOOP(i, n) {
+    C v = un_apply<OP, C>(load(x, i), alpha);
+    if constexpr (un_bool_out<OP>()) y[i] = v != 0;
+    else store(y, i, v);
+  }
 }
 
 /* ---- launch ---- */
@@ -173,7 +195,8 @@ int launch_binary(const void *a, const void *b, void *z, const tfc_cuda_bcast *p
 
 template <int OP, typename S>
 int launch_unary(const void *x, void *y, int64_t n, double param, cudaStream_t st) {
-  unary_kernel<OP, S><<<blocks_for(n), kThreads, 0, st>>>((const S *)x, (S *)y, n, param);
+  typedef typename std::conditional<un_bool_out<OP>(), boolean, S>::type OS;
+  unary_kernel<OP, S><<<blocks_for(n), kThreads, 0, st>>>((const S *)x, (OS *)y, n, param);
   return launched();
 }
 

@@ -77,7 +77,11 @@ enum tfc_cuda_binop {
   TFC_CUDA_SQRT_GRAD = 27,
   TFC_CUDA_RSQRT_GRAD = 28,
   TFC_CUDA_RECIPROCAL_GRAD = 29,
-  TFC_CUDA_BINOP_COUNT = 30
+  TFC_CUDA_ATAN2 = 30,       /* floats: (y, x) */
+  TFC_CUDA_XDIVY = 31,       /* floats: 0 where x is 0 */
+  TFC_CUDA_XLOGY = 32,       /* floats: 0 where x is 0 */
+  TFC_CUDA_DIV_NO_NAN = 33,  /* floats: 0 where y is 0 */
+  TFC_CUDA_BINOP_COUNT = 34
 };
 
 enum tfc_cuda_unop {
@@ -107,7 +111,14 @@ enum tfc_cuda_unop {
   TFC_CUDA_SIN = 23,
   TFC_CUDA_COS = 24,
   TFC_CUDA_LOGICAL_NOT = 25, /* bool */
-  TFC_CUDA_UNOP_COUNT = 26
+  TFC_CUDA_TAN = 26,
+  TFC_CUDA_ERF = 27,
+  TFC_CUDA_ERFC = 28,
+  TFC_CUDA_LGAMMA = 29,
+  TFC_CUDA_IS_FINITE = 30, /* floats in, bool out (IS_FINITE..IS_INF) */
+  TFC_CUDA_IS_NAN = 31,
+  TFC_CUDA_IS_INF = 32,
+  TFC_CUDA_UNOP_COUNT = 33
 };
 
 /* A broadcast plan: output dims (row-major, collapsed) and each operand's element strides

@@ -9,6 +9,9 @@
  * host with the CPU's planner (device/cpu/cwise_int.h: size-1 dims dropped, neighbours that
  * broadcast alike merged) and enqueues one launcher call on the device's compute stream.
  *
+ * The math of kernels_math_tail.c and kernels_cwise_misc.c is here too: Tan, Erf, Erfc, Lgamma,
+ * IsFinite/IsNan/IsInf (bool out), Atan2 (float and double only), Xdivy, Xlogy and DivNoNan.
+ *
  * Types, as TF 1.15's GPU registrations: half, float and double everywhere; int64 for the
  * arithmetic, comparisons, Neg, Abs, Square and Sign; bool for Equal, NotEqual and the logical
  * ops. int32 is not registered: TF keeps int32 tensors of a GPU in host memory (shape math),
@@ -162,7 +165,8 @@ static int unary_run(tfc_kernel_ctx *c, int op, double param) {
   TFC_TRY(launch_type(c, x->dtype, &ct));
   void *stream;
   TFC_TRY(tfc_cuda_ctx_stream(c, &stream));
-  tfc_tensor *y = tfc_kernel_forward_or_alloc(c, 0, 0, x->dtype, x->dims, x->ndims);
+  int odt = op >= TFC_CUDA_IS_FINITE && op <= TFC_CUDA_IS_INF ? TFC_DT_BOOL : x->dtype;
+  tfc_tensor *y = tfc_kernel_forward_or_alloc(c, 0, 0, odt, x->dims, x->ndims);
   if (!y) return c->status->code;
   return tfc_cuda_ctx_check(c, tfc_cuda_unary(op, ct, x->data, y->data, x->n_elems, param, stream), x->dtype);
 }
@@ -238,6 +242,17 @@ UN_K(expm1, TFC_CUDA_EXPM1)
 UN_K(sin, TFC_CUDA_SIN)
 UN_K(cos, TFC_CUDA_COS)
 UN_K(logical_not, TFC_CUDA_LOGICAL_NOT)
+UN_K(tan, TFC_CUDA_TAN)
+UN_K(erf, TFC_CUDA_ERF)
+UN_K(erfc, TFC_CUDA_ERFC)
+UN_K(lgamma, TFC_CUDA_LGAMMA)
+UN_K(is_finite, TFC_CUDA_IS_FINITE)
+UN_K(is_nan, TFC_CUDA_IS_NAN)
+UN_K(is_inf, TFC_CUDA_IS_INF)
+BIN_K(atan2, TFC_CUDA_ATAN2)
+BIN_K(xdivy, TFC_CUDA_XDIVY)
+BIN_K(xlogy, TFC_CUDA_XLOGY)
+BIN_K(div_no_nan, TFC_CUDA_DIV_NO_NAN)
 
 static int leaky_relu_compute(tfc_kernel_ctx *c) {
   return unary_run(c, TFC_CUDA_LEAKY_RELU, *(const float *)c->state);
@@ -298,6 +313,17 @@ static const tfc_kernel_def defs[] = {
     ROW(Round, G_F, round),
     ROW(Log1p, G_F, log1p),
     ROW(Expm1, G_F, expm1),
+    ROW(Tan, G_F, tan),
+    ROW(Erf, G_F, erf),
+    ROW(Erfc, G_F, erfc),
+    ROW(Lgamma, G_F, lgamma),
+    ROW(IsFinite, G_F, is_finite),
+    ROW(IsNan, G_F, is_nan),
+    ROW(IsInf, G_F, is_inf),
+    ROW(Atan2, TFC_T(TFC_DT_FLOAT) | TFC_T(TFC_DT_DOUBLE), atan2),
+    ROW(Xdivy, G_F, xdivy),
+    ROW(Xlogy, G_F, xlogy),
+    ROW(DivNoNan, G_F, div_no_nan),
     ROW(Sin, G_F, sin),
     ROW(Cos, G_F, cos),
     {.op = TFC_OP_LeakyRelu, .type_attr = "T", .types = G_F, .init = alpha_init, .compute = leaky_relu_compute,
