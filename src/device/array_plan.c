@@ -386,6 +386,32 @@ static void dense_strides(const tfc_tensor *t, int64_t *strides) {
   }
 }
 
+/* ReverseV2 (axis input 1, host memory): input 0 read with negative strides on the reversed
+ * dims, from its mirrored corner. */
+static int reverse_window(tfc_kernel_ctx *c, tfc_window_plan *w) {
+  const tfc_tensor *in = c->inputs[0], *axis = c->inputs[1];
+  if (axis->ndims != 1)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "'dims' must be 1-dimension, not %d", axis->ndims);
+  int rank = in->ndims, rev[TFC_MAX_DIMS] = {0};
+  for (int64_t i = 0; i < axis->n_elems; i++) {
+    int64_t a = tfc_array_int_at(axis, i), canon = a < 0 ? a + rank : a;
+    if (canon < 0 || canon >= rank)
+      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "'axis'[%lld] = %lld is out of valid range [0, %d",
+                              (long long)i, (long long)a, rank - 1);
+    if (rev[canon]) return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "axis %lld specified more than once.", (long long)canon);
+    rev[canon] = 1;
+  }
+  w->rank = rank;
+  int64_t s = 1;
+  for (int d = rank - 1; d >= 0; d--) {
+    w->dims[d] = in->dims[d];
+    w->src_strides[d] = rev[d] ? -s : s;
+    if (rev[d] && in->dims[d] > 0) w->offset += (in->dims[d] - 1) * s;
+    s *= in->dims[d];
+  }
+  return TFC_OK;
+}
+
 static int transpose_window(tfc_kernel_ctx *c, tfc_window_plan *w) {
   const tfc_tensor *in = c->inputs[0], *perm = c->inputs[1];
   char buf[TFC_SHAPE_STR_MAX];
@@ -489,7 +515,9 @@ int tfc_window_plan_of(tfc_kernel_ctx *c, tfc_window_plan *w) {
   memset(w, 0, sizeof *w);
   int op = c->node->op->id;
   if (op == TFC_OP_StridedSlice) return strided_slice_window(c, w);
-  TFC_TRY(op == TFC_OP_Transpose ? transpose_window(c, w) : slice_window(c, w));
+  TFC_TRY(op == TFC_OP_Transpose ? transpose_window(c, w)
+          : op == TFC_OP_ReverseV2 ? reverse_window(c, w)
+                                   : slice_window(c, w));
   w->out_rank = w->rank;
   memcpy(w->out_dims, w->dims, sizeof(int64_t) * (size_t)w->rank);
   return TFC_OK;

@@ -63,8 +63,9 @@ int tfc_scan_plan_of(tfc_kernel_ctx *c, int64_t *outer, int64_t *n, int64_t *inn
  * (rank *out_rank) and input 0's dims aligned to them (leading 1s). */
 int tfc_broadcast_to_plan_of(tfc_kernel_ctx *c, int64_t *out_dims, int *out_rank, int64_t *in_dims);
 
-/* Transpose (perm input 1), Slice (begin, size: inputs 1, 2) and StridedSlice (inputs 1..3),
- * shape arguments in host memory: the output read as a window of input 0. rank/dims is the
+/* Transpose (perm input 1), Slice (begin, size: inputs 1, 2), StridedSlice (inputs 1..3) and
+ * ReverseV2 (axis input 1, negative strides), shape arguments in host memory: the output read
+ * as a window of input 0. rank/dims is the
  * window, copied densely in this order; src_strides and offset place it in input 0 (in
  * elements); out_rank/out_dims is the output's shape (StridedSlice's shrink and new axes
  * differ from the window's). share: the output is input 0's buffer unchanged, reshaped to

@@ -153,7 +153,17 @@ static void window_ops_match_cpu(void) {
     gc_free_args(x + 1, 3);
     x[1] = gc_konst(mult, 4);
     gc_check(&(gc_op){.type = "Tile"}, x, 2, 0, "Tile");
-    gc_free_args(x, 2);
+    gc_free_args(x + 1, 1);
+    /* ReverseV2 over no axis, the innermost, the outer two (negative), and all four. */
+    static const int32_t rev_inner[] = {3}, rev_outer[] = {-4, 1}, rev_all[] = {0, 1, 2, 3};
+    const int32_t *revs[] = {rev_inner, rev_inner, rev_outer, rev_all};
+    const int n_revs[] = {0, 1, 2, 4};
+    for (int k = 0; k < 4; k++) {
+      x[1] = gc_konst(revs[k], n_revs[k]);
+      gc_check(&(gc_op){.type = "ReverseV2"}, x, 2, 0, "ReverseV2");
+      gc_free_args(x + 1, 1);
+    }
+    gc_free_args(x, 1);
   }
 }
 
@@ -199,6 +209,16 @@ static void gpu_errors_carry_cpu_texts(void) {
   gc_check_error(&(gc_op){.type = "ConcatV2", .list = 2}, c, 3, TF_INVALID_ARGUMENT,
                  "Concat dim tensor should be a scalar, but got shape [2]", "ConcatV2 vector axis");
   gc_free_args(c, 3);
+  /* ReverseV2's axes are read on the host (fed: the shape function would refuse them). */
+  static const int32_t rev_twice[] = {1, -1}, rev_out[] = {2};
+  gc_arg v[2] = {gc_fed(TF_FLOAT, 2, (int64_t[]){2, 3}, 0, 1), GC_FED(gc_ints(rev_twice, 2))};
+  gc_check_error(&(gc_op){.type = "ReverseV2"}, v, 2, TF_INVALID_ARGUMENT, "axis 1 specified more than once.",
+                 "ReverseV2 repeated axis");
+  gc_free_args(v + 1, 1);
+  v[1] = GC_FED(gc_ints(rev_out, 1));
+  gc_check_error(&(gc_op){.type = "ReverseV2"}, v, 2, TF_INVALID_ARGUMENT, "'axis'[0] = 2 is out of valid range",
+                 "ReverseV2 axis out of range");
+  gc_free_args(v, 2);
 }
 
 /* ---- tests: variables and training ---- */

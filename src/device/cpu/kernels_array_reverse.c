@@ -3,8 +3,8 @@
  * (tf.reverse_sequence, which bidirectional dynamic RNNs use to run the backward cell over
  * each row's own length).
  *
- * ReverseV2 is a window with negative strides on the reversed axes: one strided copy
- * (array_copy.h). ReverseSequence views the input as [outer, A, middle, B, inner] with A and B
+ * ReverseV2 is a window with negative strides on the reversed axes (array_plan.h's window plan,
+ * which the GPU kernel shares): one strided copy (array_copy.h). ReverseSequence views the input as [outer, A, middle, B, inner] with A and B
  * the batch and sequence dims in dim order; each (outer, a, middle, b) picks one contiguous run
  * of `inner` elements, read from the mirrored sequence position when it lies inside that
  * row's length. Both move strings by value. The checks and texts are TF's kernels' (as TF 2.21
@@ -14,31 +14,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "device/array_plan.h"
 #include "device/cpu/array_copy.h"
 #include "device/cpu/array_kernels.h"
 
 static int reverse_v2_compute(tfc_kernel_ctx *c) {
-  const tfc_tensor *in = c->inputs[0], *axis = c->inputs[1];
-  if (axis->ndims != 1)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "'dims' must be 1-dimension, not %d", axis->ndims);
-  int rank = in->ndims, rev[TFC_MAX_DIMS] = {0};
-  for (int64_t i = 0; i < axis->n_elems; i++) {
-    int64_t a = tfc_array_int_at(axis, i), canon = a < 0 ? a + rank : a;
-    if (canon < 0 || canon >= rank)
-      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "'axis'[%lld] = %lld is out of valid range [0, %d",
-                              (long long)i, (long long)a, rank - 1);
-    if (rev[canon]) return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "axis %lld specified more than once.", (long long)canon);
-    rev[canon] = 1;
-  }
-  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, in->dtype, in->dims, rank);
+  const tfc_tensor *in = c->inputs[0];
+  tfc_window_plan w;
+  TFC_TRY(tfc_window_plan_of(c, &w));
+  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, in->dtype, in->dims, in->ndims);
   if (!out) return c->status->code;
-  int64_t strides[TFC_MAX_DIMS], offset = 0, s = 1;
-  for (int d = rank - 1; d >= 0; d--) {
-    strides[d] = rev[d] ? -s : s;
-    if (rev[d] && in->dims[d] > 0) offset += (in->dims[d] - 1) * s;
-    s *= in->dims[d];
-  }
-  return tfc_array_strided_copy(c, out, in, rank, in->dims, strides, offset);
+  return tfc_array_strided_copy(c, out, in, w.rank, w.dims, w.src_strides, w.offset);
 }
 
 typedef struct rs_attrs {

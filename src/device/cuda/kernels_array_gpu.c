@@ -1,7 +1,7 @@
 /*
  * kernels_array_gpu — the GPU kernels of the array family: the tensor makers (Fill, ZerosLike,
  * OnesLike), Cast, AddN, Select, and the copies
- * (ConcatV2, Concat, Split, SplitV, Pack, Unpack, Slice, StridedSlice, Transpose, Tile,
+ * (ConcatV2, Concat, Split, SplitV, Pack, Unpack, Slice, StridedSlice, Transpose, ReverseV2, Tile,
  * GatherV2, Gather, OneHot). kernels_pad_gpu.c has the rest of the family.
  *
  * Every check is the CPU kernel's (src/device/cpu/kernels_array*.c, kernels_cwise_misc.c),
@@ -404,6 +404,7 @@ static const tfc_kernel_def defs[] = {
     COPY_ROW(Slice, "T", TFC_HOST(1) | TFC_HOST(2), window),
     COPY_ROW(StridedSlice, "T", TFC_HOST(1) | TFC_HOST(2) | TFC_HOST(3), window),
     COPY_ROW(Tile, "T", TFC_HOST(1), tile),
+    COPY_ROW(ReverseV2, "T", TFC_HOST(1), window),
     {.op = TFC_OP_GatherV2, .type_attr = "Tparams", .types = G_DATA, .type_attr2 = "Tindices", .types2 = IDX,
      .host_memory_in = TFC_HOST(2), .compute = gather_compute},
     {.op = TFC_OP_Gather, .type_attr = "Tparams", .types = G_DATA, .type_attr2 = "Tindices", .types2 = IDX,

@@ -159,6 +159,7 @@ static const host_reg regs[] = {
     {TFC_OP_Pad, "T", I32, "Tpaddings", I32 | I64, 0, 0, 0},
     {TFC_OP_PadV2, "T", I32, "Tpaddings", I32 | I64, 0, 0, 0},
     T32(BroadcastTo),
+    T32(ReverseV2), /* reverse_op.cc */
     /* every dtype TF lists: sequence_ops.cc, bcast_ops.cc, transpose_op.cc, concat_op.cc,
      * logging_ops.cc */
     {TFC_OP_Range, "Tidx", I32 | I64 | F32 | F64, NULL, 0, 0, 0, 0},
