@@ -8,6 +8,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 
+#include "device/array_plan.h"
 #include "device/device.h"
 #include "state/resource_mgr.h"
 #include "state/variable.h"
@@ -208,4 +209,51 @@ int tfc_varop_update(tfc_kernel_ctx *c, int sub, int resource, tfc_varop_add_fn 
   if (tfc_kernel_update_end(c, &u)) return c->status->code;
   if (!resource) tfc_kernel_forward_ref(c, 0, 0);
   return TFC_OK;
+}
+
+/* ---------------- ResourceGather ---------------- */
+
+tfc_tensor *tfc_varop_gather_plan(tfc_kernel_ctx *c, tfc_gather_plan *g) {
+  const tfc_tensor *indices = c->inputs[1];
+  int64_t batch_dims = 0;
+  tfc_node_attr_int(c->node, "batch_dims", &batch_dims);
+  if (batch_dims != 0) {
+    tfc_kernel_error(c, TFC_UNIMPLEMENTED, "ResourceGather with batch_dims %lld: only 0 is supported",
+                     (long long)batch_dims);
+    return NULL;
+  }
+  tfc_var *var = tfc_kernel_input_var(c, 0);
+  if (!var) return NULL;
+  tfc_var_lock(var);
+  tfc_tensor *params = var->value ? tfc_tensor_ref(var->value) : NULL;
+  tfc_var_unlock(var);
+  if (!params) {
+    tfc_kernel_error(c, TFC_FAILED_PRECONDITION, "Attempting to use uninitialized value %s", var->name);
+    return NULL;
+  }
+  int dt = 0;
+  tfc_node_attr_type(c->node, "dtype", &dt);
+  char ps[TFC_SHAPE_STR_MAX];
+  if (params->dtype != dt)
+    tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Trying to read variable with wrong dtype. Expected %s got %s",
+                     tfc_dtype_name(dt), tfc_dtype_name(params->dtype));
+  else if (params->ndims < 1)
+    tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "params must be at least 1 dimensional, got shape %s",
+                     tfc_tensor_shape_str(params, ps, sizeof ps));
+  else if (indices->ndims + params->ndims - 1 > TFC_MAX_DIMS)
+    tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "ResourceGather: the output has more than %d dimensions", TFC_MAX_DIMS);
+  if (c->status->code != TFC_OK) {
+    tfc_tensor_unref(params);
+    return NULL;
+  }
+  int rank = 0;
+  int64_t inner = 1;
+  for (int d = 0; d < indices->ndims; d++) g->dims[rank++] = indices->dims[d];
+  for (int d = 1; d < params->ndims; d++) inner *= g->dims[rank++] = params->dims[d];
+  g->rank = rank;
+  g->batch = g->outer = 1;
+  g->limit = params->dims[0];
+  g->n_idx = indices->n_elems;
+  g->inner = inner;
+  return params;
 }

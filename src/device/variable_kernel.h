@@ -72,4 +72,15 @@ int tfc_varop_assign_resource(tfc_kernel_ctx *c, tfc_varop_keep_fn keep);
 /* AssignAdd/AssignSub (resource 0) and Assign{Add,Sub}VariableOp (resource 1). */
 int tfc_varop_update(tfc_kernel_ctx *c, int sub, int resource, tfc_varop_add_fn add);
 
+/* ---- ResourceGather ---- */
+
+struct tfc_gather_plan;
+/* ResourceGather (handle input 0, indices input 1: only its shape is read; batch_dims 0):
+ * the variable's current value (a new reference, the caller's), with the gather's plan in g
+ * (params viewed as [1, 1, rows, inner]). NULL with c->status set: UNIMPLEMENTED for a
+ * nonzero batch_dims, FAILED_PRECONDITION for an uninitialized variable, INVALID_ARGUMENT for
+ * the wrong dtype, a scalar value or an output above the maximum rank. The indices' values
+ * are the device's to check. */
+tfc_tensor *tfc_varop_gather_plan(tfc_kernel_ctx *c, struct tfc_gather_plan *g);
+
 #endif

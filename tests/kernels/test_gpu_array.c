@@ -413,6 +413,79 @@ static void assign_add_and_sub_on_gpu_match_cpu(void) {
   }
 }
 
+/* An embedding lookup on a resource variable: ResourceGather on each device, int32 and int64
+ * (rank 2) indices, repeated and in any order. */
+static void resource_gather_on_gpu_matches_cpu(void) {
+  gc_need_gpu();
+  TF_Graph *g = TF_NewGraph();
+  TF_Status *s = TF_NewStatus();
+  int64_t dims[2] = {37, 5};
+  TF_Output x = placeholder(g, "x", TF_FLOAT, s);
+  TF_Tensor *v = gc_rand(TF_FLOAT, 2, dims, -1, 1);
+  static const int32_t ix32[] = {36, 0, 5, 5, 17, 2};
+  TF_Operation *h[2], *init[2], *gather[2][2];
+  for (int d = 0; d < 2; d++) {
+    const char *dev = d ? GC_GPU : GC_CPU;
+    char name[32];
+    snprintf(name, sizeof name, "v%d", d);
+    TF_OperationDescription *od = TF_NewOperation(g, "VarHandleOp", name);
+    TF_SetDevice(od, dev);
+    TF_SetAttrType(od, "dtype", TF_FLOAT);
+    TF_SetAttrShape(od, "shape", dims, 2);
+    h[d] = gc_finish(od, s, 0, "ResourceGather");
+    snprintf(name, sizeof name, "init%d", d);
+    od = TF_NewOperation(g, "AssignVariableOp", name);
+    TF_SetDevice(od, dev);
+    TF_AddInput(od, (TF_Output){h[d], 0});
+    TF_AddInput(od, x);
+    TF_SetAttrType(od, "dtype", TF_FLOAT);
+    init[d] = gc_finish(od, s, 0, "ResourceGather");
+    for (int w = 0; w < 2; w++) {
+      TF_Tensor *it = w ? TF_AllocateTensor(TF_INT64, (int64_t[]){2, 3}, 2, 6 * sizeof(int64_t))
+                        : TF_AllocateTensor(TF_INT32, (int64_t[]){6}, 1, 6 * sizeof(int32_t));
+      for (int i = 0; i < 6; i++) {
+        if (w) ((int64_t *)TF_TensorData(it))[i] = ix32[i];
+        else ((int32_t *)TF_TensorData(it))[i] = ix32[i];
+      }
+      snprintf(name, sizeof name, "ix%d_%d", d, w);
+      od = TF_NewOperation(g, "Const", name);
+      TF_SetAttrTensor(od, "value", it, s);
+      TF_SetAttrType(od, "dtype", TF_TensorType(it));
+      TF_Operation *konst = gc_finish(od, s, 0, "ResourceGather");
+      TF_DeleteTensor(it);
+      snprintf(name, sizeof name, "gather%d_%d", d, w);
+      od = TF_NewOperation(g, "ResourceGather", name);
+      TF_SetDevice(od, dev);
+      TF_AddInput(od, (TF_Output){h[d], 0});
+      TF_AddInput(od, (TF_Output){konst, 0});
+      TF_SetAttrType(od, "dtype", TF_FLOAT);
+      gather[d][w] = gc_finish(od, s, 0, "ResourceGather");
+    }
+  }
+  TF_SessionOptions *opts = TF_NewSessionOptions();
+  TF_Session *sess = TF_NewSession(g, opts, s);
+  run_targets(sess, &x, &v, 1, init, 2, s);
+  for (int w = 0; w < 2; w++) {
+    TF_Output f[2] = {{gather[1][w], 0}, {gather[0][w], 0}};
+    TF_Tensor *out[2] = {0};
+    TF_SessionRun(sess, NULL, NULL, NULL, 0, f, out, 2, NULL, 0, NULL, s);
+    EXPECT_EQ(TF_GetCode(s), TF_OK);
+    gc_compare("ResourceGather", out[0], out[1], 0);
+    EXPECT_EQ(TF_NumDims(out[0]), w ? 3 : 2);
+    /* Row 17 of the variable is output row 4. */
+    EXPECT_TRUE(memcmp((const float *)TF_TensorData(out[0]) + 4 * 5, (const float *)TF_TensorData(v) + 17 * 5,
+                       5 * sizeof(float)) == 0);
+    TF_DeleteTensor(out[0]);
+    TF_DeleteTensor(out[1]);
+  }
+  TF_DeleteTensor(v);
+  TF_CloseSession(sess, s);
+  TF_DeleteSession(sess, s);
+  TF_DeleteSessionOptions(opts);
+  TF_DeleteGraph(g);
+  TF_DeleteStatus(s);
+}
+
 static void int32_variable_on_gpu_lands_on_cpu_with_soft_placement(void) {
   gc_need_gpu();
   TF_Graph *g = TF_NewGraph();
@@ -457,6 +530,7 @@ static const tfc_test tests[] = {
     TFC_TEST(gpu_errors_carry_cpu_texts),
     TFC_TEST(optimizers_on_gpu_match_cpu_after_several_steps),
     TFC_TEST(assign_add_and_sub_on_gpu_match_cpu),
+    TFC_TEST(resource_gather_on_gpu_matches_cpu),
     TFC_TEST(int32_variable_on_gpu_lands_on_cpu_with_soft_placement),
     {0},
 };

@@ -17,16 +17,18 @@
  * division by zero". A ref op's output forwards its input ref; the resource ops have none.
  * ResourceGather (batch_dims 0) reads the variable's current value (values are copy-on-write,
  * so the tensor it holds never changes) and gathers its rows as GatherV2 on axis 0 does, with
- * GatherV2's index check; an uninitialized variable is FAILED_PRECONDITION "Attempting to use
+ * GatherV2's index check (the checks before it are variable_kernel.h's, which the GPU shares); an uninitialized variable is FAILED_PRECONDITION "Attempting to use
  * uninitialized value <var>" (both resource kinds; TF words a resource one as ReadVariableOp).
  */
 #include <string.h>
 
 #include <stdio.h>
 
+#include "device/array_plan.h"
 #include "device/cpu/array_copy.h"
 #include "device/cpu/cpu_kernels.h"
 #include "device/device.h"
+#include "device/variable_kernel.h"
 #include "state/variable.h"
 
 enum { SC_UPDATE, SC_ADD, SC_SUB, SC_MUL, SC_DIV, SC_MIN, SC_MAX };
@@ -180,40 +182,13 @@ static int scatter_compute(tfc_kernel_ctx *c, int how, int resource) {
 
 static int resource_gather_compute(tfc_kernel_ctx *c) {
   const tfc_tensor *indices = c->inputs[1];
-  int64_t batch_dims = 0;
-  tfc_node_attr_int(c->node, "batch_dims", &batch_dims);
-  if (batch_dims != 0)
-    return tfc_kernel_error(c, TFC_UNIMPLEMENTED, "ResourceGather with batch_dims %lld: only 0 is supported",
-                            (long long)batch_dims);
-  tfc_var *var = tfc_kernel_input_var(c, 0);
-  if (!var) return c->status->code;
-  tfc_var_lock(var);
-  tfc_tensor *params = var->value ? tfc_tensor_ref(var->value) : NULL;
-  tfc_var_unlock(var);
-  if (!params)
-    return tfc_kernel_error(c, TFC_FAILED_PRECONDITION, "Attempting to use uninitialized value %s", var->name);
-  int rc = TFC_OK, dt = 0;
-  tfc_node_attr_type(c->node, "dtype", &dt);
-  char ps[128];
-  if (params->dtype != dt) {
-    rc = tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Trying to read variable with wrong dtype. Expected %s got %s",
-                          tfc_dtype_name(dt), tfc_dtype_name(params->dtype));
-  } else if (params->ndims < 1) {
-    rc = tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "params must be at least 1 dimensional, got shape %s",
-                          tfc_tensor_shape_str(params, ps, sizeof ps));
-  } else if (indices->ndims + params->ndims - 1 > TFC_MAX_DIMS) {
-    rc = tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "ResourceGather: the output has more than %d dimensions",
-                          TFC_MAX_DIMS);
-  } else if (check_indices(c, indices, params->dims[0]) == TFC_OK) {
-    int64_t dims[TFC_MAX_DIMS], inner = 1;
-    int rank = 0;
-    for (int d = 0; d < indices->ndims; d++) dims[rank++] = indices->dims[d];
-    for (int d = 1; d < params->ndims; d++) inner *= dims[rank++] = params->dims[d];
-    tfc_tensor *out = tfc_kernel_alloc_output(c, 0, params->dtype, dims, rank);
-    rc = out ? tfc_array_gather(c, out, params, indices, 1, 1, params->dims[0], indices->n_elems, inner)
-             : c->status->code;
-  } else {
-    rc = c->status->code;
+  tfc_gather_plan g;
+  tfc_tensor *params = tfc_varop_gather_plan(c, &g);
+  if (!params) return c->status->code;
+  int rc = check_indices(c, indices, g.limit);
+  if (rc == TFC_OK) {
+    tfc_tensor *out = tfc_kernel_alloc_output(c, 0, params->dtype, g.dims, g.rank);
+    rc = out ? tfc_array_gather(c, out, params, indices, 1, 1, g.limit, g.n_idx, g.inner) : c->status->code;
   }
   tfc_tensor_unref(params);
   return rc;

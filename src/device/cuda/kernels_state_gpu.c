@@ -18,8 +18,13 @@
  * supplies the device side: a value is installed without a copy when the kernel holds the
  * only reference to it, else copied device-to-device on the compute stream; AssignAdd and
  * AssignSub compute old ± value into a fresh device tensor with the element-wise launcher.
+ * ResourceGather (resource_variable_ops.cc: the copy types, int32 or int64 indices) takes the
+ * variable's current value and the CPU's checks (tfc_varop_gather_plan) and gathers on the
+ * device; an index out of range gives zeros, as GatherV2 on the GPU does.
  * Host code never reads or writes a device buffer here.
  */
+#include "device/array_plan.h"
+#include "device/cuda/cuda_array2.h"
 #include "device/cuda/cuda_kernels.h"
 #include "device/device.h"
 #include "device/variable_kernel.h"
@@ -69,6 +74,26 @@ static int assign_sub_variable_compute(tfc_kernel_ctx *c) { return tfc_varop_upd
 /* Resource handles (input or output 0) and the is-initialized bools live in host memory. */
 #define HOST0 TFC_HOST(0)
 
+static int resource_gather_compute(tfc_kernel_ctx *c) {
+  const tfc_tensor *ix = c->inputs[1];
+  tfc_gather_plan g;
+  tfc_tensor *params = tfc_varop_gather_plan(c, &g);
+  if (!params) return c->status->code;
+  void *stream;
+  int rc = tfc_cuda_ctx_stream(c, &stream);
+  tfc_tensor *out = rc ? NULL : tfc_kernel_alloc_output(c, 0, params->dtype, g.dims, g.rank);
+  if (out)
+    rc = tfc_cuda_ctx_check(c,
+                            tfc_cuda_gather((int)tfc_dtype_size(params->dtype), tfc_cuda_dtype_of(ix->dtype),
+                                            params->data, ix->data, out->data, g.batch, g.outer, g.limit, g.n_idx,
+                                            g.inner, stream),
+                            params->dtype);
+  else
+    rc = c->status->code;
+  tfc_tensor_unref(params);
+  return rc;
+}
+
 static const tfc_kernel_def defs[] = {
     /* reference variables */
     {.op = TFC_OP_VariableV2, .type_attr = "dtype", .types = G_NUM, .init = tfc_varop_init,
@@ -94,6 +119,8 @@ static const tfc_kernel_def defs[] = {
      .compute = assign_sub_variable_compute},
     {.op = TFC_OP_VarIsInitializedOp, .host_memory_in = HOST0, .host_memory_out = HOST0,
      .compute = tfc_varop_is_initialized_compute},
+    {.op = TFC_OP_ResourceGather, .type_attr = "dtype", .types = TFC_CUDA_COPY_TYPES, .type_attr2 = "Tindices",
+     .types2 = TFC_T(TFC_DT_INT32) | TFC_T(TFC_DT_INT64), .host_memory_in = HOST0, .compute = resource_gather_compute},
 };
 
 int tfc_cuda_kernels_state(tfc_kernel_table *t, tfc_status *s) {
