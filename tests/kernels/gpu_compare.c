@@ -194,7 +194,7 @@ static void gc_make_inputs(TF_Graph *g, const gc_op *o, const gc_arg *args, int 
     in->cpu_in[i] = in->gpu_in[i] = in->feeds[in->n_feeds] =
         gc_unary(g, "Placeholder", name, (TF_Output){NULL, 0}, "dtype", dt, s, label);
     in->vals[in->n_feeds++] = args[i].t;
-    if (o->half && !gc_self_test() && dt == TF_FLOAT && (!o->half_args || (o->half_args >> i & 1u))) {
+    if (o->half && dt == TF_FLOAT && (!o->half_args || (o->half_args >> i & 1u))) {
       snprintf(name, sizeof name, "half%d", i);
       in->gpu_in[i] = gc_unary(g, "Cast", name, in->cpu_in[i], "DstT", TF_HALF, s, label);
     }

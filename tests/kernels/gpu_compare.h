@@ -14,9 +14,9 @@
  * a tfc_test_fail naming the label, the output and the element.
  *
  * Self-test: with TFC_GC_SELF_TEST=1 in the environment the "GPU" copies run on
- * /device:CPU:0 in float (no half casts) and nothing skips, so a machine without a GPU can
- * check that a test's graphs build and run, that its CPU half computes what it should and that
- * its error cases fail as expected. Tests that name GC_GPU themselves (rather than through
+ * /device:CPU:0 (half ones in half: only where the CPU has a half kernel) and nothing skips,
+ * so a machine without a GPU can check that a test's graphs build and run, that its CPU half
+ * computes what it should and that its error cases fail as expected. Tests that name GC_GPU themselves (rather than through
  * gc_check, gc_check_error and gc_gpu_dev) still need a GPU.
  */
 #ifndef TFC_TESTS_GPU_COMPARE_H
