@@ -2,14 +2,14 @@
  * cuda_batch_norm — the CUDA kernels of the GPU FusedBatchNorm* and FusedBatchNormGrad*
  * (launcher API in cuda_batch_norm.h; the tfc kernels in kernels_batch_norm_gpu.c).
  *
- * Why not cuDNN's batch norm. cuDNN raises epsilon to CUDNN_BN_MIN_EPSILON, divides by n - 1 for
- * the running variance even when n = 1 (TF's CPU kernel, and ours, leave it uncorrected), and
- * has no backward pass for inference mode (TF runs its own kernel there); the CPU kernel
- * (cpu/kernels_batch_norm.c) is the reference the GPU must match. So these kernels compute the
- * CPU kernel's formulas directly, in its precisions: statistics and gradient sums in double,
- * the forward's normalization in float with the CPU's operation order (round-to-nearest
- * intrinsics keep nvcc from contracting it into FMAs the CPU does not use). What stays TF's GPU
- * convention is the reserve space: a training forward saves the inverse standard deviation
+ * Why not cuDNN's batch norm. It has no backward pass for inference mode (TF runs its own
+ * kernel there), and its training statistics follow its own rules (float accumulation, its own
+ * handling of a single value or none per channel, and before cuDNN 8 an epsilon of at least
+ * 1e-5), while the CPU kernel (cpu/kernels_batch_norm.c) is the reference the GPU must match.
+ * So these kernels compute the CPU kernel's formulas directly, in its precisions: statistics
+ * and gradient sums in double, the forward's normalization in float with the CPU's operation
+ * order (round-to-nearest intrinsics keep nvcc from contracting it into FMAs the CPU does not
+ * use). What stays TF's GPU convention is the reserve space: a training forward saves the inverse standard deviation
  * 1/sqrt(var + epsilon) as reserve_space_2, as cuDNN does for TF, and the training gradient
  * reads it back as such.
  *
