@@ -215,6 +215,117 @@ int tfc_conv_plan_make(tfc_kernel_ctx *c, const tfc_conv_attrs *a, int kind, tfc
   return TFC_OK;
 }
 
+/* ---- depthwise convolutions ---- */
+
+static const char *const dw_label[TFC_CONV_KIND_COUNT] = {
+    "DepthwiseConv2dNative", "DepthwiseConv2DBackpropInput", "DepthwiseConv2DBackpropFilter"};
+
+/* TF's depthwise attr checks first (its kernel's texts), then the Conv2D family's parser for
+ * padding, explicit_paddings and dilations. */
+static int dw_attrs(tfc_kernel_ctx *c, int on_cpu, tfc_conv_attrs *a) {
+  const char *fmt;
+  TFC_TRY(tfc_kernel_attr_string(c->node, "data_format", &fmt, c->status));
+  int nchw = strcmp(fmt, "NCHW") == 0;
+  if (on_cpu && strcmp(fmt, "NHWC") != 0)
+    return tfc_kernel_error(c, TFC_UNIMPLEMENTED, "Depthwise convolution on CPU is only supported for NHWC format");
+  const tfc_attr_value *v = tfc_node_attr(c->node, "strides");
+  if (!v || v->kind != TFC_ATTR_LIST || v->u.list.n != 4)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Sliding window strides field must specify 4 dimensions");
+  int64_t st[4];
+  for (int i = 0; i < 4; i++) st[i] = v->u.list.items[i].u.i;
+  int ci = nchw ? 1 : 3, hi = nchw ? 2 : 1, wi = nchw ? 3 : 2;
+  if (st[0] != 1 || st[ci] != 1)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
+                            "Current implementation does not yet support strides in the batch and depth dimensions.");
+  if (st[hi] != st[wi])
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
+                            "Current implementation only supports equal length strides in the row and column "
+                            "dimensions.");
+  return tfc_conv_attrs_parse(c->node, a, c->status);
+}
+
+/* A host int32 vector of 4 sizes (input_sizes, filter_sizes: `vec`) of the tensor `what`
+ * (input, filter), TF's texts. */
+static int dw_sizes(tfc_kernel_ctx *c, int i, const char *label, const char *vec, const char *what, int64_t out[4]) {
+  const tfc_tensor *t = c->inputs[i];
+  if (t->ndims != 1)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "%s: %s input must be 1-dim, not %d", label, vec, t->ndims);
+  if (t->n_elems != 4) return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "%s: %s must be 4-dimensional", label, what);
+  for (int k = 0; k < 4; k++)
+    if ((out[k] = tfc_tensor_get_i64(t, k)) < 0)
+      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "%s: %s has a negative dimension", label, vec);
+  return TFC_OK;
+}
+
+static int dw_need_4d(tfc_kernel_ctx *c, const tfc_tensor *t, const char *what) {
+  if (t->ndims == 4) return TFC_OK;
+  char a[TFC_SHAPE_STR_MAX];
+  return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "%s must be 4-dimensional: %s", what,
+                          tfc_tensor_shape_str(t, a, sizeof a));
+}
+
+int tfc_depthwise_plan_make(tfc_kernel_ctx *c, int kind, int on_cpu, tfc_depthwise_plan *out) {
+  memset(out, 0, sizeof *out);
+  tfc_conv_attrs a;
+  TFC_TRY(dw_attrs(c, on_cpu, &a));
+  const char *label = dw_label[kind];
+  /* Step 1: the input's shape (in the data format's order) and the filter's. */
+  int64_t in[4], f[4];
+  if (kind == TFC_CONV_BWD_INPUT) TFC_TRY(dw_sizes(c, 0, label, "input_sizes", "input", in));
+  else {
+    TFC_TRY(dw_need_4d(c, c->inputs[0], "input"));
+    memcpy(in, c->inputs[0]->dims, sizeof in);
+  }
+  if (kind == TFC_CONV_BWD_FILTER) TFC_TRY(dw_sizes(c, 1, label, "filter_sizes", "filter", f));
+  else {
+    TFC_TRY(dw_need_4d(c, c->inputs[1], "filter"));
+    memcpy(f, c->inputs[1]->dims, sizeof f);
+  }
+  int ci = a.nchw ? 1 : 3, hi = a.nchw ? 2 : 1, wi = a.nchw ? 3 : 2;
+  if (in[ci] != f[2]) {
+    if (kind == TFC_CONV_FWD)
+      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "input and filter must have the same depth: %lld vs %lld",
+                              (long long)in[ci], (long long)f[2]);
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "%s: input and filter must have the same in_depth", label);
+  }
+  /* Step 2: the geometry. */
+  tfc_window_geom *g = &out->g;
+  g->nchw = a.nchw;
+  g->n = in[0], g->ih = in[hi], g->iw = in[wi], g->ic = in[ci];
+  g->kh = f[0], g->kw = f[1], out->mult = f[3], g->oc = in[ci] * f[3];
+  g->sh = a.stride[0], g->sw = a.stride[1], g->dh = a.dil[0], g->dw = a.dil[1];
+  g->pt = a.pads[0], g->pb = a.pads[1], g->pl = a.pads[2], g->pr = a.pads[3];
+  TFC_TRY(tfc_window_output_size(c, g->ih, g->kh, g->dh, g->sh, a.padding, &g->oh, &g->pt, &g->pb));
+  TFC_TRY(tfc_window_output_size(c, g->iw, g->kw, g->dw, g->sw, a.padding, &g->ow, &g->pl, &g->pr));
+  int64_t want[4];
+  tfc_window_dims(g->nchw, g->n, g->oh, g->ow, g->oc, want);
+  /* Step 3: out_backprop must have the forward output's shape. */
+  if (kind != TFC_CONV_FWD) {
+    const tfc_tensor *dy = c->inputs[2];
+    if (dy->ndims != 4)
+      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "%s: out_backprop must be 4-dimensional", label);
+    if (dy->dims[0] != g->n)
+      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "%s: input and out_backprop must have the same batch size",
+                              label);
+    static const char *const what[2] = {"rows", "cols"};
+    for (int d = 0; d < 2; d++)
+      if (dy->dims[hi + d] != want[hi + d])
+        return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
+                                "%s: Number of %s of out_backprop doesn't match computed: actual = %lld, "
+                                "computed = %lld",
+                                label, what[d], (long long)dy->dims[hi + d], (long long)want[hi + d]);
+    if (dy->dims[ci] != g->oc)
+      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "%s: depth_multiplier * in_depth not equal to out_depth",
+                              label);
+  }
+  /* Step 4: the output and its dtype (out_backprop's for the backprops). */
+  out->dtype = c->inputs[kind == TFC_CONV_FWD ? 0 : 2]->dtype;
+  memcpy(out->out_dims, kind == TFC_CONV_FWD ? want : kind == TFC_CONV_BWD_INPUT ? in : f, sizeof want);
+  out->zeros = g->n == 0 || g->ic == 0 || g->oc == 0 || g->oh == 0 || g->ow == 0 || g->kh == 0 || g->kw == 0 ||
+               g->ih == 0 || g->iw == 0;
+  return TFC_OK;
+}
+
 /* ---- pooling ---- */
 
 int tfc_pool_attrs_parse(const tfc_node *n, const char *device, tfc_pool_attrs *out, tfc_status *s) {

@@ -1,8 +1,9 @@
 /*
  * conv_plan — the attr checks, shape checks and window geometry that the CPU and GPU kernels of
- * Conv2D, Conv2DBackpropInput, Conv2DBackpropFilter, MaxPool, AvgPool, MaxPoolGrad and
- * AvgPoolGrad share, so both devices accept and refuse exactly the same nodes and inputs, with
- * TF 1.15's codes and texts, and agree on every output shape and on TF's padding split.
+ * Conv2D, Conv2DBackpropInput, Conv2DBackpropFilter, the three depthwise convolutions, MaxPool,
+ * AvgPool, MaxPoolGrad and AvgPoolGrad share, so both devices accept and refuse exactly the
+ * same nodes and inputs, with TF 1.15's codes and texts, and agree on every output shape and
+ * on TF's padding split.
  *
  * Two stages, as the kernels run: init parses the node's attrs once (tfc_conv_attrs_parse,
  * tfc_pool_attrs_parse: strides, dilations, ksize, data_format, padding SAME / VALID /
@@ -87,6 +88,29 @@ typedef struct tfc_conv_plan {
  * ranks, the host sizes input, depths, batch, out_backprop's shape) and fills out. Returns 0
  * or the error set in c. */
 int tfc_conv_plan_make(tfc_kernel_ctx *c, const tfc_conv_attrs *a, int kind, tfc_conv_plan *out);
+
+/* ---- depthwise convolutions ---- */
+
+/* DepthwiseConv2dNative (kind TFC_CONV_FWD: input, filter), DepthwiseConv2dNativeBackpropInput
+ * (TFC_CONV_BWD_INPUT: input_sizes in host memory, filter, out_backprop) and
+ * DepthwiseConv2dNativeBackpropFilter (TFC_CONV_BWD_FILTER: input, filter_sizes in host memory,
+ * out_backprop). The filter is [kh, kw, C, mult]; output channel ch * mult + q is input channel
+ * ch under filter slice [.., .., ch, q]. */
+typedef struct tfc_depthwise_plan {
+  int dtype;
+  tfc_window_geom g;    /* oc = ic * mult; nchw from data_format */
+  int64_t mult;
+  int64_t out_dims[4];  /* output 0: the activation, the input's or the filter's shape */
+  int zeros;            /* nothing to sum over or an empty output: the output is all zeros */
+} tfc_depthwise_plan;
+
+/* Checks c's node and inputs for a depthwise node of `kind` as TF's kernels do, in their order
+ * and with their texts: the data format (`on_cpu`: anything but NHWC is UNIMPLEMENTED
+ * "Depthwise convolution on CPU is only supported for NHWC format", TF's CPU limit; the GPU
+ * takes NCHW too), strides (4 of them, 1 in the batch and depth dims, equal row and column
+ * strides), then padding and dilations as Conv2D's (tfc_conv_attrs_parse); then ranks, host
+ * sizes, depths and out_backprop's shape. Fills out. Returns 0 or the error set in c. */
+int tfc_depthwise_plan_make(tfc_kernel_ctx *c, int kind, int on_cpu, tfc_depthwise_plan *out);
 
 /* ---- pooling ---- */
 

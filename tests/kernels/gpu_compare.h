@@ -12,6 +12,12 @@
  *
  * Included (not linked) by the GPU kernel tests: #include "gpu_compare.c". Every failure is
  * a tfc_test_fail naming the label, the output and the element.
+ *
+ * Self-test: with TFC_GC_SELF_TEST=1 in the environment the "GPU" copies run on
+ * /device:CPU:0 (half ones in half: only where the CPU has a half kernel) and nothing skips,
+ * so a machine without a GPU can check that a test's graphs build and run, that its CPU half
+ * computes what it should and that its error cases fail as expected. Tests that name GC_GPU themselves (rather than through
+ * gc_check, gc_check_error and gc_gpu_dev) still need a GPU.
  */
 #ifndef TFC_TESTS_GPU_COMPARE_H
 #define TFC_TESTS_GPU_COMPARE_H
@@ -30,6 +36,10 @@
 const char *gc_gpu_missing(void);
 /* Skips the test with gc_gpu_missing()'s reason when there is one. */
 void gc_need_gpu(void);
+/* 1 under TFC_GC_SELF_TEST=1 (see the top comment), else 0. */
+int gc_self_test(void);
+/* The device of the GPU copies: GC_GPU, or GC_CPU in a self-test. Static. */
+const char *gc_gpu_dev(void);
 
 /* A new tensor of uniform values in [lo, hi) (integers: rounded down; bool: >= 0.5) from the
  * tests' fixed generator. TF_HALF is not generated: feed float and set gc_op.half. */
@@ -69,6 +79,8 @@ typedef struct gc_op {
   int n_outputs;       /* outputs compared (0: 1) */
   int half;            /* the GPU copy runs in half: float fed inputs are cast to half on the
                         * CPU and half outputs cast back to float; the CPU copy runs in float */
+  unsigned half_args;  /* with half: the inputs cast (bit i: input i); 0: every float input (a
+                        * batch norm keeps its float statistics) */
 } gc_op;
 
 typedef struct gc_arg {

@@ -17,96 +17,34 @@
  * scale_backprop = sum(dy * x_hat), offset_backprop = sum(dy), and x_backprop =
  * scale * r * (dy - mean(dy) - x_hat * mean(dy * x_hat)) when training, scale * r * dy when
  * not. The extra reserve-space outputs are empty vectors.
- * Errors are TF 2.x's InvalidArgument texts, in its order ("input must be 4 or 5-dimensional[2,2,4]",
- * "scale must be 1-dimensional[2,2]", "offset must have the same number of elements as the
- * channels of x, got 3 and 4", "When is_training=false, mean must have ...", the gradient's
- * refusal of NCHW when not training).
+ * The attrs, the checks (TF 2.x's InvalidArgument texts, in its order: "input must be 4 or
+ * 5-dimensional[2,2,4]", "scale must be 1-dimensional[2,2]", "offset must have the same number
+ * of elements as the channels of x, got 3 and 4", "When is_training=false, mean must have ...",
+ * the gradient's refusal of NCHW when not training) and the [outer, C, inner] view are
+ * device/batch_norm_plan.h's, shared with the GPU kernels (cuda/kernels_batch_norm_gpu.c).
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "device/batch_norm_plan.h"
 #include "device/cpu/cpu_kernels.h"
 #include "device/kernel.h"
 #include "graph/graph.h"
 #include "ops/opdef.h"
 #include "tensor/tensor.h"
 
-typedef struct bn_attrs {
-  float epsilon, avg_factor;
-  int is_training, channels_first;
-} bn_attrs;
-
-/* The node's attrs (a few lookups: cheap beside the pass over x). */
-static void bn_attrs_of(const tfc_node *n, bn_attrs *a) {
-  const tfc_attr_value *v = tfc_node_attr(n, "epsilon");
-  a->epsilon = v && v->kind == TFC_ATTR_FLOAT ? v->u.f : 1e-4f;
-  v = tfc_node_attr(n, "exponential_avg_factor");
-  a->avg_factor = v && v->kind == TFC_ATTR_FLOAT ? v->u.f : 1.0f;
-  if (tfc_node_attr_bool(n, "is_training", &a->is_training)) a->is_training = 1;
-  v = tfc_node_attr(n, "data_format");
-  const char *fmt = v && v->kind == TFC_ATTR_STRING ? v->u.s.data : "NHWC";
-  a->channels_first = fmt[0] == 'N' && fmt[1] == 'C';
-}
-
-/* The [outer, C, inner] view of x. */
-typedef struct bn_view {
-  int64_t outer, chans, inner, count; /* count = outer * inner values per channel */
-} bn_view;
-
-static int rank_error(tfc_kernel_ctx *c, const tfc_tensor *t) {
-  char buf[TFC_SHAPE_STR_MAX];
-  return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "input must be 4 or 5-dimensional%s",
-                          tfc_dims_str(t->dims, t->ndims, buf, sizeof buf));
-}
-
-/* TF's checks, in its order: x of rank 4 or 5 (a rank-5 x with a 2-D format is read as its 3-D
- * twin); the vectors (inputs first_vec.., `names`) rank 1; then `n_counted` of them with one
- * element per channel, the first `n_plain` named plainly and the rest after `prefix`. */
-static int bn_view_of(tfc_kernel_ctx *c, const bn_attrs *a, int x_in, int first_vec, const char *const *names,
-                      int n_vec, int n_plain, int n_counted, const char *prefix, bn_view *v) {
-  const tfc_tensor *x = c->inputs[x_in];
-  if (x->ndims != 4 && x->ndims != 5) return rank_error(c, x);
-  for (int k = 0; k < n_vec; k++) {
-    const tfc_tensor *t = c->inputs[first_vec + k];
-    if (t->ndims != 1) {
-      char buf[TFC_SHAPE_STR_MAX];
-      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "%s must be 1-dimensional%s", names[k],
-                              tfc_dims_str(t->dims, t->ndims, buf, sizeof buf));
-    }
-  }
-  int ch = a->channels_first ? 1 : x->ndims - 1;
-  v->chans = x->dims[ch];
-  v->outer = v->inner = 1;
-  for (int i = 0; i < ch; i++) v->outer *= x->dims[i];
-  for (int i = ch + 1; i < x->ndims; i++) v->inner *= x->dims[i];
-  v->count = v->outer * v->inner;
-  static const char *const counted[] = {"scale", "offset", "mean", "variance"};
-  static const char *const counted_grad[] = {"scale", "reserve_space_1", "reserve_space_2"};
-  const char *const *cn = x_in == 0 ? counted : counted_grad;
-  for (int k = 0; k < n_counted; k++) {
-    const tfc_tensor *t = c->inputs[first_vec + k];
-    if (t->n_elems != v->chans)
-      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
-                              "%s%s%s must have the same number of elements as the channels of x, got %lld and %lld",
-                              k < n_plain ? "" : prefix, k < n_plain ? "" : ", ", cn[k], (long long)t->n_elems,
-                              (long long)v->chans);
-  }
-  return TFC_OK;
-}
-
 #define AT(v, o, ch, i) (((o) * (v)->chans + (ch)) * (v)->inner + (i))
 
 typedef struct bn_job {
-  const bn_attrs *a;
-  const bn_view *v;
+  const tfc_bn_plan *a, *v; /* the same plan: attrs and view */
   const float *x, *dy, *scale, *offset, *mean_in, *var_in;
   float *y, *mean_out, *var_out, *save_mean, *save_var, *scale_bp, *offset_bp;
 } bn_job;
 
 static void bn_forward_shard(int64_t b, int64_t e, void *arg) {
   const bn_job *j = arg;
-  const bn_view *v = j->v;
+  const tfc_bn_plan *v = j->v;
   for (int64_t ch = b; ch < e; ch++) {
     double mean, var;
     if (j->a->is_training) {
@@ -148,15 +86,8 @@ static tfc_tensor *alloc_vec(tfc_kernel_ctx *c, int out, int64_t n) {
 /* FusedBatchNorm / V2 / V3: x, scale, offset, mean, variance -> y, batch_mean, batch_variance,
  * reserve_space_1, reserve_space_2 (, reserve_space_3). */
 static int bn_compute(tfc_kernel_ctx *c) {
-  bn_attrs attrs, *a = &attrs;
-  bn_attrs_of(c->node, a);
-  static const char *const names[] = {"scale", "offset", "estimated_mean", "estimated_variance"};
-  bn_view v;
-  /* The mean / variance inputs must match the channels only when read: not training, or
-   * blending with exponential_avg_factor. */
-  int need_stats = !a->is_training || a->avg_factor != 1.0f;
-  TFC_TRY(bn_view_of(c, a, 0, 1, names, 4, 2, need_stats ? 4 : 2,
-                     a->is_training ? "When exponential_avg_factor != 1" : "When is_training=false", &v));
+  tfc_bn_plan v, *a = &v;
+  TFC_TRY(tfc_bn_plan_forward(c, &v));
   const tfc_tensor *x = c->inputs[0];
   tfc_tensor *y = tfc_kernel_alloc_output(c, 0, TFC_DT_FLOAT, x->dims, x->ndims);
   if (!y) return c->status->code;
@@ -182,7 +113,7 @@ static int bn_compute(tfc_kernel_ctx *c) {
 
 static void bn_grad_shard(int64_t b, int64_t e, void *arg) {
   const bn_job *j = arg;
-  const bn_view *v = j->v;
+  const tfc_bn_plan *v = j->v;
   for (int64_t ch = b; ch < e; ch++) {
     double mean = j->mean_in[ch], r = 1.0 / sqrt((double)j->var_in[ch] + (double)j->a->epsilon);
     double sum_dy = 0, sum_dy_xh = 0;
@@ -212,34 +143,9 @@ static void bn_grad_shard(int64_t b, int64_t e, void *arg) {
 /* FusedBatchNormGrad / V2 / V3: y_backprop, x, scale, reserve_space_1, reserve_space_2
  * (, reserve_space_3) -> x_backprop, scale_backprop, offset_backprop, two empty vectors. */
 static int bn_grad_compute(tfc_kernel_ctx *c) {
-  bn_attrs attrs, *a = &attrs;
-  bn_attrs_of(c->node, a);
+  tfc_bn_plan v, *a = &v;
+  TFC_TRY(tfc_bn_plan_grad(c, &v));
   const tfc_tensor *dy = c->inputs[0], *x = c->inputs[1];
-  static const char *const names[] = {"scale", "saved mean", "saved variance"};
-  if (dy->ndims != 4 && dy->ndims != 5) return rank_error(c, dy);
-  bn_view v;
-  TFC_TRY(bn_view_of(c, a, 1, 2, names, 0, 0, 0, "", &v));
-  for (int k = 0; k < 3; k++) {
-    const tfc_tensor *t = c->inputs[2 + k];
-    if (t->ndims != 1) {
-      char buf[TFC_SHAPE_STR_MAX];
-      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "%s must be 1-dimensional%s", names[k],
-                              tfc_dims_str(t->dims, t->ndims, buf, sizeof buf));
-    }
-  }
-  int same = x->ndims == dy->ndims;
-  for (int i = 0; same && i < x->ndims; i++) same = x->dims[i] == dy->dims[i];
-  if (!same) {
-    char bx[TFC_SHAPE_STR_MAX], bd[TFC_SHAPE_STR_MAX];
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
-                            "x and y_backprop must have same shape, but x has shape %s and y_backprop has shape %s",
-                            tfc_dims_str(x->dims, x->ndims, bx, sizeof bx), tfc_dims_str(dy->dims, dy->ndims, bd, sizeof bd));
-  }
-  TFC_TRY(bn_view_of(c, a, 1, 2, names, 0, 3, 3, "", &v));
-  if (!a->is_training && a->channels_first)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
-                            "The implementation of FusedBatchNormGrad with is_training=False only support NHWC tensor "
-                            "format for now.");
   tfc_tensor *dx = tfc_kernel_alloc_output(c, 0, TFC_DT_FLOAT, x->dims, x->ndims);
   tfc_tensor *dscale = dx ? alloc_vec(c, 1, v.chans) : NULL;
   tfc_tensor *doff = dscale ? alloc_vec(c, 2, v.chans) : NULL;

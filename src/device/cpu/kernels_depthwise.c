@@ -4,9 +4,10 @@
  * The filter is [fh, fw, C, mult]; output channel c * mult + q sums input channel c under
  * filter slice [.., .., c, q]. The layout is NHWC only, as TF's CPU kernels ("Depthwise
  * convolution on CPU is only supported for NHWC format"), with equal row and column strides
- * (TF's other CPU limit). Padding is SAME, VALID or EXPLICIT (explicit_paddings, which TF 2.x
- * writes) and dilations are honoured: the geometry is conv_plan's (tfc_conv_attrs_parse,
- * tfc_window_output_size), so the sizes and texts match Conv2D's.
+ * (TF's limit on every device). Padding is SAME, VALID or EXPLICIT (explicit_paddings, which TF
+ * 2.x writes) and dilations are honoured: the checks and the geometry are conv_plan's
+ * (tfc_depthwise_plan_make, shared with the GPU kernels of cuda/kernels_conv_gpu.c), so the
+ * sizes and texts match Conv2D's and the GPU's.
  *
  * The float forward runs on oneDNN where it can (kernels_depthwise_dnnl.c: a grouped
  * convolution, primitives cached per node); the rest are direct loops (the filter backprop and the forward with a multiplier above 1 accumulate in
@@ -26,12 +27,10 @@
 #include "device/cpu/kernels_depthwise.h"
 #include "ops/opdef.h"
 
-enum { DW_FWD = 0, DW_BWD_INPUT = 1, DW_BWD_FILTER = 2 };
+enum { DW_FWD = TFC_CONV_FWD, DW_BWD_INPUT = TFC_CONV_BWD_INPUT, DW_BWD_FILTER = TFC_CONV_BWD_FILTER };
 
-typedef struct dw_geom {
-  tfc_window_geom g; /* oc = C * mult */
-  int64_t mult;
-} dw_geom;
+/* The plan's geometry (oc = C * mult) and multiplier, as the loops read them. */
+typedef tfc_depthwise_plan dw_geom;
 
 typedef struct dw_job {
   const dw_geom *d;
@@ -39,105 +38,6 @@ typedef struct dw_job {
   const void *a, *b; /* FWD: x, f; BWD_INPUT: f, dy; BWD_FILTER: x, dy */
   void *out;
 } dw_job;
-
-static const char *const label_of[3] = {"DepthwiseConv2dNative", "DepthwiseConv2DBackpropInput",
-                                        "DepthwiseConv2DBackpropFilter"};
-
-/* The attrs: TF's depthwise checks first (INVALID_ARGUMENT texts of its kernel), then the
- * Conv2D family's parser for padding, explicit_paddings and dilations. */
-static int parse_attrs(tfc_kernel_ctx *c, tfc_conv_attrs *a) {
-  const char *fmt;
-  TFC_TRY(tfc_kernel_attr_string(c->node, "data_format", &fmt, c->status));
-  if (strcmp(fmt, "NHWC"))
-    return tfc_kernel_error(c, TFC_UNIMPLEMENTED, "Depthwise convolution on CPU is only supported for NHWC format");
-  const tfc_attr_value *v = tfc_node_attr(c->node, "strides");
-  if (!v || v->kind != TFC_ATTR_LIST || v->u.list.n != 4)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Sliding window strides field must specify 4 dimensions");
-  int64_t st[4];
-  for (int i = 0; i < 4; i++) st[i] = v->u.list.items[i].u.i;
-  if (st[0] != 1 || st[3] != 1)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
-                            "Current implementation does not yet support strides in the batch and depth dimensions.");
-  if (st[1] != st[2])
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
-                            "Current implementation only supports equal length strides in the row and column "
-                            "dimensions.");
-  return tfc_conv_attrs_parse(c->node, a, c->status);
-}
-
-/* A host int32 vector of 4 sizes (input_sizes, filter_sizes: `vec`) of the tensor `what`
- * (input, filter), TF's texts. */
-static int sizes_of(tfc_kernel_ctx *c, int i, const char *label, const char *vec, const char *what, int64_t out[4]) {
-  const tfc_tensor *t = c->inputs[i];
-  if (t->ndims != 1)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "%s: %s input must be 1-dim, not %d", label, vec, t->ndims);
-  if (t->n_elems != 4) return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "%s: %s must be 4-dimensional", label, what);
-  for (int k = 0; k < 4; k++)
-    if ((out[k] = tfc_tensor_get_i64(t, k)) < 0)
-      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "%s: %s has a negative dimension", label, vec);
-  return TFC_OK;
-}
-
-static int need_4d(tfc_kernel_ctx *c, const tfc_tensor *t, const char *what) {
-  if (t->ndims == 4) return TFC_OK;
-  char a[TFC_SHAPE_STR_MAX];
-  return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "%s must be 4-dimensional: %s", what,
-                          tfc_tensor_shape_str(t, a, sizeof a));
-}
-
-/* The geometry of a node of `kind` from its inputs; for the backprops, out_backprop must have
- * the forward output's shape. */
-static int make_geom(tfc_kernel_ctx *c, int kind, dw_geom *d, int64_t out_dims[4]) {
-  tfc_conv_attrs a;
-  TFC_TRY(parse_attrs(c, &a));
-  const char *label = label_of[kind];
-  int64_t in[4], f[4];
-  if (kind == DW_BWD_INPUT) TFC_TRY(sizes_of(c, 0, label, "input_sizes", "input", in));
-  else {
-    TFC_TRY(need_4d(c, c->inputs[0], "input"));
-    memcpy(in, c->inputs[0]->dims, sizeof in);
-  }
-  if (kind == DW_BWD_FILTER) TFC_TRY(sizes_of(c, 1, label, "filter_sizes", "filter", f));
-  else {
-    TFC_TRY(need_4d(c, c->inputs[1], "filter"));
-    memcpy(f, c->inputs[1]->dims, sizeof f);
-  }
-  if (in[3] != f[2]) {
-    if (kind == DW_FWD)
-      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "input and filter must have the same depth: %lld vs %lld",
-                              (long long)in[3], (long long)f[2]);
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "%s: input and filter must have the same in_depth", label);
-  }
-  tfc_window_geom *g = &d->g;
-  memset(d, 0, sizeof *d);
-  g->n = in[0], g->ih = in[1], g->iw = in[2], g->ic = in[3];
-  g->kh = f[0], g->kw = f[1], d->mult = f[3], g->oc = in[3] * f[3];
-  g->sh = a.stride[0], g->sw = a.stride[1], g->dh = a.dil[0], g->dw = a.dil[1];
-  g->pt = a.pads[0], g->pb = a.pads[1], g->pl = a.pads[2], g->pr = a.pads[3];
-  TFC_TRY(tfc_window_output_size(c, g->ih, g->kh, g->dh, g->sh, a.padding, &g->oh, &g->pt, &g->pb));
-  TFC_TRY(tfc_window_output_size(c, g->iw, g->kw, g->dw, g->sw, a.padding, &g->ow, &g->pl, &g->pr));
-  int64_t want[4] = {g->n, g->oh, g->ow, g->oc};
-  if (kind != DW_FWD) {
-    const tfc_tensor *dy = c->inputs[2];
-    if (dy->ndims != 4)
-      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "%s: out_backprop must be 4-dimensional", label);
-    if (dy->dims[0] != g->n)
-      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "%s: input and out_backprop must have the same batch size",
-                              label);
-    static const char *const what[2] = {"rows", "cols"};
-    for (int d = 0; d < 2; d++)
-      if (dy->dims[1 + d] != want[1 + d])
-        return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
-                                "%s: Number of %s of out_backprop doesn't match computed: actual = %lld, "
-                                "computed = %lld",
-                                label, what[d], (long long)dy->dims[1 + d], (long long)want[1 + d]);
-    if (dy->dims[3] != g->oc)
-      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "%s: depth_multiplier * in_depth not equal to out_depth",
-                              label);
-  }
-  memcpy(out_dims, kind == DW_FWD ? want : kind == DW_BWD_INPUT ? in : f, sizeof want);
-  return TFC_OK;
-}
 
 /* The taps of output position (b, y, xx) for input channel ch and multiplier q: BODY runs
  * once per (ky, kx) inside the input, with xi the input element and fi the filter element. */
@@ -238,8 +138,8 @@ DW_KERNELS(double, f64)
 
 static int dw_compute(tfc_kernel_ctx *c, int kind) {
   dw_geom d;
-  int64_t dims[4];
-  TFC_TRY(make_geom(c, kind, &d, dims));
+  TFC_TRY(tfc_depthwise_plan_make(c, kind, 1, &d));
+  const int64_t *dims = d.out_dims;
   const tfc_tensor *t0 = kind == DW_BWD_INPUT ? c->inputs[2] : c->inputs[0];
   const tfc_conv_fusion *fuse = kind == DW_FWD ? tfc_depthwise_fusion(c->state) : NULL;
   if (fuse) TFC_TRY(tfc_conv_fusion_check_bias(c, d.g.oc));

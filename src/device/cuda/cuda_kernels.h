@@ -311,6 +311,8 @@ int tfc_cuda_ctx_check(tfc_kernel_ctx *c, int err, int dtype);
 int tfc_cuda_kernels_loss(tfc_kernel_table *t, tfc_status *s);
 /* kernels_pad_gpu.c: SelectV2, BroadcastTo, the pads, StridedSliceGrad, UnsortedSegmentSum, scans. */
 int tfc_cuda_kernels_array2(tfc_kernel_table *t, tfc_status *s);
+/* kernels_batch_norm_gpu.c: FusedBatchNorm / V2 / V3 and their gradients. */
+int tfc_cuda_kernels_batch_norm(tfc_kernel_table *t, tfc_status *s);
 #endif
 
 #endif

@@ -55,6 +55,7 @@ static int load(void) {
       {"cudnnCreateConvolutionDescriptor", (void **)&api.create_conv},
       {"cudnnSetConvolution2dDescriptor", (void **)&api.set_conv2d},
       {"cudnnSetConvolutionMathType", (void **)&api.set_conv_math},
+      {"cudnnSetConvolutionGroupCount", (void **)&api.set_conv_groups},
       {"cudnnDestroyConvolutionDescriptor", (void **)&api.destroy_conv},
       {"cudnnGetConvolutionForwardAlgorithm_v7", (void **)&api.fwd_algos},
       {"cudnnGetConvolutionBackwardDataAlgorithm_v7", (void **)&api.bwd_data_algos},

@@ -37,6 +37,7 @@ typedef struct tfc_cudnn_api {
   __typeof__(cudnnCreateConvolutionDescriptor) *create_conv;
   __typeof__(cudnnSetConvolution2dDescriptor) *set_conv2d;
   __typeof__(cudnnSetConvolutionMathType) *set_conv_math;
+  __typeof__(cudnnSetConvolutionGroupCount) *set_conv_groups;
   __typeof__(cudnnDestroyConvolutionDescriptor) *destroy_conv;
   __typeof__(cudnnGetConvolutionForwardAlgorithm_v7) *fwd_algos;
   __typeof__(cudnnGetConvolutionBackwardDataAlgorithm_v7) *bwd_data_algos;

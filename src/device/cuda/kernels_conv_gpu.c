@@ -1,12 +1,18 @@
 /*
- * kernels_conv_gpu — Conv2D, Conv2DBackpropInput and Conv2DBackpropFilter on the GPU through
- * cuDNN (loaded at run time: cudnn_loader.h), and MaxPool, AvgPool, MaxPoolGrad and
- * AvgPoolGrad through tfc's own CUDA kernels (cuda_pool.cu), for half, float and double as TF
- * 1.15's GPU registrations.
+ * kernels_conv_gpu — Conv2D, Conv2DBackpropInput and Conv2DBackpropFilter, and
+ * DepthwiseConv2dNative with its two backprops, on the GPU through cuDNN (loaded at run time:
+ * cudnn_loader.h), and MaxPool, AvgPool, MaxPoolGrad and AvgPoolGrad through tfc's own CUDA
+ * kernels (cuda_pool.cu), for half, float and double as TF 1.15's GPU registrations.
  *
  * Attrs, shapes, output sizes and TF's padding split come from device/conv_plan.h, the module
  * the CPU kernels use too, so both devices accept and refuse the same nodes and inputs with the
  * same codes and texts. What is left here is the arithmetic.
+ *
+ * Depthwise convolutions are cuDNN grouped convolutions with one group per input channel (TF
+ * does the same where it uses cuDNN): the depthwise filter [kh, kw, C, mult] is read as the
+ * HWIO filter [kh, kw, 1, C * mult], and output channel ch * mult + q is cuDNN's q-th output of
+ * group ch, so both layouts, strides, dilations and TF's uneven padding take the Conv2D path
+ * below unchanged. The GPU takes NCHW as TF's GPU kernels do; the CPU kernel refuses it.
  *
  * Convolution layouts. cuDNN sees packed NCHW activations and KCRS filters only, the one
  * configuration every cuDNN algorithm supports for every type; TF 1.15 does the same (it
@@ -202,9 +208,8 @@ typedef struct conv_state {
   algo_entry *algos; /* guarded by mu */
 } conv_state;
 
-static int conv_init_kind(const tfc_node *n, void **state, tfc_status *s, int kind) {
-  tfc_conv_attrs a;
-  TFC_TRY(tfc_conv_attrs_parse(n, &a, s));
+/* A new state of `kind` with attrs a (NULL: none kept). */
+static int state_new(const tfc_node *n, int kind, const tfc_conv_attrs *a, void **state, tfc_status *s) {
   conv_state *st = calloc(1, sizeof *st);
   if (!st) return TFC_OOM(s);
   if (pthread_mutex_init(&st->mu, NULL)) {
@@ -212,9 +217,15 @@ static int conv_init_kind(const tfc_node *n, void **state, tfc_status *s, int ki
     return tfc_status_set(s, TFC_INTERNAL, "node '%s' (%s): cannot create a mutex", n->name, n->op->name);
   }
   st->kind = kind;
-  st->attrs = a;
+  if (a) st->attrs = *a;
   *state = st;
   return TFC_OK;
+}
+
+static int conv_init_kind(const tfc_node *n, void **state, tfc_status *s, int kind) {
+  tfc_conv_attrs a;
+  TFC_TRY(tfc_conv_attrs_parse(n, &a, s));
+  return state_new(n, kind, &a, state, s);
 }
 
 static int conv_fwd_init(const tfc_node *n, void **st, tfc_status *s) { return conv_init_kind(n, st, s, TFC_CONV_FWD); }
@@ -300,18 +311,20 @@ static int conv_algo(dnn *d, conv_state *st, const int *key, cudnnTensorDescript
   return TFC_OK;
 }
 
-/* Runs the convolution of kind st->kind. x: input (FWD, BWD_FILTER) or input gradient
- * (BWD_INPUT, written); w: HWIO filter (read, or written for BWD_FILTER); y: output (FWD,
- * written) or out_backprop. All in the user's layout (g->nchw). */
-static int conv_run(dnn *d, conv_state *st, const tfc_window_geom *g, void *x, void *w, void *y) {
+/* Runs the convolution of kind st->kind in `groups` groups (1; g->ic for a depthwise one).
+ * x: input (FWD, BWD_FILTER) or input gradient (BWD_INPUT, written); w: HWIO filter with
+ * g->ic / groups input channels (read, or written for BWD_FILTER); y: output (FWD, written) or
+ * out_backprop. All in the user's layout (g->nchw). */
+static int conv_run(dnn *d, conv_state *st, const tfc_window_geom *g, int64_t groups, void *x, void *w, void *y) {
   tfc_kernel_ctx *c = d->c;
   int kind = st->kind;
+  int64_t fic = g->ic / groups; /* the filter's input channels */
   /* Step 1: the symmetric part cuDNN pads, and the explicit rest (at most one side each). */
   int64_t ph = g->pt < g->pb ? g->pt : g->pb, pw = g->pl < g->pr ? g->pl : g->pr;
   int64_t et = g->pt - ph, eb = g->pb - ph, el = g->pl - pw, er = g->pr - pw;
   int64_t hp = g->ih + et + eb, wp = g->iw + el + er;
   int64_t chk[] = {g->n, g->ic, hp, wp, g->oc, g->kh, g->kw, g->oh, g->ow, ph, pw, g->sh, g->sw, g->dh, g->dw,
-                   g->n * g->ic * hp * wp, g->n * g->oc * g->oh * g->ow, g->kh * g->kw * g->ic * g->oc};
+                   g->n * g->ic * hp * wp, g->n * g->oc * g->oh * g->ow, g->kh * g->kw * fic * g->oc, groups};
   TFC_TRY(too_big(c, chk, (int)(sizeof chk / sizeof chk[0])));
   int padded = et || eb || el || er;
   /* Step 2: cuDNN's x: packed NCHW (n, ic, hp, wp); a temporary unless it is the user's. xin
@@ -343,18 +356,19 @@ static int conv_run(dnn *d, conv_state *st, const tfc_window_geom *g, void *x, v
     if (kind != TFC_CONV_FWD) TFC_TRY(dnn_copy(d, yu, y, yd, yp));
   }
   /* Step 4: the filter in KCRS. hwio views the user's HWIO buffer as (K, C, R, S) with HWIO's
-   * strides; fk is the dense KCRS layout. */
+   * strides; fk is the dense KCRS layout. A depthwise filter [kh, kw, C, mult] is the HWIO
+   * filter [kh, kw, 1, C * mult] whose output channel ch * mult + q is cuDNN's q-th of group ch. */
   cudnnTensorDescriptor_t hwio, fk;
-  int64_t hst[4] = {1, g->oc, g->kw * g->ic * g->oc, g->ic * g->oc}, fst[4];
-  dense_strides(1, g->ic, g->kh, g->kw, fst);
-  TFC_TRY(dnn_tensor(d, g->oc, g->ic, g->kh, g->kw, hst, &hwio));
-  TFC_TRY(dnn_tensor(d, g->oc, g->ic, g->kh, g->kw, fst, &fk));
+  int64_t hst[4] = {1, g->oc, g->kw * fic * g->oc, fic * g->oc}, fst[4];
+  dense_strides(1, fic, g->kh, g->kw, fst);
+  TFC_TRY(dnn_tensor(d, g->oc, fic, g->kh, g->kw, hst, &hwio));
+  TFC_TRY(dnn_tensor(d, g->oc, fic, g->kh, g->kw, fst, &fk));
   void *wk;
-  TFC_TRY(temp_alloc(&d->tmp, (size_t)(g->kh * g->kw * g->ic * g->oc) * d->esize, &wk));
+  TFC_TRY(temp_alloc(&d->tmp, (size_t)(g->kh * g->kw * fic * g->oc) * d->esize, &wk));
   if (kind != TFC_CONV_BWD_FILTER) TFC_TRY(dnn_copy(d, hwio, w, fk, wk));
   cudnnStatus_t e = d->api->create_filter(&d->f);
   if (e == CUDNN_STATUS_SUCCESS)
-    e = d->api->set_filter4d(d->f, d->dt, CUDNN_TENSOR_NCHW, (int)g->oc, (int)g->ic, (int)g->kh, (int)g->kw);
+    e = d->api->set_filter4d(d->f, d->dt, CUDNN_TENSOR_NCHW, (int)g->oc, (int)fic, (int)g->kh, (int)g->kw);
   TFC_TRY(tfc_cudnn_check(c, e, "setting the filter descriptor"));
   /* Step 5: the convolution descriptor (cross-correlation, as TF), its math, the algorithm. */
   e = d->api->create_conv(&d->conv);
@@ -363,9 +377,11 @@ static int conv_run(dnn *d, conv_state *st, const tfc_window_geom *g, void *x, v
                            CUDNN_CROSS_CORRELATION, d->dt == CUDNN_DATA_DOUBLE ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT);
   if (e == CUDNN_STATUS_SUCCESS)
     e = d->api->set_conv_math(d->conv, d->dt == CUDNN_DATA_HALF ? CUDNN_TENSOR_OP_MATH : CUDNN_FMA_MATH);
+  if (e == CUDNN_STATUS_SUCCESS && groups > 1) e = d->api->set_conv_groups(d->conv, (int)groups);
   TFC_TRY(tfc_cudnn_check(c, e, "setting the convolution descriptor"));
-  int key[20] = {kind, (int)d->dt, (int)g->n, (int)g->ic, (int)hp, (int)wp, (int)g->oc, (int)g->kh, (int)g->kw,
-                 (int)g->oh, (int)g->ow, (int)ph, (int)pw, (int)g->sh, (int)g->sw, (int)g->dh, (int)g->dw};
+  int key[20] = {kind,       (int)d->dt, (int)g->n,  (int)g->ic, (int)hp,    (int)wp,    (int)g->oc,
+                 (int)g->kh, (int)g->kw, (int)g->oh, (int)g->ow, (int)ph,    (int)pw,    (int)g->sh,
+                 (int)g->sw, (int)g->dh, (int)g->dw, (int)groups};
   algo_entry a;
   TFC_TRY(conv_algo(d, st, key, xd, yd, &a));
   void *ws = NULL;
@@ -399,30 +415,64 @@ static int conv_run(dnn *d, conv_state *st, const tfc_window_geom *g, void *x, v
   return dnn_copy(d, fk, wk, hwio, w);
 }
 
+/* Allocates output 0 (out_dims of dtype) and fills it with the convolution of kind st->kind
+ * over g in `groups` groups: zeros when the plan says so, else through conv_run. x, f, dy: the
+ * plan's inputs (NULL where the kind has none). */
+static int conv_output(tfc_kernel_ctx *c, conv_state *st, const tfc_window_geom *g, int64_t groups, int dtype,
+                       const int64_t out_dims[4], int zeros, const tfc_tensor *x, const tfc_tensor *f,
+                       const tfc_tensor *dy) {
+  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, dtype, out_dims, 4);
+  if (!out) return c->status->code;
+  if (out->n_elems == 0) return TFC_OK;
+  if (zeros) {
+    void *stream;
+    TFC_TRY(tfc_cuda_ctx_stream(c, &stream));
+    return tfc_cuda_ctx_check(c, tfc_cuda_memset(out->data, 0, (int64_t)out->n_bytes, stream), dtype);
+  }
+  dnn d;
+  int rc = dnn_begin(&d, c, dtype);
+  if (rc == TFC_OK) {
+    if (st->kind == TFC_CONV_FWD)
+      rc = conv_run(&d, st, g, groups, x->data, f->data, out->data);
+    else if (st->kind == TFC_CONV_BWD_INPUT)
+      rc = conv_run(&d, st, g, groups, out->data, f->data, dy->data);
+    else
+      rc = conv_run(&d, st, g, groups, x->data, out->data, dy->data);
+  }
+  dnn_end(&d);
+  return rc;
+}
+
 static int conv_compute(tfc_kernel_ctx *c) {
   conv_state *st = c->state;
   tfc_conv_plan p;
   TFC_TRY(tfc_conv_plan_make(c, &st->attrs, st->kind, &p));
-  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, p.dtype, p.out_dims, 4);
-  if (!out) return c->status->code;
-  if (out->n_elems == 0) return TFC_OK;
-  if (p.zeros) {
-    void *stream;
-    TFC_TRY(tfc_cuda_ctx_stream(c, &stream));
-    return tfc_cuda_ctx_check(c, tfc_cuda_memset(out->data, 0, (int64_t)out->n_bytes, stream), p.dtype);
-  }
-  dnn d;
-  int rc = dnn_begin(&d, c, p.dtype);
-  if (rc == TFC_OK) {
-    if (st->kind == TFC_CONV_FWD)
-      rc = conv_run(&d, st, &p.g, p.x->data, p.f->data, out->data);
-    else if (st->kind == TFC_CONV_BWD_INPUT)
-      rc = conv_run(&d, st, &p.g, out->data, p.f->data, p.dy->data);
-    else
-      rc = conv_run(&d, st, &p.g, p.x->data, out->data, p.dy->data);
-  }
-  dnn_end(&d);
-  return rc;
+  return conv_output(c, st, &p.g, 1, p.dtype, p.out_dims, p.zeros, p.x, p.f, p.dy);
+}
+
+/* ---- the depthwise convolutions: grouped convolutions with one group per input channel ---- */
+
+/* The attrs are checked by tfc_depthwise_plan_make on every call, as the CPU kernel does (TF's
+ * depthwise checks come before Conv2D's there); the state holds the algorithm cache. */
+static int dw_init_kind(const tfc_node *n, void **state, tfc_status *s, int kind) {
+  return state_new(n, kind, NULL, state, s);
+}
+static int dw_fwd_init(const tfc_node *n, void **st, tfc_status *s) { return dw_init_kind(n, st, s, TFC_CONV_FWD); }
+static int dw_bwd_input_init(const tfc_node *n, void **st, tfc_status *s) {
+  return dw_init_kind(n, st, s, TFC_CONV_BWD_INPUT);
+}
+static int dw_bwd_filter_init(const tfc_node *n, void **st, tfc_status *s) {
+  return dw_init_kind(n, st, s, TFC_CONV_BWD_FILTER);
+}
+
+static int dw_compute(tfc_kernel_ctx *c) {
+  conv_state *st = c->state;
+  tfc_depthwise_plan p;
+  TFC_TRY(tfc_depthwise_plan_make(c, st->kind, 0, &p));
+  const tfc_tensor *x = st->kind != TFC_CONV_BWD_INPUT ? c->inputs[0] : NULL;
+  const tfc_tensor *f = st->kind != TFC_CONV_BWD_FILTER ? c->inputs[1] : NULL;
+  const tfc_tensor *dy = st->kind != TFC_CONV_FWD ? c->inputs[2] : NULL;
+  return conv_output(c, st, &p.g, p.g.ic, p.dtype, p.out_dims, p.zeros, x, f, dy);
 }
 
 /* ---- pooling ---- */
@@ -491,8 +541,9 @@ static int pool_compute(tfc_kernel_ctx *c) {
 
 #define G_F (TFC_T(TFC_DT_FLOAT) | TFC_T(TFC_DT_DOUBLE) | TFC_T(TFC_DT_HALF))
 
-/* TF 1.15: Conv2D, its backprops and the four pooling ops on DEVICE_GPU for half, float and
- * double; input_sizes, filter_sizes and orig_input_shape are HostMemory. */
+/* TF 1.15: Conv2D, the depthwise convolutions, their backprops and the four pooling ops on
+ * DEVICE_GPU for half, float and double; input_sizes, filter_sizes and orig_input_shape are
+ * HostMemory. */
 static const tfc_kernel_def defs[] = {
     {.op = TFC_OP_Conv2D, .type_attr = "T", .types = G_F, .flags = TFC_KF_EXPENSIVE, .init = conv_fwd_init,
      .compute = conv_compute, .free_state = conv_free},
@@ -500,6 +551,12 @@ static const tfc_kernel_def defs[] = {
      .flags = TFC_KF_EXPENSIVE, .init = conv_bwd_input_init, .compute = conv_compute, .free_state = conv_free},
     {.op = TFC_OP_Conv2DBackpropFilter, .type_attr = "T", .types = G_F, .host_memory_in = TFC_HOST(1),
      .flags = TFC_KF_EXPENSIVE, .init = conv_bwd_filter_init, .compute = conv_compute, .free_state = conv_free},
+    {.op = TFC_OP_DepthwiseConv2dNative, .type_attr = "T", .types = G_F, .flags = TFC_KF_EXPENSIVE,
+     .init = dw_fwd_init, .compute = dw_compute, .free_state = conv_free},
+    {.op = TFC_OP_DepthwiseConv2dNativeBackpropInput, .type_attr = "T", .types = G_F, .host_memory_in = TFC_HOST(0),
+     .flags = TFC_KF_EXPENSIVE, .init = dw_bwd_input_init, .compute = dw_compute, .free_state = conv_free},
+    {.op = TFC_OP_DepthwiseConv2dNativeBackpropFilter, .type_attr = "T", .types = G_F, .host_memory_in = TFC_HOST(1),
+     .flags = TFC_KF_EXPENSIVE, .init = dw_bwd_filter_init, .compute = dw_compute, .free_state = conv_free},
     {.op = TFC_OP_MaxPool, .type_attr = "T", .types = G_F, .init = max_pool_init, .compute = pool_compute,
      .free_state = free},
     {.op = TFC_OP_AvgPool, .type_attr = "T", .types = G_F, .init = avg_pool_init, .compute = pool_compute,
