@@ -300,6 +300,9 @@ int tfc_cuda_ctx_check(tfc_kernel_ctx *c, int err, int dtype);
 int tfc_cuda_kernels_loss(tfc_kernel_table *t, tfc_status *s);
 /* kernels_pad_gpu.c: SelectV2, BroadcastTo, the pads, StridedSliceGrad, UnsortedSegmentSum, scans. */
 int tfc_cuda_kernels_array2(tfc_kernel_table *t, tfc_status *s);
+/* kernels_image_gpu.c: the resize ops; kernels_select_gpu.c: Where and TopKV2. */
+int tfc_cuda_kernels_image(tfc_kernel_table *t, tfc_status *s);
+int tfc_cuda_kernels_select(tfc_kernel_table *t, tfc_status *s);
 #endif
 
 #endif
