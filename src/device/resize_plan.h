@@ -18,7 +18,8 @@
  * Scales: scale = in / out, or (in - 1) / (out - 1) with align_corners and out > 1. Source of
  * output x: x * scale, or with half_pixel_centers (x + 0.5) * scale - 0.5 (bilinear) and
  * (x + 0.5) * scale (nearest, no - 0.5). Each function below is non-decreasing in the output
- * index, which the gradient kernels rely on (a source pixel's contributors form one range).
+ * index, so the resized indices that read one source pixel form one range, which the GPU's
+ * gradient kernels find by binary search (tfc_resize_lerp_range, tfc_resize_nearest_range).
  *
  * The top half (the plan and the arithmetic) is plain C with <stdint.h> and <math.h>, also
  * compiled as CUDA C++; the checks at the bottom are C only. Thread-safe (no state).
@@ -105,6 +106,51 @@ TFC_RESIZE_FN int64_t tfc_resize_nearest(int64_t i, float scale, int64_t in, int
   if (r > in - 1) r = in - 1;
   if (half && r < 0) r = 0;
   return r;
+}
+
+/* The gradients' gather: the indices of the resized axis whose samples read source index r
+ * form one range, since the taps and the nearest pixel are non-decreasing in the index. */
+
+/* The first i in [0, out) whose bilinear taps over an axis of in pixels reach source index r
+ * (hi(i) >= r), or with past set the first that has moved beyond it (lo(i) > r); out if none. */
+TFC_RESIZE_FN int64_t tfc_resize_lerp_first(int64_t r, int64_t out, int64_t in, float scale, int half, int past) {
+  int64_t a = 0, b = out;
+  while (a < b) {
+    int64_t mid = a + (b - a) / 2, lo, hi;
+    float w;
+    tfc_resize_lerp(mid, in, scale, half, &lo, &hi, &w);
+    if (past ? lo > r : hi >= r) b = mid;
+    else a = mid + 1;
+  }
+  return a;
+}
+
+/* [*from, *to): the i in [0, out) whose bilinear taps over an axis of in pixels include source
+ * index r (lo(i) <= r <= hi(i); hi - lo is 0 or 1, so r is one of them). */
+TFC_RESIZE_FN void tfc_resize_lerp_range(int64_t r, int64_t out, int64_t in, float scale, int half, int64_t *from,
+                                         int64_t *to) {
+  *from = tfc_resize_lerp_first(r, out, in, scale, half, 0);
+  *to = tfc_resize_lerp_first(r, out, in, scale, half, 1);
+}
+
+/* The first i in [0, in) whose nearest pixel over an axis of out pixels is at least r; in if
+ * none. */
+TFC_RESIZE_FN int64_t tfc_resize_nearest_first(int64_t r, int64_t in, int64_t out, float scale, int align, int half) {
+  int64_t a = 0, b = in;
+  while (a < b) {
+    int64_t mid = a + (b - a) / 2;
+    if (tfc_resize_nearest(mid, scale, out, align, half) >= r) b = mid;
+    else a = mid + 1;
+  }
+  return a;
+}
+
+/* [*from, *to): the i in [0, in) whose nearest pixel over an axis of out pixels is r
+ * (tfc_resize_nearest(i, scale, out, align, half) == r). */
+TFC_RESIZE_FN void tfc_resize_nearest_range(int64_t r, int64_t in, int64_t out, float scale, int align, int half,
+                                            int64_t *from, int64_t *to) {
+  *from = tfc_resize_nearest_first(r, in, out, scale, align, half);
+  *to = tfc_resize_nearest_first(r + 1, in, out, scale, align, half);
 }
 
 #ifndef __CUDACC__

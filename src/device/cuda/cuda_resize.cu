@@ -10,8 +10,9 @@
  * taps include r: for bilinear lo(i) <= r <= hi(i) (hi - lo is 0 or 1, so r is one of them),
  * for nearest src(i) == r. lo, hi and src are non-decreasing in i (float rounding and
  * floor/ceil/round are monotone), so those i form one range, found by two binary searches on
- * the same functions the forward op uses; within the range each candidate is still checked,
- * tap by tap, which keeps the sum right even if a range were wider than needed. Candidates are
+ * the same functions the forward op uses (resize_plan.h's tfc_resize_lerp_range and
+ * tfc_resize_nearest_range, which tests/unit/test_resize_plan.c checks against brute force on
+ * the host); within the range each bilinear candidate is still checked tap by tap. Candidates are
  * visited rows first, then columns, then taps (top-left, top-right, bottom-left,
  * bottom-right): the order in which the CPU kernel's scatter reaches any one result element,
  * so every partial sum, and so every rounding, is the CPU's.
@@ -40,17 +41,6 @@ __device__ __forceinline__ double add_rn(double acc, double v) { return __dadd_r
 template <typename S> __device__ __forceinline__ acc_t<S> add_in(acc_t<S> acc, acc_t<S> v) { return add_rn(acc, v); }
 template <> __device__ __forceinline__ float add_in<__half>(float acc, float v) {
   return __half2float(__float2half_rn(__fadd_rn(acc, v)));
-}
-
-/* The first i in [0, n) with pred(i), or n; pred must be false then true along i. */
-template <typename P> __device__ __forceinline__ int64_t first_true(int64_t n, P pred) {
-  int64_t lo = 0, hi = n;
-  while (lo < hi) {
-    int64_t mid = lo + (hi - lo) / 2;
-    if (pred(mid)) hi = mid;
-    else lo = mid + 1;
-  }
-  return lo;
 }
 
 /* (b, y, x, k) of element i of an NHWC tensor of h x w x ch pixels. */
@@ -83,30 +73,13 @@ template <typename S> __global__ void bilinear_kernel(const S *x, float *y, tfc_
   }
 }
 
-/* The resized indices along an axis whose taps include source index r: [*from, *to). */
-__device__ __forceinline__ void bilinear_range(int64_t r, int64_t out, int64_t in, float scale, int half,
-                                               int64_t *from, int64_t *to) {
-  *from = first_true(out, [=](int64_t i) {
-    int64_t lo, hi;
-    float w;
-    tfc_resize_lerp(i, in, scale, half, &lo, &hi, &w);
-    return hi >= r;
-  });
-  *to = first_true(out, [=](int64_t i) {
-    int64_t lo, hi;
-    float w;
-    tfc_resize_lerp(i, in, scale, half, &lo, &hi, &w);
-    return lo > r;
-  });
-}
-
 template <typename S> __global__ void bilinear_grad_kernel(const float *g, S *dx, tfc_resize_plan p, int64_t n) {
   typedef acc_t<S> A;
   TFC_CUDA_GRID_LOOP(i, n) {
     nhwc r(i, p.in_h, p.in_w, p.ch);
     int64_t y0, y1, x0, x1;
-    bilinear_range(r.y, p.out_h, p.in_h, p.h_scale, p.half, &y0, &y1);
-    bilinear_range(r.x, p.out_w, p.in_w, p.w_scale, p.half, &x0, &x1);
+    tfc_resize_lerp_range(r.y, p.out_h, p.in_h, p.h_scale, p.half, &y0, &y1);
+    tfc_resize_lerp_range(r.x, p.out_w, p.in_w, p.w_scale, p.half, &x0, &x1);
     A acc = 0;
     for (int64_t yy = y0; yy < y1; yy++) {
       int64_t ylo, yhi;
@@ -142,20 +115,13 @@ template <typename E> __global__ void nearest_kernel(const E *x, E *y, tfc_resiz
   }
 }
 
-/* The grads indices along an axis (of in) that the forward op read from output index r. */
-__device__ __forceinline__ void nearest_range(int64_t r, int64_t in, int64_t out, float scale, int align, int half,
-                                              int64_t *from, int64_t *to) {
-  *from = first_true(in, [=](int64_t i) { return tfc_resize_nearest(i, scale, out, align, half) >= r; });
-  *to = first_true(in, [=](int64_t i) { return tfc_resize_nearest(i, scale, out, align, half) > r; });
-}
-
 /* p from tfc_resize_nearest_grad_plan_of: g is [batch, in_h, in_w, ch], dx [batch, out_h, out_w, ch]. */
 template <typename S> __global__ void nearest_grad_kernel(const S *g, S *dx, tfc_resize_plan p, int64_t n) {
   TFC_CUDA_GRID_LOOP(i, n) {
     nhwc o(i, p.out_h, p.out_w, p.ch);
     int64_t y0, y1, x0, x1;
-    nearest_range(o.y, p.in_h, p.out_h, p.h_scale, p.align, p.half, &y0, &y1);
-    nearest_range(o.x, p.in_w, p.out_w, p.w_scale, p.align, p.half, &x0, &x1);
+    tfc_resize_nearest_range(o.y, p.in_h, p.out_h, p.h_scale, p.align, p.half, &y0, &y1);
+    tfc_resize_nearest_range(o.x, p.in_w, p.out_w, p.w_scale, p.align, p.half, &x0, &x1);
     acc_t<S> acc = 0;
     for (int64_t yy = y0; yy < y1; yy++)
       for (int64_t xx = x0; xx < x1; xx++) acc = add_in<S>(acc, load(g, ((o.b * p.in_h + yy) * p.in_w + xx) * p.ch + o.k));
