@@ -29,6 +29,7 @@
 
 #include "device/cpu/cwise_int.h"
 #include "device/nn_plan.h"
+#include "device/top_k_order.h"
 
 #if defined(__GNUC__) && !defined(__clang__)
 /* Lets GCC vectorize the float max and select loops (see kernels_nn_act.c). */
@@ -635,24 +636,14 @@ static int lrn_compute(tfc_kernel_ctx *c) {
 /* ---- TopKV2 ---- */
 
 typedef struct topk_item {
-  double d;  /* float kinds */
-  int64_t i; /* integer kinds */
+  uint64_t key; /* device/top_k_order.h */
   int64_t at;
 } topk_item;
 
-/* Larger first, NaN largest; ties keep the lower index first. */
-static int topk_cmp_float(const void *a, const void *b) {
+static int topk_cmp(const void *a, const void *b) {
   const topk_item *x = a, *y = b;
-  int xn = isnan(x->d), yn = isnan(y->d);
-  if (xn != yn) return xn ? -1 : 1;
-  if (!xn && x->d != y->d) return x->d > y->d ? -1 : 1;
-  return (x->at > y->at) - (x->at < y->at);
-}
-
-static int topk_cmp_int(const void *a, const void *b) {
-  const topk_item *x = a, *y = b;
-  if (x->i != y->i) return x->i > y->i ? -1 : 1;
-  return (x->at > y->at) - (x->at < y->at);
+  if (tfc_top_k_before(x->key, x->at, y->key, y->at)) return -1;
+  return tfc_top_k_before(y->key, y->at, x->key, x->at);
 }
 
 static int top_k_compute(tfc_kernel_ctx *c) {
@@ -668,17 +659,16 @@ static int top_k_compute(tfc_kernel_ctx *c) {
   if (k == 0 || rows == 0) return TFC_OK;
   topk_item *items = malloc((size_t)n * sizeof *items);
   if (!items) return tfc_kernel_error(c, TFC_RESOURCE_EXHAUSTED, "TopKV2: out of memory");
-  int is_float = x->dtype == TFC_DT_FLOAT || x->dtype == TFC_DT_DOUBLE;
   size_t es = tfc_dtype_size(x->dtype);
   for (int64_t r = 0; r < rows; r++) {
     for (int64_t j = 0; j < n; j++) {
       int64_t e = r * n + j;
       items[j].at = j;
-      if (x->dtype == TFC_DT_FLOAT) items[j].d = ((const float *)x->data)[e];
-      else if (x->dtype == TFC_DT_DOUBLE) items[j].d = ((const double *)x->data)[e];
-      else items[j].i = tfc_tensor_get_i64(x, e);
+      if (x->dtype == TFC_DT_FLOAT) items[j].key = tfc_top_k_key_f32(((const float *)x->data)[e]);
+      else if (x->dtype == TFC_DT_DOUBLE) items[j].key = tfc_top_k_key_f64(((const double *)x->data)[e]);
+      else items[j].key = tfc_top_k_key_i64(tfc_tensor_get_i64(x, e));
     }
-    qsort(items, (size_t)n, sizeof *items, is_float ? topk_cmp_float : topk_cmp_int);
+    qsort(items, (size_t)n, sizeof *items, topk_cmp);
     for (int64_t j = 0; j < k; j++) {
       memcpy((char *)vals->data + (size_t)(r * k + j) * es, (const char *)x->data + (size_t)(r * n + items[j].at) * es,
              es);

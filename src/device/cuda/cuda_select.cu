@@ -8,10 +8,10 @@
  * again tile by tile, gives every nonzero element its row through a block-wide prefix sum and
  * writes its coordinates. Rows follow the elements' row-major order, as on the CPU.
  *
- * TopKV2 sorts every row by a 64-bit key that orders the values as the CPU kernel's comparison
- * does (NaN the largest key, -0.0 mapped to 0.0, integers and floats made unsigned-comparable),
- * with the element's index as the tie-break, so no two entries of a row compare equal and the
- * order is total and deterministic:
+ * TopKV2 sorts every row by the CPU kernel's 64-bit keys (device/top_k_order.h: NaN the largest
+ * key, -0.0 mapped to 0.0, integers and floats made unsigned-comparable), with the element's
+ * index as the tie-break, so no two entries of a row compare equal and the order is total and
+ * deterministic:
  *   1. each tile of a row (up to kTile entries, padded to a power of two with entries that sort
  *      last) is sorted in shared memory by a bitonic network; when a row is one tile, the first
  *      k entries are the answer;
@@ -25,6 +25,7 @@
  */
 #include "device/cuda/cuda_common.cuh"
 #include "device/cuda/cuda_select.h"
+#include "device/top_k_order.h"
 
 using namespace tfc_cuda;
 
@@ -145,24 +146,15 @@ template <typename F> int by_kind(int kind, F &&f) {
  * memory, within the 48 KiB every GPU gives a block without opting in. */
 constexpr int64_t kTile = 2048;
 
-/* Keys: a larger value has a larger key; equal values (all NaNs, -0.0 and 0.0) equal keys. */
-__device__ __forceinline__ uint64_t key_of(float v) {
-  if (v != v) return ~0ull;
-  uint32_t u = v == 0.0f ? 0u : __float_as_uint(v);
-  return (u & 0x80000000u) ? (uint64_t)(~u) : (uint64_t)(u | 0x80000000u);
-}
-__device__ __forceinline__ uint64_t key_of(__half v) { return key_of(__half2float(v)); }
-__device__ __forceinline__ uint64_t key_of(double v) {
-  if (v != v) return ~0ull;
-  uint64_t u = v == 0.0 ? 0ull : (uint64_t)__double_as_longlong(v);
-  return (u >> 63) ? ~u : (u | (1ull << 63));
-}
-__device__ __forceinline__ uint64_t key_of(int64_t v) { return (uint64_t)v ^ (1ull << 63); }
-__device__ __forceinline__ uint64_t key_of(int32_t v) { return key_of((int64_t)v); }
+/* Keys and order: device/top_k_order.h, the CPU kernel's. */
+__device__ __forceinline__ uint64_t key_of(float v) { return tfc_top_k_key_f32(v); }
+__device__ __forceinline__ uint64_t key_of(__half v) { return tfc_top_k_key_f32(__half2float(v)); }
+__device__ __forceinline__ uint64_t key_of(double v) { return tfc_top_k_key_f64(v); }
+__device__ __forceinline__ uint64_t key_of(int64_t v) { return tfc_top_k_key_i64(v); }
+__device__ __forceinline__ uint64_t key_of(int32_t v) { return tfc_top_k_key_i64(v); }
 
-/* Whether entry (ka, ia) comes before (kb, ib) in a sorted row. */
 __device__ __forceinline__ bool before(uint64_t ka, int64_t ia, uint64_t kb, int64_t ib) {
-  return ka > kb || (ka == kb && ia < ib);
+  return tfc_top_k_before(ka, ia, kb, ib);
 }
 
 /* The padding entry: below every real one (key 0 ties only INT64_MIN, whose index is lower). */
