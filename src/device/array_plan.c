@@ -741,3 +741,10 @@ int tfc_tile_plan_of(tfc_kernel_ctx *c, int64_t *out_dims, int *all_one) {
   }
   return TFC_OK;
 }
+
+int tfc_where_check(tfc_kernel_ctx *c) {
+  const tfc_tensor *x = c->inputs[0];
+  if (x->ndims < 1)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "WhereOp : Unhandled input dimensions: %d", x->ndims);
+  return TFC_OK;
+}

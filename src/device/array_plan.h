@@ -124,4 +124,8 @@ int tfc_select_plan_of(tfc_kernel_ctx *c, int64_t *cond_div);
  * text when they do not broadcast. */
 int tfc_select_v2_plan_of(tfc_kernel_ctx *c, struct tfc_cwise_bcast *b);
 
+/* Where (one input, any memory: only its shape is read): the input has at least one dim, or
+ * INVALID_ARGUMENT "WhereOp : Unhandled input dimensions: 0". */
+int tfc_where_check(tfc_kernel_ctx *c);
+
 #endif

@@ -111,3 +111,28 @@ int tfc_check_numerics_report(tfc_kernel_ctx *c, const char *message, int flags)
                                                                        : "NaN";
   return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "%s : Tensor had %s values", message, what);
 }
+
+int tfc_top_k_plan_of(tfc_kernel_ctx *c, tfc_top_k_plan *p) {
+  const tfc_tensor *x = c->inputs[0], *kt = c->inputs[1];
+  p->k = tfc_tensor_get_i64(kt, 0);
+  if (p->k < 0) return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Need k >= 0, got %lld", (long long)p->k);
+  if (x->ndims < 1) {
+    char sb[TFC_SHAPE_STR_MAX];
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "input must be >= 1-D, got shape %s",
+                            tfc_tensor_shape_str(x, sb, sizeof sb));
+  }
+  p->n = x->dims[x->ndims - 1];
+  if (p->n < p->k)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "input must have at least k columns. Had %lld, needed %lld",
+                            (long long)p->n, (long long)p->k);
+  p->ndims = x->ndims;
+  for (int d = 0; d < x->ndims; d++) p->dims[d] = x->dims[d];
+  p->dims[x->ndims - 1] = p->k;
+  p->idx_type = c->node->output_types[1];
+  int64_t idx_max = p->idx_type == TFC_DT_INT16 ? INT16_MAX : p->idx_type == TFC_DT_INT32 ? INT32_MAX : INT64_MAX;
+  if (p->n - 1 > idx_max)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "TopKV2: the last dimension, %lld, does not fit index_type",
+                            (long long)p->n);
+  p->rows = p->n ? x->n_elems / p->n : 0;
+  return TFC_OK;
+}

@@ -1,8 +1,9 @@
 /*
  * nn_plan — the input checks and output-shape plans of the loss, arg-reduction and check ops
  * that the CPU kernels (cpu/kernels_nn.c, cpu/kernels_reduce.c) and the GPU kernels
- * (cuda/kernels_loss_gpu.c) share: SoftmaxCrossEntropyWithLogits (with its broadcasting),
- * SparseSoftmaxCrossEntropyWithLogits, ArgMax / ArgMin, InTopK / InTopKV2 and CheckNumerics.
+ * (cuda/kernels_loss_gpu.c, cuda/kernels_select_gpu.c) share: SoftmaxCrossEntropyWithLogits (with
+ * its broadcasting), SparseSoftmaxCrossEntropyWithLogits, ArgMax / ArgMin, InTopK / InTopKV2,
+ * TopKV2 and CheckNumerics.
  *
  * Each function reads only shapes, attrs and host-memory inputs, so the two devices accept and
  * refuse exactly the same inputs with TF 1.15's codes and texts; only the data work differs.
@@ -57,6 +58,21 @@ int tfc_arg_plan_of(tfc_kernel_ctx *c, tfc_arg_plan *p);
  * vector of its batch size. INVALID_ARGUMENT with TF's texts. */
 int tfc_in_top_k_check(tfc_kernel_ctx *c, const tfc_tensor *predictions, const tfc_tensor *targets,
                        const tfc_tensor *k);
+
+/* TopKV2 over the last dim of input 0, k (input 1, a scalar) in host memory: x viewed as
+ * [rows, n]; both outputs have dims[0..ndims) (the input's with the last dim k); the indices
+ * are of idx_type (the node's second output type: int32, or int16 / int64 by index_type). */
+typedef struct tfc_top_k_plan {
+  int64_t rows, n, k;
+  int ndims;
+  int64_t dims[TFC_MAX_DIMS];
+  int idx_type;
+} tfc_top_k_plan;
+
+/* Checks as TF's TopK kernel: "Need k >= 0, got ...", "input must be >= 1-D, got shape ...",
+ * "input must have at least k columns. Had ..., needed ..." and that the last dim's indices
+ * fit idx_type (INVALID_ARGUMENT), and fills p. */
+int tfc_top_k_plan_of(tfc_kernel_ctx *c, tfc_top_k_plan *p);
 
 /* CheckNumerics's findings: bit 1 a NaN, bit 2 an infinity. */
 enum { TFC_CHECK_NAN = 1, TFC_CHECK_INF = 2 };

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/half.h"
 #include "device/gpu/gpu_platform.h"
 #include "harness.h"
 #include "tfc/tfc.h"
@@ -85,6 +86,7 @@ static double gc_value_at(const TF_Tensor *t, int64_t i) {
     case TF_INT32: return ((const int32_t *)p)[i];
     case TF_UINT8: return ((const uint8_t *)p)[i];
     case TF_BOOL: return ((const unsigned char *)p)[i];
+    case TF_HALF: return tfc_half_to_float(((const uint16_t *)p)[i]);
     default: tfc_test_fail(__FILE__, __LINE__, "gc_compare: cannot compare dtype %d", (int)TF_TensorType(t));
   }
 }

@@ -8,7 +8,8 @@
  * kernel is an error rather than a silent CPU run, and the test fails unless the node really
  * ran on GPU:0. Outputs must match in dtype and shape exactly and in value within a
  * tolerance relative to max(1, |cpu|); integers and bool must match exactly (tol 0); NaN must
- * meet NaN and an infinity the same infinity.
+ * meet NaN and an infinity the same infinity. Half outputs of both copies (a half op run in
+ * half on both devices) compare as their float values.
  *
  * Included (not linked) by the GPU kernel tests: #include "gpu_compare.c". Every failure is
  * a tfc_test_fail naming the label, the output and the element.

@@ -134,6 +134,19 @@ static void top_k_sorts_rows_ties_by_index(void) {
   }
   tfc_tensor_unref(out[0]);
   tfc_tensor_unref(out[1]);
+  /* NaN above everything (NaNs tie), -0.0 equal to 0.0: ties by index (device/top_k_order.h). */
+  tfc_tensor_unref(in[0]);
+  in[0] = ku_f32((int64_t[]){1, 6}, 2, (float[]){0.0f, NAN, -0.0f, -INFINITY, -NAN, 1});
+  tfc_tensor_unref(in[1]);
+  in[1] = ku_i32(NULL, 0, (int32_t[]){6});
+  EXPECT_EQ(ku_run("TopKV2", NULL, 0, in, 2, NULL, out, 2, &s), TFC_OK);
+  const int32_t want_nan[6] = {1, 4, 5, 0, 2, 3};
+  for (int i = 0; i < 6; i++) EXPECT_EQ(((const int32_t *)out[1]->data)[i], want_nan[i]);
+  EXPECT_TRUE(isnan(((const float *)out[0]->data)[0]) && ((const float *)out[0]->data)[5] == -INFINITY);
+  tfc_tensor_unref(out[0]);
+  tfc_tensor_unref(out[1]);
+  tfc_tensor_unref(in[0]);
+  in[0] = ku_i32((int64_t[]){1, 4}, 2, (int32_t[]){5, 7, 7, 1});
   tfc_tensor_unref(in[1]);
   in[1] = ku_i32(NULL, 0, (int32_t[]){5});
   /* (k comes from a placeholder here, so the kernel checks it; the shape function's check of a

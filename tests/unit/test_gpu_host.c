@@ -339,6 +339,15 @@ static void host_rows_copy_cpu_rows_narrowed_to_tf_dtypes(void) {
   k = rows_of(&t, TFC_OP_Fill, &n);
   EXPECT_EQ(n, 1);
   EXPECT_STREQ(k->type_attr2, "index_type");
+  /* Where: TF's int32 row, the CPU kernel with input and index in host memory (the CPU row
+   * constrains no dtype: the host row adds T). */
+  k = rows_of(&t, TFC_OP_Where, &n);
+  EXPECT_EQ(n, 1);
+  EXPECT_STREQ(k->type_attr, "T");
+  EXPECT_EQ(k->types, TFC_T(TFC_DT_INT32));
+  EXPECT_EQ(k->host_memory_in, TFC_HOST_ALL);
+  EXPECT_EQ(k->host_memory_out, TFC_HOST_ALL);
+  EXPECT_TRUE(k->compute == cpu_row(TFC_OP_Where)->compute);
   /* Unconstrained: ConcatOffset, Assert. */
   k = rows_of(&t, TFC_OP_Assert, &n);
   EXPECT_EQ(n, 1);

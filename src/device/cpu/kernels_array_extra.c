@@ -436,8 +436,7 @@ static int nonzero_at(const tfc_tensor *t, int64_t i) {
 
 static int where_compute(tfc_kernel_ctx *c) {
   const tfc_tensor *x = c->inputs[0];
-  if (x->ndims < 1)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "WhereOp : Unhandled input dimensions: %d", x->ndims);
+  TFC_TRY(tfc_where_check(c));
   int64_t n = 0;
   for (int64_t i = 0; i < x->n_elems; i++) n += nonzero_at(x, i);
   const int64_t dims[2] = {n, x->ndims};

@@ -21,11 +21,9 @@
  * end), double for double; the nearest gradient sums in T, rounding each partial sum of half
  * and bfloat16 and wrapping the integers' (tfc_image_accumulate).
  *
- * Errors (INVALID_ARGUMENT, TF's texts): "input must be 4-dimensional[2,2]", "shape_t must be
- * 1-dimensional[...]", "shape_t must have two elements[...]", "output dimensions must be
- * positive", "input image must be of non-zero size", "If half_pixel_centers is True,
- * align_corners must be False.", and the gradients' "input_grad must be 4-dimensional[...]",
- * "original_image must be 4-dimensional[...]", "resized dimensions must be positive".
+ * The checks (INVALID_ARGUMENT with TF's texts), the plan and the coordinate arithmetic of
+ * bilinear and nearest sampling are device/resize_plan.h's, which the GPU kernels of
+ * ResizeBilinear(Grad) and ResizeNearestNeighbor(Grad) use too (cuda/kernels_image_gpu.c).
  */
 #include <float.h>
 #include <math.h>
@@ -33,87 +31,8 @@
 #include <string.h>
 
 #include "device/cpu/kernels_image.h"
+#include "device/resize_plan.h"
 #include "ops/opdef.h"
-
-typedef struct resize_plan {
-  int64_t batch, in_h, in_w, ch, out_h, out_w;
-  float h_scale, w_scale;
-  int align, half;
-} resize_plan;
-
-static float scale_of(int64_t in, int64_t out, int align) {
-  return align && out > 1 ? (float)(in - 1) / (float)(out - 1) : (float)in / (float)out;
-}
-
-static int flags_of(tfc_kernel_ctx *c, resize_plan *p, int has_half) {
-  TFC_TRY(tfc_kernel_attr_bool(c->node, "align_corners", &p->align, c->status));
-  p->half = 0;
-  if (has_half) TFC_TRY(tfc_kernel_attr_bool(c->node, "half_pixel_centers", &p->half, c->status));
-  if (p->align && p->half)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
-                            "If half_pixel_centers is True, align_corners must be False.");
-  return TFC_OK;
-}
-
-/* The size input (int32 [2]) checks, shared by the forward ops and the nearest gradient. */
-static int sizes_of(tfc_kernel_ctx *c, const tfc_tensor *x, int64_t *out_h, int64_t *out_w) {
-  const tfc_tensor *size = c->inputs[1];
-  char a[TFC_SHAPE_STR_MAX];
-  if (x->ndims != 4)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "input must be 4-dimensional%s", tfc_tensor_shape_str(x, a, sizeof a));
-  if (size->ndims != 1)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "shape_t must be 1-dimensional%s",
-                            tfc_tensor_shape_str(size, a, sizeof a));
-  if (size->n_elems != 2)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "shape_t must have two elements%s",
-                            tfc_tensor_shape_str(size, a, sizeof a));
-  *out_h = ((const int32_t *)size->data)[0];
-  *out_w = ((const int32_t *)size->data)[1];
-  return TFC_OK;
-}
-
-/* The forward ops' checks (TF's ImageResizerState). */
-static int plan_of(tfc_kernel_ctx *c, resize_plan *p, int has_half) {
-  const tfc_tensor *x = c->inputs[0];
-  TFC_TRY(sizes_of(c, x, &p->out_h, &p->out_w));
-  TFC_TRY(flags_of(c, p, has_half));
-  p->batch = x->dims[0];
-  p->in_h = x->dims[1];
-  p->in_w = x->dims[2];
-  p->ch = x->dims[3];
-  if (p->out_h <= 0 || p->out_w <= 0)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "output dimensions must be positive");
-  if ((p->in_h == 0 || p->in_w == 0) && p->batch > 0 && p->ch > 0)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "input image must be of non-zero size");
-  p->h_scale = scale_of(p->in_h, p->out_h, p->align);
-  p->w_scale = scale_of(p->in_w, p->out_w, p->align);
-  return TFC_OK;
-}
-
-/* The gradients' checks (TF's ImageResizerGradientState): grads [b, rh, rw, c] float and the
- * original image; in = the original size, out = the resized one. */
-static int grad_plan_of(tfc_kernel_ctx *c, resize_plan *p) {
-  const tfc_tensor *g = c->inputs[0], *orig = c->inputs[1];
-  char a[TFC_SHAPE_STR_MAX];
-  TFC_TRY(flags_of(c, p, 1));
-  if (g->ndims != 4)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "input_grad must be 4-dimensional%s",
-                            tfc_tensor_shape_str(g, a, sizeof a));
-  if (orig->ndims != 4)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "original_image must be 4-dimensional%s",
-                            tfc_tensor_shape_str(orig, a, sizeof a));
-  p->batch = g->dims[0];
-  p->ch = g->dims[3];
-  p->out_h = g->dims[1];
-  p->out_w = g->dims[2];
-  p->in_h = orig->dims[1];
-  p->in_w = orig->dims[2];
-  if (p->out_h <= 0 || p->out_w <= 0)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "resized dimensions must be positive");
-  p->h_scale = scale_of(p->in_h, p->out_h, p->align);
-  p->w_scale = scale_of(p->in_w, p->out_w, p->align);
-  return TFC_OK;
-}
 
 /* ---- bilinear ---- */
 
@@ -126,20 +45,13 @@ typedef struct lerp {
 static lerp *lerps_of(int64_t out, int64_t in, float scale, int half) {
   lerp *l = malloc(sizeof(lerp) * (size_t)(out > 0 ? out : 1));
   if (!l) return NULL;
-  for (int64_t i = 0; i < out; i++) {
-    float v = half ? ((float)i + 0.5f) * scale - 0.5f : (float)i * scale;
-    float f = floorf(v);
-    l[i].lo = f > 0 ? (int64_t)f : 0;
-    int64_t hi = (int64_t)ceilf(v);
-    l[i].hi = hi < in - 1 ? hi : in - 1;
-    l[i].w = v - f;
-  }
+  for (int64_t i = 0; i < out; i++) tfc_resize_lerp(i, in, scale, half, &l[i].lo, &l[i].hi, &l[i].w);
   return l;
 }
 
 static int resize_bilinear_compute(tfc_kernel_ctx *c) {
-  resize_plan p;
-  TFC_TRY(plan_of(c, &p, 1));
+  tfc_resize_plan p;
+  TFC_TRY(tfc_resize_plan_of(c, 1, &p));
   int64_t dims[4] = {p.batch, p.out_h, p.out_w, p.ch};
   tfc_tensor *out = tfc_kernel_alloc_output(c, 0, TFC_DT_FLOAT, dims, 4);
   if (!out) return c->status->code;
@@ -160,8 +72,8 @@ static int resize_bilinear_compute(tfc_kernel_ctx *c) {
         for (int64_t k = 0; k < p.ch; k++) {
           float tl = top[xs[xx].lo * p.ch + k], tr = top[xs[xx].hi * p.ch + k];
           float bl = bot[xs[xx].lo * p.ch + k], br = bot[xs[xx].hi * p.ch + k];
-          float t = tl + (tr - tl) * xs[xx].w, bo = bl + (br - bl) * xs[xx].w;
-          o[((b * p.out_h + y) * p.out_w + xx) * p.ch + k] = t + (bo - t) * ys[y].w;
+          float t = tfc_resize_blend(tl, tr, xs[xx].w), bo = tfc_resize_blend(bl, br, xs[xx].w);
+          o[((b * p.out_h + y) * p.out_w + xx) * p.ch + k] = tfc_resize_blend(t, bo, ys[y].w);
         }
     }
   free(x);
@@ -171,8 +83,8 @@ static int resize_bilinear_compute(tfc_kernel_ctx *c) {
 }
 
 static int resize_bilinear_grad_compute(tfc_kernel_ctx *c) {
-  resize_plan p;
-  TFC_TRY(grad_plan_of(c, &p));
+  tfc_resize_plan p;
+  TFC_TRY(tfc_resize_grad_plan_of(c, &p));
   const tfc_tensor *orig = c->inputs[1];
   int64_t dims[4] = {p.batch, p.in_h, p.in_w, p.ch};
   tfc_tensor *out = tfc_kernel_alloc_output(c, 0, orig->dtype, dims, 4);
@@ -192,14 +104,15 @@ static int resize_bilinear_grad_compute(tfc_kernel_ctx *c) {
   const float *g = c->inputs[0]->data;
   for (int64_t b = 0; b < p.batch; b++)
     for (int64_t y = 0; y < p.out_h; y++) {
-      float wy = ys[y].w, iy = 1.0f - wy;
+      float wy = ys[y].w, iy = tfc_resize_sub(1.0f, wy);
       double *top = acc + (b * p.in_h + ys[y].lo) * p.in_w * p.ch, *bot = acc + (b * p.in_h + ys[y].hi) * p.in_w * p.ch;
       for (int64_t xx = 0; xx < p.out_w; xx++) {
-        float wx = xs[xx].w, ix = 1.0f - wx;
+        float wx = xs[xx].w, ix = tfc_resize_sub(1.0f, wx);
         int64_t l = xs[xx].lo * p.ch, r = xs[xx].hi * p.ch;
         for (int64_t k = 0; k < p.ch; k++) {
           float v = g[((b * p.out_h + y) * p.out_w + xx) * p.ch + k];
-          float w[4] = {v * iy * ix, v * iy * wx, v * wy * ix, v * wy * wx};
+          float vy = tfc_resize_mul(v, iy), vw = tfc_resize_mul(v, wy);
+          float w[4] = {tfc_resize_mul(vy, ix), tfc_resize_mul(vy, wx), tfc_resize_mul(vw, ix), tfc_resize_mul(vw, wx)};
           double *dst[4] = {top + l + k, top + r + k, bot + l + k, bot + r + k};
           for (int j = 0; j < 4; j++) *dst[j] = tfc_image_accumulate(acc_dt, *dst[j], w[j]);
         }
@@ -214,18 +127,10 @@ static int resize_bilinear_grad_compute(tfc_kernel_ctx *c) {
 
 /* ---- nearest neighbor ---- */
 
-static int64_t nearest(int64_t i, float scale, int64_t in, int align, int half) {
-  float v = half ? ((float)i + 0.5f) * scale : (float)i * scale;
-  int64_t r = align ? (int64_t)roundf(v) : (int64_t)floorf(v);
-  if (r > in - 1) r = in - 1;
-  if (half && r < 0) r = 0;
-  return r;
-}
-
 static int resize_nearest_compute(tfc_kernel_ctx *c) {
   const tfc_tensor *x = c->inputs[0];
-  resize_plan p;
-  TFC_TRY(plan_of(c, &p, 1));
+  tfc_resize_plan p;
+  TFC_TRY(tfc_resize_plan_of(c, 1, &p));
   int64_t dims[4] = {p.batch, p.out_h, p.out_w, p.ch};
   tfc_tensor *out = tfc_kernel_alloc_output(c, 0, x->dtype, dims, 4);
   if (!out) return c->status->code;
@@ -233,9 +138,9 @@ static int resize_nearest_compute(tfc_kernel_ctx *c) {
   size_t es = tfc_dtype_size(x->dtype);
   for (int64_t b = 0; b < p.batch; b++)
     for (int64_t y = 0; y < p.out_h; y++) {
-      int64_t sy = nearest(y, p.h_scale, p.in_h, p.align, p.half);
+      int64_t sy = tfc_resize_nearest(y, p.h_scale, p.in_h, p.align, p.half);
       for (int64_t xx = 0; xx < p.out_w; xx++) {
-        int64_t sx = nearest(xx, p.w_scale, p.in_w, p.align, p.half);
+        int64_t sx = tfc_resize_nearest(xx, p.w_scale, p.in_w, p.align, p.half);
         memcpy((char *)out->data + (size_t)(((b * p.out_h + y) * p.out_w + xx) * p.ch) * es,
                (const char *)x->data + (size_t)(((b * p.in_h + sy) * p.in_w + sx) * p.ch) * es, (size_t)p.ch * es);
       }
@@ -247,27 +152,19 @@ static int resize_nearest_compute(tfc_kernel_ctx *c) {
  * forward read it from (the scale is size / grads' size). */
 static int resize_nearest_grad_compute(tfc_kernel_ctx *c) {
   const tfc_tensor *g = c->inputs[0];
-  resize_plan p;
-  TFC_TRY(sizes_of(c, g, &p.out_h, &p.out_w));
-  TFC_TRY(flags_of(c, &p, 1));
-  p.batch = g->dims[0];
-  p.in_h = g->dims[1];
-  p.in_w = g->dims[2];
-  p.ch = g->dims[3];
-  if (p.out_h < 0 || p.out_w < 0)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "output dimensions must be non-negative");
+  tfc_resize_plan p;
+  TFC_TRY(tfc_resize_nearest_grad_plan_of(c, &p));
   int64_t dims[4] = {p.batch, p.out_h, p.out_w, p.ch};
   tfc_tensor *out = tfc_kernel_alloc_output(c, 0, g->dtype, dims, 4);
   if (!out) return c->status->code;
   if (out->n_elems == 0) return TFC_OK;
-  float hs = scale_of(p.out_h, p.in_h, p.align), ws = scale_of(p.out_w, p.in_w, p.align);
   double *acc = calloc((size_t)out->n_elems, sizeof(double));
   if (!acc) return TFC_OOM(c->status);
   /* TF sums in T: half and bfloat16 round every partial sum, the integers wrap */
   for (int64_t y = 0; y < p.in_h; y++) {
-    int64_t oy = nearest(y, hs, p.out_h, p.align, p.half);
+    int64_t oy = tfc_resize_nearest(y, p.h_scale, p.out_h, p.align, p.half);
     for (int64_t xx = 0; xx < p.in_w; xx++) {
-      int64_t ox = nearest(xx, ws, p.out_w, p.align, p.half);
+      int64_t ox = tfc_resize_nearest(xx, p.w_scale, p.out_w, p.align, p.half);
       for (int64_t b = 0; b < p.batch; b++)
         for (int64_t k = 0; k < p.ch; k++) {
           double *d = &acc[((b * p.out_h + oy) * p.out_w + ox) * p.ch + k];
@@ -301,7 +198,7 @@ typedef struct cubic_taps {
 } cubic_taps;
 
 static void cubic_taps_of(const float *tab, float scale, int64_t out_loc, int64_t limit, int half, cubic_taps *t) {
-  float src = half ? ((float)out_loc + 0.5f) * scale - 0.5f : (float)out_loc * scale;
+  float src = tfc_resize_src(out_loc, scale, half);
   int64_t in_loc = (int64_t)floorf(src);
   float delta = src - (float)in_loc;
   long off = lrintf(delta * CUBIC_STEPS);
@@ -333,8 +230,8 @@ static float interp4(const float *w, float v0, float v1, float v2, float v3) {
 }
 
 static int resize_bicubic_compute(tfc_kernel_ctx *c) {
-  resize_plan p;
-  TFC_TRY(plan_of(c, &p, 1));
+  tfc_resize_plan p;
+  TFC_TRY(tfc_resize_plan_of(c, 1, &p));
   int64_t dims[4] = {p.batch, p.out_h, p.out_w, p.ch};
   tfc_tensor *out = tfc_kernel_alloc_output(c, 0, TFC_DT_FLOAT, dims, 4);
   if (!out) return c->status->code;
@@ -376,8 +273,8 @@ static int resize_bicubic_compute(tfc_kernel_ctx *c) {
 }
 
 static int resize_bicubic_grad_compute(tfc_kernel_ctx *c) {
-  resize_plan p;
-  TFC_TRY(grad_plan_of(c, &p));
+  tfc_resize_plan p;
+  TFC_TRY(tfc_resize_grad_plan_of(c, &p));
   const tfc_tensor *orig = c->inputs[1];
   int64_t dims[4] = {p.batch, p.in_h, p.in_w, p.ch};
   tfc_tensor *out = tfc_kernel_alloc_output(c, 0, orig->dtype, dims, 4);
@@ -427,8 +324,8 @@ static float area_weight(int64_t i, float lo, float hi, float s) {
 }
 
 static int resize_area_compute(tfc_kernel_ctx *c) {
-  resize_plan p;
-  TFC_TRY(plan_of(c, &p, 0));
+  tfc_resize_plan p;
+  TFC_TRY(tfc_resize_plan_of(c, 0, &p));
   int64_t dims[4] = {p.batch, p.out_h, p.out_w, p.ch};
   tfc_tensor *out = tfc_kernel_alloc_output(c, 0, TFC_DT_FLOAT, dims, 4);
   if (!out) return c->status->code;

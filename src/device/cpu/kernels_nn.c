@@ -17,8 +17,9 @@
  * same shifted logits (loss = log(sum) * sum(labels) - sum(labels * shifted), which equals
  * TF's sum(labels * (log(sum) - shifted))), backprop = exp(shifted) / sum - labels.
  *
- * The input checks and shape plans of the losses, InTopK and CheckNumerics are shared with the
- * GPU kernels (device/nn_plan.h), so both devices refuse the same inputs with the same texts.
+ * The input checks and shape plans of the losses, InTopK, TopKV2 and CheckNumerics are shared
+ * with the GPU kernels (device/nn_plan.h), so both devices refuse the same inputs with the same
+ * texts.
  */
 #include <math.h>
 #include <stdatomic.h>
@@ -28,6 +29,7 @@
 
 #include "device/cpu/cwise_int.h"
 #include "device/nn_plan.h"
+#include "device/top_k_order.h"
 
 #if defined(__GNUC__) && !defined(__clang__)
 /* Lets GCC vectorize the float max and select loops (see kernels_nn_act.c). */
@@ -634,66 +636,39 @@ static int lrn_compute(tfc_kernel_ctx *c) {
 /* ---- TopKV2 ---- */
 
 typedef struct topk_item {
-  double d;  /* float kinds */
-  int64_t i; /* integer kinds */
+  uint64_t key; /* device/top_k_order.h */
   int64_t at;
 } topk_item;
 
-/* Larger first, NaN largest; ties keep the lower index first. */
-static int topk_cmp_float(const void *a, const void *b) {
+static int topk_cmp(const void *a, const void *b) {
   const topk_item *x = a, *y = b;
-  int xn = isnan(x->d), yn = isnan(y->d);
-  if (xn != yn) return xn ? -1 : 1;
-  if (!xn && x->d != y->d) return x->d > y->d ? -1 : 1;
-  return (x->at > y->at) - (x->at < y->at);
-}
-
-static int topk_cmp_int(const void *a, const void *b) {
-  const topk_item *x = a, *y = b;
-  if (x->i != y->i) return x->i > y->i ? -1 : 1;
-  return (x->at > y->at) - (x->at < y->at);
+  if (tfc_top_k_before(x->key, x->at, y->key, y->at)) return -1;
+  return tfc_top_k_before(y->key, y->at, x->key, x->at);
 }
 
 static int top_k_compute(tfc_kernel_ctx *c) {
-  const tfc_tensor *x = c->inputs[0], *kt = c->inputs[1];
-  int64_t k = tfc_tensor_get_i64(kt, 0);
-  if (k < 0) return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Need k >= 0, got %lld", (long long)k);
-  if (x->ndims < 1) {
-    char sb[TFC_SHAPE_STR_MAX];
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "input must be >= 1-D, got shape %s",
-                            tfc_tensor_shape_str(x, sb, sizeof sb));
-  }
-  int64_t n = x->dims[x->ndims - 1];
-  if (n < k)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "input must have at least k columns. Had %lld, needed %lld",
-                            (long long)n, (long long)k);
-  int64_t dims[TFC_MAX_DIMS];
-  for (int d = 0; d < x->ndims; d++) dims[d] = x->dims[d];
-  dims[x->ndims - 1] = k;
-  tfc_tensor *vals = tfc_kernel_alloc_output(c, 0, x->dtype, dims, x->ndims);
+  const tfc_tensor *x = c->inputs[0];
+  tfc_top_k_plan p;
+  TFC_TRY(tfc_top_k_plan_of(c, &p));
+  tfc_tensor *vals = tfc_kernel_alloc_output(c, 0, x->dtype, p.dims, p.ndims);
   if (!vals) return c->status->code;
-  int idx_type = c->node->output_types[1];
-  int64_t idx_max = idx_type == TFC_DT_INT16 ? INT16_MAX : idx_type == TFC_DT_INT32 ? INT32_MAX : INT64_MAX;
-  if (n - 1 > idx_max)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "TopKV2: the last dimension, %lld, does not fit index_type",
-                            (long long)n);
-  tfc_tensor *idx = tfc_kernel_alloc_output(c, 1, idx_type, dims, x->ndims);
+  tfc_tensor *idx = tfc_kernel_alloc_output(c, 1, p.idx_type, p.dims, p.ndims);
   if (!idx) return c->status->code;
-  int64_t rows = n ? x->n_elems / n : 0;
+  int64_t rows = p.rows, n = p.n, k = p.k;
+  int idx_type = p.idx_type;
   if (k == 0 || rows == 0) return TFC_OK;
   topk_item *items = malloc((size_t)n * sizeof *items);
   if (!items) return tfc_kernel_error(c, TFC_RESOURCE_EXHAUSTED, "TopKV2: out of memory");
-  int is_float = x->dtype == TFC_DT_FLOAT || x->dtype == TFC_DT_DOUBLE;
   size_t es = tfc_dtype_size(x->dtype);
   for (int64_t r = 0; r < rows; r++) {
     for (int64_t j = 0; j < n; j++) {
       int64_t e = r * n + j;
       items[j].at = j;
-      if (x->dtype == TFC_DT_FLOAT) items[j].d = ((const float *)x->data)[e];
-      else if (x->dtype == TFC_DT_DOUBLE) items[j].d = ((const double *)x->data)[e];
-      else items[j].i = tfc_tensor_get_i64(x, e);
+      if (x->dtype == TFC_DT_FLOAT) items[j].key = tfc_top_k_key_f32(((const float *)x->data)[e]);
+      else if (x->dtype == TFC_DT_DOUBLE) items[j].key = tfc_top_k_key_f64(((const double *)x->data)[e]);
+      else items[j].key = tfc_top_k_key_i64(tfc_tensor_get_i64(x, e));
     }
-    qsort(items, (size_t)n, sizeof *items, is_float ? topk_cmp_float : topk_cmp_int);
+    qsort(items, (size_t)n, sizeof *items, topk_cmp);
     for (int64_t j = 0; j < k; j++) {
       memcpy((char *)vals->data + (size_t)(r * k + j) * es, (const char *)x->data + (size_t)(r * n + items[j].at) * es,
              es);

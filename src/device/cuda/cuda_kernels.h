@@ -313,6 +313,9 @@ int tfc_cuda_kernels_loss(tfc_kernel_table *t, tfc_status *s);
 int tfc_cuda_kernels_array2(tfc_kernel_table *t, tfc_status *s);
 /* kernels_batch_norm_gpu.c: FusedBatchNorm / V2 / V3 and their gradients. */
 int tfc_cuda_kernels_batch_norm(tfc_kernel_table *t, tfc_status *s);
+/* kernels_image_gpu.c: the resize ops; kernels_select_gpu.c: Where and TopKV2. */
+int tfc_cuda_kernels_image(tfc_kernel_table *t, tfc_status *s);
+int tfc_cuda_kernels_select(tfc_kernel_table *t, tfc_status *s);
 #endif
 
 #endif

@@ -167,6 +167,9 @@ static const host_reg regs[] = {
     {TFC_OP_BroadcastGradientArgs, "T", I32 | I64, NULL, 0, 0, 0, 0},
     {TFC_OP_InvertPermutation, "T", I32 | I64, NULL, 0, 0, 0, 0},
     {TFC_OP_ConcatOffset, NULL, 0, NULL, 0, 0, 0, 0},
+    /* where_op.cc: int32 input and index in host memory, the CPU kernel (the other dtypes have
+     * CUDA rows) */
+    T32(Where),
     {TFC_OP_Assert, NULL, 0, NULL, 0, 0, 0, 0},
     /* control_flow_ops.cc */
     CF_ROWS(Switch, TFC_HOST(1), 0),
