@@ -221,11 +221,11 @@ def test_two_threads_run_two_sessions_at_once():
     g = tf.Graph()
     with g.as_default():
         # Fed, not constant: a chain of constants would be folded into one before the run.
-        m = tf.placeholder(tf.float32, [256, 256], name="m")
+        m = tf.placeholder(tf.float32, [384, 384], name="m")
         y = m
         for _ in range(60):
             y = tf.matmul(y, m)
-    m_value = np.full((256, 256), 0.001, np.float32)
+    m_value = np.full((384, 384), 0.001, np.float32)
     config = tf.ConfigProto(intra_op_parallelism_threads=1, inter_op_parallelism_threads=1)
     long_run, ends, started = [], [], threading.Event()
 
