@@ -748,3 +748,28 @@ int tfc_where_check(tfc_kernel_ctx *c) {
     return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "WhereOp : Unhandled input dimensions: %d", x->ndims);
   return TFC_OK;
 }
+
+/* ---- GatherNd ---- */
+
+int tfc_gather_nd_plan_of(tfc_kernel_ctx *c, tfc_gather_nd_plan *g) {
+  const tfc_tensor *p = c->inputs[0], *ix = c->inputs[1];
+  if (p->ndims < 1 || ix->ndims < 1)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "params and indices must be at least 1-D");
+  int64_t r = ix->dims[ix->ndims - 1];
+  if (r > p->ndims) {
+    char a[TFC_SHAPE_STR_MAX], b[TFC_SHAPE_STR_MAX];
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
+                            "index innermost dimension length must be <= params rank; saw: %lld vs. %d (indices %s, "
+                            "params %s)",
+                            (long long)r, p->ndims, tfc_tensor_shape_str(ix, a, sizeof a),
+                            tfc_tensor_shape_str(p, b, sizeof b));
+  }
+  int rank = 0;
+  for (int i = 0; i < ix->ndims - 1; i++) g->dims[rank++] = ix->dims[i];
+  for (int i = (int)r; i < p->ndims; i++) g->dims[rank++] = p->dims[i];
+  g->rank = rank;
+  g->r = (int)r;
+  g->n_rows = r ? ix->n_elems / r : tfc_dims_num_elements(ix->dims, ix->ndims - 1);
+  g->slice = dims_prod(p->dims, (int)r, p->ndims);
+  return TFC_OK;
+}

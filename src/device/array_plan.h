@@ -128,4 +128,15 @@ int tfc_select_v2_plan_of(tfc_kernel_ctx *c, struct tfc_cwise_bcast *b);
  * INVALID_ARGUMENT "WhereOp : Unhandled input dimensions: 0". */
 int tfc_where_check(tfc_kernel_ctx *c);
 
+/* GatherNd: params (input 0) and indices (input 1, any memory: only its shape is read) at least
+ * 1-D, the indices' last dim r at most params' rank. The output dims (rank *out_rank); n_rows
+ * index rows of r coordinates, each picking a slice of `slice` elements of params. The index
+ * values are the device's to check. */
+typedef struct tfc_gather_nd_plan {
+  int rank, r;
+  int64_t dims[TFC_MAX_DIMS];
+  int64_t n_rows, slice;
+} tfc_gather_nd_plan;
+int tfc_gather_nd_plan_of(tfc_kernel_ctx *c, tfc_gather_nd_plan *g);
+
 #endif

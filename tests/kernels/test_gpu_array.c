@@ -187,6 +187,14 @@ static void gather_and_one_hot_match_cpu(void) {
                       gc_fed(dt, 0, NULL, -2, -1)};
       gc_check(&(gc_op){.type = "OneHot", .attrs = {GC_INT("axis", 1)}}, oh, 4, 0, "OneHot axis 1");
       gc_free_args(oh, 4);
+      /* GatherNd: rows of 2 coordinates into [7, 9, 13] (slices of 13), of 3 (scalars), and of
+       * none (the whole params per row); the indices stay in range (out-of-range rows are an
+       * error on the CPU, zeros on the GPU). */
+      for (int r = 0; r <= 3; r += (r ? 1 : 2)) {
+        gc_arg nd[2] = {gc_fed(dt, 3, (int64_t[]){7, 9, 13}, -9, 9), gc_fed(idt, 3, (int64_t[]){2, 5, r}, 0, 7)};
+        gc_check(&(gc_op){.type = "GatherNd"}, nd, 2, 0, "GatherNd");
+        gc_free_args(nd, 2);
+      }
     }
   }
 }

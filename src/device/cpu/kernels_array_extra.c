@@ -367,25 +367,12 @@ static int gather_nd_compute(tfc_kernel_ctx *c) {
   const tfc_tensor *p = c->inputs[0], *ix = c->inputs[1];
   int ignore;
   TFC_TRY(tfc_kernel_bad_indices_ignore(c->node, &ignore, c->status));
-  if (p->ndims < 1 || ix->ndims < 1)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "params and indices must be at least 1-D");
-  int64_t r = ix->dims[ix->ndims - 1];
-  if (r > p->ndims) {
-    char a[TFC_SHAPE_STR_MAX], b[TFC_SHAPE_STR_MAX];
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "index innermost dimension length must be <= params rank; "
-                            "saw: %lld vs. %d (indices %s, params %s)", (long long)r, p->ndims,
-                            tfc_tensor_shape_str(ix, a, sizeof a), tfc_tensor_shape_str(p, b, sizeof b));
-  }
-  int64_t dims[TFC_MAX_DIMS];
-  int rank = 0;
-  for (int i = 0; i < ix->ndims - 1; i++) dims[rank++] = ix->dims[i];
-  for (int i = (int)r; i < p->ndims; i++) dims[rank++] = p->dims[i];
-  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, p->dtype, dims, rank);
+  tfc_gather_nd_plan g;
+  TFC_TRY(tfc_gather_nd_plan_of(c, &g));
+  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, p->dtype, g.dims, g.rank);
   if (!out) return c->status->code;
-  int64_t n_rows = r ? ix->n_elems / r : tfc_dims_num_elements(ix->dims, ix->ndims - 1);
+  int64_t r = g.r, n_rows = g.n_rows, slice = g.slice;
   size_t es = tfc_dtype_size(p->dtype);
-  int64_t slice = 1;
-  for (int i = (int)r; i < p->ndims; i++) slice *= p->dims[i];
   for (int64_t row = 0; row < n_rows; row++) {
     int64_t at = 0;
     for (int64_t d = 0; d < r; d++) {

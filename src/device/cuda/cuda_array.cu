@@ -71,6 +71,26 @@ __global__ void gather_k(const W *params, const I *idx, W *out, int64_t outer, i
   }
 }
 
+/* ---- gather_nd ---- */
+
+struct nd_dims {
+  int64_t d[TFC_CUDA_MAX_DIMS];
+};
+
+template <typename W, typename I>
+__global__ void gather_nd_k(const W *params, const I *idx, W *out, int r, nd_dims dims, int64_t slice, int64_t n) {
+  TFC_CUDA_GRID_LOOP(i, n) {
+    int64_t row = i / slice, k = i - row * slice, at = 0;
+    bool ok = true;
+    for (int d = 0; d < r; d++) {
+      int64_t v = (int64_t)idx[row * r + d];
+      ok = ok && v >= 0 && v < dims.d[d];
+      at = at * dims.d[d] + v;
+    }
+    out[i] = ok ? params[at * slice + k] : W(0);
+  }
+}
+
 /* ---- cast ---- */
 
 template <typename D> struct to {
@@ -197,6 +217,24 @@ extern "C" int tfc_cuda_gather(int elem_size, int idx_dtype, const void *params,
       typedef typename decltype(ix)::type I;
       gather_k<W, I><<<blocks_for(n), kThreads, 0, (cudaStream_t)stream>>>((const W *)params, (const I *)idx, (W *)out,
                                                                            outer, limit, n_idx, inner, n);
+      return launched();
+    });
+  });
+}
+
+extern "C" int tfc_cuda_gather_nd(int elem_size, int idx_dtype, const void *params, const void *idx, void *out, int r,
+                                  const int64_t *dims, int64_t n_rows, int64_t slice, void *stream) {
+  int64_t n = n_rows * slice;
+  if (n == 0) return 0;
+  if (r < 0 || r > TFC_CUDA_MAX_DIMS) return TFC_CUDA_E_UNSUPPORTED;
+  nd_dims nd = {};
+  for (int d = 0; d < r; d++) nd.d[d] = dims[d];
+  return by_size(elem_size, [&](auto w) {
+    return by_index_dtype(idx_dtype, [&](auto ix) {
+      typedef typename decltype(w)::type W;
+      typedef typename decltype(ix)::type I;
+      gather_nd_k<W, I><<<blocks_for(n), kThreads, 0, (cudaStream_t)stream>>>((const W *)params, (const I *)idx,
+                                                                              (W *)out, r, nd, slice, n);
       return launched();
     });
   });

@@ -201,6 +201,11 @@ int tfc_cuda_tile(int elem_size, const void *src, void *dst, int rank, const int
  * gives zeros (TF's GPU Gather: the host cannot see device indices without a sync). */
 int tfc_cuda_gather(int elem_size, int idx_dtype, const void *params, const void *idx, void *out, int64_t batch,
                     int64_t outer, int64_t limit, int64_t n_idx, int64_t inner, void *stream);
+/* GatherNd: out[row, k] = params[idx[row, 0..r) flattened over dims[0..r)), k] for n_rows rows
+ * of `slice` elements; a row with a coordinate outside [0, dims[d]) gives zeros (TF's GPU
+ * GatherNd). r <= TFC_CUDA_MAX_DIMS; idx_dtype TFC_CUDA_I32 or I64. */
+int tfc_cuda_gather_nd(int elem_size, int idx_dtype, const void *params, const void *idx, void *out, int r,
+                       const int64_t *dims, int64_t n_rows, int64_t slice, void *stream);
 /* n elements of y (dst_dtype) = x (src_dtype) converted; to bool: x != 0; floats to integers
  * truncate toward zero (NaN gives 0, out of range saturates, as CUDA's conversions). */
 int tfc_cuda_cast(int src_dtype, int dst_dtype, const void *x, void *y, int64_t n, void *stream);

@@ -2,7 +2,7 @@
  * kernels_array_gpu — the GPU kernels of the array family: the tensor makers (Fill, ZerosLike,
  * OnesLike), Cast, AddN, Select, and the copies
  * (ConcatV2, Concat, Split, SplitV, Pack, Unpack, Slice, StridedSlice, Transpose, ReverseV2, Tile,
- * GatherV2, Gather, OneHot). kernels_pad_gpu.c has the rest of the family.
+ * GatherV2, Gather, GatherNd, OneHot). kernels_pad_gpu.c has the rest of the family.
  *
  * Every check is the CPU kernel's (src/device/cpu/kernels_array*.c, kernels_cwise_misc.c),
  * same codes, same texts, shared through device/array_plan.h where the rule is long. The
@@ -364,6 +364,24 @@ static int gather_compute(tfc_kernel_ctx *c) {
                             p->dtype);
 }
 
+/* GatherNd: the CPU's plan; the indices are device data (an out-of-range row gives zeros). */
+static int gather_nd_compute(tfc_kernel_ctx *c) {
+  const tfc_tensor *p = c->inputs[0], *ix = c->inputs[1];
+  tfc_gather_nd_plan g;
+  TFC_TRY(tfc_gather_nd_plan_of(c, &g));
+  if (g.r > TFC_CUDA_MAX_DIMS)
+    return tfc_kernel_error(c, TFC_UNIMPLEMENTED, "GatherNd on GPU takes at most %d index coordinates, not %d",
+                            TFC_CUDA_MAX_DIMS, g.r);
+  void *stream;
+  TFC_TRY(tfc_cuda_ctx_stream(c, &stream));
+  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, p->dtype, g.dims, g.rank);
+  if (!out) return c->status->code;
+  return tfc_cuda_ctx_check(c,
+                            tfc_cuda_gather_nd((int)tfc_dtype_size(p->dtype), tfc_cuda_dtype_of(ix->dtype), p->data,
+                                               ix->data, out->data, g.r, p->dims, g.n_rows, g.slice, stream),
+                            p->dtype);
+}
+
 static int one_hot_compute(tfc_kernel_ctx *c) {
   const tfc_tensor *ix = c->inputs[0], *on = c->inputs[2], *off = c->inputs[3];
   int64_t dims[TFC_MAX_DIMS], prefix, depth, suffix;
@@ -409,6 +427,8 @@ static const tfc_kernel_def defs[] = {
      .host_memory_in = TFC_HOST(2), .compute = gather_compute},
     {.op = TFC_OP_Gather, .type_attr = "Tparams", .types = G_DATA, .type_attr2 = "Tindices", .types2 = IDX,
      .compute = gather_compute},
+    {.op = TFC_OP_GatherNd, .type_attr = "Tparams", .types = G_DATA, .type_attr2 = "Tindices", .types2 = IDX,
+     .compute = gather_nd_compute},
     {.op = TFC_OP_OneHot, .type_attr = "T", .types = G_DATA, .type_attr2 = "TI", .types2 = IDX,
      .host_memory_in = TFC_HOST(1), .compute = one_hot_compute},
 };
