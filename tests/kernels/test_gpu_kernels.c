@@ -374,6 +374,21 @@ static void reductions_match_cpu_over_axes(void) {
           snprintf(label, sizeof label, "%s case %d keep_dims=%d dtype %d", ops[o], i, keep, (int)dt);
           run_case(&oc, label);
         }
+  /* All and Any on bools mostly true (All is sometimes true) and mostly false (Any is
+   * sometimes false); the empty cases give All true and Any false. */
+  static const char *bool_ops[] = {"All", "Any"};
+  for (int o = 0; o < 2; o++)
+    for (int i = 0; i < (int)(sizeof cases / sizeof cases[0]); i++)
+      for (int keep = 0; keep < 2; keep++)
+        for (int mostly = 0; mostly < 2; mostly++) {
+          attrs a = {.b1 = "keep_dims", .v1 = keep};
+          op_case oc = {bool_ops[o], TF_BOOL, 2, {in_of(TF_BOOL, cases[i].x, mostly ? 0.45 : 0, mostly ? 1 : 0.55, 0),
+                        {0}}, &a, 0, 1, cases[i].axes, cases[i].n_axes};
+          char label[96];
+          snprintf(label, sizeof label, "%s case %d keep_dims=%d mostly %s", bool_ops[o], i, keep,
+                   mostly ? "true" : "false");
+          run_case(&oc, label);
+        }
 }
 
 static void bias_add_softmax_match_cpu(void) {

@@ -1,6 +1,6 @@
 /*
  * kernels_nn_gpu — the GPU kernels of the reductions (Sum, Mean, Prod, Max, Min over axes,
- * keep_dims), BiasAdd / BiasAddV1 / BiasAddGrad (NHWC and NCHW) and Softmax / LogSoftmax.
+ * keep_dims; All and Any through a float product and sum of the bools), BiasAdd / BiasAddV1 / BiasAddGrad (NHWC and NCHW) and Softmax / LogSoftmax.
  *
  * The host side mirrors the CPU kernels (kernels_reduce.c, kernels_nn.c): the same checks and
  * messages, the same output shapes. Reductions turn the axes into a plan of kept and reduced
@@ -14,6 +14,8 @@
 #include <string.h>
 
 #include "device/cuda/cuda_kernels.h"
+#include "device/device.h"
+#include "tensor/allocator.h"
 
 /* ---- reductions ---- */
 
@@ -47,12 +49,35 @@ static int run_reduce(tfc_kernel_ctx *c, int op, int ct, const tfc_tensor *x, tf
   return tfc_cuda_ctx_check(c, err, x->dtype);
 }
 
+/* All (op PROD) and Any (op SUM) of bool x into out: x as 0/1 floats, the float reduction
+ * (a product of zeros and ones is exact, and a sum of ones is never 0: the empty cases give
+ * All's true and Any's false), and its nonzeros as bool, on the compute stream; the float
+ * temporaries go back right after the enqueue (see run_reduce). */
+static int run_bool_reduce(tfc_kernel_ctx *c, int op, const tfc_tensor *x, tfc_tensor *out,
+                           const tfc_cuda_reduce_plan *p) {
+  void *stream;
+  TFC_TRY(tfc_cuda_ctx_stream(c, &stream));
+  tfc_tensor *xf = tfc_allocator_tensor(c->device->allocator, TFC_DT_FLOAT, x->dims, x->ndims, c->status);
+  tfc_tensor *of = xf ? tfc_allocator_tensor(c->device->allocator, TFC_DT_FLOAT, out->dims, out->ndims, c->status)
+                      : NULL;
+  int rc = of ? tfc_cuda_ctx_check(c, tfc_cuda_cast(TFC_CUDA_BOOL, TFC_CUDA_F32, x->data, xf->data, x->n_elems, stream),
+                                   x->dtype)
+              : c->status->code;
+  if (rc == TFC_OK) rc = run_reduce(c, op, TFC_CUDA_F32, xf, of, p);
+  if (rc == TFC_OK)
+    rc = tfc_cuda_ctx_check(c, tfc_cuda_cast(TFC_CUDA_F32, TFC_CUDA_BOOL, of->data, out->data, out->n_elems, stream),
+                            x->dtype);
+  tfc_tensor_unref(xf);
+  tfc_tensor_unref(of);
+  return rc;
+}
+
 static int reduce_compute(tfc_kernel_ctx *c, int op) {
   const tfc_tensor *x = c->inputs[0], *axes = c->inputs[1];
   int keep_dims = 0;
   TFC_TRY(tfc_kernel_attr_bool(c->node, "keep_dims", &keep_dims, c->status));
   int ct = tfc_cuda_dtype_of(x->dtype);
-  if (ct != TFC_CUDA_F32 && ct != TFC_CUDA_F64 && ct != TFC_CUDA_F16)
+  if (ct != TFC_CUDA_F32 && ct != TFC_CUDA_F64 && ct != TFC_CUDA_F16 && ct != TFC_CUDA_BOOL)
     return tfc_cuda_ctx_check(c, TFC_CUDA_E_UNSUPPORTED, x->dtype);
   /* Step 1: mark the reduced dims (TF's ReductionHelper checks and message). */
   int mark[TFC_MAX_DIMS] = {0};
@@ -91,6 +116,7 @@ static int reduce_compute(tfc_kernel_ctx *c, int op) {
   /* Step 3: the output and the launch. */
   tfc_tensor *out = tfc_kernel_alloc_output(c, 0, x->dtype, out_dims, out_ndims);
   if (!out) return c->status->code;
+  if (ct == TFC_CUDA_BOOL) return run_bool_reduce(c, op, x, out, &p);
   return run_reduce(c, op, ct, x, out, &p);
 }
 
@@ -99,6 +125,8 @@ static int mean_compute(tfc_kernel_ctx *c) { return reduce_compute(c, TFC_CUDA_R
 static int prod_compute(tfc_kernel_ctx *c) { return reduce_compute(c, TFC_CUDA_RED_PROD); }
 static int max_compute(tfc_kernel_ctx *c) { return reduce_compute(c, TFC_CUDA_RED_MAX); }
 static int min_compute(tfc_kernel_ctx *c) { return reduce_compute(c, TFC_CUDA_RED_MIN); }
+static int all_compute(tfc_kernel_ctx *c) { return reduce_compute(c, TFC_CUDA_RED_PROD); }
+static int any_compute(tfc_kernel_ctx *c) { return reduce_compute(c, TFC_CUDA_RED_SUM); }
 
 /* ---- BiasAdd, BiasAddGrad ---- */
 
@@ -203,6 +231,9 @@ static const tfc_kernel_def defs[] = {
     RED_ROW(Prod, prod),
     RED_ROW(Max, max),
     RED_ROW(Min, min),
+    /* reduction_ops_all.cc, reduction_ops_any.cc: bool, the axes int32 or int64 in host memory */
+    {.op = TFC_OP_All, .host_memory_in = TFC_HOST(1), .compute = all_compute},
+    {.op = TFC_OP_Any, .host_memory_in = TFC_HOST(1), .compute = any_compute},
     {.op = TFC_OP_BiasAdd, .type_attr = "T", .types = G_F, .compute = bias_add_compute},
     {.op = TFC_OP_BiasAddV1, .type_attr = "T", .types = G_F, .compute = bias_add_compute},
     {.op = TFC_OP_BiasAddGrad, .type_attr = "T", .types = G_F, .compute = bias_add_grad_compute},
