@@ -136,3 +136,20 @@ int tfc_top_k_plan_of(tfc_kernel_ctx *c, tfc_top_k_plan *p) {
   p->rows = p->n ? x->n_elems / p->n : 0;
   return TFC_OK;
 }
+
+/* ---------------- ClipByValue ---------------- */
+
+static int same_dims(const tfc_tensor *a, const tfc_tensor *b) {
+  return a->ndims == b->ndims && !memcmp(a->dims, b->dims, sizeof(int64_t) * (size_t)a->ndims);
+}
+
+int tfc_clip_check(tfc_kernel_ctx *c) {
+  const tfc_tensor *t = c->inputs[0], *lo = c->inputs[1], *hi = c->inputs[2];
+  if ((same_dims(t, lo) || lo->ndims == 0) && (same_dims(t, hi) || hi->ndims == 0)) return TFC_OK;
+  char a[TFC_SHAPE_STR_MAX], b[TFC_SHAPE_STR_MAX], d[TFC_SHAPE_STR_MAX];
+  return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
+                          "clip_value_min and clip_value_max must be either of the same shape as input, or a "
+                          "scalar. input shape: %sclip_value_min shape: %sclip_value_max shape: %s",
+                          tfc_tensor_shape_str(t, a, sizeof a), tfc_tensor_shape_str(lo, b, sizeof b),
+                          tfc_tensor_shape_str(hi, d, sizeof d));
+}

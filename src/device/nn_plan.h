@@ -3,7 +3,7 @@
  * that the CPU kernels (cpu/kernels_nn.c, cpu/kernels_reduce.c) and the GPU kernels
  * (cuda/kernels_loss_gpu.c, cuda/kernels_select_gpu.c) share: SoftmaxCrossEntropyWithLogits (with
  * its broadcasting), SparseSoftmaxCrossEntropyWithLogits, ArgMax / ArgMin, InTopK / InTopKV2,
- * TopKV2 and CheckNumerics.
+ * TopKV2, CheckNumerics and ClipByValue.
  *
  * Each function reads only shapes, attrs and host-memory inputs, so the two devices accept and
  * refuse exactly the same inputs with TF 1.15's codes and texts; only the data work differs.
@@ -79,5 +79,9 @@ enum { TFC_CHECK_NAN = 1, TFC_CHECK_INF = 2 };
 /* OK for flags 0; otherwise INVALID_ARGUMENT "<message> : Tensor had NaN values" (Inf, "Inf
  * and NaN"), TF's text. Returns c->status->code. */
 int tfc_check_numerics_report(tfc_kernel_ctx *c, const char *message, int flags);
+
+/* ClipByValue: clip_value_min and clip_value_max (inputs 1, 2; any memory) each a scalar or of
+ * t's shape (input 0), else INVALID_ARGUMENT with TF's text. */
+int tfc_clip_check(tfc_kernel_ctx *c);
 
 #endif

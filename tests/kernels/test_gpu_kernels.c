@@ -238,7 +238,7 @@ static void unary_int64_and_half_ops_match_cpu(void) {
 
 /* The math of TF's newer models: Tan, Erf, Erfc, Lgamma, Atan2, Xdivy, Xlogy, DivNoNan on
  * random inputs (x exactly 0 and y exactly 0 in places, where the last three have their
- * special cases), and IsFinite, IsNan, IsInf (bool) on the special values. */
+ * special cases), ClipByValue, and IsFinite, IsNan, IsInf (bool) on the special values. */
 static void math_ops_match_cpu(void) {
   gc_need_gpu();
   static const un_spec un[] = {{"Tan", -1.2, 1.2}, {"Erf", -3, 3}, {"Erfc", -3, 3}, {"Lgamma", 0.1, 10}};
@@ -253,6 +253,17 @@ static void math_ops_match_cpu(void) {
   }
   static const un_spec halves[] = {{"Erf", -3, 3}, {"Tan", -1, 1}};
   check_unaries(halves, 2, TF_HALF, NULL);
+  /* ClipByValue with scalar bounds, and with bounds of t's shape (some crossing: lo > hi). */
+  for (int d = 0; d < 3; d++) {
+    TF_DataType dt = d == 0 ? TF_FLOAT : d == 1 ? TF_DOUBLE : TF_INT64;
+    int64_t dims[2] = {7, 1023};
+    for (int full = 0; full < 2; full++) {
+      gc_arg a[3] = {gc_fed(dt, 2, dims, -9, 9), gc_fed(dt, full ? 2 : 0, dims, -6, 0),
+                     gc_fed(dt, full ? 2 : 0, dims, -1, 6)};
+      gc_check(&(gc_op){.type = "ClipByValue"}, a, 3, 0, full ? "ClipByValue full bounds" : "ClipByValue scalars");
+      gc_free_args(a, 3);
+    }
+  }
   static const float special[] = {0.0f, -1.5f, INFINITY, -INFINITY, NAN, 3e38f, -0.0f, 1e-45f};
   const int64_t n = (int64_t)(sizeof special / sizeof special[0]);
   static const char *const preds[] = {"IsFinite", "IsNan", "IsInf"};

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "device/cpu/cpu_kernels.h"
+#include "device/nn_plan.h"
 #include "ops/opdef.h"
 
 #define CLIP_LOOP(T)                                                                          \
@@ -19,20 +20,9 @@
     }                                                                                         \
   } while (0)
 
-static int same_dims(const tfc_tensor *a, const tfc_tensor *b) {
-  return a->ndims == b->ndims && !memcmp(a->dims, b->dims, sizeof(int64_t) * (size_t)a->ndims);
-}
-
 static int clip_compute(tfc_kernel_ctx *c) {
   const tfc_tensor *t = c->inputs[0], *lo = c->inputs[1], *hi = c->inputs[2];
-  if (!(same_dims(t, lo) || lo->ndims == 0) || !(same_dims(t, hi) || hi->ndims == 0)) {
-    char a[TFC_SHAPE_STR_MAX], b[TFC_SHAPE_STR_MAX], d[TFC_SHAPE_STR_MAX];
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
-                            "clip_value_min and clip_value_max must be either of the same shape as input, or a "
-                            "scalar. input shape: %sclip_value_min shape: %sclip_value_max shape: %s",
-                            tfc_tensor_shape_str(t, a, sizeof a), tfc_tensor_shape_str(lo, b, sizeof b),
-                            tfc_tensor_shape_str(hi, d, sizeof d));
-  }
+  TFC_TRY(tfc_clip_check(c));
   tfc_tensor *out = tfc_kernel_alloc_output(c, 0, t->dtype, t->dims, t->ndims);
   if (!out) return c->status->code;
   int64_t n = t->n_elems, sl = lo->ndims ? 1 : 0, sh = hi->ndims ? 1 : 0;

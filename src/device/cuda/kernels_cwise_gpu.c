@@ -10,7 +10,8 @@
  * broadcast alike merged) and enqueues one launcher call on the device's compute stream.
  *
  * The math of kernels_math_tail.c and kernels_cwise_misc.c is here too: Tan, Erf, Erfc, Lgamma,
- * IsFinite/IsNan/IsInf (bool out), Atan2 (float and double only), Xdivy, Xlogy and DivNoNan.
+ * IsFinite/IsNan/IsInf (bool out), Atan2 (float and double only), Xdivy, Xlogy and DivNoNan,
+ * and ClipByValue (two launches: max, then min in place).
  *
  * Types, as TF 1.15's GPU registrations: half, float and double everywhere; int64 for the
  * arithmetic, comparisons, Neg, Abs, Square and Sign; bool for Equal, NotEqual and the logical
@@ -26,6 +27,7 @@
 #include "device/cpu/cwise_int.h"
 #include "device/cuda/cuda_kernels.h"
 #include "device/gpu/gpu_device.h"
+#include "device/nn_plan.h"
 
 /* ---- shared helpers ---- */
 
@@ -169,6 +171,27 @@ static int unary_run(tfc_kernel_ctx *c, int op, double param) {
   tfc_tensor *y = tfc_kernel_forward_or_alloc(c, 0, 0, odt, x->dims, x->ndims);
   if (!y) return c->status->code;
   return tfc_cuda_ctx_check(c, tfc_cuda_unary(op, ct, x->data, y->data, x->n_elems, param, stream), x->dtype);
+}
+
+/* ClipByValue: min(max(t, lo), hi) as the CPU computes it (a NaN in t stays), lo and hi
+ * scalars or of t's shape (the CPU's check): two launches of the element-wise launcher, the
+ * second in place. */
+static int clip_compute(tfc_kernel_ctx *c) {
+  const tfc_tensor *t = c->inputs[0], *lo = c->inputs[1], *hi = c->inputs[2];
+  TFC_TRY(tfc_clip_check(c));
+  int ct;
+  TFC_TRY(launch_type(c, t->dtype, &ct));
+  void *stream;
+  TFC_TRY(tfc_cuda_ctx_stream(c, &stream));
+  tfc_tensor *y = tfc_kernel_forward_or_alloc(c, 0, 0, t->dtype, t->dims, t->ndims);
+  if (!y) return c->status->code;
+  if (t->n_elems == 0) return TFC_OK;
+  tfc_cuda_bcast p = {.rank = 1, .dims = {t->n_elems}, .strides = {{1}, {lo->ndims ? 1 : 0}}};
+  TFC_TRY(tfc_cuda_ctx_check(c, tfc_cuda_binary(TFC_CUDA_MAXIMUM, ct, t->data, lo->data, y->data, &p, 0, stream),
+                             t->dtype));
+  p.strides[1][0] = hi->ndims ? 1 : 0;
+  return tfc_cuda_ctx_check(c, tfc_cuda_binary(TFC_CUDA_MINIMUM, ct, y->data, hi->data, y->data, &p, 0, stream),
+                            t->dtype);
 }
 
 /* LeakyRelu's alpha, parsed once per node (TF's default 0.2). */
@@ -324,6 +347,7 @@ static const tfc_kernel_def defs[] = {
     ROW(Xdivy, G_F, xdivy),
     ROW(Xlogy, G_F, xlogy),
     ROW(DivNoNan, G_F, div_no_nan),
+    ROW(ClipByValue, G_FI, clip),
     ROW(Sin, G_F, sin),
     ROW(Cos, G_F, cos),
     {.op = TFC_OP_LeakyRelu, .type_attr = "T", .types = G_F, .init = alpha_init, .compute = leaky_relu_compute,
