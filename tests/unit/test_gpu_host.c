@@ -339,6 +339,11 @@ static void host_rows_copy_cpu_rows_narrowed_to_tf_dtypes(void) {
   k = rows_of(&t, TFC_OP_Fill, &n);
   EXPECT_EQ(n, 1);
   EXPECT_STREQ(k->type_attr2, "index_type");
+  /* LinSpace: float and double, wholly in host memory. */
+  k = rows_of(&t, TFC_OP_LinSpace, &n);
+  EXPECT_EQ(n, 1);
+  EXPECT_EQ(k->types, TFC_T(TFC_DT_FLOAT) | TFC_T(TFC_DT_DOUBLE));
+  EXPECT_EQ(k->host_memory_out, TFC_HOST_ALL);
   /* Where: TF's int32 row, the CPU kernel with input and index in host memory (the CPU row
    * constrains no dtype: the host row adds T). */
   k = rows_of(&t, TFC_OP_Where, &n);

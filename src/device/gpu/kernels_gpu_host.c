@@ -163,6 +163,7 @@ static const host_reg regs[] = {
     /* every dtype TF lists: sequence_ops.cc, bcast_ops.cc, transpose_op.cc, concat_op.cc,
      * logging_ops.cc */
     {TFC_OP_Range, "Tidx", I32 | I64 | F32 | F64, NULL, 0, 0, 0, 0},
+    {TFC_OP_LinSpace, "T", F32 | F64, "Tidx", I32 | I64, 0, 0, 0},
     {TFC_OP_BroadcastArgs, "T", I32 | I64, NULL, 0, 0, 0, 0},
     {TFC_OP_BroadcastGradientArgs, "T", I32 | I64, NULL, 0, 0, 0, 0},
     {TFC_OP_InvertPermutation, "T", I32 | I64, NULL, 0, 0, 0, 0},
