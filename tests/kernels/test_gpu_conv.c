@@ -501,6 +501,44 @@ static void random_uniform_int_rejects_empty_range_on_gpu(void) {
   gc_free_args(args, 3);
 }
 
+/* The stateless ops from the same seeds on both devices, and their V2 forms from the same key
+ * and counter: the uniforms bit for bit, the normals within the stateful ones' few ulps
+ * (gc_compare's relative tolerance); bad seeds fail alike. */
+static void stateless_random_matches_cpu(void) {
+  gc_need_gpu();
+  static const int32_t shape[] = {1025, 3}, seed[] = {87654321, -5}, bad_seed[] = {1, 2, 3};
+  static const struct {
+    const char *op;
+    TF_DataType dt;
+    double tol;
+  } cases[] = {{"StatelessRandomUniform", TF_FLOAT, 0},   {"StatelessRandomUniform", TF_DOUBLE, 0},
+               {"StatelessRandomNormal", TF_FLOAT, 1e-6}, {"StatelessRandomNormal", TF_DOUBLE, 1e-14},
+               {"StatelessTruncatedNormal", TF_FLOAT, 1e-6}, {"StatelessRandomUniformInt", TF_INT64, 0}};
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    int is_int = cases[k].dt == TF_INT64;
+    int64_t lo = -7, hi = 3000000000000ll;
+    gc_arg a[4] = {gc_konst(shape, 2), gc_konst(seed, 2), GC_CONST(gc_int64s(&lo, -1)), GC_CONST(gc_int64s(&hi, -1))};
+    gc_op o = {.type = cases[k].op, .attrs = {GC_TYPE("dtype", cases[k].dt)}};
+    gc_check(&o, a, is_int ? 4 : 2, cases[k].tol, cases[k].op);
+    gc_free_args(a, 4);
+  }
+  /* V2 from a key and a counter: the same uniforms on both devices. */
+  uint64_t key = 0x1234567890abcdefull, counter[2] = {7, 9};
+  TF_Tensor *kt = TF_AllocateTensor(TF_UINT64, (int64_t[]){1}, 1, 8);
+  TF_Tensor *ct = TF_AllocateTensor(TF_UINT64, (int64_t[]){2}, 1, 16);
+  memcpy(TF_TensorData(kt), &key, 8);
+  memcpy(TF_TensorData(ct), counter, 16);
+  int32_t alg = 1;
+  gc_arg v2[4] = {gc_konst(shape, 2), GC_CONST(kt), GC_CONST(ct), gc_konst(&alg, -1)};
+  gc_check(&(gc_op){.type = "StatelessRandomUniformV2", .attrs = {GC_TYPE("dtype", TF_FLOAT)}}, v2, 4, 0,
+           "StatelessRandomUniformV2");
+  gc_free_args(v2, 4);
+  gc_arg bad[2] = {gc_konst(shape, 2), GC_FED(gc_ints(bad_seed, 3))};
+  gc_check_error(&(gc_op){.type = "StatelessRandomUniform", .attrs = {GC_TYPE("dtype", TF_FLOAT)}}, bad, 2,
+                 TF_INVALID_ARGUMENT, "seed must have shape [2], not [3]", "StatelessRandomUniform bad seed");
+  gc_free_args(bad, 2);
+}
+
 static const tfc_test tests[] = {
     TFC_TEST(conv2d_matches_cpu_in_both_layouts),
     TFC_TEST(conv2d_backprop_input_matches_cpu),
@@ -513,6 +551,7 @@ static const tfc_test tests[] = {
     TFC_TEST(random_uniform_and_int_equal_cpu_bit_for_bit),
     TFC_TEST(random_normals_match_cpu_within_a_few_ulps),
     TFC_TEST(random_uniform_int_rejects_empty_range_on_gpu),
+    TFC_TEST(stateless_random_matches_cpu),
     {0},
 };
 

@@ -8,9 +8,16 @@
  * State, seeding, reservation and the checks of the host-memory inputs are shared with the
  * CPU kernels (device/random_kernel.h); this file is the GPU's fill, a kernel launched from the
  * reserved generator copy on the device's compute stream.
+ *
+ * The stateless ops (StatelessRandomUniform, Normal, TruncatedNormal and UniformInt, and their
+ * V2 forms; half, float, double and int32, int64) share their checks and starting state with
+ * the CPU (device/stateless_random.h) and fill with the same launcher from that state, so they
+ * give the CPU's values for the same inputs. The FullInt forms have no GPU fill and stay on
+ * the CPU.
  */
 #include "device/cuda/cuda_kernels.h"
 #include "device/random_kernel.h"
+#include "device/stateless_random.h"
 
 static int gpu_fill(tfc_kernel_ctx *c, const tfc_random_state *st, const tfc_philox *base, tfc_tensor *out,
                     int64_t lo, uint64_t range) {
@@ -21,6 +28,16 @@ static int gpu_fill(tfc_kernel_ctx *c, const tfc_random_state *st, const tfc_phi
       c, tfc_cuda_random(st->dist, st->elem, base->key, base->counter, lo, range, out->data, out->n_elems, stream),
       out->dtype);
 }
+
+static int stateless_fill(tfc_kernel_ctx *c, const tfc_philox *g, int dist, int elem, tfc_tensor *out, int64_t lo,
+                          uint64_t range) {
+  void *stream;
+  TFC_TRY(tfc_cuda_ctx_stream(c, &stream));
+  return tfc_cuda_ctx_check(
+      c, tfc_cuda_random(dist, elem, g->key, g->counter, lo, range, out->data, out->n_elems, stream), out->dtype);
+}
+static int stateless_v1_compute(tfc_kernel_ctx *c) { return tfc_stateless_v1(c, stateless_fill); }
+static int stateless_v2_compute(tfc_kernel_ctx *c) { return tfc_stateless_v2(c, stateless_fill); }
 
 static int uniform_init(const tfc_node *n, void **st, tfc_status *s) {
   return tfc_random_init(n, st, TFC_PHILOX_UNIFORM, "dtype", gpu_fill, " on GPU", s);
@@ -41,7 +58,23 @@ static int uniform_int_init(const tfc_node *n, void **st, tfc_status *s) {
   {.op = TFC_OP_##opname, .type_attr = "dtype", .types = G_F, .type_attr2 = "T", .types2 = G_I,    \
    .host_memory_in = TFC_HOST(0), .init = init_fn, .compute = tfc_random_compute, .free_state = tfc_random_free, .flags = TFC_KF_SHARED_STATE}
 
+/* Stateless: every input in host memory (shape, seed or key/counter/alg, int bounds). */
+#define V1(opname, types_)                                                                        \
+  {.op = TFC_OP_##opname, .type_attr = "dtype", .types = types_, .type_attr2 = "T", .types2 = G_I,  \
+   .host_memory_in = TFC_HOST_ALL, .compute = stateless_v1_compute}
+#define V2(opname, types_)                                                                        \
+  {.op = TFC_OP_##opname, .type_attr = "dtype", .types = types_, .type_attr2 = "Tshape", .types2 = G_I, \
+   .host_memory_in = TFC_HOST_ALL, .compute = stateless_v2_compute}
+
 static const tfc_kernel_def defs[] = {
+    V1(StatelessRandomUniform, G_F),
+    V1(StatelessRandomNormal, G_F),
+    V1(StatelessTruncatedNormal, G_F),
+    V1(StatelessRandomUniformInt, G_I),
+    V2(StatelessRandomUniformV2, G_F),
+    V2(StatelessRandomNormalV2, G_F),
+    V2(StatelessTruncatedNormalV2, G_F),
+    V2(StatelessRandomUniformIntV2, G_I),
     ROW(RandomUniform, uniform_init),
     ROW(RandomStandardNormal, normal_init),
     ROW(TruncatedNormal, truncated_init),
