@@ -91,7 +91,8 @@ static int v2_inputs(tfc_kernel_ctx *c, tfc_philox *g, int *alg) {
     return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
                             "key must have shape [1], not %s. (Note that batched keys are not supported yet.)",
                             tfc_dims_str(key->dims, key->ndims, buf, sizeof buf));
-  const int min_counter = *alg == TFC_STATELESS_AUTO_SELECT ? TFC_STATELESS_PHILOX : *alg; /* TF's quirk (cpu/kernels_stateless_random.c) */
+  /* TF's quirk (cpu/kernels_stateless_random.c) */
+  const int min_counter = *alg == TFC_STATELESS_AUTO_SELECT ? TFC_STATELESS_PHILOX : *alg;
   if (counter->ndims != 1 || counter->dims[0] < min_counter)
     return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
                             "counter must be a vector with length at least %d; got shape: %s. (Note that "

@@ -131,6 +131,14 @@ static void join_and_split_ops_match_cpu(void) {
   }
 }
 
+/* An int32 [rows, cols] tensor of v. */
+static TF_Tensor *gc_ints_shaped(const int32_t *v, int64_t rows, int64_t cols) {
+  int64_t dims[2] = {rows, cols};
+  TF_Tensor *t = TF_AllocateTensor(TF_INT32, dims, 2, (size_t)(rows * cols) * sizeof(int32_t));
+  memcpy(TF_TensorData(t), v, (size_t)(rows * cols) * sizeof(int32_t));
+  return t;
+}
+
 static void window_ops_match_cpu(void) {
   gc_need_gpu();
   for (int t = 0; t < N_DATA; t++) {
@@ -164,6 +172,22 @@ static void window_ops_match_cpu(void) {
       gc_free_args(x + 1, 1);
     }
     gc_free_args(x, 1);
+    /* SpaceToBatchND over the two middle dims of [2, 5, 7, 3] with uneven padding, and
+     * BatchToSpaceND of [12, 3, 4, 3] with uneven crops; a 1-D block over [2, 5, 7, 3] too. */
+    static const int32_t block2[] = {2, 3}, pads2[] = {1, 0, 0, 2}, crops2[] = {1, 2, 0, 1}, block1[] = {4},
+                         pads1[] = {2, 1};
+    gc_arg s2b[3] = {gc_fed(dt, 4, (int64_t[]){2, 5, 7, 3}, -9, 9), gc_konst(block2, 2),
+                    GC_CONST(gc_ints_shaped(pads2, 2, 2))};
+    gc_check(&(gc_op){.type = "SpaceToBatchND"}, s2b, 3, 0, "SpaceToBatchND");
+    gc_free_args(s2b + 1, 2);
+    s2b[1] = gc_konst(block1, 1);
+    s2b[2] = GC_CONST(gc_ints_shaped(pads1, 1, 2));
+    gc_check(&(gc_op){.type = "SpaceToBatchND"}, s2b, 3, 0, "SpaceToBatchND 1-D block");
+    gc_free_args(s2b, 3);
+    gc_arg bs[3] = {gc_fed(dt, 4, (int64_t[]){12, 3, 4, 3}, -9, 9), gc_konst(block2, 2),
+                    GC_CONST(gc_ints_shaped(crops2, 2, 2))};
+    gc_check(&(gc_op){.type = "BatchToSpaceND"}, bs, 3, 0, "BatchToSpaceND");
+    gc_free_args(bs, 3);
   }
 }
 

@@ -1,6 +1,7 @@
 /*
  * kernels_nn_gpu — the GPU kernels of the reductions (Sum, Mean, Prod, Max, Min over axes,
- * keep_dims; All and Any through a float product and sum of the bools), BiasAdd / BiasAddV1 / BiasAddGrad (NHWC and NCHW) and Softmax / LogSoftmax.
+ * keep_dims; All and Any through a float product and sum of the bools), BiasAdd / BiasAddV1 /
+ * BiasAddGrad (NHWC and NCHW) and Softmax / LogSoftmax.
  *
  * The host side mirrors the CPU kernels (kernels_reduce.c, kernels_nn.c): the same checks and
  * messages, the same output shapes. Reductions turn the axes into a plan of kept and reduced

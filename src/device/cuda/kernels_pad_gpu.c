@@ -1,8 +1,9 @@
 /*
  * kernels_pad_gpu — the second group of GPU array kernels: SelectV2 (numpy broadcasting of
  * condition, then and else), BroadcastTo, Pad, PadV2, MirrorPad, MirrorPadGrad,
- * StridedSliceGrad, UnsortedSegmentSum, Cumsum, Cumprod, and Snapshot (a device-to-device
- * copy; int32 too, in device memory, as TF's). kernels_array_gpu.c has the
+ * StridedSliceGrad, UnsortedSegmentSum, Cumsum, Cumprod, Snapshot (a device-to-device
+ * copy; int32 too, in device memory, as TF's), and SpaceToBatch(ND) / BatchToSpace(ND) (one
+ * window copy per block offset, planned with the CPU's checks: device/space_batch_plan.h). kernels_array_gpu.c has the
  * first group; registered by tfc_cuda_kernels_array2.
  *
  * Checks: every op shares its check-and-plan function with its CPU kernel
@@ -41,6 +42,7 @@
 #include "device/cpu/cwise_int.h"
 #include "device/cuda/cuda_array2.h"
 #include "device/cuda/cuda_kernels.h"
+#include "device/space_batch_plan.h"
 
 #define G_F (TFC_T(TFC_DT_FLOAT) | TFC_T(TFC_DT_DOUBLE) | TFC_T(TFC_DT_HALF))
 #define G_SELECT (G_F | TFC_T(TFC_DT_INT64) | TFC_T(TFC_DT_BOOL))
@@ -255,6 +257,69 @@ static int snapshot_compute(tfc_kernel_ctx *c) {
   {.op = TFC_OP_##OP, .type_attr = "T", .types = G_F, .type_attr2 = "Tidx", .types2 = IDX,                        \
    .host_memory_in = TFC_HOST(1), .compute = scan_compute}
 
+/* ---- SpaceToBatch(ND), BatchToSpace(ND) ---- */
+
+/* The shared plan (device/space_batch_plan.h), then one window copy per block offset: for
+ * offset o, batch positions y_i whose space position s_i = y_i * b_i + o_i - start_i lies
+ * inside [0, S_i), read (or written) with space strides b_i times the dense ones. SpaceToBatch
+ * zeroes its output first, so the padding's positions, which no window covers, stay zero. */
+static int space_batch_compute(tfc_kernel_ctx *c, int to_batch, int legacy) {
+  const tfc_tensor *x = c->inputs[0];
+  tfc_space_batch_plan p;
+  int64_t dims[TFC_MAX_DIMS];
+  TFC_TRY(tfc_space_batch_plan_of(c, to_batch, legacy, &p, dims));
+  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, x->dtype, dims, x->ndims);
+  if (!out) return c->status->code;
+  if (out->n_elems == 0) return TFC_OK;
+  void *stream;
+  TFC_TRY(tfc_cuda_ctx_stream(c, &stream));
+  if (to_batch) TFC_TRY(tfc_cuda_ctx_check(c, tfc_cuda_memset(out->data, 0, (int64_t)out->n_bytes, stream), x->dtype));
+  const tfc_tensor *space = to_batch ? x : out, *batch = to_batch ? out : x;
+  /* Window dims: [B, count_1..count_m, rest]; strides in elements on each side. */
+  const int m = p.m, rank = m + 2;
+  int64_t sp_stride[TFC_SB_MAX_BLOCK + 2], bt_stride[TFC_SB_MAX_BLOCK + 2], wdims[TFC_SB_MAX_BLOCK + 2];
+  int64_t s_acc = p.rest, b_acc = p.rest;
+  sp_stride[m + 1] = bt_stride[m + 1] = 1;
+  wdims[m + 1] = p.rest;
+  for (int i = m - 1; i >= 0; i--) {
+    sp_stride[1 + i] = s_acc * p.block[i];
+    bt_stride[1 + i] = b_acc;
+    s_acc *= p.space[i];
+    b_acc *= p.ys[i];
+  }
+  sp_stride[0] = s_acc;
+  bt_stride[0] = b_acc;
+  wdims[0] = p.batch;
+  for (int64_t off = 0; off < p.prod; off++) {
+    int64_t rem = off, sp_off = 0, bt_off = off * p.batch * b_acc, empty = 0;
+    for (int i = m - 1; i >= 0; i--) {
+      int64_t o = rem % p.block[i];
+      rem /= p.block[i];
+      /* first y with s >= 0, and one past the last with s < S */
+      int64_t d = p.start[i] - o, y0 = d <= 0 ? 0 : (d + p.block[i] - 1) / p.block[i];
+      int64_t y1 = p.space[i] + d <= 0 ? 0 : (p.space[i] + d - 1) / p.block[i] + 1;
+      if (y1 > p.ys[i]) y1 = p.ys[i];
+      if (y1 <= y0) empty = 1;
+      wdims[1 + i] = y1 - y0;
+      bt_off += y0 * bt_stride[1 + i];
+      sp_off += (y0 * p.block[i] - d) * (sp_stride[1 + i] / p.block[i]);
+    }
+    if (empty) continue;
+    if (to_batch)
+      TFC_TRY(tfc_cuda_copy_window(c, x->dtype, batch->data, space->data, rank, wdims, sp_stride, sp_off, bt_stride,
+                                   bt_off));
+    else
+      TFC_TRY(tfc_cuda_copy_window(c, x->dtype, space->data, batch->data, rank, wdims, bt_stride, bt_off, sp_stride,
+                                   sp_off));
+  }
+  return TFC_OK;
+}
+
+static int s2b_nd_compute(tfc_kernel_ctx *c) { return space_batch_compute(c, 1, 0); }
+static int s2b_compute(tfc_kernel_ctx *c) { return space_batch_compute(c, 1, 1); }
+static int b2s_nd_compute(tfc_kernel_ctx *c) { return space_batch_compute(c, 0, 0); }
+static int b2s_compute(tfc_kernel_ctx *c) { return space_batch_compute(c, 0, 1); }
+
 static const tfc_kernel_def defs[] = {
     {.op = TFC_OP_SelectV2, .type_attr = "T", .types = G_SELECT, .compute = select_v2_compute},
     {.op = TFC_OP_BroadcastTo, .type_attr = "T", .types = TFC_CUDA_COPY_TYPES, .type_attr2 = "Tidx", .types2 = IDX,
@@ -272,6 +337,15 @@ static const tfc_kernel_def defs[] = {
     SCAN_ROW(Cumprod),
     {.op = TFC_OP_Snapshot, .type_attr = "T", .types = TFC_CUDA_COPY_TYPES | TFC_T(TFC_DT_INT32),
      .compute = snapshot_compute},
+    /* spacetobatch_op.cc, batchtospace_op.cc: block_shape, paddings and crops in host memory */
+    {.op = TFC_OP_SpaceToBatchND, .type_attr = "T", .types = TFC_CUDA_COPY_TYPES,
+     .host_memory_in = TFC_HOST(1) | TFC_HOST(2), .compute = s2b_nd_compute},
+    {.op = TFC_OP_BatchToSpaceND, .type_attr = "T", .types = TFC_CUDA_COPY_TYPES,
+     .host_memory_in = TFC_HOST(1) | TFC_HOST(2), .compute = b2s_nd_compute},
+    {.op = TFC_OP_SpaceToBatch, .type_attr = "T", .types = TFC_CUDA_COPY_TYPES, .host_memory_in = TFC_HOST(1),
+     .compute = s2b_compute},
+    {.op = TFC_OP_BatchToSpace, .type_attr = "T", .types = TFC_CUDA_COPY_TYPES, .host_memory_in = TFC_HOST(1),
+     .compute = b2s_compute},
 };
 
 int tfc_cuda_kernels_array2(tfc_kernel_table *t, tfc_status *s) {
