@@ -252,7 +252,7 @@ def _fashion_mnist_cluster(tmp_path, data, out, mode):
                     p.wait()
 
 
-def _check_cluster_run(outs, out, mode_name, last):
+def _check_cluster_run(outs, out, mode_name, last, min_precision):
     w0, w1 = (o.splitlines() for o in outs)
     assert w0[0].startswith("/job:worker/task:0 listening on grpc://localhost:")
     assert "worker 0 of 2 (%s), 25 examples per step each; to step 30" % mode_name in w0
@@ -270,7 +270,7 @@ def _check_cluster_run(outs, out, mode_name, last):
     acc = re.search(r"precision @ 1 = (\d\.\d{4}) \(\d+ of 600 test images, moving averages of %s\)$"
                     % re.escape(os.path.join(out, "model.ckpt-%d" % step)), outs[0], re.M)
     assert acc, w0
-    assert float(acc.group(1)) > 0.3  # chance is 0.1
+    assert float(acc.group(1)) > min_precision  # chance is 0.1
     assert [f for f in os.listdir(out) if f.startswith("events.out.tfevents.")]
     assert not re.search("precision @ 1", outs[1])  # only the chief evaluates
 
@@ -281,6 +281,9 @@ def test_fashion_mnist_cluster_trains_sync_and_async(tmp_path):
     the other worker may have passed it by a step or two)."""
     data = _fashion_mnist_data(tmp_path)
     out = str(tmp_path / "sync")
-    _check_cluster_run(_fashion_mnist_cluster(tmp_path, data, out, ["--sync"]), out, "synchronous", (30, 30))
+    _check_cluster_run(_fashion_mnist_cluster(tmp_path, data, out, ["--sync"]), out, "synchronous", (30, 30), 0.3)
+    # Asynchronous: how the 30 steps split between the workers, and so how stale their gradients
+    # are, depends on the machine's load (a slow chief may run 8 of them); 0.15 (90 of 600) is
+    # still four standard deviations above chance.
     out = str(tmp_path / "async")
-    _check_cluster_run(_fashion_mnist_cluster(tmp_path, data, out, []), out, "asynchronous", (30, 32))
+    _check_cluster_run(_fashion_mnist_cluster(tmp_path, data, out, []), out, "asynchronous", (30, 32), 0.15)
