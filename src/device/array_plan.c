@@ -773,3 +773,93 @@ int tfc_gather_nd_plan_of(tfc_kernel_ctx *c, tfc_gather_nd_plan *g) {
   g->slice = dims_prod(p->dims, (int)r, p->ndims);
   return TFC_OK;
 }
+
+/* ---- the diagonal family ---- */
+
+static int diag_shape_err(tfc_kernel_ctx *c, const char *what, const tfc_tensor *t) {
+  char s[TFC_SHAPE_STR_MAX];
+  return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "%s, received shape: %s", what, tfc_tensor_shape_str(t, s, sizeof s));
+}
+
+/* The window: batch rows of n diagonal elements. */
+static void diag_window(tfc_diag_plan *p, int64_t batch, int64_t n, int64_t src_b, int64_t src_i, int64_t dst_b,
+                        int64_t dst_i) {
+  p->dims[0] = batch;
+  p->dims[1] = n;
+  p->src_strides[0] = src_b;
+  p->src_strides[1] = src_i;
+  p->dst_strides[0] = dst_b;
+  p->dst_strides[1] = dst_i;
+}
+
+int tfc_diag_plan_of(tfc_kernel_ctx *c, tfc_diag_plan *p) {
+  memset(p, 0, sizeof *p);
+  const tfc_tensor *x = c->inputs[0];
+  char s[TFC_SHAPE_STR_MAX];
+  switch (c->node->op->id) {
+    case TFC_OP_Diag: { /* x (rank k) onto the diagonal of a rank-2k zero tensor */
+      if (x->ndims < 1 || 2 * x->ndims > TFC_MAX_DIMS)
+        return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Input must be at least rank 1, got %d", x->ndims);
+      for (int i = 0; i < x->ndims; i++) p->out_dims[i] = p->out_dims[i + x->ndims] = x->dims[i];
+      p->out_rank = 2 * x->ndims;
+      p->zero = 1;
+      diag_window(p, 1, x->n_elems, 0, 1, 0, x->n_elems + 1);
+      return TFC_OK;
+    }
+    case TFC_OP_DiagPart: {
+      if (x->ndims % 2 || x->ndims == 0)
+        return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
+                                "The rank of the tensor should be even and positive, got shape %s",
+                                tfc_tensor_shape_str(x, s, sizeof s));
+      int half = x->ndims / 2;
+      for (int i = 0; i < half; i++)
+        if (x->dims[i] != x->dims[i + half])
+          return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Invalid shape %s: dimensions %d and %d do not match.",
+                                  tfc_tensor_shape_str(x, s, sizeof s), i, i + half);
+      for (int i = 0; i < half; i++) p->out_dims[i] = x->dims[i];
+      p->out_rank = half;
+      int64_t n = tfc_dims_num_elements(x->dims, half);
+      diag_window(p, 1, n, 0, n + 1, 0, 1);
+      return TFC_OK;
+    }
+    case TFC_OP_MatrixDiag: { /* [..., n] onto the diagonals of zero [..., n, n] */
+      if (x->ndims < 1) return diag_shape_err(c, "input must be at least 1-dim", x);
+      if (x->ndims + 1 > TFC_MAX_DIMS) return diag_shape_err(c, "input has too many dims", x);
+      int64_t n = x->dims[x->ndims - 1];
+      memcpy(p->out_dims, x->dims, sizeof(int64_t) * (size_t)x->ndims);
+      p->out_dims[x->ndims] = n;
+      p->out_rank = x->ndims + 1;
+      p->zero = 1;
+      diag_window(p, n ? x->n_elems / n : 0, n, n, 1, n * n, n + 1);
+      return TFC_OK;
+    }
+    default: break;
+  }
+  /* MatrixDiagPart and MatrixSetDiag: the innermost matrices' main diagonals. */
+  if (x->ndims < 2) return diag_shape_err(c, "input must be at least 2-dim", x);
+  int64_t rows = x->dims[x->ndims - 2], cols = x->dims[x->ndims - 1], m = rows < cols ? rows : cols;
+  int64_t batch = tfc_dims_num_elements(x->dims, x->ndims - 2);
+  if (c->node->op->id == TFC_OP_MatrixDiagPart) {
+    memcpy(p->out_dims, x->dims, sizeof(int64_t) * (size_t)x->ndims);
+    p->out_dims[x->ndims - 2] = m;
+    p->out_rank = x->ndims - 1;
+    diag_window(p, batch, m, rows * cols, cols + 1, m, 1);
+    return TFC_OK;
+  }
+  const tfc_tensor *d = c->inputs[1];
+  int ok = d->ndims == x->ndims - 1 && d->dims[d->ndims - 1] == m;
+  for (int i = 0; ok && i < x->ndims - 2; i++) ok = d->dims[i] == x->dims[i];
+  if (!ok) {
+    char a[TFC_SHAPE_STR_MAX];
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
+                            "must have diagonal.shape == input.shape[:-2] + min(input.shape[-2:]), but received "
+                            "input shape: %s and diagonal shape: %s",
+                            tfc_tensor_shape_str(x, a, sizeof a), tfc_tensor_shape_str(d, s, sizeof s));
+  }
+  memcpy(p->out_dims, x->dims, sizeof(int64_t) * (size_t)x->ndims);
+  p->out_rank = x->ndims;
+  p->copy_input = 1;
+  p->src = 1;
+  diag_window(p, batch, m, m, 1, rows * cols, cols + 1);
+  return TFC_OK;
+}

@@ -139,4 +139,16 @@ typedef struct tfc_gather_nd_plan {
 } tfc_gather_nd_plan;
 int tfc_gather_nd_plan_of(tfc_kernel_ctx *c, tfc_gather_nd_plan *g);
 
+/* The diagonal family (Diag, DiagPart, MatrixDiag, MatrixDiagPart, MatrixSetDiag; any memory:
+ * only shapes are read), with TF's checks: the output's shape, how it starts (zeros, a copy of
+ * input 0, or nothing: every element is written), and one window copy of up to two dims from
+ * input `src` into it, strides in elements (the diagonal's step is cols + 1). */
+typedef struct tfc_diag_plan {
+  int out_rank;
+  int64_t out_dims[TFC_MAX_DIMS];
+  int zero, copy_input, src;
+  int64_t dims[2], src_strides[2], dst_strides[2];
+} tfc_diag_plan;
+int tfc_diag_plan_of(tfc_kernel_ctx *c, tfc_diag_plan *p);
+
 #endif

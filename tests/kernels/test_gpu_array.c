@@ -188,6 +188,22 @@ static void window_ops_match_cpu(void) {
                     GC_CONST(gc_ints_shaped(crops2, 2, 2))};
     gc_check(&(gc_op){.type = "BatchToSpaceND"}, bs, 3, 0, "BatchToSpaceND");
     gc_free_args(bs, 3);
+    /* The diagonal family: batches of wide and tall matrices, a rank-2 Diag. */
+    gc_arg dg[2] = {gc_fed(dt, 2, (int64_t[]){3, 5}, -9, 9)};
+    int numeric = dt == TF_FLOAT || dt == TF_DOUBLE || dt == TF_INT64; /* Diag's and DiagPart's op defs */
+    if (numeric) gc_check(&(gc_op){.type = "Diag"}, dg, 1, 0, "Diag");
+    gc_check(&(gc_op){.type = "MatrixDiag"}, dg, 1, 0, "MatrixDiag");
+    gc_free_args(dg, 1);
+    dg[0] = gc_fed(dt, 4, (int64_t[]){3, 5, 3, 5}, -9, 9);
+    if (numeric) gc_check(&(gc_op){.type = "DiagPart"}, dg, 1, 0, "DiagPart");
+    gc_free_args(dg, 1);
+    for (int tall = 0; tall < 2; tall++) {
+      dg[0] = gc_fed(dt, 3, tall ? (int64_t[]){2, 7, 4} : (int64_t[]){2, 4, 7}, -9, 9);
+      dg[1] = gc_fed(dt, 2, (int64_t[]){2, 4}, -9, 9);
+      gc_check(&(gc_op){.type = "MatrixDiagPart"}, dg, 1, 0, "MatrixDiagPart");
+      gc_check(&(gc_op){.type = "MatrixSetDiag"}, dg, 2, 0, "MatrixSetDiag");
+      gc_free_args(dg, 2);
+    }
   }
 }
 

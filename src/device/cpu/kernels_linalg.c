@@ -1,6 +1,7 @@
 /*
  * kernels_linalg — CPU kernels of ops_math_tail.def's matrix rows.
- *   - The diagonal family, for every plain-data dtype (elements copied by size): Diag /
+ *   - The diagonal family, for every plain-data dtype (elements copied by size; the checks and
+ *     the diagonal window are device/array_plan.h's, shared with the GPU): Diag /
  *     DiagPart (a rank-k tensor <-> its rank-2k diagonal tensor), MatrixDiag /
  *     MatrixDiagPart / MatrixSetDiag (the innermost matrices' main diagonal, TF 1.15's
  *     versions), MatrixBandPart (entries outside num_lower / num_upper diagonals zeroed; a
@@ -16,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "device/array_plan.h"
 #include "device/cpu/array_copy.h"
 #include "device/cpu/cpu_kernels.h"
 #include "ops/opdef.h"
@@ -27,97 +29,27 @@ static int shape_err(tfc_kernel_ctx *c, const char *what, const tfc_tensor *t) {
   return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "%s, received shape: %s", what, tfc_tensor_shape_str(t, s, sizeof s));
 }
 
-/* ---- Diag / DiagPart ---- */
+/* ---- Diag, DiagPart, MatrixDiag, MatrixDiagPart, MatrixSetDiag ---- */
 
-static int diag_compute(tfc_kernel_ctx *c) {
-  const tfc_tensor *x = c->inputs[0];
-  if (x->ndims < 1 || 2 * x->ndims > TFC_MAX_DIMS)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Input must be at least rank 1, got %d", x->ndims);
-  int64_t dims[TFC_MAX_DIMS];
-  for (int i = 0; i < x->ndims; i++) dims[i] = dims[i + x->ndims] = x->dims[i];
-  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, x->dtype, dims, 2 * x->ndims);
+/* The shared plan (device/array_plan.h, with the GPU kernels): the output starts as zeros or
+ * as input 0, then the diagonal window is copied element by element. */
+static int diag_family_compute(tfc_kernel_ctx *c) {
+  tfc_diag_plan p;
+  TFC_TRY(tfc_diag_plan_of(c, &p));
+  const tfc_tensor *x = c->inputs[0], *src = c->inputs[p.src];
+  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, x->dtype, p.out_dims, p.out_rank);
   if (!out) return c->status->code;
   size_t es = tfc_dtype_size(x->dtype);
-  if (out->n_bytes) memset(out->data, 0, out->n_bytes);
-  for (int64_t i = 0; i < x->n_elems; i++) memcpy(at(out, i * x->n_elems + i, es), at(x, i, es), es);
+  if (out->n_bytes && p.zero) memset(out->data, 0, out->n_bytes);
+  if (out->n_bytes && p.copy_input) memcpy(out->data, x->data, out->n_bytes);
+  for (int64_t b = 0; b < p.dims[0]; b++)
+    for (int64_t i = 0; i < p.dims[1]; i++)
+      memcpy(at(out, b * p.dst_strides[0] + i * p.dst_strides[1], es),
+             at(src, b * p.src_strides[0] + i * p.src_strides[1], es), es);
   return TFC_OK;
 }
 
-static int diag_part_compute(tfc_kernel_ctx *c) {
-  const tfc_tensor *x = c->inputs[0];
-  char s[TFC_SHAPE_STR_MAX];
-  if (x->ndims % 2 || x->ndims == 0)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "The rank of the tensor should be even and positive, got shape %s",
-                            tfc_tensor_shape_str(x, s, sizeof s));
-  int half = x->ndims / 2;
-  for (int i = 0; i < half; i++)
-    if (x->dims[i] != x->dims[i + half])
-      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Invalid shape %s: dimensions %d and %d do not match.",
-                              tfc_tensor_shape_str(x, s, sizeof s), i, i + half);
-  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, x->dtype, x->dims, half);
-  if (!out) return c->status->code;
-  size_t es = tfc_dtype_size(x->dtype);
-  for (int64_t i = 0; i < out->n_elems; i++) memcpy(at(out, i, es), at(x, i * out->n_elems + i, es), es);
-  return TFC_OK;
-}
-
-/* ---- MatrixDiag, MatrixDiagPart, MatrixSetDiag, MatrixBandPart ---- */
-
-static int matrix_diag_compute(tfc_kernel_ctx *c) {
-  const tfc_tensor *d = c->inputs[0];
-  if (d->ndims < 1) return shape_err(c, "input must be at least 1-dim", d);
-  if (d->ndims + 1 > TFC_MAX_DIMS) return shape_err(c, "input has too many dims", d);
-  int64_t dims[TFC_MAX_DIMS], n = d->dims[d->ndims - 1];
-  memcpy(dims, d->dims, sizeof(int64_t) * (size_t)d->ndims);
-  dims[d->ndims] = n;
-  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, d->dtype, dims, d->ndims + 1);
-  if (!out) return c->status->code;
-  size_t es = tfc_dtype_size(d->dtype);
-  if (out->n_bytes) memset(out->data, 0, out->n_bytes);
-  int64_t batch = n ? d->n_elems / n : 0;
-  for (int64_t b = 0; b < batch; b++)
-    for (int64_t i = 0; i < n; i++) memcpy(at(out, (b * n + i) * n + i, es), at(d, b * n + i, es), es);
-  return TFC_OK;
-}
-
-static int matrix_diag_part_compute(tfc_kernel_ctx *c) {
-  const tfc_tensor *x = c->inputs[0];
-  if (x->ndims < 2) return shape_err(c, "input must be at least 2-dim", x);
-  int64_t rows = x->dims[x->ndims - 2], cols = x->dims[x->ndims - 1], m = rows < cols ? rows : cols;
-  int64_t dims[TFC_MAX_DIMS];
-  memcpy(dims, x->dims, sizeof(int64_t) * (size_t)x->ndims);
-  dims[x->ndims - 2] = m;
-  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, x->dtype, dims, x->ndims - 1);
-  if (!out) return c->status->code;
-  size_t es = tfc_dtype_size(x->dtype);
-  int64_t batch = tfc_dims_num_elements(x->dims, x->ndims - 2);
-  for (int64_t b = 0; b < batch; b++)
-    for (int64_t i = 0; i < m; i++) memcpy(at(out, b * m + i, es), at(x, (b * rows + i) * cols + i, es), es);
-  return TFC_OK;
-}
-
-static int matrix_set_diag_compute(tfc_kernel_ctx *c) {
-  const tfc_tensor *x = c->inputs[0], *d = c->inputs[1];
-  if (x->ndims < 2) return shape_err(c, "input must be at least 2-dim", x);
-  int64_t rows = x->dims[x->ndims - 2], cols = x->dims[x->ndims - 1], m = rows < cols ? rows : cols;
-  int ok = d->ndims == x->ndims - 1 && d->dims[d->ndims - 1] == m;
-  for (int i = 0; ok && i < x->ndims - 2; i++) ok = d->dims[i] == x->dims[i];
-  if (!ok) {
-    char a[TFC_SHAPE_STR_MAX], b[TFC_SHAPE_STR_MAX];
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
-                            "must have diagonal.shape == input.shape[:-2] + min(input.shape[-2:]), but received "
-                            "input shape: %s and diagonal shape: %s",
-                            tfc_tensor_shape_str(x, a, sizeof a), tfc_tensor_shape_str(d, b, sizeof b));
-  }
-  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, x->dtype, x->dims, x->ndims);
-  if (!out) return c->status->code;
-  size_t es = tfc_dtype_size(x->dtype);
-  if (out->n_bytes) memcpy(out->data, x->data, out->n_bytes);
-  int64_t batch = tfc_dims_num_elements(x->dims, x->ndims - 2);
-  for (int64_t b = 0; b < batch; b++)
-    for (int64_t i = 0; i < m; i++) memcpy(at(out, (b * rows + i) * cols + i, es), at(d, b * m + i, es), es);
-  return TFC_OK;
-}
+/* ---- MatrixBandPart ---- */
 
 static int matrix_band_part_compute(tfc_kernel_ctx *c) {
   const tfc_tensor *x = c->inputs[0], *lo = c->inputs[1], *hi = c->inputs[2];
@@ -355,12 +287,12 @@ static int cholesky_compute(tfc_kernel_ctx *c) {
 #define F2 (TFC_T(TFC_DT_FLOAT) | TFC_T(TFC_DT_DOUBLE))
 
 static const tfc_kernel_def defs[] = {
-    {.op = TFC_OP_Diag, .type_attr = "T", .types = TFC_ARRAY_POD_TYPES, .compute = diag_compute},
-    {.op = TFC_OP_DiagPart, .type_attr = "T", .types = TFC_ARRAY_POD_TYPES, .compute = diag_part_compute},
-    {.op = TFC_OP_MatrixDiag, .type_attr = "T", .types = TFC_ARRAY_POD_TYPES, .compute = matrix_diag_compute},
+    {.op = TFC_OP_Diag, .type_attr = "T", .types = TFC_ARRAY_POD_TYPES, .compute = diag_family_compute},
+    {.op = TFC_OP_DiagPart, .type_attr = "T", .types = TFC_ARRAY_POD_TYPES, .compute = diag_family_compute},
+    {.op = TFC_OP_MatrixDiag, .type_attr = "T", .types = TFC_ARRAY_POD_TYPES, .compute = diag_family_compute},
     {.op = TFC_OP_MatrixDiagPart, .type_attr = "T", .types = TFC_ARRAY_POD_TYPES,
-     .compute = matrix_diag_part_compute},
-    {.op = TFC_OP_MatrixSetDiag, .type_attr = "T", .types = TFC_ARRAY_POD_TYPES, .compute = matrix_set_diag_compute},
+     .compute = diag_family_compute},
+    {.op = TFC_OP_MatrixSetDiag, .type_attr = "T", .types = TFC_ARRAY_POD_TYPES, .compute = diag_family_compute},
     {.op = TFC_OP_MatrixBandPart, .type_attr = "T", .types = TFC_ARRAY_POD_TYPES,
      .host_memory_in = TFC_HOST(1) | TFC_HOST(2), .compute = matrix_band_part_compute},
     {.op = TFC_OP_MatrixDeterminant, .type_attr = "T", .types = F2, .compute = determinant_compute},

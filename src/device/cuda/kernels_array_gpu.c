@@ -2,7 +2,8 @@
  * kernels_array_gpu — the GPU kernels of the array family: the tensor makers (Fill, ZerosLike,
  * OnesLike), Cast, AddN, Select, and the copies
  * (ConcatV2, Concat, Split, SplitV, Pack, Unpack, Slice, StridedSlice, Transpose, ReverseV2, Tile,
- * GatherV2, Gather, GatherNd, OneHot). kernels_pad_gpu.c has the rest of the family.
+ * GatherV2, Gather, GatherNd, OneHot, and the diagonal family Diag, DiagPart, MatrixDiag,
+ * MatrixDiagPart, MatrixSetDiag). kernels_pad_gpu.c has the rest of the family.
  *
  * Every check is the CPU kernel's (src/device/cpu/kernels_array*.c, kernels_cwise_misc.c),
  * same codes, same texts, shared through device/array_plan.h where the rule is long. The
@@ -382,6 +383,23 @@ static int gather_nd_compute(tfc_kernel_ctx *c) {
                             p->dtype);
 }
 
+/* The diagonal family: the CPU's plan (device/array_plan.h); the output zeroed or copied from
+ * input 0 on the device, then the diagonal as one window copy. */
+static int diag_compute(tfc_kernel_ctx *c) {
+  tfc_diag_plan p;
+  TFC_TRY(tfc_diag_plan_of(c, &p));
+  const tfc_tensor *x = c->inputs[0], *src = c->inputs[p.src];
+  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, x->dtype, p.out_dims, p.out_rank);
+  if (!out) return c->status->code;
+  if (out->n_elems == 0) return TFC_OK;
+  void *stream;
+  TFC_TRY(tfc_cuda_ctx_stream(c, &stream));
+  if (p.zero) TFC_TRY(tfc_cuda_ctx_check(c, tfc_cuda_memset(out->data, 0, (int64_t)out->n_bytes, stream), x->dtype));
+  if (p.copy_input)
+    TFC_TRY(tfc_cuda_ctx_check(c, tfc_cuda_memcpy(out->data, x->data, (int64_t)out->n_bytes, stream), x->dtype));
+  return tfc_cuda_copy_window(c, x->dtype, out->data, src->data, 2, p.dims, p.src_strides, 0, p.dst_strides, 0);
+}
+
 static int one_hot_compute(tfc_kernel_ctx *c) {
   const tfc_tensor *ix = c->inputs[0], *on = c->inputs[2], *off = c->inputs[3];
   int64_t dims[TFC_MAX_DIMS], prefix, depth, suffix;
@@ -429,6 +447,11 @@ static const tfc_kernel_def defs[] = {
      .compute = gather_compute},
     {.op = TFC_OP_GatherNd, .type_attr = "Tparams", .types = G_DATA, .type_attr2 = "Tindices", .types2 = IDX,
      .compute = gather_nd_compute},
+    COPY_ROW(Diag, "T", 0, diag),
+    COPY_ROW(DiagPart, "T", 0, diag),
+    COPY_ROW(MatrixDiag, "T", 0, diag),
+    COPY_ROW(MatrixDiagPart, "T", 0, diag),
+    COPY_ROW(MatrixSetDiag, "T", 0, diag),
     {.op = TFC_OP_OneHot, .type_attr = "T", .types = G_DATA, .type_attr2 = "TI", .types2 = IDX,
      .host_memory_in = TFC_HOST(1), .compute = one_hot_compute},
 };
