@@ -14,17 +14,17 @@ static int flags_of(tfc_kernel_ctx *c, tfc_resize_plan *p, int has_half) {
   return TFC_OK;
 }
 
-/* x must be 4-D and the size input (int32 [2]) gives *out_h, *out_w. */
-static int sizes_of(tfc_kernel_ctx *c, const tfc_tensor *x, int64_t *out_h, int64_t *out_w) {
+int tfc_resize_sizes_of(tfc_kernel_ctx *c, const tfc_tensor *x, const char *size_name, int64_t *out_h,
+                        int64_t *out_w) {
   const tfc_tensor *size = c->inputs[1];
   char a[TFC_SHAPE_STR_MAX];
   if (x->ndims != 4)
     return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "input must be 4-dimensional%s", tfc_tensor_shape_str(x, a, sizeof a));
   if (size->ndims != 1)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "shape_t must be 1-dimensional%s",
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "%s must be 1-dimensional%s", size_name,
                             tfc_tensor_shape_str(size, a, sizeof a));
   if (size->n_elems != 2)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "shape_t must have two elements%s",
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "%s must have two elements%s", size_name,
                             tfc_tensor_shape_str(size, a, sizeof a));
   *out_h = ((const int32_t *)size->data)[0];
   *out_w = ((const int32_t *)size->data)[1];
@@ -33,7 +33,7 @@ static int sizes_of(tfc_kernel_ctx *c, const tfc_tensor *x, int64_t *out_h, int6
 
 int tfc_resize_plan_of(tfc_kernel_ctx *c, int has_half, tfc_resize_plan *p) {
   const tfc_tensor *x = c->inputs[0];
-  TFC_TRY(sizes_of(c, x, &p->out_h, &p->out_w));
+  TFC_TRY(tfc_resize_sizes_of(c, x, "shape_t", &p->out_h, &p->out_w));
   TFC_TRY(flags_of(c, p, has_half));
   p->batch = x->dims[0];
   p->in_h = x->dims[1];
@@ -73,7 +73,7 @@ int tfc_resize_grad_plan_of(tfc_kernel_ctx *c, tfc_resize_plan *p) {
 
 int tfc_resize_nearest_grad_plan_of(tfc_kernel_ctx *c, tfc_resize_plan *p) {
   const tfc_tensor *g = c->inputs[0];
-  TFC_TRY(sizes_of(c, g, &p->out_h, &p->out_w));
+  TFC_TRY(tfc_resize_sizes_of(c, g, "shape_t", &p->out_h, &p->out_w));
   TFC_TRY(flags_of(c, p, 1));
   p->batch = g->dims[0];
   p->in_h = g->dims[1];

@@ -164,6 +164,13 @@ TFC_RESIZE_FN void tfc_resize_nearest_range(int64_t r, int64_t in, int64_t out, 
  * must be of non-zero size". Set in c; returns its code. */
 int tfc_resize_plan_of(tfc_kernel_ctx *c, int has_half, tfc_resize_plan *p);
 
+/* The size checks of the ops that resize images x (4-D) to the size of input 1 (int32 [2],
+ * host memory; named size_name in the texts: "shape_t", ScaleAndTranslate's "output_shape_t"):
+ * INVALID_ARGUMENT "input must be 4-dimensional[...]", "<size_name> must be 1-dimensional[...]",
+ * "<size_name> must have two elements[...]"; else the size into *out_h, *out_w. */
+int tfc_resize_sizes_of(tfc_kernel_ctx *c, const tfc_tensor *x, const char *size_name, int64_t *out_h,
+                        int64_t *out_w);
+
 /* ResizeBilinearGrad and ResizeBicubicGrad: grads (input 0, [b, out_h, out_w, c]) and the
  * original image (input 1, only its shape is read) into p. INVALID_ARGUMENT "input_grad must be
  * 4-dimensional[...]", "original_image must be 4-dimensional[...]", "resized dimensions must be

@@ -37,6 +37,7 @@
 #include <string.h>
 
 #include "device/cpu/kernels_image.h"
+#include "device/resize_plan.h"
 #include "ops/opdef.h"
 
 enum { K_LANCZOS, K_GAUSSIAN, K_BOX, K_TRIANGLE, K_KEYS, K_MITCHELL };
@@ -225,21 +226,13 @@ static int separable(tfc_kernel_ctx *c, const spans *ry, const spans *rx, const 
 }
 
 static int scale_and_translate_compute(tfc_kernel_ctx *c) {
-  const tfc_tensor *x = c->inputs[0], *size = c->inputs[1];
+  const tfc_tensor *x = c->inputs[0];
   sampler k;
   int antialias = 1;
   TFC_TRY(sampler_of(c, &k));
   if (tfc_node_attr(c->node, "antialias")) TFC_TRY(tfc_kernel_attr_bool(c->node, "antialias", &antialias, c->status));
-  char a[TFC_SHAPE_STR_MAX];
-  if (x->ndims != 4)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "input must be 4-dimensional%s", tfc_tensor_shape_str(x, a, sizeof a));
-  if (size->ndims != 1)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "output_shape_t must be 1-dimensional%s",
-                            tfc_tensor_shape_str(size, a, sizeof a));
-  if (size->n_elems != 2)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "output_shape_t must have two elements%s",
-                            tfc_tensor_shape_str(size, a, sizeof a));
-  const int64_t out_h = ((const int32_t *)size->data)[0], out_w = ((const int32_t *)size->data)[1];
+  int64_t out_h, out_w;
+  TFC_TRY(tfc_resize_sizes_of(c, x, "output_shape_t", &out_h, &out_w));
   const int64_t batch = x->dims[0], in_h = x->dims[1], in_w = x->dims[2], ch = x->dims[3];
   if (in_h > INT32_MAX || in_w > INT32_MAX)
     return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "input sizes must be between 0 and max int32");
