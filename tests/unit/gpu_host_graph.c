@@ -42,30 +42,31 @@ TF_Operation *const_tensor(TF_Graph *g, const char *name, const char *dev, TF_Te
   return finish(d);
 }
 
-/* An int32 constant of dims (ndims 0: a scalar) holding v. */
-TF_Operation *i32c(TF_Graph *g, const char *name, const char *dev, const int64_t *dims, int ndims,
-                          const int32_t *v) {
+TF_Operation *typed_const(TF_Graph *g, const char *name, const char *dev, TF_DataType dt, const int64_t *dims,
+                          int ndims, const void *v) {
   int64_t n = 1;
   for (int i = 0; i < ndims; i++) n *= dims[i];
-  TF_Tensor *t = TF_AllocateTensor(TF_INT32, dims, ndims, (size_t)n * sizeof(int32_t));
-  memcpy(TF_TensorData(t), v, (size_t)n * sizeof(int32_t));
+  size_t bytes = (size_t)n * TF_DataTypeSize(dt);
+  TF_Tensor *t = TF_AllocateTensor(dt, dims, ndims, bytes);
+  if (bytes) memcpy(TF_TensorData(t), v, bytes);
   return const_tensor(g, name, dev, t);
+}
+
+TF_Operation *i32c(TF_Graph *g, const char *name, const char *dev, const int64_t *dims, int ndims,
+                   const int32_t *v) {
+  return typed_const(g, name, dev, TF_INT32, dims, ndims, v);
 }
 
 TF_Operation *i32s(TF_Graph *g, const char *name, int32_t v) { return i32c(g, name, NULL, NULL, 0, &v); }
 
 TF_Operation *f32c(TF_Graph *g, const char *name, const char *dev, const int64_t *dims, int ndims,
-                          const float *v) {
-  int64_t n = 1;
-  for (int i = 0; i < ndims; i++) n *= dims[i];
-  TF_Tensor *t = TF_AllocateTensor(TF_FLOAT, dims, ndims, (size_t)n * sizeof(float));
-  memcpy(TF_TensorData(t), v, (size_t)n * sizeof(float));
-  return const_tensor(g, name, dev, t);
+                   const float *v) {
+  return typed_const(g, name, dev, TF_FLOAT, dims, ndims, v);
 }
 
 /* A node of `type` with single inputs in[0..n). */
 TF_Operation *node(TF_Graph *g, const char *type, const char *name, const TF_Operation *const *in, int n,
-                          const char *dev) {
+                   const char *dev) {
   TF_OperationDescription *d = TF_NewOperation(g, type, name);
   for (int i = 0; i < n; i++) TF_AddInput(d, (TF_Output){(TF_Operation *)in[i], 0});
   if (dev) TF_SetDevice(d, dev);
@@ -105,7 +106,7 @@ void close_session(TF_Session *sess) {
 
 /* Runs the fetches (and feeds, which it deletes); returns the code, *msg the message (heap). */
 int run(TF_Session *sess, const TF_Output *feeds, TF_Tensor **feed_values, int n_feeds, const TF_Output *fetches,
-               int n, TF_Tensor **out, char **msg) {
+        int n, TF_Tensor **out, char **msg) {
   TF_Status *s = TF_NewStatus();
   for (int i = 0; i < n; i++) out[i] = NULL;
   TF_SessionRun(sess, NULL, feeds, feed_values, n_feeds, fetches, out, n, NULL, 0, NULL, s);
@@ -118,7 +119,7 @@ int run(TF_Session *sess, const TF_Output *feeds, TF_Tensor **feed_values, int n
 
 /* run() that must succeed with an empty message. */
 void run_ok(TF_Session *sess, const TF_Output *feeds, TF_Tensor **feed_values, int n_feeds,
-                   const TF_Output *fetches, int n, TF_Tensor **out) {
+            const TF_Output *fetches, int n, TF_Tensor **out) {
   char *msg;
   int code = run(sess, feeds, feed_values, n_feeds, fetches, n, out, &msg);
   if (code != TF_OK || *msg) tfc_test_fail(__FILE__, __LINE__, "run: code %d: %s", code, msg);

@@ -27,6 +27,9 @@ void install(int n_gpus);
 TF_Operation *finish(TF_OperationDescription *d);
 /* A Const holding t (taken), on dev when not NULL. */
 TF_Operation *const_tensor(TF_Graph *g, const char *name, const char *dev, TF_Tensor *t);
+/* A constant of dtype dt and dims (ndims 0: a scalar) holding the values at v. */
+TF_Operation *typed_const(TF_Graph *g, const char *name, const char *dev, TF_DataType dt, const int64_t *dims,
+                          int ndims, const void *v);
 /* int32 and float constants of dims (ndims 0: a scalar) holding v. */
 TF_Operation *i32c(TF_Graph *g, const char *name, const char *dev, const int64_t *dims, int ndims, const int32_t *v);
 TF_Operation *i32s(TF_Graph *g, const char *name, int32_t v);

@@ -35,13 +35,6 @@ static TF_OperationDescription *desc(TF_Graph *g, const char *type, const char *
 
 static TF_Output out0(TF_Operation *op) { return (TF_Output){op, 0}; }
 
-/* An int64 vector constant. */
-static TF_Operation *i64v(TF_Graph *g, const char *name, const char *dev, const int64_t *v, int64_t n) {
-  TF_Tensor *t = TF_AllocateTensor(TF_INT64, &n, 1, (size_t)n * sizeof(int64_t));
-  memcpy(TF_TensorData(t), v, (size_t)n * sizeof(int64_t));
-  return const_tensor(g, name, dev, t);
-}
-
 /* The containers' graph, every node on dev; fetches[0..N) are Identities on dev of:
  *   0 TensorArray read of index 1 after a scatter of a [3, 2]
  *   1 its gather of indices [2, 0]
@@ -60,7 +53,7 @@ static void build_containers(TF_Graph *g, const char *dev, TF_Output *fetches, T
   TF_Operation *ix = i32c(g, "ix", NULL, (int64_t[]){3}, 1, (int32_t[]){0, 1, 2});
   TF_Operation *gix = i32c(g, "gix", NULL, (int64_t[]){2}, 1, (int32_t[]){2, 0});
   TF_Operation *es = i32c(g, "es", NULL, (int64_t[]){1}, 1, (int32_t[]){2});
-  TF_Operation *lengths = i64v(g, "lengths", NULL, (int64_t[]){1, 2}, 2);
+  TF_Operation *lengths = typed_const(g, "lengths", NULL, TF_INT64, (int64_t[]){2}, 1, (int64_t[]){1, 2});
   int n = 0;
 
   TF_OperationDescription *d = desc(g, "TensorArrayV3", "ta", dev, IN(out0(three)));
