@@ -31,7 +31,7 @@
  *   5. the per-step costs docs/SCALING.md's model takes (one worker's compute, measured in one
  *      process with one tower; the parameter bytes each worker moves each way, from the
  *      loopback interface's byte count during the synchronous run; the ps task's CPU time per
- *      global step), then the model's examples/s for 8 and 64 workers (bench/scaling_model.py).
+ *      global step in its steady state), then the model's examples/s for 8 and 64 workers (bench/scaling_model.py).
  *
  * Usage (from the build directory, where tfc and fashion_mnist are): bench_cluster [steps]
  *   default 600 global steps per run (one epoch of Fashion-MNIST at a global batch of 100, so
@@ -60,7 +60,6 @@ typedef struct run {
   int workers;      /* workers that reported their rate */
   double precision; /* the chief's evaluation (-1: none) */
   long global_step; /* the last one a worker reported */
-  double ps_cpu_s;  /* the ps task's CPU seconds, as last seen while it ran */
   double lo_bytes;  /* bytes received on the loopback interface during the run */
   double steady;    /* examples/s while every worker runs (steady_state; -1: unknown) */
   double cpu_ms;    /* CPU ms per global step of all its processes, steady state (-1: unknown) */
@@ -164,14 +163,13 @@ static void steady_state(run *r, const sample *v, int n, int examples_per_step) 
 
 /* Runs a shell command and reads its lines: the single process's "trained ... s: R
  * examples/sec", each worker's "worker K: ran S steps in T s (R examples/sec), global step G",
- * the chief's "precision @ 1 = P", and the supervisor's "/job:ps/... started (pid N)"
- * (the ps's CPU time is read at every line while it runs). kill_ps_at_step > 0: the ps is
- * killed with SIGKILL once worker 0 logs a step at or past it. At each step a worker (or the
+ * the chief's "precision @ 1 = P", and the supervisor's "/job:ps/... started (pid N)".
+ * kill_ps_at_step > 0: the ps is killed with SIGKILL once worker 0 logs a step at or past it. At each step a worker (or the
  * single process) logs, the CPU time of every process started (the supervisor's "started (pid
  * N)" lines, or a single process's "bench pid N") is sampled, for the steady state
  * (steady_state; a global step is examples_per_step examples). */
 static run run_cmd_kill(const char *cmd, long kill_ps_at_step, int examples_per_step) {
-  run r = {-1, 0, -1, -1, -1, -1, -1, -1, -1};
+  run r = {-1, 0, -1, -1, -1, -1, -1, -1};
   int pids[MAX_PIDS], n_pids = 0;
   int killed = 0;
   static sample samples[MAX_SAMPLES];
@@ -207,10 +205,6 @@ static run run_cmd_kill(const char *cmd, long kill_ps_at_step, int examples_per_
     if (step >= 0 && k >= 0 && k < MAX_WORKERS && n_samples < MAX_SAMPLES) {
       double c = procs_cpu_s(pids, n_pids), cp = ps > 0 ? proc_cpu_s(ps) : 0;
       samples[n_samples++] = (sample){bench_now(), k, step, c < 0 || cp < 0 ? -1 : c, cp};
-    }
-    if (ps > 0) {
-      double c = proc_cpu_s(ps);
-      if (c >= 0) r.ps_cpu_s = c;
     }
     if (kill_ps_at_step > 0 && !killed && ps > 0 && (at = strstr(line, "worker 0: step ")) &&
         atol(at + 15) >= kill_ps_at_step) {
@@ -397,7 +391,7 @@ int main(int argc, char **argv) {
   run one = run_single(steps / 3 > 0 ? steps / 3 : 1, 1, 0);
   double compute_ms = one.rate > 0 ? 1e3 * BATCH / one.rate : -1;
   double param_mb = sync.lo_bytes > 0 && sync.global_step > 0 ? sync.lo_bytes / (4.0 * sync.global_step) / 1e6 : -1;
-  double update_ms = sync.ps_cpu_s > 0 && sync.global_step > 0 ? 1e3 * sync.ps_cpu_s / sync.global_step : -1;
+  double update_ms = sync.ps_cpu_ms;
   printf("per-step costs: one worker's step %.1f ms (one process, one tower); %.2f MB each way per worker and step "
          "(loopback bytes / (2 workers x 2 ways x %ld steps)); ps CPU %.1f ms per global step\n",
          compute_ms, param_mb, sync.global_step, update_ms);
