@@ -177,8 +177,20 @@ static int register_task(msession *ms, mplan_task *pt, const void *gd, size_t le
 /* Builds and registers the plan of one signature (session lock held). */
 static mplan *build_plan(msession *ms, const tfc_endpoint *feeds, int n_feeds, const tfc_endpoint *fetches,
                          int n_fetches, tfc_node *const *targets, int n_targets, tfc_status *s) {
-  tfc_client_graph_spec spec = {ms->graph, ms->n_placed, placed_name, ms, feeds, n_feeds,
-                                fetches, n_fetches, targets, n_targets};
+  tfc_client_graph_spec spec = {.graph = ms->graph,
+                                .n_nodes = ms->n_placed,
+                                .device_of = placed_name,
+                                .arg = ms,
+                                .feeds = feeds,
+                                .n_feeds = n_feeds,
+                                .fetches = fetches,
+                                .n_fetches = n_fetches,
+                                .targets = targets,
+                                .n_targets = n_targets,
+                                .devices = ms->devices,
+                                .n_devices = ms->n_devices,
+                                .allow_soft_placement = ms->cfg.allow_soft_placement,
+                                .log_placement = ms->cfg.log_device_placement != 0};
   tfc_partitions parts = {0, NULL};
   mplan *p = calloc(1, sizeof *p);
   /* Feeds and fetches of tensors on a GPU go through the master's own CPU:0 (TF's client
@@ -277,14 +289,9 @@ static int place_new(msession *ms, tfc_status *s) {
     ms->cap_placed = n * 2;
   }
   const tfc_device *local0 = tfc_worker_num_devices(ms->m->local) ? tfc_worker_device(ms->m->local, 0) : NULL;
-  tfc_place_options po = {ms->cfg.allow_soft_placement, local0};
+  tfc_place_options po = {ms->cfg.allow_soft_placement, local0, NULL};
   TFC_TRY(tfc_place(g, ms->n_placed, ms->devices, ms->n_devices, &po, ms->placement, s));
-  if (ms->cfg.log_device_placement) {
-    for (int i = ms->n_placed; i < n; i++)
-      printf("%s: (%s): %s\n", g->nodes[i]->name, g->nodes[i]->op->name,
-             ms->devices[ms->placement[i].device]->name);
-    fflush(stdout);
-  }
+  if (ms->cfg.log_device_placement) tfc_placement_log(g, ms->n_placed, n, ms->devices, ms->placement, 0);
   ms->n_placed = n;
   return TFC_OK;
 }

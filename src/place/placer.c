@@ -74,6 +74,7 @@ typedef struct placer {
   tfc_device *const *devices;
   int n_devices, allow_soft;
   int default_device;     /* index of the options' default device, or -1 */
+  const char *default_why; /* what that device is, for the reason */
   tfc_placement *out;
   tfc_devname *dev_names; /* parsed device names */
   int *dev_type;          /* device -> type index */
@@ -225,13 +226,23 @@ static int no_kernel_error(placer *p, const tfc_node *n, tfc_status *s) {
   return s->code;
 }
 
+/* The device types with a kernel for node i. */
+static uint64_t kernel_types(const placer *p, int i) {
+  uint64_t types = 0;
+  for (int t = 0; t < p->n_types; t++)
+    if (tfc_kernel_find(p->type_tables[t], p->g->nodes[i], NULL)) types |= (uint64_t)1 << t;
+  return types;
+}
+
 static int init_member(placer *p, int i, tfc_status *s) {
   const tfc_node *n = p->g->nodes[i];
   member *m = &p->m[i];
   m->parent = i, m->size = 1, m->link = -1, m->fixed_node = -1, m->device = -1;
   m->cons_first = m->cons_dev = -1;
-  for (int t = 0; t < p->n_types; t++)
-    if (tfc_kernel_find(p->type_tables[t], n, NULL)) m->own_types |= (uint64_t)1 << t;
+  /* A node placed earlier runs where it is: its group is bound to that device, whose type its
+   * own kernels need not narrow (the kernel tables are searched for it only in error texts),
+   * so placing a few new nodes in a large graph costs no lookups for the old ones. */
+  m->own_types = i >= p->first ? kernel_types(p, i) : p->n_types < 64 ? ((uint64_t)1 << p->n_types) - 1 : ~(uint64_t)0;
   m->types = m->own_types;
   if (i < p->first) {
     int d = p->out[i].device;
@@ -264,8 +275,8 @@ static void debug_info(placer *p, int root, tfc_strbuf *b) {
     for (int i = 0; i < p->n; i++) {
       const char *name = p->g->nodes[i]->op->name;
       if (find(p, i) != root || (printed && strcmp(name, printed) <= 0)) continue;
-      if (!op || strcmp(name, op) < 0) op = name, mask = p->m[i].own_types;
-      else if (strcmp(name, op) == 0) mask = p->m[i].own_types;
+      if (!op || strcmp(name, op) < 0 || strcmp(name, op) == 0)
+        op = name, mask = i < p->first ? kernel_types(p, i) : p->m[i].own_types;
     }
     if (!op) break;
     tfc_strbuf_printf(b, "\n%s: ", op);
@@ -495,12 +506,20 @@ static int resolve_group(placer *p, int i, int root, tfc_status *s) {
   g->spec = g->requested;
   /* A group nobody asked anything of goes to the default device (the master's own) when it
    * can run every member there. */
-  if (p->default_device >= 0 && !has_details(&g->requested) && g->fixed_node < 0 &&
-      (g->types >> p->dev_type[p->default_device] & 1)) {
-    g->device = p->default_device;
-    return TFC_OK;
+  int d = -1;
+  if (p->default_device >= 0 && !has_details(&g->requested) && g->fixed_node < 0) {
+    if (g->types >> p->dev_type[p->default_device] & 1) {
+      g->device = p->default_device;
+      return TFC_OK;
+    }
+    /* It cannot run there: the default device's task still comes first. */
+    tfc_devname task = p->dev_names[p->default_device];
+    tfc_devname_clear_type_id(&task);
+    g->spec = task;
+    d = first_candidate(p, g);
+    g->spec = g->requested;
   }
-  int d = first_candidate(p, g);
+  if (d < 0) d = first_candidate(p, g);
   if (d < 0 && p->allow_soft && has_details(&g->spec) && g->fixed_node < 0) {
     g->soft = first_match(p, &g->requested) < 0 ? SOFT_MISSING : SOFT_NO_KERNEL;
     tfc_devname_clear_type_id(&g->spec);
@@ -559,7 +578,7 @@ static int group_reason(placer *p, int i, int root, tfc_status *s) {
     return set_reason(p, i, g->device, s, has_details(&m->own) ? "explicit request %s" : "request of its colocation group %s",
                       tfc_devname_str(&g->requested, a, sizeof a));
   if (g->device == p->default_device)
-    return set_reason(p, i, g->device, s, "default: the master's own device");
+    return set_reason(p, i, g->device, s, "default: %s", p->default_why);
   return set_reason(p, i, g->device, s, "default: first device with a kernel");
 }
 
@@ -639,7 +658,8 @@ static int place(placer *p, tfc_status *s) {
 int tfc_place(const tfc_graph *g, int first, tfc_device *const *devices, int n_devices,
               const tfc_place_options *opts, tfc_placement *out, tfc_status *s) {
   placer p = {.g = g, .first = first, .n = g->n_nodes, .devices = devices, .n_devices = n_devices,
-              .allow_soft = opts->allow_soft_placement, .default_device = -1, .out = out};
+              .allow_soft = opts->allow_soft_placement, .default_device = -1, .out = out,
+              .default_why = opts->default_why ? opts->default_why : "the master's own device"};
   for (int d = 0; d < n_devices && opts->default_device; d++)
     if (devices[d] == opts->default_device) p.default_device = d;
   tfc_hashmap_init(&p.class_claims);
@@ -664,4 +684,18 @@ void tfc_placement_fini(tfc_placement *p, int n) {
     free(p[i].reason);
     p[i].reason = NULL;
   }
+}
+
+void tfc_placement_log(const tfc_graph *g, int from, int to, tfc_device *const *devices, const tfc_placement *pl,
+                       int with_reasons) {
+  for (int i = from; i < to; i++) {
+    const tfc_node *nd = g->nodes[i];
+    /* TF's line, byte for byte; tfc's reason follows only when asked for. */
+    if (with_reasons)
+      printf("%s: (%s): %s  # %s\n", nd->name, nd->op->name, devices[pl[i].device]->name,
+             pl[i].reason ? pl[i].reason : "");
+    else
+      printf("%s: (%s): %s\n", nd->name, nd->op->name, devices[pl[i].device]->name);
+  }
+  fflush(stdout);
 }

@@ -30,7 +30,7 @@
  *   "soft placement: no GPU kernel for Assign"   (the first member lacking the type)
  *   "explicit request /device:CPU:1"             (the group's merged request, printed canonically)
  *   "request of its colocation group /device:CPU:1"   (the node asked nothing, its group did)
- *   "default: the master's own device"          (the options' default device)
+ *   "default: the master's own device"          (the options' default device; default_why)
  *   "default: first device with a kernel"
  *
  * Errors are TF 1.15's INVALID_ARGUMENT texts (colocation_graph.cc), most prefixed "Cannot
@@ -79,8 +79,13 @@ typedef struct tfc_place_options {
   int allow_soft_placement;
   /* NULL, or one of the devices: a group with no device request at all goes there when it can
    * run every member there (TF's default_local_device: a distributed master places
-   * unconstrained nodes on its own task, not on the first task of the cluster). */
+   * unconstrained nodes on its own task, not on the first task of the cluster; a function
+   * body's nodes default to their call's device), and otherwise to the first candidate on the
+   * default device's task when there is one. */
   const tfc_device *default_device;
+  /* What the default device is, for the reasons ("the device of its function call f"); NULL:
+   * "the master's own device". Borrowed for the call. */
+  const char *default_why;
 } tfc_place_options;
 
 /* Places nodes [first, g->n_nodes) of g over devices[0..n_devices) (in any order: the placer
@@ -90,5 +95,9 @@ typedef struct tfc_place_options {
 int tfc_place(const tfc_graph *g, int first, tfc_device *const *devices, int n_devices,
               const tfc_place_options *opts, tfc_placement *out, tfc_status *s);
 void tfc_placement_fini(tfc_placement *p, int n);
+/* log_device_placement: prints TF's line "name: (Op): device" for nodes [from, to) of g to
+ * stdout, each followed by "  # reason" when with_reasons, and flushes. */
+void tfc_placement_log(const tfc_graph *g, int from, int to, tfc_device *const *devices, const tfc_placement *pl,
+                       int with_reasons);
 
 #endif

@@ -13,6 +13,7 @@
 #include "base/strbuf.h"
 #include "device/device_name.h"
 #include "ops/opdef.h"
+#include "place/placer.h"
 #include "session/function_call.h"
 
 typedef struct builder {
@@ -30,6 +31,8 @@ typedef struct builder {
   tfc_graph *client;
   tfc_node **copy;     /* session node id -> its copy in the client graph */
   tfc_node **arg_node; /* feed index -> its _Arg node */
+  tfc_placement *placed; /* client node id -> its device index, for nodes [0, n_placed) */
+  int n_placed, cap_placed;
 } builder;
 
 static int feed_index(const builder *b, const tfc_node *n, int index) {
@@ -113,6 +116,56 @@ static tfc_node *add_call_node(builder *b, const char *assigned, const char *op,
   return n;
 }
 
+/* Grows b->placed to cover n client nodes, entries from b->n_placed on unset. */
+static int reserve_placed(builder *b, int n, tfc_status *s) {
+  if (n <= b->cap_placed) return TFC_OK;
+  int cap = n * 2;
+  tfc_placement *a = realloc(b->placed, sizeof *a * (size_t)cap);
+  if (!a) return TFC_OOM(s);
+  b->placed = a;
+  b->cap_placed = cap;
+  return TFC_OK;
+}
+
+/* The index of the device named `name` among the spec's devices, or -1. */
+static int device_index(const builder *b, const char *name) {
+  for (int d = 0; d < b->spec->n_devices; d++)
+    if (strcmp(b->spec->devices[d]->name, name) == 0) return d;
+  return -1;
+}
+
+/* Places the nodes the lowering of `call` added, [from, n_nodes) of the client graph, every
+ * node before them keeping its device. */
+static int place_body(builder *b, const tfc_node *call, int from, tfc_status *s) {
+  const tfc_client_graph_spec *sp = b->spec;
+  tfc_graph *g = b->client;
+  int n = g->n_nodes;
+  TFC_TRY(reserve_placed(b, n, s));
+  for (; b->n_placed < from; b->n_placed++) {
+    const tfc_node *nd = g->nodes[b->n_placed];
+    int d = nd->assigned_device ? device_index(b, nd->assigned_device) : -1;
+    if (d < 0)
+      return tfc_status_set(s, TFC_INTERNAL, "Node '%s' of the client graph is on no device of the session (%s)",
+                            nd->name, nd->assigned_device ? nd->assigned_device : "none");
+    b->placed[b->n_placed] = (tfc_placement){d, NULL};
+  }
+  int home = device_index(b, device_name_of(b, call));
+  char *why = NULL;
+  if (asprintf(&why, "the device of its function call %s", call->name) < 0) return TFC_OOM(s);
+  tfc_place_options po = {sp->allow_soft_placement, home >= 0 ? sp->devices[home] : NULL, why};
+  int rc = tfc_place(g, from, sp->devices, sp->n_devices, &po, b->placed, s);
+  free(why);
+  for (int i = from; i < n && rc == TFC_OK; i++) {
+    tfc_node *nd = g->nodes[i];
+    free(nd->assigned_device);
+    if (!(nd->assigned_device = strdup(sp->devices[b->placed[i].device]->name))) rc = TFC_OOM(s);
+  }
+  if (rc == TFC_OK && sp->log_placement) tfc_placement_log(g, from, n, sp->devices, b->placed, sp->log_placement > 1);
+  tfc_placement_fini(b->placed + from, n - from);
+  if (rc == TFC_OK) b->n_placed = n;
+  return rc;
+}
+
 /* Copies the needed nodes into the client graph in id (topological) order, rewiring fed
  * inputs to their _Arg nodes. A loop's back edge gets a stand-in (the node's first other
  * input) and is set once every node is copied. */
@@ -137,10 +190,11 @@ static int copy_nodes(builder *b, tfc_status *s) {
       for (int j = 0; j < nd->n_inputs && stand_in >= 0; j++)
         if (!ins[j].node) ins[j] = ins[stand_in];
       for (int j = 0; j < nd->n_control_inputs; j++) ctls[j] = b->copy[nd->control_inputs[j]->id];
-      if (tfc_function_is_call(&g->library, nd))
-        c = tfc_function_lower_call(b->client, &g->library, nd, ins, ctls, nd->n_control_inputs,
-                                    device_name_of(b, nd), s);
-      else
+      if (tfc_function_is_call(&g->library, nd)) {
+        int from = b->client->n_nodes;
+        c = tfc_function_lower_call(b->client, &g->library, nd, ins, ctls, nd->n_control_inputs, s);
+        if (c && place_body(b, nd, from, s)) c = NULL;
+      } else
         c = tfc_graph_add_raw(b->client, nd->name, nd->op, nd->device, device_name_of(b, nd), ins, nd->n_inputs,
                               ctls, nd->n_control_inputs, nd->attrs, nd->n_attrs, s);
     } else {
@@ -200,14 +254,17 @@ static int build_client_graph(builder *b, tfc_status *s) {
   return TFC_OK;
 }
 
-tfc_graph *tfc_client_graph_build(const tfc_client_graph_spec *spec, tfc_status *s) {
-  return tfc_client_graph_build_for(spec, NULL, s);
-}
-
 tfc_graph *tfc_client_graph_build_for(const tfc_client_graph_spec *spec, const char *client_device, tfc_status *s) {
-  builder b = {spec,          client_device,   spec->graph,    spec->n_nodes, spec->feeds, spec->n_feeds,
-               spec->fetches, spec->n_fetches, spec->targets, spec->n_targets, NULL,       NULL,
-               NULL,          NULL};
+  builder b = {.spec = spec,
+               .client_device = client_device,
+               .graph = spec->graph,
+               .n_nodes = spec->n_nodes,
+               .feeds = spec->feeds,
+               .n_feeds = spec->n_feeds,
+               .fetches = spec->fetches,
+               .n_fetches = spec->n_fetches,
+               .targets = spec->targets,
+               .n_targets = spec->n_targets};
   b.needed = calloc((size_t)b.n_nodes + 1, 1);
   b.copy = calloc((size_t)b.n_nodes + 1, sizeof *b.copy);
   b.arg_node = calloc((size_t)b.n_feeds + 1, sizeof *b.arg_node);
@@ -217,6 +274,7 @@ tfc_graph *tfc_client_graph_build_for(const tfc_client_graph_spec *spec, const c
   free(b.needed);
   free(b.copy);
   free(b.arg_node);
+  free(b.placed);
   if (!tfc_status_ok(s)) {
     tfc_graph_free(b.client);
     return NULL;

@@ -15,6 +15,11 @@
  * tensor does, go there. On CPU devices (and without a client device) an _Arg stays on the
  * fed node's device and a _Retval beside its tensor, which spares CPU-only graphs transfers
  * between CPU devices.
+ * Function calls are lowered while copying (function_call.h) and their bodies placed then,
+ * with the placer (place/placer.h): every node copied before them keeps its device, a body
+ * node with no request defaults to its call's device where it has a kernel there ("default:
+ * the device of its function call <name>"), and to the first device of that task that can run
+ * it otherwise.
  * The direct session and the distributed master both build their plans from it.
  *
  * Ownership: the spec and everything it points to are borrowed for the call; the result is
@@ -24,6 +29,7 @@
 #define TFC_SESSION_CLIENT_GRAPH_H
 
 #include "base/status.h"
+#include "device/device.h"
 #include "graph/graph.h"
 
 typedef struct tfc_client_graph_spec {
@@ -38,6 +44,14 @@ typedef struct tfc_client_graph_spec {
   int n_fetches;
   tfc_node *const *targets;
   int n_targets;
+  /* Where lowered function bodies go (function_call.h): the devices the graph was placed
+   * over and the placer's soft-placement rule; each body is placed when its call is lowered,
+   * with the call's device as the default of its nodes. log_placement: 0, or print the
+   * bodies' placement as log_device_placement prints the graph's (2: with tfc's reasons). */
+  tfc_device *const *devices;
+  int n_devices;
+  int allow_soft_placement;
+  int log_placement;
 } tfc_client_graph_spec;
 
 /* The key plans are cached by: "feeds|fetches|targets" as node ids and output indexes (heap,
@@ -50,7 +64,5 @@ char *tfc_client_graph_signature(const tfc_endpoint *feeds, int n_feeds, const t
  * client_device: the full name of the client's CPU device (borrowed for the call), or NULL to
  * keep feeds and fetches beside their nodes on every device (a process without GPUs). */
 tfc_graph *tfc_client_graph_build_for(const tfc_client_graph_spec *spec, const char *client_device, tfc_status *s);
-/* tfc_client_graph_build_for without a client device. */
-tfc_graph *tfc_client_graph_build(const tfc_client_graph_spec *spec, tfc_status *s);
 
 #endif

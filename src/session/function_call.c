@@ -27,7 +27,7 @@ typedef struct body_node {
 typedef struct lowering {
   tfc_graph *client;
   const tfc_funclib *lib;
-  const char *device, *assigned;
+  const char *device; /* the request of the nodes that make none themselves ("": none) */
 } lowering;
 
 static tfc_node *lower(const lowering *L, const char *name, const char *fname, const tfc_attr *fattrs,
@@ -61,15 +61,7 @@ static tfc_node *finish(const lowering *L, tfc_node_desc *d, tfc_status *s) {
     return NULL;
   }
   tfc_node_desc_set_device(d, L->device);
-  tfc_node *n = tfc_node_desc_finish(d, s);
-  if (n && L->assigned) {
-    free(n->assigned_device);
-    if (!(n->assigned_device = strdup(L->assigned))) {
-      TFC_OOM(s);
-      return NULL;
-    }
-  }
-  return n;
+  return tfc_node_desc_finish(d, s);
 }
 
 static char *join(const char *a, const char *b) {
@@ -204,6 +196,10 @@ static int add_body_node(const lowering *L, const char *prefix, const Tensorflow
     goto out;
   }
   body_node *b = &bn[k];
+  /* A body node's own device request holds for it and, for a call, for its body. */
+  lowering scoped = *L;
+  if (nd->device && nd->device[0]) scoped.device = nd->device;
+  L = &scoped;
   if (is_if_op(nd->op)) {
     b->is_call_op = 1;
     b->node = lower_if(L, name, attrs, n_attrs, ins, (int)n_in, cin, n_cin, depth + 1, s);
@@ -631,9 +627,8 @@ out:
 }
 
 tfc_node *tfc_function_lower_call(tfc_graph *client, const tfc_funclib *lib, const tfc_node *call,
-                                  const tfc_endpoint *ins, tfc_node *const *ctls, int n_ctls,
-                                  const char *assigned, tfc_status *s) {
-  lowering L = {client, lib, call->device, assigned};
+                                  const tfc_endpoint *ins, tfc_node *const *ctls, int n_ctls, tfc_status *s) {
+  lowering L = {client, lib, ""};
   const char *fname = call->op->name;
   const tfc_attr *fattrs = call->attrs;
   int n_fattrs = call->n_attrs;

@@ -212,25 +212,14 @@ static int extend(tfc_session *sess, tfc_status *s) {
       sess->placement = a;
       sess->cap_placed = cap;
     }
-    tfc_place_options po = {sess->cfg.allow_soft_placement, NULL};
+    tfc_place_options po = {sess->cfg.allow_soft_placement, NULL, NULL};
     for (int i = sess->n_placed; i < n; i++) sess->placement[i] = (tfc_placement){-1, NULL};
     if (tfc_place(g, sess->n_placed, sess->devices, sess->n_devices, &po, sess->placement, s)) {
       tfc_graph_unlock(g);
       return s->code;
     }
-    if (sess->cfg.log_device_placement) {
-      for (int i = sess->n_placed; i < n; i++) {
-        const tfc_node *nd = g->nodes[i];
-        const tfc_placement *pl = &sess->placement[i];
-        /* TF's line, byte for byte; tfc's reason follows only when asked for. */
-        if (sess->cfg.log_placement_reasons)
-          printf("%s: (%s): %s  # %s\n", nd->name, nd->op->name, sess->devices[pl->device]->name,
-                 pl->reason ? pl->reason : "");
-        else
-          printf("%s: (%s): %s\n", nd->name, nd->op->name, sess->devices[pl->device]->name);
-      }
-      fflush(stdout);
-    }
+    if (sess->cfg.log_device_placement)
+      tfc_placement_log(g, sess->n_placed, n, sess->devices, sess->placement, sess->cfg.log_placement_reasons);
     sess->n_placed = n;
   }
   tfc_graph_unlock(g);
@@ -247,8 +236,22 @@ static const char *placed_device_name(void *arg, const tfc_node *n) {
 static plan *build_plan(tfc_session *sess, const tfc_endpoint *feeds, int n_feeds, const tfc_endpoint *fetches,
                         int n_fetches, tfc_node *const *targets, int n_targets, tfc_status *s) {
   tfc_partitions parts = {0, NULL};
-  tfc_client_graph_spec spec = {sess->graph, sess->n_placed, placed_device_name, sess, feeds, n_feeds,
-                                fetches, n_fetches, targets, n_targets};
+  tfc_client_graph_spec spec = {.graph = sess->graph,
+                                .n_nodes = sess->n_placed,
+                                .device_of = placed_device_name,
+                                .arg = sess,
+                                .feeds = feeds,
+                                .n_feeds = n_feeds,
+                                .fetches = fetches,
+                                .n_fetches = n_fetches,
+                                .targets = targets,
+                                .n_targets = n_targets,
+                                .devices = sess->devices,
+                                .n_devices = sess->n_devices,
+                                .allow_soft_placement = sess->cfg.allow_soft_placement,
+                                .log_placement = sess->cfg.log_device_placement
+                                                     ? 1 + (sess->cfg.log_placement_reasons != 0)
+                                                     : 0};
   tfc_graph *client = NULL;
   plan *p = calloc(1, sizeof *p);
   if (!p) {

@@ -137,7 +137,7 @@ static tfc_node *add(fx *f, nspec sp) {
 /* Places the nodes added since the last successful call. */
 static int place(fx *f, int soft) {
   tfc_status_clear(&f->s);
-  tfc_place_options o = {soft, NULL};
+  tfc_place_options o = {soft, NULL, NULL};
   int rc = tfc_place(f->g, f->n_placed, f->ptrs, f->n_devices, &o, f->out, &f->s);
   EXPECT_EQ(rc, f->s.code);
   if (rc == TFC_OK) f->n_placed = f->g->n_nodes;

@@ -185,6 +185,21 @@ static const host_reg regs[] = {
     CF_ROWS(RefNextIteration, 0, 0),
     {TFC_OP_LoopCond, NULL, 0, NULL, 0, 0, 0, 0},
     {TFC_OP_ControlTrigger, NULL, 0, NULL, 0, 1, 0, 0},
+    /* functional_ops.cc, partitioned_function_ops.cc: the calls. They are lowered before they
+     * run (session/function_call.h), so these rows only place a call on a GPU as TF does, and
+     * with it, by default, the nodes of its body that have GPU kernels. */
+    ANY_ROW(PartitionedCall),
+    ANY_ROW(StatefulPartitionedCall),
+    ANY_ROW(If),
+    ANY_ROW(StatelessIf),
+    ANY_ROW(While),
+    ANY_ROW(StatelessWhile),
+    /* resource_variable_ops.cc (TF 2.x): a flag on the variable, its handle in host memory */
+    ANY_ROW(DisableCopyOnRead),
+    /* stateless_random_ops_v2.cc (TF 2.x): the seed, key, counter and alg in host memory */
+    {TFC_OP_StatelessRandomGetKeyCounterAlg, "Tseed", I32 | I64, NULL, 0, 0, 0, 0},
+    {TFC_OP_StatelessRandomGetKeyCounter, "Tseed", I32 | I64, NULL, 0, 0, 0, 0},
+    ANY_ROW(StatelessRandomGetAlg),
     /* stack_ops.cc: the stacks of while-loop gradients (every number type and bool) */
     ANY_ROW(StackV2),
     {TFC_OP_StackPushV2, "T", NUM_NO_I32 | I32, NULL, 0, 0, 0, 0},
