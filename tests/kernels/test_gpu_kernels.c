@@ -357,6 +357,46 @@ static void batch_matmul_matches_cpu_with_adjoints_and_broadcast(void) {
     }
 }
 
+/* Einsum runs the CPU's plan with the GPU's copies and GEMM: matmuls, batch and broadcast
+ * ellipses, transposes, diagonals, sums of a label in one operand, one-operand reductions and
+ * traces, an empty contraction (zeros), and an equation the parser refuses on both devices. */
+static void einsum_matches_cpu(void) {
+  gc_need_gpu();
+  static const struct {
+    const char *eq;
+    shape x, y; /* y.nd < 0: one operand */
+  } cases[] = {
+      {"ij,jk->ik", {2, {7, 5}}, {2, {5, 3}}},
+      {"bij,bjk->bik", {3, {4, 6, 5}}, {3, {4, 5, 2}}},
+      {"...ij,...jk->...ik", {4, {2, 1, 3, 4}}, {3, {3, 4, 5}}},
+      {"abcd,aecd->aceb", {4, {2, 3, 4, 5}}, {4, {2, 6, 4, 5}}}, /* BERT's attention scores */
+      {"abcd,cde->abe", {4, {2, 3, 4, 5}}, {3, {4, 5, 6}}},      /* a dense layer over two dims */
+      {"ij,kj->ikj", {2, {3, 4}}, {2, {5, 4}}},                  /* outer product over i, k */
+      {"ii,ij->j", {2, {4, 4}}, {2, {4, 3}}},                    /* a diagonal */
+      {"ij,k->ik", {2, {3, 4}}, {1, {5}}},                       /* j summed in x alone */
+      {"ij->ji", {2, {6, 7}}, {-1, {0}}},
+      {"ijk->j", {3, {3, 4, 5}}, {-1, {0}}},
+      {"ii->", {2, {5, 5}}, {-1, {0}}},
+      {"ij,jk->ik", {2, {3, 0}}, {2, {0, 4}}},                   /* k = 0: zeros */
+  };
+  for (int i = 0; i < (int)(sizeof cases / sizeof cases[0]); i++)
+    for (int d = 0; d < 2; d++) {
+      TF_DataType dt = d ? TF_DOUBLE : TF_FLOAT;
+      int n = cases[i].y.nd < 0 ? 1 : 2;
+      gc_arg args[2] = {gc_fed(dt, cases[i].x.nd, cases[i].x.d, -1, 1)};
+      if (n == 2) args[1] = gc_fed(dt, cases[i].y.nd, cases[i].y.d, -1, 1);
+      char label[96];
+      snprintf(label, sizeof label, "Einsum %s dtype %d", cases[i].eq, (int)dt);
+      gc_check(&(gc_op){.type = "Einsum", .list = n, .attrs = {GC_STR("equation", cases[i].eq)}}, args, n,
+               tol_for(dt) * 10, label);
+      gc_free_args(args, n);
+    }
+  gc_arg bad[2] = {gc_fed(TF_FLOAT, 2, (int64_t[]){3, 4}, -1, 1), gc_fed(TF_FLOAT, 2, (int64_t[]){5, 6}, -1, 1)};
+  gc_check_error(&(gc_op){.type = "Einsum", .list = 2, .attrs = {GC_STR("equation", "ij,jk->ik")}}, bad, 2,
+                 TF_INVALID_ARGUMENT, "dimension", "Einsum with mismatched j");
+  gc_free_args(bad, 2);
+}
+
 /* ---- reductions and nn ---- */
 
 static void reductions_match_cpu_over_axes(void) {
@@ -592,6 +632,7 @@ static const tfc_test tests[] = {
     TFC_TEST(activation_gradients_match_cpu),
     TFC_TEST(matmul_matches_cpu_with_transposes),
     TFC_TEST(batch_matmul_matches_cpu_with_adjoints_and_broadcast),
+    TFC_TEST(einsum_matches_cpu),
     TFC_TEST(reductions_match_cpu_over_axes),
     TFC_TEST(bias_add_softmax_match_cpu),
     TFC_TEST(column_reductions_match_cpu),

@@ -1,5 +1,5 @@
 /*
- * kernels_matmul_gpu — MatMul, BatchMatMul and BatchMatMulV2 on the GPU through cuBLAS.
+ * kernels_matmul_gpu — MatMul, BatchMatMul, BatchMatMulV2 and Einsum on the GPU through cuBLAS.
  *
  * cuBLAS is column-major and tfc's tensors row-major. A row-major m x n matrix is the
  * column-major n x m matrix of its transpose, so C = op(A) op(B) is computed as
@@ -13,6 +13,11 @@
  * previous one (no broadcast, or an operand whose batch is broadcast whole: stride 0) one
  * strided-batched call does all; other broadcast patterns of BatchMatMulV2 run one GEMM per
  * output batch on the same stream.
+ *
+ * Einsum (float and double, TF 1.15's GPU types) runs the CPU kernel's plan
+ * (device/matmul_plan.h): the operands gathered into [batch, m, k] and [batch, k, n] device
+ * temporaries by the strided-copy launcher, one strided-batched GEMM, and the product
+ * scattered into the output, so both devices agree up to the GEMM's summation order.
  *
  * cuBLAS is loaded on first use (dlopen of libcublas.so.<major>), so libtfc still needs no
  * CUDA library to load and a machine without a GPU never touches it. Handles: one per
@@ -284,6 +289,72 @@ static int bmm_compute(tfc_kernel_ctx *c, int v2) {
 static int bmm_v1_compute(tfc_kernel_ctx *c) { return bmm_compute(c, 0); }
 static int bmm_v2_compute(tfc_kernel_ctx *c) { return bmm_compute(c, 1); }
 
+/* ---- Einsum ---- */
+
+/* A plan copy as the strided-copy launcher takes it; UNIMPLEMENTED past the launcher's dims
+ * (more than TFC_CUDA_MAX_DIMS labels that no merge joins: equations of 9+ distinct labels). */
+static int copy_plan_of(tfc_kernel_ctx *c, const tfc_einsum_copy *cp, tfc_cuda_copy_plan *out) {
+  if (cp->nd > TFC_CUDA_MAX_DIMS)
+    return tfc_kernel_error(c, TFC_UNIMPLEMENTED, "Einsum on GPU: a copy over %d dims (the GPU takes %d)", cp->nd,
+                            TFC_CUDA_MAX_DIMS);
+  memset(out, 0, sizeof *out);
+  out->rank = cp->nd > 0 ? cp->nd : 1;
+  out->dims[0] = 1;
+  for (int d = 0; d < cp->nd; d++)
+    out->dims[d] = cp->sizes[d], out->src_strides[d] = cp->src[d], out->dst_strides[d] = cp->dst[d];
+  return TFC_OK;
+}
+
+/* The plan's three buffers in device temporaries, its copies and one strided-batched GEMM, all
+ * on the compute stream. */
+static int einsum_compute(tfc_kernel_ctx *c) {
+  tfc_einsum_plan p;
+  TFC_TRY(tfc_einsum_plan_of(c, &p));
+  tfc_cuda_copy_plan ca, cb, co;
+  TFC_TRY(copy_plan_of(c, &p.a, &ca));
+  if (!p.ones) TFC_TRY(copy_plan_of(c, &p.b, &cb));
+  TFC_TRY(copy_plan_of(c, &p.out, &co));
+  TFC_TRY(fits_int(c, p.m, p.n, p.k, p.batch));
+  int dtype = c->inputs[0]->dtype;
+  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, dtype, p.dims, p.rank);
+  if (!out) return c->status->code;
+  if (out->n_elems == 0) return TFC_OK;
+  int64_t es = (int64_t)tfc_dtype_size(dtype), mn = p.m * p.n, mk = p.m * p.k, kn = p.k * p.n;
+  void *stream;
+  TFC_TRY(tfc_cuda_ctx_stream(c, &stream));
+  tfc_tensor *prod = tfc_cuda_ctx_temp(c, es * p.batch * mn), *a = NULL, *b = NULL;
+  int rc = prod ? TFC_OK : c->status->code;
+  if (rc == TFC_OK && p.k == 0) {
+    rc = tfc_cuda_ctx_check(c, tfc_cuda_memset(prod->data, 0, es * p.batch * mn, stream), dtype);
+  } else if (rc == TFC_OK) {
+    a = tfc_cuda_ctx_temp(c, es * p.batch * mk);
+    b = a ? tfc_cuda_ctx_temp(c, es * p.batch * kn) : NULL;
+    if (!b) rc = c->status->code;
+    if (rc == TFC_OK)
+      rc = tfc_cuda_ctx_check(c, tfc_cuda_strided_copy((int)es, c->inputs[0]->data, a->data, &ca, stream), dtype);
+    if (rc == TFC_OK && p.ones) {
+      union { uint64_t bits; float f; double d; } one = {0};
+      if (dtype == TFC_DT_DOUBLE) one.d = 1.0;
+      else one.f = 1.0f;
+      rc = tfc_cuda_ctx_check(c, tfc_cuda_fill((int)es, NULL, one.bits, b->data, p.k, stream), dtype);
+    } else if (rc == TFC_OK) {
+      rc = tfc_cuda_ctx_check(c, tfc_cuda_strided_copy((int)es, c->inputs[1]->data, b->data, &cb, stream), dtype);
+    }
+    cublasHandle_t h;
+    if (rc == TFC_OK) rc = blas_handle(c, tfc_gpu_device_platform_id(c->device), stream, &h);
+    if (rc == TFC_OK) {
+      gemm_args g = {dtype, 0, 0, p.m, p.n, p.k, a->data, b->data, prod->data, mk, kn, mn, p.batch};
+      rc = gemm_run(c, h, &g);
+      blas_release(h);
+    }
+  }
+  if (rc == TFC_OK) rc = tfc_cuda_ctx_check(c, tfc_cuda_strided_copy((int)es, prod->data, out->data, &co, stream), dtype);
+  if (a) tfc_tensor_unref(a);
+  if (b) tfc_tensor_unref(b);
+  if (prod) tfc_tensor_unref(prod);
+  return rc;
+}
+
 #define G_F (TFC_T(TFC_DT_FLOAT) | TFC_T(TFC_DT_DOUBLE) | TFC_T(TFC_DT_HALF))
 
 static const tfc_kernel_def defs[] = {
@@ -291,6 +362,7 @@ static const tfc_kernel_def defs[] = {
      .compute = matmul_compute, .free_state = free},
     {.op = TFC_OP_BatchMatMul, .type_attr = "T", .types = G_F, .flags = TFC_KF_EXPENSIVE, .compute = bmm_v1_compute},
     {.op = TFC_OP_BatchMatMulV2, .type_attr = "T", .types = G_F, .flags = TFC_KF_EXPENSIVE, .compute = bmm_v2_compute},
+    {.op = TFC_OP_Einsum, .type_attr = "T", .types = TFC_TYPES_FLOAT, .flags = TFC_KF_EXPENSIVE, .compute = einsum_compute},
 };
 
 int tfc_cuda_kernels_matmul(tfc_kernel_table *t, tfc_status *s) {
