@@ -147,3 +147,38 @@ int tfc_random_uniform_int_compute(tfc_kernel_ctx *c) {
 uint64_t tfc_random_int_range(int dtype, int64_t lo, int64_t hi) {
   return dtype == TFC_DT_INT32 ? (uint64_t)((uint32_t)hi - (uint32_t)lo) : (uint64_t)hi - (uint64_t)lo;
 }
+
+tfc_tensor *tfc_multinomial_prepare(tfc_kernel_ctx *c, tfc_philox *gen) {
+  tfc_random_state *st = c->state;
+  const tfc_tensor *logits = c->inputs[0], *ns = c->inputs[1];
+  char buf[TFC_SHAPE_STR_MAX];
+  if (logits->ndims != 2) {
+    tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "logits should be a matrix, got shape %s",
+                     tfc_dims_str(logits->dims, logits->ndims, buf, sizeof buf));
+    return NULL;
+  }
+  if (ns->ndims != 0) {
+    tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "num_samples should be a scalar, got shape %s",
+                     tfc_dims_str(ns->dims, ns->ndims, buf, sizeof buf));
+    return NULL;
+  }
+  int64_t num_samples = tfc_tensor_get_i64(ns, 0);
+  if (num_samples < 0) {
+    tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "num_samples should be nonnegative, got %lld", (long long)num_samples);
+    return NULL;
+  }
+  int64_t batch = logits->dims[0], classes = logits->dims[1];
+  if (batch > 0 && classes <= 0) {
+    tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "num_classes should be positive, got %lld", (long long)classes);
+    return NULL;
+  }
+  const int64_t dims[2] = {batch, num_samples};
+  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, c->node->output_types[0], dims, 2);
+  if (!out || out->n_elems == 0) return out;
+  uint64_t outputs = (uint64_t)batch * (uint64_t)((num_samples + 3) / 4 * 4) * 2;
+  pthread_mutex_lock(&st->mu);
+  *gen = st->gen;
+  tfc_philox_skip(&st->gen, outputs * TFC_PHILOX_SAMPLES_PER_OUTPUT);
+  pthread_mutex_unlock(&st->mu);
+  return out;
+}

@@ -1,6 +1,6 @@
 /*
  * random_kernel — what the CPU and GPU kernels of the stateful random ops (RandomUniform,
- * RandomStandardNormal, TruncatedNormal, RandomUniformInt) share: TF's per-node generator,
+ * RandomStandardNormal, TruncatedNormal, RandomUniformInt, Multinomial) share: TF's per-node generator,
  * its seeding, the reservation of each run's samples, and the checks of the host-memory
  * inputs. Each device supplies only the fill: the CPU fills Philox groups on the intra-op pool
  * (cpu/kernels_random.c), the GPU enqueues a kernel on its compute stream
@@ -57,6 +57,15 @@ void tfc_random_free(void *state); /* NULL: no-op */
 int tfc_random_compute(tfc_kernel_ctx *c);
 /* compute of RandomUniformInt (minval and maxval checked as TF does). */
 int tfc_random_uniform_int_compute(tfc_kernel_ctx *c);
+
+/* Multinomial (logits [batch, classes], num_samples a host-memory scalar): TF's checks and
+ * texts, output 0 ([batch, num_samples] of output_dtype) allocated, and, when there is a
+ * sample to draw, the run's reservation: *gen is the generator for it, the node's skipped by
+ * batch * ceil4(num_samples) * 2 outputs as TF's kernel reserves. *gen is untouched (and the
+ * stream stays put) when the output is empty. Sample s (row-major over the output) takes words
+ * 2s and 2s + 1 of *gen's stream (four per call), so the devices draw it independently.
+ * Returns the output or NULL with the kernel error set. */
+tfc_tensor *tfc_multinomial_prepare(tfc_kernel_ctx *c, tfc_philox *gen);
 
 /* Shared with the stateless ops (cpu/kernels_stateless_random.c). */
 /* Allocates output 0 with the dims held by input 0 (the shape vector), with TF's checks and

@@ -501,6 +501,49 @@ static void random_uniform_int_rejects_empty_range_on_gpu(void) {
   gc_free_args(args, 3);
 }
 
+/* Multinomial with the same seeds on both devices draws the same classes: float and double
+ * logits, int32 and int64 samples, an odd sample count, a wide row, infinite and NaN logits
+ * (skipped) and a row of nothing but -inf (every sample is `classes`, as on the CPU), no
+ * samples at all; a vector of logits fails alike. */
+static void multinomial_matches_cpu(void) {
+  gc_need_gpu();
+  static const struct {
+    TF_DataType dt, out;
+    int64_t batch, classes;
+    int32_t samples;
+    int64_t seed, seed2;
+  } cases[] = {
+      {TF_FLOAT, TF_INT64, 3, 5, 7, 1, 2},       {TF_DOUBLE, TF_INT64, 3, 5, 7, 1, 2},
+      {TF_FLOAT, TF_INT32, 1, 1000, 1025, 87654321, 0}, {TF_FLOAT, TF_INT64, 4, 3, 0, 0, 42},
+      {TF_DOUBLE, TF_INT32, 17, 2, 33, -5, 1ll << 40},
+  };
+  for (int i = 0; i < (int)(sizeof cases / sizeof cases[0]); i++) {
+    gc_arg args[2] = {gc_fed(cases[i].dt, 2, (int64_t[]){cases[i].batch, cases[i].classes}, -3, 3),
+                      gc_konst(&cases[i].samples, -1)};
+    char label[96];
+    snprintf(label, sizeof label, "Multinomial case %d", i);
+    gc_check(&(gc_op){.type = "Multinomial",
+                      .attrs = {GC_TYPE("output_dtype", cases[i].out), GC_INT("seed", cases[i].seed),
+                                GC_INT("seed2", cases[i].seed2)}},
+             args, 2, 0, label);
+    gc_free_args(args, 2);
+  }
+  TF_Tensor *odd = TF_AllocateTensor(TF_FLOAT, (int64_t[]){3, 4}, 2, 12 * sizeof(float));
+  float *v = TF_TensorData(odd);
+  const float inf = 1.0f / 0.0f;
+  const float vals[12] = {0.5f, -inf, 1.0f, inf, -inf, -inf, -inf, -inf, 0.0f / 0.0f, 2.0f, -1.0f, 0.25f};
+  memcpy(v, vals, sizeof vals);
+  int32_t ns = 9;
+  gc_arg args[2] = {GC_FED(odd), gc_konst(&ns, -1)};
+  gc_check(&(gc_op){.type = "Multinomial", .attrs = {GC_INT("seed", 3), GC_INT("seed2", 4)}}, args, 2, 0,
+           "Multinomial with infinities and NaN");
+  gc_free_args(args, 2);
+  gc_arg bad[2] = {gc_fed(TF_FLOAT, 1, (int64_t[]){4}, -1, 1), gc_konst(&ns, -1)};
+  gc_check_error(&(gc_op){.type = "Multinomial"}, bad, 2, TF_INVALID_ARGUMENT, "logits should be a matrix",
+                 "Multinomial of a vector");
+  gc_free_args(bad, 2);
+}
+
 /* The stateless ops from the same seeds on both devices, and their V2 forms from the same key
  * and counter: the uniforms bit for bit, the normals within the stateful ones' few ulps
  * (gc_compare's relative tolerance); bad seeds fail alike. */
@@ -552,6 +595,7 @@ static const tfc_test tests[] = {
     TFC_TEST(random_normals_match_cpu_within_a_few_ulps),
     TFC_TEST(random_uniform_int_rejects_empty_range_on_gpu),
     TFC_TEST(stateless_random_matches_cpu),
+    TFC_TEST(multinomial_matches_cpu),
     {0},
 };
 

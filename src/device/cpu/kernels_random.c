@@ -72,33 +72,13 @@ static int multinomial_init(const tfc_node *n, void **st, tfc_status *s) {
  * TF splits large batches over threads, each shard skipping ahead by its first row; for the
  * sizes TF runs as one shard the samples are TF's bit for bit. */
 static int multinomial_compute(tfc_kernel_ctx *c) {
-  tfc_random_state *st = c->state;
-  const tfc_tensor *logits = c->inputs[0], *ns = c->inputs[1];
-  char buf[TFC_SHAPE_STR_MAX];
-  if (logits->ndims != 2)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "logits should be a matrix, got shape %s",
-                            tfc_dims_str(logits->dims, logits->ndims, buf, sizeof buf));
-  if (ns->ndims != 0)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "num_samples should be a scalar, got shape %s",
-                            tfc_dims_str(ns->dims, ns->ndims, buf, sizeof buf));
-  int64_t num_samples = tfc_tensor_get_i64(ns, 0);
-  if (num_samples < 0)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "num_samples should be nonnegative, got %lld",
-                            (long long)num_samples);
-  int64_t batch = logits->dims[0], classes = logits->dims[1];
-  if (batch > 0 && classes <= 0)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "num_classes should be positive, got %lld", (long long)classes);
-  const int64_t dims[2] = {batch, num_samples};
-  int odt = c->node->output_types[0];
-  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, odt, dims, 2);
-  if (!out) return c->status->code;
-  if (batch == 0 || num_samples == 0) return TFC_OK;
-  uint64_t outputs = (uint64_t)batch * (uint64_t)((num_samples + 3) / 4 * 4) * 2;
+  const tfc_tensor *logits = c->inputs[0];
   tfc_philox gen;
-  pthread_mutex_lock(&st->mu);
-  gen = st->gen;
-  tfc_philox_skip(&st->gen, outputs * TFC_PHILOX_SAMPLES_PER_OUTPUT);
-  pthread_mutex_unlock(&st->mu);
+  tfc_tensor *out = tfc_multinomial_prepare(c, &gen);
+  if (!out) return c->status->code;
+  if (out->n_elems == 0) return TFC_OK;
+  int64_t batch = out->dims[0], num_samples = out->dims[1], classes = logits->dims[1];
+  int odt = out->dtype;
   double *cdf = malloc((size_t)classes * sizeof *cdf);
   if (!cdf) return tfc_kernel_error(c, TFC_RESOURCE_EXHAUSTED, "Multinomial: out of memory");
   uint32_t block[4];

@@ -276,6 +276,13 @@ int tfc_cuda_pool_avg_grad(int dtype, const void *dy, void *dx, const tfc_cuda_p
  * cuda_random.cu for the bound). */
 int tfc_cuda_random(int dist, int elem, const uint32_t key[2], const uint32_t counter[4], int64_t lo, uint64_t range,
                     void *out, int64_t size, void *stream);
+/* Multinomial's draw (random_kernel.h's tfc_multinomial_prepare says which words a sample
+ * takes): logits [batch, classes] (TFC_CUDA_F32 or F64) into out [batch, num_samples]
+ * (TFC_CUDA_I32 or I64) from the reserved generator (key, counter), as the CPU kernel draws;
+ * cdf_scratch holds batch * classes doubles. */
+int tfc_cuda_multinomial(int logit_dtype, int out_dtype, const void *logits, int64_t batch, int64_t classes,
+                         int64_t num_samples, const uint32_t key[2], const uint32_t counter[4], void *cdf_scratch,
+                         void *out, void *stream);
 #ifdef __cplusplus
 }
 #endif

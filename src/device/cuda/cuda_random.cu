@@ -1,6 +1,6 @@
 /*
- * cuda_random — TF's Philox4x32-10 distributions on the GPU (the launcher tfc_cuda_random of
- * cuda_kernels.h; the tfc kernels on top are kernels_random_gpu.c).
+ * cuda_random — TF's Philox4x32-10 distributions on the GPU (the launchers tfc_cuda_random and
+ * tfc_cuda_multinomial of cuda_kernels.h; the tfc kernels on top are kernels_random_gpu.c).
  *
  * The CPU fills an output group by group (base/philox.h): group g of a run takes the generator
  * state the kernel reserved, skipped ahead by g calls (truncated normal: by g times its
@@ -269,7 +269,91 @@ template <int DIST> int launch_float(int elem, params p, cudaStream_t stream) {
   }
 }
 
+/* ---- Multinomial ---- */
+
+/* Row b's unnormalized CDF, as the CPU kernel builds it: exp(logit - max) over the finite
+ * logits (max over them too; lowest() when there is none), summed left to right in double. A
+ * thread per row keeps the CPU's summation order. */
+template <typename T> __global__ void multinomial_cdf(const T *logits, int64_t batch, int64_t classes, double lowest,
+                                                     double *cdf) {
+  TFC_CUDA_GRID_LOOP(b, batch) {
+    const T *row = logits + b * classes;
+    double *c = cdf + b * classes;
+    double mx = lowest;
+    bool any = false;
+    for (int64_t j = 0; j < classes; j++) {
+      double v = (double)row[j];
+      if (isfinite(v) && (!any || v > mx)) mx = v, any = true;
+    }
+    double total = 0;
+    for (int64_t j = 0; j < classes; j++) {
+      double v = (double)row[j];
+      if (isfinite(v)) total += exp(v - mx);
+      c[j] = total;
+    }
+  }
+}
+
+/* Sample s: words 2s, 2s + 1 of the reserved stream (call s / 2, half s % 2) as a double in
+ * [0, 1), scaled by its row's total; the class is the first CDF entry above it (classes when
+ * none is, as on the CPU). */
+template <typename O> __global__ void multinomial_draw(const double *cdf, int64_t classes, int64_t num_samples,
+                                                      int64_t n, gen base, O *out) {
+  TFC_CUDA_GRID_LOOP(s, n) {
+    gen g = base;
+    skip(g, (uint64_t)s / 2);
+    uint32_t w[4];
+    next(g, w);
+    int h = (int)(s & 1) * 2;
+    const double *c = cdf + (s / num_samples) * classes;
+    double to_find = u64_to_double(w[h], w[h + 1]) * c[classes - 1];
+    int64_t lo = 0, hi = classes;
+    while (lo < hi) {
+      int64_t mid = lo + (hi - lo) / 2;
+      if (c[mid] > to_find) hi = mid;
+      else lo = mid + 1;
+    }
+    out[s] = (O)lo;
+  }
+}
+
+template <typename T> int multinomial_rows(const void *logits, int64_t batch, int64_t classes, double *cdf,
+                                           cudaStream_t s) {
+  double lowest = sizeof(T) == sizeof(double) ? -1.7976931348623157e308 : -3.4028234663852886e38;
+  multinomial_cdf<T><<<blocks_for(batch), kThreads, 0, s>>>((const T *)logits, batch, classes, lowest, cdf);
+  return launched();
+}
+
 } // namespace
+
+extern "C" int tfc_cuda_multinomial(int logit_dtype, int out_dtype, const void *logits, int64_t batch,
+                                    int64_t classes, int64_t num_samples, const uint32_t key[2],
+                                    const uint32_t counter[4], void *cdf_scratch, void *out, void *stream) {
+  cudaStream_t s = (cudaStream_t)stream;
+  int64_t n = batch * num_samples;
+  if (n <= 0 || classes <= 0) return 0;
+  double *cdf = (double *)cdf_scratch;
+  int err;
+  switch (logit_dtype) {
+    case TFC_CUDA_F32: err = multinomial_rows<float>(logits, batch, classes, cdf, s); break;
+    case TFC_CUDA_F64: err = multinomial_rows<double>(logits, batch, classes, cdf, s); break;
+    default: return TFC_CUDA_E_UNSUPPORTED;
+  }
+  if (err) return err;
+  gen base;
+  for (int i = 0; i < 4; i++) base.c[i] = counter[i];
+  base.k[0] = key[0];
+  base.k[1] = key[1];
+  switch (out_dtype) {
+    case TFC_CUDA_I32:
+      multinomial_draw<int32_t><<<blocks_for(n), kThreads, 0, s>>>(cdf, classes, num_samples, n, base, (int32_t *)out);
+      return launched();
+    case TFC_CUDA_I64:
+      multinomial_draw<int64_t><<<blocks_for(n), kThreads, 0, s>>>(cdf, classes, num_samples, n, base, (int64_t *)out);
+      return launched();
+    default: return TFC_CUDA_E_UNSUPPORTED;
+  }
+}
 
 extern "C" int tfc_cuda_random(int dist, int elem, const uint32_t key[2], const uint32_t counter[4], int64_t lo,
                                uint64_t range, void *out, int64_t size, void *stream) {

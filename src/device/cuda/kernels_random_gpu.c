@@ -9,6 +9,9 @@
  * CPU kernels (device/random_kernel.h); this file is the GPU's fill, a kernel launched from the
  * reserved generator copy on the device's compute stream.
  *
+ * Multinomial (float and double logits; TF 1.15 also lists half, which has no CPU kernel here)
+ * shares its checks and the run's reservation with the CPU kernel and draws the CPU's samples.
+ *
  * The stateless ops (StatelessRandomUniform, Normal, TruncatedNormal and UniformInt, and their
  * V2 forms; half, float, double and int32, int64) share their checks and starting state with
  * the CPU (device/stateless_random.h) and fill with the same launcher from that state, so they
@@ -58,6 +61,31 @@ static int uniform_int_init(const tfc_node *n, void **st, tfc_status *s) {
   {.op = TFC_OP_##opname, .type_attr = "dtype", .types = G_F, .type_attr2 = "T", .types2 = G_I,    \
    .host_memory_in = TFC_HOST(0), .init = init_fn, .compute = tfc_random_compute, .free_state = tfc_random_free, .flags = TFC_KF_SHARED_STATE}
 
+/* Multinomial: the CPU's checks and reservation (tfc_multinomial_prepare), then each row's CDF
+ * in a device temporary and one thread per sample; the samples are the CPU's for the same
+ * seeds (the CDF's exps are CUDA's double exp, within an ulp of glibc's: a sample can differ
+ * only when its uniform lands within that of a CDF step). */
+static int multinomial_init(const tfc_node *n, void **st, tfc_status *s) {
+  return tfc_random_init(n, st, TFC_PHILOX_UNIFORM_INT, "output_dtype", gpu_fill, " on GPU", s);
+}
+
+static int multinomial_compute(tfc_kernel_ctx *c) {
+  const tfc_tensor *logits = c->inputs[0];
+  tfc_philox gen;
+  tfc_tensor *out = tfc_multinomial_prepare(c, &gen);
+  if (!out) return c->status->code;
+  if (out->n_elems == 0) return TFC_OK;
+  void *stream;
+  TFC_TRY(tfc_cuda_ctx_stream(c, &stream));
+  int64_t batch = logits->dims[0], classes = logits->dims[1];
+  tfc_tensor *cdf = tfc_cuda_ctx_temp(c, batch * classes * (int64_t)sizeof(double));
+  if (!cdf) return c->status->code;
+  int err = tfc_cuda_multinomial(tfc_cuda_dtype_of(logits->dtype), tfc_cuda_dtype_of(out->dtype), logits->data,
+                                 batch, classes, out->dims[1], gen.key, gen.counter, cdf->data, out->data, stream);
+  tfc_tensor_unref(cdf);
+  return tfc_cuda_ctx_check(c, err, logits->dtype);
+}
+
 /* Stateless: every input in host memory (shape, seed or key/counter/alg, int bounds). */
 #define V1(opname, types_)                                                                        \
   {.op = TFC_OP_##opname, .type_attr = "dtype", .types = types_, .type_attr2 = "T", .types2 = G_I,  \
@@ -81,6 +109,9 @@ static const tfc_kernel_def defs[] = {
     {.op = TFC_OP_RandomUniformInt, .type_attr = "Tout", .types = G_I, .type_attr2 = "T", .types2 = G_I,
      .host_memory_in = TFC_HOST(0) | TFC_HOST(1) | TFC_HOST(2), .init = uniform_int_init,
      .compute = tfc_random_uniform_int_compute, .free_state = tfc_random_free, .flags = TFC_KF_SHARED_STATE},
+    {.op = TFC_OP_Multinomial, .type_attr = "T", .types = TFC_TYPES_FLOAT, .type_attr2 = "output_dtype",
+     .types2 = G_I, .host_memory_in = TFC_HOST(1), .init = multinomial_init, .compute = multinomial_compute,
+     .free_state = tfc_random_free, .flags = TFC_KF_SHARED_STATE},
 };
 
 int tfc_cuda_kernels_random(tfc_kernel_table *t, tfc_status *s) {
