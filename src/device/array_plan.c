@@ -295,6 +295,14 @@ int tfc_select_v2_plan_of(tfc_kernel_ctx *c, tfc_cwise_bcast *b) {
                           tfc_tensor_shape_str(c->inputs[2], se, sizeof se));
 }
 
+int tfc_binary_bcast_plan_of(tfc_kernel_ctx *c, tfc_cwise_bcast *b) {
+  if (!tfc_cwise_bcast_init(b, 2, (const tfc_tensor *const *)c->inputs)) return TFC_OK;
+  char sx[TFC_SHAPE_STR_MAX], sy[TFC_SHAPE_STR_MAX];
+  return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Incompatible shapes: %s vs. %s",
+                          tfc_tensor_shape_str(c->inputs[0], sx, sizeof sx),
+                          tfc_tensor_shape_str(c->inputs[1], sy, sizeof sy));
+}
+
 /* ---- Split, SplitV ---- */
 
 /* The split axis in [0, rank), or -1 with TF's error (an empty dim tensor has no [0]). */

@@ -124,6 +124,10 @@ int tfc_select_plan_of(tfc_kernel_ctx *c, int64_t *cond_div);
  * text when they do not broadcast. */
 int tfc_select_v2_plan_of(tfc_kernel_ctx *c, struct tfc_cwise_bcast *b);
 
+/* A binary op's numpy broadcast of inputs 0 and 1 (any memory: only shapes are read); TF's
+ * "Incompatible shapes: [..] vs. [..]" when they do not broadcast (Complex). */
+int tfc_binary_bcast_plan_of(tfc_kernel_ctx *c, struct tfc_cwise_bcast *b);
+
 /* Where (one input, any memory: only its shape is read): the input has at least one dim, or
  * INVALID_ARGUMENT "WhereOp : Unhandled input dimensions: 0". */
 int tfc_where_check(tfc_kernel_ctx *c);

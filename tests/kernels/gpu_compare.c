@@ -46,6 +46,14 @@ TF_Tensor *gc_rand(TF_DataType dt, int nd, const int64_t *dims, double lo, doubl
   int64_t n = 1;
   for (int i = 0; i < nd; i++) n *= dims[i];
   TF_Tensor *t = TF_AllocateTensor(dt, dims, nd, (size_t)n * TF_DataTypeSize(dt));
+  if (dt == TF_COMPLEX64 || dt == TF_COMPLEX128) { /* both parts uniform */
+    for (int64_t i = 0; i < 2 * n; i++) {
+      double v = lo + (hi - lo) * gc_uniform();
+      if (dt == TF_COMPLEX64) ((float *)TF_TensorData(t))[i] = (float)v;
+      else ((double *)TF_TensorData(t))[i] = v;
+    }
+    return t;
+  }
   for (int64_t i = 0; i < n; i++) {
     double v = lo + (hi - lo) * gc_uniform();
     switch (dt) {
@@ -87,6 +95,8 @@ static double gc_value_at(const TF_Tensor *t, int64_t i) {
     case TF_UINT8: return ((const uint8_t *)p)[i];
     case TF_BOOL: return ((const unsigned char *)p)[i];
     case TF_HALF: return tfc_half_to_float(((const uint16_t *)p)[i]);
+    case TF_COMPLEX64: return ((const float *)p)[i]; /* i counts parts */
+    case TF_COMPLEX128: return ((const double *)p)[i];
     default: tfc_test_fail(__FILE__, __LINE__, "gc_compare: cannot compare dtype %d", (int)TF_TensorType(t));
   }
 }
@@ -101,7 +111,8 @@ void gc_compare(const char *what, const TF_Tensor *gpu, const TF_Tensor *cpu, do
     if (TF_Dim(gpu, d) != TF_Dim(cpu, d))
       tfc_test_fail(__FILE__, __LINE__, "%s: dim %d is %lld on GPU, %lld on CPU", what, d, (long long)TF_Dim(gpu, d),
                     (long long)TF_Dim(cpu, d));
-  int64_t n = TF_TensorElementCount(cpu);
+  int cplx = TF_TensorType(cpu) == TF_COMPLEX64 || TF_TensorType(cpu) == TF_COMPLEX128;
+  int64_t n = TF_TensorElementCount(cpu) * (cplx ? 2 : 1); /* a complex value compares part by part */
   for (int64_t i = 0; i < n; i++) {
     double g = gc_value_at(gpu, i), c = gc_value_at(cpu, i);
     if (isnan(c) && isnan(g)) continue;

@@ -17,6 +17,7 @@
 #include <complex.h>
 #include <math.h>
 
+#include "device/array_plan.h"
 #include "device/cpu/cwise_int.h"
 
 typedef void (*el_fn)(const void *x, void *z, int64_t n);
@@ -231,12 +232,7 @@ static void cplx_shard(int64_t begin, int64_t end, void *arg) {
 static int complex_compute(tfc_kernel_ctx *c) {
   const tfc_tensor *re = c->inputs[0], *im = c->inputs[1];
   tfc_cwise_bcast b;
-  const tfc_tensor *ins[2] = {re, im};
-  if (tfc_cwise_bcast_init(&b, 2, ins)) {
-    char sx[TFC_SHAPE_STR_MAX], sy[TFC_SHAPE_STR_MAX];
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Incompatible shapes: %s vs. %s",
-                            tfc_tensor_shape_str(re, sx, sizeof sx), tfc_tensor_shape_str(im, sy, sizeof sy));
-  }
+  TFC_TRY(tfc_binary_bcast_plan_of(c, &b));
   int wide = re->dtype == TFC_DT_DOUBLE;
   tfc_tensor *z = tfc_kernel_alloc_output(c, 0, wide ? TFC_DT_COMPLEX128 : TFC_DT_COMPLEX64, b.out_dims,
                                           b.out_ndims);

@@ -19,10 +19,9 @@
  * which never touches the arrays) for its own slice. FFTW's planner is not thread-safe, so
  * plan creation and destruction hold one process-wide mutex; executing a plan does not.
  *
- * Errors are TF's, INVALID_ARGUMENT: "Input must have rank of at least N but got: [..]",
- * "fft_length must have shape [N]", "fft_length[i] must >= 0, but got: v", "Input dimension d
- * must have length of at least n but got: m". An fft_length with a 0 entry gives zeros (TF
- * itself aborts there); a planner failure is INTERNAL.
+ * Checks, sizes and TF's error texts are the plan the GPU kernel shares (device/fft_plan.h).
+ * An fft_length with a 0 entry gives zeros (TF itself aborts there); a planner failure is
+ * INTERNAL.
  */
 #include <fftw3.h>
 #include <pthread.h>
@@ -30,19 +29,15 @@
 #include <string.h>
 
 #include "device/cpu/cpu_kernels.h"
+#include "device/fft_plan.h"
 
 static pthread_mutex_t plan_lock = PTHREAD_MUTEX_INITIALIZER;
 
 typedef struct fft_job {
-  int rank, real, inverse;
+  tfc_fft_plan p;
   const char *in;
   char *out, *tmp;
-  int64_t n[3];        /* transform sizes (fft_length, or the inner dims) */
-  int64_t in_dims[3];  /* the input's inner dims */
-  int64_t out_dims[3]; /* the output's inner dims */
-  int64_t half;        /* n[rank-1] / 2 + 1 */
-  int64_t in_block, out_block, tmp_block; /* elements per batch entry */
-  double scale;        /* 1 / N for inverses, else 1 */
+  int64_t tmp_block; /* IRFFT scratch elements per batch entry */
   volatile int failed;
 } fft_job;
 
@@ -92,50 +87,50 @@ static void strides_of(const int64_t *dims, int rank, int64_t *st) {
                                    a->flags);                                                      \
   }                                                                                                \
   static int P##_range(fft_job *j, int64_t b0, int64_t b1) {                                       \
-    const int r = j->rank;                                                                         \
+    const int r = j->p.rank;                                                                         \
     int64_t nb = b1 - b0, ist[3], ost[3], tst[3], tdims[3];                                        \
-    strides_of(j->in_dims, r, ist);                                                                \
-    strides_of(j->out_dims, r, ost);                                                               \
+    strides_of(j->p.in_dims, r, ist);                                                                \
+    strides_of(j->p.out_dims, r, ost);                                                               \
     P##_args a = {0};                                                                              \
     P##_plan p;                                                                                    \
     const unsigned keep = FFTW_ESTIMATE | FFTW_PRESERVE_INPUT;                                     \
-    if (!j->real) {                                                                                \
+    if (!j->p.real) {                                                                                \
       a.rank = r;                                                                                  \
-      for (int i = 0; i < r; i++) a.dims[i] = (P##_iodim64){j->n[i], ist[i], ost[i]};              \
+      for (int i = 0; i < r; i++) a.dims[i] = (P##_iodim64){j->p.n[i], ist[i], ost[i]};              \
       a.howmany_rank = 1;                                                                          \
-      a.howmany[0] = (P##_iodim64){nb, j->in_block, j->out_block};                                 \
-      a.in = (P##_complex *)j->in + b0 * j->in_block;                                              \
-      a.out = (P##_complex *)j->out + b0 * j->out_block;                                           \
-      a.sign = j->inverse ? FFTW_BACKWARD : FFTW_FORWARD;                                          \
+      a.howmany[0] = (P##_iodim64){nb, j->p.in_block, j->p.out_block};                                 \
+      a.in = (P##_complex *)j->in + b0 * j->p.in_block;                                              \
+      a.out = (P##_complex *)j->out + b0 * j->p.out_block;                                           \
+      a.sign = j->p.inverse ? FFTW_BACKWARD : FFTW_FORWARD;                                          \
       a.flags = keep;                                                                              \
       if (!(p = P##_plan_locked(P##_mk_c2c, &a))) return -1;                                       \
       P##_run_plan(p);                                                                             \
-    } else if (!j->inverse) {                                                                      \
+    } else if (!j->p.inverse) {                                                                      \
       a.rank = r;                                                                                  \
-      for (int i = 0; i < r; i++) a.dims[i] = (P##_iodim64){j->n[i], ist[i], ost[i]};              \
+      for (int i = 0; i < r; i++) a.dims[i] = (P##_iodim64){j->p.n[i], ist[i], ost[i]};              \
       a.howmany_rank = 1;                                                                          \
-      a.howmany[0] = (P##_iodim64){nb, j->in_block, j->out_block};                                 \
-      a.in = (R *)j->in + b0 * j->in_block;                                                        \
-      a.out = (P##_complex *)j->out + b0 * j->out_block;                                           \
+      a.howmany[0] = (P##_iodim64){nb, j->p.in_block, j->p.out_block};                                 \
+      a.in = (R *)j->in + b0 * j->p.in_block;                                                        \
+      a.out = (P##_complex *)j->out + b0 * j->p.out_block;                                           \
       a.flags = keep;                                                                              \
       if (!(p = P##_plan_locked(P##_mk_r2c, &a))) return -1;                                       \
       P##_run_plan(p);                                                                             \
     } else {                                                                                       \
       /* scratch: [nb, n0 .. n(r-2), half] complex */                                              \
-      for (int i = 0; i < r - 1; i++) tdims[i] = j->n[i];                                          \
-      tdims[r - 1] = j->half;                                                                      \
+      for (int i = 0; i < r - 1; i++) tdims[i] = j->p.n[i];                                          \
+      tdims[r - 1] = j->p.half;                                                                      \
       strides_of(tdims, r, tst);                                                                   \
       P##_complex *tmp = (P##_complex *)j->tmp + b0 * j->tmp_block;                                \
-      const P##_complex *in = (const P##_complex *)j->in + b0 * j->in_block;                       \
+      const P##_complex *in = (const P##_complex *)j->in + b0 * j->p.in_block;                       \
       if (r == 1) {                                                                                \
         for (int64_t b = 0; b < nb; b++)                                                           \
-          memcpy(tmp + b * j->tmp_block, in + b * j->in_block, (size_t)j->half * sizeof *tmp);     \
+          memcpy(tmp + b * j->tmp_block, in + b * j->p.in_block, (size_t)j->p.half * sizeof *tmp);     \
       } else {                                                                                     \
         a.rank = r - 1;                                                                            \
-        for (int i = 0; i < r - 1; i++) a.dims[i] = (P##_iodim64){j->n[i], ist[i], tst[i]};        \
+        for (int i = 0; i < r - 1; i++) a.dims[i] = (P##_iodim64){j->p.n[i], ist[i], tst[i]};        \
         a.howmany_rank = 2;                                                                        \
-        a.howmany[0] = (P##_iodim64){nb, j->in_block, j->tmp_block};                               \
-        a.howmany[1] = (P##_iodim64){j->half, 1, 1};                                               \
+        a.howmany[0] = (P##_iodim64){nb, j->p.in_block, j->tmp_block};                               \
+        a.howmany[1] = (P##_iodim64){j->p.half, 1, 1};                                               \
         a.in = (void *)in;                                                                         \
         a.out = tmp;                                                                               \
         a.sign = FFTW_BACKWARD;                                                                    \
@@ -143,22 +138,22 @@ static void strides_of(const int64_t *dims, int rank, int64_t *st) {
         if (!(p = P##_plan_locked(P##_mk_c2c, &a))) return -1;                                     \
         P##_run_plan(p);                                                                           \
       }                                                                                            \
-      int64_t rows = nb * (j->tmp_block / j->half), last = j->n[r - 1];                            \
+      int64_t rows = nb * (j->tmp_block / j->p.half), last = j->p.n[r - 1];                            \
       a = (P##_args){0};                                                                           \
       a.rank = 1;                                                                                  \
       a.dims[0] = (P##_iodim64){last, 1, 1};                                                       \
       a.howmany_rank = 1;                                                                          \
-      a.howmany[0] = (P##_iodim64){rows, j->half, last};                                           \
+      a.howmany[0] = (P##_iodim64){rows, j->p.half, last};                                           \
       a.in = tmp;                                                                                  \
-      a.out = (R *)j->out + b0 * j->out_block;                                                     \
+      a.out = (R *)j->out + b0 * j->p.out_block;                                                     \
       a.flags = FFTW_ESTIMATE | FFTW_DESTROY_INPUT;                                                \
       if (!(p = P##_plan_locked(P##_mk_c2r, &a))) return -1;                                       \
       P##_run_plan(p);                                                                             \
     }                                                                                              \
-    if (j->scale != 1.0) {                                                                         \
+    if (j->p.scale != 1.0) {                                                                         \
       /* complex outputs scale both parts: 2 reals per element */                                  \
-      int64_t m = nb * j->out_block * (j->real ? 1 : 2);                                           \
-      R *o = (R *)j->out + b0 * j->out_block * (j->real ? 1 : 2), s = (R)j->scale;                 \
+      int64_t m = nb * j->p.out_block * (j->p.real ? 1 : 2);                                           \
+      R *o = (R *)j->out + b0 * j->p.out_block * (j->p.real ? 1 : 2), s = (R)j->p.scale;                 \
       for (int64_t k = 0; k < m; k++) o[k] *= s;                                                   \
     }                                                                                              \
     return 0;                                                                                      \
@@ -177,85 +172,24 @@ static void fft_shard(int64_t begin, int64_t end, void *arg) {
   if ((a->dbl ? fftw_range : fftwf_range)(a->job, begin, end)) a->job->failed = 1;
 }
 
-/* The transform's rank and kind by op. */
-static void kind_of(int op, int *rank, int *real, int *inverse) {
-  *real = *inverse = 0;
-  switch (op) {
-    case TFC_OP_FFT: *rank = 1; break;
-    case TFC_OP_IFFT: *rank = 1, *inverse = 1; break;
-    case TFC_OP_FFT2D: *rank = 2; break;
-    case TFC_OP_IFFT2D: *rank = 2, *inverse = 1; break;
-    case TFC_OP_FFT3D: *rank = 3; break;
-    case TFC_OP_IFFT3D: *rank = 3, *inverse = 1; break;
-    case TFC_OP_RFFT: *rank = 1, *real = 1; break;
-    case TFC_OP_IRFFT: *rank = 1, *real = 1, *inverse = 1; break;
-    case TFC_OP_RFFT2D: *rank = 2, *real = 1; break;
-    case TFC_OP_IRFFT2D: *rank = 2, *real = 1, *inverse = 1; break;
-    case TFC_OP_RFFT3D: *rank = 3, *real = 1; break;
-    default: *rank = 3, *real = 1, *inverse = 1; break; /* IRFFT3D */
-  }
-}
-
 static int fft_compute(tfc_kernel_ctx *c) {
   const tfc_tensor *x = c->inputs[0];
-  fft_job j = {0};
-  kind_of(c->node->op->id, &j.rank, &j.real, &j.inverse);
-  const int r = j.rank, nd = x->ndims;
-  if (nd < r) {
-    char buf[TFC_SHAPE_STR_MAX];
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Input must have rank of at least %d but got: %s", r,
-                            tfc_dims_str(x->dims, nd, buf, sizeof buf));
-  }
-  for (int i = 0; i < r; i++) j.in_dims[i] = x->dims[nd - r + i];
-  if (j.real) {
-    const tfc_tensor *len = c->inputs[1];
-    if (len->ndims != 1 || len->n_elems != r)
-      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "fft_length must have shape [%d]", r);
-    for (int i = 0; i < r; i++) {
-      int32_t v = ((const int32_t *)len->data)[i];
-      if (v < 0) return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "fft_length[%d] must >= 0, but got: %d", i, v);
-      j.n[i] = v;
-    }
-    for (int i = 0; i < r; i++) {
-      int64_t need = j.inverse && i == r - 1 ? j.n[i] / 2 + 1 : j.n[i];
-      if (j.in_dims[i] < need)
-        return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
-                                "Input dimension %d must have length of at least %lld but got: %lld", nd - r + i,
-                                (long long)need, (long long)j.in_dims[i]);
-    }
-  } else {
-    for (int i = 0; i < r; i++) j.n[i] = j.in_dims[i];
-  }
-  j.half = j.n[r - 1] / 2 + 1;
-  int64_t odims[TFC_MAX_DIMS];
-  memcpy(odims, x->dims, sizeof(int64_t) * (size_t)nd);
-  for (int i = 0; i < r; i++) {
-    j.out_dims[i] = j.real && !j.inverse && i == r - 1 ? j.half : j.n[i];
-    odims[nd - r + i] = j.out_dims[i];
-  }
-  int is_f = x->dtype == TFC_DT_FLOAT || x->dtype == TFC_DT_COMPLEX64;
-  int odt = j.real ? (j.inverse ? (is_f ? TFC_DT_FLOAT : TFC_DT_DOUBLE) : (is_f ? TFC_DT_COMPLEX64 : TFC_DT_COMPLEX128))
-                   : x->dtype;
-  tfc_tensor *y = tfc_kernel_alloc_output(c, 0, odt, odims, nd);
+  tfc_fft_plan p;
+  tfc_tensor *y = tfc_fft_plan_of(c, &p);
   if (!y) return c->status->code;
   if (y->n_elems == 0) return TFC_OK;
-  int64_t total = 1, batch = 1;
-  for (int i = 0; i < r; i++) total *= j.n[i];
-  if (total == 0) { /* an empty transform: zeros */
-    memset(y->data, 0, (size_t)y->n_elems * tfc_dtype_size(odt));
+  if (p.total == 0) { /* an empty transform: zeros */
+    memset(y->data, 0, (size_t)y->n_elems * tfc_dtype_size(y->dtype));
     return TFC_OK;
   }
-  for (int i = 0; i < nd - r; i++) batch *= x->dims[i];
-  j.in_block = j.out_block = 1;
-  for (int i = 0; i < r; i++) {
-    j.in_block *= j.in_dims[i];
-    j.out_block *= j.out_dims[i];
-  }
-  j.tmp_block = total / j.n[r - 1] * j.half;
-  j.scale = j.inverse ? 1.0 / (double)total : 1.0;
+  fft_job j = {.p = p};
+  const int r = p.rank;
+  int64_t total = p.total, batch = p.batch;
+  int is_f = x->dtype == TFC_DT_FLOAT || x->dtype == TFC_DT_COMPLEX64;
+  j.tmp_block = total / p.n[r - 1] * p.half;
   j.in = x->data;
   j.out = y->data;
-  if (j.real && j.inverse) {
+  if (p.real && p.inverse) {
     size_t csize = is_f ? sizeof(fftwf_complex) : sizeof(fftw_complex);
     j.tmp = is_f ? fftwf_malloc((size_t)(batch * j.tmp_block) * csize) : fftw_malloc((size_t)(batch * j.tmp_block) * csize);
     if (!j.tmp)

@@ -276,6 +276,13 @@ int tfc_cuda_pool_avg_grad(int dtype, const void *dy, void *dx, const tfc_cuda_p
  * cuda_random.cu for the bound). */
 int tfc_cuda_random(int dist, int elem, const uint32_t key[2], const uint32_t counter[4], int64_t lo, uint64_t range,
                     void *out, int64_t size, void *stream);
+/* The complex element maps (cuda_spectral.cu) over n complex elements of x, whose parts are
+ * of dtype (TFC_CUDA_F32: complex64, F64: complex128): ABS and ANGLE write n reals to y, CONJ
+ * n complex values (y may alias x). */
+enum tfc_cuda_complex_kind { TFC_CUDA_CPLX_ABS = 0, TFC_CUDA_CPLX_ANGLE = 1, TFC_CUDA_CPLX_CONJ = 2 };
+int tfc_cuda_complex_map(int kind, int dtype, const void *x, void *y, int64_t n, void *stream);
+/* x[i] *= factor for n reals of dtype TFC_CUDA_F32 or F64. */
+int tfc_cuda_scale(int dtype, void *x, int64_t n, double factor, void *stream);
 /* Multinomial's draw (random_kernel.h's tfc_multinomial_prepare says which words a sample
  * takes): logits [batch, classes] (TFC_CUDA_F32 or F64) into out [batch, num_samples]
  * (TFC_CUDA_I32 or I64) from the reserved generator (key, counter), as the CPU kernel draws;
@@ -328,6 +335,8 @@ int tfc_cuda_kernels_batch_norm(tfc_kernel_table *t, tfc_status *s);
 /* kernels_image_gpu.c: the resize ops; kernels_select_gpu.c: Where and TopKV2. */
 int tfc_cuda_kernels_image(tfc_kernel_table *t, tfc_status *s);
 int tfc_cuda_kernels_select(tfc_kernel_table *t, tfc_status *s);
+/* kernels_spectral_gpu.c: the FFTs (cuFFT) and the complex-number ops. */
+int tfc_cuda_kernels_spectral(tfc_kernel_table *t, tfc_status *s);
 #endif
 
 #endif
