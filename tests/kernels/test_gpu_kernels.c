@@ -236,19 +236,21 @@ static void unary_int64_and_half_ops_match_cpu(void) {
   check_unaries(halves, 6, TF_HALF, NULL);
 }
 
-/* The math of TF's newer models: Tan, Erf, Erfc, Lgamma, Atan2, Xdivy, Xlogy, DivNoNan on
+/* The math of TF's newer models: Tan, Erf, Erfc, Lgamma, Digamma (negative arguments too),
+ * Atan2, Xdivy, Xlogy, DivNoNan on
  * random inputs (x exactly 0 and y exactly 0 in places, where the last three have their
  * special cases), ClipByValue, and IsFinite, IsNan, IsInf (bool) on the special values. */
 static void math_ops_match_cpu(void) {
   gc_need_gpu();
-  static const un_spec un[] = {{"Tan", -1.2, 1.2}, {"Erf", -3, 3}, {"Erfc", -3, 3}, {"Lgamma", 0.1, 10}};
+  static const un_spec un[] = {{"Tan", -1.2, 1.2}, {"Erf", -3, 3},     {"Erfc", -3, 3},
+                               {"Lgamma", 0.1, 10}, {"Digamma", -4, 9}};
   static const bin_spec bin[] = {{"Atan2", -5, 5, -5, 5, 0},
                                  {"Xdivy", -2, 2, 0.5, 3, 1},
                                  {"Xlogy", -2, 2, 0.1, 3, 1},
                                  {"DivNoNan", -5, 5, -2, 2, 1}};
   for (int d = 0; d < 2; d++) {
     TF_DataType dt = d ? TF_DOUBLE : TF_FLOAT;
-    check_unaries(un, 4, dt, NULL);
+    check_unaries(un, 5, dt, NULL);
     check_binaries(bin, 4, dt);
   }
   static const un_spec halves[] = {{"Erf", -3, 3}, {"Tan", -1, 1}};

@@ -26,26 +26,10 @@
 #include "base/log.h"
 #include "device/array_plan.h"
 #include "device/cpu/cwise_int.h"
+#include "device/special_math.h"
 #include "ops/opdef.h"
 
 /* ---- unary special functions ---- */
-
-static double digamma(double x) {
-  if (x <= 0 && floor(x) == x) return NAN;
-  double r = 0;
-  if (x < 0) {
-    /* psi(1 - x) - psi(x) = pi cot(pi x) */
-    r = -M_PI / tan(M_PI * x);
-    x = 1 - x;
-  }
-  while (x < 6) {
-    r -= 1 / x;
-    x += 1;
-  }
-  double f = 1 / (x * x);
-  double t = f * (-1.0 / 12 + f * (1.0 / 120 + f * (-1.0 / 252 + f * (1.0 / 240 + f * (-1.0 / 132)))));
-  return r + log(x) - 0.5 / x + t;
-}
 
 static double lgamma_d(double x) {
   int sign;
@@ -73,7 +57,7 @@ static int unary_run(tfc_kernel_ctx *c, unary_fn f) {
 static int erf_compute(tfc_kernel_ctx *c) { return unary_run(c, erf); }
 static int erfc_compute(tfc_kernel_ctx *c) { return unary_run(c, erfc); }
 static int lgamma_compute(tfc_kernel_ctx *c) { return unary_run(c, lgamma_d); }
-static int digamma_compute(tfc_kernel_ctx *c) { return unary_run(c, digamma); }
+static int digamma_compute(tfc_kernel_ctx *c) { return unary_run(c, tfc_digamma); }
 
 /* ---- broadcasting binary functions ---- */
 

@@ -18,6 +18,7 @@
 #include <utility>
 
 #include "device/cuda/cuda_common.cuh"
+#include "device/special_math.h"
 
 using namespace tfc_cuda;
 
@@ -163,6 +164,7 @@ template <int OP, typename C> __device__ __forceinline__ C un_apply(C a, C alpha
   else if constexpr (OP == TFC_CUDA_IS_FINITE) return (C)isfinite(a);
   else if constexpr (OP == TFC_CUDA_IS_NAN) return (C)isnan(a);
   else if constexpr (OP == TFC_CUDA_IS_INF) return (C)isinf(a);
+  else if constexpr (OP == TFC_CUDA_DIGAMMA) return (C)tfc_digamma((double)a);
   else static_assert(OP < 0, "unary op without a formula");
 }
 

@@ -118,7 +118,8 @@ enum tfc_cuda_unop {
   TFC_CUDA_IS_FINITE = 30, /* floats in, bool out (IS_FINITE..IS_INF) */
   TFC_CUDA_IS_NAN = 31,
   TFC_CUDA_IS_INF = 32,
-  TFC_CUDA_UNOP_COUNT = 33
+  TFC_CUDA_DIGAMMA = 33, /* in double (device/special_math.h) */
+  TFC_CUDA_UNOP_COUNT = 34
 };
 
 /* A broadcast plan: output dims (row-major, collapsed) and each operand's element strides

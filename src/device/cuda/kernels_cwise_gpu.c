@@ -10,6 +10,7 @@
  * broadcast alike merged) and enqueues one launcher call on the device's compute stream.
  *
  * The math of kernels_math_tail.c and kernels_cwise_misc.c is here too: Tan, Erf, Erfc, Lgamma,
+ * Digamma (device/special_math.h's formula, in double, as the CPU),
  * IsFinite/IsNan/IsInf (bool out), Atan2 (float and double only), Xdivy, Xlogy and DivNoNan,
  * and ClipByValue (two launches: max, then min in place).
  *
@@ -269,6 +270,7 @@ UN_K(tan, TFC_CUDA_TAN)
 UN_K(erf, TFC_CUDA_ERF)
 UN_K(erfc, TFC_CUDA_ERFC)
 UN_K(lgamma, TFC_CUDA_LGAMMA)
+UN_K(digamma, TFC_CUDA_DIGAMMA)
 UN_K(is_finite, TFC_CUDA_IS_FINITE)
 UN_K(is_nan, TFC_CUDA_IS_NAN)
 UN_K(is_inf, TFC_CUDA_IS_INF)
@@ -340,6 +342,7 @@ static const tfc_kernel_def defs[] = {
     ROW(Erf, G_F, erf),
     ROW(Erfc, G_F, erfc),
     ROW(Lgamma, G_F, lgamma),
+    ROW(Digamma, G_F, digamma),
     ROW(IsFinite, G_F, is_finite),
     ROW(IsNan, G_F, is_nan),
     ROW(IsInf, G_F, is_inf),
