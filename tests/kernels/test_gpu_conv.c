@@ -545,8 +545,8 @@ static void multinomial_matches_cpu(void) {
 }
 
 /* The stateless ops from the same seeds on both devices, and their V2 forms from the same key
- * and counter: the uniforms bit for bit, the normals within the stateful ones' few ulps
- * (gc_compare's relative tolerance); bad seeds fail alike. */
+ * and counter: the uniforms and the full-range integers bit for bit, the normals within the
+ * stateful ones' few ulps (gc_compare's relative tolerance); bad seeds fail alike. */
 static void stateless_random_matches_cpu(void) {
   gc_need_gpu();
   static const int32_t shape[] = {1025, 3}, seed[] = {87654321, -5}, bad_seed[] = {1, 2, 3};
@@ -556,9 +556,10 @@ static void stateless_random_matches_cpu(void) {
     double tol;
   } cases[] = {{"StatelessRandomUniform", TF_FLOAT, 0},   {"StatelessRandomUniform", TF_DOUBLE, 0},
                {"StatelessRandomNormal", TF_FLOAT, 1e-6}, {"StatelessRandomNormal", TF_DOUBLE, 1e-14},
-               {"StatelessTruncatedNormal", TF_FLOAT, 1e-6}, {"StatelessRandomUniformInt", TF_INT64, 0}};
+               {"StatelessTruncatedNormal", TF_FLOAT, 1e-6}, {"StatelessRandomUniformInt", TF_INT64, 0},
+               {"StatelessRandomUniformFullInt", TF_INT64, 0}, {"StatelessRandomUniformFullInt", TF_INT32, 0}};
   for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-    int is_int = cases[k].dt == TF_INT64;
+    int is_int = strcmp(cases[k].op, "StatelessRandomUniformInt") == 0;
     int64_t lo = -7, hi = 3000000000000ll;
     gc_arg a[4] = {gc_konst(shape, 2), gc_konst(seed, 2), GC_CONST(gc_int64s(&lo, -1)), GC_CONST(gc_int64s(&hi, -1))};
     gc_op o = {.type = cases[k].op, .attrs = {GC_TYPE("dtype", cases[k].dt)}};
@@ -575,6 +576,8 @@ static void stateless_random_matches_cpu(void) {
   gc_arg v2[4] = {gc_konst(shape, 2), GC_CONST(kt), GC_CONST(ct), gc_konst(&alg, -1)};
   gc_check(&(gc_op){.type = "StatelessRandomUniformV2", .attrs = {GC_TYPE("dtype", TF_FLOAT)}}, v2, 4, 0,
            "StatelessRandomUniformV2");
+  gc_check(&(gc_op){.type = "StatelessRandomUniformFullIntV2", .attrs = {GC_TYPE("dtype", TF_INT64)}}, v2, 4, 0,
+           "StatelessRandomUniformFullIntV2");
   gc_free_args(v2, 4);
   gc_arg bad[2] = {gc_konst(shape, 2), GC_FED(gc_ints(bad_seed, 3))};
   gc_check_error(&(gc_op){.type = "StatelessRandomUniform", .attrs = {GC_TYPE("dtype", TF_FLOAT)}}, bad, 2,

@@ -178,6 +178,13 @@ template <int DIST, int ELEM> __device__ __forceinline__ void one_call(const par
       box_muller_float(s[2], s[3], &f[2], &f[3]);
       for (int i = 0; i < n; i++) put<ELEM>(p.out, first + i, f[i]);
     }
+  } else if (DIST == TFC_PHILOX_FULL_INT) { /* the raw bits: a word per int32, two per int64 */
+    if (ELEM == TFC_PHILOX_I32) {
+      for (int i = 0; i < n; i++) ((int32_t *)p.out)[first + i] = (int32_t)s[i];
+    } else {
+      for (int i = 0; i < n; i++)
+        ((int64_t *)p.out)[first + i] = (int64_t)((uint64_t)s[2 * i] | (uint64_t)s[2 * i + 1] << 32);
+    }
   } else { /* UNIFORM_INT: (unsigned) lo + sample % range, wrapping */
     if (ELEM == TFC_PHILOX_I32) {
       const uint32_t range = (uint32_t)p.range;
@@ -379,6 +386,10 @@ extern "C" int tfc_cuda_random(int dist, int elem, const uint32_t key[2], const 
       if (elem == TFC_PHILOX_I32) return launch<TFC_PHILOX_UNIFORM_INT, TFC_PHILOX_I32>(p, s);
       if (elem == TFC_PHILOX_I64) return launch<TFC_PHILOX_UNIFORM_INT, TFC_PHILOX_I64>(p, s);
       return TFC_CUDA_E_UNSUPPORTED;
-    default: return TFC_CUDA_E_UNSUPPORTED; /* the full-int distribution has no GPU kernel */
+    case TFC_PHILOX_FULL_INT:
+      if (elem == TFC_PHILOX_I32) return launch<TFC_PHILOX_FULL_INT, TFC_PHILOX_I32>(p, s);
+      if (elem == TFC_PHILOX_I64) return launch<TFC_PHILOX_FULL_INT, TFC_PHILOX_I64>(p, s);
+      return TFC_CUDA_E_UNSUPPORTED;
+    default: return TFC_CUDA_E_UNSUPPORTED;
   }
 }

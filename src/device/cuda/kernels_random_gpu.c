@@ -15,8 +15,8 @@
  * The stateless ops (StatelessRandomUniform, Normal, TruncatedNormal and UniformInt, and their
  * V2 forms; half, float, double and int32, int64) share their checks and starting state with
  * the CPU (device/stateless_random.h) and fill with the same launcher from that state, so they
- * give the CPU's values for the same inputs. The FullInt forms have no GPU fill and stay on
- * the CPU.
+ * give the CPU's values for the same inputs; the FullInt forms (int32, int64, uint32, uint64)
+ * take the generator's raw bits.
  */
 #include "device/cuda/cuda_kernels.h"
 #include "device/random_kernel.h"
@@ -57,6 +57,7 @@ static int uniform_int_init(const tfc_node *n, void **st, tfc_status *s) {
 
 #define G_F (TFC_T(TFC_DT_HALF) | TFC_T(TFC_DT_FLOAT) | TFC_T(TFC_DT_DOUBLE))
 #define G_I (TFC_T(TFC_DT_INT32) | TFC_T(TFC_DT_INT64))
+#define G_FULL_I (G_I | TFC_T(TFC_DT_UINT32) | TFC_T(TFC_DT_UINT64))
 #define ROW(opname, init_fn)                                                                      \
   {.op = TFC_OP_##opname, .type_attr = "dtype", .types = G_F, .type_attr2 = "T", .types2 = G_I,    \
    .host_memory_in = TFC_HOST(0), .init = init_fn, .compute = tfc_random_compute, .free_state = tfc_random_free, .flags = TFC_KF_SHARED_STATE}
@@ -99,10 +100,12 @@ static const tfc_kernel_def defs[] = {
     V1(StatelessRandomNormal, G_F),
     V1(StatelessTruncatedNormal, G_F),
     V1(StatelessRandomUniformInt, G_I),
+    V1(StatelessRandomUniformFullInt, G_FULL_I),
     V2(StatelessRandomUniformV2, G_F),
     V2(StatelessRandomNormalV2, G_F),
     V2(StatelessTruncatedNormalV2, G_F),
     V2(StatelessRandomUniformIntV2, G_I),
+    V2(StatelessRandomUniformFullIntV2, G_FULL_I),
     ROW(RandomUniform, uniform_init),
     ROW(RandomStandardNormal, normal_init),
     ROW(TruncatedNormal, truncated_init),
