@@ -14,6 +14,28 @@ static void (*on_fail)(void);
 
 void tfc_test_on_fail(void (*fn)(void)) { on_fail = fn; }
 
+void tfc_capture_begin(tfc_capture *c, int fd) {
+  fflush(fd == 2 ? stderr : stdout);
+  const char *dir = getenv("TMPDIR");
+  snprintf(c->path, sizeof c->path, "%s/tfc_capture_XXXXXX", dir && *dir && strlen(dir) < 200 ? dir : "/tmp");
+  c->fd = fd;
+  c->file = mkstemp(c->path);
+  c->saved = c->file >= 0 ? dup(fd) : -1;
+  if (c->file < 0 || c->saved < 0 || dup2(c->file, fd) < 0)
+    tfc_test_fail(__FILE__, __LINE__, "cannot capture file descriptor %d in %s", fd, c->path);
+}
+
+void tfc_capture_end(tfc_capture *c, char *out, size_t n) {
+  fflush(c->fd == 2 ? stderr : stdout);
+  dup2(c->saved, c->fd);
+  close(c->saved);
+  memset(out, 0, n);
+  ssize_t got = n > 1 ? pread(c->file, out, n - 1, 0) : 0;
+  close(c->file);
+  unlink(c->path);
+  if (got < 0) tfc_test_fail(__FILE__, __LINE__, "cannot read the capture of file descriptor %d", c->fd);
+}
+
 void tfc_test_fail(const char *file, int line, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);

@@ -37,6 +37,17 @@ void tfc_test_fail(const char *file, int line, const char *fmt, ...)
  * such as the output of processes the test started. */
 void tfc_test_on_fail(void (*fn)(void));
 
+/* Output capture, for tests of what tfc prints (log_device_placement, Print): begin sends file
+ * descriptor fd (1: stdout, 2: stderr, flushed first) to a new temporary file; end flushes,
+ * restores fd, removes the file and copies what was written into out (NUL-terminated, at most
+ * n - 1 bytes). A failure to capture fails the test. */
+typedef struct tfc_capture {
+  int fd, saved, file;
+  char path[256];
+} tfc_capture;
+void tfc_capture_begin(tfc_capture *c, int fd);
+void tfc_capture_end(tfc_capture *c, char *out, size_t n);
+
 #define TFC_TEST_MAIN(tests)                                                                       \
   int main(int argc, char **argv) { return tfc_test_main(argc, argv, tests); }
 

@@ -8,7 +8,6 @@
  * decoding is exercised end to end. */
 #include <pthread.h>
 #include <stdint.h>
-#include <unistd.h>
 
 #include "device/gpu/gpu_device.h"
 #include "device/gpu/gpu_fake.h"
@@ -762,12 +761,8 @@ static TF_SessionOptions *options(const gpu_cfg *g) {
 /* Runs x = MatMul(a, b) (x on `device` when given) in a session with config g, capturing
  * stdout into out. Returns the run's code; *msg gets its message (heap). */
 static int run_matmul(const gpu_cfg *g, const char *device, char *out, size_t out_size, char **msg) {
-  fflush(stdout);
-  char path[] = "/tmp/tfc_gpu_log_XXXXXX";
-  int fd = mkstemp(path);
-  EXPECT_TRUE(fd >= 0);
-  int saved = dup(1);
-  dup2(fd, 1);
+  tfc_capture cap;
+  tfc_capture_begin(&cap, 1);
   TF_Status *s = TF_NewStatus();
   TF_Graph *graph = TF_NewGraph();
   TF_Operation *a = constant(graph, "a", NULL);
@@ -790,14 +785,7 @@ static int run_matmul(const gpu_cfg *g, const char *device, char *out, size_t ou
   TF_DeleteSessionOptions(o);
   TF_DeleteGraph(graph);
   TF_DeleteStatus(s);
-  fflush(stdout);
-  dup2(saved, 1);
-  close(saved);
-  memset(out, 0, out_size);
-  lseek(fd, 0, SEEK_SET);
-  EXPECT_TRUE(read(fd, out, out_size - 1) >= 0);
-  close(fd);
-  unlink(path);
+  tfc_capture_end(&cap, out, out_size);
   return code;
 }
 

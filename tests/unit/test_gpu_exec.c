@@ -188,46 +188,20 @@ static void expect_v4(TF_Tensor *t) {
   for (int i = 0; i < 4; i++) EXPECT_TRUE(v[i] == v4[i]);
 }
 
-/* stdout of the session's creation and first run goes to a temporary file. */
-typedef struct capture {
-  char path[64];
-  int fd, saved;
-} capture;
-
-static void capture_start(capture *c) {
-  fflush(stdout);
-  snprintf(c->path, sizeof c->path, "/tmp/tfc_gpu_exec_XXXXXX");
-  c->fd = mkstemp(c->path);
-  EXPECT_TRUE(c->fd >= 0);
-  c->saved = dup(1);
-  dup2(c->fd, 1);
-}
-
-static void capture_end(capture *c, char *out, size_t n) {
-  fflush(stdout);
-  dup2(c->saved, 1);
-  close(c->saved);
-  memset(out, 0, n);
-  lseek(c->fd, 0, SEEK_SET);
-  EXPECT_TRUE(read(c->fd, out, n - 1) >= 0);
-  close(c->fd);
-  unlink(c->path);
-}
-
 /* ---------------- tests ---------------- */
 
 static void const_and_identity_run_on_gpu_by_default(void) {
   install(&gpu_a, 1);
   TF_Graph *g = TF_NewGraph();
   TF_Operation *y = unary(g, "Identity", "y", const_f32(g, "c", NULL), NULL);
-  capture cap;
+  tfc_capture cap;
   char out[4096];
-  capture_start(&cap);
+  tfc_capture_begin(&cap, 1);
   TF_Session *sess = session(g, &CFG(.log_placement = 1));
   TF_Tensor *r;
   char *msg;
   int code = run(sess, NULL, NULL, y, &r, &msg);
-  capture_end(&cap, out, sizeof out);
+  tfc_capture_end(&cap, out, sizeof out);
   EXPECT_EQ(code, TF_OK);
   EXPECT_STREQ(msg, "");
   expect_v4(r);
@@ -257,14 +231,14 @@ static void feed_into_gpu_identity_comes_back(void) {
   TF_Graph *g = TF_NewGraph();
   TF_Operation *x = placeholder(g, "x", TF_FLOAT);
   TF_Operation *y = unary(g, "Identity", "y", x, NULL);
-  capture cap;
+  tfc_capture cap;
   char out[4096];
-  capture_start(&cap);
+  tfc_capture_begin(&cap, 1);
   TF_Session *sess = session(g, &CFG(.log_placement = 1));
   TF_Tensor *r;
   char *msg;
   int code = run(sess, x, f32_tensor((int64_t[]){2, 2}, 2, v4), y, &r, &msg);
-  capture_end(&cap, out, sizeof out);
+  tfc_capture_end(&cap, out, sizeof out);
   EXPECT_EQ(code, TF_OK);
   expect_v4(r);
   /* TF registers Placeholder on GPUs too; fed, it never runs: the _Arg is on the client CPU. */
@@ -336,14 +310,14 @@ static void int32_stays_in_host_memory_on_gpu(void) {
   TF_Tensor *t = TF_AllocateTensor(TF_INT32, (int64_t[]){3}, 1, 3 * sizeof(int32_t));
   memcpy(TF_TensorData(t), (int32_t[]){7, -8, 9}, 3 * sizeof(int32_t));
   TF_Operation *y = unary(g, "Identity", "y", const_tensor(g, "shape", NULL, t), NULL);
-  capture cap;
+  tfc_capture cap;
   char out[4096];
-  capture_start(&cap);
+  tfc_capture_begin(&cap, 1);
   TF_Session *sess = session(g, &CFG(.log_placement = 1));
   TF_Tensor *r;
   char *msg;
   int code = run(sess, NULL, NULL, y, &r, &msg);
-  capture_end(&cap, out, sizeof out);
+  tfc_capture_end(&cap, out, sizeof out);
   EXPECT_EQ(code, TF_OK);
   EXPECT_CONTAINS(out, "shape: (Const): " LH "GPU:0\ny: (Identity): " LH "GPU:0\n");
   EXPECT_EQ(TF_TensorType(r), TF_INT32);
@@ -370,14 +344,14 @@ static void strings_stay_in_host_memory(void) {
   TF_StringEncode(word, strlen(word), (char *)TF_TensorData(t) + 8, enc, s);
   EXPECT_EQ(TF_GetCode(s), TF_OK);
   TF_Operation *y = unary(g, "Identity", "y", const_tensor(g, "word", NULL, t), NULL);
-  capture cap;
+  tfc_capture cap;
   char out[4096];
-  capture_start(&cap);
+  tfc_capture_begin(&cap, 1);
   TF_Session *sess = session(g, &CFG(.log_placement = 1));
   TF_Tensor *r;
   char *msg;
   int code = run(sess, NULL, NULL, y, &r, &msg);
-  capture_end(&cap, out, sizeof out);
+  tfc_capture_end(&cap, out, sizeof out);
   EXPECT_EQ(code, TF_OK);
   EXPECT_STREQ(msg, "");
   EXPECT_CONTAINS(out, "word: (Const): " LH "CPU:0\ny: (Identity): " LH "GPU:0\n");

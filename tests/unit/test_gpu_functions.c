@@ -11,7 +11,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "gpu_host_graph.c"
 #include "harness.h"
@@ -20,35 +19,6 @@
 
 #define GPU LH "GPU:0"
 #define CPU LH "CPU:0"
-
-/* ---- stdout capture (log_device_placement prints there) ---- */
-
-typedef struct capture {
-  char path[64];
-  int fd, saved;
-} capture;
-
-static void capture_start(capture *c) {
-  fflush(stdout);
-  const char *dir = getenv("TMPDIR");
-  snprintf(c->path, sizeof c->path, "%s/tfc_gpu_fn_XXXXXX", dir && strlen(dir) < 40 ? dir : "/tmp");
-  c->fd = mkstemp(c->path);
-  EXPECT_TRUE(c->fd >= 0);
-  c->saved = dup(1);
-  dup2(c->fd, 1);
-}
-
-/* Restores stdout; out gets what was printed (NUL-terminated, at most n - 1 bytes). */
-static void capture_end(capture *c, char *out, size_t n) {
-  fflush(stdout);
-  dup2(c->saved, 1);
-  close(c->saved);
-  memset(out, 0, n);
-  lseek(c->fd, 0, SEEK_SET);
-  EXPECT_TRUE(read(c->fd, out, n - 1) >= 0);
-  close(c->fd);
-  unlink(c->path);
-}
 
 /* ---- functions ---- */
 
@@ -157,13 +127,13 @@ static void call_body_is_placed_node_by_node(void) {
   install(1);
   TF_Graph *g = TF_NewGraph();
   TF_Operation *call = mixed_call(g, NULL);
-  capture cap;
+  tfc_capture cap;
   static char out[16384];
-  capture_start(&cap);
+  tfc_capture_begin(&cap, 1);
   TF_Session *sess = logging_session(g, 0);
   TF_Tensor *r[2];
   run_ok(sess, NULL, NULL, 0, (TF_Output[]){{call, 0}, {call, 1}}, 2, r);
-  capture_end(&cap, out, sizeof out);
+  tfc_capture_end(&cap, out, sizeof out);
   expect_f32(r[0], (float[]){2.25f, 4}, 2);
   expect_i32(r[1], NULL, 0, (int32_t[]){6});
   EXPECT_STREQ(placed(sess, call), GPU);
@@ -182,13 +152,13 @@ static void call_on_cpu_keeps_its_body_on_cpu(void) {
   install(1);
   TF_Graph *g = TF_NewGraph();
   TF_Operation *call = mixed_call(g, "/device:CPU:0");
-  capture cap;
+  tfc_capture cap;
   static char out[16384];
-  capture_start(&cap);
+  tfc_capture_begin(&cap, 1);
   TF_Session *sess = logging_session(g, 0);
   TF_Tensor *r[2];
   run_ok(sess, NULL, NULL, 0, (TF_Output[]){{call, 0}, {call, 1}}, 2, r);
-  capture_end(&cap, out, sizeof out);
+  tfc_capture_end(&cap, out, sizeof out);
   expect_f32(r[0], (float[]){2.25f, 4}, 2);
   expect_i32(r[1], NULL, 0, (int32_t[]){6});
   EXPECT_STREQ(placed(sess, call), CPU);
@@ -219,9 +189,9 @@ static void if_runs_both_branches_across_devices(void) {
   set_func(d, "then_branch", "Then");
   set_func(d, "else_branch", "Else");
   TF_Operation *cond = finish(d);
-  capture cap;
+  tfc_capture cap;
   static char out[16384];
-  capture_start(&cap);
+  tfc_capture_begin(&cap, 1);
   TF_Session *sess = logging_session(g, 0);
   for (int taken = 0; taken < 2; taken++) {
     TF_Tensor *p = TF_AllocateTensor(TF_BOOL, NULL, 0, 1);
@@ -231,7 +201,7 @@ static void if_runs_both_branches_across_devices(void) {
     expect_f32(r, taken ? (float[]){1, -2, 3.5f} : (float[]){-1, 2, -3.5f}, 3);
     TF_DeleteTensor(r);
   }
-  capture_end(&cap, out, sizeof out);
+  tfc_capture_end(&cap, out, sizeof out);
   EXPECT_STREQ(placed(sess, cond), GPU);
   EXPECT_CONTAINS(out, "(Switch): " GPU "  # default: the device of its function call cond\n");
   EXPECT_CONTAINS(out, "(Identity): " GPU "  # default: the device of its function call cond\n");
@@ -254,13 +224,13 @@ static void while_loop_spans_gpu_and_cpu(void) {
   set_func(d, "cond", "Cond");
   set_func(d, "body", "Body");
   TF_Operation *loop = finish(d);
-  capture cap;
+  tfc_capture cap;
   static char out[65536];
-  capture_start(&cap);
+  tfc_capture_begin(&cap, 1);
   TF_Session *sess = logging_session(g, 0);
   TF_Tensor *r[2];
   run_ok(sess, NULL, NULL, 0, (TF_Output[]){{loop, 0}, {loop, 1}}, 2, r);
-  capture_end(&cap, out, sizeof out);
+  tfc_capture_end(&cap, out, sizeof out);
   expect_i32(r[0], NULL, 0, (int32_t[]){3});
   expect_f32(r[1], (float[]){4, -24}, 2);
   EXPECT_STREQ(placed(sess, loop), GPU);
