@@ -123,51 +123,46 @@ static TF_Operation *mixed_call(TF_Graph *g, const char *dev) {
   return finish(d);
 }
 
-static void call_body_is_placed_node_by_node(void) {
+/* Runs a PartitionedCall of Mixed (on dev when given) on one fake GPU with the placement log
+ * captured into out: the values are the CPU's wherever the body ran. Returns the device the
+ * call was placed on (static). */
+static const char *run_mixed(const char *dev, char *out, size_t n) {
   install(1);
   TF_Graph *g = TF_NewGraph();
-  TF_Operation *call = mixed_call(g, NULL);
+  TF_Operation *call = mixed_call(g, dev);
   tfc_capture cap;
-  static char out[16384];
   tfc_capture_begin(&cap, 1);
   TF_Session *sess = logging_session(g, 0);
   TF_Tensor *r[2];
   run_ok(sess, NULL, NULL, 0, (TF_Output[]){{call, 0}, {call, 1}}, 2, r);
-  tfc_capture_end(&cap, out, sizeof out);
+  tfc_capture_end(&cap, out, n);
   expect_f32(r[0], (float[]){2.25f, 4}, 2);
   expect_i32(r[1], NULL, 0, (int32_t[]){6});
-  EXPECT_STREQ(placed(sess, call), GPU);
+  static char where[128];
+  snprintf(where, sizeof where, "%s", placed(sess, call));
+  for (int i = 0; i < 2; i++) TF_DeleteTensor(r[i]);
+  close_session(sess);
+  TF_DeleteGraph(g);
+  return where;
+}
+
+static void call_body_is_placed_node_by_node(void) {
+  static char out[16384];
+  EXPECT_STREQ(run_mixed(NULL, out, sizeof out), GPU);
   EXPECT_CONTAINS(out, "call: (PartitionedCall): " GPU "  # default: first device with a kernel\n");
   EXPECT_CONTAINS(out, "call/idf: (Identity): " GPU "  # default: the device of its function call call\n");
   EXPECT_CONTAINS(out, "call/sq: (Mul): " CPU "  # default: first device with a kernel\n");
   EXPECT_CONTAINS(out, "call/onc_0: (Identity): " CPU "  # explicit request /device:CPU:0\n");
   EXPECT_CONTAINS(out, "call/z_0: (Add): " GPU "  # default: the device of its function call call\n");
-  for (int i = 0; i < 2; i++) TF_DeleteTensor(r[i]);
-  close_session(sess);
-  TF_DeleteGraph(g);
 }
 
 /* A call pinned to the CPU keeps its body there: the call's device is the body's default. */
 static void call_on_cpu_keeps_its_body_on_cpu(void) {
-  install(1);
-  TF_Graph *g = TF_NewGraph();
-  TF_Operation *call = mixed_call(g, "/device:CPU:0");
-  tfc_capture cap;
   static char out[16384];
-  tfc_capture_begin(&cap, 1);
-  TF_Session *sess = logging_session(g, 0);
-  TF_Tensor *r[2];
-  run_ok(sess, NULL, NULL, 0, (TF_Output[]){{call, 0}, {call, 1}}, 2, r);
-  tfc_capture_end(&cap, out, sizeof out);
-  expect_f32(r[0], (float[]){2.25f, 4}, 2);
-  expect_i32(r[1], NULL, 0, (int32_t[]){6});
-  EXPECT_STREQ(placed(sess, call), CPU);
+  EXPECT_STREQ(run_mixed("/device:CPU:0", out, sizeof out), CPU);
   EXPECT_CONTAINS(out, "call/idf: (Identity): " CPU "  # default: the device of its function call call\n");
   EXPECT_CONTAINS(out, "call/z_0: (Add): " CPU "  # default: the device of its function call call\n");
   EXPECT_TRUE(strstr(out, "call/idf: (Identity): " GPU) == NULL);
-  for (int i = 0; i < 2; i++) TF_DeleteTensor(r[i]);
-  close_session(sess);
-  TF_DeleteGraph(g);
 }
 
 /* StatelessIf on the GPU: its Switch takes the predicate in host memory; the then branch (an
