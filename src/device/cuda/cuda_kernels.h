@@ -329,6 +329,8 @@ int tfc_cuda_kernels_batch_norm(tfc_kernel_table *t, tfc_status *s);
 /* kernels_image_gpu.c: the resize ops; kernels_select_gpu.c: Where and TopKV2. */
 int tfc_cuda_kernels_image(tfc_kernel_table *t, tfc_status *s);
 int tfc_cuda_kernels_select(tfc_kernel_table *t, tfc_status *s);
+/* kernels_conv3d_gpu.c: Conv3D and the 3-D pools, with LRN and CropAndResize (cuda_nn_extra.h). */
+int tfc_cuda_kernels_conv3d(tfc_kernel_table *t, tfc_status *s);
 #endif
 
 #endif

@@ -100,7 +100,7 @@ extern "C" int tfc_cuda_conv_epilogue(int dtype, void *y, const void *bias, cons
 
 extern "C" int tfc_cuda_lrn(const float *x, float *y, int64_t rows, int64_t depth, int64_t radius, float bias,
                             float alpha, float beta, void *stream) {
-  if (rows < 0 || depth < 0 || radius < 0) return TFC_CUDA_E_UNSUPPORTED;
+  if (rows < 0 || depth < 0 || radius < -1 || radius > depth) return TFC_CUDA_E_UNSUPPORTED;
   int64_t n = rows * depth;
   if (n == 0) return 0;
   lrn_k<<<blocks_for(n), kThreads, 0, (cudaStream_t)stream>>>(x, y, n, depth, radius, bias, alpha, beta);
@@ -109,7 +109,7 @@ extern "C" int tfc_cuda_lrn(const float *x, float *y, int64_t rows, int64_t dept
 
 extern "C" int tfc_cuda_lrn_grad(const float *dy, const float *x, const float *y, float *dx, int64_t rows,
                                  int64_t depth, int64_t radius, float bias, float alpha, float beta, void *stream) {
-  if (rows < 0 || depth < 0 || radius < 0) return TFC_CUDA_E_UNSUPPORTED;
+  if (rows < 0 || depth < 0 || radius < -1 || radius > depth) return TFC_CUDA_E_UNSUPPORTED;
   int64_t n = rows * depth;
   if (n == 0) return 0;
   lrn_grad_k<<<blocks_for(n), kThreads, 0, (cudaStream_t)stream>>>(dy, x, y, dx, n, depth, radius, bias, alpha, beta);
