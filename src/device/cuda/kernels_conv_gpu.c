@@ -1,9 +1,9 @@
 /*
  * kernels_conv_gpu — Conv2D, Conv2DBackpropInput, Conv2DBackpropFilter, _FusedConv2D and
  * DepthwiseConv2dNative with its two backprops on the GPU through cuDNN (cudnn_conv.h; the top
- * comment of cudnn_conv.c explains layouts, padding and algorithms), and MaxPool, AvgPool, MaxPoolGrad and AvgPoolGrad
- * through tfc's own CUDA kernels (cuda_pool.cu), for half, float and double as TF 1.15's GPU
- * registrations (_FusedConv2D: float and double).
+ * comment of cudnn_conv.c explains layouts, padding and algorithms), and MaxPool, AvgPool,
+ * MaxPoolGrad and AvgPoolGrad through tfc's own CUDA kernels (cuda_pool.cu), for half, float
+ * and double as TF 1.15's GPU registrations (_FusedConv2D: float and double).
  *
  * Attrs, shapes, output sizes and TF's padding split come from device/conv_plan.h, the module
  * the CPU kernels use too, so both devices accept and refuse the same nodes and inputs with the
