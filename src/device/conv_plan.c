@@ -5,6 +5,7 @@
  */
 #include "device/conv_plan.h"
 
+#include <stdio.h>
 #include <string.h>
 
 /* Reads a list(int) attr of exactly 4 items into out; else sets `msg` (TF's text) as
@@ -429,5 +430,82 @@ int tfc_pool_plan_make(tfc_kernel_ctx *c, const tfc_pool_attrs *a, int kind, tfc
   /* Step 3: the output; a gradient with nothing to route gives zeros. */
   memcpy(out->out_dims, out->grad ? in : pooled, sizeof out->out_dims);
   out->zeros = out->grad && out->grad->n_elems == 0;
+  return TFC_OK;
+}
+
+/* ---- fused epilogues ---- */
+
+int tfc_conv_fusion_parse(const tfc_node *n, tfc_conv_fusion *f, tfc_status *s) {
+  memset(f, 0, sizeof *f);
+  int is_conv = strcmp(n->op->name, "_FusedConv2D") == 0, is_matmul = strcmp(n->op->name, "_FusedMatMul") == 0;
+  if (!is_conv && !is_matmul && strcmp(n->op->name, "_FusedDepthwiseConv2dNative") != 0) return TFC_OK;
+  const tfc_attr_value *ops = tfc_node_attr(n, "fused_ops");
+  int n_ops = ops && ops->kind == TFC_ATTR_LIST ? ops->u.list.n : 0;
+  static const char *const acts[] = {"Relu", "Relu6", "Elu", "LeakyRelu"};
+  int ok = n_ops >= 1 && strcmp(ops->u.list.items[0].u.s.data, "BiasAdd") == 0, next = 1;
+  if (ok && is_conv && n_ops > next && strcmp(ops->u.list.items[next].u.s.data, "Add") == 0) {
+    f->add = 1;
+    next++;
+  }
+  if (ok && n_ops > next) {
+    ok = 0;
+    for (int i = 0; i < 4 && !ok; i++)
+      if (strcmp(ops->u.list.items[next].u.s.data, acts[i]) == 0) {
+        f->act = TFC_ACT_RELU + i;
+        ok = 1;
+      }
+    next++;
+  }
+  if (!ok || n_ops != next) {
+    char list[256] = "";
+    size_t used = 0;
+    for (int i = 0; i < n_ops && used < sizeof list; i++)
+      used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", i ? "," : "", ops->u.list.items[i].u.s.data);
+    return tfc_status_set(s, TFC_UNIMPLEMENTED, "Fusion is not implemented: [%s]", list);
+  }
+  int64_t num_args = 0;
+  tfc_node_attr_int(n, "num_args", &num_args);
+  if (num_args != 1 + f->add) {
+    const char *what = is_conv ? "Conv2D" : is_matmul ? "MatMul" : "DepthwiseConv2dNative";
+    return f->add ? tfc_status_set(s, TFC_INVALID_ARGUMENT, "Fused %s with Add must have two extra arguments: bias and addend.", what)
+                  : tfc_status_set(s, TFC_INVALID_ARGUMENT, "Fused %s must have one extra argument: bias.", what);
+  }
+  int64_t host_args = 0;
+  const tfc_attr_value *ff = tfc_node_attr(n, "filter_format");
+  if (tfc_node_attr(n, "num_host_args")) tfc_node_attr_int(n, "num_host_args", &host_args);
+  if (host_args != 0 || (ff && ff->kind == TFC_ATTR_STRING && strcmp(ff->u.s.data, "HWIO") != 0))
+    return tfc_status_set(s, TFC_UNIMPLEMENTED, "%s on the CPU supports only filter_format HWIO without host_args",
+                          n->op->name);
+  const tfc_attr_value *a = tfc_node_attr(n, "leakyrelu_alpha");
+  f->alpha = a && a->kind == TFC_ATTR_FLOAT ? a->u.f : 0.2f;
+  f->on = 1;
+  return TFC_OK;
+}
+
+int tfc_conv_fusion_check_bias(tfc_kernel_ctx *c, int64_t oc) {
+  const tfc_tensor *b = c->inputs[2];
+  if (b->ndims != 1 || b->dims[0] != oc) {
+    char buf[64];
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Must provide as many biases as the last dimension of the input tensor: %s vs. [%lld]",
+                            tfc_tensor_shape_str(b, buf, sizeof buf), (long long)oc);
+  }
+  return TFC_OK;
+}
+
+int tfc_conv_fusion_check_addend(tfc_kernel_ctx *c, const tfc_conv_fusion *f, const int64_t *dims, int ndims) {
+  if (!f->add) return TFC_OK;
+  const tfc_tensor *a = c->inputs[3];
+  int same = a->ndims == ndims && a->dtype == c->inputs[0]->dtype;
+  for (int d = 0; same && d < ndims; d++) same = a->dims[d] == dims[d];
+  if (!same) {
+    char got[64], want[64] = "[";
+    size_t used = 1;
+    for (int d = 0; d < ndims && used < sizeof want; d++)
+      used += (size_t)snprintf(want + used, sizeof want - used, "%s%lld", d ? "," : "", (long long)dims[d]);
+    if (used < sizeof want - 1) snprintf(want + used, sizeof want - used, "]");
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "The addend of a fused Add must have the output's shape %s and dtype %s: got %s %s",
+                            want, tfc_dtype_name(c->inputs[0]->dtype), tfc_tensor_shape_str(a, got, sizeof got),
+                            tfc_dtype_name(a->dtype));
+  }
   return TFC_OK;
 }

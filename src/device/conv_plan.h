@@ -146,4 +146,35 @@ typedef struct tfc_pool_plan {
  * shape against the pooled shape) and fills out. Returns 0 or the error set in c. */
 int tfc_pool_plan_make(tfc_kernel_ctx *c, const tfc_pool_attrs *a, int kind, tfc_pool_plan *out);
 
+/* ---- fused epilogues (_FusedConv2D, _FusedDepthwiseConv2dNative, _FusedMatMul) ---- */
+
+/* What a fused convolution adds after the sum: a per-output-channel bias (the node's args[0]),
+ * for _FusedConv2D optionally a tensor of the output's shape (args[1]: a residual branch,
+ * fused_ops "BiasAdd", "Add", which tfc's remapper makes; TF's oneDNN build has the same
+ * fusion), and one elementwise activation. oneDNN runs them as the primitive's bias, a sum
+ * post-op over the output (which then holds the addend when the primitive runs) and an
+ * eltwise post-op; the plain-C path (tfc_conv_fusion_ref) after the convolution; the GPU
+ * (cuda/kernels_conv_gpu.c) one epilogue kernel after cuDNN's convolution. */
+enum tfc_conv_act { TFC_ACT_NONE = 0, TFC_ACT_RELU, TFC_ACT_RELU6, TFC_ACT_ELU, TFC_ACT_LEAKY_RELU };
+typedef struct tfc_conv_fusion {
+  int on;    /* 1: a fused node (bias present) */
+  int add;   /* 1: args[1] (input 3) is added before the activation */
+  int act;   /* tfc_conv_act */
+  float alpha; /* LeakyRelu's slope */
+} tfc_conv_fusion;
+
+/* Reads a fused node's (_FusedConv2D, _FusedDepthwiseConv2dNative, _FusedMatMul) fused_ops,
+ * num_args and leakyrelu_alpha into f (zeroed for any other op). TF's kernel texts:
+ * UNIMPLEMENTED "Fusion is not implemented: [...]" for a combination other than BiasAdd, then
+ * (_FusedConv2D only) an optional Add, then an optional Relu, Relu6, Elu or LeakyRelu;
+ * INVALID_ARGUMENT when num_args is not 1 (2 with Add); UNIMPLEMENTED for a filter_format
+ * other than HWIO or host_args. Every device runs all that this accepts. */
+int tfc_conv_fusion_parse(const tfc_node *n, tfc_conv_fusion *f, tfc_status *s);
+/* Checks the bias input (c->inputs[2]) of a fused node: 1-D of oc elements of the output's
+ * dtype; INVALID_ARGUMENT naming the node otherwise. */
+int tfc_conv_fusion_check_bias(tfc_kernel_ctx *c, int64_t oc);
+/* Checks a fused node's addend (c->inputs[3], when f->add): the output's dtype and dims;
+ * INVALID_ARGUMENT naming the node otherwise. */
+int tfc_conv_fusion_check_addend(tfc_kernel_ctx *c, const tfc_conv_fusion *f, const int64_t *dims, int ndims);
+
 #endif

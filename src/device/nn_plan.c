@@ -153,3 +153,26 @@ int tfc_clip_check(tfc_kernel_ctx *c) {
                           tfc_tensor_shape_str(t, a, sizeof a), tfc_tensor_shape_str(lo, b, sizeof b),
                           tfc_tensor_shape_str(hi, d, sizeof d));
 }
+
+/* ---- LRN ---- */
+
+void tfc_lrn_attrs_of(const tfc_node *n, tfc_lrn_attrs *p) {
+  const tfc_attr_value *v;
+  p->radius = (v = tfc_node_attr(n, "depth_radius")) && v->kind == TFC_ATTR_INT ? v->u.i : 5;
+  p->bias = (v = tfc_node_attr(n, "bias")) && v->kind == TFC_ATTR_FLOAT ? v->u.f : 1.0f;
+  p->alpha = (v = tfc_node_attr(n, "alpha")) && v->kind == TFC_ATTR_FLOAT ? v->u.f : 1.0f;
+  p->beta = (v = tfc_node_attr(n, "beta")) && v->kind == TFC_ATTR_FLOAT ? v->u.f : 0.5f;
+}
+
+int tfc_lrn_check(tfc_kernel_ctx *c, int grad, int64_t *rows, int64_t *depth) {
+  const tfc_tensor *x = c->inputs[grad ? 1 : 0];
+  for (int i = 0; i < c->n_inputs; i++)
+    if (c->inputs[i]->ndims != 4)
+      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, grad ? "inputs must be 4-dimensional" : "in must be 4-dimensional");
+  if (grad && (!tfc_tensor_same_shape(c->inputs[0], x) || !tfc_tensor_same_shape(c->inputs[2], x)))
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "input_grads, input_image and output_image must have the "
+                            "same shape");
+  *depth = x->dims[3];
+  *rows = *depth ? x->n_elems / *depth : 0;
+  return TFC_OK;
+}

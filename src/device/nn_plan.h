@@ -3,7 +3,7 @@
  * that the CPU kernels (cpu/kernels_nn.c, cpu/kernels_reduce.c) and the GPU kernels
  * (cuda/kernels_loss_gpu.c, cuda/kernels_select_gpu.c) share: SoftmaxCrossEntropyWithLogits (with
  * its broadcasting), SparseSoftmaxCrossEntropyWithLogits, ArgMax / ArgMin, InTopK / InTopKV2,
- * TopKV2, CheckNumerics and ClipByValue.
+ * TopKV2, CheckNumerics, ClipByValue and LRN / LRNGrad (cuda/kernels_lrn_gpu.c).
  *
  * Each function reads only shapes, attrs and host-memory inputs, so the two devices accept and
  * refuse exactly the same inputs with TF 1.15's codes and texts; only the data work differs.
@@ -83,5 +83,16 @@ int tfc_check_numerics_report(tfc_kernel_ctx *c, const char *message, int flags)
 /* ClipByValue: clip_value_min and clip_value_max (inputs 1, 2; any memory) each a scalar or of
  * t's shape (input 0), else INVALID_ARGUMENT with TF's text. */
 int tfc_clip_check(tfc_kernel_ctx *c);
+
+/* LRN and LRNGrad's attrs (TF's defaults: depth_radius 5, bias 1, alpha 1, beta 0.5). */
+typedef struct tfc_lrn_attrs {
+  int64_t radius;
+  float bias, alpha, beta;
+} tfc_lrn_attrs;
+void tfc_lrn_attrs_of(const tfc_node *n, tfc_lrn_attrs *out);
+/* The checks of LRN (input 0: the 4-D input) or LRNGrad (`grad`: input_grads, input_image,
+ * output_image, all 4-D of one shape), TF's texts, and the shape as *rows x *depth (the last
+ * dim). Returns 0 or INVALID_ARGUMENT set in c. */
+int tfc_lrn_check(tfc_kernel_ctx *c, int grad, int64_t *rows, int64_t *depth);
 
 #endif

@@ -178,6 +178,13 @@ static TF_Operation *gc_add_op(TF_Graph *g, const gc_op *o, const char *name, co
       case 't': TF_SetAttrType(d, a->name, a->t); break;
       case 's': TF_SetAttrString(d, a->name, a->s, strlen(a->s)); break;
       case 'l': TF_SetAttrIntList(d, a->name, a->list, a->n_list); break;
+      case 'S': {
+        size_t lens[16];
+        if (a->n_list > 16) tfc_test_fail(__FILE__, __LINE__, "%s: attr %s has over 16 strings", label, a->name);
+        for (int j = 0; j < a->n_list; j++) lens[j] = strlen(a->strs[j]);
+        TF_SetAttrStringList(d, a->name, (const void *const *)a->strs, lens, a->n_list);
+        break;
+      }
       default: tfc_test_fail(__FILE__, __LINE__, "%s: attr %s has unknown kind '%c'", label, a->name, a->kind);
     }
   }

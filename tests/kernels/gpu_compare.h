@@ -53,7 +53,8 @@ TF_Tensor *gc_int64s(const int64_t *v, int n);
 /* gpu ~= cpu as described above (complex values part by part); tol 0 demands equality. */
 void gc_compare(const char *what, const TF_Tensor *gpu, const TF_Tensor *cpu, double tol);
 
-/* One attr: kind 'i' int, 'f' float, 'b' bool, 't' type, 's' string, 'l' int list. */
+/* One attr: kind 'i' int, 'f' float, 'b' bool, 't' type, 's' string, 'l' int list, 'S' string
+ * list. */
 typedef struct gc_attr {
   const char *name;
   char kind;
@@ -63,6 +64,7 @@ typedef struct gc_attr {
   const char *s;
   const int64_t *list;
   int n_list;
+  const char *const *strs; /* 'S': n_list strings */
 } gc_attr;
 #define GC_INT(n, v) {.name = (n), .kind = 'i', .i = (v)}
 #define GC_FLOAT(n, v) {.name = (n), .kind = 'f', .f = (v)}
@@ -70,6 +72,7 @@ typedef struct gc_attr {
 #define GC_TYPE(n, v) {.name = (n), .kind = 't', .t = (v)}
 #define GC_STR(n, v) {.name = (n), .kind = 's', .s = (v)}
 #define GC_INTS(n, v, len) {.name = (n), .kind = 'l', .list = (v), .n_list = (len)}
+#define GC_STRS(n, v, len) {.name = (n), .kind = 'S', .strs = (v), .n_list = (len)}
 
 typedef struct gc_op {
   const char *type;

@@ -15,7 +15,8 @@
  * used by the float64 gradient checks) runs the same plain-C loops, images shared out over
  * the intra-op pool (the filter gradient, a sum over the batch, on the calling thread).
  *
- * Attrs are checked in init and shapes in compute with the texts of TF's CPU kernels
+ * Attrs are checked in init and shapes in compute by device/conv3d_plan.h, the plan the GPU
+ * kernels (cuda/kernels_conv3d_gpu.c) share, with the texts of TF's CPU kernels
  * (conv_ops_3d.cc, conv_grad_ops_3d.cc, pooling_ops_3d.cc). Unlike TF's Eigen kernels, which
  * refuse dilations above 1 on the CPU, dilations are supported (oneDNN has them; TF's own
  * oneDNN kernels, the default in TF 2.x builds, accept them too). NCDHW is refused as TF's CPU
@@ -25,106 +26,38 @@
 #include <string.h>
 
 #include "base/mem.h"
+#include "device/conv3d_plan.h"
 #include "device/cpu/kernels_conv_int.h"
 
-enum { K_CONV_FWD, K_CONV_BWD_INPUT, K_CONV_BWD_FILTER, K_MAX, K_AVG, K_MAX_GRAD, K_AVG_GRAD };
-
-/* One 3-D windowed op over an N x D x H x W x C input (NDHWC). Spatial arrays are D, H, W. For
- * pooling oc == ic and dil == 1. */
-typedef struct geom3 {
-  int64_t n, ic, oc;
-  int64_t in[3], k[3], out[3], stride[3], dil[3], pb[3], pa[3];
-} geom3;
+/* The plan's kinds under short names. */
+enum {
+  K_CONV_FWD = TFC_C3_CONV_FWD,
+  K_CONV_BWD_INPUT = TFC_C3_BWD_INPUT,
+  K_CONV_BWD_FILTER = TFC_C3_BWD_FILTER,
+  K_MAX = TFC_C3_MAX,
+  K_AVG = TFC_C3_AVG,
+  K_MAX_GRAD = TFC_C3_MAX_GRAD,
+  K_AVG_GRAD = TFC_C3_AVG_GRAD
+};
 
 typedef struct conv3d_state {
-  int kind;
-  int padding; /* TFC_PAD_SAME or TFC_PAD_VALID */
-  int64_t stride[3], dil[3], ksize[3];
+  tfc_conv3d_attrs a;
   tfc_dnn_cache cache;
 } conv3d_state;
 
 typedef struct conv3d_key {
   int kind;
-  geom3 g;
+  tfc_geom3 g;
 } conv3d_key;
-
-static const char *const labels[] = {"Conv3D", "Conv3DBackpropInputOp", "Conv3DBackpropFilterOp"};
 
 /* ---- attrs (init) ---- */
 
-/* list(int) attr `name` of exactly 5 items, else INVALID_ARGUMENT `msg`. */
-static int attr5(const tfc_node *n, const char *name, int64_t out[5], const char *msg, tfc_status *s) {
-  const tfc_attr_value *v = tfc_node_attr(n, name);
-  if (!v || v->kind != TFC_ATTR_LIST || v->u.list.n != 5) return tfc_status_set(s, TFC_INVALID_ARGUMENT, "%s", msg);
-  for (int i = 0; i < 5; i++) out[i] = v->u.list.items[i].u.i;
-  return TFC_OK;
-}
-
-/* ci: the channels' index in the attrs (4 for NDHWC, 1 for NCDHW: TF checks the attrs in the
- * node's own layout before refusing NCDHW on the CPU). */
-static int parse_conv(const tfc_node *n, int ci, conv3d_state *st, tfc_status *s) {
-  int64_t strides[5], dil[5] = {1, 1, 1, 1, 1};
-  TFC_TRY(attr5(n, "strides", strides, "Sliding window strides field must specify 5 dimensions", s));
-  if (strides[0] != 1 || strides[ci] != 1)
-    return tfc_status_set(s, TFC_INVALID_ARGUMENT,
-                          "Current implementation does not yet support strides in the batch and depth dimensions.");
-  if (strides[1] <= 0 || strides[2] <= 0 || strides[3] <= 0)
-    return tfc_status_set(s, TFC_INVALID_ARGUMENT, "Spatial strides should be larger than 0.");
-  if (tfc_node_attr(n, "dilations"))
-    TFC_TRY(attr5(n, "dilations", dil, "Dilation rates field must specify 5 dimensions", s));
-  if (dil[0] != 1 || dil[ci] != 1)
-    return tfc_status_set(s, TFC_INVALID_ARGUMENT,
-                          "Current implementation does not yet support dilation rates in the batch and depth dimensions.");
-  if (dil[1] <= 0 || dil[2] <= 0 || dil[3] <= 0)
-    return tfc_status_set(s, TFC_INVALID_ARGUMENT, "Dilated rates should be larger than 0.");
-  for (int k = 0; k < 3; k++) {
-    st->stride[k] = strides[k + 1];
-    st->dil[k] = dil[k + 1];
-    st->ksize[k] = 1;
-  }
-  return TFC_OK;
-}
-
-static int parse_pool(const tfc_node *n, conv3d_state *st, tfc_status *s) {
-  int64_t ksize[5], strides[5];
-  TFC_TRY(attr5(n, "ksize", ksize, "Sliding window ksize field must specify 5 dimensions", s));
-  TFC_TRY(attr5(n, "strides", strides, "Sliding window stride field must specify 5 dimensions", s));
-  if (ksize[0] != 1 || strides[0] != 1)
-    return tfc_status_set(s, TFC_UNIMPLEMENTED, "Pooling is not yet supported on the batch dimension.");
-  if (ksize[4] != 1 || strides[4] != 1)
-    return tfc_status_set(s, TFC_UNIMPLEMENTED, "Pooling is not yet supported on the depth dimension.");
-  for (int k = 1; k < 4; k++)
-    if (ksize[k] <= 0 || strides[k] <= 0)
-      return tfc_status_set(s, TFC_INVALID_ARGUMENT, "Sliding window ksize and strides must be positive");
-  for (int k = 0; k < 3; k++) {
-    st->stride[k] = strides[k + 1];
-    st->ksize[k] = ksize[k + 1];
-    st->dil[k] = 1;
-  }
-  return TFC_OK;
-}
-
 static int init_kind(const tfc_node *n, void **state, tfc_status *s, int kind) {
-  const char *fmt, *padding;
-  if (tfc_kernel_attr_string(n, "data_format", &fmt, s) || tfc_kernel_attr_string(n, "padding", &padding, s))
-    return s->code;
-  conv3d_state tmp;
-  memset(&tmp, 0, sizeof tmp);
-  tmp.kind = kind;
-  tmp.padding = strcmp(padding, "SAME") == 0 ? TFC_PAD_SAME : TFC_PAD_VALID;
-  int ndhwc = strcmp(fmt, "NDHWC") == 0;
-  if (!ndhwc && kind > K_CONV_BWD_FILTER)
-    return tfc_status_set(s, TFC_INVALID_ARGUMENT, "Default Pooling3DOp only supports NDHWC on device type CPU");
-  TFC_TRY(kind <= K_CONV_BWD_FILTER ? parse_conv(n, ndhwc ? 4 : 1, &tmp, s) : parse_pool(n, &tmp, s));
-  if (!ndhwc) {
-    if (kind == K_CONV_FWD)
-      return tfc_status_set(s, TFC_INVALID_ARGUMENT,
-                            "CPU implementation of Conv3D currently only supports the NHWC tensor format.");
-    return tfc_status_set(s, TFC_INVALID_ARGUMENT, "%sV2 only supports NDHWC on the CPU.", labels[kind]);
-  }
+  tfc_conv3d_attrs a;
+  TFC_TRY(tfc_conv3d_attrs_parse(n, kind, 1, &a, s));
   conv3d_state *st = malloc(sizeof *st);
   if (!st) return TFC_OOM(s);
-  *st = tmp;
+  st->a = a;
   tfc_dnn_cache_init(&st->cache);
   *state = st;
   return TFC_OK;
@@ -149,113 +82,7 @@ static void state_free(void *p) {
   free(st);
 }
 
-/* ---- shapes (compute) ---- */
-
-/* The spatial geometry from the input's dims (NDHWC) and the window: output sizes and TF's
- * padding split. */
-static int spatial(tfc_kernel_ctx *c, const conv3d_state *st, const int64_t *in5, geom3 *g) {
-  g->n = in5[0];
-  g->ic = in5[4];
-  for (int k = 0; k < 3; k++) {
-    g->in[k] = in5[k + 1];
-    g->stride[k] = st->stride[k];
-    g->dil[k] = st->dil[k];
-    TFC_TRY(tfc_window_output_size(c, g->in[k], g->k[k], g->dil[k], g->stride[k], st->padding, &g->out[k], &g->pb[k],
-                                   &g->pa[k]));
-  }
-  return TFC_OK;
-}
-
-/* A host int32/int64 vector of 5 sizes (input_sizes, filter_sizes), TF's texts: `what` names
- * the tensor whose sizes these are in "... tensor must have 5 dimensions". */
-static int sizes5(tfc_kernel_ctx *c, int i, const char *what, int64_t out[5]) {
-  const tfc_tensor *t = c->inputs[i];
-  char buf[TFC_SHAPE_STR_MAX];
-  if (t->ndims != 1)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "shape must be a vector of {int32,int64}, got shape %s",
-                            tfc_tensor_shape_str(t, buf, sizeof buf));
-  if (t->n_elems != 5) return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "%s tensor must have 5 dimensions", what);
-  for (int k = 0; k < 5; k++) {
-    out[k] = tfc_tensor_get_i64(t, k);
-    if (out[k] < 0) return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "%s has a negative dimension", what);
-  }
-  return TFC_OK;
-}
-
-static int rank5(tfc_kernel_ctx *c, const tfc_tensor *t, const char *what) {
-  if (t->ndims == 5) return TFC_OK;
-  return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "%s tensor must have 5 dimensions", what);
-}
-
-/* Checks a convolution's inputs (ranks, the host sizes vector, depths, batch, out_backprop's
- * shape; TF's texts) and fills g and the output's dims. Returns 0 or the error set in c. */
-static int conv_plan(tfc_kernel_ctx *c, const conv3d_state *st, geom3 *g, int64_t out_dims[5]) {
-  memset(g, 0, sizeof *g);
-  int64_t in5[5], f5[5];
-  char buf[TFC_SHAPE_STR_MAX];
-  if (st->kind == K_CONV_FWD) {
-    const tfc_tensor *x = c->inputs[0], *f = c->inputs[1];
-    if (x->ndims != 5) return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "input must be 5-dimensional");
-    if (f->ndims != 5)
-      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "filter must be 5-dimensional: %s",
-                              tfc_tensor_shape_str(f, buf, sizeof buf));
-    memcpy(in5, x->dims, sizeof in5);
-    memcpy(f5, f->dims, sizeof f5);
-    if (in5[4] != f5[3])
-      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "input and filter must have the same depth: %lld vs %lld",
-                              (long long)in5[4], (long long)f5[3]);
-  } else {
-    if (st->kind == K_CONV_BWD_INPUT) {
-      TFC_TRY(sizes5(c, 0, "input", in5));
-      TFC_TRY(rank5(c, c->inputs[1], "filter_sizes"));
-      memcpy(f5, c->inputs[1]->dims, sizeof f5);
-    } else {
-      TFC_TRY(rank5(c, c->inputs[0], "input"));
-      TFC_TRY(sizes5(c, 1, "filter_sizes", f5));
-      memcpy(in5, c->inputs[0]->dims, sizeof in5);
-    }
-    const tfc_tensor *dy = c->inputs[2];
-    TFC_TRY(rank5(c, dy, "out_backprop"));
-    if (in5[0] != dy->dims[0])
-      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
-                              "%s: input and out_backprop must have the same batch size. Input batch: %lld, "
-                              "outbackprop batch: %lld, batch_dim: 0",
-                              labels[st->kind], (long long)in5[0], (long long)dy->dims[0]);
-    if (in5[4] != f5[3])
-      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
-                              "input and filter_sizes must have the same number of channels. Got %lld for input and "
-                              "%lld for filter_sizes",
-                              (long long)in5[4], (long long)f5[3]);
-    if (dy->dims[4] != f5[4])
-      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
-                              "out_backprop and filter_sizes must have the same number of channels. Got %lld for "
-                              "out_backprop and %lld for filter_sizes",
-                              (long long)dy->dims[4], (long long)f5[4]);
-  }
-  for (int k = 0; k < 3; k++) g->k[k] = f5[k];
-  g->oc = f5[4];
-  TFC_TRY(spatial(c, st, in5, g));
-  if (st->kind != K_CONV_FWD) {
-    const tfc_tensor *dy = c->inputs[2];
-    for (int k = 0; k < 3; k++)
-      if (dy->dims[k + 1] != g->out[k])
-        return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
-                                "%s: Size of out_backprop doesn't match computed: actual = %lld, computed = %lld "
-                                "spatial_dim: %d input: %lld filter: %lld output: %lld stride: %lld dilation: %lld",
-                                labels[st->kind], (long long)dy->dims[k + 1], (long long)g->out[k], k + 1,
-                                (long long)g->in[k], (long long)g->k[k], (long long)dy->dims[k + 1],
-                                (long long)g->stride[k], (long long)g->dil[k]);
-  }
-  if (st->kind == K_CONV_FWD) {
-    int64_t o[5] = {g->n, g->out[0], g->out[1], g->out[2], g->oc};
-    memcpy(out_dims, o, sizeof o);
-  } else {
-    memcpy(out_dims, st->kind == K_CONV_BWD_INPUT ? in5 : f5, 5 * sizeof(int64_t));
-  }
-  return TFC_OK;
-}
-
-static int64_t prod3(const int64_t *v) { return v[0] * v[1] * v[2]; }
+#define prod3 tfc_prod3
 
 /* ---- plain C ---- */
 
@@ -264,7 +91,7 @@ static int64_t prod3(const int64_t *v) { return v[0] * v[1] * v[2]; }
  * (times oc) and the tap (index into the window, 0 .. kd*kh*kw). */
 typedef void (*tap_fn)(void *arg, int64_t in_pos, int64_t out_pos, int64_t tap);
 
-static void for_taps(const geom3 *g, int64_t b0, int64_t b1, tap_fn fn, void *arg) {
+static void for_taps(const tfc_geom3 *g, int64_t b0, int64_t b1, tap_fn fn, void *arg) {
   for (int64_t b = b0; b < b1; b++)
     for (int64_t od = 0; od < g->out[0]; od++)
       for (int64_t oh = 0; oh < g->out[1]; oh++)
@@ -288,7 +115,7 @@ static void for_taps(const geom3 *g, int64_t b0, int64_t b1, tap_fn fn, void *ar
 }
 
 typedef struct ref_job {
-  const geom3 *g;
+  const tfc_geom3 *g;
   int kind, dtype;
   const void *a, *b; /* per kind: (x, w), (w, dy), (x, dy); AvgPool3D: (x, -); AvgPool3DGrad: (-, dy);
                         MaxPool3DGrad: (x, y) */
@@ -363,7 +190,7 @@ static void ref_images(int64_t begin, int64_t end, void *arg) {
  * part of the output (all but the filter gradient, a sum over the batch). */
 static void ref_pass(tfc_kernel_ctx *c, const ref_job *j, tap_fn fn) {
   ref_range r = {j, fn};
-  const geom3 *g = j->g;
+  const tfc_geom3 *g = j->g;
   if (j->kind == K_CONV_BWD_FILTER) {
     ref_images(0, g->n, &r);
     return;
@@ -374,7 +201,7 @@ static void ref_pass(tfc_kernel_ctx *c, const ref_job *j, tap_fn fn) {
 
 /* Runs kind on the plain-C path into out (zeroed here): the convolutions in double (a, b per
  * ref_job), AvgPool3D and AvgPool3DGrad in double, MaxPool3DGrad (a = x, b = y, grad). */
-static int ref_run(tfc_kernel_ctx *c, const geom3 *g, int kind, int dtype, const void *a, const void *b,
+static int ref_run(tfc_kernel_ctx *c, const tfc_geom3 *g, int kind, int dtype, const void *a, const void *b,
                    const void *grad, tfc_tensor *out) {
   memset(out->data, 0, out->n_bytes);
   ref_job j = {g, kind, dtype, a, b, out->data, NULL};
@@ -407,7 +234,7 @@ static void md5(dnnl_memory_desc_t *md, int64_t n, int64_t ch, const int64_t *sp
 }
 
 static int build_conv_layout(const conv3d_key *k, tfc_dnn_prim *p, int direct, tfc_status *s) {
-  const geom3 *g = &k->g;
+  const tfc_geom3 *g = &k->g;
   dnnl_memory_desc_t src_u, w_u, dst_u, src_a, w_a, dst_a;
   md5(&src_u, g->n, g->ic, g->in, dnnl_ndhwc);
   md5(&w_u, g->oc, g->ic, g->k, dnnl_dhwio);
@@ -456,7 +283,7 @@ static int build_conv_layout(const conv3d_key *k, tfc_dnn_prim *p, int direct, t
 }
 
 static int build_pool(const conv3d_key *k, tfc_dnn_prim *p, tfc_status *s) {
-  const geom3 *g = &k->g;
+  const tfc_geom3 *g = &k->g;
   dnnl_memory_desc_t src, dst;
   md5(&src, g->n, g->ic, g->in, dnnl_ndhwc);
   md5(&dst, g->n, g->ic, g->out, dnnl_ndhwc);
@@ -530,9 +357,9 @@ static void sum_partials(int64_t begin, int64_t end, void *arg) {
 }
 
 /* Runs kind with oneDNN on float data. a/b/w per dnn_call; out: the output tensor. */
-static int dnn_run(tfc_kernel_ctx *c, conv3d_state *st, const geom3 *g, const void *a, const void *b, const void *w,
+static int dnn_run(tfc_kernel_ctx *c, conv3d_state *st, const tfc_geom3 *g, const void *a, const void *b, const void *w,
                    tfc_tensor *out) {
-  int kind = st->kind;
+  int kind = st->a.kind;
   int64_t in_img = prod3(g->in) * g->ic * 4, out_img = prod3(g->out) * g->oc * 4;
   double flops = 2.0 * (double)g->n * (double)prod3(g->out) * (double)prod3(g->k) * (double)g->ic *
                  (double)(kind <= K_CONV_BWD_FILTER ? g->oc : 2);
@@ -592,85 +419,50 @@ out:
 
 static int conv_compute(tfc_kernel_ctx *c) {
   conv3d_state *st = c->state;
-  geom3 g;
-  int64_t out_dims[5];
-  TFC_TRY(conv_plan(c, st, &g, out_dims));
-  int dtype = c->inputs[st->kind == K_CONV_BWD_INPUT ? 1 : 0]->dtype;
-  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, dtype, out_dims, 5);
+  tfc_conv3d_plan p;
+  TFC_TRY(tfc_conv3d_plan_make(c, &st->a, &p));
+  const tfc_geom3 *g = &p.g;
+  int kind = st->a.kind, dtype = p.dtype;
+  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, dtype, p.out_dims, 5);
   if (!out) return c->status->code;
   if (out->n_elems == 0) return TFC_OK;
-  const void *x = st->kind == K_CONV_BWD_INPUT ? NULL : c->inputs[0]->data;
-  const void *f = st->kind == K_CONV_BWD_FILTER ? NULL : c->inputs[1]->data;
-  const void *dy = st->kind == K_CONV_FWD ? NULL : c->inputs[2]->data;
-  if (g.n == 0 || g.ic == 0 || g.oc == 0 || prod3(g.out) == 0 || prod3(g.k) == 0 || prod3(g.in) == 0) {
+  if (p.zeros) {
     memset(out->data, 0, out->n_bytes); /* nothing to sum over */
     return TFC_OK;
   }
+  const void *x = p.x ? p.x->data : NULL, *f = p.f ? p.f->data : NULL, *dy = p.grad ? p.grad->data : NULL;
   if (dtype == TFC_DT_DOUBLE) {
-    if (st->kind == K_CONV_FWD) return ref_run(c, &g, st->kind, dtype, x, f, NULL, out);
-    if (st->kind == K_CONV_BWD_INPUT) return ref_run(c, &g, st->kind, dtype, f, dy, NULL, out);
-    return ref_run(c, &g, st->kind, dtype, x, dy, NULL, out);
+    if (kind == K_CONV_FWD) return ref_run(c, g, kind, dtype, x, f, NULL, out);
+    if (kind == K_CONV_BWD_INPUT) return ref_run(c, g, kind, dtype, f, dy, NULL, out);
+    return ref_run(c, g, kind, dtype, x, dy, NULL, out);
   }
   if (dtype != TFC_DT_FLOAT)
     return tfc_kernel_error(c, TFC_UNIMPLEMENTED, "%s for %s", c->node->op->name, tfc_dtype_name(dtype));
-  if (st->kind == K_CONV_FWD) return dnn_run(c, st, &g, x, NULL, f, out);
-  if (st->kind == K_CONV_BWD_INPUT) return dnn_run(c, st, &g, dy, NULL, f, out);
-  return dnn_run(c, st, &g, x, dy, NULL, out);
+  if (kind == K_CONV_FWD) return dnn_run(c, st, g, x, NULL, f, out);
+  if (kind == K_CONV_BWD_INPUT) return dnn_run(c, st, g, dy, NULL, f, out);
+  return dnn_run(c, st, g, x, dy, NULL, out);
 }
 
 static int pool_compute(tfc_kernel_ctx *c) {
   conv3d_state *st = c->state;
-  geom3 g;
-  memset(&g, 0, sizeof g);
-  int64_t in5[5];
-  const tfc_tensor *x = NULL, *grad = NULL;
-  char buf[TFC_SHAPE_STR_MAX], buf2[TFC_SHAPE_STR_MAX];
-  if (st->kind == K_AVG_GRAD) {
-    const tfc_tensor *t = c->inputs[0];
-    if (t->ndims != 1 || t->n_elems != 5)
-      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "tensor_in must be 1-dimensional and 5 elements");
-    for (int k = 0; k < 5; k++)
-      if ((in5[k] = tfc_tensor_get_i64(t, k)) < 0)
-        return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "orig_input_shape has a negative dimension");
-    grad = c->inputs[1];
-  } else {
-    x = c->inputs[0];
-    if (x->ndims != 5) return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "tensor_in must be 5-dimensional");
-    memcpy(in5, x->dims, sizeof in5);
-    if (st->kind == K_MAX_GRAD) grad = c->inputs[2];
-  }
-  for (int k = 0; k < 3; k++) g.k[k] = st->ksize[k];
-  TFC_TRY(spatial(c, st, in5, &g));
-  g.oc = g.ic;
-  int64_t pooled[5] = {g.n, g.out[0], g.out[1], g.out[2], g.ic};
-  if (st->kind == K_MAX_GRAD) {
-    const tfc_tensor *y = c->inputs[1];
-    if (y->ndims != 5 || memcmp(y->dims, pooled, sizeof pooled) != 0)
-      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Expected orig_output shape to be %s, but got %s",
-                              tfc_dims_str(pooled, 5, buf, sizeof buf), tfc_tensor_shape_str(y, buf2, sizeof buf2));
-    if (y->dtype != x->dtype || grad->dtype != x->dtype)
-      return tfc_kernel_error(c, TFC_UNIMPLEMENTED, "MaxPool3DGrad with TInput %s and T %s",
-                              tfc_dtype_name(x->dtype), tfc_dtype_name(grad->dtype));
-  }
-  if (grad && (grad->ndims != 5 || memcmp(grad->dims, pooled, sizeof pooled) != 0))
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Expected grad shape to be %s, but got %s",
-                            tfc_dims_str(pooled, 5, buf, sizeof buf), tfc_tensor_shape_str(grad, buf2, sizeof buf2));
-  int grad_kind = st->kind == K_MAX_GRAD || st->kind == K_AVG_GRAD;
-  int dtype = grad ? grad->dtype : x->dtype;
-  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, dtype, grad_kind ? in5 : pooled, 5);
+  tfc_conv3d_plan p;
+  TFC_TRY(tfc_conv3d_plan_make(c, &st->a, &p));
+  int kind = st->a.kind, dtype = p.dtype;
+  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, dtype, p.out_dims, 5);
   if (!out) return c->status->code;
   if (out->n_elems == 0) return TFC_OK;
-  if (grad_kind && grad->n_elems == 0) {
+  if (p.zeros) {
     memset(out->data, 0, out->n_bytes);
     return TFC_OK;
   }
   if (dtype != TFC_DT_FLOAT && dtype != TFC_DT_DOUBLE)
     return tfc_kernel_error(c, TFC_UNIMPLEMENTED, "%s for %s", c->node->op->name, tfc_dtype_name(dtype));
-  if (dtype == TFC_DT_DOUBLE || st->kind == K_MAX_GRAD) {
-    const void *b = st->kind == K_MAX_GRAD ? c->inputs[1]->data : grad ? grad->data : NULL;
-    return ref_run(c, &g, st->kind, dtype, x ? x->data : NULL, b, grad ? grad->data : NULL, out);
+  const void *x = p.x ? p.x->data : NULL, *grad = p.grad ? p.grad->data : NULL;
+  if (dtype == TFC_DT_DOUBLE || kind == K_MAX_GRAD) {
+    const void *b = kind == K_MAX_GRAD ? p.y->data : grad;
+    return ref_run(c, &p.g, kind, dtype, x, b, grad, out);
   }
-  return dnn_run(c, st, &g, grad ? grad->data : x->data, NULL, NULL, out);
+  return dnn_run(c, st, &p.g, grad ? grad : x, NULL, NULL, out);
 }
 
 #define F32 TFC_T(TFC_DT_FLOAT)

@@ -572,19 +572,10 @@ static int in_top_k_compute(tfc_kernel_ctx *c) {
 
 /* ---- LRN, LRNGrad ---- */
 
-typedef struct lrn_params {
-  int64_t radius;
-  float bias, alpha, beta;
-} lrn_params;
-
 static int lrn_init(const tfc_node *n, void **state, tfc_status *s) {
-  lrn_params *p = calloc(1, sizeof *p);
+  tfc_lrn_attrs *p = calloc(1, sizeof *p);
   if (!p) return TFC_OOM(s);
-  const tfc_attr_value *v;
-  p->radius = (v = tfc_node_attr(n, "depth_radius")) && v->kind == TFC_ATTR_INT ? v->u.i : 5;
-  p->bias = (v = tfc_node_attr(n, "bias")) && v->kind == TFC_ATTR_FLOAT ? v->u.f : 1.0f;
-  p->alpha = (v = tfc_node_attr(n, "alpha")) && v->kind == TFC_ATTR_FLOAT ? v->u.f : 1.0f;
-  p->beta = (v = tfc_node_attr(n, "beta")) && v->kind == TFC_ATTR_FLOAT ? v->u.f : 0.5f;
+  tfc_lrn_attrs_of(n, p);
   *state = p;
   return TFC_OK;
 }
@@ -593,16 +584,11 @@ static int lrn_init(const tfc_node *n, void **state, tfc_status *s) {
  * gradient adds, for each output j in the window of k, dy_j * (delta_jk * norm_j^-beta -
  * 2 alpha beta in_k out_j / norm_j). Accumulation in float as TF. */
 static int lrn_compute(tfc_kernel_ctx *c) {
-  const lrn_params *p = c->state;
+  const tfc_lrn_attrs *p = c->state;
   int grad = c->node->op->id == TFC_OP_LRNGrad;
   const tfc_tensor *x = c->inputs[grad ? 1 : 0];
-  for (int i = 0; i < c->n_inputs; i++)
-    if (c->inputs[i]->ndims != 4)
-      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, grad ? "inputs must be 4-dimensional" : "in must be 4-dimensional");
-  if (grad && (!tfc_tensor_same_shape(c->inputs[0], x) || !tfc_tensor_same_shape(c->inputs[2], x)))
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "input_grads, input_image and output_image must have the "
-                            "same shape");
-  int64_t depth = x->dims[3], rows = depth ? x->n_elems / depth : 0;
+  int64_t depth, rows;
+  TFC_TRY(tfc_lrn_check(c, grad, &rows, &depth));
   tfc_tensor *out = tfc_kernel_alloc_output(c, 0, TFC_DT_FLOAT, x->dims, 4);
   if (!out) return c->status->code;
   const float *in = x->data;

@@ -250,20 +250,28 @@ int tfc_cuda_apply(int dtype, const tfc_cuda_apply_args *args, int64_t n, void *
 
 /* ---- pooling launchers (cuda_pool.cu) ---- */
 
-/* One 2-D pooling: n x c x ih x iw input, n x c x oh x ow output, both dense in NHWC or NCHW
- * (nchw); output (oy, ox) pools rows [oy * sh - pt, + kh) and cols [ox * sw - pl, + kw)
- * clipped to the input (TF's window; the padding after is implied by oh and ow). */
+/* One 2-D or 3-D pooling over an n x c x (D x H x W) input into n x c x (oD x oH x oW), both
+ * dense with the channels last (NHWC, NDHWC) or first (cfirst: NCHW, NCDHW). Spatial arrays
+ * are D, H, W; a 2-D pooling has D = oD = k = s = 1 and pad 0 there. Output o pools, per
+ * dim, [o * s - pad, + k) clipped to the input (TF's window; the padding after is implied by
+ * the output size). */
 typedef struct tfc_cuda_pool_geom {
-  int64_t n, c, ih, iw, oh, ow, kh, kw, sh, sw, pt, pl;
-  int nchw;
+  int64_t n, c;
+  int64_t in[3], out[3], k[3], s[3], pad[3];
+  int cfirst;
 } tfc_cuda_pool_geom;
 /* y = the window's first maximum (is_max) or its average over the real elements. F32, F64,
  * F16. */
 int tfc_cuda_pool_fwd(int dtype, int is_max, const void *x, void *y, const tfc_cuda_pool_geom *g, void *stream);
 /* MaxPoolGrad: dx (input-sized) = each output's dy routed to the first maximum of its window
- * in x (row-major), as TF's CPU kernel. argmax: device scratch of n * c * oh * ow int32. */
+ * in x (row-major), as TF's CPU kernel. argmax: device scratch of n * c * oD * oH * oW int32. */
 int tfc_cuda_pool_max_grad(int dtype, const void *x, const void *dy, void *dx, int32_t *argmax,
                            const tfc_cuda_pool_geom *g, void *stream);
+/* MaxPool3DGrad: dx (input-sized) = the sum of dy over the windows covering each input whose
+ * value equals the window's orig_output y: EVERY maximum of a window gets its gradient (TF's
+ * CPU kernel's rule for the 3-D op). */
+int tfc_cuda_pool_max_grad_ties(int dtype, const void *x, const void *y, const void *dy, void *dx,
+                                const tfc_cuda_pool_geom *g, void *stream);
 /* AvgPoolGrad: dx (input-sized) = the sum of dy / count over the windows covering it. */
 int tfc_cuda_pool_avg_grad(int dtype, const void *dy, void *dx, const tfc_cuda_pool_geom *g, void *stream);
 
@@ -338,6 +346,8 @@ int tfc_cuda_kernels_image(tfc_kernel_table *t, tfc_status *s);
 int tfc_cuda_kernels_select(tfc_kernel_table *t, tfc_status *s);
 /* kernels_spectral_gpu.c: the FFTs (cuFFT) and the complex-number ops. */
 int tfc_cuda_kernels_spectral(tfc_kernel_table *t, tfc_status *s);
+/* kernels_conv3d_gpu.c: Conv3D and the 3-D pools, with LRN and CropAndResize (cuda_nn_extra.h). */
+int tfc_cuda_kernels_conv3d(tfc_kernel_table *t, tfc_status *s);
 #endif
 
 #endif

@@ -29,13 +29,13 @@ typedef struct tfc_cudnn_api {
   __typeof__(cudnnSetStream) *set_stream;
   __typeof__(cudnnGetErrorString) *error_string;
   __typeof__(cudnnCreateTensorDescriptor) *create_tensor;
-  __typeof__(cudnnSetTensor4dDescriptorEx) *set_tensor4d_ex;
+  __typeof__(cudnnSetTensorNdDescriptor) *set_tensor_nd;
   __typeof__(cudnnDestroyTensorDescriptor) *destroy_tensor;
   __typeof__(cudnnCreateFilterDescriptor) *create_filter;
-  __typeof__(cudnnSetFilter4dDescriptor) *set_filter4d;
+  __typeof__(cudnnSetFilterNdDescriptor) *set_filter_nd;
   __typeof__(cudnnDestroyFilterDescriptor) *destroy_filter;
   __typeof__(cudnnCreateConvolutionDescriptor) *create_conv;
-  __typeof__(cudnnSetConvolution2dDescriptor) *set_conv2d;
+  __typeof__(cudnnSetConvolutionNdDescriptor) *set_conv_nd;
   __typeof__(cudnnSetConvolutionMathType) *set_conv_math;
   __typeof__(cudnnSetConvolutionGroupCount) *set_conv_groups;
   __typeof__(cudnnDestroyConvolutionDescriptor) *destroy_conv;

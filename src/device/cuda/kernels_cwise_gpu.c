@@ -383,6 +383,7 @@ int tfc_cuda_kernels_register(tfc_kernel_table *t, tfc_status *s) {
   TFC_TRY(tfc_cuda_kernels_array2(t, s));
   TFC_TRY(tfc_cuda_kernels_batch_norm(t, s));
   TFC_TRY(tfc_cuda_kernels_image(t, s));
+  TFC_TRY(tfc_cuda_kernels_conv3d(t, s));
   TFC_TRY(tfc_cuda_kernels_select(t, s));
   TFC_TRY(tfc_cuda_kernels_spectral(t, s));
   return tfc_cuda_kernels_nn(t, s);
