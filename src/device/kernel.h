@@ -61,7 +61,10 @@ enum tfc_kernel_flag {
   TFC_KF_HOST_LAST_INPUT = 1 << 3,
   /* The node's state is one per session, shared by all the session's executors (the random
    * ops' generators: exec/segment.h), as TF's OpSegment shares stateful kernels. */
-  TFC_KF_SHARED_STATE = 1 << 4
+  TFC_KF_SHARED_STATE = 1 << 4,
+  /* The first half of the node's inputs live in host memory (DynamicStitch's N indices before
+   * its N data tensors, whose flat indexes move with N). */
+  TFC_KF_HOST_FIRST_HALF = 1 << 5
 };
 
 typedef struct tfc_kernel_def {

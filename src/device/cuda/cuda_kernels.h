@@ -321,6 +321,8 @@ int tfc_cuda_kernels_batch_norm(tfc_kernel_table *t, tfc_status *s);
 /* kernels_image_gpu.c: the resize ops; kernels_select_gpu.c: Where and TopKV2. */
 int tfc_cuda_kernels_image(tfc_kernel_table *t, tfc_status *s);
 int tfc_cuda_kernels_select(tfc_kernel_table *t, tfc_status *s);
+/* kernels_scatter_gpu.c: the scatter updates, ScatterNd, stitch/partition, segments, band part, reverse sequence. */
+int tfc_cuda_kernels_scatter(tfc_kernel_table *t, tfc_status *s);
 #endif
 
 #endif

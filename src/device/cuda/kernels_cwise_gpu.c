@@ -381,5 +381,6 @@ int tfc_cuda_kernels_register(tfc_kernel_table *t, tfc_status *s) {
   TFC_TRY(tfc_cuda_kernels_batch_norm(t, s));
   TFC_TRY(tfc_cuda_kernels_image(t, s));
   TFC_TRY(tfc_cuda_kernels_select(t, s));
+  TFC_TRY(tfc_cuda_kernels_scatter(t, s));
   return tfc_cuda_kernels_nn(t, s);
 }

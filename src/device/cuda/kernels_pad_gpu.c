@@ -42,6 +42,7 @@
 #include "device/cpu/cwise_int.h"
 #include "device/cuda/cuda_array2.h"
 #include "device/cuda/cuda_kernels.h"
+#include "device/cuda/cuda_scatter.h"
 #include "device/space_batch_plan.h"
 
 #define G_F (TFC_T(TFC_DT_FLOAT) | TFC_T(TFC_DT_DOUBLE) | TFC_T(TFC_DT_HALF))
@@ -212,8 +213,8 @@ static int unsorted_segment_sum_compute(tfc_kernel_ctx *c) {
   tfc_tensor *out = tfc_kernel_alloc_output(c, 0, data->dtype, dims, rank);
   if (!out) return c->status->code;
   return tfc_cuda_ctx_check(c,
-                            tfc_cuda_unsorted_segment_sum(ct, it, data->data, ids->data, out->data, ids->n_elems,
-                                                          inner, num, stream),
+                            tfc_cuda_unsorted_segment(TFC_CUDA_SC_ADD, ct, it, data->data, ids->data, out->data,
+                                                      ids->n_elems, inner, num, stream),
                             data->dtype);
 }
 
