@@ -97,10 +97,10 @@ typedef struct scatter_case {
  * init, then the scatter (twice: updates accumulate), and compares the variables. With
  * bad != NULL the scatter must fail on both devices with INVALID_ARGUMENT and that text,
  * leaving both variables at their initial value. */
-static void check_scatter(const char *op, int resource, TF_DataType dt, TF_DataType it, const scatter_case *k,
-                          const char *bad) {
+static void check_scatter_h(const char *op, int resource, TF_DataType dt, int half, TF_DataType it,
+                            const scatter_case *k, const char *bad) {
   char label[160];
-  snprintf(label, sizeof label, "%s%s %s idx %s [%lld,%lld]%s", resource ? "Resource" : "", op, dt_name(dt, 0),
+  snprintf(label, sizeof label, "%s%s %s idx %s [%lld,%lld]%s", resource ? "Resource" : "", op, dt_name(dt, half),
            dt_name(it, 0), (long long)k->rows, (long long)k->inner, k->scalar ? " scalar" : "");
   TF_Graph *g = TF_NewGraph();
   int64_t vdims[2] = {k->rows, k->inner};
@@ -117,22 +117,27 @@ static void check_scatter(const char *op, int resource, TF_DataType dt, TF_DataT
   TF_Tensor *vals[3] = {gc_rand(dt, 2, vdims, lo, hi), idx_tensor(it, k->idx, k->n_idx_dims, k->idx_dims),
                         gc_rand(dt, (int)und, udims, lo, hi)};
   TF_Operation *inits[2], *scat[2];
-  TF_Output fetch[2];
+  TF_Output fetch[2], in[2][3] = {{ph[0], ph[1], ph[2]}, {ph[0], ph[1], ph[2]}};
+  if (half) { /* the GPU copy holds and updates half; the CPU copy runs in float */
+    in[1][0] = gc_unary(g, "Cast", "init_half", ph[0], "DstT", TF_HALF, status(), label);
+    in[1][2] = gc_unary(g, "Cast", "updates_half", ph[2], "DstT", TF_HALF, status(), label);
+  }
   for (int dv = 0; dv < 2; dv++) {
     const char *dev = dv ? gc_gpu_dev() : GC_CPU, *pre = dv ? "g" : "c";
+    TF_DataType vdt = dv && half ? TF_HALF : dt;
     char name[32];
     snprintf(name, sizeof name, "%s_var", pre);
     TF_OperationDescription *d = TF_NewOperation(g, resource ? "VarHandleOp" : "VariableV2", name);
     TF_SetDevice(d, dev);
-    TF_SetAttrType(d, "dtype", dt);
+    TF_SetAttrType(d, "dtype", vdt);
     TF_SetAttrShape(d, "shape", vdims, 2);
     TF_Output var = {gc_finish(d, status(), 0, label), 0};
     snprintf(name, sizeof name, "%s_init", pre);
     d = TF_NewOperation(g, resource ? "AssignVariableOp" : "Assign", name);
     TF_SetDevice(d, dev);
     TF_AddInput(d, var);
-    TF_AddInput(d, ph[0]);
-    if (resource) TF_SetAttrType(d, "dtype", dt);
+    TF_AddInput(d, in[dv][0]);
+    if (resource) TF_SetAttrType(d, "dtype", vdt);
     inits[dv] = gc_finish(d, status(), 0, label);
     char type[48];
     snprintf(type, sizeof type, "%s%s", resource ? "Resource" : "", op);
@@ -140,20 +145,21 @@ static void check_scatter(const char *op, int resource, TF_DataType dt, TF_DataT
     d = TF_NewOperation(g, type, name);
     TF_SetDevice(d, dev);
     TF_AddInput(d, var);
-    TF_AddInput(d, ph[1]);
-    TF_AddInput(d, ph[2]);
-    if (resource) TF_SetAttrType(d, "dtype", dt);
+    TF_AddInput(d, in[dv][1]);
+    TF_AddInput(d, in[dv][2]);
+    if (resource) TF_SetAttrType(d, "dtype", vdt);
     scat[dv] = gc_finish(d, status(), 0, label);
     if (resource) {
       snprintf(name, sizeof name, "%s_read", pre);
       d = TF_NewOperation(g, "ReadVariableOp", name);
       TF_SetDevice(d, dev);
       TF_AddInput(d, var);
-      TF_SetAttrType(d, "dtype", dt);
+      TF_SetAttrType(d, "dtype", vdt);
       fetch[dv] = (TF_Output){gc_finish(d, status(), 0, label), 0};
     } else {
       fetch[dv] = var;
     }
+    if (dv && half) fetch[dv] = gc_unary(g, "Cast", "back", fetch[dv], "DstT", TF_FLOAT, status(), label);
   }
   TF_Session *sess = open_session(g);
   char msg[1024];
@@ -171,11 +177,16 @@ static void check_scatter(const char *op, int resource, TF_DataType dt, TF_DataT
   TF_Tensor *o[2];
   if (run(sess, NULL, NULL, 0, fetch, o, 2, NULL, 0, msg, sizeof msg) != TF_OK)
     tfc_test_fail(__FILE__, __LINE__, "%s: read: %s", label, msg);
-  gc_compare(label, o[1], o[0], tol_of(dt, 0) * 10);
+  gc_compare(label, o[1], o[0], tol_of(dt, half) * 10);
   if (bad) gc_compare(label, o[0], vals[0], 0); /* a failed scatter changes nothing */
   for (int i = 0; i < 2; i++) TF_DeleteTensor(o[i]);
   for (int i = 0; i < 3; i++) TF_DeleteTensor(vals[i]);
   close_session(sess, g);
+}
+
+static void check_scatter(const char *op, int resource, TF_DataType dt, TF_DataType it, const scatter_case *k,
+                          const char *bad) {
+  check_scatter_h(op, resource, dt, 0, it, k, bad);
 }
 
 static const int64_t DUPS[] = {3, 0, 3, 6, 1, 3, 0, 2};
@@ -201,6 +212,18 @@ static void ref_scatters_match_cpu(void) {
     for (int t = 0; t < 2; t++)
       for (int k = 0; k < N_SCATTER_CASES; k++)
         check_scatter(SCATTER_OPS[o], 0, types[t], k % 2 ? TF_INT64 : TF_INT32, &CASES[k], NULL);
+}
+
+/* TF's reference scatters also take half: the GPU copy runs in half (each combine rounded
+ * to half) against the CPU copy in float. The CPU has only ScatterUpdate in half, so only it
+ * runs in the self-test. */
+static void ref_scatters_run_in_half(void) {
+  gc_need_gpu();
+  for (int o = 0; o < 7; o++) {
+    if (o > 0 && gc_self_test()) break;
+    for (int k = 0; k < N_SCATTER_CASES; k++)
+      check_scatter_h(SCATTER_OPS[o], 0, TF_FLOAT, 1, k % 2 ? TF_INT64 : TF_INT32, &CASES[k], NULL);
+  }
 }
 
 static void resource_scatters_match_cpu(void) {
@@ -330,10 +353,11 @@ static void scatter_nd_refuses_bad_input_with_cpu_texts(void) {
 
 /* DynamicStitch of n partitions (index values idx[m] of dims idims[m], data [idims[m], inner]
  * of dt) on both devices; bad: the expected INVALID_ARGUMENT text, else compared. */
-static void check_stitch(TF_DataType dt, int n, const int64_t *const *idx, const int64_t *const *idims,
-                         const int *ind, int64_t inner, int64_t bad_extra, const char *bad) {
+static void check_stitch_op(const char *type, TF_DataType dt, int n, const int64_t *const *idx,
+                            const int64_t *const *idims, const int *ind, int64_t inner, int64_t bad_extra,
+                            const char *bad) {
   char label[96];
-  snprintf(label, sizeof label, "DynamicStitch %s n=%d inner=%lld", dt_name(dt, 0), n, (long long)inner);
+  snprintf(label, sizeof label, "%s %s n=%d inner=%lld", type, dt_name(dt, 0), n, (long long)inner);
   TF_Graph *g = TF_NewGraph();
   TF_Output in[4], ph[2];
   TF_Tensor *vals[2];
@@ -353,7 +377,7 @@ static void check_stitch(TF_DataType dt, int n, const int64_t *const *idx, const
   }
   TF_Operation *ops[2];
   for (int dv = 0; dv < 2; dv++) {
-    TF_OperationDescription *d = TF_NewOperation(g, "DynamicStitch", dv ? "on_gpu" : "on_cpu");
+    TF_OperationDescription *d = TF_NewOperation(g, type, dv ? "on_gpu" : "on_cpu");
     TF_SetDevice(d, dv ? gc_gpu_dev() : GC_CPU);
     TF_AddInputList(d, in, n);
     TF_AddInputList(d, in + n, n);
@@ -385,6 +409,11 @@ static void check_stitch(TF_DataType dt, int n, const int64_t *const *idx, const
   close_session(sess, g);
 }
 
+static void check_stitch(TF_DataType dt, int n, const int64_t *const *idx, const int64_t *const *idims,
+                         const int *ind, int64_t inner, int64_t bad_extra, const char *bad) {
+  check_stitch_op("DynamicStitch", dt, n, idx, idims, ind, inner, bad_extra, bad);
+}
+
 static void dynamic_stitch_matches_cpu(void) {
   gc_need_gpu();
   /* duplicates within and across partitions (the last wins), a gap (row 5 stays zero) */
@@ -396,7 +425,13 @@ static void dynamic_stitch_matches_cpu(void) {
     check_stitch(types[t], 2, idx, idims, (int[]){1, 2}, 1, 0, NULL);
     check_stitch(types[t], 1, idx, idims, (int[]){1}, 3, 0, NULL);
     check_stitch(types[t], 2, eidx, edims, (int[]){1, 1}, 2, 0, NULL); /* an empty partition */
+    /* ParallelDynamicStitch's GPU row is the CPU kernel in host memory: the same winners */
+    check_stitch_op("ParallelDynamicStitch", types[t], 2, idx, idims, (int[]){1, 2}, 5, 0, NULL);
   }
+  /* more rows than one grid covers (8192 blocks of 256 threads) */
+  static const int64_t big[] = {1, 0, 1}, dbig[] = {3};
+  const int64_t *bidx[1] = {big}, *bdims[1] = {dbig};
+  check_stitch(TF_FLOAT, 1, bidx, bdims, (int[]){1}, 1 << 21, 0, NULL);
 }
 
 static void dynamic_stitch_refuses_bad_input_with_cpu_texts(void) {
@@ -467,7 +502,8 @@ static void unsorted_segment_reductions_match_cpu(void) {
         char label[96];
         snprintf(label, sizeof label, "%s %s idx %s", ops[o], dt_name(dt, half), dt_name(it, 0));
         /* half has no -FLT_MAX: every segment gets a value there */
-        gc_arg a[3] = {gc_fed(dt, 2, (int64_t[]){7, 4}, prod ? 0.5 : -9, prod ? 1.5 : 9),
+        double lo = prod ? (dt == TF_INT32 ? -3 : 0.5) : -9, hi = prod ? (dt == TF_INT32 ? 4 : 1.5) : 9;
+        gc_arg a[3] = {gc_fed(dt, 2, (int64_t[]){7, 4}, lo, hi),
                        GC_FED(idx_tensor(it, half ? all : ids, 1, (int64_t[]){7})), gc_konst(&five, -1)};
         gc_check(&op, a, 3, tol_of(dt, half), label);
         gc_free_args(a, 3);
@@ -476,6 +512,13 @@ static void unsorted_segment_reductions_match_cpu(void) {
         if (!half) gc_check(&op, e, 3, 0, label);
         gc_free_args(e, 3);
       }
+  /* more elements than one grid covers */
+  static const int64_t big[] = {2, 0, 2, 1};
+  static const int32_t three = 3;
+  gc_arg g[3] = {gc_fed(TF_FLOAT, 2, (int64_t[]){4, 1 << 20}, -9, 9),
+                 GC_FED(idx_tensor(TF_INT32, big, 1, (int64_t[]){4})), gc_konst(&three, -1)};
+  gc_check(&(gc_op){.type = "UnsortedSegmentMax"}, g, 3, 0, "UnsortedSegmentMax huge");
+  gc_free_args(g, 3);
   static const int32_t six[] = {0, 1, 0, 1, 0, 1};
   gc_arg b[3] = {gc_fed(TF_FLOAT, 2, (int64_t[]){7, 4}, -9, 9), GC_FED(gc_ints(six, 6)), gc_konst(&five, -1)};
   gc_check_error(&(gc_op){.type = "UnsortedSegmentMax"}, b, 3, TF_INVALID_ARGUMENT, "segment_ids",
@@ -567,6 +610,7 @@ static void reverse_sequence_matches_cpu(void) {
 
 static const tfc_test tests[] = {
     TFC_TEST(ref_scatters_match_cpu),
+    TFC_TEST(ref_scatters_run_in_half),
     TFC_TEST(resource_scatters_match_cpu),
     TFC_TEST(scatters_refuse_bad_indices_and_shapes_with_cpu_texts),
     TFC_TEST(scatters_refuse_mismatched_updates_with_cpu_texts),

@@ -11,7 +11,8 @@
  * The arguments TF 1.15 declares HostMemory on its GPU kernels are host-memory inputs here
  * (shape, paddings, begin/end/strides, num_segments, the scan axis) and are read directly on
  * the host; everything else — data, PadV2's constant_values, the segment ids — stays in
- * device memory and is touched only by launchers (cuda_array.cu, cuda_scan.cu) on the
+ * device memory and is touched only by launchers (cuda_array.cu, cuda_scan.cu, and
+ * cuda_scatter.cu's segment reduction, which UnsortedSegmentMax/Min/Prod share) on the
  * device's compute stream, after the host has planned the work:
  *   - BroadcastTo and StridedSliceGrad are strided copies (tfc_cuda_copy_window): BroadcastTo
  *     reads its input with stride 0 along broadcast dims; StridedSliceGrad zeroes the output
