@@ -919,7 +919,8 @@ int tfc_reverse_sequence_plan_of(tfc_kernel_ctx *c, const void *lens, tfc_revers
   if (bd < 0) return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Invalid batch_dim %lld", (long long)bd);
   if (bd == sd) return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "batch_dim == seq_dim == %lld", (long long)sd);
   if (sd >= rank)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "seq_dim must be < input rank ( %lld vs. %d)", (long long)sd, rank);
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "seq_dim must be < input rank ( %lld vs. %d)", (long long)sd,
+                            rank);
   if (bd >= rank)
     return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "batch_dim must be < input rank ( %lld vs. %d)", (long long)bd,
                             rank);

@@ -165,8 +165,8 @@ int tfc_stitch_plan_of(tfc_kernel_ctx *c, int64_t *out_dims, int *out_rank, int6
     int prefix = dm->ndims >= im->ndims;
     for (int d = 0; prefix && d < im->ndims; d++) prefix = dm->dims[d] == im->dims[d];
     if (!prefix)
-      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "data[%d].shape = %s does not start with indices[%d].shape = %s", m,
-                              tfc_tensor_shape_str(dm, a, sizeof a), m, tfc_tensor_shape_str(im, b, sizeof b));
+      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "data[%d].shape = %s does not start with indices[%d].shape = %s",
+                              m, tfc_tensor_shape_str(dm, a, sizeof a), m, tfc_tensor_shape_str(im, b, sizeof b));
     if (m == 0) continue;
     int same = dm->ndims - im->ndims == data[0]->ndims - r0;
     for (int d = 0; same && d < dm->ndims - im->ndims; d++) same = dm->dims[im->ndims + d] == data[0]->dims[r0 + d];
@@ -180,7 +180,8 @@ int tfc_stitch_plan_of(tfc_kernel_ctx *c, int64_t *out_dims, int *out_rank, int6
   }
   int rank = 1 + data[0]->ndims - r0;
   if (rank > TFC_MAX_DIMS)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Shape of rank %d exceeds the maximum rank %d", rank, TFC_MAX_DIMS);
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Shape of rank %d exceeds the maximum rank %d", rank,
+                            TFC_MAX_DIMS);
   out_dims[0] = first;
   memcpy(out_dims + 1, data[0]->dims + r0, sizeof(int64_t) * (size_t)(rank - 1));
   *out_rank = rank;
@@ -195,9 +196,9 @@ int tfc_partition_plan_of(tfc_kernel_ctx *c, const int32_t *values, int64_t *cou
   int prefix = data->ndims >= part->ndims;
   for (int d = 0; prefix && d < part->ndims; d++) prefix = data->dims[d] == part->dims[d];
   if (!prefix)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "data.shape must start with partitions.shape, got data.shape = %s, "
-                            "partitions.shape = %s", tfc_tensor_shape_str(data, a, sizeof a),
-                            tfc_tensor_shape_str(part, b, sizeof b));
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
+                            "data.shape must start with partitions.shape, got data.shape = %s, partitions.shape = %s",
+                            tfc_tensor_shape_str(data, a, sizeof a), tfc_tensor_shape_str(part, b, sizeof b));
   memset(counts, 0, (size_t)np * sizeof *counts);
   for (int64_t i = 0; i < part->n_elems; i++) {
     if (values[i] >= 0 && values[i] < np) {

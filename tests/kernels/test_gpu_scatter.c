@@ -4,7 +4,8 @@
  * DynamicPartition, UnsortedSegmentMax/Min/Prod, SegmentSum, MatrixBandPart and
  * ReverseSequence — odd shapes, duplicate indices, empty inputs, each registered dtype class,
  * int32 and int64 indices, and bad input (out-of-range indices, mismatched shapes), which
- * must fail with the CPU kernel's code and text on both devices.
+ * must fail with the CPU kernel's code and text on both devices — except the unsorted segment
+ * ids at or above num_segments, which the GPU drops as UnsortedSegmentSum's kernel and TF's do.
  *
  * Sums, products and quotients over duplicate indices run in an order the GPU picks, so
  * float results compare within a tolerance; everything else is exact. Without a GPU every
@@ -526,6 +527,39 @@ static void unsorted_segment_reductions_match_cpu(void) {
   gc_free_args(b, 3);
 }
 
+/* Like UnsortedSegmentSum (and TF's GPU kernels), the GPU drops an id at or above
+ * num_segments where the CPU reports it: the GPU result with such ids equals the CPU's with
+ * them negative (dropped there too). GPU-only behaviour, so not part of the self-test. */
+static void unsorted_segment_reductions_on_gpu_drop_out_of_range_ids(void) {
+  if (gc_self_test()) tfc_test_skip("the CPU reports these ids: GPU-only behaviour");
+  gc_need_gpu();
+  static const int32_t bad_ids[] = {0, 5, 2, 9, -3, 2, 3}, clean_ids[] = {0, -1, 2, -1, -3, 2, 3}, four = 4;
+  const char *ops[] = {"UnsortedSegmentMax", "UnsortedSegmentMin", "UnsortedSegmentProd"};
+  for (int o = 0; o < 3; o++) {
+    TF_Graph *g = TF_NewGraph();
+    TF_Tensor *vals[3] = {gc_rand(TF_FLOAT, 2, (int64_t[]){7, 5}, 0.5, 1.5), gc_ints(bad_ids, 7),
+                          gc_ints(clean_ids, 7)};
+    TF_Tensor *nt = gc_ints(&four, -1);
+    TF_Output ph[3] = {placeholder(g, "x", TF_FLOAT), placeholder(g, "bad", TF_INT32),
+                       placeholder(g, "clean", TF_INT32)};
+    TF_Output num = gc_const(g, "num", nt, status(), ops[o]);
+    TF_Output gin[3] = {ph[0], ph[1], num}, cin[3] = {ph[0], ph[2], num};
+    TF_Operation *og = gc_add_op(g, &(gc_op){.type = ops[o]}, "on_gpu", GC_GPU, gin, 3, status(), 0, ops[o]);
+    TF_Operation *oc = gc_add_op(g, &(gc_op){.type = ops[o]}, "on_cpu", GC_CPU, cin, 3, status(), 0, ops[o]);
+    TF_Session *sess = open_session(g);
+    TF_Output fetch[2] = {{og, 0}, {oc, 0}};
+    TF_Tensor *out[2];
+    char msg[1024];
+    if (run(sess, ph, vals, 3, fetch, out, 2, NULL, 0, msg, sizeof msg) != TF_OK)
+      tfc_test_fail(__FILE__, __LINE__, "%s: %s", ops[o], msg);
+    gc_compare(ops[o], out[0], out[1], 1e-5);
+    for (int i = 0; i < 2; i++) TF_DeleteTensor(out[i]);
+    for (int i = 0; i < 3; i++) TF_DeleteTensor(vals[i]);
+    TF_DeleteTensor(nt);
+    close_session(sess, g);
+  }
+}
+
 static void segment_sum_matches_cpu(void) {
   gc_need_gpu();
   static const int64_t ids[] = {0, 0, 1, 3, 3, 3, 4}; /* segment 2 empty: zeros */
@@ -545,7 +579,8 @@ static void segment_sum_matches_cpu(void) {
       gc_free_args(e, 2);
     }
   static const int64_t unsorted[] = {0, 2, 1};
-  gc_arg b[2] = {gc_fed(TF_FLOAT, 2, (int64_t[]){3, 2}, -9, 9), GC_FED(idx_tensor(TF_INT32, unsorted, 1, (int64_t[]){3}))};
+  gc_arg b[2] = {gc_fed(TF_FLOAT, 2, (int64_t[]){3, 2}, -9, 9),
+                 GC_FED(idx_tensor(TF_INT32, unsorted, 1, (int64_t[]){3}))};
   gc_check_error(&(gc_op){.type = "SegmentSum"}, b, 2, TF_INVALID_ARGUMENT, "segment ids are not increasing",
                  "SegmentSum unsorted");
   gc_free_args(b + 1, 1);
@@ -621,6 +656,7 @@ static const tfc_test tests[] = {
     TFC_TEST(dynamic_partition_matches_cpu),
     TFC_TEST(dynamic_partition_refuses_bad_input_with_cpu_texts),
     TFC_TEST(unsorted_segment_reductions_match_cpu),
+    TFC_TEST(unsorted_segment_reductions_on_gpu_drop_out_of_range_ids),
     TFC_TEST(segment_sum_matches_cpu),
     TFC_TEST(matrix_band_part_matches_cpu),
     TFC_TEST(reverse_sequence_matches_cpu),

@@ -75,7 +75,8 @@ template <int H> __device__ __forceinline__ void atomic_combine(__half *p, float
   } while (old != assumed);
 }
 
-/* int32: the native atomics; the product wraps around as the CPU's (unsigned arithmetic). */
+/* int32: the native atomics; the product wraps around as the CPU's (unsigned arithmetic).
+ * DIV never gets here (tfc_cuda_scatter refuses it: a zero divisor is the CPU's error). */
 template <int H> __device__ __forceinline__ void atomic_combine(int32_t *p, int32_t u) {
   switch (H) {
     case TFC_CUDA_SC_ADD: atomicAdd((int *)p, (int)u); return;
@@ -87,7 +88,9 @@ template <int H> __device__ __forceinline__ void atomic_combine(int32_t *p, int3
   unsigned int *w = (unsigned int *)p, old = *w, assumed;
   do {
     assumed = old;
-    old = atomicCAS(w, assumed, assumed * (unsigned int)u);
+    unsigned int next =
+        H == TFC_CUDA_SC_MUL ? assumed * (unsigned int)u : (unsigned int)combine<H>((int32_t)assumed, u);
+    old = atomicCAS(w, assumed, next);
   } while (old != assumed);
 }
 

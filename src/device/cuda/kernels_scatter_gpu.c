@@ -304,8 +304,9 @@ static int partition_compute(tfc_kernel_ctx *c) {
     if (!out) rc = c->status->code;
     else if (out->n_elems)
       rc = tfc_cuda_ctx_check(c,
-                              tfc_cuda_gather(es / words, TFC_CUDA_I64, data->data, (const int64_t *)dev->data + start[p],
-                                              out->data, 1, 1, part->n_elems, dims[0], row * words, stream),
+                              tfc_cuda_gather(es / words, TFC_CUDA_I64, data->data,
+                                              (const int64_t *)dev->data + start[p], out->data, 1, 1, part->n_elems,
+                                              dims[0], row * words, stream),
                               data->dtype);
   }
   tfc_tensor_unref(dev);
