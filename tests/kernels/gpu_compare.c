@@ -55,6 +55,14 @@ TF_Tensor *gc_rand(TF_DataType dt, int nd, const int64_t *dims, double lo, doubl
       case TF_INT32: ((int32_t *)TF_TensorData(t))[i] = (int32_t)floor(v); break;
       case TF_UINT8: ((uint8_t *)TF_TensorData(t))[i] = (uint8_t)floor(v); break;
       case TF_BOOL: ((unsigned char *)TF_TensorData(t))[i] = v >= 0.5; break;
+      case TF_COMPLEX64: /* real and imaginary parts uniform */
+        ((float *)TF_TensorData(t))[2 * i] = (float)v;
+        ((float *)TF_TensorData(t))[2 * i + 1] = (float)(lo + (hi - lo) * gc_uniform());
+        break;
+      case TF_COMPLEX128:
+        ((double *)TF_TensorData(t))[2 * i] = v;
+        ((double *)TF_TensorData(t))[2 * i + 1] = lo + (hi - lo) * gc_uniform();
+        break;
       default: tfc_test_fail(__FILE__, __LINE__, "gc_rand: no generator for dtype %d", (int)dt);
     }
   }
@@ -77,9 +85,12 @@ gc_arg gc_fed(TF_DataType dt, int nd, const int64_t *dims, double lo, double hi)
 }
 gc_arg gc_konst(const int32_t *v, int n) { return GC_CONST(gc_ints(v, n)); }
 
+/* Value i of t; a complex tensor is read as its 2n parts (real, imaginary, real, ...). */
 static double gc_value_at(const TF_Tensor *t, int64_t i) {
   const void *p = TF_TensorData(t);
   switch (TF_TensorType(t)) {
+    case TF_COMPLEX64: return ((const float *)p)[i];
+    case TF_COMPLEX128: return ((const double *)p)[i];
     case TF_FLOAT: return ((const float *)p)[i];
     case TF_DOUBLE: return ((const double *)p)[i];
     case TF_INT64: return (double)((const int64_t *)p)[i];
@@ -102,6 +113,7 @@ void gc_compare(const char *what, const TF_Tensor *gpu, const TF_Tensor *cpu, do
       tfc_test_fail(__FILE__, __LINE__, "%s: dim %d is %lld on GPU, %lld on CPU", what, d, (long long)TF_Dim(gpu, d),
                     (long long)TF_Dim(cpu, d));
   int64_t n = TF_TensorElementCount(cpu);
+  if (TF_TensorType(cpu) == TF_COMPLEX64 || TF_TensorType(cpu) == TF_COMPLEX128) n *= 2; /* parts */
   for (int64_t i = 0; i < n; i++) {
     double g = gc_value_at(gpu, i), c = gc_value_at(cpu, i);
     if (isnan(c) && isnan(g)) continue;

@@ -42,15 +42,16 @@ int gc_self_test(void);
 /* The device of the GPU copies: GC_GPU, or GC_CPU in a self-test. Static. */
 const char *gc_gpu_dev(void);
 
-/* A new tensor of uniform values in [lo, hi) (integers: rounded down; bool: >= 0.5) from the
- * tests' fixed generator. TF_HALF is not generated: feed float and set gc_op.half. */
+/* A new tensor of uniform values in [lo, hi) (integers: rounded down; bool: >= 0.5; complex:
+ * both parts) from the tests' fixed generator. TF_HALF is not generated: feed float and set
+ * gc_op.half. */
 TF_Tensor *gc_rand(TF_DataType dt, int nd, const int64_t *dims, double lo, double hi);
 /* A new int32 vector of n values, or a scalar when n < 0 (v[0]). */
 TF_Tensor *gc_ints(const int32_t *v, int n);
 /* A new int64 vector of n values, or a scalar when n < 0. */
 TF_Tensor *gc_int64s(const int64_t *v, int n);
 
-/* gpu ~= cpu as described above; tol 0 demands equality. */
+/* gpu ~= cpu as described above (complex: part by part); tol 0 demands equality. */
 void gc_compare(const char *what, const TF_Tensor *gpu, const TF_Tensor *cpu, double tol);
 
 /* One attr: kind 'i' int, 'f' float, 'b' bool, 't' type, 's' string, 'l' int list. */

@@ -37,7 +37,8 @@ static double tol_of(TF_DataType dt, int half) { return half ? 3e-2 : dt == TF_D
 
 static const char *dt_name(TF_DataType dt, int half) {
   return half ? "half" : dt == TF_FLOAT ? "float" : dt == TF_DOUBLE ? "double" : dt == TF_INT32 ? "int32"
-         : dt == TF_INT64 ? "int64" : dt == TF_BOOL ? "bool" : "?";
+         : dt == TF_INT64 ? "int64" : dt == TF_BOOL ? "bool" : dt == TF_COMPLEX64 ? "complex64"
+         : dt == TF_COMPLEX128 ? "complex128" : "?";
 }
 
 static TF_Status *status(void) {
@@ -199,7 +200,8 @@ static const scatter_case CASES[] = {
     {7, 5, 1, {8}, DUPS, 1},         /* a scalar update */
     {5, 1, 1, {2}, FEW, 0},          /* one column */
     {7, 5, 1, {0}, DUPS, 0},         /* no indices */
-    {0 + 6, 0, 1, {2}, FEW, 0},      /* rows of no elements */
+    {6, 0, 1, {2}, FEW, 0},          /* rows of no elements */
+    {0, 5, 1, {0}, DUPS, 0},         /* a variable of no rows */
 };
 #define N_SCATTER_CASES ((int)(sizeof CASES / sizeof CASES[0]))
 
@@ -354,13 +356,15 @@ static void scatter_nd_refuses_bad_input_with_cpu_texts(void) {
 
 /* DynamicStitch of n partitions (index values idx[m] of dims idims[m], data [idims[m], inner]
  * of dt) on both devices; bad: the expected INVALID_ARGUMENT text, else compared. */
-static void check_stitch_op(const char *type, TF_DataType dt, int n, const int64_t *const *idx,
+static void check_stitch_op(const char *type, TF_DataType gdt, int n, const int64_t *const *idx,
                             const int64_t *const *idims, const int *ind, int64_t inner, int64_t bad_extra,
                             const char *bad) {
   char label[96];
-  snprintf(label, sizeof label, "%s %s n=%d inner=%lld", type, dt_name(dt, 0), n, (long long)inner);
+  int half = gdt == TF_HALF;
+  TF_DataType dt = half ? TF_FLOAT : gdt;
+  snprintf(label, sizeof label, "%s %s n=%d inner=%lld", type, dt_name(dt, half), n, (long long)inner);
   TF_Graph *g = TF_NewGraph();
-  TF_Output in[4], ph[2];
+  TF_Output in[4], gin[4], ph[2];
   TF_Tensor *vals[2];
   for (int m = 0; m < n; m++) {
     char name[16];
@@ -374,16 +378,23 @@ static void check_stitch_op(const char *type, TF_DataType dt, int n, const int64
     for (int i = 0; i < ind[m]; i++) dd[i] = idims[m][i];
     dd[ind[m]] = inner + (m == 1 ? bad_extra : 0);
     vals[m] = gc_rand(dt, ind[m] + 1, dd, -9, 9);
-    in[n + m] = ph[m];
+    gin[m] = in[m];
+    in[n + m] = gin[n + m] = ph[m];
+    if (half) {
+      snprintf(name, sizeof name, "half%d", m);
+      gin[n + m] = gc_unary(g, "Cast", name, ph[m], "DstT", TF_HALF, status(), label);
+    }
   }
   TF_Operation *ops[2];
   for (int dv = 0; dv < 2; dv++) {
     TF_OperationDescription *d = TF_NewOperation(g, type, dv ? "on_gpu" : "on_cpu");
     TF_SetDevice(d, dv ? gc_gpu_dev() : GC_CPU);
-    TF_AddInputList(d, in, n);
-    TF_AddInputList(d, in + n, n);
+    TF_AddInputList(d, dv ? gin : in, n);
+    TF_AddInputList(d, (dv ? gin : in) + n, n);
     ops[dv] = gc_finish(d, status(), 0, label);
   }
+  TF_Output gout = {ops[1], 0};
+  if (half) gout = gc_unary(g, "Cast", "back", gout, "DstT", TF_FLOAT, status(), label);
   TF_Session *sess = open_session(g);
   char msg[1024];
   if (bad) {
@@ -397,12 +408,12 @@ static void check_stitch_op(const char *type, TF_DataType dt, int n, const int64
                       (int)code, msg);
     }
   } else {
-    TF_Output f[2] = {{ops[1], 0}, {ops[0], 0}};
+    TF_Output f[2] = {gout, {ops[0], 0}};
     TF_Tensor *o[2];
     if (run(sess, ph, vals, n, f, o, 2, NULL, 0, msg, sizeof msg) != TF_OK)
       tfc_test_fail(__FILE__, __LINE__, "%s: %s", label, msg);
     expect_device(sess, ops[1], label);
-    gc_compare(label, o[0], o[1], 0);
+    gc_compare(label, o[0], o[1], tol_of(dt, half));
     TF_DeleteTensor(o[0]);
     TF_DeleteTensor(o[1]);
   }
@@ -420,8 +431,8 @@ static void dynamic_stitch_matches_cpu(void) {
   /* duplicates within and across partitions (the last wins), a gap (row 5 stays zero) */
   static const int64_t a[] = {0, 6, 2, 6}, b[] = {2, 3, 4, 0, 1, 3}, da[] = {4}, db[] = {2, 3}, none[] = {0};
   const int64_t *idx[2] = {a, b}, *idims[2] = {da, db}, *eidx[2] = {a, a}, *edims[2] = {none, da};
-  const TF_DataType types[] = {TF_FLOAT, TF_DOUBLE, TF_INT32, TF_INT64};
-  for (int t = 0; t < 4; t++) {
+  const TF_DataType types[] = {TF_FLOAT, TF_DOUBLE, TF_INT32, TF_INT64, TF_COMPLEX64, TF_COMPLEX128, TF_HALF};
+  for (int t = 0; t < 7; t++) {
     check_stitch(types[t], 2, idx, idims, (int[]){1, 2}, 5, 0, NULL);
     check_stitch(types[t], 2, idx, idims, (int[]){1, 2}, 1, 0, NULL);
     check_stitch(types[t], 1, idx, idims, (int[]){1}, 3, 0, NULL);
@@ -450,8 +461,8 @@ static void dynamic_stitch_refuses_bad_input_with_cpu_texts(void) {
 static void dynamic_partition_matches_cpu(void) {
   gc_need_gpu();
   static const int32_t p1[] = {2, 0, 2, 1, 2, 0, 2}, p2[] = {1, 1, 0, 2, 1, 1};
-  const TF_DataType types[] = {TF_FLOAT, TF_DOUBLE, TF_FLOAT};
-  for (int t = 0; t < 3; t++) {
+  const TF_DataType types[] = {TF_FLOAT, TF_DOUBLE, TF_FLOAT, TF_COMPLEX64, TF_COMPLEX128};
+  for (int t = 0; t < 5; t++) {
     int half = t == 2;
     gc_op op = {.type = "DynamicPartition", .attrs = {GC_INT("num_partitions", 3)}, .n_outputs = 3, .half = half};
     char label[64];
@@ -595,8 +606,8 @@ static void segment_sum_matches_cpu(void) {
 static void matrix_band_part_matches_cpu(void) {
   gc_need_gpu();
   static const int32_t bounds[][2] = {{1, 2}, {-1, 0}, {0, -1}, {-1, -1}, {4, 5}, {0, 0}};
-  const TF_DataType types[] = {TF_FLOAT, TF_DOUBLE, TF_BOOL, TF_FLOAT};
-  for (int t = 0; t < 4; t++)
+  const TF_DataType types[] = {TF_FLOAT, TF_DOUBLE, TF_BOOL, TF_FLOAT, TF_COMPLEX64, TF_COMPLEX128};
+  for (int t = 0; t < 6; t++)
     for (int b = 0; b < 6; b++) {
       int half = t == 3;
       char label[64];
