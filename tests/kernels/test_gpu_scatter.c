@@ -649,8 +649,16 @@ static void reverse_sequence_matches_cpu(void) {
     }
   static const int64_t far[] = {1, 9};
   gc_op op = {.type = "ReverseSequence", .attrs = {GC_INT("seq_dim", 1), GC_INT("batch_dim", 0)}};
+  gc_arg e[2] = {gc_fed(TF_FLOAT, 3, (int64_t[]){0, 6, 3}, -9, 9),
+                 GC_FED(idx_tensor(TF_INT64, far, 1, (int64_t[]){0}))};
+  gc_check(&op, e, 2, 0, "ReverseSequence empty batch");
+  gc_free_args(e, 2);
   gc_arg c[2] = {gc_fed(TF_FLOAT, 2, (int64_t[]){2, 6}, -9, 9), GC_FED(idx_tensor(TF_INT64, far, 1, (int64_t[]){2}))};
   gc_check_error(&op, c, 2, TF_INVALID_ARGUMENT, "seq_lens(1) > input.dims(1)", "ReverseSequence too long");
+  gc_free_args(c + 1, 1);
+  c[1] = GC_FED(idx_tensor(TF_INT64, far, 1, (int64_t[]){1}));
+  gc_check_error(&op, c, 2, TF_INVALID_ARGUMENT, "Length of seq_lengths != input.dims(0), (1 vs. 2)",
+                 "ReverseSequence lengths");
   gc_free_args(c, 2);
 }
 
