@@ -80,6 +80,18 @@ int tfc_scatter_check_indices(tfc_kernel_ctx *c, const tfc_tensor *indices, cons
   return TFC_OK;
 }
 
+int tfc_scatter_last_writers(int dtype, const void *dst, int64_t n, int64_t limit, int64_t *out) {
+  unsigned char *seen = calloc((size_t)(limit > 0 ? limit : 1), 1);
+  if (!seen) return -1;
+  for (int64_t i = n - 1; i >= 0; i--) {
+    int64_t d = tfc_index_at(dtype, dst, i);
+    out[i] = seen[d] ? -1 : d;
+    seen[d] = 1;
+  }
+  free(seen);
+  return 0;
+}
+
 /* ---- ScatterNd ---- */
 
 int tfc_scatter_nd_plan_of(tfc_kernel_ctx *c, tfc_scatter_nd_plan *p) {
@@ -212,6 +224,17 @@ int tfc_partition_plan_of(tfc_kernel_ctx *c, const int32_t *values, int64_t *cou
   }
   *row = tfc_dims_num_elements(data->dims + part->ndims, data->ndims - part->ndims);
   return TFC_OK;
+}
+
+int tfc_partition_sources(const int32_t *values, int64_t n, int np, int64_t *start, int64_t *src) {
+  int64_t *next = calloc((size_t)np + 1, sizeof *next);
+  if (!next) return -1;
+  for (int64_t i = 0; i < n; i++) next[values[i] + 1]++;
+  for (int p = 0; p < np; p++) next[p + 1] += next[p];
+  memcpy(start, next, ((size_t)np + 1) * sizeof *start);
+  for (int64_t i = 0; i < n; i++) src[next[values[i]]++] = i;
+  free(next);
+  return 0;
 }
 
 /* ---- segment reductions ---- */

@@ -64,6 +64,12 @@ int tfc_scatter_compute(tfc_kernel_ctx *c, int how, int resource, tfc_scatter_su
  * `values`), as TF's scatter and gather kernels word it. */
 int tfc_scatter_check_indices(tfc_kernel_ctx *c, const tfc_tensor *indices, const void *values, int64_t rows);
 
+/* The one write per destination row that leaves what writing all of them in order would: for
+ * n destinations dst (int32 or int64 values by dtype, each in [0, limit)), out[i] = dst[i]
+ * when i is the last position naming its row, else -1 (ScatterUpdate's and DynamicStitch's
+ * duplicates on a device that writes in parallel). Returns 0, or -1 when out of memory. */
+int tfc_scatter_last_writers(int dtype, const void *dst, int64_t n, int64_t limit, int64_t *out);
+
 /* ---- ScatterNd ---- */
 
 typedef struct tfc_scatter_nd_plan {
@@ -100,6 +106,11 @@ int tfc_stitch_plan_of(tfc_kernel_ctx *c, int64_t *out_dims, int *out_rank, int6
  * ("partitions[2] = 5 is not in [0, 2)"); counts[p] (num_partitions = c->n_outputs of them)
  * rows go to output p, each *row elements. */
 int tfc_partition_plan_of(tfc_kernel_ctx *c, const int32_t *values, int64_t *counts, int64_t *row);
+
+/* DynamicPartition's rows by partition: for n partition values (each in [0, np)), src[0..n)
+ * lists the rows of partition 0 in order, then those of partition 1, ...; start[0..np] is
+ * where each partition's run begins (start[np] = n). Returns 0, or -1 when out of memory. */
+int tfc_partition_sources(const int32_t *values, int64_t n, int np, int64_t *start, int64_t *src);
 
 /* ---- segment reductions ---- */
 

@@ -116,24 +116,6 @@ static int launch_type(tfc_kernel_ctx *c, int dtype, int *out) {
   return TFC_OK;
 }
 
-/* For n destinations dst[0..n) (int32 or int64 values by dtype, each in [0, limit)), in
- * order: out[i] = dst[i] when i is the last position naming it, else -1. NULL: OOM in c. */
-static int64_t *last_writers(tfc_kernel_ctx *c, int dtype, const void *dst, int64_t n, int64_t limit,
-                             int64_t *out) {
-  unsigned char *seen = calloc((size_t)(limit ? limit : 1), 1);
-  if (!seen) {
-    TFC_OOM(c->status);
-    return NULL;
-  }
-  for (int64_t i = n - 1; i >= 0; i--) {
-    int64_t d = tfc_index_at(dtype, dst, i);
-    out[i] = seen[d] ? -1 : d;
-    seen[d] = 1;
-  }
-  free(seen);
-  return out;
-}
-
 /* ---- variable scatter updates ---- */
 
 static int gpu_supports(int dtype, int how) {
@@ -157,9 +139,8 @@ static int gpu_apply(tfc_kernel_ctx *c, int how, tfc_tensor *v, const tfc_tensor
     if (how == TFC_SCATTER_UPDATE) {
       int64_t *dst = malloc((size_t)n_idx * sizeof *dst);
       tfc_tensor *dev = NULL;
-      if (!dst) rc = TFC_OOM(c->status);
-      else if (!last_writers(c, indices->dtype, hidx, n_idx, rows, dst) || !(dev = upload_i64(c, dst, n_idx)))
-        rc = c->status->code;
+      if (!dst || tfc_scatter_last_writers(indices->dtype, hidx, n_idx, rows, dst)) rc = TFC_OOM(c->status);
+      else if (!(dev = upload_i64(c, dst, n_idx))) rc = c->status->code;
       else
         rc = tfc_cuda_ctx_check(c,
                                 tfc_cuda_scatter_rows((int)tfc_dtype_size(v->dtype), dev->data, updates->data,
@@ -244,18 +225,14 @@ static int stitch_compute(tfc_kernel_ctx *c) {
   if (out->n_elems == 0) return TFC_OK;
   TFC_TRY(tfc_cuda_ctx_check(c, tfc_cuda_memset(out->data, 0, (int64_t)out->n_bytes, stream), dtype));
   for (int m = 0; m < n; m++) total += ix[m]->n_elems;
-  /* Each merged row's winner: the last partition naming it, there the last position. */
+  /* Each merged row's winner: the last position naming it in partition order. */
+  int32_t *all = malloc((size_t)(total ? total : 1) * sizeof *all);
   int64_t *dst = malloc((size_t)(total ? total : 1) * sizeof *dst);
-  unsigned char *seen = calloc((size_t)dims[0], 1);
-  int rc = dst && seen ? TFC_OK : TFC_OOM(c->status);
-  for (int64_t m = n - 1, end = total; rc == TFC_OK && m >= 0; m--) {
-    const int32_t *v = ix[m]->data;
-    end -= ix[m]->n_elems;
-    for (int64_t i = ix[m]->n_elems - 1; i >= 0; i--) {
-      dst[end + i] = seen[v[i]] ? -1 : v[i];
-      seen[v[i]] = 1;
-    }
-  }
+  int rc = all && dst ? TFC_OK : TFC_OOM(c->status);
+  for (int64_t m = 0, at = 0; rc == TFC_OK && m < n; at += ix[m]->n_elems, m++)
+    if (ix[m]->n_elems) memcpy(all + at, ix[m]->data, (size_t)ix[m]->n_elems * sizeof *all);
+  if (rc == TFC_OK && tfc_scatter_last_writers(TFC_DT_INT32, all, total, dims[0], dst)) rc = TFC_OOM(c->status);
+  free(all);
   tfc_tensor *dev = rc == TFC_OK ? upload_i64(c, dst, total) : NULL;
   if (rc == TFC_OK && !dev) rc = c->status->code;
   int64_t base = 0;
@@ -265,7 +242,6 @@ static int stitch_compute(tfc_kernel_ctx *c) {
                                                   data[m]->data, out->data, ix[m]->n_elems, row, 0, stream),
                             dtype);
   tfc_tensor_unref(dev);
-  free(seen);
   free(dst);
   return rc;
 }
@@ -279,18 +255,10 @@ static int partition_compute(tfc_kernel_ctx *c) {
   TFC_TRY(tfc_cuda_ctx_stream(c, &stream));
   int32_t *pv = read_back(c, part, "partitions");
   if (!pv) return c->status->code;
-  int64_t *counts = calloc((size_t)np + 1, sizeof *counts), *src = NULL, row = 0;
-  int rc = counts ? tfc_partition_plan_of(c, pv, counts, &row) : TFC_OOM(c->status);
-  /* src lists the source rows of partition 0, then of partition 1, ... (in order). */
-  if (rc == TFC_OK && !(src = malloc((size_t)(part->n_elems ? part->n_elems : 1) * sizeof *src)))
-    rc = TFC_OOM(c->status);
-  int64_t *start = NULL;
-  if (rc == TFC_OK && !(start = calloc((size_t)np + 1, sizeof *start))) rc = TFC_OOM(c->status);
-  if (rc == TFC_OK) {
-    for (int p = 0; p < np; p++) start[p + 1] = start[p] + counts[p];
-    memcpy(counts, start, (size_t)np * sizeof *counts); /* now each partition's next slot */
-    for (int64_t i = 0; i < part->n_elems; i++) src[counts[pv[i]]++] = i;
-  }
+  int64_t *counts = calloc((size_t)np + 1, sizeof *counts), *start = calloc((size_t)np + 1, sizeof *start);
+  int64_t *src = malloc((size_t)(part->n_elems ? part->n_elems : 1) * sizeof *src), row = 0;
+  int rc = counts && start && src ? tfc_partition_plan_of(c, pv, counts, &row) : TFC_OOM(c->status);
+  if (rc == TFC_OK && tfc_partition_sources(pv, part->n_elems, np, start, src)) rc = TFC_OOM(c->status);
   tfc_tensor *dev = rc == TFC_OK ? upload_i64(c, src, part->n_elems) : NULL;
   if (rc == TFC_OK && !dev) rc = c->status->code;
   /* A 16-byte element (complex128) moves as two 8-byte words of the gather. */
