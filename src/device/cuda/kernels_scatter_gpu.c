@@ -42,8 +42,8 @@
  *     an atomic combine per element): like it (and TF's GPU kernels), an id outside [0,
  *     num_segments) is dropped where the CPU reports it; SegmentSum checks its ids on the host
  *     (it needs the last one for the output's size anyway) and sums with the same launcher.
- * Host-side tables go to the device with cudaMemcpyAsync on the compute stream from pageable
- * host memory, which the runtime stages before returning, so they are freed right after.
+ * Host-side tables go to the device with cudaMemcpyAsync on the compute stream, and their host
+ * buffers are freed in stream order after the copy (cudaLaunchHostFunc), without a wait.
  */
 #include <cuda_runtime_api.h>
 #include <stdlib.h>
@@ -89,23 +89,34 @@ static void *read_back(tfc_kernel_ctx *c, const tfc_tensor *t, const char *what)
   return h;
 }
 
-/* A device temporary holding the n int64 values at v (the caller unrefs it; the host values
- * may be freed on return), or NULL with the error set in c. */
-static tfc_tensor *upload_i64(tfc_kernel_ctx *c, const int64_t *v, int64_t n) {
+static void CUDART_CB free_host(void *p) { free(p); }
+
+/* A device temporary holding the n int64 values at v (the caller unrefs it), or NULL with the
+ * error set in c. Takes v over (malloc'd): a copy from pageable memory may still be reading it
+ * when cudaMemcpyAsync returns, so it is freed in stream order once the copy has run (or at
+ * once when nothing was enqueued). */
+static tfc_tensor *upload_i64(tfc_kernel_ctx *c, int64_t *v, int64_t n) {
   void *stream;
-  if (tfc_cuda_ctx_stream(c, &stream)) return NULL;
+  tfc_tensor *t = NULL;
   int64_t bytes = n * (int64_t)sizeof *v;
-  tfc_tensor *t = tfc_cuda_ctx_temp(c, bytes ? bytes : 1);
-  if (!t || bytes == 0) return t;
-  cudaError_t e = cudaMemcpyAsync(t->data, v, (size_t)bytes, cudaMemcpyHostToDevice, (cudaStream_t)stream);
-  if (e != cudaSuccess) {
-    (void)cudaGetLastError();
-    tfc_tensor_unref(t);
-    tfc_kernel_error(c, TFC_INTERNAL, "%s: copying a table to the GPU failed: %s", c->node->op->name,
-                     cudaGetErrorString(e));
-    return NULL;
+  if (tfc_cuda_ctx_stream(c, &stream) || !(t = tfc_cuda_ctx_temp(c, bytes ? bytes : 1)) || bytes == 0) {
+    free(v);
+    return t;
   }
-  return t;
+  cudaStream_t st = (cudaStream_t)stream;
+  cudaError_t e = cudaMemcpyAsync(t->data, v, (size_t)bytes, cudaMemcpyHostToDevice, st);
+  if (e == cudaSuccess) {
+    if (cudaLaunchHostFunc(st, free_host, v) == cudaSuccess) return t;
+    (void)cudaGetLastError();
+    e = cudaStreamSynchronize(st); /* the copy is enqueued: let it finish before freeing v */
+  }
+  free(v);
+  if (e == cudaSuccess) return t;
+  (void)cudaGetLastError();
+  tfc_tensor_unref(t);
+  tfc_kernel_error(c, TFC_INTERNAL, "%s: copying a table to the GPU failed: %s", c->node->op->name,
+                   cudaGetErrorString(e));
+  return NULL;
 }
 
 /* The launcher type of dtype, or UNIMPLEMENTED in c (a row admitted a type the launchers
@@ -139,15 +150,18 @@ static int gpu_apply(tfc_kernel_ctx *c, int how, tfc_tensor *v, const tfc_tensor
     if (how == TFC_SCATTER_UPDATE) {
       int64_t *dst = malloc((size_t)n_idx * sizeof *dst);
       tfc_tensor *dev = NULL;
-      if (!dst || tfc_scatter_last_writers(indices->dtype, hidx, n_idx, rows, dst)) rc = TFC_OOM(c->status);
-      else if (!(dev = upload_i64(c, dst, n_idx))) rc = c->status->code;
-      else
+      if (!dst || tfc_scatter_last_writers(indices->dtype, hidx, n_idx, rows, dst)) {
+        free(dst);
+        rc = TFC_OOM(c->status);
+      } else if (!(dev = upload_i64(c, dst, n_idx))) { /* takes dst */
+        rc = c->status->code;
+      } else {
         rc = tfc_cuda_ctx_check(c,
                                 tfc_cuda_scatter_rows((int)tfc_dtype_size(v->dtype), dev->data, updates->data,
                                                       v->data, n_idx, inner, scalar, stream),
                                 v->dtype);
+      }
       tfc_tensor_unref(dev);
-      free(dst);
     } else {
       int ct, it;
       rc = launch_type(c, v->dtype, &ct);
@@ -197,7 +211,9 @@ static int scatter_nd_compute(tfc_kernel_ctx *c) {
   if (rc == TFC_OK) {
     for (int64_t r = 0; r < p.n; r++) offs[r] = tfc_scatter_nd_offset(&p, ind->dtype, hidx, r);
     out = tfc_kernel_alloc_output(c, 0, upd->dtype, p.dims, p.rank);
-    if (!out || !(dev = upload_i64(c, offs, p.n))) rc = c->status->code;
+    if (!out) rc = c->status->code;
+    else if (!(dev = upload_i64(c, offs, p.n))) rc = c->status->code;
+    if (out) offs = NULL; /* upload_i64 took it */
   }
   if (rc == TFC_OK && out->n_elems)
     rc = tfc_cuda_ctx_check(c,
@@ -233,8 +249,12 @@ static int stitch_compute(tfc_kernel_ctx *c) {
     if (ix[m]->n_elems) memcpy(all + at, ix[m]->data, (size_t)ix[m]->n_elems * sizeof *all);
   if (rc == TFC_OK && tfc_scatter_last_writers(TFC_DT_INT32, all, total, dims[0], dst)) rc = TFC_OOM(c->status);
   free(all);
-  tfc_tensor *dev = rc == TFC_OK ? upload_i64(c, dst, total) : NULL;
-  if (rc == TFC_OK && !dev) rc = c->status->code;
+  tfc_tensor *dev = NULL;
+  if (rc == TFC_OK) {
+    dev = upload_i64(c, dst, total); /* takes dst */
+    dst = NULL;
+    if (!dev) rc = c->status->code;
+  }
   int64_t base = 0;
   for (int m = 0; rc == TFC_OK && m < n; base += ix[m]->n_elems, m++)
     rc = tfc_cuda_ctx_check(c,
@@ -259,8 +279,12 @@ static int partition_compute(tfc_kernel_ctx *c) {
   int64_t *src = malloc((size_t)(part->n_elems ? part->n_elems : 1) * sizeof *src), row = 0;
   int rc = counts && start && src ? tfc_partition_plan_of(c, pv, counts, &row) : TFC_OOM(c->status);
   if (rc == TFC_OK && tfc_partition_sources(pv, part->n_elems, np, start, src)) rc = TFC_OOM(c->status);
-  tfc_tensor *dev = rc == TFC_OK ? upload_i64(c, src, part->n_elems) : NULL;
-  if (rc == TFC_OK && !dev) rc = c->status->code;
+  tfc_tensor *dev = NULL;
+  if (rc == TFC_OK) {
+    dev = upload_i64(c, src, part->n_elems); /* takes src */
+    src = NULL;
+    if (!dev) rc = c->status->code;
+  }
   /* A 16-byte element (complex128) moves as two 8-byte words of the gather. */
   int es = (int)tfc_dtype_size(data->dtype), words = es == 16 ? 2 : 1;
   int rank = 1 + data->ndims - part->ndims;
