@@ -44,7 +44,8 @@ struct tfc_var_txn;
    TFC_T(TFC_DT_INT16) | TFC_T(TFC_DT_UINT16))
 #define TFC_TYPES_ALL 0xffffffffu
 /* Host-memory masks: bit (1 << flat argument index); a variadic op's trailing host input is
- * the flag TFC_KF_HOST_LAST_INPUT instead. tfc_kernel_host_input answers for one input. */
+ * the flag TFC_KF_HOST_LAST_INPUT instead, and DynamicStitch's leading list of N indices the
+ * flag TFC_KF_HOST_FIRST_HALF. tfc_kernel_host_input answers for one input. */
 #define TFC_HOST(i) (1u << (i))
 /* Every argument in host memory, however many a variadic op has (Pack's 40 values too). */
 #define TFC_HOST_ALL 0xffffffffu
