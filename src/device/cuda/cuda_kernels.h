@@ -296,6 +296,8 @@ int tfc_cuda_kernels_nn(tfc_kernel_table *t, tfc_status *s);
 int tfc_cuda_kernels_array(tfc_kernel_table *t, tfc_status *s);
 int tfc_cuda_kernels_state(tfc_kernel_table *t, tfc_status *s);
 int tfc_cuda_kernels_training(tfc_kernel_table *t, tfc_status *s);
+/* kernels_scatter_gpu.c: scatter updates, ScatterNd, stitch/partition, segments, band part, reverse sequence. */
+int tfc_cuda_kernels_scatter(tfc_kernel_table *t, tfc_status *s);
 /* kernels_conv_gpu.c (cuDNN), kernels_random_gpu.c. */
 int tfc_cuda_kernels_conv(tfc_kernel_table *t, tfc_status *s);
 int tfc_cuda_kernels_random(tfc_kernel_table *t, tfc_status *s);
@@ -321,8 +323,6 @@ int tfc_cuda_kernels_batch_norm(tfc_kernel_table *t, tfc_status *s);
 /* kernels_image_gpu.c: the resize ops; kernels_select_gpu.c: Where and TopKV2. */
 int tfc_cuda_kernels_image(tfc_kernel_table *t, tfc_status *s);
 int tfc_cuda_kernels_select(tfc_kernel_table *t, tfc_status *s);
-/* kernels_scatter_gpu.c: the scatter updates, ScatterNd, stitch/partition, segments, band part, reverse sequence. */
-int tfc_cuda_kernels_scatter(tfc_kernel_table *t, tfc_status *s);
 #endif
 
 #endif

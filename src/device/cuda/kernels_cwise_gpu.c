@@ -373,6 +373,7 @@ int tfc_cuda_kernels_register(tfc_kernel_table *t, tfc_status *s) {
   TFC_TRY(tfc_cuda_kernels_matmul(t, s));
   TFC_TRY(tfc_cuda_kernels_array(t, s));
   TFC_TRY(tfc_cuda_kernels_state(t, s));
+  TFC_TRY(tfc_cuda_kernels_scatter(t, s));
   TFC_TRY(tfc_cuda_kernels_training(t, s));
   TFC_TRY(tfc_cuda_kernels_conv(t, s));
   TFC_TRY(tfc_cuda_kernels_random(t, s));
@@ -381,6 +382,5 @@ int tfc_cuda_kernels_register(tfc_kernel_table *t, tfc_status *s) {
   TFC_TRY(tfc_cuda_kernels_batch_norm(t, s));
   TFC_TRY(tfc_cuda_kernels_image(t, s));
   TFC_TRY(tfc_cuda_kernels_select(t, s));
-  TFC_TRY(tfc_cuda_kernels_scatter(t, s));
   return tfc_cuda_kernels_nn(t, s);
 }
