@@ -98,7 +98,9 @@ static int add_table(klist *k, const tfc_kernel_table *t, const char *only_op, t
     if (row->type_attr) TFC_TRY(add_constraint(k, d, row->type_attr, row->types, 0, s));
     if (row->type_attr2) TFC_TRY(add_constraint(k, d, row->type_attr2, row->types2, 0, s));
     for (int a = 0; a < op->n_inputs && a < 32; a++)
-      if (row->host_memory_in == TFC_HOST_ALL || (row->host_memory_in >> a & 1u)) add_host_arg(k, d, op->inputs[a].name);
+      if (row->host_memory_in == TFC_HOST_ALL || (row->host_memory_in >> a & 1u) ||
+          (a == 0 && (row->flags & TFC_KF_HOST_FIRST_HALF)))
+        add_host_arg(k, d, op->inputs[a].name);
     for (int a = 0; a < op->n_outputs && a < 32; a++)
       if (row->host_memory_out == TFC_HOST_ALL || (row->host_memory_out >> a & 1u))
         add_host_arg(k, d, op->outputs[a].name);

@@ -4,6 +4,7 @@
 #include "device/array_plan.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "device/cpu/array_copy.h"
@@ -869,5 +870,85 @@ int tfc_diag_plan_of(tfc_kernel_ctx *c, tfc_diag_plan *p) {
   p->copy_input = 1;
   p->src = 1;
   diag_window(p, batch, m, m, 1, rows * cols, cols + 1);
+  return TFC_OK;
+}
+
+/* ---- MatrixBandPart ---- */
+
+int tfc_band_part_plan_of(tfc_kernel_ctx *c, int64_t *batch, int64_t *rows, int64_t *cols, int64_t *lower,
+                          int64_t *upper) {
+  const tfc_tensor *x = c->inputs[0], *lo = c->inputs[1], *hi = c->inputs[2];
+  char s[TFC_SHAPE_STR_MAX];
+  if (x->ndims < 2)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "input must be at least 2-dim, received shape: %s",
+                            tfc_tensor_shape_str(x, s, sizeof s));
+  if (lo->ndims != 0)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "num_lower must be scalar, got shape %s",
+                            tfc_tensor_shape_str(lo, s, sizeof s));
+  if (hi->ndims != 0)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "num_upper must be scalar, got shape %s",
+                            tfc_tensor_shape_str(hi, s, sizeof s));
+  *rows = x->dims[x->ndims - 2];
+  *cols = x->dims[x->ndims - 1];
+  *lower = tfc_tensor_get_i64(lo, 0);
+  *upper = tfc_tensor_get_i64(hi, 0);
+  if (*lower > *rows)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
+                            "num_lower must be negative or less or equal to number of rows (%lld) got: %lld",
+                            (long long)*rows, (long long)*lower);
+  if (*upper > *cols)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
+                            "num_upper must be negative or less or equal to number of columns (%lld) got: %lld",
+                            (long long)*cols, (long long)*upper);
+  *batch = tfc_dims_num_elements(x->dims, x->ndims - 2);
+  return TFC_OK;
+}
+
+/* ---- ReverseSequence ---- */
+
+int tfc_reverse_sequence_init(const tfc_node *n, void **state, tfc_status *s) {
+  tfc_reverse_sequence_attrs *a = malloc(sizeof *a);
+  if (!a) return TFC_OOM(s);
+  a->batch_dim = 0;
+  if (tfc_kernel_attr_int(n, "seq_dim", &a->seq_dim, s) || tfc_kernel_attr_int(n, "batch_dim", &a->batch_dim, s)) {
+    free(a);
+    return s->code;
+  }
+  *state = a;
+  return TFC_OK;
+}
+
+int tfc_reverse_sequence_plan_of(tfc_kernel_ctx *c, const void *lens, tfc_reverse_sequence_plan *p) {
+  const tfc_reverse_sequence_attrs *a = c->state;
+  const tfc_tensor *in = c->inputs[0], *len_t = c->inputs[1];
+  int64_t sd = a->seq_dim, bd = a->batch_dim;
+  int rank = in->ndims;
+  if (sd < 0) return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Invalid seq_dim %lld", (long long)sd);
+  if (bd < 0) return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Invalid batch_dim %lld", (long long)bd);
+  if (bd == sd) return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "batch_dim == seq_dim == %lld", (long long)sd);
+  if (sd >= rank)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "seq_dim must be < input rank ( %lld vs. %d)", (long long)sd,
+                            rank);
+  if (bd >= rank)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "batch_dim must be < input rank ( %lld vs. %d)", (long long)bd,
+                            rank);
+  if (len_t->ndims != 1)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "seq_lengths must be 1-dim, not %d", len_t->ndims);
+  if (len_t->n_elems != in->dims[bd])
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Length of seq_lengths != input.dims(%lld), (%lld vs. %lld)",
+                            (long long)bd, (long long)len_t->n_elems, (long long)in->dims[bd]);
+  for (int64_t i = 0; i < len_t->n_elems; i++) {
+    int64_t l = len_t->dtype == TFC_DT_INT32 ? ((const int32_t *)lens)[i] : ((const int64_t *)lens)[i];
+    if (l < 0) return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "seq_lens(%lld) < 0", (long long)i);
+    if (l > in->dims[sd])
+      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "seq_lens(%lld) > input.dims(%lld)", (long long)i, (long long)sd);
+  }
+  int first = bd < sd ? (int)bd : (int)sd, second = bd < sd ? (int)sd : (int)bd;
+  p->outer = tfc_dims_num_elements(in->dims, first);
+  p->na = in->dims[first];
+  p->middle = tfc_dims_num_elements(in->dims + first + 1, second - first - 1);
+  p->nb = in->dims[second];
+  p->inner = tfc_dims_num_elements(in->dims + second + 1, rank - second - 1);
+  p->batch_first = first == (int)bd;
   return TFC_OK;
 }

@@ -155,4 +155,26 @@ typedef struct tfc_diag_plan {
 } tfc_diag_plan;
 int tfc_diag_plan_of(tfc_kernel_ctx *c, tfc_diag_plan *p);
 
+/* MatrixBandPart (input 0, num_lower 1 and num_upper 2 in host memory): "input must be at
+ * least 2-dim, received shape: [3]", the bounds scalar and at most the rows / columns; the
+ * input viewed as *batch matrices of *rows x *cols, the bounds in *lower / *upper (negative:
+ * that whole triangle). */
+int tfc_band_part_plan_of(tfc_kernel_ctx *c, int64_t *batch, int64_t *rows, int64_t *cols, int64_t *lower,
+                          int64_t *upper);
+
+/* ReverseSequence: the seq_dim and batch_dim attrs (state of tfc_reverse_sequence_init, freed
+ * with free), and the plan: the input viewed as [outer, na, middle, nb, inner] around the two
+ * dims, batch_first when the batch dim is the first of them. */
+typedef struct tfc_reverse_sequence_attrs {
+  int64_t seq_dim, batch_dim;
+} tfc_reverse_sequence_attrs;
+int tfc_reverse_sequence_init(const tfc_node *n, void **state, tfc_status *s);
+typedef struct tfc_reverse_sequence_plan {
+  int64_t outer, na, middle, nb, inner;
+  int batch_first;
+} tfc_reverse_sequence_plan;
+/* Checks the attrs against input 0 and seq_lengths (input 1; `lens` its int32 or int64 values
+ * in host memory): TF's texts ("seq_lens(1) > input.dims(1)", ...). */
+int tfc_reverse_sequence_plan_of(tfc_kernel_ctx *c, const void *lens, tfc_reverse_sequence_plan *p);
+
 #endif

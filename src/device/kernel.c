@@ -116,7 +116,8 @@ static int always_host(int dtype) {
 
 int tfc_kernel_host_input(const tfc_kernel_def *k, int i, int n_inputs, int dtype) {
   return k->host_memory_in == TFC_HOST_ALL || (i < 32 && (k->host_memory_in >> i & 1u)) ||
-         ((k->flags & TFC_KF_HOST_LAST_INPUT) && i == n_inputs - 1) || always_host(dtype);
+         ((k->flags & TFC_KF_HOST_LAST_INPUT) && i == n_inputs - 1) ||
+         ((k->flags & TFC_KF_HOST_FIRST_HALF) && i < n_inputs / 2) || always_host(dtype);
 }
 
 int tfc_kernel_host_output(uint32_t host_memory_out, int i, int dtype) {

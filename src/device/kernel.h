@@ -44,7 +44,8 @@ struct tfc_var_txn;
    TFC_T(TFC_DT_INT16) | TFC_T(TFC_DT_UINT16))
 #define TFC_TYPES_ALL 0xffffffffu
 /* Host-memory masks: bit (1 << flat argument index); a variadic op's trailing host input is
- * the flag TFC_KF_HOST_LAST_INPUT instead. tfc_kernel_host_input answers for one input. */
+ * the flag TFC_KF_HOST_LAST_INPUT instead, and DynamicStitch's leading list of N indices the
+ * flag TFC_KF_HOST_FIRST_HALF. tfc_kernel_host_input answers for one input. */
 #define TFC_HOST(i) (1u << (i))
 /* Every argument in host memory, however many a variadic op has (Pack's 40 values too). */
 #define TFC_HOST_ALL 0xffffffffu
@@ -61,7 +62,10 @@ enum tfc_kernel_flag {
   TFC_KF_HOST_LAST_INPUT = 1 << 3,
   /* The node's state is one per session, shared by all the session's executors (the random
    * ops' generators: exec/segment.h), as TF's OpSegment shares stateful kernels. */
-  TFC_KF_SHARED_STATE = 1 << 4
+  TFC_KF_SHARED_STATE = 1 << 4,
+  /* The first half of the node's inputs live in host memory (DynamicStitch's N indices before
+   * its N data tensors, whose flat indexes move with N). */
+  TFC_KF_HOST_FIRST_HALF = 1 << 5
 };
 
 typedef struct tfc_kernel_def {

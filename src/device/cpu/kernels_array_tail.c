@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "device/cpu/cpu_kernels.h"
+#include "device/scatter_plan.h"
 #include "ops/opdef.h"
 
 /* ---- a hash set of element indices ---- */
@@ -178,60 +179,19 @@ static int list_diff_compute(tfc_kernel_ctx *c) {
 
 /* ---- ScatterNd ---- */
 
+/* The plan and the index check are scatter_plan.h's, shared with the GPU kernel. */
 static int scatter_nd_compute(tfc_kernel_ctx *c) {
-  const tfc_tensor *ind = c->inputs[0], *upd = c->inputs[1], *shp = c->inputs[2];
-  char a[TFC_SHAPE_STR_MAX], b[TFC_SHAPE_STR_MAX];
-  int ignore;
-  TFC_TRY(tfc_kernel_bad_indices_ignore(c->node, &ignore, c->status));
-  if (shp->ndims != 1 || shp->n_elems > TFC_MAX_DIMS)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Shape must be a vector, got shape %s",
-                            tfc_tensor_shape_str(shp, a, sizeof a));
-  int64_t dims[TFC_MAX_DIMS];
-  int rank = (int)shp->n_elems;
-  for (int i = 0; i < rank; i++) dims[i] = tfc_tensor_get_i64(shp, i);
-  if (ind->ndims < 1) return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "indices must be at least a vector");
-  int64_t k = ind->dims[ind->ndims - 1], n = ind->n_elems / (k ? k : 1);
-  if (!k) n = tfc_dims_num_elements(ind->dims, ind->ndims - 1);
-  /* updates must be indices.shape[:-1] + shape[k:] */
-  int ok = k <= rank && upd->ndims == ind->ndims - 1 + rank - (int)k;
-  for (int i = 0; ok && i < ind->ndims - 1; i++) ok = upd->dims[i] == ind->dims[i];
-  for (int i = 0; ok && i < rank - (int)k; i++) ok = upd->dims[ind->ndims - 1 + i] == dims[k + i];
-  if (!ok) {
-    tfc_shape s = tfc_shape_make(dims, rank);
-    char cs[TFC_SHAPE_STR_MAX];
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
-                            "The shape of updates %s must be indices.shape[:-1] + shape[indices.shape[-1]:] for "
-                            "indices %s and shape %s",
-                            tfc_tensor_shape_str(upd, a, sizeof a), tfc_tensor_shape_str(ind, b, sizeof b),
-                            tfc_shape_str(&s, cs, sizeof cs));
-  }
-  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, upd->dtype, dims, rank);
+  const tfc_tensor *ind = c->inputs[0], *upd = c->inputs[1];
+  tfc_scatter_nd_plan p;
+  TFC_TRY(tfc_scatter_nd_plan_of(c, &p));
+  TFC_TRY(tfc_scatter_nd_check_indices(c, &p, ind, ind->data));
+  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, upd->dtype, p.dims, p.rank);
   if (!out) return c->status->code;
   if (out->n_bytes) memset(out->data, 0, out->n_bytes);
-  int64_t slice = 1;
-  for (int i = (int)k; i < rank; i++) slice *= dims[i];
-  for (int64_t r = 0; r < n; r++) {
-    int64_t off = 0;
-    for (int64_t d = 0; d < k; d++) {
-      int64_t v = tfc_tensor_get_i64(ind, r * k + d);
-      if ((v < 0 || v >= dims[d]) && ignore) {
-        off = -1;
-        break;
-      }
-      if (v < 0 || v >= dims[d]) {
-        char at[TFC_SHAPE_STR_MAX] = "[", *p = at + 1;
-        for (int64_t e = 0; e < k; e++)
-          p += snprintf(p, sizeof at - (size_t)(p - at) - 2, "%s%lld", e ? ", " : "",
-                        (long long)tfc_tensor_get_i64(ind, r * k + e));
-        snprintf(p, sizeof at - (size_t)(p - at), "]");
-        tfc_shape s = tfc_shape_make(dims, rank);
-        return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "indices[%lld] = %s does not index into shape %s",
-                                (long long)r, at, tfc_shape_str(&s, b, sizeof b));
-      }
-      off = off * dims[d] + v;
-    }
-    for (int64_t e = 0; off >= 0 && e < slice; e++) {
-      int64_t o = off * slice + e, u = r * slice + e;
+  for (int64_t r = 0; r < p.n; r++) {
+    int64_t off = tfc_scatter_nd_offset(&p, ind->dtype, ind->data, r);
+    for (int64_t e = 0; off >= 0 && e < p.slice; e++) {
+      int64_t o = off * p.slice + e, u = r * p.slice + e;
       switch (upd->dtype) {
         case TFC_DT_FLOAT: ((float *)out->data)[o] += ((const float *)upd->data)[u]; break;
         case TFC_DT_DOUBLE: ((double *)out->data)[o] += ((const double *)upd->data)[u]; break;

@@ -24,11 +24,6 @@
 
 static char *at(const tfc_tensor *t, int64_t i, size_t es) { return (char *)t->data + (size_t)i * es; }
 
-static int shape_err(tfc_kernel_ctx *c, const char *what, const tfc_tensor *t) {
-  char s[TFC_SHAPE_STR_MAX];
-  return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "%s, received shape: %s", what, tfc_tensor_shape_str(t, s, sizeof s));
-}
-
 /* ---- Diag, DiagPart, MatrixDiag, MatrixDiagPart, MatrixSetDiag ---- */
 
 /* The shared plan (device/array_plan.h, with the GPU kernels): the output starts as zeros or
@@ -51,30 +46,14 @@ static int diag_family_compute(tfc_kernel_ctx *c) {
 
 /* ---- MatrixBandPart ---- */
 
+/* The checks are array_plan.h's (tfc_band_part_plan_of), shared with the GPU. */
 static int matrix_band_part_compute(tfc_kernel_ctx *c) {
-  const tfc_tensor *x = c->inputs[0], *lo = c->inputs[1], *hi = c->inputs[2];
-  char s[TFC_SHAPE_STR_MAX];
-  if (x->ndims < 2) return shape_err(c, "input must be at least 2-dim", x);
-  if (lo->ndims != 0)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "num_lower must be scalar, got shape %s",
-                            tfc_tensor_shape_str(lo, s, sizeof s));
-  if (hi->ndims != 0)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "num_upper must be scalar, got shape %s",
-                            tfc_tensor_shape_str(hi, s, sizeof s));
-  int64_t rows = x->dims[x->ndims - 2], cols = x->dims[x->ndims - 1];
-  int64_t nl = tfc_tensor_get_i64(lo, 0), nu = tfc_tensor_get_i64(hi, 0);
-  if (nl > rows)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
-                            "num_lower must be negative or less or equal to number of rows (%lld) got: %lld",
-                            (long long)rows, (long long)nl);
-  if (nu > cols)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
-                            "num_upper must be negative or less or equal to number of columns (%lld) got: %lld",
-                            (long long)cols, (long long)nu);
+  const tfc_tensor *x = c->inputs[0];
+  int64_t batch, rows, cols, nl, nu;
+  TFC_TRY(tfc_band_part_plan_of(c, &batch, &rows, &cols, &nl, &nu));
   tfc_tensor *out = tfc_kernel_alloc_output(c, 0, x->dtype, x->dims, x->ndims);
   if (!out) return c->status->code;
   size_t es = tfc_dtype_size(x->dtype);
-  int64_t batch = tfc_dims_num_elements(x->dims, x->ndims - 2);
   for (int64_t b = 0; b < batch; b++)
     for (int64_t i = 0; i < rows; i++)
       for (int64_t j = 0; j < cols; j++) {

@@ -26,6 +26,7 @@
 #include "base/log.h"
 #include "device/array_plan.h"
 #include "device/cpu/cwise_int.h"
+#include "device/scatter_plan.h"
 #include "device/special_math.h"
 #include "ops/opdef.h"
 
@@ -157,31 +158,14 @@ static void seg_accumulate(tfc_tensor *out, int64_t o, const tfc_tensor *data, i
   put(out, o, r);
 }
 
+/* The checks and the output's size are scatter_plan.h's, shared with the GPU's SegmentSum. */
 static int sorted_segment(tfc_kernel_ctx *c, int k) {
   const tfc_tensor *data = c->inputs[0], *ids = c->inputs[1];
-  if (ids->ndims != 1) return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "segment_ids should be a vector.");
-  if (data->ndims < 1 || ids->n_elems != data->dims[0])
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "segment_ids should be the same size as dimension 0 of input.");
-  int64_t n = ids->n_elems, rows = n ? tfc_tensor_get_i64(ids, n - 1) + 1 : 0;
-  if (rows < 0) return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "segment ids must be >= 0");
-  /* TF's order of checks: each segment's end against the next id, then its bounds. */
-  for (int64_t i = 0; i < n;) {
-    int64_t s = tfc_tensor_get_i64(ids, i), j = i + 1;
-    while (j < n && tfc_tensor_get_i64(ids, j) == s) j++;
-    if (j < n && tfc_tensor_get_i64(ids, j) < s)
-      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "segment ids are not increasing");
-    if (s < 0 || s >= rows)
-      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
-                              "Segment id %lld out of range [0, %lld), possibly because 'segment_ids' input is not "
-                              "sorted.",
-                              (long long)s, (long long)rows);
-    i = j;
-  }
+  int64_t n = ids->n_elems, rows, inner;
+  TFC_TRY(tfc_segment_plan_of(c, ids->data, &rows, &inner));
   int64_t dims[TFC_MAX_DIMS];
   memcpy(dims, data->dims, sizeof(int64_t) * (size_t)data->ndims);
   dims[0] = rows;
-  int64_t inner = 1;
-  for (int d = 1; d < data->ndims; d++) inner *= data->dims[d];
   tfc_tensor *out = tfc_kernel_alloc_output(c, 0, data->dtype, dims, data->ndims);
   if (!out) return c->status->code;
   int64_t *count = k == SEG_MEAN ? calloc((size_t)(dims[0] ? dims[0] : 1), sizeof *count) : NULL;

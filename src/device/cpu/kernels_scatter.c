@@ -15,6 +15,8 @@
  * fixed-size dtype; the arithmetic ones take the real types (UNIMPLEMENTED "<Op> does not
  * support <dtype>" otherwise); an integer ScatterDiv by zero is INVALID_ARGUMENT "Integer
  * division by zero". A ref op's output forwards its input ref; the resource ops have none.
+ * The lock, the checks and their texts are scatter_plan.h's (tfc_scatter_compute), which the GPU
+ * kernels share; this file supplies the element work.
  * ResourceGather (batch_dims 0) reads the variable's current value (values are copy-on-write,
  * so the tensor it holds never changes) and gathers its rows as GatherV2 on axis 0 does, with
  * GatherV2's index check (the checks before it are variable_kernel.h's, which the GPU shares); an uninitialized variable is FAILED_PRECONDITION "Attempting to use
@@ -22,16 +24,13 @@
  */
 #include <string.h>
 
-#include <stdio.h>
-
 #include "device/array_plan.h"
 #include "device/cpu/array_copy.h"
 #include "device/cpu/cpu_kernels.h"
 #include "device/device.h"
+#include "device/scatter_plan.h"
 #include "device/variable_kernel.h"
 #include "state/variable.h"
-
-enum { SC_UPDATE, SC_ADD, SC_SUB, SC_MUL, SC_DIV, SC_MIN, SC_MAX };
 
 /* dst[k] = dst[k] op src[scalar ? 0 : k] for k < n; for integers a zero divisor returns 1. */
 #define SCATTER_ROW(T, IS_INT)                                                                     \
@@ -39,14 +38,14 @@ enum { SC_UPDATE, SC_ADD, SC_SUB, SC_MUL, SC_DIV, SC_MIN, SC_MAX };
     for (int64_t k = 0; k < n; k++) {                                                              \
       T u = src[scalar ? 0 : k], *d = &dst[k];                                                     \
       switch (how) {                                                                               \
-      case SC_ADD: *d = (T)(*d + u); break;                                                        \
-      case SC_SUB: *d = (T)(*d - u); break;                                                        \
-      case SC_MUL: *d = (T)(*d * u); break;                                                        \
-      case SC_DIV:                                                                                 \
+      case TFC_SCATTER_ADD: *d = (T)(*d + u); break;                                               \
+      case TFC_SCATTER_SUB: *d = (T)(*d - u); break;                                               \
+      case TFC_SCATTER_MUL: *d = (T)(*d * u); break;                                               \
+      case TFC_SCATTER_DIV:                                                                        \
         if (IS_INT && u == 0) return 1;                                                            \
         *d = (T)(*d / u);                                                                          \
         break;                                                                                     \
-      case SC_MIN: *d = u < *d ? u : *d; break;                                                    \
+      case TFC_SCATTER_MIN: *d = u < *d ? u : *d; break;                                           \
       default: *d = u > *d ? u : *d; break;                                                        \
       }                                                                                            \
     }                                                                                              \
@@ -86,66 +85,20 @@ static int arithmetic_dtype(int dtype) {
          dtype == TFC_DT_UINT32 || dtype == TFC_DT_UINT64;
 }
 
-/* Checks the shapes (TF's ValidShapes) against the variable's value; INVALID_ARGUMENT. */
-static int check_shapes(tfc_kernel_ctx *c, const tfc_tensor *params, const tfc_tensor *indices,
-                        const tfc_tensor *updates) {
-  char ps[128], is[128], us[128];
-  if (params->ndims < 1)
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "params must be at least 1-D, got shape %s",
-                            tfc_tensor_shape_str(params, ps, sizeof ps));
-  int ok = updates->ndims == 0;
-  if (!ok && updates->ndims == indices->ndims + params->ndims - 1) {
-    ok = 1;
-    for (int d = 0; d < indices->ndims; d++) ok &= updates->dims[d] == indices->dims[d];
-    for (int d = 1; d < params->ndims; d++) ok &= updates->dims[indices->ndims + d - 1] == params->dims[d];
-  }
-  if (ok) return TFC_OK;
-  return tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
-                          "Must have updates.shape = indices.shape + params.shape[1:] or updates.shape = [], got "
-                          "updates.shape %s, indices.shape %s, params.shape %s",
-                          tfc_tensor_shape_str(updates, us, sizeof us), tfc_tensor_shape_str(indices, is, sizeof is),
-                          tfc_tensor_shape_str(params, ps, sizeof ps));
-}
-
-/* The index of entry i (int32 or int64 indices). */
-static int64_t index_at(const tfc_tensor *indices, int64_t i) {
-  return indices->dtype == TFC_DT_INT64 ? ((const int64_t *)indices->data)[i] : ((const int32_t *)indices->data)[i];
-}
-
-/* Checks every index in [0, rows): INVALID_ARGUMENT "indices[1,0] = 7 is not in [0, 5)" (the
- * first bad one, by its coordinates in indices) as TF's scatter and gather kernels word it. */
-static int check_indices(tfc_kernel_ctx *c, const tfc_tensor *indices, int64_t rows) {
-  for (int64_t i = 0; i < indices->n_elems; i++) {
-    int64_t k = index_at(indices, i);
-    if (k >= 0 && k < rows) continue;
-    char at[256];
-    size_t off = 0;
-    int64_t rem = i, coord[TFC_MAX_DIMS];
-    for (int d = indices->ndims - 1; d >= 0; d--) {
-      coord[d] = indices->dims[d] ? rem % indices->dims[d] : 0;
-      rem = indices->dims[d] ? rem / indices->dims[d] : 0;
-    }
-    at[0] = '\0';
-    for (int d = 0; d < indices->ndims && off < sizeof at; d++)
-      off += (size_t)snprintf(at + off, sizeof at - off, "%s%lld", d ? "," : "", (long long)coord[d]);
-    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "indices%s%s%s = %lld is not in [0, %lld)",
-                            indices->ndims ? "[" : "", at, indices->ndims ? "]" : "", (long long)k, (long long)rows);
-  }
-  return TFC_OK;
-}
-
-/* Applies the updates to v (a copy of the old value) in index order. */
-static int scatter_into(tfc_kernel_ctx *c, int how, tfc_tensor *v, const tfc_tensor *indices,
+/* tfc_scatter_apply_fn: v = old with the updates applied in index order. */
+static int scatter_into(tfc_kernel_ctx *c, int how, tfc_tensor *v, const tfc_tensor *old, const tfc_tensor *indices,
                         const tfc_tensor *updates) {
   int64_t rows = v->dims[0], n_idx = indices->n_elems;
   int64_t row_elems = rows ? v->n_elems / rows : 0;
   size_t esize = tfc_dtype_size(v->dtype), row_bytes = (size_t)row_elems * esize;
   int scalar = updates->ndims == 0;
-  if (check_indices(c, indices, rows)) return c->status->code; /* first: a bad one changes nothing */
+  /* first: a bad index changes nothing */
+  TFC_TRY(tfc_scatter_check_indices(c, indices, indices->data, rows));
+  if (old->n_bytes) memcpy(v->data, old->data, old->n_bytes);
   for (int64_t i = 0; i < n_idx; i++) {
-    char *dst = (char *)v->data + (size_t)index_at(indices, i) * row_bytes;
+    char *dst = (char *)v->data + (size_t)tfc_index_at(indices->dtype, indices->data, i) * row_bytes;
     const char *src = (const char *)updates->data + (scalar ? 0 : (size_t)i * row_bytes);
-    if (how == SC_UPDATE) {
+    if (how == TFC_SCATTER_UPDATE) {
       if (!scalar) {
         memcpy(dst, src, row_bytes);
       } else {
@@ -158,26 +111,13 @@ static int scatter_into(tfc_kernel_ctx *c, int how, tfc_tensor *v, const tfc_ten
   return TFC_OK;
 }
 
+/* ScatterUpdate moves any fixed-size dtype; the others combine the real types. */
+static int cpu_supports(int dtype, int how) {
+  return dtype != TFC_DT_STRING && (how == TFC_SCATTER_UPDATE || arithmetic_dtype(dtype));
+}
+
 static int scatter_compute(tfc_kernel_ctx *c, int how, int resource) {
-  const tfc_tensor *indices = c->inputs[1], *updates = c->inputs[2];
-  tfc_var_update u;
-  if (tfc_kernel_update_begin(c, (int[]){0}, 1, 1, &u)) return c->status->code;
-  const tfc_tensor *old = u.old[0];
-  if (old->dtype != updates->dtype) {
-    tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "%s: the variable holds %s, the updates are %s", c->node->op->name,
-                     tfc_dtype_name(old->dtype), tfc_dtype_name(updates->dtype));
-  } else if (old->dtype == TFC_DT_STRING || (how != SC_UPDATE && !arithmetic_dtype(old->dtype))) {
-    tfc_kernel_error(c, TFC_UNIMPLEMENTED, "%s does not support %s", c->node->op->name, tfc_dtype_name(old->dtype));
-  } else if (check_shapes(c, old, indices, updates) == TFC_OK) {
-    tfc_tensor *v = tfc_kernel_update_alloc(c, &u, 0);
-    if (v) {
-      if (old->n_bytes) memcpy(v->data, old->data, old->n_bytes);
-      scatter_into(c, how, v, indices, updates);
-    }
-  }
-  if (tfc_kernel_update_end(c, &u)) return c->status->code;
-  if (!resource) tfc_kernel_forward_ref(c, 0, 0);
-  return TFC_OK;
+  return tfc_scatter_compute(c, how, resource, cpu_supports, scatter_into);
 }
 
 static int resource_gather_compute(tfc_kernel_ctx *c) {
@@ -185,7 +125,7 @@ static int resource_gather_compute(tfc_kernel_ctx *c) {
   tfc_gather_plan g;
   tfc_tensor *params = tfc_varop_gather_plan(c, &g);
   if (!params) return c->status->code;
-  int rc = check_indices(c, indices, g.limit);
+  int rc = tfc_scatter_check_indices(c, indices, indices->data, g.limit);
   if (rc == TFC_OK) {
     tfc_tensor *out = tfc_kernel_alloc_output(c, 0, params->dtype, g.dims, g.rank);
     rc = out ? tfc_array_gather(c, out, params, indices, 1, 1, g.limit, g.n_idx, g.inner) : c->status->code;
@@ -197,13 +137,13 @@ static int resource_gather_compute(tfc_kernel_ctx *c) {
 #define SCATTER_COMPUTES(name, HOW)                                                                \
   static int scatter_##name##_compute(tfc_kernel_ctx *c) { return scatter_compute(c, HOW, 0); }    \
   static int resource_scatter_##name##_compute(tfc_kernel_ctx *c) { return scatter_compute(c, HOW, 1); }
-SCATTER_COMPUTES(update, SC_UPDATE)
-SCATTER_COMPUTES(add, SC_ADD)
-SCATTER_COMPUTES(sub, SC_SUB)
-SCATTER_COMPUTES(mul, SC_MUL)
-SCATTER_COMPUTES(div, SC_DIV)
-SCATTER_COMPUTES(min, SC_MIN)
-SCATTER_COMPUTES(max, SC_MAX)
+SCATTER_COMPUTES(update, TFC_SCATTER_UPDATE)
+SCATTER_COMPUTES(add, TFC_SCATTER_ADD)
+SCATTER_COMPUTES(sub, TFC_SCATTER_SUB)
+SCATTER_COMPUTES(mul, TFC_SCATTER_MUL)
+SCATTER_COMPUTES(div, TFC_SCATTER_DIV)
+SCATTER_COMPUTES(min, TFC_SCATTER_MIN)
+SCATTER_COMPUTES(max, TFC_SCATTER_MAX)
 
 /* Resource edges carry host-side handles (input 0). */
 #define HANDLE TFC_HOST(0)

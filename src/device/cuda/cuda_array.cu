@@ -1,9 +1,9 @@
 /*
  * cuda_array — the data-movement CUDA kernels behind the GPU array ops (kernels_array_gpu.c,
  * kernels_pad_gpu.c): strided copy, tile, gather, cast, fill, select (element-wise and
- * broadcast), one-hot, pad (constant and mirrored), the mirror-pad gradient, the unsorted
- * segment sum and a device-to-device memcpy. cuda_kernels.h and cuda_array2.h document the
- * launchers.
+ * broadcast), one-hot, pad (constant and mirrored), the mirror-pad gradient and a
+ * device-to-device memcpy (the unsorted segment sum is cuda_scatter.cu's). cuda_kernels.h
+ * and cuda_array2.h document the launchers.
  *
  * Copies move elements as opaque words of 1, 2, 4 or 8 bytes, so one instantiation per size
  * serves every dtype. Each kernel is grid-stride over the output elements: a thread maps its
@@ -161,18 +161,6 @@ __global__ void one_hot_k(const I *idx, const W *on, const W *off, W *out, int64
   }
 }
 
-/* f(type_tag<W>()) for the word type W of elem_size (1, 2, 4 or 8 bytes), or
- * TFC_CUDA_E_UNSUPPORTED. */
-template <typename F> int by_size(int elem_size, F &&f) {
-  switch (elem_size) {
-    case 1: return f(type_tag<uint8_t>());
-    case 2: return f(type_tag<uint16_t>());
-    case 4: return f(type_tag<uint32_t>());
-    case 8: return f(type_tag<uint64_t>());
-    default: return TFC_CUDA_E_UNSUPPORTED;
-  }
-}
-
 } // namespace
 
 extern "C" int tfc_cuda_strided_copy(int elem_size, const void *src, void *dst, const tfc_cuda_copy_plan *plan,
@@ -294,7 +282,7 @@ extern "C" int tfc_cuda_memcpy(void *dst, const void *src, int64_t bytes, void *
   return cuda_result(cudaMemcpyAsync(dst, src, (size_t)bytes, cudaMemcpyDeviceToDevice, (cudaStream_t)stream));
 }
 
-/* ---- broadcast select, pads, mirror-pad gradient, unsorted segment sum ---- */
+/* ---- broadcast select, pads, mirror-pad gradient ---- */
 
 namespace {
 
@@ -380,20 +368,6 @@ __global__ void mirror_grad_k(const T *g, T *out, tfc_cuda_pad_plan p, int64_t n
   }
 }
 
-__device__ __forceinline__ void atomic_add(float *p, float v) { atomicAdd(p, v); }
-__device__ __forceinline__ void atomic_add(double *p, double v) { atomicAdd(p, v); }
-__device__ __forceinline__ void atomic_add(__half *p, __half v) { atomicAdd(p, v); }
-__device__ __forceinline__ void atomic_add(int32_t *p, int32_t v) { atomicAdd((int *)p, (int)v); }
-
-template <typename T, typename I>
-__global__ void segment_sum_k(const T *data, const I *ids, T *out, int64_t inner, int64_t num, int64_t n) {
-  TFC_CUDA_GRID_LOOP(i, n) {
-    int64_t r = i / inner, k = i - r * inner;
-    int64_t s = (int64_t)ids[r];
-    if (s >= 0 && s < num) atomic_add(&out[s * inner + k], data[i]);
-  }
-}
-
 } // namespace
 
 extern "C" int tfc_cuda_select_bcast(int elem_size, const void *cond, const void *t, const void *e, void *z,
@@ -434,27 +408,4 @@ extern "C" int tfc_cuda_mirror_pad_grad(int dtype, const void *g, void *out, con
     mirror_grad_k<T><<<blocks_for(n), kThreads, 0, (cudaStream_t)stream>>>((const T *)g, (T *)out, *plan, n);
     return launched();
   });
-}
-
-extern "C" int tfc_cuda_unsorted_segment_sum(int dtype, int idx_dtype, const void *data, const void *ids, void *out,
-                                             int64_t n_ids, int64_t inner, int64_t num_segments, void *stream) {
-  if (idx_dtype != TFC_CUDA_I32 && idx_dtype != TFC_CUDA_I64) return TFC_CUDA_E_UNSUPPORTED;
-  cudaStream_t st = (cudaStream_t)stream;
-  auto run = [&](auto t) {
-    typedef typename decltype(t)::type T;
-    int64_t out_bytes = num_segments * inner * (int64_t)sizeof(T);
-    if (out_bytes > 0) {
-      int err = cuda_result(cudaMemsetAsync(out, 0, (size_t)out_bytes, st));
-      if (err) return err;
-    }
-    int64_t n = n_ids * inner;
-    if (n == 0 || num_segments == 0) return 0;
-    return by_index_dtype(idx_dtype, [&](auto ix) {
-      typedef typename decltype(ix)::type I;
-      segment_sum_k<T, I><<<blocks_for(n), kThreads, 0, st>>>((const T *)data, (const I *)ids, (T *)out, inner,
-                                                              num_segments, n);
-      return launched();
-    });
-  };
-  return dtype == TFC_CUDA_I32 ? run(type_tag<int32_t>()) : by_float_dtype(dtype, run);
 }

@@ -1,14 +1,14 @@
 /*
  * cuda_array2 — the launchers behind the second group of GPU array kernels (kernels_pad_gpu.c:
- * SelectV2, Pad, PadV2, MirrorPad, MirrorPadGrad, UnsortedSegmentSum, Cumsum, Cumprod), and
+ * SelectV2, Pad, PadV2, MirrorPad, MirrorPadGrad, Cumsum, Cumprod), and
  * the copy helpers the GPU array kernel files share.
  *
  * The launchers follow cuda_kernels.h's contract: device pointers, a plan passed by value, a
  * cudaStream_t as void *; they enqueue and return at once; 0 on success,
  * TFC_CUDA_E_UNSUPPORTED for a type or plan they do not handle, else the cudaError_t of the
  * failed launch. Each handles 0 elements (nothing is launched) and counts elements in int64
- * with grid-stride loops. Thread-safe: they touch no shared state. The pad, select and
- * segment launchers live in cuda_array.cu, the scan in cuda_scan.cu.
+ * with grid-stride loops. Thread-safe: they touch no shared state. The pad and select
+ * launchers live in cuda_array.cu, the scan in cuda_scan.cu.
  *
  * Included from C and CUDA C++: only <stdint.h> types above the C-only section.
  */
@@ -49,12 +49,7 @@ int tfc_cuda_pad(int elem_size, const void *src, void *dst, const tfc_cuda_pad_p
  * result does not depend on scheduling). Floats: F32, F64, F16 (summed in float). */
 int tfc_cuda_mirror_pad_grad(int dtype, const void *g, void *out, const tfc_cuda_pad_plan *plan, void *stream);
 
-/* UnsortedSegmentSum: out ([num_segments, inner], dense) is zeroed, then data ([n_ids, inner])
- * row r is added into out row ids[r] with atomics; ids outside [0, num_segments) are dropped
- * (TF's GPU kernel: the ids are device data the host does not see). dtype F32, F64, F16 or
- * I32; idx_dtype I32 or I64. Float sums are in a scheduling-dependent order. */
-int tfc_cuda_unsorted_segment_sum(int dtype, int idx_dtype, const void *data, const void *ids, void *out,
-                                  int64_t n_ids, int64_t inner, int64_t num_segments, void *stream);
+/* UnsortedSegmentSum's launcher is cuda_scatter.h's tfc_cuda_unsorted_segment. */
 
 /* Cumsum (prod 0) / Cumprod (prod 1) of x viewed as [outer, n, inner] along n, into y (same
  * layout; y must not alias x); exclusive: each output leaves out its own element (the first

@@ -156,6 +156,28 @@ template <typename F> int by_index_dtype(int dtype, F &&f) {
   }
 }
 
+/* The copy kernels' dispatch: f(type_tag<W>()) for the word type W of elem_size bytes (1, 2,
+ * 4 or 8), or TFC_CUDA_E_UNSUPPORTED. */
+template <typename F> int by_size(int elem_size, F &&f) {
+  switch (elem_size) {
+    case 1: return f(type_tag<uint8_t>());
+    case 2: return f(type_tag<uint16_t>());
+    case 4: return f(type_tag<uint32_t>());
+    case 8: return f(type_tag<uint64_t>());
+    default: return TFC_CUDA_E_UNSUPPORTED;
+  }
+}
+
+/* A 16-byte element (complex128) moved as one word; W() is all zero bits. */
+struct alignas(16) word16 {
+  uint64_t lo, hi;
+};
+/* by_size, and word16 for 16 bytes (for the kernels that only move words and zero them). */
+template <typename F> int by_size16(int elem_size, F &&f) {
+  if (elem_size == 16) return f(type_tag<word16>());
+  return by_size(elem_size, f);
+}
+
 } // namespace tfc_cuda
 
 #endif

@@ -319,6 +319,8 @@ int tfc_cuda_kernels_nn(tfc_kernel_table *t, tfc_status *s);
 int tfc_cuda_kernels_array(tfc_kernel_table *t, tfc_status *s);
 int tfc_cuda_kernels_state(tfc_kernel_table *t, tfc_status *s);
 int tfc_cuda_kernels_training(tfc_kernel_table *t, tfc_status *s);
+/* kernels_scatter_gpu.c: scatter updates, ScatterNd, stitch/partition, segments, band part, reverse sequence. */
+int tfc_cuda_kernels_scatter(tfc_kernel_table *t, tfc_status *s);
 /* kernels_conv_gpu.c (cuDNN), kernels_random_gpu.c. */
 int tfc_cuda_kernels_conv(tfc_kernel_table *t, tfc_status *s);
 int tfc_cuda_kernels_random(tfc_kernel_table *t, tfc_status *s);

@@ -376,6 +376,7 @@ int tfc_cuda_kernels_register(tfc_kernel_table *t, tfc_status *s) {
   TFC_TRY(tfc_cuda_kernels_matmul(t, s));
   TFC_TRY(tfc_cuda_kernels_array(t, s));
   TFC_TRY(tfc_cuda_kernels_state(t, s));
+  TFC_TRY(tfc_cuda_kernels_scatter(t, s));
   TFC_TRY(tfc_cuda_kernels_training(t, s));
   TFC_TRY(tfc_cuda_kernels_conv(t, s));
   TFC_TRY(tfc_cuda_kernels_random(t, s));

@@ -11,7 +11,8 @@
  * The arguments TF 1.15 declares HostMemory on its GPU kernels are host-memory inputs here
  * (shape, paddings, begin/end/strides, num_segments, the scan axis) and are read directly on
  * the host; everything else — data, PadV2's constant_values, the segment ids — stays in
- * device memory and is touched only by launchers (cuda_array.cu, cuda_scan.cu) on the
+ * device memory and is touched only by launchers (cuda_array.cu, cuda_scan.cu, and
+ * cuda_scatter.cu's segment reduction, which UnsortedSegmentMax/Min/Prod share) on the
  * device's compute stream, after the host has planned the work:
  *   - BroadcastTo and StridedSliceGrad are strided copies (tfc_cuda_copy_window): BroadcastTo
  *     reads its input with stride 0 along broadcast dims; StridedSliceGrad zeroes the output
@@ -42,6 +43,7 @@
 #include "device/cpu/cwise_int.h"
 #include "device/cuda/cuda_array2.h"
 #include "device/cuda/cuda_kernels.h"
+#include "device/cuda/cuda_scatter.h"
 #include "device/space_batch_plan.h"
 
 #define G_F (TFC_T(TFC_DT_FLOAT) | TFC_T(TFC_DT_DOUBLE) | TFC_T(TFC_DT_HALF))
@@ -212,8 +214,8 @@ static int unsorted_segment_sum_compute(tfc_kernel_ctx *c) {
   tfc_tensor *out = tfc_kernel_alloc_output(c, 0, data->dtype, dims, rank);
   if (!out) return c->status->code;
   return tfc_cuda_ctx_check(c,
-                            tfc_cuda_unsorted_segment_sum(ct, it, data->data, ids->data, out->data, ids->n_elems,
-                                                          inner, num, stream),
+                            tfc_cuda_unsorted_segment(TFC_CUDA_SC_ADD, ct, it, data->data, ids->data, out->data,
+                                                      ids->n_elems, inner, num, stream),
                             data->dtype);
 }
 

@@ -168,6 +168,9 @@ static const host_reg regs[] = {
     {TFC_OP_BroadcastGradientArgs, "T", I32 | I64, NULL, 0, 0, 0, 0},
     {TFC_OP_InvertPermutation, "T", I32 | I64, NULL, 0, 0, 0, 0},
     {TFC_OP_ConcatOffset, NULL, 0, NULL, 0, 0, 0, 0},
+    /* dynamic_stitch_op.cc: ParallelDynamicStitch's GPU row is the CPU kernel, all in host memory */
+    {TFC_OP_ParallelDynamicStitch, "T",
+     TFC_T(TFC_DT_HALF) | F32 | F64 | I32 | I64 | TFC_T(TFC_DT_COMPLEX64) | TFC_T(TFC_DT_COMPLEX128), NULL, 0, 0, 0, 0},
     /* where_op.cc: int32 input and index in host memory, the CPU kernel (the other dtypes have
      * CUDA rows) */
     T32(Where),
