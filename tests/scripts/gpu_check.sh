@@ -188,16 +188,17 @@ printf '#!/bin/sh\nLD_LIBRARY_PATH=%q exec %q "$@"\n' "$machine_ld" "$python" > 
 [ -n "$machine_ld" ] || printf '#!/bin/sh\nunset LD_LIBRARY_PATH\nexec %q "$@"\n' "$python" > "$pywrap"
 chmod +x "$pywrap"
 
-# ---- CUDA's libraries: cuDNN and cuBLAS ----
-# tfc includes cudnn.h and cublas_v2.h and dlopens libcudnn.so.9 and libcublas.so.<CUDA major>
-# at run time. A toolkit without them (cuDNN is a separate download) borrows those of the
-# Python's NVIDIA wheels (PyTorch's nvidia-cudnn and nvidia-cublas: headers and libraries), or
-# else the headers carried in DEPS/cuda-include; the toolkit's own libraries stay first.
+# ---- CUDA's libraries: cuDNN, cuBLAS, cuFFT and cuSOLVER ----
+# tfc includes cudnn.h, cublas_v2.h, cufft.h and cusolverDn.h and dlopens libcudnn.so.9 and the
+# others' libraries (.so.<their major>) at run time. A toolkit without them (cuDNN is a separate
+# download) borrows those of the Python's NVIDIA wheels (PyTorch's nvidia-cudnn, -cublas,
+# -cufft and -cusolver: headers and libraries), or else the headers carried in
+# DEPS/cuda-include; the toolkit's own libraries stay first.
 cuda_cflags=() cuda_flags=()
 if [ -n "$nvcc" ]; then
   cuda_root=$(dirname "$(dirname "$(readlink -f "$nvcc")")")
   pip_nvidia=$("$python" -c 'import nvidia; print("\n".join(nvidia.__path__))' 2>/dev/null || true)
-  for pair in cudnn.h:cudnn cublas_v2.h:cublas; do
+  for pair in cudnn.h:cudnn cublas_v2.h:cublas cufft.h:cufft cusolverDn.h:cusolver; do
     h=${pair%%:*} pkg=${pair#*:} found=
     for d in "$cuda_root/include" "$cuda_root/targets/x86_64-linux/include" /usr/include /usr/include/x86_64-linux-gnu; do
       [ -f "$d/$h" ] && { found=$d; break; }
@@ -217,7 +218,7 @@ if [ -n "$nvcc" ]; then
   done
   pip_libs=
   while read -r d; do
-    for pkg in cudnn cublas; do
+    for pkg in cudnn cublas cufft cusolver; do
       [ -n "$d" ] && [ -d "$d/$pkg/lib" ] && pip_libs=${pip_libs:+$pip_libs:}$d/$pkg/lib
     done
   done <<< "$pip_nvidia"

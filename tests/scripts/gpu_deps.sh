@@ -9,7 +9,8 @@
 #       libjpeg-turbo, libpng, giflib, FFTW (single and double precision) and
 #       pkgconf into DIR, those with static libraries rebuilt without them: about 27 MB. The C
 #       library, the C++ runtime and the rest of a base system are assumed present on the target.
-#       cuDNN's headers, where the local CUDA toolkit has them, go to DIR/cuda-include.
+#       cuDNN's, cuFFT's and cuSOLVER's headers, where the local CUDA toolkit has them, go to
+#       DIR/cuda-include.
 #   bash tests/scripts/gpu_deps.sh install DIR PREFIX
 #       On the GPU machine: unpacks every DIR/*.deb under PREFIX (never into /), points the
 #       pkg-config files at PREFIX, and writes PREFIX/env.sh, which exports PATH,
@@ -53,12 +54,15 @@ fetch() {
       { echo "gpu_deps: cannot repack $d" >&2; rm -rf "$tmp"; exit 1; }
   done
   rm -rf "$tmp"
-  # cuDNN's headers, for a GPU machine whose CUDA toolkit lacks them and whose Python has no
-  # nvidia-cudnn wheel (gpu_check.sh --deps looks for them in DIR/cuda-include last).
-  local cuda_inc=/usr/local/cuda/include
-  if [ -f "$cuda_inc/cudnn.h" ]; then
-    mkdir -p "$dir/cuda-include" && cp "$cuda_inc"/cudnn*.h "$dir/cuda-include/"
-  fi
+  # cuDNN's, cuFFT's and cuSOLVER's headers, for a GPU machine whose CUDA toolkit lacks them and
+  # whose Python has no NVIDIA wheels (gpu_check.sh --deps looks for them in DIR/cuda-include
+  # last).
+  local cuda_inc=/usr/local/cuda/include h
+  for h in cudnn cufft cusolver; do
+    if ls "$cuda_inc/$h"*.h > /dev/null 2>&1; then
+      mkdir -p "$dir/cuda-include" && cp "$cuda_inc/$h"*.h "$dir/cuda-include/"
+    fi
+  done
   echo "gpu_deps: $(find "$dir" -name '*.deb' | wc -l) packages, $(du -sh "$dir" | cut -f1), in $dir"
 }
 
