@@ -147,6 +147,36 @@ static int resolve(const Tensorflow__FunctionDef *fd, tfc_node *const *arg_nodes
   return -1;
 }
 
+/* A body node's colocation constraints ("_class" entries "loc:@x") that name a node of the same
+ * body name it as lowered, "<prefix>/x", as TF's inliner renames them; others stay. */
+static int prefix_colocation(tfc_attr **attrs, int *n_attrs, const Tensorflow__FunctionDef *fd, const char *prefix,
+                             tfc_status *s) {
+  const tfc_attr_value *cls = tfc_attrs_find(*attrs, *n_attrs, "_class");
+  if (!cls || cls->kind != TFC_ATTR_LIST) return TFC_OK;
+  tfc_attr_value list = tfc_attr_list(TFC_ATTR_STRING);
+  for (int i = 0; i < cls->u.list.n; i++) {
+    const char *loc = cls->u.list.items[i].u.s.data;
+    int in_body = 0;
+    for (size_t k = 0; k < fd->n_node_def && !in_body; k++)
+      in_body = strncmp(loc, "loc:@", 5) == 0 && strcmp(loc + 5, fd->node_def[k]->name) == 0;
+    char *renamed = in_body ? join(prefix, loc + 5) : NULL;
+    tfc_strbuf sb;
+    tfc_strbuf_init(&sb);
+    tfc_strbuf_printf(&sb, "%s%s", renamed ? "loc:@" : "", renamed ? renamed : loc);
+    free(renamed);
+    tfc_attr_value item;
+    char *text = tfc_strbuf_take(&sb);
+    int rc = text ? tfc_attr_string(text, strlen(text), &item, s) : TFC_OOM(s);
+    free(text);
+    if (rc == TFC_OK) rc = tfc_attr_list_append(&list, &item, s);
+    if (rc != TFC_OK) {
+      tfc_attr_value_fini(&list);
+      return rc;
+    }
+  }
+  return tfc_attrs_set(attrs, n_attrs, "_class", &list, s);
+}
+
 /* Adds body node k when its inputs are ready. Returns 1 added, 0 not ready, -1 on error. */
 static int add_body_node(const lowering *L, const char *prefix, const Tensorflow__FunctionDef *fd,
                          const tfc_attr *fattrs, int n_fattrs, tfc_node *const *arg_nodes, body_node *bn, size_t k,
@@ -191,7 +221,8 @@ static int add_body_node(const lowering *L, const char *prefix, const Tensorflow
   if (n_in == 0 && n_cin == 0)
     for (int j = 0; j < n_ctls; j++) cin[n_cin++] = ctls[j];
   if (tfc_attrs_from_proto_map((void *const *)nd->attr, nd->n_attr, &attrs, &n_attrs, s) ||
-      bind_placeholders(attrs, n_attrs, fattrs, n_fattrs, name, s)) {
+      bind_placeholders(attrs, n_attrs, fattrs, n_fattrs, name, s) ||
+      prefix_colocation(&attrs, &n_attrs, fd, prefix, s)) {
     rc = -1;
     goto out;
   }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "capi_util.h"
+#include "tfc/tfc.h"
 
 static const float X[6] = {-1, -0.5f, 0, 0.5f, 1, 1.5f};
 static const float Y[6] = {0.25f, 0.5f, 0.75f, 1, 1.25f, 1.5f};
@@ -355,6 +356,77 @@ static void node_naming_a_copied_function_runs(void) {
   TF_DeleteStatus(s);
 }
 
+/* A body over two CPUs: Pin(x) = Neg(Identity(x)) where the Identity asks for CPU:1 and the Neg
+ * is colocated with it (_class loc:@on1, renamed with the call's prefix when lowered, as TF's
+ * inliner does) and the function's other node asks for nothing. The call sits on CPU:0 (its
+ * request), so that node defaults there; the log's reasons say so. */
+static void body_requests_and_colocation_hold_when_lowered(void) {
+  TF_Status *s = TF_NewStatus();
+  TF_Graph *body = TF_NewGraph();
+  TF_OperationDescription *d = TF_NewOperation(body, "Placeholder", "x");
+  TF_SetAttrType(d, "dtype", TF_FLOAT);
+  TF_Operation *x = TF_FinishOperation(d, s);
+  OK(s);
+  d = TF_NewOperation(body, "Identity", "on1");
+  TF_AddInput(d, (TF_Output){x, 0});
+  TF_SetDevice(d, "/device:CPU:1");
+  TF_Operation *on1 = TF_FinishOperation(d, s);
+  OK(s);
+  d = TF_NewOperation(body, "Neg", "neg");
+  TF_AddInput(d, (TF_Output){on1, 0});
+  TF_ColocateWith(d, on1);
+  TF_Operation *neg = TF_FinishOperation(d, s);
+  OK(s);
+  d = TF_NewOperation(body, "Square", "free");
+  TF_AddInput(d, (TF_Output){neg, 0});
+  TF_Operation *sq = TF_FinishOperation(d, s);
+  OK(s);
+  TF_Output in = {x, 0}, res = {sq, 0};
+  TF_Function *fn = TF_GraphToFunction(body, "Pin", 0, -1, NULL, 1, &in, 1, &res, NULL, NULL, NULL, s);
+  OK(s);
+  TF_Graph *g = TF_NewGraph();
+  TF_GraphCopyFunction(g, fn, NULL, s);
+  OK(s);
+  d = TF_NewOperation(g, "Placeholder", "a");
+  TF_SetAttrType(d, "dtype", TF_FLOAT);
+  TF_Operation *a = TF_FinishOperation(d, s);
+  OK(s);
+  d = TF_NewOperation(g, "Pin", "call");
+  TF_AddInput(d, (TF_Output){a, 0});
+  TF_SetDevice(d, "/device:CPU:0");
+  TF_Operation *call = TF_FinishOperation(d, s);
+  OK(s);
+  TF_SessionOptions *so = TF_NewSessionOptions();
+  TFC_SetDeviceCount(so, "CPU", 2, s);
+  OK(s);
+  TFC_SetLogPlacementReasons(so, 1);
+  tfc_capture cap;
+  tfc_capture_begin(&cap, 1);
+  TF_Session *sess = TF_NewSession(g, so, s);
+  OK(s);
+  int64_t dims[1] = {6};
+  TF_Tensor *av = f32_tensor(X, dims, 1, 6), *outv = NULL;
+  TF_Output feed = {a, 0}, fetch = {call, 0};
+  TF_SessionRun(sess, NULL, &feed, &av, 1, &fetch, &outv, 1, NULL, 0, NULL, s);
+  static char log[16384];
+  tfc_capture_end(&cap, log, sizeof log);
+  OK(s);
+  for (int i = 0; i < 6; i++) EXPECT_NEAR(((float *)TF_TensorData(outv))[i], X[i] * X[i], 1e-6);
+#define CPU_(n) "/job:localhost/replica:0/task:0/device:CPU:" #n
+  EXPECT_CONTAINS(log, "call/on1: (Identity): " CPU_(1) "  # explicit request /device:CPU:1\n");
+  EXPECT_CONTAINS(log, "call/neg: (Neg): " CPU_(1) "  # colocated with call/on1 via _class loc:@call/on1\n");
+  EXPECT_CONTAINS(log, "call/free_0: (Square): " CPU_(0) "  # default: the device of its function call call\n");
+#undef CPU_
+  TF_DeleteTensor(av);
+  TF_DeleteTensor(outv);
+  close_session(sess);
+  TF_DeleteSessionOptions(so);
+  TF_DeleteFunction(fn);
+  TF_DeleteGraph(body);
+  TF_DeleteGraph(g);
+  TF_DeleteStatus(s);
+}
+
 static const tfc_test tests[] = {
     TFC_TEST(nested_partitioned_calls_give_tfs_outputs),
     TFC_TEST(stateful_call_updates_the_callers_variable),
@@ -364,6 +436,7 @@ static const tfc_test tests[] = {
     TFC_TEST(call_of_unknown_function_names_the_node),
     TFC_TEST(call_with_wrong_argument_count_names_the_node),
     TFC_TEST(node_naming_a_copied_function_runs),
+    TFC_TEST(body_requests_and_colocation_hold_when_lowered),
     {0},
 };
 TFC_TEST_MAIN(tests)
