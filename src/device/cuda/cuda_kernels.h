@@ -338,6 +338,9 @@ int tfc_cuda_kernels_image(tfc_kernel_table *t, tfc_status *s);
 int tfc_cuda_kernels_select(tfc_kernel_table *t, tfc_status *s);
 /* kernels_spectral_gpu.c: the FFTs (cuFFT) and the complex-number ops. */
 int tfc_cuda_kernels_spectral(tfc_kernel_table *t, tfc_status *s);
+/* kernels_linalg_gpu.c: MatrixDeterminant, MatrixInverse, MatrixSolve (cuBLAS), Cholesky
+ * (cuSOLVER). */
+int tfc_cuda_kernels_linalg(tfc_kernel_table *t, tfc_status *s);
 #endif
 
 #endif
