@@ -7,8 +7,9 @@
  * The checks, texts and output shapes are the CPU kernel's plan (device/linalg_plan.h), so both
  * devices refuse the same inputs alike. Every op is one batched library call per step of its
  * algorithm, whatever the batch (the cuda_linalg.cu launchers around them are one launch each
- * too): TF runs one cuSOLVER call per matrix for large matrices, which a batch of many small
- * ones cannot afford, and the batched calls are exact LU / Cholesky all the same.
+ * too; the largest batches go in slices of 2^16 matrices, see SLICE): TF runs one cuSOLVER call
+ * per matrix for large matrices, which a batch of many small ones cannot afford, and the
+ * batched calls are exact LU / Cholesky all the same.
  *
  * Storage. The libraries are column-major; a row-major matrix read column-major is its
  * transpose. So:
@@ -30,7 +31,7 @@
  * do before they report; the outputs of a failed step are never seen. MatrixDeterminant never
  * waits.
  *
- * Sizes: the libraries take int sizes and batch counts; beyond INT_MAX is UNIMPLEMENTED. Empty
+ * Sizes: the libraries take int sizes; n or m beyond INT_MAX is UNIMPLEMENTED. Empty
  * batches and 0 x 0 matrices make no library call (a 0 x 0 determinant is 1). Work areas
  * (the factored copy, the pointer arrays, pivots and infos, the transposed right-hand sides) are
  * temporaries of the device's allocator, all on the compute stream; the libraries are loaded
@@ -85,9 +86,9 @@ static int work_init(tfc_kernel_ctx *c, const tfc_linalg_plan *p, int64_t mat_by
   return err ? tfc_cuda_ctx_check(c, err, c->inputs[0]->dtype) : TFC_OK;
 }
 
-/* The libraries' int sizes. */
+/* The libraries' int sizes (the batch goes in slices). */
 static int fits_int(tfc_kernel_ctx *c, const tfc_linalg_plan *p) {
-  if (p->n > INT_MAX || p->m > INT_MAX || p->batch > INT_MAX)
+  if (p->n > INT_MAX || p->m > INT_MAX)
     return tfc_kernel_error(c, TFC_UNIMPLEMENTED, "%s on GPU: dimensions beyond %d are not supported",
                             c->node->op->name, INT_MAX);
   return TFC_OK;
@@ -129,14 +130,29 @@ static int check_info(tfc_kernel_ctx *c, tfc_linalg_kind kind, const int32_t *de
   return TFC_OK;
 }
 
+/* Matrices per batched library call: cuBLAS's batched triangular solves (which getrsBatched
+ * runs) have been seen to fail past about 2^19 matrices in one call, so every batched call
+ * here takes slices of at most 2^16: one call up to that, a handful for the largest batches. */
+#define SLICE 65536
+
+/* The matrices of the slice at `off`. */
+static int slice_of(const tfc_linalg_plan *p, int64_t off) {
+  return (int)(p->batch - off < SLICE ? p->batch - off : SLICE);
+}
+
 /* getrfBatched over w->ptr_a (n x n, lda n) into w->piv and w->info. */
 static int lu_factor(tfc_kernel_ctx *c, const tfc_cublas_api *api, cublasHandle_t h, const tfc_linalg_plan *p,
                      const solver_work *w) {
-  int n = (int)p->n, batch = (int)p->batch;
-  cublasStatus_t st = c->inputs[0]->dtype == TFC_DT_FLOAT
-                          ? api->sgetrf_batched(h, n, (float *const *)w->ptr_a, n, w->piv, w->info, batch)
-                          : api->dgetrf_batched(h, n, (double *const *)w->ptr_a, n, w->piv, w->info, batch);
-  return tfc_cublas_check(c, st, "cublasGetrfBatched");
+  int n = (int)p->n, rc = TFC_OK;
+  for (int64_t off = 0; rc == TFC_OK && off < p->batch; off += SLICE) {
+    void **a = w->ptr_a + off;
+    int32_t *piv = w->piv + off * n, *info = w->info + off;
+    cublasStatus_t st = c->inputs[0]->dtype == TFC_DT_FLOAT
+                            ? api->sgetrf_batched(h, n, (float *const *)a, n, piv, info, slice_of(p, off))
+                            : api->dgetrf_batched(h, n, (double *const *)a, n, piv, info, slice_of(p, off));
+    rc = tfc_cublas_check(c, st, "cublasGetrfBatched");
+  }
+  return rc;
 }
 
 /* The stream, the cuBLAS API and this stream's handle, held until tfc_cublas_release. */
@@ -200,14 +216,15 @@ static int inverse_compute(tfc_kernel_ctx *c) {
   cublasHandle_t h = NULL;
   if (rc == TFC_OK) rc = blas_begin(c, stream, &api, &h);
   if (rc == TFC_OK) rc = lu_factor(c, api, h, &p, &w);
-  if (rc == TFC_OK) {
-    int n = (int)p.n, batch = (int)p.batch;
-    cublasStatus_t st =
-        x->dtype == TFC_DT_FLOAT
-            ? api->sgetri_batched(h, n, (const float *const *)w.ptr_a, n, w.piv, (float *const *)w.ptr_b, n,
-                                  w.info_b, batch)
-            : api->dgetri_batched(h, n, (const double *const *)w.ptr_a, n, w.piv, (double *const *)w.ptr_b, n,
-                                  w.info_b, batch);
+  for (int64_t off = 0; rc == TFC_OK && off < p.batch; off += SLICE) {
+    int n = (int)p.n;
+    void **a = w.ptr_a + off, **inv = w.ptr_b + off;
+    const int32_t *piv = w.piv + off * n;
+    cublasStatus_t st = x->dtype == TFC_DT_FLOAT
+                            ? api->sgetri_batched(h, n, (const float *const *)a, n, piv, (float *const *)inv, n,
+                                                  w.info_b + off, slice_of(&p, off))
+                            : api->dgetri_batched(h, n, (const double *const *)a, n, piv, (double *const *)inv, n,
+                                                  w.info_b + off, slice_of(&p, off));
     rc = tfc_cublas_check(c, st, "cublasGetriBatched");
   }
   tfc_cublas_release(h);
@@ -245,17 +262,18 @@ static int solve_compute(tfc_kernel_ctx *c) {
   cublasHandle_t h = NULL;
   if (rc == TFC_OK) rc = blas_begin(c, stream, &api, &h);
   if (rc == TFC_OK) rc = lu_factor(c, api, h, &p, &w);
-  if (rc == TFC_OK && p.m > 0) {
-    /* The factors are A^T's (column-major A^T is A's row-major storage): op T solves A X = B,
-     * op N (adjoint) A^T X = B. getrsBatched reports bad arguments through a host int. */
-    int n = (int)p.n, m = (int)p.m, batch = (int)p.batch, arg_info = 0;
-    cublasOperation_t op = p.adjoint ? CUBLAS_OP_N : CUBLAS_OP_T;
-    cublasStatus_t st =
-        x->dtype == TFC_DT_FLOAT
-            ? api->sgetrs_batched(h, op, n, m, (const float *const *)w.ptr_a, n, w.piv, (float *const *)w.ptr_b, n,
-                                  &arg_info, batch)
-            : api->dgetrs_batched(h, op, n, m, (const double *const *)w.ptr_a, n, w.piv, (double *const *)w.ptr_b,
-                                  n, &arg_info, batch);
+  /* The factors are A^T's (column-major A^T is A's row-major storage): op T solves A X = B, op N
+   * (adjoint) A^T X = B. getrsBatched reports bad arguments through a host int. */
+  cublasOperation_t op = p.adjoint ? CUBLAS_OP_N : CUBLAS_OP_T;
+  for (int64_t off = 0; rc == TFC_OK && p.m > 0 && off < p.batch; off += SLICE) {
+    int n = (int)p.n, m = (int)p.m, arg_info = 0;
+    void **a = w.ptr_a + off, **sol = w.ptr_b + off;
+    const int32_t *piv = w.piv + off * n;
+    cublasStatus_t st = x->dtype == TFC_DT_FLOAT
+                            ? api->sgetrs_batched(h, op, n, m, (const float *const *)a, n, piv, (float *const *)sol,
+                                                  n, &arg_info, slice_of(&p, off))
+                            : api->dgetrs_batched(h, op, n, m, (const double *const *)a, n, piv,
+                                                  (double *const *)sol, n, &arg_info, slice_of(&p, off));
     rc = tfc_cublas_check(c, st, "cublasGetrsBatched");
     if (rc == TFC_OK && arg_info != 0)
       rc = tfc_kernel_error(c, TFC_INTERNAL, "%s on GPU: cublasGetrsBatched rejected its argument %d",
@@ -287,13 +305,14 @@ static int cholesky_compute(tfc_kernel_ctx *c) {
   cusolverDnHandle_t h = NULL;
   if (rc == TFC_OK && !(api = tfc_cusolver_api_get(c))) rc = c->status->code;
   if (rc == TFC_OK) rc = tfc_cusolver_acquire(c, tfc_gpu_device_platform_id(c->device), stream, &h);
-  if (rc == TFC_OK) {
-    /* UPPER in column-major terms is the row-major lower triangle (see the top comment). */
-    int n = (int)p.n, batch = (int)p.batch;
+  /* UPPER in column-major terms is the row-major lower triangle (see the top comment). */
+  for (int64_t off = 0; rc == TFC_OK && off < p.batch; off += SLICE) {
+    int n = (int)p.n;
+    void **a = w.ptr_a + off;
     cusolverStatus_t st =
         x->dtype == TFC_DT_FLOAT
-            ? api->spotrf_batched(h, CUBLAS_FILL_MODE_UPPER, n, (float **)w.ptr_a, n, w.info, batch)
-            : api->dpotrf_batched(h, CUBLAS_FILL_MODE_UPPER, n, (double **)w.ptr_a, n, w.info, batch);
+            ? api->spotrf_batched(h, CUBLAS_FILL_MODE_UPPER, n, (float **)a, n, w.info + off, slice_of(&p, off))
+            : api->dpotrf_batched(h, CUBLAS_FILL_MODE_UPPER, n, (double **)a, n, w.info + off, slice_of(&p, off));
     rc = tfc_cusolver_check(c, st, "cusolverDnPotrfBatched");
   }
   tfc_cusolver_release(h);
