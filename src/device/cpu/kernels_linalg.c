@@ -6,7 +6,8 @@
  *     MatrixDiagPart / MatrixSetDiag (the innermost matrices' main diagonal, TF 1.15's
  *     versions), MatrixBandPart (entries outside num_lower / num_upper diagonals zeroed; a
  *     negative bound keeps that whole triangle).
- *   - Dense solvers on float and double, per innermost matrix, computed in double:
+ *   - Dense solvers on float and double, per innermost matrix, computed in double (the checks,
+ *     texts and shapes are device/linalg_plan.h's, shared with the GPU):
  *     MatrixDeterminant (LU with partial pivoting), MatrixInverse (Gauss-Jordan; "Input is
  *     not invertible."), MatrixSolve (LU; "Input matrix is not invertible."), Cholesky (lower
  *     factor; "Cholesky decomposition was not successful. The input might not be valid.").
@@ -20,6 +21,7 @@
 #include "device/array_plan.h"
 #include "device/cpu/array_copy.h"
 #include "device/cpu/cpu_kernels.h"
+#include "device/linalg_plan.h"
 #include "ops/opdef.h"
 
 static char *at(const tfc_tensor *t, int64_t i, size_t es) { return (char *)t->data + (size_t)i * es; }
@@ -67,16 +69,8 @@ static int matrix_band_part_compute(tfc_kernel_ctx *c) {
 
 /* ---- dense solvers ---- */
 
-/* The batch of n x n matrices of input i: checks rank >= 2 and squareness. */
-static int square_batch(tfc_kernel_ctx *c, int i, int64_t *n, int64_t *batch) {
-  const tfc_tensor *x = c->inputs[i];
-  if (x->ndims < 2) return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Input tensor %d must have rank >= 2", i);
-  *n = x->dims[x->ndims - 1];
-  if (x->dims[x->ndims - 2] != *n) return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Input matrix must be square.");
-  *batch = *n ? x->n_elems / (*n * *n) : 0;
-  if (!*n) *batch = tfc_dims_num_elements(x->dims, x->ndims - 2);
-  return TFC_OK;
-}
+/* The checks, batch and output are the shared plan's (device/linalg_plan.h, with the GPU
+ * kernels); each matrix is factored here in double. */
 
 static void load(const tfc_tensor *t, int64_t off, int64_t count, double *dst) {
   for (int64_t i = 0; i < count; i++)
@@ -149,14 +143,12 @@ static void lu_solve(const double *a, const int64_t *piv, int64_t n, double *b, 
     }
 }
 
-
-
 static int determinant_compute(tfc_kernel_ctx *c) {
   const tfc_tensor *x = c->inputs[0];
-  int64_t n, batch;
-  TFC_TRY(square_batch(c, 0, &n, &batch));
-  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, x->dtype, x->dims, x->ndims - 2);
+  tfc_linalg_plan p;
+  tfc_tensor *out = tfc_linalg_plan_of(c, TFC_LINALG_DETERMINANT, &p);
   if (!out) return c->status->code;
+  int64_t n = p.n;
   double *a = malloc(sizeof(double) * (size_t)(n * n + 1));
   int64_t *piv = malloc(sizeof(int64_t) * (size_t)(n + 1));
   if (!a || !piv) {
@@ -164,7 +156,7 @@ static int determinant_compute(tfc_kernel_ctx *c) {
     free(piv);
     return TFC_OOM(c->status);
   }
-  for (int64_t b = 0; b < batch; b++) {
+  for (int64_t b = 0; b < p.batch; b++) {
     load(x, b * n * n, n * n, a);
     int sign;
     double det = 0;
@@ -181,32 +173,18 @@ static int determinant_compute(tfc_kernel_ctx *c) {
 
 static int inverse_or_solve(tfc_kernel_ctx *c, int solve) {
   const tfc_tensor *x = c->inputs[0], *rhs = solve ? c->inputs[1] : NULL;
-  int64_t n, batch, m;
-  TFC_TRY(square_batch(c, 0, &n, &batch));
-  int adjoint = 0;
-  TFC_TRY(tfc_kernel_attr_bool(c->node, "adjoint", &adjoint, c->status));
-  if (solve) {
-    char a[TFC_SHAPE_STR_MAX], b[TFC_SHAPE_STR_MAX];
-    int ok = rhs->ndims == x->ndims && rhs->dims[rhs->ndims - 2] == n;
-    for (int i = 0; ok && i < x->ndims - 2; i++) ok = rhs->dims[i] == x->dims[i];
-    if (!ok)
-      return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "Input matrix and right-hand side must have the same number "
-                              "of rows and batch dimensions: %s vs. %s",
-                              tfc_tensor_shape_str(x, a, sizeof a), tfc_tensor_shape_str(rhs, b, sizeof b));
-    m = rhs->dims[rhs->ndims - 1];
-  } else {
-    m = n;
-  }
-  tfc_tensor *out = solve ? tfc_kernel_alloc_output(c, 0, x->dtype, rhs->dims, rhs->ndims)
-                          : tfc_kernel_alloc_output(c, 0, x->dtype, x->dims, x->ndims);
+  tfc_linalg_kind kind = solve ? TFC_LINALG_SOLVE : TFC_LINALG_INVERSE;
+  tfc_linalg_plan p;
+  tfc_tensor *out = tfc_linalg_plan_of(c, kind, &p);
   if (!out) return c->status->code;
+  int64_t n = p.n, m = p.m;
   double *a = malloc(sizeof(double) * (size_t)(n * n + 1)), *b = malloc(sizeof(double) * (size_t)(n * m + 1));
   int64_t *piv = malloc(sizeof(int64_t) * (size_t)(n + 1));
   int rc = TFC_OK;
   if (!a || !b || !piv) rc = TFC_OOM(c->status);
-  for (int64_t k = 0; rc == TFC_OK && k < batch; k++) {
+  for (int64_t k = 0; rc == TFC_OK && k < p.batch; k++) {
     load(x, k * n * n, n * n, a);
-    if (adjoint) transpose(a, n);
+    if (p.adjoint) transpose(a, n);
     if (solve) {
       load(rhs, k * n * m, n * m, b);
     } else {
@@ -215,7 +193,7 @@ static int inverse_or_solve(tfc_kernel_ctx *c, int solve) {
     }
     int sign;
     if (!lu(a, n, piv, &sign)) {
-      rc = tfc_kernel_error(c, TFC_INVALID_ARGUMENT, solve ? "Input matrix is not invertible." : "Input is not invertible.");
+      rc = tfc_linalg_fail(c, kind);
       break;
     }
     lu_solve(a, piv, n, b, m);
@@ -232,27 +210,26 @@ static int matrix_solve_compute(tfc_kernel_ctx *c) { return inverse_or_solve(c, 
 
 static int cholesky_compute(tfc_kernel_ctx *c) {
   const tfc_tensor *x = c->inputs[0];
-  int64_t n, batch;
-  TFC_TRY(square_batch(c, 0, &n, &batch));
-  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, x->dtype, x->dims, x->ndims);
+  tfc_linalg_plan p;
+  tfc_tensor *out = tfc_linalg_plan_of(c, TFC_LINALG_CHOLESKY, &p);
   if (!out) return c->status->code;
+  int64_t n = p.n;
   double *a = malloc(sizeof(double) * (size_t)(n * n + 1));
   if (!a) return TFC_OOM(c->status);
   int rc = TFC_OK;
-  for (int64_t k = 0; k < batch && rc == TFC_OK; k++) {
+  for (int64_t k = 0; k < p.batch && rc == TFC_OK; k++) {
     load(x, k * n * n, n * n, a);
     for (int64_t j = 0; j < n && rc == TFC_OK; j++) {
       double d = a[j * n + j];
-      for (int64_t p = 0; p < j; p++) d -= a[j * n + p] * a[j * n + p];
+      for (int64_t q = 0; q < j; q++) d -= a[j * n + q] * a[j * n + q];
       if (!(d > 0)) {
-        rc = tfc_kernel_error(c, TFC_INVALID_ARGUMENT,
-                              "Cholesky decomposition was not successful. The input might not be valid.");
+        rc = tfc_linalg_fail(c, TFC_LINALG_CHOLESKY);
         break;
       }
       a[j * n + j] = sqrt(d);
       for (int64_t i = j + 1; i < n; i++) {
         double s = a[i * n + j];
-        for (int64_t p = 0; p < j; p++) s -= a[i * n + p] * a[j * n + p];
+        for (int64_t q = 0; q < j; q++) s -= a[i * n + q] * a[j * n + q];
         a[i * n + j] = s / a[j * n + j];
       }
       for (int64_t i = 0; i < j; i++) a[i * n + j] = 0;

@@ -350,6 +350,9 @@ int tfc_cuda_kernels_select(tfc_kernel_table *t, tfc_status *s);
 int tfc_cuda_kernels_spectral(tfc_kernel_table *t, tfc_status *s);
 /* kernels_conv3d_gpu.c: Conv3D and the 3-D pools, with LRN and CropAndResize (cuda_nn_extra.h). */
 int tfc_cuda_kernels_conv3d(tfc_kernel_table *t, tfc_status *s);
+/* kernels_linalg_gpu.c: MatrixDeterminant, MatrixInverse, MatrixSolve (cuBLAS), Cholesky
+ * (cuSOLVER). */
+int tfc_cuda_kernels_linalg(tfc_kernel_table *t, tfc_status *s);
 #endif
 
 #endif

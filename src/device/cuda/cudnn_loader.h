@@ -9,7 +9,7 @@
  * rest of the GPU device keeps working.
  *
  * Handles are bound to one stream for good (cudnnSetStream) and kept for the life of the
- * process in a small table under a mutex, as the cuBLAS handles of kernels_matmul_gpu.c. cuDNN
+ * process in a small table under a mutex, as the cuBLAS handles of blas_loader.h. cuDNN
  * is thread-safe only across distinct handles, so each handle has its own lock, held by the
  * kernel that acquired it from its first cuDNN call to its last enqueue (TF guards its cuDNN
  * handle the same way); the table lock is held only to find or create a handle.

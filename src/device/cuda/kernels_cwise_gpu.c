@@ -387,5 +387,6 @@ int tfc_cuda_kernels_register(tfc_kernel_table *t, tfc_status *s) {
   TFC_TRY(tfc_cuda_kernels_conv3d(t, s));
   TFC_TRY(tfc_cuda_kernels_select(t, s));
   TFC_TRY(tfc_cuda_kernels_spectral(t, s));
+  TFC_TRY(tfc_cuda_kernels_linalg(t, s));
   return tfc_cuda_kernels_nn(t, s);
 }

@@ -19,132 +19,20 @@
  * temporaries by the strided-copy launcher, one strided-batched GEMM, and the product
  * scattered into the output, so both devices agree up to the GEMM's summation order.
  *
- * cuBLAS is loaded on first use (dlopen of libcublas.so.<major>), so libtfc still needs no
- * CUDA library to load and a machine without a GPU never touches it. Handles: one per
- * (GPU, stream), created lazily, bound to that stream for good and kept for the life of the
- * process in a small table under a mutex; a kernel holds its handle's own lock from its first
- * cuBLAS call to its last enqueue, so two kernels of one device on the inter-op pool take turns.
+ * cuBLAS is loaded on first use and its handles (one per GPU and stream, held by a kernel
+ * from its first cuBLAS call to its last enqueue) come from blas_loader.h, so libtfc still
+ * needs no CUDA library to load and a machine without a GPU never touches it.
  */
-#include <cublas_api.h>
 #include <cuda_runtime_api.h>
-#include <dlfcn.h>
 #include <limits.h>
-#include <pthread.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "device/cpu/cwise_int.h"
+#include "device/cuda/blas_loader.h"
 #include "device/cuda/cuda_kernels.h"
 #include "device/matmul_plan.h"
 #include "device/gpu/gpu_device.h"
-
-/* ---- cuBLAS, loaded on first use ---- */
-
-#define STR_(x) #x
-#define STR(x) STR_(x)
-#define CUBLAS_SONAME "libcublas.so." STR(CUBLAS_VER_MAJOR)
-
-typedef struct cublas_api {
-  __typeof__(cublasCreate_v2) *create;
-  __typeof__(cublasSetStream_v2) *set_stream;
-  __typeof__(cublasGemmEx) *gemm;
-  __typeof__(cublasGemmStridedBatchedEx) *gemm_strided;
-  __typeof__(cublasGetStatusString) *status_string;
-} cublas_api;
-
-/* One handle per (GPU, stream); streams live as long as their device, and devices are few. */
-#define MAX_HANDLES 64
-
-static pthread_mutex_t blas_mu = PTHREAD_MUTEX_INITIALIZER;
-static cublas_api blas;                /* guarded by blas_mu until loaded, constant after */
-static int blas_state;                 /* 0: not tried, 1: loaded, -1: failed (blas_err says why) */
-static char blas_err[256];
-static struct {
-  int ordinal;
-  void *stream;
-  cublasHandle_t handle;
-  pthread_mutex_t use; /* held by the kernel using the handle: see blas_handle */
-} handles[MAX_HANDLES]; /* the table guarded by blas_mu; an entry never changes once added */
-static int n_handles;
-
-static int load_cublas(void) {
-  void *lib = dlopen(CUBLAS_SONAME, RTLD_NOW | RTLD_LOCAL);
-  if (!lib) {
-    snprintf(blas_err, sizeof blas_err, "cannot load cuBLAS (%s): %s", CUBLAS_SONAME, dlerror());
-    return -1;
-  }
-  /* dlsym returns void *; POSIX guarantees it converts to a function pointer. */
-  struct {
-    const char *name;
-    void **slot;
-  } syms[] = {{"cublasCreate_v2", (void **)&blas.create},
-              {"cublasSetStream_v2", (void **)&blas.set_stream},
-              {"cublasGemmEx", (void **)&blas.gemm},
-              {"cublasGemmStridedBatchedEx", (void **)&blas.gemm_strided},
-              {"cublasGetStatusString", (void **)&blas.status_string}};
-  for (size_t i = 0; i < sizeof syms / sizeof syms[0]; i++) {
-    *syms[i].slot = dlsym(lib, syms[i].name);
-    if (!*syms[i].slot) {
-      snprintf(blas_err, sizeof blas_err, "%s has no symbol %s", CUBLAS_SONAME, syms[i].name);
-      dlclose(lib);
-      return -1;
-    }
-  }
-  /* The library stays loaded for the life of the process: handles point into it. */
-  return 1;
-}
-
-/* The handle for (ordinal, stream) on the current device, created on first use, returned
- * LOCKED: the caller holds it until blas_release, from its first cuBLAS call to its last. cuBLAS
- * tolerates a handle shared by threads, but its per-handle workspace and settings are safest
- * used by one caller at a time, as TF does (its CUDABlas guards each call with a mutex). */
-static int blas_handle(tfc_kernel_ctx *c, int ordinal, void *stream, cublasHandle_t *out) {
-  *out = NULL;
-  pthread_mutex_lock(&blas_mu);
-  if (blas_state == 0) blas_state = load_cublas();
-  if (blas_state < 0) {
-    pthread_mutex_unlock(&blas_mu);
-    return tfc_kernel_error(c, TFC_FAILED_PRECONDITION, "%s on GPU: %s", c->node->op->name, blas_err);
-  }
-  int found = -1;
-  for (int i = 0; i < n_handles && found < 0; i++)
-    if (handles[i].ordinal == ordinal && handles[i].stream == stream) found = i;
-  if (found < 0) {
-    cublasStatus_t st = CUBLAS_STATUS_ALLOC_FAILED;
-    cublasHandle_t h = NULL;
-    if (n_handles < MAX_HANDLES) {
-      st = blas.create(&h);
-      if (st == CUBLAS_STATUS_SUCCESS) st = blas.set_stream(h, (cudaStream_t)stream);
-      if (st == CUBLAS_STATUS_SUCCESS && pthread_mutex_init(&handles[n_handles].use, NULL) != 0)
-        st = CUBLAS_STATUS_ALLOC_FAILED;
-    }
-    if (st != CUBLAS_STATUS_SUCCESS) {
-      pthread_mutex_unlock(&blas_mu);
-      return tfc_kernel_error(c, TFC_INTERNAL, "%s on GPU %d: creating a cuBLAS handle failed: %s", c->node->op->name,
-                              ordinal, n_handles < MAX_HANDLES ? blas.status_string(st) : "too many streams");
-    }
-    handles[n_handles].ordinal = ordinal;
-    handles[n_handles].stream = stream;
-    handles[n_handles].handle = h;
-    found = n_handles++;
-  }
-  pthread_mutex_unlock(&blas_mu);
-  pthread_mutex_lock(&handles[found].use);
-  *out = handles[found].handle;
-  return TFC_OK;
-}
-
-static void blas_release(cublasHandle_t h) {
-  pthread_mutex_lock(&blas_mu);
-  int n = n_handles;
-  pthread_mutex_unlock(&blas_mu);
-  for (int i = 0; i < n; i++)
-    if (handles[i].handle == h) {
-      pthread_mutex_unlock(&handles[i].use);
-      return;
-    }
-}
 
 /* ---- one (batched) GEMM in row-major terms ---- */
 
@@ -159,6 +47,8 @@ typedef struct gemm_args {
 } gemm_args;
 
 static int gemm_run(tfc_kernel_ctx *c, cublasHandle_t h, const gemm_args *g) {
+  const tfc_cublas_api *blas = tfc_cublas_api_get(c);
+  if (!blas) return c->status->code;
   cudaDataType t;
   cublasComputeType_t ct;
   const void *one, *zero;
@@ -175,15 +65,15 @@ static int gemm_run(tfc_kernel_ctx *c, cublasHandle_t h, const gemm_args *g) {
   int ldb = (int)(g->tb ? g->k : g->n), lda = (int)(g->ta ? g->m : g->k), ldc = (int)g->n;
   cublasStatus_t st;
   if (g->batch == 1)
-    st = blas.gemm(h, opb, opa, (int)g->n, (int)g->m, (int)g->k, one, g->b, t, ldb, g->a, t, lda, zero, g->c, t, ldc,
+    st = blas->gemm(h, opb, opa, (int)g->n, (int)g->m, (int)g->k, one, g->b, t, ldb, g->a, t, lda, zero, g->c, t, ldc,
                    ct, CUBLAS_GEMM_DEFAULT);
   else
-    st = blas.gemm_strided(h, opb, opa, (int)g->n, (int)g->m, (int)g->k, one, g->b, t, ldb, g->stride_b, g->a, t,
+    st = blas->gemm_strided(h, opb, opa, (int)g->n, (int)g->m, (int)g->k, one, g->b, t, ldb, g->stride_b, g->a, t,
                            lda, g->stride_a, zero, g->c, t, ldc, g->stride_c, (int)g->batch, ct, CUBLAS_GEMM_DEFAULT);
   if (st != CUBLAS_STATUS_SUCCESS)
     return tfc_kernel_error(c, TFC_INTERNAL, "%s: cuBLAS GEMM (m=%lld n=%lld k=%lld batch=%lld) failed: %s",
                             c->node->op->name, (long long)g->m, (long long)g->n, (long long)g->k,
-                            (long long)g->batch, blas.status_string(st));
+                            (long long)g->batch, blas->status_string(st));
   return TFC_OK;
 }
 
@@ -197,13 +87,14 @@ static int fits_int(tfc_kernel_ctx *c, int64_t m, int64_t n, int64_t k, int64_t 
 
 /* Stream, handle, and a zero fill when k == 0 (cuBLAS with k = 0 and beta = 0 would leave C
  * as is on some versions; TF defines the product of empty matrices as zeros). Returns 1 in
- * *done when nothing is left to compute; otherwise *h is held (blas_handle) until blas_release. */
+ * *done when nothing is left to compute; otherwise *h is held (tfc_cublas_acquire) until
+ * tfc_cublas_release. */
 static int gemm_prepare(tfc_kernel_ctx *c, tfc_tensor *out, int64_t k, void **stream, cublasHandle_t *h, int *done) {
   *done = 1;
   TFC_TRY(tfc_cuda_ctx_stream(c, stream));
   if (out->n_elems == 0) return TFC_OK;
   if (k == 0) return tfc_cuda_ctx_check(c, tfc_cuda_memset(out->data, 0, (int64_t)out->n_bytes, *stream), out->dtype);
-  TFC_TRY(blas_handle(c, tfc_gpu_device_platform_id(c->device), *stream, h));
+  TFC_TRY(tfc_cublas_acquire(c, tfc_gpu_device_platform_id(c->device), *stream, h));
   *done = 0;
   return TFC_OK;
 }
@@ -226,7 +117,7 @@ static int matmul_compute(tfc_kernel_ctx *c) {
   if (done) return TFC_OK;
   gemm_args g = {a->dtype, st->ta, st->tb, m, n, k, a->data, b->data, out->data, 0, 0, 0, 1};
   int rc = gemm_run(c, h, &g);
-  blas_release(h);
+  tfc_cublas_release(h);
   return rc;
 }
 
@@ -252,7 +143,7 @@ static int bmm_compute(tfc_kernel_ctx *c, int v2) {
   int64_t nb = bb.n_out, inner = bb.dims[bb.rank - 1];
   int64_t *offs = malloc(sizeof(int64_t) * 2 * (size_t)nb);
   if (!offs) {
-    blas_release(h);
+    tfc_cublas_release(h);
     return TFC_OOM(c->status);
   }
   for (int64_t bi = 0; bi < nb; bi++) {
@@ -282,7 +173,7 @@ static int bmm_compute(tfc_kernel_ctx *c, int v2) {
     }
   }
   free(offs);
-  blas_release(h);
+  tfc_cublas_release(h);
   return rc;
 }
 
@@ -341,11 +232,11 @@ static int einsum_compute(tfc_kernel_ctx *c) {
       rc = tfc_cuda_ctx_check(c, tfc_cuda_strided_copy((int)es, c->inputs[1]->data, b->data, &cb, stream), dtype);
     }
     cublasHandle_t h;
-    if (rc == TFC_OK) rc = blas_handle(c, tfc_gpu_device_platform_id(c->device), stream, &h);
+    if (rc == TFC_OK) rc = tfc_cublas_acquire(c, tfc_gpu_device_platform_id(c->device), stream, &h);
     if (rc == TFC_OK) {
       gemm_args g = {dtype, 0, 0, p.m, p.n, p.k, a->data, b->data, prod->data, mk, kn, mn, p.batch};
       rc = gemm_run(c, h, &g);
-      blas_release(h);
+      tfc_cublas_release(h);
     }
   }
   if (rc == TFC_OK) rc = tfc_cuda_ctx_check(c, tfc_cuda_strided_copy((int)es, prod->data, out->data, &co, stream), dtype);

@@ -18,7 +18,7 @@
  * of its own: each transform's work area is a temporary of the device's allocator.
  *
  * cuFFT is loaded on first use (dlopen of libcufft.so.<major>), as cuBLAS is
- * (kernels_matmul_gpu.c): libtfc needs no CUDA library to load. A machine whose cuFFT cannot
+ * (blas_loader.h): libtfc needs no CUDA library to load. A machine whose cuFFT cannot
  * be loaded gets FAILED_PRECONDITION naming the library.
  *
  * Complex parts. Real and Imag are strided copies of one part; Complex interleaves its two
