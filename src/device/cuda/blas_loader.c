@@ -10,9 +10,10 @@
  */
 #include "device/cuda/blas_loader.h"
 
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
+
+#include "device/cuda/lib_loader.h"
 
 #define STR_(x) #x
 #define STR(x) STR_(x)
@@ -21,14 +22,9 @@
 #define MAX_HANDLES 64
 #define MAX_SYMS 16
 
-typedef struct sym {
-  const char *name;
-  void **slot;
-} sym;
-
 typedef struct lib {
   const char *name, *soname;
-  sym syms[MAX_SYMS]; /* up to the first NULL name */
+  tfc_cuda_sym syms[MAX_SYMS]; /* up to the first NULL name */
   /* Makes a handle bound to stream: 0, or nonzero with a reason in why. */
   int (*create)(void *stream, void **out, char *why, size_t len);
   int state; /* 0: not tried, 1: loaded, -1: failed (err says why) */
@@ -72,7 +68,6 @@ static int solver_create(void *stream, void **out, char *why, size_t len) {
   return 1;
 }
 
-/* dlsym returns void *; POSIX guarantees it converts to a function pointer. */
 static lib cublas_lib = {
     .name = "cuBLAS",
     .soname = "libcublas.so." STR(CUBLAS_VER_MAJOR),
@@ -104,18 +99,7 @@ static lib cusolver_lib = {
 
 /* 1 when l's library and symbols load, else -1 with l->err set. */
 static int load(lib *l) {
-  void *h = dlopen(l->soname, RTLD_NOW | RTLD_LOCAL);
-  if (!h) {
-    snprintf(l->err, sizeof l->err, "cannot load %s (%s): %s", l->name, l->soname, dlerror());
-    return -1;
-  }
-  for (int i = 0; i < MAX_SYMS && l->syms[i].name; i++)
-    if (!(*l->syms[i].slot = dlsym(h, l->syms[i].name))) {
-      snprintf(l->err, sizeof l->err, "%s has no symbol %s", l->soname, l->syms[i].name);
-      dlclose(h);
-      return -1;
-    }
-  return 1;
+  return tfc_cuda_lib_load(l->name, l->soname, l->syms, MAX_SYMS, l->err, sizeof l->err) == 0 ? 1 : -1;
 }
 
 /* Loads l under mu (held by the caller); the error names the op. */

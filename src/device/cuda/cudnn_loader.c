@@ -8,9 +8,10 @@
  */
 #include "device/cuda/cudnn_loader.h"
 
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
+
+#include "device/cuda/lib_loader.h"
 
 #define STR_(x) #x
 #define STR(x) STR_(x)
@@ -32,16 +33,7 @@ static struct {
 static int n_handles;
 
 static int load(void) {
-  void *lib = dlopen(CUDNN_SONAME, RTLD_NOW | RTLD_LOCAL);
-  if (!lib) {
-    snprintf(err, sizeof err, "cannot load cuDNN (%s): %s", CUDNN_SONAME, dlerror());
-    return -1;
-  }
-  /* dlsym returns void *; POSIX guarantees it converts to a function pointer. */
-  struct {
-    const char *name;
-    void **slot;
-  } syms[] = {
+  static const tfc_cuda_sym syms[] = {
       {"cudnnCreate", (void **)&api.create},
       {"cudnnDestroy", (void **)&api.destroy},
       {"cudnnSetStream", (void **)&api.set_stream},
@@ -65,15 +57,8 @@ static int load(void) {
       {"cudnnConvolutionBackwardFilter", (void **)&api.conv_bwd_filter},
       {"cudnnTransformTensor", (void **)&api.transform},
   };
-  for (size_t i = 0; i < sizeof syms / sizeof syms[0]; i++) {
-    *syms[i].slot = dlsym(lib, syms[i].name);
-    if (!*syms[i].slot) {
-      snprintf(err, sizeof err, "%s has no symbol %s", CUDNN_SONAME, syms[i].name);
-      dlclose(lib);
-      return -1;
-    }
-  }
-  return 1;
+  int rc = tfc_cuda_lib_load("cuDNN", CUDNN_SONAME, syms, (int)(sizeof syms / sizeof syms[0]), err, sizeof err);
+  return rc == 0 ? 1 : -1;
 }
 
 /* Loads under mu (held by the caller). */

@@ -18,7 +18,7 @@
  * of its own: each transform's work area is a temporary of the device's allocator.
  *
  * cuFFT is loaded on first use (dlopen of libcufft.so.<major>), as cuBLAS is
- * (blas_loader.h): libtfc needs no CUDA library to load. A machine whose cuFFT cannot
+ * (lib_loader.h): libtfc needs no CUDA library to load. A machine whose cuFFT cannot
  * be loaded gets FAILED_PRECONDITION naming the library.
  *
  * Complex parts. Real and Imag are strided copies of one part; Complex interleaves its two
@@ -27,7 +27,6 @@
  */
 #include <cuda_runtime_api.h>
 #include <cufft.h>
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +35,7 @@
 #include "device/array_plan.h"
 #include "device/cpu/cwise_int.h"
 #include "device/cuda/cuda_kernels.h"
+#include "device/cuda/lib_loader.h"
 #include "device/fft_plan.h"
 #include "device/gpu/gpu_device.h"
 
@@ -60,31 +60,18 @@ static struct {
   __typeof__(cufftSetWorkArea) *set_work_area;
 } fft; /* constant once loaded */
 static pthread_once_t fft_once = PTHREAD_ONCE_INIT;
-static char fft_err[256]; /* empty once loaded */
+static char fft_err[320]; /* empty once loaded */
 
 static void load_cufft(void) {
-  void *lib = dlopen(CUFFT_SONAME, RTLD_NOW | RTLD_LOCAL);
-  if (!lib) {
-    snprintf(fft_err, sizeof fft_err, "cannot load cuFFT (%s): %s", CUFFT_SONAME, dlerror());
-    return;
-  }
-  struct {
-    const char *name;
-    void **slot;
-  } syms[] = {{"cufftCreate", (void **)&fft.create},        {"cufftMakePlanMany64", (void **)&fft.make_plan},
-              {"cufftSetStream", (void **)&fft.set_stream}, {"cufftExecC2C", (void **)&fft.c2c},
-              {"cufftExecZ2Z", (void **)&fft.z2z},          {"cufftExecR2C", (void **)&fft.r2c},
-              {"cufftExecD2Z", (void **)&fft.d2z},          {"cufftExecC2R", (void **)&fft.c2r},
-              {"cufftExecZ2D", (void **)&fft.z2d},          {"cufftDestroy", (void **)&fft.destroy},
-              {"cufftSetAutoAllocation", (void **)&fft.set_auto_allocation},
-              {"cufftSetWorkArea", (void **)&fft.set_work_area}};
-  for (size_t i = 0; i < sizeof syms / sizeof syms[0]; i++)
-    if (!(*syms[i].slot = dlsym(lib, syms[i].name))) {
-      snprintf(fft_err, sizeof fft_err, "%s has no symbol %s", CUFFT_SONAME, syms[i].name);
-      dlclose(lib);
-      return;
-    }
-  /* The library stays loaded for the life of the process: plans point into it. */
+  static const tfc_cuda_sym syms[] = {
+      {"cufftCreate", (void **)&fft.create},       {"cufftMakePlanMany64", (void **)&fft.make_plan},
+      {"cufftSetStream", (void **)&fft.set_stream}, {"cufftExecC2C", (void **)&fft.c2c},
+      {"cufftExecZ2Z", (void **)&fft.z2z},          {"cufftExecR2C", (void **)&fft.r2c},
+      {"cufftExecD2Z", (void **)&fft.d2z},          {"cufftExecC2R", (void **)&fft.c2r},
+      {"cufftExecZ2D", (void **)&fft.z2d},          {"cufftDestroy", (void **)&fft.destroy},
+      {"cufftSetAutoAllocation", (void **)&fft.set_auto_allocation},
+      {"cufftSetWorkArea", (void **)&fft.set_work_area}};
+  tfc_cuda_lib_load("cuFFT", CUFFT_SONAME, syms, (int)(sizeof syms / sizeof syms[0]), fft_err, sizeof fft_err);
 }
 
 /* ---- FFT ---- */
