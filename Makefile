@@ -77,14 +77,20 @@ test-asan:
 install: build
 	@cmake --install $(BUILD) --prefix $(PREFIX) >/dev/null && echo "installed into $(PREFIX)"
 
-# The peers the benchmarks compare against (PyTorch for per-op overhead). bench_cnn_graph is
-# bench/cnn_python.py's C side, run by it.
+# The peers the benchmarks compare against: PyPI's TensorFlow (CPU), PyTorch and onnxruntime,
+# installed once into $(BUILD)/bench-venv by bench/peers.sh (a stamp file keeps a second run
+# from reinstalling); every benchmark with a peer runs it in that environment's python
+# (TFC_BENCH_PYTHON; python3 when the environment could not be made) and prints a "peers:"
+# block. bench_cnn_graph is bench/cnn_python.py's C side, run by it. CI runs no benchmark.
+BENCH_VENV = $(BUILD)/bench-venv
 bench: build
-	@$(MAKE) deps DEB_PACKAGES="python3-torch python3-numpy"
-	@cd $(BUILD) && for b in bench_*; do [ $$b = bench_cnn_graph ] || ./$$b; done
-	@if [ -d $(BUILD)/python/tfc ]; then PYTHONPATH=$(BUILD)/python python3 bench/python_run.py && \
-	  PYTHONPATH=$(BUILD)/python python3 bench/mlp_python.py && \
-	  PYTHONPATH=$(BUILD)/python python3 bench/cnn_python.py; fi
+	@python3 -c 'import ensurepip' 2>/dev/null || $(MAKE) deps DEB_PACKAGES=python3-venv
+	@sh bench/peers.sh $(BENCH_VENV)
+	@py=$(abspath $(BENCH_VENV))/bin/python; [ -x $$py ] || py=python3; export TFC_BENCH_PYTHON=$$py; \
+	  (cd $(BUILD) && for b in bench_*; do [ $$b = bench_cnn_graph ] || ./$$b; done) && \
+	  if [ -d $(BUILD)/python/tfc ]; then PYTHONPATH=$(BUILD)/python $$py bench/python_run.py && \
+	    PYTHONPATH=$(BUILD)/python $$py bench/mlp_python.py && \
+	    PYTHONPATH=$(BUILD)/python $$py bench/cnn_python.py; fi
 
 clean:
 	rm -rf $(BUILD) $(BUILD)-asan

@@ -14,7 +14,7 @@
  *      each byte crossing loopback costs at least what raw gRPC spends on it (bench_dist's CPU
  *      per MiB, run here), so with every core busy no gRPC transport gets past
  *      cores / (one process's CPU + bytes x raw gRPC's CPU per byte) global steps per second;
- *   3. TensorFlow (PyPI's tensorflow, when this python3 has it) running seed 004's Python
+ *   3. TensorFlow (PyPI's tensorflow, when bench_python's Python has it) running seed 004's Python
  *      program (examples/python/fashion_mnist.py, its import line switched to
  *      tensorflow.compat.v1 by bench/cluster_tf.py) as the same cluster under the same
  *      supervisor, synchronous: tfc's ratio to it (target >= 2); tfc running that very Python
@@ -32,6 +32,9 @@
  *      process with one tower; the parameter bytes each worker moves each way, from the
  *      loopback interface's byte count during the synchronous run; the ps task's CPU time per
  *      global step in its steady state), then the model's examples/s for 8 and 64 workers (bench/scaling_model.py).
+ *
+ * The Python programs run in bench_python's Python (the build tree's bench-venv, with PyPI's
+ * TensorFlow, when there), tfc's and TensorFlow's alike.
  *
  * Usage (from the build directory, where tfc and fashion_mnist are): bench_cluster [steps]
  *   default 600 global steps per run (one epoch of Fashion-MNIST at a global batch of 100, so
@@ -253,10 +256,10 @@ static run run_py_cluster(int steps, int tf) {
   spec(sp, sizeof sp, pick_base() + 20);
   snprintf(cmd, sizeof cmd,
            "rm -rf bench_cluster_py && PYTHONPATH=python${PYTHONPATH:+:$PYTHONPATH} ./tfc cluster --cluster '%s' "
-           "--trainer-jobs ps,worker -- python3 %s --cluster {cluster} --job {job} --task {task} --sync "
+           "--trainer-jobs ps,worker -- %s %s --cluster {cluster} --job {job} --task {task} --sync "
            "--data " DATA " --out bench_cluster_py --batch_size %d --max_steps %d --save_every 0 --summary_every 0 "
            "--log_every 20 --noeval 2>&1",
-           sp, tf ? TFC_BENCH_DIR "/cluster_tf.py" : PY_PROGRAM, BATCH, steps);
+           sp, bench_python(NULL), tf ? TFC_BENCH_DIR "/cluster_tf.py" : PY_PROGRAM, BATCH, steps);
   return run_cmd(cmd, 2 * BATCH);
 }
 
@@ -337,6 +340,9 @@ int main(int argc, char **argv) {
   }
   printf("bench_cluster: fashion_mnist, batch %d per worker (per tower in one process), %d global steps\n", BATCH,
          steps);
+  /* The C main job's sessions and the Python program's use the default thread counts, as
+   * TensorFlow's does. */
+  bench_print_peers(RTLD_DEFAULT, 0, 0, bench_python(NULL), "tensorflow");
   run single = run_single(steps, 2, 1);
   printf("one process, 2 towers:          %8.1f examples/s   precision %.4f\n", single.rate, single.precision);
   run sync = run_cluster(steps, 1, 0);
@@ -368,8 +374,10 @@ int main(int argc, char **argv) {
   run async = run_cluster(steps, 0, 0);
   printf("1 ps + 2 workers, asynchronous: %8.1f examples/s   ratio %.2f\n", async.rate, ratio(async.rate, single.rate));
 
-  /* TensorFlow's between-graph program, when this python3 has TensorFlow. */
-  if (system("python3 -c 'import tensorflow' > /dev/null 2>&1") == 0) {
+  /* TensorFlow's between-graph program, when the peers' Python has TensorFlow. */
+  char has_tf[1024];
+  snprintf(has_tf, sizeof has_tf, "%s -c 'import tensorflow' > /dev/null 2>&1", bench_python(NULL));
+  if (system(has_tf) == 0) {
     /* Longer runs: the non-chief worker joins some 30 s late. */
     int py_steps = steps > 900 ? steps : 900;
     run tf = run_py_cluster(py_steps, 1);
@@ -381,7 +389,7 @@ int main(int argc, char **argv) {
            "ms (ps %.1f ms); tfc's C main job %.1f ms (ps %.1f ms)\n",
            tf.cpu_ms, tf.ps_cpu_ms, py.cpu_ms, py.ps_cpu_ms, sync.cpu_ms, sync.ps_cpu_ms);
   } else {
-    printf("TensorFlow: not installed for python3 (pip install tensorflow-cpu): no comparison\n");
+    printf("TensorFlow: n/a (no tensorflow for %s; make bench installs it): no comparison\n", bench_python(NULL));
   }
 
   double rec = run_recovery(15);

@@ -13,7 +13,8 @@
  * first, in its own process, and tfc's session sets allow_growth. Target: ratio >= 1.0.
  * Without a GPU, --gpu prints one line saying so and exits 0.
  *
- * Usage: bench_cnn [--gpu] [threads] [python]   (defaults: all cores, /usr/bin/python3)
+ * Usage: bench_cnn [--gpu] [threads] [python]   (defaults: all cores, bench_python's choice:
+ *        the build tree's bench-venv when there)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -255,13 +256,14 @@ int main(int argc, char **argv) {
     }
   }
   int threads = pos[0] ? atoi(pos[0]) : (int)sysconf(_SC_NPROCESSORS_ONLN);
-  const char *python = pos[1] ? pos[1] : "/usr/bin/python3";
+  const char *python = bench_python(pos[1]);
   if (threads < 1) threads = 1;
   if (gpu) bench_need_gpu("bench_cnn --gpu");
   status = TF_NewStatus();
   printf("seed 004 CNN (conv5x5x32, pool, conv5x5x64, pool, fc1024, fc10), 28x28x1, batch %d, SGD; "
          "%d threads%s\n",
          BATCH, threads, gpu ? "; towers on /gpu:0 vs PyTorch on cuda:0" : "");
+  bench_print_peers(RTLD_DEFAULT, threads, threads, python, "torch=%d", threads);
   /* On the GPU PyTorch goes first: tfc's arena would hold GPU memory until the process ends. */
   double torch = gpu ? torch_examples_per_sec(python, threads, 1) : 0;
   double l0 = 0, l1 = 0;

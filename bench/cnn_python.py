@@ -177,6 +177,9 @@ def main():
                                                          "bench_cnn_graph"))
     if not os.access(driver, os.X_OK):
         raise SystemExit("no C driver at %s (build the target bench_cnn_graph, or pass --c-driver)" % driver)
+    import peers  # bench/peers.py, beside this file
+    # Both sides' sessions use their default thread counts.
+    peers.print_block({} if a.no_tensorflow else {"tensorflow": (None, None)}, tfc=(0, 0))
     data = batches(a.batch)
     print("seed 004's CNN, batch %d, SGD, %d steps x %d repeats (median), batches of %s; %d cores"
           % (a.batch, a.steps, a.repeats, data[2], os.cpu_count()))

@@ -9,7 +9,8 @@
  * bottleneck. Ratios > 1 mean tfc is faster.
  *
  * Usage (from the build directory): bench_fashion_mnist [steps] [python]
- *   defaults: 60 timed steps after 20 warm-up steps, /usr/bin/python3.
+ *   defaults: 60 timed steps after 20 warm-up steps, bench_python's choice (the build
+ *   tree's bench-venv when there).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -90,7 +91,7 @@ static double torch_examples_per_sec(const char *python, int threads, int steps)
 
 int main(int argc, char **argv) {
   int steps = argc > 1 ? atoi(argv[1]) : 60;
-  const char *python = argc > 2 ? argv[2] : "/usr/bin/python3";
+  const char *python = bench_python(argc > 2 ? argv[2] : NULL);
   int cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
   if (steps < 10) steps = 10;
   if (access("bench_fashion_mnist_data/train.tfrecords", R_OK) != 0 &&
@@ -101,6 +102,7 @@ int main(int argc, char **argv) {
   printf("fashion_mnist: seed 004's CNN on Fashion-MNIST from TFRecord files, global batch %d, momentum SGD, "
          "%d threads, %d timed steps\n",
          GLOBAL_BATCH, cores, steps);
+  bench_print_peers(RTLD_DEFAULT, cores, cores, python, "torch=%d", cores);
   double torch = torch_examples_per_sec(python, cores, steps);
   if (torch > 0)
     printf("PyTorch (in-memory tensors):      %8.1f examples/s\n", torch);

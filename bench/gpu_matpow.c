@@ -133,7 +133,7 @@ int main(int argc, char **argv) {
   int64_t size = 10000;
   int n = 10;
   float virtual_mb = 20000;
-  const char *python = "/usr/bin/python3";
+  const char *python = NULL;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--size") == 0 && i + 1 < argc) size = atoll(argv[++i]);
     else if (strcmp(argv[i], "--n") == 0 && i + 1 < argc) n = atoi(argv[++i]);
@@ -153,6 +153,8 @@ int main(int argc, char **argv) {
   printf("seed 000: A^n + B^n, n = %d (matpow: n MatMuls each), %lldx%lld float32, sum on /cpu:0; timed: one "
          "fed run (host inputs, GPU products, host sum), median of 3 after a warm-up\n",
          n, (long long)size, (long long)size);
+  python = bench_python(python);
+  bench_print_peers(RTLD_DEFAULT, 0, 0, python, "torch");
 
   /* PyTorch first, before tfc's arenas hold any GPU memory. */
   double torch1 = torch_time(python, size, n, 0), torch2 = physical >= 2 ? torch_time(python, size, n, 1) : -1;

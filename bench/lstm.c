@@ -12,7 +12,8 @@
  * with other work the wall times swing with the load, the CPU times much less.
  *
  * Usage: bench_lstm [threads] [python] [graph.pb]
- *        (defaults: all cores, python3, bench/lstm.pb of the source tree)
+ *        (defaults: all cores, bench_python's choice (the build tree's bench-venv when there),
+ *        bench/lstm.pb of the source tree)
  */
 #include <math.h>
 #include <stdio.h>
@@ -181,12 +182,13 @@ static int tf_times(const char *python, const char *path, int threads, double *v
 
 int main(int argc, char **argv) {
   int threads = argc > 1 ? atoi(argv[1]) : (int)sysconf(_SC_NPROCESSORS_ONLN);
-  const char *python = argc > 2 ? argv[2] : "python3";
+  const char *python = bench_python(argc > 2 ? argv[2] : NULL);
   const char *path = argc > 3 ? argv[3] : TFC_BENCH_DIR "/lstm.pb";
   if (threads < 1) threads = 1;
   status = TF_NewStatus();
   printf("dynamic_rnn LSTMCell(%d), batch %d, %d steps, %d features; %d threads; %s\n", UNITS, BATCH, STEPS, FEATURES,
          threads, path);
+  bench_print_peers(RTLD_DEFAULT, threads, threads, python, "tensorflow=%d,%d", threads, threads);
   double infer, train, cpu[2], out0, loss;
   tfc_times(path, threads, &infer, &train, cpu, &out0, &loss);
   printf("tfc:        inference %8.2f ms/run   training step %8.2f ms/step   (outputs[0] %.6g, loss %.6g)\n",

@@ -33,8 +33,9 @@ int main(int argc, char **argv) {
   }
   const char *env_core = getenv("OPENBLAS_CORETYPE");
   int cores = openblas_get_num_threads();
-  printf("OpenBLAS core: %s (OPENBLAS_CORETYPE=%s), %d threads\n", openblas_get_corename(),
-         env_core ? env_core : "unset", openblas_get_num_threads());
+  printf("OpenBLAS core: %s (OPENBLAS_CORETYPE=%s), %d threads for the peer\n", openblas_get_corename(),
+         env_core ? env_core : "unset", cores);
+  bench_print_peers(RTLD_DEFAULT, 0, 0, NULL, NULL);
   TF_Status *s = TF_NewStatus();
   TF_Graph *g = TF_NewGraph();
   TF_Operation *a = placeholder(g, "a", s), *b = placeholder(g, "b", s);

@@ -6,7 +6,8 @@
  * thread count, in the same invocation. Target: ratio >= 5 (a step this small is mostly
  * framework overhead in PyTorch; it should not be in tfc). Ratios > 1 mean tfc is faster.
  *
- * Usage: bench_mlp [threads] [python]   (defaults: all cores, /usr/bin/python3)
+ * Usage: bench_mlp [threads] [python]   (defaults: all cores, bench_python's choice: the
+ *        build tree's bench-venv when there)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -157,9 +158,10 @@ static double torch_steps_per_sec(const char *python, int threads) {
 
 int main(int argc, char **argv) {
   int threads = argc > 1 ? atoi(argv[1]) : (int)sysconf(_SC_NPROCESSORS_ONLN);
-  const char *python = argc > 2 ? argv[2] : "/usr/bin/python3";
+  const char *python = bench_python(argc > 2 ? argv[2] : NULL);
   if (threads < 1) threads = 1;
   printf("seed MLP 32-16-8 (tanh), batch %d, Adam; %d threads (intra = inter = %d)\n", BATCH, threads, threads);
+  bench_print_peers(RTLD_DEFAULT, threads, threads, python, "torch=%d", threads);
   double c0 = 0, c1 = 0;
   double ours = tfc_steps_per_sec(threads, &c0, &c1);
   printf("tfc:     %9.0f steps/s  (%.2f us/step; cost %.2f -> %.2f)\n", ours, 1e6 / ours, c0, c1);

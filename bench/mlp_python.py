@@ -74,6 +74,8 @@ def main():
     ap.add_argument("--repeats", type=int, default=7)
     a = ap.parse_args()
     import tfc.compat.v1 as tfc
+    import peers  # bench/peers.py, beside this file
+    peers.print_block({"tensorflow": (None, None)}, tfc=(0, 0))  # both sessions' default threads
     ours = Trainer(tfc, a.batch, a.steps)
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
     try:

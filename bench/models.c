@@ -18,8 +18,9 @@
  * >= 1.5 against TensorFlow, >= 1.0 against onnxruntime.
  *
  * Usage: bench_models [threads] [python] [dir]
- *        (defaults: all cores, python3, ./bench-models; missing graphs are generated there
- *        with gen_models.py, which needs tensorflow and tf2onnx for that python)
+ *        (defaults: all cores, bench_python's choice (the build tree's bench-venv when there),
+ *        ./bench-models; missing graphs are generated there with gen_models.py, which needs
+ *        tensorflow and tf2onnx for that python)
  */
 #include <dlfcn.h>
 #include <math.h>
@@ -239,7 +240,7 @@ int main(int argc, char **argv) {
     return worker(argv + 2);
   }
   int threads = argc > 1 ? atoi(argv[1]) : (int)sysconf(_SC_NPROCESSORS_ONLN);
-  const char *py = argc > 2 ? argv[2] : "python3", *dir = argc > 3 ? argv[3] : "bench-models";
+  const char *py = bench_python(argc > 2 ? argv[2] : NULL), *dir = argc > 3 ? argv[3] : "bench-models";
   char self[4096], cmd[32768], tf_lib[4096] = "";
   ssize_t sl = readlink("/proc/self/exe", self, sizeof self - 1);
   if (sl <= 0) return fprintf(stderr, "cannot find this program\n"), 1;
@@ -255,6 +256,12 @@ int main(int argc, char **argv) {
     pclose(p);
   }
   printf("bench_models: %d threads; tfc %s; TensorFlow %s\n", threads, TFC_LIB_PATH, tf_lib[0] ? tf_lib : "(not found)");
+  /* tfc's line from the library the workers load (this program does not link it). */
+  void *tfc_lib = dlopen(TFC_LIB_PATH, RTLD_LAZY | RTLD_LOCAL);
+  if (tfc_lib)
+    bench_print_peers(tfc_lib, threads, threads, py, "tensorflow=%d,%d onnxruntime=%d,1", threads, threads, threads);
+  else
+    printf("peers: cannot load %s: %s\n", TFC_LIB_PATH, dlerror());
 
   static const char *models[] = {"mobilenet_v2", "resnet50"};
   static const int batches[] = {1, 32}, rounds[] = {20, 5};

@@ -5,9 +5,11 @@
  *   3. the same chain traced (RunOptions.trace_level FULL_TRACE, RunMetadata returned), per
  *      node: what step_stats cost when asked for (untraced runs pay one branch per node)
  * beside PyTorch's time for one tiny op (a scalar add) in the same invocation, when a Python
- * with torch is available (Debian's python3-torch). Ratios > 1 mean tfc is faster.
+ * with torch is available (PyPI's, in the build tree's bench-venv: make bench installs it).
+ * Ratios > 1 mean tfc is faster.
  *
- * Usage: bench_overhead [python]   (default /usr/bin/python3)
+ * Usage: bench_overhead [python]   (default: bench_python's choice, the build tree's
+ *        bench-venv when there)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,7 +67,7 @@ static double torch_per_op_us(const char *python) {
 }
 
 int main(int argc, char **argv) {
-  const char *python = argc > 1 ? argv[1] : "/usr/bin/python3";
+  const char *python = bench_python(argc > 1 ? argv[1] : NULL);
   TF_Status *s = TF_NewStatus();
 
   TF_Graph *g1 = TF_NewGraph();
@@ -111,6 +113,7 @@ int main(int argc, char **argv) {
   double per_node = (ch - one) / chain;
   double torch = torch_per_op_us(python);
 
+  bench_print_peers(RTLD_DEFAULT, 0, 0, python, "torch=1");
   printf("one-node TF_SessionRun:   %8.3f us   (target <= 5 us)\n", one * 1e6);
   printf("1000-node chain:          %8.3f us per node (target <= 0.3 us)\n", per_node * 1e6);
   printf("1000-node chain, traced:  %8.3f us per node (FULL_TRACE, RunMetadata returned)\n",

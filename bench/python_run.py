@@ -116,6 +116,8 @@ def main():
     ap.add_argument("--repeats", type=int, default=7)
     a = ap.parse_args()
     import tfc.compat.v1 as tfc
+    import peers  # bench/peers.py, beside this file
+    peers.print_block({"tensorflow": (None, None)}, tfc=(0, 0))  # both sessions' default threads
     t = bench(tfc, a.runs, a.repeats)
     print("tfc        sess.run, 1 feed + 1 fetch: %8.2f us" % t)
     fetch, slice_only, copy = bench_big_fetch(tfc, a.repeats)

@@ -6,7 +6,8 @@
  * invocation, when a Python with tensorflow is available. Targets: <= 1 us per iteration, and
  * >= 10x TensorFlow. Ratios > 1 mean tfc is faster.
  *
- * Usage: bench_while_loop [threads] [python]   (defaults 2 and the python3 on PATH)
+ * Usage: bench_while_loop [threads] [python]
+ *        (defaults: 2, bench_python's choice (the build tree's bench-venv when there))
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,7 +56,7 @@ static int run_once(TF_Session *sess, TF_Graph *g, int n, TF_Status *s) {
 
 int main(int argc, char **argv) {
   int threads = argc > 1 ? atoi(argv[1]) : 2;
-  const char *python = argc > 2 ? argv[2] : "python3";
+  const char *python = bench_python(argc > 2 ? argv[2] : NULL);
   if (threads < 1) threads = 1;
   TF_Buffer *gd = read_file(TFC_BENCH_DIR "/while_loop.pb");
   if (!gd) {
@@ -103,6 +104,7 @@ int main(int argc, char **argv) {
   double tf = bench_peer_number(cmd);
 
   printf("while_loop (i < %d; i += 1), %d thread%s:\n", N, threads, threads > 1 ? "s" : "");
+  bench_print_peers(RTLD_DEFAULT, threads, threads, python, "tensorflow=%d,%d", threads, threads);
   printf("  tfc:         %8.4f us per iteration (target <= 1 us)\n", tfc_us);
   if (tf > 0)
     printf("  TensorFlow:  %8.4f us per iteration   ratio TF/tfc: %.2f (target >= 10)\n", tf / N * 1e6,
