@@ -14,6 +14,9 @@
  *   fuse_conv.c    a zero Pad before a VALID convolution goes into its EXPLICIT padding, and a
  *                  convolution with its bias and activation becomes one _FusedConv2D or
  *                  _FusedDepthwiseConv2dNative node named as the last of them (TF's remapper);
+ *   dep_opt.c      a pure node that only control edges wait for (a gated gradient nobody
+ *                  uses) becomes a NoOp of its name waiting for what it waited for (TF's
+ *                  DependencyOptimizer);
  * and after each pass that changed something (or once, when none did), pruning (optimize.c, with the copier the passes
  * share) drops what no longer feeds a fetch, a target or a stateful node (a control edge from a
  * Const that depends on nothing feeds nothing: it orders nothing and has no effect).
@@ -21,11 +24,12 @@
  * What the stage guarantees. Values stay those of the unoptimized graph up to float rounding
  * (the folded graph computes the same expressions, reassociated only by scale folding). A node
  * a _Retval reads (a fetch) keeps its name and its op (except that the last node of a fused
- * convolution chain becomes the fused op, under its name); fed tensors are already _Arg nodes
+ * convolution chain becomes the fused op, under its name, and a node only control edges wait for
+ * may become a NoOp of its name); fed tensors are already _Arg nodes
  * in a client graph and are never folded. Error behaviour is unchanged: a kernel that fails while
  * folding leaves its subgraph unfolded, to fail at run time with the same status; only pure
  * ops (not stateful, not control flow, not internal) with CPU kernels are folded, outside
- * loops. Only nodes placed on CPU devices are rewritten.
+ * loops. Only nodes placed on CPU devices are folded or fused.
  *
  * Options: session/config.h's switches (ConfigProto's OptimizerOptions and RewriterConfig).
  *
@@ -46,6 +50,7 @@ typedef struct tfc_optimize_options {
   int scale_folding;                    /* 1: run scale_fold */
   int remapping;                        /* 1: fuse_conv's conv + bias + activation fusion */
   int pad_folding;                      /* 1: fuse_conv's folding of a Pad into a conv's padding */
+  int dependency_optimization;          /* 1: run dep_opt */
   int64_t max_folded_constant_in_bytes; /* <= 0: TF's default, 10 MiB */
 } tfc_optimize_options;
 

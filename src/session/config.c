@@ -166,6 +166,8 @@ int tfc_session_config_parse(tfc_session_config *c, const void *data, size_t len
       r.no_scale_folding = 1;
     if (rc && (rc->disable_meta_optimizer || rc->remapping == TENSORFLOW__REWRITER_CONFIG__TOGGLE__OFF))
       r.no_remapping = 1;
+    if (rc && (rc->disable_meta_optimizer || rc->dependency_optimization == TENSORFLOW__REWRITER_CONFIG__TOGGLE__OFF))
+      r.no_dependency_optimization = 1;
   }
   if (p->gpu_options) {
     r.per_process_gpu_memory_fraction = p->gpu_options->per_process_gpu_memory_fraction;

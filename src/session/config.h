@@ -41,6 +41,7 @@ typedef struct tfc_session_config {
   int no_constant_folding;
   int no_scale_folding;
   int no_remapping;
+  int no_dependency_optimization;
   int64_t max_folded_constant_in_bytes; /* OptimizerOptions; 0: TF's default, 10 MiB */
   /* GPUOptions */
   double per_process_gpu_memory_fraction;

@@ -266,6 +266,7 @@ static plan *build_plan(tfc_session *sess, const tfc_endpoint *feeds, int n_feed
                              .scale_folding = !sess->cfg.no_scale_folding,
                              .remapping = !sess->cfg.no_remapping,
                              .pad_folding = !sess->cfg.no_remapping,
+                             .dependency_optimization = !sess->cfg.no_dependency_optimization,
                              .max_folded_constant_in_bytes = sess->cfg.max_folded_constant_in_bytes};
   if (tfc_optimize_graph(&client, &oo, s)) goto fail;
   tfc_partition_options po = {sess->devices, sess->n_devices};

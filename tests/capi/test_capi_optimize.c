@@ -16,7 +16,16 @@
 #include "capi_util.h"
 #include "tensorflow/config.pb-c.h"
 
-enum { OPT_DEFAULT = 0, OPT_L0 = 1, OPT_L0_FOLD = 2, OPT_CF_OFF = 3, OPT_ARITH_OFF = 4, OPT_META_OFF = 5, OPT_REMAP_OFF = 6 };
+enum {
+  OPT_DEFAULT = 0,
+  OPT_L0 = 1,
+  OPT_L0_FOLD = 2,
+  OPT_CF_OFF = 3,
+  OPT_ARITH_OFF = 4,
+  OPT_META_OFF = 5,
+  OPT_REMAP_OFF = 6,
+  OPT_DEP_OFF = 7
+};
 
 static int intra_threads; /* the sessions' intra_op_parallelism_threads (0: the default) */
 
@@ -35,6 +44,7 @@ static TF_Session *session(TF_Graph *g, int mode) {
   if (mode == OPT_ARITH_OFF) rc.arithmetic_optimization = TENSORFLOW__REWRITER_CONFIG__TOGGLE__OFF;
   if (mode == OPT_META_OFF) rc.disable_meta_optimizer = 1;
   if (mode == OPT_REMAP_OFF) rc.remapping = TENSORFLOW__REWRITER_CONFIG__TOGGLE__OFF;
+  if (mode == OPT_DEP_OFF) rc.dependency_optimization = TENSORFLOW__REWRITER_CONFIG__TOGGLE__OFF;
   size_t n = tensorflow__config_proto__get_packed_size(&cp);
   uint8_t *b = malloc(n + 1);
   tensorflow__config_proto__pack(&cp, b);
@@ -313,6 +323,62 @@ static void a_failing_constant_subgraph_fails_at_run_time_as_before(void) {
   }
   EXPECT_CONTAINS(msgs[0], "bad root");
   EXPECT_STREQ(msgs[0], msgs[1]);
+}
+
+/* ---- dependency optimization ---- */
+
+/* TF 1.x's gated gradients in small: used = x * x and unused = Neg(MatMul(x, w)) are grouped
+ * (group_deps waits for both) and out = Identity(used) waits for the group. Nothing reads the
+ * MatMul's or the Neg's value, so both become NoOps of their names, and out is x * x. With
+ * RewriterConfig dependency_optimization OFF, or when the MatMul is fetched, it runs. */
+static void run_gated(int mode, int fetch_matmul, char **graphs, float *y) {
+  TF_Graph *g = TF_NewGraph();
+  TF_Status *s = TF_NewStatus();
+  int64_t dx[2] = {2, 3}, dw[2] = {3, 4};
+  TF_Output x = placeholder(g, "x");
+  TF_Output w = fconst(g, "w", dw, 2, (const float[]){1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, 12);
+  TF_Output mm = capi_op2(g, "MatMul", "unused_grad", x, w, s);
+  TF_Output neg = op1(g, "Neg", "unused_neg", mm);
+  TF_Output used = capi_op2(g, "Mul", "used_grad", x, x, s);
+  TF_OperationDescription *d = TF_NewOperation(g, "NoOp", "group_deps");
+  TF_AddControlInput(d, neg.oper);
+  TF_AddControlInput(d, used.oper);
+  TF_Operation *group = capi_finish(d);
+  d = TF_NewOperation(g, "Identity", "out");
+  TF_AddInput(d, used);
+  TF_AddControlInput(d, group);
+  TF_Output out = {capi_finish(d), 0};
+  TF_Session *sess = session(g, mode);
+  TF_Output fetches[2] = {out, mm};
+  TF_Tensor *vals[2] = {NULL, NULL};
+  TF_Tensor *xv = ftensor(dx, 2, (const float[]){1, -2, 3, 0.5f, 5, -6}, 6);
+  EXPECT_EQ(run(sess, &x, xv, fetches, fetch_matmul ? 2 : 1, NULL, 0, vals, graphs, NULL), TF_OK);
+  memcpy(y, TF_TensorData(vals[0]), 6 * sizeof(float));
+  for (int i = 0; i < 2; i++)
+    if (vals[i]) TF_DeleteTensor(vals[i]);
+  close_session(sess);
+  TF_DeleteGraph(g);
+  TF_DeleteStatus(s);
+}
+
+static void turns_values_only_waited_for_into_noops(void) {
+  static const float want[6] = {1, 4, 9, 0.25f, 25, 36};
+  for (int k = 0; k < 3; k++) {
+    char *graphs = NULL;
+    float y[6];
+    run_gated(k == 1 ? OPT_DEP_OFF : OPT_DEFAULT, k == 2, &graphs, y);
+    for (int i = 0; i < 6; i++) EXPECT_NEAR(y[i], want[i], 1e-6);
+    if (k == 0) {
+      EXPECT_EQ(count_lines(graphs, "unused_grad=NoOp"), 1);
+      EXPECT_EQ(count_lines(graphs, "unused_neg=NoOp"), 1);
+      EXPECT_EQ(count_op(graphs, "MatMul"), 0);
+    } else {
+      EXPECT_EQ(count_lines(graphs, "unused_grad=MatMul"), 1);
+      EXPECT_EQ(count_lines(graphs, k == 1 ? "unused_neg=Neg" : "unused_neg=NoOp"), 1);
+    }
+    EXPECT_EQ(count_lines(graphs, "used_grad=Mul"), 1);
+    free(graphs);
+  }
 }
 
 /* ---- scale folding ---- */
@@ -1063,6 +1129,7 @@ static void frozen_keras_cnn_matches_tensorflow(void) {
 }
 
 static const tfc_test tests[] = {
+    TFC_TEST(turns_values_only_waited_for_into_noops),
     TFC_TEST(folds_a_constant_subgraph_into_a_const_with_its_name),
     TFC_TEST(keeps_a_fetched_node),
     TFC_TEST(drops_consts_that_only_feed_control_edges),
