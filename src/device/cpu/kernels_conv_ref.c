@@ -186,7 +186,40 @@ static void window(const tfc_window_geom *g, int64_t oy, int64_t ox, int64_t *y0
       __atomic_store_n(&((ref_job *)arg)->oom, 1, __ATOMIC_RELAXED);                               \
       return;                                                                                      \
     }                                                                                              \
-    for (int64_t b = b0; b < b1; b++) {                                                            \
+    for (int64_t b = b0; b < b1 && !g->nchw; b++) {                                                \
+      /* NHWC: each window's maxima over whole channel rows (no branch per element), then each   \
+       * channel's gradient to the first position holding its maximum, which is then spent     \
+       * (NaN equals nothing). A NaN maximum means the first element was NaN (nothing compares  \
+       * above it): the first position, as the sequential rule gives. */                       \
+      memset(out + IN_OFF(g, b, 0, 0, 0), 0, sizeof(T) * (size_t)(g->ih * g->iw * g->ic));         \
+      for (int64_t oy = 0; oy < g->oh; oy++)                                                       \
+        for (int64_t ox = 0; ox < g->ow; ox++) {                                                   \
+          int64_t y0, y1, x0, x1;                                                                  \
+          window(g, oy, ox, &y0, &y1, &x0, &x1);                                                   \
+          if (y1 <= y0 || x1 <= x0) continue;                                                      \
+          const T *gr = grad + OUT_OFF(g, b, oy, ox, 0);                                           \
+          memcpy(best, in + IN_OFF(g, b, y0, x0, 0), sizeof(T) * (size_t)g->ic);                   \
+          for (int64_t y = y0; y < y1; y++)                                                        \
+            for (int64_t x = y == y0 ? x0 + 1 : x0; x < x1; x++) {                                 \
+              const T *p = in + IN_OFF(g, b, y, x, 0);                                             \
+              for (int64_t ch = 0; ch < g->ic; ch++) best[ch] = p[ch] > best[ch] ? p[ch] : best[ch]; \
+            }                                                                                      \
+          T *o0 = out + IN_OFF(g, b, y0, x0, 0);                                                   \
+          for (int64_t ch = 0; ch < g->ic; ch++)                                                   \
+            if (best[ch] != best[ch]) o0[ch] += gr[ch];                                            \
+          for (int64_t y = y0; y < y1; y++)                                                        \
+            for (int64_t x = x0; x < x1; x++) {                                                    \
+              const T *p = in + IN_OFF(g, b, y, x, 0);                                             \
+              T *o = out + IN_OFF(g, b, y, x, 0);                                                  \
+              for (int64_t ch = 0; ch < g->ic; ch++)                                               \
+                if (p[ch] == best[ch]) {                                                           \
+                  o[ch] += gr[ch];                                                                 \
+                  best[ch] = (T)NAN;                                                               \
+                }                                                                                  \
+            }                                                                                      \
+        }                                                                                          \
+    }                                                                                              \
+    for (int64_t b = b0; b < b1 && g->nchw; b++) {                                                 \
       memset(out + IN_OFF(g, b, 0, 0, 0), 0, sizeof(T) * (size_t)(g->ih * g->iw * g->ic));         \
       for (int64_t oy = 0; oy < g->oh; oy++)                                                       \
         for (int64_t ox = 0; ox < g->ow; ox++) {                                                   \
