@@ -10,7 +10,8 @@ each node's all_end_rel_micros, median over the traced steps), the count, and th
 step's busy time; then how busy the intra-op threads were: the busy time of all nodes against
 wall time x threads (what is left is scheduling, feeds and fetches, and idle cores). With both
 frameworks, the last table puts each op type's time side by side (TensorFlow / tfc: above 1,
-tfc is faster there). Node times are what each runtime's executor records around a kernel, so
+tfc is faster there), TensorFlow's oneDNN rewrites (_MklNativeConv2DBackpropInput, ...) under
+the op they stand for. Node times are what each runtime's executor records around a kernel, so
 they include the kernel's own allocation and, for tfc, the layout reorders a oneDNN kernel does
 inside it; the per-node lines (--nodes N) name the slowest nodes.
 
@@ -97,6 +98,24 @@ def profile(tf, name, args, data):
     return med, step_ms
 
 
+def common_name(op):
+    """The op type both runtimes would call it: TensorFlow's oneDNN rewrites (_MklNative*, _Mkl*)
+    under the op they stand for, the fused ops without their underscore, the resource forms of
+    the Apply ops under the ref forms."""
+    for prefix in ("_MklNative", "_Mkl", "_"):
+        if op.startswith(prefix):
+            op = op[len(prefix):]
+            break
+    return op[len("Resource"):] if op.startswith("ResourceApply") else op
+
+
+def common_names(per_type):
+    out = collections.defaultdict(float)
+    for op, us in per_type.items():
+        out[common_name(op)] += us
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--threads", type=int, default=os.cpu_count() or 1)
@@ -120,7 +139,7 @@ def main():
     except ImportError as e:
         print("\nTensorFlow: n/a (%s)" % e)
     if len(results) == 2:
-        (_, ours, ours_ms), (tf_name, theirs, theirs_ms) = results
+        (_, ours, ours_ms), (tf_name, theirs, theirs_ms) = [(n, common_names(m), ms) for n, m, ms in results]
         print("\n== side by side, ms per step (%s / tfc: above 1, tfc is faster)" % tf_name)
         print("   %-34s %9s %9s %7s" % ("op type", "tfc", "TF", "ratio"))
         for op in sorted(set(ours) | set(theirs), key=lambda o: -max(ours.get(o, 0), theirs.get(o, 0))):

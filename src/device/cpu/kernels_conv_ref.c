@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/simd.h"
 #include "device/cpu/kernels_conv_int.h"
 
 typedef struct ref_job {
@@ -137,6 +138,53 @@ static void window(const tfc_window_geom *g, int64_t oy, int64_t ox, int64_t *y0
   if (*x0 < 0) *x0 = 0;
 }
 
+/* MaxPoolGrad's NHWC rows (n channels): the running maximum (the first element stays unless
+ * one compares above it, so NaN never wins after the first), the gradient of a NaN maximum to
+ * the window's first element, and the gradient to the first element equal to its maximum,
+ * which is then spent (set to NaN, which equals nothing). Branch-free, so the compiler
+ * vectorizes them; float is compiled per vector unit (base/simd.h). */
+#define MAXGRAD_ROWS(T, SFX, ATTR)                                                                 \
+  ATTR static void row_max_##SFX(T *restrict best, const T *restrict p, int64_t n) {               \
+    for (int64_t i = 0; i < n; i++) best[i] = p[i] > best[i] ? p[i] : best[i];                     \
+  }                                                                                                \
+  ATTR static void row_nan_first_##SFX(T *restrict o, const T *restrict best, const T *restrict gr, int64_t n) { \
+    for (int64_t i = 0; i < n; i++) o[i] = best[i] != best[i] ? o[i] + gr[i] : o[i];              \
+  }                                                                                                \
+  ATTR static void row_route_##SFX(T *restrict o, const T *restrict p, T *restrict best, const T *restrict gr, \
+                                   int64_t n) {                                                    \
+    for (int64_t i = 0; i < n; i++) {                                                              \
+      int hit = p[i] == best[i];                                                                   \
+      o[i] = hit ? o[i] + gr[i] : o[i]; /* untouched when not: -0.0 stays */                      \
+      best[i] = hit ? (T)NAN : best[i];                                                            \
+    }                                                                                              \
+  }
+
+#if TFC_SIMD_X86 && defined(__GNUC__) && !defined(__clang__)
+#define REF_O3 __attribute__((optimize("O3")))
+#else
+#define REF_O3
+#endif
+MAXGRAD_ROWS(float, float_base, REF_O3)
+MAXGRAD_ROWS(double, double, REF_O3)
+#if TFC_SIMD_X86
+MAXGRAD_ROWS(float, float_avx2, TFC_SIMD_TARGET_AVX2 REF_O3)
+MAXGRAD_ROWS(float, float_avx512, TFC_SIMD_TARGET_AVX512 REF_O3)
+#define PICK(fn, ...)                                                                              \
+  (tfc_simd_level() >= TFC_SIMD_AVX512 ? fn##_float_avx512(__VA_ARGS__)                            \
+   : tfc_simd_level() >= TFC_SIMD_AVX2 ? fn##_float_avx2(__VA_ARGS__)                              \
+                                       : fn##_float_base(__VA_ARGS__))
+#else
+#define PICK(fn, ...) fn##_float_base(__VA_ARGS__)
+#endif
+static void row_max_float(float *best, const float *p, int64_t n) { PICK(row_max, best, p, n); }
+static void row_nan_first_float(float *o, const float *best, const float *gr, int64_t n) {
+  PICK(row_nan_first, o, best, gr, n);
+}
+static void row_route_float(float *o, const float *p, float *best, const float *gr, int64_t n) {
+  PICK(row_route, o, p, best, gr, n);
+}
+#undef PICK
+
 /* Per type T: forward (max or avg), max gradient, avg gradient over images [b0, b1). Channels
  * go innermost for NHWC; NCHW runs the same loops with a channel stride of one plane. */
 #define POOL_FNS(T)                                                                                \
@@ -200,23 +248,12 @@ static void window(const tfc_window_geom *g, int64_t oy, int64_t ox, int64_t *y0
           const T *gr = grad + OUT_OFF(g, b, oy, ox, 0);                                           \
           memcpy(best, in + IN_OFF(g, b, y0, x0, 0), sizeof(T) * (size_t)g->ic);                   \
           for (int64_t y = y0; y < y1; y++)                                                        \
-            for (int64_t x = y == y0 ? x0 + 1 : x0; x < x1; x++) {                                 \
-              const T *p = in + IN_OFF(g, b, y, x, 0);                                             \
-              for (int64_t ch = 0; ch < g->ic; ch++) best[ch] = p[ch] > best[ch] ? p[ch] : best[ch]; \
-            }                                                                                      \
-          T *o0 = out + IN_OFF(g, b, y0, x0, 0);                                                   \
-          for (int64_t ch = 0; ch < g->ic; ch++)                                                   \
-            if (best[ch] != best[ch]) o0[ch] += gr[ch];                                            \
+            for (int64_t x = y == y0 ? x0 + 1 : x0; x < x1; x++)                                   \
+              row_max_##T(best, in + IN_OFF(g, b, y, x, 0), g->ic);                                \
+          row_nan_first_##T(out + IN_OFF(g, b, y0, x0, 0), best, gr, g->ic);                       \
           for (int64_t y = y0; y < y1; y++)                                                        \
-            for (int64_t x = x0; x < x1; x++) {                                                    \
-              const T *p = in + IN_OFF(g, b, y, x, 0);                                             \
-              T *o = out + IN_OFF(g, b, y, x, 0);                                                  \
-              for (int64_t ch = 0; ch < g->ic; ch++)                                               \
-                if (p[ch] == best[ch]) {                                                           \
-                  o[ch] += gr[ch];                                                                 \
-                  best[ch] = (T)NAN;                                                               \
-                }                                                                                  \
-            }                                                                                      \
+            for (int64_t x = x0; x < x1; x++)                                                      \
+              row_route_##T(out + IN_OFF(g, b, y, x, 0), in + IN_OFF(g, b, y, x, 0), best, gr, g->ic); \
         }                                                                                          \
     }                                                                                              \
     for (int64_t b = b0; b < b1 && g->nchw; b++) {                                                 \
