@@ -10,9 +10,11 @@
  * gradient for an input nobody trains (a convolution's input image) is computed to be waited
  * for. TensorFlow's grappler drops that work the same way.
  *
- * Limits: nodes fed directly by control flow (Switch, Merge, Enter, ...) are left as they are;
+ * Limits: nodes fed directly by control flow (Switch, Merge, Enter, ...) and the checks
+ * (CheckNumerics, Assert, EnsureShape: a control dependency on a check is how a graph asks for
+ * its error, as in tf.verify_tensor_all_finite) are left as they are;
  * a node's conversion makes its producers' outputs control-only in turn, so the walk goes from
- * the last node to the first and converts chains in one pass. A kernel error the converted
+ * the last node to the first and converts chains in one pass. A kernel error another converted
  * node would have raised (bad shapes) is not raised: its result was never used.
  */
 #include <stdlib.h>
@@ -20,6 +22,14 @@
 
 #include "ops/opdef.h"
 #include "optimize/optimize_int.h"
+
+/* Ops whose point is the error they may raise (TF's dependency optimizer leaves them too). */
+static int checks_something(const tfc_node *n) {
+  static const char *const ops[] = {"CheckNumerics", "CheckNumericsV2", "Assert", "EnsureShape"};
+  for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+    if (strcmp(n->op->name, ops[i]) == 0) return 1;
+  return 0;
+}
 
 /* 1 when some input of n (data or control) comes straight from a control-flow node. */
 static int fed_by_control_flow(const tfc_node *n) {
@@ -36,7 +46,7 @@ static int plan(const tfc_graph *g, const unsigned char *fetched, int *data, int
   for (int id = g->n_nodes - 1; id >= 0; id--) {
     const tfc_node *nd = g->nodes[id];
     if (data[id] || !ctl[id] || fetched[id] || nd->op->id == TFC_OP_NoOp || !tfc_opt_node_is_pure(nd) ||
-        fed_by_control_flow(nd))
+        checks_something(nd) || fed_by_control_flow(nd))
       continue;
     to_noop[id] = 1;
     n++;

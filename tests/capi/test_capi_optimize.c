@@ -381,6 +381,29 @@ static void turns_values_only_waited_for_into_noops(void) {
   }
 }
 
+/* A CheckNumerics only a control edge waits for (tf.verify_tensor_all_finite's shape) still
+ * runs: the check is what the edge asks for. An Inf fails the run with its message. */
+static void keeps_checks_waited_for(void) {
+  TF_Graph *g = TF_NewGraph();
+  int64_t d2[1] = {2};
+  TF_Output x = placeholder(g, "x");
+  TF_OperationDescription *d = TF_NewOperation(g, "CheckNumerics", "check");
+  TF_AddInput(d, x);
+  TF_SetAttrString(d, "message", "not finite", 10);
+  TF_Operation *check = capi_finish(d);
+  d = TF_NewOperation(g, "Identity", "out");
+  TF_AddInput(d, x);
+  TF_AddControlInput(d, check);
+  TF_Output out = {capi_finish(d), 0};
+  TF_Session *sess = session(g, OPT_DEFAULT);
+  TF_Tensor *xv = ftensor(d2, 1, (const float[]){1, INFINITY}, 2), *v = NULL;
+  char msg[512];
+  EXPECT_EQ(run(sess, &x, xv, &out, 1, NULL, 0, &v, NULL, msg), TF_INVALID_ARGUMENT);
+  EXPECT_CONTAINS(msg, "not finite");
+  close_session(sess);
+  TF_DeleteGraph(g);
+}
+
 /* ---- scale folding ---- */
 
 static TF_Output conv(TF_Graph *g, const char *type, const char *name, TF_Output x, TF_Output w, int stride,
@@ -1130,6 +1153,7 @@ static void frozen_keras_cnn_matches_tensorflow(void) {
 
 static const tfc_test tests[] = {
     TFC_TEST(turns_values_only_waited_for_into_noops),
+    TFC_TEST(keeps_checks_waited_for),
     TFC_TEST(folds_a_constant_subgraph_into_a_const_with_its_name),
     TFC_TEST(keeps_a_fetched_node),
     TFC_TEST(drops_consts_that_only_feed_control_edges),
