@@ -138,24 +138,44 @@ static void window(const tfc_window_geom *g, int64_t oy, int64_t ox, int64_t *y0
   if (*x0 < 0) *x0 = 0;
 }
 
-/* MaxPoolGrad's NHWC rows (n channels): the running maximum (the first element stays unless
- * one compares above it, so NaN never wins after the first), the gradient of a NaN maximum to
- * the window's first element, and the gradient to the first element equal to its maximum,
- * which is then spent (set to NaN, which equals nothing). Branch-free, so the compiler
- * vectorizes them; float is compiled per vector unit (base/simd.h). */
-#define MAXGRAD_ROWS(T, SFX, ATTR)                                                                 \
-  ATTR static void row_max_##SFX(T *restrict best, const T *restrict p, int64_t n) {               \
-    for (int64_t i = 0; i < n; i++) best[i] = p[i] > best[i] ? p[i] : best[i];                     \
-  }                                                                                                \
-  ATTR static void row_nan_first_##SFX(T *restrict o, const T *restrict best, const T *restrict gr, int64_t n) { \
-    for (int64_t i = 0; i < n; i++) o[i] = best[i] != best[i] ? o[i] + gr[i] : o[i];              \
-  }                                                                                                \
-  ATTR static void row_route_##SFX(T *restrict o, const T *restrict p, T *restrict best, const T *restrict gr, \
-                                   int64_t n) {                                                    \
-    for (int64_t i = 0; i < n; i++) {                                                              \
-      int hit = p[i] == best[i];                                                                   \
-      o[i] = hit ? o[i] + gr[i] : o[i]; /* untouched when not: -0.0 stays */                      \
-      best[i] = hit ? (T)NAN : best[i];                                                            \
+/* MaxPoolGrad over NHWC images [b0, b1) (out zeroed first): per window, the running maximum of
+ * each channel over the window's rows (the first element stays unless one compares above it,
+ * so NaN never wins after the first), the gradient of a NaN maximum to the window's first
+ * element (nothing compares above NaN), and each gradient to the first element equal to its
+ * channel's maximum, which is then spent (set to NaN, which equals nothing). The channel loops
+ * are branch-free, so the compiler vectorizes them; the float function is compiled per vector
+ * unit (base/simd.h) and chosen once per call. best: scratch of g->ic elements. */
+#define MAXGRAD_NHWC(T, SFX, ATTR)                                                                 \
+  ATTR static void maxgrad_nhwc_##SFX(const tfc_window_geom *g, const T *in, const T *grad, T *out, T *best, \
+                                      int64_t b0, int64_t b1) {                                    \
+    const int64_t c = g->ic;                                                                       \
+    for (int64_t b = b0; b < b1; b++) {                                                            \
+      memset(out + IN_OFF(g, b, 0, 0, 0), 0, sizeof(T) * (size_t)(g->ih * g->iw * c));             \
+      for (int64_t oy = 0; oy < g->oh; oy++)                                                       \
+        for (int64_t ox = 0; ox < g->ow; ox++) {                                                   \
+          int64_t y0, y1, x0, x1;                                                                  \
+          window(g, oy, ox, &y0, &y1, &x0, &x1);                                                   \
+          if (y1 <= y0 || x1 <= x0) continue;                                                      \
+          const T *restrict gr = grad + OUT_OFF(g, b, oy, ox, 0);                                  \
+          memcpy(best, in + IN_OFF(g, b, y0, x0, 0), sizeof(T) * (size_t)c);                       \
+          for (int64_t y = y0; y < y1; y++)                                                        \
+            for (int64_t x = y == y0 ? x0 + 1 : x0; x < x1; x++) {                                 \
+              const T *restrict p = in + IN_OFF(g, b, y, x, 0);                                    \
+              for (int64_t i = 0; i < c; i++) best[i] = p[i] > best[i] ? p[i] : best[i];           \
+            }                                                                                      \
+          T *restrict o0 = out + IN_OFF(g, b, y0, x0, 0);                                          \
+          for (int64_t i = 0; i < c; i++) o0[i] = best[i] != best[i] ? o0[i] + gr[i] : o0[i];      \
+          for (int64_t y = y0; y < y1; y++)                                                        \
+            for (int64_t x = x0; x < x1; x++) {                                                    \
+              const T *restrict p = in + IN_OFF(g, b, y, x, 0);                                    \
+              T *restrict o = out + IN_OFF(g, b, y, x, 0);                                         \
+              for (int64_t i = 0; i < c; i++) {                                                    \
+                int hit = p[i] == best[i];                                                         \
+                o[i] = hit ? o[i] + gr[i] : o[i]; /* untouched when not: -0.0 stays */            \
+                best[i] = hit ? (T)NAN : best[i];                                                  \
+              }                                                                                    \
+            }                                                                                      \
+        }                                                                                          \
     }                                                                                              \
   }
 
@@ -164,26 +184,22 @@ static void window(const tfc_window_geom *g, int64_t oy, int64_t ox, int64_t *y0
 #else
 #define REF_O3
 #endif
-MAXGRAD_ROWS(float, float_base, REF_O3)
-MAXGRAD_ROWS(double, double, REF_O3)
+MAXGRAD_NHWC(float, float_base, REF_O3)
+MAXGRAD_NHWC(double, double, REF_O3)
 #if TFC_SIMD_X86
-MAXGRAD_ROWS(float, float_avx2, TFC_SIMD_TARGET_AVX2 REF_O3)
-MAXGRAD_ROWS(float, float_avx512, TFC_SIMD_TARGET_AVX512 REF_O3)
-#define PICK(fn, ...)                                                                              \
-  (tfc_simd_level() >= TFC_SIMD_AVX512 ? fn##_float_avx512(__VA_ARGS__)                            \
-   : tfc_simd_level() >= TFC_SIMD_AVX2 ? fn##_float_avx2(__VA_ARGS__)                              \
-                                       : fn##_float_base(__VA_ARGS__))
-#else
-#define PICK(fn, ...) fn##_float_base(__VA_ARGS__)
+MAXGRAD_NHWC(float, float_avx2, TFC_SIMD_TARGET_AVX2 REF_O3)
+MAXGRAD_NHWC(float, float_avx512, TFC_SIMD_TARGET_AVX512 REF_O3)
 #endif
-static void row_max_float(float *best, const float *p, int64_t n) { PICK(row_max, best, p, n); }
-static void row_nan_first_float(float *o, const float *best, const float *gr, int64_t n) {
-  PICK(row_nan_first, o, best, gr, n);
+static void maxgrad_nhwc_float(const tfc_window_geom *g, const float *in, const float *grad, float *out, float *best,
+                               int64_t b0, int64_t b1) {
+#if TFC_SIMD_X86
+  int l = tfc_simd_level();
+  if (l >= TFC_SIMD_AVX512) maxgrad_nhwc_float_avx512(g, in, grad, out, best, b0, b1);
+  else if (l >= TFC_SIMD_AVX2) maxgrad_nhwc_float_avx2(g, in, grad, out, best, b0, b1);
+  else
+#endif
+    maxgrad_nhwc_float_base(g, in, grad, out, best, b0, b1);
 }
-static void row_route_float(float *o, const float *p, float *best, const float *gr, int64_t n) {
-  PICK(row_route, o, p, best, gr, n);
-}
-#undef PICK
 
 /* Per type T: forward (max or avg), max gradient, avg gradient over images [b0, b1). Channels
  * go innermost for NHWC; NCHW runs the same loops with a channel stride of one plane. */
@@ -234,28 +250,7 @@ static void row_route_float(float *o, const float *p, float *best, const float *
       __atomic_store_n(&((ref_job *)arg)->oom, 1, __ATOMIC_RELAXED);                               \
       return;                                                                                      \
     }                                                                                              \
-    for (int64_t b = b0; b < b1 && !g->nchw; b++) {                                                \
-      /* NHWC: each window's maxima over whole channel rows (no branch per element), then each   \
-       * channel's gradient to the first position holding its maximum, which is then spent     \
-       * (NaN equals nothing). A NaN maximum means the first element was NaN (nothing compares  \
-       * above it): the first position, as the sequential rule gives. */                       \
-      memset(out + IN_OFF(g, b, 0, 0, 0), 0, sizeof(T) * (size_t)(g->ih * g->iw * g->ic));         \
-      for (int64_t oy = 0; oy < g->oh; oy++)                                                       \
-        for (int64_t ox = 0; ox < g->ow; ox++) {                                                   \
-          int64_t y0, y1, x0, x1;                                                                  \
-          window(g, oy, ox, &y0, &y1, &x0, &x1);                                                   \
-          if (y1 <= y0 || x1 <= x0) continue;                                                      \
-          const T *gr = grad + OUT_OFF(g, b, oy, ox, 0);                                           \
-          memcpy(best, in + IN_OFF(g, b, y0, x0, 0), sizeof(T) * (size_t)g->ic);                   \
-          for (int64_t y = y0; y < y1; y++)                                                        \
-            for (int64_t x = y == y0 ? x0 + 1 : x0; x < x1; x++)                                   \
-              row_max_##T(best, in + IN_OFF(g, b, y, x, 0), g->ic);                                \
-          row_nan_first_##T(out + IN_OFF(g, b, y0, x0, 0), best, gr, g->ic);                       \
-          for (int64_t y = y0; y < y1; y++)                                                        \
-            for (int64_t x = x0; x < x1; x++)                                                      \
-              row_route_##T(out + IN_OFF(g, b, y, x, 0), in + IN_OFF(g, b, y, x, 0), best, gr, g->ic); \
-        }                                                                                          \
-    }                                                                                              \
+    if (!g->nchw) maxgrad_nhwc_##T(g, in, grad, out, best, b0, b1);                                \
     for (int64_t b = b0; b < b1 && g->nchw; b++) {                                                 \
       memset(out + IN_OFF(g, b, 0, 0, 0), 0, sizeof(T) * (size_t)(g->ih * g->iw * g->ic));         \
       for (int64_t oy = 0; oy < g->oh; oy++)                                                       \
