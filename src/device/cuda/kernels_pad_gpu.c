@@ -1,7 +1,7 @@
 /*
  * kernels_pad_gpu — the second group of GPU array kernels: SelectV2 (numpy broadcasting of
  * condition, then and else), BroadcastTo, Pad, PadV2, MirrorPad, MirrorPadGrad,
- * StridedSliceGrad, UnsortedSegmentSum, Cumsum, Cumprod, Snapshot (a device-to-device
+ * StridedSliceGrad, Cumsum, Cumprod, Snapshot (a device-to-device
  * copy; int32 too, in device memory, as TF's), and SpaceToBatch(ND) / BatchToSpace(ND) (one
  * window copy per block offset, planned with the CPU's checks: device/space_batch_plan.h). kernels_array_gpu.c has the
  * first group; registered by tfc_cuda_kernels_array2.
@@ -9,11 +9,10 @@
  * Checks: every op shares its check-and-plan function with its CPU kernel
  * (device/array_plan.h), so both devices refuse the same inputs with the same code and text.
  * The arguments TF 1.15 declares HostMemory on its GPU kernels are host-memory inputs here
- * (shape, paddings, begin/end/strides, num_segments, the scan axis) and are read directly on
- * the host; everything else — data, PadV2's constant_values, the segment ids — stays in
- * device memory and is touched only by launchers (cuda_array.cu, cuda_scan.cu, and
- * cuda_scatter.cu's segment reduction, which UnsortedSegmentMax/Min/Prod share) on the
- * device's compute stream, after the host has planned the work:
+ * (shape, paddings, begin/end/strides, the scan axis) and are read directly on the host;
+ * everything else — data, PadV2's constant_values — stays in device memory and is touched
+ * only by launchers (cuda_array.cu, cuda_scan.cu) on the device's compute stream, after the
+ * host has planned the work:
  *   - BroadcastTo and StridedSliceGrad are strided copies (tfc_cuda_copy_window): BroadcastTo
  *     reads its input with stride 0 along broadcast dims; StridedSliceGrad zeroes the output
  *     and writes dy through the slice's strides;
@@ -27,13 +26,8 @@
  * StridedSliceGrad) move every device type of TFC_CUDA_COPY_TYPES (their int32 kernels keep
  * everything in host memory and come from the GPU device's int32 table); SelectV2 as Select
  * (half, float, double, int64, bool); MirrorPad, MirrorPadGrad, Cumsum and Cumprod the GPU
- * float types (half, float, double); UnsortedSegmentSum those and int32 (device memory, as in
- * TF).
- *
- * Difference a user can see: UnsortedSegmentSum's ids are device data, so, like TF's GPU
- * kernel, an id outside [0, num_segments) is dropped (its row adds nowhere) where the CPU
- * kernel reports INVALID_ARGUMENT; checking would need a device-to-host copy and a stream sync
- * every step.
+ * float types (half, float, double). UnsortedSegmentSum is with the other segment
+ * reductions in kernels_scatter_gpu.c.
  */
 #include <stdint.h>
 #include <string.h>
@@ -200,25 +194,6 @@ static int strided_slice_grad_compute(tfc_kernel_ctx *c) {
                               base);
 }
 
-/* ---- UnsortedSegmentSum ---- */
-
-static int unsorted_segment_sum_compute(tfc_kernel_ctx *c) {
-  const tfc_tensor *data = c->inputs[0], *ids = c->inputs[1];
-  int64_t dims[TFC_MAX_DIMS], num, inner;
-  int rank, ct, it;
-  TFC_TRY(tfc_unsorted_segment_plan_of(c, dims, &rank, &num, &inner));
-  TFC_TRY(launch_type(c, data->dtype, &ct));
-  TFC_TRY(launch_type(c, ids->dtype, &it));
-  void *stream;
-  TFC_TRY(tfc_cuda_ctx_stream(c, &stream));
-  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, data->dtype, dims, rank);
-  if (!out) return c->status->code;
-  return tfc_cuda_ctx_check(c,
-                            tfc_cuda_unsorted_segment(TFC_CUDA_SC_ADD, ct, it, data->data, ids->data, out->data,
-                                                      ids->n_elems, inner, num, stream),
-                            data->dtype);
-}
-
 /* ---- Cumsum, Cumprod ---- */
 
 static int scan_compute(tfc_kernel_ctx *c) {
@@ -333,8 +308,6 @@ static const tfc_kernel_def defs[] = {
     {.op = TFC_OP_StridedSliceGrad, .type_attr = "T", .types = TFC_CUDA_COPY_TYPES, .type_attr2 = "Index",
      .types2 = IDX, .host_memory_in = TFC_HOST(0) | TFC_HOST(1) | TFC_HOST(2) | TFC_HOST(3),
      .compute = strided_slice_grad_compute},
-    {.op = TFC_OP_UnsortedSegmentSum, .type_attr = "T", .types = G_F | TFC_T(TFC_DT_INT32), .type_attr2 = "Tindices",
-     .types2 = IDX, .host_memory_in = TFC_HOST(2), .compute = unsorted_segment_sum_compute},
     SCAN_ROW(Cumsum),
     SCAN_ROW(Cumprod),
     {.op = TFC_OP_Snapshot, .type_attr = "T", .types = TFC_CUDA_COPY_TYPES | TFC_T(TFC_DT_INT32),

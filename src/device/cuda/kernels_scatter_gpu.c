@@ -10,7 +10,9 @@
  *     host memory, the data in device memory; ParallelDynamicStitch's GPU row is TF's all-host
  *     one: device/gpu/kernels_gpu_host.c) and DynamicPartition (half, float, double,
  *     complex64, complex128; partitions in device memory);
- *   - UnsortedSegment{Max,Min,Prod} (half, float, double, int32; num_segments in host memory)
+ *   - UnsortedSegment{Sum,Max,Min,Prod} (half, float, double, int32; num_segments in host
+ *     memory; like TF's GPU kernels, an id outside [0, num_segments) is dropped, where the CPU
+ *     kernel reports INVALID_ARGUMENT: checking would need a copy back and a wait every step)
  *     and SegmentSum (half, float, double), the one sorted segment op TF 1.15 runs on a GPU;
  *   - MatrixBandPart (half, float, double, bool, complex64, complex128; the bounds in host
  *     memory) and ReverseSequence (half, float, double, bool; seq_lengths in device memory).
@@ -38,9 +40,8 @@
  *   - DynamicStitch: zeros, then each merged row written once by its winner (the last
  *     partition, then the last position, naming it), marked on the host;
  *   - DynamicPartition: the host lists each partition's source rows, the device gathers them;
- *   - UnsortedSegment{Max,Min,Prod} extend UnsortedSegmentSum's launcher (identity fill, then
- *     an atomic combine per element): like it (and TF's GPU kernels), an id outside [0,
- *     num_segments) is dropped where the CPU reports it; SegmentSum checks its ids on the host
+ *   - UnsortedSegment{Sum,Max,Min,Prod} share one launcher (identity fill, then an atomic
+ *     combine per element) and one compute; SegmentSum checks its ids on the host
  *     (it needs the last one for the output's size anyway) and sums with the same launcher.
  * Host-side tables go to the device with cudaMemcpyAsync on the compute stream, and their host
  * buffers are freed in stream order after the copy (cudaLaunchHostFunc), without a wait.
@@ -328,6 +329,7 @@ static int unsorted_segment_compute(tfc_kernel_ctx *c, int how) {
                             data->dtype);
 }
 
+static int unsorted_segment_sum_compute(tfc_kernel_ctx *c) { return unsorted_segment_compute(c, TFC_CUDA_SC_ADD); }
 static int unsorted_segment_max_compute(tfc_kernel_ctx *c) { return unsorted_segment_compute(c, TFC_CUDA_SC_MAX); }
 static int unsorted_segment_min_compute(tfc_kernel_ctx *c) { return unsorted_segment_compute(c, TFC_CUDA_SC_MIN); }
 static int unsorted_segment_prod_compute(tfc_kernel_ctx *c) { return unsorted_segment_compute(c, TFC_CUDA_SC_MUL); }
@@ -432,6 +434,7 @@ static const tfc_kernel_def defs[] = {
      .flags = TFC_KF_HOST_FIRST_HALF, .compute = stitch_compute},
     {.op = TFC_OP_DynamicPartition, .type_attr = "T", .types = G_F | G_CX, .compute = partition_compute},
     /* segment_reduction_ops.cc */
+    SEG_ROW(UnsortedSegmentSum, unsorted_segment_sum_compute),
     SEG_ROW(UnsortedSegmentMax, unsorted_segment_max_compute),
     SEG_ROW(UnsortedSegmentMin, unsorted_segment_min_compute),
     SEG_ROW(UnsortedSegmentProd, unsorted_segment_prod_compute),
