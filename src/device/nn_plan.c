@@ -3,6 +3,8 @@
  */
 #include "device/nn_plan.h"
 
+#include <stdlib.h>
+
 #include <string.h>
 
 #include "device/cpu/cwise_int.h"
@@ -156,12 +158,16 @@ int tfc_clip_check(tfc_kernel_ctx *c) {
 
 /* ---- LRN ---- */
 
-void tfc_lrn_attrs_of(const tfc_node *n, tfc_lrn_attrs *p) {
+int tfc_lrn_init(const tfc_node *n, void **state, tfc_status *s) {
+  tfc_lrn_attrs *p = calloc(1, sizeof *p);
+  if (!p) return TFC_OOM(s);
   const tfc_attr_value *v;
   p->radius = (v = tfc_node_attr(n, "depth_radius")) && v->kind == TFC_ATTR_INT ? v->u.i : 5;
   p->bias = (v = tfc_node_attr(n, "bias")) && v->kind == TFC_ATTR_FLOAT ? v->u.f : 1.0f;
   p->alpha = (v = tfc_node_attr(n, "alpha")) && v->kind == TFC_ATTR_FLOAT ? v->u.f : 1.0f;
   p->beta = (v = tfc_node_attr(n, "beta")) && v->kind == TFC_ATTR_FLOAT ? v->u.f : 0.5f;
+  *state = p;
+  return TFC_OK;
 }
 
 int tfc_lrn_check(tfc_kernel_ctx *c, int grad, int64_t *rows, int64_t *depth) {

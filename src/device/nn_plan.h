@@ -89,7 +89,9 @@ typedef struct tfc_lrn_attrs {
   int64_t radius;
   float bias, alpha, beta;
 } tfc_lrn_attrs;
-void tfc_lrn_attrs_of(const tfc_node *n, tfc_lrn_attrs *out);
+/* The kernel state of an LRN or LRNGrad node: its attrs in a new tfc_lrn_attrs (freed with
+ * free). RESOURCE_EXHAUSTED when out of memory. */
+int tfc_lrn_init(const tfc_node *n, void **state, tfc_status *s);
 /* The checks of LRN (input 0: the 4-D input) or LRNGrad (`grad`: input_grads, input_image,
  * output_image, all 4-D of one shape), TF's texts, and the shape as *rows x *depth (the last
  * dim). Returns 0 or INVALID_ARGUMENT set in c. */

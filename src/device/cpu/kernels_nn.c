@@ -572,14 +572,6 @@ static int in_top_k_compute(tfc_kernel_ctx *c) {
 
 /* ---- LRN, LRNGrad ---- */
 
-static int lrn_init(const tfc_node *n, void **state, tfc_status *s) {
-  tfc_lrn_attrs *p = calloc(1, sizeof *p);
-  if (!p) return TFC_OOM(s);
-  tfc_lrn_attrs_of(n, p);
-  *state = p;
-  return TFC_OK;
-}
-
 /* TF's CPU kernels: out = in / (bias + alpha * sum over [d - r, d + r] of in^2)^beta; the
  * gradient adds, for each output j in the window of k, dy_j * (delta_jk * norm_j^-beta -
  * 2 alpha beta in_k out_j / norm_j). Accumulation in float as TF. */
@@ -720,9 +712,9 @@ static const tfc_kernel_def defs[] = {
     {.op = TFC_OP_InTopKV2, .type_attr = "T", .types = TFC_TYPES_INT, .host_memory_in = 1u << 2,
      .compute = in_top_k_compute},
     {.op = TFC_OP_CheckNumerics, .type_attr = "T", .types = M_F, .compute = check_numerics_compute},
-    {.op = TFC_OP_LRN, .type_attr = "T", .types = TFC_T(TFC_DT_FLOAT), .init = lrn_init, .compute = lrn_compute,
+    {.op = TFC_OP_LRN, .type_attr = "T", .types = TFC_T(TFC_DT_FLOAT), .init = tfc_lrn_init, .compute = lrn_compute,
      .free_state = free},
-    {.op = TFC_OP_LRNGrad, .type_attr = "T", .types = TFC_T(TFC_DT_FLOAT), .init = lrn_init,
+    {.op = TFC_OP_LRNGrad, .type_attr = "T", .types = TFC_T(TFC_DT_FLOAT), .init = tfc_lrn_init,
      .compute = lrn_compute, .free_state = free},
     {.op = TFC_OP_TopKV2, .type_attr = "T", .types = TFC_TYPES_FLOAT | TFC_TYPES_INT, .host_memory_in = 1u << 1,
      .compute = top_k_compute},

@@ -2,7 +2,7 @@
  * kernels_lrn_gpu — LRN and LRNGrad on the GPU for float (TF 1.15's GPU registrations), NHWC
  * as the op takes it: the normalization runs over the last dim, so the input is rows x depth.
  *
- * The attrs and checks are the CPU kernel's (nn_plan.h: tfc_lrn_attrs_of, tfc_lrn_check), the
+ * The attrs and checks are the CPU kernel's (nn_plan.h: tfc_lrn_init, tfc_lrn_check), the
  * arithmetic cuda_nn_extra.cu's, which explains why it is computed directly instead of through
  * cuDNN: unlike TF's cuDNN path, which refuses depth_radius outside [1, 7], beta below 0.01 and
  * bias below 1e-5, every attr the CPU kernel takes runs here too, with the CPU's results to
@@ -13,14 +13,6 @@
 #include "device/cuda/cuda_kernels.h"
 #include "device/cuda/cuda_nn_extra.h"
 #include "device/nn_plan.h"
-
-static int lrn_init(const tfc_node *n, void **state, tfc_status *s) {
-  tfc_lrn_attrs *p = calloc(1, sizeof *p);
-  if (!p) return TFC_OOM(s);
-  tfc_lrn_attrs_of(n, p);
-  *state = p;
-  return TFC_OK;
-}
 
 static int lrn_compute(tfc_kernel_ctx *c) {
   const tfc_lrn_attrs *p = c->state;
@@ -43,9 +35,9 @@ static int lrn_compute(tfc_kernel_ctx *c) {
 }
 
 static const tfc_kernel_def defs[] = {
-    {.op = TFC_OP_LRN, .type_attr = "T", .types = TFC_T(TFC_DT_FLOAT), .init = lrn_init, .compute = lrn_compute,
+    {.op = TFC_OP_LRN, .type_attr = "T", .types = TFC_T(TFC_DT_FLOAT), .init = tfc_lrn_init, .compute = lrn_compute,
      .free_state = free},
-    {.op = TFC_OP_LRNGrad, .type_attr = "T", .types = TFC_T(TFC_DT_FLOAT), .init = lrn_init,
+    {.op = TFC_OP_LRNGrad, .type_attr = "T", .types = TFC_T(TFC_DT_FLOAT), .init = tfc_lrn_init,
      .compute = lrn_compute, .free_state = free},
 };
 
