@@ -549,3 +549,24 @@ def moving_average_num_updates(tf):
 
 PROGRAMS += [moving_average_num_updates, group_devices, towers, builder_names, custom_getter, slots, train_adagrad, train_rmsprop, train_rmsprop_centered, adagrad_bad_accumulator]
 TF115.update({"towers": _train_graph, "builder_names": _seed_ones, "train_adagrad": _train_graph, "train_rmsprop": _train_graph, "train_rmsprop_centered": _train_graph})
+
+
+def moving_average_after_update(tf):
+    # tf.train.ExponentialMovingAverage's documented use: the averages are updated after the
+    # optimizer's step, and each reads the variable as that step left it.
+    w = tf.Variable([1.0, 2.0], name="w")
+    loss = tf.reduce_sum(w * tf.constant([3.0, 4.0]))
+    opt_op = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+    ema = tf.train.ExponentialMovingAverage(0.5)
+    with tf.control_dependencies([opt_op]):
+        train = ema.apply([w])
+    avgs = []
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        for _ in range(3):
+            sess.run(train)
+            avgs.append(sess.run(ema.average(w)))
+    return {"avgs": _r(avgs)}
+
+
+PROGRAMS += [moving_average_after_update]

@@ -500,7 +500,13 @@ static tfc_node *ema_locked(bld_call *c, const TFC_Scope *scope, double decay, T
     aw.coloc = tfc_capi_node(shadows[i].variable);
     int dt = bld_dtype(tfc_capi_endpoint(vars[i].value));
     tfc_endpoint one_minus = bld_cast(c, &aw, number_op(c, &aw, "Sub", "sub", 1.0, d), dt, NULL);
-    tfc_endpoint diff[2] = {tfc_capi_endpoint(shadows[i].value), tfc_capi_endpoint(vars[i].value)};
+    /* A ref variable is read through its ref edge, when the Sub runs: after the scope's control
+     * dependencies (e.g. the step's update), as TF's read through "<var>/read" sees the
+     * in-place update because it shares the variable's buffer. */
+    tfc_node *var = tfc_capi_node(vars[i].variable);
+    tfc_endpoint now = tfc_dtype_is_ref(var->output_types[0]) ? (tfc_endpoint){var, 0}
+                                                                : tfc_capi_endpoint(vars[i].value);
+    tfc_endpoint diff[2] = {tfc_capi_endpoint(shadows[i].value), now};
     tfc_endpoint delta = bld_op0(c, &aw, "Sub", "sub", diff, 2, NULL, 0);
     tfc_endpoint mm[2] = {delta, one_minus};
     tfc_endpoint step = bld_op0(c, &aw, "Mul", "mul", mm, 2, NULL, 0);
