@@ -403,7 +403,9 @@ TF_CAPI_EXPORT extern TF_Output TFC_PiecewiseConstant(const TFC_Scope* scope, TF
  * num_updates (e.g. the global step's value; NULL oper: none), min(decay, (1+n)/(10+n)).
  * Unlike Python, a shadow is initialized from its variable's initial value directly (Python's
  * initialized_value() wraps it in a cond that tfc's op table cannot express yet); the results
- * agree whenever the shadow is initialized with its variable (a global initializer). */
+ * agree whenever the shadow is initialized with its variable (a global initializer). A reference
+ * variable is read when its update runs (after the scope's control dependencies), not through
+ * its "<var>/read" snapshot: under a train op's control dependency, the step's result. */
 TF_CAPI_EXPORT extern TF_Operation* TFC_ExponentialMovingAverage(const TFC_Scope* scope, double decay,
                                                                 TF_Output num_updates,
                                                                 const TFC_Variable* vars, int num_vars,
