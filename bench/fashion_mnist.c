@@ -2,7 +2,9 @@
  * bench/fashion_mnist — the main job's training speed: examples per second of the fashion_mnist
  * program (seed 004's CNN fed by its TFRecord input pipeline: reader threads, parsing,
  * shuffle_batch; dropout on the fully connected layer) with one tower and with one tower per
- * core, beside the same network in PyTorch on the same data (the Debian idx files, decoded into
+ * core, beside TensorFlow running seed 004's own Python program (examples/python/fashion_mnist.py,
+ * changed only in its import line: the same queues, towers and TFRecords; target: ratio >= 1.5)
+ * and the same network in PyTorch on the same data (the Debian idx files, decoded into
  * memory, shuffled batches) with the same thread count and global batch, in the same
  * invocation. It also prints the fraction
  * of step time the towers spent waiting on the input queue: the pipeline must not be the
@@ -21,6 +23,34 @@
 
 #define GLOBAL_BATCH 100
 #define IDX_DIR "/usr/share/datasets/fashion-mnist"
+#define WARM_STEPS 20
+
+/* The median of the "step N, loss = L (R examples/sec; ...)" lines after the warm-up steps
+ * that a training program prints on p (the C program and the Python one print the same line);
+ * with wait_pct, also the C program's queue-wait figure. Returns examples/sec, or -1. */
+static double median_rate(FILE *p, double *wait_pct) {
+  char line[1024];
+  double rates[64];
+  int n = 0;
+  if (wait_pct) *wait_pct = -1;
+  while (fgets(line, sizeof line, p)) {
+    const char *at = strstr(line, ": step ");
+    long step;
+    double loss, rate;
+    if (at && sscanf(at, ": step %ld, loss = %lf (%lf examples/sec", &step, &loss, &rate) == 3) {
+      if (step > WARM_STEPS && n < 64) rates[n++] = rate;
+      continue;
+    }
+    const char *w = strstr(line, "waiting on the input queue");
+    if (w && wait_pct) {
+      const char *pct = strrchr(line, '%');
+      while (pct && pct > line && pct[-1] != ' ') pct--;
+      if (pct) *wait_pct = atof(pct);
+    }
+    if (strstr(line, "fashion_mnist:")) fputs(line, stderr);
+  }
+  return n ? bench_median(rates, n) : -1;
+}
 
 /* Runs the program for warm + steps steps and reads its "examples/sec" and queue-wait figures
  * from the lines after the warm-up. Returns examples/sec (median of the logged windows), or -1. */
@@ -30,32 +60,36 @@ static double run_tfc(int devices, int threads, int steps, double *wait_pct) {
            "rm -rf bench_fashion_mnist_out && ./fashion_mnist --data bench_fashion_mnist_data "
            "--out bench_fashion_mnist_out --devices %d --batch %d --threads %d --max-steps %d --log-every 10 "
            "--save-every 0 --summary-every 0 --no-eval 2>&1",
-           devices, GLOBAL_BATCH / devices, threads, 20 + steps);
+           devices, GLOBAL_BATCH / devices, threads, WARM_STEPS + steps);
   FILE *p = popen(cmd, "r");
   if (!p) return -1;
-  char line[1024];
-  double rates[64];
-  int n = 0;
-  *wait_pct = -1;
-  while (fgets(line, sizeof line, p)) {
-    const char *at = strstr(line, ": step ");
-    long step;
-    double loss, rate;
-    if (at && sscanf(at, ": step %ld, loss = %lf (%lf examples/sec", &step, &loss, &rate) == 3) {
-      if (step > 20 && n < 64) rates[n++] = rate;
-      continue;
-    }
-    const char *w = strstr(line, "waiting on the input queue");
-    if (w) {
-      const char *pct = strrchr(line, '%');
-      while (pct && pct > line && pct[-1] != ' ') pct--;
-      if (pct) *wait_pct = atof(pct);
-    }
-    if (strstr(line, "fashion_mnist:")) fputs(line, stderr);
-  }
+  double r = median_rate(p, wait_pct);
   pclose(p);
   system("rm -rf bench_fashion_mnist_out");
-  return n ? bench_median(rates, n) : -1;
+  return r;
+}
+
+/* TensorFlow running seed 004's own Python program (examples/python/fashion_mnist.py: queue
+ * runners, shuffle_batch, towers on virtual CPU devices, tf.compat.v1) on the same TFRecords,
+ * changed only in its import line, with the same towers, global batch and steps. TensorFlow
+ * sizes its thread pools to the machine's cores, as tfc's program does by default. Returns
+ * examples/sec, or -1 (no TensorFlow for python). */
+static double run_tf(const char *python, int devices, int steps) {
+  char cmd[2048];
+  snprintf(cmd, sizeof cmd,
+           "rm -rf bench_fashion_mnist_tf && mkdir -p bench_fashion_mnist_tf && "
+           "sed 's/^import tfc.compat.v1 as tf.*/import tensorflow.compat.v1 as tf; tf.disable_v2_behavior()/' "
+           "%s/../examples/python/fashion_mnist.py > bench_fashion_mnist_tf/program.py && "
+           "TF_CPP_MIN_LOG_LEVEL=3 %s bench_fashion_mnist_tf/program.py --data bench_fashion_mnist_data "
+           "--out bench_fashion_mnist_tf/out --devices %d --batch_size %d --max_steps %d --log_every 10 "
+           "--save_every 0 --summary_every 0 --eval=false 2>/dev/null",
+           TFC_BENCH_DIR, python, devices, GLOBAL_BATCH / devices, WARM_STEPS + steps);
+  FILE *p = popen(cmd, "r");
+  if (!p) return -1;
+  double r = median_rate(p, NULL);
+  pclose(p);
+  system("rm -rf bench_fashion_mnist_tf");
+  return r;
 }
 
 static double torch_examples_per_sec(const char *python, int threads, int steps) {
@@ -102,7 +136,7 @@ int main(int argc, char **argv) {
   printf("fashion_mnist: seed 004's CNN on Fashion-MNIST from TFRecord files, global batch %d, momentum SGD, "
          "%d threads, %d timed steps\n",
          GLOBAL_BATCH, cores, steps);
-  bench_print_peers(RTLD_DEFAULT, cores, cores, python, "torch=%d", cores);
+  bench_print_peers(RTLD_DEFAULT, cores, cores, python, "torch=%d tensorflow", cores);
   double torch = torch_examples_per_sec(python, cores, steps);
   if (torch > 0)
     printf("PyTorch (in-memory tensors):      %8.1f examples/s\n", torch);
@@ -110,14 +144,21 @@ int main(int argc, char **argv) {
     printf("PyTorch: n/a (no torch or numpy for %s)\n", python);
   int configs[2] = {1, cores};
   for (int k = 0; k < (cores > 1 ? 2 : 1); k++) {
+    const char *towers = configs[k] > 1 ? "s" : " ";
+    double tf = run_tf(python, configs[k], steps);
+    if (tf > 0)
+      printf("TensorFlow, seed 004's Python program, %d tower%s: %8.1f examples/s\n", configs[k], towers, tf);
+    else
+      printf("TensorFlow, %d tower%s: n/a (no tensorflow for %s)\n", configs[k], towers, python);
     double wait = -1;
     double ours = run_tfc(configs[k], cores, steps, &wait);
     if (ours < 0) {
-      printf("tfc, %d tower%s: failed\n", configs[k], configs[k] > 1 ? "s" : "");
+      printf("tfc, %d tower%s: failed\n", configs[k], towers);
       continue;
     }
     printf("tfc, %d tower%s on %d device%s:       %8.1f examples/s  (input queue wait %.1f%% of step time)",
-           configs[k], configs[k] > 1 ? "s" : " ", configs[k], configs[k] > 1 ? "s" : " ", ours, wait);
+           configs[k], towers, configs[k], towers, ours, wait);
+    if (tf > 0) printf("  ratio tfc/TensorFlow %.2f (target >= 1.5)", ours / tf);
     if (torch > 0) printf("  ratio tfc/PyTorch %.2f", ours / torch);
     printf("\n");
   }

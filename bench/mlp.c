@@ -3,8 +3,10 @@
  * tanh(16x8), cost = sum((y - y_out)^2), Adam) in tfc, built with tfc/train.h and trained
  * through TF_SessionRun (one run per step fetching the cost and running `train`), beside the
  * same model and optimizer in PyTorch (torch.nn.Linear, torch.optim.Adam) with the same
- * thread count, in the same invocation. Target: ratio >= 5 (a step this small is mostly
- * framework overhead in PyTorch; it should not be in tfc). Ratios > 1 mean tfc is faster.
+ * thread count, and beside the seed's own form, TensorFlow's tf.compat.v1 driven from Python
+ * (sess.run per step), in the same invocation. Targets: ratio >= 20 against TensorFlow and
+ * >= 5 against PyTorch (a step this small is mostly framework overhead in both; it should not
+ * be in tfc). Ratios > 1 mean tfc is faster.
  *
  * Usage: bench_mlp [threads] [python]   (defaults: all cores, bench_python's choice: the
  *        build tree's bench-venv when there)
@@ -156,15 +158,49 @@ static double torch_steps_per_sec(const char *python, int threads) {
   return bench_peer_number(cmd);
 }
 
+/* The seed program's own language: the same model in TensorFlow's tf.compat.v1 from Python,
+ * one sess.run(train, feed_dict) per step fetching the cost, with the same thread counts. */
+static double tf_steps_per_sec(const char *python, int threads) {
+  char cmd[2048];
+  snprintf(cmd, sizeof cmd,
+           "TF_CPP_MIN_LOG_LEVEL=3 %s -c \"import time, numpy as np, tensorflow.compat.v1 as tf\n"
+           "tf.disable_v2_behavior()\n"
+           "x = tf.placeholder(tf.float32, [%d, 32]); y = tf.placeholder(tf.float32, [%d, 8])\n"
+           "def layer(h, n, m):\n"
+           "    w = tf.Variable(tf.random_normal([n, m])); b = tf.Variable(tf.zeros([m]))\n"
+           "    return tf.tanh(tf.matmul(h, w) + b)\n"
+           "cost = tf.reduce_sum(tf.square(y - layer(layer(x, 32, 16), 16, 8)))\n"
+           "train = tf.train.AdamOptimizer(0.01).minimize(cost)\n"
+           "cfg = tf.ConfigProto(intra_op_parallelism_threads=%d, inter_op_parallelism_threads=%d)\n"
+           "sess = tf.Session(config=cfg); sess.run(tf.global_variables_initializer())\n"
+           "feed = {x: np.random.uniform(-1, 1, (%d, 32)), y: np.random.uniform(-1, 1, (%d, 8))}\n"
+           "rates = []\n"
+           "for r in range(6):\n"
+           "    n = 0; t0 = time.perf_counter()\n"
+           "    while True:\n"
+           "        sess.run([cost, train], feed); n += 1; t = time.perf_counter()\n"
+           "        if t - t0 >= 0.4: break\n"
+           "    if r: rates.append(n / (t - t0))\n"
+           "print(sorted(rates)[2])\" 2>/dev/null",
+           python, BATCH, BATCH, threads, threads, BATCH, BATCH);
+  return bench_peer_number(cmd);
+}
+
 int main(int argc, char **argv) {
   int threads = argc > 1 ? atoi(argv[1]) : (int)sysconf(_SC_NPROCESSORS_ONLN);
   const char *python = bench_python(argc > 2 ? argv[2] : NULL);
   if (threads < 1) threads = 1;
   printf("seed MLP 32-16-8 (tanh), batch %d, Adam; %d threads (intra = inter = %d)\n", BATCH, threads, threads);
-  bench_print_peers(RTLD_DEFAULT, threads, threads, python, "torch=%d", threads);
+  bench_print_peers(RTLD_DEFAULT, threads, threads, python, "torch=%d tensorflow=%d,%d", threads, threads, threads);
   double c0 = 0, c1 = 0;
   double ours = tfc_steps_per_sec(threads, &c0, &c1);
   printf("tfc:     %9.0f steps/s  (%.2f us/step; cost %.2f -> %.2f)\n", ours, 1e6 / ours, c0, c1);
+  double tf = tf_steps_per_sec(python, threads);
+  if (tf > 0)
+    printf("TensorFlow (Python, tf.compat.v1): %9.0f steps/s  (%.2f us/step)\nratio tfc/TensorFlow: %.2f (target >= 20)\n",
+           tf, 1e6 / tf, ours / tf);
+  else
+    printf("TensorFlow: n/a (no tensorflow for %s)\n", python);
   double torch = torch_steps_per_sec(python, threads);
   if (torch > 0)
     printf("PyTorch: %9.0f steps/s  (%.2f us/step)\nratio tfc/PyTorch: %.2f (target >= 5)\n", torch, 1e6 / torch,
