@@ -2,8 +2,11 @@
  * bench/cnn — training examples per second of seed 004's network on 28x28x1 inputs:
  * conv 5x5x32 + ReLU + max-pool 2, conv 5x5x64 + ReLU + max-pool 2, fc 1024 + ReLU, fc 10,
  * softmax cross-entropy, batch 100, SGD — in tfc (built with tfc/train.h, one TF_SessionRun per
- * step) beside the same network in PyTorch (torch.nn, torch.optim.SGD) with the same thread
- * count, in the same invocation. Target: ratio >= 1.3. Ratios > 1 mean tfc is faster.
+ * step) beside the same network in PyTorch (torch.nn, torch.optim.SGD) and in TensorFlow's
+ * tf.compat.v1 from Python, with the same thread count, in the same invocation; then the
+ * fraction of the machine's GEMM peak (the faster of OpenBLAS's and oneDNN's sgemm in the same
+ * run) that tfc's step reaches. Targets: ratio >= 1.5 against both, >= 50% of the peak.
+ * Ratios > 1 mean tfc is faster.
  *
  * --gpu: the same network and step with the whole tower under tf.device('/gpu:0') (soft
  * placement on, so an op without a GPU kernel runs on the CPU: the benchmark lists which),
@@ -16,6 +19,8 @@
  * Usage: bench_cnn [--gpu] [threads] [python]   (defaults: all cores, bench_python's choice:
  *        the build tree's bench-venv when there)
  */
+#include <cblas.h>
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -244,6 +249,105 @@ static double torch_examples_per_sec(const char *python, int threads, int gpu) {
   return bench_peer_number(cmd);
 }
 
+/* The same network and step in TensorFlow's tf.compat.v1 from Python: one sess.run([train,
+ * loss], feed_dict) per step with numpy batches fed, intra- and inter-op threads as tfc's. */
+static double tf_examples_per_sec(const char *python, int threads) {
+  char cmd[4096];
+  snprintf(cmd, sizeof cmd,
+           "TF_CPP_MIN_LOG_LEVEL=3 %s -c \"import time, numpy as np, tensorflow.compat.v1 as tf\n"
+           "tf.disable_v2_behavior(); tf.set_random_seed(4)\n"
+           "x = tf.placeholder(tf.float32, [None, 28, 28, 1]); y = tf.placeholder(tf.int64, [None])\n"
+           "def var(shape): return tf.Variable(tf.truncated_normal(shape, stddev=0.1)), tf.Variable(tf.fill(shape[-1:], 0.1))\n"
+           "def conv(h, cin, cout):\n"
+           "    w, b = var([5, 5, cin, cout])\n"
+           "    h = tf.nn.relu(tf.nn.bias_add(tf.nn.conv2d(h, w, [1, 1, 1, 1], 'SAME'), b))\n"
+           "    return tf.nn.max_pool(h, [1, 2, 2, 1], [1, 2, 2, 1], 'SAME')\n"
+           "h = tf.reshape(conv(conv(x, 1, 32), 32, 64), [-1, 7 * 7 * 64])\n"
+           "w, b = var([7 * 7 * 64, 1024]); h = tf.nn.relu(tf.nn.bias_add(tf.matmul(h, w), b))\n"
+           "w, b = var([1024, 10]); logits = tf.nn.bias_add(tf.matmul(h, w), b)\n"
+           "loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits))\n"
+           "train = tf.train.GradientDescentOptimizer(0.01).minimize(loss)\n"
+           "cfg = tf.ConfigProto(intra_op_parallelism_threads=%d, inter_op_parallelism_threads=%d)\n"
+           "sess = tf.Session(config=cfg); sess.run(tf.global_variables_initializer())\n"
+           "rng = np.random.RandomState(4)\n"
+           "feed = {x: rng.uniform(0, 1, (%d, 28, 28, 1)).astype(np.float32), y: rng.randint(0, 10, %d)}\n"
+           "rates = []\n"
+           "for r in range(4):\n"
+           "    n = 0; t0 = time.perf_counter()\n"
+           "    while True:\n"
+           "        sess.run([train, loss], feed); n += 1; t = time.perf_counter()\n"
+           "        if t - t0 >= (0.5 if r == 0 else 2.0): break\n"
+           "    if r: rates.append(n * %d / (t - t0))\n"
+           "print(sorted(rates)[1])\" 2>/dev/null",
+           python, threads, threads, BATCH, BATCH, BATCH);
+  return bench_peer_number(cmd);
+}
+
+/* Seconds of the best of 5 runs (after a warm-up) of gemm(n, a, b, c). */
+static double best_time(void (*gemm)(int, const float *, const float *, float *), int n, const float *a,
+                        const float *b, float *c) {
+  double best = 1e30;
+  for (int r = 0; r < 6; r++) {
+    double t0 = bench_now();
+    gemm(n, a, b, c);
+    double t = bench_now() - t0;
+    if (r > 0 && t < best) best = t;
+  }
+  return best;
+}
+
+static void openblas_gemm(int n, const float *a, const float *b, float *c) {
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a, n, b, n, 0.0f, c, n);
+}
+
+typedef int (*dnnl_sgemm_fn)(char, char, int64_t, int64_t, int64_t, float, const float *, int64_t, const float *,
+                             int64_t, float, float *, int64_t);
+static dnnl_sgemm_fn dnnl_sgemm_p;
+static void dnnl_gemm(int n, const float *a, const float *b, float *c) {
+  dnnl_sgemm_p('N', 'N', n, n, n, 1.0f, a, n, b, n, 0.0f, c, n);
+}
+
+/* The machine's GEMM peak in this run: the faster of OpenBLAS's cblas_sgemm and oneDNN's
+ * dnnl_sgemm (the library tfc's large products use; its OpenMP threads set through the
+ * runtime tfc loaded) on 2048x2048 matrices with `threads` threads, in GFLOP/s. *who names it. */
+static double gemm_peak_gflops(int threads, const char **who) {
+  const int n = 2048;
+  float *a = malloc(sizeof(float) * n * n), *b = malloc(sizeof(float) * n * n), *c = malloc(sizeof(float) * n * n);
+  if (!a || !b || !c) {
+    free(a), free(b), free(c);
+    return -1;
+  }
+  for (int i = 0; i < n * n; i++) a[i] = b[i] = (float)(i % 7) * 0.1f;
+  openblas_set_num_threads(threads);
+  double best = best_time(openblas_gemm, n, a, b, c);
+  openblas_set_num_threads(1); /* tfc calls OpenBLAS from its own threads, one thread per call */
+  *who = "OpenBLAS sgemm";
+  dnnl_sgemm_p = (dnnl_sgemm_fn)dlsym(RTLD_DEFAULT, "dnnl_sgemm");
+  int (*omp_get)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "omp_get_max_threads");
+  void (*omp_set)(int) = (void (*)(int))dlsym(RTLD_DEFAULT, "omp_set_num_threads");
+  if (dnnl_sgemm_p && omp_get && omp_set) {
+    int before = omp_get();
+    omp_set(threads);
+    double t = best_time(dnnl_gemm, n, a, b, c);
+    omp_set(before);
+    if (t < best) {
+      best = t;
+      *who = "oneDNN sgemm";
+    }
+  }
+  free(a), free(b), free(c);
+  return 2.0 * n * n * n / best / 1e9;
+}
+
+/* Multiply-adds x 2 of one training example: the forward convolutions and products, the
+ * filter and weight gradients of every layer, and the input gradients of all but the first
+ * (the images need none). */
+static double flops_per_example(void) {
+  double conv1 = 28.0 * 28 * 32 * 5 * 5 * 1 * 2, conv2 = 14.0 * 14 * 64 * 5 * 5 * 32 * 2;
+  double fc1 = 7.0 * 7 * 64 * 1024 * 2, fc2 = 1024.0 * 10 * 2;
+  return (conv1 + conv2 + fc1 + fc2) + (conv1 + 2 * conv2 + 2 * fc1 + 2 * fc2);
+}
+
 int main(int argc, char **argv) {
   int gpu = 0, n_pos = 0;
   const char *pos[2] = {NULL, NULL};
@@ -263,7 +367,7 @@ int main(int argc, char **argv) {
   printf("seed 004 CNN (conv5x5x32, pool, conv5x5x64, pool, fc1024, fc10), 28x28x1, batch %d, SGD; "
          "%d threads%s\n",
          BATCH, threads, gpu ? "; towers on /gpu:0 vs PyTorch on cuda:0" : "");
-  bench_print_peers(RTLD_DEFAULT, threads, threads, python, "torch=%d", threads);
+  bench_print_peers(RTLD_DEFAULT, threads, threads, python, "torch=%d tensorflow=%d,%d", threads, threads, threads);
   /* On the GPU PyTorch goes first: tfc's arena would hold GPU memory until the process ends. */
   double torch = gpu ? torch_examples_per_sec(python, threads, 1) : 0;
   double l0 = 0, l1 = 0;
@@ -272,9 +376,24 @@ int main(int argc, char **argv) {
   if (!gpu) torch = torch_examples_per_sec(python, threads, 0);
   if (torch > 0)
     printf("PyTorch: %8.1f examples/s  (%.1f ms/batch)\nratio tfc/PyTorch: %.2f (target >= %s)\n", torch,
-           1e3 * BATCH / torch, ours / torch, gpu ? "1.0" : "1.3");
+           1e3 * BATCH / torch, ours / torch, gpu ? "1.0" : "1.5");
   else
     printf("PyTorch: n/a (no torch%s for %s)\n", gpu ? " with CUDA" : "", python);
+  if (!gpu) {
+    double tf = tf_examples_per_sec(python, threads);
+    if (tf > 0)
+      printf("TensorFlow (tf.compat.v1 from Python): %8.1f examples/s  (%.1f ms/batch)\n"
+             "ratio tfc/TensorFlow: %.2f (target >= 1.5)\n",
+             tf, 1e3 * BATCH / tf, ours / tf);
+    else
+      printf("TensorFlow: n/a (no tensorflow for %s)\n", python);
+    const char *who = "";
+    double peak = gemm_peak_gflops(threads, &who), step = ours * flops_per_example() / 1e9;
+    if (peak > 0)
+      printf("GEMM peak (%s 2048, %d threads): %.0f GFLOP/s; tfc's step: %.1f MFLOP/example, "
+             "%.0f GFLOP/s = %.0f%% of the peak (target >= 50%%)\n",
+             who, threads, peak, flops_per_example() / 1e6, step, 100 * step / peak);
+  }
   TF_DeleteStatus(status);
   return 0;
 }

@@ -162,6 +162,12 @@ int tfc_shape_pool(tfc_shape_ctx *c) {
   return TFC_OK;
 }
 
+int tfc_shape_pool_with_workspace(tfc_shape_ctx *c) {
+  TFC_TRY(tfc_shape_pool(c));
+  c->output_shapes[1] = c->output_shapes[0];
+  return TFC_OK;
+}
+
 int tfc_shape_max_pool_grad(tfc_shape_ctx *c) {
   int64_t pads[8];
   int n_pads;

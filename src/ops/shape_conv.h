@@ -11,6 +11,7 @@ int tfc_shape_conv2d(tfc_shape_ctx *c);                 /* Conv2D: [N, OH, OW, O
 int tfc_shape_conv2d_backprop_input(tfc_shape_ctx *c);  /* the const input_sizes, rank 4 */
 int tfc_shape_conv2d_backprop_filter(tfc_shape_ctx *c); /* the const filter_sizes, rank 4 */
 int tfc_shape_pool(tfc_shape_ctx *c);                   /* MaxPool, AvgPool */
+int tfc_shape_pool_with_workspace(tfc_shape_ctx *c);    /* the pooled shape, twice */
 int tfc_shape_max_pool_grad(tfc_shape_ctx *c);          /* orig_input's shape (rank 4) */
 int tfc_shape_avg_pool_grad(tfc_shape_ctx *c);          /* the const orig_input_shape, rank 4 */
 /* The 3-D family (ops_conv3d.def), after TF's Conv3DShape, Pool3DShape and the V2 backprops'. */

@@ -282,11 +282,12 @@ int tfc_opt_prune(const tfc_graph *g, const tfc_graph *orig, tfc_graph **out, tf
 typedef int (*pass_fn)(const tfc_graph *g, const tfc_optimize_options *o, tfc_graph **out, tfc_status *s);
 
 int tfc_optimize_graph(tfc_graph **g, const tfc_optimize_options *o, tfc_status *s) {
-  pass_fn passes[4] = {o->constant_folding ? tfc_opt_const_fold : NULL, o->scale_folding ? tfc_opt_scale_fold : NULL,
+  pass_fn passes[5] = {o->constant_folding ? tfc_opt_const_fold : NULL, o->scale_folding ? tfc_opt_scale_fold : NULL,
                        o->remapping || o->pad_folding ? tfc_opt_fuse_conv : NULL,
+                       o->remapping ? tfc_opt_pool_workspace : NULL,
                        o->dependency_optimization ? tfc_opt_dependency : NULL};
   tfc_graph *cur = *g;
-  for (int i = 0; i < 4; i++) {
+  for (int i = 0; i < 5; i++) {
     if (!passes[i]) continue;
     tfc_graph *next = NULL, *pruned = NULL;
     if (passes[i](cur, o, &next, s) || (next && tfc_opt_prune(next, *g, &pruned, s))) {
@@ -303,7 +304,7 @@ int tfc_optimize_graph(tfc_graph **g, const tfc_optimize_options *o, tfc_status 
     cur = next;
   }
   /* No pass changed the graph: pruning still drops Consts that only feed control edges. */
-  if (cur == *g && (passes[0] || passes[1] || passes[2] || passes[3])) {
+  if (cur == *g && (passes[0] || passes[1] || passes[2] || passes[3] || passes[4])) {
     tfc_graph *pruned = NULL;
     if (tfc_opt_prune(cur, *g, &pruned, s)) return s->code;
     if (pruned) cur = pruned;

@@ -14,6 +14,10 @@
  *   fuse_conv.c    a zero Pad before a VALID convolution goes into its EXPLICIT padding, and a
  *                  convolution with its bias and activation becomes one _FusedConv2D or
  *                  _FusedDepthwiseConv2dNative node named as the last of them (TF's remapper);
+ *   pool_ws.c      a float MaxPool and its MaxPoolGrad become _MaxPoolWithWorkspace and
+ *                  _MaxPoolGradWithWorkspace of their names: the pool records where each
+ *                  gradient goes, so the gradient does not search its input again (TF's oneDNN
+ *                  workspace);
  *   dep_opt.c      a pure node that only control edges wait for (a gated gradient nobody
  *                  uses) becomes a NoOp of its name waiting for what it waited for (TF's
  *                  DependencyOptimizer);
@@ -48,7 +52,7 @@
 typedef struct tfc_optimize_options {
   int constant_folding;                 /* 1: run const_fold */
   int scale_folding;                    /* 1: run scale_fold */
-  int remapping;                        /* 1: fuse_conv's conv + bias + activation fusion */
+  int remapping;                        /* 1: fuse_conv's conv + bias + activation fusion, pool_ws */
   int pad_folding;                      /* 1: fuse_conv's folding of a Pad into a conv's padding */
   int dependency_optimization;          /* 1: run dep_opt */
   int64_t max_folded_constant_in_bytes; /* <= 0: TF's default, 10 MiB */

@@ -66,6 +66,7 @@ int tfc_opt_const_fold(const tfc_graph *g, const tfc_optimize_options *o, tfc_gr
 int tfc_opt_scale_fold(const tfc_graph *g, const tfc_optimize_options *o, tfc_graph **out, tfc_status *s);
 int tfc_opt_fuse_conv(const tfc_graph *g, const tfc_optimize_options *o, tfc_graph **out, tfc_status *s);
 int tfc_opt_dependency(const tfc_graph *g, const tfc_optimize_options *o, tfc_graph **out, tfc_status *s);
+int tfc_opt_pool_workspace(const tfc_graph *g, const tfc_optimize_options *o, tfc_graph **out, tfc_status *s);
 /* Drops nodes that no longer feed a root: a node that is not pure, or whose name in_orig
  * gave to a node without consumers there (a target), or a _Retval. */
 int tfc_opt_prune(const tfc_graph *g, const tfc_graph *orig, tfc_graph **out, tfc_status *s);

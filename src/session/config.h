@@ -36,7 +36,7 @@ typedef struct tfc_session_config {
    * with OptimizerOptions opt_level L0 without do_constant_folding, or RewriterConfig's
    * constant_folding OFF; folding per-channel scales into weights is off with its
    * arithmetic_optimization or remapping OFF; fusing convolutions with their bias and
-   * activation (and a Pad before them) is off with remapping OFF; disable_meta_optimizer
+   * activation (and a Pad before them) and max pooling's workspace are off with remapping OFF; disable_meta_optimizer
    * switches off all. */
   int no_constant_folding;
   int no_scale_folding;

@@ -568,6 +568,98 @@ static void run_conv_chain(int mode, int depthwise, int act, int use_add, int pa
   TF_DeleteStatus(s);
 }
 
+/* MaxPool(x) and MaxPoolGrad(x, pool, g), x fed with ties, NaN and -0 and g with -0; fetches
+ * Identity(gradient) (and the pool with fetch_pool). *graphs: the partition graphs' nodes. */
+static void run_pool_pair(int mode, const int64_t *xd, int k, int stride, const char *padding, int nchw, int fetch_pool,
+                          float *dx, int64_t n_dx, char **graphs) {
+  int64_t h = xd[nchw ? 2 : 1], w = xd[nchw ? 3 : 2];
+  int same = strcmp(padding, "SAME") == 0;
+  int64_t oh = same ? (h + stride - 1) / stride : (h - k) / stride + 1, ow = same ? (w + stride - 1) / stride : (w - k) / stride + 1;
+  int64_t yd[4] = {xd[0], nchw ? xd[1] : oh, nchw ? oh : ow, nchw ? ow : xd[3]};
+  int64_t n_x = xd[0] * xd[1] * xd[2] * xd[3], n_y = yd[0] * yd[1] * yd[2] * yd[3];
+  float *xv = malloc(sizeof(float) * (size_t)n_x), *gv = malloc(sizeof(float) * (size_t)n_y);
+  for (int64_t i = 0; i < n_x; i++) xv[i] = (float)((i * 37) % 7 - 3) * 0.5f;
+  xv[5] = NAN;
+  xv[n_x / 2] = -0.0f;
+  for (int64_t i = 0; i < n_y; i++) gv[i] = (float)((i * 13) % 11 - 5) * 0.25f;
+  gv[1] = -0.0f;
+  gv[n_y - 1] = -0.0f;
+  TF_Graph *g = TF_NewGraph();
+  TF_Status *s = TF_NewStatus();
+  TF_Output x = placeholder(g, "x");
+  int64_t ks[4] = {1, k, k, 1}, st[4] = {1, stride, stride, 1};
+  if (nchw) ks[1] = st[1] = 1, ks[2] = ks[3] = k, st[2] = st[3] = stride;
+  TF_OperationDescription *d = TF_NewOperation(g, "MaxPool", "pool");
+  TF_AddInput(d, x);
+  TF_SetAttrIntList(d, "ksize", ks, 4);
+  TF_SetAttrIntList(d, "strides", st, 4);
+  TF_SetAttrString(d, "padding", padding, strlen(padding));
+  TF_SetAttrString(d, "data_format", nchw ? "NCHW" : "NHWC", 4);
+  TF_Output pool = {capi_finish(d), 0};
+  d = TF_NewOperation(g, "MaxPoolGrad", "grad");
+  TF_AddInput(d, x);
+  TF_AddInput(d, pool);
+  TF_AddInput(d, fconst(g, "g", yd, 4, gv, (size_t)n_y));
+  TF_SetAttrIntList(d, "ksize", ks, 4);
+  TF_SetAttrIntList(d, "strides", st, 4);
+  TF_SetAttrString(d, "padding", padding, strlen(padding));
+  TF_SetAttrString(d, "data_format", nchw ? "NCHW" : "NHWC", 4);
+  TF_Output grad = op1(g, "Identity", "dx", (TF_Output){capi_finish(d), 0}); /* a fetched gradient keeps its op */
+  TF_Session *sess = session(g, mode);
+  TF_Tensor *outs[2] = {NULL, NULL};
+  TF_Output fetches[2] = {grad, pool};
+  EXPECT_EQ(run(sess, &x, ftensor(xd, 4, xv, (size_t)n_x), fetches, fetch_pool ? 2 : 1, NULL, 0, outs, graphs, NULL),
+            TF_OK);
+  EXPECT_EQ((int64_t)TF_TensorByteSize(outs[0]), n_dx * 4);
+  memcpy(dx, TF_TensorData(outs[0]), (size_t)n_dx * 4);
+  for (int i = 0; i < 2; i++)
+    if (outs[i]) TF_DeleteTensor(outs[i]);
+  close_session(sess);
+  TF_DeleteGraph(g);
+  TF_DeleteStatus(s);
+  free(xv);
+  free(gv);
+}
+
+/* A MaxPool and its MaxPoolGrad become the workspace pair under their names, with the
+ * gradient of the unrewritten pair bit for bit (ties, a NaN, -0 gradients), over windows that
+ * tile the image, overlap, leave rows out or leave gaps, NHWC and NCHW; a fetched pool keeps
+ * its op, and remapping OFF keeps both. */
+static void max_pool_grad_reads_the_pools_workspace(void) {
+  static const struct {
+    int64_t xd[4];
+    int k, stride;
+    const char *padding;
+    int nchw;
+  } cases[] = {{{2, 7, 9, 5}, 2, 2, "SAME", 0},  {{2, 8, 8, 3}, 3, 2, "SAME", 0}, {{1, 7, 7, 20}, 2, 2, "VALID", 0},
+               {{1, 8, 8, 2}, 2, 3, "VALID", 0}, {{2, 6, 6, 3}, 3, 3, "SAME", 0}, {{2, 3, 7, 6}, 2, 2, "SAME", 1},
+               {{3, 14, 14, 32}, 2, 2, "SAME", 0}, {{2, 9, 9, 16}, 3, 2, "SAME", 0}};
+  for (size_t t = 0; t < sizeof cases / sizeof cases[0]; t++)
+    for (int fetch_pool = 0; fetch_pool < 2; fetch_pool++) {
+      const int64_t *xd = cases[t].xd;
+      int64_t n = xd[0] * xd[1] * xd[2] * xd[3];
+      float *dx[2] = {malloc(sizeof(float) * (size_t)n), malloc(sizeof(float) * (size_t)n)};
+      char *graphs[2];
+      for (int m = 0; m < 2; m++)
+        run_pool_pair(m ? OPT_REMAP_OFF : OPT_DEFAULT, xd, cases[t].k, cases[t].stride, cases[t].padding,
+                      cases[t].nchw, fetch_pool, dx[m], n, &graphs[m]);
+      if (memcmp(dx[0], dx[1], sizeof(float) * (size_t)n) != 0)
+        for (int64_t i = 0; i < n; i++)
+          if (memcmp(&dx[0][i], &dx[1][i], sizeof(float)) != 0) {
+            tfc_test_fail(__FILE__, __LINE__, "case %zu element %lld: %g vs %g", t, (long long)i, dx[0][i], dx[1][i]);
+            break;
+          }
+      EXPECT_EQ(count_lines(graphs[0], fetch_pool ? "pool=MaxPool" : "pool=_MaxPoolWithWorkspace"), 1);
+      EXPECT_EQ(count_lines(graphs[0], fetch_pool ? "grad=MaxPoolGrad" : "grad=_MaxPoolGradWithWorkspace"), 1);
+      EXPECT_EQ(count_lines(graphs[1], "pool=MaxPool"), 1);
+      EXPECT_EQ(count_lines(graphs[1], "grad=MaxPoolGrad"), 1);
+      for (int m = 0; m < 2; m++) {
+        free(dx[m]);
+        free(graphs[m]);
+      }
+    }
+}
+
 /* Each activation, after Conv2D or depthwise with BiasAdd, AddV2 or both: one fused node named as
  * the last node, the values of the unfused graph (RewriterConfig remapping OFF). */
 static void fuses_conv_bias_and_activation(void) {
@@ -1173,5 +1265,6 @@ static const tfc_test tests[] = {
     TFC_TEST(batch1_bands_match_double),
     TFC_TEST(fused_add_errors),
     TFC_TEST(fuses_matmul_bias_and_activation),
+    TFC_TEST(max_pool_grad_reads_the_pools_workspace),
     {0}};
 TFC_TEST_MAIN(tests)

@@ -157,5 +157,16 @@ void tfc_pool_ref_fwd(tfc_kernel_ctx *c, const tfc_window_geom *g, int dtype, in
 void tfc_pool_ref_max_grad(tfc_kernel_ctx *c, const tfc_window_geom *g, int dtype, const void *in, const void *grad,
                            void *out);
 void tfc_pool_ref_avg_grad(tfc_kernel_ctx *c, const tfc_window_geom *g, int dtype, const void *grad, void *out);
+/* Max pooling's workspace (_MaxPoolWithWorkspace, float), for images [b0, b1) on the calling
+ * thread (the pool's shards call it after their oneDNN pass): per output element of g's pooled
+ * shape, the index in its unclipped window (row * kw + col) of the element MaxPoolGrad routes
+ * its gradient to, or TFC_POOL_WS_NONE for an empty window (needs kh * kw < TFC_POOL_WS_NONE);
+ * RESOURCE_EXHAUSTED in s. And MaxPoolGrad from it (_MaxPoolGradWithWorkspace, sharded over the
+ * pool): out gets what tfc_pool_ref_max_grad gives for the workspace's input, bit for bit. */
+#define TFC_POOL_WS_NONE 255
+void tfc_pool_ref_max_workspace_images(const tfc_window_geom *g, const float *in, uint8_t *ws, int64_t b0,
+                                       int64_t b1, tfc_status *s);
+void tfc_pool_ref_max_grad_workspace(tfc_kernel_ctx *c, const tfc_window_geom *g, const uint8_t *ws,
+                                     const float *grad, float *out);
 
 #endif

@@ -138,19 +138,30 @@ static void window(const tfc_window_geom *g, int64_t oy, int64_t ox, int64_t *y0
   if (*x0 < 0) *x0 = 0;
 }
 
-/* MaxPoolGrad over NHWC images [b0, b1) (out zeroed first): per window, the running maximum of
- * each channel over the window's rows (the first element stays unless one compares above it,
- * so NaN never wins after the first), the gradient of a NaN maximum to the window's first
- * element (nothing compares above NaN), and each gradient to the first element equal to its
- * channel's maximum, which is then spent (set to NaN, which equals nothing). The channel loops
- * are branch-free, so the compiler vectorizes them; the float function is compiled per vector
- * unit (base/simd.h) and chosen once per call. best: scratch of g->ic elements. */
+/* 1 when the pooling windows cover every input element exactly once (stride = size in both
+ * dims, and the last window reaches the image's end): no element is left for a zero fill. */
+static int pool_tiles(const tfc_window_geom *g) {
+  return g->sh == g->kh && g->sw == g->kw && (g->oh - 1) * g->sh - g->pt + g->kh >= g->ih &&
+         (g->ow - 1) * g->sw - g->pl + g->kw >= g->iw;
+}
+
+/* MaxPoolGrad over NHWC images [b0, b1): per window, the running maximum of each channel over
+ * the window's rows (the first element stays unless one compares above it, so NaN never wins
+ * after the first), the gradient of a NaN maximum to the window's first element (nothing
+ * compares above NaN), and each gradient to the first element equal to its channel's maximum,
+ * which is then spent (set to NaN, which equals nothing). When the windows tile the image
+ * (stride = size, every element in one window: the usual 2x2/2 pooling), each element of out
+ * is stored once, its gradient or zero (gradient + 0, so -0 becomes +0 as in a sum over zeros);
+ * otherwise out is zeroed first and each window adds to it. The channel loops are branch-free,
+ * so the compiler vectorizes them; the float function is compiled per vector unit
+ * (base/simd.h) and chosen once per call. best: scratch of g->ic elements. */
 #define MAXGRAD_NHWC(T, SFX, ATTR)                                                                 \
   ATTR static void maxgrad_nhwc_##SFX(const tfc_window_geom *g, const T *in, const T *grad, T *out, T *best, \
                                       int64_t b0, int64_t b1) {                                    \
     const int64_t c = g->ic;                                                                       \
+    const int tiled = pool_tiles(g);                                                               \
     for (int64_t b = b0; b < b1; b++) {                                                            \
-      memset(out + IN_OFF(g, b, 0, 0, 0), 0, sizeof(T) * (size_t)(g->ih * g->iw * c));             \
+      if (!tiled) memset(out + IN_OFF(g, b, 0, 0, 0), 0, sizeof(T) * (size_t)(g->ih * g->iw * c));  \
       for (int64_t oy = 0; oy < g->oh; oy++)                                                       \
         for (int64_t ox = 0; ox < g->ow; ox++) {                                                   \
           int64_t y0, y1, x0, x1;                                                                  \
@@ -163,6 +174,20 @@ static void window(const tfc_window_geom *g, int64_t oy, int64_t ox, int64_t *y0
               const T *restrict p = in + IN_OFF(g, b, y, x, 0);                                    \
               for (int64_t i = 0; i < c; i++) best[i] = p[i] > best[i] ? p[i] : best[i];           \
             }                                                                                      \
+          if (tiled) {                                                                             \
+            for (int64_t y = y0; y < y1; y++)                                                      \
+              for (int64_t x = x0; x < x1; x++) {                                                  \
+                const T *restrict p = in + IN_OFF(g, b, y, x, 0);                                  \
+                T *restrict o = out + IN_OFF(g, b, y, x, 0);                                       \
+                const int first = y == y0 && x == x0;                                              \
+                for (int64_t i = 0; i < c; i++) {                                                  \
+                  int hit = p[i] == best[i] || (first && best[i] != best[i]);                      \
+                  o[i] = hit ? gr[i] + (T)0 : (T)0;                                                \
+                  best[i] = hit ? (T)NAN : best[i];                                                \
+                }                                                                                  \
+              }                                                                                    \
+            continue;                                                                              \
+          }                                                                                        \
           T *restrict o0 = out + IN_OFF(g, b, y0, x0, 0);                                          \
           for (int64_t i = 0; i < c; i++) o0[i] = best[i] != best[i] ? o0[i] + gr[i] : o0[i];      \
           for (int64_t y = y0; y < y1; y++)                                                        \
@@ -324,6 +349,234 @@ void tfc_pool_ref_avg_grad(tfc_kernel_ctx *c, const tfc_window_geom *g, int dtyp
   ref_job j = {g, NULL, grad, out, dtype, 0, 0};
   tfc_kernel_parallel_for(c, g->n, g->oh * g->ow * g->ic * g->kh * g->kw,
                           dtype == TFC_DT_FLOAT ? pool_avg_grad_float : pool_avg_grad_double, &j);
+}
+
+/* ---- max pooling's workspace (float): the argmax once, in the forward pass ---- */
+
+/* The workspace of the output elements of images [b0, b1): per element, the index in its
+ * unclipped window (row * kw + col) of the element MaxPoolGrad routes its gradient to, by
+ * MaxPoolGrad's rule above (the first that compares above all before it, else the window's
+ * first), or TFC_POOL_WS_NONE for an empty window. The gradient then reads one byte per
+ * output element instead of the window's inputs. best: scratch of g->ic floats. NHWC and
+ * NCHW (CS: the channel stride, 1 in NHWC, so the loops vectorize). */
+#define MAXWS(SFX, ATTR, NCHW)                                                                     \
+  ATTR static void maxws_##SFX(const tfc_window_geom *g, const float *in, uint8_t *ws, float *best,  \
+                               int64_t b0, int64_t b1) {                                           \
+    const int64_t c = g->ic, cs_in = NCHW ? g->ih * g->iw : 1, cs_out = NCHW ? g->oh * g->ow : 1;  \
+    for (int64_t b = b0; b < b1; b++)                                                              \
+      for (int64_t oy = 0; oy < g->oh; oy++)                                                       \
+        for (int64_t ox = 0; ox < g->ow; ox++) {                                                   \
+          int64_t y0, y1, x0, x1, wy = oy * g->sh - g->pt, wx = ox * g->sw - g->pl;                \
+          window(g, oy, ox, &y0, &y1, &x0, &x1);                                                   \
+          uint8_t *restrict w = ws + OUT_OFF(g, b, oy, ox, 0);                                     \
+          if (y1 <= y0 || x1 <= x0) {                                                              \
+            for (int64_t i = 0; i < c; i++) w[i * cs_out] = TFC_POOL_WS_NONE;                      \
+            continue;                                                                              \
+          }                                                                                        \
+          const float *restrict p0 = in + IN_OFF(g, b, y0, x0, 0);                                 \
+          const uint8_t k0 = (uint8_t)((y0 - wy) * g->kw + (x0 - wx));                             \
+          for (int64_t i = 0; i < c; i++) {                                                        \
+            best[i] = p0[i * cs_in];                                                               \
+            w[i * cs_out] = k0;                                                                    \
+          }                                                                                        \
+          for (int64_t y = y0; y < y1; y++)                                                        \
+            for (int64_t x = y == y0 ? x0 + 1 : x0; x < x1; x++) {                                 \
+              const float *restrict p = in + IN_OFF(g, b, y, x, 0);                                \
+              const uint8_t k = (uint8_t)((y - wy) * g->kw + (x - wx));                            \
+              for (int64_t i = 0; i < c; i++) {                                                    \
+                int gt = p[i * cs_in] > best[i];                                                   \
+                best[i] = gt ? p[i * cs_in] : best[i];                                             \
+                w[i * cs_out] = gt ? k : w[i * cs_out];                                            \
+              }                                                                                    \
+            }                                                                                      \
+        }                                                                                          \
+  }
+
+/* MaxPoolGrad from the workspace, over images [b0, b1). Windows that tile the image store
+ * each element of out once (the gradient + 0, as a sum over zeros, or zero); otherwise out is
+ * zeroed and each window adds its gradient at its element, in MaxPoolGrad's order. */
+#define MAXGRAD_WS(SFX, ATTR, NCHW)                                                                \
+  ATTR static void maxgrad_ws_##SFX(const tfc_window_geom *g, const uint8_t *ws, const float *grad, \
+                                    float *out, int64_t b0, int64_t b1) {                          \
+    const int64_t c = g->ic, cs_in = NCHW ? g->ih * g->iw : 1, cs_out = NCHW ? g->oh * g->ow : 1;  \
+    const int tiled = pool_tiles(g);                                                               \
+    for (int64_t b = b0; b < b1; b++) {                                                            \
+      if (!tiled) memset(out + IN_OFF(g, b, 0, 0, 0), 0, sizeof(float) * (size_t)(g->ih * g->iw * c)); \
+      for (int64_t oy = 0; oy < g->oh; oy++)                                                       \
+        for (int64_t ox = 0; ox < g->ow; ox++) {                                                   \
+          int64_t y0, y1, x0, x1, wy = oy * g->sh - g->pt, wx = ox * g->sw - g->pl;                \
+          window(g, oy, ox, &y0, &y1, &x0, &x1);                                                   \
+          if (y1 <= y0 || x1 <= x0) continue;                                                      \
+          const float *restrict gr = grad + OUT_OFF(g, b, oy, ox, 0);                              \
+          const uint8_t *restrict w = ws + OUT_OFF(g, b, oy, ox, 0);                               \
+          if (tiled) {                                                                             \
+            for (int64_t y = y0; y < y1; y++)                                                      \
+              for (int64_t x = x0; x < x1; x++) {                                                  \
+                float *restrict o = out + IN_OFF(g, b, y, x, 0);                                   \
+                const uint8_t k = (uint8_t)((y - wy) * g->kw + (x - wx));                          \
+                for (int64_t i = 0; i < c; i++)                                                    \
+                  o[i * cs_in] = w[i * cs_out] == k ? gr[i * cs_out] + 0.0f : 0.0f;                \
+              }                                                                                    \
+            continue;                                                                              \
+          }                                                                                        \
+          for (int64_t i = 0; i < c; i++) {                                                        \
+            int64_t k = w[i * cs_out];                                                             \
+            if (k >= g->kh * g->kw) continue; /* an empty window's, or not ours: routes nothing */ \
+            out[IN_OFF(g, b, wy + k / g->kw, wx + k % g->kw, i)] += gr[i * cs_out];                \
+          }                                                                                        \
+        }                                                                                          \
+    }                                                                                              \
+  }
+
+/* The same two loops for NHWC with channels in blocks of 16, in GCC vectors (16 floats, their
+ * int32 masks, 16 workspace bytes) held in registers across a window: one load of each input
+ * element, one store of each output element, no scratch. The vector unit is the target's
+ * (an AVX-512 register, two AVX2 or four SSE2 ones). */
+typedef float vf16 __attribute__((vector_size(64)));
+typedef int32_t vi16 __attribute__((vector_size(64)));
+typedef uint8_t vb16 __attribute__((vector_size(16)));
+
+#define MAXWS16(SFX, ATTR)                                                                         \
+  ATTR static void maxws16_##SFX(const tfc_window_geom *g, const float *in, uint8_t *ws, int64_t b0, \
+                                 int64_t b1) {                                                     \
+    const int64_t c = g->ic;                                                                       \
+    for (int64_t b = b0; b < b1; b++)                                                              \
+      for (int64_t oy = 0; oy < g->oh; oy++)                                                       \
+        for (int64_t ox = 0; ox < g->ow; ox++) {                                                   \
+          int64_t y0, y1, x0, x1, wy = oy * g->sh - g->pt, wx = ox * g->sw - g->pl;                \
+          window(g, oy, ox, &y0, &y1, &x0, &x1);                                                   \
+          uint8_t *w = ws + OUT_OFF(g, b, oy, ox, 0);                                              \
+          if (y1 <= y0 || x1 <= x0) {                                                              \
+            memset(w, TFC_POOL_WS_NONE, (size_t)c);                                                \
+            continue;                                                                              \
+          }                                                                                        \
+          for (int64_t cb = 0; cb < c; cb += 16) {                                                 \
+            vf16 best;                                                                             \
+            memcpy(&best, in + IN_OFF(g, b, y0, x0, cb), sizeof best);                             \
+            vi16 idx = (vi16){0} + (int32_t)((y0 - wy) * g->kw + (x0 - wx));                       \
+            for (int64_t y = y0; y < y1; y++)                                                      \
+              for (int64_t x = y == y0 ? x0 + 1 : x0; x < x1; x++) {                               \
+                vf16 v;                                                                            \
+                memcpy(&v, in + IN_OFF(g, b, y, x, cb), sizeof v);                                 \
+                vi16 m = v > best, k = (vi16){0} + (int32_t)((y - wy) * g->kw + (x - wx));         \
+                best = (vf16)(((vi16)v & m) | ((vi16)best & ~m));                                  \
+                idx = (k & m) | (idx & ~m);                                                        \
+              }                                                                                    \
+            vb16 w8 = __builtin_convertvector(idx, vb16);                                          \
+            memcpy(w + cb, &w8, sizeof w8);                                                        \
+          }                                                                                        \
+        }                                                                                          \
+  }
+
+/* Windows that tile the image only (each element stored once). */
+#define MAXGRAD_WS16(SFX, ATTR)                                                                    \
+  ATTR static void maxgrad_ws16_##SFX(const tfc_window_geom *g, const uint8_t *ws, const float *grad, \
+                                      float *out, int64_t b0, int64_t b1) {                        \
+    const int64_t c = g->ic;                                                                       \
+    for (int64_t b = b0; b < b1; b++)                                                              \
+      for (int64_t oy = 0; oy < g->oh; oy++)                                                       \
+        for (int64_t ox = 0; ox < g->ow; ox++) {                                                   \
+          int64_t y0, y1, x0, x1, wy = oy * g->sh - g->pt, wx = ox * g->sw - g->pl;                \
+          window(g, oy, ox, &y0, &y1, &x0, &x1);                                                   \
+          const float *gr = grad + OUT_OFF(g, b, oy, ox, 0);                                       \
+          const uint8_t *w = ws + OUT_OFF(g, b, oy, ox, 0);                                        \
+          for (int64_t cb = 0; cb < c; cb += 16) {                                                 \
+            vf16 gv;                                                                               \
+            vb16 w8;                                                                               \
+            memcpy(&gv, gr + cb, sizeof gv);                                                       \
+            memcpy(&w8, w + cb, sizeof w8);                                                        \
+            vi16 gi = (vi16)(gv + 0.0f), wi = __builtin_convertvector(w8, vi16);                   \
+            for (int64_t y = y0; y < y1; y++)                                                      \
+              for (int64_t x = x0; x < x1; x++) {                                                  \
+                vi16 m = wi == (int32_t)((y - wy) * g->kw + (x - wx));                             \
+                vf16 o = (vf16)(gi & m);                                                           \
+                memcpy(out + IN_OFF(g, b, y, x, cb), &o, sizeof o);                                \
+              }                                                                                    \
+          }                                                                                        \
+        }                                                                                          \
+  }
+
+MAXWS16(base, REF_O3)
+MAXGRAD_WS16(base, REF_O3)
+#if TFC_SIMD_X86
+MAXWS16(avx2, TFC_SIMD_TARGET_AVX2 REF_O3)
+MAXWS16(avx512, TFC_SIMD_TARGET_AVX512 REF_O3)
+MAXGRAD_WS16(avx2, TFC_SIMD_TARGET_AVX2 REF_O3)
+MAXGRAD_WS16(avx512, TFC_SIMD_TARGET_AVX512 REF_O3)
+#endif
+
+MAXWS(nchw, REF_O3, 1)
+MAXWS(nhwc_base, REF_O3, 0)
+MAXGRAD_WS(nchw, REF_O3, 1)
+MAXGRAD_WS(nhwc_base, REF_O3, 0)
+#if TFC_SIMD_X86
+MAXWS(nhwc_avx2, TFC_SIMD_TARGET_AVX2 REF_O3, 0)
+MAXWS(nhwc_avx512, TFC_SIMD_TARGET_AVX512 REF_O3, 0)
+MAXGRAD_WS(nhwc_avx2, TFC_SIMD_TARGET_AVX2 REF_O3, 0)
+MAXGRAD_WS(nhwc_avx512, TFC_SIMD_TARGET_AVX512 REF_O3, 0)
+#endif
+
+typedef struct ws_job {
+  const tfc_window_geom *g;
+  const float *in, *grad;
+  uint8_t *ws;
+  const uint8_t *ws_in;
+  float *out;
+  int level; /* tfc_simd_level() */
+  int oom;
+} ws_job;
+
+static void max_ws_range(int64_t b0, int64_t b1, void *arg) {
+  ws_job *j = arg;
+  float *best = malloc(sizeof(float) * (size_t)j->g->ic);
+  if (!best) {
+    __atomic_store_n(&j->oom, 1, __ATOMIC_RELAXED);
+    return;
+  }
+  if (!j->g->nchw && j->g->ic % 16 == 0) {
+#if TFC_SIMD_X86
+    if (j->level >= TFC_SIMD_AVX512) maxws16_avx512(j->g, j->in, j->ws, b0, b1);
+    else if (j->level >= TFC_SIMD_AVX2) maxws16_avx2(j->g, j->in, j->ws, b0, b1);
+    else
+#endif
+      maxws16_base(j->g, j->in, j->ws, b0, b1);
+  } else if (j->g->nchw) maxws_nchw(j->g, j->in, j->ws, best, b0, b1);
+#if TFC_SIMD_X86
+  else if (j->level >= TFC_SIMD_AVX512) maxws_nhwc_avx512(j->g, j->in, j->ws, best, b0, b1);
+  else if (j->level >= TFC_SIMD_AVX2) maxws_nhwc_avx2(j->g, j->in, j->ws, best, b0, b1);
+#endif
+  else maxws_nhwc_base(j->g, j->in, j->ws, best, b0, b1);
+  free(best);
+}
+
+static void max_grad_ws_range(int64_t b0, int64_t b1, void *arg) {
+  const ws_job *j = arg;
+  if (!j->g->nchw && j->g->ic % 16 == 0 && pool_tiles(j->g)) {
+#if TFC_SIMD_X86
+    if (j->level >= TFC_SIMD_AVX512) maxgrad_ws16_avx512(j->g, j->ws_in, j->grad, j->out, b0, b1);
+    else if (j->level >= TFC_SIMD_AVX2) maxgrad_ws16_avx2(j->g, j->ws_in, j->grad, j->out, b0, b1);
+    else
+#endif
+      maxgrad_ws16_base(j->g, j->ws_in, j->grad, j->out, b0, b1);
+  } else if (j->g->nchw) maxgrad_ws_nchw(j->g, j->ws_in, j->grad, j->out, b0, b1);
+#if TFC_SIMD_X86
+  else if (j->level >= TFC_SIMD_AVX512) maxgrad_ws_nhwc_avx512(j->g, j->ws_in, j->grad, j->out, b0, b1);
+  else if (j->level >= TFC_SIMD_AVX2) maxgrad_ws_nhwc_avx2(j->g, j->ws_in, j->grad, j->out, b0, b1);
+#endif
+  else maxgrad_ws_nhwc_base(j->g, j->ws_in, j->grad, j->out, b0, b1);
+}
+
+void tfc_pool_ref_max_workspace_images(const tfc_window_geom *g, const float *in, uint8_t *ws, int64_t b0,
+                                       int64_t b1, tfc_status *s) {
+  ws_job j = {g, in, NULL, ws, NULL, NULL, tfc_simd_level(), 0};
+  max_ws_range(b0, b1, &j);
+  if (j.oom) TFC_OOM(s);
+}
+
+void tfc_pool_ref_max_grad_workspace(tfc_kernel_ctx *c, const tfc_window_geom *g, const uint8_t *ws,
+                                     const float *grad, float *out) {
+  ws_job j = {g, NULL, grad, NULL, ws, out, tfc_simd_level(), 0};
+  tfc_kernel_parallel_for(c, g->n, g->ih * g->iw * g->ic, max_grad_ws_range, &j);
 }
 
 /* ---- fused epilogues ---- */

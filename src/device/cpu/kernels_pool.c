@@ -8,7 +8,10 @@
  * TF's SAME padding is asymmetric (the odd element after), which oneDNN takes as separate
  * left/right paddings. MaxPoolGrad (and double everywhere) runs the plain-C pooling of
  * kernels_conv_ref.c, which routes each gradient to the first maximum of its window as TF
- * does. Attrs and shapes are checked by device/conv_plan.h (shared with the GPU kernels);
+ * does. The internal pair _MaxPoolWithWorkspace / _MaxPoolGradWithWorkspace (what the optimizer
+ * makes of a float MaxPool and its MaxPoolGrad, optimize/pool_ws.c) keeps that routing in a
+ * byte per pooled element from the forward pass, so the gradient reads neither input again.
+ * Attrs and shapes are checked by device/conv_plan.h (shared with the GPU kernels);
  * pooling across depth or batch is rejected with TF's texts.
  */
 #include <stdlib.h>
@@ -77,6 +80,7 @@ typedef struct pool_run {
   const char *in;
   char *out;
   int64_t in_img, out_img;
+  uint8_t *ws; /* max pooling's workspace (_MaxPoolWithWorkspace), or NULL */
   tfc_status *st;
 } pool_run;
 
@@ -86,15 +90,28 @@ static void pool_shard(int k, void *arg) {
   tfc_conv_shard(r->g->n, r->n_shards, k, &begin, &size);
   void *ptr[2] = {(void *)(r->in + begin * r->in_img), r->out + begin * r->out_img};
   tfc_dnn_run(r->prim[size == r->q ? 0 : 1], ptr, 0, &r->st[k]);
+  if (r->ws && !r->st[k].code)
+    tfc_pool_ref_max_workspace_images(r->g, (const float *)r->in, r->ws, begin, begin + size, &r->st[k]);
 }
 
-/* in/out: src/dst for the forward kinds, diff_dst/diff_src for AvgPoolGrad. */
-static int pool_dnn(tfc_kernel_ctx *c, pool_state *st, const tfc_window_geom *g, const void *in, void *out) {
+/* The images of one shard of a pool that also writes its workspace: at most this many input
+ * bytes, so the workspace pass finds them in the core's cache after oneDNN's pass. */
+#define WS_SHARD_BYTES (256 << 10)
+
+/* in/out: src/dst for the forward kinds, diff_dst/diff_src for AvgPoolGrad; ws: the workspace
+ * to write too (TFC_POOL_MAX only), or NULL. */
+static int pool_dnn(tfc_kernel_ctx *c, pool_state *st, const tfc_window_geom *g, const void *in, void *out,
+                    uint8_t *ws) {
   double work = (double)g->n * (double)(g->oh * g->ow * g->ic * g->kh * g->kw);
   int ns = tfc_conv_n_shards(c, g->n, work * 4); /* memory-bound: weigh an element op as 4 flops */
+  if (ws) {
+    int64_t want = g->n * g->ih * g->iw * g->ic * 4 / WS_SHARD_BYTES + 1;
+    if (want > g->n) want = g->n;
+    if (want > ns) ns = (int)want;
+  }
   int64_t src_img = g->ih * g->iw * g->ic * 4, dst_img = g->oh * g->ow * g->ic * 4;
   int grad = st->kind == TFC_POOL_AVG_GRAD;
-  pool_run r = {g, ns, g->n / ns, {NULL, NULL}, in, out, grad ? dst_img : src_img, grad ? src_img : dst_img, NULL};
+  pool_run r = {g, ns, g->n / ns, {NULL, NULL}, in, out, grad ? dst_img : src_img, grad ? src_img : dst_img, ws, NULL};
   pool_key key;
   memset(&key, 0, sizeof key);
   key.kind = st->kind;
@@ -136,14 +153,51 @@ static int pool_compute(tfc_kernel_ctx *c) {
   switch (st->kind) {
     case TFC_POOL_MAX:
     case TFC_POOL_AVG:
-      if (p.dtype == TFC_DT_FLOAT) return pool_dnn(c, st, g, p.x->data, out->data);
+      if (p.dtype == TFC_DT_FLOAT) return pool_dnn(c, st, g, p.x->data, out->data, NULL);
       tfc_pool_ref_fwd(c, g, p.dtype, st->kind == TFC_POOL_MAX, p.x->data, out->data);
       break;
     case TFC_POOL_MAX_GRAD: tfc_pool_ref_max_grad(c, g, p.dtype, p.x->data, p.grad->data, out->data); break;
     default:
-      if (p.dtype == TFC_DT_FLOAT) return pool_dnn(c, st, g, p.grad->data, out->data);
+      if (p.dtype == TFC_DT_FLOAT) return pool_dnn(c, st, g, p.grad->data, out->data, NULL);
       tfc_pool_ref_avg_grad(c, g, p.dtype, p.grad->data, out->data);
   }
+  return c->status->code;
+}
+
+/* _MaxPoolWithWorkspace: MaxPool's output, then the workspace from the same input (a second
+ * pass over it while it is still in cache). _MaxPoolGradWithWorkspace: MaxPoolGrad's checks,
+ * then the workspace (uint8, grad's shape) routes each gradient. NHWC or NCHW. */
+static int max_pool_ws_compute(tfc_kernel_ctx *c) {
+  pool_state *st = c->state;
+  tfc_pool_plan p;
+  TFC_TRY(tfc_pool_plan_make(c, &st->attrs, TFC_POOL_MAX, &p));
+  if (p.g.kh * p.g.kw >= TFC_POOL_WS_NONE)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "%s: a window of %lld elements has no workspace index",
+                            c->node->op->name, (long long)(p.g.kh * p.g.kw));
+  if (p.dtype != TFC_DT_FLOAT)
+    return tfc_kernel_error(c, TFC_UNIMPLEMENTED, "%s for %s", c->node->op->name, tfc_dtype_name(p.dtype));
+  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, p.dtype, p.out_dims, 4);
+  tfc_tensor *ws = out ? tfc_kernel_alloc_output(c, 1, TFC_DT_UINT8, p.out_dims, 4) : NULL;
+  if (!ws) return c->status->code;
+  if (out->n_elems == 0) return TFC_OK;
+  return pool_dnn(c, st, &p.g, p.x->data, out->data, ws->data);
+}
+
+static int max_pool_grad_ws_compute(tfc_kernel_ctx *c) {
+  pool_state *st = c->state;
+  tfc_pool_plan p;
+  TFC_TRY(tfc_pool_plan_make(c, &st->attrs, TFC_POOL_MAX_GRAD, &p));
+  const tfc_tensor *ws = c->inputs[3];
+  if (ws->dtype != TFC_DT_UINT8 || ws->ndims != 4 || memcmp(ws->dims, p.grad->dims, sizeof ws->dims[0] * 4) != 0)
+    return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "workspace must be uint8 of grad's shape");
+  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, p.dtype, p.out_dims, 4);
+  if (!out) return c->status->code;
+  if (out->n_elems == 0) return TFC_OK;
+  if (p.zeros) {
+    memset(out->data, 0, out->n_bytes);
+    return TFC_OK;
+  }
+  tfc_pool_ref_max_grad_workspace(c, &p.g, ws->data, p.grad->data, out->data);
   return c->status->code;
 }
 
@@ -154,6 +208,10 @@ static const tfc_kernel_def defs[] = {
      .compute = pool_compute, .free_state = pool_free},
     {.op = TFC_OP_MaxPoolGrad, .type_attr = "T", .types = TFC_TYPES_FLOAT, .init = max_pool_grad_init,
      .compute = pool_compute, .free_state = pool_free},
+    {.op = TFC_OP__MaxPoolWithWorkspace, .type_attr = "T", .types = TFC_T(TFC_DT_FLOAT), .init = max_pool_init,
+     .compute = max_pool_ws_compute, .free_state = pool_free},
+    {.op = TFC_OP__MaxPoolGradWithWorkspace, .type_attr = "T", .types = TFC_T(TFC_DT_FLOAT), .init = max_pool_grad_init,
+     .compute = max_pool_grad_ws_compute, .free_state = pool_free},
     {.op = TFC_OP_AvgPoolGrad, .type_attr = "T", .types = TFC_TYPES_FLOAT, .host_memory_in = 1u << 0,
      .init = avg_pool_grad_init, .compute = pool_compute, .free_state = pool_free},
 };
