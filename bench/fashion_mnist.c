@@ -52,6 +52,18 @@ static double median_rate(FILE *p, double *wait_pct) {
   return n ? bench_median(rates, n) : -1;
 }
 
+/* Runs cmd, reads its median rate (median_rate), then removes its output folder `dir`. */
+static double run_program(const char *cmd, const char *dir, double *wait_pct) {
+  FILE *p = popen(cmd, "r");
+  if (!p) return -1;
+  double r = median_rate(p, wait_pct);
+  pclose(p);
+  char rm[256];
+  snprintf(rm, sizeof rm, "rm -rf %s", dir);
+  if (system(rm) != 0) fprintf(stderr, "bench_fashion_mnist: could not remove %s\n", dir);
+  return r;
+}
+
 /* Runs the program for warm + steps steps and reads its "examples/sec" and queue-wait figures
  * from the lines after the warm-up. Returns examples/sec (median of the logged windows), or -1. */
 static double run_tfc(int devices, int threads, int steps, double *wait_pct) {
@@ -61,12 +73,7 @@ static double run_tfc(int devices, int threads, int steps, double *wait_pct) {
            "--out bench_fashion_mnist_out --devices %d --batch %d --threads %d --max-steps %d --log-every 10 "
            "--save-every 0 --summary-every 0 --no-eval 2>&1",
            devices, GLOBAL_BATCH / devices, threads, WARM_STEPS + steps);
-  FILE *p = popen(cmd, "r");
-  if (!p) return -1;
-  double r = median_rate(p, wait_pct);
-  pclose(p);
-  system("rm -rf bench_fashion_mnist_out");
-  return r;
+  return run_program(cmd, "bench_fashion_mnist_out", wait_pct);
 }
 
 /* TensorFlow running seed 004's own Python program (examples/python/fashion_mnist.py: queue
@@ -84,12 +91,7 @@ static double run_tf(const char *python, int devices, int steps) {
            "--out bench_fashion_mnist_tf/out --devices %d --batch_size %d --max_steps %d --log_every 10 "
            "--save_every 0 --summary_every 0 --eval=false 2>/dev/null",
            TFC_BENCH_DIR, python, devices, GLOBAL_BATCH / devices, WARM_STEPS + steps);
-  FILE *p = popen(cmd, "r");
-  if (!p) return -1;
-  double r = median_rate(p, NULL);
-  pclose(p);
-  system("rm -rf bench_fashion_mnist_tf");
-  return r;
+  return run_program(cmd, "bench_fashion_mnist_tf", NULL);
 }
 
 static double torch_examples_per_sec(const char *python, int threads, int steps) {

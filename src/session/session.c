@@ -233,6 +233,14 @@ static const char *placed_device_name(void *arg, const tfc_node *n) {
   return sess->devices[sess->placement[n->id].device]->name;
 }
 
+/* TFC_GRAPH_REWRITES=0 in the environment: no graph optimization in any session, whatever its
+ * config says (RewriterConfig's disable_meta_optimizer for every session: a whole program or
+ * test suite runs its graphs as built, to compare with the rewritten runs). */
+static int graph_rewrites_off(void) {
+  const char *v = getenv("TFC_GRAPH_REWRITES");
+  return v && strcmp(v, "0") == 0;
+}
+
 static plan *build_plan(tfc_session *sess, const tfc_endpoint *feeds, int n_feeds, const tfc_endpoint *fetches,
                         int n_fetches, tfc_node *const *targets, int n_targets, tfc_status *s) {
   tfc_partitions parts = {0, NULL};
@@ -268,7 +276,7 @@ static plan *build_plan(tfc_session *sess, const tfc_endpoint *feeds, int n_feed
                              .pad_folding = !sess->cfg.no_remapping,
                              .dependency_optimization = !sess->cfg.no_dependency_optimization,
                              .max_folded_constant_in_bytes = sess->cfg.max_folded_constant_in_bytes};
-  if (tfc_optimize_graph(&client, &oo, s)) goto fail;
+  if (!graph_rewrites_off() && tfc_optimize_graph(&client, &oo, s)) goto fail;
   tfc_partition_options po = {sess->devices, sess->n_devices};
   if (tfc_partition_graph(client, &po, &parts, s)) goto fail;
   p->parts = calloc((size_t)parts.n + 1, sizeof *p->parts);

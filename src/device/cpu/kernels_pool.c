@@ -136,17 +136,22 @@ static int pool_dnn(tfc_kernel_ctx *c, pool_state *st, const tfc_window_geom *g,
 
 /* ---- compute ---- */
 
+/* Output 0 of p's shape; *done set when nothing is left to compute (it is empty, or it is a
+ * gradient of an empty out_backprop, zeroed here). NULL with the status set. */
+static tfc_tensor *pool_output(tfc_kernel_ctx *c, const tfc_pool_plan *p, int *done) {
+  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, p->dtype, p->out_dims, 4);
+  *done = !out || out->n_elems == 0 || p->zeros;
+  if (out && out->n_elems && p->zeros) memset(out->data, 0, out->n_bytes);
+  return out;
+}
+
 static int pool_compute(tfc_kernel_ctx *c) {
   pool_state *st = c->state;
   tfc_pool_plan p;
+  int done;
   TFC_TRY(tfc_pool_plan_make(c, &st->attrs, st->kind, &p));
-  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, p.dtype, p.out_dims, 4);
-  if (!out) return c->status->code;
-  if (out->n_elems == 0) return TFC_OK;
-  if (p.zeros) {
-    memset(out->data, 0, out->n_bytes);
-    return TFC_OK;
-  }
+  tfc_tensor *out = pool_output(c, &p, &done);
+  if (done) return c->status->code;
   if (p.dtype != TFC_DT_FLOAT && p.dtype != TFC_DT_DOUBLE)
     return tfc_kernel_error(c, TFC_UNIMPLEMENTED, "%s for %s", c->node->op->name, tfc_dtype_name(p.dtype));
   const tfc_window_geom *g = &p.g;
@@ -190,13 +195,9 @@ static int max_pool_grad_ws_compute(tfc_kernel_ctx *c) {
   const tfc_tensor *ws = c->inputs[3];
   if (ws->dtype != TFC_DT_UINT8 || ws->ndims != 4 || memcmp(ws->dims, p.grad->dims, sizeof ws->dims[0] * 4) != 0)
     return tfc_kernel_error(c, TFC_INVALID_ARGUMENT, "workspace must be uint8 of grad's shape");
-  tfc_tensor *out = tfc_kernel_alloc_output(c, 0, p.dtype, p.out_dims, 4);
-  if (!out) return c->status->code;
-  if (out->n_elems == 0) return TFC_OK;
-  if (p.zeros) {
-    memset(out->data, 0, out->n_bytes);
-    return TFC_OK;
-  }
+  int done;
+  tfc_tensor *out = pool_output(c, &p, &done);
+  if (done) return c->status->code;
   tfc_pool_ref_max_grad_workspace(c, &p.g, ws->data, p.grad->data, out->data);
   return c->status->code;
 }
