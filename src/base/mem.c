@@ -43,18 +43,26 @@ static struct {
 
 static size_t block_size(size_t size) { return (size + BLOCK_ROUND - 1) & ~(size_t)(BLOCK_ROUND - 1); }
 
-/* Small blocks (up to SMALL_MAX bytes, in SMALL_CLASSES sizes of TFC_ALIGN bytes): a per-thread
- * cache of at most SMALL_KEEP freed blocks per size. The system allocator serves an aligned
- * request through its slow path (about a thousand instructions for a scalar's buffer, the
- * bigger part of a scalar loop iteration); the cache serves one in a few. A block freed on
- * another thread joins that thread's cache; a thread's cache is freed when the thread ends. */
+/* Small blocks: a per-thread cache of freed blocks per size class, SMALL_KEEP of each class up
+ * to SMALL_MAX bytes (classes TFC_ALIGN bytes apart), MEDIUM_KEEP of each class above, up to
+ * MEDIUM_MAX (four classes per doubling, each allocated at its class's top size). The system
+ * allocator serves an aligned request through its slow path (about a thousand instructions
+ * for a scalar's buffer, the bigger part of a scalar loop iteration), and a request above its
+ * small bins first consolidates its fast bins (a small model's activations and gradients, a
+ * few KiB each, every step); the cache serves one in a few instructions. A block freed on
+ * another thread joins that thread's cache; a thread's cache is freed when the thread ends.
+ * At most about 2 MiB stays in one thread's cache. */
 #define SMALL_MAX 1024u
 #define SMALL_CLASSES (SMALL_MAX / TFC_ALIGN)
+#define MEDIUM_MAX (64u << 10)
+#define MEDIUM_CLASSES 24 /* 1 KiB to 64 KiB: six doublings of four classes */
+#define N_CLASSES (SMALL_CLASSES + MEDIUM_CLASSES)
 #define SMALL_KEEP 32
+#define MEDIUM_KEEP 4
 
 typedef struct small_cache {
-  int n[SMALL_CLASSES];
-  void *blk[SMALL_CLASSES][SMALL_KEEP];
+  int n[N_CLASSES];
+  void *blk[N_CLASSES][SMALL_KEEP];
 } small_cache;
 
 /* The thread's cache, made at its first small free. A pointer with the initial-exec TLS model
@@ -73,7 +81,7 @@ static pthread_key_t small_key;
 static pthread_once_t small_once = PTHREAD_ONCE_INIT;
 
 static void small_trim(small_cache *c) {
-  for (int k = 0; k < (int)SMALL_CLASSES; k++) {
+  for (int k = 0; k < N_CLASSES; k++) {
     while (c->n[k] > 0) free(c->blk[k][--c->n[k]]);
   }
 }
@@ -103,18 +111,28 @@ static __attribute__((noinline)) small_cache *small_cache_new(void) {
   return c;
 }
 
-/* The size class of an allocation of `size` bytes (< SMALL_CLASSES), or -1. */
-static int small_class(size_t size) {
-  if (size > SMALL_MAX) return -1;
-  return size == 0 ? 0 : (int)((size - 1) / TFC_ALIGN);
+/* The size class of an allocation of `size` bytes (< N_CLASSES), or -1; *bytes, its size. */
+static int small_class(size_t size, size_t *bytes) {
+  if (size <= SMALL_MAX) {
+    int k = size == 0 ? 0 : (int)((size - 1) / TFC_ALIGN);
+    *bytes = (size_t)(k + 1) * TFC_ALIGN;
+    return k;
+  }
+  if (size > MEDIUM_MAX) return -1;
+  size_t v = size - 1;                        /* in [1024, 65535] */
+  int o = 63 - __builtin_clzll(v) - 10;       /* the doubling above 1 KiB: 0..5 */
+  int q = (int)(v >> (o + 8)) & 3;            /* the quarter within it */
+  *bytes = (size_t)(5 + q) << (o + 8);
+  return (int)SMALL_CLASSES + 4 * o + q;
 }
 
 void *tfc_block_alloc(size_t size) {
-  int k = small_class(size);
+  size_t bytes;
+  int k = small_class(size, &bytes);
   if (k >= 0) {
     small_cache *c = tl_small;
     if (c && c->n[k] > 0) return c->blk[k][--c->n[k]];
-    return aligned_alloc(TFC_ALIGN, (size_t)(k + 1) * TFC_ALIGN);
+    return aligned_alloc(TFC_ALIGN, bytes);
   }
   if (size < BLOCK_MIN) return tfc_aligned_alloc(size);
   size_t r = block_size(size);
@@ -135,11 +153,12 @@ void *tfc_block_alloc(size_t size) {
 
 void tfc_block_free(void *p, size_t size) {
   if (!p) return;
-  int k = small_class(size);
+  size_t bytes;
+  int k = small_class(size, &bytes);
   if (k >= 0) {
     small_cache *c = tl_small;
     if (!c) c = small_cache_new();
-    if (c && c->n[k] < SMALL_KEEP) {
+    if (c && c->n[k] < (k < (int)SMALL_CLASSES ? SMALL_KEEP : MEDIUM_KEEP)) {
       c->blk[k][c->n[k]++] = p;
       return;
     }

@@ -20,9 +20,10 @@ void tfc_aligned_free(void *p);
  * served; it is emptied when the process's last session is deleted. A training step frees and allocates the same
  * large buffers (activations, gradients, new variable values) every step; from the system
  * allocator each would be a fresh mmap, page-faulted and zeroed again (about a tenth of a CNN
- * step). Blocks of at most 1 KiB (scalars, small vectors) come from a per-thread cache of
- * freed ones (32 per 64-byte size), which the system allocator's aligned path is far slower
- * than; other blocks go straight to tfc_aligned_alloc. tfc_block_free must be given the size
+ * step). Blocks of at most 64 KiB (scalars, small vectors, a small model's activations) come
+ * from a per-thread cache of freed ones (32 per 64-byte size up to 1 KiB, 4 per size class of a
+ * quarter doubling above), which the system allocator's aligned path is far slower than;
+ * other blocks go straight to tfc_aligned_alloc. tfc_block_free must be given the size
  * passed to tfc_block_alloc. Thread-safe.
  */
 void *tfc_block_alloc(size_t size);

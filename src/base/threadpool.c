@@ -44,6 +44,7 @@ struct tfc_threadpool {
   pthread_cond_t cv;
   task *head, *tail;
   atomic_int n_queued;   /* tasks in the queue, read by spinning workers without the lock */
+  atomic_long n_tasks;   /* tasks ever queued (tfc_threadpool_tasks) */
   int n_sleeping;        /* workers waiting on cv (under mu) */
   int stopping;
   int n_threads;
@@ -115,6 +116,7 @@ tfc_threadpool *tfc_threadpool_new(int n_threads, const char *name) {
   pthread_mutex_init(&p->mu, NULL);
   pthread_cond_init(&p->cv, NULL);
   atomic_init(&p->n_queued, 0);
+  atomic_init(&p->n_tasks, 0);
   for (int i = 0; i < n_threads; i++) {
     if (pthread_create(&p->threads[i], NULL, worker, p) != 0) break;
     p->n_threads++;
@@ -148,9 +150,14 @@ int tfc_threadpool_schedule(tfc_threadpool *p, void (*fn)(void *), void *arg) {
   if (p->tail) p->tail->next = t; else p->head = t;
   p->tail = t;
   atomic_fetch_add_explicit(&p->n_queued, 1, memory_order_release);
+  atomic_fetch_add_explicit(&p->n_tasks, 1, memory_order_relaxed);
   if (p->n_sleeping) pthread_cond_signal(&p->cv);
   pthread_mutex_unlock(&p->mu);
   return 0;
+}
+
+long tfc_threadpool_tasks(const tfc_threadpool *p) {
+  return p ? atomic_load_explicit(&((tfc_threadpool *)p)->n_tasks, memory_order_relaxed) : 0;
 }
 
 void tfc_threadpool_wake(tfc_threadpool *p) {

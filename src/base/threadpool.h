@@ -30,6 +30,9 @@ int tfc_threadpool_schedule(tfc_threadpool *p, void (*fn)(void *arg), void *arg)
  * virtual machine, sometimes far more) overlaps the step's cheap start instead of delaying its
  * first split kernel. NULL is a no-op. */
 void tfc_threadpool_wake(tfc_threadpool *p);
+/* How many tasks were ever queued on p (0 for NULL): comparing two readings says whether any
+ * work went to the pool in between. */
+long tfc_threadpool_tasks(const tfc_threadpool *p);
 
 /* Calls fn(begin, end, arg) over [0, n) split into shards of at least `min_shard` items and
  * at most `max_parallel` shards (<= 0: pool size + 1). Returns when all shards are done.

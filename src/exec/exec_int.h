@@ -49,6 +49,9 @@ struct tfc_executor {
   int any_expensive;
   int any_blocking;
   int any_transfer; /* some node is a _Send/_Recv/_HostSend/_HostRecv */
+  /* 1 when the last step to finish queued no task on the device's pool (nothing of it was big
+   * enough to split): the next step does not wake the pool's sleeping workers in advance. */
+  atomic_int pool_unused;
   struct tfc_cf_plan *cf; /* control flow: NULL for a graph without it (exec/frame.h) */
 };
 
@@ -85,22 +88,21 @@ static inline __attribute__((always_inline)) int tfc_exec_worth_a_thread(const e
 static inline __attribute__((always_inline)) void
 tfc_exec_kernel_ctx_init(tfc_kernel_ctx *c, const tfc_executor *ex, const tfc_exec_args *args, const exec_item *it,
                          tfc_tensor **in, tfc_tensor **outs, tfc_status *ks) {
-  memset(c, 0, sizeof *c);
-  c->node = it->node;
-  c->state = it->state;
-  c->n_inputs = it->n_inputs;
-  c->inputs = in;
-  c->n_outputs = it->n_outputs;
-  c->outputs = outs;
-  c->device = ex->device;
-  c->pool = ex->device->pool;
-  c->max_parallel = args->intra_op_width > 0 ? args->intra_op_width : ex->device->intra_op_threads;
-  c->frame = args->frame;
-  c->step_id = args->step_id;
-  c->rendezvous = args->rendezvous;
-  c->txn = args->txn;
-  c->status = ks;
-  c->host_memory_out = it->kernel->host_memory_out;
+  *c = (tfc_kernel_ctx){.node = it->node,
+                        .state = it->state,
+                        .n_inputs = it->n_inputs,
+                        .inputs = in,
+                        .n_outputs = it->n_outputs,
+                        .outputs = outs,
+                        .device = ex->device,
+                        .pool = ex->device->pool,
+                        .max_parallel = args->intra_op_width > 0 ? args->intra_op_width : ex->device->intra_op_threads,
+                        .frame = args->frame,
+                        .step_id = args->step_id,
+                        .rendezvous = args->rendezvous,
+                        .txn = args->txn,
+                        .status = ks,
+                        .host_memory_out = it->kernel->host_memory_out};
 }
 
 static inline __attribute__((always_inline)) tfc_kernel_ctx

@@ -54,6 +54,7 @@ typedef struct step {
   atomic_int aborted;
   pthread_mutex_t mu;
   tfc_status status; /* guarded by mu */
+  long pool_tasks;   /* tfc_threadpool_tasks of the device's pool when the step began */
 } step;
 
 /* An async kernel in flight. c comes first: done(c) finds the rest. */
@@ -240,6 +241,8 @@ HOT int stopped(step *st) {
 
 static void step_end(step *st) {
   tfc_executor *ex = st->ex;
+  atomic_store_explicit(&ex->pool_unused, tfc_threadpool_tasks(ex->device->pool) == st->pool_tasks,
+                        memory_order_relaxed);
   /* an aborted step leaves tensors in slots of nodes that never ran */
   for (int i = 0; i < ex->n_slots; i++) tfc_tensor_unref(st->slots[i]);
   tfc_exec_done done = st->done;
@@ -583,8 +586,12 @@ void tfc_executor_run_async(tfc_executor *ex, const tfc_exec_args *args, tfc_exe
     done(arg, &s);
     return;
   }
-  /* Workers asleep since the last step start waking now, while the roots run. */
-  if (ex->any_expensive && args->intra_op_width != 1) tfc_threadpool_wake(ex->device->pool);
+  /* Workers asleep since the last step start waking now, while the roots run; not when the
+   * last step gave the pool nothing (a graph of small tensors: the wake would be all cost). */
+  if (ex->any_expensive && args->intra_op_width != 1 &&
+      !atomic_load_explicit(&ex->pool_unused, memory_order_relaxed))
+    tfc_threadpool_wake(ex->device->pool);
+  long pool_tasks = tfc_threadpool_tasks(ex->device->pool);
   /* step, then slots (pointer-aligned), then pending counts */
   size_t slots_off = sizeof(step), pending_off = slots_off + sizeof(tfc_tensor *) * (size_t)ex->n_slots;
   step *st = calloc(1, pending_off + sizeof(atomic_int) * (size_t)ex->n_items);
@@ -595,6 +602,7 @@ void tfc_executor_run_async(tfc_executor *ex, const tfc_exec_args *args, tfc_exe
     return;
   }
   st->ex = ex;
+  st->pool_tasks = pool_tasks;
   st->args = args;
   st->pool = args->inter_pool;
   st->rv = args->rendezvous;

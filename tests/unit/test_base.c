@@ -578,8 +578,40 @@ static void block_cache_reuses_large_blocks_of_the_same_size(void) {
   tfc_block_free(NULL, big);
 }
 
+/* Blocks up to 64 KiB come back from the thread's cache for any size of their class (four per
+ * doubling above 1 KiB), each as large as asked (written whole: ASan checks the bounds). */
+static void block_cache_reuses_medium_blocks_of_a_class(void) {
+  tfc_block_cache_trim();
+  static const size_t sizes[] = {1025, 1280, 1281, 2047, 2048, 2049, 40000, 65535, 65536};
+  for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+    char *a = tfc_block_alloc(sizes[i]);
+    EXPECT_TRUE(a != NULL);
+    EXPECT_EQ((uintptr_t)a % TFC_ALIGN, 0);
+    memset(a, 1, sizes[i]);
+    tfc_block_free(a, sizes[i]);
+    char *b = tfc_block_alloc(sizes[i]);
+    EXPECT_TRUE(b == a);
+    memset(b, 2, sizes[i]);
+    tfc_block_free(b, sizes[i]);
+  }
+  char *a = tfc_block_alloc(1100), *b;
+  tfc_block_free(a, 1100);
+  b = tfc_block_alloc(1200); /* 1025..1280: one class */
+  EXPECT_TRUE(b == a);
+  memset(b, 3, 1200);
+  tfc_block_free(b, 1200);
+  b = tfc_block_alloc(1300); /* the next class: another block */
+  EXPECT_TRUE(b != a);
+  tfc_block_free(b, 1300);
+  char *big = tfc_block_alloc(65537); /* above the classes: the system's */
+  memset(big, 4, 65537);
+  tfc_block_free(big, 65537);
+  tfc_block_cache_trim();
+}
+
 static const tfc_test tests[] = {
     TFC_TEST(block_cache_reuses_large_blocks_of_the_same_size),
+    TFC_TEST(block_cache_reuses_medium_blocks_of_a_class),
     TFC_TEST(status_init_is_ok_with_empty_message),
     TFC_TEST(status_set_records_code_and_formatted_message),
     TFC_TEST(status_first_error_wins),

@@ -70,11 +70,28 @@ static int replicate(char *dst, int64_t have, int64_t n, size_t es, int is_str, 
   return TFC_OK;
 }
 
+/* dst[n] = the one element at value: a store loop per element size (small fills, such as the
+ * gradient of a sum broadcast to its input, cost no call per block), else doubling. */
+#define FILL_LOOP(T)                                                                               \
+  do {                                                                                             \
+    T v_;                                                                                          \
+    memcpy(&v_, value, sizeof v_);                                                                 \
+    for (int64_t i = 0; i < n; i++) ((T *)dst)[i] = v_;                                            \
+  } while (0)
+
 int tfc_array_fill(void *dst, int64_t n, const void *value, int dtype, tfc_status *s) {
   if (n <= 0) return TFC_OK;
   int is_str = dtype == TFC_DT_STRING;
+  size_t es = tfc_dtype_size(dtype);
+  if (!is_str) switch (es) {
+      case 1: FILL_LOOP(uint8_t); return TFC_OK;
+      case 2: FILL_LOOP(uint16_t); return TFC_OK;
+      case 4: FILL_LOOP(uint32_t); return TFC_OK;
+      case 8: FILL_LOOP(uint64_t); return TFC_OK;
+      default: break;
+    }
   TFC_TRY(tfc_array_copy(dst, value, 1, dtype, s));
-  return replicate(dst, 1, n, tfc_dtype_size(dtype), is_str, s);
+  return replicate(dst, 1, n, es, is_str, s);
 }
 
 /* Shards record a failure here; only string copies can fail, and only for lack of memory. */
@@ -249,6 +266,7 @@ int tfc_array_tile(tfc_kernel_ctx *c, tfc_tensor *out, const tfc_tensor *in, int
                    const int64_t *out_dims) {
   if (out->n_elems == 0) return TFC_OK;
   if (rank == 0) return tfc_array_copy(out->data, in->data, 1, in->dtype, c->status);
+  if (in->n_elems == 1) return tfc_array_fill(out->data, out->n_elems, in->data, in->dtype, c->status);
   tile_job j = {.dst = out->data, .src = in->data, .es = tfc_dtype_size(in->dtype),
                 .is_str = in->dtype == TFC_DT_STRING, .rank = rank, .in_dims = in_dims, .out_dims = out_dims};
   atomic_init(&j.failed, 0);

@@ -590,24 +590,57 @@ typedef struct fuse_job {
   int nchw;
 } fuse_job;
 
+/* One pixel's oc channels (stride cs apart) of out, with its addend's (NULL: none): bias, then
+ * the activation. The activation is chosen outside the channel loop, and the NHWC caller
+ * passes cs = 1 as a constant, so each loop vectorizes. */
+#define FUSE_ROW(T)                                                                             \
+  static inline __attribute__((always_inline)) void fuse_row_##T(T *o, const T *a, const T *bias, \
+                                                                 int64_t oc, int64_t cs, int act, T alpha) { \
+    switch (act) {                                                                              \
+      case TFC_ACT_RELU:                                                                        \
+        for (int64_t ch = 0; ch < oc; ch++) {                                                   \
+          T v = o[ch * cs] + bias[ch] + (a ? a[ch * cs] : (T)0);                                \
+          o[ch * cs] = v > 0 ? v : 0;                                                           \
+        }                                                                                       \
+        break;                                                                                  \
+      case TFC_ACT_RELU6:                                                                       \
+        for (int64_t ch = 0; ch < oc; ch++) {                                                   \
+          T v = o[ch * cs] + bias[ch] + (a ? a[ch * cs] : (T)0);                                \
+          o[ch * cs] = v > 0 ? (v < 6 ? v : 6) : 0;                                             \
+        }                                                                                       \
+        break;                                                                                  \
+      case TFC_ACT_ELU:                                                                         \
+        for (int64_t ch = 0; ch < oc; ch++) {                                                   \
+          T v = o[ch * cs] + bias[ch] + (a ? a[ch * cs] : (T)0);                                \
+          o[ch * cs] = v > 0 ? v : (T)expm1((double)v);                                         \
+        }                                                                                       \
+        break;                                                                                  \
+      case TFC_ACT_LEAKY_RELU:                                                                  \
+        for (int64_t ch = 0; ch < oc; ch++) {                                                   \
+          T v = o[ch * cs] + bias[ch] + (a ? a[ch * cs] : (T)0);                                \
+          o[ch * cs] = v > 0 ? v : v * alpha;                                                   \
+        }                                                                                       \
+        break;                                                                                  \
+      default:                                                                                  \
+        for (int64_t ch = 0; ch < oc; ch++) o[ch * cs] = o[ch * cs] + bias[ch] + (a ? a[ch * cs] : (T)0); \
+    }                                                                                           \
+  }
+
 #define FUSE_RANGE(T, name)                                                                     \
-  static void name(int64_t p0, int64_t p1, void *arg) {                                        \
+  REF_O3 static void name(int64_t p0, int64_t p1, void *arg) {                                  \
     const fuse_job *j = arg;                                                                    \
     T *out = j->out;                                                                            \
     const T *bias = j->bias, *addend = j->addend;                                               \
     int act = j->f->act;                                                                        \
     T alpha = (T)j->f->alpha;                                                                   \
-    for (int64_t p = p0; p < p1; p++)                                                           \
-      for (int64_t ch = 0; ch < j->oc; ch++) {                                                  \
-        int64_t i = j->nchw ? ((p / j->plane) * j->oc + ch) * j->plane + p % j->plane : p * j->oc + ch; \
-        T v = out[i] + bias[ch] + (addend ? addend[i] : (T)0);                                  \
-        if (act == TFC_ACT_RELU) v = v > 0 ? v : 0;                                             \
-        else if (act == TFC_ACT_RELU6) v = v > 0 ? (v < 6 ? v : 6) : 0;                        \
-        else if (act == TFC_ACT_ELU) v = v > 0 ? v : (T)expm1((double)v);                       \
-        else if (act == TFC_ACT_LEAKY_RELU) v = v > 0 ? v : v * alpha;                          \
-        out[i] = v;                                                                             \
-      }                                                                                         \
+    for (int64_t p = p0; p < p1; p++) {                                                         \
+      int64_t i = j->nchw ? (p / j->plane) * j->oc * j->plane + p % j->plane : p * j->oc;       \
+      if (j->nchw) fuse_row_##T(out + i, addend ? addend + i : NULL, bias, j->oc, j->plane, act, alpha); \
+      else fuse_row_##T(out + i, addend ? addend + i : NULL, bias, j->oc, 1, act, alpha);       \
+    }                                                                                           \
   }
+FUSE_ROW(float)
+FUSE_ROW(double)
 FUSE_RANGE(float, fuse_f32)
 FUSE_RANGE(double, fuse_f64)
 
