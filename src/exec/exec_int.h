@@ -15,6 +15,7 @@ typedef struct exec_edge {
   int dst;      /* item index */
   int dst_slot; /* absolute slot, -1 for a control edge */
   int src_output;
+  int sole;     /* dst waits for this edge alone: it is ready without counting (executor.c) */
 } exec_edge;
 
 typedef struct exec_item {
@@ -82,35 +83,33 @@ static inline __attribute__((always_inline)) int tfc_exec_worth_a_thread(const e
 }
 
 /* The kernel context of item `it` in a step with `args`: inputs `in` (the item's slots),
- * outputs `outs`, the kernel's status `ks`, written into *c (the fields not named here zero).
+ * outputs `outs`, the kernel's status `ks`, written into *c field by field (the others zero).
  * Borrows everything; the executor's fast path and the control-flow path (exec/frame.c) both
- * build contexts here. */
+ * build contexts here, in place: a context built elsewhere and copied costs a store-forwarding
+ * stall per node (the copy's wide loads read the narrow stores just made). */
 static inline __attribute__((always_inline)) void
 tfc_exec_kernel_ctx_init(tfc_kernel_ctx *c, const tfc_executor *ex, const tfc_exec_args *args, const exec_item *it,
                          tfc_tensor **in, tfc_tensor **outs, tfc_status *ks) {
-  *c = (tfc_kernel_ctx){.node = it->node,
-                        .state = it->state,
-                        .n_inputs = it->n_inputs,
-                        .inputs = in,
-                        .n_outputs = it->n_outputs,
-                        .outputs = outs,
-                        .device = ex->device,
-                        .pool = ex->device->pool,
-                        .max_parallel = args->intra_op_width > 0 ? args->intra_op_width : ex->device->intra_op_threads,
-                        .frame = args->frame,
-                        .step_id = args->step_id,
-                        .rendezvous = args->rendezvous,
-                        .txn = args->txn,
-                        .status = ks,
-                        .host_memory_out = it->kernel->host_memory_out};
-}
-
-static inline __attribute__((always_inline)) tfc_kernel_ctx
-tfc_exec_kernel_ctx(const tfc_executor *ex, const tfc_exec_args *args, const exec_item *it, tfc_tensor **in,
-                    tfc_tensor **outs, tfc_status *ks) {
-  tfc_kernel_ctx c;
-  tfc_exec_kernel_ctx_init(&c, ex, args, it, in, outs, ks);
-  return c;
+  c->node = it->node;
+  c->state = it->state;
+  c->n_inputs = it->n_inputs;
+  c->inputs = in;
+  c->n_outputs = it->n_outputs;
+  c->outputs = outs;
+  c->device = ex->device;
+  c->pool = ex->device->pool;
+  c->max_parallel = args->intra_op_width > 0 ? args->intra_op_width : ex->device->intra_op_threads;
+  c->frame = args->frame;
+  c->step_id = args->step_id;
+  c->rendezvous = args->rendezvous;
+  c->txn = args->txn;
+  c->status = ks;
+  c->host_memory_out = it->kernel->host_memory_out;
+  c->done = NULL;
+  c->frame_id = 0;
+  c->iter_id = 0;
+  c->is_input_dead = 0;
+  c->is_output_dead = 0;
 }
 
 #endif

@@ -118,11 +118,11 @@ tfc_executor *tfc_executor_new(const tfc_graph *g, tfc_device *device, tfc_kerne
     for (int j = 0; j < n->n_inputs; j++) {
       exec_item *src = &e->items[n->inputs[j].node->id];
       e->edges[src->edge_start + src->n_edges++] =
-          (exec_edge){i, e->items[i].input_start + j, n->inputs[j].index};
+          (exec_edge){i, e->items[i].input_start + j, n->inputs[j].index, e->items[i].initial_pending == 1};
     }
     for (int j = 0; j < n->n_control_inputs; j++) {
       exec_item *src = &e->items[n->control_inputs[j]->id];
-      e->edges[src->edge_start + src->n_edges++] = (exec_edge){i, -1, -1};
+      e->edges[src->edge_start + src->n_edges++] = (exec_edge){i, -1, -1, e->items[i].initial_pending == 1};
     }
     if (e->items[i].initial_pending == 0) e->roots[e->n_roots++] = i;
   }
@@ -301,15 +301,16 @@ HOT int propagate(step *st, const exec_item *it, tfc_tensor **outs, tfc_status *
       int o = ed->src_output;
       st->slots[ed->dst_slot] = --left[o] == 0 ? outs[o] : tfc_tensor_ref(outs[o]);
     }
-    if (atomic_fetch_sub_explicit(&st->pending[ed->dst], 1, memory_order_acq_rel) == 1) ready[n_ready++] = ed->dst;
+    if (ed->sole || atomic_fetch_sub_explicit(&st->pending[ed->dst], 1, memory_order_acq_rel) == 1)
+      ready[n_ready++] = ed->dst;
   }
   if (left != left_small) free(left);
   release_inputs(it, st->slots + it->input_start);
   return n_ready;
 }
 
-HOT tfc_kernel_ctx kernel_ctx(step *st, const exec_item *it, tfc_tensor **outs, tfc_status *ks) {
-  return tfc_exec_kernel_ctx(st->ex, st->args, it, st->slots + it->input_start, outs, ks);
+HOT void kernel_ctx(tfc_kernel_ctx *c, step *st, const exec_item *it, tfc_tensor **outs, tfc_status *ks) {
+  tfc_exec_kernel_ctx_init(c, st->ex, st->args, it, st->slots + it->input_start, outs, ks);
 }
 
 /* Replaces the ref tensors feeding value inputs with the variables' current values, as the
@@ -395,7 +396,7 @@ static int start_async(step *st, int i, int *ready, tfc_node_stats *rec) {
   a->rec = rec;
   atomic_init(&a->phase, 0);
   tfc_status_init(&a->ks);
-  a->c = kernel_ctx(st, it, a->outs, &a->ks);
+  kernel_ctx(&a->c, st, it, a->outs, &a->ks);
   a->c.done = async_done;
   if (rec) rec->op_start_us = tfc_step_stats_now_us();
   it->kernel->compute_async(&a->c);
@@ -437,7 +438,8 @@ HOT int process_body(step *st, int i, int *ready, tfc_node_stats *rec) {
     release_inputs(it, st->slots + it->input_start);
   } else {
     for (int j = 0; j < it->n_outputs; j++) outs[j] = NULL;
-    tfc_kernel_ctx c = kernel_ctx(st, it, outs, &ks);
+    tfc_kernel_ctx c;
+    kernel_ctx(&c, st, it, outs, &ks);
     if (rec) rec->op_start_us = tfc_step_stats_now_us();
     it->kernel->compute(&c);
     if (rec) {
@@ -556,7 +558,9 @@ static void run_from(step *st, const int *firsts, int n_first, async_call *resum
     int n_ready = resume ? finish_async(resume, ready) : process(st, i, ready);
     resume = NULL;
     if (n_ready < 0) continue; /* async: its done finishes the node */
-    if (n_ready) atomic_fetch_add_explicit(&st->outstanding, n_ready, memory_order_relaxed);
+    /* The finished node's count passes to one of the nodes it made ready (none: it ends
+     * below); only the others are added, before any of them can reach another thread. */
+    if (n_ready > 1) atomic_fetch_add_explicit(&st->outstanding, n_ready - 1, memory_order_relaxed);
     for (int r = 0; r < n_ready; r++) {
       int id = ready[r];
       int inline_it = !st->pool || (r == n_ready - 1 && top == 0) ||
@@ -568,7 +572,7 @@ static void run_from(step *st, const int *firsts, int n_first, async_call *resum
       }
       stack[top++] = id;
     }
-    finish_one(st);
+    if (n_ready == 0) finish_one(st);
   }
   if (ready != ready_small) free(ready);
   if (stack != stack_small) free(stack);

@@ -921,7 +921,7 @@ static int start_on_pool(cf_step *st, task t) {
   a->on_pool = 1;
   atomic_init(&a->phase, 1); /* its end always goes through the inbox */
   tfc_status_init(&a->ks);
-  a->c = tfc_exec_kernel_ctx(st->ex, st->args, it, t.is->slots + it->input_start, a->outs, &a->ks);
+  tfc_exec_kernel_ctx_init(&a->c, st->ex, st->args, it, t.is->slots + it->input_start, a->outs, &a->ks);
   a->c.frame_id = t.f->id;
   a->c.iter_id = t.is->id;
   st->n_async++;
@@ -949,7 +949,7 @@ static void start_async(cf_step *st, task t, int dead) {
   a->dead = dead;
   atomic_init(&a->phase, 0);
   tfc_status_init(&a->ks);
-  a->c = tfc_exec_kernel_ctx(st->ex, st->args, it, t.is->slots + it->input_start, a->outs, &a->ks);
+  tfc_exec_kernel_ctx_init(&a->c, st->ex, st->args, it, t.is->slots + it->input_start, a->outs, &a->ks);
   a->c.frame_id = t.f->id;
   a->c.iter_id = t.is->id;
   a->c.done = call_done;

@@ -5,9 +5,11 @@
  * Pooling follows TF's CPU semantics exactly: max pooling takes the first maximum of each
  * window in row-major order (TF's tie rule, which MaxPoolGrad also uses to route each
  * gradient), average pooling divides by the number of valid (unpadded) elements. MaxPoolGrad
- * runs here for float too: routing by TF's rule needs the argmax recomputed from orig_input,
- * which is one pass over the input either way, and oneDNN's workspace would tie us to its own
- * tie rule. NHWC loops keep channels innermost so they vectorize.
+ * runs here for float too: routing by TF's rule needs the argmax recomputed from orig_input
+ * (oneDNN's workspace would tie us to its own tie rule). The workspace pair the optimizer makes
+ * (optimize/pool_ws.c) records that argmax, by the same rule, one byte per pooled element in
+ * the forward pass, so its gradient does not read the input again. NHWC loops keep channels
+ * innermost so they vectorize.
  *
  * Work is split over the node's share of the intra-op pool: by batch where images are
  * independent, by filter tap for the filter gradient (each shard owns distinct taps), so no
