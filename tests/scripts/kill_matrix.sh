@@ -228,11 +228,12 @@ check_cell() {
   grep -qE "^worker 0: ran [0-9]+ steps .* global step [0-9]+$" "$out" || fail "$cell: the chief did not finish"
   grep -qE "^worker 1: ran [0-9]+ steps .* global step [0-9]+$" "$out" || fail "$cell: worker 1 did not finish"
   "$probe" checkpoints "$dir/train" > "$dir/checkpoints.txt" 2>&1 || fail "$cell: checkpoints: $(cat "$dir/checkpoints.txt")"
-  # The name is the step the chief read before saving; in async mode the other worker may
-  # step once more before the save reads the variables (as in TF), so the stored step may pass it.
+  # The name is the step the chief read before saving; in async mode the other worker, and with
+  # a backup worker the last gradient in flight, may step once more before the save reads the
+  # variables (as in TF), so the stored step may pass it.
   ckpt_name=$(sed -n 's/^latest .*\/model.ckpt-\([0-9]*\) global_step [0-9]*$/\1/p' "$dir/checkpoints.txt")
   last=$(sed -n 's/^latest .*\/model.ckpt-[0-9]* global_step \([0-9]*\)$/\1/p' "$dir/checkpoints.txt")
-  [ -n "$ckpt_name" ] && [ -n "$last" ] && { [ "$ckpt_name" -eq "$last" ] || { [ "$mode" = async ] && [ "$ckpt_name" -lt "$last" ]; }; } ||
+  [ -n "$ckpt_name" ] && [ -n "$last" ] && { [ "$ckpt_name" -eq "$last" ] || { [ "$mode" != sync ] && [ "$ckpt_name" -lt "$last" ]; }; } ||
     fail "$cell: the latest checkpoint's name and global step disagree: $(cat "$dir/checkpoints.txt")"
   hi=$steps
   [ "$mode" = async ] && hi=$((steps + 3))
