@@ -43,17 +43,42 @@ void tfc_opt_copy_fini(tfc_opt_copy *c) {
   memset(c, 0, sizeof *c);
 }
 
-tfc_node *tfc_opt_copy_node(tfc_opt_copy *c, const tfc_node *n, const tfc_endpoint *override, tfc_status *s) {
-  tfc_endpoint in_small[8];
-  tfc_node *ctl_small[8];
-  tfc_endpoint *ins = n->n_inputs <= 8 ? in_small : malloc(sizeof *ins * (size_t)n->n_inputs);
+tfc_node *tfc_opt_copy_node_as(tfc_opt_copy *c, const tfc_node *n, const tfc_opdef *op, const tfc_endpoint *ins,
+                                int n_in, tfc_status *s) {
+  tfc_node *ctl_small[8] = {NULL};
   tfc_node **ctls = n->n_control_inputs <= 8 ? ctl_small : malloc(sizeof *ctls * (size_t)n->n_control_inputs);
-  tfc_node *out = NULL;
-  if (!ins || !ctls) {
+  if (!ctls) {
     TFC_OOM(s);
-    goto done;
+    return NULL;
   }
-  int stand_in = -1, n_ctl = 0;
+  int n_ctl = 0;
+  for (int j = 0; j < n->n_control_inputs; j++) {
+    tfc_node *to = c->ctl[n->control_inputs[j]->id];
+    int dup = 0;
+    for (int k = 0; k < n_ctl && !dup; k++) dup = ctls[k] == to;
+    if (to && !dup) ctls[n_ctl++] = to;
+  }
+  tfc_node *out = tfc_graph_add_raw(c->dst, n->name, op, n->device, n->assigned_device, ins, n_in, ctls, n_ctl,
+                                    n->attrs, n->n_attrs, s);
+  if (out) {
+    for (int i = 0; i < n->n_outputs && i < out->n_outputs; i++) {
+      out->output_shapes[i] = n->output_shapes[i];
+      c->out[c->off[n->id] + i] = (tfc_endpoint){out, i};
+    }
+    c->ctl[n->id] = out;
+  }
+  if (ctls != ctl_small) free(ctls);
+  return out;
+}
+
+tfc_node *tfc_opt_copy_node(tfc_opt_copy *c, const tfc_node *n, const tfc_endpoint *override, tfc_status *s) {
+  tfc_endpoint in_small[8] = {{NULL, 0}};
+  tfc_endpoint *ins = n->n_inputs <= 8 ? in_small : malloc(sizeof *ins * (size_t)n->n_inputs);
+  if (!ins) {
+    TFC_OOM(s);
+    return NULL;
+  }
+  int stand_in = -1;
   for (int j = 0; j < n->n_inputs; j++) {
     if (override && override[j].node) ins[j] = override[j];
     else if (tfc_node_input_is_back_edge(n, j)) ins[j] = (tfc_endpoint){NULL, 0};
@@ -62,24 +87,8 @@ tfc_node *tfc_opt_copy_node(tfc_opt_copy *c, const tfc_node *n, const tfc_endpoi
   }
   for (int j = 0; j < n->n_inputs && stand_in >= 0; j++)
     if (!ins[j].node) ins[j] = ins[stand_in];
-  for (int j = 0; j < n->n_control_inputs; j++) {
-    tfc_node *to = c->ctl[n->control_inputs[j]->id];
-    int dup = 0;
-    for (int k = 0; k < n_ctl && !dup; k++) dup = ctls[k] == to;
-    if (to && !dup) ctls[n_ctl++] = to;
-  }
-  out = tfc_graph_add_raw(c->dst, n->name, n->op, n->device, n->assigned_device, ins, n->n_inputs, ctls, n_ctl,
-                          n->attrs, n->n_attrs, s);
-  if (out) {
-    for (int i = 0; i < n->n_outputs; i++) {
-      out->output_shapes[i] = n->output_shapes[i];
-      c->out[c->off[n->id] + i] = (tfc_endpoint){out, i};
-    }
-    c->ctl[n->id] = out;
-  }
-done:
-  if (ins && ins != in_small) free(ins);
-  if (ctls && ctls != ctl_small) free(ctls);
+  tfc_node *out = tfc_opt_copy_node_as(c, n, n->op, ins, n->n_inputs, s);
+  if (ins != in_small) free(ins);
   return out;
 }
 

@@ -34,6 +34,11 @@ static inline tfc_endpoint tfc_opt_mapped(const tfc_opt_copy *c, tfc_endpoint e)
 /* Copies n (name, op, devices, attrs, output shapes) with its inputs mapped; input j is
  * replaced by override[j] when override and override[j].node are set. NULL with status. */
 tfc_node *tfc_opt_copy_node(tfc_opt_copy *c, const tfc_node *n, const tfc_endpoint *override, tfc_status *s);
+/* The same with another op and the inputs ins (n_in dst endpoints): n's name, devices, attrs
+ * and control inputs; n's outputs map to the new node's first outputs, which get n's shapes.
+ * NULL with status. */
+tfc_node *tfc_opt_copy_node_as(tfc_opt_copy *c, const tfc_node *n, const tfc_opdef *op, const tfc_endpoint *ins,
+                                int n_in, tfc_status *s);
 /* Redirects every output of n to `to` (index i -> to[i]) and its control edges to ctl. */
 void tfc_opt_map(tfc_opt_copy *c, const tfc_node *n, const tfc_endpoint *to, tfc_node *ctl);
 /* Sets the back edges of copied loop nodes (after the walk). */

@@ -66,32 +66,17 @@ static const tfc_node *pool_of(const tfc_node *g, const unsigned char *fetched) 
   return p;
 }
 
-/* Makes n's replacement in c: op, n's name, devices, attrs and control inputs, inputs ins
- * (dst endpoints), n's output shapes (the first repeated for a second output). */
+/* Makes n's replacement in c: n under op `op` (n's name, devices, attrs and control inputs)
+ * reading ins; a second output (the workspace) has the first's shape. NULL with status. */
 static tfc_node *replace(tfc_opt_copy *c, const tfc_node *n, const char *op, const tfc_endpoint *ins, int n_in,
                          tfc_status *s) {
   const tfc_opdef *def = tfc_op_lookup(op);
-  tfc_attr *attrs = NULL;
-  tfc_node *ctl_small[8], **ctls = n->n_control_inputs <= 8 ? ctl_small : malloc(sizeof *ctls * (size_t)n->n_control_inputs);
-  if (!def || !ctls) {
-    if (ctls != ctl_small) free(ctls);
-    tfc_status_set(s, def ? TFC_RESOURCE_EXHAUSTED : TFC_INTERNAL, def ? "out of memory" : "no op %s", op);
+  if (!def) {
+    tfc_status_set(s, TFC_INTERNAL, "no op %s", op);
     return NULL;
   }
-  int n_ctl = 0;
-  for (int j = 0; j < n->n_control_inputs; j++)
-    if (c->ctl[n->control_inputs[j]->id]) ctls[n_ctl++] = c->ctl[n->control_inputs[j]->id];
-  tfc_node *m = NULL;
-  if (!tfc_attrs_copy(n->attrs, n->n_attrs, &attrs, s)) {
-    m = tfc_graph_add_raw(c->dst, n->name, def, n->device, n->assigned_device, ins, n_in, ctls, n_ctl, attrs,
-                          n->n_attrs, s);
-    tfc_attrs_free(attrs, n->n_attrs);
-  }
-  if (ctls != ctl_small) free(ctls);
-  if (!m) return NULL;
-  for (int i = 0; i < m->n_outputs; i++) m->output_shapes[i] = n->output_shapes[0];
-  tfc_endpoint to = {m, 0};
-  tfc_opt_map(c, n, &to, m);
+  tfc_node *m = tfc_opt_copy_node_as(c, n, def, ins, n_in, s);
+  if (m && m->n_outputs > 1) m->output_shapes[1] = n->output_shapes[0];
   return m;
 }
 
