@@ -350,3 +350,29 @@ TF115 = {"meta_graph_round_trip": _meta_graph_round_trip_115, "meta_graph_files"
 PROGRAMS = [saver_graph, save_restore_steps, save_options, set_and_recover_last, restore_by_other_names,
             saver_errors, meta_graph_round_trip, meta_graph_files, write_graph_file, checkpoint_reader,
             savers_collection_and_sessions]
+
+
+def relative_save_dir(tf):
+    # A save under a relative directory (seed 004's --out): the state file records paths
+    # relative to it, whatever save_relative_paths says, and the reader joins them back.
+    v = tf.Variable(1.0, name="v")
+    out = {}
+    cwd = os.getcwd()
+    os.chdir(_tmp())
+    try:
+        for rel in (False, True):
+            d = "ckpt_rel" if rel else "ckpt"
+            saver = tf.train.Saver(save_relative_paths=rel)
+            with tf.Session() as sess:
+                sess.run(tf.global_variables_initializer())
+                saver.save(sess, d + "/model.ckpt", global_step=3)
+                saver.save(sess, d + "/model.ckpt", global_step=4)
+            st = tf.train.get_checkpoint_state(d)
+            out[d] = {"file": open(os.path.join(d, "checkpoint")).read(), "model": st.model_checkpoint_path,
+                      "all": list(st.all_model_checkpoint_paths), "latest": tf.train.latest_checkpoint(d)}
+    finally:
+        os.chdir(cwd)
+    return out
+
+
+PROGRAMS += [relative_save_dir]

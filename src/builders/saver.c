@@ -452,13 +452,20 @@ static void put_quoted(tfc_strbuf *b, const char *s) {
   tfc_strbuf_puts(b, "\"");
 }
 
-/* Writes dir/<fname> (temp file + rename): model path, then every path of all (relative to
- * dir, or as given with as_given). */
+/* A path as the state file of dir records it: relative to dir, or with as_given (TF's
+ * save_relative_paths off) as given, except that a relative path in a relative dir is made
+ * relative to it either way, as TF's generate_checkpoint_state_proto does (the reader joins it
+ * to the dir again). */
+static char *state_path(const char *p, const char *dir, int as_given) {
+  return as_given && (p[0] == '/' || dir[0] == '/') ? strdup(p) : relative_to(p, dir);
+}
+
+/* Writes dir/<fname> (temp file + rename): model path, then every path of all (state_path). */
 static int state_write(const char *dir, const char *fname, const char *model, const char *const *all, int n_all,
                        int as_given, tfc_status *s) {
   tfc_strbuf b;
   tfc_strbuf_init(&b);
-  char *rel = as_given ? strdup(model) : relative_to(model, dir);
+  char *rel = state_path(model, dir, as_given);
   tfc_strbuf_puts(&b, "model_checkpoint_path: ");
   put_quoted(&b, rel ? rel : model);
   tfc_strbuf_puts(&b, "\n");
@@ -468,7 +475,7 @@ static int state_write(const char *dir, const char *fname, const char *model, co
   for (int i = 0; i <= n_all; i++) {
     const char *p = i < n_all ? all[i] : (ends_with_model ? NULL : model);
     if (!p) break;
-    char *r = as_given ? strdup(p) : relative_to(p, dir);
+    char *r = state_path(p, dir, as_given);
     tfc_strbuf_puts(&b, "all_model_checkpoint_paths: ");
     put_quoted(&b, r ? r : p);
     tfc_strbuf_puts(&b, "\n");
